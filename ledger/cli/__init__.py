@@ -1,0 +1,118 @@
+"""The `labledger` command line: a leaf that parses, calls one library function, renders.
+
+Subcommands are imported lazily (a name maps to ``module:attribute``) so `labledger emit`, which
+runs inside training loops, pays only for what it uses. Errors are mapped to exit codes in
+`_errors.py`; anything unmapped is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from labledger.ledger.cli._context import State, state
+from labledger.ledger.cli._errors import EXIT_INTERRUPTED, exit_code_for
+
+# name -> (module, attribute, one-line help shown by `labledger --help` without importing it)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("labledger.ledger.cli.record", "init", "Create a ledger (.labledger/) here."),
+    "emit": ("labledger.ledger.cli.record", "emit", "Append one event; prints its id."),
+    "ingest": ("labledger.ledger.cli.record", "ingest",
+               "Append JSON-lines events, all or nothing."),
+    "schema": ("labledger.ledger.cli.record", "schema", "Print the JSON Schema of an event kind."),
+    "log": ("labledger.ledger.cli.read", "log", "Show events, oldest first."),
+    "sql": ("labledger.ledger.cli.read", "sql", "Run a read-only SQL query over the ledger."),
+    "check": ("labledger.ledger.cli.integrity", "check",
+              "Verify every record and the hash chains."),
+    "compact": ("labledger.ledger.cli.integrity", "compact",
+                "Seal segments to Parquet for fast queries."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        spec = COMMANDS.get(cmd_name)
+        if spec is None:
+            return None
+        command: click.Command = getattr(importlib.import_module(spec[0]), spec[1])
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--root", type=click.Path(file_okay=False), metavar="DIR",
+              help="Project folder holding .labledger/ (default: $LABLEDGER_ROOT, else the "
+                   "nearest parent).")
+@click.option("--json", "json_", is_flag=True, help="Print data as JSON on stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Drop progress and info messages.")
+@click.option("-v", "--verbose", count=True, help="More detail; -vv adds tracebacks.")
+@click.version_option(package_name="labledger", prog_name="labledger")
+@click.pass_context
+def cli(ctx: click.Context, root: str | None, json_: bool, quiet: bool, verbose: int) -> None:
+    """labledger: an evidence ledger for deep-learning runs on owned or rented GPUs.
+
+    Every action is an immutable event; every artifact's bytes sit in a BLAKE3
+    content-addressed store; run state is derived by querying the ledger.
+
+    Example: labledger init && labledger emit note --set text="first run"
+    """
+    current = state(ctx)
+    if root is not None:
+        current.root = root
+    current.json = current.json or json_
+    current.quiet, current.verbose = quiet, verbose
+
+
+def _report(exc: BaseException, code: int, obj: State | None) -> None:
+    message = str(exc)
+    if obj is not None and obj.json:
+        from labledger.ledger.cli._output import dumps
+
+        extra: dict[str, Any] = {}
+        to_json = getattr(exc, "to_json", None)
+        if callable(to_json):
+            extra = to_json()
+        click.echo(dumps({"type": "exit_error", "code": code, "message": message, **extra}),
+                   err=True)
+    else:
+        click.echo(f"labledger: error: {message}", err=True)
+    if obj is not None and obj.verbose >= 2:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: run the CLI and map errors to documented exit codes."""
+    obj = State()
+    try:
+        cli.main(args=argv, prog_name="labledger", standalone_mode=False, obj=obj)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("labledger: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        sys.exit(1)
+    except Exception as exc:
+        code = exit_code_for(exc)
+        if code is None:
+            raise
+        _report(exc, code, obj)
+        sys.exit(code)
+    sys.exit(0)

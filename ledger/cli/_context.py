@@ -1,0 +1,55 @@
+"""Shared CLI state: global options, reachable from every command, and the common decorator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class State:
+    root: str | None = None
+    json: bool = False
+    quiet: bool = False
+    verbose: int = 0
+
+
+def state(ctx: click.Context | None = None) -> State:
+    ctx = ctx or click.get_current_context()
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = State()
+    obj: State = root.obj
+    return obj
+
+
+def _set_root(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        state(ctx).root = value
+
+
+def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        state(ctx).json = True
+
+
+def common(func: F) -> F:
+    """Accept the global `--root` and `--json` after the command name too."""
+    func = click.option("--json", "json_", is_flag=True, expose_value=False, callback=_set_json,
+                        help="Print data as JSON on stdout.")(func)
+    func = click.option("--root", type=click.Path(file_okay=False), expose_value=False,
+                        callback=_set_root, metavar="DIR",
+                        help="Project folder holding .labledger/ (default: $LABLEDGER_ROOT, "
+                             "else the nearest parent).")(func)
+    return func
+
+
+def open_ledger() -> Any:
+    from labledger.ledger.ledger import Ledger
+
+    return Ledger.open(state().root)

@@ -1,0 +1,108 @@
+"""Commands that read the ledger through DuckDB: log, sql."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import click
+
+from labledger.ledger.cli._context import common, state
+from labledger.ledger.cli._output import cell, dumps, emit_json, table
+from labledger.ledger.errors import InvalidEventError
+
+
+def _paths() -> Any:
+    from labledger.ledger.root import find_root
+
+    return find_root(state().root)
+
+
+@click.command()
+@click.option("--run", metavar="RUN", help="Only this run's events.")
+@click.option("--kind", metavar="KIND", help="Only this kind (a trailing * matches a prefix).")
+@click.option("--instance", metavar="INSTANCE", help="Only this instance's events.")
+@click.option("--since", metavar="TS", help="Only events at or after this time (RFC 3339).")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N", help="Only the last N events.")
+@common
+def log(run: str | None, kind: str | None, instance: str | None, since: str | None,
+        limit: int | None) -> None:
+    """Show events oldest first (filtered); --json prints one JSON object per line.
+
+    Example: labledger log --run r1 --kind 'checkpoint.*'
+    """
+    from labledger.ledger import events as ev
+    from labledger.ledger.query import connect
+
+    where, params = [], []
+    if run is not None:
+        where.append("run = ?")
+        params.append(run)
+    if instance is not None:
+        where.append("instance = ?")
+        params.append(instance)
+    if kind is not None:
+        if kind.endswith("*"):
+            where.append("starts_with(kind, ?)")
+            params.append(kind[:-1])
+        else:
+            where.append("kind = ?")
+            params.append(kind)
+    if since is not None:
+        try:
+            params.append(ev.parse_ts(since))
+        except ValueError as exc:
+            raise InvalidEventError(str(exc), field="--since") from None
+        where.append("ts >= CAST(? AS TIMESTAMPTZ)")
+    sql = ("SELECT id, seq, ts, writer, actor, kind, run, instance, recorded, body FROM events"
+           + (" WHERE " + " AND ".join(where) if where else "")
+           + " ORDER BY ts DESC, writer DESC, seq DESC"
+           + (f" LIMIT {int(limit)}" if limit else ""))
+    con = connect(_paths())
+    try:
+        rows = con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+    rows.reverse()
+    names = ["id", "seq", "ts", "writer", "actor", "kind", "run", "instance", "recorded", "body"]
+    if state().json:
+        for row in rows:
+            item = dict(zip(names, row, strict=True))
+            item["body"] = json.loads(item["body"])
+            click.echo(dumps(item))
+        return
+    for row in rows:
+        item = dict(zip(names, row, strict=True))
+        scope = " ".join(f"{k}={item[k]}" for k in ("run", "instance") if item[k])
+        click.echo(f"{cell(item['ts'])}  {item['kind']:<20} {scope:<24} {item['id'][:12]}  "
+                   f"{item['body']}")
+
+
+@click.command()
+@click.argument("query")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default=None,
+              help="Output format (default: table; json with --json).")
+@common
+def sql(query: str, fmt: str | None) -> None:
+    """Run a read-only SQL QUERY over the ledger's views (events, runs, ...).
+
+    Statements that write, attach, copy or read files outside the ledger are refused (exit 2).
+
+    Example: labledger sql "select run, state, checkpoints from runs order by first_ts"
+    """
+    from labledger.ledger.query import run_query
+
+    columns, rows = run_query(_paths(), query)
+    fmt = fmt or ("json" if state().json else "table")
+    if fmt == "json":
+        emit_json([dict(zip(columns, row, strict=True)) for row in rows])
+    elif fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[cell(v) for v in row] for row in rows])
+        click.echo(buffer.getvalue(), nl=False)
+    else:
+        click.echo(table(columns, rows))

@@ -1,0 +1,198 @@
+"""Commands that put events into the ledger: init, emit, ingest, schema."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._output import dumps, emit_json, info
+from labledger.ledger.errors import InvalidEventError
+
+
+@click.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.option("--segment-per-process", is_flag=True,
+              help="Give every process its own segment (for NFS, sshfs or synced folders, where "
+                   "shared file locks are unreliable).")
+@common
+def init(directory: str | None, segment_per_process: bool) -> None:
+    """Create a ledger (.labledger/) in DIRECTORY (default: --root or the current folder).
+
+    Running it again in an existing ledger changes nothing.
+
+    Example: labledger init ~/projects/denoise
+    """
+    from labledger.ledger.ledger import Ledger
+    from labledger.ledger.root import DIRNAME
+
+    target = Path(directory or state().root or ".")
+    existed = (target / DIRNAME / "config.toml").exists()
+    ledger = Ledger.init(target, segment_per_process=segment_per_process)
+    if state().json:
+        emit_json({"root": str(ledger.paths.project), "ledger": str(ledger.paths.home),
+                   "created": not existed, "writer": ledger.writer})
+    elif existed:
+        info(click.get_current_context(), f"Ledger already exists in {ledger.paths.home}")
+    else:
+        info(click.get_current_context(), f"Initialized empty labledger ledger in "
+                                          f"{ledger.paths.home}")
+
+
+def _parse_sets(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``key=value`` pairs; dotted keys nest (``metrics.psnr=31.4``); values stay text."""
+    body: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise InvalidEventError(f"--set {pair!r} is not key=value", field=key or None)
+        node = body
+        parts = key.split(".")
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise InvalidEventError(f"--set {key!r} nests under a plain value", field=key)
+            node = child
+        node[parts[-1]] = value
+    return body
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+    return base
+
+
+@click.command()
+@click.argument("kind")
+@click.option("--run", metavar="RUN", help="Run id the event belongs to.")
+@click.option("--instance", metavar="INSTANCE", help="Instance (box) id the event belongs to.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="A body field (repeatable; dotted keys nest: --set metrics.psnr=31.4).")
+@click.option("--data", metavar="JSON", help="The body as a JSON object (--set values win).")
+@click.option("--at", metavar="TS",
+              help="Backfill: when it happened (RFC 3339); the write time is kept as `recorded`.")
+@common
+def emit(kind: str, run: str | None, instance: str | None, sets: tuple[str, ...],
+         data: str | None, at: str | None) -> None:
+    """Append one event of KIND and print its id once it is on disk.
+
+    `labledger schema KIND` shows the fields a kind takes.
+
+    Example: labledger emit checkpoint.saved --run r1 --set path=best.pth --set step=100 ...
+    """
+    body: dict[str, Any] = {}
+    if data is not None:
+        try:
+            parsed = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise InvalidEventError(f"--data is not valid JSON ({exc.msg} at column {exc.colno})",
+                                    kind=kind, field="--data") from None
+        if not isinstance(parsed, dict):
+            raise InvalidEventError("--data must be a JSON object", kind=kind, field="--data")
+        body = parsed
+    if sets:
+        body = _merge(body, _parse_sets(sets))
+    ledger = open_ledger()
+    # Values typed on the command line are text: let them fill int/float/bool fields.
+    draft = ledger.draft(kind, body, run=run, instance=instance, at=at,
+                         coerce_strings=bool(sets))
+    record = ledger.append_drafts([draft])[0]
+    if state().json:
+        emit_json(record.to_dict())
+    else:
+        click.echo(record.id)
+
+
+def _read_batch(source: str) -> tuple[list[Any], str]:
+    import msgspec
+
+    from labledger.ledger.ledger import EventInput
+
+    if source == "-":
+        raw, name = sys.stdin.buffer.read(), "<stdin>"
+    else:
+        path = Path(source)
+        try:
+            raw, name = path.read_bytes(), source
+        except OSError as exc:
+            raise InvalidEventError(f"cannot read {source}: {exc.strerror}",
+                                    source=source) from None
+    decoder = msgspec.json.Decoder(EventInput)
+    items = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidEventError(f"invalid UTF-8 at byte {exc.start}", line=number,
+                                    source=name) from None
+        try:
+            items.append(decoder.decode(line))
+        except msgspec.ValidationError as exc:
+            raise InvalidEventError(str(exc), line=number, source=name) from None
+        except msgspec.DecodeError as exc:
+            raise InvalidEventError(f"not a JSON event ({exc})", line=number,
+                                    source=name) from None
+    return items, name
+
+
+@click.command()
+@click.argument("source", metavar="FILE|-")
+@common
+def ingest(source: str) -> None:
+    """Append events from a JSON-lines FILE (or - for stdin): all of them, or none.
+
+    Each line: {"kind": ..., "run": ..., "instance": ..., "at": ..., "body": {...}}. The whole
+    batch is validated first, then written under one lock and one fsync.
+
+    Example: labledger ingest events.jsonl
+    """
+    items, name = _read_batch(source)
+    ledger = open_ledger()
+    try:
+        records = ledger.append_batch(items)
+    except InvalidEventError as exc:
+        raise InvalidEventError(exc.problem, kind=exc.kind, field=exc.field, line=exc.line,
+                                source=name) from None
+    from labledger.ledger.segment import has_closed_segments
+
+    if has_closed_segments(ledger.paths.segments / ledger.writer):
+        from labledger.ledger.seal import seal_writer
+
+        seal_writer(ledger.paths.segments / ledger.writer, close_open=False)
+    summary = {"type": "summary", "appended": len(records),
+               "first_seq": records[0].seq if records else None,
+               "last_seq": records[-1].seq if records else None, "writer": ledger.writer}
+    if state().json:
+        emit_json(summary)
+    else:
+        info(click.get_current_context(), f"appended {len(records)} events")
+
+
+@click.command()
+@click.argument("kind", required=False)
+@common
+def schema(kind: str | None) -> None:
+    """Print the JSON Schema of KIND's body; without KIND, list the kinds.
+
+    Example: labledger schema checkpoint.saved
+    """
+    from labledger.ledger import events as ev
+
+    if kind is None:
+        if state().json:
+            emit_json(sorted(ev.KINDS))
+        else:
+            for name in sorted(ev.KINDS):
+                click.echo(name)
+        return
+    click.echo(dumps(ev.json_schema(kind), indent=2))

@@ -1,0 +1,377 @@
+"""Event kinds: the envelope every record carries and a typed body per kind.
+
+Invariants
+----------
+* Tags (``kind``) are stable forever: never renamed, never reused. They are spelled here, not
+  derived from class names, so moving a class never changes history.
+* Bodies only grow: a new field gets a default; a field's type never changes. Unknown fields are
+  skipped on read, so an old reader survives a newer writer. A breaking change bumps
+  ``SCHEMA_VERSION`` and registers an upcaster (``dict -> dict``) from the old version, applied on
+  read by :func:`decode_body`.
+* On the way *in* a body is strict: unknown fields, missing required fields and wrong types
+  are refused with the field named (see :func:`validate_body`); nothing is written.
+* Timestamps are RFC 3339 UTC with exactly six fractional digits (``2026-12-02T14:01:22.000000Z``)
+  so DuckDB reads them as one type and text order equals time order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from labledger.ledger.errors import InvalidEventError
+
+SCHEMA_VERSION = 1
+MAX_BODY_BYTES = 64 * 1024  # bodies point at bytes in the CAS; they never carry them
+
+Digest = Annotated[str, msgspec.Meta(pattern=r"^blake3:[0-9a-f]{64}$")]
+Sha256 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+NonNeg = Annotated[int, msgspec.Meta(ge=0)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+Metrics = dict[str, float]
+
+_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
+
+
+def format_ts(when: datetime) -> str:
+    """Render an aware datetime in the ledger's one timestamp format."""
+    if when.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware")
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def now_ts() -> str:
+    return format_ts(datetime.now(UTC))
+
+
+def parse_ts(text: str) -> str:
+    """Accept an RFC 3339 / ISO 8601 time (``Z`` or offset; a bare date means 00:00 UTC).
+
+    Returns the canonical ledger form. Raises ``ValueError`` with a readable message.
+    """
+    if _TS_RE.match(text):
+        return text
+    raw = text.strip()
+    if raw.endswith(("Z", "z")):
+        raw = raw[:-1] + "+00:00"
+    try:
+        when = datetime.fromisoformat(raw)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a timestamp; use RFC 3339, e.g. 2026-12-02T14:00:00Z"
+        ) from None
+    if when.tzinfo is None:
+        if len(raw) == 10:  # a bare date
+            when = when.replace(tzinfo=UTC)
+        else:
+            raise ValueError(f"{text!r} has no timezone; add Z for UTC or an offset like +08:00")
+    return format_ts(when)
+
+
+class Body(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Base of every event body. ``extra`` carries user fields the schema does not name."""
+
+    extra: dict[str, Any] | None = None
+
+
+# --- instances ---------------------------------------------------------------------------------
+class InstanceRented(Body, frozen=True, kw_only=True, omit_defaults=True):
+    profile: Name
+    host: str | None = None
+    price_per_hour: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    currency: str | None = None
+    spot: bool = False
+    profile_snapshot: dict[str, Any] | None = None
+
+
+class InstanceStopped(Body, frozen=True, kw_only=True, omit_defaults=True):
+    reason: str | None = None
+
+
+class InstanceStarted(Body, frozen=True, kw_only=True, omit_defaults=True):
+    reason: str | None = None
+
+
+class InstanceReleased(Body, frozen=True, kw_only=True, omit_defaults=True):
+    reason: str | None = None
+    override: bool = False
+
+
+class CodePushed(Body, frozen=True, kw_only=True, omit_defaults=True):
+    commit: str | None = None
+    dirty: bool | None = None
+    diff_digest: Digest | None = None
+    tree_digest: Digest | None = None
+    destination: str | None = None
+
+
+# --- runs --------------------------------------------------------------------------------------
+class RunLaunched(Body, frozen=True, kw_only=True, omit_defaults=True):
+    command: list[str] = []
+    cwd: str | None = None
+    host: str | None = None
+    user: str | None = None
+    pid: NonNeg | None = None
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+    git_diff_digest: Digest | None = None
+    config_path: str | None = None
+    config_digest: Digest | None = None
+    python: str | None = None
+    torch: str | None = None
+    cuda: str | None = None
+    gpus: list[str] = []
+    env: dict[str, str] = {}
+
+
+class RunHeartbeat(Body, frozen=True, kw_only=True, omit_defaults=True):
+    pid: NonNeg | None = None
+    step: NonNeg | None = None
+    message: str | None = None
+
+
+class RunExited(Body, frozen=True, kw_only=True, omit_defaults=True):
+    exit_code: int | None = None
+    signal: int | None = None
+    duration_s: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    peak_rss_bytes: NonNeg | None = None
+
+
+class CheckpointSaved(Body, frozen=True, kw_only=True, omit_defaults=True):
+    path: Name
+    digest: Digest
+    size: NonNeg
+    stored: bool = True
+    step: NonNeg | None = None
+    epoch: NonNeg | None = None
+    role: Literal["best", "last", "latest"] | None = None
+    metrics: Metrics = {}
+
+
+class ArtifactRecorded(Body, frozen=True, kw_only=True, omit_defaults=True):
+    path: Name
+    digest: Digest
+    size: NonNeg
+    type: Literal["file", "tree"] = "file"
+    sha256: Sha256 | None = None
+    role: str | None = None
+
+
+class CapsuleSealed(Body, frozen=True, kw_only=True, omit_defaults=True):
+    path: Name
+    digest: Digest
+    files: NonNeg
+    bytes: NonNeg
+
+
+class CapsuleQuarantined(Body, frozen=True, kw_only=True, omit_defaults=True):
+    path: Name
+    reason: str
+    attempt: NonNeg = 1
+
+
+# --- pulls and verification ----------------------------------------------------------------------
+class ManifestEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    path: Name
+    type: Literal["file", "dir", "symlink"] = "file"
+    size: NonNeg = 0
+    sha256: Sha256 | None = None
+    blake3: Digest | None = None
+    mode: NonNeg | None = None
+    target: str | None = None
+
+
+class PullListed(Body, frozen=True, kw_only=True, omit_defaults=True):
+    source: str
+    entries: list[ManifestEntry] = []
+    manifest_digest: Digest | None = None
+    missing: list[str] = []
+    unexpected: list[str] = []
+
+
+class ArtifactPulled(Body, frozen=True, kw_only=True, omit_defaults=True):
+    path: Name
+    ok: bool
+    size: NonNeg | None = None
+    remote_sha256: Sha256 | None = None
+    local_sha256: Sha256 | None = None
+    digest: Digest | None = None
+    error: str | None = None
+
+
+class CheckpointVerified(Body, frozen=True, kw_only=True, omit_defaults=True):
+    path: Name
+    digest: Digest
+    ok: bool
+    error: str | None = None
+    tensors: NonNeg | None = None
+    loader: str | None = None
+    allow_pickle: bool = False
+
+
+class ObjectQuarantined(Body, frozen=True, kw_only=True, omit_defaults=True):
+    digest: Digest
+    path: str
+    reason: str
+
+
+# --- teardown ----------------------------------------------------------------------------------
+class TeardownApproved(Body, frozen=True, kw_only=True, omit_defaults=True):
+    approver: str
+    state_digest: Digest | None = None
+    override: bool = False
+    reason: str | None = None
+
+
+class TeardownRequested(Body, frozen=True, kw_only=True, omit_defaults=True):
+    command: list[str] = []
+    response: str | None = None
+    acknowledged: bool = False
+
+
+class TeardownConfirmed(Body, frozen=True, kw_only=True, omit_defaults=True):
+    method: str
+    evidence: str | None = None
+
+
+# --- claims, comparisons, probes ----------------------------------------------------------------
+class ClaimDeclared(Body, frozen=True, kw_only=True, omit_defaults=True):
+    claim: Name
+    metric: Name
+    value: float
+    direction: Literal["higher", "lower"]
+    source_digest: Digest
+    source_path: str | None = None
+    statement: str | None = None
+    split: str | None = None
+    unit: str | None = None
+    aliases: list[str] = []
+    paper_anchor: str | None = None
+    implementation: str | None = None
+
+
+class ClaimRetracted(Body, frozen=True, kw_only=True, omit_defaults=True):
+    claim: Name
+    reason: str
+
+
+class ComparisonRecorded(Body, frozen=True, kw_only=True, omit_defaults=True):
+    metric: Name
+    baseline_run: Name
+    candidate_run: Name
+    direction: Literal["higher", "lower"]
+    baseline_value: float | None = None
+    candidate_value: float | None = None
+    verdict: str | None = None
+
+
+class ProbeRecorded(Body, frozen=True, kw_only=True, omit_defaults=True):
+    probe: Name
+    ok: bool
+    detail: str | None = None
+    findings: list[str] = []
+
+
+class Note(Body, frozen=True, kw_only=True, omit_defaults=True):
+    text: str
+
+
+KINDS: Mapping[str, type[Body]] = {
+    "instance.rented": InstanceRented,
+    "instance.stopped": InstanceStopped,
+    "instance.started": InstanceStarted,
+    "instance.released": InstanceReleased,
+    "code.pushed": CodePushed,
+    "run.launched": RunLaunched,
+    "run.heartbeat": RunHeartbeat,
+    "run.exited": RunExited,
+    "checkpoint.saved": CheckpointSaved,
+    "artifact.recorded": ArtifactRecorded,
+    "capsule.sealed": CapsuleSealed,
+    "capsule.quarantined": CapsuleQuarantined,
+    "pull.listed": PullListed,
+    "artifact.pulled": ArtifactPulled,
+    "checkpoint.verified": CheckpointVerified,
+    "object.quarantined": ObjectQuarantined,
+    "teardown.approved": TeardownApproved,
+    "teardown.requested": TeardownRequested,
+    "teardown.confirmed": TeardownConfirmed,
+    "claim.declared": ClaimDeclared,
+    "claim.retracted": ClaimRetracted,
+    "comparison.recorded": ComparisonRecorded,
+    "probe.recorded": ProbeRecorded,
+    "note": Note,
+}
+
+# (kind, from_version) -> function turning a body dict of that version into the next version.
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def body_type(kind: str) -> type[Body]:
+    try:
+        return KINDS[kind]
+    except KeyError:
+        raise InvalidEventError(
+            f"unknown event kind {kind!r}; known kinds: {', '.join(sorted(KINDS))}", kind=kind
+        ) from None
+
+
+def _field_of(message: str) -> str | None:
+    # msgspec ends messages with "- at `$.path[0].x`"; report the path without the "$."
+    match = re.search(r"at `\$\.?([^`]*)`", message)
+    return match.group(1) or None if match else None
+
+
+def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = False) -> Body:
+    """Check a body for ``kind`` and return the typed struct.
+
+    ``coerce_strings`` lets ``--set step=10`` fill an int field from command-line text.
+    Raises :class:`InvalidEventError` naming the kind and the field.
+    """
+    cls = body_type(kind)
+    allowed = set(cls.__struct_fields__)
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise InvalidEventError(
+            f"unknown field(s) {', '.join(unknown)}; {kind} takes: "
+            f"{', '.join(sorted(allowed))} (put free-form values under 'extra')",
+            kind=kind, field=unknown[0],
+        )
+    try:
+        typed = msgspec.convert(dict(body), cls, strict=not coerce_strings)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        field = _field_of(message)
+        raise InvalidEventError(re.sub(r" - at `[^`]*`$", "", message), kind=kind,
+                                field=field) from None
+    return typed
+
+
+def decode_body(kind: str, version: int, raw: bytes) -> Body | dict[str, Any]:
+    """Decode a stored body, upcasting old versions; an unknown kind stays a plain dict."""
+    cls = KINDS.get(kind)
+    if cls is None:
+        data: dict[str, Any] = msgspec.json.decode(raw)
+        return data
+    if version == SCHEMA_VERSION:
+        return msgspec.json.decode(raw, type=cls)
+    data = msgspec.json.decode(raw)
+    while version < SCHEMA_VERSION:
+        step = UPCASTERS.get((kind, version))
+        if step is not None:
+            data = step(data)
+        version += 1
+    return msgspec.convert(data, cls)
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of one kind's body (what `emit --data` and `ingest` accept)."""
+    schema: dict[str, Any] = msgspec.json.schema(body_type(kind))
+    schema["title"] = kind
+    schema["x-labledger-schema-version"] = SCHEMA_VERSION
+    return schema

@@ -1,0 +1,280 @@
+"""The ledger facade: open or create `.labledger/`, append events, read them back.
+
+This is the Python API for hooks inside training code::
+
+    from labledger.ledger import Ledger
+    ledger = Ledger.open()                       # finds .labledger/ like git finds .git/
+    ledger.append("checkpoint.saved", run="r1", path="best.pth", digest=d, size=n, step=100)
+
+Importing this module (and `labledger emit`) pulls in msgspec, blake3 and the standard library
+only: DuckDB and pyarrow are imported by `query()` and sealing, torch and paramiko never.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import socket
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from labledger.ledger import events as ev
+from labledger.ledger.errors import (
+    InvalidEventError,
+    UnsafeFilesystemError,
+)
+from labledger.ledger.fs import unsafe_reason
+from labledger.ledger.record import Record
+from labledger.ledger.root import (
+    Config,
+    LedgerPaths,
+    find_root,
+    fsync_dir,
+    read_config,
+    render_config,
+)
+from labledger.ledger.segment import Draft, SegmentWriter
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}$")
+_WRITER_RE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class EventInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One line of `labledger ingest`: what a caller may say about an event."""
+
+    kind: str
+    body: dict[str, Any] = {}
+    run: str | None = None
+    instance: str | None = None
+    at: str | None = None
+    actor: str | None = None
+
+
+def default_writer(per_process: bool) -> str:
+    """A segment id unique to this machine (hostname + machine-id), or to this process."""
+    override = os.environ.get("LABLEDGER_WRITER")
+    if override:
+        return _WRITER_RE.sub("-", override)[:80]
+    host = _WRITER_RE.sub("-", socket.gethostname() or "host")[:48]
+    machine = ""
+    for source in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            machine = Path(source).read_text().strip()[:8]
+            break
+        except OSError:
+            continue
+    name = f"{host}-{machine}" if machine else host
+    if per_process:
+        name += f"-p{os.getpid()}-{os.urandom(3).hex()}"
+    return name
+
+
+def default_actor() -> str:
+    override = os.environ.get("LABLEDGER_ACTOR")
+    if override:
+        return override
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    return f"{user}@{socket.gethostname()}"
+
+
+def _check_id(what: str, value: str | None) -> None:
+    if value is not None and not _ID_RE.match(value):
+        raise InvalidEventError(
+            f"{value!r} is not a valid {what} id (letters, digits and ._:@+=- ; at most 256; "
+            "starting with a letter or digit)", field=what)
+
+
+def _find_bad_text(value: Any, path: str) -> str | None:
+    """The dotted path of the first string that is not valid Unicode (lone surrogates)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "$"
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _find_bad_text(key, path) or _find_bad_text(item, f"{path}.{key}" if path
+                                                                 else str(key))
+            if found:
+                return found
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _find_bad_text(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+class Ledger:
+    """An open ledger. Cheap to create; the writer opens its files on the first append."""
+
+    def __init__(self, paths: LedgerPaths, config: Config) -> None:
+        self.paths = paths
+        self.config = config
+        per_process = config.segment_per_process or bool(
+            os.environ.get("LABLEDGER_SEGMENT_PER_PROCESS"))
+        self.per_process = per_process
+        self.writer = default_writer(per_process)
+        self.actor = default_actor()
+        self._appender: SegmentWriter | None = None
+        self._appender_pid = -1
+        self._fs_checked = False
+
+    # -- opening ----------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, root: str | os.PathLike[str] | None = None) -> Ledger:
+        """Open the ledger at ``root`` (or found from ``$LABLEDGER_ROOT`` / the working dir)."""
+        paths = find_root(root)
+        return cls(paths, read_config(paths))
+
+    @classmethod
+    def init(cls, project: str | os.PathLike[str], *, segment_per_process: bool = False) -> Ledger:
+        """Create `.labledger/` in ``project`` (idempotent; an existing ledger is opened)."""
+        paths = LedgerPaths(Path(project).absolute())
+        if paths.config.exists():
+            return cls(paths, read_config(paths))
+        if not segment_per_process:
+            reason = unsafe_reason(paths.project)
+            if reason is not None:
+                raise UnsafeFilesystemError(paths.project, *reason)
+        config = Config(segment_per_process=segment_per_process)
+        paths.home.mkdir(parents=True, exist_ok=True)
+        for sub in (paths.segments, paths.cas):
+            sub.mkdir(exist_ok=True)
+        tmp = paths.home / "config.toml.tmp"
+        tmp.write_text(render_config(config), encoding="utf-8")
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, paths.config)
+        fsync_dir(paths.home)
+        fsync_dir(paths.project)
+        return cls(paths, config)
+
+    # -- writing ----------------------------------------------------------------------------------
+    def _writer(self) -> SegmentWriter:
+        if self._appender is None or self._appender_pid != os.getpid():
+            if not self._fs_checked and not self.per_process:
+                reason = unsafe_reason(self.paths.segments)
+                if reason is not None:
+                    raise UnsafeFilesystemError(self.paths.segments, *reason)
+                self._fs_checked = True
+            if self._appender_pid != os.getpid() and self.per_process:
+                self.writer = default_writer(True)  # a forked child gets its own segment
+            self._appender = SegmentWriter(
+                self.paths.segments / self.writer,
+                writer=self.writer,
+                recovered_dir=self.paths.recovered / self.writer,
+                max_events=self.config.segment_max_events,
+                max_bytes=self.config.segment_max_bytes,
+            )
+            self._appender_pid = os.getpid()
+        return self._appender
+
+    def draft(
+        self,
+        kind: str,
+        body: Mapping[str, Any],
+        *,
+        run: str | None = None,
+        instance: str | None = None,
+        at: str | None = None,
+        actor: str | None = None,
+        coerce_strings: bool = False,
+    ) -> Draft:
+        """Validate one event and encode its body; raises `InvalidEventError` naming the field."""
+        _check_id("run", run)
+        _check_id("instance", instance)
+        bad = _find_bad_text(body, "")
+        if bad is not None:
+            raise InvalidEventError("text is not valid UTF-8", kind=kind, field=bad)
+        typed = ev.validate_body(kind, body, coerce_strings=coerce_strings)
+        encoded = msgspec.json.encode(typed)
+        if len(encoded) > ev.MAX_BODY_BYTES:
+            raise InvalidEventError(
+                f"body is {len(encoded)} bytes, over the {ev.MAX_BODY_BYTES}-byte limit; store "
+                "large data in the CAS (`labledger cas put`) and record its digest", kind=kind)
+        now = ev.now_ts()
+        if at is not None:
+            try:
+                ts = ev.parse_ts(at)
+            except ValueError as exc:
+                raise InvalidEventError(str(exc), kind=kind, field="at") from None
+            recorded: str | None = now
+        else:
+            ts, recorded = now, None
+        return Draft(kind=kind, body=encoded, ts=ts, actor=actor or self.actor,
+                     v=ev.SCHEMA_VERSION, run=run, instance=instance, recorded=recorded)
+
+    def append(
+        self,
+        kind: str,
+        *,
+        run: str | None = None,
+        instance: str | None = None,
+        at: str | None = None,
+        **body: Any,
+    ) -> Record:
+        """Validate and durably append one event; returns it once it is on disk (fsynced)."""
+        draft = self.draft(kind, body, run=run, instance=instance, at=at)
+        return self._writer().append([draft])[0]
+
+    def append_drafts(self, drafts: list[Draft]) -> list[Record]:
+        """Append already-validated drafts under one lock and one fsync: all or nothing."""
+        return self._writer().append(drafts)
+
+    def append_batch(self, items: Iterable[EventInput | Mapping[str, Any]]) -> list[Record]:
+        """Validate every event first, then append them all under one lock and one fsync."""
+        drafts = []
+        for number, item in enumerate(items, start=1):
+            try:
+                event = item if isinstance(item, EventInput) else msgspec.convert(
+                    dict(item), EventInput)
+                drafts.append(self.draft(event.kind, event.body, run=event.run,
+                                         instance=event.instance, at=event.at, actor=event.actor))
+            except InvalidEventError as exc:
+                raise InvalidEventError(exc.problem, kind=exc.kind, field=exc.field,
+                                        line=number) from None
+            except msgspec.ValidationError as exc:
+                raise InvalidEventError(str(exc), line=number) from None
+        return self.append_drafts(drafts)
+
+    def close(self) -> None:
+        if self._appender is not None and self._appender_pid == os.getpid():
+            self._appender.close()
+        self._appender = None
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ----------------------------------------------------------------------------------
+    def writers(self) -> list[str]:
+        try:
+            return sorted(p.name for p in self.paths.segments.iterdir() if p.is_dir())
+        except FileNotFoundError:
+            return []
+
+    def records(self) -> Iterator[Record]:
+        """Every readable record, writer by writer in chain order (no verification; see check)."""
+        from labledger.ledger.read import iter_writer_records
+
+        for writer in self.writers():
+            yield from iter_writer_records(self.paths.segments / writer)
+
+    def query(self) -> Any:
+        """A read-only DuckDB connection with the ledger's views (imports DuckDB)."""
+        from labledger.ledger.query import connect
+
+        return connect(self.paths)
+
+

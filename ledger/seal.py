@@ -1,0 +1,174 @@
+"""Sealing closed segments to Parquet, and reading sealed segments back.
+
+A sealed segment holds the same records as the JSONL it replaces: typed envelope columns for
+queries, ``body`` as JSON text, and ``record``, the exact original line, so `check` re-verifies
+every id and the chain byte for byte. Rows are sorted by (run, seq): a one-run filter reads few
+row groups; chain order is restored by sorting on ``seq``.
+
+Sealing is crash-safe: the Parquet file is written to a temp name, fsynced, renamed, and the
+directory fsynced before the JSONL is removed. A crash in between leaves both files; readers prefer
+the Parquet (`list_segments`), which was complete before its rename, and the next seal removes the
+leftover read-only JSONL (no append can reach a closed segment).
+
+Imports pyarrow: never on the `emit` path.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from labledger.ledger.errors import CorruptionError
+from labledger.ledger.record import Record, RecordError, verify_line
+from labledger.ledger.root import LedgerPaths, fsync_dir
+from labledger.ledger.segment import iter_lines, list_segments
+
+SCHEMA = pa.schema([
+    ("id", pa.string()), ("v", pa.int32()), ("seq", pa.int64()), ("prev", pa.string()),
+    ("ts", pa.string()), ("writer", pa.string()), ("actor", pa.string()), ("kind", pa.string()),
+    ("run", pa.string()), ("instance", pa.string()), ("recorded", pa.string()),
+    ("body", pa.string()), ("record", pa.string()),
+])
+
+
+def _verified_lines(segment: Path) -> list[tuple[Record, bytes]]:
+    out: list[tuple[Record, bytes]] = []
+    expected_seq = int(segment.stem)
+    prev: str | None = None
+    for offset, line, complete in iter_lines(segment):
+        if not complete:
+            raise CorruptionError(segment, None, offset, "closed segment ends in a torn record")
+        try:
+            record = verify_line(line)
+        except RecordError as exc:
+            raise CorruptionError(segment, None, offset, str(exc)) from None
+        if record.seq != expected_seq or (out and record.prev != prev):
+            raise CorruptionError(segment, record.seq, offset, "chain broken while sealing")
+        out.append((record, line))
+        expected_seq, prev = record.seq + 1, record.id
+    return out
+
+
+def seal_segment(segment: Path) -> Path | None:
+    """Replace a closed JSONL segment by a Parquet one; returns its path (None if empty)."""
+    rows = _verified_lines(segment)
+    target = segment.with_suffix(".parquet")
+    if not rows:
+        segment.unlink()
+        fsync_dir(segment.parent)
+        return None
+    rows.sort(key=lambda item: (item[0].run or "", item[0].seq))
+    columns: dict[str, list[object]] = {name: [] for name in SCHEMA.names}
+    for record, line in rows:
+        for name in ("id", "v", "seq", "prev", "ts", "writer", "actor", "kind", "run",
+                     "instance", "recorded"):
+            columns[name].append(getattr(record, name))
+        columns["body"].append(bytes(record.body).decode("utf-8"))
+        columns["record"].append(line.decode("utf-8"))
+    table = pa.table(columns, schema=SCHEMA)
+    tmp = segment.with_suffix(".parquet.tmp")
+    pq.write_table(table, tmp, compression="zstd", row_group_size=128 * 1024)
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.chmod(tmp, 0o444)
+    os.replace(tmp, target)
+    fsync_dir(segment.parent)
+    segment.unlink()
+    fsync_dir(segment.parent)
+    return target
+
+
+def _sorted_table(segment: Path, columns: list[str] | None = None) -> pa.Table:
+    """The segment's rows in chain (seq) order, with at least ``columns`` and ``seq``."""
+    wanted = None if columns is None else sorted(set(columns) | {"seq"})
+    return pq.read_table(segment, columns=wanted).sort_by("seq")
+
+
+def last_of_sealed(segment: Path) -> tuple[int, str]:
+    table = _sorted_table(segment, ["seq", "id"])
+    if table.num_rows == 0:
+        raise CorruptionError(segment, None, None, "sealed segment is empty")
+    return int(table["seq"][-1].as_py()), str(table["id"][-1].as_py())
+
+
+def iter_sealed_records(segment: Path) -> Iterator[Record]:
+    """Records of a sealed segment in seq order, each re-verified from its original line."""
+    try:
+        table = _sorted_table(segment, ["record"])
+    except (OSError, pa.ArrowException) as exc:
+        raise CorruptionError(segment, None, None, f"unreadable Parquet ({exc})") from None
+    for index, text in enumerate(table.column("record").to_pylist()):
+        try:
+            yield verify_line(text.encode("utf-8"))
+        except RecordError as exc:
+            raise CorruptionError(segment, None, None, f"row {index}: {exc}") from None
+
+
+def sealed_columns_match(segment: Path) -> list[str]:
+    """Problems where a sealed row's typed columns disagree with its verified record."""
+    table = _sorted_table(segment)
+    problems = []
+    names = ["id", "v", "seq", "prev", "ts", "writer", "actor", "kind", "run", "instance",
+             "recorded"]
+    for row in table.to_pylist():
+        try:
+            record = verify_line(row["record"].encode("utf-8"))
+        except RecordError:
+            continue  # reported by the record check
+        for name in names:
+            if row[name] != getattr(record, name):
+                problems.append(f"seq {record.seq}: column {name} disagrees with the record")
+        if msgspec.json.decode(row["body"]) != msgspec.json.decode(record.body):
+            problems.append(f"seq {record.seq}: column body disagrees with the record")
+    return problems
+
+
+def seal_writer(writer_dir: Path, *, close_open: bool) -> list[Path]:
+    """Seal this writer's closed segments (and close the open one first if asked)."""
+    sealed: list[Path] = []
+    lock_fd = os.open(writer_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)  # appenders of this writer wait; others go on
+        segments = list_segments(writer_dir)
+        for segment in segments:
+            if segment.suffix != ".jsonl":
+                continue
+            writable = segment.stat().st_mode & stat.S_IWUSR
+            if writable and not (close_open and segment == segments[-1]):
+                continue
+            if writable:
+                os.chmod(segment, 0o444)
+            parquet = segment.with_suffix(".parquet")
+            if parquet.exists():  # crash between rename and unlink last time
+                segment.unlink()
+                fsync_dir(writer_dir)
+                continue
+            result = seal_segment(segment)
+            if result is not None:
+                sealed.append(result)
+        for stray in writer_dir.glob("*.parquet.tmp"):
+            stray.unlink()
+    finally:
+        fcntl.flock(lock_fd, fcntl.LOCK_UN)
+        os.close(lock_fd)
+    return sealed
+
+
+def compact(paths: LedgerPaths, *, close_open: bool = True) -> list[Path]:
+    """Seal every writer's closed segments; with ``close_open`` the open ones too."""
+    sealed: list[Path] = []
+    if not paths.segments.is_dir():
+        return sealed
+    for writer_dir in sorted(p for p in paths.segments.iterdir() if p.is_dir()):
+        sealed.extend(seal_writer(writer_dir, close_open=close_open))
+    return sealed

@@ -1,0 +1,352 @@
+"""The write path: one writer's chain of segment files, appended under an exclusive `flock`.
+
+A *writer* is one machine (or one process with ``segment_per_process``). Its folder holds segment
+files named by the seq of their first record (``000000000000.jsonl``); the chain (``seq``,
+``prev``) runs across them. The newest writable ``.jsonl`` is the open segment; a closed one is
+made read-only (0o444) and may later be sealed to Parquet by `labledger.ledger.seal`.
+
+Append, the only way bytes enter a segment (ordering matters; breaking it loses events)::
+
+    validate (caller) → flock(.lock) → find the open segment and its tail (seq, id)
+    → cut a torn tail (bytes after the last newline: a crash mid-write, never acknowledged),
+      saving the cut bytes under recovered/ → encode with seq+1, prev=tail id
+    → one write() of the whole batch → fsync → unlock → acknowledge (return the records)
+
+* A write or fsync that fails raises `DurabilityError`; the segment is cut back to its size before
+  the append, so a failed append never leaves a record behind and is never acknowledged.
+* A last line that is complete but fails its hash is *corruption*, not a torn write: the append is
+  refused (`CorruptionError`) rather than chained onto a damaged record.
+* Locks are per open file description, so the cached descriptors are reopened after a `fork`.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from labledger.ledger.errors import CorruptionError, DurabilityError
+from labledger.ledger.record import Record, RecordError, encode_record, verify_line
+from labledger.ledger.root import fsync_dir
+
+SEGMENT_DIGITS = 12
+TAIL_PROBE = 8192
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An event validated and encoded, waiting for its place in the chain."""
+
+    kind: str
+    body: bytes
+    ts: str
+    actor: str
+    v: int
+    run: str | None = None
+    instance: str | None = None
+    recorded: str | None = None
+
+
+@dataclass
+class _Tail:
+    path: Path
+    first_seq: int
+    next_seq: int  # seq the next record gets
+    last_id: str | None
+    size: int
+
+
+def segment_name(first_seq: int, suffix: str = ".jsonl") -> str:
+    return f"{first_seq:0{SEGMENT_DIGITS}d}{suffix}"
+
+
+def list_segments(writer_dir: Path) -> list[Path]:
+    """All segment files of a writer in chain order (a sealed .parquet wins over its .jsonl)."""
+    by_seq: dict[int, Path] = {}
+    try:
+        names = os.listdir(writer_dir)
+    except FileNotFoundError:
+        return []
+    for name in names:
+        stem, dot, suffix = name.partition(".")
+        if not dot or not stem.isdigit() or suffix not in ("jsonl", "parquet"):
+            continue
+        seq = int(stem)
+        if suffix == "parquet" or seq not in by_seq:
+            by_seq[seq] = writer_dir / name
+    return [by_seq[s] for s in sorted(by_seq)]
+
+
+def last_full_line(fd: int, size: int) -> tuple[bytes | None, int]:
+    """The last complete line (without newline) and the offset just after its newline.
+
+    Bytes after that offset are a torn tail. Returns ``(None, 0)`` when no line is complete.
+    """
+    pos, buf, last_nl = size, b"", -1
+    while pos > 0 and last_nl < 0:
+        step = min(TAIL_PROBE, pos)
+        pos -= step
+        buf = os.pread(fd, step, pos) + buf
+        last_nl = buf.rfind(b"\n")
+    if last_nl < 0:
+        return None, 0
+    end = pos + last_nl  # absolute offset of the newline ending the last full line
+    before = buf.rfind(b"\n", 0, end - pos)
+    while before < 0 and pos > 0:
+        step = min(TAIL_PROBE, pos)
+        pos -= step
+        buf = os.pread(fd, step, pos) + buf
+        before = buf.rfind(b"\n", 0, end - pos)
+    start = pos + before + 1
+    return buf[start - pos:end - pos], end + 1
+
+
+class SegmentWriter:
+    """Appends to one writer's segments. Thread-safe; process-safe through `flock`."""
+
+    def __init__(
+        self,
+        writer_dir: Path,
+        *,
+        writer: str,
+        recovered_dir: Path,
+        max_events: int,
+        max_bytes: int,
+        on_recover: Callable[[Path, int, int, Path], None] | None = None,
+    ) -> None:
+        self.dir = writer_dir
+        self.writer = writer
+        self.recovered_dir = recovered_dir
+        self.max_events = max_events
+        self.max_bytes = max_bytes
+        self.on_recover = on_recover
+        self._thread_lock = threading.Lock()
+        self._pid = -1
+        self._lock_fd = -1
+        self._seg_fd = -1
+        self._tail: _Tail | None = None
+        # (seq, prev id) the next new segment starts from when there is no open segment
+        self._next_start: tuple[int, str | None] = (0, None)
+
+    # -- descriptors ----------------------------------------------------------------------------
+    def _ensure_open(self) -> None:
+        if self._pid == os.getpid() and self._lock_fd >= 0:
+            return
+        # After fork the inherited descriptors share the parent's lock: open our own.
+        self._lock_fd = self._seg_fd = -1
+        self._tail = None
+        if not self.dir.is_dir():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            fsync_dir(self.dir.parent)
+        self._lock_fd = os.open(self.dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._pid = os.getpid()
+
+    def close(self) -> None:
+        with self._thread_lock:
+            if self._pid == os.getpid():
+                for fd in (self._seg_fd, self._lock_fd):
+                    if fd >= 0:
+                        os.close(fd)
+            self._lock_fd = self._seg_fd = -1
+            self._tail = None
+            self._pid = -1
+
+    # -- the tail ---------------------------------------------------------------------------------
+    def _tail_is_current(self) -> bool:
+        if self._tail is None or self._seg_fd < 0:
+            return False
+        st = os.fstat(self._seg_fd)
+        # Another process appended (size moved) or closed the segment (made it read-only).
+        return st.st_size == self._tail.size and bool(st.st_mode & stat.S_IWUSR) and st.st_nlink > 0
+
+    def _load_tail(self) -> None:
+        if self._seg_fd >= 0:
+            os.close(self._seg_fd)
+            self._seg_fd = -1
+        self._tail = None
+        segments = list_segments(self.dir)
+        open_seg = None
+        if segments and segments[-1].suffix == ".jsonl":
+            mode = segments[-1].stat().st_mode
+            if mode & stat.S_IWUSR:
+                open_seg = segments[-1]
+        if open_seg is None:
+            next_seq, last_id = self._end_of_chain(segments)
+            self._next_start = (next_seq, last_id)
+            return
+        fd = os.open(open_seg, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        self._seg_fd = fd
+        first_seq = int(open_seg.name.split(".")[0])
+        size = os.fstat(fd).st_size
+        line, end = last_full_line(fd, size)
+        if end < size:
+            self._cut_torn_tail(open_seg, fd, end, size)
+            size = end
+        if line is None:
+            # An empty segment (crash right after it was created): chain from the one before.
+            prev_segments = [s for s in segments if s != open_seg]
+            next_seq, last_id = self._end_of_chain(prev_segments)
+            if next_seq != first_seq:
+                raise CorruptionError(
+                    open_seg, first_seq, 0,
+                    f"empty segment does not continue the chain at seq {next_seq}")
+            self._tail = _Tail(open_seg, first_seq, first_seq, last_id, size)
+            return
+        try:
+            record = verify_line(line)
+        except RecordError as exc:
+            raise CorruptionError(open_seg, None, end - len(line) - 1,
+                                  f"last record is damaged ({exc})") from None
+        self._tail = _Tail(open_seg, first_seq, record.seq + 1, record.id, size)
+
+    def _end_of_chain(self, segments: Sequence[Path]) -> tuple[int, str | None]:
+        """(next seq, last id) after the given closed segments; (0, None) for a new writer."""
+        if not segments:
+            return 0, None
+        last = segments[-1]
+        if last.suffix == ".parquet":
+            from labledger.ledger.seal import last_of_sealed  # rare path: pyarrow only here
+
+            seq, rid = last_of_sealed(last)
+            return seq + 1, rid
+        fd = os.open(last, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            line, _ = last_full_line(fd, os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+        if line is None:
+            return self._end_of_chain(segments[:-1])
+        try:
+            record = verify_line(line)
+        except RecordError as exc:
+            raise CorruptionError(last, None, None, f"last record is damaged ({exc})") from None
+        return record.seq + 1, record.id
+
+    def _cut_torn_tail(self, segment: Path, fd: int, end: int, size: int) -> None:
+        torn = os.pread(fd, size - end, end)
+        self.recovered_dir.mkdir(parents=True, exist_ok=True)
+        keep = self.recovered_dir / f"{segment.stem}-at-{end}-{len(torn)}bytes.torn"
+        with open(keep, "wb") as out:  # evidence first: the cut bytes survive the cut
+            out.write(torn)
+            out.flush()
+            os.fsync(out.fileno())
+        fsync_dir(self.recovered_dir)
+        os.ftruncate(fd, end)
+        os.fsync(fd)
+        if self.on_recover is not None:
+            self.on_recover(segment, end, len(torn), keep)
+
+    def _start_segment(self, first_seq: int) -> None:
+        path = self.dir / segment_name(first_seq)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                         0o644)
+        except FileExistsError:
+            raise CorruptionError(path, first_seq, None,
+                                  "a segment with this first seq already exists") from None
+        fsync_dir(self.dir)
+        if self._seg_fd >= 0:
+            os.close(self._seg_fd)
+        self._seg_fd = fd
+        last_id = self._tail.last_id if self._tail else self._next_start[1]
+        self._tail = _Tail(path, first_seq, first_seq, last_id, 0)
+
+    def _close_segment(self) -> None:
+        assert self._tail is not None
+        os.fchmod(self._seg_fd, 0o444)
+
+    # -- append -----------------------------------------------------------------------------------
+    def append(self, drafts: Sequence[Draft]) -> list[Record]:
+        """Append drafts with one write and one fsync, all or nothing; return them acknowledged."""
+        if not drafts:
+            return []
+        with self._thread_lock:
+            self._ensure_open()
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            try:
+                return self._append_locked(drafts)
+            finally:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def _append_locked(self, drafts: Sequence[Draft]) -> list[Record]:
+        if not self._tail_is_current():
+            self._load_tail()
+        tail = self._tail
+        if tail is None:
+            self._start_segment(self._next_start[0])
+        elif (tail.next_seq - tail.first_seq >= self.max_events or tail.size >= self.max_bytes):
+            self._close_segment()
+            self._start_segment(tail.next_seq)
+        tail = self._tail
+        assert tail is not None
+        seq, prev = tail.next_seq, tail.last_id
+        lines: list[bytes] = []
+        records: list[Record] = []
+        for d in drafts:
+            rid, line = encode_record(v=d.v, seq=seq, prev=prev, ts=d.ts, writer=self.writer,
+                                      actor=d.actor, kind=d.kind, run=d.run, instance=d.instance,
+                                      recorded=d.recorded, body=d.body)
+            lines.append(line)
+            records.append(Record(id=rid, v=d.v, seq=seq, prev=prev, ts=d.ts, writer=self.writer,
+                                  actor=d.actor, kind=d.kind, run=d.run, instance=d.instance,
+                                  recorded=d.recorded, body=msgspec.Raw(d.body)))
+            seq, prev = seq + 1, rid
+        data = b"".join(lines)
+        self._write_durably(tail, data)
+        tail.next_seq, tail.last_id, tail.size = seq, prev, tail.size + len(data)
+        return records
+
+    def _write_durably(self, tail: _Tail, data: bytes) -> None:
+        fd, start = self._seg_fd, tail.size
+        action = "write to"
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                if written <= 0:  # pragma: no cover - a regular file never returns 0 here
+                    raise OSError(errno.EIO, "short write")
+                view = view[written:]
+            action = "fsync"
+            os.fsync(fd)
+        except OSError as exc:
+            self._undo(fd, start)
+            raise DurabilityError(tail.path, action, exc) from exc
+
+    def _undo(self, fd: int, start: int) -> None:
+        # Best effort: remove any bytes of the failed batch so it can never be read as recorded.
+        try:
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+        except OSError:
+            pass  # the next append cuts a torn tail; a complete stray line is reported by check
+        self._tail = None
+        if self._seg_fd >= 0:
+            os.close(self._seg_fd)
+            self._seg_fd = -1
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield (offset, line without newline, complete?) of a JSONL segment."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    offset = 0
+    while offset < len(data):
+        nl = data.find(b"\n", offset)
+        if nl < 0:
+            yield offset, data[offset:], False
+            return
+        yield offset, data[offset:nl], True
+        offset = nl + 1
+
+
+def has_closed_segments(writer_dir: Path) -> bool:
+    """True when a read-only (closed) JSONL segment waits to be sealed."""
+    return any(s.suffix == ".jsonl" and not s.stat().st_mode & stat.S_IWUSR
+               for s in list_segments(writer_dir))
