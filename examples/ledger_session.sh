@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A short, real labledger session: a ledger in a temporary folder, one run's lifecycle recorded
+# with `labledger emit`, then SQL over it. Every command here is what a user would type.
+set -euo pipefail
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/labledger-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+# Print each command as you would type it (quoted where needed), then run it.
+quote() {
+    local arg out=()
+    for arg in "$@"; do
+        if [[ $arg =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then out+=("$arg"); else out+=("'${arg//\'/\'\\\'\'}'"); fi
+    done
+    printf '%s' "${out[*]}"
+}
+show() { printf '\n$ %s\n' "$(quote "$@")"; "$@" 2>&1; }
+
+show labledger init
+
+# Rent a box (backfilled: it was rented this morning) and launch a run on it.
+show labledger emit instance.rented --instance box-a100 --set profile=runpod \
+    --set price_per_hour=1.89 --set currency=USD --at 2026-12-02T09:00:00Z
+show labledger emit run.launched --run denoise-lr3e-4 --instance box-a100 \
+    --data '{"command": ["python", "train.py", "--lr", "3e-4"], "host": "box-a100"}'
+
+# Two checkpoints: real bytes, real BLAKE3 digests.
+for step in 1000 2000; do
+    head -c 65536 /dev/urandom > "ckpt-$step.pth"
+    digest=$(python -c 'import sys, blake3; print("blake3:" + blake3.blake3(open(sys.argv[1], "rb").read()).hexdigest())' "ckpt-$step.pth")
+    show labledger emit checkpoint.saved --run denoise-lr3e-4 --set path="ckpt-$step.pth" \
+        --set digest="$digest" --set size=65536 --set step=$step --set metrics.psnr=3$((step / 1000)).4
+done
+show labledger emit run.exited --run denoise-lr3e-4 --set exit_code=0 --set duration_s=5400
+
+# A second run that crashed.
+show labledger emit run.launched --run denoise-lr1e-3 --instance box-a100 \
+    --data '{"command": ["python", "train.py", "--lr", "1e-3"], "host": "box-a100"}'
+show labledger emit run.exited --run denoise-lr1e-3 --set exit_code=1
+
+show labledger sql "select run, state, exit_code, checkpoints, host, instance from runs order by run"
+show labledger sql "select body->>'step' as step, body->>'\$.metrics.psnr' as psnr, body->>'digest' as digest from events where kind = 'checkpoint.saved' order by ts"
+show labledger log --run denoise-lr3e-4
+show labledger check
