@@ -53,7 +53,11 @@ def parse_ts(text: str) -> str:
 
     Returns the canonical ledger form. Raises ``ValueError`` with a readable message.
     """
-    if _TS_RE.match(text):
+    if _TS_RE.fullmatch(text):  # fullmatch: `$` would let a trailing newline through
+        try:
+            datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ")  # noqa: DTZ007 - the Z is matched
+        except ValueError:
+            raise ValueError(f"{text!r} is not a valid date and time") from None
         return text
     raw = text.strip()
     if raw.endswith(("Z", "z")):

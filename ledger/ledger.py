@@ -13,6 +13,7 @@ only: DuckDB and pyarrow are imported by `query()` and sealing, torch and parami
 from __future__ import annotations
 
 import getpass
+import math
 import os
 import re
 import socket
@@ -85,7 +86,7 @@ def default_actor() -> str:
 
 
 def _check_id(what: str, value: str | None) -> None:
-    if value is not None and not _ID_RE.match(value):
+    if value is not None and not _ID_RE.fullmatch(value):  # fullmatch: `$` allows a final \n
         raise InvalidEventError(
             f"{value!r} is not a valid {what} id (letters, digits and ._:@+=- ; at most 256; "
             "starting with a letter or digit)", field=what)
@@ -108,6 +109,23 @@ def _find_bad_text(value: Any, path: str) -> str | None:
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
             found = _find_bad_text(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _find_non_finite(value: Any, path: str) -> str | None:
+    """The dotted path of the first NaN or infinity: JSON has no such numbers (they'd be null)."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path or "$"
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _find_non_finite(item, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _find_non_finite(item, f"{path}[{i}]")
             if found:
                 return found
     return None
@@ -196,6 +214,10 @@ class Ledger:
         if bad is not None:
             raise InvalidEventError("text is not valid UTF-8", kind=kind, field=bad)
         typed = ev.validate_body(kind, body, coerce_strings=coerce_strings)
+        # After validation: `--set x=nan` becomes a float only there. JSON would store null.
+        bad = _find_non_finite(msgspec.to_builtins(typed), "")
+        if bad is not None:
+            raise InvalidEventError("NaN and infinity are not JSON numbers", kind=kind, field=bad)
         encoded = msgspec.json.encode(typed)
         if len(encoded) > ev.MAX_BODY_BYTES:
             raise InvalidEventError(

@@ -14,7 +14,7 @@ from labledger.ledger.ledger import Ledger
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the developer's ledger: LABLEDGER_* point into tmp_path."""
     for name in list(os.environ):
         if name.startswith("LABLEDGER_"):
@@ -24,7 +24,6 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     monkeypatch.setenv("LABLEDGER_ROOT", str(project))
     monkeypatch.setenv("LABLEDGER_WRITER", "test-writer")
     monkeypatch.setenv("LABLEDGER_ACTOR", "tester@test")
-    yield
 
 
 @pytest.fixture

@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the CLI and map errors to documented exit codes."""
     obj = State()
     try:
-        cli.main(args=argv, prog_name="labledger", standalone_mode=False, obj=obj)
+        # Without standalone mode click *returns* the code of a `ctx.exit(code)` (check's 3).
+        code = cli.main(args=argv, prog_name="labledger", standalone_mode=False, obj=obj)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
@@ -115,4 +116,4 @@ def main(argv: list[str] | None = None) -> None:
             raise
         _report(exc, code, obj)
         sys.exit(code)
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
