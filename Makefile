@@ -33,7 +33,7 @@ lint: install-dev
 	$(BIN)/ruff check .
 
 typecheck: install-dev
-	$(BIN)/mypy ledger cas ingest reconcile profiles
+	$(BIN)/mypy -p labledger.ledger -p labledger.cas -p labledger.ingest -p labledger.reconcile -p labledger.profiles
 
 pytest: install-dev
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

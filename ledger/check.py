@@ -154,7 +154,7 @@ def check_ledger(paths: LedgerPaths) -> CheckReport:
     if paths.recovered.is_dir():
         for kept in sorted(paths.recovered.glob("*/*.torn")):
             stem, _, rest = kept.name.partition("-at-")
-            offset, _, size = rest.removesuffix("bytes.torn").partition("-")
+            offset, _, size = rest.partition("bytes")[0].partition("-")  # ...bytes[.N].torn
             report.findings.append(Finding(
                 "recovered", str(paths.segments / kept.parent.name / f"{stem}.jsonl"),
                 f"an append cut {size} torn bytes (never acknowledged) at this offset; "

@@ -22,14 +22,17 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
+import msgspec.inspect
 
 from labledger.ledger.errors import InvalidEventError
 
 SCHEMA_VERSION = 1
 MAX_BODY_BYTES = 64 * 1024  # bodies point at bytes in the CAS; they never carry them
 
-Digest = Annotated[str, msgspec.Meta(pattern=r"^blake3:[0-9a-f]{64}$")]
-Sha256 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+# msgspec matches patterns with re.search, where `$` also matches before a final newline;
+# `(?!\n)` closes that gap in a form JSON Schema (ECMA) tools read too.
+Digest = Annotated[str, msgspec.Meta(pattern=r"^blake3:[0-9a-f]{64}(?!\n)$")]
+Sha256 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
 NonNeg = Annotated[int, msgspec.Meta(ge=0)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 Metrics = dict[str, float]
@@ -44,8 +47,22 @@ def format_ts(when: datetime) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+_now_prefix: tuple[tuple[int, ...], str] = ((), "")
+
+
 def now_ts() -> str:
-    return format_ts(datetime.now(UTC))
+    """The current time in the ledger format (same text as ``format_ts(datetime.now(UTC))``).
+
+    strftime is most of the cost of a small append, so the text up to the second is cached.
+    """
+    global _now_prefix
+    now = datetime.now(UTC)
+    key = (now.second, now.minute, now.hour, now.day, now.month, now.year)
+    cached_key, prefix = _now_prefix
+    if key != cached_key:
+        prefix = now.strftime("%Y-%m-%dT%H:%M:%S.")
+        _now_prefix = (key, prefix)
+    return f"{prefix}{now.microsecond:06d}Z"
 
 
 def parse_ts(text: str) -> str:
@@ -331,6 +348,55 @@ def _field_of(message: str) -> str | None:
     return match.group(1) or None if match else None
 
 
+_TYPE_INFO: dict[type[Body], msgspec.inspect.Type] = {}
+
+
+def _unknown_nested(value: Any, t: msgspec.inspect.Type, path: str) -> str | None:
+    """The path of the first member a nested struct does not define (msgspec would skip it)."""
+    if isinstance(t, msgspec.inspect.StructType) and isinstance(value, Mapping):
+        fields = {f.encode_name: f.type for f in t.fields}
+        for key, item in value.items():
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in fields:
+                return sub
+            found = _unknown_nested(item, fields[key], sub)
+            if found:
+                return found
+    elif isinstance(t, msgspec.inspect.UnionType):
+        for member in t.types:
+            found = _unknown_nested(value, member, path)
+            if found:
+                return found
+    elif isinstance(t, msgspec.inspect.ListType) and isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _unknown_nested(item, t.item_type, f"{path}[{i}]")
+            if found:
+                return found
+    elif isinstance(t, msgspec.inspect.DictType) and isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _unknown_nested(item, t.value_type, f"{path}.{key}")
+            if found:
+                return found
+    return None
+
+
+def _nests_struct(t: msgspec.inspect.Type) -> bool:
+    """Whether `_unknown_nested` can reach a struct type through ``t`` (else it finds nothing)."""
+    if isinstance(t, msgspec.inspect.StructType):
+        return True
+    if isinstance(t, msgspec.inspect.UnionType):
+        return any(_nests_struct(member) for member in t.types)
+    if isinstance(t, msgspec.inspect.ListType):
+        return _nests_struct(t.item_type)
+    if isinstance(t, msgspec.inspect.DictType):
+        return _nests_struct(t.value_type)
+    return False
+
+
+_NESTS: dict[type[Body], bool] = {}  # kinds whose bodies hold structs below the top level
+_FIELDS: dict[type[Body], frozenset[str]] = {}  # field names per body type, for validate_body
+
+
 def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = False) -> Body:
     """Check a body for ``kind`` and return the typed struct.
 
@@ -338,8 +404,10 @@ def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = 
     Raises :class:`InvalidEventError` naming the kind and the field.
     """
     cls = body_type(kind)
-    allowed = set(cls.__struct_fields__)
-    unknown = sorted(set(body) - allowed)
+    allowed = _FIELDS.get(cls)
+    if allowed is None:
+        allowed = _FIELDS[cls] = frozenset(cls.__struct_fields__)
+    unknown = [] if allowed.issuperset(body) else sorted(set(body) - allowed)
     if unknown:
         raise InvalidEventError(
             f"unknown field(s) {', '.join(unknown)}; {kind} takes: "
@@ -353,6 +421,17 @@ def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = 
         field = _field_of(message)
         raise InvalidEventError(re.sub(r" - at `[^`]*`$", "", message), kind=kind,
                                 field=field) from None
+    # Nested structs (e.g. pull.listed entries) must be as strict as the top level.
+    info = _TYPE_INFO.get(cls)
+    if info is None:
+        info = _TYPE_INFO[cls] = msgspec.inspect.type_info(cls)
+        _NESTS[cls] = isinstance(info, msgspec.inspect.StructType) and any(
+            _nests_struct(f.type) for f in info.fields)
+    # Top-level members were checked above; the walk can only find something below a struct.
+    nested = _unknown_nested(body, info, "") if _NESTS[cls] else None
+    if nested is not None:
+        raise InvalidEventError(f"unknown field {nested.rsplit('.', 1)[-1]!r}", kind=kind,
+                                field=nested)
     return typed
 
 

@@ -58,8 +58,10 @@ class EventInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 def default_writer(per_process: bool) -> str:
     """A segment id unique to this machine (hostname + machine-id), or to this process."""
     override = os.environ.get("LABLEDGER_WRITER")
+    # per-process mode must hold with a fixed writer name too: it is what makes NFS safe
+    suffix = f"-p{os.getpid()}-{os.urandom(3).hex()}" if per_process else ""
     if override:
-        return _WRITER_RE.sub("-", override)[:80]
+        return _WRITER_RE.sub("-", override)[:80] + suffix
     host = _WRITER_RE.sub("-", socket.gethostname() or "host")[:48]
     machine = ""
     for source in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
@@ -69,9 +71,7 @@ def default_writer(per_process: bool) -> str:
         except OSError:
             continue
     name = f"{host}-{machine}" if machine else host
-    if per_process:
-        name += f"-p{os.getpid()}-{os.urandom(3).hex()}"
-    return name
+    return name + suffix
 
 
 def default_actor() -> str:
@@ -210,15 +210,27 @@ class Ledger:
         """Validate one event and encode its body; raises `InvalidEventError` naming the field."""
         _check_id("run", run)
         _check_id("instance", instance)
-        bad = _find_bad_text(body, "")
-        if bad is not None:
-            raise InvalidEventError("text is not valid UTF-8", kind=kind, field=bad)
-        typed = ev.validate_body(kind, body, coerce_strings=coerce_strings)
-        # After validation: `--set x=nan` becomes a float only there. JSON would store null.
-        bad = _find_non_finite(msgspec.to_builtins(typed), "")
-        if bad is not None:
-            raise InvalidEventError("NaN and infinity are not JSON numbers", kind=kind, field=bad)
-        encoded = msgspec.json.encode(typed)
+        # Fast path (the two tree walks below cost more than the rest of an append): a body that
+        # validates and encodes holds no lone surrogate (msgspec refuses to encode one), and one
+        # whose JSON has no `null` holds no NaN/infinity (msgspec writes those as null). Any
+        # other body takes the checks in their documented order, so errors stay the same.
+        encoded: bytes | None
+        try:
+            encoded = msgspec.json.encode(
+                ev.validate_body(kind, body, coerce_strings=coerce_strings))
+        except Exception:  # noqa: BLE001 - re-raised below, in order, by the slow path
+            encoded = None
+        if encoded is None or b"null" in encoded:
+            bad = _find_bad_text(body, "")
+            if bad is not None:
+                raise InvalidEventError("text is not valid UTF-8", kind=kind, field=bad)
+            typed = ev.validate_body(kind, body, coerce_strings=coerce_strings)
+            # After validation: `--set x=nan` becomes a float only there. JSON would store null.
+            bad = _find_non_finite(msgspec.to_builtins(typed), "")
+            if bad is not None:
+                raise InvalidEventError("NaN and infinity are not JSON numbers", kind=kind,
+                                        field=bad)
+            encoded = msgspec.json.encode(typed)
         if len(encoded) > ev.MAX_BODY_BYTES:
             raise InvalidEventError(
                 f"body is {len(encoded)} bytes, over the {ev.MAX_BODY_BYTES}-byte limit; store "
@@ -298,5 +310,24 @@ class Ledger:
         from labledger.ledger.query import connect
 
         return connect(self.paths)
+
+    def attach(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        run: str | None = None,
+        instance: str | None = None,
+        role: str | None = None,
+        sha256: bool = False,
+    ) -> Record:
+        """Store a file or directory in the CAS, then record `artifact.recorded` for it.
+
+        The bytes are durable in the store before the event is written, so the event never
+        names an object the store lacks.
+        """
+        from labledger.ledger.artifacts import record_attachment
+
+        return record_attachment(self, Path(path), run=run, instance=instance, role=role,
+                                 sha256=sha256)
 
 

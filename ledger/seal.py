@@ -139,6 +139,13 @@ def seal_writer(writer_dir: Path, *, close_open: bool) -> list[Path]:
     lock_fd = os.open(writer_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)  # appenders of this writer wait; others go on
+        # A crash between rename and unlink last time leaves both files; `list_segments` hides the
+        # JSONL behind its Parquet (complete before its rename), so remove it here.
+        for leftover in sorted(writer_dir.glob("*.jsonl")):
+            if (leftover.with_suffix(".parquet").exists()
+                    and not leftover.stat().st_mode & stat.S_IWUSR):
+                leftover.unlink()
+                fsync_dir(writer_dir)
         segments = list_segments(writer_dir)
         for segment in segments:
             if segment.suffix != ".jsonl":
@@ -148,11 +155,6 @@ def seal_writer(writer_dir: Path, *, close_open: bool) -> list[Path]:
                 continue
             if writable:
                 os.chmod(segment, 0o444)
-            parquet = segment.with_suffix(".parquet")
-            if parquet.exists():  # crash between rename and unlink last time
-                segment.unlink()
-                fsync_dir(writer_dir)
-                continue
             result = seal_segment(segment)
             if result is not None:
                 sealed.append(result)

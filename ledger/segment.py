@@ -40,9 +40,11 @@ SEGMENT_DIGITS = 12
 TAIL_PROBE = 8192
 
 
-@dataclass(frozen=True)
-class Draft:
-    """An event validated and encoded, waiting for its place in the chain."""
+class Draft(msgspec.Struct, frozen=True):
+    """An event validated and encoded, waiting for its place in the chain.
+
+    A frozen struct, not a dataclass: a frozen dataclass costs ~1.3 us to build, one per event.
+    """
 
     kind: str
     body: bytes
@@ -233,6 +235,10 @@ class SegmentWriter:
         torn = os.pread(fd, size - end, end)
         self.recovered_dir.mkdir(parents=True, exist_ok=True)
         keep = self.recovered_dir / f"{segment.stem}-at-{end}-{len(torn)}bytes.torn"
+        copy = 1
+        while keep.exists():  # the same cut again (a crash during a recovery): keep every piece
+            copy += 1
+            keep = keep.with_name(f"{segment.stem}-at-{end}-{len(torn)}bytes.{copy}.torn")
         with open(keep, "wb") as out:  # evidence first: the cut bytes survive the cut
             out.write(torn)
             out.flush()

@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Verify every record and the hash chains."),
     "compact": ("labledger.ledger.cli.integrity", "compact",
                 "Seal segments to Parquet for fast queries."),
+    "cas": ("labledger.ledger.cli.cas", "cas",
+            "The content-addressed store: put, get, cat, ls, stat, gc."),
 }
 
 
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     obj = State()
     try:
         # Without standalone mode click *returns* the code of a `ctx.exit(code)` (check's 3).
-        code = cli.main(args=argv, prog_name="labledger", standalone_mode=False, obj=obj)
+        result = cli.main(args=argv, prog_name="labledger", standalone_mode=False, obj=obj)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
@@ -116,4 +118,4 @@ def main(argv: list[str] | None = None) -> None:
             raise
         _report(exc, code, obj)
         sys.exit(code)
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(result if isinstance(result, int) else 0)

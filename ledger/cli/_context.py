@@ -38,8 +38,15 @@ def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         state(ctx).json = True
 
 
+def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        state(ctx).quiet = True
+
+
 def common(func: F) -> F:
-    """Accept the global `--root` and `--json` after the command name too."""
+    """Accept the global `--root`, `--json` and `-q` after the command name too."""
+    func = click.option("-q", "--quiet", "quiet_", is_flag=True, expose_value=False,
+                        callback=_set_quiet, help="Drop progress and info messages.")(func)
     func = click.option("--json", "json_", is_flag=True, expose_value=False, callback=_set_json,
                         help="Print data as JSON on stdout.")(func)
     func = click.option("--root", type=click.Path(file_okay=False), expose_value=False,
@@ -53,3 +60,12 @@ def open_ledger() -> Any:
     from labledger.ledger.ledger import Ledger
 
     return Ledger.open(state().root)
+
+
+def ledger_paths() -> Any:
+    """The ledger's paths for commands that only read files; its format is checked like open()."""
+    from labledger.ledger.root import find_root, read_config
+
+    paths = find_root(state().root)
+    read_config(paths)  # refuses an unknown format version before anything reads or seals
+    return paths

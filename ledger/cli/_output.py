@@ -81,3 +81,27 @@ def progress_enabled(ctx: click.Context) -> bool:
     state = ctx.find_root().obj
     quiet = state is not None and (state.quiet or state.json)
     return not quiet and sys.stderr.isatty()
+
+
+class _NoBar:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def progress_bar(total: int, label: str) -> Any:
+    """A byte-count progress bar on stderr (TTY only, not with -q/--json, and only for work that
+    can take a second: over 256 MiB); yields the library's progress callback or None."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or total < 256 * 1024 * 1024 or not progress_enabled(ctx):
+        return _NoBar()
+    import contextlib
+
+    @contextlib.contextmanager
+    def bar() -> Any:
+        with click.progressbar(length=total, label=label, file=sys.stderr) as pb:
+            yield pb.update
+
+    return bar()

@@ -9,15 +9,13 @@ from typing import Any
 
 import click
 
-from labledger.ledger.cli._context import common, state
+from labledger.ledger.cli._context import common, ledger_paths, state
 from labledger.ledger.cli._output import cell, dumps, emit_json, table
 from labledger.ledger.errors import InvalidEventError
 
 
 def _paths() -> Any:
-    from labledger.ledger.root import find_root
-
-    return find_root(state().root)
+    return ledger_paths()
 
 
 @click.command()
@@ -60,9 +58,16 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
            + (" WHERE " + " AND ".join(where) if where else "")
            + " ORDER BY ts DESC, writer DESC, seq DESC"
            + (f" LIMIT {int(limit)}" if limit else ""))
+    import duckdb
+
+    from labledger.ledger.errors import LedgerError
+
     con = connect(_paths())
     try:
         rows = con.execute(sql, params).fetchall()
+    except duckdb.Error as exc:
+        raise LedgerError(f"cannot read the events ({str(exc).strip()}); "
+                          "run `labledger check`") from None
     finally:
         con.close()
     rows.reverse()

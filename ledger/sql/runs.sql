@@ -3,15 +3,17 @@
 --          'succeeded' the latest launch/exit event is a run.exited with exit_code 0
 --          'failed'    the latest launch/exit event is a run.exited with another code or a signal
 --          'recorded'  events mention the run but it was never launched through labledger
--- Ties in time are broken by writer and seq so the answer is deterministic.
+-- Ties in time are broken by writer and seq so the answer is deterministic. exit_code and
+-- exit_signal come from the latest run.exited even where it lacks them (arg_max_null): an older
+-- exit's signal must not outlive a relaunch.
 CREATE OR REPLACE VIEW runs AS
 WITH lifecycle AS (
     SELECT
         run,
         arg_max(kind, (ts, writer, seq)) AS last_kind,
-        arg_max(CAST(body->>'exit_code' AS INTEGER), (ts, writer, seq))
+        arg_max_null(TRY_CAST(body->>'exit_code' AS BIGINT), (ts, writer, seq))
             FILTER (WHERE kind = 'run.exited') AS exit_code,
-        arg_max(CAST(body->>'signal' AS INTEGER), (ts, writer, seq))
+        arg_max_null(TRY_CAST(body->>'signal' AS BIGINT), (ts, writer, seq))
             FILTER (WHERE kind = 'run.exited') AS exit_signal,
         arg_max(body->>'host', (ts, writer, seq)) FILTER (WHERE kind = 'run.launched') AS launch_host
     FROM events
