@@ -57,7 +57,8 @@ def test_put_prints_the_reference_blake3_and_dedups(
     assert code == 0
     rows = json.loads(out)
     assert [r["digest"] for r in rows] == [b3(data), b3(data)]
-    assert rows[0]["stored_new"] is True and rows[1]["stored_new"] is False
+    assert rows[0]["stored_new"] is True
+    assert rows[1]["stored_new"] is False
     import hashlib
 
     assert rows[0]["sha256"] == hashlib.sha256(data).hexdigest()
@@ -76,14 +77,16 @@ def test_tree_put_ls_get_round_trip(capsys: pytest.CaptureFixture[str], project:
     assert paths == {"empty": "dir", "run.json": "file", "test": "dir", "test/t1": "dir",
                      "test/t1/metrics.json": "file"}
     code, out, _ = call(capsys, "cas", "stat", digest, "--json")
-    assert code == 0 and json.loads(out)["type"] == "tree"
+    assert code == 0
+    assert json.loads(out)["type"] == "tree"
     code, _, _ = call(capsys, "cas", "get", digest, "-o", "restored")
     assert code == 0
     assert (project / "restored/empty").is_dir()
     assert (project / "restored/test/t1/metrics.json").read_text() == '{"psnr": 31.42}'
     # an existing destination is refused without --force, replaced with it
     code, _, err = call(capsys, "cas", "get", digest, "-o", "restored")
-    assert code == 1 and "restored" in err
+    assert code == 1
+    assert "restored" in err
     code, _, _ = call(capsys, "cas", "get", digest, "-o", "restored", "--force")
     assert code == 0
 
@@ -114,7 +117,8 @@ def test_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str], project:
     before = snapshot(project / ".labledger")
     got, out, err = call(capsys, *args)
     assert got == code
-    assert needle in err and "Traceback" not in err
+    assert needle in err
+    assert "Traceback" not in err
     assert out == ""
     assert snapshot(project / ".labledger") == before
 
@@ -162,10 +166,12 @@ def test_emit_attach_with_bad_input_writes_nothing(
     before = snapshot(project / ".labledger")
     # invalid body: nothing stored, nothing recorded
     code, _, err = call(capsys, "emit", "run.exited", "--set", "exit_code=x", "--attach", "ok.bin")
-    assert code == 2 and "exit_code" in err
+    assert code == 2
+    assert "exit_code" in err
     # a missing attachment
     code, _, err = call(capsys, "emit", "note", "--set", "text=t", "--attach", "nope.bin")
-    assert code == 2 and "nope.bin" in err
+    assert code == 2
+    assert "nope.bin" in err
     assert snapshot(project / ".labledger") == before
 
 
@@ -183,12 +189,15 @@ def test_check_deep_quarantines_a_corrupt_object_and_records_it(
     obj.write_bytes(bytes(raw))
     code, out, _ = call(capsys, "check", "--deep")
     assert code == 3
-    assert digest in out and "quarantine" in out
+    assert digest in out
+    assert "quarantine" in out
     assert not obj.exists()
     kept = list((project / ".labledger/cas/quarantine").iterdir())
-    assert len(kept) == 1 and kept[0].read_bytes() == bytes(raw)  # moved, never deleted
+    assert len(kept) == 1
+    assert kept[0].read_bytes() == bytes(raw)
     events = [r for r in Ledger.open(project).records() if r.kind == "object.quarantined"]
-    assert len(events) == 1 and events[0].body_dict()["digest"] == digest
+    assert len(events) == 1
+    assert events[0].body_dict()["digest"] == digest
     # the ledger itself still verifies, and a second deep check finds nothing new
     assert call(capsys, "check", "--deep")[0] == 0
 
@@ -210,7 +219,8 @@ def test_gc_keeps_referenced_objects_and_defaults_to_dry_run(
     assert [i["digest"] for i in report["removed"]] == [b3(b"loose")]
     assert loose.exists()
     code, _, _ = call(capsys, "cas", "gc", "--no-dry-run")
-    assert code == 0 and not loose.exists()
+    assert code == 0
+    assert not loose.exists()
     assert call(capsys, "cas", "stat", b3(b"kept"))[0] == 0
     # young unreferenced objects survive the grace period
     (project / "young.bin").write_bytes(b"young")
@@ -224,5 +234,6 @@ def test_python_api_attach(project: Path) -> None:
     led = Ledger.open(project)
     record = led.attach(project / "metrics.json", run="r9", role="metrics")
     body = record.body_dict()
-    assert body["digest"] == b3(b'{"psnr": 31.4}') and body["role"] == "metrics"
+    assert body["digest"] == b3(b'{"psnr": 31.4}')
+    assert body["role"] == "metrics"
     assert record.run == "r9"
