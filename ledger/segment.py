@@ -160,6 +160,13 @@ class SegmentWriter:
             self._tail = None
             self._pid = -1
 
+    def __del__(self) -> None:
+        # `Ledger.open().append(...)` once per step must not leak two descriptors per call.
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: nothing left to do
+            pass
+
     # -- the tail ---------------------------------------------------------------------------------
     def _tail_is_current(self) -> bool:
         if self._tail is None or self._seg_fd < 0:
