@@ -71,7 +71,8 @@ class _Chain:
     def corrupt(self, segment: Path, problem: str, seq: int | None, offset: int | None) -> None:
         self.report.findings.append(Finding("corruption", str(segment), problem, seq, offset))
 
-    def take(self, segment: Path, line: bytes, offset: int | None) -> None:
+    def take(self, segment: Path, line: bytes, offset: int | None) -> bool | None:
+        """Check one line; returns its ``more`` flag (None when it does not verify)."""
         try:
             record = verify_line(line)
         except RecordError as exc:
@@ -80,7 +81,7 @@ class _Chain:
             # the next record's prev cannot be checked.
             self.expected_seq += 1
             self.resync = True
-            return
+            return None
         self.report.events += 1
         if record.writer != self.writer:
             self.corrupt(segment, f"record names writer {record.writer!r}, segment belongs to "
@@ -94,10 +95,12 @@ class _Chain:
             self.corrupt(segment, f"prev {record.prev} is not the previous record's id "
                          f"{self.prev} (chain broken)", record.seq, offset)
         self.expected_seq, self.prev, self.resync = record.seq + 1, record.id, False
+        return record.more
 
 
 def _check_jsonl(chain: _Chain, segment: Path, is_open: bool) -> None:
     lines = list(iter_lines(segment))
+    unfinished: list[int] = []  # offsets of a trailing run of `more` records (a cut-short batch)
     for index, (offset, line, complete) in enumerate(lines):
         if not complete:
             if is_open and index == len(lines) - 1:
@@ -108,8 +111,22 @@ def _check_jsonl(chain: _Chain, segment: Path, is_open: bool) -> None:
             else:
                 chain.corrupt(segment, "torn record inside a closed segment", chain.expected_seq,
                               offset)
-            return
-        chain.take(segment, line, offset)
+            break
+        if chain.take(segment, line, offset):
+            unfinished.append(offset)
+        else:
+            unfinished.clear()
+    if unfinished:
+        first_seq = chain.expected_seq - len(unfinished)
+        if is_open:
+            chain.report.findings.append(Finding(
+                "torn", str(segment),
+                f"{len(unfinished)} record(s) of a batch whose last record was never written (a "
+                "crash mid-append; never acknowledged; the next append cuts them and keeps a "
+                "copy)", first_seq, unfinished[0]))
+        else:
+            chain.corrupt(segment, "closed segment ends inside an unfinished batch", first_seq,
+                          unfinished[0])
 
 
 def _check_parquet(chain: _Chain, segment: Path) -> None:

@@ -29,7 +29,7 @@ from labledger.ledger.errors import (
     UnsafeFilesystemError,
 )
 from labledger.ledger.fs import unsafe_reason
-from labledger.ledger.record import Record
+from labledger.ledger.record import Record, encode_record
 from labledger.ledger.root import (
     Config,
     LedgerPaths,
@@ -38,7 +38,7 @@ from labledger.ledger.root import (
     read_config,
     render_config,
 )
-from labledger.ledger.segment import Draft, SegmentWriter
+from labledger.ledger.segment import Appended, Draft, SegmentWriter
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}$")
 _WRITER_RE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -192,6 +192,7 @@ class Ledger:
                 recovered_dir=self.paths.recovered / self.writer,
                 max_events=self.config.segment_max_events,
                 max_bytes=self.config.segment_max_bytes,
+                encoder=encode_record,  # msgspec: fastest for batches; same bytes as _line's
             )
             self._appender_pid = os.getpid()
         return self._appender
@@ -258,11 +259,19 @@ class Ledger:
     ) -> Record:
         """Validate and durably append one event; returns it once it is on disk (fsynced)."""
         draft = self.draft(kind, body, run=run, instance=instance, at=at)
-        return self._writer().append([draft])[0]
+        return self.append_drafts([draft])[0]
 
     def append_drafts(self, drafts: list[Draft]) -> list[Record]:
         """Append already-validated drafts under one lock and one fsync: all or nothing."""
-        return self._writer().append(drafts)
+        placed = self._writer().append(drafts)
+        return [self._record(d, p, more=i < len(drafts) - 1)
+                for i, (d, p) in enumerate(zip(drafts, placed, strict=True))]
+
+    def _record(self, draft: Draft, placed: Appended, *, more: bool) -> Record:
+        return Record(id=placed.id, v=draft.v, seq=placed.seq, prev=placed.prev, ts=draft.ts,
+                      writer=self.writer, actor=draft.actor, kind=draft.kind, run=draft.run,
+                      instance=draft.instance, recorded=draft.recorded, more=more,
+                      body=msgspec.Raw(draft.body))
 
     def append_batch(self, items: Iterable[EventInput | Mapping[str, Any]]) -> list[Record]:
         """Validate every event first, then append them all under one lock and one fsync."""

@@ -5,6 +5,9 @@ line without its ``"id":"…",`` member, i.e. of ``{<the rest>}``. Verification 
 the raw bytes and needs no schema: an old reader can verify a record written by a newer labledger
 whose fields it does not know, and a re-encoding can never disagree with the stored bytes.
 
+``more`` (present only when true) marks every record of a multi-event batch but its last, so
+recovery can cut a batch that a crash left incomplete (all or nothing, see segment.py).
+
 ``prev`` is the id of the writer's previous record (``null`` for its first) and ``seq`` its position
 (0-based, contiguous across the writer's segments): the hash chain that makes a deleted, reordered
 or substituted record detectable.
@@ -17,9 +20,10 @@ from typing import Any
 import msgspec
 from blake3 import blake3
 
-ID_PREFIX = b'{"id":"'
-_ID_END = len(ID_PREFIX) + 64  # offset of the '",' that closes the id
-_REST = _ID_END + 2  # offset of the first byte after '",'
+from labledger.ledger._line import ID_PREFIX, LineError, checked_id
+
+# A record is a `_line.LineError` when it fails; callers catch RecordError (the same class).
+RecordError = LineError
 
 
 class Record(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,6 +40,7 @@ class Record(msgspec.Struct, frozen=True, kw_only=True):
     run: str | None = None
     instance: str | None = None
     recorded: str | None = None
+    more: bool = False  # more records of the same batch follow (see segment.py)
     body: msgspec.Raw = msgspec.Raw(b"{}")
 
     def body_dict(self) -> dict[str, Any]:
@@ -61,6 +66,7 @@ class _Unsigned(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     run: str | None = None
     instance: str | None = None
     recorded: str | None = None
+    more: bool = False
     body: msgspec.Raw = msgspec.Raw(b"{}")
 
 
@@ -70,29 +76,23 @@ _record_decoder = msgspec.json.Decoder(Record)
 
 def encode_record(
     *, v: int, seq: int, prev: str | None, ts: str, writer: str, actor: str, kind: str,
-    run: str | None, instance: str | None, recorded: str | None, body: bytes,
+    run: str | None, instance: str | None, recorded: str | None, body: bytes, more: bool = False,
 ) -> tuple[str, bytes]:
-    """Return ``(id, line)`` for a new record; ``line`` ends with a newline."""
+    """Return ``(id, line)`` for a new record; ``line`` ends with a newline.
+
+    The fast bulk encoder; `_line.encode_line` writes the same bytes without msgspec.
+    """
     unsigned = _encoder.encode(_Unsigned(
         v=v, seq=seq, prev=prev, ts=ts, writer=writer, actor=actor, kind=kind, run=run,
-        instance=instance, recorded=recorded, body=msgspec.Raw(body),
+        instance=instance, recorded=recorded, more=more, body=msgspec.Raw(body),
     ))
     digest = blake3(unsigned).hexdigest()
     return digest, b"".join((ID_PREFIX, digest.encode(), b'",', unsigned[1:], b"\n"))
 
 
-class RecordError(ValueError):
-    """A line that is not a valid record; the message says which check failed."""
-
-
 def verify_line(line: bytes) -> Record:
     """Check a line (without its newline) against its own id and decode it."""
-    if not line.startswith(ID_PREFIX) or line[_ID_END:_REST] != b'",':
-        raise RecordError("line does not start with a record id")
-    claimed = line[len(ID_PREFIX):_ID_END]
-    actual = blake3(b"{" + line[_REST:]).hexdigest().encode()
-    if claimed != actual:
-        raise RecordError(f"content does not match its id {claimed.decode(errors='replace')}")
+    checked_id(line)
     try:
         return _record_decoder.decode(line)
     except msgspec.DecodeError as exc:  # hash matched but fields are wrong: a bad writer
