@@ -1,0 +1,101 @@
+"""The BLAKE3 content-addressed store (CAS) under ``.labledger/cas/``.
+
+Storage invariants (each MUST holds for every writer; the cost of breaking it follows):
+
+* Objects are named ``blake3:<64 lowercase hex>`` and live at ``objects/ab/cdef…`` (the first
+  two hex characters name a fan-out directory, the other 62 the file). An object's bytes are
+  exactly the content; nothing else is in the file, so ``b3sum`` of it prints its name.
+* A writer MUST read the source once, hash exactly the bytes it writes into a temp file in
+  ``tmp/`` (same filesystem, names ending ``.labledger-tmp``), fsync that file, ``os.replace`` it
+  under its digest, then fsync the fan-out directory. Breaking the order can leave a partial
+  object under a real digest after a crash. A batch (`Store.batch`) MAY defer the syncs but MUST
+  make every temp file durable before renaming any of them, and return only after the renames
+  are durable.
+* Objects are read-only (``0o444``) from the moment they are visible and are never modified in
+  place; identical content is stored once. Putting content that already exists refreshes the
+  object's mtime, so gc's grace period covers the window before an event references it.
+* A source that changes while it is read (size, mtime, ctime or inode differ before and after,
+  or the bytes read differ from the size) is refused; nothing is stored.
+* Objects MUST be written before any event that references them (the ledger's rule: write
+  objects first, events second). A tree object is written after all of its files are durable.
+* Trees are canonical JSON documents starting ``{"format":"labledger.tree.v1",`` with sorted,
+  validated entries (see `labledger.cas.tree`); symlinks are recorded, never followed.
+* An object whose bytes do not match its name is moved to ``quarantine/<hex>-<UTC time>`` and
+  reported; it is never deleted. Only gc deletes, and only objects that nothing references and
+  that are older than the grace period.
+"""
+
+from labledger.cas.batch import Batch
+from labledger.cas.digest import (
+    PREFIX,
+    Digest,
+    digest_bytes,
+    format_digest,
+    is_digest,
+    parse_digest,
+)
+from labledger.cas.errors import (
+    CaseCollisionError,
+    CasError,
+    DestinationExistsError,
+    MalformedDigestError,
+    MalformedTreeError,
+    NotATreeError,
+    ObjectCorruptError,
+    ObjectNotFoundError,
+    SourceChangedError,
+    SourceNotFoundError,
+    SourceUnreadableError,
+    StoreFullError,
+    StoreWriteError,
+    SymlinkRefusedError,
+    UnsafePathError,
+    UnsupportedFileTypeError,
+)
+from labledger.cas.results import (
+    CorruptObject,
+    GcItem,
+    GcReport,
+    ObjectInfo,
+    PutResult,
+    VerifyReport,
+)
+from labledger.cas.store import Store
+from labledger.cas.tree import TREE_FORMAT, TreeEntry, decode_tree, encode_tree
+
+__all__ = [
+    "PREFIX",
+    "TREE_FORMAT",
+    "Batch",
+    "CaseCollisionError",
+    "CasError",
+    "CorruptObject",
+    "DestinationExistsError",
+    "Digest",
+    "GcItem",
+    "GcReport",
+    "MalformedDigestError",
+    "MalformedTreeError",
+    "NotATreeError",
+    "ObjectCorruptError",
+    "ObjectInfo",
+    "ObjectNotFoundError",
+    "PutResult",
+    "SourceChangedError",
+    "SourceNotFoundError",
+    "SourceUnreadableError",
+    "Store",
+    "StoreFullError",
+    "StoreWriteError",
+    "SymlinkRefusedError",
+    "TreeEntry",
+    "UnsafePathError",
+    "UnsupportedFileTypeError",
+    "VerifyReport",
+    "decode_tree",
+    "digest_bytes",
+    "encode_tree",
+    "format_digest",
+    "is_digest",
+    "parse_digest",
+]

@@ -1,0 +1,370 @@
+"""`Store`: the content-addressed store under ``.labledger/cas/``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Literal
+
+from labledger.cas import _fs
+from labledger.cas._protocol import Progress
+from labledger.cas._stage import Staged, stage_bytes, stage_file, write_error
+from labledger.cas.digest import PREFIX, parse_digest
+from labledger.cas.errors import (
+    NotATreeError,
+    ObjectCorruptError,
+    ObjectNotFoundError,
+)
+from labledger.cas.results import GcReport, ObjectInfo, PutResult, VerifyReport
+from labledger.cas.tree import TREE_MAGIC, TreeEntry, decode_tree
+
+if TYPE_CHECKING:
+    from labledger.cas.batch import Batch
+
+SyncMethod = Literal["auto", "syncfs", "fsync"]
+
+_READ_CHUNK = 1 << 20
+
+
+class Store:
+    """A BLAKE3 content-addressed store rooted at ``root`` (normally ``.labledger/cas``).
+
+    Nothing is created until the first write. ``sync`` picks how batches are made durable:
+    ``"syncfs"`` (one ``syncfs(2)`` per phase, Linux), ``"fsync"`` (concurrent per-file
+    fsyncs) or ``"auto"`` (syncfs where available).
+    """
+
+    def __init__(self, root: Path | str, *, sync: SyncMethod = "auto") -> None:
+        self.root = Path(root)
+        self.objects_dir = self.root / "objects"
+        self.tmp_dir = self.root / "tmp"
+        self.quarantine_dir = self.root / "quarantine"
+        if sync == "auto":
+            self.sync_method: Literal["syncfs", "fsync"] = (
+                "syncfs" if _fs.has_syncfs() else "fsync"
+            )
+        else:
+            self.sync_method = sync
+        self._layout_ready = False
+        self._fans: set[str] = set()  # fan-out directories known to exist
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r})"
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def init(self) -> None:
+        """Create ``objects/``, ``tmp/`` and ``quarantine/`` (idempotent, durable)."""
+        if self._layout_ready:
+            return
+        created = False
+        for d in (self.root, self.objects_dir, self.tmp_dir, self.quarantine_dir):
+            if not d.is_dir():
+                try:
+                    d.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise write_error(exc, d, None) from exc
+                created = True
+        if created:
+            _fs.fsync_dir(self.root)
+            _fs.fsync_dir(self.root.parent)
+        self._layout_ready = True
+
+    def object_path(self, digest: str) -> Path:
+        """Where the object named ``digest`` lives (whether or not it exists)."""
+        return self._path(parse_digest(digest))
+
+    def _path(self, hex_: str) -> Path:
+        # NOTE: two hex characters of fan-out keep directories near 1/256 of the objects.
+        return self.objects_dir / hex_[:2] / hex_[2:]
+
+    def exists(self, digest: str) -> bool:
+        """Whether an object named ``digest`` is stored (raises on a malformed digest)."""
+        return os.path.lexists(self.object_path(digest))
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _install(self, staged: Staged, *, sync_dir: bool) -> tuple[bool, list[Path]]:
+        """Move a staged temp file under its digest; returns ``(stored_new, dirs_to_sync)``.
+
+        With ``sync_dir`` the directories are synced here and the list is empty; otherwise the
+        caller (a batch) must sync the returned directories before reporting success.
+        When the object already exists the temp is dropped and the object's mtime refreshed,
+        so gc's grace period protects it until the caller's event references it.
+        """
+        final = self._path(staged.hex)
+        fan_out = final.parent
+        dirty: list[Path] = []
+        if staged.hex[:2] not in self._fans:
+            try:
+                os.mkdir(fan_out)
+                dirty.append(self.objects_dir)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                _fs.unlink_quietly(staged.tmp_path)
+                raise write_error(exc, fan_out, None) from exc
+            self._fans.add(staged.hex[:2])
+        if os.path.lexists(final):
+            _fs.unlink_quietly(staged.tmp_path)
+            try:
+                os.utime(final)
+            except OSError:
+                pass
+            stored_new = False
+        else:
+            try:
+                os.replace(staged.tmp_path, final)
+            except OSError as exc:
+                _fs.unlink_quietly(staged.tmp_path)
+                raise write_error(exc, final, None) from exc
+            dirty.append(fan_out)
+            stored_new = True
+        if sync_dir:
+            for d in dirty:
+                _fs.fsync_dir(d)
+            dirty = []
+        return stored_new, dirty
+
+    def put_file(
+        self, path: Path | str, *, sha256: bool = False, progress: Progress | None = None
+    ) -> PutResult:
+        """Store a regular file in one pass (read, hash, write) and return its digest.
+
+        The source is read once; BLAKE3 (and SHA-256 when ``sha256``) see exactly the bytes
+        written to a temp file in ``tmp/``, which is fsynced, renamed under its digest and
+        made durable by an fsync of its directory. ``progress`` receives byte counts.
+        ``path`` itself is opened normally (a symlink given here is followed; links *inside*
+        a tree never are). Large files are hashed with BLAKE3's thread pool, which releases
+        the GIL, so two threads can put two files at once.
+
+        Raises
+        ------
+        SourceNotFoundError, SourceUnreadableError, UnsupportedFileTypeError
+            The source is missing, unreadable, a directory or a special file.
+        SourceChangedError
+            The source changed while it was read; nothing was stored.
+        StoreFullError, StoreWriteError
+            The store could not be written; no temp file or partial object is left.
+        """
+        staged = stage_file(Path(path), self.tmp_dir, sha256=sha256, progress=progress,
+                            fsync=True, prepare=self.init)
+        stored_new, _ = self._install(staged, sync_dir=True)
+        return PutResult(digest=PREFIX + staged.hex, type="file", size=staged.size,
+                         stored_new=stored_new, sha256=staged.sha256)
+
+    def put_bytes(self, data: bytes | bytearray | memoryview, *, sha256: bool = False
+                  ) -> PutResult:
+        """Store ``data`` durably and return its digest (see `put_file`)."""
+        self.init()
+        staged = stage_bytes(data, self.tmp_dir, sha256=sha256, fsync=True)
+        stored_new, _ = self._install(staged, sync_dir=True)
+        return PutResult(digest=PREFIX + staged.hex, type="file", size=staged.size,
+                         stored_new=stored_new, sha256=staged.sha256)
+
+    @contextmanager
+    def batch(self) -> Iterator[Batch]:
+        """Store many objects with a few syncs instead of three per object.
+
+        Inside the ``with`` block, ``batch.put_file``/``put_bytes`` write temp files and return
+        digests at once; the objects become visible when the block exits: all temp files are
+        made durable together, renamed, and the touched directories synced. If the block
+        raises, every temp file is removed and nothing becomes visible.
+        """
+        from labledger.cas.batch import Batch
+
+        self.init()
+        b = Batch(self)
+        try:
+            yield b
+        except BaseException:
+            b.abort()
+            raise
+        b.commit()
+
+    def put_tree(
+        self,
+        path: Path | str,
+        *,
+        symlinks: Literal["record", "refuse"] = "record",
+        on_case_collision: Literal["report", "refuse"] = "report",
+        sha256: bool = False,
+        progress: Progress | None = None,
+    ) -> PutResult:
+        """Store a directory: every file as an object, then one tree object naming them all.
+
+        Symlinks inside the directory are never followed: ``"record"`` stores the link text,
+        ``"refuse"`` raises `SymlinkRefusedError`. Names that differ only by case are listed
+        in ``case_collisions`` (or raise `CaseCollisionError` with ``"refuse"``). The files
+        are made durable before the tree object is written.
+        """
+        from labledger.cas.put_tree import put_tree
+
+        return put_tree(self, Path(path), symlinks=symlinks, on_case_collision=on_case_collision,
+                        sha256=sha256, progress=progress)
+
+    def put(self, path: Path | str, *, sha256: bool = False, progress: Progress | None = None
+            ) -> PutResult:
+        """`put_tree` for a directory, `put_file` for anything else."""
+        if Path(path).is_dir():
+            return self.put_tree(path, sha256=sha256, progress=progress)
+        return self.put_file(path, sha256=sha256, progress=progress)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _existing(self, digest: str) -> tuple[str, Path]:
+        hex_ = parse_digest(digest)
+        path = self._path(hex_)
+        if not os.path.lexists(path):
+            raise ObjectNotFoundError(digest, path)
+        return hex_, path
+
+    def open(self, digest: str) -> BinaryIO:
+        """Open an object for reading (unverified; use `read_chunks` to verify while reading)."""
+        _, path = self._existing(digest)
+        try:
+            return open(path, "rb")  # noqa: SIM115 - the caller owns the file
+        except FileNotFoundError:
+            raise ObjectNotFoundError(digest, path) from None
+
+    def read_chunks(self, digest: str, *, chunk_size: int = _READ_CHUNK) -> Iterator[bytes]:
+        """Yield an object's bytes, verifying them; a mismatch quarantines the object and
+        raises `ObjectCorruptError` after the last chunk (so stop trusting what you got)."""
+        from blake3 import blake3
+
+        hex_, path = self._existing(digest)
+        hasher = blake3()
+        with self.open(digest) as f:
+            while chunk := f.read(chunk_size):
+                hasher.update(chunk)
+                yield chunk
+        actual = hasher.hexdigest()
+        if actual != hex_:
+            raise self.corrupt(hex_, actual)
+
+    def read_bytes(self, digest: str) -> bytes:
+        """An object's whole content, verified."""
+        return b"".join(self.read_chunks(digest))
+
+    def _is_tree(self, path: Path) -> bool:
+        with open(path, "rb") as f:
+            return f.read(len(TREE_MAGIC)) == TREE_MAGIC
+
+    def stat(self, digest: str) -> ObjectInfo:
+        """Size, type (``"file"`` or ``"tree"``), path and mtime of a stored object.
+
+        The type is ``"tree"`` when the bytes start with the tree header (`TREE_MAGIC`).
+        """
+        hex_, path = self._existing(digest)
+        st = os.stat(path)
+        # NOTE: the header decides, as in gc: bytes that start like a tree but fail validation
+        # are a damaged or hostile tree, and `ls`/`get` refuse them rather than restore them.
+        kind: Literal["file", "tree"] = "tree" if self._is_tree(path) else "file"
+        return ObjectInfo(digest=PREFIX + hex_, type=kind, size=st.st_size, path=path,
+                          mtime=datetime.fromtimestamp(st.st_mtime, UTC))
+
+    def ls(self, digest: str) -> tuple[TreeEntry, ...]:
+        """The entries of a tree object, verified against its digest.
+
+        Raises `NotATreeError` for a file object and `ObjectCorruptError` for a tree whose
+        bytes do not match its digest.
+        """
+        _, path = self._existing(digest)
+        if not self._is_tree(path):
+            raise NotATreeError(digest)
+        return decode_tree(self.read_bytes(digest), digest)
+
+    def iter_objects(self) -> Iterator[str]:
+        """Every stored object's digest, in no particular order."""
+        from labledger.cas.verify import scan_objects
+
+        for hex_, _path in scan_objects(self):
+            yield PREFIX + hex_
+
+    # -- restore, verify, gc ------------------------------------------------------------------
+
+    def get(self, digest: str, dest: Path | str, *, force: bool = False) -> ObjectInfo:
+        """Restore an object to ``dest``: a file object as a file, a tree as a directory.
+
+        Bytes are verified while they are copied into a temp path beside ``dest``, which is
+        renamed into place only when complete, so a failed get leaves nothing half-written.
+
+        Raises
+        ------
+        DestinationExistsError
+            ``dest`` exists and ``force`` is False.
+        ObjectNotFoundError, ObjectCorruptError
+            An object (or a tree's file) is missing, or corrupt (it is quarantined).
+        """
+        from labledger.cas.restore import restore
+
+        return restore(self, digest, Path(dest), force=force)
+
+    def corrupt(self, hex_: str, actual_hex: str | None) -> ObjectCorruptError:
+        """Quarantine a corrupt object and return the error describing it (to be raised)."""
+        path = self._path(hex_)
+        qpath = self.quarantine(hex_)
+        return ObjectCorruptError(PREFIX + hex_, path,
+                                  qpath, PREFIX + actual_hex if actual_hex else None)
+
+    def quarantine(self, hex_: str) -> Path | None:
+        """Move an object into ``quarantine/<hex>-<UTC timestamp>``; never deletes it.
+
+        Returns None when the object had already gone (another process moved it).
+        """
+        self.init()
+        source = self._path(hex_)
+        for attempt in range(100):
+            target = self.quarantine_dir / f"{hex_}-{_fs.utc_stamp()}" if attempt == 0 else (
+                self.quarantine_dir / f"{hex_}-{_fs.utc_stamp()}-{attempt}")
+            if os.path.lexists(target):
+                continue
+            try:
+                os.rename(source, target)
+            except FileNotFoundError:
+                return None
+            _fs.fsync_dir(self.quarantine_dir)
+            _fs.fsync_dir(source.parent)
+            return target
+        raise RuntimeError("could not pick a quarantine name")  # pragma: no cover
+
+    def verify(self, digest: str) -> None:
+        """Re-hash one object; a mismatch quarantines it and raises `ObjectCorruptError`."""
+        from labledger.cas.verify import hash_object
+
+        hex_, path = self._existing(digest)
+        actual = hash_object(path)
+        if actual != hex_:
+            raise self.corrupt(hex_, actual)
+
+    def verify_all(self, progress: Progress | None = None) -> VerifyReport:
+        """Re-hash every object; corrupt ones are quarantined and listed, never deleted."""
+        from labledger.cas.verify import verify_all
+
+        return verify_all(self, progress=progress)
+
+    def gc(
+        self,
+        referenced: Iterable[str],
+        *,
+        grace_seconds: float,
+        dry_run: bool = True,
+        now: datetime | None = None,
+    ) -> GcReport:
+        """Remove objects nothing references that are older than ``grace_seconds``.
+
+        A referenced tree keeps its files. Temp files older than the grace period (left by
+        crashed writers) go too. With ``dry_run`` (the default) nothing is removed and the
+        report lists what would be.
+
+        Raises `MalformedTreeError` (removing nothing) when a referenced tree cannot be read,
+        since its files could not be protected.
+        """
+        from labledger.cas.gc import collect_garbage
+
+        return collect_garbage(self, referenced, grace_seconds=grace_seconds, dry_run=dry_run,
+                               now=now)
+
