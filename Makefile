@@ -9,18 +9,24 @@ TORCH_TEST_PIN ?= torch==2.13.0
 PIP    := $(BIN)/python -m pip --disable-pip-version-check
 EDITABLE := --config-settings editable_mode=strict
 
-.PHONY: demo test lint typecheck pytest bench install-core install-dev clean
+.PHONY: demo test lint typecheck pytest bench kinds-table install-core install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# Byte-compile the package too: with PYTHONDONTWRITEBYTECODE set (common in containers) every
+# `labledger emit` would otherwise recompile its modules, tripling its start-up time.
+COMPILE := $(BIN)/python -c "import compileall, os, labledger.ledger as m; compileall.compile_dir(os.path.dirname(os.path.dirname(m.__file__)), quiet=1)"
+
 $(VENV)/.core-installed: $(BIN)/python pyproject.toml
 	$(PIP) install -q -e . $(EDITABLE)
+	$(COMPILE)
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/python pyproject.toml
 	$(PIP) install -q "$(TORCH_TEST_PIN)"
 	$(PIP) install -q -e ".[all,dev]" $(EDITABLE)
+	$(COMPILE)
 	touch $@ $(VENV)/.core-installed
 
 install-core: $(VENV)/.core-installed
@@ -45,6 +51,12 @@ bench: install-dev
 	$(BIN)/python benchmarks/bench_ingest.py --quick
 	$(BIN)/python benchmarks/bench_query.py --quick
 	$(BIN)/python benchmarks/bench_cli_start.py --quick
+	$(BIN)/python benchmarks/bench_cas_put.py --quick
+	$(BIN)/python benchmarks/bench_cas_tree.py --quick
+
+# Regenerate ledger/_kinds_table.py (emit's msgspec-free validator) after changing events.py.
+kinds-table: install-core
+	$(BIN)/python -m labledger.ledger.events
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -10,23 +10,38 @@ Invariants
 * An event is acknowledged only after ``fsync``; a batch is written all or nothing.
 * Run state is a projection queried from the events (DuckDB views), never a stored flag.
 
-Importing this package stays light (msgspec, blake3, the standard library): DuckDB and pyarrow
-load only when a query or sealing needs them.
+Importing this package costs nothing: the public names below load on first use (PEP 562), so
+`labledger emit`'s fast path, which lives in submodules, never pays for msgspec. DuckDB and
+pyarrow load only when a query or sealing needs them.
 """
 
-from labledger.ledger.errors import (
-    CorruptionError,
-    DurabilityError,
-    InvalidEventError,
-    LedgerError,
-    NotALedgerError,
-    QueryRefusedError,
-    UnsafeFilesystemError,
-    UnsupportedFormatError,
-)
-from labledger.ledger.events import KINDS, SCHEMA_VERSION, json_schema, validate_body
-from labledger.ledger.ledger import EventInput, Ledger
-from labledger.ledger.record import Record
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing's: importing typing would cost `emit` ~5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    from labledger.ledger.errors import (
+        CorruptionError,
+        DurabilityError,
+        InvalidEventError,
+        LedgerError,
+        NotALedgerError,
+        QueryRefusedError,
+        UnsafeFilesystemError,
+        UnsupportedFormatError,
+    )
+    from labledger.ledger.events import KINDS, SCHEMA_VERSION, json_schema, validate_body
+    from labledger.ledger.ledger import EventInput, Ledger
+    from labledger.ledger.record import Record
+
+_HOME = {
+    "KINDS": "events", "SCHEMA_VERSION": "events", "json_schema": "events",
+    "validate_body": "events", "EventInput": "ledger", "Ledger": "ledger", "Record": "record",
+    "CorruptionError": "errors", "DurabilityError": "errors", "InvalidEventError": "errors",
+    "LedgerError": "errors", "NotALedgerError": "errors", "QueryRefusedError": "errors",
+    "UnsafeFilesystemError": "errors", "UnsupportedFormatError": "errors",
+}
 
 __all__ = [
     "KINDS",
@@ -45,3 +60,14 @@ __all__ = [
     "json_schema",
     "validate_body",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'labledger.ledger' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"labledger.ledger.{home}"), name)
+    globals()[name] = value
+    return value

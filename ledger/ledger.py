@@ -12,11 +12,8 @@ only: DuckDB and pyarrow are imported by `query()` and sealing, torch and parami
 
 from __future__ import annotations
 
-import getpass
 import math
 import os
-import re
-import socket
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +21,7 @@ from typing import Any
 import msgspec
 
 from labledger.ledger import events as ev
+from labledger.ledger._identity import default_actor, default_writer, id_problem
 from labledger.ledger.errors import (
     InvalidEventError,
     UnsafeFilesystemError,
@@ -40,9 +38,6 @@ from labledger.ledger.root import (
 )
 from labledger.ledger.segment import Appended, Draft, SegmentWriter
 
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}$")
-_WRITER_RE = re.compile(r"[^A-Za-z0-9._-]+")
-
 
 class EventInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One line of `labledger ingest`: what a caller may say about an event."""
@@ -55,41 +50,10 @@ class EventInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     actor: str | None = None
 
 
-def default_writer(per_process: bool) -> str:
-    """A segment id unique to this machine (hostname + machine-id), or to this process."""
-    override = os.environ.get("LABLEDGER_WRITER")
-    # per-process mode must hold with a fixed writer name too: it is what makes NFS safe
-    suffix = f"-p{os.getpid()}-{os.urandom(3).hex()}" if per_process else ""
-    if override:
-        return _WRITER_RE.sub("-", override)[:80] + suffix
-    host = _WRITER_RE.sub("-", socket.gethostname() or "host")[:48]
-    machine = ""
-    for source in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
-        try:
-            machine = Path(source).read_text().strip()[:8]
-            break
-        except OSError:
-            continue
-    name = f"{host}-{machine}" if machine else host
-    return name + suffix
-
-
-def default_actor() -> str:
-    override = os.environ.get("LABLEDGER_ACTOR")
-    if override:
-        return override
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    return f"{user}@{socket.gethostname()}"
-
-
 def _check_id(what: str, value: str | None) -> None:
-    if value is not None and not _ID_RE.fullmatch(value):  # fullmatch: `$` allows a final \n
-        raise InvalidEventError(
-            f"{value!r} is not a valid {what} id (letters, digits and ._:@+=- ; at most 256; "
-            "starting with a letter or digit)", field=what)
+    problem = id_problem(what, value)
+    if problem is not None:
+        raise InvalidEventError(problem, field=what)
 
 
 def _find_bad_text(value: Any, path: str) -> str | None:

@@ -17,8 +17,6 @@ directory holding `.labledger/`. An unknown format number is refused rather than
 from __future__ import annotations
 
 import os
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 from labledger.ledger.errors import LedgerError, NotALedgerError, UnsupportedFormatError
@@ -27,19 +25,48 @@ FORMAT = 1
 DIRNAME = ".labledger"
 
 
-@dataclass(frozen=True)
 class Config:
-    format: int = FORMAT
-    segment_per_process: bool = False
-    segment_max_events: int = 200_000
-    segment_max_bytes: int = 128 * 1024 * 1024
+    """The options in ``config.toml`` (a plain class: `emit` must not import dataclasses)."""
+
+    __slots__ = ("format", "segment_max_bytes", "segment_max_events", "segment_per_process")
+    segment_max_events_default = 200_000
+    segment_max_bytes_default = 128 * 1024 * 1024
+
+    def __init__(self, *, format: int = FORMAT, segment_per_process: bool = False,
+                 segment_max_events: int = segment_max_events_default,
+                 segment_max_bytes: int = segment_max_bytes_default) -> None:
+        self.format = format
+        self.segment_per_process = segment_per_process
+        self.segment_max_events = segment_max_events
+        self.segment_max_bytes = segment_max_bytes
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and all(
+            getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Config({fields})"
 
 
-@dataclass(frozen=True)
 class LedgerPaths:
     """Where everything of one ledger lives."""
 
-    project: Path
+    __slots__ = ("project",)
+
+    def __init__(self, project: Path) -> None:
+        self.project = project
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LedgerPaths) and other.project == self.project
+
+    def __hash__(self) -> int:
+        return hash(self.project)
+
+    def __repr__(self) -> str:
+        return f"LedgerPaths({self.project!r})"
 
     @property
     def home(self) -> Path:
@@ -81,14 +108,47 @@ def find_root(
     raise NotALedgerError(start)
 
 
+def _simple_toml(text: str) -> dict[str, object] | None:
+    """Parse the flat ``key = int | true | false`` file `render_config` writes, or None.
+
+    tomllib imports typing, datetime and string (~15 ms): too much for `emit`. Anything this
+    does not recognise (a string, a table, an inline comment it cannot place) returns None and
+    the caller uses tomllib, so hand-edited files still parse exactly as TOML.
+    """
+    data: dict[str, object] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, eq, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key.replace("_", "").isalnum() or key in data:
+            return None
+        if value in ("true", "false"):
+            data[key] = value == "true"
+        elif value.isdigit() and (value == "0" or not value.startswith("0")):
+            data[key] = int(value)
+        else:
+            return None
+    return data
+
+
 def _parse_config(path: Path) -> Config:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise LedgerError(f"{path} is missing; the ledger folder is incomplete "
                           "(re-run `labledger init` to recreate it; events are kept)") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise LedgerError(f"{path}: not valid TOML ({exc})") from None
+    data = _simple_toml(text)
+    if data is None:
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise LedgerError(f"{path}: not valid TOML ({exc})") from None
     found = data.get("format")
     if found != FORMAT:
         raise UnsupportedFormatError(path, found, FORMAT)
@@ -101,8 +161,10 @@ def _parse_config(path: Path) -> Config:
         return Config(
             format=FORMAT,
             segment_per_process=bool(data.get("segment_per_process", False)),
-            segment_max_events=int(data.get("segment_max_events", Config.segment_max_events)),
-            segment_max_bytes=int(data.get("segment_max_bytes", Config.segment_max_bytes)),
+            segment_max_events=int(data.get("segment_max_events",
+                                            Config.segment_max_events_default)),
+            segment_max_bytes=int(data.get("segment_max_bytes",
+                                           Config.segment_max_bytes_default)),
         )
     except (TypeError, ValueError) as exc:
         raise LedgerError(f"{path}: bad option value ({exc})") from None

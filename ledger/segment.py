@@ -28,7 +28,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+TYPE_CHECKING = False  # not typing's: `emit` must not pay for importing typing
 
 from labledger.ledger._line import LineError, chain_fields, encode_line
 from labledger.ledger.errors import CorruptionError, DurabilityError
@@ -57,12 +57,16 @@ class Draft:
         return f"Draft(kind={self.kind!r}, run={self.run!r}, ts={self.ts!r})"
 
 
-class Encoder(Protocol):
-    """Turns a draft's fields plus its chain position into ``(id, line)``."""
+if TYPE_CHECKING:  # `typing` stays off the `emit` fast path
+    from typing import Protocol
 
-    def __call__(self, *, v: int, seq: int, prev: str | None, ts: str, writer: str, actor: str,
-                 kind: str, run: str | None, instance: str | None, recorded: str | None,
-                 more: bool, body: bytes) -> tuple[str, bytes]: ...
+    class Encoder(Protocol):
+        """Turns a draft's fields plus its chain position into ``(id, line)``."""
+
+        def __call__(self, *, v: int, seq: int, prev: str | None, ts: str, writer: str,
+                     actor: str, kind: str, run: str | None, instance: str | None,
+                     recorded: str | None, body: bytes, more: bool = False
+                     ) -> tuple[str, bytes]: ...
 
 
 class Appended:

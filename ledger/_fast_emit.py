@@ -1,0 +1,135 @@
+"""`labledger emit` without click or msgspec, for the common case; see `_main`.
+
+`try_emit` returns None (take the full CLI) for anything it does not fully handle, and only ever
+before it writes: once the append has started, its outcome is reported here, never retried.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_VALUE_OPTIONS = {"--run", "--instance", "--set", "--data", "--root"}
+
+
+def _parse(args: list[str]) -> dict[str, Any] | None:
+    """``{"root", "kind", "run", "instance", "sets", "data"}`` or None when not the plain form."""
+    found: dict[str, Any] = {"sets": []}
+    seen_emit = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, inline = arg.partition("=")
+        if arg.startswith("-"):
+            if name not in _VALUE_OPTIONS or (name != "--root" and not seen_emit):
+                return None  # --json, -q, --at, --attach, --help, ...: the full CLI
+            if eq:
+                value = inline
+            else:
+                if i + 1 >= len(args):
+                    return None
+                value = args[i + 1]
+                i += 1
+            key = name[2:]
+            if key == "set":
+                found["sets"].append(value)
+            elif key in found:
+                return None  # given twice: let click decide
+            else:
+                found[key] = value
+        elif not seen_emit:
+            if arg != "emit":
+                return None
+            seen_emit = True
+        elif "kind" not in found:
+            found["kind"] = arg
+        else:
+            return None
+        i += 1
+    return found if seen_emit and "kind" in found else None
+
+
+def _body(found: dict[str, Any]) -> dict[str, Any] | None:
+    body: dict[str, Any] = {}
+    if "data" in found:
+        try:
+            parsed = json.loads(found["data"])
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        body = parsed
+    for pair in found["sets"]:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            return None
+        node = body
+        parts = key.split(".")
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                return None
+            node = child
+        if isinstance(node.get(parts[-1]), dict):
+            return None  # --set replacing a whole object: the full CLI merges it
+        node[parts[-1]] = value
+    return body
+
+
+def try_emit(args: list[str]) -> int | None:
+    found = _parse(args)
+    if found is None:
+        return None
+    body = _body(found)
+    if body is None:
+        return None
+    from labledger.ledger._fast_body import encode_body
+    from labledger.ledger._identity import id_problem
+
+    run, instance = found.get("run"), found.get("instance")
+    if id_problem("run", run) or id_problem("instance", instance):
+        return None
+    encoded = encode_body(found["kind"], body, coerce=bool(found["sets"]))
+    if encoded is None:
+        return None
+    from labledger.ledger._identity import default_actor, default_writer
+    from labledger.ledger._kinds_table import SCHEMA_VERSION
+    from labledger.ledger._line import encode_line
+    from labledger.ledger._time import now_ts
+    from labledger.ledger.errors import LedgerError
+    from labledger.ledger.fs import unsafe_reason
+    from labledger.ledger.root import find_root, read_config
+    from labledger.ledger.segment import Draft, SegmentWriter
+
+    try:
+        paths = find_root(found.get("root"))
+        config = read_config(paths)
+    except LedgerError:
+        return None  # the full CLI reports it
+    import os
+
+    per_process = config.segment_per_process or bool(
+        os.environ.get("LABLEDGER_SEGMENT_PER_PROCESS"))
+    if not per_process and unsafe_reason(paths.segments) is not None:
+        return None
+    writer = default_writer(per_process)
+    appender = SegmentWriter(
+        paths.segments / writer, writer=writer, recovered_dir=paths.recovered / writer,
+        max_events=config.segment_max_events, max_bytes=config.segment_max_bytes,
+        encoder=encode_line,
+    )
+    draft = Draft(kind=found["kind"], body=encoded, ts=now_ts(), actor=default_actor(),
+                  v=SCHEMA_VERSION, run=run, instance=instance)
+    try:
+        placed = appender.append([draft])[0]
+    except LedgerError as exc:  # the write was attempted: report it, never fall back to a retry
+        sys.stderr.write(f"labledger: error: {exc}\n")
+        return 1
+    finally:
+        appender.close()
+    sys.stdout.write(placed.id + "\n")
+    return 0
