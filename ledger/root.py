@@ -21,6 +21,10 @@ from pathlib import Path
 
 from labledger.ledger.errors import LedgerError, NotALedgerError, UnsupportedFormatError
 
+TYPE_CHECKING = False  # not typing's: `emit` must not pay for importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 FORMAT = 1
 DIRNAME = ".labledger"
 
@@ -108,14 +112,14 @@ def find_root(
     raise NotALedgerError(start)
 
 
-def _simple_toml(text: str) -> dict[str, object] | None:
+def _simple_toml(text: str) -> dict[str, Any] | None:
     """Parse the flat ``key = int | true | false`` file `render_config` writes, or None.
 
     tomllib imports typing, datetime and string (~15 ms): too much for `emit`. Anything this
     does not recognise (a string, a table, an inline comment it cannot place) returns None and
     the caller uses tomllib, so hand-edited files still parse exactly as TOML.
     """
-    data: dict[str, object] = {}
+    data: dict[str, Any] = {}
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):

@@ -28,11 +28,12 @@ import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-TYPE_CHECKING = False  # not typing's: `emit` must not pay for importing typing
 
 from labledger.ledger._line import LineError, chain_fields, encode_line
 from labledger.ledger.errors import CorruptionError, DurabilityError
 from labledger.ledger.root import fsync_dir
+
+TYPE_CHECKING = False  # not typing's: `emit` must not pay for importing typing
 
 SEGMENT_DIGITS = 12
 TAIL_PROBE = 8192
