@@ -31,6 +31,18 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                 "Seal segments to Parquet for fast queries."),
     "cas": ("labledger.ledger.cli.cas", "cas",
             "The content-addressed store: put, get, cat, ls, stat, gc."),
+    "profiles": ("labledger.ledger.cli.profiles", "profiles",
+                 "Platform profiles: list, show, stale."),
+    "rent": ("labledger.ledger.cli.instances", "rent",
+             "Record renting an instance, with a snapshot of its profile."),
+    "stop": ("labledger.ledger.cli.instances", "stop", "Record a reversible stop of an instance."),
+    "start": ("labledger.ledger.cli.instances", "start", "Record restarting a stopped instance."),
+    "release": ("labledger.ledger.cli.instances", "release",
+                "Record the irreversible release of an instance."),
+    "instances": ("labledger.ledger.cli.instances", "instances",
+                  "Show instances: state, meter hours, cost, danger clocks, flags."),
+    "advise": ("labledger.ledger.cli.instances", "advise",
+               "Advice from platform facts: checkpoint cadence."),
 }
 
 

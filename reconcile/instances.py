@@ -1,0 +1,383 @@
+"""Instances: per rented box, hours on the meter, cost, what still bills, the next danger clock.
+
+Derived from events only: the lifecycle kinds (``instance.rented``, ``.stopped``, ``.started``,
+``.released``) and every event tagged with the instance. Platform facts come from the profile
+snapshot recorded in ``instance.rented``, never from today's profile files, so editing a profile
+never changes history.
+
+State machine (a change that does not fit is kept as an anomaly and otherwise ignored; the CLI
+refuses to record one, but ``labledger emit`` and merged ledgers can still contain them)::
+
+    (none) --rented--> running --stopped--> stopped --started--> running
+    running | stopped --released--> released --rented--> running   (a new lease; hours add up)
+
+The meter runs in ``running``, and in ``stopped`` too where the snapshot says stopping does not
+stop compute billing (Lambda's shutdown; any platform whose only meter-stop verb is irreversible).
+
+Why Python and not SQL: interval sums against a reference time (``--now``) and rules read from a
+JSON snapshot are clearer here. The ``instances`` SQL view gives the same per-instance basics
+for ad-hoc queries, and a test pins that both derive the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import msgspec
+
+from labledger.ledger.root import LedgerPaths
+
+LIFECYCLE = ("instance.rented", "instance.stopped", "instance.started", "instance.released")
+State = Literal["running", "stopped", "released", "unrecorded"]
+IDLE_HOURS = 2.0
+WARN_HOURS = 48.0
+
+
+def format_time(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class InstanceEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """The part of an event the projection reads. ``instance`` is None only for ``run.exited``
+    events recorded without one (they still end a run launched on an instance)."""
+
+    ts: datetime
+    writer: str
+    seq: int
+    kind: str
+    instance: str | None
+    run: str | None = None
+    body: dict[str, Any] = {}
+
+
+def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
+    """Every event tagged with an instance (plus every ``run.exited``), in ledger time order."""
+    from labledger.ledger.query import connect
+
+    con = connect(paths)
+    try:
+        rows = con.execute(
+            "SELECT CAST(ts AS TIMESTAMP), writer, seq, kind, instance, run, CAST(body AS VARCHAR) "
+            "FROM events WHERE instance IS NOT NULL OR kind = 'run.exited' "
+            "ORDER BY ts, writer, seq").fetchall()
+    finally:
+        con.close()
+    return [InstanceEvent(ts=ts.replace(tzinfo=UTC), writer=writer, seq=seq, kind=kind,
+                          instance=instance, run=run, body=msgspec.json.decode(body or "{}"))
+            for ts, writer, seq, kind, instance, run, body in rows]
+
+
+# --- the snapshot, read leniently: it was written by whatever labledger did the rent ----------
+class _Lenient(msgspec.Struct, kw_only=True, rename="kebab"):
+    pass
+
+
+class _Clock(_Lenient, kw_only=True):
+    name: str = "danger clock"
+    starts_when: str = ""
+    after_hours: float = 0.0
+    action: str = ""
+
+
+class _Trap(_Lenient, kw_only=True):
+    when: str = ""
+    what: str = ""
+
+
+class _Stop(_Lenient, kw_only=True):
+    verb: str = "stop"
+    stops_compute_billing: bool = True
+
+
+class _MeterStop(_Lenient, kw_only=True):
+    verb: str = ""
+    irreversible: bool = False
+
+
+class _Snapshot(_Lenient, kw_only=True):
+    title: str | None = None
+    meter_stop: _MeterStop | None = None
+    stop: _Stop | None = None
+    danger_clocks: list[_Clock] = []
+    billing_traps: list[_Trap] = []
+
+    def meter_runs_when_stopped(self) -> bool:
+        if self.stop is not None:
+            return not self.stop.stops_compute_billing
+        return self.meter_stop is not None and self.meter_stop.irreversible
+
+
+def _read_snapshot(raw: Any) -> _Snapshot | None:
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return msgspec.convert(raw, _Snapshot)
+    except msgspec.ValidationError:
+        return None
+
+
+# --- the fold --------------------------------------------------------------------------------
+@dataclass
+class Lease:
+    """One instance's lifecycle so far (mutable while folding; read-only afterwards)."""
+
+    instance: str
+    state: State = "unrecorded"
+    profile: str | None = None
+    host: str | None = None
+    price: float | None = None
+    currency: str | None = None
+    spot: bool = False
+    snapshot: _Snapshot | None = None
+    has_snapshot: bool = False
+    leases: int = 0
+    rented_at: datetime | None = None
+    released_at: datetime | None = None
+    changed_at: datetime | None = None  # the last lifecycle change
+    counted_to: datetime | None = None  # the totals below cover time up to here
+    running_since: datetime | None = None  # the last rent or start
+    stopped_since: datetime | None = None
+    meter_on: bool = False
+    meter_since: datetime | None = None  # when the meter's current stretch began
+    running_s: float = 0.0
+    metered_s: float = 0.0
+    cost: float | None = 0.0
+    runs: set[str] = field(default_factory=set)
+    active: set[str] = field(default_factory=set)
+    last_run_at: datetime | None = None
+    anomalies: list[str] = field(default_factory=list)
+
+    def advance(self, to: datetime) -> None:
+        """Add the time since the totals were last brought up to date, up to ``to``."""
+        if self.counted_to is None or to <= self.counted_to:
+            return
+        seconds = (to - self.counted_to).total_seconds()
+        if self.state == "running":
+            self.running_s += seconds
+        if self.meter_on:
+            self.metered_s += seconds
+            if self.cost is not None:
+                self.cost = None if self.price is None else self.cost + seconds / 3600 * self.price
+        self.counted_to = to
+
+    def apply(self, event: InstanceEvent) -> None:
+        kind, ts = event.kind, event.ts
+        if kind not in LIFECYCLE:
+            if event.run is not None:
+                self.runs.add(event.run)
+                self.last_run_at = ts
+                if kind == "run.launched":
+                    self.active.add(event.run)
+                elif kind == "run.exited":
+                    self.active.discard(event.run)
+            return
+        action = kind.removeprefix("instance.")
+        allowed = {"rented": ("unrecorded", "released"), "stopped": ("running",),
+                   "started": ("stopped",), "released": ("running", "stopped")}[action]
+        if self.state not in allowed:
+            self.anomalies.append(f"{action} at {format_time(ts)} while {self.state}; ignored")
+            return
+        self.advance(ts)
+        self.changed_at = self.counted_to = ts
+        if action == "rented":
+            self._rent(event)
+        elif action == "stopped":
+            self.state, self.stopped_since = "stopped", ts
+            if self.snapshot is None or not self.snapshot.meter_runs_when_stopped():
+                self.meter_on, self.meter_since = False, None
+        elif action == "started":
+            self.state, self.running_since, self.stopped_since = "running", ts, None
+            if not self.meter_on:
+                self.meter_on, self.meter_since = True, ts
+        else:
+            self.state, self.released_at = "released", ts
+            self.meter_on = False
+            self.meter_since = self.running_since = self.stopped_since = None
+
+    def _rent(self, event: InstanceEvent) -> None:
+        body = event.body
+        price = body.get("price_per_hour")
+        self.leases += 1
+        self.profile = str(body.get("profile")) if body.get("profile") is not None else None
+        self.host = body.get("host")
+        self.price = float(price) if isinstance(price, int | float) else None
+        self.currency = body.get("currency")
+        self.spot = bool(body.get("spot", False))
+        self.has_snapshot = isinstance(body.get("profile_snapshot"), dict)
+        self.snapshot = _read_snapshot(body.get("profile_snapshot"))
+        self.state = "running"
+        self.rented_at = self.running_since = self.meter_since = event.ts
+        self.released_at = self.stopped_since = None
+        self.meter_on = True
+
+
+def fold(events: Iterable[InstanceEvent], *, until: datetime | None = None) -> dict[str, Lease]:
+    """Fold events (in ledger time order) into one :class:`Lease` per instance.
+
+    With ``until``, events after it are left out and open stretches are counted up to it.
+    """
+    leases: dict[str, Lease] = {}
+    exits: list[InstanceEvent] = []
+    for event in events:
+        if until is not None and event.ts > until:
+            continue
+        if event.instance is None:
+            exits.append(event)
+            continue
+        lease = leases.get(event.instance)
+        if lease is None:
+            lease = leases[event.instance] = Lease(event.instance)
+        lease.apply(event)
+    for event in exits:  # an exit recorded without its instance still ends the run
+        for lease in leases.values():
+            if event.run in lease.active:
+                lease.active.discard(event.run)
+                if lease.last_run_at is None or event.ts > lease.last_run_at:
+                    lease.last_run_at = event.ts
+    if until is not None:
+        for lease in leases.values():
+            lease.advance(until)
+    return leases
+
+
+# --- the report ------------------------------------------------------------------------------
+class Deadline(msgspec.Struct, frozen=True, kw_only=True):
+    clock: str
+    action: str
+    at: str
+    hours_left: float
+
+
+class Flag(msgspec.Struct, frozen=True, kw_only=True):
+    code: Literal["idle", "danger-clock", "deadline-passed", "billing-while-stopped",
+                  "no-snapshot", "unrecorded", "anomaly"]
+    message: str
+
+
+class InstanceReport(msgspec.Struct, frozen=True, kw_only=True):
+    """One instance as ``labledger instances`` shows it (fields are only ever added)."""
+
+    instance: str
+    platform: str | None
+    title: str | None
+    state: State
+    host: str | None
+    spot: bool
+    rented_at: str | None
+    released_at: str | None
+    changed_at: str | None
+    price_per_hour: float | None
+    currency: str | None
+    hours_running: float
+    hours_metered: float
+    cost: float | None
+    still_bills: list[str]
+    next_deadline: Deadline | None
+    runs: list[str]
+    active_runs: list[str]
+    last_run_event_at: str | None
+    leases: int
+    flags: list[Flag]
+
+
+def _still_bills(lease: Lease) -> list[str]:
+    snap = lease.snapshot
+    states = {"running": ("running", "always"), "stopped": ("stopped", "always"),
+              "released": ("released", "always")}.get(lease.state, ())
+    out = []
+    if lease.meter_on and lease.state != "running":
+        out.append("compute, at the full rate: stopping does not stop the meter here")
+    if snap is not None:
+        out += [trap.what for trap in snap.billing_traps if trap.when in states]
+    return out
+
+
+def _next_deadline(lease: Lease, now: datetime) -> Deadline | None:
+    if lease.snapshot is None or lease.state not in ("running", "stopped"):
+        return None
+    starts = {"stopped": lease.stopped_since if lease.state == "stopped" else None,
+              "running": lease.running_since if lease.state == "running" else None,
+              "rented": lease.rented_at}
+    best: Deadline | None = None
+    best_at: datetime | None = None
+    for clock in lease.snapshot.danger_clocks:
+        base = starts.get(clock.starts_when)
+        if base is None or clock.after_hours <= 0:
+            continue
+        at = base + timedelta(hours=clock.after_hours)
+        if best_at is None or at < best_at:
+            best_at = at
+            best = Deadline(clock=clock.name, action=clock.action, at=format_time(at),
+                            hours_left=round((at - now).total_seconds() / 3600, 6))
+    return best
+
+
+def _flags(lease: Lease, deadline: Deadline | None, now: datetime, idle_hours: float,
+           warn_hours: float) -> list[Flag]:
+    flags = []
+    if lease.state == "unrecorded":
+        flags.append(Flag(code="unrecorded", message=(
+            "events name this instance but it was never rented through labledger; record it "
+            "with `labledger rent --at`")))
+    elif not lease.has_snapshot:
+        flags.append(Flag(code="no-snapshot", message=(
+            "its instance.rented has no profile snapshot: clocks and billing traps are unknown")))
+    if deadline is not None and deadline.hours_left <= 0:
+        flags.append(Flag(code="deadline-passed", message=(
+            f"{deadline.clock} was due at {deadline.at} ({-deadline.hours_left:.1f} h ago): "
+            f"{deadline.action}; if it happened, record it with its time (--at)")))
+    elif deadline is not None and deadline.hours_left <= warn_hours:
+        flags.append(Flag(code="danger-clock", message=(
+            f"{deadline.clock} in {deadline.hours_left:.1f} h (at {deadline.at}): "
+            f"{deadline.action}")))
+    if lease.meter_on and lease.state == "stopped":
+        verb = lease.snapshot.stop.verb if lease.snapshot and lease.snapshot.stop else "stop"
+        flags.append(Flag(code="billing-while-stopped", message=(
+            f"stopped, but {verb} does not stop compute billing on this platform: the meter is "
+            "still running until the instance is released")))
+    times = [t for t in (lease.last_run_at, lease.meter_since) if t is not None]
+    if lease.meter_on and not lease.active and times:
+        since = max(times)
+        hours = (now - since).total_seconds() / 3600
+        if hours >= idle_hours:
+            flags.append(Flag(code="idle", message=(
+                f"idle {hours:.1f} h with the meter running (no run activity since "
+                f"{format_time(since)})")))
+    flags += [Flag(code="anomaly", message=text) for text in lease.anomalies]
+    return flags
+
+
+def _optional_time(when: datetime | None) -> str | None:
+    return format_time(when) if when is not None else None
+
+
+def report(events: Iterable[InstanceEvent], *, now: datetime, idle_hours: float = IDLE_HOURS,
+           warn_hours: float = WARN_HOURS) -> list[InstanceReport]:
+    """Every instance as of ``now`` (events after it are left out), sorted by instance id.
+
+    ``idle_hours``: flag an instance whose meter runs with no active run and no run event for
+    that long. ``warn_hours``: flag a danger clock due within that many hours.
+    """
+    out = []
+    for name, lease in sorted(fold(events, until=now).items()):
+        deadline = _next_deadline(lease, now)
+        snap = lease.snapshot
+        out.append(InstanceReport(
+            instance=name, platform=lease.profile, title=snap.title if snap else None,
+            state=lease.state, host=lease.host, spot=lease.spot,
+            rented_at=_optional_time(lease.rented_at),
+            released_at=_optional_time(lease.released_at),
+            changed_at=_optional_time(lease.changed_at),
+            price_per_hour=lease.price, currency=lease.currency,
+            hours_running=round(lease.running_s / 3600, 6),
+            hours_metered=round(lease.metered_s / 3600, 6),
+            cost=(round(lease.cost, 6) if lease.cost is not None and lease.price is not None
+                  else None),
+            still_bills=_still_bills(lease), next_deadline=deadline,
+            runs=sorted(lease.runs), active_runs=sorted(lease.active),
+            last_run_event_at=_optional_time(lease.last_run_at), leases=lease.leases,
+            flags=_flags(lease, deadline, now, idle_hours, warn_hours)))
+    return out

@@ -1,0 +1,164 @@
+"""Recording a rental and its lifecycle, refused when the change makes no sense in the history.
+
+``record_rent`` writes ``instance.rented`` with a snapshot of the profile's facts;
+``record_change`` writes ``instance.stopped``, ``.started`` or ``.released``. Each first folds
+the instance's recorded events (:mod:`labledger.reconcile.instances`) and refuses, writing
+nothing, a stop of an unknown or released instance, a second rent of an id, a release twice,
+or a change timed before the instance's last recorded change.
+
+The check and the append are not one atomic step: two processes recording changes to the same
+instance at the same moment could both pass the check. Lifecycle commands are typed by a person
+or an agent, one at a time, so this is accepted; the projection tolerates (and flags) the result.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import msgspec
+
+from labledger.ledger import events as ev
+from labledger.ledger.errors import InvalidEventError
+from labledger.ledger.ledger import Ledger
+from labledger.ledger.record import Record
+from labledger.profiles import LoadedProfile, snapshot
+from labledger.reconcile.errors import InstanceStateError
+from labledger.reconcile.instances import Lease, fold, format_time, load_events
+
+Change = Literal["instance.stopped", "instance.started", "instance.released"]
+FUTURE_TOLERANCE = timedelta(minutes=5)  # clock skew between the boxes that write a ledger
+_CURRENCY = re.compile(r"[A-Z]{3}")
+_VERB = {"instance.rented": "rent", "instance.stopped": "stop", "instance.started": "start",
+         "instance.released": "release"}
+
+
+class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+    """What was written, and what the caller should know about it (printed as warnings)."""
+
+    record: Record
+    warnings: list[str] = []
+
+
+def _when(kind: str, at: str | None, now: datetime) -> tuple[str | None, datetime]:
+    if at is None:
+        return None, now
+    try:
+        text = ev.parse_ts(at)
+    except ValueError as exc:
+        raise InvalidEventError(str(exc), kind=kind, field="--at") from None
+    when = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    if when > now + FUTURE_TOLERANCE:
+        raise InvalidEventError(f"{text} is in the future; --at records when something "
+                                "happened", kind=kind, field="--at")
+    return text, when
+
+
+def _lease(ledger: Ledger, instance: str) -> Lease | None:
+    return fold(load_events(ledger.paths)).get(instance)
+
+
+def _not_before_last_change(lease: Lease, action: str, when: datetime) -> None:
+    if lease.changed_at is not None and when < lease.changed_at:
+        raise InstanceStateError(
+            lease.instance, action,
+            f"{format_time(when)} is before its last recorded change at "
+            f"{format_time(lease.changed_at)}; lifecycle events must follow each other in time")
+
+
+def record_rent(ledger: Ledger, loaded: LoadedProfile, instance: str, *,
+                host: str | None = None, price_per_hour: float | None = None,
+                currency: str | None = None, spot: bool = False, at: str | None = None,
+                now: datetime | None = None) -> Recorded:
+    """Record ``instance.rented`` with a snapshot of ``loaded``'s facts.
+
+    Raises :class:`InstanceStateError` when the id was rented before (live or released: ids
+    are never reused) and :class:`InvalidEventError` for bad input (a spot rental on a platform
+    without spot capacity, a price without a currency, ``--at`` in the future).
+    """
+    kind = "instance.rented"
+    at_text, _ = _when(kind, at, now or datetime.now(UTC))
+    profile = loaded.profile
+    if spot and (profile.preemption is None or not profile.preemption.spot):
+        stamp = f" (verified {profile.preemption.verified})" if profile.preemption else ""
+        raise InvalidEventError(
+            f"profile {profile.name!r} says the platform offers no spot capacity{stamp}; drop "
+            "--spot, or fix the profile if that changed", kind=kind, field="--spot")
+    if price_per_hour is not None and currency is None:
+        raise InvalidEventError("a price needs its currency: add --currency (e.g. USD, CNY)",
+                                kind=kind, field="--currency")
+    if currency is not None:
+        currency = currency.upper()
+        if not _CURRENCY.fullmatch(currency):
+            raise InvalidEventError(f"{currency!r} is not a three-letter currency code (USD, "
+                                    "CNY, EUR)", kind=kind, field="--currency")
+    if host is not None and (not host.strip() or any(c.isspace() for c in host)):
+        raise InvalidEventError(f"{host!r} is not a host; use user@host:port", kind=kind,
+                                field="--host")
+    lease = _lease(ledger, instance)
+    if lease is not None and lease.state != "unrecorded":
+        if lease.state == "released":
+            problem = (f"it was rented before and released at {format_time(lease.released_at)}"
+                       if lease.released_at else "it was rented before")
+            problem += "; instance ids are never reused: pick a new id"
+        else:
+            problem = f"it is already rented and {lease.state}"
+        raise InstanceStateError(instance, "rent", problem)
+    body: dict[str, Any] = {"profile": profile.name, "spot": spot,
+                            "profile_snapshot": snapshot(profile)}
+    for key, value in (("host", host), ("price_per_hour", price_per_hour),
+                       ("currency", currency)):
+        if value is not None:
+            body[key] = value
+    draft = ledger.draft(kind, body, instance=instance, at=at_text)
+    return Recorded(record=ledger.append_drafts([draft])[0])
+
+
+def record_change(ledger: Ledger, instance: str, kind: Change, *, at: str | None = None,
+                  reason: str | None = None, now: datetime | None = None) -> Recorded:
+    """Record a stop, start or release of a rented instance.
+
+    Raises :class:`InstanceStateError` when the instance was never rented, is released, is
+    already in the target state, or when ``at`` is before its last recorded change.
+    """
+    action = _VERB[kind]
+    now = now or datetime.now(UTC)
+    at_text, when = _when(kind, at, now)
+    lease = _lease(ledger, instance)
+    if lease is None or lease.state == "unrecorded":
+        raise InstanceStateError(
+            instance, action, "no instance.rented records it; record the rental first "
+                              "(labledger rent --profile P --instance I --at TS)")
+    if lease.state == "released":
+        raise InstanceStateError(
+            instance, action, f"it was released at {format_time(lease.released_at)}"
+            if lease.released_at else "it was released")
+    if kind == "instance.stopped" and lease.state == "stopped":
+        raise InstanceStateError(instance, action, "it is already stopped (since "
+                                 f"{format_time(lease.stopped_since or when)})")
+    if kind == "instance.started" and lease.state == "running":
+        raise InstanceStateError(instance, action, "it is already running (since "
+                                 f"{format_time(lease.running_since or when)})")
+    _not_before_last_change(lease, action, when)
+    body = {"reason": reason} if reason is not None else {}
+    draft = ledger.draft(kind, body, instance=instance, at=at_text)
+    record = ledger.append_drafts([draft])[0]
+    return Recorded(record=record, warnings=_warnings(lease, kind))
+
+
+def _warnings(lease: Lease, kind: Change) -> list[str]:
+    snap = lease.snapshot
+    if snap is None:
+        return []
+    platform = lease.profile or "this platform"
+    out = []
+    if kind == "instance.stopped" and snap.meter_runs_when_stopped():
+        verb = snap.stop.verb if snap.stop else "stopping"
+        out.append(f"on {platform}, {verb} does not stop compute billing: the meter keeps "
+                   "running until the instance is released")
+    state = {"instance.stopped": "stopped", "instance.released": "released"}.get(kind)
+    if state is not None:
+        out += [f"still bills: {trap.what}" for trap in snap.billing_traps
+                if trap.when in (state, "always")]
+    return out
