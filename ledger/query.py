@@ -27,7 +27,7 @@ COLUMNS = {
     "instance": "VARCHAR", "recorded": "VARCHAR", "body": "VARCHAR",
 }
 # Views in dependency order; later issues add files here.
-VIEWS = ["events", "runs", "artifacts", "instances"]
+VIEWS = ["events", "runs", "artifacts", "instances", "checkpoints"]
 READ_ONLY_TYPES = {"SELECT", "EXPLAIN"}
 
 

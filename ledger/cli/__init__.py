@@ -43,6 +43,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                   "Show instances: state, meter hours, cost, danger clocks, flags."),
     "advise": ("labledger.ledger.cli.instances", "advise",
                "Advice from platform facts: checkpoint cadence."),
+    "checkpoint": ("labledger.ledger.cli.capture", "checkpoint",
+                   "Store a checkpoint and record checkpoint.saved."),
+    "close": ("labledger.ledger.cli.capture", "close",
+              "Seal a run directory as an immutable capsule, or quarantine it."),
+    "ingest-dir": ("labledger.ledger.cli.capture", "ingest_dir",
+                   "Record a finished run directory (files into the CAS, one batch)."),
 }
 
 

@@ -28,6 +28,8 @@ _CODES: dict[tuple[str, str], int] = {
     ("labledger.cas.errors", "MalformedDigestError"): EXIT_USAGE,
     ("labledger.cas.errors", "ObjectCorruptError"): EXIT_PROBLEMS,
     ("labledger.cas.errors", "CasError"): EXIT_FAILED,
+    ("labledger.ingest.errors", "CapsuleQuarantinedError"): EXIT_PROBLEMS,
+    ("labledger.ingest.errors", "IngestError"): EXIT_FAILED,
     ("labledger.profiles.errors", "ProfileError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "InstanceStateError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "ReconcileError"): EXIT_FAILED,

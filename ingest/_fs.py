@@ -1,0 +1,126 @@
+"""Filesystem steps the capture code needs: durable copies, no-replace renames, directory syncs.
+
+Ordering rule: a file's bytes are fsynced before the rename that publishes it, and the directory
+holding a rename is fsynced before the rename is reported; otherwise a crash can leave a name
+pointing at missing or partial data.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import shutil
+import stat
+from pathlib import Path
+from typing import Any
+
+_RENAME_NOREPLACE = 1
+_AT_FDCWD = -100
+_libc: Any = None
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory so renames and creations inside it are durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _renameat2() -> Any:
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        except OSError:
+            _libc = False
+    return getattr(_libc, "renameat2", None) if _libc else None
+
+
+def rename_noreplace(src: Path, dst: Path) -> None:
+    """Rename ``src`` to ``dst`` only if ``dst`` does not exist (raises `FileExistsError`).
+
+    Uses ``renameat2(RENAME_NOREPLACE)`` where the kernel and filesystem offer it, so the check
+    and the rename are one atomic step; elsewhere checks first (a plain rename would silently
+    replace an empty directory).
+    """
+    func = _renameat2()
+    if func is not None:
+        rc = func(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE)
+        if rc == 0:
+            return
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            raise FileExistsError(err, os.strerror(err), str(dst))
+        if err not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+            raise OSError(err, os.strerror(err), str(src), None, str(dst))
+    if os.path.lexists(dst):
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(dst))
+    os.rename(src, dst)
+
+
+def move_dir(src: Path, dst: Path) -> None:
+    """Move a directory to a new name that must not exist, across filesystems if need be.
+
+    Across filesystems the tree is copied durably first and the source removed only after the
+    copy is complete, so a failure leaves the files in at least one place.
+    """
+    try:
+        rename_noreplace(src, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        copy_tree(src, dst)
+        shutil.rmtree(src)
+        fsync_dir(src.parent)
+    fsync_dir(dst.parent)
+
+
+def copy_tree(src: Path, dst: Path) -> tuple[int, int]:
+    """Copy a directory durably, never following symlinks; returns (files, bytes).
+
+    ``dst`` must not exist. Regular files keep their permission bits and times; symlinks are
+    recreated as links; anything else (FIFO, socket, device) raises `OSError` before it is
+    opened, so a pipe can never block the copy.
+    """
+    files = size = 0
+    os.mkdir(dst)
+    dirs = [dst]
+    stack = [(src, dst)]
+    while stack:
+        here, there = stack.pop()
+        with os.scandir(here) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for entry in entries:
+            target = there / entry.name
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if stat.S_ISLNK(mode):
+                os.symlink(os.readlink(entry.path), target)
+            elif stat.S_ISDIR(mode):
+                os.mkdir(target)
+                shutil.copystat(entry.path, target, follow_symlinks=False)
+                dirs.append(target)
+                stack.append((Path(entry.path), target))
+            elif stat.S_ISREG(mode):
+                shutil.copy2(entry.path, target, follow_symlinks=False)
+                fsync_file(target)
+                files += 1
+                size += entry.stat(follow_symlinks=False).st_size
+            else:
+                raise OSError(errno.EINVAL, "not a regular file, directory or symlink",
+                              entry.path)
+    for d in dirs:
+        fsync_dir(d)
+    fsync_dir(dst.parent)
+    return files, size

@@ -1,0 +1,273 @@
+"""Capsule closure: turn a finished run's files into a sealed, immutable, content-addressed capsule.
+
+Protocol (DOMAIN.md, "Canonical run capsule"), with the cost of breaking each step:
+
+1. Refuse, before touching anything, when ``<export-root>/<run>`` exists (a sealed capsule is
+   never overwritten; re-running mints a new run id) or when ``<export-root>/.partial/<run>``
+   exists (an interrupted closure whose files may be the only copy).
+2. Copy the source into ``<export-root>/.partial/<run>`` and fsync it; with ``move`` rename the
+   source there instead (same filesystem) or copy it (across filesystems, the source is removed
+   only after the capsule is sealed and recorded).
+3. Check the candidate against the rules (`labledger.ingest.capsule_rules`), collecting every
+   problem; load checkpoints in a child process.
+4. Store the candidate as a CAS tree (bytes first), validate the events to be written, then
+   rename ``.partial/<run>`` to ``<run>`` with ``RENAME_NOREPLACE`` and fsync the export root.
+5. Append `capsule.sealed` (tree digest, file count, bytes) and one `checkpoint.verified` per
+   loaded checkpoint, in one batch.
+
+On any failure in steps 2-4 the candidate is moved to ``<quarantine-root>/<run>--<attempt>``
+(default quarantine root: ``<export-root>/../quarantine``) with a ``REASON.txt`` listing every
+problem, and `capsule.quarantined` is recorded. Nothing is ever deleted: with ``move`` the files
+are then in quarantine, not lost.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from labledger.ingest._fs import copy_tree, fsync_dir, move_dir, rename_noreplace
+from labledger.ingest.capsule_rules import CapsuleRules, check_capsule, load_rules
+from labledger.ingest.checkpoint import resolve_run
+from labledger.ingest.checkpoint_load import LoadResult
+from labledger.ingest.errors import (
+    CapsuleExistsError,
+    CapsuleInterruptedError,
+    CapsuleQuarantinedError,
+    CapsuleSourceError,
+)
+from labledger.ledger.ledger import Ledger
+
+PARTIAL = ".partial"
+_MAX_NAME = 256  # the ledger's limit on a path field
+_MAX_PROBLEMS = 50
+_MAX_REASON = 4000
+
+
+class SealedCapsule(msgspec.Struct, frozen=True, kw_only=True):
+    """A sealed capsule: where it is, its tree digest, and the events that record it."""
+
+    run: str
+    path: str
+    digest: str
+    files: int
+    bytes: int
+    moved: bool
+    event_id: str
+    checkpoints: list[LoadResult] = msgspec.field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        return out
+
+
+class _Rejected(Exception):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def _fit(path: str) -> str:
+    return path if len(path) <= _MAX_NAME else "…" + path[-(_MAX_NAME - 1):]
+
+
+def _next_attempt(quarantine_root: Path, run: str) -> int:
+    pattern = re.compile(re.escape(run) + r"--(\d+)")
+    found = [0]
+    if quarantine_root.is_dir():
+        for entry in os.listdir(quarantine_root):
+            match = pattern.fullmatch(entry)
+            if match:
+                found.append(int(match.group(1)))
+    return max(found) + 1
+
+
+def _write_reason(target: Path, attempt: int, text: str) -> Path:
+    """Write the reason file without ever replacing a file the candidate brought along."""
+    for name in ("REASON.txt", f"REASON.labledger-{attempt}.txt"):
+        path = target / name
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        fsync_dir(target)
+        return path
+    raise FileExistsError(errno.EEXIST, "no free name for the reason file", str(target))
+
+
+def _reason_text(run: str, attempt: int, source: Path, problems: list[str]) -> str:
+    when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = [f"labledger quarantined run {run} (attempt {attempt}) at {when}.",
+             f"Source: {source}", "", "Problems:"]
+    lines += [f"- {p}" for p in problems]
+    lines += ["", "Nothing was deleted. Fix the run (in its source, or here), then close it "
+                  "again with `labledger close`; remove this file first (REASON.txt is not "
+                  "allowed inside a capsule)."]
+    return "\n".join(lines) + "\n"
+
+
+def _quarantine(led: Ledger, candidate: Path, *, run: str, source: Path,
+                quarantine_root: Path, problems: list[str]) -> CapsuleQuarantinedError:
+    """Move the candidate to quarantine, write its reason, record the event; returns the error
+    to raise. A ledger failure propagates (with a note saying where the files are)."""
+    quarantine_root.mkdir(parents=True, exist_ok=True)
+    attempt = _next_attempt(quarantine_root, run)
+    while True:
+        target = quarantine_root / f"{run}--{attempt}"
+        try:
+            move_dir(candidate, target)
+            break
+        except FileExistsError:
+            attempt += 1
+    _write_reason(target, attempt, _reason_text(run, attempt, source, problems))
+    listed = [p[:500] for p in problems[:_MAX_PROBLEMS]]
+    if len(problems) > _MAX_PROBLEMS:
+        listed.append(f"and {len(problems) - _MAX_PROBLEMS} more (see REASON.txt)")
+    reason = "; ".join(problems)
+    if len(reason) > _MAX_REASON:
+        reason = reason[:_MAX_REASON - 1] + "…"
+    try:
+        record = led.append("capsule.quarantined", run=run, path=_fit(str(target)),
+                            reason=reason, attempt=attempt, problems=listed,
+                            source=_fit(str(source)))
+    except BaseException as exc:
+        exc.add_note(f"run {run} was quarantined in {target} but the event was not recorded")
+        raise
+    return CapsuleQuarantinedError(run, target, attempt, problems, record.id)
+
+
+def close_capsule(
+    source: str | os.PathLike[str],
+    *,
+    run: str | None = None,
+    export_root: str | os.PathLike[str],
+    move: bool = False,
+    quarantine_root: str | os.PathLike[str] | None = None,
+    rules: CapsuleRules | None = None,
+    ledger: Ledger | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> SealedCapsule:
+    """Close the run in ``source`` into ``<export_root>/<run>`` (see the module docstring).
+
+    Parameters
+    ----------
+    source
+        The run's finished files (e.g. ``active/<run>``).
+    run
+        Run id, also the capsule's directory name; defaults to ``$LABLEDGER_RUN``.
+    export_root
+        Where sealed capsules live; created if missing.
+    move
+        Move the files instead of copying them (see the module docstring for failures).
+    quarantine_root
+        Where failed candidates go; default ``<export_root>/../quarantine``.
+    rules
+        The capsule rules; default: ``.labledger/capsule.toml`` of the ledger, else built-ins.
+
+    Raises
+    ------
+    CapsuleExistsError, CapsuleInterruptedError, CapsuleSourceError
+        Refused before anything was copied or moved.
+    CapsuleQuarantinedError
+        The candidate broke a rule or the closure failed; it is in quarantine and
+        `capsule.quarantined` was recorded.
+    InvalidEventError
+        A bad run id; nothing was touched.
+    """
+    run = resolve_run(run)
+    owned = ledger is None
+    led = Ledger.open(root) if ledger is None else ledger
+    try:
+        # Validates the run id (it names directories too) before anything moves.
+        led.draft("capsule.quarantined", {"path": "-", "reason": "-"}, run=run)
+        if rules is None:
+            rules = load_rules(led.paths.home)
+        return _close(led, Path(source).absolute(), run=run,
+                      export_root=Path(export_root).absolute(), move=move,
+                      quarantine_root=Path(quarantine_root).absolute() if quarantine_root
+                      else Path(export_root).absolute().parent / "quarantine", rules=rules)
+    finally:
+        if owned:
+            led.close()
+
+
+def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
+           quarantine_root: Path, rules: CapsuleRules) -> SealedCapsule:
+    destination = export_root / run
+    partial = export_root / PARTIAL / run
+    if not source.is_dir():
+        raise CapsuleSourceError(source, "it is not a directory")
+    if move and source.is_symlink():
+        raise CapsuleSourceError(source, "it is a symlink; pass the directory it points to")
+    if os.path.lexists(destination):
+        raise CapsuleExistsError(run, destination)
+    if os.path.lexists(partial):
+        raise CapsuleInterruptedError(run, partial)
+    real = source.resolve()
+    for inside in (destination, partial, quarantine_root):
+        if real == inside.resolve() or real in inside.resolve().parents:
+            raise CapsuleSourceError(source, f"{inside} lies inside it")
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    fsync_dir(partial.parent.parent)
+
+    copied = False  # the source still exists and must be removed after success (move only)
+    try:
+        if move:
+            try:
+                rename_noreplace(source, partial)
+                fsync_dir(source.parent)
+                fsync_dir(partial.parent)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise
+                copy_tree(source, partial)
+                copied = True
+        else:
+            copy_tree(source, partial)
+        check = check_capsule(partial, rules)
+        if check.problems:
+            raise _Rejected(check.problems)
+        from labledger.ledger.artifacts import open_store
+
+        put = open_store(led).put_tree(partial, symlinks="record")
+        files = sum(1 for e in put.entries if e.kind == "file")
+        digests = {e.path: e.digest for e in put.entries if e.digest is not None}
+        # Drafts validate now, so nothing can refuse them once the capsule is in place.
+        drafts = [led.draft("capsule.sealed", {
+            "path": _fit(str(destination)), "digest": put.digest, "files": files,
+            "bytes": put.size, "source": _fit(str(source))}, run=run)]
+        drafts += [led.draft("checkpoint.verified", {
+            "path": _fit(str(destination / r.path)), "digest": digests[r.path], "ok": True,
+            "tensors": r.tensors, "loader": check.loader}, run=run)
+            for r in check.loaded]
+        rename_noreplace(partial, destination)
+        fsync_dir(export_root)
+        fsync_dir(partial.parent)
+    except (Exception, KeyboardInterrupt) as exc:
+        if not os.path.lexists(partial):
+            raise  # nothing was copied or moved yet: the source is untouched
+        problems = exc.problems if isinstance(exc, _Rejected) else [
+            f"closure failed: {type(exc).__name__}: {exc}"]
+        error = _quarantine(led, partial, run=run, source=source,
+                            quarantine_root=quarantine_root, problems=problems)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise error from (None if isinstance(exc, _Rejected) else exc)
+    records = led.append_drafts(drafts)
+    if copied:
+        shutil.rmtree(source)  # sealed, stored and recorded: the copy is the run now
+        fsync_dir(source.parent)
+    return SealedCapsule(run=run, path=str(destination), digest=put.digest, files=files,
+                         bytes=put.size, moved=move, event_id=records[0].id,
+                         checkpoints=check.loaded)

@@ -1,0 +1,320 @@
+"""The rules a run capsule must meet before it is sealed, and the checker that applies them.
+
+Defaults follow the canonical layout (DOMAIN.md, "Canonical run capsule")::
+
+    <run-id>/run.json  config.yaml  train.csv  best.pth  [last.pth]
+             test/<test-id>/metrics.json  results.parquet  [vis/<condition>/<role>/<sample>.png]
+
+A project changes them in ``.labledger/capsule.toml`` (kebab-case keys, unknown keys refused;
+every option is documented on `CapsuleRules`). It is a file of its own because the ledger's
+``config.toml`` holds the on-disk format and refuses options it does not know.
+
+The checker collects *every* problem rather than stopping at the first, so one quarantine
+reason tells the whole story. It never changes the directory it checks.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from labledger.ingest.checkpoint_load import LOADER, LoadResult, load_checkpoints, torch_available
+from labledger.ingest.errors import CapsuleConfigError
+
+RULES_FILE = "capsule.toml"
+_PARQUET_MAGIC = b"PAR1"
+_MAX_LISTED = 5  # paths named per problem; the count says how many more
+
+
+class CapsuleRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True,
+                   rename="kebab"):
+    """What a capsule must hold and must not hold. Every option has the default shown.
+
+    required
+        Files that must exist at the capsule's top level.
+    forbidden
+        Glob patterns of files that must not exist: a pattern without ``/`` matches a file name
+        at any depth, one with ``/`` the path from the capsule root. ``latest.pth`` is the
+        rolling resume anchor (it belongs in ``active/``); the others are completion sentinels
+        and stale markers, which say nothing about the current state.
+    forbidden_dirs
+        Glob patterns of directory names that must not exist at any depth (caches).
+    test_dir, min_tests, test_required
+        At least ``min_tests`` directories under ``test_dir``, each holding ``test_required``.
+        ``metrics.json`` must be a JSON object and ``results.parquet`` a Parquet file.
+    checkpoints
+        File-name globs of checkpoints; each must load with
+        ``torch.load(map_location="cpu", weights_only=True)`` in a child process, hold at least
+        one tensor, and every floating tensor must be finite.
+    load_checkpoints
+        ``"auto"``: load when torch is installed; ``"always"``: a missing torch is a problem;
+        ``"never"``: skip loading.
+    load_timeout
+        Seconds the child process may take for all checkpoints together.
+    inventory_keys
+        Top-level keys of ``run.json`` that would make it a file inventory (the capsule's tree
+        digest is the inventory; a list inside it goes stale).
+    check_visuals, vis_extension
+        When ``run.json`` declares ``conditions``, ``roles`` and ``selection`` (a list of sample
+        ids, or an object with ``ids``), every test must hold
+        ``vis/<condition>/<role>/<sample>.<vis_extension>`` for each combination.
+    allow_symlinks
+        Symlinks make a capsule depend on files outside it; refused unless true.
+    allow_empty
+        Whether required files may be empty.
+    """
+
+    required: list[str] = msgspec.field(
+        default_factory=lambda: ["run.json", "config.yaml", "train.csv", "best.pth"])
+    forbidden: list[str] = msgspec.field(
+        default_factory=lambda: ["latest.pth", "COMPLETE.json", "MANIFEST.json", "DONE",
+                                 ".done", "REASON.txt"])
+    forbidden_dirs: list[str] = msgspec.field(
+        default_factory=lambda: ["__pycache__", ".ipynb_checkpoints", "wandb"])
+    test_dir: str = "test"
+    min_tests: int = 1
+    test_required: list[str] = msgspec.field(
+        default_factory=lambda: ["metrics.json", "results.parquet"])
+    checkpoints: list[str] = msgspec.field(default_factory=lambda: ["*.pth", "*.pt"])
+    load_checkpoints: Literal["auto", "always", "never"] = "auto"
+    load_timeout: float = 300.0
+    inventory_keys: list[str] = msgspec.field(
+        default_factory=lambda: ["files", "manifest", "inventory"])
+    check_visuals: bool = True
+    vis_extension: str = "png"
+    allow_symlinks: bool = False
+    allow_empty: bool = False
+
+
+def load_rules(ledger_home: Path | None) -> CapsuleRules:
+    """Read ``<ledger_home>/capsule.toml`` if it exists, else the defaults.
+
+    Raises `CapsuleConfigError` for invalid TOML, an unknown option or a wrong type.
+    """
+    if ledger_home is None:
+        return CapsuleRules()
+    path = ledger_home / RULES_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return CapsuleRules()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CapsuleConfigError(path, f"cannot be read ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CapsuleConfigError(path, f"not valid TOML ({exc})") from None
+    try:
+        return msgspec.convert(data, CapsuleRules)
+    except msgspec.ValidationError as exc:
+        raise CapsuleConfigError(path, str(exc)) from None
+
+
+class CapsuleCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """What the checker found: every problem, and each checkpoint it loaded.
+
+    ``loaded`` is empty when loading was skipped (``load_checkpoints`` or no torch);
+    ``loader`` names how checkpoints were loaded, or None.
+    """
+
+    problems: list[str]
+    loaded: list[LoadResult]
+    loader: str | None
+
+    @property
+    def is_ok(self) -> bool:
+        return not self.problems
+
+
+class _Listing(msgspec.Struct, kw_only=True):
+    files: dict[str, int] = msgspec.field(default_factory=dict)  # path -> size
+    dirs: list[str] = msgspec.field(default_factory=list)
+    links: list[str] = msgspec.field(default_factory=list)
+    special: list[str] = msgspec.field(default_factory=list)
+
+
+def _scan(root: Path) -> _Listing:
+    out = _Listing()
+    stack = [(root, "")]
+    while stack:
+        here, rel = stack.pop()
+        with os.scandir(here) as it:
+            for entry in it:
+                path = f"{rel}/{entry.name}" if rel else entry.name
+                mode = entry.stat(follow_symlinks=False).st_mode
+                if stat.S_ISLNK(mode):
+                    out.links.append(path)
+                elif stat.S_ISDIR(mode):
+                    out.dirs.append(path)
+                    stack.append((Path(entry.path), path))
+                elif stat.S_ISREG(mode):
+                    out.files[path] = entry.stat(follow_symlinks=False).st_size
+                else:
+                    out.special.append(path)
+    return out
+
+
+def _named(what: str, paths: list[str]) -> str:
+    paths = sorted(paths)
+    shown = ", ".join(paths[:_MAX_LISTED])
+    more = f" and {len(paths) - _MAX_LISTED} more" if len(paths) > _MAX_LISTED else ""
+    return f"{what}: {shown}{more}"
+
+
+def _matches(path: str, pattern: str) -> bool:
+    if "/" in pattern:
+        return fnmatch.fnmatchcase(path, pattern)
+    return fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
+
+
+def _check_layout(listing: _Listing, rules: CapsuleRules) -> list[str]:
+    problems = []
+    for name in rules.required:
+        if name not in listing.files:
+            problems.append(f"missing required file {name}")
+        elif listing.files[name] == 0 and not rules.allow_empty:
+            problems.append(f"required file {name} is empty")
+    for pattern in rules.forbidden:
+        hits = [p for p in listing.files if _matches(p, pattern)]
+        hits += [p for p in listing.links if _matches(p, pattern)]
+        if hits:
+            problems.append(_named(f"forbidden file ({pattern})", hits))
+    caches = [d for d in listing.dirs
+              if any(fnmatch.fnmatchcase(d.rsplit("/", 1)[-1], g) for g in rules.forbidden_dirs)]
+    if caches:
+        problems.append(_named("forbidden cache directory", caches))
+    if listing.links and not rules.allow_symlinks:
+        problems.append(_named("symlink (a capsule must hold its own bytes)", listing.links))
+    if listing.special:
+        problems.append(_named("not a regular file, directory or symlink", listing.special))
+    return problems
+
+
+def _tests(listing: _Listing, rules: CapsuleRules) -> list[str]:
+    prefix = rules.test_dir.strip("/") + "/"
+    names = (d[len(prefix):] for d in listing.dirs if d.startswith(prefix))
+    # A cache under test/ is reported as a cache, not as a test with missing outputs.
+    return sorted(n for n in names if "/" not in n
+                  and not any(fnmatch.fnmatchcase(n, g) for g in rules.forbidden_dirs))
+
+
+def _check_tests(root: Path, listing: _Listing, rules: CapsuleRules) -> list[str]:
+    problems = []
+    tests = _tests(listing, rules)
+    if len(tests) < rules.min_tests:
+        problems.append(f"{len(tests)} test(s) under {rules.test_dir}/; at least "
+                        f"{rules.min_tests} required")
+    for test in tests:
+        base = f"{rules.test_dir.strip('/')}/{test}"
+        for name in rules.test_required:
+            rel = f"{base}/{name}"
+            if rel not in listing.files:
+                problems.append(f"missing {rel}")
+            elif name.endswith(".json"):
+                try:
+                    value = json.loads((root / rel).read_bytes())
+                except (ValueError, UnicodeDecodeError):
+                    problems.append(f"{rel} is not valid JSON")
+                    continue
+                if not isinstance(value, dict):
+                    problems.append(f"{rel} is not a JSON object")
+            elif name.endswith(".parquet") and not _looks_like_parquet(root / rel):
+                problems.append(f"{rel} is not a Parquet file (no PAR1 magic at both ends)")
+    return problems
+
+
+def _looks_like_parquet(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+        if fh.seek(0, os.SEEK_END) < 12:
+            return False
+        fh.seek(-4, os.SEEK_END)
+        return head == _PARQUET_MAGIC and fh.read(4) == _PARQUET_MAGIC
+
+
+def _read_run_json(root: Path, listing: _Listing) -> tuple[dict[str, Any] | None, list[str]]:
+    if "run.json" not in listing.files:
+        return None, []
+    try:
+        value = json.loads((root / "run.json").read_bytes())
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, [f"run.json is not valid JSON ({exc})"]
+    if not isinstance(value, dict):
+        return None, ["run.json is not a JSON object"]
+    return value, []
+
+
+def _safe_component(value: Any) -> str | None:
+    text = str(value)
+    if not text or text in (".", "..") or "/" in text or "\x00" in text:
+        return None
+    return text
+
+
+def _check_visuals(run: dict[str, Any], listing: _Listing, rules: CapsuleRules) -> list[str]:
+    if not rules.check_visuals or not all(k in run for k in ("conditions", "roles", "selection")):
+        return []
+    conditions, roles, selection = run["conditions"], run["roles"], run["selection"]
+    if isinstance(selection, dict):
+        selection = selection.get("ids", selection.get("samples"))
+    declared = {"conditions": conditions, "roles": roles, "selection ids": selection}
+    for name, value in declared.items():
+        if not isinstance(value, list) or not value:
+            return [f"run.json declares visual coverage but its {name} is not a non-empty list"]
+    parts = [[_safe_component(v) for v in conditions], [_safe_component(v) for v in roles],
+             [_safe_component(v) for v in selection]]
+    if any(p is None for group in parts for p in group):
+        return ["run.json's conditions, roles or selection ids contain an empty, '.', '..' or "
+                "'/' value that cannot name a file"]
+    missing = []
+    for test in _tests(listing, rules):
+        base = f"{rules.test_dir.strip('/')}/{test}/vis"
+        for condition in parts[0]:
+            for role in parts[1]:
+                for sample in parts[2]:
+                    rel = f"{base}/{condition}/{role}/{sample}.{rules.vis_extension}"
+                    if rel not in listing.files:
+                        missing.append(rel)
+    if missing:
+        return [_named(f"visual coverage incomplete, {len(missing)} image(s) missing", missing)]
+    return []
+
+
+def check_capsule(root: Path, rules: CapsuleRules | None = None) -> CapsuleCheck:
+    """Check the directory ``root`` against ``rules`` (defaults when None); changes nothing."""
+    rules = rules or CapsuleRules()
+    listing = _scan(root)
+    problems = _check_layout(listing, rules)
+    problems += _check_tests(root, listing, rules)
+    run, run_problems = _read_run_json(root, listing)
+    problems += run_problems
+    if run is not None:
+        inventory = sorted(k for k in rules.inventory_keys if k in run)
+        if inventory:
+            problems.append(f"run.json carries a file inventory (key(s) {', '.join(inventory)}); "
+                            "the capsule's tree digest is its inventory")
+        problems += _check_visuals(run, listing, rules)
+    checkpoints = sorted(p for p in listing.files
+                         if any(_matches(p, g) for g in rules.checkpoints))
+    loaded: list[LoadResult] = []
+    loader: str | None = None
+    if checkpoints and rules.load_checkpoints != "never":
+        if torch_available():
+            loader = LOADER
+            loaded = load_checkpoints([root / p for p in checkpoints],
+                                      timeout=rules.load_timeout)
+            loaded = [msgspec.structs.replace(r, path=p)
+                      for r, p in zip(loaded, checkpoints, strict=True)]
+            problems += [f"checkpoint {r.path} does not load safely: {r.error}"
+                         for r in loaded if not r.ok]
+        elif rules.load_checkpoints == "always":
+            problems.append("torch is not installed, so checkpoints cannot be loaded "
+                            "(install labledger[torch] or set load-checkpoints = \"auto\")")
+    return CapsuleCheck(problems=problems, loaded=loaded, loader=loader)

@@ -1,0 +1,270 @@
+"""Checkpoints into the ledger: record a file that exists, or save one atomically and record it.
+
+Invariant: a `checkpoint.saved` event names bytes that were complete and durable on disk when it
+was written, with their BLAKE3 digest. So the order is fixed:
+
+1. validate the event (run id, role, step, metrics) -- bad input writes nothing;
+2. (``save_checkpoint`` only) ``torch.save`` into a temp file in the checkpoint's own directory,
+   flush, fsync, ``os.replace`` onto the final name, fsync the directory;
+3. store the file in the CAS (or, ``digest_only``, hash it without a copy, for a box with little
+   disk), refusing a file that changes while it is read;
+4. append `checkpoint.saved`.
+
+torch is imported only inside `save_checkpoint`, so importing this module (and recording a
+checkpoint) stays cheap inside a training loop. The run id defaults to ``$LABLEDGER_RUN``,
+which `labledger run` exports to the command it wraps.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import warnings
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from labledger.ingest._fs import fsync_dir
+from labledger.ingest.errors import CheckpointSourceError
+from labledger.ledger.errors import InvalidEventError
+from labledger.ledger.ledger import Ledger
+from labledger.ledger.record import Record
+
+Role = Literal["best", "last", "latest"]
+RUN_ENV = "LABLEDGER_RUN"
+_PLACEHOLDER_DIGEST = "blake3:" + "0" * 64
+_CHUNK = 1 << 20
+
+__all__ = ["RUN_ENV", "Role", "digest_file", "record_checkpoint", "resolve_run",
+           "save_checkpoint"]
+
+
+def resolve_run(run: str | None) -> str:
+    """``run`` itself, else ``$LABLEDGER_RUN``; raises `InvalidEventError` when neither is set."""
+    if run:
+        return run
+    env = os.environ.get(RUN_ENV)
+    if env:
+        return env
+    raise InvalidEventError(
+        f"no run id: pass run=... (--run) or set ${RUN_ENV} (`labledger run` sets it)",
+        kind="checkpoint.saved", field="run")
+
+
+def _split_metrics(metrics: Mapping[str, Any] | None) -> tuple[dict[str, float], dict[str, str]]:
+    """Finite metrics as floats, and non-finite ones as text (JSON has no NaN; keep the fact)."""
+    finite: dict[str, float] = {}
+    other: dict[str, str] = {}
+    for key, value in (metrics or {}).items():
+        if isinstance(value, bool) or not isinstance(key, str):
+            raise InvalidEventError(f"metric {key!r} is not a number", kind="checkpoint.saved",
+                                    field=f"metrics.{key}")
+        try:
+            number = float(value)  # also takes a 0-d tensor or a numpy scalar
+        except (TypeError, ValueError):
+            raise InvalidEventError(f"metric {key!r} is {value!r}, not a number",
+                                    kind="checkpoint.saved", field=f"metrics.{key}") from None
+        if math.isfinite(number):
+            finite[key] = number
+        else:
+            other[key] = str(number)
+    return finite, other
+
+
+def digest_file(path: Path, *, progress: Callable[[int], None] | None = None) -> tuple[str, int]:
+    """BLAKE3 digest and size of a regular file, without copying it.
+
+    Raises `CheckpointSourceError` if the file is missing, not a regular file, or changes while
+    it is read (size, mtime or inode differ before and after).
+    """
+    from blake3 import blake3
+
+    before = _stat_regular(path)
+    hasher = blake3(max_threads=blake3.AUTO)
+    size = 0
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                hasher.update(chunk)
+                size += len(chunk)
+                if progress is not None:
+                    progress(len(chunk))
+    except OSError as exc:
+        raise CheckpointSourceError(path, f"cannot be read ({exc.strerror or exc})") from None
+    after = _stat_regular(path)
+    if (before.st_size, before.st_mtime_ns, before.st_ino) != (
+            after.st_size, after.st_mtime_ns, after.st_ino) or size != after.st_size:
+        raise CheckpointSourceError(path, "it changed while it was read (is it still being "
+                                          "written?)")
+    return "blake3:" + hasher.hexdigest(), size
+
+
+def _stat_regular(path: Path) -> os.stat_result:
+    import stat
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise CheckpointSourceError(path, "no such file") from None
+    except OSError as exc:
+        raise CheckpointSourceError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CheckpointSourceError(path, "not a regular file")
+    return st
+
+
+def _body(path: Path, digest: str, size: int, *, stored: bool, step: int | None,
+          epoch: int | None, role: str | None, metrics: Mapping[str, Any] | None
+          ) -> dict[str, Any]:
+    finite, other = _split_metrics(metrics)
+    body: dict[str, Any] = {"path": str(path), "digest": digest, "size": size,
+                            "stored": stored}
+    if step is not None:
+        body["step"] = step
+    if epoch is not None:
+        body["epoch"] = epoch
+    if role is not None:
+        body["role"] = role
+    if finite:
+        body["metrics"] = finite
+    if other:
+        body["extra"] = {"non_finite_metrics": other}
+    return body
+
+
+def record_checkpoint(
+    path: str | os.PathLike[str],
+    *,
+    run: str | None = None,
+    step: int | None = None,
+    epoch: int | None = None,
+    role: Role | None = None,
+    metrics: Mapping[str, Any] | None = None,
+    digest_only: bool = False,
+    instance: str | None = None,
+    ledger: Ledger | None = None,
+    root: str | os.PathLike[str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Record:
+    """Store a checkpoint file in the CAS and append `checkpoint.saved`; returns the event.
+
+    Parameters
+    ----------
+    path
+        The checkpoint file, recorded as given (relative paths stay relative).
+    run
+        Run id; defaults to ``$LABLEDGER_RUN``.
+    step, epoch, role, metrics
+        What the checkpoint is. ``role`` is ``best``, ``last`` or ``latest``. Metrics are
+        numbers; a NaN or infinite value is kept as text under ``extra.non_finite_metrics``
+        (JSON has no NaN) rather than refused, so a diverging run can still checkpoint.
+    digest_only
+        Hash the file (BLAKE3, size) without copying it into the store: ``stored=false``.
+    ledger, root
+        An open ledger to append to (cheapest inside a loop), else the one found from ``root``,
+        ``$LABLEDGER_ROOT`` or the working directory.
+
+    Raises
+    ------
+    InvalidEventError
+        Bad run id, role, step or metric; nothing was stored or written.
+    CheckpointSourceError
+        The file is missing, not a regular file, or changed while it was read.
+    CasError, LedgerError
+        The store or the ledger could not be written.
+    """
+    run = resolve_run(run)
+    path = Path(path)
+    owned = ledger is None
+    led = Ledger.open(root) if ledger is None else ledger
+    try:
+        options: dict[str, Any] = {"step": step, "epoch": epoch, "role": role,
+                                   "metrics": metrics}
+        # Validate first: bad input leaves neither the store nor the ledger touched.
+        led.draft("checkpoint.saved", _body(path, _PLACEHOLDER_DIGEST, 0, stored=not digest_only,
+                                            **options), run=run, instance=instance)
+        _stat_regular(path)
+        if digest_only:
+            digest, size = digest_file(path, progress=progress)
+        else:
+            from labledger.cas import SourceChangedError, SourceNotFoundError
+            from labledger.ledger.artifacts import open_store
+
+            try:
+                result = open_store(led).put_file(path, progress=progress)
+            except SourceNotFoundError:
+                raise CheckpointSourceError(path, "no such file") from None
+            except SourceChangedError:
+                raise CheckpointSourceError(path, "it changed while it was read (is it still "
+                                                  "being written?)") from None
+            digest, size = result.digest, result.size
+        draft = led.draft("checkpoint.saved", _body(path, digest, size, stored=not digest_only,
+                                                    **options), run=run, instance=instance)
+        return led.append_drafts([draft])[0]
+    finally:
+        if owned:
+            led.close()
+
+
+def _import_torch() -> Any:
+    with warnings.catch_warnings():
+        # A CPU wheel without numpy warns on import; that is no concern for saving tensors.
+        warnings.filterwarnings("ignore", message="Failed to initialize NumPy",
+                                category=UserWarning)
+        import torch
+    return torch
+
+
+def save_checkpoint(
+    obj: Any,
+    path: str | os.PathLike[str],
+    *,
+    run: str | None = None,
+    step: int | None = None,
+    epoch: int | None = None,
+    role: Role | None = None,
+    metrics: Mapping[str, Any] | None = None,
+    digest_only: bool = False,
+    instance: str | None = None,
+    ledger: Ledger | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> Record:
+    """``torch.save(obj)`` atomically to ``path``, then `record_checkpoint` it.
+
+    The object is written to a temp file in the same directory, flushed and fsynced, renamed
+    onto ``path`` with ``os.replace`` and the directory fsynced, so ``path`` always holds either
+    the previous complete checkpoint or the new one, never a torn write. Only then are the bytes
+    stored and the event appended. The temp file is removed if saving fails. The ledger event is
+    validated before anything is written. Parameters and errors as in `record_checkpoint`.
+    """
+    run = resolve_run(run)
+    path = Path(path)
+    owned = ledger is None
+    led = Ledger.open(root) if ledger is None else ledger
+    try:
+        led.draft("checkpoint.saved", _body(path, _PLACEHOLDER_DIGEST, 0, stored=not digest_only,
+                                            step=step, epoch=epoch, role=role, metrics=metrics),
+                  run=run, instance=instance)
+        torch = _import_torch()
+        directory = path.parent if str(path.parent) else Path(".")
+        tmp = directory / f".{path.name}.{secrets.token_hex(6)}.labledger-tmp"
+        try:
+            with open(tmp, "xb") as fh:
+                torch.save(obj, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)  # our own incomplete temp file, never the checkpoint
+            except FileNotFoundError:
+                pass
+            raise
+        fsync_dir(directory)
+        return record_checkpoint(path, run=run, step=step, epoch=epoch, role=role,
+                                 metrics=metrics, digest_only=digest_only, instance=instance,
+                                 ledger=led)
+    finally:
+        if owned:
+            led.close()

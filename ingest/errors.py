@@ -1,0 +1,130 @@
+"""Errors raised while turning actions into events and stored objects.
+
+Every error a caller can act on derives from `IngestError`; each keeps its facts as attributes
+and renders them with ``to_json()`` so the CLI can print them under ``--json``::
+
+    IngestError                        exit 1: the command failed
+     ├── CheckpointSourceError         a checkpoint path that is missing, not a file, or changed
+     ├── CapsuleConfigError            `.labledger/capsule.toml` is not valid
+     ├── CapsuleExistsError            the export destination already exists (nothing was moved)
+     ├── CapsuleSourceError            a source directory that cannot be closed (nothing moved)
+     ├── CapsuleInterruptedError       an earlier closure left `.partial/<run>` behind
+     ├── CapsuleQuarantinedError       exit 3: the candidate failed and was quarantined
+     └── RunRefusedError               `labledger run --strict`: the launch could not be recorded,
+                                       so the command was not started
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class IngestError(Exception):
+    """Base for ingest errors a caller can act on."""
+
+    _fields: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as a JSON-ready dict: ``error`` (class name), ``message`` and its fields."""
+        out: dict[str, Any] = {"error": type(self).__name__, "message": str(self)}
+        for name in self._fields:
+            out[name] = _plain(getattr(self, name))
+        return out
+
+
+class CheckpointSourceError(IngestError):
+    """A checkpoint path that cannot be recorded: missing, not a regular file, or changing."""
+
+    _fields = ("path", "problem")
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"checkpoint {path}: {problem}; nothing was recorded")
+        self.path, self.problem = path, problem
+
+
+class CapsuleConfigError(IngestError):
+    """`.labledger/capsule.toml` does not parse or names an unknown option."""
+
+    _fields = ("path", "problem")
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem} (see docs/capture.md, 'capsule.toml')")
+        self.path, self.problem = path, problem
+
+
+class CapsuleExistsError(IngestError):
+    """The export destination already exists; sealed capsules are never overwritten."""
+
+    _fields = ("run", "destination")
+
+    def __init__(self, run: str, destination: Path) -> None:
+        super().__init__(
+            f"{destination} already exists; a sealed capsule is never overwritten. Nothing was "
+            f"copied or moved. Re-running mints a new run id: close it under a new --run, or "
+            f"pick another --export-root")
+        self.run, self.destination = run, destination
+
+
+class CapsuleSourceError(IngestError):
+    """A source directory that cannot be used (missing, not a directory, or holds the target)."""
+
+    _fields = ("source", "problem")
+
+    def __init__(self, source: Path, problem: str) -> None:
+        super().__init__(f"{source}: {problem}; nothing was copied, moved or recorded")
+        self.source, self.problem = source, problem
+
+
+class CapsuleInterruptedError(IngestError):
+    """An earlier closure of the same run left its candidate in ``.partial/``."""
+
+    _fields = ("run", "partial")
+
+    def __init__(self, run: str, partial: Path) -> None:
+        super().__init__(
+            f"{partial} exists: an earlier closure of run {run} was interrupted. Nothing was "
+            f"copied or moved; inspect it, then move it out of the way (labledger never deletes "
+            f"it) and close again")
+        self.run, self.partial = run, partial
+
+
+class CapsuleQuarantinedError(IngestError):
+    """The candidate failed validation (or the closure failed) and was moved to quarantine.
+
+    ``problems`` lists every rule it broke; ``quarantine`` is where its files are now;
+    ``event_id`` is the `capsule.quarantined` event (None if the ledger could not be written).
+    """
+
+    _fields = ("run", "quarantine", "attempt", "problems", "event_id")
+
+    def __init__(self, run: str, quarantine: Path, attempt: int, problems: list[str],
+                 event_id: str | None) -> None:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more"
+                                           if len(problems) > 5 else "")
+        super().__init__(
+            f"run {run} was not sealed: {shown}. Its files are in {quarantine} (see REASON.txt "
+            f"there); fix the run and close it again")
+        self.run, self.quarantine, self.attempt = run, quarantine, attempt
+        self.problems, self.event_id = problems, event_id
+
+
+class RunRefusedError(IngestError):
+    """`--strict`: the launch could not be recorded, so the command was never started."""
+
+    _fields = ("run", "problem")
+
+    def __init__(self, run: str, problem: str) -> None:
+        super().__init__(
+            f"run {run} was not started: {problem}. --strict refuses to run a command the ledger "
+            f"cannot record; fix the ledger (`labledger init`, free disk space, a local disk) or "
+            f"drop --strict to run it anyway with the failure reported")
+        self.run, self.problem = run, problem

@@ -1,0 +1,143 @@
+"""Commands that capture a run's outputs: checkpoint, close, ingest-dir."""
+
+from __future__ import annotations
+
+import os
+from typing import cast
+
+import click
+
+from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._errors import EXIT_PROBLEMS
+from labledger.ledger.cli._output import emit_json, info, progress_bar, warn
+from labledger.ledger.errors import InvalidEventError
+
+_RUN_HELP = "Run id (default: $LABLEDGER_RUN, which `labledger run` sets)."
+
+
+def _parse_metrics(pairs: tuple[str, ...]) -> dict[str, float]:
+    metrics: dict[str, float] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise InvalidEventError(f"--metric {pair!r} is not key=value",
+                                    kind="checkpoint.saved", field="metrics")
+        try:
+            metrics[key] = float(value)
+        except ValueError:
+            raise InvalidEventError(f"--metric {key}={value!r} is not a number",
+                                    kind="checkpoint.saved", field=f"metrics.{key}") from None
+    return metrics
+
+
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--run", metavar="RUN", help=_RUN_HELP)
+@click.option("--step", type=click.IntRange(min=0), help="Training step.")
+@click.option("--epoch", type=click.IntRange(min=0), help="Epoch.")
+@click.option("--role", type=click.Choice(["best", "last", "latest"]),
+              help="best: the selection checkpoint; last: the final one; latest: the resume "
+                   "anchor.")
+@click.option("--metric", "metrics", multiple=True, metavar="KEY=VALUE",
+              help="A metric at this checkpoint (repeatable): --metric val_psnr=31.42.")
+@click.option("--digest-only", is_flag=True,
+              help="Record the BLAKE3 digest and size without copying the file into the store "
+                   "(stored=false), for a box with little disk.")
+@click.option("--instance", metavar="INSTANCE", help="Instance (box) id.")
+@common
+def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
+               role: str | None, metrics: tuple[str, ...], digest_only: bool,
+               instance: str | None) -> None:
+    """Store checkpoint PATH in the CAS and record `checkpoint.saved`; prints the event id.
+
+    Example: labledger checkpoint ckpt/best.pth --run r1 --step 4000 --role best --metric psnr=31.4
+    """
+    from labledger.ingest.checkpoint import Role, record_checkpoint  # noqa: F401 - Role: cast
+
+    parsed = _parse_metrics(metrics)
+    ledger = open_ledger()
+    size = os.path.getsize(path) if os.path.isfile(path) else 0
+    with progress_bar(size, "hashing" if digest_only else "storing") as update:
+        record = record_checkpoint(path, run=run, step=step, epoch=epoch,
+                                   role=cast("Role | None", role), metrics=parsed,
+                                   digest_only=digest_only, instance=instance, ledger=ledger,
+                                   progress=update)
+    if state().json:
+        emit_json(record.to_dict())
+        return
+    click.echo(record.id)
+    body = record.body_dict()
+    verb = "hashed (not stored)" if digest_only else "stored"
+    info(click.get_current_context(), f"{verb} {body['digest']}  {path}")
+
+
+@click.command()
+@click.argument("source", type=click.Path(file_okay=False))
+@click.option("--run", metavar="RUN", help=_RUN_HELP + " Also the capsule's directory name.")
+@click.option("--export-root", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="Where sealed capsules live: the capsule becomes DIR/<run>.")
+@click.option("--move", is_flag=True,
+              help="Move the files instead of copying them (on failure they are in quarantine; "
+                   "nothing is ever deleted).")
+@click.option("--quarantine-root", type=click.Path(file_okay=False), metavar="DIR",
+              help="Where failed candidates go (default: EXPORT_ROOT/../quarantine).")
+@common
+def close(source: str, run: str | None, export_root: str, move: bool,
+          quarantine_root: str | None) -> None:
+    """Seal the run in SOURCE as an immutable capsule EXPORT_ROOT/<run>, or quarantine it.
+
+    Copies (or moves) SOURCE to EXPORT_ROOT/.partial/<run>, checks it against the capsule rules
+    (.labledger/capsule.toml), stores it as a CAS tree, renames it into place and records
+    `capsule.sealed`; prints the capsule's path. A candidate that breaks a rule goes to
+    quarantine with REASON.txt, `capsule.quarantined` is recorded, and the exit code is 3.
+
+    Example: labledger close active/r7 --run r7 --export-root export
+    """
+    from labledger.ingest.capsule import close_capsule
+    from labledger.ingest.errors import CapsuleQuarantinedError
+
+    ledger = open_ledger()
+    ctx = click.get_current_context()
+    try:
+        sealed = close_capsule(source, run=run, export_root=export_root, move=move,
+                               quarantine_root=quarantine_root, ledger=ledger)
+    except CapsuleQuarantinedError as exc:
+        if state().json:
+            emit_json({"sealed": False, **exc.to_json()})
+        else:
+            warn(f"labledger: run {exc.run} quarantined in {exc.quarantine}:")
+            for problem in exc.problems:
+                warn(f"  - {problem}")
+        ctx.exit(EXIT_PROBLEMS)
+    if state().json:
+        emit_json({"sealed": True, **sealed.to_json()})
+        return
+    click.echo(sealed.path)
+    info(ctx, f"sealed {sealed.digest}  {sealed.files} files, {sealed.bytes} bytes")
+
+
+@click.command("ingest-dir")
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--run", metavar="RUN", help=_RUN_HELP)
+@click.option("--instance", metavar="INSTANCE", help="Instance (box) id.")
+@common
+def ingest_dir(run_dir: str, run: str | None, instance: str | None) -> None:
+    """Record a finished run directory: every file into the CAS, one event per file, one batch.
+
+    Prints the directory's tree digest. For adopting labledger mid-project; nothing in RUN_DIR
+    is changed.
+
+    Example: labledger ingest-dir runs/baseline-3 --run baseline-3
+    """
+    from labledger.ingest.run_dir import ingest_run_dir
+
+    ledger = open_ledger()
+    result = ingest_run_dir(run_dir, run=run, instance=instance, ledger=ledger)
+    if state().json:
+        emit_json(result.to_json())
+        return
+    click.echo(result.digest)
+    extra = f", {len(result.symlinks)} symlinks kept as links" if result.symlinks else ""
+    info(click.get_current_context(),
+         f"recorded {result.files} files ({result.bytes} bytes, {result.objects_new} new "
+         f"objects){extra} for run {result.run}")
