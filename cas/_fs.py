@@ -98,12 +98,17 @@ def temp_name(kind: str) -> str:
     return f"{kind}-{os.getpid()}-{secrets.token_hex(8)}{TEMP_SUFFIX}"
 
 
-def create_temp(directory: Path, kind: str, mode: int = 0o600) -> tuple[int, Path]:
-    """Create and open a new temp file in ``directory``; returns ``(fd, path)``."""
+def create_temp(directory: Path, kind: str, mode: int = 0o600, *, readable: bool = False
+                ) -> tuple[int, Path]:
+    """Create and open a new temp file in ``directory``; returns ``(fd, path)``.
+
+    ``readable`` opens it read-write (needed to mmap it for hashing after a kernel copy).
+    """
+    access = os.O_RDWR if readable else os.O_WRONLY
     while True:
         path = directory / temp_name(kind)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+            fd = os.open(path, access | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
         except FileExistsError:  # pragma: no cover - 64 random bits collided
             continue
         return fd, path

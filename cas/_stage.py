@@ -1,4 +1,9 @@
-"""Staging: copy a source into a temp file in the store, hashed in the same pass."""
+"""Staging: copy a source into a temp file in the store and hash exactly the bytes stored.
+
+Below `KERNEL_COPY_MIN` one read-hash-write loop (`labledger.cas._copy`); above it an
+in-kernel copy, then an mmap hash of the temp file overlapped with its fsync
+(`labledger.cas._kcopy`, whose docstring has the measurements).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from labledger.cas._copy import ReadError, copy_and_hash
+from labledger.cas._copy import Copied, ReadError, copy_and_hash
 from labledger.cas._fs import create_temp, unlink_quietly, write_all
+from labledger.cas._kcopy import KERNEL_COPY_MIN, ShaPipe, copy_in_kernel, hash_and_sync
 from labledger.cas.errors import (
     FULL_ERRNOS,
     SourceChangedError,
@@ -127,20 +133,25 @@ def _stage_fd(
     progress: Callable[[int], None] | None,
     fsync: bool,
 ) -> Staged:
+    large = before.st_size >= KERNEL_COPY_MIN
     try:
-        tmp_fd, tmp_path = create_temp(tmp_dir, "put")
+        tmp_fd, tmp_path = create_temp(tmp_dir, "put", readable=large)
     except OSError as exc:
         raise write_error(exc, tmp_dir, path) from exc
     try:
         try:
-            copied = copy_and_hash(src_fd, tmp_fd, expected_size=before.st_size, sha256=sha256,
-                                   progress=progress)
+            if large:
+                copied = _stage_large(src_fd, tmp_fd, before, path, sha256=sha256,
+                                      progress=progress, fsync=fsync)
+            else:
+                copied = copy_and_hash(src_fd, tmp_fd, expected_size=before.st_size,
+                                       sha256=sha256, progress=progress)
+                _check_unchanged(path, src_fd, before, copied.size)
+                os.fchmod(tmp_fd, OBJECT_MODE)
+                if fsync:
+                    os.fsync(tmp_fd)
         except ReadError as exc:
             raise SourceUnreadableError(path, exc.cause.strerror or str(exc.cause)) from exc
-        _check_unchanged(path, src_fd, before, copied.size)
-        os.fchmod(tmp_fd, OBJECT_MODE)
-        if fsync:
-            os.fsync(tmp_fd)
     except OSError as exc:
         os.close(tmp_fd)
         unlink_quietly(tmp_path)
@@ -155,6 +166,35 @@ def _stage_fd(
         unlink_quietly(tmp_path)
         raise write_error(exc, tmp_path, path) from exc
     return Staged(tmp_path, copied.blake3_hex, copied.size, copied.sha256_hex, before.st_mode)
+
+
+def _stage_large(
+    src_fd: int,
+    tmp_fd: int,
+    before: os.stat_result,
+    path: Path,
+    *,
+    sha256: bool,
+    progress: Callable[[int], None] | None,
+    fsync: bool,
+) -> Copied:
+    """Kernel copy, then BLAKE3 over the temp file while it is fsynced (see `_kcopy`).
+
+    The digests cover exactly the temp file's bytes; the source is checked unchanged (stat
+    before/after, byte count) before BLAKE3 runs (SHA-256, when asked for, follows the copy).
+    """
+    pipe = ShaPipe(tmp_fd) if sha256 else None
+    try:
+        size = copy_in_kernel(src_fd, tmp_fd, expected_size=before.st_size, progress=progress,
+                              on_copied=pipe.feed if pipe is not None else None)
+        _check_unchanged(path, src_fd, before, size)
+        os.fchmod(tmp_fd, OBJECT_MODE)
+        hex_ = hash_and_sync(tmp_fd, size, fsync=fsync)
+        sha_hex = pipe.finish() if pipe is not None else None
+    finally:
+        if pipe is not None:
+            pipe.close()
+    return Copied(hex_, sha_hex, size)
 
 
 def stage_bytes(data: bytes | bytearray | memoryview, tmp_dir: Path, *, sha256: bool,

@@ -157,21 +157,47 @@ def _raise_after(real: Callable[..., Any], calls_ok: int, code: int) -> Callable
     return fake
 
 
-@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT, errno.EFBIG])
+@pytest.mark.parametrize(("size", "call"), [
+    (3 << 20, "write"),  # the one-pass loop for small files
+    (20 << 20, "copy_file_range"),  # the kernel copy for large ones
+    (20 << 20, "sendfile"),  # its fallback where copy_file_range is unsupported
+    (20 << 20, "write"),  # its last resort, a readv/write loop
+])
 def test_enospc_while_writing_leaves_nothing(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_files: Listing,
-    code: int
+    code: int, size: int, call: str
 ) -> None:
     src = tmp_path / "big.bin"
-    src.write_bytes(os.urandom(20 << 20))
+    src.write_bytes(os.urandom(size))
     store.init()
-    monkeypatch.setattr(os, "write", _raise_after(os.write, 1, code))
+    large = size > 4 << 20
+    kernel = ["copy_file_range", "sendfile"] if large else []
+    for name in kernel[: kernel.index(call)] if call in kernel else kernel:
+        monkeypatch.setattr(os, name, _raise_after(getattr(os, name), 0, errno.EXDEV))
+    monkeypatch.setattr(os, call, _raise_after(getattr(os, call), 1 if large else 0, code))
     with pytest.raises(StoreFullError) as info:
         store.put_file(src)
     monkeypatch.undo()
     assert info.value.source == src
     assert info.value.errno_name == errno.errorcode[code]
     assert "no space left" in str(info.value)
+    assert store_files(store) == ([], [])
+
+
+@pytest.mark.parametrize("size", [100, 20 << 20])
+def test_enospc_on_fsync_of_either_path_leaves_nothing(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_files: Listing,
+    size: int
+) -> None:
+    src = tmp_path / "f.bin"
+    src.write_bytes(os.urandom(size))
+    store.init()
+    monkeypatch.setattr(os, "fsync", _raise_after(os.fsync, 0, errno.ENOSPC))
+    with pytest.raises(StoreFullError) as info:
+        store.put_file(src, sha256=True)
+    monkeypatch.undo()
+    assert info.value.source == src
     assert store_files(store) == ([], [])
 
 
