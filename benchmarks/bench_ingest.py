@@ -1,13 +1,16 @@
-"""Batch ingest: `labledger ingest FILE` (whole process) and `Ledger.append_batch`, in events/s.
+"""Batch ingest: `labledger ingest FILE` (whole process), `Ledger.ingest`/`append_batch`: events/s.
 
 Goal (issue 2): at least 200,000 events/s through `ingest`. The file holds realistic training
 events (per run: one run.launched, heartbeats, a checkpoint.saved every fifth event, run.exited).
 Each repetition ingests into a fresh ledger (made beforehand, not timed), so every one does the
 same work: read, decode, validate, hash-chain, one write, one fsync. Reported side by side:
 
-* ``labledger ingest FILE``: wall time of the whole CLI process (interpreter start included);
-* ``append_batch(dicts)``: the Python API on the same events as plain dicts (in this process);
-* ``append_batch(EventInput)``: the same, already decoded as the CLI does;
+* ``labledger ingest FILE``: wall time of the whole CLI process (interpreter start included),
+  and its peak RSS;
+* ``Ledger.ingest(bytes)``: the Python API the CLI runs, on the file's bytes, in this process
+  alone (the CLI also parses the second half of a large input in a forked child);
+* ``append_batch(dicts)``: the general Python API on the same events as plain dicts;
+* ``append_batch(EventInput)``: the same, already decoded;
 * ``write+fsync``: the physical limit, one write + fsync of the resulting segment's bytes.
 
 Repetitions are interleaved (the order rotated each time) and medians reported.
@@ -46,6 +49,25 @@ def make_tmp(base: str) -> Path:
     same = os.stat(path).st_dev == os.stat(REPO).st_dev
     print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
     return path
+
+
+def high_water_mib(pid: int) -> int:
+    """A running process's peak RSS (VmHWM) in MiB; 0 once it is gone.
+
+    Read while it runs: ``ru_maxrss`` of a child counts the parent's memory it was forked with.
+    """
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def make_events(n: int, per_run: int) -> list[dict[str, Any]]:
@@ -100,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import msgspec
 
-    from labledger.ledger.ledger import EventInput
+    from labledger.ledger.ledger import EventInput, Ledger
 
     tmp = make_tmp(args.tmp_base)
     try:
@@ -110,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         encoder = msgspec.json.Encoder()
         source.write_bytes(b"".join(encoder.encode(e) + b"\n" for e in events))
         print(f"{len(events):,} events, {source.stat().st_size / 1e6:.1f} MB of JSON lines "
-              f"(made in {time.perf_counter() - t0:.1f} s); {args.reps} interleaved repetitions")
+              f"(made in {time.perf_counter() - t0:.1f} s); {args.reps} interleaved repetitions; "
+              f"load average {load()}, {os.cpu_count()} CPUs")
 
         segment_bytes: bytes = b""
         n = len(events)
@@ -121,17 +144,28 @@ def main(argv: list[str] | None = None) -> int:
             usage = resource.getrusage(resource.RUSAGE_CHILDREN)
             return usage.ru_utime + usage.ru_stime
 
+        rss: list[int] = []
+
         def cli() -> float:
             nonlocal segment_bytes
             ledger = fresh_ledger(tmp, "cli")
             cpu0 = child_cpu()
-            start = time.perf_counter()
-            proc = subprocess.run([str(LABLEDGER), "--root", str(ledger.paths.project), "-q",
-                                   "ingest", str(source)], capture_output=True, text=True)
-            elapsed = time.perf_counter() - start
+            with tempfile.TemporaryFile() as errors:
+                start = time.perf_counter()
+                proc = subprocess.Popen([str(LABLEDGER), "--root", str(ledger.paths.project),
+                                         "-q", "ingest", str(source)],
+                                        stdout=subprocess.DEVNULL, stderr=errors)
+                peak = 0
+                while proc.poll() is None:
+                    peak = max(peak, high_water_mib(proc.pid))
+                    time.sleep(0.01)
+                elapsed = time.perf_counter() - start
+                errors.seek(0)
+                stderr = errors.read().decode(errors="replace")
             cpu.setdefault("labledger ingest FILE (CLI)", []).append(child_cpu() - cpu0)
+            rss.append(peak)
             if proc.returncode != 0:
-                raise SystemExit(f"labledger ingest failed ({proc.returncode}): {proc.stderr}")
+                raise SystemExit(f"labledger ingest failed ({proc.returncode}): {stderr}")
             if not segment_bytes:
                 segs = sorted((ledger.paths.segments / ledger.writer).glob("*.jsonl"))
                 segment_bytes = b"".join(s.read_bytes() for s in segs)
@@ -155,6 +189,20 @@ def main(argv: list[str] | None = None) -> int:
                 return elapsed
             return run
 
+        data = source.read_bytes()
+
+        def api_ingest() -> float:
+            ledger = fresh_ledger(tmp, "api")
+            cpu0 = time.process_time()
+            start = time.perf_counter()
+            done = ledger.ingest(data)
+            elapsed = time.perf_counter() - start
+            cpu.setdefault("Ledger.ingest(bytes)", []).append(time.process_time() - cpu0)
+            ledger.close()
+            assert done.appended == n
+            gc.collect()
+            return elapsed
+
         def raw() -> float:
             path = tmp / "raw.bin"
             path.unlink(missing_ok=True)
@@ -172,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         contenders: dict[str, Callable[[], float]] = {"labledger ingest FILE (CLI)": cli}
         if not args.cli_only:
             decoded = [msgspec.convert(e, EventInput) for e in events]
+            if hasattr(Ledger, "ingest"):  # absent before the bulk path: the bench runs on both
+                contenders["Ledger.ingest(bytes)"] = api_ingest
             contenders["append_batch(dicts)"] = api(events, "append_batch(dicts)")
             contenders["append_batch(EventInput)"] = api(decoded, "append_batch(EventInput)")
         contenders["write+fsync of the segment"] = raw
@@ -182,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         times: dict[str, list[float]] = {name: [] for name in names}
         cli()  # warm-up (page cache, .pyc) and the segment bytes for the raw contender
         cpu.clear()
+        rss.clear()
         for rep in range(args.reps):
             order = names[rep % len(names):] + names[:rep % len(names)]
             for name in order:
@@ -200,11 +251,14 @@ def main(argv: list[str] | None = None) -> int:
                 cpu_med = statistics.median(cpu[name])
                 line += f" {cpu_med:7.2f} {n / cpu_med:13,.0f}"
             print(line)
+        print(f"labledger ingest peak RSS: median {statistics.median(rss):,.0f} MiB, "
+              f"max {max(rss):,.0f} MiB")
         rate = n / statistics.median(times[names[0]])
         verdict = "PASS" if rate >= GOAL else "MISS"
         print()
         print(f"(MB/s is of the {mb:.0f} MB written to the ledger segment; CPU s is user+sys of "
               "the process, a check on how much a loaded machine slowed the wall time)")
+        print(f"load average at the end: {load()}")
         print(f"labledger ingest: {rate:,.0f} events/s = {rate / GOAL:.2f} x the goal of "
               f"{GOAL:,} events/s: {verdict}")
     finally:

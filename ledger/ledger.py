@@ -16,7 +16,7 @@ import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -37,6 +37,9 @@ from labledger.ledger.root import (
     render_config,
 )
 from labledger.ledger.segment import Appended, Draft, SegmentWriter
+
+if TYPE_CHECKING:
+    from labledger.ledger._bulk import Batch, Ingested
 
 
 class EventInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -93,6 +96,49 @@ def _find_non_finite(value: Any, path: str) -> str | None:
             if found:
                 return found
     return None
+
+
+def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance: str | None,
+               at: str | None, actor: str, coerce_strings: bool = False) -> Draft:
+    """`Ledger.draft` with the actor resolved: validate one event and encode its body."""
+    _check_id("run", run)
+    _check_id("instance", instance)
+    # Fast path (the two tree walks below cost more than the rest of an append): a body that
+    # validates and encodes holds no lone surrogate (msgspec refuses to encode one), and one
+    # whose JSON has no `null` holds no NaN/infinity (msgspec writes those as null). Any
+    # other body takes the checks in their documented order, so errors stay the same.
+    encoded: bytes | None
+    try:
+        encoded = msgspec.json.encode(
+            ev.validate_body(kind, body, coerce_strings=coerce_strings))
+    except Exception:  # noqa: BLE001 - re-raised below, in order, by the slow path
+        encoded = None
+    if encoded is None or b"null" in encoded:
+        bad = _find_bad_text(body, "")
+        if bad is not None:
+            raise InvalidEventError("text is not valid UTF-8", kind=kind, field=bad)
+        typed = ev.validate_body(kind, body, coerce_strings=coerce_strings)
+        # After validation: `--set x=nan` becomes a float only there. JSON would store null.
+        bad = _find_non_finite(msgspec.to_builtins(typed), "")
+        if bad is not None:
+            raise InvalidEventError("NaN and infinity are not JSON numbers", kind=kind,
+                                    field=bad)
+        encoded = msgspec.json.encode(typed)
+    if len(encoded) > ev.MAX_BODY_BYTES:
+        raise InvalidEventError(
+            f"body is {len(encoded)} bytes, over the {ev.MAX_BODY_BYTES}-byte limit; store "
+            "large data in the CAS (`labledger cas put`) and record its digest", kind=kind)
+    now = ev.now_ts()
+    if at is not None:
+        try:
+            ts = ev.parse_ts(at)
+        except ValueError as exc:
+            raise InvalidEventError(str(exc), kind=kind, field="at") from None
+        recorded: str | None = now
+    else:
+        ts, recorded = now, None
+    return Draft(kind=kind, body=encoded, ts=ts, actor=actor,
+                 v=ev.SCHEMA_VERSION, run=run, instance=instance, recorded=recorded)
 
 
 class Ledger:
@@ -173,44 +219,8 @@ class Ledger:
         coerce_strings: bool = False,
     ) -> Draft:
         """Validate one event and encode its body; raises `InvalidEventError` naming the field."""
-        _check_id("run", run)
-        _check_id("instance", instance)
-        # Fast path (the two tree walks below cost more than the rest of an append): a body that
-        # validates and encodes holds no lone surrogate (msgspec refuses to encode one), and one
-        # whose JSON has no `null` holds no NaN/infinity (msgspec writes those as null). Any
-        # other body takes the checks in their documented order, so errors stay the same.
-        encoded: bytes | None
-        try:
-            encoded = msgspec.json.encode(
-                ev.validate_body(kind, body, coerce_strings=coerce_strings))
-        except Exception:  # noqa: BLE001 - re-raised below, in order, by the slow path
-            encoded = None
-        if encoded is None or b"null" in encoded:
-            bad = _find_bad_text(body, "")
-            if bad is not None:
-                raise InvalidEventError("text is not valid UTF-8", kind=kind, field=bad)
-            typed = ev.validate_body(kind, body, coerce_strings=coerce_strings)
-            # After validation: `--set x=nan` becomes a float only there. JSON would store null.
-            bad = _find_non_finite(msgspec.to_builtins(typed), "")
-            if bad is not None:
-                raise InvalidEventError("NaN and infinity are not JSON numbers", kind=kind,
-                                        field=bad)
-            encoded = msgspec.json.encode(typed)
-        if len(encoded) > ev.MAX_BODY_BYTES:
-            raise InvalidEventError(
-                f"body is {len(encoded)} bytes, over the {ev.MAX_BODY_BYTES}-byte limit; store "
-                "large data in the CAS (`labledger cas put`) and record its digest", kind=kind)
-        now = ev.now_ts()
-        if at is not None:
-            try:
-                ts = ev.parse_ts(at)
-            except ValueError as exc:
-                raise InvalidEventError(str(exc), kind=kind, field="at") from None
-            recorded: str | None = now
-        else:
-            ts, recorded = now, None
-        return Draft(kind=kind, body=encoded, ts=ts, actor=actor or self.actor,
-                     v=ev.SCHEMA_VERSION, run=run, instance=instance, recorded=recorded)
+        return make_draft(kind, body, run=run, instance=instance, at=at,
+                          actor=actor or self.actor, coerce_strings=coerce_strings)
 
     def append(
         self,
@@ -252,6 +262,27 @@ class Ledger:
             except msgspec.ValidationError as exc:
                 raise InvalidEventError(str(exc), line=number) from None
         return self.append_drafts(drafts)
+
+    def ingest(self, data: bytes, *, source: str | None = None,
+               parallel: bool = False) -> Ingested:
+        """Validate a JSON-lines batch (what `labledger ingest` reads), then append it all under
+        one lock and one fsync: all or nothing, like `append_batch`, without building a
+        `Record` per event. Every event gets the same timestamp. Errors name ``source`` and the
+        line (blank lines count). ``parallel`` parses a large batch in two processes (fork:
+        only for a single-threaded program)."""
+        from labledger.ledger._bulk import parse_lines
+
+        return self.append_parsed(parse_lines(data, actor=self.actor, source=source,
+                                              parallel=parallel))
+
+    def append_parsed(self, batch: Batch) -> Ingested:
+        """Append a batch from `_bulk.parse_lines` (validated already): one lock, one fsync."""
+        from labledger.ledger._bulk import Ingested
+
+        placed = self._writer().append_rendered(len(batch), batch.render)
+        if placed is None:
+            return Ingested(0, None, None)
+        return Ingested(len(batch), placed[0], placed[1])
 
     def close(self) -> None:
         if self._appender is not None and self._appender_pid == os.getpid():

@@ -69,6 +69,9 @@ if TYPE_CHECKING:  # `typing` stays off the `emit` fast path
                      recorded: str | None, body: bytes, more: bool = False
                      ) -> tuple[str, bytes]: ...
 
+    # (first seq, prev id, writer) -> (the batch's record lines, id of its last record)
+    Render = Callable[[int, str | None, str], tuple[bytes | bytearray, str]]
+
 
 class Appended:
     """Where an acknowledged event landed: its seq, id and the id before it."""
@@ -330,7 +333,36 @@ class SegmentWriter:
             finally:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
-    def _append_locked(self, drafts: Sequence[Draft]) -> list[Appended]:
+    def append_rendered(self, count: int, render: Render) -> tuple[int, str] | None:
+        """`append` for a batch of ``count`` events that encodes itself once its place is known.
+
+        ``render(seq, prev, writer)`` returns ``(data, last_id)``: the batch's record lines
+        (``more`` on all but the last) chained from ``seq`` and ``prev``. The order is
+        `append`'s: flock → tail → render → one write → fsync → unlock. Returns the
+        acknowledged ``(first_seq, last_id)``; None for an empty batch (nothing is locked).
+        """
+        if count <= 0:
+            return None
+        with self._thread_lock:
+            self._ensure_open()
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            try:
+                tail = self._tail_for_batch()
+                first = tail.next_seq
+                data, last_id = render(first, tail.last_id, self.writer)
+                self._write_durably(tail, data)
+                tail.next_seq, tail.last_id = first + count, last_id
+                tail.size += len(data)
+                return first, last_id
+            finally:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def _tail_for_batch(self) -> _Tail:
+        """The open segment's tail, after recovery; a new segment when the open one is full.
+
+        A batch never spans segments (recovery cuts a trailing run of ``more`` records within
+        one file), so a full segment is closed before a batch, never during it.
+        """
         if not self._tail_is_current():
             self._load_tail()
         tail = self._tail
@@ -341,6 +373,10 @@ class SegmentWriter:
             self._start_segment(tail.next_seq)
         tail = self._tail
         assert tail is not None
+        return tail
+
+    def _append_locked(self, drafts: Sequence[Draft]) -> list[Appended]:
+        tail = self._tail_for_batch()
         seq, prev = tail.next_seq, tail.last_id
         lines: list[bytes] = []
         placed: list[Appended] = []
@@ -357,7 +393,7 @@ class SegmentWriter:
         tail.next_seq, tail.last_id, tail.size = seq, prev, tail.size + len(data)
         return placed
 
-    def _write_durably(self, tail: _Tail, data: bytes) -> None:
+    def _write_durably(self, tail: _Tail, data: bytes | bytearray) -> None:
         fd, start = self._seg_fd, tail.size
         action = "write to"
         try:

@@ -159,44 +159,14 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
         info(click.get_current_context(), f"stored {item['digest']}  {item['path']}")
 
 
-def _read_batch(source: str) -> tuple[list[Any], str]:
-    import msgspec
-
-    from labledger.ledger.ledger import EventInput
-
+def _read_source(source: str) -> tuple[bytes, str]:
+    """The bytes of FILE (or stdin for ``-``) and the name errors give it."""
     if source == "-":
-        raw, name = sys.stdin.buffer.read(), "<stdin>"
-    else:
-        path = Path(source)
-        try:
-            raw, name = path.read_bytes(), source
-        except OSError as exc:
-            raise InvalidEventError(f"cannot read {source}: {exc.strerror}",
-                                    source=source) from None
-    decoder = msgspec.json.Decoder(EventInput)
-    items = []
-    try:  # one check of the whole input; line by line only to locate a bad byte
-        raw.decode("utf-8")
-        all_utf8 = True
-    except UnicodeDecodeError:
-        all_utf8 = False
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            if not all_utf8:
-                line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidEventError(f"invalid UTF-8 at byte {exc.start}", line=number,
-                                    source=name) from None
-        try:
-            items.append(decoder.decode(line))
-        except msgspec.ValidationError as exc:
-            raise InvalidEventError(str(exc), line=number, source=name) from None
-        except msgspec.DecodeError as exc:
-            raise InvalidEventError(f"not a JSON event ({exc})", line=number,
-                                    source=name) from None
-    return items, name
+        return sys.stdin.buffer.read(), "<stdin>"
+    try:
+        return Path(source).read_bytes(), source
+    except OSError as exc:
+        raise InvalidEventError(f"cannot read {source}: {exc.strerror}", source=source) from None
 
 
 @click.command()
@@ -212,17 +182,20 @@ def ingest(source: str) -> None:
     """
     import gc
 
+    from labledger.ledger._bulk import parse_lines
+    from labledger.ledger._identity import default_actor
+
     # Millions of small objects and no cycles: the collector would only rescan them (~30% of
     # the time). This process ends soon after, so it stays off only for the batch.
     gc.disable()
     try:
-        items, name = _read_batch(source)
+        raw, name = _read_source(source)
+        # Validated before the ledger is opened, as always (`Ledger.actor` is default_actor()).
+        batch = parse_lines(raw, actor=default_actor(), source=name, parallel=True)
+        del raw
         ledger = open_ledger()
-        try:
-            records = ledger.append_batch(items)
-        except InvalidEventError as exc:
-            raise InvalidEventError(exc.problem, kind=exc.kind, field=exc.field, line=exc.line,
-                                    source=name) from None
+        done = ledger.append_parsed(batch)
+        del batch
     finally:
         gc.enable()
     from labledger.ledger.segment import has_closed_segments
@@ -231,13 +204,12 @@ def ingest(source: str) -> None:
         from labledger.ledger.seal import seal_writer
 
         seal_writer(ledger.paths.segments / ledger.writer, close_open=False)
-    summary = {"type": "summary", "appended": len(records),
-               "first_seq": records[0].seq if records else None,
-               "last_seq": records[-1].seq if records else None, "writer": ledger.writer}
+    summary = {"type": "summary", "appended": done.appended, "first_seq": done.first_seq,
+               "last_seq": done.last_seq, "writer": ledger.writer}
     if state().json:
         emit_json(summary)
     else:
-        info(click.get_current_context(), f"appended {len(records)} events")
+        info(click.get_current_context(), f"appended {done.appended} events")
 
 
 @click.command()

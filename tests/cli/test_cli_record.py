@@ -360,6 +360,50 @@ def test_ingest_missing_file_is_exit_2(ledger: Ledger, tmp_path: Path,
     assert "absent.jsonl" in err
 
 
+@pytest.mark.parametrize(("bad", "field", "words"), [
+    (b'{"kind": "note", "body": {"text": 1}}', "text", "Expected `str`, got `int`"),
+    (b'{"kind": "note", "body": {"text": "x", "colour": 1}}', "colour", "unknown field(s)"),
+    (b'{"kind": "note", "body": {"text": "x"}, "run": "a b"}', "run", "not a valid run id"),
+    (b'{"kind": "run.exited", "body": {"duration_s": NaN}}', None, "not a JSON event"),
+    (b'{"kind": "note", "body": {"text": "caf\xe9"}}', None, "invalid UTF-8"),
+    (b'{"kind": "note", "body": {"text": "' + b"y" * ev.MAX_BODY_BYTES + b'"}}', None,
+     "over the 65536-byte limit"),
+])
+def test_ingest_bad_last_line_of_a_big_file_names_it_and_writes_nothing(
+    ledger: Ledger, project: Path, tmp_path: Path, snapshot: Snapshot,
+    capsys: pytest.CaptureFixture[str], bad: bytes, field: str | None, words: str,
+) -> None:
+    ledger.append("note", text="history")
+    source = tmp_path / "big.jsonl"
+    source.write_bytes(b"".join(b'{"kind":"run.heartbeat","run":"r1","body":{"step":%d}}\n' % i
+                                for i in range(50_000)) + b"\n" + bad + b"\n")
+    before = snapshot(project)
+    code, out, err = call(capsys, "--json", "ingest", str(source))
+    assert code == 2, err
+    assert out == ""
+    last = json.loads(err.strip().splitlines()[-1])
+    assert (last["line"], last["field"]) == (50_002, field)  # the blank line counts
+    assert last["message"].startswith(f"{source}:50002")
+    assert words in last["message"]
+    assert snapshot(project) == before
+
+
+def test_ingest_big_file_round_trips(ledger: Ledger, project: Path, tmp_path: Path) -> None:
+    source = tmp_path / "big.jsonl"
+    source.write_bytes(b"".join(b'{"kind":"run.heartbeat","run":"r%d","body":{"step":%d}}\n'
+                                % (i % 3, i) for i in range(50_000)))
+    result = invoke("--json", "ingest", str(source))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"type": "summary", "appended": 50_000, "first_seq": 0,
+                                         "last_seq": 49_999, "writer": "test-writer"}
+    stored = records(project)
+    assert [r.body_dict()["step"] for r in stored] == list(range(50_000))
+    assert [r.run for r in stored[:4]] == ["r0", "r1", "r2", "r0"]
+    assert sum(r.more for r in stored) == 49_999
+    assert not stored[-1].more
+    assert invoke("check").exit_code == 0
+
+
 # --- schema --------------------------------------------------------------------------------------
 JSON_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
 

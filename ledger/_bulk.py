@@ -1,0 +1,402 @@
+"""Bulk ingest: JSON lines straight to record lines, for `labledger ingest` and `Ledger.ingest`.
+
+Two passes, with the same contract as `Ledger.append_batch` (validate everything, then one lock,
+one write, one fsync; all or nothing):
+
+1. `parse_lines` (no lock held) decodes each line into its kind's body struct *directly*, with
+   unknown fields forbidden (`_strict`), instead of JSON → dict → `validate_body`; it keeps the
+   encoded body and a shared, cached encoding of the envelope (ts, actor, kind, run, instance,
+   recorded), which a batch repeats a lot. Every event of the batch gets the same timestamp.
+   With ``parallel`` (the CLI), a large input's second half is parsed by a forked child.
+2. `Batch.render` (under the writer's lock, see `SegmentWriter.append_rendered`) chains them:
+   one formatted line and one BLAKE3 per event into one buffer, bytes identical to
+   `record.encode_record`'s. No `Record`, `Draft` or `EventInput` object per event.
+
+The fast decode is only a shortcut for lines it can prove valid. Any line it cannot take (a
+decode or validation failure, an unknown kind, a body whose kind nests structs, a body holding
+``null`` (a NaN/infinity check is due), an oversize body, a bad run/instance/at) goes through
+the general path for that line: the `EventInput` decoder and `make_draft`, i.e. exactly what
+`ingest` did before, so every refusal has the message it had. Errors keep their precedence: a
+line that does not decode (UTF-8, JSON, envelope) is reported before any body error, as when
+the whole input was decoded before any body was validated.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import types
+from binascii import hexlify
+from itertools import islice
+from typing import Any
+
+import msgspec
+import msgspec.inspect
+from blake3 import blake3
+
+from labledger.ledger import events as ev
+from labledger.ledger._identity import id_problem
+from labledger.ledger.errors import InvalidEventError
+from labledger.ledger.ledger import EventInput, make_draft
+
+CHUNK = 1 << 22  # the input is split this many bytes at a time: line objects for a chunk only
+
+_encode = msgspec.json.Encoder().encode
+_event_input = msgspec.json.Decoder(EventInput)
+
+
+class _Envelope(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """`EventInput` with the body left as raw JSON for its kind's decoder: same fields, types."""
+
+    kind: str
+    body: msgspec.Raw = msgspec.Raw(b"{}")
+    run: str | None = None
+    instance: str | None = None
+    at: str | None = None
+    actor: str | None = None
+
+
+_envelope = msgspec.json.Decoder(_Envelope)
+
+
+class _Refuse:
+    """The 'decoder' of a kind the fast path does not take: sends the line to the general path."""
+
+    def decode(self, raw: Any) -> Any:
+        raise msgspec.DecodeError("not for the fast path")
+
+
+class _Decoders(dict[str, Any]):
+    def __missing__(self, kind: str) -> _Refuse:
+        return _Refuse()
+
+
+_DECODERS: _Decoders | None = None
+
+
+def _strict(cls: type[ev.Body]) -> type[ev.Body]:
+    """``cls`` with unknown fields refused at decode (what `validate_body`'s key check does)."""
+    return types.new_class(cls.__name__, (cls,), {"forbid_unknown_fields": True})
+
+
+def _decoders() -> _Decoders:
+    """A strict JSON decoder per kind whose body holds no struct below its top level.
+
+    A nested struct (pull.listed's entries) would need its own strict variant; such kinds are
+    rare in bulk and take the general path, which checks nested members.
+    """
+    global _DECODERS
+    if _DECODERS is None:
+        table = _Decoders()
+        for kind, cls in ev.KINDS.items():
+            info = msgspec.inspect.type_info(cls)
+            assert isinstance(info, msgspec.inspect.StructType)
+            if not any(ev._nests_struct(f.type) for f in info.fields):
+                table[kind] = msgspec.json.Decoder(_strict(cls))
+        _DECODERS = table
+    return _DECODERS
+
+
+class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None],
+                  "tuple[bytes, bytes] | None"]):
+    """(kind, run, instance, at, actor) → (encoded ts, ``,"actor":…`` up to the body), cached.
+
+    None for an envelope with a bad run, instance or at: the general path reports it.
+    """
+
+    def __init__(self, now: str, actor: str) -> None:
+        super().__init__()
+        self.now, self.actor = _encode(now), actor
+
+    def __missing__(self, key: tuple[str, str | None, str | None, str | None, str | None]
+                    ) -> tuple[bytes, bytes] | None:
+        kind, run, instance, at, actor = key
+        head: tuple[bytes, bytes] | None = None
+        if id_problem("run", run) is None and id_problem("instance", instance) is None:
+            try:
+                ts = self.now if at is None else _encode(ev.parse_ts(at))
+            except ValueError:
+                pass
+            else:
+                parts = [b',"actor":', _encode(actor or self.actor), b',"kind":', _encode(kind)]
+                if run is not None:
+                    parts += (b',"run":', _encode(run))
+                if instance is not None:
+                    parts += (b',"instance":', _encode(instance))
+                if at is not None:
+                    parts += (b',"recorded":', self.now)
+                head = (ts, b"".join(parts))
+        self[key] = head
+        return head
+
+
+class Ingested:
+    """What a batch ingest acknowledged: how many events, and their first and last seq."""
+
+    __slots__ = ("appended", "first_seq", "last_id", "last_seq")
+
+    def __init__(self, appended: int, first_seq: int | None, last_id: str | None) -> None:
+        self.appended, self.first_seq, self.last_id = appended, first_seq, last_id
+        self.last_seq = None if first_seq is None else first_seq + appended - 1
+
+    def __repr__(self) -> str:
+        return (f"Ingested(appended={self.appended}, first_seq={self.first_seq}, "
+                f"last_seq={self.last_seq})")
+
+
+class Batch:
+    """Validated events, encoded but for their place in the chain (see `render`)."""
+
+    __slots__ = ("bodies", "heads")
+
+    def __init__(self, heads: list[tuple[bytes, bytes]], bodies: list[bytes]) -> None:
+        self.heads, self.bodies = heads, bodies
+
+    def __len__(self) -> int:
+        return len(self.bodies)
+
+    def render(self, seq: int, prev: str | None, writer: str) -> tuple[bytearray, str]:
+        """The record lines from ``seq`` on, chained to ``prev``: the bytes `encode_record`
+        writes for the same fields (field order v, seq, prev, ts, writer, actor, kind, run,
+        instance, recorded, more, body; ``more`` on all but the last)."""
+        count = len(self.bodies)
+        if count == 0:
+            raise ValueError("an empty batch has no records")
+        v = str(ev.SCHEMA_VERSION).encode()
+        w = _encode(writer).replace(b"%", b"%%")
+        start = b'{"v":' + v + b',"seq":%d,"prev":'
+        middle = b',"ts":%b,"writer":' + w + b"%b"
+        more_end, last_end = b',"more":true,"body":%b}', b',"body":%b}'
+        chained = start + b'"%b"' + middle + more_end  # every record but the first and the last
+        first_prev = b"null" if prev is None else b'"' + prev.encode() + b'"'
+        out = bytearray()
+        heads, bodies = self.heads, self.bodies
+        (ts, meta), body = heads[0], bodies[0]
+        first = start + first_prev.replace(b"%", b"%%") + middle + (
+            more_end if count > 1 else last_end)
+        unsigned = first % (seq, ts, meta, body)
+        rid = hexlify(blake3(unsigned).digest())
+        out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
+        for (ts, meta), body in zip(islice(heads, 1, count - 1), islice(bodies, 1, count - 1),
+                                     strict=True):
+            seq += 1
+            unsigned = chained % (seq, rid, ts, meta, body)
+            rid = hexlify(blake3(unsigned).digest())
+            out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
+        if count > 1:
+            (ts, meta), body = heads[-1], bodies[-1]
+            unsigned = (start + b'"%b"' + middle + last_end) % (seq + 1, rid, ts, meta, body)
+            rid = hexlify(blake3(unsigned).digest())
+            out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
+        return out, rid.decode()
+
+
+class _Deferred(Exception):  # noqa: N818 - a control-flow signal, caught in this module
+    """A body error: reported only if no later line fails to decode (see the module doc)."""
+
+    def __init__(self, error: InvalidEventError, line: int) -> None:
+        super().__init__(str(error))
+        self.error, self.line = error, line
+
+
+def _decode_problem(line: bytes, number: int, check_utf8: bool,
+                    source: str | None) -> InvalidEventError | EventInput:
+    """What decoding one line gives: the event, or the error `ingest` has always reported."""
+    if check_utf8:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return InvalidEventError(f"invalid UTF-8 at byte {exc.start}", line=number,
+                                     source=source)
+    try:
+        item: EventInput = _event_input.decode(line)
+    except msgspec.ValidationError as exc:
+        return InvalidEventError(str(exc), line=number, source=source)
+    except msgspec.DecodeError as exc:
+        return InvalidEventError(f"not a JSON event ({exc})", line=number, source=source)
+    return item
+
+
+def _raise_first_decode_error(data: bytes, after: int, check_utf8: bool, source: str | None,
+                              start: int = 0, end: int | None = None, first: int = 1) -> None:
+    """Raise the decode error of the first line past line ``after`` that has one, if any.
+
+    Looks at ``data[start:end]``, whose first line is line ``first``.
+    """
+    for number, line in enumerate(data[start:end].split(b"\n"), start=first):
+        if number <= after or not line or line.isspace():
+            continue
+        found = _decode_problem(line, number, check_utf8, source)
+        if isinstance(found, InvalidEventError):
+            raise found
+
+
+PARALLEL_MIN = 32 << 20  # inputs from this size parse in two processes (see parse_lines)
+
+
+def parse_lines(data: bytes, *, actor: str, source: str | None = None,
+                parallel: bool = False) -> Batch:
+    """Validate a JSON-lines batch (blank lines skipped) and encode it; raises
+    `InvalidEventError` naming the line (numbered in ``data``), the kind and the field.
+
+    ``actor`` is the default for events that name none (the ledger's). ``parallel`` lets a
+    large input's second half be parsed in a forked child while this process parses the first
+    (for a single-threaded caller such as the CLI: forking a threaded program is unsafe); the
+    outcome, errors included, is the same as parsing it in one piece.
+    """
+    all_utf8 = data.isascii()
+    if not all_utf8:
+        try:
+            data.decode("utf-8")
+            all_utf8 = True
+        except UnicodeDecodeError:
+            # Some line is not UTF-8, so the batch fails at the first line that does not
+            # decode: that line or an earlier one.
+            _raise_first_decode_error(data, 0, True, source)
+            raise InvalidEventError("input is not valid UTF-8", source=source) from None
+    heads_of = _Heads(ev.now_ts(), actor)
+    size = len(data)
+    if parallel and size >= PARALLEL_MIN and hasattr(os, "fork") and _cpus() > 1:
+        middle = data.find(b"\n", size // 2)
+        if middle >= 0:
+            return _parse_in_two(data, middle, heads_of, source)
+    try:
+        heads, bodies = _parse_range(data, 0, size, 1, heads_of, source)
+    except _Deferred as deferred:  # no line after it fails to decode
+        raise deferred.error from None
+    return Batch(heads, bodies)
+
+
+def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
+                 source: str | None) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+    """Parse the lines of ``data[pos:end]`` (the first is line ``first``).
+
+    Raises `InvalidEventError` for the first line that does not decode, or `_Deferred` for the
+    first body error when no later line of the range fails to decode.
+    """
+    decoders, decode_envelope, encode = _decoders(), _envelope.decode, _encode
+    limit, DecodeError = ev.MAX_BODY_BYTES, msgspec.DecodeError  # noqa: N806
+    heads: list[tuple[bytes, bytes]] = []
+    bodies: list[bytes] = []
+    add_head, add_body = heads.append, bodies.append
+    number, start = first - 1, pos
+    try:
+        while pos < end:
+            cut = data.find(b"\n", pos + CHUNK, end)
+            if cut < 0:
+                cut = end
+            for line in data[pos:cut].split(b"\n"):
+                number += 1
+                try:
+                    env = decode_envelope(line)
+                    body = encode(decoders[env.kind].decode(env.body))
+                    head = heads_of[env.kind, env.run, env.instance, env.at, env.actor]
+                except DecodeError:
+                    head = None
+                if head is None or len(body) > limit or b"null" in body:
+                    if not line or line.isspace():
+                        continue
+                    head, body = _general(line, number, heads_of, source)
+                add_head(head)
+                add_body(body)
+            pos = cut + 1
+    except _Deferred as deferred:
+        _raise_first_decode_error(data, deferred.line, False, source, start, end, first)
+        raise
+    return heads, bodies
+
+
+def _parse_in_two(data: bytes, middle: int, heads_of: _Heads, source: str | None) -> Batch:
+    """`parse_lines` with ``data[middle + 1:]`` parsed by a forked child, sent back pickled.
+
+    Errors keep their precedence: a line of the first half that does not decode wins; a body
+    error of the first half loses only to a decode error of the second; then the second half's
+    own outcome.
+    """
+    import pickle
+
+    second = data.count(b"\n", 0, middle + 1) + 1  # the number of the second half's first line
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (its outcome is checked through the parent)
+        code = 0
+        try:
+            os.close(read_end)
+            try:
+                outcome: tuple[Any, ...] = ("ok", *_parse_range(
+                    data, middle + 1, len(data), second, heads_of, source))
+            except _Deferred as deferred:
+                outcome = ("body", _fields(deferred.error), deferred.line)
+            except InvalidEventError as exc:
+                outcome = ("decode", _fields(exc))
+            with open(write_end, "wb") as out:
+                pickle.dump(outcome, out, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # noqa: BLE001 - the parent parses the half itself
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    pipe = open(read_end, "rb")  # noqa: SIM115 - closed in the finally below
+    child_done = False
+    try:
+        try:
+            heads, bodies = _parse_range(data, 0, middle, 1, heads_of, source)
+            mine: _Deferred | None = None
+        except _Deferred as deferred:
+            mine = deferred
+        try:
+            theirs = pickle.load(pipe)
+        except Exception:  # noqa: BLE001 - a child that died: parse its half here
+            theirs = None
+        _, status = os.waitpid(pid, 0)
+        child_done = True
+        if theirs is None or os.waitstatus_to_exitcode(status) != 0:
+            try:
+                theirs = ("ok", *_parse_range(data, middle + 1, len(data), second, heads_of,
+                                              source))
+            except _Deferred as deferred:
+                theirs = ("body", _fields(deferred.error), deferred.line)
+            except InvalidEventError as exc:
+                theirs = ("decode", _fields(exc))
+        if theirs[0] == "decode" or (mine is None and theirs[0] == "body"):
+            raise InvalidEventError(**theirs[1], source=source)
+        if mine is not None:
+            raise mine.error from None
+        heads += theirs[1]
+        bodies += theirs[2]
+        return Batch(heads, bodies)
+    finally:
+        pipe.close()
+        if not child_done:  # the first half failed to decode: its error wins, stop the child
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def _cpus() -> int:
+    """CPUs this process may run on (its affinity), else the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _fields(error: InvalidEventError) -> dict[str, Any]:
+    return {"problem": error.problem, "kind": error.kind, "field": error.field,
+            "line": error.line}
+
+
+def _general(line: bytes, number: int, heads_of: _Heads,
+             source: str | None) -> tuple[tuple[bytes, bytes], bytes]:
+    """One line the long way (as `ingest` always did): the event's head and body, or its error."""
+    item = _decode_problem(line, number, False, source)
+    if isinstance(item, InvalidEventError):
+        raise item
+    try:
+        draft = make_draft(item.kind, item.body, run=item.run, instance=item.instance,
+                           at=item.at, actor=item.actor or heads_of.actor)
+    except InvalidEventError as exc:
+        raise _Deferred(InvalidEventError(exc.problem, kind=exc.kind, field=exc.field,
+                                          line=number, source=source), number) from None
+    head = heads_of[item.kind, item.run, item.instance, item.at, item.actor]
+    assert head is not None, "make_draft accepted what _Heads refused"
+    return head, draft.body
