@@ -128,3 +128,41 @@ class RunRefusedError(IngestError):
             f"cannot record; fix the ledger (`labledger init`, free disk space, a local disk) or "
             f"drop --strict to run it anyway with the failure reported")
         self.run, self.problem = run, problem
+
+
+class TransportError(IngestError):
+    """The box could not be reached or read (connection, authentication, a remote command).
+
+    A transport failure never records success: events already written stay, nothing claims a
+    file that was not received and compared.
+    """
+
+    _fields: tuple[str, ...] = ("source", "problem")
+
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"{source}: {problem}; nothing further was pulled or recorded. Check the "
+                         f"connection and run `labledger pull` again: finished files are not "
+                         f"transferred twice and a partial file resumes where it stopped")
+        self.source, self.problem = source, problem
+
+
+class HostKeyError(TransportError):
+    """The box's SSH host key is unknown (not pinned) or differs from the pinned one."""
+
+    _fields: tuple[str, ...] = ("source", "problem", "host", "fingerprint", "known_hosts")
+
+    def __init__(self, host: str, fingerprint: str, problem: str, known_hosts: str) -> None:
+        IngestError.__init__(self, f"{host}: host key {fingerprint} {problem}; nothing was read "
+                             f"or recorded")
+        self.source, self.problem = host, problem
+        self.host, self.fingerprint, self.known_hosts = host, fingerprint, known_hosts
+
+
+class PullSourceError(IngestError):
+    """`labledger pull` was given a source, roster or manifest it cannot use (exit 2)."""
+
+    _fields = ("source", "problem")
+
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"{source}: {problem}; nothing was pulled or recorded")
+        self.source, self.problem = source, problem

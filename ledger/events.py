@@ -130,6 +130,7 @@ class RunLaunched(Body, frozen=True, kw_only=True, omit_defaults=True):
     cuda: str | None = None
     gpus: list[str] = []
     env: dict[str, str] = {}
+    heartbeat_interval_s: Annotated[float, msgspec.Meta(gt=0)] | None = None
 
 
 class RunHeartbeat(Body, frozen=True, kw_only=True, omit_defaults=True):
@@ -198,6 +199,9 @@ class PullListed(Body, frozen=True, kw_only=True, omit_defaults=True):
     manifest_digest: Digest | None = None
     missing: list[str] = []
     unexpected: list[str] = []
+    roster_digest: Digest | None = None
+    roster_mismatched: list[str] = []
+    refused: list[str] = []
 
 
 class ArtifactPulled(Body, frozen=True, kw_only=True, omit_defaults=True):
@@ -232,12 +236,14 @@ class TeardownApproved(Body, frozen=True, kw_only=True, omit_defaults=True):
     state_digest: Digest | None = None
     override: bool = False
     reason: str | None = None
+    unmet: list[str] = []  # the gate's unmet checks when approved by override
 
 
 class TeardownRequested(Body, frozen=True, kw_only=True, omit_defaults=True):
     command: list[str] = []
     response: str | None = None
     acknowledged: bool = False
+    exit_code: int | None = None
 
 
 class TeardownConfirmed(Body, frozen=True, kw_only=True, omit_defaults=True):

@@ -49,6 +49,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Seal a run directory as an immutable capsule, or quarantine it."),
     "ingest-dir": ("labledger.ledger.cli.capture", "ingest_dir",
                    "Record a finished run directory (files into the CAS, one batch)."),
+    "run": ("labledger.ledger.cli.run", "run",
+            "Run a command and record its launch, heartbeats and exit."),
 }
 
 

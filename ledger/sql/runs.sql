@@ -1,23 +1,61 @@
 -- runs: one row per run id, derived from events only (no stored state can go stale).
---   state: 'running'   the latest launch/exit event is a run.launched
---          'succeeded' the latest launch/exit event is a run.exited with exit_code 0
---          'failed'    the latest launch/exit event is a run.exited with another code or a signal
---          'recorded'  events mention the run but it was never launched through labledger
--- Ties in time are broken by writer and seq so the answer is deterministic. exit_code and
--- exit_signal come from the latest run.exited even where it lacks them (arg_max_null): an older
--- exit's signal must not outlive a relaunch.
+--
+-- state is read off the run's LATEST lifecycle event (run.launched, run.heartbeat, run.exited,
+-- capsule.sealed, capsule.quarantined; later by time wins, ties broken by writer then seq). Each
+-- state comes from its own event and is never inferred from an earlier one:
+--   'launched'     the latest is a run.launched (no heartbeat since). If that launch promised
+--                  heartbeats (heartbeat_interval_s) and none came within stalled_after_s, 'stalled'
+--   'running'      the latest is a run.heartbeat no older than stalled_after_s (see "now" below)
+--   'stalled'      the latest is a run.heartbeat older than stalled_after_s (or see 'launched')
+--   'exited-ok'    the latest is a run.exited with exit_code 0 and no signal
+--   'failed'       the latest is a run.exited with another exit code (or none)
+--   'killed'       the latest is a run.exited with a signal
+--   'sealed'       the latest is a capsule.sealed
+--   'quarantined'  the latest is a capsule.quarantined
+--   'recorded'     events mention the run but it has no lifecycle event
+-- 'running' and 'stalled' depend on the clock: "now" is DuckDB's current_timestamp, the start of
+-- the query's transaction, so every row of one query is judged at the same instant (select
+-- current_timestamp alongside to see it). stalled_after_s is 3 x the heartbeat_interval_s of the
+-- latest run.launched, or 600 s when it recorded none.
+--
+-- exit_code / exit_signal come from the latest run.exited even where it lacks them
+-- (arg_max_null: an older exit's signal must not outlive a newer exit) and are NULL once a later
+-- run.launched starts the run again; heartbeats and capsule events do not clear them.
+--
+-- Evidence, so that "the log said done" never reads as finished work:
+--   checkpoints           every checkpoint.saved event of the run (claims, whatever their bytes)
+--   checkpoints_stored    those whose bytes the CAS holds according to the ledger: the same rule
+--                         as the `in_store` column of the checkpoints view (an event that stored
+--                         the digest: checkpoint.saved with stored=true, artifact.recorded, or a
+--                         successful artifact.pulled; and no object.quarantined for the digest
+--                         after the last such event). A view cannot read the filesystem;
+--                         `labledger check --deep` re-hashes the objects themselves.
+--   checkpoints_verified  distinct checkpoint digests whose latest checkpoint.verified is ok
+-- A run that exited 0 but never recorded a stored checkpoint shows state 'exited-ok' with
+-- checkpoints_stored = 0.
 CREATE OR REPLACE VIEW runs AS
 WITH lifecycle AS (
     SELECT
         run,
         arg_max(kind, (ts, writer, seq)) AS last_kind,
+        arg_max(ts, (ts, writer, seq)) AS state_ts,
+        max(ts) FILTER (WHERE kind = 'run.heartbeat') AS last_heartbeat_ts,
+        arg_max((ts, writer, seq), (ts, writer, seq)) FILTER (WHERE kind = 'run.launched')
+            AS launch_key,
+        arg_max((ts, writer, seq), (ts, writer, seq)) FILTER (WHERE kind = 'run.exited')
+            AS exit_key,
         arg_max_null(TRY_CAST(body->>'exit_code' AS BIGINT), (ts, writer, seq))
             FILTER (WHERE kind = 'run.exited') AS exit_code,
         arg_max_null(TRY_CAST(body->>'signal' AS BIGINT), (ts, writer, seq))
             FILTER (WHERE kind = 'run.exited') AS exit_signal,
-        arg_max(body->>'host', (ts, writer, seq)) FILTER (WHERE kind = 'run.launched') AS launch_host
+        arg_max(body->>'host', (ts, writer, seq)) FILTER (WHERE kind = 'run.launched')
+            AS launch_host,
+        arg_max_null(TRY_CAST(body->>'heartbeat_interval_s' AS DOUBLE), (ts, writer, seq))
+            FILTER (WHERE kind = 'run.launched') AS heartbeat_interval_s
     FROM events
-    WHERE run IS NOT NULL AND kind IN ('run.launched', 'run.exited')
+    WHERE run IS NOT NULL
+      AND kind IN ('run.launched', 'run.heartbeat', 'run.exited', 'capsule.sealed',
+                   'capsule.quarantined')
     GROUP BY run
 ),
 totals AS (
@@ -32,22 +70,72 @@ totals AS (
     FROM events
     WHERE run IS NOT NULL
     GROUP BY run
+),
+digest_evidence AS (
+    SELECT
+        body->>'digest' AS digest,
+        max(ts) FILTER (WHERE kind = 'artifact.recorded'
+            OR (kind = 'checkpoint.saved' AND coalesce(TRY_CAST(body->>'stored' AS BOOLEAN), true))
+            OR (kind = 'artifact.pulled' AND TRY_CAST(body->>'ok' AS BOOLEAN))) AS stored_ts,
+        max(ts) FILTER (WHERE kind = 'object.quarantined') AS quarantined_ts,
+        arg_max(TRY_CAST(body->>'ok' AS BOOLEAN), (ts, writer, seq))
+            FILTER (WHERE kind = 'checkpoint.verified') AS verified
+    FROM events
+    WHERE kind IN ('artifact.recorded', 'checkpoint.saved', 'artifact.pulled',
+                   'object.quarantined', 'checkpoint.verified')
+      AND body->>'digest' IS NOT NULL
+    GROUP BY body->>'digest'
+),
+saved AS (
+    SELECT
+        c.run,
+        count(*) FILTER (WHERE d.stored_ts IS NOT NULL
+            AND (d.quarantined_ts IS NULL OR d.quarantined_ts < d.stored_ts)) AS checkpoints_stored,
+        count(DISTINCT c.body->>'digest') FILTER (WHERE d.verified) AS checkpoints_verified
+    FROM events c
+    LEFT JOIN digest_evidence d ON d.digest = c.body->>'digest'
+    WHERE c.kind = 'checkpoint.saved' AND c.run IS NOT NULL
+    GROUP BY c.run
+),
+judged AS (
+    SELECT
+        l.*,
+        coalesce(3 * l.heartbeat_interval_s, 600.0) AS stalled_after_s,
+        epoch(current_timestamp) - epoch(l.state_ts) AS state_age_s,
+        -- a relaunch after the latest exit clears the exit's code and signal
+        l.exit_key IS NOT NULL AND (l.launch_key IS NULL OR l.exit_key > l.launch_key)
+            AS exit_is_current
+    FROM lifecycle l
 )
 SELECT
     t.run,
     CASE
-        WHEN l.last_kind IS NULL THEN 'recorded'
-        WHEN l.last_kind = 'run.launched' THEN 'running'
-        WHEN l.exit_code = 0 AND l.exit_signal IS NULL THEN 'succeeded'
-        ELSE 'failed'
+        WHEN j.last_kind IS NULL THEN 'recorded'
+        WHEN j.last_kind = 'capsule.sealed' THEN 'sealed'
+        WHEN j.last_kind = 'capsule.quarantined' THEN 'quarantined'
+        WHEN j.last_kind = 'run.exited' AND j.exit_signal IS NOT NULL THEN 'killed'
+        WHEN j.last_kind = 'run.exited' AND j.exit_code = 0 THEN 'exited-ok'
+        WHEN j.last_kind = 'run.exited' THEN 'failed'
+        WHEN j.last_kind = 'run.heartbeat' AND j.state_age_s <= j.stalled_after_s THEN 'running'
+        WHEN j.last_kind = 'run.heartbeat' THEN 'stalled'
+        WHEN j.heartbeat_interval_s IS NOT NULL AND j.state_age_s > j.stalled_after_s
+            THEN 'stalled'
+        ELSE 'launched'
     END AS state,
     t.first_ts,
     t.last_ts,
-    CASE WHEN l.last_kind = 'run.exited' THEN l.exit_code END AS exit_code,
-    CASE WHEN l.last_kind = 'run.exited' THEN l.exit_signal END AS exit_signal,
+    CASE WHEN j.exit_is_current THEN j.exit_code END AS exit_code,
+    CASE WHEN j.exit_is_current THEN j.exit_signal END AS exit_signal,
     t.checkpoints,
     t.events,
-    coalesce(l.launch_host, t.last_writer) AS host,
-    t.instance
+    coalesce(j.launch_host, t.last_writer) AS host,
+    t.instance,
+    j.state_ts,
+    j.last_heartbeat_ts,
+    j.heartbeat_interval_s,
+    CASE WHEN j.last_kind IS NOT NULL THEN j.stalled_after_s END AS stalled_after_s,
+    coalesce(s.checkpoints_stored, 0) AS checkpoints_stored,
+    coalesce(s.checkpoints_verified, 0) AS checkpoints_verified
 FROM totals t
-LEFT JOIN lifecycle l USING (run);
+LEFT JOIN judged j USING (run)
+LEFT JOIN saved s USING (run);

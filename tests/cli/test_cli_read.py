@@ -137,8 +137,8 @@ def test_sql_table_format(history: Ledger) -> None:
     header, rule, *rows = result.stdout.splitlines()
     assert header.split() == ["run", "state", "checkpoints", "exit_code", "first_ts"]
     assert set(rule.replace(" ", "")) == {"-"}
-    assert [r.split()[:4] for r in rows] == [["r1", "succeeded", "2", "0"],
-                                             ["r2", "running", "0", "2024-05-01"]]
+    assert [r.split()[:4] for r in rows] == [["r1", "exited-ok", "2", "0"],
+                                             ["r2", "launched", "0", "2024-05-01"]]
     assert "2024-05-01 01:00:00" in rows[0]
 
 
@@ -147,8 +147,8 @@ def test_sql_csv_format(history: Ledger) -> None:
     assert result.exit_code == 0
     parsed = list(csv.reader(io.StringIO(result.stdout)))
     assert parsed == [["run", "state", "checkpoints", "exit_code", "first_ts"],
-                      ["r1", "succeeded", "2", "0", "2024-05-01 01:00:00"],
-                      ["r2", "running", "0", "", "2024-05-01 03:00:00"]]
+                      ["r1", "exited-ok", "2", "0", "2024-05-01 01:00:00"],
+                      ["r2", "launched", "0", "", "2024-05-01 03:00:00"]]
 
 
 @pytest.mark.parametrize("args", [["--format", "json"], ["--json"]])
@@ -156,9 +156,9 @@ def test_sql_json_format(history: Ledger, args: list[str]) -> None:
     result = invoke("sql", QUERY, *args)
     assert result.exit_code == 0
     assert json.loads(result.stdout) == [
-        {"run": "r1", "state": "succeeded", "checkpoints": 2, "exit_code": 0,
+        {"run": "r1", "state": "exited-ok", "checkpoints": 2, "exit_code": 0,
          "first_ts": "2024-05-01T01:00:00.000000Z"},
-        {"run": "r2", "state": "running", "checkpoints": 0, "exit_code": None,
+        {"run": "r2", "state": "launched", "checkpoints": 0, "exit_code": None,
          "first_ts": "2024-05-01T03:00:00.000000Z"},
     ]
 
@@ -207,8 +207,8 @@ def test_subprocess_log_and_sql(history: Ledger, run_cli: RunCli) -> None:
         "r1", "r2", "r1"]
     queried = run_cli("sql", "select run, state from runs order by run", "--format", "json")
     assert queried.returncode == 0, queried.stderr
-    assert json.loads(queried.stdout) == [{"run": "r1", "state": "succeeded"},
-                                          {"run": "r2", "state": "running"}]
+    assert json.loads(queried.stdout) == [{"run": "r1", "state": "exited-ok"},
+                                          {"run": "r2", "state": "launched"}]
     refused = run_cli("sql", "COPY (select 1) TO 'x.csv'")
     assert refused.returncode == 2
     assert "query refused" in refused.stderr

@@ -133,8 +133,11 @@ def runs_by_id(led: Ledger) -> dict[str, dict[str, Any]]:
 
 def test_runs_view_columns(history: Ledger) -> None:
     columns, _ = run_query(history.paths, "select * from runs limit 0")
+    # the first ten columns are the original contract; the rest were added with run capture
     assert columns == ["run", "state", "first_ts", "last_ts", "exit_code", "exit_signal",
-                       "checkpoints", "events", "host", "instance"]
+                       "checkpoints", "events", "host", "instance", "state_ts",
+                       "last_heartbeat_ts", "heartbeat_interval_s", "stalled_after_s",
+                       "checkpoints_stored", "checkpoints_verified"]
 
 
 def test_runs_state_is_derived_from_launch_and_exit_history(history: Ledger) -> None:
@@ -142,10 +145,10 @@ def test_runs_state_is_derived_from_launch_and_exit_history(history: Ledger) -> 
     assert set(runs) == {"ok", "again", "killed", "recovered", "late", "notes-only"}
     summary = {run: (r["state"], r["exit_code"], r["exit_signal"]) for run, r in runs.items()}
     assert summary == {
-        "ok": ("succeeded", 0, None),
-        "again": ("running", None, None),
-        "killed": ("failed", None, 9),
-        "recovered": ("succeeded", 0, None),
+        "ok": ("exited-ok", 0, None),
+        "again": ("launched", None, None),
+        "killed": ("killed", None, 9),
+        "recovered": ("exited-ok", 0, None),
         "late": ("failed", 137, None),
         "notes-only": ("recorded", None, None),
     }
@@ -172,8 +175,8 @@ def test_runs_state_follows_new_events(history: Ledger) -> None:
     history.append("run.exited", run="again", exit_code=0, at=at(10))
     history.append("run.launched", run="ok", at=at(11))
     runs = runs_by_id(history)
-    assert runs["again"]["state"] == "succeeded"
-    assert (runs["ok"]["state"], runs["ok"]["exit_code"]) == ("running", None)
+    assert runs["again"]["state"] == "exited-ok"
+    assert (runs["ok"]["state"], runs["ok"]["exit_code"]) == ("launched", None)
 
 
 def test_runs_survive_exit_codes_beyond_32_bits(ledger: Ledger) -> None:
@@ -183,7 +186,7 @@ def test_runs_survive_exit_codes_beyond_32_bits(ledger: Ledger) -> None:
     ledger.append("run.exited", run="fine", exit_code=0, at=at(2))
     runs = runs_by_id(ledger)
     assert (runs["odd"]["state"], runs["odd"]["exit_code"]) == ("failed", 2**40)
-    assert runs["fine"]["state"] == "succeeded"
+    assert runs["fine"]["state"] == "exited-ok"
 
 
 def test_runs_ties_in_time_break_by_seq(ledger: Ledger) -> None:

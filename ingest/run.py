@@ -1,0 +1,479 @@
+"""`labledger run`: wrap a command so its launch, liveness and exit become events.
+
+Order of work (each step's failure and what it costs)
+-----------------------------------------------------
+1. **Facts, gathered in parallel** before anything starts: git commit, dirty flag and diff
+   (`git diff HEAD`), the config file, the interpreter that will run the command (its Python,
+   PyTorch and PyTorch-CUDA versions, read from package metadata and ``torch/version.py`` so
+   torch is never imported: an import costs seconds and may initialise CUDA) and GPU names
+   from ``nvidia-smi`` when it is on PATH. The interpreter is ``argv[0]`` when it is a
+   ``python``, the ``#!`` interpreter of a console script (``torchrun``, ``accelerate``), else
+   the first ``python3`` on the command's PATH (a guess, recorded as ``python_source: PATH``).
+   A probe that fails leaves its field empty (`labledger.ingest._launch_facts`).
+2. **Bytes first, events second**: the scrubbed diff and the scrubbed config go into the CAS,
+   then `run.launched` names their digests. Nothing reaches either store unscrubbed (see
+   `labledger.ingest.secrets`): the command line, the allowlisted environment, the diff and the
+   config all pass through it first.
+3. **The command starts** with ``LABLEDGER_RUN`` (and ``LABLEDGER_ROOT``, ``LABLEDGER_INSTANCE``)
+   in its environment, so in-process hooks (`labledger.ingest.checkpoint`) know their run.
+   SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 received by the wrapper are forwarded to it
+   (USR1 is what Slurm's ``--signal`` sends before a walltime kill). A signal the wrapper was
+   started ignoring (``nohup``) stays ignored for the command too. SIGINT is *not* forwarded
+   while the wrapper is the foreground job of a terminal: the terminal already delivered Ctrl-C
+   to the whole process group, and a second SIGINT would interrupt the command's own cleanup
+   (a checkpoint being saved in an ``except KeyboardInterrupt``).
+4. **Heartbeats** (optional): a daemon thread appends `run.heartbeat` every interval. The command
+   is a separate process, so a slow append never slows it; appends from the thread and the main
+   thread share one lock.
+5. **Exit**: the child is reaped with ``wait4`` so its own peak RSS (``ru_maxrss``; it includes
+   descendants it waited for) is measured, not the wrapper's probes. `run.exited` records the
+   exit code or the signal, the duration and the peak RSS. The wrapper's exit status is the
+   command's, or 128 + signal as a shell reports it; 127/126 when the command cannot be found /
+   executed (as a shell).
+
+Bookkeeping never blocks training: when the ledger cannot be opened or written (no ledger, disk
+full, an unsafe filesystem) the command still runs and each failure is reported through
+``report``, unless ``strict``, which raises `RunRefusedError` before the command starts. If the
+wrapper itself is killed with SIGKILL, no `run.exited` is written; the run then reads as
+``stalled`` once its heartbeats stop (see ``ledger/sql/runs.sql``).
+
+The module never prints or exits: the CLI (`labledger.ledger.cli.run`) renders.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from labledger.cas import CasError
+from labledger.ingest._launch_facts import PROBE_TIMEOUT_S, Facts, gather
+from labledger.ingest.errors import RunRefusedError
+from labledger.ingest.secrets import scrub_argv, scrub_config, scrub_env, scrub_text
+from labledger.ledger.errors import InvalidEventError, LedgerError
+from labledger.ledger.ledger import Ledger
+from labledger.ledger.record import Record
+
+__all__ = ["FORWARDED_SIGNALS", "RunResult", "make_run_id", "run_command"]
+
+FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
+                     signal.SIGUSR2)
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}$")  # the ledger's own rule
+_STEM_RE = re.compile(r"[^A-Za-z0-9._-]+")
+_LEDGER_FAILURES = (LedgerError, CasError, OSError)
+
+Report = Callable[[str, str], None]
+"""``report(kind, message)``: ``"run"`` (the run id, before the command starts) or ``"warning"``
+(something could not be recorded; the command is not affected)."""
+
+@dataclass
+class RunResult:
+    """What happened to a wrapped command.
+
+    ``exit_code`` is what the wrapper exits with (the command's status, 128 + signal when it was
+    killed, 127/126 when it could not be started). ``returncode`` is the command's own status
+    (None when it never started); ``signal`` the signal that ended it. ``launched_id`` and
+    ``exited_id`` are the event ids, None when the ledger could not record them; ``problems``
+    lists every bookkeeping failure (also sent to ``report`` as it happened).
+    """
+
+    run: str
+    exit_code: int
+    returncode: int | None = None
+    signal: int | None = None
+    duration_s: float = 0.0
+    peak_rss_bytes: int | None = None
+    pid: int | None = None
+    launched_id: str | None = None
+    exited_id: str | None = None
+    heartbeats: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def is_recorded(self) -> bool:
+        """Both the launch and the exit reached the ledger."""
+        return self.launched_id is not None and self.exited_id is not None
+
+
+# --- run ids ---------------------------------------------------------------------------------
+def _command_stem(argv: Sequence[str]) -> str:
+    args = [a for a in argv if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a)]  # `env X=1 cmd`
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            return args[i + 1].rsplit(".", 1)[-1]
+    for arg in args[1:]:
+        if not arg.startswith("-") and arg.endswith((".py", ".sh", ".bash")):
+            return Path(arg).stem
+    return Path(args[0]).name if args else "run"
+
+
+def make_run_id(argv: Sequence[str], when: datetime | None = None) -> str:
+    """A readable, unique run id: ``<command stem>-<UTC yyyymmdd-HHMMSS>-<4 hex>``.
+
+    ``python train.py --lr 3e-4`` -> ``train-20261202-140122-9f3a``.
+    """
+    stem = _STEM_RE.sub("-", _command_stem(argv)).strip("-._")[:40] or "run"
+    if not stem[0].isalnum():
+        stem = "run-" + stem
+    stamp = (when or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{stem}-{stamp}-{os.urandom(2).hex()}"
+
+
+# --- the ledger, guarded -------------------------------------------------------------------
+class _Recorder:
+    """Appends from the main and heartbeat threads under one lock; failures become reports."""
+
+    def __init__(self, ledger: Ledger | None, report: Report, problems: list[str]) -> None:
+        self.ledger = ledger
+        self.lock = threading.Lock()
+        self._report = report
+        self.problems = problems
+        self._failing: set[str] = set()
+
+    def warn(self, message: str) -> None:
+        self.problems.append(message)
+        self._report("warning", message)
+
+    def append(self, kind: str, *, run: str, instance: str | None, **body: Any) -> Record | None:
+        if self.ledger is None:
+            return None
+        with self.lock:
+            try:
+                record = self.ledger.append(kind, run=run, instance=instance, **body)
+            except _LEDGER_FAILURES as exc:
+                if kind not in self._failing:  # one report per kind until it works again
+                    self._failing.add(kind)
+                    self.warn(f"could not record {kind} for run {run}: {exc}")
+                return None
+        self._failing.discard(kind)
+        return record
+
+
+def _in_foreground_of_terminal() -> bool:
+    for fd in (0, 1, 2):
+        try:
+            if os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+class _Forwarder:
+    """Signal handlers that pass signals on to the child while it runs (main thread only)."""
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.received: list[int] = []
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers can only be set from the main thread
+        for signum in FORWARDED_SIGNALS:
+            current = signal.getsignal(signum)
+            if current is signal.SIG_IGN:
+                continue  # started under nohup & co: the child inherits the ignore
+            self._previous[signum] = current
+            signal.signal(signum, self._handle)
+
+    def restore(self) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
+
+    def attach(self, pid: int) -> None:
+        """Forward from now on, first replaying what arrived while the child was starting."""
+        self.pid = pid
+        for signum in list(self.received):
+            self._forward(pid, signum)
+
+    def detach(self) -> None:
+        self.pid = None  # reaped: its pid may be reused, so nothing is sent any more
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        self.received.append(signum)
+        pid = self.pid
+        if pid is not None:
+            self._forward(pid, signum)
+
+    @staticmethod
+    def _forward(pid: int, signum: int) -> None:
+        if signum == signal.SIGINT and _in_foreground_of_terminal():
+            return  # Ctrl-C reached the child's process group already
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+
+def _wait(pid: int) -> tuple[int, int | None]:
+    """Reap ``pid``; returns (wait status, peak RSS in bytes of the child and its reaped
+    descendants). EINTR is retried by Python (PEP 475) after any signal handler ran."""
+    _, status, usage = os.wait4(pid, 0)
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    peak = int(usage.ru_maxrss) * scale
+    return status, peak if peak > 0 else None
+
+
+# --- launch body ---------------------------------------------------------------------------
+def _store_launch_objects(ledger: Ledger, facts: Facts, config: Path | None,
+                          body: dict[str, Any], extra: dict[str, Any]) -> None:
+    """Put the scrubbed diff and config into the CAS and name them in the launch body."""
+    from labledger.ledger.artifacts import open_store
+
+    store = open_store(ledger)
+    if facts.diff is not None:
+        text = facts.diff.decode("utf-8", "surrogateescape")
+        scrubbed = scrub_text(text, line_values=True)
+        body["git_diff_digest"] = store.put_bytes(
+            scrubbed.encode("utf-8", "surrogateescape")).digest
+        extra["git_diff_scrubbed"] = scrubbed != text
+    if config is not None and facts.config is not None:
+        result = scrub_config(config.name, facts.config)
+        body["config_digest"] = store.put_bytes(result.data).digest
+        extra["config_scrub"] = {"method": result.method, "redactions": result.redactions,
+                                 "verified": result.verified}
+
+
+def _launch_body(argv: Sequence[str], cwd: str, env: Mapping[str, str], facts: Facts,
+                 heartbeat: float | None, config: Path | None) -> tuple[dict[str, Any],
+                                                                        dict[str, Any]]:
+    try:
+        user: str | None = getpass.getuser()
+    except (KeyError, OSError):
+        user = None
+    body: dict[str, Any] = {
+        "command": scrub_argv(argv),
+        "cwd": scrub_text(cwd),
+        "host": socket.gethostname(),
+        "user": user,
+        "pid": os.getpid(),
+        "env": scrub_env(env),
+        "gpus": facts.gpus,
+    }
+    extra: dict[str, Any] = {"pid_role": "wrapper"}
+    if facts.commit is not None:
+        body["git_commit"] = facts.commit
+    if facts.dirty is not None:
+        body["git_dirty"] = facts.dirty
+        extra["git_untracked"] = facts.untracked
+    for key in ("python", "torch", "cuda"):
+        if facts.interpreter.get(key):
+            body[key] = facts.interpreter[key]
+    if facts.interpreter.get("executable"):
+        extra["python_executable"] = scrub_text(facts.interpreter["executable"])
+        extra["python_source"] = facts.interpreter["source"]
+    if facts.driver:
+        extra["nvidia_driver"] = facts.driver
+    if heartbeat is not None:
+        body["heartbeat_interval_s"] = float(heartbeat)
+    if config is not None:
+        body["config_path"] = scrub_text(str(config))
+    return {k: v for k, v in body.items() if v is not None}, extra
+
+
+def _start(argv: Sequence[str], cwd: str, env: Mapping[str, str]
+           ) -> tuple[subprocess.Popen[bytes] | None, int, str | None]:
+    """Start the command: (process, 0, None) or (None, 126/127, why) as a shell would."""
+    try:
+        return subprocess.Popen(list(argv), cwd=cwd, env=dict(env)), 0, None
+    except FileNotFoundError as exc:
+        return None, 127, f"{argv[0]}: command not found ({exc.strerror})"
+    except OSError as exc:
+        return None, 126, f"{argv[0]}: cannot execute ({exc.strerror or exc})"
+
+
+def run_command(
+    argv: Sequence[str],
+    *,
+    run: str | None = None,
+    instance: str | None = None,
+    config: str | os.PathLike[str] | None = None,
+    heartbeat: float | None = None,
+    strict: bool = False,
+    root: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    report: Report | None = None,
+) -> RunResult:
+    """Run ``argv`` as a recorded run and return how it ended.
+
+    Parameters
+    ----------
+    argv
+        The command and its arguments (not a shell string).
+    run, instance
+        The run id (generated by `make_run_id` when None) and the instance it runs on.
+    config
+        A configuration file to store (scrubbed) in the CAS and name in `run.launched`.
+    heartbeat
+        Seconds between `run.heartbeat` events; None for no heartbeats.
+    strict
+        Refuse to start the command when its launch cannot be recorded.
+    root, cwd, env
+        Where the ledger is (as `Ledger.open`), where the command runs, and its environment
+        (default: this process's); ``LABLEDGER_RUN``/``LABLEDGER_ROOT`` are added to it.
+    report
+        Called with ``("run", run_id)`` before the command starts and ``("warning", message)``
+        for every bookkeeping failure, as it happens (from the heartbeat thread too).
+
+    Raises
+    ------
+    InvalidEventError
+        ``run`` or ``instance`` is not a valid id, or ``argv`` is empty, or ``heartbeat`` is
+        not positive (nothing started, nothing written).
+    RunRefusedError
+        ``strict`` and the launch could not be recorded (nothing started).
+    """
+    if not argv:
+        raise InvalidEventError("no command to run; put it after --", field="command")
+    for what, value in (("run", run), ("instance", instance)):
+        if value is not None and not _ID_RE.fullmatch(value):
+            raise InvalidEventError(
+                f"{value!r} is not a valid {what} id (letters, digits and ._:@+=- ; at most 256; "
+                "starting with a letter or digit)", field=what)
+    if heartbeat is not None and not heartbeat > 0:
+        raise InvalidEventError("the heartbeat interval must be a positive number of seconds",
+                                field="heartbeat")
+    notify: Report = report or (lambda _kind, _message: None)
+    run_id = run or make_run_id(argv)
+    workdir = os.fspath(cwd) if cwd is not None else os.getcwd()
+    base_env = dict(os.environ if env is None else env)
+    config_path = Path(config).absolute() if config is not None else None
+    result = RunResult(run=run_id, exit_code=0)
+
+    ledger: Ledger | None = None
+    launch_problem: str | None = None
+    try:
+        ledger = Ledger.open(root)
+    except _LEDGER_FAILURES as exc:
+        launch_problem = str(exc)
+    recorder = _Recorder(ledger, notify, result.problems)
+
+    try:
+        facts = gather(argv, workdir, base_env)
+    except Exception as exc:  # a probe bug must not keep the command from running
+        facts = Facts()
+        recorder.warn(f"could not gather the launch facts of run {run_id}: {exc!r}")
+    if config_path is not None and ledger is not None:
+        try:
+            facts.config = config_path.read_bytes()
+        except OSError as exc:
+            recorder.warn(f"could not read the config {config_path}: {exc.strerror or exc}")
+    body, extra = _launch_body(argv, workdir, base_env, facts, heartbeat, config_path)
+    if ledger is not None:
+        try:
+            _store_launch_objects(ledger, facts, config_path, body, extra)
+            record = ledger.append("run.launched", run=run_id, instance=instance,
+                                   **body, extra=extra)
+            result.launched_id = record.id
+        except _LEDGER_FAILURES as exc:
+            launch_problem = str(exc)
+    if launch_problem is not None:
+        if strict:
+            if ledger is not None:
+                ledger.close()
+            raise RunRefusedError(run_id, f"the ledger could not record its launch: "
+                                          f"{launch_problem}")
+        recorder.warn(f"could not record the launch of run {run_id} ({launch_problem}); "
+                      "the command runs without a record")
+
+    child_env = dict(base_env)
+    child_env["LABLEDGER_RUN"] = run_id
+    if ledger is not None:
+        child_env["LABLEDGER_ROOT"] = str(ledger.paths.project)
+    if instance is not None:
+        child_env["LABLEDGER_INSTANCE"] = instance
+    notify("run", run_id)
+
+    forwarder = _Forwarder()
+    forwarder.install()  # before the start: a signal arriving meanwhile is replayed to the child
+    try:
+        _supervise(argv, workdir, child_env, heartbeat, recorder, forwarder, result, instance)
+    finally:
+        # Handlers stay until run.exited is written: a second SIGTERM (Slurm's KillWait, an
+        # impatient user) must not kill the wrapper between the child's exit and its record.
+        forwarder.restore()
+        if ledger is not None:
+            ledger.close()
+    return result
+
+
+def _supervise(argv: Sequence[str], workdir: str, child_env: Mapping[str, str],
+               heartbeat: float | None, recorder: _Recorder, forwarder: _Forwarder,
+               result: RunResult, instance: str | None) -> None:
+    """Start the command, beat, reap it, record `run.exited`; fills ``result``."""
+    run_id = result.run
+    started = time.monotonic()
+    proc, failed_code, why = _start(argv, workdir, child_env)
+    if proc is None:
+        result.exit_code = failed_code
+        recorder.warn(why or "the command could not be started")
+        result.exited_id = _record_exit(recorder, run_id, instance, {"exit_code": failed_code},
+                                        {"error": why})
+        return
+    result.pid = proc.pid
+    forwarder.attach(proc.pid)
+    stop = threading.Event()
+    beats = _start_heartbeats(recorder, run_id, instance, proc.pid, heartbeat, stop, result)
+    try:
+        status, result.peak_rss_bytes = _wait(proc.pid)
+    finally:
+        forwarder.detach()
+        stop.set()
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    result.duration_s = time.monotonic() - started
+    if beats is not None:
+        beats.join(timeout=(heartbeat or 0) + PROBE_TIMEOUT_S)
+
+    exit_body: dict[str, Any] = {"duration_s": round(result.duration_s, 6)}
+    if proc.returncode < 0:
+        result.signal = -proc.returncode
+        result.exit_code = 128 + result.signal
+        exit_body["signal"] = result.signal
+    else:
+        result.returncode = result.exit_code = proc.returncode
+        exit_body["exit_code"] = proc.returncode
+    if result.peak_rss_bytes is not None:
+        exit_body["peak_rss_bytes"] = result.peak_rss_bytes
+    exit_extra: dict[str, Any] = {"pid": proc.pid, "heartbeats": result.heartbeats}
+    if forwarder.received:
+        exit_extra["signals_received"] = [signal.Signals(s).name for s in forwarder.received]
+    result.exited_id = _record_exit(recorder, run_id, instance, exit_body, exit_extra)
+
+
+def _record_exit(recorder: _Recorder, run_id: str, instance: str | None,
+                 body: dict[str, Any], extra: dict[str, Any]) -> str | None:
+    record = recorder.append("run.exited", run=run_id, instance=instance, **body,
+                             extra={k: v for k, v in extra.items() if v is not None})
+    return record.id if record is not None else None
+
+
+def _start_heartbeats(recorder: _Recorder, run_id: str, instance: str | None, pid: int,
+                      interval: float | None, stop: threading.Event, result: RunResult
+                      ) -> threading.Thread | None:
+    if interval is None or recorder.ledger is None:
+        return None
+
+    def beat() -> None:
+        while not stop.wait(interval):
+            if recorder.append("run.heartbeat", run=run_id, instance=instance,
+                               pid=pid) is not None:
+                result.heartbeats += 1
+
+    thread = threading.Thread(target=beat, name=f"labledger-heartbeat-{run_id}", daemon=True)
+    thread.start()
+    return thread
