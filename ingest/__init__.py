@@ -6,20 +6,48 @@ loader live here. Layering: imports `labledger.cas` and `labledger.ledger`, neve
 paramiko; the functions that need one import it themselves.
 """
 
-from labledger.ingest.capsule import SealedCapsule, close_capsule
-from labledger.ingest.capsule_rules import CapsuleCheck, CapsuleRules, check_capsule, load_rules
-from labledger.ingest.checkpoint import digest_file, record_checkpoint, save_checkpoint
-from labledger.ingest.checkpoint_load import LoadResult, load_checkpoints
-from labledger.ingest.errors import (
-    CapsuleConfigError,
-    CapsuleExistsError,
-    CapsuleInterruptedError,
-    CapsuleQuarantinedError,
-    CapsuleSourceError,
-    CheckpointSourceError,
-    IngestError,
-)
-from labledger.ingest.run_dir import IngestedRun, ingest_run_dir
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing's: `labledger run` pays for every import at launch
+if TYPE_CHECKING:
+    from labledger.ingest.capsule import SealedCapsule, close_capsule
+    from labledger.ingest.capsule_rules import CapsuleCheck, CapsuleRules, check_capsule, load_rules
+    from labledger.ingest.checkpoint import digest_file, record_checkpoint, save_checkpoint
+    from labledger.ingest.checkpoint_load import LoadResult, load_checkpoints
+    from labledger.ingest.errors import (
+        CapsuleConfigError,
+        CapsuleExistsError,
+        CapsuleInterruptedError,
+        CapsuleQuarantinedError,
+        CapsuleSourceError,
+        CheckpointSourceError,
+        IngestError,
+    )
+    from labledger.ingest.run_dir import IngestedRun, ingest_run_dir
+
+# Public names load on first use (PEP 562): `labledger run` imports only what it needs.
+_HOME = {
+    "CapsuleCheck": "capsule_rules",
+    "CapsuleConfigError": "errors",
+    "CapsuleExistsError": "errors",
+    "CapsuleInterruptedError": "errors",
+    "CapsuleQuarantinedError": "errors",
+    "CapsuleRules": "capsule_rules",
+    "CapsuleSourceError": "errors",
+    "CheckpointSourceError": "errors",
+    "IngestError": "errors",
+    "IngestedRun": "run_dir",
+    "LoadResult": "checkpoint_load",
+    "SealedCapsule": "capsule",
+    "check_capsule": "capsule_rules",
+    "close_capsule": "capsule",
+    "digest_file": "checkpoint",
+    "ingest_run_dir": "run_dir",
+    "load_checkpoints": "checkpoint_load",
+    "load_rules": "capsule_rules",
+    "record_checkpoint": "checkpoint",
+    "save_checkpoint": "checkpoint",
+}
 
 __all__: list[str] = [
     "CapsuleCheck",
@@ -43,3 +71,14 @@ __all__: list[str] = [
     "record_checkpoint",
     "save_checkpoint",
 ]
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'labledger.ingest' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"labledger.ingest.{home}"), name)
+    globals()[name] = value
+    return value
