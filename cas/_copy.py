@@ -19,6 +19,7 @@ from typing import NamedTuple
 from blake3 import blake3
 
 from labledger.cas._fs import write_all
+from labledger.cas._threads import hash_threads
 
 CHUNK_SIZE = 8 << 20
 """Bytes read, hashed and written per step."""
@@ -61,7 +62,7 @@ def copy_and_hash(
     as ``_ReadError``; errors from writing propagate unchanged.
     """
     buf = _buffer()
-    hasher = blake3(max_threads=blake3.AUTO) if expected_size >= CHUNK_SIZE else blake3()
+    hasher = blake3(max_threads=hash_threads()) if expected_size >= CHUNK_SIZE else blake3()
     sha = hashlib.sha256() if sha256 else None
     total = 0
     # NOTE: read at most one byte past the expected size: enough to prove the source grew,

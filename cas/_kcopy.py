@@ -68,6 +68,7 @@ from blake3 import blake3
 
 from labledger.cas._copy import ReadError, _buffer
 from labledger.cas._fs import write_all
+from labledger.cas._threads import hash_threads
 from labledger.cas.errors import FULL_ERRNOS
 
 KERNEL_COPY_MIN = 4 << 20
@@ -192,7 +193,7 @@ class ShaPipe:
 def hash_and_sync(fd: int, size: int, *, fsync: bool) -> str:
     """BLAKE3 hex of the first ``size`` bytes of ``fd`` (mmap, thread pool); when ``fsync``,
     the file is fsynced in another thread meanwhile, and its error (e.g. ENOSPC) is raised."""
-    hasher = blake3(max_threads=blake3.AUTO)
+    hasher = blake3(max_threads=hash_threads())
     errors: list[BaseException] = []
 
     def sync() -> None:

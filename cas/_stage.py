@@ -17,6 +17,7 @@ from typing import NamedTuple
 from labledger.cas._copy import Copied, ReadError, copy_and_hash
 from labledger.cas._fs import create_temp, unlink_quietly, write_all
 from labledger.cas._kcopy import KERNEL_COPY_MIN, ShaPipe, copy_in_kernel, hash_and_sync
+from labledger.cas._threads import hash_threads
 from labledger.cas.errors import (
     FULL_ERRNOS,
     SourceChangedError,
@@ -205,7 +206,7 @@ def stage_bytes(data: bytes | bytearray | memoryview, tmp_dir: Path, *, sha256: 
     from blake3 import blake3
 
     view = memoryview(data).cast("B")
-    hex_ = blake3(view, max_threads=blake3.AUTO).hexdigest()
+    hex_ = blake3(view, max_threads=hash_threads()).hexdigest()
     sha = hashlib.sha256(view).hexdigest() if sha256 else None
     try:
         tmp_fd, tmp_path = create_temp(tmp_dir, "put")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from blake3 import blake3
 
+from labledger.cas._threads import hash_threads
 from labledger.cas.digest import PREFIX
 from labledger.cas.results import CorruptObject, VerifyReport
 
@@ -32,7 +33,7 @@ def hash_object(path: Path) -> str:
     """BLAKE3 hex of a file's bytes, by the fastest measured route for its size."""
     size = os.stat(path).st_size
     if size >= MMAP_MIN:
-        hasher = blake3(max_threads=blake3.AUTO)
+        hasher = blake3(max_threads=hash_threads())
         hasher.update_mmap(path)
         return str(hasher.hexdigest())
     with open(path, "rb") as f:

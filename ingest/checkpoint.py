@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from labledger.cas._threads import hash_threads
 from labledger.ingest._fs import fsync_dir
 from labledger.ingest.errors import CheckpointSourceError
 from labledger.ledger.errors import InvalidEventError
@@ -81,7 +82,7 @@ def digest_file(path: Path, *, progress: Callable[[int], None] | None = None) ->
     from blake3 import blake3
 
     before = _stat_regular(path)
-    hasher = blake3(max_threads=blake3.AUTO)
+    hasher = blake3(max_threads=hash_threads())
     size = 0
     try:
         with open(path, "rb") as fh:

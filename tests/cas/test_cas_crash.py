@@ -133,7 +133,7 @@ def test_concurrent_puts_from_several_processes(tmp_path: Path) -> None:
     jobs = [(str(root), str(same))] * 6 + [(str(root), str(p)) for p in distinct]
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(4) as pool:
-        results = pool.map(_put_in_child, jobs)
+        results = pool.map_async(_put_in_child, jobs).get(timeout=300)  # fail, never hang
     store = Store(root)
     same_digests = {r.digest for r in results[:6]}
     assert same_digests == {"blake3:" + blake3.blake3(same.read_bytes()).hexdigest()}
