@@ -24,12 +24,11 @@ show labledger emit instance.rented --instance box-a100 --set profile=runpod \
 show labledger emit run.launched --run denoise-lr3e-4 --instance box-a100 \
     --data '{"command": ["python", "train.py", "--lr", "3e-4"], "host": "box-a100"}'
 
-# Two checkpoints: real bytes, real BLAKE3 digests.
+# Two checkpoints: real bytes, stored in the content-addressed store, then recorded.
 for step in 1000 2000; do
     head -c 65536 /dev/urandom > "ckpt-$step.pth"
-    digest=$(python -c 'import sys, blake3; print("blake3:" + blake3.blake3(open(sys.argv[1], "rb").read()).hexdigest())' "ckpt-$step.pth")
-    show labledger emit checkpoint.saved --run denoise-lr3e-4 --set path="ckpt-$step.pth" \
-        --set digest="$digest" --set size=65536 --set step=$step --set metrics.psnr=3$((step / 1000)).4
+    show labledger checkpoint "ckpt-$step.pth" --run denoise-lr3e-4 --step $step \
+        --metric psnr=3$((step / 1000)).4
 done
 show labledger emit run.exited --run denoise-lr3e-4 --set exit_code=0 --set duration_s=5400
 
@@ -39,6 +38,6 @@ show labledger emit run.launched --run denoise-lr1e-3 --instance box-a100 \
 show labledger emit run.exited --run denoise-lr1e-3 --set exit_code=1
 
 show labledger sql "select run, state, exit_code, checkpoints, host, instance from runs order by run"
-show labledger sql "select body->>'step' as step, body->>'\$.metrics.psnr' as psnr, body->>'digest' as digest from events where kind = 'checkpoint.saved' order by ts"
-show labledger log --run denoise-lr3e-4
-show labledger check
+show labledger sql "select run, step, role, size, in_store, digest from checkpoints order by step"
+show labledger log --run denoise-lr3e-4 --kind 'run.*'
+show labledger check --deep

@@ -1,8 +1,9 @@
 """Load checkpoints safely, in a child process, to prove they are usable bytes.
 
 A checkpoint counts as loadable when ``torch.load(path, map_location="cpu", weights_only=True)``
-succeeds (no pickle code runs), the result holds at least one tensor, and every floating-point
-tensor is finite. The load runs in a separate interpreter with a timeout so a hostile or huge
+(or safetensors' ``load_file`` for ``*.safetensors``) succeeds (no pickle code runs), the
+result holds at least one tensor, and every floating-point tensor is finite. The load runs in
+a separate interpreter with a timeout and a memory limit so a hostile or huge
 file can neither run code in nor hang the calling process, and a crash (out of memory) fails
 only the child. The child prints one JSON line per file as it finishes, so a timeout still
 reports the files it finished.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -22,10 +24,19 @@ import msgspec
 LOADER = "torch.load(weights_only=True)"
 
 _CHILD = r"""
-import json, math, sys, warnings
+import json, os, sys, warnings
+cfg = json.loads(sys.argv[1])
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
     import torch
+if cfg["memory_limit"]:
+    # After torch's own mappings: the budget is for the checkpoint, not the interpreter.
+    import resource
+    with open("/proc/self/status") as fh:
+        vm = [int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:")]
+    limit = (vm[0] if vm else 0) + int(cfg["memory_limit"])
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+WEIGHT_KEYS = ("model_state_dict", "model", "state_dict")
 
 def walk(obj, out, depth=0):
     if depth > 64:
@@ -39,25 +50,51 @@ def walk(obj, out, depth=0):
         for v in obj:
             walk(v, out, depth + 1)
 
-for path in sys.argv[1:]:
-    result = {"path": path, "ok": False, "tensors": 0, "error": None}
+def weights_problem(obj):
+    if not isinstance(obj, dict):
+        return None if isinstance(obj, torch.Tensor) else (
+            f"it holds a {type(obj).__name__}, not a state dict")
+    if any(k in obj for k in WEIGHT_KEYS):
+        return None
+    if obj and all(isinstance(v, torch.Tensor) for v in obj.values()):
+        return None  # a flat state dict
+    keys = ", ".join(sorted(map(str, obj))[:8])
+    return ("no weights key (model_state_dict, model or state_dict) and not a flat state "
+            f"dict of tensors; its keys: {keys}")
+
+args = sys.argv[2:]
+for path, name in zip(args[0::2], args[1::2]):
+    safet = name.endswith(".safetensors")
+    loader = ("safetensors" if safet else
+              "torch.load(weights_only=False)" if cfg["allow_pickle"] else
+              "torch.load(weights_only=True)")
+    result = {"path": path, "ok": False, "tensors": 0, "error": None, "loader": loader}
     try:
-        obj = torch.load(path, map_location="cpu", weights_only=True)
+        if safet:
+            from safetensors.torch import load_file
+            obj = load_file(path, device="cpu")
+        else:
+            obj = torch.load(path, map_location="cpu", weights_only=not cfg["allow_pickle"])
         tensors = []
         walk(obj, tensors)
         result["tensors"] = len(tensors)
         bad = [i for i, t in enumerate(tensors)
                if (t.is_floating_point() or t.is_complex()) and t.numel()
                and not bool(torch.isfinite(t).all())]
+        problem = weights_problem(obj) if cfg["require_weights_key"] and tensors else None
         if not tensors:
             result["error"] = "it holds no tensors"
         elif bad:
             result["error"] = f"{len(bad)} of {len(tensors)} tensors hold NaN or infinity"
+        elif problem:
+            result["error"] = problem
         else:
             result["ok"] = True
+    except MemoryError:
+        result["error"] = f"{loader} ran out of its memory limit ({cfg['memory_limit']} bytes)"
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
-        result["error"] = ("torch.load(weights_only=True) failed: " + type(exc).__name__
+        result["error"] = (loader + " failed: " + type(exc).__name__
                            + (f": {first}" if first else ""))
     print(json.dumps(result), flush=True)
 """
@@ -70,6 +107,7 @@ class LoadResult(msgspec.Struct, frozen=True, kw_only=True):
     ok: bool
     tensors: int = 0
     error: str | None = None
+    loader: str | None = None
 
 
 def torch_available() -> bool:
@@ -77,20 +115,46 @@ def torch_available() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def load_checkpoints(paths: Sequence[Path], *, timeout: float = 300.0) -> list[LoadResult]:
+def load_checkpoints(
+    paths: Sequence[Path],
+    *,
+    timeout: float = 300.0,
+    names: Sequence[str] | None = None,
+    allow_pickle: bool = False,
+    require_weights_key: bool = False,
+    memory_limit: int | None = None,
+) -> list[LoadResult]:
     """Load each checkpoint in one child interpreter; one `LoadResult` per path, in order.
 
     A path the child did not finish within ``timeout`` seconds (all of them together) is
     reported as not ok. The caller decides what to do when torch is missing
     (`torch_available`); this function then reports every path as not ok.
+
+    ``names`` are the files' original names (a stored object has none): a name ending in
+    ``.safetensors`` is read with the safetensors package, anything else with ``torch.load``.
+    ``allow_pickle`` loads with ``weights_only=False``: the file's pickle code RUNS; only for
+    files you trust. ``require_weights_key`` also requires a dict checkpoint to hold
+    ``model_state_dict``, ``model`` or ``state_dict`` or to be a flat dict of tensors.
+    ``memory_limit`` (bytes, default: 4 GiB or 4x the largest file) caps the child's address
+    space beyond what torch itself maps (RLIMIT_AS).
     """
     if not paths:
         return []
+    if names is None:
+        names = [str(p) for p in paths]
+    if memory_limit is None:
+        largest = max((os.path.getsize(p) for p in paths if os.path.exists(p)), default=0)
+        memory_limit = max(4 << 30, 4 * largest)
+    config = json.dumps({"allow_pickle": allow_pickle, "memory_limit": memory_limit,
+                         "require_weights_key": require_weights_key})
+    argv: list[str] = []
+    for p, n in zip(paths, names, strict=True):
+        argv += [str(p), n]
     done: dict[str, LoadResult] = {}
     stderr = ""
     timed_out = False
     try:
-        proc = subprocess.run([sys.executable, "-c", _CHILD, *map(str, paths)],
+        proc = subprocess.run([sys.executable, "-c", _CHILD, config, *argv],
                               capture_output=True, text=True, timeout=timeout, check=False)
         stdout, stderr = proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as exc:
@@ -101,7 +165,8 @@ def load_checkpoints(paths: Sequence[Path], *, timeout: float = 300.0) -> list[L
         try:
             item = json.loads(line)
             done[item["path"]] = LoadResult(path=item["path"], ok=bool(item["ok"]),
-                                            tensors=int(item["tensors"]), error=item["error"])
+                                            tensors=int(item["tensors"]), error=item["error"],
+                                            loader=item.get("loader"))
         except (ValueError, KeyError, TypeError):
             continue
     last = (stderr.strip().splitlines() or ["no output"])[-1][:300]

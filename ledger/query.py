@@ -27,7 +27,8 @@ COLUMNS = {
     "instance": "VARCHAR", "recorded": "VARCHAR", "body": "VARCHAR",
 }
 # Views in dependency order; later issues add files here.
-VIEWS = ["events", "runs", "artifacts", "instances", "checkpoints"]
+VIEWS = ["events", "runs", "artifacts", "instances", "checkpoints", "pulls", "verifications",
+         "pull_verified"]
 READ_ONLY_TYPES = {"SELECT", "EXPLAIN"}
 
 

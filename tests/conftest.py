@@ -61,3 +61,146 @@ def run_cli(project: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
                               env=full_env, cwd=cwd or project, timeout=120, check=False)
 
     return run
+
+
+class PullSeed:
+    """Builds what `labledger pull` would record (part A), with real objects in the CAS."""
+
+    def __init__(self, ledger: Ledger, tmp_path: Path) -> None:
+        from labledger.ledger.artifacts import open_store
+
+        self.ledger, self.store, self.tmp = ledger, open_store(ledger), tmp_path / "box"
+        self.tmp.mkdir(exist_ok=True)
+        self.digests: dict[str, str] = {}
+
+    def rent(self, instance: str = "box1", profile: str = "vastai",
+             host: str | None = "root@ssh5.vast.ai:22") -> None:
+        from labledger.profiles import shipped_profiles, snapshot
+
+        self.ledger.append("instance.rented", instance=instance, profile=profile, host=host,
+                           profile_snapshot=snapshot(shipped_profiles()[profile].profile))
+
+    def entry(self, path: str, data: bytes) -> dict[str, object]:
+        import hashlib
+
+        from blake3 import blake3
+
+        return {"path": path, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                "blake3": "blake3:" + blake3(data).hexdigest()}
+
+    def listed(self, files: dict[str, bytes], run: str = "r1", instance: str = "box1",
+               **extra: object) -> None:
+        entries = [self.entry(p, d) for p, d in files.items()]
+        self.ledger.append("pull.listed", run=run, instance=instance, source="box:/root/run",
+                           entries=entries, **extra)
+
+    def pulled(self, path: str, data: bytes, run: str = "r1", instance: str = "box1") -> str:
+        source = self.tmp / path.replace("/", "_")
+        source.write_bytes(data)
+        result = self.store.put_file(source, sha256=True)
+        sha = result.sha256
+        self.ledger.append("artifact.pulled", run=run, instance=instance, path=path, ok=True,
+                           size=len(data), remote_sha256=sha, local_sha256=sha,
+                           digest=result.digest)
+        self.digests[path] = result.digest
+        return result.digest
+
+    def verified(self, path: str, ok: bool = True, run: str = "r1",
+                 instance: str = "box1") -> None:
+        self.ledger.append("checkpoint.verified", run=run, instance=instance, path=path,
+                           digest=self.digests[path], ok=ok, tensors=2, loader="torch")
+
+    def full(self, files: dict[str, bytes], run: str = "r1", instance: str = "box1") -> None:
+        """List, pull and (checkpoints) verify every file: a run that passes."""
+        self.ledger.append("run.launched", run=run, instance=instance, command=["python"])
+        self.listed(files, run=run, instance=instance)
+        for path, data in files.items():
+            self.pulled(path, data, run=run, instance=instance)
+            if path.endswith(".pth"):
+                self.verified(path, run=run, instance=instance)
+
+    def corrupt(self, path: str) -> None:
+        """Flip one byte of the stored object (as disk rot would)."""
+        obj = self.store.object_path(self.digests[path])
+        obj.chmod(0o644)
+        raw = bytearray(obj.read_bytes())
+        raw[0] ^= 0xFF
+        obj.write_bytes(bytes(raw))
+
+
+@pytest.fixture
+def pull_seed(ledger: Ledger, tmp_path: Path) -> PullSeed:
+    return PullSeed(ledger, tmp_path)
+
+
+class Sshd:
+    """A real OpenSSH sshd on 127.0.0.1 (random port) with a generated host and client key."""
+
+    def __init__(self, folder: Path) -> None:
+        import getpass
+        import shutil
+        import socket
+        import time
+
+        binary = Path("/usr/sbin/sshd")
+        if not binary.exists() or shutil.which("ssh-keygen") is None:
+            pytest.fail("OpenSSH server missing: /usr/sbin/sshd and ssh-keygen are needed for "
+                        "the pull tests; .ci/run installs them with "
+                        "`apt-get install -y openssh-server`")
+        self.folder, self.user = folder, getpass.getuser()
+        folder.mkdir(parents=True, exist_ok=True)
+        Path("/run/sshd").mkdir(parents=True, exist_ok=True)
+        self.host_key = folder / "host_ed25519"
+        self.client_key = folder / "client_ed25519"
+        for key in (self.host_key, self.client_key):
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test",
+                            "-f", str(key)], check=True, capture_output=True)
+        (folder / "authorized_keys").write_text(
+            (folder / "client_ed25519.pub").read_text(encoding="ascii"), encoding="ascii")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        config = folder / "sshd_config"
+        config.write_text("\n".join([
+            f"Port {self.port}", "ListenAddress 127.0.0.1", f"HostKey {self.host_key}",
+            f"PidFile {folder / 'sshd.pid'}", f"AuthorizedKeysFile {folder / 'authorized_keys'}",
+            "StrictModes no", "UsePAM no", "PermitRootLogin yes", "PasswordAuthentication no",
+            "Subsystem sftp internal-sftp", "MaxStartups 100", "MaxSessions 100",
+            "LogLevel ERROR", ""]), encoding="ascii")
+        self.log = open(folder / "sshd.log", "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen([str(binary), "-D", "-e", "-f", str(config)],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    pytest.fail("sshd did not start: "
+                                + (folder / "sshd.log").read_text(errors="replace"))
+                time.sleep(0.05)
+
+    @property
+    def host_key_line(self) -> str:
+        """The server's key as a known_hosts line for [127.0.0.1]:port."""
+        kind, b64 = (self.folder / "host_ed25519.pub").read_text(encoding="ascii").split()[:2]
+        return f"[127.0.0.1]:{self.port} {kind} {b64}\n"
+
+    def target(self, root: Path) -> str:
+        return f"{self.user}@127.0.0.1:{self.port}:{root}"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
+    """A real sshd for the whole session (pull tests); fails, never skips, when it is missing."""
+    server = Sshd(tmp_path_factory.mktemp("sshd"))
+    yield server
+    server.stop()

@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                 "Seal segments to Parquet for fast queries."),
     "cas": ("labledger.ledger.cli.cas", "cas",
             "The content-addressed store: put, get, cat, ls, stat, gc."),
+    "run": ("labledger.ledger.cli.run", "run",
+            "Run a command and record its launch, heartbeats and exit."),
     "profiles": ("labledger.ledger.cli.profiles", "profiles",
                  "Platform profiles: list, show, stale."),
     "rent": ("labledger.ledger.cli.instances", "rent",
@@ -49,8 +51,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Seal a run directory as an immutable capsule, or quarantine it."),
     "ingest-dir": ("labledger.ledger.cli.capture", "ingest_dir",
                    "Record a finished run directory (files into the CAS, one batch)."),
-    "run": ("labledger.ledger.cli.run", "run",
-            "Run a command and record its launch, heartbeats and exit."),
+    "pull": ("labledger.ledger.cli.pull", "pull",
+             "Pull a run's files off a box (SSH or a directory), hashed and verified."),
+    "verify-pull": ("labledger.ledger.cli.teardown", "verify_pull",
+                    "Re-verify a run's pulled files; write PULL_VERIFIED.json if all hold."),
+    "gate": ("labledger.ledger.cli.teardown", "gate",
+             "Gates before irreversible actions: gate teardown --instance I."),
+    "teardown": ("labledger.ledger.cli.teardown", "teardown",
+                 "Approve (gate first) and request an instance's teardown; confirm it."),
+    "hook": ("labledger.ledger.cli.hook", "hook",
+             "Agent pre-tool-call hook: block destroying what is not pull-verified."),
 }
 
 

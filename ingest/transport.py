@@ -1,0 +1,156 @@
+"""Transports: how `labledger pull` lists, hashes and reads a box's files.
+
+A `Transport` is rooted at one directory on the box and speaks in paths relative to it (POSIX,
+``/``-separated). It never follows a symbolic link: `list_dir` reports links as links (with their
+target), and `read` only opens paths the caller listed as regular files. Hashing happens where
+the bytes are (`hash_files`): on a remote box that is one batched remote command, never a
+download.
+
+Two transports exist: `LocalTransport` (a directory on this machine: owned boxes, mounted
+storage, the demo) and `labledger.ingest.transport_ssh.SshTransport` (paramiko; imported only
+when used). Any failure to reach or read the box raises `TransportError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from labledger.ingest.errors import TransportError
+
+Kind = Literal["file", "dir", "symlink", "other"]
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class RemoteStat:
+    """One directory entry as the box reports it (``lstat``: links are not followed)."""
+
+    name: str
+    kind: Kind
+    size: int
+    mode: int
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class RemoteHash:
+    """Digests computed on the box: SHA-256 always, BLAKE3 (hex) when the box can."""
+
+    sha256: str
+    blake3: str | None = None
+
+
+class Transport(Protocol):
+    """What `labledger.ingest.pull.pull` needs from a box."""
+
+    source: str
+    """A printable, recordable name of the root, e.g. ``ssh://user@host:22/data/run1``."""
+
+    def list_dir(self, rel: str) -> list[RemoteStat]:
+        """The entries of directory ``rel`` ("" is the root), links not followed."""
+        ...
+
+    def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
+        """Hash every listed regular file on the box, in one batch."""
+        ...
+
+    def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
+        """Stream the bytes of regular file ``rel`` from ``offset`` to its end."""
+        ...
+
+    def exists_dir(self, rel: str) -> bool:
+        """Whether ``rel`` is a directory (not a link to one)."""
+        ...
+
+    def reconnect(self) -> None:
+        """Re-establish the connection after a transport error (no-op when local)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def kind_of(mode: int) -> Kind:
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "other"
+
+
+def _hash_one(path: Path) -> RemoteHash:
+    import blake3
+
+    sha, b3 = hashlib.sha256(), blake3.blake3()
+    with open(path, "rb", buffering=0) as fh:
+        while chunk := fh.read(CHUNK):
+            sha.update(chunk)
+            b3.update(chunk)
+    return RemoteHash(sha256=sha.hexdigest(), blake3=b3.hexdigest())
+
+
+class LocalTransport:
+    """A directory on this machine, behaving exactly like a remote box."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).absolute()
+        self.source = f"dir:{self.root}"
+        if not self.root.is_dir() or self.root.is_symlink():
+            raise TransportError(self.source, "it is not a directory")
+
+    def _path(self, rel: str) -> Path:
+        return self.root / rel if rel else self.root
+
+    def list_dir(self, rel: str) -> list[RemoteStat]:
+        out = []
+        try:
+            with os.scandir(self._path(rel)) as it:
+                for entry in it:
+                    st = entry.stat(follow_symlinks=False)
+                    kind = kind_of(st.st_mode)
+                    target = os.readlink(entry.path) if kind == "symlink" else None
+                    out.append(RemoteStat(entry.name, kind, st.st_size,
+                                          stat.S_IMODE(st.st_mode), target))
+        except OSError as exc:
+            raise TransportError(self.source, f"cannot list {rel or '.'}: {exc}") from exc
+        return out
+
+    def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
+        try:
+            with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
+                hashes = list(pool.map(lambda r: _hash_one(self._path(r)), rels))
+        except OSError as exc:
+            raise TransportError(self.source, f"cannot hash: {exc}") from exc
+        return dict(zip(rels, hashes, strict=True))
+
+    def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
+        try:
+            fd = os.open(self._path(rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as exc:
+            raise TransportError(self.source, f"cannot open {rel}: {exc}") from exc
+        try:
+            os.lseek(fd, offset, os.SEEK_SET)
+            while chunk := os.read(fd, CHUNK):
+                yield chunk
+        except OSError as exc:
+            raise TransportError(self.source, f"cannot read {rel}: {exc}") from exc
+        finally:
+            os.close(fd)
+
+    def exists_dir(self, rel: str) -> bool:
+        p = self._path(rel)
+        return p.is_dir() and not p.is_symlink()
+
+    def reconnect(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,429 @@
+"""`SshTransport`: a box reached over SSH with paramiko (imported only here).
+
+Host keys are checked against two known_hosts files: labledger's own (``.labledger/known_hosts``,
+where `--accept-new-host-key` pins a key on first use) and the user's ``~/.ssh/known_hosts``. An
+unknown key is refused unless ``accept_new`` is set; a key that differs from a pinned one of the
+same type is always refused (`HostKeyError`). Authentication tries, in order: an explicit
+identity file, the keys of a running ssh-agent, the config's ``IdentityFile`` entries and the
+default ``~/.ssh/id_*`` keys, then a password the caller read from stdin (never argv).
+``~/.ssh/config`` supplies host aliases (``HostName``), ``Port``, ``User``, ``IdentityFile``,
+``ProxyJump`` (one or more hops, each a direct-tcpip channel through the previous) and
+``ProxyCommand``. Keepalives are sent every 15 s; connecting is retried with backoff.
+
+Listing uses SFTP (``READDIR`` reports ``lstat`` attributes, so links are never followed).
+Hashing is one remote command fed the NUL-separated list of files on stdin: a Python helper
+(``hashlib`` SHA-256, plus BLAKE3 when the box's python has ``blake3``) when the box has
+``python3``, else ``xargs -0 sha256sum`` (plus ``b3sum`` when present).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import socket
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import paramiko
+
+from labledger.ingest.errors import HostKeyError, PullSourceError, TransportError
+from labledger.ingest.transport import CHUNK, RemoteHash, RemoteStat, kind_of
+
+Hasher = Literal["auto", "python", "coreutils"]
+
+_PY_HASHER = r"""
+import sys, os, hashlib
+from concurrent.futures import ThreadPoolExecutor
+try:
+    import blake3
+except Exception:
+    blake3 = None
+names = [n for n in sys.stdin.buffer.read().split(b"\0") if n]
+def h(n):
+    try:
+        s = hashlib.sha256()
+        b = blake3.blake3() if blake3 is not None else None
+        fd = os.open(n, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb", buffering=0) as f:
+            while True:
+                c = f.read(1 << 20)
+                if not c:
+                    break
+                s.update(c)
+                if b is not None:
+                    b.update(c)
+        return n, s.hexdigest(), (b.hexdigest() if b is not None else None), None
+    except OSError as e:
+        return n, None, None, str(e)
+out = sys.stdout.buffer
+with ThreadPoolExecutor(4) as p:
+    for n, s, b, e in p.map(h, names):
+        if e is not None:
+            out.write(b"E " + e.encode("utf-8", "replace").replace(b"\n", b" ") + b"  " + n + b"\n")
+            continue
+        out.write(b"S " + s.encode() + b"  " + n + b"\n")
+        if b is not None:
+            out.write(b"B " + b.encode() + b"  " + n + b"\n")
+"""
+
+_COREUTILS = (
+    't=$(mktemp) || exit 98; cat > "$t"; '
+    'xargs -0 -r -P 4 -n 64 sha256sum -- < "$t" | sed "s/^/S /"; '
+    'if command -v b3sum >/dev/null 2>&1; then xargs -0 -r -n 64 b3sum -- < "$t" '
+    '| sed "s/^/B /"; fi; rm -f "$t"'
+)
+
+_SPEC = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>\[[^\]]+\]|[^:/\[\]]+)"
+                   r"(?::(?P<port>\d+))?:(?P<dir>.*)$")
+
+
+@dataclass(frozen=True)
+class SshTarget:
+    """A parsed ``[user@]HOST[:PORT]:DIR``."""
+
+    host: str
+    dir: str
+    user: str | None = None
+    port: int | None = None
+
+
+def parse_target(spec: str) -> SshTarget:
+    """Parse ``[user@]HOST[:PORT]:DIR``; raises `PullSourceError` when it does not fit."""
+    m = _SPEC.match(spec)
+    if m is None or not m["dir"]:
+        raise PullSourceError(spec, "expected [user@]HOST[:PORT]:DIR, e.g. root@box:2222:/data/r1")
+    port = int(m["port"]) if m["port"] else None
+    if port is not None and not 0 < port < 65536:
+        raise PullSourceError(spec, f"port {port} is out of range")
+    return SshTarget(host=m["host"].strip("[]"), dir=m["dir"], user=m["user"], port=port)
+
+
+def _known_name(host: str, port: int) -> str:
+    return host if port == 22 else f"[{host}]:{port}"
+
+
+def fingerprint(key: paramiko.PKey) -> str:
+    return str(key.fingerprint)  # "SHA256:..." (paramiko >= 3.2)
+
+
+def _load_config(path: Path | None) -> paramiko.SSHConfig:
+    path = path if path is not None else Path.home() / ".ssh" / "config"
+    if path.is_file():
+        return paramiko.SSHConfig.from_path(str(path))
+    return paramiko.SSHConfig()
+
+
+class SshTransport:
+    """A directory on a box reached over SSH (see the module docstring for the rules)."""
+
+    def __init__(
+        self,
+        target: SshTarget,
+        *,
+        known_hosts: Path,
+        accept_new: bool = False,
+        identity: Path | None = None,
+        password: str | None = None,
+        ssh_config: Path | None = None,
+        user_known_hosts: Path | None = None,
+        use_agent: bool = True,
+        hasher: Hasher = "auto",
+        connect_retries: int = 3,
+        backoff: float = 1.0,
+        timeout: float = 20.0,
+    ) -> None:
+        self.target = target
+        self.known_hosts, self.accept_new = known_hosts, accept_new
+        self.identity, self.password, self.use_agent = identity, password, use_agent
+        self.hasher, self.timeout = hasher, timeout
+        self.connect_retries, self.backoff = connect_retries, backoff
+        self.user_known_hosts = (user_known_hosts if user_known_hosts is not None
+                                 else Path.home() / ".ssh" / "known_hosts")
+        self.config = _load_config(ssh_config)
+        found = self.config.lookup(target.host)
+        self.hostname = str(found.get("hostname", target.host))
+        self.port = target.port or int(found.get("port", 22))
+        self.user = target.user or str(found.get("user") or os.environ.get("USER") or "root")
+        self.root = target.dir.rstrip("/") or "/"
+        sep = "" if self.root.startswith("/") else "/~/"
+        self.source = f"ssh://{self.user}@{target.host}:{self.port}{sep}{self.root}"
+        self._chain: list[paramiko.Transport] = []
+        self._sftp: paramiko.SFTPClient | None = None
+        self._connect_with_retries()
+
+    # -- connection -------------------------------------------------------------------------------
+    def _connect_with_retries(self) -> None:
+        delay = self.backoff
+        for attempt in range(self.connect_retries + 1):
+            try:
+                self._connect()
+                return
+            except HostKeyError:
+                raise
+            except TransportError:
+                if attempt == self.connect_retries:
+                    raise
+            except (OSError, EOFError, paramiko.SSHException) as exc:
+                if attempt == self.connect_retries:
+                    raise TransportError(self.source, f"cannot connect: {exc}") from exc
+            self.close()
+            time.sleep(delay)
+            delay *= 2
+
+    def _open_sock(self, host: str, port: int, cfg: dict[str, Any]) -> Any:
+        jump = cfg.get("proxyjump")
+        if jump and jump.lower() != "none":
+            via: paramiko.Transport | None = None
+            for hop in str(jump).split(","):
+                via = self._hop(hop.strip(), via)
+            assert via is not None
+            return via.open_channel("direct-tcpip", (host, port), ("127.0.0.1", 0),
+                                    timeout=self.timeout)
+        command = cfg.get("proxycommand")
+        if command and command.lower() != "none":
+            return paramiko.ProxyCommand(str(command))
+        return socket.create_connection((host, port), timeout=self.timeout)
+
+    def _hop(self, spec: str, via: paramiko.Transport | None) -> paramiko.Transport:
+        m = re.match(r"^(?:(?P<user>[^@]+)@)?(?P<host>[^:]+)(?::(?P<port>\d+))?$", spec)
+        if m is None:
+            raise TransportError(self.source, f"ProxyJump {spec!r} is not [user@]host[:port]")
+        cfg = self.config.lookup(m["host"])
+        host = str(cfg.get("hostname", m["host"]))
+        port = int(m["port"] or cfg.get("port", 22))
+        user = m["user"] or str(cfg.get("user") or self.user)
+        sock: Any
+        if via is None:
+            sock = socket.create_connection((host, port), timeout=self.timeout)
+        else:
+            sock = via.open_channel("direct-tcpip", (host, port), ("127.0.0.1", 0),
+                                    timeout=self.timeout)
+        return self._handshake(sock, m["host"], host, port, user, cfg)
+
+    def _handshake(self, sock: Any, alias: str, host: str, port: int, user: str,
+                   cfg: dict[str, Any]) -> paramiko.Transport:
+        t = paramiko.Transport(sock, default_window_size=64 * 1024 * 1024,
+                               default_max_packet_size=256 * 1024)
+        self._chain.append(t)
+        t.start_client(timeout=self.timeout)
+        self._check_host_key(t.get_remote_server_key(), host, port)
+        self._authenticate(t, user, cfg)
+        t.set_keepalive(15)
+        return t
+
+    def _connect(self) -> None:
+        cfg = dict(self.config.lookup(self.target.host))
+        sock = self._open_sock(self.hostname, self.port, cfg)
+        t = self._handshake(sock, self.target.host, self.hostname, self.port, self.user, cfg)
+        self._sftp = paramiko.SFTPClient.from_transport(t)
+        if self._sftp is None:
+            raise TransportError(self.source, "the server refused the SFTP subsystem")
+        self._sftp.get_channel().settimeout(self.timeout * 3)
+
+    def _check_host_key(self, key: paramiko.PKey, host: str, port: int) -> None:
+        name = _known_name(host, port)
+        known = paramiko.HostKeys()
+        for path in (self.user_known_hosts, self.known_hosts):
+            if path.is_file():
+                try:
+                    known.load(str(path))
+                except (OSError, paramiko.SSHException) as exc:
+                    raise TransportError(self.source, f"cannot read {path}: {exc}") from exc
+        entries = known.lookup(name) or {}
+        pinned = entries.get(key.get_name())
+        if pinned is not None:
+            if pinned == key:
+                return
+            raise HostKeyError(name, fingerprint(key),
+                               f"does not match the pinned {key.get_name()} key "
+                               f"{fingerprint(pinned)} (in {self.known_hosts} or "
+                               f"{self.user_known_hosts}). The box was replaced or someone is "
+                               f"in the middle; a changed key is always refused. If the box "
+                               f"really was reinstalled, remove its old line after checking the "
+                               f"new fingerprint out of band", str(self.known_hosts))
+        if not self.accept_new:
+            raise HostKeyError(name, fingerprint(key),
+                               "is unknown. Check the fingerprint out of band (the provider's "
+                               "console), then pass --accept-new-host-key to pin it in "
+                               f"{self.known_hosts}", str(self.known_hosts))
+        self.known_hosts.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.known_hosts, "a", encoding="ascii") as fh:
+            fh.write(f"{name} {key.get_name()} {key.get_base64()}\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def _keys(self, cfg: dict[str, Any]) -> Iterator[paramiko.PKey]:
+        if self.identity is not None:
+            try:
+                yield paramiko.PKey.from_path(str(self.identity))
+            except (OSError, paramiko.SSHException) as exc:
+                raise TransportError(self.source,
+                                     f"cannot use identity {self.identity}: {exc}") from exc
+            return
+        if self.use_agent:
+            try:
+                yield from paramiko.Agent().get_keys()
+            except paramiko.SSHException:
+                pass
+        paths = [Path(p).expanduser() for p in cfg.get("identityfile", [])]
+        paths += [Path.home() / ".ssh" / n for n in ("id_ed25519", "id_ecdsa", "id_rsa")]
+        for p in paths:
+            if p.is_file():
+                try:
+                    yield paramiko.PKey.from_path(str(p))
+                except (OSError, paramiko.SSHException):
+                    continue  # an encrypted or unreadable default key: try the next one
+
+    def _authenticate(self, t: paramiko.Transport, user: str, cfg: dict[str, Any]) -> None:
+        for key in self._keys(cfg):
+            try:
+                t.auth_publickey(user, key)
+            except paramiko.AuthenticationException:
+                continue
+            if t.is_authenticated():
+                return
+        if self.password is not None:
+            try:
+                t.auth_password(user, self.password)
+            except paramiko.AuthenticationException:
+                pass
+            if t.is_authenticated():
+                return
+        raise TransportError(self.source, f"authentication as {user} failed (tried the "
+                             f"identity file, agent and default keys"
+                             f"{', and a password' if self.password is not None else ''})")
+
+    @property
+    def sftp(self) -> paramiko.SFTPClient:
+        if self._sftp is None:
+            raise TransportError(self.source, "not connected")
+        return self._sftp
+
+    def _abs(self, rel: str) -> str:
+        return f"{self.root}/{rel}" if rel else self.root
+
+    # -- Transport --------------------------------------------------------------------------------
+    def list_dir(self, rel: str) -> list[RemoteStat]:
+        try:
+            attrs = self.sftp.listdir_attr(self._abs(rel))
+            out = []
+            for a in attrs:
+                mode = a.st_mode or 0
+                kind = kind_of(mode)
+                target = (self.sftp.readlink(self._abs(f"{rel}/{a.filename}" if rel
+                                                       else a.filename))
+                          if kind == "symlink" else None)
+                out.append(RemoteStat(a.filename, kind, a.st_size or 0, mode & 0o7777, target))
+            return out
+        except (OSError, EOFError, paramiko.SSHException) as exc:
+            raise TransportError(self.source, f"cannot list {rel or '.'}: {exc}") from exc
+
+    def exists_dir(self, rel: str) -> bool:
+        import stat as _stat
+
+        try:
+            return _stat.S_ISDIR(self.sftp.lstat(self._abs(rel)).st_mode or 0)
+        except FileNotFoundError:
+            return False
+        except (OSError, EOFError, paramiko.SSHException) as exc:
+            raise TransportError(self.source, f"cannot stat {rel}: {exc}") from exc
+
+    def _has(self, command: str) -> bool:
+        code, _, _ = self.run(f"command -v {command} >/dev/null 2>&1")
+        return code == 0
+
+    def run(self, command: str, stdin: bytes = b"") -> tuple[int, bytes, bytes]:
+        """Run one remote command; returns (exit code, stdout, stderr)."""
+        try:
+            chan = self.sftp.get_channel().get_transport().open_session(timeout=self.timeout)
+            chan.exec_command(command)
+            if stdin:
+                chan.sendall(stdin)
+            chan.shutdown_write()
+            out, err = bytearray(), bytearray()
+            while True:
+                if chan.recv_ready():
+                    out += chan.recv(CHUNK)
+                elif chan.recv_stderr_ready():
+                    err += chan.recv_stderr(CHUNK)
+                elif chan.exit_status_ready() and not chan.recv_ready():
+                    while chan.recv_stderr_ready():
+                        err += chan.recv_stderr(CHUNK)
+                    break
+                else:
+                    time.sleep(0.005)
+            code = chan.recv_exit_status()
+            chan.close()
+            return code, bytes(out), bytes(err)
+        except (OSError, EOFError, paramiko.SSHException, AttributeError) as exc:
+            raise TransportError(self.source, f"remote command failed: {exc}") from exc
+
+    def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
+        if not rels:
+            return {}
+        use_python = self.hasher == "python" or (self.hasher == "auto" and self._has("python3"))
+        body = f"python3 -c {shlex.quote(_PY_HASHER)}" if use_python else _COREUTILS
+        command = f"cd -- {shlex.quote(self.root)} || exit 97; {body}"
+        code, out, err = self.run(command, b"\0".join(r.encode() for r in rels) + b"\0")
+        if code == 97:
+            raise TransportError(self.source, f"cannot enter {self.root} on the box")
+        sha: dict[str, str] = {}
+        b3: dict[str, str] = {}
+        for line in out.decode("utf-8", "surrogateescape").splitlines():
+            tag, _, rest = line.partition(" ")
+            digest, sep, name = rest.partition("  ")
+            if not sep:
+                continue
+            name = name.removeprefix("*")
+            if tag == "S":
+                sha[name] = digest
+            elif tag == "B":
+                b3[name] = digest
+        missing = [r for r in rels if r not in sha]
+        if missing:
+            why = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {code}"]
+            raise TransportError(self.source, f"the box did not hash {len(missing)} file(s) "
+                                 f"(first: {missing[0]}): {why[0]}")
+        return {r: RemoteHash(sha256=sha[r], blake3=b3.get(r)) for r in rels}
+
+    def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
+        try:
+            fh = self.sftp.open(self._abs(rel), "rb")
+        except (OSError, EOFError, paramiko.SSHException) as exc:
+            raise TransportError(self.source, f"cannot open {rel}: {exc}") from exc
+        try:
+            size = fh.stat().st_size or 0
+            fh.seek(offset)
+            if size > offset:
+                fh.prefetch(size, max_concurrent_requests=128)
+            while True:
+                chunk = fh.read(CHUNK)
+                if not chunk:
+                    break
+                yield chunk
+        except (OSError, EOFError, paramiko.SSHException) as exc:
+            raise TransportError(self.source, f"reading {rel} failed: {exc}") from exc
+        finally:
+            try:
+                fh.close()
+            except (OSError, EOFError, paramiko.SSHException):
+                pass
+
+    def reconnect(self) -> None:
+        self.close()
+        self._connect_with_retries()
+
+    def close(self) -> None:
+        if self._sftp is not None:
+            try:
+                self._sftp.close()
+            except (OSError, EOFError, paramiko.SSHException):
+                pass
+        self._sftp = None
+        for t in reversed(self._chain):
+            t.close()
+        self._chain = []

@@ -1,0 +1,157 @@
+"""`labledger pull`: copy a run's files off a box (SSH or a local directory), proving each byte."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._errors import EXIT_PROBLEMS
+from labledger.ledger.cli._output import dumps, emit_json, info, table
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+@click.command()
+@click.option("--run", "run_id", metavar="RUN", help="Run id the pulled files belong to.")
+@click.option("--from", "from_", metavar="[USER@]HOST[:PORT]:DIR",
+              help="Pull over SSH (HOST may be a ~/.ssh/config alias).")
+@click.option("--from-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Pull from a directory on this machine (owned box, mounted storage).")
+@click.option("--instance", metavar="INSTANCE", help="Instance (box) id the run lived on.")
+@click.option("--roster", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
+              help="Expected files: PULL/v1 JSON, a JSON list, or one path per line.")
+@click.option("--import-manifest", type=click.Path(dir_okay=False, exists=True),
+              metavar="FILE", help="The seed's PULL_MANIFEST.json (PULL/v1), used as the roster.")
+@click.option("--export-manifest", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the pull's manifest as PULL/v1 JSON (without --from/--from-dir: the "
+                   "run's latest recorded listing).")
+@click.option("--only", multiple=True, metavar="GLOB",
+              help="Pull only files whose path matches (repeatable): --only 'ckpt/*'.")
+@click.option("--allow-symlinks", is_flag=True,
+              help="Record links that stay inside the tree (never followed or copied).")
+@click.option("--accept-new-host-key", is_flag=True,
+              help="Pin an unknown host key on first use (a changed key is always refused).")
+@click.option("--identity", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
+              help="SSH private key file.")
+@click.option("--password-stdin", is_flag=True,
+              help="Read the SSH password from the first line of stdin (never from argv).")
+@click.option("--known-hosts", type=click.Path(dir_okay=False), metavar="FILE",
+              help="labledger's known_hosts file (default: .labledger/known_hosts).")
+@click.option("--ssh-config", type=click.Path(dir_okay=False), metavar="FILE",
+              help="SSH config file (default: ~/.ssh/config).")
+@click.option("--allow-pickle", is_flag=True,
+              help="Load checkpoints with weights_only=False: their code RUNS. Recorded.")
+@click.option("--checkpoint-glob", "checkpoint_globs", multiple=True, metavar="GLOB",
+              help="Names treated as checkpoints (default: *.pth *.pt *.ckpt *.bin "
+                   "*.safetensors).")
+@click.option("--no-verify", is_flag=True, help="Skip loading checkpoints.")
+@click.option("--retries", type=click.IntRange(0, 20), default=3, show_default=True,
+              help="Retries of a transport error (with backoff), resuming mid-file.")
+@common
+def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: str | None,
+         roster: str | None, import_manifest: str | None, export_manifest: str | None,
+         only: tuple[str, ...], allow_symlinks: bool, accept_new_host_key: bool,
+         identity: str | None, password_stdin: bool, known_hosts: str | None,
+         ssh_config: str | None, allow_pickle: bool, checkpoint_globs: tuple[str, ...],
+         no_verify: bool, retries: int) -> None:
+    """Pull a run's files into the store: list, hash on the box, transfer, merge, verify.
+
+    Prints a table (expected, pulled, verified, failed, with sizes); exits 3 when any file
+    failed, is missing or unexpected, was refused, or a checkpoint did not load.
+
+    Example: labledger pull --run r1 --from root@box:2222:/root/runs/r1 --accept-new-host-key
+    """
+    ctx = click.get_current_context()
+    if run_id is None:
+        raise click.UsageError("--run is required")
+    if from_ and from_dir:
+        raise click.UsageError("give one of --from and --from-dir")
+    if roster and import_manifest:
+        raise click.UsageError("give one of --roster and --import-manifest")
+    ledger = open_ledger()
+    if not from_ and not from_dir:
+        if export_manifest is None:
+            raise click.UsageError("give --from or --from-dir (or only --export-manifest)")
+        _export(ledger, run_id, Path(export_manifest))
+        return
+
+    from labledger.ingest.pull import CHECKPOINT_GLOBS, load_roster
+    from labledger.ingest.pull import pull as do_pull
+
+    roster_file = roster or import_manifest
+    loaded = load_roster(Path(roster_file)) if roster_file else None
+    if import_manifest and loaded is not None:
+        data = json.loads(Path(import_manifest).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("schema") != "remote-gpu-trainer/PULL/v1":
+            raise click.BadParameter("not a PULL/v1 manifest (schema is not "
+                                     "remote-gpu-trainer/PULL/v1)", param_hint="--import-manifest")
+    transport: Any
+    if from_dir:
+        from labledger.ingest.transport import LocalTransport
+
+        transport = LocalTransport(from_dir)
+    else:
+        from labledger.ingest.transport_ssh import SshTransport, parse_target
+
+        password = sys.stdin.readline().rstrip("\r\n") if password_stdin else None
+        assert from_ is not None
+        transport = SshTransport(
+            parse_target(from_),
+            known_hosts=Path(known_hosts) if known_hosts else ledger.paths.home / "known_hosts",
+            accept_new=accept_new_host_key, identity=Path(identity) if identity else None,
+            password=password, ssh_config=Path(ssh_config) if ssh_config else None)
+    try:
+        report = do_pull(ledger, transport, run=run_id, instance=instance, roster=loaded,
+                         only=only, allow_symlinks=allow_symlinks, allow_pickle=allow_pickle,
+                         checkpoint_globs=checkpoint_globs or CHECKPOINT_GLOBS,
+                         verify_checkpoints=not no_verify, retries=retries)
+    finally:
+        transport.close()
+    if export_manifest is not None:
+        _export(ledger, run_id, Path(export_manifest))
+    if state().json:
+        emit_json(report.to_json())
+    else:
+        counts = report.counts()
+        click.echo(table(["", "files", "bytes", "size"],
+                         [[k, v["files"], v["bytes"], _human(v["bytes"])]
+                          for k, v in counts.items()]))
+        problems = [*(f"missing: {p}" for p in report.missing),
+                    *(f"unexpected: {p}" for p in report.unexpected),
+                    *(f"differs from roster: {p}" for p in report.roster_mismatched),
+                    *(f"refused: {p}" for p in report.refused),
+                    *(f"merge: {p}" for p in report.merge_problems),
+                    *(f"failed: {f.path}: {f.error}" for f in report.files
+                      if f.status == "failed"),
+                    *(f"checkpoint: {f.path}: {f.checkpoint_error}" for f in report.files
+                      if f.checkpoint_ok is False)]
+        for line in problems:
+            click.echo(line, err=True)
+        info(ctx, f"{'ok' if report.ok else 'PROBLEMS'}: {report.source} -> run {run_id} "
+                  f"(manifest {report.manifest_digest})")
+    if not report.ok:
+        ctx.exit(EXIT_PROBLEMS)
+
+
+def _export(ledger: Any, run_id: str, dest: Path) -> None:
+    from labledger.ingest.errors import PullSourceError
+    from labledger.ingest.pull import latest_listing, pull_v1
+
+    found = latest_listing(ledger, run_id)
+    if found is None:
+        raise PullSourceError(run_id, "no pull.listed event for this run; pull it first")
+    dest.write_text(dumps(pull_v1(run_id, found[0], found[1]), indent=2) + "\n",
+                    encoding="utf-8")
+    info(click.get_current_context(), f"wrote {dest} (PULL/v1)")

@@ -1,0 +1,252 @@
+"""verify-pull, the teardown gate, and teardown itself."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._errors import EXIT_FAILED, EXIT_PROBLEMS, EXIT_USAGE
+from labledger.ledger.cli._output import emit_json, info, table, warn
+
+if TYPE_CHECKING:
+    from labledger.reconcile.pull_verified import GateResult, RunVerification
+
+_COLUMNS = ("run", "path", "expected", "pulled", "digest", "verified", "ok", "next")
+
+
+def _yn(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "NO")
+
+
+def _rows(runs: list[RunVerification]) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = []
+    for run in runs:
+        rows += [(run.run, "-", "", "", "", "", "NO", p) for p in run.problems]
+        for a in run.artifacts:
+            problems = "; ".join(a.problems)
+            rows.append((run.run, a.path, ",".join(a.sources), _yn(a.pulled),
+                         _yn(a.digest_match), _yn(a.verified) if a.is_checkpoint else "n/a",
+                         "yes" if a.ok else "NO",
+                         "" if a.ok else f"{problems} -> {a.next_step or 'see docs/teardown.md'}"))
+    return rows
+
+
+def _show_table(runs: list[RunVerification]) -> None:
+    click.echo(table(_COLUMNS, _rows(runs), max_width=120), err=True)
+
+
+@click.command("verify-pull")
+@click.argument("run")
+@click.option("--out", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Where to write PULL_VERIFIED.json (default: "
+                   ".labledger/verified/RUN/PULL_VERIFIED.json).")
+@common
+def verify_pull(run: str, out: str | None) -> None:
+    """Re-verify a run's pulled files now and write PULL_VERIFIED.json only if all hold.
+
+    Every expected file (roster, latest listing, what the box announced) must be pulled with
+    matching digests, its local object must re-hash to its digest, and every checkpoint must
+    have loaded safely. Otherwise exits 3, lists every gap and renames every PULL_VERIFIED.json
+    it wrote before for this run to PULL_VERIFIED.json.invalid (with the reason).
+
+    Example: labledger verify-pull r1 --out export/r1/PULL_VERIFIED.json
+    """
+    from labledger.reconcile.pull_verified import (
+        ObjectChecker,
+        default_marker,
+        invalidate_markers,
+        ledger_head,
+        load_events,
+        open_store,
+        record_corrupt,
+        verify_run,
+        write_marker,
+    )
+
+    ledger = open_ledger()
+    events = load_events(ledger)
+    checker = ObjectChecker(open_store(ledger))
+    result = verify_run(run, events, checker)
+    record_corrupt(ledger, checker)
+    target = Path(out) if out else default_marker(ledger, run)
+    ctx = click.get_current_context()
+    if result.ok:
+        document = write_marker(ledger, result, ledger_head(events), target)
+        if state().json:
+            emit_json({"ok": True, "path": str(target), "marker": document,
+                       "verification": result.to_json()})
+        else:
+            click.echo(str(target))
+            info(ctx, f"run {run}: {result.files} file(s), {result.bytes} bytes pull-verified")
+        return
+    moved = invalidate_markers(ledger, result, [target, default_marker(ledger, run)])
+    if state().json:
+        emit_json({"ok": False, "invalidated": [str(p) for p in moved],
+                   "verification": result.to_json()})
+    else:
+        _show_table([result])
+        for gap in result.gaps():
+            warn(f"gap: {gap}")
+        for path in moved:
+            warn(f"invalidated: {path}")
+        warn(f"run {run} is NOT pull-verified ({len(result.gaps())} gap(s)); no marker written")
+    ctx.exit(EXIT_PROBLEMS)
+
+
+@click.group()
+def gate() -> None:
+    """Gates that must pass before something irreversible.
+
+    Example: labledger gate teardown --instance box1
+    """
+
+
+def _evaluate(instance: str) -> tuple[Any, GateResult, list[Any]]:
+    from labledger.reconcile.pull_verified import (
+        ObjectChecker,
+        evaluate_gate,
+        load_events,
+        open_store,
+        record_corrupt,
+    )
+
+    ledger = open_ledger()
+    events = load_events(ledger)
+    checker = ObjectChecker(open_store(ledger))
+    result = evaluate_gate(ledger, instance, events=events, checker=checker)
+    if record_corrupt(ledger, checker):
+        events = load_events(ledger)
+    return ledger, result, events
+
+
+@gate.command("teardown")
+@click.option("--instance", required=True, metavar="I", help="The instance to tear down.")
+@common
+def gate_teardown(instance: str) -> None:
+    """Exit 0 only when every run hosted on instance I is pull-verified now.
+
+    Local bytes are re-hashed; a PULL_VERIFIED.json marker is never read. Otherwise exits 3
+    with a per-artifact table of what is missing and what to run next.
+
+    Example: labledger gate teardown --instance box1 --json
+    """
+    _, result, _ = _evaluate(instance)
+    if state().json:
+        emit_json(result.to_json())
+    elif result.ok:
+        info(click.get_current_context(),
+             f"gate passed: {instance}: {len(result.runs)} run(s) pull-verified "
+             f"(state {result.state_digest()})")
+    else:
+        _show_table(result.runs)
+        for problem in result.problems:
+            warn(f"gate: {problem}")
+        warn(f"gate REFUSED: {instance}: {len(result.unmet())} unmet check(s)")
+    if not result.ok:
+        click.get_current_context().exit(EXIT_PROBLEMS)
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option("--instance", required=True, metavar="I", help="The instance to tear down.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--override", metavar="REASON",
+              help="Approve although the gate refuses; the reason and unmet checks are recorded.")
+@click.option("--confirm-absent", is_flag=True,
+              help="Record that the resource was observed gone (teardown.confirmed).")
+@click.option("--evidence", metavar="TEXT", help="With --confirm-absent: what showed it gone.")
+@click.option("--method", default="observed", show_default=True, metavar="M",
+              help="With --confirm-absent: how absence was observed.")
+@click.option("--timeout", type=float, default=600.0, show_default=True, metavar="S",
+              help="Seconds to wait for the provider command.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@common
+def teardown(instance: str, yes: bool, override: str | None, confirm_absent: bool,
+             evidence: str | None, method: str, timeout: float,
+             command: tuple[str, ...]) -> None:
+    """Approve tearing down instance I (gate first), then run the provider's command.
+
+    Shows the platform's meter-stop verb and what it destroys, asks for confirmation (or
+    --yes; with no terminal and no --yes it refuses), records teardown.approved bound to the
+    gate's state, runs CMD if given and records teardown.requested with its exit code. A
+    refused gate without --override exits 3 and records nothing.
+
+    Example: labledger teardown --instance box1 --yes -- vastai destroy instance 123
+    """
+    from labledger.reconcile.teardown import (
+        record_approval,
+        record_confirmed,
+        record_request,
+        run_provider_command,
+        teardown_plan,
+    )
+
+    ctx = click.get_current_context()
+    if command and command[0] == "--":
+        command = command[1:]
+    if confirm_absent:
+        if command or override:
+            raise click.UsageError("--confirm-absent takes no command and no --override")
+        record = record_confirmed(open_ledger(), instance, method=method, evidence=evidence)
+        if state().json:
+            emit_json(record.to_dict())
+        else:
+            click.echo(record.id)
+            info(ctx, f"recorded teardown.confirmed for {instance}")
+        return
+    ledger, gate_result, events = _evaluate(instance)
+    plan = teardown_plan(events, instance)
+    verb = plan.verb or "(unknown: the instance was not rented through labledger)"
+    warn(f"instance {instance}" + (f" on {plan.profile}" if plan.profile else "") +
+         f": meter-stop verb {verb!r}" +
+         (" (IRREVERSIBLE)" if plan.irreversible else ""))
+    if plan.deletes:
+        warn(f"  destroys: {', '.join(plan.deletes)}")
+    if plan.keeps:
+        warn(f"  keeps: {', '.join(plan.keeps)}")
+    if plan.confirm:
+        warn(f"  confirm it is gone: {plan.confirm}")
+    if not gate_result.ok:
+        _show_table(gate_result.runs)
+        for problem in gate_result.problems:
+            warn(f"gate: {problem}")
+        if not override:
+            warn(f"gate REFUSED: {instance}: {len(gate_result.unmet())} unmet check(s); "
+                 "nothing recorded")
+            if state().json:
+                emit_json({"ok": False, "gate": gate_result.to_json(), "plan": plan.to_json()})
+            ctx.exit(EXIT_PROBLEMS)
+        warn(f"!!! OVERRIDE: the gate refused ({len(gate_result.unmet())} unmet check(s)); "
+             f"approving anyway because: {override}")
+    if not yes:
+        if not sys.stdin.isatty():
+            warn("labledger: error: no terminal to confirm on; pass --yes to approve")
+            ctx.exit(EXIT_USAGE)
+        if not click.confirm(f"Approve teardown of {instance}?", default=False, err=True):
+            warn("not approved; nothing recorded")
+            ctx.exit(EXIT_FAILED)
+    approved = record_approval(ledger, gate_result, approver=ledger.actor, override=override)
+    out: dict[str, Any] = {"ok": True, "gate": gate_result.to_json(), "plan": plan.to_json(),
+                           "approved": approved.to_dict()}
+    code = 0
+    if command:
+        result = run_provider_command(command, timeout=timeout)
+        requested = record_request(ledger, instance, result)
+        out["requested"] = requested.to_dict()
+        if result.output:
+            warn(result.output.rstrip())
+        if result.exit_code != 0:
+            warn(f"provider command exited {result.exit_code}: not acknowledged")
+            code = EXIT_FAILED
+        else:
+            warn("acknowledged (exit 0); this is not a confirmation: when it reads as gone, run "
+                 f"`labledger teardown --instance {instance} --confirm-absent`")
+    if state().json:
+        emit_json(out)
+    else:
+        click.echo(approved.id)
+    if code:
+        ctx.exit(code)

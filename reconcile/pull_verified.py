@@ -1,0 +1,510 @@
+"""PULL_VERIFIED as a projection: is every expected file of a run safe on this machine *now*?
+
+For one run the **expected set** is the union of
+
+* the roster (the files named by ``--roster`` at the latest pull: the listing minus its
+  ``unexpected`` entries plus its ``missing`` ones),
+* every file of the **latest** ``pull.listed`` of the run (directories and symlinks carry no
+  bytes and are not expected here),
+* every ``checkpoint.saved`` and ``artifact.recorded`` of the run (what the box announced).
+
+An expected file **holds** when
+
+1. it was pulled: an ok ``artifact.pulled`` of the run for that path whose remote SHA-256 (hashed
+   on the box) equals the local SHA-256 and the listing's SHA-256, whose size matches, and whose
+   local object digest equals the listing's BLAKE3 where the box computed one (an announced
+   artifact is matched by its digest instead: content addressing makes the path irrelevant);
+2. the local object is present and re-hashes to its digest *at evaluation time*
+   (``Store.verify``; a corrupt object is quarantined by the store and the file does not hold);
+3. a checkpoint (by suffix, or announced by ``checkpoint.saved``) also has an ok
+   ``checkpoint.verified`` bound to the same digest, and no later failed one.
+
+Invariant (DOMAIN principle 3): nothing here reads a PULL_VERIFIED.json. The marker is written
+from a passing evaluation and invalidated by a failing one; it never satisfies a check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from blake3 import blake3
+
+from labledger.cas import Store
+from labledger.cas.errors import CasError, ObjectCorruptError, ObjectNotFoundError
+from labledger.ledger.events import now_ts
+from labledger.ledger.ledger import Ledger
+
+SCHEMA = "remote-gpu-trainer/PULL-VERIFIED/v1"
+CHECKPOINT_SUFFIXES = (".pth", ".pt", ".ckpt", ".bin", ".safetensors")
+MARKER_NAME = "PULL_VERIFIED.json"
+_MARKER_INDEX = "markers.json"  # under .labledger/verified/: every marker verify-pull wrote
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True):
+    """The part of a record the projection reads (body decoded)."""
+
+    id: str
+    ts: str
+    writer: str
+    seq: int
+    kind: str
+    run: str | None
+    instance: str | None
+    body: dict[str, Any]
+
+
+def load_events(ledger: Ledger) -> list[Event]:
+    """Every readable event in ledger time order (ts, writer, seq); no DuckDB involved."""
+    events = [Event(id=r.id, ts=r.ts, writer=r.writer, seq=r.seq, kind=r.kind, run=r.run,
+                    instance=r.instance, body=r.body_dict()) for r in ledger.records()]
+    events.sort(key=lambda e: (e.ts, e.writer, e.seq))
+    return events
+
+
+def ledger_head(events: Iterable[Event]) -> dict[str, str]:
+    """The latest event id per writer: the ledger state an evaluation was derived from."""
+    head: dict[str, tuple[int, str]] = {}
+    for e in events:
+        if e.writer not in head or e.seq > head[e.writer][0]:
+            head[e.writer] = (e.seq, e.id)
+    return {w: v[1] for w, v in sorted(head.items())}
+
+
+class ObjectChecker:
+    """Re-hashes each object once per evaluation; remembers what it found."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._seen: dict[str, str | None] = {}
+        self.corrupt: list[ObjectCorruptError] = []
+
+    def problem(self, digest: str) -> str | None:
+        """None when the object is present and verifies (a tree: with every file in it)."""
+        if digest not in self._seen:
+            self._seen[digest] = self._check(digest)
+        return self._seen[digest]
+
+    def _check(self, digest: str) -> str | None:
+        try:
+            self.store.verify(digest)
+            if self.store.stat(digest).type == "tree":
+                for entry in self.store.ls(digest):
+                    if entry.digest is not None:
+                        found = self.problem(entry.digest)
+                        if found is not None:
+                            return f"{entry.path}: {found}"
+        except ObjectNotFoundError:
+            return "object missing from the local store"
+        except ObjectCorruptError as exc:
+            self.corrupt.append(exc)
+            where = f" (moved to {exc.quarantine_path})" if exc.quarantine_path else ""
+            return f"local object is corrupt{where}"
+        except CasError as exc:
+            return f"local object unreadable: {exc}"
+        return None
+
+
+@dataclass
+class ArtifactCheck:
+    """One expected file of a run and what holds for it."""
+
+    run: str
+    path: str
+    sources: list[str]
+    size: int | None = None
+    sha256: str | None = None
+    digest: str | None = None
+    is_checkpoint: bool = False
+    pulled: bool = False
+    digest_match: bool | None = None
+    stored: bool | None = None
+    verified: bool | None = None  # checkpoints only
+    problems: list[str] = field(default_factory=list)
+    next_step: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run, "path": self.path, "expected": self.sources, "size": self.size,
+                "sha256": self.sha256, "digest": self.digest, "checkpoint": self.is_checkpoint,
+                "pulled": self.pulled, "digest_match": self.digest_match, "stored": self.stored,
+                "verified": self.verified, "ok": self.ok, "problems": self.problems,
+                "next": self.next_step}
+
+
+@dataclass
+class RunVerification:
+    """The PULL_VERIFIED projection of one run."""
+
+    run: str
+    artifacts: list[ArtifactCheck]
+    problems: list[str]  # run-level gaps (no listing, ...)
+    listing_id: str | None = None
+    source: str | None = None
+    manifest_digest: str | None = None
+    roster_digest: str | None = None
+    unexpected: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(a.ok for a in self.artifacts)
+
+    def gaps(self) -> list[str]:
+        """Every reason the run is not pull-verified, one line each."""
+        out = [f"{self.run}: {p}" for p in self.problems]
+        out += [f"{self.run}: {a.path}: {p}" for a in self.artifacts for p in a.problems]
+        return out
+
+    @property
+    def files(self) -> int:
+        return len(self.artifacts)
+
+    @property
+    def bytes(self) -> int:
+        return sum(a.size or 0 for a in self.artifacts)
+
+    def manifest_sha256(self) -> str:
+        """SHA-256 of the seed-style manifest (``files: [{path, bytes, sha256}]``, sorted,
+        canonical JSON) of what was verified."""
+        files = [{"path": a.path, "bytes": a.size or 0, "sha256": a.sha256}
+                 for a in sorted(self.artifacts, key=lambda a: a.path)]
+        text = json.dumps({"files": files}, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run, "ok": self.ok, "listing": self.listing_id,
+                "source": self.source, "manifest_digest": self.manifest_digest,
+                "roster_digest": self.roster_digest, "unexpected": self.unexpected,
+                "problems": self.problems, "gaps": self.gaps(),
+                "artifacts": [a.to_json() for a in self.artifacts]}
+
+
+def _is_checkpoint(path: str) -> bool:
+    return path.lower().endswith(CHECKPOINT_SUFFIXES)
+
+
+def _verified_state(events: list[Event]) -> dict[str, bool]:
+    """Per digest, whether its latest checkpoint.verified was ok."""
+    state: dict[str, bool] = {}
+    for e in events:
+        if e.kind == "checkpoint.verified" and isinstance(e.body.get("digest"), str):
+            state[e.body["digest"]] = bool(e.body.get("ok"))
+    return state
+
+
+def _pulled_match(entry: Mapping[str, Any], pulls: list[dict[str, Any]]) -> tuple[
+        dict[str, Any] | None, str | None]:
+    """The ok pull of this listed file with matching digests, or the reason there is none."""
+    sha, b3, size = entry.get("sha256"), entry.get("blake3"), entry.get("size")
+    if not pulls:
+        return None, "never pulled"
+    reason = "last pull failed"
+    for pull in reversed(pulls):
+        if not pull.get("ok"):
+            reason = f"pull failed: {pull.get('error') or 'no reason recorded'}"
+            continue
+        remote, local, digest = pull.get("remote_sha256"), pull.get("local_sha256"), \
+            pull.get("digest")
+        if sha is None:
+            reason = "the listing has no SHA-256 for it (hash it on the box and pull again)"
+        elif remote != sha:
+            reason = "pulled bytes are from an older listing (remote SHA-256 differs)"
+        elif local != remote:
+            reason = "local SHA-256 differs from the box's"
+        elif digest is None:
+            reason = "pull recorded no local object digest"
+        elif b3 is not None and digest != b3:
+            reason = "local BLAKE3 differs from the box's"
+        elif size is not None and pull.get("size") is not None and pull["size"] != size:
+            reason = "size differs from the listing"
+        else:
+            return pull, None
+        if remote == sha:
+            return None, reason  # the newest pull of these bytes decides
+    return None, reason
+
+
+def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVerification:
+    """Evaluate PULL_VERIFIED for ``run`` from ``events`` (see the module docstring)."""
+    run_events = [e for e in events if e.run == run]
+    listings = [e for e in run_events if e.kind == "pull.listed"]
+    latest = listings[-1] if listings else None
+    verified = _verified_state(events)
+    problems: list[str] = []
+    checks: dict[str, ArtifactCheck] = {}
+    pulls_by_path: dict[str, list[dict[str, Any]]] = {}
+    for e in run_events:
+        if e.kind == "artifact.pulled" and isinstance(e.body.get("path"), str):
+            pulls_by_path.setdefault(e.body["path"], []).append(e.body)
+
+    result = RunVerification(run=run, artifacts=[], problems=problems)
+    if latest is None:
+        problems.append("no pull listing recorded (run `labledger pull --run "
+                        f"{run} ...`)")
+    else:
+        body = latest.body
+        result.listing_id, result.source = latest.id, body.get("source")
+        result.manifest_digest = body.get("manifest_digest")
+        extra = body.get("extra") or {}
+        result.roster_digest = body.get("roster_digest") or extra.get("roster_digest")
+        unexpected = set(body.get("unexpected") or [])
+        result.unexpected = sorted(unexpected)
+        has_roster = bool(result.roster_digest or unexpected or body.get("missing"))
+        for entry in body.get("entries") or []:
+            if entry.get("type", "file") != "file":
+                continue
+            path = entry["path"]
+            sources = ["roster", "listing"] if has_roster and path not in unexpected \
+                else ["listing"]
+            check = ArtifactCheck(run=run, path=path, sources=sources, size=entry.get("size"),
+                                  sha256=entry.get("sha256"),
+                                  is_checkpoint=_is_checkpoint(path))
+            pull, why = _pulled_match(entry, pulls_by_path.get(path, []))
+            if pull is None:
+                check.problems.append(why or "not pulled")
+                check.digest_match = False if why and "differ" in why else None
+                check.next_step = f"labledger pull --run {run} --only {path}"
+            else:
+                check.pulled, check.digest_match, check.digest = True, True, pull["digest"]
+            checks[path] = check
+        # Written by pull when it refused an entry (unsafe name, symlink out of the tree) or
+        # when the box's hash of a roster entry differs from the roster's: never safe.
+        for path in body.get("refused") or []:
+            problems.append(f"{path}: refused at the latest listing (not pulled)")
+        for path in body.get("roster_mismatched") or []:
+            problems.append(f"{path}: the box's copy differs from the roster's hash")
+        for path in body.get("missing") or []:
+            checks[path] = ArtifactCheck(
+                run=run, path=path, sources=["roster"], is_checkpoint=_is_checkpoint(path),
+                problems=["in the roster but not on the box at the latest listing"],
+                next_step="find the file on the box, or pull again with a corrected roster")
+
+    by_digest = {c.digest: c for c in checks.values() if c.digest}
+    listed_b3 = {}
+    if latest is not None:
+        listed_b3 = {en.get("blake3"): en["path"] for en in latest.body.get("entries") or []
+                     if en.get("blake3")}
+    for e in run_events:
+        if e.kind not in ("checkpoint.saved", "artifact.recorded"):
+            continue
+        digest = e.body.get("digest")
+        if not isinstance(digest, str):
+            continue
+        tag = "box:" + e.kind
+        known = by_digest.get(digest) or checks.get(listed_b3.get(digest, ""))
+        if known is not None:
+            if tag not in known.sources:
+                known.sources.append(tag)
+            known.is_checkpoint = known.is_checkpoint or e.kind == "checkpoint.saved"
+            continue
+        key = f"{e.body.get('path')}@{digest}"
+        if key in checks:
+            continue
+        check = ArtifactCheck(run=run, path=str(e.body.get("path")), sources=[tag],
+                              size=e.body.get("size"), sha256=e.body.get("sha256"),
+                              digest=digest, is_checkpoint=e.kind == "checkpoint.saved")
+        # An announced object already in the local store counts as pulled (same bytes).
+        check.pulled = checker.problem(digest) is None
+        check.digest_match = True if check.pulled else None
+        if not check.pulled:
+            why = checker.problem(digest)
+            check.problems.append(f"announced by the box but not pulled ({why})")
+            check.next_step = f"labledger pull --run {run}"
+        checks[key] = check
+        by_digest[digest] = check
+
+    for check in checks.values():
+        if check.digest is not None and check.pulled:
+            found = checker.problem(check.digest)
+            check.stored = found is None
+            if found is not None:
+                check.problems.append(found)
+                check.next_step = f"labledger pull --run {run} --only {check.path}"
+        if check.is_checkpoint and check.digest is not None:
+            check.verified = verified.get(check.digest)
+            if check.verified is None:
+                check.problems.append("checkpoint never verified (loaded safely)")
+            elif not check.verified:
+                check.problems.append("checkpoint failed verification")
+            if not check.verified and check.next_step is None:
+                check.next_step = f"labledger pull --run {run} --only {check.path}"
+        elif check.is_checkpoint and not check.problems:
+            check.problems.append("checkpoint has no digest")
+    result.artifacts = sorted(checks.values(), key=lambda c: c.path)
+    if latest is not None and not result.artifacts:
+        problems.append("the latest listing has no files")
+    return result
+
+
+# --- the teardown gate ----------------------------------------------------------------------------
+@dataclass
+class GateResult:
+    """The teardown gate for one instance, evaluated now."""
+
+    instance: str
+    runs: list[RunVerification]
+    problems: list[str]
+    head: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(r.ok for r in self.runs)
+
+    def unmet(self) -> list[str]:
+        return [f"{self.instance}: {p}" for p in self.problems] + [
+            g for r in self.runs for g in r.gaps()]
+
+    def state(self) -> dict[str, Any]:
+        """What the gate judged: bound into `teardown.approved` by its digest."""
+        return {"instance": self.instance, "ok": self.ok, "problems": self.problems,
+                "runs": [{"run": r.run, "listing": r.listing_id, "ok": r.ok,
+                          "artifacts": [[a.path, a.sha256, a.digest, a.ok] for a in r.artifacts],
+                          "gaps": r.gaps()} for r in self.runs]}
+
+    def state_digest(self) -> str:
+        data = msgspec.json.encode(self.state(), order="deterministic")
+        return "blake3:" + blake3(data).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"instance": self.instance, "ok": self.ok, "state_digest": self.state_digest(),
+                "problems": self.problems, "unmet": self.unmet(),
+                "runs": [r.to_json() for r in self.runs], "ledger_head": self.head}
+
+
+def hosted_runs(events: Iterable[Event], instance: str) -> list[str]:
+    """Every run id of an event tagged with ``instance``."""
+    return sorted({e.run for e in events if e.instance == instance and e.run})
+
+
+def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None = None,
+                  checker: ObjectChecker | None = None) -> GateResult:
+    """Whether instance ``instance`` may be torn down now: every run it hosted pull-verified,
+    local bytes re-verified. An instance with no recorded run never passes (nothing proves
+    its results are safe)."""
+    events = load_events(ledger) if events is None else events
+    checker = checker or ObjectChecker(open_store(ledger))
+    runs = hosted_runs(events, instance)
+    problems = [] if runs else [
+        "no run is recorded on this instance, so nothing shows its results are safe "
+        "(record runs with --instance, or override with a reason)"]
+    return GateResult(instance=instance, runs=[verify_run(r, events, checker) for r in runs],
+                      problems=problems, head=ledger_head(events))
+
+
+def open_store(ledger: Ledger) -> Store:
+    return Store(ledger.paths.cas)
+
+
+# --- the marker ---------------------------------------------------------------------------------
+def default_marker(ledger: Ledger, run: str) -> Path:
+    return ledger.paths.home / "verified" / run / MARKER_NAME
+
+
+def marker_document(result: RunVerification, head: Mapping[str, str]) -> dict[str, Any]:
+    """PULL_VERIFIED.json: the seed's v1 fields first, then labledger's bindings."""
+    return {
+        "schema": SCHEMA,
+        "run_id": result.run,
+        "manifest_sha256": result.manifest_sha256(),
+        "verified_at_utc": now_ts(),
+        "files": result.files,
+        "bytes": result.bytes,
+        "manifest_digest": result.manifest_digest,
+        "roster_digest": result.roster_digest,
+        "listing_event": result.listing_id,
+        "source": result.source,
+        "ledger_head": dict(head),
+        "digests": [{"path": a.path, "bytes": a.size, "sha256": a.sha256, "digest": a.digest,
+                     "checkpoint_verified": a.verified if a.is_checkpoint else None}
+                    for a in result.artifacts],
+    }
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _index_path(ledger: Ledger) -> Path:
+    return ledger.paths.home / "verified" / _MARKER_INDEX
+
+
+def _read_index(ledger: Ledger) -> dict[str, list[str]]:
+    try:
+        data = json.loads(_index_path(ledger).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_marker(ledger: Ledger, result: RunVerification, head: Mapping[str, str],
+                 out: Path) -> dict[str, Any]:
+    """Write PULL_VERIFIED.json for a passing run and remember where (for invalidation).
+
+    Raises ``ValueError`` when the run does not pass: a marker is never written for a gap.
+    """
+    if not result.ok:
+        raise ValueError(f"run {result.run} is not pull-verified; no marker is written")
+    document = marker_document(result, head)
+    _write_atomic(out, json.dumps(document, indent=2) + "\n")
+    index = _read_index(ledger)
+    paths = index.setdefault(result.run, [])
+    if str(out.resolve()) not in paths:
+        paths.append(str(out.resolve()))
+        _write_atomic(_index_path(ledger), json.dumps(index, indent=2) + "\n")
+    return document
+
+
+def invalidate_markers(ledger: Ledger, result: RunVerification,
+                       extra: Iterable[Path] = ()) -> list[Path]:
+    """Rename every PULL_VERIFIED.json written for the run (and ``extra`` paths holding one)
+    to ``<name>.invalid``, adding why; returns the new paths. Files that are not a
+    PULL-VERIFIED marker for this run are left alone."""
+    candidates = [Path(p) for p in _read_index(ledger).get(result.run, [])] + list(extra)
+    moved: list[Path] = []
+    seen: set[Path] = set()
+    for path in candidates:
+        path = path.resolve()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(document, dict) or document.get("schema") != SCHEMA or \
+                document.get("run_id") != result.run:
+            continue
+        document["invalidated"] = {"at_utc": now_ts(), "reason": "re-verification failed",
+                                   "gaps": result.gaps()}
+        target = path.with_name(path.name + ".invalid")
+        _write_atomic(target, json.dumps(document, indent=2) + "\n")
+        path.unlink()
+        moved.append(target)
+    return moved
+
+
+def record_corrupt(ledger: Ledger, checker: ObjectChecker) -> int:
+    """Append one ``object.quarantined`` per corrupt object the evaluation found; the count."""
+    drafts = [ledger.draft("object.quarantined", {
+        "digest": exc.digest, "path": str(exc.quarantine_path or exc.path),
+        "reason": ("content hashes to " + exc.actual_digest) if exc.actual_digest
+        else "content could not be read"}) for exc in checker.corrupt]
+    if drafts:
+        ledger.append_drafts(drafts)
+    checker.corrupt.clear()
+    return len(drafts)

@@ -1,0 +1,155 @@
+"""Teardown: approval bound to the gate's state, the provider's request, and confirmation.
+
+Three distinct facts (DOMAIN "Teardown"): ``teardown.requested`` (with ``acknowledged`` = the
+provider command exited 0) is not ``teardown.confirmed`` (the resource was observed absent).
+``teardown.approved`` is written only when the gate passes, or with an override whose reason and
+unmet checks are recorded in the event itself (DOMAIN principle 4).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from labledger.ledger.ledger import Ledger
+from labledger.ledger.record import Record
+from labledger.reconcile.errors import ReconcileError
+from labledger.reconcile.pull_verified import Event, GateResult, load_events
+
+TAIL_CHARS = 4000
+
+
+class GateRefusedError(ReconcileError):
+    """The teardown gate did not pass and no override was given; nothing was written."""
+
+    def __init__(self, gate: GateResult) -> None:
+        unmet = gate.unmet()
+        super().__init__(
+            f"teardown of {gate.instance!r} refused: {len(unmet)} unmet check(s); run "
+            f"`labledger gate teardown --instance {gate.instance}` for what to do next, or "
+            "give --override REASON; nothing was written")
+        self.instance, self.unmet = gate.instance, unmet
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "instance": self.instance, "unmet": self.unmet}
+
+
+@dataclass
+class TeardownPlan:
+    """What tearing an instance down means on its platform (from the rent's profile snapshot)."""
+
+    instance: str
+    profile: str | None = None
+    host: str | None = None
+    verb: str | None = None
+    irreversible: bool | None = None
+    deletes: list[str] = field(default_factory=list)
+    keeps: list[str] = field(default_factory=list)
+    confirm: str | None = None
+    acknowledged_is_confirmed: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def teardown_plan(events: Sequence[Event], instance: str) -> TeardownPlan:
+    """The platform facts recorded with the instance's latest ``instance.rented``."""
+    plan = TeardownPlan(instance=instance)
+    rents = [e for e in events if e.kind == "instance.rented" and e.instance == instance]
+    if not rents:
+        return plan
+    body = rents[-1].body
+    plan.profile, plan.host = body.get("profile"), body.get("host")
+    snap = body.get("profile_snapshot") or {}
+    meter = snap.get("meter-stop") or {}
+    plan.verb = meter.get("verb")
+    plan.irreversible = meter.get("irreversible")
+    plan.deletes, plan.keeps = list(meter.get("deletes") or []), list(meter.get("keeps") or [])
+    teardown = snap.get("teardown") or {}
+    plan.confirm = teardown.get("confirm")
+    plan.acknowledged_is_confirmed = teardown.get("acknowledged-is-confirmed")
+    return plan
+
+
+def record_approval(ledger: Ledger, gate: GateResult, *, approver: str,
+                    override: str | None = None) -> Record:
+    """Append ``teardown.approved`` bound to ``gate.state_digest()``.
+
+    Raises :class:`GateRefusedError` (nothing written) when the gate fails and ``override`` (the
+    reason) is not given. With an override the event carries the reason and every unmet check.
+    """
+    if not gate.ok and not override:
+        raise GateRefusedError(gate)
+    body: dict[str, Any] = {"approver": approver, "state_digest": gate.state_digest()}
+    if override and not gate.ok:
+        body.update(override=True, reason=override, unmet=gate.unmet())
+    elif override:
+        body["reason"] = override  # the gate passed: the reason is kept, nothing is overridden
+    return ledger.append("teardown.approved", instance=gate.instance, **body)
+
+
+@dataclass
+class ProviderResult:
+    command: list[str]
+    exit_code: int | None
+    output: str
+
+
+def run_provider_command(command: Sequence[str], *, timeout: float = 600.0) -> ProviderResult:
+    """Run the provider's teardown command; its output tail is kept (stdout then stderr)."""
+    try:
+        done = subprocess.run(list(command), capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except FileNotFoundError as exc:
+        return ProviderResult(list(command), None, f"could not run: {exc}")
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout or b"") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        text = out.decode(errors="replace") if isinstance(out, bytes) else out
+        return ProviderResult(list(command), None, (text + f"\ntimed out after {timeout} s"))
+    output = (done.stdout or "") + (done.stderr or "")
+    return ProviderResult(list(command), done.returncode, output[-TAIL_CHARS:])
+
+
+def record_request(ledger: Ledger, instance: str, result: ProviderResult) -> Record:
+    """Append ``teardown.requested``; ``acknowledged`` only when the command exited 0."""
+    return ledger.append("teardown.requested", instance=instance, command=result.command,
+                         response=result.output[-TAIL_CHARS:] or None,
+                         acknowledged=result.exit_code == 0, exit_code=result.exit_code)
+
+
+def record_confirmed(ledger: Ledger, instance: str, *, method: str,
+                     evidence: str | None = None) -> Record:
+    """Append ``teardown.confirmed``: the resource was observed absent."""
+    body: dict[str, Any] = {"method": method}
+    if evidence:
+        body["evidence"] = evidence
+    return ledger.append("teardown.confirmed", instance=instance, **body)
+
+
+def approved_for(events: Sequence[Event], gate: GateResult) -> Event | None:
+    """The latest ``teardown.approved`` of the instance bound to exactly the gate's state now."""
+    digest = gate.state_digest()
+    for e in reversed(events):
+        if e.kind == "teardown.approved" and e.instance == gate.instance:
+            return e if e.body.get("state_digest") == digest else None
+    return None
+
+
+def is_gone(events: Sequence[Event], instance: str) -> bool:
+    """Released or confirmed absent after its latest rent."""
+    gone = False
+    for e in events:
+        if e.instance != instance:
+            continue
+        if e.kind == "instance.rented":
+            gone = False
+        elif e.kind in ("instance.released", "teardown.confirmed"):
+            gone = True
+    return gone
+
+
+__all__ = ["GateRefusedError", "ProviderResult", "TeardownPlan", "approved_for", "is_gone",
+           "load_events", "record_approval", "record_confirmed", "record_request",
+           "run_provider_command", "teardown_plan"]

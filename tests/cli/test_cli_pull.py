@@ -1,0 +1,152 @@
+"""`labledger pull` end to end: local directory and a real sshd, exit codes and manifests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from labledger.ledger.cli import main
+from labledger.ledger.ledger import Ledger
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
+    import torch
+
+
+@pytest.fixture(autouse=True)
+def _in_project(ledger: Ledger, project: Path, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.ssh of the developer's
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    assert isinstance(info.value.code, int)
+    return info.value.code, out, err
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Path:
+    root = tmp_path / "box"
+    (root / "ckpt").mkdir(parents=True)
+    (root / "empty").mkdir()
+    (root / "run.json").write_text('{"run": "r1"}\n')
+    torch.manual_seed(0)
+    torch.save({"model_state_dict": torch.nn.Linear(3, 2).state_dict()},
+               root / "ckpt" / "best.pth")
+    return root
+
+
+def test_pull_from_dir_prints_the_table(capsys: pytest.CaptureFixture[str], box: Path) -> None:
+    code, out, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["files", "bytes", "size"]
+    assert lines[2].split()[:2] == ["expected", "2"]
+    assert lines[3].split()[:2] == ["pulled", "2"]
+    assert lines[4].split()[:2] == ["verified", "1"]
+    assert lines[5].split()[:3] == ["failed", "0", "0"]
+
+
+def test_pull_json_summary(capsys: pytest.CaptureFixture[str], box: Path) -> None:
+    code, out, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box), "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["type"] == "summary"
+    assert summary["ok"] is True
+    assert summary["expected"]["files"] == 2
+    assert summary["verified"]["files"] == 1
+
+
+def test_missing_roster_entry_exits_3(capsys: pytest.CaptureFixture[str], box: Path,
+                                      tmp_path: Path) -> None:
+    roster = tmp_path / "roster.txt"
+    roster.write_text("run.json\nckpt/best.pth\nbest_metrics.json\n")
+    code, out, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box),
+                          "--roster", str(roster))
+    assert code == 3
+    assert "missing: best_metrics.json" in err
+    assert out.splitlines()[5].split()[:2] == ["failed", "1"]
+
+
+def test_export_then_import_the_pull_v1_manifest(capsys: pytest.CaptureFixture[str], box: Path,
+                                                 tmp_path: Path) -> None:
+    manifest = tmp_path / "PULL_MANIFEST.json"
+    code, _, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box),
+                        "--export-manifest", str(manifest))
+    assert code == 0, err
+    doc = json.loads(manifest.read_text())
+    assert doc["schema"] == "remote-gpu-trainer/PULL/v1"
+    assert doc["run_id"] == "r1"
+    assert doc["top_level_dirs"] == ["ckpt", "empty"]
+    best = (box / "ckpt" / "best.pth").read_bytes()
+    assert {"path": "ckpt/best.pth", "bytes": len(best),
+            "sha256": hashlib.sha256(best).hexdigest()} in doc["files"]
+    assert doc["totals"] == {"files": 2, "bytes": sum(f["bytes"] for f in doc["files"])}
+    code, _, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box),
+                        "--import-manifest", str(manifest))
+    assert code == 0, err
+    (box / "extra.txt").write_text("surprise\n")
+    code, _, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box),
+                        "--import-manifest", str(manifest))
+    assert code == 3
+    assert "unexpected: extra.txt" in err
+
+
+def test_export_without_a_source_uses_the_latest_listing(
+        capsys: pytest.CaptureFixture[str], box: Path, tmp_path: Path) -> None:
+    assert call(capsys, "pull", "--run", "r1", "--from-dir", str(box))[0] == 0
+    manifest = tmp_path / "m.json"
+    code, _, err = call(capsys, "pull", "--run", "r1", "--export-manifest", str(manifest))
+    assert code == 0, err
+    assert json.loads(manifest.read_text())["totals"]["files"] == 2
+
+
+def test_import_of_a_non_pull_v1_file_is_a_usage_error(
+        capsys: pytest.CaptureFixture[str], box: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"files": []}')
+    code, _, _ = call(capsys, "pull", "--run", "r1", "--from-dir", str(box),
+                      "--import-manifest", str(bad))
+    assert code == 2
+
+
+def test_ssh_unknown_host_key_exits_1_then_pins_with_the_flag(
+        capsys: pytest.CaptureFixture[str], box: Path, project: Path, sshd: Any) -> None:
+    args = ["pull", "--run", "r1", "--from", sshd.target(box), "--identity",
+            str(sshd.client_key)]
+    code, _, err = call(capsys, *args)
+    assert code == 1
+    assert "is unknown" in err
+    assert "--accept-new-host-key" in err
+    assert [r.kind for r in Ledger.open(project).records()] == []
+    code, out, err = call(capsys, *args, "--accept-new-host-key", "--json")
+    assert code == 0, err
+    assert json.loads(out)["ok"] is True
+    known = (project / ".labledger" / "known_hosts").read_text()
+    assert known == sshd.host_key_line
+    code, _, err = call(capsys, *args)
+    assert code == 0, err
+
+
+def test_ssh_changed_host_key_exits_1_in_json(capsys: pytest.CaptureFixture[str], box: Path,
+                                              project: Path, sshd: Any) -> None:
+    kind, b64 = sshd.host_key_line.split()[1:3]
+    forged = f"[127.0.0.1]:{sshd.port} {kind} {b64[:-8]}AAAAAAAA\n"
+    (project / ".labledger" / "known_hosts").write_text(forged)
+    code, _, err = call(capsys, "pull", "--run", "r1", "--from", sshd.target(box),
+                        "--identity", str(sshd.client_key), "--accept-new-host-key", "--json")
+    assert code == 1
+    last = json.loads(err.splitlines()[-1])
+    assert last["error"] == "HostKeyError"
+    assert "does not match the pinned" in last["message"]

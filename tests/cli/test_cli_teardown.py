@@ -1,0 +1,168 @@
+"""`labledger verify-pull | gate teardown | teardown`, end to end through main()."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from labledger.ledger.cli import main
+from labledger.ledger.ledger import Ledger
+
+FILES = {"best.pth": b"\x80weights" * 100, "train.csv": b"step,loss\n1,0.5\n"}
+
+
+@pytest.fixture(autouse=True)
+def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    code = info.value.code
+    assert isinstance(code, int)
+    return code, out, err
+
+
+def kinds(ledger: Ledger, prefix: str) -> list[dict[str, Any]]:
+    return [{"kind": r.kind, "instance": r.instance, **r.body_dict()}
+            for r in ledger.records() if r.kind.startswith(prefix)]
+
+
+# --- verify-pull ------------------------------------------------------------------------------
+def test_verify_pull_writes_then_invalidates(ledger: Ledger, pull_seed: Any, project: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.full(FILES)
+    out = project / "PULL_VERIFIED.json"
+    code, stdout, err = call(capsys, "verify-pull", "r1", "--out", str(out))
+    assert code == 0, err
+    assert stdout.strip() == str(out)
+    assert json.loads(out.read_text())["files"] == 2
+    pull_seed.corrupt("best.pth")
+    code, _, err = call(capsys, "verify-pull", "r1", "--out", str(out))
+    assert code == 3
+    assert "gap: r1: best.pth: local object is corrupt" in err
+    assert not out.exists()
+    assert json.loads((project / "PULL_VERIFIED.json.invalid").read_text())["invalidated"]
+    assert [e["kind"] for e in kinds(ledger, "object.")] == ["object.quarantined"]
+
+
+def test_an_old_marker_never_satisfies_a_later_check(ledger: Ledger, pull_seed: Any,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.full(FILES)
+    code, stdout, _ = call(capsys, "verify-pull", "r1")
+    assert code == 0
+    marker = Path(stdout.strip())
+    assert marker.is_file()
+    pull_seed.listed({**FILES, "extra.csv": b"late"})
+    code, _, _ = call(capsys, "verify-pull", "r1")
+    assert code == 3
+    assert not marker.exists()
+    code, _, _ = call(capsys, "gate", "teardown", "--instance", "box1")
+    assert code == 3
+
+
+def test_verify_pull_json(ledger: Ledger, pull_seed: Any,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.listed(FILES)
+    code, stdout, _ = call(capsys, "--json", "verify-pull", "r1")
+    assert code == 3
+    data = json.loads(stdout)
+    assert data["ok"] is False
+    assert len(data["verification"]["gaps"]) == 2
+
+
+# --- the gate ---------------------------------------------------------------------------------
+def test_gate_refuses_with_a_table_then_passes(ledger: Ledger, pull_seed: Any,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent()
+    ledger.append("run.launched", run="r1", instance="box1")
+    pull_seed.listed(FILES)
+    code, _, err = call(capsys, "gate", "teardown", "--instance", "box1")
+    assert code == 3
+    assert "labledger pull --run r1 --only train.csv" in err
+    assert "gate REFUSED: box1: 2 unmet check(s)" in err
+    for path, data in FILES.items():
+        pull_seed.pulled(path, data)
+    pull_seed.verified("best.pth")
+    code, stdout, err = call(capsys, "gate", "teardown", "--instance", "box1", "--json")
+    assert code == 0, err
+    assert json.loads(stdout)["ok"] is True
+
+
+# --- teardown ---------------------------------------------------------------------------------
+def test_refused_teardown_records_nothing(ledger: Ledger, pull_seed: Any,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent()
+    ledger.append("run.launched", run="r1", instance="box1")
+    code, _, err = call(capsys, "teardown", "--instance", "box1", "--yes")
+    assert code == 3
+    assert "meter-stop verb 'destroy' (IRREVERSIBLE)" in err
+    assert kinds(ledger, "teardown.") == []
+
+
+def test_teardown_records_approved_requested_confirmed(
+        ledger: Ledger, pull_seed: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent()
+    pull_seed.full(FILES)
+    code, stdout, err = call(capsys, "--json", "teardown", "--instance", "box1", "--yes", "--",
+                             sys.executable, "-c", "print('destroying instance 123')")
+    assert code == 0, err
+    result = json.loads(stdout)
+    approved, requested = kinds(ledger, "teardown.")
+    assert approved["state_digest"] == result["gate"]["state_digest"]
+    assert approved["approver"] == "tester@test"
+    assert "override" not in approved
+    assert requested["command"][1:] == ["-c", "print('destroying instance 123')"]
+    assert requested["acknowledged"] is True
+    assert requested["exit_code"] == 0
+    assert requested["response"] == "destroying instance 123\n"
+    assert "destroys: instance disk" in err
+    code, _, err = call(capsys, "teardown", "--instance", "box1", "--confirm-absent",
+                        "--evidence", "vastai show instances: empty")
+    assert code == 0, err
+    confirmed = kinds(ledger, "teardown.")[-1]
+    assert confirmed == {"kind": "teardown.confirmed", "instance": "box1", "method": "observed",
+                         "evidence": "vastai show instances: empty"}
+
+
+def test_a_failing_provider_command_is_not_acknowledged(
+        ledger: Ledger, pull_seed: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.full(FILES)
+    code, _, _ = call(capsys, "teardown", "--instance", "box1", "--yes", "--",
+                      sys.executable, "-c", "import sys; sys.exit(7)")
+    assert code == 1
+    requested = kinds(ledger, "teardown.requested")[0]
+    assert requested.get("acknowledged", False) is False  # bodies omit defaults
+    assert requested["exit_code"] == 7
+
+
+def test_override_is_recorded_with_reason_and_unmet(
+        ledger: Ledger, pull_seed: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent()
+    ledger.append("run.launched", run="r1", instance="box1")
+    pull_seed.listed(FILES)
+    code, _, err = call(capsys, "teardown", "--instance", "box1", "--yes",
+                        "--override", "box is on fire")
+    assert code == 0, err
+    assert "OVERRIDE" in err
+    approved = kinds(ledger, "teardown.approved")[0]
+    assert approved["override"] is True
+    assert approved["reason"] == "box is on fire"
+    assert approved["unmet"] == ["r1: best.pth: never pulled", "r1: train.csv: never pulled"]
+
+
+def test_no_terminal_and_no_yes_refuses(ledger: Ledger, pull_seed: Any,
+                                        capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    pull_seed.full(FILES)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: False)
+    code, _, err = call(capsys, "teardown", "--instance", "box1")
+    assert code == 2
+    assert "pass --yes" in err
+    assert kinds(ledger, "teardown.") == []
