@@ -19,8 +19,8 @@ show() { printf '\n$ %s\n' "$(quote "$@")"; "$@" 2>&1; }
 show labledger init
 
 # Rent a box (backfilled: it was rented this morning) and launch a run on it.
-show labledger emit instance.rented --instance box-a100 --set profile=runpod \
-    --set price_per_hour=1.89 --set currency=USD --at 2026-12-02T09:00:00Z
+show labledger rent --profile runpod --instance box-a100 --price-per-hour 1.89 --currency USD \
+    --at 2026-12-02T09:00:00Z
 show labledger emit run.launched --run denoise-lr3e-4 --instance box-a100 \
     --data '{"command": ["python", "train.py", "--lr", "3e-4"], "host": "box-a100"}'
 
