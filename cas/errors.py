@@ -36,8 +36,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-class CasError(Exception):
-    """Base for content-store errors a caller can act on."""
+class ReportableError(Exception):
+    """An error whose named ``_fields`` travel with it into `--json` output.
+
+    Shared by the subsystems above the store (`labledger.ingest.errors` builds on it).
+    """
 
     _fields: tuple[str, ...] = ()
 
@@ -47,6 +50,10 @@ class CasError(Exception):
         for name in self._fields:
             out[name] = _plain(getattr(self, name))
         return out
+
+
+class CasError(ReportableError):
+    """Base for content-store errors a caller can act on."""
 
 
 class MalformedDigestError(CasError, ValueError):

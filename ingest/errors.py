@@ -17,28 +17,12 @@ and renders them with ``to_json()`` so the CLI can print them under ``--json``::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from labledger.cas.errors import ReportableError
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
-
-
-class IngestError(Exception):
+class IngestError(ReportableError):
     """Base for ingest errors a caller can act on."""
-
-    _fields: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """The error as a JSON-ready dict: ``error`` (class name), ``message`` and its fields."""
-        out: dict[str, Any] = {"error": type(self).__name__, "message": str(self)}
-        for name in self._fields:
-            out[name] = _plain(getattr(self, name))
-        return out
 
 
 class CheckpointSourceError(IngestError):
