@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         native.execute(f"CREATE TABLE raw_events AS SELECT {', '.join(COLUMNS)} "
                        f"FROM read_parquet({files})")
         native.execute("SET TimeZone = 'UTC'")
-        for name in ("events", "runs"):
+        for name in ("events", "checkpoints", "runs"):
             native.execute(view_sql(name))
         rows = native.execute("SELECT count(*) FROM raw_events").fetchone()
         print(f"native table raw_events: {rows[0] if rows else 0:,} rows, loaded in "

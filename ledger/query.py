@@ -26,8 +26,8 @@ COLUMNS = {
     "writer": "VARCHAR", "actor": "VARCHAR", "kind": "VARCHAR", "run": "VARCHAR",
     "instance": "VARCHAR", "recorded": "VARCHAR", "body": "VARCHAR",
 }
-# Views in dependency order; later issues add files here.
-VIEWS = ["events", "runs", "artifacts", "instances", "checkpoints", "pulls", "verifications",
+# Views in dependency order (runs counts from checkpoints); later issues add files here.
+VIEWS = ["events", "checkpoints", "runs", "artifacts", "instances", "pulls", "verifications",
          "pull_verified"]
 READ_ONLY_TYPES = {"SELECT", "EXPLAIN"}
 

@@ -71,31 +71,15 @@ totals AS (
     WHERE run IS NOT NULL
     GROUP BY run
 ),
-digest_evidence AS (
-    SELECT
-        body->>'digest' AS digest,
-        max(ts) FILTER (WHERE kind = 'artifact.recorded'
-            OR (kind = 'checkpoint.saved' AND coalesce(TRY_CAST(body->>'stored' AS BOOLEAN), true))
-            OR (kind = 'artifact.pulled' AND TRY_CAST(body->>'ok' AS BOOLEAN))) AS stored_ts,
-        max(ts) FILTER (WHERE kind = 'object.quarantined') AS quarantined_ts,
-        arg_max(TRY_CAST(body->>'ok' AS BOOLEAN), (ts, writer, seq))
-            FILTER (WHERE kind = 'checkpoint.verified') AS verified
-    FROM events
-    WHERE kind IN ('artifact.recorded', 'checkpoint.saved', 'artifact.pulled',
-                   'object.quarantined', 'checkpoint.verified')
-      AND body->>'digest' IS NOT NULL
-    GROUP BY body->>'digest'
-),
 saved AS (
+    -- in_store and verified follow the `checkpoints` view's rules (one definition, not two)
     SELECT
-        c.run,
-        count(*) FILTER (WHERE d.stored_ts IS NOT NULL
-            AND (d.quarantined_ts IS NULL OR d.quarantined_ts < d.stored_ts)) AS checkpoints_stored,
-        count(DISTINCT c.body->>'digest') FILTER (WHERE d.verified) AS checkpoints_verified
-    FROM events c
-    LEFT JOIN digest_evidence d ON d.digest = c.body->>'digest'
-    WHERE c.kind = 'checkpoint.saved' AND c.run IS NOT NULL
-    GROUP BY c.run
+        run,
+        count(*) FILTER (WHERE in_store) AS checkpoints_stored,
+        count(DISTINCT digest) FILTER (WHERE verified) AS checkpoints_verified
+    FROM checkpoints
+    WHERE run IS NOT NULL
+    GROUP BY run
 ),
 judged AS (
     SELECT
