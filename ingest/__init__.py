@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     )
     from labledger.ingest.run_dir import IngestedRun, ingest_run_dir
 
+from labledger.ledger._lazy import lazy_getattr  # noqa: E402 - after the type-only block
+
 # Public names load on first use (PEP 562): `labledger run` imports only what it needs.
 _HOME = {
     "CapsuleCheck": "capsule_rules",
@@ -73,12 +75,4 @@ __all__: list[str] = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'labledger.ingest' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"labledger.ingest.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOME, globals())

@@ -16,18 +16,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from labledger.cas._fs import fsync_dir as fsync_dir  # the store's, re-exported, not a copy
+
 _RENAME_NOREPLACE = 1
 _AT_FDCWD = -100
 _libc: Any = None
-
-
-def fsync_dir(path: Path) -> None:
-    """fsync a directory so renames and creations inside it are durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def fsync_file(path: Path) -> None:

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing's: importing typing would cost `emit` ~5 ms
 if TYPE_CHECKING:
-    from typing import Any
-
     from labledger.ledger.errors import (
         CorruptionError,
         DurabilityError,
@@ -34,6 +32,8 @@ if TYPE_CHECKING:
     from labledger.ledger.events import KINDS, SCHEMA_VERSION, json_schema, validate_body
     from labledger.ledger.ledger import EventInput, Ledger
     from labledger.ledger.record import Record
+
+from labledger.ledger._lazy import lazy_getattr  # noqa: E402 - after the type-only block
 
 _HOME = {
     "KINDS": "events", "SCHEMA_VERSION": "events", "json_schema": "events",
@@ -62,12 +62,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'labledger.ledger' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"labledger.ledger.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOME, globals())

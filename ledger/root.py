@@ -189,7 +189,9 @@ def render_config(config: Config) -> str:
 
 
 def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    # Not `labledger.cas._fs.fsync_dir`: importing labledger.cas would load msgspec, which the
+    # `emit` fast path (which creates segments and so needs this) must not pay for.
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
     finally:
