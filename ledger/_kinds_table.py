@@ -80,6 +80,7 @@ TABLE: dict[str, tuple[tuple[Any, ...], ...]] = {'artifact.pulled': (('extra', (
                      True,
                      None),
                     ('source_path', ('opt', ('str', None, None, None)), False, None),
+                    ('selector', ('opt', ('str', None, None, None)), False, None),
                     ('statement', ('opt', ('str', None, None, None)), False, None),
                     ('split', ('opt', ('str', None, None, None)), False, None),
                     ('unit', ('opt', ('str', None, None, None)), False, None),

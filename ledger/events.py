@@ -259,6 +259,9 @@ class ClaimDeclared(Body, frozen=True, kw_only=True, omit_defaults=True):
     direction: Literal["higher", "lower"]
     source_digest: Digest
     source_path: str | None = None
+    # How the value was read from the object: a JSON pointer ("/test/psnr"), a dotted key, an
+    # aggregate over a Parquet column ("mean(psnr)"), or a CSV cell ("row=3,col=psnr").
+    selector: str | None = None
     statement: str | None = None
     split: str | None = None
     unit: str | None = None
