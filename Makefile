@@ -9,7 +9,7 @@ TORCH_TEST_PIN ?= torch==2.13.0
 PIP    := $(BIN)/python -m pip --disable-pip-version-check
 EDITABLE := --config-settings editable_mode=strict
 
-.PHONY: demo test lint typecheck pytest bench kinds-table install-core install-dev clean
+.PHONY: demo test lint typecheck pytest bench kinds-table docs install-core install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,11 @@ bench: install-dev
 # Regenerate ledger/_kinds_table.py (emit's msgspec-free validator) after changing events.py.
 kinds-table: install-core
 	$(BIN)/python -m labledger.ledger.events
+
+# Regenerate docs/cli.md (the CLI reference) from every command's --help; a test fails while it
+# is stale.
+docs: install-core
+	$(BIN)/python -m labledger.ledger.cli._reference docs/cli.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
