@@ -260,7 +260,8 @@ class ClaimDeclared(Body, frozen=True, kw_only=True, omit_defaults=True):
     source_digest: Digest
     source_path: str | None = None
     # How the value was read from the object: a JSON pointer ("/test/psnr"), a dotted key, an
-    # aggregate over a Parquet column ("mean(psnr)"), or a CSV cell ("row=3,col=psnr").
+    # aggregate over a table column ("mean(psnr)"), or a table cell ("psnr[-1]",
+    # "psnr[epoch=100]"); see labledger.reconcile.claim_values.
     selector: str | None = None
     statement: str | None = None
     split: str | None = None
@@ -268,6 +269,15 @@ class ClaimDeclared(Body, frozen=True, kw_only=True, omit_defaults=True):
     aliases: list[str] = []
     paper_anchor: str | None = None
     implementation: str | None = None
+    # Read from the same object at declaration, never typed: the samples behind the value, the
+    # split the result says it was evaluated on (a split folder or a `split` key), the seeds and
+    # spread it reports, and the event that stored the object (capsule, pull, ingest).
+    n: NonNeg | None = None
+    evaluated_split: str | None = None
+    seeds: list[int] = []
+    variance_type: Literal["std", "sem"] | None = None
+    variance: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    source_event: str | None = None
 
 
 class ClaimRetracted(Body, frozen=True, kw_only=True, omit_defaults=True):

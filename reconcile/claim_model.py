@@ -43,6 +43,13 @@ class Claim:
     paper_anchor: str | None = None
     implementation: str | None = None
     superseded: tuple[str, ...] = field(default=())  # event ids of earlier declarations
+    # What the source object said at declaration (see ClaimDeclared in ledger/events.py).
+    n: int | None = None
+    evaluated_split: str | None = None
+    seeds: tuple[int, ...] = ()
+    variance_type: str | None = None  # "std" | "sem"
+    variance: float | None = None
+    source_event: str | None = None  # the event that stored the source object
 
     @classmethod
     def from_event(cls, event: Event, superseded: tuple[str, ...] = ()) -> Claim:
@@ -54,6 +61,9 @@ class Claim:
             statement=b.get("statement"), split=b.get("split"), unit=b.get("unit"),
             aliases=tuple(b.get("aliases") or ()), paper_anchor=b.get("paper_anchor"),
             implementation=b.get("implementation"), superseded=superseded,
+            n=b.get("n"), evaluated_split=b.get("evaluated_split"),
+            seeds=tuple(b.get("seeds") or ()), variance_type=b.get("variance_type"),
+            variance=b.get("variance"), source_event=b.get("source_event"),
         )
 
 
