@@ -11,8 +11,8 @@ was written, with their BLAKE3 digest. So the order is fixed:
 4. append `checkpoint.saved`.
 
 torch is imported only inside `save_checkpoint`, so importing this module (and recording a
-checkpoint) stays cheap inside a training loop. The run id defaults to ``$LABLEDGER_RUN``,
-which `labledger run` exports to the command it wraps.
+checkpoint) stays cheap inside a training loop. The run id defaults to ``$LABLEDGER_RUN`` and
+the instance to ``$LABLEDGER_INSTANCE``, which `labledger run` exports to the command it wraps.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from labledger.ledger.record import Record
 
 Role = Literal["best", "last", "latest"]
 RUN_ENV = "LABLEDGER_RUN"
+INSTANCE_ENV = "LABLEDGER_INSTANCE"
 _PLACEHOLDER_DIGEST = "blake3:" + "0" * 64
 _CHUNK = 1 << 20
 
@@ -156,6 +157,9 @@ def record_checkpoint(
         The checkpoint file, recorded as given (relative paths stay relative).
     run
         Run id; defaults to ``$LABLEDGER_RUN``.
+    instance
+        Instance (box) id; defaults to ``$LABLEDGER_INSTANCE`` (``labledger run --instance``
+        sets both).
     step, epoch, role, metrics
         What the checkpoint is. ``role`` is ``best``, ``last`` or ``latest``. Metrics are
         numbers; a NaN or infinite value is kept as text under ``extra.non_finite_metrics``
@@ -176,6 +180,7 @@ def record_checkpoint(
         The store or the ledger could not be written.
     """
     run = resolve_run(run)
+    instance = instance or os.environ.get(INSTANCE_ENV) or None
     path = Path(path)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
@@ -240,6 +245,7 @@ def save_checkpoint(
     validated before anything is written. Parameters and errors as in `record_checkpoint`.
     """
     run = resolve_run(run)
+    instance = instance or os.environ.get(INSTANCE_ENV) or None
     path = Path(path)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger

@@ -36,7 +36,9 @@ def _rows(runs: list[RunVerification]) -> list[tuple[Any, ...]]:
 
 
 def _show_table(runs: list[RunVerification]) -> None:
-    click.echo(table(_COLUMNS, _rows(runs), max_width=120), err=True)
+    rows = _rows(runs)
+    if rows:  # no run recorded on the instance: the gate's own problem line says so
+        click.echo(table(_COLUMNS, rows, max_width=120), err=True)
 
 
 @click.command("verify-pull")
@@ -199,7 +201,12 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
         return
     ledger, gate_result, events = _evaluate(instance)
     plan = teardown_plan(events, instance)
-    verb = plan.verb or "(unknown: the instance was not rented through labledger)"
+    if plan.verb:
+        verb = plan.verb
+    elif plan.profile:
+        verb = f"(none: the {plan.profile} profile names no meter-stop verb)"
+    else:
+        verb = "(unknown: the instance was not rented through labledger)"
     warn(f"instance {instance}" + (f" on {plan.profile}" if plan.profile else "") +
          f": meter-stop verb {verb!r}" +
          (" (IRREVERSIBLE)" if plan.irreversible else ""))

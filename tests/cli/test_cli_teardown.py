@@ -106,6 +106,17 @@ def test_refused_teardown_records_nothing(ledger: Ledger, pull_seed: Any,
     assert kinds(ledger, "teardown.") == []
 
 
+def test_a_profile_without_a_meter_stop_verb_says_so(ledger: Ledger, pull_seed: Any,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent(profile="local", host=None)  # a workstation: no meter, no provider verb
+    code, _, err = call(capsys, "teardown", "--instance", "box1", "--yes")
+    assert code == 3
+    assert "meter-stop verb '(none: the local profile names no meter-stop verb)'" in err
+    assert "not rented through labledger" not in err
+    assert "run  path" not in err  # no run recorded: no empty table, the gate's reason instead
+    assert "gate: no run is recorded on this instance" in err
+
+
 def test_teardown_records_approved_requested_confirmed(
         ledger: Ledger, pull_seed: Any, capsys: pytest.CaptureFixture[str]) -> None:
     pull_seed.rent()

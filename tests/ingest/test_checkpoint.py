@@ -115,6 +115,19 @@ def test_run_defaults_from_the_environment(
     monkeypatch.setenv("LABLEDGER_RUN", "from-env")
     record = save_checkpoint(model_state(0), tmp_path / "a.pth", ledger=ledger)
     assert record.run == "from-env"
+    assert record.instance is None
+
+
+def test_instance_defaults_from_the_environment(
+    ledger: Ledger, tmp_path: Path, model_state: State, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `labledger run --instance box1` exports LABLEDGER_INSTANCE with LABLEDGER_RUN
+    monkeypatch.setenv("LABLEDGER_RUN", "r1")
+    monkeypatch.setenv("LABLEDGER_INSTANCE", "box1")
+    saved = save_checkpoint(model_state(0), tmp_path / "a.pth", ledger=ledger)
+    recorded = record_checkpoint(tmp_path / "a.pth", ledger=ledger)
+    explicit = record_checkpoint(tmp_path / "a.pth", instance="box2", ledger=ledger)
+    assert [saved.instance, recorded.instance, explicit.instance] == ["box1", "box1", "box2"]
 
 
 def test_no_run_id_is_refused_before_anything_is_written(
