@@ -28,7 +28,7 @@ COLUMNS = {
 }
 # Views in dependency order (runs counts from checkpoints); later issues add files here.
 VIEWS = ["events", "checkpoints", "runs", "artifacts", "instances", "pulls", "verifications",
-         "pull_verified"]
+         "pull_verified", "claims"]
 READ_ONLY_TYPES = {"SELECT", "EXPLAIN"}
 
 

@@ -61,6 +61,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                  "Approve (gate first) and request an instance's teardown; confirm it."),
     "hook": ("labledger.ledger.cli.hook", "hook",
              "Agent pre-tool-call hook: block destroying what is not pull-verified."),
+    "claim": ("labledger.ledger.cli.claims", "claim",
+              "Claims bound to stored results: add, list, retract."),
+    "evidence": ("labledger.ledger.cli.claims", "evidence",
+                 "Write or --check EVIDENCE.json: current claims with disclosures."),
 }
 
 

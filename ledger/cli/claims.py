@@ -1,0 +1,223 @@
+"""claim add | list | retract, and evidence (EVIDENCE.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._errors import EXIT_PROBLEMS
+from labledger.ledger.cli._output import emit_json, info, table, warn
+
+if TYPE_CHECKING:
+    from labledger.reconcile.claim_model import Claim
+
+
+def _claim_json(claim: Claim) -> dict[str, Any]:
+    return {"id": claim.id, "run": claim.run, "metric": claim.metric, "value": claim.value,
+            "direction": claim.direction, "unit": claim.unit, "selector": claim.selector,
+            "source_path": claim.source_path, "source_digest": claim.source_digest,
+            "source_event": claim.source_event, "split": claim.split,
+            "evaluated_split": claim.evaluated_split, "n": claim.n, "seeds": list(claim.seeds),
+            "variance": None if claim.variance is None else {
+                "type": claim.variance_type, "value": claim.variance},
+            "statement": claim.statement, "aliases": list(claim.aliases),
+            "paper_anchor": claim.paper_anchor, "implementation": claim.implementation,
+            "event": claim.event_id, "declared_at": claim.declared_at,
+            "superseded": list(claim.superseded)}
+
+
+def _value(claim: Claim) -> str:
+    return f"{claim.value:.10g}" + (f" {claim.unit}" if claim.unit else "")
+
+
+@click.group()
+def claim() -> None:
+    """Claims: a number bound to the bytes of a stored result (add, list, retract).
+
+    Example: labledger claim add C1 --run r1 --metric psnr --statement "PSNR on Kodak"
+    """
+
+
+@claim.command("add")
+@click.argument("claim_id", metavar="ID")
+@click.option("--run", required=True, metavar="R", help="The run whose result holds the value.")
+@click.option("--metric", required=True, metavar="SELECTOR",
+              help="What to read: a key (test.psnr) or JSON pointer (/test/psnr) in a JSON "
+                   "file; an aggregate (mean(psnr); also median min max sum count first last) "
+                   "or a cell (psnr[-1], psnr[epoch=100]) in a Parquet/CSV table.")
+@click.option("--from", "source", metavar="PATH",
+              help="The result file's path in the run (default: the run's one metrics.json); "
+                   "a unique ending is enough (kodak/results.parquet).")
+@click.option("--split", metavar="S", help="The split the claim is about (test, val, ...); "
+                                          "disclosed when the result was evaluated on another.")
+@click.option("--direction", type=click.Choice(["higher", "lower"]),
+              help="Which way is better; default from the metric registry, required for a "
+                   "metric it does not know.")
+@click.option("--statement", metavar="TEXT", help="The claim as the paper states it.")
+@click.option("--alias", "aliases", multiple=True, metavar="TEXT",
+              help="Another name documents use for the metric (repeatable).")
+@click.option("--unit", metavar="U", help="Unit of the value (dB, %, ...).")
+@click.option("--paper-anchor", metavar="TEXT", help="Where the paper states it (Table 2, ...).")
+@click.option("--implementation", metavar="FILE:LINE", help="Where the code computes it.")
+@common
+def claim_add(claim_id: str, run: str, metric: str, source: str | None, split: str | None,
+              direction: str | None, statement: str | None, aliases: tuple[str, ...],
+              unit: str | None, paper_anchor: str | None, implementation: str | None) -> None:
+    """Declare claim ID: the value SELECTOR reads from a stored result of run R.
+
+    The value is read from the object's bytes in the store, never typed. Records
+    claim.declared with the object's digest and prints its event id. Re-declaring an ID
+    supersedes the earlier claim (history kept); an identical re-declaration records nothing.
+    A missing run, file or metric, or an unknown metric without --direction: exit 2, nothing
+    written.
+
+    Example: labledger claim add C1 --run r1 --metric mean(psnr) --from results.parquet --unit dB
+    """
+    from labledger.reconcile.claims import declare_claim
+
+    ledger = open_ledger()
+    done = declare_claim(ledger, claim_id, run=run, metric=metric, source=source, split=split,
+                         direction=direction, statement=statement, aliases=aliases, unit=unit,
+                         paper_anchor=paper_anchor, implementation=implementation)
+    c = done.claim
+    if state().json:
+        emit_json({"claim": _claim_json(c), "recorded": not done.unchanged,
+                   "superseded": done.superseded, "source_route": done.source.route,
+                   "warnings": done.warnings})
+    else:
+        click.echo(c.event_id)
+        what = "unchanged" if done.unchanged else (
+            f"supersedes {done.superseded[:12]}" if done.superseded else "declared")
+        info(click.get_current_context(),
+             f"{c.id}: {c.metric} = {_value(c)} ({c.direction} is better) from "
+             f"{run}:{c.source_path} [{c.source_digest[:19]}], {what}")
+    for text in done.warnings:
+        warn(f"warning: {text}")
+
+
+@claim.command("list")
+@click.option("--all", "all_", is_flag=True,
+              help="Every declaration, with superseded and retracted ones.")
+@common
+def claim_list(all_: bool) -> None:
+    """Show the current claims (latest declaration per id, retracted ones left out).
+
+    Example: labledger claim list --json
+    """
+    from labledger.reconcile.claim_model import current_claims
+    from labledger.reconcile.claims import claim_history
+    from labledger.reconcile.pull_verified import load_events
+
+    events = load_events(open_ledger())
+    if all_:
+        history = claim_history(events)
+        if state().json:
+            emit_json([{**_claim_json(h.claim), "status": h.status,
+                        "retraction": h.retraction} for h in history])
+            return
+        click.echo(table(["ID", "STATUS", "RUN", "METRIC", "VALUE", "SOURCE", "EVENT"],
+                         [[h.claim.id, h.status, h.claim.run, h.claim.metric, _value(h.claim),
+                           f"{h.claim.source_path}:{h.claim.selector}", h.claim.event_id[:12]]
+                          for h in history]))
+        return
+    claims = current_claims(events)
+    if state().json:
+        emit_json([_claim_json(c) for c in claims])
+        return
+    if not claims:
+        info(click.get_current_context(), "no current claims (labledger claim add ...)")
+        return
+    click.echo(table(["ID", "RUN", "METRIC", "VALUE", "BETTER", "SPLIT", "SOURCE", "STATEMENT"],
+                     [[c.id, c.run, c.metric, _value(c), c.direction,
+                       c.split or c.evaluated_split, f"{c.source_path}:{c.selector}",
+                       c.statement] for c in claims]))
+
+
+@claim.command("retract")
+@click.argument("claim_id", metavar="ID")
+@click.option("--reason", required=True, metavar="TEXT", help="Why (kept in the ledger).")
+@common
+def claim_retract(claim_id: str, reason: str) -> None:
+    """Retract current claim ID (records claim.retracted; its history stays).
+
+    Example: labledger claim retract C1 --reason "evaluated on the wrong checkpoint"
+    """
+    from labledger.reconcile.claims import retract_claim
+
+    record = retract_claim(open_ledger(), claim_id, reason)
+    if state().json:
+        emit_json(record.to_dict())
+    else:
+        click.echo(record.id)
+        info(click.get_current_context(), f"retracted {claim_id}")
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working directory when it is below it (shorter messages)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+@click.command()
+@click.option("-o", "--output", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Write EVIDENCE.json here (only when it changed) instead of to stdout.")
+@click.option("--check", is_flag=True,
+              help="Compare FILE (default: EVIDENCE.json at the project root) with the "
+                   "projection; exit 3 when they differ. Writes nothing.")
+@common
+def evidence(output: str | None, check: bool) -> None:
+    """Project every current claim into EVIDENCE.json, with computed disclosures.
+
+    Disclosures come from the ledger: single seed or no variance, a run not pull-verified
+    (local bytes re-hashed now), a launch from a dirty git tree or with no launch record, a
+    stated split other than the evaluated one. The output is deterministic (sorted, no
+    timestamps of its own), so it diffs cleanly in git.
+
+    Example: labledger evidence -o EVIDENCE.json && labledger evidence --check
+    """
+    from labledger.reconcile.evidence import (
+        EVIDENCE_NAME,
+        build_evidence,
+        differences,
+        render,
+        write_evidence,
+    )
+
+    ledger = open_ledger()
+    document = build_evidence(ledger)
+    text = render(document)
+    ctx = click.get_current_context()
+    if check:
+        target = Path(output) if output else _shown(ledger.paths.project / EVIDENCE_NAME)
+        try:
+            committed: str | None = target.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            committed = None
+        found = differences(committed, document)
+        if state().json:
+            emit_json({"ok": not found, "path": str(target), "claims": len(document["claims"]),
+                       "differences": found})
+        elif found:
+            for line in found:
+                warn(f"{target}: {line}")
+            warn(f"{target} differs from the ledger's projection; regenerate it with "
+                 f"`labledger evidence -o {target}`")
+        else:
+            info(ctx, f"{target} matches the ledger ({len(document['claims'])} claim(s))")
+        if found:
+            ctx.exit(EXIT_PROBLEMS)
+        return
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    written = write_evidence(Path(output), text)
+    if state().json:
+        emit_json({"path": output, "written": written, "claims": len(document["claims"])})
+    else:
+        info(ctx, f"{output}: {len(document['claims'])} claim(s)"
+                  + ("" if written else " (unchanged)"))

@@ -1,0 +1,275 @@
+"""EVIDENCE.json: the projection of every current claim, its evidence and its disclosures.
+
+The document keeps the seed's v1.0 shape (``project``, ``authoritative_source``,
+``schema_version``, ``claims: [{id, statement, evidence: [{exp_id, run, metric, direction, value,
+split, n, variance: {type, value, seeds}, results_json, figure}], paper_anchor,
+repo_implementation, disclosure, aliases}]``) and adds what labledger can prove: the source
+object's digest and the events that stored it and declared the claim, the run's pull-verified
+status and git state, and **disclosures computed from the ledger** (``disclosures``, each a code
+and a sentence; ``disclosure`` joins their sentences, as the seed had one string).
+
+Invariants:
+
+* Deterministic: the same ledger and store give the same bytes (keys sorted, claims by id,
+  2-space indent, trailing newline). Nothing depends on when it is generated: no generation
+  time, no ledger head (an unrelated event would make ``--check`` fail).
+* Evaluated, never written into the ledger: pull-verification is evaluated now
+  (`pull_verified.verify_run`, local bytes re-hashed) and PULL_VERIFIED.json is neither read nor
+  written here.
+* A run never hosted on a box (no instance, no pull) is said to be local: ``pull_verified`` is
+  null with ``"pull": "local run, no remote box"``, never a false ``true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from labledger.cas import Store
+from labledger.ledger.ledger import Ledger
+from labledger.reconcile.claim_model import Claim, current_claims
+from labledger.reconcile.claim_values import normalize_split, split_from_path
+from labledger.reconcile.pull_verified import Event, ObjectChecker, load_events, verify_run
+
+SCHEMA_VERSION = "1.0"
+EVIDENCE_NAME = "EVIDENCE.json"
+LOCAL_RUN = "local run, no remote box"
+
+
+def project_name(ledger: Ledger) -> str:
+    """The project's name: its folder (config.toml holds no name; unknown options are refused)."""
+    return ledger.paths.project.name
+
+
+class _Runs:
+    """Per-run facts, computed once per document."""
+
+    def __init__(self, events: list[Event], checker: ObjectChecker) -> None:
+        self.events, self.checker = events, checker
+        self._pull: dict[str, tuple[bool | None, str, list[str]]] = {}
+        self._launch: dict[str, Event] = {}  # the latest run.launched per run
+        self._remote: set[str] = set()  # runs hosted on an instance or pulled
+        for e in events:
+            if e.run is None:
+                continue
+            if e.kind == "run.launched":
+                self._launch[e.run] = e
+            if e.instance or e.kind == "pull.listed":
+                self._remote.add(e.run)
+
+    def pull(self, run: str | None) -> tuple[bool | None, str, list[str]]:
+        if run is None:
+            return None, "no run", []
+        if run not in self._pull:
+            if run not in self._remote:
+                self._pull[run] = (None, LOCAL_RUN, [])
+            else:
+                result = verify_run(run, self.events, self.checker)
+                self._pull[run] = (True, "pull-verified", []) if result.ok else (
+                    False, "not pull-verified", result.gaps())
+        return self._pull[run]
+
+    def launch(self, run: str | None) -> Event | None:
+        return self._launch.get(run) if run is not None else None
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def disclosures(claim: Claim, runs: _Runs) -> list[dict[str, str]]:
+    """Every integrity finding for one claim, in a fixed order, each ``{code, message}``."""
+    out: list[dict[str, str]] = []
+
+    def add(code: str, message: str) -> None:
+        out.append({"code": code, "message": message})
+
+    seeds = claim.seeds
+    spread = (f"{claim.variance_type} {_fmt(claim.variance)}" if claim.variance is not None
+              else None)
+    if len(seeds) < 2:
+        which = f"single seed (seed {seeds[0]})" if seeds else "single run (seed not recorded)"
+        if spread is None:
+            add("single-seed", f"{which}, no variance reported")
+        else:
+            add("single-seed", f"{which}; the reported {spread} is not a spread over seeds")
+    elif spread is None:
+        add("no-variance", f"{len(seeds)} seeds but no variance reported")
+    if claim.n == 0:
+        add("empty-result", "n = 0: the result covers no samples")
+    if runs.checker.problem(claim.source_digest) is not None:
+        add("source-unavailable", f"the result object {claim.source_digest} is not intact in "
+                                  f"the local store ({runs.checker.problem(claim.source_digest)})")
+    verified, _, gaps = runs.pull(claim.run)
+    if verified is False:
+        first = gaps[0] if gaps else "no detail"
+        add("not-pull-verified", f"run {claim.run} is not pull-verified ({len(gaps)} gap(s), "
+                                 f"first: {first})")
+    launch = runs.launch(claim.run)
+    if launch is None:
+        add("no-launch-record", f"no run.launched is recorded for run {claim.run}: the code and "
+                                "git state it ran from are unknown")
+    elif launch.body.get("git_dirty"):
+        commit = str(launch.body.get("git_commit") or "unknown commit")[:12]
+        diff = launch.body.get("git_diff_digest")
+        add("dirty-git-tree", f"run {claim.run} was launched from a dirty git tree (commit "
+                              f"{commit}" + (f", diff {diff}" if diff else "") + ")")
+    elif launch.body.get("git_commit") is None:
+        add("unknown-code-version", f"run {claim.run} was launched outside a git repository "
+                                    "(or git was unavailable): the code version is unknown")
+    if claim.split is not None:
+        if claim.evaluated_split is None:
+            add("split-unverified", f"stated split {claim.split!r} is not recorded by the "
+                                    "result (no split folder in its path, no split key)")
+        elif normalize_split(claim.split) != normalize_split(claim.evaluated_split):
+            add("split-mismatch", f"stated split {claim.split!r} but the result was evaluated "
+                                  f"on {claim.evaluated_split!r}")
+    return out
+
+
+def _evidence(claim: Claim, runs: _Runs) -> dict[str, Any]:
+    verified, pull, gaps = runs.pull(claim.run)
+    launch = runs.launch(claim.run)
+    _, test_id = split_from_path(claim.source_path or "")
+    return {
+        "exp_id": test_id or claim.run,
+        "run": claim.run,
+        "metric": claim.metric,
+        "direction": claim.direction,
+        "value": claim.value,
+        "split": claim.split if claim.split is not None else claim.evaluated_split,
+        "n": claim.n,
+        "variance": {"type": claim.variance_type, "value": claim.variance,
+                     "seeds": list(claim.seeds)},
+        "results_json": claim.source_path,
+        "figure": None,
+        "unit": claim.unit,
+        "selector": claim.selector,
+        "evaluated_split": claim.evaluated_split,
+        "source_digest": claim.source_digest,
+        "source_event": claim.source_event,
+        "pull_verified": verified,
+        "pull": pull,
+        "pull_gaps": gaps,
+        "launch": None if launch is None else {
+            "event": launch.id,
+            "git_commit": launch.body.get("git_commit"),
+            "git_dirty": launch.body.get("git_dirty"),
+            "git_diff_digest": launch.body.get("git_diff_digest"),
+        },
+    }
+
+
+def claim_entry(claim: Claim, runs: _Runs) -> dict[str, Any]:
+    found = disclosures(claim, runs)
+    return {
+        "id": claim.id,
+        "statement": claim.statement,
+        "evidence": [_evidence(claim, runs)],
+        "paper_anchor": claim.paper_anchor,
+        "repo_implementation": claim.implementation,
+        "disclosure": "; ".join(d["message"] for d in found) or None,
+        "disclosures": found,
+        "aliases": list(claim.aliases),
+        "event": claim.event_id,
+        "declared_at": claim.declared_at,
+        "superseded": list(claim.superseded),
+    }
+
+
+def build_evidence(ledger: Ledger, *, events: list[Event] | None = None,
+                   checker: ObjectChecker | None = None) -> dict[str, Any]:
+    """The EVIDENCE.json document for every current claim (see the module docstring)."""
+    events = load_events(ledger) if events is None else events
+    runs = _Runs(events, checker or ObjectChecker(Store(ledger.paths.cas)))
+    name = project_name(ledger)
+    return {
+        "project": name,
+        "authoritative_source": f"labledger ledger ({name}/.labledger)",
+        "schema_version": SCHEMA_VERSION,
+        "claims": [claim_entry(c, runs) for c in current_claims(events)],
+    }
+
+
+def render(document: dict[str, Any]) -> str:
+    """The canonical text: keys sorted, 2-space indent, UTF-8 as is, one trailing newline."""
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_evidence(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` atomically unless it already holds it; True when written."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return True
+
+
+def _fields(claim: dict[str, Any]) -> dict[str, Any]:
+    """A claim's fields, its evidence split into ``evidence[i].field`` (one line per change)."""
+    out = {k: v for k, v in claim.items() if k != "evidence"}
+    evidence = claim.get("evidence")
+    if isinstance(evidence, list):
+        for i, item in enumerate(evidence):
+            if isinstance(item, dict):
+                out.update({f"evidence[{i}].{k}": v for k, v in item.items()})
+            else:
+                out[f"evidence[{i}]"] = item
+    return out
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _by_id(claims: Any) -> dict[str, Any]:
+    if not isinstance(claims, list):
+        return {}
+    return {str(c.get("id")): c for c in claims if isinstance(c, dict)}
+
+
+def differences(text: str | None, document: dict[str, Any], *, limit: int = 50) -> list[str]:
+    """How a committed EVIDENCE.json (``text``; None: missing) differs from ``document``, one
+    line per difference; empty when it is byte-for-byte the canonical rendering."""
+    if text is None:
+        return ["the file does not exist"]
+    if text == render(document):
+        return []
+    try:
+        committed = json.loads(text)
+    except ValueError as exc:
+        return [f"the file is not valid JSON ({exc})"]
+    if not isinstance(committed, dict):
+        return ["the file is not a JSON object"]
+    out: list[str] = []
+    for key in sorted(set(committed) | set(document)):
+        if key != "claims" and committed.get(key) != document.get(key):
+            out.append(f"{key}: file has {_short(committed.get(key))}, the ledger gives "
+                       f"{_short(document.get(key))}")
+    mine, theirs = _by_id(document.get("claims")), _by_id(committed.get("claims"))
+    for cid in sorted(set(mine) | set(theirs)):
+        if cid not in theirs:
+            out.append(f"claim {cid}: missing from the file")
+        elif cid not in mine:
+            out.append(f"claim {cid}: in the file but not a current claim in the ledger")
+        else:
+            a, b = _fields(theirs[cid]), _fields(mine[cid])
+            for name in sorted(set(a) | set(b)):
+                if a.get(name) != b.get(name):
+                    out.append(f"claim {cid}: {name}: file has {_short(a.get(name))}, the "
+                               f"ledger gives {_short(b.get(name))}")
+    if not out:
+        out.append("same content, different formatting (regenerate it with `labledger "
+                   "evidence -o FILE`)")
+    return out[:limit] + ([f"and {len(out) - limit} more"] if len(out) > limit else [])

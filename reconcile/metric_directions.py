@@ -1,0 +1,80 @@
+"""Which way is better for a metric name: a small, conservative registry.
+
+A claim needs a direction (DOMAIN "VERIFY": stated for every comparison, never assumed). The
+registry knows common metrics (PSNR, SSIM, mAP, accuracy, F1, BLEU: higher is better; LPIPS,
+NMSE, loss, error, WER, FID: lower) and the usual spellings around them:
+
+* case is ignored: ``PSNR`` = ``psnr``;
+* split and selection prefixes/suffixes are dropped: ``val_loss``, ``test_psnr``, ``best_acc``,
+  ``psnr_test``;
+* unit suffixes are dropped: ``psnr_db``, ``acc_pct``, ``accuracy(%)``;
+* top-k accuracy: ``top1``, ``top5_acc``, ``top1_err`` (an error is lower-is-better);
+* a trailing cut-off: ``map50``, ``mAP@0.5``, ``mAP@0.5:0.95``, ``bleu4``, ``recall@10``.
+
+Anything else is unknown, and the caller must be told the direction: a wrong guess would turn
+"better" into "worse" in a paper, a missing guess costs one flag.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Direction = Literal["higher", "lower"]
+
+HIGHER: frozenset[str] = frozenset({
+    "psnr", "ssim", "msssim", "map", "ap", "accuracy", "acc", "f1", "bleu", "auc", "rocauc",
+    "auroc", "auprc", "precision", "recall", "iou", "miou", "dice", "rouge", "meteor", "cider",
+    "ndcg", "mrr", "r2", "top1", "top5",
+})
+LOWER: frozenset[str] = frozenset({
+    "lpips", "nmse", "mse", "rmse", "mae", "loss", "error", "err", "errorrate", "wer", "cer",
+    "fid", "kid", "nll", "perplexity", "ppl", "eer", "bpd", "epe", "chamfer",
+})
+
+# Tokens that qualify a name without changing its direction.
+_PREFIXES = ("train", "training", "val", "valid", "validation", "dev", "test", "eval",
+             "evaluation", "best", "final", "mean", "avg", "average", "overall", "macro",
+             "micro", "weighted", "top1", "top5")
+_SUFFIXES = ("train", "val", "valid", "validation", "dev", "test", "eval", "db", "pct",
+             "percent", "mean", "avg", "macro", "micro", "weighted")
+_CUTOFF = re.compile(r"^(?P<name>[a-z]+?)(@?\d[\d.:]*|@k)?$")
+
+
+def _tokens(name: str) -> list[str]:
+    text = name.lower().replace("%", "_pct").replace("-", "_")
+    text = re.sub(r"\(([^)]*)\)", r"_\1", text)  # accuracy(%) -> accuracy__pct
+    return [t for t in re.split(r"[_\s/]+", text) if t]
+
+
+def _lookup(token: str) -> Direction | None:
+    if token in HIGHER:
+        return "higher"
+    if token in LOWER:
+        return "lower"
+    match = _CUTOFF.match(token)
+    if match and match.group(2):
+        return _lookup(match.group("name"))
+    return None
+
+
+def direction_of(metric: str) -> Direction | None:
+    """The registry's direction for ``metric`` (``"higher"``/``"lower"``), or None when unknown.
+
+    Examples: ``direction_of("val_loss") == "lower"``, ``direction_of("PSNR_dB") == "higher"``,
+    ``direction_of("top1_err") == "lower"``, ``direction_of("throughput") is None``.
+    """
+    tokens = _tokens(metric)
+    while len(tokens) > 1 and tokens[-1] in _SUFFIXES:
+        tokens.pop()
+    while len(tokens) > 1 and tokens[0] in _PREFIXES:
+        qualifier = tokens.pop(0)
+        if qualifier in ("top1", "top5") and tokens in (["err"], ["error"]):
+            return "lower"
+    if len(tokens) == 2 and tokens[1] in ("rate", "score"):
+        tokens = tokens[:1]  # error_rate, f1_score
+    if len(tokens) > 1 and _lookup("".join(tokens)) is not None:
+        tokens = ["".join(tokens)]  # ms_ssim, roc_auc
+    if len(tokens) != 1:
+        return None  # two names (psnr_ssim, loss_acc): unsure, so unknown
+    return _lookup(tokens[0])

@@ -1,0 +1,326 @@
+"""Reading a claimed value from the bytes of a result object (claim_values) and the direction
+registry (metric_directions)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import statistics
+
+import pytest
+
+from labledger.reconcile.claim_values import (
+    AGGREGATES,
+    normalize_split,
+    read_value,
+    split_from_path,
+)
+from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
+from labledger.reconcile.metric_directions import direction_of
+
+WHERE = "r1:test/kodak/metrics.json (blake3:00)"
+METRICS = {
+    "psnr": 31.52, "ssim": 0.912, "n": 24, "split": "test", "mAP@0.5": 0.41,
+    "test": {"psnr": 30.25, "lpips": 0.081, "psnr_std": 0.12, "num_samples": 100},
+    "per_image": {"psnr": [31.0, 32.0, 30.5]},
+    "flag": True, "name": "kodak", "bad": "31.5",
+}
+
+
+def js(doc: object) -> bytes:
+    return json.dumps(doc).encode()
+
+
+def value(selector: str, doc: object = METRICS, path: str = "metrics.json") -> float:
+    return read_value(js(doc), path, selector, WHERE).value
+
+
+# --- JSON -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("selector", "expected"), [
+    ("psnr", 31.52),
+    ("test.psnr", 30.25),
+    ("/test/psnr", 30.25),
+    ("/psnr", 31.52),
+    ("mAP@0.5", 0.41),  # a key holding a dot, read as one key
+    ("/mAP@0.5", 0.41),
+    ("per_image.psnr.1", 32.0),
+    ("/per_image/psnr/2", 30.5),
+])
+def test_json_keys_and_pointers(selector: str, expected: float) -> None:
+    assert value(selector) == expected
+
+
+def test_json_pointer_escapes() -> None:
+    doc = {"a/b": {"c~d": 1.5}}
+    assert value("/a~1b/c~0d", doc) == 1.5
+
+
+def test_json_leaf_name_and_facts_next_to_the_value() -> None:
+    got = read_value(js(METRICS), "metrics.json", "/test/psnr", WHERE)
+    assert got.metric == "psnr"
+    assert got.n == 100  # num_samples beside the value wins over the top-level n
+    assert got.split == "test"
+    assert (got.variance_type, got.variance) == ("std", 0.12)
+    top = read_value(js(METRICS), "metrics.json", "ssim", WHERE)
+    assert top.n == 24
+    assert top.variance is None
+
+
+@pytest.mark.parametrize(("doc", "kind", "spread"), [
+    ({"psnr": 30.0, "psnr_sem": 0.05}, "sem", 0.05),
+    ({"psnr": 30.0, "std": {"psnr": 0.2}}, "std", 0.2),
+    ({"psnr": 30.0, "psnr_sd": 0.3}, "std", 0.3),
+])
+def test_json_reported_spread(doc: dict[str, object], kind: str, spread: float) -> None:
+    got = read_value(js(doc), "m.json", "psnr", WHERE)
+    assert (got.variance_type, got.variance) == (kind, spread)
+
+
+@pytest.mark.parametrize(("doc", "seeds"), [
+    ({"psnr": 1.0, "seeds": [2, 0, 1, 1]}, (0, 1, 2)),
+    ({"psnr": 1.0, "seed": 7}, (7,)),
+    ({"psnr": 1.0, "seed": True}, ()),
+    ({"psnr": 1.0}, ()),
+])
+def test_json_seeds(doc: dict[str, object], seeds: tuple[int, ...]) -> None:
+    assert read_value(js(doc), "m.json", "psnr", WHERE).seeds == seeds
+
+
+def test_json_aggregate_over_a_list() -> None:
+    got = read_value(js(METRICS), "metrics.json", "mean(per_image.psnr)", WHERE)
+    assert got.value == pytest.approx(31.1666666)
+    assert got.n == 3
+    assert got.metric == "psnr"
+    assert value("max(/per_image/psnr)") == 32.0
+
+
+def test_json_missing_metric_lists_the_ones_that_exist() -> None:
+    with pytest.raises(MetricNotFoundError) as info:
+        value("psnrr")
+    message = str(info.value)
+    assert f"'psnrr' in {WHERE}: no such metric; it has: " in message
+    assert "psnr, ssim, n, mAP@0.5, test.psnr, test.lpips" in message
+    assert "mean(per_image.psnr)" in message
+    assert "flag" not in info.value.available  # booleans are not metrics
+    assert info.value.where == WHERE
+
+
+@pytest.mark.parametrize(("selector", "problem"), [
+    ("name", "not a number (the text 'kodak')"),
+    ("bad", "not a number (the text '31.5')"),
+    ("flag", "not a number (True (bool))"),
+    ("test", "not a number (an object with keys psnr, lpips, psnr_std, num_samples)"),
+])
+def test_json_non_numbers_are_refused(selector: str, problem: str) -> None:
+    with pytest.raises(MetricNotFoundError) as info:
+        value(selector)
+    assert f"{selector!r} in {WHERE}: {problem}; it has: psnr, ssim" in str(info.value)
+
+
+def test_json_list_needs_an_aggregate() -> None:
+    with pytest.raises(ClaimInputError, match=r"a list of 3 numbers.*mean\(per_image.psnr\)"):
+        value("per_image.psnr")
+
+
+def test_json_ambiguous_dotted_key_is_refused() -> None:
+    doc = {"a.b": 1.0, "a": {"b": 2.0}}
+    with pytest.raises(ClaimInputError, match="ambiguous: it reads as /a/b or /a.b"):
+        value("a.b", doc)
+    assert value("/a.b", doc) == 1.0
+    assert value("/a/b", doc) == 2.0
+
+
+@pytest.mark.parametrize("data", [b"{not json", b"\xff\xfe", b"[1, 2"])
+def test_json_unreadable_bytes(data: bytes) -> None:
+    with pytest.raises(ClaimInputError, match="is not valid JSON"):
+        read_value(data, "metrics.json", "psnr", WHERE)
+
+
+def test_json_non_finite_value_refused() -> None:
+    with pytest.raises(ClaimInputError, match="not a finite number"):
+        read_value(b'{"psnr": NaN}', "metrics.json", "psnr", WHERE)
+
+
+# --- Parquet --------------------------------------------------------------------------------------
+PSNR = [30.0, 32.0, 31.0, None, 33.5]
+
+
+def parquet(columns: dict[str, list[object]]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table(columns), sink)
+    return sink.getvalue()
+
+
+RESULTS = parquet({"image": ["a", "b", "c", "d", "e"], "psnr": PSNR,
+                   "epoch": [1, 2, 3, 4, 5], "split": ["test"] * 5})
+
+
+@pytest.mark.parametrize(("agg", "expected"), [
+    ("mean", (30.0 + 32.0 + 31.0 + 33.5) / 4),
+    ("median", 31.5),
+    ("min", 30.0),
+    ("max", 33.5),
+    ("sum", 126.5),
+    ("count", 4.0),
+    ("first", 30.0),
+    ("last", 33.5),
+])
+def test_parquet_aggregates(agg: str, expected: float) -> None:
+    got = read_value(RESULTS, "test/kodak/results.parquet", f"{agg}(psnr)", WHERE)
+    assert got.value == pytest.approx(expected)
+    assert got.n == 4  # the null cell is not a sample
+    assert got.metric == "psnr"
+    assert got.split == "test"
+
+
+def test_every_aggregate_is_tested() -> None:
+    assert set(AGGREGATES) == {"mean", "median", "min", "max", "sum", "count", "first", "last"}
+
+
+def test_parquet_cells() -> None:
+    assert read_value(RESULTS, "r.parquet", "psnr[0]", WHERE).value == 30.0
+    assert read_value(RESULTS, "r.parquet", "psnr[-1]", WHERE).value == 33.5
+    assert read_value(RESULTS, "r.parquet", "psnr[epoch=3]", WHERE).value == 31.0
+    assert read_value(RESULTS, "r.parquet", "psnr[image=b]", WHERE).value == 32.0
+
+
+@pytest.mark.parametrize(("selector", "problem"), [
+    ("psnr", "is a table; name an aggregate or a cell, e.g. mean(psnr) or psnr[-1]"),
+    ("psnr[9]", "row 9 is out of range (the table has 5 data row(s)"),
+    ("psnr[3]", "row 3 of column 'psnr' is empty"),
+    ("psnr[split=test]", "split=test matches 5 rows"),
+    ("psnr[epoch=9]", "epoch=9 matches 0 rows"),
+    ("mean(image)", "row 0 of column 'image' is the text 'a', not a number"),
+    ("psnr[x]", "is a number (psnr[-1]) or COLUMN=VALUE"),
+])
+def test_parquet_bad_selectors(selector: str, problem: str) -> None:
+    with pytest.raises(ClaimInputError) as info:
+        read_value(RESULTS, "r.parquet", selector, WHERE)
+    assert problem in str(info.value)
+
+
+def test_parquet_missing_column_lists_numeric_columns() -> None:
+    with pytest.raises(MetricNotFoundError) as info:
+        read_value(RESULTS, "r.parquet", "mean(ssim)", WHERE)
+    assert info.value.available == ["mean(psnr)", "mean(epoch)"]
+    assert f"'mean(ssim)' in {WHERE}: no column 'ssim'; it has: mean(psnr)" in str(info.value)
+
+
+def test_parquet_unreadable() -> None:
+    with pytest.raises(ClaimInputError, match="is not a readable Parquet file"):
+        read_value(b"PAR1 not really", "r.parquet", "mean(psnr)", WHERE)
+
+
+def test_parquet_one_row_per_seed_gives_the_spread_over_seeds() -> None:
+    data = parquet({"seed": [0, 1, 2], "psnr": [31.0, 31.5, 30.8]})
+    got = read_value(data, "r.parquet", "mean(psnr)", WHERE)
+    assert got.seeds == (0, 1, 2)
+    assert got.variance_type == "std"
+    assert got.variance == pytest.approx(statistics.stdev([31.0, 31.5, 30.8]))
+    cell = read_value(data, "r.parquet", "psnr[seed=1]", WHERE)
+    assert cell.seeds == (1,)
+    assert cell.variance is None
+
+
+def test_parquet_per_sample_rows_are_not_a_seed_spread() -> None:
+    data = parquet({"seed": [0, 0, 0], "psnr": [31.0, 31.5, 30.8]})
+    got = read_value(data, "r.parquet", "mean(psnr)", WHERE)
+    assert got.seeds == (0,)
+    assert got.variance is None
+
+
+def test_parquet_mixed_splits_are_reported_as_such() -> None:
+    data = parquet({"split": ["val", "test"], "psnr": [1.0, 2.0]})
+    assert read_value(data, "r.parquet", "mean(psnr)", WHERE).split == "test+val"
+
+
+# --- CSV ------------------------------------------------------------------------------------------
+TRAIN = b"epoch,loss,psnr,split\n1,0.50,29.1,val\n2,0.40,30.2,val\n3,0.35,,val\n4,0.30,31.0,val\n"
+
+
+def test_csv_cells_and_aggregates() -> None:
+    assert read_value(TRAIN, "train.csv", "psnr[epoch=2]", WHERE).value == 30.2
+    assert read_value(TRAIN, "train.csv", "loss[-1]", WHERE).value == 0.30
+    assert read_value(TRAIN, "train.csv", "psnr[1]", WHERE).value == 30.2
+    last = read_value(TRAIN, "train.csv", "last(psnr)", WHERE)
+    assert last.value == 31.0
+    assert last.n == 3  # the empty cell is skipped
+    assert last.split == "val"
+    assert read_value(TRAIN, "train.csv", "min(loss)", WHERE).value == 0.30
+    assert read_value(TRAIN, "train.csv", "count(psnr)", WHERE).value == 3
+
+
+def test_tsv_and_bom() -> None:
+    data = "\ufeffstep\tacc\n1\t0.5\n2\t0.75\n".encode()
+    assert read_value(data, "log.tsv", "max(acc)", WHERE).value == 0.75
+
+
+@pytest.mark.parametrize(("data", "selector", "problem"), [
+    (b"a,b\n1,2\n3\n", "mean(a)", "line 3: 1 cell(s) where the header has 2"),
+    (b"a,b\n1,x\n", "b[0]", "row 0 (line 2) of column 'b' is the text 'x', not a number"),
+    (b"", "mean(a)", "has no header row"),
+    (b"a\ninf\n", "a[0]", "not a finite number"),
+    (b"a,b\n1,2\n", "mean(c)", f"'mean(c)' in {WHERE}: no column 'c'; it has: mean(a)"),
+    (b"a,b\n1,2\n", "c", f"'c' in {WHERE}: no such metric; it has: mean(a), mean(b)"),
+])
+def test_csv_bad_input(data: bytes, selector: str, problem: str) -> None:
+    with pytest.raises(ClaimInputError) as info:
+        read_value(data, "r.csv", selector, WHERE)
+    assert problem in str(info.value)
+
+
+def test_unsupported_file_type() -> None:
+    with pytest.raises(ClaimInputError, match=r"cannot read a value from a 'best.pth' file"):
+        read_value(b"x", "best.pth", "psnr", WHERE)
+
+
+def test_empty_selector() -> None:
+    with pytest.raises(ClaimInputError, match="--metric is empty"):
+        read_value(b"{}", "m.json", "  ", WHERE)
+
+
+# --- splits and directions ------------------------------------------------------------------------
+@pytest.mark.parametrize(("path", "split", "test_id"), [
+    ("test/kodak/metrics.json", "test", "kodak"),
+    ("export/r1/test/kodak/metrics.json", "test", "kodak"),
+    ("val/metrics.json", "val", None),
+    ("validation/results.parquet", "val", None),
+    ("metrics.json", None, None),
+    ("test.json", None, None),
+])
+def test_split_from_path(path: str, split: str | None, test_id: str | None) -> None:
+    assert split_from_path(path) == (split, test_id)
+
+
+def test_normalize_split() -> None:
+    assert normalize_split("Validation") == normalize_split("val") == "val"
+    assert normalize_split("test") == normalize_split("TESTING") == "test"
+    assert normalize_split("holdout") == "holdout"
+
+
+@pytest.mark.parametrize(("name", "direction"), [
+    ("PSNR", "higher"), ("psnr_db", "higher"), ("SSIM", "higher"), ("ms_ssim", "higher"),
+    ("mAP", "higher"), ("mAP@0.5", "higher"), ("map50", "higher"), ("accuracy", "higher"),
+    ("top1_acc", "higher"), ("top5", "higher"), ("val_acc", "higher"), ("F1", "higher"),
+    ("macro_f1", "higher"), ("f1_score", "higher"), ("BLEU", "higher"), ("bleu4", "higher"),
+    ("accuracy(%)", "higher"), ("test_psnr", "higher"), ("psnr_test", "higher"),
+    ("LPIPS", "lower"), ("NMSE", "lower"), ("loss", "lower"), ("val_loss", "lower"),
+    ("train_loss", "lower"), ("error", "lower"), ("error_rate", "lower"), ("top1_err", "lower"),
+    ("WER", "lower"), ("FID", "lower"),
+])
+def test_registry_knows_common_metrics(name: str, direction: str) -> None:
+    assert direction_of(name) == direction
+
+
+@pytest.mark.parametrize("name", ["throughput", "latency", "psnr_ssim", "loss_acc", "lossless",
+                                  "n", "score", "gap", "delta_psnr", "reward"])
+def test_registry_is_conservative(name: str) -> None:
+    assert direction_of(name) is None
+
+
+def test_finite_helper_sanity() -> None:
+    assert math.isfinite(read_value(b'{"x": 1e308}', "m.json", "x", WHERE).value)
