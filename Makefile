@@ -1,15 +1,19 @@
 # labledger: two commands do all the set-up on a fresh machine.
-#   make demo   create .venv, install labledger, run the main job (a real recorded session)
+#   make demo   create .venv, install labledger[all] (CPU torch pinned), run the quickstart: a
+#               complete recorded session (train, seal, pull, verify, tear down, SQL) in ~1 min
 #   make test   create .venv, install labledger[all,dev] (CPU torch pinned), lint, type-check, test
+# Also: make demo-ssh (the quickstart pulling over a throwaway sshd on 127.0.0.1),
+#       make demo-ledger (the low-level event API: emit, checkpoint, sql; core install only).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-# The CPU build of PyTorch for tests; the package itself only asks for torch>=2.6.
+# The CPU build of PyTorch for tests and the demo; the package itself only asks for torch>=2.6
+# (an unpinned install pulls a multi-GB CUDA build).
 TORCH_TEST_PIN ?= torch==2.13.0
 PIP    := $(BIN)/python -m pip --disable-pip-version-check
 EDITABLE := --config-settings editable_mode=strict
 
-.PHONY: demo test lint typecheck pytest bench kinds-table docs install-core install-dev clean
+.PHONY: demo demo-ssh demo-ledger test lint typecheck pytest bench kinds-table docs install-core install-dev install-demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,12 +31,26 @@ $(VENV)/.dev-installed: $(BIN)/python pyproject.toml
 	$(PIP) install -q "$(TORCH_TEST_PIN)"
 	$(PIP) install -q -e ".[all,dev]" $(EDITABLE)
 	$(COMPILE)
+	touch $@ $(VENV)/.core-installed $(VENV)/.demo-installed
+
+# The quickstart trains with PyTorch (CPU) and can pull over SSH (paramiko).
+$(VENV)/.demo-installed: $(BIN)/python pyproject.toml
+	$(PIP) install -q "$(TORCH_TEST_PIN)"
+	$(PIP) install -q -e ".[all]" $(EDITABLE)
+	$(COMPILE)
 	touch $@ $(VENV)/.core-installed
 
 install-core: $(VENV)/.core-installed
 install-dev: $(VENV)/.dev-installed
+install-demo: $(VENV)/.demo-installed
 
-demo: install-core
+demo: install-demo
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash examples/quickstart/quickstart.sh
+
+demo-ssh: install-demo
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash examples/quickstart/quickstart.sh --ssh
+
+demo-ledger: install-core
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash examples/ledger_session.sh
 
 lint: install-dev
