@@ -22,6 +22,7 @@ import getpass
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -96,6 +97,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="128 MiB instead of 1 GiB")
     ap.add_argument("--size-mib", type=int, default=None)
+    ap.add_argument("--repeat", type=int, default=3, help="rounds (medians are reported)")
     args = ap.parse_args()
     total = (args.size_mib or (128 if args.quick else 1024)) << 20
     work = Path(tempfile.mkdtemp(prefix="bench-pull-", dir=os.environ.get("BENCH_TMP")))
@@ -106,7 +108,6 @@ def main() -> None:
         user = getpass.getuser()
         ssh_opts = ["-o", f"UserKnownHostsFile={work / 'known_hosts'}",
                     "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-i", str(key)]
-        results: dict[str, float] = {}
 
         def scp() -> None:
             subprocess.run(["scp", "-q", "-r", "-P", str(port), *ssh_opts,
@@ -134,10 +135,15 @@ def main() -> None:
                 if not report.ok:
                     sys.exit(f"pull failed: {report.to_json()}")
 
-        results["scp -r"] = timed(scp)
-        if shutil.which("rsync"):
-            results["rsync -a"] = timed(rsync)
-        results["labledger pull"] = timed(pull)
+        runs: dict[str, list[float]] = {}
+        for _ in range(args.repeat):
+            for name, fn, dest in (("scp -r", scp, "scp"), ("rsync -a", rsync, "rsync"),
+                                   ("labledger pull", pull, "project")):
+                if name == "rsync -a" and not shutil.which("rsync"):
+                    continue
+                shutil.rmtree(work / dest, ignore_errors=True)
+                runs.setdefault(name, []).append(timed(fn))
+        results = {name: statistics.median(times) for name, times in runs.items()}
         mb = size / 1e6
         print(f"tree: {size / 2**20:.0f} MiB, {sum(1 for _ in box.rglob('*'))} entries")
         print(f"{'tool':<16}{'seconds':>9}{'MB/s':>9}{'vs scp':>8}")

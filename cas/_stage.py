@@ -198,6 +198,29 @@ def _stage_large(
     return Copied(hex_, sha_hex, size)
 
 
+def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool) -> Staged:
+    """Stage a file a writer built directly inside ``tmp_dir``: hashed in place, no copy.
+
+    The digest is computed here over the file's bytes as they are now (BLAKE3 over an mmap), the
+    file is made read-only and, when ``fsync``, durable. The caller must have finished writing.
+    """
+    if path.parent.resolve() != tmp_dir.resolve():
+        raise ValueError(f"{path} is not inside {tmp_dir}")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise write_error(exc, path, None) from exc
+    try:
+        size = os.fstat(fd).st_size
+        os.fchmod(fd, OBJECT_MODE)
+        hex_ = hash_and_sync(fd, size, fsync=fsync)
+    except OSError as exc:
+        raise write_error(exc, path, None) from exc
+    finally:
+        os.close(fd)
+    return Staged(path, hex_, size, None, stat.S_IFREG | OBJECT_MODE)
+
+
 def stage_bytes(data: bytes | bytearray | memoryview, tmp_dir: Path, *, sha256: bool,
                 fsync: bool) -> Staged:
     """Write ``data`` into a new temp file under ``tmp_dir`` (read-only; durable if ``fsync``)."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labledger.cas import _fs
-from labledger.cas._stage import Staged, stage_bytes, stage_file, write_error
+from labledger.cas._stage import Staged, adopt_temp, stage_bytes, stage_file, write_error
 from labledger.cas.digest import PREFIX
 from labledger.cas.results import PutResult
 
@@ -61,6 +61,12 @@ class Batch:
         """Stage a file (see `Store.put_file`); visible and durable when the batch commits."""
         staged = stage_file(Path(path), self._store.tmp_dir, sha256=sha256, progress=progress,
                             fsync=False)
+        return self._result(staged, self._add(staged))
+
+    def adopt(self, path: Path | str) -> PutResult:
+        """Stage a file a writer built inside the store's ``tmp/`` without copying it (see
+        `Store.adopt`); visible and durable when the batch commits."""
+        staged = adopt_temp(Path(path), self._store.tmp_dir, fsync=False)
         return self._result(staged, self._add(staged))
 
     def put_bytes(self, data: bytes | bytearray | memoryview, *, sha256: bool = False

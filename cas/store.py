@@ -156,6 +156,32 @@ class Store:
         return PutResult(digest=PREFIX + staged.hex, type="file", size=staged.size,
                          stored_new=stored_new, sha256=staged.sha256)
 
+    def adopt(self, path: Path | str) -> PutResult:
+        """Move a file that a writer built inside this store's ``tmp/`` under its digest.
+
+        For receivers (a pull) that write bytes straight into the store's filesystem: instead
+        of copying the file again, the store hashes it in place (BLAKE3 over an mmap, fsynced
+        meanwhile), makes it read-only and renames it. The digest is the store's own
+        computation over the file's final bytes, so the store's invariant does not depend on the
+        caller. The caller must not write to the file any more. The file is gone afterwards
+        (moved, or dropped when the object already existed).
+
+        Raises
+        ------
+        ValueError
+            ``path`` is not directly inside ``tmp/`` (a rename elsewhere could cross
+            filesystems).
+        StoreWriteError, StoreFullError
+            The file could not be synced or moved; it is left where it was.
+        """
+        from labledger.cas._stage import adopt_temp
+
+        self.init()
+        staged = adopt_temp(Path(path), self.tmp_dir, fsync=True)
+        stored_new, _ = self._install(staged, sync_dir=True)
+        return PutResult(digest=PREFIX + staged.hex, type="file", size=staged.size,
+                         stored_new=stored_new, sha256=None)
+
     def put_bytes(self, data: bytes | bytearray | memoryview, *, sha256: bool = False
                   ) -> PutResult:
         """Store ``data`` durably and return its digest (see `put_file`)."""

@@ -62,8 +62,8 @@ def weights_problem(obj):
     return ("no weights key (model_state_dict, model or state_dict) and not a flat state "
             f"dict of tensors; its keys: {keys}")
 
-args = sys.argv[2:]
-for path, name in zip(args[0::2], args[1::2]):
+for line in sys.stdin:
+    path, name = json.loads(line)
     safet = name.endswith(".safetensors")
     loader = ("safetensors" if safet else
               "torch.load(weights_only=False)" if cfg["allow_pickle"] else
@@ -115,6 +115,66 @@ def torch_available() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
+def default_memory_limit(largest: int) -> int:
+    """The loader's default budget: 4 GiB, or 4x the largest checkpoint."""
+    return max(4 << 30, 4 * largest)
+
+
+class CheckpointLoader:
+    """One child interpreter that loads checkpoints as they are submitted.
+
+    Starting it early lets the child import torch (seconds) while the caller is still busy,
+    e.g. transferring the files it will submit. `results` closes the queue and waits.
+    """
+
+    def __init__(self, *, allow_pickle: bool = False, require_weights_key: bool = False,
+                 memory_limit: int | None = None) -> None:
+        self.memory_limit = memory_limit if memory_limit is not None else default_memory_limit(0)
+        config = json.dumps({"allow_pickle": allow_pickle, "memory_limit": self.memory_limit,
+                             "require_weights_key": require_weights_key})
+        self._proc = subprocess.Popen([sys.executable, "-c", _CHILD, config],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+        self._paths: list[str] = []
+        self._queued: list[str] = []
+
+    def submit(self, path: Path, name: str) -> None:
+        """Queue one file; ``name`` is its original name (``.safetensors`` picks the reader)."""
+        self._paths.append(str(path))
+        self._queued.append(json.dumps([str(path), name]) + "\n")
+
+    def results(self, timeout: float = 300.0) -> list[LoadResult]:
+        """One `LoadResult` per submitted path, in order; unfinished ones (the whole queue
+        did not load within ``timeout`` seconds, or the child died) are not ok."""
+        done: dict[str, LoadResult] = {}
+        stderr = ""
+        timed_out = False
+        try:
+            stdout, stderr = self._proc.communicate("".join(self._queued), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            self._proc.kill()
+            stdout, stderr = self._proc.communicate()
+        for line in (stdout or "").splitlines():
+            try:
+                item = json.loads(line)
+                done[item["path"]] = LoadResult(path=item["path"], ok=bool(item["ok"]),
+                                                tensors=int(item["tensors"]),
+                                                error=item["error"], loader=item.get("loader"))
+            except (ValueError, KeyError, TypeError):
+                continue
+        last = ((stderr or "").strip().splitlines() or ["no output"])[-1][:300]
+        why = (f"did not load within {timeout:g} s" if timed_out
+               else f"the loader process failed ({last})")
+        return [done.get(p) or LoadResult(path=p, ok=False, error=why) for p in self._paths]
+
+    def abort(self) -> None:
+        """Stop the child without loading anything."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.communicate()
+
+
 def load_checkpoints(
     paths: Sequence[Path],
     *,
@@ -143,33 +203,10 @@ def load_checkpoints(
     if names is None:
         names = [str(p) for p in paths]
     if memory_limit is None:
-        largest = max((os.path.getsize(p) for p in paths if os.path.exists(p)), default=0)
-        memory_limit = max(4 << 30, 4 * largest)
-    config = json.dumps({"allow_pickle": allow_pickle, "memory_limit": memory_limit,
-                         "require_weights_key": require_weights_key})
-    argv: list[str] = []
+        memory_limit = default_memory_limit(
+            max((os.path.getsize(p) for p in paths if os.path.exists(p)), default=0))
+    loader = CheckpointLoader(allow_pickle=allow_pickle, require_weights_key=require_weights_key,
+                              memory_limit=memory_limit)
     for p, n in zip(paths, names, strict=True):
-        argv += [str(p), n]
-    done: dict[str, LoadResult] = {}
-    stderr = ""
-    timed_out = False
-    try:
-        proc = subprocess.run([sys.executable, "-c", _CHILD, config, *argv],
-                              capture_output=True, text=True, timeout=timeout, check=False)
-        stdout, stderr = proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        timed_out = True
-        raw = exc.stdout or b""
-        stdout = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    for line in stdout.splitlines():
-        try:
-            item = json.loads(line)
-            done[item["path"]] = LoadResult(path=item["path"], ok=bool(item["ok"]),
-                                            tensors=int(item["tensors"]), error=item["error"],
-                                            loader=item.get("loader"))
-        except (ValueError, KeyError, TypeError):
-            continue
-    last = (stderr.strip().splitlines() or ["no output"])[-1][:300]
-    why = (f"did not load within {timeout:g} s" if timed_out
-           else f"the loader process failed ({last})")
-    return [done.get(str(p)) or LoadResult(path=str(p), ok=False, error=why) for p in paths]
+        loader.submit(Path(p), n)
+    return loader.results(timeout)

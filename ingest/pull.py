@@ -37,7 +37,7 @@ import os
 import posixpath
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,8 @@ import blake3
 import msgspec
 
 from labledger.cas import Store
+from labledger.cas.batch import Batch
+from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_limit
 from labledger.ingest.errors import PullSourceError, TransportError
 from labledger.ingest.transport import RemoteHash, Transport
 from labledger.ledger.artifacts import open_store
@@ -126,6 +128,7 @@ class PullReport:
     manifest_digest: str | None = None
     listed_event: str | None = None
     bytes_transferred: int = 0
+    bulk_error: str | None = None  # why the bulk stream stopped early (the rest went per file)
 
     @property
     def ok(self) -> bool:
@@ -294,6 +297,31 @@ class _Received:
     resumed_from: int
 
 
+class _HashThread:
+    """Feeds chunks to a hash object in a worker thread, in order (bounded queue)."""
+
+    def __init__(self, hasher: Any) -> None:
+        import queue
+        import threading
+
+        self._q: queue.Queue[bytes | None] = queue.Queue(maxsize=16)
+        self._hasher = hasher
+        self._thread = threading.Thread(target=self._run, name="labledger-pull-hash",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (chunk := self._q.get()) is not None:
+            self._hasher.update(chunk)
+
+    def feed(self, chunk: bytes) -> None:
+        self._q.put(chunk)
+
+    def finish(self) -> None:
+        self._q.put(None)
+        self._thread.join()
+
+
 class _Puller:
     def __init__(self, ledger: Ledger, store: Store, transport: Transport, report: PullReport,
                  *, run: str, instance: str | None, retries: int, backoff: float,
@@ -302,19 +330,32 @@ class _Puller:
         self.run, self.instance = run, instance
         self.retries, self.backoff, self.progress = retries, backoff, progress
         self.drafts: list[Draft] = []
+        self._batch: Batch | None = None  # received files, durable and visible at flush
 
     def add(self, kind: str, body: dict[str, Any]) -> None:
         self.drafts.append(self.ledger.draft(kind, body, run=self.run, instance=self.instance))
         if len(self.drafts) >= _FLUSH_EVERY:
             self.flush()
 
+    def adopt(self, partial: Path) -> str:
+        """Stage a received file in the store (no copy); it becomes visible at `flush`."""
+        if self._batch is None:
+            self._batch = Batch(self.store)
+        return self._batch.adopt(partial).digest
+
     def flush(self) -> None:
+        """Make the received objects durable and visible, then record their events: an event
+        never names an object that a crash could still take away."""
+        if self._batch is not None:
+            batch, self._batch = self._batch, None
+            batch.commit()
         if self.drafts:
             drafts, self.drafts = self.drafts, []
             self.ledger.append_drafts(drafts)
 
-    def _receive(self, entry: Entry, partial: Path) -> _Received:
-        """Receive into ``partial`` from its current end, retrying transport errors."""
+    @staticmethod
+    def _prefix(partial: Path) -> tuple[Any, int]:
+        """SHA-256 state and length of what an earlier attempt left in ``partial``."""
         sha = hashlib.sha256()
         offset = 0
         if partial.exists():
@@ -322,32 +363,55 @@ class _Puller:
                 while chunk := fh.read(1 << 20):
                     sha.update(chunk)
                     offset += len(chunk)
+        return sha, offset
+
+    def _receive(self, entry: Entry, partial: Path,
+                 streamed: Iterator[bytes] | None = None) -> _Received:
+        """Receive into ``partial`` from its current end, hashing while writing.
+
+        ``streamed`` is the file's bytes from a bulk stream, already positioned at the
+        partial's end; a transport error inside it is raised (the caller gives up the stream
+        and resumes file by file). Otherwise transport errors are retried here, after a
+        reconnect, from the partial's end.
+        """
+        sha, offset = self._prefix(partial)
         resumed_from = offset
         delay = self.backoff
         attempt = 0
-        # NOTE: hashing inline is faster here than a writer thread: paramiko's packet thread
-        # already competes for the GIL, and a third thread made 1 GiB 40% slower (2 cores).
-        with open(partial, "ab") as out:
-            while True:
-                try:
-                    for chunk in self.transport.read(entry.path, offset):
-                        out.write(chunk)
-                        sha.update(chunk)
-                        offset += len(chunk)
-                        self.report.bytes_transferred += len(chunk)
-                        if self.progress is not None:
-                            self.progress(len(chunk))
-                    break
-                except TransportError:
-                    out.flush()
-                    if attempt >= self.retries:
-                        raise
-                    attempt += 1
-                    time.sleep(delay)
-                    delay *= 2
-                    self.transport.reconnect()
-            out.flush()
-            os.fsync(out.fileno())
+        chunks = streamed
+        # A bulk stream hashes in a second thread (SHA-256 releases the GIL) so the pipe keeps
+        # draining meanwhile. SFTP hashes inline: paramiko's packet thread already competes
+        # for the GIL, and a third thread made 1 GiB 40% slower (2 cores).
+        hasher = _HashThread(sha) if streamed is not None else None
+        try:
+            with open(partial, "ab") as out:
+                while True:
+                    try:
+                        if chunks is None:
+                            chunks = self.transport.read(entry.path, offset)
+                        for chunk in chunks:
+                            out.write(chunk)
+                            if hasher is not None:
+                                hasher.feed(chunk)
+                            else:
+                                sha.update(chunk)
+                            offset += len(chunk)
+                            self.report.bytes_transferred += len(chunk)
+                            if self.progress is not None:
+                                self.progress(len(chunk))
+                        break
+                    except TransportError:
+                        out.flush()
+                        if streamed is not None or attempt >= self.retries:
+                            raise
+                        attempt += 1
+                        time.sleep(delay)
+                        delay *= 2
+                        self.transport.reconnect()
+                        chunks = None
+        finally:
+            if hasher is not None:
+                hasher.finish()
         return _Received(partial, offset, sha.hexdigest(), resumed_from)
 
     def _stored_sha256(self, digest: str) -> str:
@@ -356,36 +420,101 @@ class _Puller:
             sha.update(chunk)
         return sha.hexdigest()
 
-    def pull_file(self, entry: Entry, known: dict[str, str]) -> FileResult:
+    def _partial(self, entry: Entry) -> Path:
+        return self.store.tmp_dir / f"pull-{entry.sha256}.partial"
+
+    def _present(self, entry: Entry, known: dict[str, str]) -> FileResult | None:
+        """The result for a file whose bytes the store already holds, else None."""
+        assert entry.sha256 is not None
+        candidate = ("blake3:" + entry.blake3) if entry.blake3 else known.get(entry.sha256)
+        if candidate is None or not self.store.exists(candidate):
+            return None
+        local = self._stored_sha256(candidate)
+        if local != entry.sha256:
+            return None
+        result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,
+                            digest=candidate, local_sha256=local)
+        self._record(result)
+        return result
+
+    def pull_files(self, entries: Sequence[Entry], known: dict[str, str]) -> list[FileResult]:
+        """Pull every file: one bulk stream first (when the transport has one), then file by
+        file for whatever the stream did not deliver. Results come back in ``entries`` order."""
+        results: dict[int, FileResult] = {}
+        first_of: dict[str, int] = {}
+        todo: list[int] = []
+        for i, e in enumerate(entries):
+            assert e.sha256 is not None
+            if e.sha256 in first_of:
+                continue  # the same bytes twice: pulled once, then found present below
+            present = self._present(e, known)
+            if present is not None:
+                results[i] = present
+                continue
+            first_of[e.sha256] = i
+            todo.append(i)
+        if todo:
+            try:
+                items = [(entries[i].path, self._prefix_size(entries[i])) for i in todo]
+                by_path = {entries[i].path: i for i in todo}
+                for rel, _, chunks in self.transport.read_many(items):
+                    i = by_path[rel]
+                    got = self._receive(entries[i], self._partial(entries[i]), chunks)
+                    results[i] = self._complete(entries[i], got, known)
+            except TransportError as exc:
+                # The rest go file by file, each resuming from its partial, over a fresh
+                # connection (whatever cut the stream may have cut the other one too). The
+                # failed stream used up one of the bounded retries.
+                if self.retries <= 0:
+                    raise
+                self.retries -= 1
+                self.report.bulk_error = str(exc)
+                time.sleep(self.backoff)
+                self.transport.reconnect()
+        for i in todo:
+            if i not in results:
+                results[i] = self._complete(entries[i], None, known)
+        self.flush()  # duplicates below look for what was just stored
+        for i, e in enumerate(entries):
+            if i not in results:
+                assert e.sha256 is not None
+                results[i] = (self._present(e, known)
+                              or self._complete(e, None, known))
+        return [results[i] for i in range(len(entries))]
+
+    def _prefix_size(self, entry: Entry) -> int:
+        try:
+            return self._partial(entry).stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def _complete(self, entry: Entry, got: _Received | None,
+                  known: dict[str, str]) -> FileResult:
+        """Compare what was received with the box's hashes; store it or retry once."""
         assert entry.sha256 is not None
         result = FileResult(entry.path, entry.size, "failed", remote_sha256=entry.sha256)
-        candidate = ("blake3:" + entry.blake3) if entry.blake3 else known.get(entry.sha256)
-        if candidate is not None and self.store.exists(candidate):
-            local = self._stored_sha256(candidate)
-            if local == entry.sha256:
-                result.status, result.digest, result.local_sha256 = "present", candidate, local
-                self._record(result)
-                return result
-        partial = self.store.tmp_dir / f"pull-{entry.sha256}.partial"
+        partial = self._partial(entry)
         for attempt in (1, 2):
             result.attempts = attempt
-            got = self._receive(entry, partial)
+            if got is None:
+                got = self._receive(entry, partial)
             result.local_sha256 = got.sha256
             result.resumed_from = max(result.resumed_from, got.resumed_from)
             if got.sha256 == entry.sha256 and got.size == entry.size:
-                put = self.store.put_file(partial)
-                partial.unlink()
-                if entry.blake3 is not None and put.digest != "blake3:" + entry.blake3:
+                digest = self.adopt(partial)
+                if entry.blake3 is not None and digest != "blake3:" + entry.blake3:
                     result.error = (f"BLAKE3 mismatch: the box says blake3:{entry.blake3}, "
-                                    f"received {put.digest}")
+                                    f"received {digest}")
                     break
-                result.status, result.digest, result.error = "pulled", put.digest, None
+                result.status, result.digest, result.error = "pulled", digest, None
+                known[entry.sha256] = digest
                 break
             partial.unlink()
             result.error = (f"SHA-256 mismatch after {attempt} attempt(s): the box hashed "
                             f"{entry.sha256} ({entry.size} bytes) at listing, received "
                             f"{got.sha256} ({got.size} bytes); the file changed on the box or "
                             f"in transit")
+            got = None
         self._record(result)
         return result
 
@@ -520,40 +649,54 @@ def pull(
     if on_listed is not None:
         on_listed(report)
 
+    # The loader child imports torch (seconds) while the files transfer.
+    loader: CheckpointLoader | None = None
+    if verify_checkpoints and any(_is_checkpoint(e.path, checkpoint_globs) for e in files):
+        largest = max(e.size for e in files if _is_checkpoint(e.path, checkpoint_globs))
+        loader = CheckpointLoader(
+            allow_pickle=allow_pickle, require_weights_key=True,
+            memory_limit=memory_limit if memory_limit is not None
+            else default_memory_limit(largest))
     store = open_store(ledger)
     puller = _Puller(ledger, store, transport, report, run=run, instance=instance,
                      retries=retries, backoff=backoff, progress=progress)
     known = _known_sha256(ledger)
+    store.init()
     try:
-        for e in files:
-            report.files.append(puller.pull_file(e, known))
-    finally:
+        try:
+            report.files.extend(puller.pull_files(files, known))
+        finally:
+            puller.flush()
+
+        if merge_ledger:
+            with tempfile.TemporaryDirectory(prefix="pull-ledger-", dir=store.tmp_dir) as staging:
+                merge_box_ledger(ledger, transport, Path(staging), report)
+
+        if loader is not None:
+            _verify(puller, store, report, checkpoint_globs, loader=loader,
+                    allow_pickle=allow_pickle, timeout=load_timeout)
+            loader = None
         puller.flush()
-
-    if merge_ledger:
-        with tempfile.TemporaryDirectory(prefix="pull-ledger-", dir=store.tmp_dir) as staging:
-            merge_box_ledger(ledger, transport, Path(staging), report)
-
-    if verify_checkpoints:
-        _verify(puller, store, report, checkpoint_globs, allow_pickle=allow_pickle,
-                timeout=load_timeout, memory_limit=memory_limit)
-    puller.flush()
+    finally:
+        if loader is not None:
+            loader.abort()
     return report
 
 
-def _verify(puller: _Puller, store: Store, report: PullReport, globs: Sequence[str], *,
-            allow_pickle: bool, timeout: float, memory_limit: int | None) -> None:
-    from labledger.ingest.checkpoint_load import load_checkpoints
+def _is_checkpoint(path: str, globs: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(posixpath.basename(path), g) for g in globs)
 
+
+def _verify(puller: _Puller, store: Store, report: PullReport, globs: Sequence[str], *,
+            loader: CheckpointLoader, allow_pickle: bool, timeout: float) -> None:
     todo = [f for f in report.files if f.digest is not None and f.status != "failed"
-            and any(fnmatch.fnmatchcase(posixpath.basename(f.path), g) for g in globs)]
+            and _is_checkpoint(f.path, globs)]
     if not todo:
+        loader.abort()
         return
-    results = load_checkpoints([store.object_path(f.digest or "") for f in todo],
-                               names=[f.path for f in todo], timeout=timeout,
-                               allow_pickle=allow_pickle, require_weights_key=True,
-                               memory_limit=memory_limit)
-    for f, r in zip(todo, results, strict=True):
+    for f in todo:
+        loader.submit(store.object_path(f.digest or ""), f.path)
+    for f, r in zip(todo, loader.results(timeout), strict=True):
         f.checkpoint_ok, f.checkpoint_error = r.ok, r.error
         body: dict[str, Any] = {"path": f.path, "digest": f.digest, "ok": r.ok,
                                 "tensors": r.tensors, "loader": r.loader,

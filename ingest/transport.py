@@ -65,6 +65,11 @@ class Transport(Protocol):
         """Stream the bytes of regular file ``rel`` from ``offset`` to its end."""
         ...
 
+    def read_many(self, items: Sequence[tuple[str, int]]
+                  ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
+        """Stream many ``(rel, offset)`` files in order; consume each file's chunks in turn."""
+        ...
+
     def exists_dir(self, rel: str) -> bool:
         """Whether ``rel`` is a directory (not a link to one)."""
         ...
@@ -144,6 +149,11 @@ class LocalTransport:
             raise TransportError(self.source, f"cannot read {rel}: {exc}") from exc
         finally:
             os.close(fd)
+
+    def read_many(self, items: Sequence[tuple[str, int]]
+                  ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
+        for rel, offset in items:
+            yield rel, offset, self.read(rel, offset)
 
     def exists_dir(self, rel: str) -> bool:
         p = self._path(rel)

@@ -34,6 +34,7 @@ from labledger.ingest.errors import HostKeyError, PullSourceError, TransportErro
 from labledger.ingest.transport import CHUNK, RemoteHash, RemoteStat, kind_of
 
 Hasher = Literal["auto", "python", "coreutils"]
+Bulk = Literal["auto", "openssh", "sftp"]
 
 _PY_HASHER = r"""
 import sys, os, hashlib
@@ -132,6 +133,7 @@ class SshTransport:
         user_known_hosts: Path | None = None,
         use_agent: bool = True,
         hasher: Hasher = "auto",
+        bulk: Bulk = "auto",
         connect_retries: int = 3,
         backoff: float = 1.0,
         timeout: float = 20.0,
@@ -139,7 +141,11 @@ class SshTransport:
         self.target = target
         self.known_hosts, self.accept_new = known_hosts, accept_new
         self.identity, self.password, self.use_agent = identity, password, use_agent
-        self.hasher, self.timeout = hasher, timeout
+        self.hasher, self.timeout, self.bulk = hasher, timeout, bulk
+        self.ssh_config_path = ssh_config
+        self._python3: bool | None = None
+        self.bulk_note: str | None = None  # why the OpenSSH stream was not used, if it was not
+        self.stream: Any = None  # the running OpenSSH stream (FileStream), if any
         self.connect_retries, self.backoff = connect_retries, backoff
         self.user_known_hosts = (user_known_hosts if user_known_hosts is not None
                                  else Path.home() / ".ssh" / "known_hosts")
@@ -336,6 +342,11 @@ class SshTransport:
         code, _, _ = self.run(f"command -v {command} >/dev/null 2>&1")
         return code == 0
 
+    def has_python3(self) -> bool:
+        if self._python3 is None:
+            self._python3 = self._has("python3")
+        return self._python3
+
     def run(self, command: str, stdin: bytes = b"") -> tuple[int, bytes, bytes]:
         """Run one remote command; returns (exit code, stdout, stderr)."""
         try:
@@ -365,7 +376,7 @@ class SshTransport:
     def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
         if not rels:
             return {}
-        use_python = self.hasher == "python" or (self.hasher == "auto" and self._has("python3"))
+        use_python = self.hasher == "python" or (self.hasher == "auto" and self.has_python3())
         body = f"python3 -c {shlex.quote(_PY_HASHER)}" if use_python else _COREUTILS
         command = f"cd -- {shlex.quote(self.root)} || exit 97; {body}"
         code, out, err = self.run(command, b"\0".join(r.encode() for r in rels) + b"\0")
@@ -412,6 +423,56 @@ class SshTransport:
                 fh.close()
             except (OSError, EOFError, paramiko.SSHException):
                 pass
+
+    def read_many(self, items: Sequence[tuple[str, int]]
+                  ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
+        """Stream many files, each from its offset, in request order (see `read`).
+
+        Uses one OpenSSH ``ssh`` process (`labledger.ingest.transport_openssh`) when the box has
+        ``python3`` and the client can log in non-interactively with the already pinned host
+        key; otherwise SFTP file by file. With ``bulk="auto"`` a stream that cannot start falls
+        back to SFTP silently (``bulk_note`` says why); once bytes flowed, a failure is raised.
+        """
+        stream = self.stream = self._open_stream(items) if items else None
+        if stream is None:
+            for rel, offset in items:
+                yield rel, offset, self.read(rel, offset)
+            return
+        try:
+            started = False
+            for rel, offset, chunks in stream.files():
+                started = True
+                yield rel, offset, chunks
+        except TransportError as exc:
+            if started or self.bulk == "openssh":
+                raise
+            self.bulk_note = str(exc)
+            for rel, offset in items:
+                yield rel, offset, self.read(rel, offset)
+        finally:
+            stream.close()
+
+    def _open_stream(self, items: Sequence[tuple[str, int]]) -> Any:
+        from labledger.ingest.transport_openssh import FileStream, OpenSshLogin
+
+        if self.bulk == "sftp":
+            return None
+        if not self.has_python3():
+            self.bulk_note = "the box has no python3"
+            if self.bulk == "openssh":
+                raise TransportError(self.source, "bulk=openssh needs python3 on the box")
+            return None
+        login = OpenSshLogin(
+            host=self.target.host, port=self.port, user=self.user,
+            known_hosts=(self.known_hosts, self.user_known_hosts), identity=self.identity,
+            ssh_config=self.ssh_config_path, use_agent=self.use_agent, timeout=self.timeout)
+        try:
+            return FileStream(login, self.root, items, self.source)
+        except TransportError as exc:
+            if self.bulk == "openssh":
+                raise
+            self.bulk_note = str(exc)
+            return None
 
     def reconnect(self) -> None:
         self.close()

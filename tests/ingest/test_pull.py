@@ -103,6 +103,11 @@ class Cut:
     def close(self) -> None:
         self.inner.close()
 
+    def read_many(self, items: Sequence[tuple[str, int]]
+                  ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
+        for rel, offset in items:  # file by file: the cut is in `read`
+            yield rel, offset, self.read(rel, offset)
+
     def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
         if rel != self.path:
             yield from self.inner.read(rel, offset)
@@ -195,6 +200,69 @@ def test_ssh_cut_mid_file_resumes_at_the_offset(ledger: Ledger, tmp_path: Path,
     assert cut.offsets == [0, 1_000_003]
     big = [e for e in events(ledger, "artifact.pulled") if e["path"] == "test/t1/big.bin.dat"]
     assert big[0]["local_sha256"] == big[0]["remote_sha256"]
+
+
+class StreamCut(Cut):
+    """The OpenSSH bulk stream's ``ssh`` process is SIGKILLed after ``after`` bytes of
+    ``path``; the pull must resume that file (and the rest) at their offsets over SFTP."""
+
+    def read_many(self, items: Sequence[tuple[str, int]]
+                  ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
+        assert isinstance(self.inner, SshTransport)
+        inner = self.inner
+        for rel, offset, chunks in inner.read_many(items):
+            yield rel, offset, (self._cut(chunks, inner) if rel == self.path else chunks)
+
+    def _cut(self, chunks: Iterator[bytes], inner: SshTransport) -> Iterator[bytes]:
+        sent = 0
+        for chunk in chunks:
+            if not self.cut and sent + len(chunk) >= self.after:
+                yield chunk[: self.after - sent]
+                self.cut = True
+                inner.stream.proc.kill()  # a real cut: the ssh client dies mid-file
+                sent = self.after
+                continue
+            sent += len(chunk)
+            if not self.cut:
+                yield chunk
+
+
+def test_ssh_bulk_stream_is_used_and_matches(ledger: Ledger, tmp_path: Path, sshd: Any) -> None:
+    box = make_box(tmp_path / "box")
+    transport = ssh(sshd, box, tmp_path, bulk="openssh")
+    try:
+        report = pull(ledger, transport, run="r1")
+    finally:
+        transport.close()
+    check_full(ledger, report, box)
+    assert transport.bulk_note is None
+    assert report.bulk_error is None
+
+
+def test_ssh_sftp_only_pull_matches(ledger: Ledger, tmp_path: Path, sshd: Any) -> None:
+    box = make_box(tmp_path / "box")
+    transport = ssh(sshd, box, tmp_path, bulk="sftp")
+    try:
+        report = pull(ledger, transport, run="r1")
+    finally:
+        transport.close()
+    check_full(ledger, report, box)
+
+
+def test_ssh_bulk_stream_killed_mid_file_resumes_over_sftp(ledger: Ledger, tmp_path: Path,
+                                                          sshd: Any) -> None:
+    box = make_box(tmp_path / "box")
+    cut = StreamCut(ssh(sshd, box, tmp_path, bulk="openssh"), "test/t1/big.bin.dat",
+                    after=1_000_003)
+    try:
+        report = pull(ledger, cut, run="r1", backoff=0.01)
+    finally:
+        cut.close()
+    check_full(ledger, report, box)
+    assert report.bulk_error is not None
+    assert cut.offsets == [1_000_003]  # the SFTP read resumed exactly where the stream died
+    big = [f for f in report.files if f.path == "test/t1/big.bin.dat"]
+    assert big[0].resumed_from == 1_000_003
 
 
 def test_pull_after_an_abandoned_one_resumes_the_partial_file(ledger: Ledger,

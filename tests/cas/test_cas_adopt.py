@@ -1,0 +1,84 @@
+"""`Store.adopt` / `Batch.adopt`: a file a receiver wrote inside ``tmp/`` enters the store without
+a copy, under the digest the store itself computes."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import blake3
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labledger.cas import Store
+
+
+def _received(store: Store, data: bytes, name: str = "pull-x.partial") -> Path:
+    store.init()
+    path = store.tmp_dir / name
+    path.write_bytes(data)
+    return path
+
+
+def test_adopt_moves_the_file_under_its_digest(store: Store) -> None:
+    data = os.urandom(5 << 20)
+    path = _received(store, data)
+    put = store.adopt(path)
+    assert put.digest == "blake3:" + blake3.blake3(data).hexdigest()
+    assert not path.exists()
+    assert store.object_path(put.digest).read_bytes() == data
+    assert stat.S_IMODE(store.object_path(put.digest).stat().st_mode) == 0o444
+    store.verify(put.digest)
+
+
+def test_adopt_of_bytes_already_stored_drops_the_temp(store: Store) -> None:
+    first = store.adopt(_received(store, b"same"))
+    again_path = _received(store, b"same", "pull-y.partial")
+    again = store.adopt(again_path)
+    assert again.digest == first.digest
+    assert not again.stored_new
+    assert not again_path.exists()
+
+
+def test_adopt_refuses_a_file_outside_tmp(store: Store, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.bin"
+    outside.write_bytes(b"x")
+    with pytest.raises(ValueError, match="not inside"):
+        store.adopt(outside)
+    assert outside.read_bytes() == b"x"
+
+
+def test_batch_adopt_is_invisible_until_commit(store: Store) -> None:
+    path = _received(store, b"batched bytes")
+    with store.batch() as batch:
+        digest = batch.adopt(path).digest
+        assert not store.exists(digest)
+    assert store.read_bytes(digest) == b"batched bytes"
+
+
+def test_batch_abort_removes_adopted_temps(store: Store) -> None:
+    path = _received(store, b"never visible")
+    seen: list[str] = []
+
+    def adopt_then_fail() -> None:
+        with store.batch() as batch:
+            seen.append(batch.adopt(path).digest)
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        adopt_then_fail()
+    assert not store.exists(seen[0])
+    assert not path.exists()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.binary(max_size=70_000))
+def test_adopted_digest_is_blake3_of_the_bytes(tmp_path_factory: pytest.TempPathFactory,
+                                               data: bytes) -> None:
+    store = Store(tmp_path_factory.mktemp("cas"))
+    put = store.adopt(_received(store, data))
+    assert put.digest == "blake3:" + blake3.blake3(data).hexdigest()
+    assert put.size == len(data)
+    assert store.object_path(put.digest).read_bytes() == data
