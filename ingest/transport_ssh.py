@@ -158,6 +158,7 @@ class SshTransport:
         sep = "" if self.root.startswith("/") else "/~/"
         self.source = f"ssh://{self.user}@{target.host}:{self.port}{sep}{self.root}"
         self._chain: list[paramiko.Transport] = []
+        self._proxies: list[paramiko.ProxyCommand] = []
         self._sftp: paramiko.SFTPClient | None = None
         self._connect_with_retries()
 
@@ -191,7 +192,9 @@ class SshTransport:
                                     timeout=self.timeout)
         command = cfg.get("proxycommand")
         if command and command.lower() != "none":
-            return paramiko.ProxyCommand(str(command))
+            proxy = paramiko.ProxyCommand(str(command))
+            self._proxies.append(proxy)
+            return proxy
         return socket.create_connection((host, port), timeout=self.timeout)
 
     def _hop(self, spec: str, via: paramiko.Transport | None) -> paramiko.Transport:
@@ -271,10 +274,15 @@ class SshTransport:
                                      f"cannot use identity {self.identity}: {exc}") from exc
             return
         if self.use_agent:
+            agent: paramiko.Agent | None = None
             try:
-                yield from paramiko.Agent().get_keys()
+                agent = paramiko.Agent()
+                yield from agent.get_keys()  # the agent signs during auth: keep it open till then
             except paramiko.SSHException:
                 pass
+            finally:
+                if agent is not None:
+                    agent.close()
         paths = [Path(p).expanduser() for p in cfg.get("identityfile", [])]
         paths += [Path.home() / ".ssh" / n for n in ("id_ed25519", "id_ecdsa", "id_rsa")]
         for p in paths:
@@ -487,4 +495,19 @@ class SshTransport:
         self._sftp = None
         for t in reversed(self._chain):
             t.close()
+        for t in self._chain:
+            if t.is_alive():
+                t.join(5)  # its thread closes the socket (a ProxyCommand) on the way out
         self._chain = []
+        for proxy in self._proxies:  # paramiko signals the command but never reaps it
+            if proxy.process.poll() is None:
+                proxy.close()
+            try:
+                proxy.process.wait(timeout=5)
+            except Exception:  # noqa: BLE001 - best effort; kill below
+                proxy.process.kill()
+                proxy.process.wait()
+            for pipe in (proxy.process.stdin, proxy.process.stdout, proxy.process.stderr):
+                if pipe is not None:
+                    pipe.close()
+        self._proxies = []
