@@ -157,7 +157,8 @@ def _parse_config(path: Path) -> Config:
     if found != FORMAT:
         raise UnsupportedFormatError(path, found, FORMAT)
     known = {"format", "segment_per_process", "segment_max_events", "segment_max_bytes"}
-    unknown = sorted(set(data) - known)
+    # Tables read by other parts (``[reconcile]``: labledger.reconcile.doc_sources) are theirs.
+    unknown = sorted(set(data) - known - {"reconcile"})
     if unknown:
         raise LedgerError(f"{path}: unknown option(s) {', '.join(unknown)}; "
                           f"known: {', '.join(sorted(known))}")

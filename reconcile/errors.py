@@ -6,12 +6,20 @@ Hierarchy (the CLI maps each class to an exit code in `labledger.ledger.cli._err
     ├── InstanceStateError       exit 2: a lifecycle event that makes no sense in the instance's
     │                            recorded history (stop of an unknown or released instance, ...);
     │                            nothing was written
-    └── ClaimInputError          exit 2: bad input to `claim add|retract` (an id, a selector, a
-        │                        value that is not a number); nothing was written
-        ├── ClaimSourceError     the run or the result file in it is unknown or ambiguous
-        ├── MetricNotFoundError  the selector names nothing in the result (lists what exists)
-        ├── DirectionRequiredError  a metric the registry does not know, without --direction
-        └── ClaimNotFoundError   retracting an id that is not a current claim
+    ├── ClaimInputError          exit 2: bad input to `claim add|retract` (an id, a selector, a
+    │   │                        value that is not a number); nothing was written
+    │   ├── ClaimSourceError     the run or the result file in it is unknown or ambiguous
+    │   ├── MetricNotFoundError  the selector names nothing in the result (lists what exists)
+    │   ├── DirectionRequiredError  a metric the registry does not know, without --direction
+    │   └── ClaimNotFoundError   retracting an id that is not a current claim
+    ├── DocumentError            exit 2: a document to reconcile is missing, unreadable, of an
+    │                            unknown type or malformed (a notebook that is not JSON); every
+    │                            bad document is named, none is skipped
+    ├── DocumentsConfigError     exit 2: no documents given and none configured, or a bad
+    │                            ``[reconcile]`` table in ``.labledger/config.toml``
+    └── GitHookError             exit 1: ``--staged`` outside a git work tree, a git command that
+                                 failed, or ``hooks install`` over a pre-commit hook it did not
+                                 write (without ``--force``)
 """
 
 from __future__ import annotations
@@ -108,3 +116,41 @@ class ClaimNotFoundError(ClaimInputError):
 
     def to_json(self) -> dict[str, object]:
         return {**super().to_json(), "current": self.current}
+
+
+class DocumentError(ReconcileError):
+    """Documents that cannot be reconciled: each path with what is wrong with it."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        lines = [f"{path}: {problem}" for path, problem in problems]
+        head = ("cannot reconcile a document" if len(problems) == 1
+                else f"cannot reconcile {len(problems)} documents")
+        super().__init__(f"{head} (fix or remove it from the command line or the "
+                         "[reconcile] documents globs; nothing is skipped): " + "; ".join(lines))
+        self.problems = problems
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(),
+                "documents": [{"path": p, "problem": why} for p, why in self.problems]}
+
+
+class DocumentsConfigError(ReconcileError):
+    """No documents to reconcile, or a ``[reconcile]`` table that does not parse."""
+
+    def __init__(self, problem: str, config: str | None = None) -> None:
+        super().__init__(problem)
+        self.problem, self.config = problem, config
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "config": self.config}
+
+
+class GitHookError(ReconcileError):
+    """A git repository or pre-commit hook problem (``--staged``, ``hooks install``)."""
+
+    def __init__(self, problem: str, path: str | None = None) -> None:
+        super().__init__(problem)
+        self.problem, self.path = problem, path
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "path": self.path}

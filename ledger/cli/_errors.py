@@ -33,6 +33,8 @@ _CODES: dict[tuple[str, str], int] = {
     ("labledger.ingest.errors", "IngestError"): EXIT_FAILED,
     ("labledger.profiles.errors", "ProfileError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "InstanceStateError"): EXIT_USAGE,
+    ("labledger.reconcile.errors", "DocumentError"): EXIT_USAGE,
+    ("labledger.reconcile.errors", "DocumentsConfigError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "ClaimInputError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "ReconcileError"): EXIT_FAILED,
 }

@@ -1,0 +1,115 @@
+"""reconcile (documents against claims) and hooks install (a git pre-commit hook)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._errors import EXIT_PROBLEMS
+from labledger.ledger.cli._output import emit_json, info, warn
+
+if TYPE_CHECKING:
+    from labledger.reconcile.findings import Report
+
+
+def _summary(report: Report, disclose: bool) -> str:
+    counts = report.counts()
+    head = (f"reconcile: {report.documents} document(s), {len(report.matches)} number(s) "
+            f"checked against {report.claims} claim(s)")
+    if report.evidence is not None and report.evidence["differences"]:
+        counts["EVIDENCE.json difference"] = len(report.evidence["differences"])
+    if not counts:
+        return head + ": no drift"
+    problems = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(counts.items()))
+    return head + f": {problems}" + (" (disclosed with --disclose: exit 0)" if disclose else "")
+
+
+@click.command("reconcile")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--staged", is_flag=True,
+              help="Reconcile what git would commit (the staged documents, and EVIDENCE.json "
+                   "when staged or present): the pre-commit hook's mode. Takes no PATH.")
+@click.option("--disclose", is_flag=True,
+              help="Report every finding but exit 0: drift is disclosed, not failed.")
+@common
+def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool) -> None:
+    """Check every claimed number in documents against the ledger's claims.
+
+    Reads Markdown, LaTeX, reST, text, CSV/TSV and notebooks (markdown cells and outputs).
+    With no PATH, reads the [reconcile] documents globs of .labledger/config.toml. Numbers are
+    tied to claims by markers (<!-- claim:C1 -->31.42, \\claim{C1}{31.42}) or by a claim's
+    aliases and metric name in the same sentence or table row, and compared at the precision
+    shown (31.4 matches 31.42). Prints file:line:col: findings; exits 3 on drift, ambiguity or
+    a bad marker (0 with --disclose), 2 when a document is missing or unreadable.
+
+    Example: labledger reconcile paper/ README.md --json
+    """
+    from labledger.reconcile.drift import reconcile_project, reconcile_staged
+
+    if staged and paths:
+        raise click.UsageError("--staged reconciles what git has staged; it takes no PATH")
+    ledger = open_ledger()
+    cwd = Path.cwd()
+    report = reconcile_staged(ledger, cwd) if staged else reconcile_project(ledger, paths, cwd)
+    ctx = click.get_current_context()
+    if state().json:
+        emit_json({**report.to_json(), "disclosed": disclose})
+    else:
+        for finding in report.findings:
+            click.echo(finding.render())
+        if report.evidence is not None:
+            for line in report.evidence["differences"]:
+                click.echo(f"{report.evidence['path']}: differs from the ledger: {line}")
+        for note in report.notes:
+            warn(f"reconcile: {note}")
+        if report.ok:
+            info(ctx, _summary(report, disclose))
+        else:
+            warn(_summary(report, disclose))
+            if staged and not disclose:
+                warn("commit blocked: fix the numbers (or the claims), or bind them with a "
+                     "marker; see docs/reconcile.md")
+    if not report.ok and not disclose:
+        ctx.exit(EXIT_PROBLEMS)
+
+
+@click.group("hooks")
+def hooks() -> None:
+    """Git hooks that keep documents in step with the ledger.
+
+    Example: labledger hooks install
+    """
+
+
+@hooks.command("install")
+@click.option("--force", is_flag=True,
+              help="Replace a pre-commit hook labledger did not write (kept as "
+                   "pre-commit.labledger-backup).")
+@common
+def hooks_install(force: bool) -> None:
+    """Write a git pre-commit hook that runs `labledger reconcile --staged`.
+
+    For projects without the pre-commit framework (with it, add the `labledger-reconcile` hook
+    of .pre-commit-hooks.yaml instead). A commit whose staged documents drift from the ledger
+    is refused with the report.
+
+    Example: labledger hooks install
+    """
+    from labledger.reconcile.git_hooks import install_pre_commit
+
+    exe = Path(sys.argv[0]).absolute() if sys.argv and sys.argv[0] else None
+    preferred = str(exe) if exe is not None and exe.name == "labledger" and exe.exists() else None
+    result = install_pre_commit(Path.cwd(), preferred, force=force)
+    if state().json:
+        emit_json(result.to_json())
+        return
+    click.echo(str(result.path))
+    ctx = click.get_current_context()
+    if result.backup is not None:
+        warn(f"the previous pre-commit hook was moved to {result.backup}")
+    info(ctx, ("updated" if result.updated else "installed") +
+         " the labledger pre-commit hook: commits that drift from the ledger are refused")

@@ -1,0 +1,460 @@
+"""Documents as text segments with positions, and the units (sentences, tables) inside them.
+
+Formats, by file suffix: Markdown (``.md``, ``.markdown``), LaTeX (``.tex``, ``.latex``),
+reStructuredText (``.rst``), plain text (``.txt``, ``.text``), CSV (``.csv``), TSV (``.tsv``,
+``.tab``) and Jupyter notebooks (``.ipynb``: markdown cells, and the text of code cells'
+outputs: streams, ``text/plain``, ``text/markdown``, ``text/latex``; code itself is not read).
+
+Invariants:
+
+* **Nothing is skipped.** A document that is missing, unreadable, not UTF-8, of an unknown
+  type, or a notebook that is not notebook JSON raises `DocumentError` naming it.
+* **Offsets are the file's.** A `Segment` is a file's text (or one notebook cell or output)
+  unchanged; every offset a caller gets is into it, and `Segment.position` turns an offset into
+  a 1-based line and column (for a notebook: within that cell or output). Masking (hiding
+  citations, URLs, LaTeX commands and comments from the number scanner) replaces characters
+  with spaces one for one, so offsets never shift.
+* **Units are found lazily**, around a position: `unit_at` returns the sentence (prose) or the
+  table (Markdown pipe table, LaTeX ``tabular``) that holds it. Only text near an anchor or a
+  marker is ever split, so a 10 MB tree costs one scan, not one parse per sentence.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labledger.reconcile.errors import DocumentError
+
+__all__ = ["FORMATS", "Cell", "Segment", "Sentence", "Table", "delimited_table", "format_of",
+           "mask", "read_document", "unit_at"]
+
+FORMATS: dict[str, str] = {
+    ".md": "md", ".markdown": "md", ".tex": "tex", ".latex": "tex", ".rst": "rst",
+    ".txt": "txt", ".text": "txt", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
+    ".ipynb": "ipynb",
+}
+_MAX_UNIT = 4000  # a sentence longer than this is cut: no scan runs away on a huge line
+
+
+@dataclass(eq=False)
+class Segment:
+    """A run of text in one syntax: a whole file, or one notebook cell or output."""
+
+    path: str            # as displayed (relative to the working directory when possible)
+    syntax: str          # md | tex | rst | txt | csv | tsv
+    text: str
+    where: str | None = None  # "cell 3" / "cell 3, output 1" inside a notebook
+    _cache: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of ``offset``."""
+        line = self.text.count("\n", 0, offset) + 1
+        col = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        return line, col
+
+
+def format_of(path: str) -> str | None:
+    return FORMATS.get(Path(path).suffix.lower())
+
+
+def read_document(path: str, data: bytes) -> list[Segment]:
+    """Split one document's bytes into segments; `DocumentError` when it cannot be read."""
+    kind = format_of(path)
+    if kind is None:
+        known = ", ".join(sorted(FORMATS))
+        raise DocumentError([(path, f"unknown document type {Path(path).suffix or '(none)'!r}; "
+                                    f"reconcile reads {known}")])
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError([(path, f"not UTF-8 text (byte {exc.start}: {exc.reason})")]) from None
+    if kind == "ipynb":
+        return _notebook(path, text)
+    return [Segment(path, kind, text)]
+
+
+def _joined(value: object, path: str, what: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "".join(value)
+    raise DocumentError([(path, f"not a valid notebook: {what} is not text")])
+
+
+def _notebook(path: str, text: str) -> list[Segment]:
+    try:
+        nb = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DocumentError([(path, f"not a valid notebook: malformed JSON at line {exc.lineno} "
+                                    f"column {exc.colno} ({exc.msg})")]) from None
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        raise DocumentError([(path, "not a valid notebook: no 'cells' list (nbformat 4 is read)")])
+    out: list[Segment] = []
+    for i, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise DocumentError([(path, f"not a valid notebook: cell {i} has no cell_type")])
+        if cell["cell_type"] == "markdown":
+            out.append(Segment(path, "md", _joined(cell.get("source", ""), path,
+                                                   f"cell {i} source"), f"cell {i}"))
+        if cell["cell_type"] != "code":
+            continue
+        outputs = cell.get("outputs", [])
+        if not isinstance(outputs, list):
+            raise DocumentError([(path, f"not a valid notebook: cell {i} outputs is not a list")])
+        for j, output in enumerate(outputs, 1):
+            if not isinstance(output, dict):
+                raise DocumentError([(path, f"not a valid notebook: cell {i} output {j}")])
+            where = f"cell {i}, output {j}"
+            if output.get("output_type") == "stream":
+                out.append(Segment(path, "txt", _joined(output.get("text", ""), path, where),
+                                   where))
+                continue
+            data = output.get("data")
+            if not isinstance(data, dict):
+                continue  # errors and empty outputs carry no claimed numbers
+            for mime, syntax in (("text/markdown", "md"), ("text/latex", "tex"),
+                                 ("text/plain", "txt")):
+                if mime in data:
+                    out.append(Segment(path, syntax, _joined(data[mime], path, where), where))
+                    break
+    return out
+
+
+# --- masking: hide what is not prose from the number scanner, one space per character ---------
+
+_MASKS: dict[str, re.Pattern[str]] = {
+    "md": re.compile(
+        r"<!--.*?-->|<[A-Za-z/][^>\n]*>|\]\([^)\n]*\)|\]\[[^\]\n]*\]|https?://\S+"
+        r"|\[\^[^\]\n]*\]|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]"
+        r"|(?m:^[ \t]*(?:#+[ \t]*[\d.]+|\d+[.)])(?=\s))",
+        re.S),
+    "tex": re.compile(
+        r"(?<!\\)%[^\n]*"
+        r"|\\(?:cite[a-z]*|[a-z]*ref|label|url|href|includegraphics|input|include|bibliography"
+        r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
+        r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
+        r"|setcounter|addlinespace)\*?(?:\[[^\]]*\]|\([^)]*\))*(?:\{[^{}]*\})?(?:\{[^{}]*\})?"
+        r"|\\(?:multicolumn|multirow|resizebox|scalebox|textcolor|color|cellcolor|rowcolor)"
+        r"\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{[^{}]*\})?"
+        r"|\\\\(?:\[[^\]]*\])?|\\(?!(?:pm|mp|times|cdot)(?![A-Za-z]))[A-Za-z@]+\*?(?:\[[^\]]*\])?"
+        r"|\\[^A-Za-z%,\s]", re.S),
+    "rst": re.compile(
+        r"(?m:^\.\. .*$)|:[\w:.-]+:`[^`]*`|`[^`<]*<[^>]*>`_|\[#?[\w-]*\]_|https?://\S+"),
+    "txt": re.compile(r"https?://\S+"),
+}
+_MASKS["csv"] = _MASKS["tsv"] = _MASKS["txt"]
+
+
+def _blank(m: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", m.group(0))
+
+
+def mask(segment: Segment, start: int, end: int) -> str:
+    """``segment.text[start:end]`` with non-prose spans (commands, URLs, citations) blanked."""
+    return _MASKS[segment.syntax].sub(_blank, segment.text[start:end])
+
+
+# --- sentences ---------------------------------------------------------------------------------
+
+# Where one unit of prose ends and the next begins: sentence punctuation before white space, a
+# colon ending a line, a blank line, or a line that starts a block (heading, list item, quote,
+# table row, fence; in LaTeX \item, sectioning, \begin/\end, and the \\ line break).
+_BOUNDARY: dict[str, re.Pattern[str]] = {
+    "md": re.compile(r"[.?!](?=\s)|:(?=\r?\n)"
+                     r"|\n(?=[ \t]*(?:\r?\n|#{1,6}\s|[-*+>]\s|\d+[.)]\s|\||```|~~~|<!--))"),
+    "tex": re.compile(r"[.?!](?=\s)|:(?=\r?\n)|\\\\"
+                      r"|\n(?=[ \t]*(?:\r?\n|\\item\b|\\(?:sub)*section\b"
+                      r"|\\(?:paragraph|caption|begin|end)\b))"),
+    "rst": re.compile(r"[.?!](?=\s)|:(?=\r?\n)|\n(?=[ \t]*(?:\r?\n|[-*+]\s|\d+[.)]\s|\.\. ))"),
+    "txt": re.compile(r"[.?!](?=\s)|:(?=\r?\n)|\n(?=[ \t]*\r?\n)"),
+}
+
+
+def _sentence(segment: Segment, pos: int) -> tuple[int, int]:
+    ends = segment._cache.get("ends")
+    if ends is None:
+        rx = _BOUNDARY.get(segment.syntax, _BOUNDARY["txt"])
+        ends = [m.end() for m in rx.finditer(segment.text)]
+        segment._cache["ends"] = ends
+    assert isinstance(ends, list)
+    i = bisect.bisect_right(ends, pos)
+    start = ends[i - 1] if i > 0 else 0
+    end = ends[i] if i < len(ends) else len(segment.text)
+    if end - start > _MAX_UNIT:  # a run-on "sentence" (a log, a minified file): clamp it
+        start, end = max(start, pos - _MAX_UNIT // 2), min(end, pos + _MAX_UNIT // 2)
+    return start, end
+
+
+# --- tables --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    text: str
+    start: int   # offsets into the segment's text
+    end: int
+
+
+@dataclass(eq=False)
+class Table:
+    """A table: header rows merged per column, body rows of cells; offsets into the segment."""
+
+    start: int
+    end: int
+    header: list[Cell]          # one per column (multi-row headers joined with a space)
+    rows: list[list[Cell]]
+    header_rows: list[list[Cell]] = field(default_factory=list)
+
+    def column_header(self, col: int) -> str:
+        return self.header[col].text if col < len(self.header) else ""
+
+
+def _split_cells(line: str, base: int, sep: str) -> list[Cell]:
+    cells: list[Cell] = []
+    pos = 0
+    for part in line.split(sep):
+        cells.append(Cell(part, base + pos, base + pos + len(part)))
+        pos += len(part) + len(sep)
+    return cells
+
+
+def _pipe_cells(line: str, base: int) -> list[Cell]:
+    body_start = 0
+    body_end = len(line)
+    stripped = line.rstrip()
+    lead = len(line) - len(line.lstrip())
+    if line[lead:lead + 1] == "|":
+        body_start = lead + 1
+    if stripped.endswith("|") and len(stripped) - 1 >= body_start:
+        body_end = len(stripped) - 1
+    cells: list[Cell] = []
+    pos = body_start
+    # Split on unescaped pipes only (a \| is text).
+    for m in re.finditer(r"(?<!\\)\|", line[body_start:body_end]):
+        end = body_start + m.start()
+        cells.append(Cell(line[pos:end], base + pos, base + end))
+        pos = end + 1
+    cells.append(Cell(line[pos:body_end], base + pos, base + body_end))
+    return cells
+
+
+_PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+
+
+def _markdown_table(segment: Segment, pos: int) -> Table | None:
+    text = segment.text
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos)
+    le = len(text) if le < 0 else le
+    if "|" not in text[ls:le]:
+        return None
+    start = ls
+    while start > 0:
+        prev = text.rfind("\n", 0, start - 1) + 1
+        if "|" not in text[prev:start - 1] or not text[prev:start - 1].strip():
+            break
+        start = prev
+    cache = segment._cache.setdefault("md_tables", {})
+    assert isinstance(cache, dict)
+    if start in cache:
+        table: Table | None = cache[start]
+        return table
+    lines: list[tuple[int, str]] = []
+    cur = start
+    while cur < len(text):
+        nxt = text.find("\n", cur)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[cur:nxt]
+        if "|" not in line or not line.strip():
+            break
+        lines.append((cur, line))
+        cur = nxt + 1
+    table = None
+    if len(lines) >= 2 and _PIPE_RULE.match(lines[1][1]):
+        header = _pipe_cells(lines[0][1], lines[0][0])
+        rows = [_pipe_cells(line, base) for base, line in lines[2:]]
+        table = Table(start, lines[-1][0] + len(lines[-1][1]), header, rows, [header])
+    cache[start] = table
+    return table
+
+
+_TAB_BEGIN = re.compile(r"\\begin\{(tabular[x*]?|longtable|array|tabulary)\}")
+_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|endhead|endfirsthead|endfoot"
+                    r"|hhline\{[^}]*\}|cmidrule(?:\([^)]*\))?\{[^}]*\}|cline\{[^}]*\}"
+                    r"|addlinespace(?:\[[^\]]*\])?)")
+
+
+def _skip_group(text: str, pos: int) -> int:
+    """End of a balanced {...} starting at ``pos`` (which must be '{'), else ``pos``."""
+    if pos >= len(text) or text[pos] != "{":
+        return pos
+    depth = 0
+    for i in range(pos, min(len(text), pos + 2000)):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return pos
+
+
+def _latex_table(segment: Segment, pos: int) -> Table | None:
+    text = segment.text
+    found = segment._cache.get("tex_tables")
+    if found is None:
+        spans: list[tuple[int, int, int]] = []
+        for m in _TAB_BEGIN.finditer(text):
+            close = text.find("\\end{" + m.group(1) + "}", m.end())
+            if close < 0:
+                continue
+            body = m.end()
+            while body < len(text) and text[body] in " \t\n[":
+                if text[body] == "[":
+                    body = text.find("]", body) + 1 or body + 1
+                else:
+                    body += 1
+            if m.group(1) in ("tabularx", "tabular*"):
+                body = _skip_group(text, body)
+                while body < len(text) and text[body] in " \t\n":
+                    body += 1
+            body = _skip_group(text, body)
+            spans.append((m.start(), body, close))
+        segment._cache["tex_tables"] = found = spans
+    assert isinstance(found, list)
+    starts = [s[0] for s in found]
+    i = bisect.bisect_right(starts, pos) - 1
+    if i < 0 or not found[i][1] <= pos < found[i][2]:
+        return None
+    begin, body, close = found[i]
+    cache = segment._cache.setdefault("tex_table_objs", {})
+    assert isinstance(cache, dict)
+    if begin in cache:
+        table: Table = cache[begin]
+        return table
+    masked = _RULES.sub(lambda m: " " * len(m.group(0)), text[body:close])
+    rows: list[list[Cell]] = []
+    midrule_at: int | None = None
+    offset = 0
+    for chunk in re.split(r"(\\\\(?:\[[^\]]*\])?)", masked):
+        if chunk.startswith("\\\\"):
+            offset += len(chunk)
+            continue
+        raw_rule = text[body + offset:body + offset + len(chunk)]
+        if midrule_at is None and rows and re.search(r"\\(?:midrule|hline)", raw_rule):
+            midrule_at = len(rows)
+        if chunk.strip():
+            cells: list[Cell] = []
+            pos_in = 0
+            for part in re.split(r"(?<!\\)&", chunk):
+                cells.append(Cell(part, body + offset + pos_in,
+                                  body + offset + pos_in + len(part)))
+                pos_in += len(part) + 1
+            rows.append(cells)
+        offset += len(chunk)
+    n_head = midrule_at if midrule_at else 1
+    header_rows = rows[:n_head]
+    width = max((len(r) for r in header_rows), default=0)
+    header = []
+    for col in range(width):
+        parts = [r[col] for r in header_rows if col < len(r)]
+        header.append(Cell(" ".join(p.text.strip() for p in parts), parts[0].start,
+                           parts[-1].end))
+    table = Table(begin, close, header, rows[n_head:], header_rows)
+    cache[begin] = table
+    return table
+
+
+def delimited_table(segment: Segment) -> Table:
+    """A CSV/TSV segment as one table: first non-empty row the header."""
+    cached = segment._cache.get("table")
+    if isinstance(cached, Table):
+        return cached
+    sep = "\t" if segment.syntax == "tsv" else ","
+    text = segment.text
+    rows: list[list[Cell]] = []
+    pos = 0
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        nl = len(text) if nl < 0 else nl
+        line = text[pos:nl].rstrip("\r")
+        if line.strip():
+            if '"' in line:
+                rows.append(_quoted_cells(line, pos, sep))
+            else:
+                rows.append(_split_cells(line, pos, sep))
+        pos = nl + 1
+    header = rows[0] if rows else []
+    table = Table(0, len(text), header, rows[1:], [header] if rows else [])
+    segment._cache["table"] = table
+    return table
+
+
+def _quoted_cells(line: str, base: int, sep: str) -> list[Cell]:
+    cells: list[Cell] = []
+    i = 0
+    while i <= len(line):
+        if i < len(line) and line[i] == '"':
+            j = i + 1
+            while j < len(line):
+                if line[j] == '"':
+                    if j + 1 < len(line) and line[j + 1] == '"':
+                        j += 2
+                        continue
+                    break
+                j += 1
+            cells.append(Cell(line[i + 1:j].replace('""', '"'), base + i + 1, base + j))
+            k = line.find(sep, j)
+            i = len(line) + 1 if k < 0 else k + 1
+        else:
+            k = line.find(sep, i)
+            k = len(line) if k < 0 else k
+            cells.append(Cell(line[i:k], base + i, base + k))
+            i = k + 1
+    return cells
+
+
+# --- units -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    start: int
+    end: int
+
+
+def _in_fence(segment: Segment, pos: int) -> tuple[int, int] | None:
+    """The line around ``pos`` when it is inside a fenced code block (Markdown)."""
+    fences = segment._cache.get("fences")
+    if fences is None:
+        fences = [m.start() for m in re.finditer(r"(?m)^[ \t]*(?:```|~~~)", segment.text)]
+        segment._cache["fences"] = fences
+    assert isinstance(fences, list)
+    if not fences or bisect.bisect_right(fences, pos) % 2 == 0:
+        return None
+    text = segment.text
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos)
+    return ls, len(text) if le < 0 else le
+
+
+def unit_at(segment: Segment, pos: int) -> Sentence | Table:
+    """The sentence or table of ``segment`` that holds offset ``pos``."""
+    if segment.syntax in ("csv", "tsv"):
+        return delimited_table(segment)
+    if segment.syntax == "md":
+        fenced = _in_fence(segment, pos)
+        if fenced is not None:
+            return Sentence(*fenced)  # a code block: each line is its own unit
+        table = _markdown_table(segment, pos)
+        if table is not None:
+            return table
+    elif segment.syntax == "tex":
+        tex_table = _latex_table(segment, pos)
+        if tex_table is not None:
+            return tex_table
+    return Sentence(*_sentence(segment, pos))

@@ -1,0 +1,267 @@
+"""Which documents to reconcile: paths given, the configured globs, or what git has staged.
+
+Configuration, in ``.labledger/config.toml``::
+
+    [reconcile]
+    documents = ["paper/**/*.tex", "README.md", "notebooks/*.ipynb"]
+
+Globs are relative to the project folder (the one holding ``.labledger/``); ``**`` spans any
+number of folders (none included). Invariants:
+
+* **Nothing is skipped silently.** A path given on the command line that is missing, a
+  directory holding no document, a configuration whose globs match nothing, an unreadable or
+  malformed document: each is an error (`DocumentError`, `DocumentsConfigError`) naming it.
+  All documents are read before any is judged, so every bad one is reported at once.
+* **Staged means the index.** ``--staged`` reads the blobs git would commit (``git cat-file
+  --batch`` on ``:path``), never the working tree, so a hook judges exactly what is committed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from labledger.reconcile.doc_readers import FORMATS, Segment, format_of, read_document
+from labledger.reconcile.errors import DocumentError, DocumentsConfigError, GitHookError
+
+__all__ = ["configured_globs", "display_path", "git_toplevel", "glob_regex", "read_documents",
+           "resolve_documents", "run_git", "staged_blob", "staged_documents"]
+
+_SKIP_DIRS = {".git", ".labledger", ".venv", "node_modules", "__pycache__", ".ipynb_checkpoints"}
+HOW_TO_CONFIGURE = (
+    "no documents to reconcile: pass paths (labledger reconcile paper/ README.md) or configure "
+    "them in .labledger/config.toml:\n\n    [reconcile]\n    documents = [\"paper/**/*.tex\", "
+    "\"README.md\"]\n")
+
+
+def configured_globs(config: Path) -> list[str] | None:
+    """The ``[reconcile] documents`` globs of ``config``, or None when there are none."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(config.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise DocumentsConfigError(f"{config}: cannot read it ({exc})", str(config)) from None
+    table: Any = data.get("reconcile")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise DocumentsConfigError(f"{config}: 'reconcile' must be a table ([reconcile])",
+                                   str(config))
+    unknown = sorted(set(table) - {"documents"})
+    if unknown:
+        raise DocumentsConfigError(f"{config}: unknown [reconcile] option(s) "
+                                   f"{', '.join(unknown)}; known: documents", str(config))
+    globs = table.get("documents")
+    if globs is None:
+        return None
+    if not isinstance(globs, list) or not all(isinstance(g, str) and g for g in globs):
+        raise DocumentsConfigError(f"{config}: [reconcile] documents must be a list of glob "
+                                   "strings, e.g. [\"paper/**/*.tex\"]", str(config))
+    return list(globs)
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A regex matching relative POSIX paths the way ``glob(..., recursive=True)`` does."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[":
+            close = pattern.find("]", i + 1)
+            if close < 0:
+                out.append(re.escape("["))
+                i += 1
+            else:
+                body = pattern[i + 1:close]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = close + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """``path`` relative to the working directory when it is below it."""
+    here = (cwd or Path.cwd()).absolute()
+    try:
+        return str(path.absolute().relative_to(here))
+    except ValueError:
+        return str(path)
+
+
+def _walk(folder: Path) -> list[Path]:
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        found += [Path(root) / f for f in sorted(files) if format_of(f) is not None]
+    return found
+
+
+def resolve_documents(paths: Sequence[str], project: Path | None,
+                      globs: list[str] | None) -> list[Path]:
+    """The documents to read: ``paths`` (folders expanded to their documents), else the
+    configured ``globs`` under ``project``; errors for anything missing or matching nothing."""
+    if paths:
+        out: list[Path] = []
+        for raw in paths:
+            path = Path(raw)
+            found = _walk(path) if path.is_dir() else []
+            # A missing file, or a folder with no document, stays in the list: reading it
+            # reports it together with every other bad document.
+            out += found or [path]
+        return list(dict.fromkeys(out))
+    if project is None or not globs:
+        raise DocumentsConfigError(HOW_TO_CONFIGURE)
+    import glob as globmod
+
+    matched: list[Path] = []
+    for pattern in globs:
+        for name in sorted(globmod.glob(pattern, root_dir=project, recursive=True)):
+            candidate = project / name
+            if candidate.is_file():
+                matched.append(candidate)
+    if not matched:
+        raise DocumentsConfigError(
+            f"the [reconcile] documents globs ({', '.join(globs)}) match no file under "
+            f"{project}; fix them in .labledger/config.toml or pass paths",
+            str(project / ".labledger" / "config.toml"))
+    return list(dict.fromkeys(matched))
+
+
+def read_documents(paths: Sequence[Path], cwd: Path | None = None) -> list[Segment]:
+    """Read every document; one `DocumentError` naming all that cannot be read."""
+    segments: list[Segment] = []
+    problems: list[tuple[str, str]] = []
+    for path in paths:
+        shown = display_path(path, cwd)
+        try:
+            data = path.read_bytes()
+            segments += read_document(shown, data)
+        except DocumentError as exc:
+            problems += exc.problems
+        except FileNotFoundError:
+            problems.append((shown, "no such file"))
+        except IsADirectoryError:
+            problems.append((shown, "a folder holding no document "
+                                    f"({', '.join(sorted(FORMATS))})"))
+        except OSError as exc:
+            problems.append((shown, f"cannot read it ({exc.strerror or exc})"))
+    if problems:
+        raise DocumentError(problems)
+    return segments
+
+
+# --- git ---------------------------------------------------------------------------------------
+
+def run_git(args: list[str], cwd: Path, data: bytes | None = None) -> bytes:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True,
+                              check=False, timeout=120)
+    except FileNotFoundError:
+        raise GitHookError("git is not installed (or not on PATH)") from None
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip()
+        raise GitHookError(f"`git {' '.join(args)}` failed in {cwd}: {err}", str(cwd))
+    return proc.stdout
+
+
+def git_toplevel(cwd: Path) -> Path:
+    """The work tree's top folder; `GitHookError` outside a git work tree."""
+    try:
+        out = run_git(["rev-parse", "--show-toplevel"], cwd)
+    except GitHookError:
+        raise GitHookError(f"{cwd} is not inside a git work tree; --staged and hooks need "
+                           "one", str(cwd)) from None
+    return Path(out.decode().strip())
+
+
+def _blobs(top: Path, names: list[str]) -> dict[str, bytes]:
+    """The staged content of each path, read with one `git cat-file --batch`."""
+    if not names:
+        return {}
+    request = "".join(f":{n}\n" for n in names).encode()
+    raw = run_git(["cat-file", "--batch"], top, request)
+    out: dict[str, bytes] = {}
+    pos = 0
+    for name in names:
+        nl = raw.index(b"\n", pos)
+        header = raw[pos:nl].split()
+        if len(header) < 3 or header[1] != b"blob":
+            raise GitHookError(f"cannot read the staged {name} from git ({raw[pos:nl]!r})",
+                               name)
+        size = int(header[2])
+        out[name] = raw[nl + 1:nl + 1 + size]
+        pos = nl + 1 + size + 1
+    return out
+
+
+def staged_blob(top: Path, name: str) -> bytes | None:
+    """The staged content of one path (relative to ``top``), or None when it is not in the
+    index."""
+    listed = run_git(["ls-files", "--cached", "-z", "--", name], top)
+    if not listed.strip(b"\0"):
+        return None
+    return _blobs(top, [name])[name]
+
+
+def staged_names(top: Path) -> list[str]:
+    """Paths added, copied, modified or renamed in the index (deleted ones are not content)."""
+    raw = run_git(["diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z"], top)
+    return [n for n in raw.decode("utf-8", errors="surrogateescape").split("\0") if n]
+
+
+def staged_documents(top: Path, project: Path, globs: list[str] | None,
+                     cwd: Path | None = None) -> tuple[list[Segment], list[str]]:
+    """The staged documents' segments and their display paths.
+
+    A staged path is a document when it matches a configured glob (relative to ``project``);
+    with no globs configured, when its suffix is a known document type.
+    """
+    regexes = [glob_regex(g) for g in globs or []]
+    chosen: list[str] = []
+    for name in staged_names(top):
+        absolute = top / name
+        try:
+            rel = absolute.relative_to(project).as_posix()
+        except ValueError:
+            continue  # outside the project the ledger belongs to
+        if regexes:
+            if any(r.match(rel) for r in regexes):
+                chosen.append(name)
+        elif format_of(name) is not None:
+            chosen.append(name)
+    blobs = _blobs(top, chosen)
+    segments: list[Segment] = []
+    problems: list[tuple[str, str]] = []
+    shown_paths = []
+    for name in chosen:
+        shown = display_path(top / name, cwd)
+        shown_paths.append(shown)
+        try:
+            segments += read_document(shown, blobs[name])
+        except DocumentError as exc:
+            problems += exc.problems
+    if problems:
+        raise DocumentError(problems)
+    return segments, shown_paths

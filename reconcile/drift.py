@@ -1,0 +1,81 @@
+"""Reconcile a project's documents against its ledger: the entry points the CLI calls.
+
+* `reconcile_project`: the documents named (files or folders), else the configured globs.
+* `reconcile_staged`: what git would commit (for pre-commit hooks), plus EVIDENCE.json: when it
+  is staged (its staged bytes) or present (the file), it must equal the projection of the
+  ledger (`labledger.reconcile.evidence`), or the report carries its differences.
+
+Claims are the ledger's current claims (`claim_model.current_claims`), read once; nothing here
+writes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from labledger.reconcile.claim_model import Claim, current_claims
+from labledger.reconcile.doc_sources import (
+    configured_globs,
+    display_path,
+    git_toplevel,
+    read_documents,
+    resolve_documents,
+    staged_blob,
+    staged_documents,
+)
+from labledger.reconcile.documents import reconcile_segments
+from labledger.reconcile.findings import Report
+from labledger.reconcile.pull_verified import Event, load_events
+
+__all__ = ["reconcile_paths", "reconcile_project", "reconcile_staged"]
+
+
+def reconcile_paths(paths: Sequence[Path], claims: Sequence[Claim],
+                    cwd: Path | None = None) -> Report:
+    """Read ``paths`` (all of them, or `DocumentError`) and judge them against ``claims``."""
+    segments = read_documents(paths, cwd)
+    return reconcile_segments(segments, claims, documents=len(paths))
+
+
+def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None) -> Report:
+    """`reconcile_paths` over ``paths``, or over the project's configured document globs."""
+    globs = None if paths else configured_globs(ledger.paths.config)
+    documents = resolve_documents(paths, ledger.paths.project, globs)
+    claims = current_claims(load_events(ledger))
+    return reconcile_paths(documents, claims, cwd)
+
+
+def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
+              cwd: Path | None) -> None:
+    try:
+        from labledger.reconcile.evidence import EVIDENCE_NAME, build_evidence, differences
+    except ImportError:  # claim capture not installed in this build
+        report.notes.append("EVIDENCE.json not checked: labledger.reconcile.evidence is missing")
+        return
+    path = Path(ledger.paths.project) / EVIDENCE_NAME
+    try:
+        rel = path.relative_to(top).as_posix()
+    except ValueError:
+        rel = None
+    data = staged_blob(top, rel) if rel is not None else None
+    if data is None:
+        if not path.exists():
+            return  # no EVIDENCE.json in this project: nothing to keep in step
+        data = path.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    diffs = differences(text, build_evidence(ledger, events=events))
+    report.evidence = {"path": display_path(path, cwd), "differences": diffs}
+
+
+def reconcile_staged(ledger: Any, cwd: Path) -> Report:
+    """Judge the staged documents and EVIDENCE.json of the git work tree holding ``cwd``."""
+    top = git_toplevel(cwd)
+    project = Path(ledger.paths.project).resolve()
+    globs = configured_globs(ledger.paths.config)
+    segments, shown = staged_documents(top.resolve(), project, globs, cwd)
+    events = load_events(ledger)
+    report = reconcile_segments(segments, current_claims(events), documents=len(shown))
+    _evidence(ledger, events, top.resolve(), report, cwd)
+    return report

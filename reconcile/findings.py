@@ -1,0 +1,110 @@
+"""What document reconcile reports: findings (problems), matches (checked numbers), a report.
+
+A finding's ``type`` is one of
+
+* ``drift``: a number tied to a claim (by a marker, or as the one remaining anchored number)
+  that differs from its evidence at the precision shown;
+* ``ambiguous``: a number two unmatched claims could own, or a claim named next to several
+  numbers none of which matches; never reported as drift;
+* ``unit``: a number whose unit is shown and is not the claim's;
+* ``unknown_claim``: a marker naming no current claim;
+* ``marker``: a marker that marks no number.
+
+Every finding is a problem: ``labledger reconcile`` exits 3 when there is one (0 with
+``--disclose``). Fields are only ever added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Finding", "Match", "Report", "Tie"]
+
+
+@dataclass(frozen=True, slots=True)
+class Tie:
+    """The evidence a number was judged against: one claim as the ledger records it."""
+
+    claim: str
+    value: float
+    unit: str | None
+    run: str | None
+    object: str       # the content digest the value was read from
+    event: str        # the claim.declared event id
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    type: str
+    path: str
+    line: int
+    col: int
+    where: str | None             # "cell 3, output 1" inside a notebook, else None
+    claims: tuple[str, ...]
+    shown: str | None             # the number as the document shows it
+    evidence: tuple[Tie, ...]
+    via: str                      # marker | macro | table | anchor | delta
+    message: str
+    candidates: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+    def render(self) -> str:
+        """``file:line:col: message`` (a notebook's cell/output in brackets before the message)."""
+        where = f"[{self.where}] " if self.where else ""
+        return f"{self.location()}: {where}{self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["evidence"] = [asdict(t) for t in self.evidence]
+        out["claims"] = list(self.claims)
+        out["candidates"] = list(self.candidates)
+        out["unknown"] = list(self.unknown)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    path: str
+    line: int
+    col: int
+    where: str | None
+    claims: tuple[str, ...]
+    shown: str
+    via: str
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["claims"] = list(self.claims)
+        return out
+
+
+@dataclass
+class Report:
+    documents: int = 0
+    claims: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    matches: list[Match] = field(default_factory=list)
+    # --staged: {"path": ..., "differences": [...]} when an EVIDENCE.json was compared
+    evidence: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and not (self.evidence and self.evidence["differences"])
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.findings:
+            out[f.type] = out.get(f.type, 0) + 1
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "documents": self.documents, "claims": self.claims,
+                "checked": len(self.matches), "counts": self.counts(),
+                "findings": [f.to_json() for f in self.findings],
+                "matches": [m.to_json() for m in self.matches],
+                "evidence": self.evidence, "notes": self.notes}

@@ -1,0 +1,247 @@
+"""Numbers as documents show them, and comparing them with a claim at the precision shown.
+
+A *shown number* is a token of text: an optional sign, digits with optional thousands
+separators (``1,000``, ``1{,}000``, ``1\\,000``, a thin space), a decimal part, an optional
+exponent (``1.2e-3``, ``1.2 \\times 10^{-3}``, ``1.2 × 10^-3``), then optionally a multiplier
+(``50k``, ``1.2M``), a percent sign (``91.3%``, ``91.3\\%``, ``91.3 percent``) or a unit word.
+
+Invariants:
+
+* **Precision is what the text shows.** The number is kept as a `Decimal` built from its digits,
+  so its exponent is the place of its last shown digit (``31.4`` → 0.1, ``31.40`` → 0.01,
+  ``1,000`` → 1, ``1.2e-3`` → 0.0001, ``1.2M`` → 100,000). A claim value *matches* when
+  ``|shown − value·scale| ≤ ½·10^exponent`` (+ a relative 2⁻⁵⁰ for the value's binary
+  representation), computed exactly in decimal arithmetic on the float's exact value: so the
+  text produced by formatting the value at any precision (``f"{v:.{p}f}"``) always matches, and
+  a text off by more than half a unit in its last shown digit never does.
+* **Percent scales.** ``91.3%`` is compared as 0.913 with a claim whose unit is a fraction (a
+  unit of ``fraction``, ``ratio``, ``1``, or no unit with ``|value| ≤ 1``) and as 91.3 with a
+  claim whose unit is ``%``/``percent`` (or no unit with ``|value| > 1``).
+* **Digits glued to words are not numbers.** ``mAP@50``, ``ResNet-50``, ``top-1``, ``F1``,
+  ``v1.2``, ``3D``, ``1st``, ``1.2.3``, ``3-5``, ``12:30``, ``10^3`` yield no token.
+* **Units are checked only when present.** A unit word right after the number is compared with
+  the claim's unit (case-insensitive, a few synonyms); an unknown following word (``on``,
+  ``epochs``) is not a unit and is not compared.
+
+This module knows nothing about claims or documents; `documents.py` decides which number is
+whose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+
+__all__ = ["Check", "Shown", "check", "number_at", "parse_number", "scan_numbers"]
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_SEP = r"(?:,|\{,\}|\\,|[\u2009\u202f\u00a0])"
+_NUMBER = re.compile(
+    r"(?P<sign>[+\-\u2212])?"
+    r"(?:(?P<int>\d{1,3}(?:" + _SEP + r"\d{3})+(?!\d)|\d+)(?:\.(?P<frac>\d+))?"
+    r"|\.(?P<frac0>\d+))"
+    r"(?:[eE](?P<exp>[+\-\u2212]?\d+)(?!\w|\.\d)"
+    r"|\s?(?:\\times|\u00d7|\\cdot)\s?10\^\{?(?P<exp2>[+\-\u2212]?\d+)\}?)?"
+)
+_SEP_CHARS = re.compile(_SEP)
+_GLUE_BEFORE = frozenset("_@.^/\\#")
+# What may follow a number and still leave it a number: the letters of a unit or multiplier.
+_SUFFIX = re.compile(r"(?:\\,|\\ |~|[ \t\u00a0])?(\\%|%|[^\W\d_][\w/°]*|°\w*|×)")
+
+# Words that are units when they follow a number; anything else that follows is just a word.
+_KNOWN_UNITS = _words("""
+db % ms s sec secs second seconds min mins minute minutes h hr hrs hour hours day days
+hz khz mhz ghz px gb mb kb tb gib mib kib tib w kw j flops gflops tflops mflops pflops macs
+gmacs fps bpp bit bits nats x × m cm mm km pp °c ° deg it/s
+""")
+_SYNONYMS = {"sec": "s", "secs": "s", "second": "s", "seconds": "s", "mins": "min",
+             "minute": "min", "minutes": "min", "hr": "h", "hrs": "h", "hour": "h",
+             "hours": "h", "days": "day", "×": "x", "percent": "%", "pct": "%", "bits": "bit",
+             "deg": "°"}
+_MULTIPLIERS = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
+_PERCENT_UNITS = frozenset({"%", "percent", "pct"})
+_FRACTION_UNITS = frozenset({"", "fraction", "ratio", "1", "proportion"})
+_EPS = Decimal(2) ** -50
+_HALF = Decimal("0.5")
+
+
+def _norm_unit(unit: str) -> str:
+    u = unit.strip().lower().rstrip(".")
+    return _SYNONYMS.get(u, u)
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """One number as the text shows it (offsets are into the scanned text)."""
+
+    text: str          # the characters of the number itself, e.g. "+1,234.5"
+    start: int
+    end: int           # end of the number, before any suffix
+    digits: Decimal    # the number as written, sign applied, before multiplier and percent
+    sign: str | None   # "+" or "-" when written explicitly
+    percent: bool      # followed by %, \% or "percent"
+    suffix: str | None  # the word that follows (glued or after one space), as written
+    suffix_end: int    # end of the token with its percent sign or known unit (not other words)
+    uncertainty: bool  # written after ± (an uncertainty, never a value)
+
+    @property
+    def is_signed(self) -> bool:
+        return self.sign is not None
+
+    def display(self) -> str:
+        """The number as a reader sees it, with its percent sign (the scale), without a unit."""
+        return self.text + "%" if self.percent else self.text
+
+    def display_unit(self) -> str:
+        """The number with the unit or multiplier written after it."""
+        if self.suffix is not None and self.suffix_end > self.end:
+            return f"{self.text} {self.suffix}"
+        return self.display()
+
+
+def _uncertainty_before(text: str, start: int) -> bool:
+    """Is the number at ``start`` written after ``±``/``\\pm``/``+/-`` (an uncertainty)?"""
+    head = text[max(0, start - 8):start].rstrip(" $~{")
+    return head.endswith(("\u00b1", "\\pm", "+/-", "+-"))
+
+
+def _build(m: re.Match[str], text: str) -> Shown | None:
+    start, end = m.start(), m.end()
+    before = text[start - 1] if start > 0 else " "
+    sign = m.group("sign")
+    if before.isalnum() or before in _GLUE_BEFORE:
+        return None
+    if before in "-\u2212\u2013:":
+        prev2 = text[start - 2] if start > 1 else " "
+        if prev2.isalnum() or prev2 in ")]":
+            return None  # ResNet-50, top-1, 3-5, 12:30
+    if sign and before in ")]":
+        return None
+    nxt = text[end] if end < len(text) else " "
+    nxt2 = text[end + 1] if end + 1 < len(text) else " "
+    if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit()) or nxt in "^_":
+        return None  # 1.2.3, 12:30, 3/4, 3-5, 1,2 (a list), 10^3, x_1: not values
+    int_part = m.group("int")
+    frac = m.group("frac") if int_part is not None else m.group("frac0")
+    literal = _SEP_CHARS.sub("", int_part) if int_part is not None else "0"
+    if frac is not None:
+        literal += "." + frac
+    exp = m.group("exp") or m.group("exp2")
+    if exp is not None:
+        literal += "E" + exp.replace("\u2212", "-")
+    value = Decimal(literal)
+    if sign in ("-", "\u2212"):
+        value = -value
+    percent = False
+    suffix: str | None = None
+    suffix_end = end
+    sm = _SUFFIX.match(text, end)
+    if sm is not None:
+        word = sm.group(1)
+        if word in ("%", "\\%") or word.lower() == "percent":
+            percent, suffix_end = True, sm.end()
+        elif _norm_unit(word) in _KNOWN_UNITS or word in _MULTIPLIERS:
+            suffix, suffix_end = word, sm.end()
+        elif sm.start(1) == end:
+            return None  # glued to a word that is no unit: 3D, 1st, 2nd
+        else:
+            suffix = word  # maybe the claim's own unit ("img/s"); `check` decides
+    return Shown(text=m.group(0), start=start, end=end, digits=value,
+                 sign=None if sign is None else ("+" if sign == "+" else "-"),
+                 percent=percent, suffix=suffix, suffix_end=suffix_end,
+                 uncertainty=_uncertainty_before(text, start if sign is None else start))
+
+
+def scan_numbers(text: str, start: int = 0, end: int | None = None) -> list[Shown]:
+    """Every number token in ``text[start:end]`` (offsets relative to ``text``)."""
+    out: list[Shown] = []
+    stop = len(text) if end is None else end
+    for m in _NUMBER.finditer(text, start, stop):
+        shown = _build(m, text)
+        if shown is not None:
+            out.append(shown)
+    return out
+
+
+def number_at(text: str, pos: int) -> Shown | None:
+    """The number that starts exactly at ``pos`` (a marker's number), or None."""
+    m = _NUMBER.match(text, pos)
+    return _build(m, text) if m is not None else None
+
+
+def parse_number(text: str) -> Shown | None:
+    """The number a whole cell or macro argument shows (leading formatting skipped), or None."""
+    for m in _NUMBER.finditer(text):
+        shown = _build(m, text)
+        if shown is not None:
+            return shown
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A shown number judged against one expected value."""
+
+    matches: bool        # equal at the precision shown (and units compatible)
+    unit_ok: bool        # no unit shown, or the claim's unit (or percent on a fraction)
+    unit_shown: str | None
+    plausible: bool      # could be this claim's number at all (see `check`)
+    expected: Decimal    # the value in the number's own scale (percent points, multiplier)
+    half_unit: Decimal   # half a unit of the last shown digit, in that scale
+
+
+def _percent_scale(value: float | Decimal, unit: str | None) -> int:
+    """Power of ten that turns the claim's value into percent points."""
+    if unit is None:
+        return 0 if abs(Decimal(value)) > 1 else 2  # a bare value above 1 is in percent already
+    return 0 if _norm_unit(unit) in _PERCENT_UNITS else 2
+
+
+def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
+          percent_context: bool = False, window: float = 2.0) -> Check:
+    """Compare ``shown`` with ``value`` (in ``unit``) at the precision the text shows.
+
+    ``percent_context`` says the number is in a percent column (a header with ``%``).
+    ``plausible`` is true when the number could be the claim's at all: it matches, or its unit is
+    shown and is the claim's, or its magnitude (in the claim's scale) is within a factor
+    ``window`` of the value with the same sign. Anchored (hand-typed) numbers that are not
+    plausible are other quantities, not drift.
+    """
+    scale = 0
+    unit_shown: str | None = None
+    unit_ok = True
+    digits = shown.digits
+    claim_unit = _norm_unit(unit) if unit else None
+    if shown.percent or percent_context:
+        unit_shown = "%"
+        if claim_unit is not None and claim_unit not in _PERCENT_UNITS | _FRACTION_UNITS:
+            unit_ok = False
+        scale = _percent_scale(value, unit)
+    if shown.suffix is not None:
+        word = _norm_unit(shown.suffix)
+        if claim_unit is not None and word == claim_unit:
+            unit_shown = shown.suffix
+        elif shown.suffix in _MULTIPLIERS:
+            digits = digits.scaleb(_MULTIPLIERS[shown.suffix])
+        elif word in _KNOWN_UNITS:
+            unit_shown = shown.suffix
+            unit_ok = False
+    with localcontext() as ctx:
+        ctx.prec = 80
+        exact = Decimal(value).scaleb(scale)
+        half = _HALF.scaleb(digits.as_tuple().exponent)  # type: ignore[arg-type]
+        tolerance = half + abs(exact) * _EPS
+        matches = unit_ok and abs(digits - exact) <= tolerance
+        if matches or (unit_ok and unit_shown is not None and unit_shown != "%"):
+            plausible = True
+        elif not unit_ok or exact == 0 or digits == 0:
+            plausible = False
+        else:
+            ratio = digits / exact
+            plausible = Decimal(1) / Decimal(window) <= ratio <= Decimal(window)
+    return Check(matches=matches, unit_ok=unit_ok, unit_shown=unit_shown, plausible=plausible,
+                 expected=exact, half_unit=half)

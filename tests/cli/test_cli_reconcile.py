@@ -1,0 +1,242 @@
+"""`labledger reconcile` and `labledger hooks install`, end to end through main()."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from labledger.ledger.cli import main
+from labledger.ledger.ledger import Ledger
+
+DIGEST = "blake3:" + "ab" * 32
+
+
+@pytest.fixture(autouse=True)
+def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+
+
+@pytest.fixture
+def claims(ledger: Ledger) -> Ledger:
+    ledger.append("claim.declared", run="r1", claim="C1", metric="psnr", value=31.42,
+                  direction="higher", source_digest=DIGEST, unit="dB", aliases=["PSNR", "Ours"])
+    ledger.append("claim.declared", run="r1", claim="A1", metric="top1", value=0.9134,
+                  direction="higher", source_digest=DIGEST, aliases=["top-1 accuracy"])
+    return ledger
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    code = info.value.code
+    assert isinstance(code, int)
+    return code, out, err
+
+
+def write(project: Path, name: str, text: str) -> Path:
+    path = project / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_clean_document_exits_0(claims: Ledger, project: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "paper/a.md", "Ours reaches a PSNR of 31.4 dB; top-1 accuracy 91.3%.\n")
+    code, out, err = call(capsys, "reconcile", "paper/a.md")
+    assert code == 0, err
+    assert out == ""
+    assert "2 number(s) checked against 2 claim(s): no drift" in err
+
+
+def test_drift_exits_3_with_file_line_col(claims: Ledger, project: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "paper/a.md", "# Results\n\nOurs reaches a PSNR of 31.5 dB.\n")
+    code, out, err = call(capsys, "reconcile", "paper/a.md")
+    assert code == 3
+    assert out == ("paper/a.md:3:24: C1 says 31.5, evidence says 31.42 "
+                   "(run r1, object blake3:abababababab…)\n")
+    assert "1 drift" in err
+
+
+def test_disclose_reports_but_exits_0(claims: Ledger, project: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "a.md", "PSNR: 31.5 dB\n")
+    code, out, err = call(capsys, "reconcile", "--disclose", "a.md")
+    assert code == 0
+    assert "C1 says 31.5" in out
+    assert "disclosed" in err
+
+
+def test_json_output(claims: Ledger, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "a.md", "PSNR: 31.5 dB. Top-1 accuracy: 91.3%.\n")
+    code, out, _ = call(capsys, "reconcile", "a.md", "--json")
+    assert code == 3
+    data = json.loads(out)
+    assert data["ok"] is False
+    assert data["checked"] == 1
+    (finding,) = data["findings"]
+    assert finding["type"] == "drift"
+    assert (finding["path"], finding["line"], finding["col"]) == ("a.md", 1, 7)
+    assert finding["evidence"][0]["object"] == DIGEST
+
+
+def test_folder_is_expanded_to_its_documents(claims: Ledger, project: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "paper/a.md", "PSNR: 31.42 dB\n")
+    write(project, "paper/sub/b.tex", "Our PSNR is \\claim{C1}{31.5}.\n")
+    write(project, "paper/data.bin", "not a document\n")
+    code, out, _ = call(capsys, "reconcile", "paper", "--json")
+    assert code == 3
+    data = json.loads(out)
+    assert data["documents"] == 2
+    assert [f["path"] for f in data["findings"]] == ["paper/sub/b.tex"]
+
+
+def test_configured_globs(claims: Ledger, project: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = ["paper/**/*.md"]\n')
+    write(project, "paper/x/a.md", "PSNR: 31.5 dB\n")
+    write(project, "notes.md", "PSNR: 99 dB\n")
+    code, out, _ = call(capsys, "reconcile")
+    assert code == 3
+    assert out.startswith("paper/x/a.md:1:7: C1 says 31.5")
+    code, _, err = call(capsys, "log")  # the ledger still opens with the [reconcile] table
+    assert code == 0, err
+
+
+def test_no_paths_and_no_config_says_how_to_configure(claims: Ledger,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = call(capsys, "reconcile")
+    assert code == 2
+    assert out == ""
+    assert "[reconcile]" in err
+    assert "documents = " in err
+    assert "Traceback" not in err
+
+
+def test_globs_matching_nothing_are_an_error(claims: Ledger, project: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = ["paper/*.tex"]\n')
+    code, _, err = call(capsys, "reconcile")
+    assert code == 2
+    assert "match no file" in err
+
+
+def test_bad_config_table_is_an_error(claims: Ledger, project: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = "paper/*.md"\n')
+    code, _, err = call(capsys, "reconcile")
+    assert code == 2
+    assert "must be a list" in err
+
+
+@pytest.mark.parametrize(("name", "content", "problem"), [
+    ("missing.md", None, "missing.md: no such file"),
+    ("bad.ipynb", "{not json", "bad.ipynb: not a valid notebook: malformed JSON at line 1"),
+    ("list.ipynb", "[1, 2]", "list.ipynb: not a valid notebook: no 'cells' list"),
+    ("latin1.md", b"PSNR \xe9t\xe9 31.4\n", "latin1.md: not UTF-8 text"),
+    ("paper.docx", "x", "paper.docx: unknown document type '.docx'"),
+])
+def test_bad_input_is_an_error_never_skipped(claims: Ledger, project: Path,
+                                             capsys: pytest.CaptureFixture[str], name: str,
+                                             content: str | bytes | None, problem: str) -> None:
+    write(project, "good.md", "PSNR: 31.5 dB\n")
+    if isinstance(content, bytes):
+        (project / name).write_bytes(content)
+    elif content is not None:
+        write(project, name, content)
+    code, out, err = call(capsys, "reconcile", "good.md", name)
+    assert code == 2
+    assert out == ""
+    assert problem in err
+    assert "Traceback" not in err
+    code, out, err = call(capsys, "reconcile", "good.md", name, "--json")
+    assert code == 2
+    error = json.loads(err.strip().splitlines()[-1])
+    assert error["type"] == "exit_error"
+    assert error["error"] == "DocumentError"
+    assert error["documents"][0]["path"] == name
+
+
+def test_unreadable_document_is_an_error(claims: Ledger, project: Path,
+                                         capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(project, "secret.md", "PSNR: 31.42 dB\n")
+    path.chmod(0)
+    if os.geteuid() == 0:  # root reads mode 000 files: make the read fail as it would for a user
+        real = Path.read_bytes
+
+        def refuse(self: Path) -> bytes:
+            if self.name == "secret.md":
+                raise PermissionError(13, "Permission denied", str(self))
+            return real(self)
+
+        monkeypatch.setattr(Path, "read_bytes", refuse)
+    try:
+        code, out, err = call(capsys, "reconcile", "secret.md")
+    finally:
+        path.chmod(0o644)
+    assert code == 2
+    assert out == ""
+    assert "secret.md: cannot read it (Permission denied)" in err
+
+
+def test_every_bad_document_is_named_at_once(claims: Ledger, project: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "a.ipynb", "{")
+    code, _, err = call(capsys, "reconcile", "a.ipynb", "gone.md")
+    assert code == 2
+    assert "cannot reconcile 2 documents" in err
+    assert "a.ipynb" in err
+    assert "gone.md" in err
+
+
+def test_staged_takes_no_paths(claims: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "reconcile", "--staged", "a.md")
+    assert code == 2
+    assert "takes no PATH" in err
+
+
+def test_staged_outside_git_is_an_error(claims: Ledger,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "reconcile", "--staged")
+    assert code == 1
+    assert "not inside a git work tree" in err
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
+
+
+def test_hooks_install_refuses_a_foreign_hook(project: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _git(project, "init", "-q")
+    hook = project / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho mine\n")
+    code, _, err = call(capsys, "hooks", "install")
+    assert code == 1
+    assert "was not written by labledger" in err
+    assert hook.read_text() == "#!/bin/sh\necho mine\n"
+    code, out, err = call(capsys, "hooks", "install", "--force", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert Path(data["backup"]).read_text() == "#!/bin/sh\necho mine\n"
+    assert "reconcile --staged" in hook.read_text()
+    code, out, _ = call(capsys, "hooks", "install", "--json")  # its own hook: updated in place
+    assert code == 0
+    assert json.loads(out)["updated"] is True
+
+
+def test_hooks_install_outside_git(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "hooks", "install")
+    assert code == 1
+    assert "not inside a git work tree" in err

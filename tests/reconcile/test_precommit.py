@@ -1,0 +1,148 @@
+"""A real git repository: `git commit` is refused on drift and passes after the fix, through the
+plain hook (`labledger hooks install`) and through the real pre-commit framework using this
+repository's .pre-commit-hooks.yaml (a local hooks repo: no network)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from labledger.ledger.ledger import Ledger
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None,
+        check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
+                          env=env, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
+    return proc
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """The environment a developer's `git commit` runs in: labledger on PATH, no global config."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "PRE_COMMIT_HOME": str(tmp_path / "pc"),
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+@pytest.fixture
+def repo(ledger: Ledger, project: Path, env: dict[str, str]) -> Path:
+    """A git work tree holding a ledger with claim C1 (PSNR 31.42 dB) and a configured paper."""
+    ledger.append("claim.declared", run="r1", claim="C1", metric="psnr", value=31.42,
+                  direction="higher", source_digest="blake3:" + "0" * 64, unit="dB",
+                  aliases=["PSNR", "Ours"])
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = ["paper/*.md"]\n')
+    git(project, "init", "-q", "-b", "main", env=env)
+    (project / ".gitignore").write_text(".labledger/\n")
+    (project / "paper").mkdir()
+    (project / "paper" / "results.md").write_text("# Results\n\nOurs: PSNR 31.42 dB.\n")
+    return project
+
+
+def commit(repo: Path, env: dict[str, str], text: str, message: str,
+           ) -> subprocess.CompletedProcess[str]:
+    (repo / "paper" / "results.md").write_text(text)
+    git(repo, "add", "-A", env=env)
+    return git(repo, "commit", "-q", "-m", message, env=env, check=False)
+
+
+def committed(repo: Path, env: dict[str, str]) -> str:
+    return git(repo, "show", "HEAD:paper/results.md", env=env).stdout
+
+
+DRIFT = "# Results\n\nOurs: PSNR 31.5 dB.\n"
+FIXED = "# Results\n\nOurs: PSNR 31.4 dB.\n"
+
+
+def test_plain_hook_blocks_drift_then_passes(repo: Path, env: dict[str, str]) -> None:
+    installed = subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=repo, env=env,
+                               capture_output=True, text=True, check=False, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+    assert commit(repo, env, "# Results\n\nOurs: PSNR 31.42 dB.\n", "clean").returncode == 0
+    blocked = commit(repo, env, DRIFT, "drift")
+    assert blocked.returncode != 0
+    # git passes the hook's stdout on to its own stderr
+    output = blocked.stdout + blocked.stderr
+    assert "paper/results.md:3:12: C1 says 31.5, evidence says 31.42" in output
+    assert "commit blocked" in output
+    assert committed(repo, env) == "# Results\n\nOurs: PSNR 31.42 dB.\n"
+    passed = commit(repo, env, FIXED, "fixed")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert committed(repo, env) == FIXED
+
+
+def test_plain_hook_judges_the_staged_version_not_the_working_tree(
+        repo: Path, env: dict[str, str]) -> None:
+    subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    (repo / "paper" / "results.md").write_text(DRIFT)
+    git(repo, "add", "-A", env=env)
+    (repo / "paper" / "results.md").write_text(FIXED)  # fixed on disk, not staged
+    blocked = git(repo, "commit", "-q", "-m", "x", env=env, check=False)
+    assert blocked.returncode != 0
+    assert "C1 says 31.5" in blocked.stdout + blocked.stderr
+
+
+def test_plain_hook_ignores_unstaged_and_unconfigured_files(repo: Path,
+                                                            env: dict[str, str]) -> None:
+    subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    (repo / "notes.md").write_text("PSNR 99 dB\n")  # not in [reconcile] documents
+    passed = commit(repo, env, FIXED, "ok")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+@pytest.fixture
+def hooks_repo(tmp_path: Path, env: dict[str, str]) -> tuple[Path, str]:
+    """A local git repo holding a copy of this repository's .pre-commit-hooks.yaml."""
+    hooks = tmp_path / "hooks-repo"
+    hooks.mkdir()
+    shutil.copy(REPO / ".pre-commit-hooks.yaml", hooks / ".pre-commit-hooks.yaml")
+    git(hooks, "init", "-q", "-b", "main", env=env)
+    git(hooks, "add", ".pre-commit-hooks.yaml", env=env)
+    git(hooks, "commit", "-q", "-m", "hooks", env=env)
+    return hooks, git(hooks, "rev-parse", "HEAD", env=env).stdout.strip()
+
+
+def test_pre_commit_framework_blocks_drift_then_passes(repo: Path, env: dict[str, str],
+                                                       hooks_repo: tuple[Path, str]) -> None:
+    hooks, rev = hooks_repo
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: labledger-reconcile\n")
+    assert commit(repo, env, "# Results\n\nOurs: PSNR 31.42 dB.\n", "init").returncode == 0
+    installed = subprocess.run([str(BIN / "pre-commit"), "install"], cwd=repo, env=env,
+                               capture_output=True, text=True, check=False, timeout=300)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    blocked = commit(repo, env, DRIFT, "drift")
+    assert blocked.returncode != 0
+    output = blocked.stdout + blocked.stderr
+    assert "labledger reconcile" in output
+    assert "Failed" in output
+    assert "paper/results.md:3:12: C1 says 31.5, evidence says 31.42" in output
+    assert committed(repo, env) == "# Results\n\nOurs: PSNR 31.42 dB.\n"
+    passed = commit(repo, env, FIXED, "fixed")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert committed(repo, env) == FIXED
+
+
+def test_shipped_hooks_manifest_is_valid() -> None:
+    from pre_commit.clientlib import load_manifest
+
+    (hook,) = load_manifest(str(REPO / ".pre-commit-hooks.yaml"))
+    assert hook["id"] == "labledger-reconcile"
+    assert hook["entry"] == "labledger reconcile --staged"
+    assert hook["pass_filenames"] is False
