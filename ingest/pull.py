@@ -16,7 +16,8 @@ Order, and why (each step records before the next starts, so an interruption lea
    retried once from zero, then recorded as failed. Only a matching file enters the store, and
    ``artifact.pulled`` names both digests. A file whose BLAKE3 (or, from an earlier pull, whose
    SHA-256) is already in the store is not transferred again; its stored bytes are re-hashed.
-4. **Merge** the box's ledger segments (``.labledger/ledger/<writer>/``): they are downloaded to
+4. **Merge** the box's ledger segments (``.labledger/ledger/<writer>/`` in the pulled folder or
+   up to three folders above it, where a box's project root usually is): they are downloaded to
    a staging folder, their chains verified with `labledger.ledger.check.check_ledger`, then
    copied in as a union of files. A local file with the same name and different bytes is never
    overwritten (a conflict is reported), except that a segment the box kept appending to
@@ -59,6 +60,7 @@ CHECKPOINT_GLOBS = ("*.pth", "*.pt", "*.ckpt", "*.bin", "*.safetensors")
 BOX_LEDGER = ".labledger"
 _MAX_PATH = 256
 _FLUSH_EVERY = 256
+_LEDGER_SEARCH_DEPTH = 3  # how many folders above the pulled one may hold the box's .labledger
 
 
 @dataclass
@@ -129,6 +131,7 @@ class PullReport:
     listed_event: str | None = None
     bytes_transferred: int = 0
     bulk_error: str | None = None  # why the bulk stream stopped early (the rest went per file)
+    box_ledger: str | None = None  # where the box's .labledger was found, relative to the root
 
     @property
     def ok(self) -> bool:
@@ -156,6 +159,7 @@ class PullReport:
             "missing": self.missing, "unexpected": self.unexpected,
             "roster_mismatched": self.roster_mismatched, "refused": self.refused,
             "merged_segments": self.merged_segments, "merge_problems": self.merge_problems,
+            "box_ledger": self.box_ledger, "bulk_error": self.bulk_error,
             "files": [vars(f) for f in self.files],
         }
 
@@ -547,9 +551,15 @@ def merge_box_ledger(ledger: Ledger, transport: Transport, staging: Path,
     from labledger.ledger.check import check_ledger
     from labledger.ledger.root import LedgerPaths
 
-    base = f"{BOX_LEDGER}/ledger"
-    if not transport.exists_dir(base):
+    # The box's ledger sits at its project root, which is often an ancestor of the pulled
+    # folder (a pull of export/<run> from a project at /root/proj): look up a few levels.
+    for up in range(_LEDGER_SEARCH_DEPTH + 1):
+        base = "../" * up + f"{BOX_LEDGER}/ledger"
+        if transport.exists_dir(base):
+            break
+    else:
         return
+    report.box_ledger = base.removesuffix("/ledger")
     box = LedgerPaths(staging)
     fetched: list[tuple[str, str]] = []
     for wdir in transport.list_dir(base):

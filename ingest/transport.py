@@ -106,7 +106,7 @@ class LocalTransport:
     """A directory on this machine, behaving exactly like a remote box."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root).absolute()
+        self.root = Path(os.path.abspath(root))  # normalised: "../box" is recorded as /…/box
         self.source = f"dir:{self.root}"
         if not self.root.is_dir() or self.root.is_symlink():
             raise TransportError(self.source, "it is not a directory")

@@ -6,7 +6,9 @@ For one run the **expected set** is the union of
   ``unexpected`` entries plus its ``missing`` ones),
 * every file of the **latest** ``pull.listed`` of the run (directories and symlinks carry no
   bytes and are not expected here),
-* every ``checkpoint.saved`` and ``artifact.recorded`` of the run (what the box announced).
+* the latest ``checkpoint.saved`` or ``artifact.recorded`` of each path of the run (what the box
+  announced and still holds: an earlier save of the same path was overwritten there; a
+  ``role="latest"`` resume anchor is not expected unless listed).
 
 An expected file **holds** when
 
@@ -233,6 +235,23 @@ def _pulled_match(entry: Mapping[str, Any], pulls: list[dict[str, Any]]) -> tupl
     return None, reason
 
 
+def _current_announcements(run_events: list[Event]) -> list[Event]:
+    """The box's announcements that still name bytes it holds: per path, the latest one.
+
+    A training loop that re-saves ``best.pth`` on every improvement announces many digests
+    for one path; the older ones were overwritten on the box and can never be pulled, so only
+    the latest save of each path is expected. A ``role="latest"`` checkpoint (the rolling
+    resume anchor, which DOMAIN keeps out of capsules) is not expected unless a listing shows
+    it.
+    """
+    latest: dict[str, Event] = {}
+    for e in run_events:
+        if e.kind in ("checkpoint.saved", "artifact.recorded"):
+            latest[str(e.body.get("path"))] = e
+    return [e for e in latest.values()
+            if not (e.kind == "checkpoint.saved" and e.body.get("role") == "latest")]
+
+
 def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVerification:
     """Evaluate PULL_VERIFIED for ``run`` from ``events`` (see the module docstring)."""
     run_events = [e for e in events if e.run == run]
@@ -293,9 +312,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVeri
     if latest is not None:
         listed_b3 = {en.get("blake3"): en["path"] for en in latest.body.get("entries") or []
                      if en.get("blake3")}
-    for e in run_events:
-        if e.kind not in ("checkpoint.saved", "artifact.recorded"):
-            continue
+    for e in _current_announcements(run_events):
         digest = e.body.get("digest")
         if not isinstance(digest, str):
             continue

@@ -121,11 +121,25 @@ def record_request(ledger: Ledger, instance: str, result: ProviderResult) -> Rec
 
 def record_confirmed(ledger: Ledger, instance: str, *, method: str,
                      evidence: str | None = None) -> Record:
-    """Append ``teardown.confirmed``: the resource was observed absent."""
+    """Append ``teardown.confirmed``: the resource was observed absent.
+
+    An instance observed gone no longer bills: when its lease is still running or stopped,
+    ``instance.released`` is recorded in the same batch (so `labledger instances` stops the
+    meter at this moment, and a later `labledger release` is refused as a second release).
+    """
+    from labledger.reconcile.instances import fold
+    from labledger.reconcile.instances import load_events as instance_events
+
     body: dict[str, Any] = {"method": method}
     if evidence:
         body["evidence"] = evidence
-    return ledger.append("teardown.confirmed", instance=instance, **body)
+    drafts = [ledger.draft("teardown.confirmed", body, instance=instance)]
+    lease = fold(instance_events(ledger.paths)).get(instance)
+    if lease is not None and lease.state in ("running", "stopped"):
+        drafts.append(ledger.draft("instance.released",
+                                   {"reason": f"teardown confirmed ({method})"},
+                                   instance=instance))
+    return ledger.append_drafts(drafts)[0]
 
 
 def approved_for(events: Sequence[Event], gate: GateResult) -> Event | None:

@@ -155,14 +155,14 @@ EOF
     fi
     ssh_flags=(--identity "$identity" --ssh-config ../ssh/ssh_config)
 fi
-# Where the laptop pulls a run's capsule from. The box's project root is pulled (its .labledger/
-# ledger is merged by the pull only from the root), restricted to the run's capsule by --only.
+# Where the laptop pulls a run's capsule from: the sealed capsule folder on the box. The pull
+# also finds the box's ledger above it (box/.labledger) and merges it in.
 # pull_from RUN sets `args`.
 pull_from() {
     if [[ $mode == ssh ]]; then
-        args=(--from "$ssh_login:$work/box" --only "export/$1/*" "${ssh_flags[@]}")
+        args=(--from "$ssh_login:$work/box/export/$1" "${ssh_flags[@]}")
     else
-        args=(--from-dir ../box --only "export/$1/*")
+        args=(--from-dir "../box/export/$1")
     fi
 }
 
@@ -225,7 +225,7 @@ on laptop labledger teardown --instance box1 --yes -- rm -rf ../box
 on laptop --exit 1 test -e ../box
 on laptop labledger teardown --instance box1 --confirm-absent --method listing \
     --evidence "test -e ../box: exit 1 (the folder is gone)"
-on laptop labledger release --instance box1 --reason "box folder deleted"
+note "Observed gone, so the meter stopped: the confirmation also recorded instance.released."
 
 # ==================================================================================================
 section "4. The paper's numbers, from the verified store"

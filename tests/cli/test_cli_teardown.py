@@ -140,6 +140,12 @@ def test_teardown_records_approved_requested_confirmed(
     confirmed = kinds(ledger, "teardown.")[-1]
     assert confirmed == {"kind": "teardown.confirmed", "instance": "box1", "method": "observed",
                          "evidence": "vastai show instances: empty"}
+    # Observed gone: the meter stops here; a later `release` would be a second release.
+    released = [r.body_dict() for r in ledger.records() if r.kind == "instance.released"]
+    assert released == [{"reason": "teardown confirmed (observed)"}]
+    code, _, err = call(capsys, "release", "--instance", "box1")
+    assert code == 2
+    assert "released" in err
 
 
 def test_a_failing_provider_command_is_not_acknowledged(

@@ -154,7 +154,8 @@ def test_quickstart_local(tmp_path: Path, project: Path) -> None:
     transcript, laptop, steps = run_quickstart(tmp_path)
     check_session(transcript, laptop, steps, project)
     listed = {e["source"] for e in records(laptop) if e["kind"] == "pull.listed"}
-    assert listed == {f"dir:{laptop}/../box"}
+    box = laptop.parent / "box"  # normalised, each run's capsule folder
+    assert listed == {f"dir:{box}/export/mlp-s0", f"dir:{box}/export/mlp-s1"}
 
 
 def test_quickstart_over_ssh(tmp_path: Path, project: Path, sshd: Any) -> None:
@@ -172,4 +173,5 @@ def test_quickstart_over_ssh(tmp_path: Path, project: Path, sshd: Any) -> None:
     assert "--accept-new-host-key" in pulls[1].command
     assert (laptop / ".labledger" / "known_hosts").read_text() == sshd.host_key_line
     listed = {e["source"] for e in records(laptop) if e["kind"] == "pull.listed"}
-    assert listed == {f"ssh://{sshd.user}@127.0.0.1:{sshd.port}{laptop.parent}/box"}
+    box = f"ssh://{sshd.user}@127.0.0.1:{sshd.port}{laptop.parent}/box"
+    assert listed == {f"{box}/export/mlp-s0", f"{box}/export/mlp-s1"}

@@ -478,6 +478,29 @@ def test_box_ledger_segments_are_merged_and_chains_checked(
     assert all(not e["path"].startswith(".labledger") for e in events(ledger, "artifact.pulled"))
 
 
+@pytest.mark.parametrize("over", ["ssh", "dir"])
+def test_the_box_ledger_is_found_above_the_pulled_folder(
+        ledger: Ledger, tmp_path: Path, sshd: Any, monkeypatch: pytest.MonkeyPatch,
+        over: str) -> None:
+    """A box's project root holds .labledger/ and export/<run>/: pulling the capsule folder
+    alone still merges the box's ledger (so its announcements become expectations)."""
+    project = tmp_path / "boxproject"
+    capsule = make_box(project / "export" / "r1")
+    box_ledger(project, monkeypatch)
+    transport: Transport = (ssh(sshd, capsule, tmp_path) if over == "ssh"
+                            else LocalTransport(tmp_path / "boxproject" / "export" / ".." /
+                                                "export" / "r1"))
+    try:
+        report = pull(ledger, transport, run="r1")
+    finally:
+        transport.close()
+    assert report.ok, report.to_json()
+    assert report.box_ledger == "../../.labledger"
+    assert [m.split("/")[0] for m in report.merged_segments] == ["box-writer"]
+    if over == "dir":  # recorded normalised, as the user would look it up
+        assert transport.source == f"dir:{capsule}"
+
+
 def test_a_corrupt_box_ledger_is_not_merged(ledger: Ledger, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     box = make_box(tmp_path / "box")

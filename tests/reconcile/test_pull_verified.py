@@ -155,6 +155,32 @@ def test_an_announced_checkpoint_matches_the_pulled_file_by_digest(ledger: Ledge
     assert best.sources == ["listing", "box:checkpoint.saved"]
 
 
+def test_only_the_latest_save_of_a_path_is_expected(ledger: Ledger, pull_seed: Any) -> None:
+    """A loop that re-saves best.pth on each improvement: the overwritten saves are gone from
+    the box and must not block the gate forever; the final one must be pulled."""
+    for i in range(3):
+        ledger.append("checkpoint.saved", run="r1", instance="box1", path="/root/run/best.pth",
+                      digest="blake3:" + f"{i:02x}" * 32, size=10, step=i, role="best")
+    ledger.append("checkpoint.saved", run="r1", instance="box1", path="/root/run/latest.pth",
+                  digest="blake3:" + "ee" * 32, size=10, role="latest")
+    pull_seed.full(FILES)
+    ledger.append("checkpoint.saved", run="r1", instance="box1", path="/root/run/best.pth",
+                  digest=pull_seed.digests["best.pth"], size=len(FILES["best.pth"]), step=9,
+                  role="best")
+    result = evaluate(ledger)
+    assert result.ok, result.gaps()
+
+
+def test_the_latest_save_of_a_path_must_still_be_pulled(ledger: Ledger, pull_seed: Any) -> None:
+    pull_seed.full(FILES)
+    ledger.append("checkpoint.saved", run="r1", instance="box1", path="/root/run/best.pth",
+                  digest=pull_seed.digests["best.pth"], size=len(FILES["best.pth"]), step=1)
+    ledger.append("checkpoint.saved", run="r1", instance="box1", path="/root/run/best.pth",
+                  digest="blake3:" + "cd" * 32, size=10, step=2)
+    found = problems(evaluate(ledger))["/root/run/best.pth"]
+    assert found[0].startswith("announced by the box but not pulled")
+
+
 def test_a_run_never_pulled_is_not_verified(ledger: Ledger) -> None:
     ledger.append("run.launched", run="r1", instance="box1")
     result = evaluate(ledger)
