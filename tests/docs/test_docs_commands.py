@@ -47,6 +47,8 @@ DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(?P<words>.*?)\s*-->\s*$")
 EXIT = re.compile(r"\s#\s*exit\s+(?P<code>\d+)\s*$")
 HEREDOC = re.compile(r"<<-?\s*(?P<q>['\"]?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)(?P=q)")
 KNOWN_DIRECTIVES = {"sshd"}
+# torch without numpy warns on import; `fill` keeps that out of the pages.
+NOISE = re.compile(r"Failed to initialize NumPy|cpu = _conversion_method_template")
 
 # The project README belongs to another engineer and is skipped, with this reason reported by
 # pytest -ra, until its console blocks run as written. It is not run at all meanwhile: its
@@ -175,8 +177,17 @@ def _ssh_config(home: Path, sshd: Any) -> None:
         f"    IdentityFile {sshd.client_key}\n", encoding="utf-8")
 
 
-def run_page(commands: list[Command], tmp: Path, sshd: Any = None) -> list[str]:
-    """Run a page's commands in one bash session; return a message per unexpected result."""
+@dataclass
+class Results:
+    codes: dict[str, str]
+    stdout: list[str]
+    stderr: list[str]
+    script_err: str
+
+
+def execute(commands: list[Command], tmp: Path, sshd: Any = None, *,
+            merged: bool = False) -> Results:
+    """Run a page's commands in one bash session (stderr into stdout when ``merged``)."""
     work, home, out = tmp / "work", tmp / "home", tmp / "out"
     for folder in (work, home, out, tmp / "tmp"):
         folder.mkdir()
@@ -185,7 +196,8 @@ def run_page(commands: list[Command], tmp: Path, sshd: Any = None) -> list[str]:
     rc = out / "rc"
     script = ["set +e", f"cd {shlex.quote(str(work))}"]
     for n, cmd in enumerate(commands):
-        script.append(f"{{ {cmd.text}\n}} >{out / f'{n}.out'} 2>{out / f'{n}.err'} </dev/null")
+        err = "&1" if merged else str(out / f"{n}.err")
+        script.append(f"{{ {cmd.text}\n}} >{out / f'{n}.out'} 2>{err} </dev/null")
         script.append(f'echo "{n} $?" >>{rc}')
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("LABLEDGER_") and k not in ("SSH_AUTH_SOCK", "CDPATH")}
@@ -202,16 +214,28 @@ def run_page(commands: list[Command], tmp: Path, sshd: Any = None) -> list[str]:
         os.killpg(proc.pid, signal.SIGKILL)
         _, script_err = proc.communicate()
     codes = dict(line.split() for line in rc.read_text().splitlines()) if rc.exists() else {}
+
+    def read(name: str) -> str:
+        path = out / name
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    return Results(codes=codes, stdout=[read(f"{n}.out") for n in range(len(commands))],
+                   stderr=[read(f"{n}.err") for n in range(len(commands))],
+                   script_err=script_err.decode(errors="replace"))
+
+
+def run_page(commands: list[Command], tmp: Path, sshd: Any = None) -> list[str]:
+    """Run a page's commands in one bash session; return a message per unexpected result."""
+    result = execute(commands, tmp, sshd)
     problems = []
     for n, cmd in enumerate(commands):
         where = f"line {cmd.line}: $ {cmd.text.splitlines()[0]}"
-        if str(n) not in codes:
+        if str(n) not in result.codes:
             problems.append(f"{where}\n    did not finish within {PAGE_TIMEOUT} s "
-                            f"({script_err.decode(errors='replace')[-500:]})")
+                            f"({result.script_err[-500:]})")
             break
-        stdout = (out / f"{n}.out").read_text(errors="replace")
-        stderr = (out / f"{n}.err").read_text(errors="replace")
-        got = int(codes[str(n)])
+        stdout, stderr = result.stdout[n], result.stderr[n]
+        got = int(result.codes[str(n)])
         if got != cmd.expect:
             problems.append(f"{where}\n    expected exit {cmd.expect}, got {got}\n"
                             f"    stdout: {stdout[-1500:]!r}\n    stderr: {stderr[-1500:]!r}")
@@ -334,3 +358,53 @@ def test_run_page_reports_an_unexpected_exit(tmp_path: Path) -> None:
     assert len(problems) == 2
     assert "expected exit 0, got 127" in problems[0]
     assert "documented keys ['b']" in problems[1]
+
+
+def fill(page: Path) -> None:
+    """Replace each output that is a single `?` line with what the command really printed.
+
+    For writers: ``python tests/docs/test_docs_commands.py docs/PAGE.md``. The project folder
+    shows as /home/me/denoise; an unexpected exit code is reported on stderr.
+    """
+    import tempfile
+
+    text = page.read_text(encoding="utf-8")
+    commands = parse(text)
+    server = None
+    if any(c.sshd for c in commands):
+        sys.path.insert(0, str(REPO / "tests"))
+        from conftest import Sshd  # the same server the sshd fixture starts
+
+        server = Sshd(Path(tempfile.mkdtemp()) / "sshd")
+    with tempfile.TemporaryDirectory() as folder:
+        result = execute(commands, Path(folder), server, merged=True)
+        shown = ["\n".join(line for line in out.replace(str(Path(folder) / "work"),
+                                                       "/home/me/denoise").splitlines()
+                           if not NOISE.search(line))
+                 for out in result.stdout]
+    if server is not None:
+        server.stop()
+    lines, filled = text.splitlines(), []
+    by_line = {c.line: (n, c) for n, c in enumerate(commands)}
+    i = 0
+    while i < len(lines):
+        filled.append(lines[i])
+        if i + 1 in by_line:
+            n, cmd = by_line[i + 1]
+            size = len(cmd.text.splitlines())
+            filled += lines[i + 1:i + size]
+            i += size
+            if result.codes.get(str(n)) != str(cmd.expect):
+                sys.stderr.write(f"{page}:{cmd.line}: exit {result.codes.get(str(n))}, "
+                                 f"expected {cmd.expect}\n{shown[n][-800:]}\n")
+            if i < len(lines) and lines[i] == "?":
+                filled += shown[n].splitlines()
+                i += 1
+            continue
+        i += 1
+    page.write_text("\n".join(filled) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        fill(Path(name))

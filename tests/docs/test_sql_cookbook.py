@@ -3,10 +3,10 @@
 `build_ledger` records a small but complete history through the real `labledger` console script
 (rent, `labledger run` of a real training script in a dirty git tree, checkpoints, a failed and
 a backfilled run, a running and a stalled run on a box's own writer, a pull from a folder with a
-checkpoint that does not load, two claims, an override approval). Each ```sql block of the page is then run
-with `labledger sql --format csv`; its columns must equal the header of the ```text block that
-follows it, and its row count the rows shown there. The shown output is what these queries
-printed on this ledger (regenerate it with `python tests/docs/test_sql_cookbook.py`).
+checkpoint that does not load, two claims, an override approval). Each ```sql block of the page
+is then run with `labledger sql --format csv`; its columns must equal the header of the ```text
+block that follows it, and its row count the rows shown there. The shown output is what these
+queries printed on this ledger (regenerate it with `python tests/docs/test_sql_cookbook.py`).
 """
 
 from __future__ import annotations
