@@ -10,12 +10,19 @@ Order, and why (each step records before the next starts, so an interruption lea
 2. **Hash on the box** in one batched remote command, then record ``pull.listed``: the manifest
    (entries, their digest), bound to the roster when one was given (``missing``,
    ``unexpected``, ``roster_mismatched``, ``roster_digest``) and the ``refused`` names.
-3. **Transfer** each file into ``cas/tmp/pull-<sha256>.partial``, hashing while receiving. A
-   transport error is retried (bounded, with backoff, after a reconnect) from the partial file's
-   end; a later `pull` resumes the same partial file. A SHA-256 different from the box's is
-   retried once from zero, then recorded as failed. Only a matching file enters the store, and
-   ``artifact.pulled`` names both digests. A file whose BLAKE3 (or, from an earlier pull, whose
-   SHA-256) is already in the store is not transferred again; its stored bytes are re-hashed.
+   While the box hashes, files no earlier pull saw at the same path and size already stream
+   into their partial files (a remote box hashes with its own CPU while the link carries the
+   bytes); nothing about them is compared, stored or recorded before ``pull.listed``.
+3. **Transfer** each file into ``cas/tmp/pull-<key>.partial`` (keyed by source, path and size),
+   hashing while receiving, over one OpenSSH stream when the transport has one, else file by
+   file. A transport error is retried (bounded, with backoff, after a reconnect) from the
+   partial file's end; a later `pull` resumes the same partial file. The received SHA-256 is
+   compared with the box's: a difference (the file changed between the box's hash and the
+   send) is retried once from zero, then recorded as failed. Only a matching file enters the
+   store (moved in place, `Store.adopt`; objects are made durable before their events), and
+   ``artifact.pulled`` names both digests. A file seen before whose BLAKE3 (or, from an earlier
+   pull, whose SHA-256) is already in the store is not transferred again; its stored bytes are
+   re-hashed.
 4. **Merge** the box's ledger segments (``.labledger/ledger/<writer>/`` in the pulled folder or
    up to three folders above it, where a box's project root usually is): they are downloaded to
    a staging folder, their chains verified with `labledger.ledger.check.check_ledger`, then
@@ -335,6 +342,7 @@ class _Puller:
         self.retries, self.backoff, self.progress = retries, backoff, progress
         self.drafts: list[Draft] = []
         self._batch: Batch | None = None  # received files, durable and visible at flush
+        self.prefetched: dict[str, _Received] = {}  # path -> received before the hashes came
 
     def add(self, kind: str, body: dict[str, Any]) -> None:
         self.drafts.append(self.ledger.draft(kind, body, run=self.run, instance=self.instance))
@@ -425,7 +433,11 @@ class _Puller:
         return sha.hexdigest()
 
     def _partial(self, entry: Entry) -> Path:
-        return self.store.tmp_dir / f"pull-{entry.sha256}.partial"
+        # Named by where the bytes come from, not by their hash: files start streaming before
+        # the box's hashes arrive. A later pull of the same file resumes it (a changed file
+        # fails the SHA-256 comparison and is received again from zero).
+        key = blake3.blake3(f"{self.transport.source}\0{entry.path}\0{entry.size}".encode())
+        return self.store.tmp_dir / f"pull-{key.hexdigest()[:40]}.partial"
 
     def _present(self, entry: Entry, known: dict[str, str]) -> FileResult | None:
         """The result for a file whose bytes the store already holds, else None."""
@@ -449,6 +461,10 @@ class _Puller:
         todo: list[int] = []
         for i, e in enumerate(entries):
             assert e.sha256 is not None
+            got = self.prefetched.pop(e.path, None)
+            if got is not None:  # received while the box hashed: compare it now
+                results[i] = self._complete(e, got, known)
+                continue
             if e.sha256 in first_of:
                 continue  # the same bytes twice: pulled once, then found present below
             present = self._present(e, known)
@@ -485,6 +501,53 @@ class _Puller:
                 results[i] = (self._present(e, known)
                               or self._complete(e, None, known))
         return [results[i] for i in range(len(entries))]
+
+    def hash_and_prefetch(self, files: Sequence[Entry], early: Sequence[Entry]
+                          ) -> dict[str, RemoteHash]:
+        """Have the box hash ``files`` (one batched command, in a thread) while ``early`` files
+        stream into their partial files; returns the box's hashes.
+
+        Nothing is compared, stored or recorded here: that waits for the listing (the hashes)
+        to be recorded. A transport error on either side uses up one bounded retry; the hash
+        is then redone over a fresh connection, and the files not received go later, file by
+        file, each resuming from its partial.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        prefetch_error: TransportError | None = None
+        hash_error: TransportError | None = None
+        hashes: dict[str, RemoteHash] | None = None
+        with ThreadPoolExecutor(1, thread_name_prefix="labledger-box-hash") as pool:
+            job = pool.submit(self.transport.hash_files, [e.path for e in files])
+            try:
+                self._prefetch(early)
+            except TransportError as exc:
+                prefetch_error = exc
+            try:
+                hashes = job.result()
+            except TransportError as exc:
+                hash_error = exc
+        failed = prefetch_error or hash_error
+        if failed is not None:
+            if self.retries <= 0:
+                raise failed
+            self.retries -= 1
+            if prefetch_error is not None:
+                self.report.bulk_error = str(prefetch_error)
+            time.sleep(self.backoff)
+            self.transport.reconnect()
+        if hashes is None:
+            hashes = self.transport.hash_files([e.path for e in files])
+        return hashes
+
+    def _prefetch(self, early: Sequence[Entry]) -> None:
+        if not early:
+            return
+        by_path = {e.path: e for e in early}
+        items = [(e.path, self._prefix_size(e)) for e in early]
+        for rel, _, chunks in self.transport.read_many(items):
+            entry = by_path[rel]
+            self.prefetched[rel] = self._receive(entry, self._partial(entry), chunks)
 
     def _prefix_size(self, entry: Entry) -> int:
         try:
@@ -532,6 +595,17 @@ class _Puller:
         if r.error is not None:
             body["error"] = r.error
         self.add("artifact.pulled", body)
+
+
+def _pulled_sizes(ledger: Ledger) -> set[tuple[str, int]]:
+    """(path, size) of every file an ok pull recorded (any run, any box)."""
+    seen: set[tuple[str, int]] = set()
+    for record in ledger.records():
+        if record.kind == "artifact.pulled":
+            body = record.body_dict()
+            if body.get("ok"):
+                seen.add((str(body.get("path")), int(body.get("size") or 0)))
+    return seen
 
 
 def _known_sha256(ledger: Ledger) -> dict[str, str]:
@@ -622,6 +696,7 @@ def pull(
     memory_limit: int | None = None,
     merge_ledger: bool = True,
     on_listed: Callable[[PullReport], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> PullReport:
     """Pull ``transport``'s tree into the store and record what happened (see the module doc).
@@ -633,7 +708,45 @@ def pull(
     report = PullReport(run=run, source=transport.source)
     entries, report.refused = list_tree(transport, allow_symlinks=allow_symlinks, only=only)
     files = [e for e in entries if e.type == "file"]
-    hashes: dict[str, RemoteHash] = transport.hash_files([e.path for e in files])
+    if on_total is not None:
+        on_total(sum(e.size for e in files))
+    # The loader child imports torch (seconds) while the box hashes and the files transfer.
+    loader: CheckpointLoader | None = None
+    if verify_checkpoints and any(_is_checkpoint(e.path, checkpoint_globs) for e in files):
+        largest = max(e.size for e in files if _is_checkpoint(e.path, checkpoint_globs))
+        loader = CheckpointLoader(
+            allow_pickle=allow_pickle, require_weights_key=True,
+            memory_limit=memory_limit if memory_limit is not None
+            else default_memory_limit(largest))
+    try:
+        return _pull_listed(ledger, transport, report, entries, files, loader, run=run,
+                            instance=instance, roster=roster, checkpoint_globs=checkpoint_globs,
+                            allow_pickle=allow_pickle, retries=retries, backoff=backoff,
+                            load_timeout=load_timeout, merge_ledger=merge_ledger,
+                            on_listed=on_listed, progress=progress)
+    finally:
+        if loader is not None:
+            loader.abort()
+
+
+def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
+                 entries: list[Entry], files: list[Entry], loader: CheckpointLoader | None, *,
+                 run: str, instance: str | None, roster: Roster | None,
+                 checkpoint_globs: Sequence[str], allow_pickle: bool, retries: int,
+                 backoff: float, load_timeout: float, merge_ledger: bool,
+                 on_listed: Callable[[PullReport], None] | None,
+                 progress: Callable[[int], None] | None) -> PullReport:
+    """Steps 2-5 of the module docstring, once the tree is listed."""
+    store = open_store(ledger)
+    store.init()
+    puller = _Puller(ledger, store, transport, report, run=run, instance=instance,
+                     retries=retries, backoff=backoff, progress=progress)
+    known = _known_sha256(ledger)
+    # Files never pulled before in this size stream in while the box hashes; a file an earlier
+    # pull saw at this path and size may already be in the store and waits for its hash.
+    seen = _pulled_sizes(ledger)
+    early = [e for e in files if (e.path, e.size) not in seen]
+    hashes = puller.hash_and_prefetch(files, early)
     for e in files:
         e.sha256, e.blake3 = hashes[e.path].sha256, hashes[e.path].blake3
     report.entries = entries
@@ -659,37 +772,19 @@ def pull(
     if on_listed is not None:
         on_listed(report)
 
-    # The loader child imports torch (seconds) while the files transfer.
-    loader: CheckpointLoader | None = None
-    if verify_checkpoints and any(_is_checkpoint(e.path, checkpoint_globs) for e in files):
-        largest = max(e.size for e in files if _is_checkpoint(e.path, checkpoint_globs))
-        loader = CheckpointLoader(
-            allow_pickle=allow_pickle, require_weights_key=True,
-            memory_limit=memory_limit if memory_limit is not None
-            else default_memory_limit(largest))
-    store = open_store(ledger)
-    puller = _Puller(ledger, store, transport, report, run=run, instance=instance,
-                     retries=retries, backoff=backoff, progress=progress)
-    known = _known_sha256(ledger)
-    store.init()
     try:
-        try:
-            report.files.extend(puller.pull_files(files, known))
-        finally:
-            puller.flush()
-
-        if merge_ledger:
-            with tempfile.TemporaryDirectory(prefix="pull-ledger-", dir=store.tmp_dir) as staging:
-                merge_box_ledger(ledger, transport, Path(staging), report)
-
-        if loader is not None:
-            _verify(puller, store, report, checkpoint_globs, loader=loader,
-                    allow_pickle=allow_pickle, timeout=load_timeout)
-            loader = None
-        puller.flush()
+        report.files.extend(puller.pull_files(files, known))
     finally:
-        if loader is not None:
-            loader.abort()
+        puller.flush()
+
+    if merge_ledger:
+        with tempfile.TemporaryDirectory(prefix="pull-ledger-", dir=store.tmp_dir) as staging:
+            merge_box_ledger(ledger, transport, Path(staging), report)
+
+    if loader is not None:
+        _verify(puller, store, report, checkpoint_globs, loader=loader,
+                allow_pickle=allow_pickle, timeout=load_timeout)
+    puller.flush()
     return report
 
 

@@ -105,3 +105,29 @@ def progress_bar(total: int, label: str) -> Any:
             yield pb.update
 
     return bar()
+
+
+class LateBar:
+    """A byte-count progress bar whose total is known only once work has started (a pull knows
+    its size after listing): `start(total)` opens it (same rules as `progress_bar`),
+    `update(n)` advances it, `close()` ends it. Safe to call in any order."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._bar: Any = None
+
+    def start(self, total: int) -> None:
+        ctx = click.get_current_context(silent=True)
+        if ctx is None or total < 256 * 1024 * 1024 or not progress_enabled(ctx):
+            return
+        self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+        self._bar.__enter__()
+
+    def update(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None

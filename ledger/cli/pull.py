@@ -11,7 +11,7 @@ import click
 
 from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
-from labledger.ledger.cli._output import dumps, emit_json, info, table
+from labledger.ledger.cli._output import LateBar, dumps, emit_json, info, table
 
 
 def _human(n: int) -> str:
@@ -112,12 +112,15 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
             known_hosts=Path(known_hosts) if known_hosts else ledger.paths.home / "known_hosts",
             accept_new=accept_new_host_key, identity=Path(identity) if identity else None,
             password=password, ssh_config=Path(ssh_config) if ssh_config else None)
+    bar = LateBar("pulling")
     try:
         report = do_pull(ledger, transport, run=run_id, instance=instance, roster=loaded,
                          only=only, allow_symlinks=allow_symlinks, allow_pickle=allow_pickle,
                          checkpoint_globs=checkpoint_globs or CHECKPOINT_GLOBS,
-                         verify_checkpoints=not no_verify, retries=retries)
+                         verify_checkpoints=not no_verify, retries=retries,
+                         on_total=bar.start, progress=bar.update)
     finally:
+        bar.close()
         transport.close()
     if export_manifest is not None:
         _export(ledger, run_id, Path(export_manifest))

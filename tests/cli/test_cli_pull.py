@@ -150,3 +150,39 @@ def test_ssh_changed_host_key_exits_1_in_json(capsys: pytest.CaptureFixture[str]
     last = json.loads(err.splitlines()[-1])
     assert last["error"] == "HostKeyError"
     assert "does not match the pinned" in last["message"]
+
+
+def test_a_large_pull_shows_a_progress_bar_on_a_terminal(box: Path, project: Path,
+                                                         tmp_path: Path) -> None:
+    """Over 256 MiB, with stderr on a terminal: a bar on stderr; stdout keeps only the table."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    with open(box / "big.dat", "wb") as fh:  # sparse: cheap to make, real bytes to pull
+        fh.truncate(300 * 1024 * 1024)
+    exe = Path(sys.executable).with_name("labledger")
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([str(exe), "pull", "--run", "r1", "--from-dir", str(box),
+                               "--no-verify"], cwd=project, stdout=subprocess.PIPE,
+                              stderr=follower, timeout=120, check=False)
+        os.close(follower)
+        follower = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"pulling" in seen
+    assert b"pulling" not in done.stdout

@@ -214,17 +214,20 @@ class StreamCut(Cut):
             yield rel, offset, (self._cut(chunks, inner) if rel == self.path else chunks)
 
     def _cut(self, chunks: Iterator[bytes], inner: SshTransport) -> Iterator[bytes]:
+        if self.cut:  # only the first stream dies
+            yield from chunks
+            return
         sent = 0
         for chunk in chunks:
-            if not self.cut and sent + len(chunk) >= self.after:
+            if self.cut:
+                continue  # what the dead client had buffered never arrives
+            if sent + len(chunk) >= self.after:
                 yield chunk[: self.after - sent]
                 self.cut = True
                 inner.stream.proc.kill()  # a real cut: the ssh client dies mid-file
-                sent = self.after
                 continue
             sent += len(chunk)
-            if not self.cut:
-                yield chunk
+            yield chunk
 
 
 def test_ssh_bulk_stream_is_used_and_matches(ledger: Ledger, tmp_path: Path, sshd: Any) -> None:
@@ -260,9 +263,10 @@ def test_ssh_bulk_stream_killed_mid_file_resumes_over_sftp(ledger: Ledger, tmp_p
         cut.close()
     check_full(ledger, report, box)
     assert report.bulk_error is not None
-    assert cut.offsets == [1_000_003]  # the SFTP read resumed exactly where the stream died
+    assert cut.offsets == []  # a second stream carried the rest: no file was read from zero
     big = [f for f in report.files if f.path == "test/t1/big.bin.dat"]
     assert big[0].resumed_from == 1_000_003
+    assert big[0].attempts == 1
 
 
 def test_pull_after_an_abandoned_one_resumes_the_partial_file(ledger: Ledger,
@@ -273,8 +277,11 @@ def test_pull_after_an_abandoned_one_resumes_the_partial_file(ledger: Ledger,
         pull(ledger, cut, run="r1", retries=0)
     big = [e for e in events(ledger, "artifact.pulled") if e["path"] == "test/t1/big.bin.dat"]
     assert big == []  # a transport failure claims nothing
-    partials = list(open_store(ledger).tmp_dir.glob("pull-*.partial"))
-    assert [p.stat().st_size for p in partials] == [2_000_000]
+    # Files received before the cut wait, whole and unjudged, for the next pull; the cut one
+    # holds exactly what arrived.
+    partials = sorted(p.stat().st_size for p in open_store(ledger).tmp_dir.glob("pull-*.partial"))
+    assert 2_000_000 in partials
+    assert len(partials) <= 7
     again = Cut(LocalTransport(box), "test/t1/big.bin.dat", after=10**12)
     report = pull(ledger, again, run="r1")
     assert report.ok, report.to_json()
@@ -284,32 +291,77 @@ def test_pull_after_an_abandoned_one_resumes_the_partial_file(ledger: Ledger,
 
 
 # -- changed bytes, rosters, symlinks --------------------------------------------------------------
+def flip(path: Path, at: int) -> None:
+    raw = bytearray(path.read_bytes())
+    raw[at] ^= 0x01
+    path.write_bytes(bytes(raw))
+
+
 def test_byte_changed_after_listing_is_retried_once_then_failed(ledger: Ledger, tmp_path: Path,
                                                                 sshd: Any) -> None:
+    """A file seen before at this path and size waits for the box's hash, then transfers: a
+    change after the hash makes both attempts differ, and the file is recorded as failed."""
     box = make_box(tmp_path / "box")
     target = box / "test" / "t1" / "metrics.json"
-
-    def tamper(_: PullReport) -> None:
-        raw = bytearray(target.read_bytes())
-        raw[2] ^= 0x01
-        target.write_bytes(bytes(raw))
+    assert pull(ledger, LocalTransport(box), run="r0").ok
+    flip(target, 2)  # new bytes, same size: not in the store, so it must be transferred
 
     transport = ssh(sshd, box, tmp_path)
     try:
-        report = pull(ledger, transport, run="r1", on_listed=tamper)
+        report = pull(ledger, transport, run="r1", on_listed=lambda _: flip(target, 3))
     finally:
         transport.close()
     assert not report.ok
     failed = [f for f in report.files if f.status == "failed"]
     assert [f.path for f in failed] == ["test/t1/metrics.json"]
     assert failed[0].attempts == 2
-    event = [e for e in events(ledger, "artifact.pulled") if e["path"] == target.name
-             or e["path"] == "test/t1/metrics.json"][0]
-    assert event["ok"] is False
+    event = [e for e in events(ledger, "artifact.pulled")
+             if e["path"] == "test/t1/metrics.json" and not e["ok"]][0]
     assert event["error"].startswith("SHA-256 mismatch after 2 attempt(s)")
     assert "digest" not in event
     assert not open_store(ledger).exists("blake3:" + __import__("blake3").blake3(
         target.read_bytes()).hexdigest())
+
+
+class TamperBeforeHash(Cut):
+    """The box's hash runs only after the early stream delivered ``path``; the file changes in
+    between (so the box hashes bytes other than those already received)."""
+
+    def __init__(self, inner: Transport, path: Path, rel: str) -> None:
+        super().__init__(inner, rel, after=10**12)
+        self.file = path
+        self.delivered = __import__("threading").Event()
+
+    def read_many(self, items: Sequence[tuple[str, int]]
+                  ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
+        for rel, offset, chunks in self.inner.read_many(items):
+            yield rel, offset, (self._mark(chunks) if rel == self.path else chunks)
+
+    def _mark(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        yield from chunks
+        self.delivered.set()
+
+    def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
+        assert self.delivered.wait(30)
+        flip(self.file, 2)
+        return self.inner.hash_files(rels)
+
+
+@pytest.mark.parametrize("over", ["ssh", "dir"])
+def test_bytes_received_before_the_hash_are_compared_with_it(
+        ledger: Ledger, tmp_path: Path, sshd: Any, over: str) -> None:
+    box = make_box(tmp_path / "box")
+    target = box / "test" / "t1" / "metrics.json"
+    inner: Transport = ssh(sshd, box, tmp_path) if over == "ssh" else LocalTransport(box)
+    transport = TamperBeforeHash(inner, target, "test/t1/metrics.json")
+    try:
+        report = pull(ledger, transport, run="r1")
+    finally:
+        transport.close()
+    assert report.ok, report.to_json()
+    [got] = [f for f in report.files if f.path == "test/t1/metrics.json"]
+    assert got.attempts == 2  # the early copy differed from the box's hash: received again
+    assert open_store(ledger).read_bytes(got.digest or "") == target.read_bytes()
 
 
 def test_roster_names_missing_and_unexpected_files(ledger: Ledger, tmp_path: Path) -> None:
