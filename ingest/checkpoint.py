@@ -238,7 +238,8 @@ def save_checkpoint(
 ) -> Record:
     """``torch.save(obj)`` atomically to ``path``, then `record_checkpoint` it.
 
-    The object is written to a temp file in the same directory, flushed and fsynced, renamed
+    Missing parent folders are created. The object is written to a temp file in the same
+    directory, flushed and fsynced, renamed
     onto ``path`` with ``os.replace`` and the directory fsynced, so ``path`` always holds either
     the previous complete checkpoint or the new one, never a torn write. Only then are the bytes
     stored and the event appended. The temp file is removed if saving fails. The ledger event is
@@ -255,6 +256,7 @@ def save_checkpoint(
                   run=run, instance=instance)
         torch = _import_torch()
         directory = path.parent if str(path.parent) else Path(".")
+        directory.mkdir(parents=True, exist_ok=True)  # like torch.save users expect of a "save"
         tmp = directory / f".{path.name}.{secrets.token_hex(6)}.labledger-tmp"
         try:
             with open(tmp, "xb") as fh:

@@ -1,7 +1,8 @@
 -- pull_verified: one row per run that has a pull listing or announced checkpoints/artifacts,
 -- as far as the ledger alone can tell.
 --   expected    files of the run's LATEST pull.listed (type file) + roster entries missing on the
---               box + checkpoint.saved / artifact.recorded digests of the run not listed by digest
+--               box + the latest checkpoint.saved / artifact.recorded of each path of the run
+--               (role 'latest' excluded) whose digest is not listed
 --   pulled      listed files with an ok artifact.pulled whose remote SHA-256 equals the listing's
 --               and the local one (announced artifacts: an ok pull of the same digest)
 --   checkpoints listed files with a checkpoint suffix plus announced checkpoint.saved
@@ -10,7 +11,9 @@
 --   verdict     'complete' (every expected file pulled and every checkpoint verified),
 --               'gaps', or 'not pulled' (no listing)
 -- The view cannot see bytes: `labledger verify-pull RUN` re-hashes the local objects and is the
--- authority (labledger.reconcile.pull_verified); a 'complete' row is necessary, not sufficient.
+-- authority (labledger.reconcile.pull_verified). A 'complete' row is necessary, not sufficient;
+-- and an announced object whose bytes are already in the local store without a pull (attached
+-- here) shows as a gap in the view while the gate, which looks at the store, accepts it.
 CREATE OR REPLACE VIEW pull_verified AS
 WITH listing AS (
     SELECT run,
@@ -54,11 +57,23 @@ listed_status AS (
     LEFT JOIN pulled_ok p ON p.run = l.run AND p.path = l.path AND p.sha256 = l.sha256
     GROUP BY l.run, l.path, l.blake3
 ),
+latest_announcement AS (
+    -- Per (run, path) only the latest save counts: earlier ones were overwritten on the box.
+    -- A role='latest' checkpoint (the rolling resume anchor) is not expected unless listed.
+    SELECT run, kind, body
+    FROM (SELECT run, kind, body,
+                 row_number() OVER (PARTITION BY run, body->>'path'
+                                    ORDER BY ts DESC, writer DESC, seq DESC) AS nth
+          FROM events
+          WHERE kind IN ('checkpoint.saved', 'artifact.recorded') AND run IS NOT NULL)
+    WHERE nth = 1
+      AND NOT (kind = 'checkpoint.saved' AND coalesce(body->>'role', '') = 'latest')
+),
 announced AS (
     SELECT DISTINCT a.run, a.body->>'path' AS path, a.body->>'digest' AS digest,
            a.kind = 'checkpoint.saved' AS is_checkpoint
-    FROM events a
-    WHERE a.kind IN ('checkpoint.saved', 'artifact.recorded') AND a.run IS NOT NULL
+    FROM latest_announcement a
+    WHERE true
       AND NOT EXISTS (SELECT 1 FROM listed_status s WHERE s.run = a.run
                       AND s.digest = a.body->>'digest')
       AND NOT EXISTS (SELECT 1 FROM listed l WHERE l.run = a.run

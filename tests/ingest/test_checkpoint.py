@@ -47,6 +47,14 @@ def test_save_checkpoint_writes_loads_and_records_the_exact_bytes(
     assert [e["kind"] for e in read_events(ledger)] == ["checkpoint.saved"]
 
 
+def test_save_checkpoint_creates_missing_folders(
+    ledger: Ledger, tmp_path: Path, model_state: State
+) -> None:
+    path = tmp_path / "active" / "r1" / "ckpt" / "best.pth"
+    record = save_checkpoint(model_state(0), path, run="r1", ledger=ledger)
+    assert record.body_dict()["digest"] == b3(path)
+
+
 def test_save_leaves_no_temp_file_and_replaces_atomically(
     ledger: Ledger, tmp_path: Path, model_state: State, read_events: Events
 ) -> None:

@@ -170,6 +170,18 @@ def test_only_the_latest_save_of_a_path_is_expected(ledger: Ledger, pull_seed: A
                   role="best")
     result = evaluate(ledger)
     assert result.ok, result.gaps()
+    assert view_row(ledger, "r1")[1:] == ([], "complete")  # the SQL view follows the same rule
+
+
+def view_row(ledger: Ledger, run: str) -> tuple[str, list[str], str]:
+    con = ledger.query()
+    try:
+        row = con.execute("SELECT run, missing, verdict FROM pull_verified WHERE run = ?",
+                          [run]).fetchone()
+    finally:
+        con.close()
+    assert row is not None
+    return row[0], row[1], row[2]
 
 
 def test_the_latest_save_of_a_path_must_still_be_pulled(ledger: Ledger, pull_seed: Any) -> None:
@@ -180,6 +192,7 @@ def test_the_latest_save_of_a_path_must_still_be_pulled(ledger: Ledger, pull_see
                   digest="blake3:" + "cd" * 32, size=10, step=2)
     found = problems(evaluate(ledger))["/root/run/best.pth"]
     assert found[0].startswith("announced by the box but not pulled")
+    assert view_row(ledger, "r1")[1:] == (["/root/run/best.pth"], "gaps")
 
 
 def test_a_run_never_pulled_is_not_verified(ledger: Ledger) -> None:
