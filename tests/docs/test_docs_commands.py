@@ -50,15 +50,6 @@ KNOWN_DIRECTIVES = {"sshd"}
 # torch without numpy warns on import; `fill` keeps that out of the pages.
 NOISE = re.compile(r"Failed to initialize NumPy|cpu = _conversion_method_template")
 
-# The project README belongs to another engineer and is skipped, with this reason reported by
-# pytest -ra, until its console blocks run as written. It is not run at all meanwhile: its
-# "Using it" block pulls from a made-up host over the network.
-README_SKIP = ("README.md: not run until its console blocks run as written: the 'Using it' "
-               "block runs a train.py and checkpoints ckpt/best.pth and runs/r1 it never "
-               "creates, and pulls from the made-up host 203.0.113.7 over the network (make it "
-               "a ```text block, or runnable); its owner is rewriting the README")
-
-
 @dataclass
 class Command:
     line: int
@@ -253,8 +244,7 @@ def run_page(commands: list[Command], tmp: Path, sshd: Any = None) -> list[str]:
 
 def _pages() -> list[Any]:
     pages = [pytest.param(p, id=f"docs/{p.name}") for p in sorted(DOCS.glob("*.md"))]
-    pages.append(pytest.param(REPO / "README.md", id="README.md",
-                              marks=pytest.mark.skip(reason=README_SKIP)))
+    pages.append(pytest.param(REPO / "README.md", id="README.md"))
     return pages
 
 
