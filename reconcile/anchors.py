@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from labledger.reconcile.claim_model import Claim
 
@@ -47,10 +46,23 @@ def _trie_pattern(terms: Iterable[str]) -> str:
         node[""] = _Node()
 
     def build(node: _Node) -> str:
-        alts = []
+        # Children whose subtrees are the same pattern are merged into a character class
+        # ("model-000 psnr" ... "model-099 psnr" becomes model +0[0-9][0-9]...): the pattern
+        # stays small (fast to compile) and each position tries one class, not ten branches.
+        by_tail: dict[str, list[str]] = {}
         for ch in sorted(k for k in node if k):
-            piece = " +" if ch == " " else re.escape(ch)
-            alts.append(piece + build(node[ch]))
+            by_tail.setdefault(build(node[ch]), []).append(ch)
+        alts = []
+        for tail, chars in by_tail.items():
+            if chars == [" "]:
+                head = " +"
+            elif len(chars) == 1:
+                head = re.escape(chars[0])
+            elif " " in chars:
+                head = "(?:" + "|".join(" +" if c == " " else re.escape(c) for c in chars) + ")"
+            else:
+                head = "[" + "".join(_class_char(c) for c in chars) + "]"
+            alts.append(head + tail)
         if "" in node:
             alts.append(r"(?= |\Z)")  # whole words only; longer terms are tried first
         return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
@@ -58,25 +70,39 @@ def _trie_pattern(terms: Iterable[str]) -> str:
     return build(root)
 
 
-@dataclass(frozen=True, slots=True)
+def _class_char(ch: str) -> str:
+    return "\\" + ch if ch in "\\]^-[" else ch
+
+
 class Hit:
-    start: int   # offsets into the segment's text
-    end: int
-    term: str    # normalized
+    """One anchor found: offsets into the segment's text and the normalized term."""
+
+    __slots__ = ("end", "start", "term")
+
+    def __init__(self, start: int, end: int, term: str) -> None:
+        self.start, self.end, self.term = start, end, term
+
+    def __repr__(self) -> str:
+        return f"Hit({self.term!r} at {self.start})"
 
 
 class AnchorIndex:
     """Every claim's anchor terms and one regex that finds them all."""
 
     def __init__(self, claims: Iterable[Claim]) -> None:
-        self.claims_of: dict[str, frozenset[str]] = {}
+        claims_list = list(claims)
         found: dict[str, set[str]] = {}
-        for claim in claims:
+        for claim in claims_list:
             for raw in (claim.metric, *claim.aliases):
                 term = normalize(raw)
                 if _is_anchor(term, raw.strip()):
                     found.setdefault(term, set()).add(claim.id)
         self.claims_of = {t: frozenset(ids) for t, ids in found.items()}
+        metric_of = {c.id: normalize(c.metric) for c in claims_list}
+        # A term is decisive when it says which quantity is meant: every claim it names has the
+        # same metric ("PSNR", "Model-017 PSNR"); "Model-017" alone, naming ten metrics, is not.
+        self.decisive = frozenset(t for t, ids in found.items()
+                                  if len({metric_of[i] for i in ids}) == 1)
         self._regex = re.compile(" " + _trie_pattern(found)) if found else None
 
     def scan(self, text: str) -> list[Hit]:

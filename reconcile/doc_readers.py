@@ -30,7 +30,7 @@ from pathlib import Path
 from labledger.reconcile.errors import DocumentError
 
 __all__ = ["FORMATS", "Cell", "Segment", "Sentence", "Table", "delimited_table", "format_of",
-           "mask", "read_document", "unit_at"]
+           "mask", "mask_text", "read_document", "unit_at"]
 
 FORMATS: dict[str, str] = {
     ".md": "md", ".markdown": "md", ".tex": "tex", ".latex": "tex", ".rst": "rst",
@@ -52,9 +52,18 @@ class Segment:
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of ``offset``."""
-        line = self.text.count("\n", 0, offset) + 1
-        col = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
-        return line, col
+        starts = self._cache.get("lines")
+        if starts is None:  # built on the first position asked, once per segment
+            text = self.text
+            starts = [0]
+            at = text.find("\n")
+            while at >= 0:
+                starts.append(at + 1)
+                at = text.find("\n", at + 1)
+            self._cache["lines"] = starts
+        assert isinstance(starts, list)
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
 
 
 def format_of(path: str) -> str | None:
@@ -154,9 +163,24 @@ def _blank(m: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", m.group(0))
 
 
+# Without one of these a text has nothing to mask (most table cells): skip the big regex.
+_MASK_TRIGGERS = {
+    "md": re.compile(r"[<\[\]:]|(?:^|\n)[ \t]*[#\d]"), "tex": re.compile(r"[\\%]"),
+    "rst": re.compile(r"[.:`\[]"), "txt": re.compile(":"),
+}
+_MASK_TRIGGERS["csv"] = _MASK_TRIGGERS["tsv"] = _MASK_TRIGGERS["txt"]
+
+
+def mask_text(syntax: str, text: str) -> str:
+    """``text`` with non-prose spans (commands, URLs, citations, comments) blanked."""
+    if _MASK_TRIGGERS[syntax].search(text) is None:
+        return text
+    return _MASKS[syntax].sub(_blank, text)
+
+
 def mask(segment: Segment, start: int, end: int) -> str:
-    """``segment.text[start:end]`` with non-prose spans (commands, URLs, citations) blanked."""
-    return _MASKS[segment.syntax].sub(_blank, segment.text[start:end])
+    """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept."""
+    return mask_text(segment.syntax, segment.text[start:end])
 
 
 # --- sentences ---------------------------------------------------------------------------------
@@ -176,18 +200,24 @@ _BOUNDARY: dict[str, re.Pattern[str]] = {
 
 
 def _sentence(segment: Segment, pos: int) -> tuple[int, int]:
-    ends = segment._cache.get("ends")
-    if ends is None:
-        rx = _BOUNDARY.get(segment.syntax, _BOUNDARY["txt"])
-        ends = [m.end() for m in rx.finditer(segment.text)]
-        segment._cache["ends"] = ends
-    assert isinstance(ends, list)
-    i = bisect.bisect_right(ends, pos)
-    start = ends[i - 1] if i > 0 else 0
-    end = ends[i] if i < len(ends) else len(segment.text)
-    if end - start > _MAX_UNIT:  # a run-on "sentence" (a log, a minified file): clamp it
-        start, end = max(start, pos - _MAX_UNIT // 2), min(end, pos + _MAX_UNIT // 2)
-    return start, end
+    # Boundaries are looked for around ``pos`` only (a few hundred characters, rarely more):
+    # splitting whole documents into sentences would cost more than everything else together.
+    text = segment.text
+    rx = _BOUNDARY.get(segment.syntax, _BOUNDARY["txt"])
+    half = _MAX_UNIT // 2
+    start = max(0, pos - half)
+    for width in (400, half):
+        lo = max(0, pos - width)
+        ends = [m.end() for m in rx.finditer(text, lo, pos)]
+        if ends:
+            start = ends[-1]
+            break
+        if lo == 0:
+            start = 0
+            break
+    hi = min(len(text), pos + half)
+    after = rx.search(text, pos, hi)
+    return start, after.end() if after is not None else hi
 
 
 # --- tables --------------------------------------------------------------------------------------

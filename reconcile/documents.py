@@ -32,6 +32,7 @@ Numbers near no anchor and no marker are ignored.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -39,9 +40,25 @@ from decimal import Decimal
 
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.doc_readers import Cell, Segment, Sentence, Table, mask, unit_at
+from labledger.reconcile.doc_readers import (
+    Cell,
+    Segment,
+    Sentence,
+    Table,
+    mask,
+    mask_text,
+    unit_at,
+)
 from labledger.reconcile.findings import Finding, Match, Report, Tie
-from labledger.reconcile.numbers import Check, Shown, check, number_at, scan_numbers
+from labledger.reconcile.numbers import (
+    Check,
+    Shown,
+    check,
+    norm_unit,
+    number_at,
+    percent_scale,
+    scan_numbers,
+)
 
 __all__ = ["reconcile_segments"]
 
@@ -54,13 +71,16 @@ _TEX_MARKERS = re.compile(
     r"\\(?:ledger)?claim\{(?P<claim>[^{}]+)\}\{"
     r"|\\(?:ledger)?claimdelta\{(?P<a>[^{}]+)\}\{(?P<b>[^{}]+)\}\{"
     r"|\\claimref\{(?P<ref>[^{}]+)\}"
-    r"|(?P<noclaim>\\noclaim\b|(?<!\\)%[ \t]*noclaim\b)"
+    r"|(?P<noclaim>\\noclaim\b|%[ \t]*noclaim\b)"
     r"|\\(?:re|provide)?newcommand\*?\s*\{?\\(?P<name>[A-Za-z@]+)\}?\s*(?:\[\d\])?\s*\{"
     r"|\\def\s*\\(?P<defname>[A-Za-z@]+)\s*\{")
+_TEX_FIND = re.compile(r"[\\%](?:(?:ledger)?claim(?:delta)?\{|claimref\{|noclaim\b|[ \t]*noclaim\b"
+                       r"|(?:re|provide)?newcommand|def\s*\\)")
 _TEX_BIND = re.compile(r"\\claimbind\{([^{}]+)\}\{\\([A-Za-z@]+)\}")
 _CELL_BIND = re.compile(r"\bclaim:([^\s,;|<>\"]+)")
 _LEAD = re.compile(r"[ \t*_`~$({]*")
-_WORDS = re.compile(r"(?!pm\b)[^\W\d_]{2,}")  # a word after a cell's number: a label cell
+_WORDS = re.compile(r"(?!pm\b)[^\W\d_]{2,}")  # a word in a cell: a label, not a number
+_NUMERIC_START = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,18 +107,19 @@ def _braced(text: str, pos: int) -> int:
     return -1
 
 
+_FORMAT_COMMANDS = ("\\textbf{", "\\mathbf{", "\\underline{", "\\num{", "\\emph{",
+                    "\\textit{")
+
+
 def _number_in(text: str, start: int, end: int) -> Shown | None:
     """The first number of ``text[start:end]`` when only formatting comes before it."""
     lead = _LEAD.match(text, start, end)
     pos = lead.end() if lead else start
-    while text.startswith("\\textbf{", pos) or text.startswith("\\mathbf{", pos) \
-            or text.startswith("\\underline{", pos) or text.startswith("\\num{", pos) \
-            or text.startswith("\\emph{", pos) or text.startswith("\\textit{", pos):
+    while text.startswith(_FORMAT_COMMANDS, pos):
         pos = text.index("{", pos) + 1
         lead = _LEAD.match(text, pos, end)
         pos = lead.end() if lead else pos
-    shown = number_at(text[:end], pos)
-    return shown
+    return number_at(text, pos, end)
 
 
 def _md_markers(seg: Segment) -> list[Marker]:
@@ -131,8 +152,15 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
     out: list[Marker] = []
     if "\\" not in text and "noclaim" not in text:
         return out
-    for m in _TEX_MARKERS.finditer(text):
+    for found in _TEX_FIND.finditer(text):
+        # NOTE: the full pattern starts with groups, which stops the regex engine from skipping
+        # ahead by its first character; a plain prefix finds the places, the full one reads them.
+        m = _TEX_MARKERS.match(text, found.start())
+        if m is None:
+            continue
         if m.group("noclaim"):
+            if text[m.start()] == "%" and m.start() > 0 and text[m.start() - 1] == "\\":
+                continue  # \% noclaim: a percent sign, not a comment
             out.append(Marker("noclaim", (), m.start(), m.end()))
         elif m.group("ref"):
             out.append(Marker("bind", (m.group("ref").strip(),), m.start(), m.end()))
@@ -250,6 +278,9 @@ class _Item:
     percent: bool = False
     exact: bool = False         # bound by a table marker: no plausibility window
     via: str = "anchor"
+    strength: dict[str, int] = field(default_factory=dict)  # anchor terms naming each claim
+    context: tuple[str, int] = ("", 0)  # (masked unit text, its offset) for a "?" kind
+    alone: bool = False         # its row and column both name the claim: judged by itself
     owners: set[str] = field(default_factory=set)
     checks: dict[str, Check] = field(default_factory=dict)
 
@@ -261,9 +292,55 @@ class _Item:
         return got
 
     def is_value_for(self, claim: Claim) -> bool:
+        if self.kind == "?":  # judged from the words around it only when a claim asks
+            self.kind = _kind_of(self.shown, self.context[0], self.context[1])
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0
+
+
+_INDEXED = 8  # candidates above which a number is looked up in a sorted value index
+_BROAD = 16   # a term naming more claims than this is not expanded claim by claim
+_MULTIPLIER_LETTERS = frozenset("kKMBGT")
+
+
+class _ValueIndex:
+    """Claims' values sorted, to find in O(log n) which may match or be near a number."""
+
+    def __init__(self, claims: list[Claim]) -> None:
+        plain = sorted((c.value, c.id) for c in claims)
+        pct = sorted((c.value * 10.0 ** percent_scale(c.value, c.unit), c.id) for c in claims)
+        self.plain = ([v for v, _ in plain], [i for _, i in plain])
+        self.pct = ([v for v, _ in pct], [i for _, i in pct])
+        self.by_unit: dict[str, list[str]] = {}
+        for c in claims:
+            if c.unit:
+                self.by_unit.setdefault(norm_unit(c.unit), []).append(c.id)
+
+    def around(self, shown: Shown, percent: bool) -> tuple[list[str], list[str]]:
+        """(claims within half a unit, claims within the plausibility window or of the unit
+        the number shows); a superset: `check` has the last word on each."""
+        values, ids = self.pct if (percent or shown.percent) else self.plain
+        n = shown.fvalue
+        half = 0.5 * 10.0 ** shown.exponent
+        slack = 1e-9 * max(abs(n), half)
+        lo = bisect.bisect_left(values, n - half - slack)
+        hi = bisect.bisect_right(values, n + half + slack)
+        pool = ids[lo:hi]
+        if n > 0:
+            a, b = bisect.bisect_left(values, n / 2 * (1 - 1e-12)), \
+                bisect.bisect_right(values, n * 2 * (1 + 1e-12))
+        elif n < 0:
+            a, b = bisect.bisect_left(values, n * 2 * (1 + 1e-12)), \
+                bisect.bisect_right(values, n / 2 * (1 - 1e-12))
+        else:
+            a = b = 0
+        near = ids[a:b]
+        if shown.suffix is not None:
+            same_unit = self.by_unit.get(norm_unit(shown.suffix))
+            if same_unit:
+                near = list(dict.fromkeys(near + same_unit))
+        return pool, near
 
 
 class _Run:
@@ -273,6 +350,10 @@ class _Run:
         self.claims = {c.id: c for c in claims}
         self.metric_of = {c.id: normalize(c.metric) for c in claims}
         self.index = AnchorIndex(claims)
+        self._cache: dict[frozenset[str], dict[str, int]] = {}
+        self._values: dict[frozenset[str], _ValueIndex] = {}
+        self._cell_cache: dict[tuple[frozenset[str], frozenset[str]],
+                               tuple[dict[str, int], bool]] = {}
         self.report = Report()
 
     # -- recording --
@@ -290,10 +371,8 @@ class _Run:
             **extra))  # type: ignore[arg-type]
 
     def matched(self, seg: Segment, shown: Shown, claims: Sequence[Claim], via: str) -> None:
-        line, col = seg.position(shown.start)
-        self.report.matches.append(Match(path=seg.path, line=line, col=col, where=seg.where,
-                                         claims=tuple(c.id for c in claims),
-                                         shown=shown.display(), via=via))
+        self.report.matches.append(Match(seg.path, seg.where, seg, shown.start,
+                                         tuple(c.id for c in claims), shown.display(), via))
 
     # -- explicit markers --
     def unknown(self, seg: Segment, marker: Marker) -> bool:
@@ -347,7 +426,7 @@ class _Run:
             self.matched(seg, shown, [a, b], "delta")
             return
         evidence = round(a.value - b.value, 12)
-        scaled = "" if got.expected == diff else f" (= {_dec(got.expected)}%)"
+        scaled = f" (= {got.expected(diff):+}%)" if got.scale else ""
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "
                  f"{evidence:+}{scaled} ({a.id} {a.value!r} run {a.run}, object "
@@ -355,31 +434,65 @@ class _Run:
                  f"{_short(b.source_digest)})", shown, "delta")
 
     # -- anchored numbers --
+    def probe(self, it: _Item) -> tuple[list[str], list[str]]:
+        """(claims ``it`` matches, claims it could plausibly be) among its candidates, both only
+        where it reads as a value for the claim."""
+        claims = self.claims
+        if len(it.cands) <= _INDEXED or it.exact or it.alone or (
+                it.shown.suffix is not None and it.shown.suffix in _MULTIPLIER_LETTERS):
+            pool: Iterable[str] = it.cands
+            near: Iterable[str] = it.cands
+        else:
+            # Many candidates (a bare metric name in a project with a hundred claims of it):
+            # bisect the candidates' sorted values instead of comparing with each one.
+            index = self._values.get(it.cands)
+            if index is None:
+                index = self._values[it.cands] = _ValueIndex([claims[c] for c in it.cands])
+            pool, near = index.around(it.shown, it.percent)
+        matches = [c for c in pool if it.is_value_for(claims[c]) and it.check(claims[c]).matches]
+        if matches:
+            return matches, []
+        plausible = [c for c in near if it.is_value_for(claims[c])
+                     and (it.exact or it.check(claims[c]).plausible)]
+        return [], plausible
+
     def assign(self, seg: Segment, items: list[_Item]) -> None:
+        """Give each number to the anchored claim it matches; report what is left over.
+
+        A number matching a candidate claim is that claim's. An unmatched claim then owns its
+        one remaining plausible number (drift), or is ambiguous between several; a number that
+        several unmatched claims would own goes to the most specifically named one, and is
+        ambiguous when they are named equally. An item marked ``alone`` is judged by itself.
+        """
         claims = self.claims
         satisfied: set[str] = set()
-        for it in items:
-            for cid in it.cands:
-                claim = claims[cid]
-                if it.is_value_for(claim) and it.check(claim).matches:
-                    it.owners.add(cid)
-                    satisfied.add(cid)
-            if it.owners:
-                self.matched(seg, it.shown, [claims[c] for c in sorted(it.owners)], it.via)
+        rests: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            matches, plausible = self.probe(it)
+            if matches:
+                it.owners.update(matches)
+                if not it.alone:
+                    satisfied.update(matches)
+                self.matched(seg, it.shown, [claims[c] for c in sorted(matches)], it.via)
+            elif not it.alone:
+                for cid in plausible:
+                    rests.setdefault(cid, []).append(i)
         pending: dict[int, list[str]] = {}
-        every = sorted({c for it in items for c in it.cands} - satisfied)
-        for cid in every:
+        for i, it in enumerate(items):
+            if it.alone and not it.owners:
+                values = [c for c in it.cands if it.is_value_for(claims[c])]
+                if values:
+                    pending[i] = values
+        for cid in sorted(rests.keys() - satisfied):
             claim = claims[cid]
-            rest = [i for i, it in enumerate(items)
-                    if cid in it.cands and not it.owners and it.is_value_for(claim)
-                    and (it.exact or it.check(claim).plausible)]
+            rest = rests[cid]
             if len(rest) == 1:
                 pending.setdefault(rest[0], []).append(cid)
             elif rest:
                 first = items[rest[0]]
                 where = ", ".join(f"{items[i].shown.display()} at "
                                   f"{':'.join(map(str, seg.position(items[i].shown.start)))}"
-                                  for i in rest)
+                                  for i in rest[:8]) + (", ..." if len(rest) > 8 else "")
                 self.add(seg, first.shown.start, "ambiguous", [claim],
                          f"{cid} ({_value(claim)}, run {claim.run}) is named here but none of "
                          f"{where} matches it; mark the one that is {cid}'s with a claim marker",
@@ -387,6 +500,8 @@ class _Run:
                          candidates=tuple(items[i].shown.display() for i in rest))
         for i, cids in sorted(pending.items()):
             it = items[i]
+            top = max(it.strength.get(c, 0) for c in cids)
+            cids = sorted(c for c in cids if it.strength.get(c, 0) == top)
             if len(cids) == 1:
                 claim = claims[cids[0]]
                 got = it.check(claim)
@@ -400,28 +515,112 @@ class _Run:
                              _drift_message(claim, it.shown, got), it.shown, it.via)
             else:
                 owners = [claims[c] for c in cids]
-                could = " or ".join(f"{c.id} ({_value(c)}, run {c.run})" for c in owners)
+                could = " or ".join(f"{c.id} ({_value(c)}, run {c.run})" for c in owners[:6])
+                if len(owners) > 6:
+                    could += f" or {len(owners) - 6} more"
                 self.add(seg, it.shown.start, "ambiguous", owners,
                          f"{it.shown.display()} is ambiguous: it could be {could} and matches "
                          "none; mark it with a claim marker", it.shown, it.via)
 
-    def anchored(self, hits: Iterable[Hit], masked: str, base: int) -> dict[str, set[str]]:
-        """claim id → anchor terms of it among ``hits`` that the mask left visible."""
+    def visible(self, hits: Iterable[Hit], masked: str, base: int) -> frozenset[str]:
+        """The anchor terms among ``hits`` that the mask left visible."""
+        # a masked hit is inside a URL, a citation, a LaTeX command or comment
+        return frozenset(h.term for h in hits if masked[h.start - base] != " ")
+
+    def _named(self, terms: Iterable[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
-        for h in hits:
-            if masked[h.start - base] == " ":
-                continue  # inside a URL, a citation, a LaTeX command or comment
-            for cid in self.index.claims_of.get(h.term, ()):
-                out.setdefault(cid, set()).add(h.term)
+        claims_of = self.index.claims_of
+        for term in terms:
+            for cid in claims_of.get(term, ()):
+                named = out.get(cid)
+                if named is None:
+                    out[cid] = {term}
+                else:
+                    named.add(term)
         return out
 
-    def most_specific(self, strength: dict[str, int]) -> frozenset[str]:
-        """Of the claims anchored here, per metric, those named by the most anchor terms."""
+    def _strongest(self, named: dict[str, set[str]]) -> dict[str, int]:
+        decisive = self.index.decisive
+        strength = {c: len(t) for c, t in named.items() if not t.isdisjoint(decisive)}
+        best: dict[str, int] = {}
+        metric_of = self.metric_of
+        for cid, n in strength.items():
+            metric = metric_of[cid]
+            if n > best.get(metric, 0):
+                best[metric] = n
+        return {c: n for c, n in strength.items() if n == best[metric_of[c]]}
+
+    def candidates(self, terms: frozenset[str]) -> dict[str, int]:
+        """The claims that may own a number of a unit naming ``terms``, with how many of the
+        terms name each.
+
+        A claim takes part only when a *decisive* term names it (one that says which quantity:
+        its metric, or an alias only claims of that metric have); then, per metric, only the
+        claims named by the most terms (a sentence naming "Ours" and "PSNR" points at Ours'
+        PSNR claim, not at every PSNR claim). Cached: units repeat the same few term sets.
+        """
+        got = self._cache.get(terms)
+        if got is None:
+            claims_of = self.index.claims_of
+            broad = [t for t in terms if len(claims_of.get(t, ())) > _BROAD]
+            if len(broad) == 1:
+                got = self._with_broad(terms, broad[0])
+            else:
+                got = self._strongest(self._named(terms))
+            self._cache[terms] = got
+        return got
+
+    def _with_broad(self, terms: frozenset[str], broad: str) -> dict[str, int]:
+        """`_strongest(_named(terms))` without expanding the one term that names many claims
+        (a bare metric name): its claims only add one to those the other terms name, or tie
+        at one when nothing names their metric more specifically."""
+        claims_of, decisive, metric_of = self.index.claims_of, self.index.decisive, self.metric_of
+        count: dict[str, int] = {}
+        named_decisively: set[str] = set()
+        for term in terms:
+            if term == broad:
+                continue
+            is_decisive = term in decisive
+            for cid in claims_of.get(term, ()):
+                count[cid] = count.get(cid, 0) + 1
+                if is_decisive:
+                    named_decisively.add(cid)
+        members = claims_of[broad]
+        broad_decisive = broad in decisive
+        for cid in count:
+            if cid in members:
+                count[cid] += 1
+                if broad_decisive:
+                    named_decisively.add(cid)
+        strength = {c: n for c, n in count.items() if c in named_decisively}
         best: dict[str, int] = {}
         for cid, n in strength.items():
-            metric = self.metric_of[cid]
-            best[metric] = max(best.get(metric, 0), n)
-        return frozenset(c for c, n in strength.items() if n == best[self.metric_of[c]])
+            metric = metric_of[cid]
+            if n > best.get(metric, 0):
+                best[metric] = n
+        if broad_decisive:
+            metric = metric_of[next(iter(members))]
+            if best.get(metric, 0) <= 1:  # the bare metric name ties with what else names it
+                for cid in members:
+                    strength.setdefault(cid, 1)
+                best[metric] = 1
+        return {c: n for c, n in strength.items() if n == best[metric_of[c]]}
+
+    def cell_candidates(self, col: frozenset[str], row: frozenset[str],
+                        ) -> tuple[dict[str, int], bool]:
+        """`candidates` for a table cell; true when its row and its column both name them
+        (then the cell is that claim's number and is judged by itself)."""
+        key = (col, row)
+        got = self._cell_cache.get(key)
+        if got is None:
+            by_col, by_row = self._named(col), self._named(row)
+            both = {c: t | by_row[c] for c, t in by_col.items() if c in by_row}
+            strength = self._strongest(both)
+            alone = bool(strength)
+            if not alone:
+                strength = self.candidates(col | row)
+            got = self._cell_cache[key] = (strength, alone)
+        return got
 
     def sentence(self, seg: Segment, unit: Sentence, markers: list[Marker],
                  hits: list[Hit]) -> None:
@@ -438,10 +637,10 @@ class _Run:
         if not hits or any(m.kind == "noclaim" for m in markers):
             return
         masked = mask(seg, unit.start, unit.end)
-        terms = self.anchored(hits, masked, unit.start)
-        if not terms:
+        strength = self.candidates(self.visible(hits, masked, unit.start))
+        if not strength:
             return
-        cands = self.most_specific({c: len(t) for c, t in terms.items()})
+        cands = frozenset(strength)
         taken = [(h.start, h.end) for h in hits]
         marked = {m.number.start for m in markers if m.number is not None}
         items = []
@@ -449,67 +648,75 @@ class _Run:
             shown = _shift(shown, unit.start)
             if shown.start in marked or any(s <= shown.start < e for s, e in taken):
                 continue  # a marker's number is checked exactly; an anchor's digits are no value
-            items.append(_Item(shown, cands, _kind_of(shown, masked, unit.start)))
+            items.append(_Item(shown, cands, "?", strength=strength,
+                               context=(masked, unit.start)))
         self.assign(seg, items)
 
     def table(self, seg: Segment, table: Table, markers: list[Marker], hits: list[Hit]) -> None:
-        cols = table.header
-        col_terms: list[dict[str, set[str]]] = []
+        starts = [h.start for h in hits]
+        col_terms: list[frozenset[str]] = []
         col_bind: list[set[str]] = []
         col_pct: list[bool] = []
         col_delta: list[bool] = []
         table_off = any(m.kind == "noclaim" and not _in_rows(table, m.start) for m in markers)
-        for cell in cols:
+        for cell in table.header:
             masked = mask(seg, cell.start, cell.end)
-            col_terms.append(self.anchored(_within(hits, cell), masked, cell.start))
+            col_terms.append(self.visible(_within(hits, starts, cell), masked, cell.start))
             col_bind.append(self._binds(seg, markers, cell))
             col_pct.append("%" in cell.text)
             col_delta.append(bool(_DELTA_HEADER.search(cell.text)))
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty")]
         marked = {m.number.start for m in value_markers if m.number is not None}
+        in_cells = [m.start for m in value_markers]
         items: list[_Item] = []
         for row in table.rows:
+            if not row:
+                continue
             row_off = table_off or any(m.kind == "noclaim" and row[0].start <= m.start < row[-1].end
                                        for m in markers)
-            numeric: list[tuple[int, Cell, Shown]] = []
-            row_terms: dict[str, set[str]] = {}
+            numeric: list[tuple[int, Cell, str]] = []
+            row_terms: set[str] = set()
             row_bind: set[str] = set()
             for ci, cell in enumerate(row):
-                masked = mask(seg, cell.start, cell.end)
-                shown = _number_in(masked, 0, len(masked))
-                if shown is not None and not _WORDS.search(masked, shown.suffix_end):
-                    numeric.append((ci, cell, _shift(shown, cell.start)))
+                masked = mask_text(seg.syntax, cell.text)
+                if _NUMERIC_START.match(masked):
+                    numeric.append((ci, cell, masked))  # parsed below, only where it matters
                     continue
-                for cid, t in self.anchored(_within(hits, cell), masked, cell.start).items():
-                    row_terms.setdefault(cid, set()).update(t)
-                row_bind |= self._binds(seg, markers, cell)
-            for ci, cell, shown in numeric:
+                in_row = _within(hits, starts, cell)
+                if in_row:
+                    row_terms |= self.visible(in_row, masked, cell.start)
+                if markers:
+                    row_bind |= self._binds(seg, markers, cell)
+            rterms = frozenset(row_terms)
+            row_decisive = not rterms.isdisjoint(self.index.decisive)
+            for ci, cell, masked in numeric:
+                if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
+                        or (ci < len(col_bind) and col_bind[ci])):
+                    continue  # nothing here names a claim: the number is nobody's
+                parsed = _number_in(masked, 0, len(masked))
+                if parsed is None or _WORDS.search(masked, parsed.suffix_end):
+                    continue
+                shown = _shift(parsed, cell.start)
+                if shown.start in marked or any(cell.start <= p < cell.end for p in in_cells):
+                    continue  # a value marker in the cell: checked exactly below
                 pct = ci < len(col_pct) and col_pct[ci]
-                for m in value_markers:
-                    if cell.start <= m.start < cell.end or (
-                            m.number is not None and m.number.start == shown.start):
-                        break
-                else:
-                    if shown.start in marked:
-                        continue
-                    bound = (col_bind[ci] if ci < len(col_bind) else set()) | row_bind
-                    if bound:
-                        items.append(_Item(shown, frozenset(bound), "value", pct, exact=True,
-                                           via="table"))
-                        continue
-                    if row_off or (ci < len(col_delta) and col_delta[ci]):
-                        continue
-                    cterms = col_terms[ci] if ci < len(col_terms) else {}
-                    strength: dict[str, int] = {}
-                    for cid in set(cterms) | set(row_terms):
-                        both = cterms.get(cid, set()) | row_terms.get(cid, set())
-                        strength[cid] = len(both) + (cid in cterms and cid in row_terms)
-                    if not strength:
-                        continue
-                    cands = self.most_specific(strength)
-                    kind = "delta" if shown.sign == "+" else "value"
-                    items.append(_Item(shown, cands, "uncertainty" if shown.uncertainty
-                                       else kind, pct, via="table"))
+                bound = (col_bind[ci] if ci < len(col_bind) else set()) | row_bind
+                if bound:
+                    items.append(_Item(shown, frozenset(bound), "value", pct, exact=True,
+                                       via="table"))
+                    continue
+                if row_off or (ci < len(col_delta) and col_delta[ci]):
+                    continue
+                cterms = col_terms[ci] if ci < len(col_terms) else frozenset()
+                if not cterms and not rterms:
+                    continue
+                strength, alone = self.cell_candidates(cterms, rterms)
+                if not strength:
+                    continue
+                kind = "uncertainty" if shown.uncertainty else (
+                    "delta" if shown.sign == "+" else "value")
+                items.append(_Item(shown, frozenset(strength), kind, pct, via="table",
+                                   strength=strength, alone=alone))
         for m in value_markers:
             col = _column_of(table, m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
@@ -523,8 +730,11 @@ class _Run:
         return out
 
 
-def _within(hits: list[Hit], cell: Cell) -> list[Hit]:
-    return [h for h in hits if cell.start <= h.start and h.end <= cell.end]
+def _within(hits: list[Hit], starts: list[int], cell: Cell) -> list[Hit]:
+    """The hits inside ``cell`` (``starts``: the hits' start offsets, sorted)."""
+    lo = bisect.bisect_left(starts, cell.start)
+    hi = bisect.bisect_left(starts, cell.end, lo)
+    return [h for h in hits[lo:hi] if h.end <= cell.end]
 
 
 def _in_rows(table: Table, pos: int) -> bool:
@@ -540,12 +750,7 @@ def _column_of(table: Table, pos: int) -> int | None:
 
 
 def _shift(shown: Shown, base: int) -> Shown:
-    if base == 0:
-        return shown
-    return Shown(text=shown.text, start=shown.start + base, end=shown.end + base,
-                 digits=shown.digits, sign=shown.sign, percent=shown.percent,
-                 suffix=shown.suffix, suffix_end=shown.suffix_end + base,
-                 uncertainty=shown.uncertainty)
+    return shown if base == 0 else shown.moved(base)
 
 
 def _short(digest: str) -> str:
@@ -553,18 +758,12 @@ def _short(digest: str) -> str:
     return f"{algo}:{hexpart[:12]}\u2026" if hexpart else digest
 
 
-def _dec(value: Decimal) -> str:
-    return repr(round(float(value), 12))
-
-
 def _value(claim: Claim) -> str:
     return f"{claim.value!r}" + (f" {claim.unit}" if claim.unit else "")
 
 
 def _drift_message(claim: Claim, shown: Shown, got: Check) -> str:
-    scaled = ""
-    if got.unit_shown == "%" and got.expected != Decimal(claim.value):
-        scaled = f" (= {_dec(got.expected)}%)"
+    scaled = f" (= {got.expected(claim.value)}%)" if got.scale else ""
     return (f"{claim.id} says {shown.display()}, evidence says {claim.value!r}{scaled} "
             f"(run {claim.run}, object {_short(claim.source_digest)})")
 
@@ -612,10 +811,12 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
             entry = units.setdefault(key, (unit, [], []))
             if marker not in entry[1]:
                 entry[1].append(marker)
-    for hit in hits:
-        unit = unit_at(seg, hit.start)
-        key = (isinstance(unit, Table), unit.start)
-        units.setdefault(key, (unit, [], []))[2].append(hit)
+    current: tuple[Sentence | Table, list[Marker], list[Hit]] | None = None
+    for hit in hits:  # in text order: most hits fall in the unit of the one before
+        if current is None or not current[0].start <= hit.start < current[0].end:
+            unit = unit_at(seg, hit.start)
+            current = units.setdefault((isinstance(unit, Table), unit.start), (unit, [], []))
+        current[2].append(hit)
     for unit, unit_markers, unit_hits in units.values():
         if isinstance(unit, Table):
             run.table(seg, unit, unit_markers, unit_hits)

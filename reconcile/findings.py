@@ -66,20 +66,28 @@ class Finding:
         return out
 
 
-@dataclass(frozen=True, slots=True)
 class Match:
-    path: str
-    line: int
-    col: int
-    where: str | None
-    claims: tuple[str, ...]
-    shown: str
-    via: str
+    """A number that matched its claim(s); its line and column are worked out when asked."""
+
+    __slots__ = ("_place", "claims", "path", "shown", "via", "where")
+
+    def __init__(self, path: str, where: str | None, place: Any, offset: int,
+                 claims: tuple[str, ...], shown: str, via: str) -> None:
+        self.path, self.where, self.claims, self.shown, self.via = path, where, claims, shown, via
+        self._place = (place, offset)  # (an object with .position(offset), offset)
+
+    @property
+    def line(self) -> int:
+        return int(self._place[0].position(self._place[1])[0])
+
+    @property
+    def col(self) -> int:
+        return int(self._place[0].position(self._place[1])[1])
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["claims"] = list(self.claims)
-        return out
+        line, col = self._place[0].position(self._place[1])
+        return {"path": self.path, "line": line, "col": col, "where": self.where,
+                "claims": list(self.claims), "shown": self.shown, "via": self.via}
 
 
 @dataclass

@@ -33,7 +33,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-__all__ = ["Check", "Shown", "check", "number_at", "parse_number", "scan_numbers"]
+__all__ = ["Check", "Shown", "check", "norm_unit", "number_at", "parse_number", "percent_scale",
+           "scan_numbers"]
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -69,28 +70,48 @@ _EPS = Decimal(2) ** -50
 _HALF = Decimal("0.5")
 
 
-def _norm_unit(unit: str) -> str:
+def norm_unit(unit: str) -> str:
     u = unit.strip().lower().rstrip(".")
     return _SYNONYMS.get(u, u)
 
 
-@dataclass(frozen=True, slots=True)
 class Shown:
-    """One number as the text shows it (offsets are into the scanned text)."""
+    """One number as the text shows it (offsets are into the scanned text). Treat as immutable.
 
-    text: str          # the characters of the number itself, e.g. "+1,234.5"
-    start: int
-    end: int           # end of the number, before any suffix
-    digits: Decimal    # the number as written, sign applied, before multiplier and percent
-    sign: str | None   # "+" or "-" when written explicitly
-    percent: bool      # followed by %, \% or "percent"
-    suffix: str | None  # the word that follows (glued or after one space), as written
-    suffix_end: int    # end of the token with its percent sign or known unit (not other words)
-    uncertainty: bool  # written after ± (an uncertainty, never a value)
+    A plain slotted class, not a frozen dataclass: a 10 MB tree makes tens of thousands, and a
+    frozen dataclass's ``__init__`` costs several times as much.
+    """
+
+    __slots__ = ("end", "exponent", "fvalue", "literal", "percent", "sign", "start", "suffix",
+                 "suffix_end", "text", "uncertainty")
+
+    def __init__(self, text: str, start: int, end: int, literal: str, sign: str | None,
+                 percent: bool, suffix: str | None, suffix_end: int, uncertainty: bool,
+                 exponent: int) -> None:
+        self.text = text                # the characters of the number itself: "+1,234.5"
+        self.start, self.end = start, end  # end: before any percent sign or unit
+        self.literal = literal          # digits as a Decimal literal, sign applied: "-1234.5"
+        self.sign = sign                # "+" or "-" when written explicitly
+        self.percent = percent          # followed by %, \% or "percent"
+        self.suffix = suffix            # the word that follows (glued or after one space)
+        self.suffix_end = suffix_end    # end with its percent sign or known unit
+        self.uncertainty = uncertainty  # written after ± (an uncertainty, never a value)
+        self.exponent = exponent        # place of the last shown digit: 31.4 → -1, 1.2e-3 → -4
+        self.fvalue = float(literal)    # the fast path of `check`
 
     @property
-    def is_signed(self) -> bool:
-        return self.sign is not None
+    def digits(self) -> Decimal:
+        """The number exactly as written (sign applied, before multiplier and percent)."""
+        return Decimal(self.literal)
+
+    def moved(self, base: int) -> Shown:
+        """The same number with offsets ``base`` further on."""
+        return Shown(self.text, self.start + base, self.end + base, self.literal, self.sign,
+                     self.percent, self.suffix, self.suffix_end + base, self.uncertainty,
+                     self.exponent)
+
+    def __repr__(self) -> str:
+        return f"Shown({self.text!r} at {self.start})"
 
     def display(self) -> str:
         """The number as a reader sees it, with its percent sign (the scale), without a unit."""
@@ -125,17 +146,21 @@ def _build(m: re.Match[str], text: str) -> Shown | None:
     nxt2 = text[end + 1] if end + 1 < len(text) else " "
     if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit()) or nxt in "^_":
         return None  # 1.2.3, 12:30, 3/4, 3-5, 1,2 (a list), 10^3, x_1: not values
-    int_part = m.group("int")
-    frac = m.group("frac") if int_part is not None else m.group("frac0")
+    _, int_part, frac, frac0, exp, exp2 = m.groups()
+    if int_part is None:
+        frac = frac0
     literal = _SEP_CHARS.sub("", int_part) if int_part is not None else "0"
+    exponent = 0
     if frac is not None:
         literal += "." + frac
-    exp = m.group("exp") or m.group("exp2")
+        exponent = -len(frac)
+    exp = exp or exp2
     if exp is not None:
-        literal += "E" + exp.replace("\u2212", "-")
-    value = Decimal(literal)
+        exp = exp.replace("\u2212", "-")
+        literal += "E" + exp
+        exponent += int(exp)
     if sign in ("-", "\u2212"):
-        value = -value
+        literal = "-" + literal
     percent = False
     suffix: str | None = None
     suffix_end = end
@@ -144,16 +169,15 @@ def _build(m: re.Match[str], text: str) -> Shown | None:
         word = sm.group(1)
         if word in ("%", "\\%") or word.lower() == "percent":
             percent, suffix_end = True, sm.end()
-        elif _norm_unit(word) in _KNOWN_UNITS or word in _MULTIPLIERS:
+        elif norm_unit(word) in _KNOWN_UNITS or word in _MULTIPLIERS:
             suffix, suffix_end = word, sm.end()
         elif sm.start(1) == end:
             return None  # glued to a word that is no unit: 3D, 1st, 2nd
         else:
             suffix = word  # maybe the claim's own unit ("img/s"); `check` decides
-    return Shown(text=m.group(0), start=start, end=end, digits=value,
-                 sign=None if sign is None else ("+" if sign == "+" else "-"),
-                 percent=percent, suffix=suffix, suffix_end=suffix_end,
-                 uncertainty=_uncertainty_before(text, start if sign is None else start))
+    return Shown(m.group(0), start, end, literal,
+                 None if sign is None else ("+" if sign == "+" else "-"), percent, suffix,
+                 suffix_end, _uncertainty_before(text, start), exponent)
 
 
 def scan_numbers(text: str, start: int = 0, end: int | None = None) -> list[Shown]:
@@ -167,9 +191,9 @@ def scan_numbers(text: str, start: int = 0, end: int | None = None) -> list[Show
     return out
 
 
-def number_at(text: str, pos: int) -> Shown | None:
-    """The number that starts exactly at ``pos`` (a marker's number), or None."""
-    m = _NUMBER.match(text, pos)
+def number_at(text: str, pos: int, end: int | None = None) -> Shown | None:
+    """The number that starts exactly at ``pos`` (and ends by ``end``), or None."""
+    m = _NUMBER.match(text, pos, len(text) if end is None else end)
     return _build(m, text) if m is not None else None
 
 
@@ -190,15 +214,27 @@ class Check:
     unit_ok: bool        # no unit shown, or the claim's unit (or percent on a fraction)
     unit_shown: str | None
     plausible: bool      # could be this claim's number at all (see `check`)
-    expected: Decimal    # the value in the number's own scale (percent points, multiplier)
-    half_unit: Decimal   # half a unit of the last shown digit, in that scale
+    scale: int           # power of ten applied to the value to compare (2: percent points)
+
+    def expected(self, value: float | Decimal) -> float:
+        """The claim's value in the scale the number is shown in (91.34 for 0.9134 as %)."""
+        return round(float(value) * 10.0 ** self.scale, 12)
 
 
-def _percent_scale(value: float | Decimal, unit: str | None) -> int:
-    """Power of ten that turns the claim's value into percent points."""
+def percent_scale(value: float | Decimal, unit: str | None) -> int:
+    """Power of ten that turns a claim's value into the percent points a ``%`` number shows."""
     if unit is None:
-        return 0 if abs(Decimal(value)) > 1 else 2  # a bare value above 1 is in percent already
-    return 0 if _norm_unit(unit) in _PERCENT_UNITS else 2
+        return 0 if abs(float(value)) > 1 else 2  # a bare value above 1 is in percent already
+    return 0 if norm_unit(unit) in _PERCENT_UNITS else 2
+
+
+def _exact_match(digits: Decimal, value: float | Decimal, scale: int) -> bool:
+    """|digits − value·10^scale| ≤ ½·10^exponent(digits) (+ 2⁻⁵⁰ relative), in exact decimal."""
+    with localcontext() as ctx:
+        ctx.prec = 80
+        exact = Decimal(value).scaleb(scale)
+        half = _HALF.scaleb(digits.as_tuple().exponent)  # type: ignore[arg-type]
+        return abs(digits - exact) <= half + abs(exact) * _EPS
 
 
 def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
@@ -210,38 +246,50 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
     shown and is the claim's, or its magnitude (in the claim's scale) is within a factor
     ``window`` of the value with the same sign. Anchored (hand-typed) numbers that are not
     plausible are other quantities, not drift.
+
+    The comparison runs in floats and falls back to exact decimal arithmetic only when the
+    distance is within 10⁻¹² (relative) of half a unit, where float rounding could decide it.
     """
     scale = 0
     unit_shown: str | None = None
     unit_ok = True
     digits = shown.digits
-    claim_unit = _norm_unit(unit) if unit else None
+    shift = 0
+    claim_unit = norm_unit(unit) if unit else None
     if shown.percent or percent_context:
         unit_shown = "%"
         if claim_unit is not None and claim_unit not in _PERCENT_UNITS | _FRACTION_UNITS:
             unit_ok = False
-        scale = _percent_scale(value, unit)
+        scale = percent_scale(value, unit)
     if shown.suffix is not None:
-        word = _norm_unit(shown.suffix)
+        word = norm_unit(shown.suffix)
         if claim_unit is not None and word == claim_unit:
             unit_shown = shown.suffix
         elif shown.suffix in _MULTIPLIERS:
-            digits = digits.scaleb(_MULTIPLIERS[shown.suffix])
+            shift = _MULTIPLIERS[shown.suffix]
         elif word in _KNOWN_UNITS:
             unit_shown = shown.suffix
             unit_ok = False
-    with localcontext() as ctx:
-        ctx.prec = 80
-        exact = Decimal(value).scaleb(scale)
-        half = _HALF.scaleb(digits.as_tuple().exponent)  # type: ignore[arg-type]
-        tolerance = half + abs(exact) * _EPS
-        matches = unit_ok and abs(digits - exact) <= tolerance
-        if matches or (unit_ok and unit_shown is not None and unit_shown != "%"):
-            plausible = True
-        elif not unit_ok or exact == 0 or digits == 0:
-            plausible = False
+    target = float(value) * 10.0 ** scale
+    number = shown.fvalue * 10.0 ** shift
+    half = 0.5 * 10.0 ** (shown.exponent + shift)
+    if not unit_ok:
+        matches = False
+    else:
+        distance = abs(number - target)
+        margin = 1e-12 * max(abs(number), abs(target), half)
+        if distance < half - margin:
+            matches = True
+        elif distance > half + margin:
+            matches = False
         else:
-            ratio = digits / exact
-            plausible = Decimal(1) / Decimal(window) <= ratio <= Decimal(window)
+            matches = _exact_match(digits.scaleb(shift), value, scale)
+    if matches or (unit_ok and unit_shown is not None and unit_shown != "%"):
+        plausible = True
+    elif not unit_ok or target == 0 or number == 0:
+        plausible = False
+    else:
+        ratio = number / target
+        plausible = 1 / window <= ratio <= window
     return Check(matches=matches, unit_ok=unit_ok, unit_shown=unit_shown, plausible=plausible,
-                 expected=exact, half_unit=half)
+                 scale=scale)

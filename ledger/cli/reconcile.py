@@ -20,12 +20,14 @@ def _summary(report: Report, disclose: bool) -> str:
     counts = report.counts()
     head = (f"reconcile: {report.documents} document(s), {len(report.matches)} number(s) "
             f"checked against {report.claims} claim(s)")
+    parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(counts.items())]
     if report.evidence is not None and report.evidence["differences"]:
-        counts["EVIDENCE.json difference"] = len(report.evidence["differences"])
-    if not counts:
+        parts.append(f"{report.evidence['path']} differs from the ledger in "
+                     f"{len(report.evidence['differences'])} place(s)")
+    if not parts:
         return head + ": no drift"
-    problems = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(counts.items()))
-    return head + f": {problems}" + (" (disclosed with --disclose: exit 0)" if disclose else "")
+    return head + ": " + ", ".join(parts) + (" (disclosed with --disclose: exit 0)"
+                                             if disclose else "")
 
 
 @click.command("reconcile")
@@ -48,13 +50,22 @@ def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool) -> None:
 
     Example: labledger reconcile paper/ README.md --json
     """
+    import gc
+
     from labledger.reconcile.drift import reconcile_project, reconcile_staged
 
     if staged and paths:
         raise click.UsageError("--staged reconciles what git has staged; it takes no PATH")
     ledger = open_ledger()
     cwd = Path.cwd()
-    report = reconcile_staged(ledger, cwd) if staged else reconcile_project(ledger, paths, cwd)
+    # Many small objects, no cycles, a short-lived process: the collector would only rescan
+    # them (as `ingest` does, it stays off for the judging only).
+    gc.disable()
+    try:
+        report = (reconcile_staged(ledger, cwd) if staged
+                  else reconcile_project(ledger, paths, cwd))
+    finally:
+        gc.enable()
     ctx = click.get_current_context()
     if state().json:
         emit_json({**report.to_json(), "disclosed": disclose})
@@ -71,8 +82,12 @@ def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool) -> None:
         else:
             warn(_summary(report, disclose))
             if staged and not disclose:
-                warn("commit blocked: fix the numbers (or the claims), or bind them with a "
-                     "marker; see docs/reconcile.md")
+                if report.findings:
+                    warn("commit blocked: fix the numbers (or the claims), or bind them with a "
+                         "marker; see docs/reconcile.md")
+                if report.evidence is not None and report.evidence["differences"]:
+                    warn(f"commit blocked: regenerate it with `labledger evidence -o "
+                         f"{report.evidence['path']}` and stage it")
     if not report.ok and not disclose:
         ctx.exit(EXIT_PROBLEMS)
 

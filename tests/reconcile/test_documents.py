@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.doc_readers import read_document
@@ -286,3 +288,52 @@ def test_report_json_shape() -> None:
     assert data["findings"][0]["claims"] == ["C1"]
     assert data["findings"][0]["evidence"][0]["run"] == "r1"
     json.dumps(data)
+
+
+# --- many claims on one metric: the fast paths must agree with the plain rules ----------------
+
+MANY = [claim(f"P{i:02d}", "psnr", 20.0 + i * 0.5, unit="dB", aliases=(f"Model-{i}",),
+              run=f"r{i}") for i in range(30)]
+
+
+def test_many_claims_the_named_one_is_judged() -> None:
+    text = "Model-7 reaches a PSNR of 23.5 dB; Model-8 reaches 24.0 dB PSNR.\n"
+    report = reconcile_segments(read_document("a.md", text.encode()), MANY)
+    assert report.findings == []
+    assert sorted(m.claims for m in report.matches) == [("P07",), ("P08",)]
+    drifted = reconcile_segments(read_document("a.md", b"Model-7 has a PSNR of 24.0 dB.\n"),
+                                 MANY)
+    assert [(f.type, f.claims) for f in drifted.findings] == [("drift", ("P07",))]
+
+
+def test_many_claims_a_bare_metric_name_matches_any_of_them() -> None:
+    report = reconcile_segments(read_document("a.md", b"A PSNR of 31.5 dB is typical.\n"),
+                                MANY)
+    assert report.findings == []
+    assert [m.claims for m in report.matches] == [("P23",)]
+
+
+def test_many_claims_a_bare_metric_name_off_every_value_is_ambiguous() -> None:
+    report = reconcile_segments(read_document("a.md", b"A PSNR of 31.3 dB is typical.\n"),
+                                MANY)
+    (finding,) = report.findings
+    assert finding.type == "ambiguous"
+    assert len(finding.claims) == 30  # every PSNR claim within a factor of two could own it
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_broad_term_shortcut_equals_the_plain_rule(data: st.DataObject) -> None:
+    from labledger.reconcile.documents import _Run
+
+    metrics = ["psnr", "ssim", "fid"]
+    claims = []
+    for i in range(data.draw(st.integers(20, 60))):
+        aliases = tuple(data.draw(st.lists(st.sampled_from(
+            ["Ours", "Baseline", "Large", "Small", f"Model {i % 7}", f"m{i}"]), max_size=3)))
+        claims.append(claim(f"X{i}", data.draw(st.sampled_from(metrics)), float(i),
+                            aliases=aliases))
+    run = _Run(claims)
+    vocabulary = sorted(run.index.claims_of)
+    terms = frozenset(data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=4)))
+    assert run.candidates(terms) == run._strongest(run._named(terms))

@@ -146,3 +146,26 @@ def test_shipped_hooks_manifest_is_valid() -> None:
     assert hook["id"] == "labledger-reconcile"
     assert hook["entry"] == "labledger reconcile --staged"
     assert hook["pass_filenames"] is False
+
+
+def test_plain_hook_blocks_a_stale_evidence_json(repo: Path, ledger: Ledger,
+                                                 env: dict[str, str]) -> None:
+    run = [str(BIN / "labledger")]
+    subprocess.run([*run, "hooks", "install"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    subprocess.run([*run, "evidence", "-o", "EVIDENCE.json"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    assert commit(repo, env, FIXED, "evidence").returncode == 0
+    ledger.append("claim.declared", run="r1", claim="C1", metric="psnr", value=31.38,
+                  direction="higher", source_digest="blake3:" + "0" * 64, unit="dB",
+                  aliases=["PSNR", "Ours"])  # re-declared: the committed EVIDENCE.json is stale
+    blocked = commit(repo, env, FIXED.replace("31.4 ", "31.38 "), "stale evidence")
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0
+    assert "EVIDENCE.json: differs from the ledger: claim C1: evidence[0].value: file has 31.42" \
+        in output
+    assert "labledger evidence -o EVIDENCE.json" in output
+    subprocess.run([*run, "evidence", "-o", "EVIDENCE.json"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    passed = commit(repo, env, FIXED.replace("31.4 ", "31.38 "), "evidence regenerated")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
