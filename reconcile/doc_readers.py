@@ -457,11 +457,17 @@ class Sentence:
     end: int
 
 
+_FENCE = re.compile(r"\n[ \t]*(?:```|~~~)")
+
+
 def _in_fence(segment: Segment, pos: int) -> tuple[int, int] | None:
     """The line around ``pos`` when it is inside a fenced code block (Markdown)."""
     fences = segment._cache.get("fences")
     if fences is None:
-        fences = [m.start() for m in re.finditer(r"(?m)^[ \t]*(?:```|~~~)", segment.text)]
+        text = segment.text
+        fences = []
+        if "```" in text or "~~~" in text:  # (a regex starting with ^ would try every place)
+            fences = [m.end() - 4 for m in _FENCE.finditer("\n" + text)]  # text offsets
         segment._cache["fences"] = fences
     assert isinstance(fences, list)
     if not fences or bisect.bisect_right(fences, pos) % 2 == 0:

@@ -784,6 +784,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
     report.documents = documents if documents is not None else len({s.path for s in segments})
     report.claims = len(claims)
     report.findings.sort(key=lambda f: (f.path, f.where or "", f.line, f.col))
+    report.matches.sort(key=lambda m: (m.path, m.where or "", m.offset))
     return report
 
 

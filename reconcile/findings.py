@@ -77,6 +77,10 @@ class Match:
         self._place = (place, offset)  # (an object with .position(offset), offset)
 
     @property
+    def offset(self) -> int:
+        return int(self._place[1])
+
+    @property
     def line(self) -> int:
         return int(self._place[0].position(self._place[1])[0])
 

@@ -136,10 +136,10 @@ def _build(m: re.Match[str], text: str) -> Shown | None:
     sign = m.group("sign")
     if before.isalnum() or before in _GLUE_BEFORE:
         return None
-    if before in "-\u2212\u2013:":
+    if before in "-\u2212\u2013:,":
         prev2 = text[start - 2] if start > 1 else " "
-        if prev2.isalnum() or prev2 in ")]":
-            return None  # ResNet-50, top-1, 3-5, 12:30
+        if prev2.isdigit() or (before not in ":," and (prev2.isalpha() or prev2 in ")]")):
+            return None  # ResNet-50, top-1, 3-5, 12:30, the 2 of 1,2 (psnr:31.4 is fine)
     if sign and before in ")]":
         return None
     nxt = text[end] if end < len(text) else " "
