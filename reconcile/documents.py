@@ -1,33 +1,31 @@
-"""Document reconcile: find each claimed number in documents and compare it with its evidence.
+"""Document reconcile: tie each claimed number in documents to a claim and judge it.
 
 Two ways a number is tied to a claim, exact first:
 
-1. **Markers** are exact. Markdown (and reST, text, notebook markdown): ``<!-- claim:C1 -->31.42``
-   or ``<span data-claim="C1">31.42</span>``; a delta ``<!-- delta:C2,C1 -->+1.47`` is compared
-   with C2 − C1. LaTeX (``labledger.sty``): ``\\claim{C1}{31.42}``,
-   ``\\claimdelta{C2}{C1}{+1.47}``; a ``\\newcommand``/``\\def`` macro whose name is bound by
-   ``\\claimbind{C1}{\\psnrours}``, by a ``% claim:C1`` comment on its line, or by an alias
-   ``\\psnrours`` of the claim. Tables: a header cell or row-label cell holding
-   ``<!-- claim:C1 -->`` (Markdown), ``\\claimref{C1}`` (LaTeX) or ``claim:C1`` (CSV/TSV) binds
-   that column or row. A marked number that disagrees is drift, whatever its size; a marker naming
-   no current claim is an error finding.
-2. **Anchors** catch hand-typed numbers: a claim's aliases or metric name in the same sentence
-   (either side of the number) or, in a table, in the number's row or column header. Only the
-   claims anchored most specifically take part (a sentence naming "Ours" and "PSNR" anchors the
-   claim with both words, not every PSNR claim). Then, per unit: a number that matches an anchored
-   claim at the precision shown is that claim's; an anchored claim that no number matches owns
-   the one remaining plausible number (drift), or is *ambiguous* when several remain; a number
-   that two unmatched claims would own is *ambiguous* with both ids, never drift.
+1. **Markers** (`doc_markers`) are exact: the marked number is compared with its claim (or a
+   delta with the difference of two) whatever its size or surroundings; a marker naming no
+   current claim, or marking no number, is a finding of its own.
+2. **Anchors** (`anchors`) catch hand-typed numbers. A *unit* is a sentence, or a table in which
+   a cell's context is its row and its column header (`doc_readers.unit_at`). Per unit:
 
-What is not a claimed value, whatever is near it: deltas (``+1.47``, ``-0.3`` unless the claim's
-value is negative, ``by 1.2``, ``1.2 dB higher``, a column headed Δ/gain/delta), uncertainties
-(``± 0.05``), bounds (``over 30``, ``up to 5``, ``> 3``), references (``Table 3``, ``Fig. 2``,
-``[12]``, ``Section 4.2``), digits inside an anchor (``mAP@50``), numbers glued to words
-(``ResNet-50``), and, for anchored numbers only, numbers outside a factor of two of the claim's
-value unless they carry its unit (``300 epochs`` next to "PSNR" is another quantity). A unit
-``<!-- noclaim -->`` (LaTeX ``\\noclaim`` or a ``% noclaim`` comment) is not checked by anchors.
+   * a claim takes part only when a *decisive* anchor names it (its metric, or an alias only
+     claims of one metric have); then, per metric, only the claims named by the most anchors;
+   * a number that matches a taking-part claim at the precision shown (`numbers.check`) is that
+     claim's; a claim no number matches owns the one remaining *plausible* number (drift), or is
+     ambiguous when several remain; a number several unmatched claims would own goes to the one
+     named by more anchors, else is ambiguous with all their ids, never drift;
+   * a table cell whose row and column both name a claim is that claim's and judged alone.
 
-Numbers near no anchor and no marker are ignored.
+   Only values are candidates (`number_roles`: not deltas, bounds, references, uncertainties),
+   never the digits of an anchor, and a unit holding ``noclaim`` is not judged by anchors.
+
+Numbers near no anchor and no marker are ignored. Findings come out in document order; matches
+are kept (their line numbers worked out only when rendered).
+
+Performance notes (benchmarks/bench_reconcile.py): each unit is cut and judged once however many
+anchors it holds; the candidates of a set of anchor terms are cached; a bare metric name naming
+many claims is expanded lazily (`_Run._with_broad`) and its numbers are looked up in a sorted
+value index (`_ValueIndex`) instead of being compared with every claim.
 """
 
 from __future__ import annotations
@@ -40,6 +38,7 @@ from decimal import Decimal
 
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
     Cell,
     Segment,
@@ -50,222 +49,20 @@ from labledger.reconcile.doc_readers import (
     unit_at,
 )
 from labledger.reconcile.findings import Finding, Match, Report, Tie
+from labledger.reconcile.number_roles import DELTA_HEADER, role_of
 from labledger.reconcile.numbers import (
     Check,
     Shown,
     check,
     norm_unit,
-    number_at,
     percent_scale,
     scan_numbers,
 )
 
 __all__ = ["reconcile_segments"]
 
-# --- markers -------------------------------------------------------------------------------------
-
-_MD_MARKERS = re.compile(
-    r"<!--\s*(?:(?P<kind>claim|delta)\s*:\s*(?P<ids>[^\s>]+)|(?P<noclaim>noclaim))\s*-->"
-    r"|<span\s+data-claim\s*=\s*\"(?P<span>[^\"]+)\"\s*>(?P<content>[^<]*)</span>")
-_TEX_MARKERS = re.compile(
-    r"\\(?:ledger)?claim\{(?P<claim>[^{}]+)\}\{"
-    r"|\\(?:ledger)?claimdelta\{(?P<a>[^{}]+)\}\{(?P<b>[^{}]+)\}\{"
-    r"|\\claimref\{(?P<ref>[^{}]+)\}"
-    r"|(?P<noclaim>\\noclaim\b|%[ \t]*noclaim\b)"
-    r"|\\(?:re|provide)?newcommand\*?\s*\{?\\(?P<name>[A-Za-z@]+)\}?\s*(?:\[\d\])?\s*\{"
-    r"|\\def\s*\\(?P<defname>[A-Za-z@]+)\s*\{")
-_TEX_FIND = re.compile(r"[\\%](?:(?:ledger)?claim(?:delta)?\{|claimref\{|noclaim\b|[ \t]*noclaim\b"
-                       r"|(?:re|provide)?newcommand|def\s*\\)")
-_TEX_BIND = re.compile(r"\\claimbind\{([^{}]+)\}\{\\([A-Za-z@]+)\}")
-_CELL_BIND = re.compile(r"\bclaim:([^\s,;|<>\"]+)")
-_LEAD = re.compile(r"[ \t*_`~$({]*")
 _WORDS = re.compile(r"(?!pm\b)[^\W\d_]{2,}")  # a word in a cell: a label, not a number
 _NUMERIC_START = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
-
-
-@dataclass(frozen=True, slots=True)
-class Marker:
-    kind: str                   # value | delta | bind | noclaim | empty
-    ids: tuple[str, ...]
-    start: int
-    end: int
-    number: Shown | None = None
-    via: str = "marker"         # marker | macro
-
-
-def _braced(text: str, pos: int) -> int:
-    """Offset of the ``}`` closing a group whose ``{`` is just before ``pos`` (or -1)."""
-    depth = 1
-    for i in range(pos, min(len(text), pos + 4000)):
-        ch = text[i]
-        if ch == "{" and text[i - 1] != "\\":
-            depth += 1
-        elif ch == "}" and text[i - 1] != "\\":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
-
-_FORMAT_COMMANDS = ("\\textbf{", "\\mathbf{", "\\underline{", "\\num{", "\\emph{",
-                    "\\textit{")
-
-
-def _number_in(text: str, start: int, end: int) -> Shown | None:
-    """The first number of ``text[start:end]`` when only formatting comes before it."""
-    lead = _LEAD.match(text, start, end)
-    pos = lead.end() if lead else start
-    while text.startswith(_FORMAT_COMMANDS, pos):
-        pos = text.index("{", pos) + 1
-        lead = _LEAD.match(text, pos, end)
-        pos = lead.end() if lead else pos
-    return number_at(text, pos, end)
-
-
-def _md_markers(seg: Segment) -> list[Marker]:
-    text = seg.text
-    out: list[Marker] = []
-    if "<!--" not in text and "data-claim" not in text:
-        return out
-    for m in _MD_MARKERS.finditer(text):
-        if m.group("noclaim"):
-            out.append(Marker("noclaim", (), m.start(), m.end()))
-        elif m.group("span"):
-            shown = _number_in(text, m.start("content"), m.end("content"))
-            out.append(Marker("value" if shown else "empty", (m.group("span").strip(),),
-                              m.start(), m.end(), shown))
-        else:
-            kind = m.group("kind")
-            ids = tuple(i for i in m.group("ids").split(",") if i)
-            nl = text.find("\n", m.end())
-            shown = _number_in(text, m.end(), len(text) if nl < 0 else nl)
-            if kind == "delta":
-                out.append(Marker("delta" if shown and len(ids) == 2 else "empty", ids,
-                                  m.start(), m.end(), shown))
-            else:
-                out.append(Marker("value" if shown else "bind", ids, m.start(), m.end(), shown))
-    return out
-
-
-def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
-    text = seg.text
-    out: list[Marker] = []
-    if "\\" not in text and "noclaim" not in text:
-        return out
-    for found in _TEX_FIND.finditer(text):
-        # NOTE: the full pattern starts with groups, which stops the regex engine from skipping
-        # ahead by its first character; a plain prefix finds the places, the full one reads them.
-        m = _TEX_MARKERS.match(text, found.start())
-        if m is None:
-            continue
-        if m.group("noclaim"):
-            if text[m.start()] == "%" and m.start() > 0 and text[m.start() - 1] == "\\":
-                continue  # \% noclaim: a percent sign, not a comment
-            out.append(Marker("noclaim", (), m.start(), m.end()))
-        elif m.group("ref"):
-            out.append(Marker("bind", (m.group("ref").strip(),), m.start(), m.end()))
-        elif m.group("claim") or m.group("a"):
-            close = _braced(text, m.end())
-            shown = _number_in(text, m.end(), close) if close >= 0 else None
-            if m.group("claim"):
-                ids: tuple[str, ...] = (m.group("claim").strip(),)
-                kind = "value"
-            else:
-                ids, kind = (m.group("a").strip(), m.group("b").strip()), "delta"
-            out.append(Marker(kind if shown else "empty", ids, m.start(),
-                              close + 1 if close >= 0 else m.end(), shown))
-        else:
-            name = m.group("name") or m.group("defname")
-            close = _braced(text, m.end())
-            if close < 0:
-                continue
-            line_end = text.find("\n", close)
-            tail = text[close:len(text) if line_end < 0 else line_end]
-            cm = re.search(r"(?<!\\)%[ \t]*claim:(\S+)", tail)
-            cid = cm.group(1) if cm else binds.get(name)
-            body = text[m.end():close]
-            if cid is None or "\\claim" in body:
-                continue  # not bound, or bound by the \claim marker inside it
-            shown = _number_in(text, m.end(), close)
-            out.append(Marker("value" if shown else "empty", (cid,), m.start(), close + 1,
-                              shown, via="macro"))
-    return out
-
-
-def _cell_markers(seg: Segment) -> list[Marker]:
-    text = seg.text
-    out: list[Marker] = []
-    if "claim" not in text:
-        return out
-    for m in _CELL_BIND.finditer(text):
-        out.append(Marker("bind", (m.group(1),), m.start(), m.end()))
-    for m in re.finditer(r"\bnoclaim\b", text):
-        out.append(Marker("noclaim", (), m.start(), m.end()))
-    return out
-
-
-def tex_bindings(segments: Iterable[Segment], claims: Iterable[Claim]) -> dict[str, str]:
-    """Macro name → claim id, from ``\\claimbind`` anywhere and from ``\\name`` aliases."""
-    binds: dict[str, str] = {}
-    for claim in claims:
-        for alias in claim.aliases:
-            if alias.startswith("\\") and alias[1:].isalpha():
-                binds[alias[1:]] = claim.id
-    for seg in segments:
-        if seg.syntax == "tex" and "\\claimbind" in seg.text:
-            for m in _TEX_BIND.finditer(seg.text):
-                binds[m.group(2)] = m.group(1).strip()
-    return binds
-
-
-# --- what a number near an anchor is not ---------------------------------------------------------
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_REFERENCE_WORDS = _words("""
-table tables tab figure figures fig figs section sections sec secs eq eqs equation equations
-appendix app algorithm alg line lines chapter ch theorem thm lemma corollary definition def
-proposition prop page pages p pp step steps item items no nr ref version v row rows column col
-epoch epochs iteration iter seed seeds layer layers block stage stages id issue pr cell
-""")
-_DELTA_BEFORE = _words("by gain gains improvement improvements margin delta Δ increase "
-                       "increases decrease decreases drop drops boost reduction")
-_DELTA_AFTER = _words("higher lower better worse more less gain gains improvement increase "
-                      "decrease drop faster slower smaller larger ahead behind")
-_BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
-                       "upto beyond")
-_BOUND_CHARS = frozenset("<>\u2264\u2265")
-_DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b|\bimprov|"
-                           r"\bdiff|\bchange\b)")
-_WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:]*$")
-_WORD_AFTER = re.compile(r"[\s%]*([^\W\d_]+)")
-
-
-def _kind_of(shown: Shown, masked: str, base: int) -> str:
-    """value | delta | bound | reference | uncertainty, from the words around the number."""
-    if shown.uncertainty:
-        return "uncertainty"
-    s = shown.start - base
-    head = masked[max(0, s - 24):s]
-    stripped = head.rstrip(" \t$")
-    if stripped and stripped[-1] in _BOUND_CHARS:
-        return "bound"
-    m = _WORD_BEFORE.search(head)
-    before = m.group(1).lower() if m else ""
-    if before in _REFERENCE_WORDS or before in ("#", "§"):
-        return "reference"
-    if before in _DELTA_BEFORE:
-        return "delta"
-    if before in _BOUND_BEFORE or head.lower().rstrip().endswith("up to"):
-        return "bound"
-    after = _WORD_AFTER.match(masked, shown.suffix_end - base)
-    if after and after.group(1).lower() in _DELTA_AFTER:
-        return "delta"
-    if shown.sign == "+":
-        return "delta"
-    return "value"
 
 
 # --- assignment ----------------------------------------------------------------------------------
@@ -293,7 +90,7 @@ class _Item:
 
     def is_value_for(self, claim: Claim) -> bool:
         if self.kind == "?":  # judged from the words around it only when a claim asks
-            self.kind = _kind_of(self.shown, self.context[0], self.context[1])
+            self.kind = role_of(self.shown, self.context[0], self.context[1])
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0
@@ -664,7 +461,7 @@ class _Run:
             col_terms.append(self.visible(_within(hits, starts, cell), masked, cell.start))
             col_bind.append(self._binds(seg, markers, cell))
             col_pct.append("%" in cell.text)
-            col_delta.append(bool(_DELTA_HEADER.search(cell.text)))
+            col_delta.append(bool(DELTA_HEADER.search(cell.text)))
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty")]
         marked = {m.number.start for m in value_markers if m.number is not None}
         in_cells = [m.start for m in value_markers]
@@ -693,7 +490,7 @@ class _Run:
                 if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
                         or (ci < len(col_bind) and col_bind[ci])):
                     continue  # nothing here names a claim: the number is nobody's
-                parsed = _number_in(masked, 0, len(masked))
+                parsed = number_in(masked, 0, len(masked))
                 if parsed is None or _WORDS.search(masked, parsed.suffix_end):
                     continue
                 shown = _shift(parsed, cell.start)
@@ -789,12 +586,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
 
 
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
-    if seg.syntax == "tex":
-        markers = _tex_markers(seg, binds)
-    elif seg.syntax in ("csv", "tsv"):
-        markers = _cell_markers(seg)
-    else:
-        markers = _md_markers(seg)
+    markers = find_markers(seg, binds)
     hits = run.index.scan(seg.text)
     if not markers and not hits:
         return
@@ -823,8 +615,3 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
             run.table(seg, unit, unit_markers, unit_hits)
         else:
             run.sentence(seg, unit, unit_markers, unit_hits)
-
-
-def unit_terms(text: str) -> str:
-    """Exposed for tests: the normalized form anchors are compared in."""
-    return normalize(text)

@@ -1,0 +1,194 @@
+"""Explicit claim markers in documents: exact ties of one number to one claim (or a delta).
+
+Syntaxes (the contract documented in docs/reconcile.md):
+
+* Markdown, reST, text, notebook markdown: ``<!-- claim:C1 -->31.42`` (emphasis, code and ``$``
+  may wrap the number), ``<span data-claim="C1">31.42</span>``, a delta
+  ``<!-- delta:C2,C1 -->+1.47`` (C2 − C1), and ``<!-- noclaim -->`` (no anchored checks here).
+* LaTeX (``labledger.sty``): ``\\claim{C1}{31.42}`` (or ``\\ledgerclaim``),
+  ``\\claimdelta{C2}{C1}{+1.47}``, ``\\claimref{C1}`` (binds a table header or row label),
+  ``\\noclaim`` or a ``% noclaim`` comment; a ``\\newcommand``/``\\def`` macro holding a
+  number is a marker when its name is bound: ``\\claimbind{C1}{\\psnrours}`` anywhere in the
+  documents, a ``% claim:C1`` comment on its line, or a claim alias ``\\psnrours``.
+* CSV/TSV: ``claim:C1`` in a header or row-label cell binds that column or row; ``noclaim`` in a
+  cell silences anchors for its row (in the header: the table).
+
+A marker is found where it is written; its number must start right after it (after formatting
+only), else the marker is reported as marking nothing. Every regex here that runs over a whole
+document starts with a literal character, so the regex engine skips ahead instead of trying
+every position (a pattern starting with a group or ``^`` does not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.doc_readers import Segment
+from labledger.reconcile.numbers import Shown, number_at
+
+__all__ = ["Marker", "find_markers", "number_in", "tex_bindings"]
+
+# --- markers -------------------------------------------------------------------------------------
+
+_MD_MARKERS = re.compile(
+    r"<!--\s*(?:(?P<kind>claim|delta)\s*:\s*(?P<ids>[^\s>]+)|(?P<noclaim>noclaim))\s*-->"
+    r"|<span\s+data-claim\s*=\s*\"(?P<span>[^\"]+)\"\s*>(?P<content>[^<]*)</span>")
+_TEX_MARKERS = re.compile(
+    r"\\(?:ledger)?claim\{(?P<claim>[^{}]+)\}\{"
+    r"|\\(?:ledger)?claimdelta\{(?P<a>[^{}]+)\}\{(?P<b>[^{}]+)\}\{"
+    r"|\\claimref\{(?P<ref>[^{}]+)\}"
+    r"|(?P<noclaim>\\noclaim\b|%[ \t]*noclaim\b)"
+    r"|\\(?:re|provide)?newcommand\*?\s*\{?\\(?P<name>[A-Za-z@]+)\}?\s*(?:\[\d\])?\s*\{"
+    r"|\\def\s*\\(?P<defname>[A-Za-z@]+)\s*\{")
+_TEX_FIND = re.compile(r"[\\%](?:(?:ledger)?claim(?:delta)?\{|claimref\{|noclaim\b|[ \t]*noclaim\b"
+                       r"|(?:re|provide)?newcommand|def\s*\\)")
+_TEX_BIND = re.compile(r"\\claimbind\{([^{}]+)\}\{\\([A-Za-z@]+)\}")
+_CELL_BIND = re.compile(r"\bclaim:([^\s,;|<>\"]+)")
+_LEAD = re.compile(r"[ \t*_`~$({]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    kind: str                   # value | delta | bind | noclaim | empty
+    ids: tuple[str, ...]
+    start: int
+    end: int
+    number: Shown | None = None
+    via: str = "marker"         # marker | macro
+
+
+def _braced(text: str, pos: int) -> int:
+    """Offset of the ``}`` closing a group whose ``{`` is just before ``pos`` (or -1)."""
+    depth = 1
+    for i in range(pos, min(len(text), pos + 4000)):
+        ch = text[i]
+        if ch == "{" and text[i - 1] != "\\":
+            depth += 1
+        elif ch == "}" and text[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+_FORMAT_COMMANDS = ("\\textbf{", "\\mathbf{", "\\underline{", "\\num{", "\\emph{",
+                    "\\textit{")
+
+
+def number_in(text: str, start: int, end: int) -> Shown | None:
+    """The first number of ``text[start:end]`` when only formatting comes before it."""
+    lead = _LEAD.match(text, start, end)
+    pos = lead.end() if lead else start
+    while text.startswith(_FORMAT_COMMANDS, pos):
+        pos = text.index("{", pos) + 1
+        lead = _LEAD.match(text, pos, end)
+        pos = lead.end() if lead else pos
+    return number_at(text, pos, end)
+
+
+def _md_markers(seg: Segment) -> list[Marker]:
+    text = seg.text
+    out: list[Marker] = []
+    if "<!--" not in text and "data-claim" not in text:
+        return out
+    for m in _MD_MARKERS.finditer(text):
+        if m.group("noclaim"):
+            out.append(Marker("noclaim", (), m.start(), m.end()))
+        elif m.group("span"):
+            shown = number_in(text, m.start("content"), m.end("content"))
+            out.append(Marker("value" if shown else "empty", (m.group("span").strip(),),
+                              m.start(), m.end(), shown))
+        else:
+            kind = m.group("kind")
+            ids = tuple(i for i in m.group("ids").split(",") if i)
+            nl = text.find("\n", m.end())
+            shown = number_in(text, m.end(), len(text) if nl < 0 else nl)
+            if kind == "delta":
+                out.append(Marker("delta" if shown and len(ids) == 2 else "empty", ids,
+                                  m.start(), m.end(), shown))
+            else:
+                out.append(Marker("value" if shown else "bind", ids, m.start(), m.end(), shown))
+    return out
+
+
+def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
+    text = seg.text
+    out: list[Marker] = []
+    if "\\" not in text and "noclaim" not in text:
+        return out
+    for found in _TEX_FIND.finditer(text):
+        # NOTE: the full pattern starts with groups, which stops the regex engine from skipping
+        # ahead by its first character; a plain prefix finds the places, the full one reads them.
+        m = _TEX_MARKERS.match(text, found.start())
+        if m is None:
+            continue
+        if m.group("noclaim"):
+            if text[m.start()] == "%" and m.start() > 0 and text[m.start() - 1] == "\\":
+                continue  # \% noclaim: a percent sign, not a comment
+            out.append(Marker("noclaim", (), m.start(), m.end()))
+        elif m.group("ref"):
+            out.append(Marker("bind", (m.group("ref").strip(),), m.start(), m.end()))
+        elif m.group("claim") or m.group("a"):
+            close = _braced(text, m.end())
+            shown = number_in(text, m.end(), close) if close >= 0 else None
+            if m.group("claim"):
+                ids: tuple[str, ...] = (m.group("claim").strip(),)
+                kind = "value"
+            else:
+                ids, kind = (m.group("a").strip(), m.group("b").strip()), "delta"
+            out.append(Marker(kind if shown else "empty", ids, m.start(),
+                              close + 1 if close >= 0 else m.end(), shown))
+        else:
+            name = m.group("name") or m.group("defname")
+            close = _braced(text, m.end())
+            if close < 0:
+                continue
+            line_end = text.find("\n", close)
+            tail = text[close:len(text) if line_end < 0 else line_end]
+            cm = re.search(r"(?<!\\)%[ \t]*claim:(\S+)", tail)
+            cid = cm.group(1) if cm else binds.get(name)
+            body = text[m.end():close]
+            if cid is None or "\\claim" in body:
+                continue  # not bound, or bound by the \claim marker inside it
+            shown = number_in(text, m.end(), close)
+            out.append(Marker("value" if shown else "empty", (cid,), m.start(), close + 1,
+                              shown, via="macro"))
+    return out
+
+
+def _cell_markers(seg: Segment) -> list[Marker]:
+    text = seg.text
+    out: list[Marker] = []
+    if "claim" not in text:
+        return out
+    for m in _CELL_BIND.finditer(text):
+        out.append(Marker("bind", (m.group(1),), m.start(), m.end()))
+    for m in re.finditer(r"\bnoclaim\b", text):
+        out.append(Marker("noclaim", (), m.start(), m.end()))
+    return out
+
+
+def tex_bindings(segments: Iterable[Segment], claims: Iterable[Claim]) -> dict[str, str]:
+    """Macro name → claim id, from ``\\claimbind`` anywhere and from ``\\name`` aliases."""
+    binds: dict[str, str] = {}
+    for claim in claims:
+        for alias in claim.aliases:
+            if alias.startswith("\\") and alias[1:].isalpha():
+                binds[alias[1:]] = claim.id
+    for seg in segments:
+        if seg.syntax == "tex" and "\\claimbind" in seg.text:
+            for m in _TEX_BIND.finditer(seg.text):
+                binds[m.group(2)] = m.group(1).strip()
+    return binds
+
+
+def find_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
+    """Every marker of ``seg``, by its syntax (``binds``: `tex_bindings` of all documents)."""
+    if seg.syntax == "tex":
+        return _tex_markers(seg, binds)
+    if seg.syntax in ("csv", "tsv"):
+        return _cell_markers(seg)
+    return _md_markers(seg)

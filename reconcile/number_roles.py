@@ -1,0 +1,70 @@
+"""What a number near an anchor is: a value, or a delta, bound, reference or uncertainty.
+
+Only a *value* can be a claimed number found by anchors; the rest are read for what they are:
+
+* delta: written with a ``+`` sign; after *by*, *gain*, *improvement*, *drop*, *Δ*...; before
+  *higher*, *lower*, *better*, *faster*... (``-0.3`` is a delta unless the claim is negative,
+  which the caller decides);
+* bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, ``<``, ``≥``...;
+* reference: after *Table*, *Fig.*, *Section*, *Eq.*, *epoch*, *step*, *seed*, *layer*, ``#``...;
+* uncertainty: after ``±``, ``\\pm`` or ``+/-``.
+
+The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
+few characters of the number. Markers are never judged by these words: they say what they mark.
+"""
+
+from __future__ import annotations
+
+import re
+
+from labledger.reconcile.numbers import Shown
+
+__all__ = ["DELTA_HEADER", "role_of"]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_REFERENCE_WORDS = _words("""
+table tables tab figure figures fig figs section sections sec secs eq eqs equation equations
+appendix app algorithm alg line lines chapter ch theorem thm lemma corollary definition def
+proposition prop page pages p pp step steps item items no nr ref version v row rows column col
+epoch epochs iteration iter seed seeds layer layers block stage stages id issue pr cell
+""")
+_DELTA_BEFORE = _words("by gain gains improvement improvements margin delta Δ increase "
+                       "increases decrease decreases drop drops boost reduction")
+_DELTA_AFTER = _words("higher lower better worse more less gain gains improvement increase "
+                      "decrease drop faster slower smaller larger ahead behind")
+_BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
+                       "upto beyond")
+_BOUND_CHARS = frozenset("<>\u2264\u2265")
+DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b|\bimprov|"
+                           r"\bdiff|\bchange\b)")
+_WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:]*$")
+_WORD_AFTER = re.compile(r"[\s%]*([^\W\d_]+)")
+
+
+def role_of(shown: Shown, masked: str, base: int) -> str:
+    """value | delta | bound | reference | uncertainty, from the words around the number."""
+    if shown.uncertainty:
+        return "uncertainty"
+    s = shown.start - base
+    head = masked[max(0, s - 24):s]
+    stripped = head.rstrip(" \t$")
+    if stripped and stripped[-1] in _BOUND_CHARS:
+        return "bound"
+    m = _WORD_BEFORE.search(head)
+    before = m.group(1).lower() if m else ""
+    if before in _REFERENCE_WORDS or before in ("#", "§"):
+        return "reference"
+    if before in _DELTA_BEFORE:
+        return "delta"
+    if before in _BOUND_BEFORE or head.lower().rstrip().endswith("up to"):
+        return "bound"
+    after = _WORD_AFTER.match(masked, shown.suffix_end - base)
+    if after and after.group(1).lower() in _DELTA_AFTER:
+        return "delta"
+    if shown.sign == "+":
+        return "delta"
+    return "value"
