@@ -169,3 +169,17 @@ def test_plain_hook_blocks_a_stale_evidence_json(repo: Path, ledger: Ledger,
                    capture_output=True, timeout=120)
     passed = commit(repo, env, FIXED.replace("31.4 ", "31.38 "), "evidence regenerated")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+def test_plain_hook_refuses_a_malformed_staged_notebook(repo: Path, env: dict[str, str]) -> None:
+    config = repo / ".labledger" / "config.toml"
+    config.write_text(config.read_text().replace('["paper/*.md"]',
+                                                 '["paper/*.md", "paper/*.ipynb"]'))
+    subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    (repo / "paper" / "eval.ipynb").write_text('{"cells": [')
+    blocked = commit(repo, env, FIXED, "notebook")
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0
+    assert "paper/eval.ipynb: not a valid notebook: malformed JSON" in output
+    assert "Traceback" not in output
