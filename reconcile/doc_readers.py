@@ -206,7 +206,7 @@ def _sentence(segment: Segment, pos: int) -> tuple[int, int]:
     rx = _BOUNDARY.get(segment.syntax, _BOUNDARY["txt"])
     half = _MAX_UNIT // 2
     start = max(0, pos - half)
-    for width in (400, half):
+    for width in (160, half):
         lo = max(0, pos - width)
         ends = [m.end() for m in rx.finditer(text, lo, pos)]
         if ends:

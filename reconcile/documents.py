@@ -410,8 +410,13 @@ class _Run:
         key = (col, row)
         got = self._cell_cache.get(key)
         if got is None:
-            by_col, by_row = self._named(col), self._named(row)
-            both = {c: t | by_row[c] for c, t in by_col.items() if c in by_row}
+            claims_of = self.index.claims_of
+            by_row = self._named(row)  # row labels are usually narrow: expand them, not the
+            both: dict[str, set[str]] = {}  # column's bare metric name
+            for cid, terms in by_row.items():
+                named = {t for t in col if cid in claims_of.get(t, ())}
+                if named:
+                    both[cid] = terms | named
             strength = self._strongest(both)
             alone = bool(strength)
             if not alone:
