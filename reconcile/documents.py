@@ -19,7 +19,8 @@ Two ways a number is tied to a claim, exact first:
    Only values are candidates (`number_roles`: not deltas, bounds, references, uncertainties),
    never the digits of an anchor, and a unit holding ``noclaim`` is not judged by anchors.
 
-Numbers near no anchor and no marker are ignored. Findings come out in document order; matches
+Numbers near no anchor and no marker are ignored; in a sentence, "near" means within eight words
+of an anchor, on either side. Findings come out in document order; matches
 are kept (their line numbers worked out only when rendered).
 
 Performance notes (benchmarks/bench_reconcile.py): each unit is cut and judged once however many
@@ -98,6 +99,10 @@ class _Item:
 
 _INDEXED = 8  # candidates above which a number is looked up in a sorted value index
 _BROAD = 16   # a term naming more claims than this is not expanded claim by claim
+# A hand-typed number belongs to an anchor in its sentence only within this many words of it:
+# a long sentence names other quantities too ("noise 0.2, 400 steps, ... the lowest loss").
+_NEAR_WORDS = 8
+_WORD = re.compile(r"\S+")
 _MULTIPLIER_LETTERS = frozenset("kKMBGT")
 
 
@@ -445,11 +450,16 @@ class _Run:
         cands = frozenset(strength)
         taken = [(h.start, h.end) for h in hits]
         marked = {m.number.start for m in markers if m.number is not None}
+        words = [m.start() + unit.start for m in _WORD.finditer(masked)]
+        anchored = sorted(bisect.bisect_right(words, h.start) for h in hits
+                          if masked[h.start - unit.start] != " ")
         items = []
         for shown in scan_numbers(masked):
             shown = _shift(shown, unit.start)
             if shown.start in marked or any(s <= shown.start < e for s, e in taken):
                 continue  # a marker's number is checked exactly; an anchor's digits are no value
+            if not _near(anchored, bisect.bisect_right(words, shown.start)):
+                continue  # "noise 0.2) with ... the lowest loss": another noun's number
             items.append(_Item(shown, cands, "?", strength=strength,
                                context=(masked, unit.start)))
         self.assign(seg, items)
@@ -530,6 +540,13 @@ class _Run:
             if m.kind == "bind" and cell.start <= m.start < cell.end and not self.unknown(seg, m):
                 out.update(m.ids)
         return out
+
+
+def _near(anchored: list[int], word: int) -> bool:
+    """Whether word number ``word`` of a sentence is within `_NEAR_WORDS` of an anchor's."""
+    i = bisect.bisect_left(anchored, word)
+    return any(abs(anchored[j] - word) <= _NEAR_WORDS
+               for j in (i - 1, i) if 0 <= j < len(anchored))
 
 
 def _within(hits: list[Hit], starts: list[int], cell: Cell) -> list[Hit]:

@@ -94,6 +94,13 @@ CASES = [
          [("drift", 1, ("L1",))]),
     Case("LaTeX times ten to the", "a.tex", "A learning rate of $3 \\times 10^{-4}$ works.\n",
          ("L1",), [], [(1, ("L1",))]),
+    # --- distance: a long sentence names other quantities too ---------------------------------
+    Case("a far number belongs to another noun", "a.md",
+         "We add Gaussian noise 0.2 to the inputs, train 400 steps with Adam, and keep the "
+         "checkpoint with the lowest LPIPS on the validation split.\n", ("P1",), [], []),
+    Case("a near number is still checked", "a.md",
+         "We keep the checkpoint with the lowest LPIPS, which is 0.2 on the test split.\n",
+         ("P1",), [("drift", 1, ("P1",))], shown=["0.2"]),
     # --- deltas: the seed read "+1.47 dB" after the anchor as the value -----------------------
     Case("signed delta is not the value", "a.md",
          "PSNR improves by +1.47 dB over prior work.\n", ("C1",), [], []),
