@@ -228,7 +228,7 @@ on laptop labledger teardown --instance box1 --confirm-absent --method listing \
 note "Observed gone, so the meter stopped: the confirmation also recorded instance.released."
 
 # ==================================================================================================
-section "4. The paper's numbers, from the verified store"
+section "4. The paper's numbers: from the verified store, bound to claims, reconciled"
 note "The box is gone: the test metrics are restored from the store, verified on the way."
 on laptop labledger sql "select run, path, digest from pulls where ok and path like '%/metrics.json'
     order by run"
@@ -253,15 +253,26 @@ text = re.sub(r"<!-- A template:.*?-->\n\n", "", paper.read_text(), flags=re.S)
 paper.write_text(re.sub(r"\{\{([\w.-]+):(\w+)(%?)\}\}", value, text))
 EOF
 on laptop cat paper.md
-# ---- STEP 4 GOES HERE (issue 8) ------------------------------------------------------------------
-# When `labledger claim add`, `labledger evidence` and `labledger reconcile` exist:
-#   * declare C1 (mlp-s0 test accuracy), C2 (mlp-s1 test accuracy), C3 (mlp-s0 test loss) from
-#     results/<run>/metrics.json, whose digests the pulls recorded (see paper.md);
-#   * `labledger evidence` writes EVIDENCE.json;
-#   * `labledger reconcile paper.md` passes (exit 0);
-#   * edit one number in paper.md (sed), `on laptop --exit 3 labledger reconcile paper.md`
-#     reports it as paper.md:LINE, then restore the number.
-# --------------------------------------------------------------------------------------------------
+note "Claims bind each number to the bytes it came from: the value is read from the stored"
+note "metrics.json, never typed. Accuracy is a fraction; the paper shows it as a percentage."
+on laptop labledger claim add C1 --run mlp-s0 --metric accuracy --from heldout/metrics.json \
+    --split test --unit fraction --statement "seed-0 test accuracy" --paper-anchor "Section 1"
+on laptop labledger claim add C2 --run mlp-s1 --metric accuracy --from heldout/metrics.json \
+    --split test --unit fraction --statement "seed-1 test accuracy" --paper-anchor "Section 1"
+on laptop labledger claim add C3 --run mlp-s0 --metric loss --from heldout/metrics.json \
+    --split test --alias cross-entropy --statement "seed-0 test cross-entropy"
+on laptop labledger claim list
+note "EVIDENCE.json: every claim with its digests, event ids and disclosures from the ledger."
+on laptop labledger evidence -o EVIDENCE.json
+on laptop python -c "import json; c = json.load(open('EVIDENCE.json'))['claims'][0]; \
+print(c['id'], c['evidence'][0]['value'], '|', c['disclosure'])"
+note "The paper agrees with the evidence (95.5% is 0.955 shown at one decimal of a percent)."
+on laptop labledger reconcile paper.md
+note "Someone 'rounds up' a number by hand: reconcile names the file, line and column."
+on laptop sed -i 's/<!-- claim:C1 -->[0-9.]*%/<!-- claim:C1 -->96.5%/' paper.md
+on laptop --exit 3 labledger reconcile paper.md
+note "EVIDENCE.json still matches the ledger: the drift is in the prose, not the evidence."
+on laptop labledger evidence --check
 
 # ==================================================================================================
 section "5. The history, in SQL"

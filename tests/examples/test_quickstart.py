@@ -145,9 +145,27 @@ def check_session(transcript: str, laptop: Path, steps: list[Step], project: Pat
         metrics = json.loads((laptop / f"results/mlp-s{seed}/metrics.json").read_text())
         assert metrics["n"] == 200
         assert metrics["accuracy"] > 0.9
-        assert f"{metrics['accuracy'] * 100:.1f}% with seed {seed}" in paper
-    # Step 4 (claims, EVIDENCE.json, reconcile passing then failing at paper.md:LINE) adds its
-    # checks here when those commands land.
+        # C1 was edited by hand in step 4
+        shown = "96.5" if seed == 0 else f"{metrics['accuracy'] * 100:.1f}"
+        assert f"<!-- claim:C{seed + 1} -->{shown}% with" in paper
+
+    # Claims bound to the pulled bytes, EVIDENCE.json, reconcile passing then failing.
+    declared = {e["claim"]: e for e in events if e["kind"] == "claim.declared"}
+    assert sorted(declared) == ["C1", "C2", "C3"]
+    s0 = json.loads((laptop / "results/mlp-s0/metrics.json").read_text())
+    assert declared["C1"]["value"] == s0["accuracy"]  # read from the bytes, not typed
+    assert declared["C3"]["value"] == s0["loss"]
+    pulled = {(e["run"], e["path"]): e["digest"] for e in events
+              if e["kind"] == "artifact.pulled" and e["ok"]}
+    assert declared["C1"]["source_digest"] == pulled[("mlp-s0", "test/heldout/metrics.json")]
+    evidence = json.loads((laptop / "EVIDENCE.json").read_text())
+    assert [c["id"] for c in evidence["claims"]] == ["C1", "C2", "C3"]
+    assert evidence["claims"][0]["evidence"][0]["pull_verified"] is True
+    reconciles = [s for s in steps if s.command.startswith("labledger reconcile")]
+    assert [s.exit for s in reconciles] == [0, 3]
+    assert re.search(r"paper\.md:\d+:\d+: C1 says 96\.5%?, evidence says 0\.955",
+                     reconciles[1].output), reconciles[1].output
+    assert [s.exit for s in steps if s.command.startswith("labledger evidence")] == [0, 0]
 
 
 def test_quickstart_local(tmp_path: Path, project: Path) -> None:
