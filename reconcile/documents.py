@@ -68,7 +68,7 @@ _NUMERIC_START = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
 
 # --- assignment ----------------------------------------------------------------------------------
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Item:
     shown: Shown
     cands: frozenset[str]
@@ -153,6 +153,7 @@ class _Run:
         self.metric_of = {c.id: normalize(c.metric) for c in claims}
         self.index = AnchorIndex(claims)
         self._cache: dict[frozenset[str], dict[str, int]] = {}
+        self._cands: dict[frozenset[str], frozenset[str]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._cell_cache: dict[tuple[frozenset[str], frozenset[str]],
                                tuple[dict[str, int], bool]] = {}
@@ -174,7 +175,7 @@ class _Run:
 
     def matched(self, seg: Segment, shown: Shown, claims: Sequence[Claim], via: str) -> None:
         self.report.matches.append(Match(seg.path, seg.where, seg, shown.start,
-                                         tuple(c.id for c in claims), shown.display(), via))
+                                         tuple([c.id for c in claims]), shown.display(), via))
 
     # -- explicit markers --
     def unknown(self, seg: Segment, marker: Marker) -> bool:
@@ -372,6 +373,14 @@ class _Run:
             self._cache[terms] = got
         return got
 
+    def _frozen(self, terms: frozenset[str], strength: dict[str, int]) -> frozenset[str]:
+        """``frozenset(strength)`` for ``candidates(terms)``, one object per term set (so the
+        value index cache finds it by identity, not by comparing a hundred ids)."""
+        got = self._cands.get(terms)
+        if got is None:
+            got = self._cands[terms] = frozenset(strength)
+        return got
+
     def _with_broad(self, terms: frozenset[str], broad: str) -> dict[str, int]:
         """`_strongest(_named(terms))` without expanding the one term that names many claims
         (a bare metric name): its claims only add one to those the other terms name, or tie
@@ -443,26 +452,38 @@ class _Run:
                 self.marker(seg, marker)
         if not hits or any(m.kind == "noclaim" for m in markers):
             return
-        masked = mask(seg, unit.start, unit.end)
-        strength = self.candidates(self.visible(hits, masked, unit.start))
+        # No claim takes part for all the unit's terms, so none does for the visible ones (a
+        # subset): skip masking and scanning (a marker's sentence naming just a method).
+        if not self.candidates(frozenset([h.term for h in hits])):
+            return
+        start = unit.start
+        masked = mask(seg, start, unit.end)
+        terms = self.visible(hits, masked, start)
+        strength = self.candidates(terms)
         if not strength:
             return
-        cands = frozenset(strength)
+        found = scan_numbers(masked, base=start)
+        if not found:
+            return
+        cands = self._frozen(terms, strength)
         taken = [(h.start, h.end) for h in hits]
         marked = {m.number.start for m in markers if m.number is not None}
-        words = [m.start() + unit.start for m in _WORD.finditer(masked)]
-        anchored = sorted(bisect.bisect_right(words, h.start) for h in hits
-                          if masked[h.start - unit.start] != " ")
+        words: list[int] | None = None
+        anchored: list[int] = []
         items = []
-        for shown in scan_numbers(masked):
-            shown = _shift(shown, unit.start)
-            if shown.start in marked or any(s <= shown.start < e for s, e in taken):
+        for shown in found:
+            at = shown.start
+            if at in marked or any(s <= at < e for s, e in taken):
                 continue  # a marker's number is checked exactly; an anchor's digits are no value
-            if not _near(anchored, bisect.bisect_right(words, shown.start)):
+            if words is None:
+                words = [m.start() + start for m in _WORD.finditer(masked)]
+                anchored = sorted(bisect.bisect_right(words, h.start) for h in hits
+                                  if masked[h.start - start] != " ")
+            if not _near(anchored, bisect.bisect_right(words, at)):
                 continue  # "noise 0.2) with ... the lowest loss": another noun's number
-            items.append(_Item(shown, cands, "?", strength=strength,
-                               context=(masked, unit.start)))
-        self.assign(seg, items)
+            items.append(_Item(shown, cands, "?", strength=strength, context=(masked, start)))
+        if items:
+            self.assign(seg, items)
 
     def table(self, seg: Segment, table: Table, markers: list[Marker], hits: list[Hit]) -> None:
         starts = [h.start for h in hits]

@@ -130,7 +130,7 @@ def _uncertainty_before(text: str, start: int) -> bool:
     return head.endswith(("\u00b1", "\\pm", "+/-", "+-"))
 
 
-def _build(m: re.Match[str], text: str) -> Shown | None:
+def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
     start, end = m.start(), m.end()
     before = text[start - 1] if start > 0 else " "
     sign = m.group("sign")
@@ -175,17 +175,19 @@ def _build(m: re.Match[str], text: str) -> Shown | None:
             return None  # glued to a word that is no unit: 3D, 1st, 2nd
         else:
             suffix = word  # maybe the claim's own unit ("img/s"); `check` decides
-    return Shown(m.group(0), start, end, literal,
+    return Shown(m.group(0), start + base, end + base, literal,
                  None if sign is None else ("+" if sign == "+" else "-"), percent, suffix,
-                 suffix_end, _uncertainty_before(text, start), exponent)
+                 suffix_end + base, _uncertainty_before(text, start), exponent)
 
 
-def scan_numbers(text: str, start: int = 0, end: int | None = None) -> list[Shown]:
-    """Every number token in ``text[start:end]`` (offsets relative to ``text``)."""
+def scan_numbers(text: str, start: int = 0, end: int | None = None, *,
+                 base: int = 0) -> list[Shown]:
+    """Every number token in ``text[start:end]`` (offsets relative to ``text``, plus ``base``:
+    where ``text`` starts in the segment it was cut from)."""
     out: list[Shown] = []
     stop = len(text) if end is None else end
     for m in _NUMBER.finditer(text, start, stop):
-        shown = _build(m, text)
+        shown = _build(m, text, base)
         if shown is not None:
             out.append(shown)
     return out
@@ -253,7 +255,6 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
     scale = 0
     unit_shown: str | None = None
     unit_ok = True
-    digits = shown.digits
     shift = 0
     claim_unit = norm_unit(unit) if unit else None
     if shown.percent or percent_context:
@@ -283,7 +284,7 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
         elif distance > half + margin:
             matches = False
         else:
-            matches = _exact_match(digits.scaleb(shift), value, scale)
+            matches = _exact_match(shown.digits.scaleb(shift), value, scale)
     if matches or (unit_ok and unit_shown is not None and unit_shown != "%"):
         plausible = True
     elif not unit_ok or target == 0 or number == 0:
