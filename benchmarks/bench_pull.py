@@ -6,8 +6,12 @@ page cache, then times, each into a fresh destination:
 
 - ``scp -r`` (OpenSSH client),
 - ``rsync -a`` over ssh,
-- ``labledger pull``: listing, remote SHA-256 in one batched command, SFTP transfer into the CAS
-  with hashing while receiving, per-file events, and the checkpoint loads.
+- ``labledger pull``: listing, remote SHA-256 in one batched command, the bytes over one OpenSSH
+  stream into the CAS with hashing while receiving, every object made durable (fsync; scp and
+  rsync leave theirs in the page cache), per-file events, and the checkpoint loads (torch).
+
+Before each timed run the disk is synced, so no contender pays for another's writeback. CPU
+seconds count every process involved (this one, its children, and the sshd side).
 
 Goal: pull >= 0.8 of scp's throughput. Usage::
 
@@ -163,6 +167,7 @@ def main() -> None:
                 if name == "rsync -a" and not shutil.which("rsync"):
                     continue
                 shutil.rmtree(work / dest, ignore_errors=True)
+                os.sync()  # every contender starts on a quiet disk (scp and rsync never sync)
                 runs.setdefault(name, []).append(timed(fn, proc.pid))
         wall = {n: statistics.median(w for w, _ in r) for n, r in runs.items()}
         cpu = {n: statistics.median(c for _, c in r) for n, r in runs.items()}

@@ -18,6 +18,7 @@ from labledger.cas._copy import Copied, ReadError, copy_and_hash
 from labledger.cas._fs import create_temp, unlink_quietly, write_all
 from labledger.cas._kcopy import KERNEL_COPY_MIN, ShaPipe, copy_in_kernel, hash_and_sync
 from labledger.cas._threads import hash_threads
+from labledger.cas.digest import PREFIX, parse_digest
 from labledger.cas.errors import (
     FULL_ERRNOS,
     SourceChangedError,
@@ -198,11 +199,15 @@ def _stage_large(
     return Copied(hex_, sha_hex, size)
 
 
-def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool) -> Staged:
+def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool, blake3_hex: str | None = None
+               ) -> Staged:
     """Stage a file a writer built directly inside ``tmp_dir``: hashed in place, no copy.
 
-    The digest is computed here over the file's bytes as they are now (BLAKE3 over an mmap), the
-    file is made read-only and, when ``fsync``, durable. The caller must have finished writing.
+    The digest is computed here over the file's bytes as they are now (BLAKE3 over an mmap),
+    unless the writer passes ``blake3_hex``: its own BLAKE3 of exactly the bytes it wrote, as
+    `stage_bytes` hashes the buffer it writes (`Store.verify` and `check --deep` re-derive it
+    later). The file is made read-only and, when ``fsync``, durable. The caller must have
+    finished writing.
     """
     if path.parent.resolve() != tmp_dir.resolve():
         raise ValueError(f"{path} is not inside {tmp_dir}")
@@ -213,7 +218,12 @@ def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool) -> Staged:
     try:
         size = os.fstat(fd).st_size
         os.fchmod(fd, OBJECT_MODE)
-        hex_ = hash_and_sync(fd, size, fsync=fsync)
+        if blake3_hex is None:
+            hex_ = hash_and_sync(fd, size, fsync=fsync)
+        else:
+            hex_ = parse_digest(PREFIX + blake3_hex)
+            if fsync:
+                os.fsync(fd)
     except OSError as exc:
         raise write_error(exc, path, None) from exc
     finally:

@@ -63,10 +63,11 @@ class Batch:
                             fsync=False)
         return self._result(staged, self._add(staged))
 
-    def adopt(self, path: Path | str) -> PutResult:
+    def adopt(self, path: Path | str, *, blake3_hex: str | None = None) -> PutResult:
         """Stage a file a writer built inside the store's ``tmp/`` without copying it (see
-        `Store.adopt`); visible and durable when the batch commits."""
-        staged = adopt_temp(Path(path), self._store.tmp_dir, fsync=False)
+        `Store.adopt`); visible and durable when the batch commits. ``blake3_hex``: the writer's
+        own BLAKE3 of exactly the bytes it wrote (then the file is not read again)."""
+        staged = adopt_temp(Path(path), self._store.tmp_dir, fsync=False, blake3_hex=blake3_hex)
         return self._result(staged, self._add(staged))
 
     def put_bytes(self, data: bytes | bytearray | memoryview, *, sha256: bool = False

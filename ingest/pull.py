@@ -306,12 +306,25 @@ class _Received:
     size: int
     sha256: str
     resumed_from: int
+    blake3: str  # hex, of exactly the bytes now in ``path`` (the store's name for them)
+
+
+class _Hashes:
+    """SHA-256 (compared with the box's) and BLAKE3 (the store's name) of the same bytes."""
+
+    def __init__(self) -> None:
+        self.sha = hashlib.sha256()
+        self.b3 = blake3.blake3()
+
+    def update(self, chunk: bytes) -> None:
+        self.sha.update(chunk)
+        self.b3.update(chunk)
 
 
 class _HashThread:
     """Feeds chunks to a hash object in a worker thread, in order (bounded queue)."""
 
-    def __init__(self, hasher: Any) -> None:
+    def __init__(self, hasher: _Hashes) -> None:
         import queue
         import threading
 
@@ -343,21 +356,35 @@ class _Puller:
         self.drafts: list[Draft] = []
         self._batch: Batch | None = None  # received files, durable and visible at flush
         self.prefetched: dict[str, _Received] = {}  # path -> received before the hashes came
+        self._syncer: Any = None
+        self._syncing: list[Any] = []
+        self._fsync_store = Store(store.root, sync="fsync")
+        self._fsync_store.init()
+
+    def close(self) -> None:
+        if self._syncer is not None:
+            self._syncer.shutdown(wait=True)
 
     def add(self, kind: str, body: dict[str, Any]) -> None:
         self.drafts.append(self.ledger.draft(kind, body, run=self.run, instance=self.instance))
         if len(self.drafts) >= _FLUSH_EVERY:
             self.flush()
 
-    def adopt(self, partial: Path) -> str:
-        """Stage a received file in the store (no copy); it becomes visible at `flush`."""
+    def adopt(self, got: _Received) -> str:
+        """Stage a received file in the store (no copy, named by the BLAKE3 computed while it
+        was written); it becomes visible at `flush`."""
         if self._batch is None:
-            self._batch = Batch(self.store)
-        return self._batch.adopt(partial).digest
+            # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`),
+            # and syncfs would also flush every other process's dirty data on the filesystem.
+            self._batch = Batch(self._fsync_store)
+        return self._batch.adopt(got.path, blake3_hex=got.blake3).digest
 
     def flush(self) -> None:
         """Make the received objects durable and visible, then record their events: an event
         never names an object that a crash could still take away."""
+        pending, self._syncing = self._syncing, []
+        for job in pending:
+            job.result()  # a failed early sync (EIO, ENOSPC) is raised before any event
         if self._batch is not None:
             batch, self._batch = self._batch, None
             batch.commit()
@@ -366,9 +393,9 @@ class _Puller:
             self.ledger.append_drafts(drafts)
 
     @staticmethod
-    def _prefix(partial: Path) -> tuple[Any, int]:
-        """SHA-256 state and length of what an earlier attempt left in ``partial``."""
-        sha = hashlib.sha256()
+    def _prefix(partial: Path) -> tuple[_Hashes, int]:
+        """Hash states and length of what an earlier attempt left in ``partial``."""
+        sha = _Hashes()
         offset = 0
         if partial.exists():
             with open(partial, "rb") as fh:
@@ -424,7 +451,17 @@ class _Puller:
         finally:
             if hasher is not None:
                 hasher.finish()
-        return _Received(partial, offset, sha.hexdigest(), resumed_from)
+        self._sync_soon(partial)
+        return _Received(partial, offset, sha.sha.hexdigest(), resumed_from, sha.b3.hexdigest())
+
+    def _sync_soon(self, partial: Path) -> None:
+        """Start writing a received file to disk now, in the background, so the sync before its
+        event (`flush`) finds little left to write (scp never syncs; a pull must)."""
+        if self._syncer is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._syncer = ThreadPoolExecutor(1, thread_name_prefix="labledger-pull-sync")
+        self._syncing.append(self._syncer.submit(_datasync, partial))
 
     def _stored_sha256(self, digest: str) -> str:
         sha = hashlib.sha256()
@@ -568,7 +605,7 @@ class _Puller:
             result.local_sha256 = got.sha256
             result.resumed_from = max(result.resumed_from, got.resumed_from)
             if got.sha256 == entry.sha256 and got.size == entry.size:
-                digest = self.adopt(partial)
+                digest = self.adopt(got)
                 if entry.blake3 is not None and digest != "blake3:" + entry.blake3:
                     result.error = (f"BLAKE3 mismatch: the box says blake3:{entry.blake3}, "
                                     f"received {digest}")
@@ -595,6 +632,17 @@ class _Puller:
         if r.error is not None:
             body["error"] = r.error
         self.add("artifact.pulled", body)
+
+
+def _datasync(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return  # dropped meanwhile (a mismatch is received again)
+    try:
+        os.fdatasync(fd)
+    finally:
+        os.close(fd)
 
 
 def _pulled_sizes(ledger: Ledger) -> set[tuple[str, int]]:
@@ -741,51 +789,54 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
     store.init()
     puller = _Puller(ledger, store, transport, report, run=run, instance=instance,
                      retries=retries, backoff=backoff, progress=progress)
-    known = _known_sha256(ledger)
-    # Files never pulled before in this size stream in while the box hashes; a file an earlier
-    # pull saw at this path and size may already be in the store and waits for its hash.
-    seen = _pulled_sizes(ledger)
-    early = [e for e in files if (e.path, e.size) not in seen]
-    hashes = puller.hash_and_prefetch(files, early)
-    for e in files:
-        e.sha256, e.blake3 = hashes[e.path].sha256, hashes[e.path].blake3
-    report.entries = entries
-    report.manifest_digest = manifest_digest(entries)
-    body: dict[str, Any] = {"source": transport.source,
-                            "entries": [e.manifest() for e in entries],
-                            "manifest_digest": report.manifest_digest}
-    if roster is not None:
-        listed = {e.path: e for e in files}
-        report.missing = sorted(p for p in roster.files if p not in listed)
-        report.unexpected = sorted(p for p in listed if p not in roster.files)
-        for p, (size, sha) in sorted(roster.files.items()):
-            got = listed.get(p)
-            if got is not None and ((size is not None and size != got.size)
-                                    or (sha is not None and sha != got.sha256)):
-                report.roster_mismatched.append(p)
-        body.update(missing=report.missing, unexpected=report.unexpected,
-                    roster_digest=roster.digest, roster_mismatched=report.roster_mismatched)
-    if report.refused:
-        body["refused"] = report.refused
-    listed_record = ledger.append("pull.listed", run=run, instance=instance, **body)
-    report.listed_event = listed_record.id
-    if on_listed is not None:
-        on_listed(report)
-
     try:
-        report.files.extend(puller.pull_files(files, known))
-    finally:
+        known = _known_sha256(ledger)
+        # Files never pulled before in this size stream in while the box hashes; a file an earlier
+        # pull saw at this path and size may already be in the store and waits for its hash.
+        seen = _pulled_sizes(ledger)
+        early = [e for e in files if (e.path, e.size) not in seen]
+        hashes = puller.hash_and_prefetch(files, early)
+        for e in files:
+            e.sha256, e.blake3 = hashes[e.path].sha256, hashes[e.path].blake3
+        report.entries = entries
+        report.manifest_digest = manifest_digest(entries)
+        body: dict[str, Any] = {"source": transport.source,
+                                "entries": [e.manifest() for e in entries],
+                                "manifest_digest": report.manifest_digest}
+        if roster is not None:
+            listed = {e.path: e for e in files}
+            report.missing = sorted(p for p in roster.files if p not in listed)
+            report.unexpected = sorted(p for p in listed if p not in roster.files)
+            for p, (size, sha) in sorted(roster.files.items()):
+                got = listed.get(p)
+                if got is not None and ((size is not None and size != got.size)
+                                        or (sha is not None and sha != got.sha256)):
+                    report.roster_mismatched.append(p)
+            body.update(missing=report.missing, unexpected=report.unexpected,
+                        roster_digest=roster.digest, roster_mismatched=report.roster_mismatched)
+        if report.refused:
+            body["refused"] = report.refused
+        listed_record = ledger.append("pull.listed", run=run, instance=instance, **body)
+        report.listed_event = listed_record.id
+        if on_listed is not None:
+            on_listed(report)
+
+        try:
+            report.files.extend(puller.pull_files(files, known))
+        finally:
+            puller.flush()
+
+        if merge_ledger:
+            with tempfile.TemporaryDirectory(prefix="pull-ledger-", dir=store.tmp_dir) as staging:
+                merge_box_ledger(ledger, transport, Path(staging), report)
+
+        if loader is not None:
+            _verify(puller, store, report, checkpoint_globs, loader=loader,
+                    allow_pickle=allow_pickle, timeout=load_timeout)
         puller.flush()
-
-    if merge_ledger:
-        with tempfile.TemporaryDirectory(prefix="pull-ledger-", dir=store.tmp_dir) as staging:
-            merge_box_ledger(ledger, transport, Path(staging), report)
-
-    if loader is not None:
-        _verify(puller, store, report, checkpoint_globs, loader=loader,
-                allow_pickle=allow_pickle, timeout=load_timeout)
-    puller.flush()
-    return report
+        return report
+    finally:
+        puller.close()
 
 
 def _is_checkpoint(path: str, globs: Sequence[str]) -> bool:

@@ -82,3 +82,22 @@ def test_adopted_digest_is_blake3_of_the_bytes(tmp_path_factory: pytest.TempPath
     assert put.digest == "blake3:" + blake3.blake3(data).hexdigest()
     assert put.size == len(data)
     assert store.object_path(put.digest).read_bytes() == data
+
+
+def test_batch_adopt_with_the_writers_digest_skips_the_read(store: Store) -> None:
+    data = os.urandom(3 << 20)
+    path = _received(store, data)
+    with store.batch() as batch:
+        digest = batch.adopt(path, blake3_hex=blake3.blake3(data).hexdigest()).digest
+    assert store.read_bytes(digest) == data
+    store.verify(digest)
+
+
+def test_a_writer_digest_that_lies_is_caught_by_verify(store: Store) -> None:
+    from labledger.cas import ObjectCorruptError
+
+    path = _received(store, b"real bytes")
+    with store.batch() as batch:
+        digest = batch.adopt(path, blake3_hex=blake3.blake3(b"other").hexdigest()).digest
+    with pytest.raises(ObjectCorruptError):
+        store.verify(digest)
