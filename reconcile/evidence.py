@@ -23,12 +23,12 @@ Invariants:
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from labledger.cas import Store
 from labledger.ledger.ledger import Ledger
+from labledger.reconcile._files import write_text_atomic
 from labledger.reconcile.claim_model import Claim, current_claims
 from labledger.reconcile.claim_values import normalize_split, split_from_path
 from labledger.reconcile.pull_verified import Event, ObjectChecker, load_events, verify_run
@@ -205,13 +205,7 @@ def write_evidence(path: Path, text: str) -> bool:
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
     return True
 
 

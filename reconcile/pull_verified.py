@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ from labledger.cas import Store
 from labledger.cas.errors import CasError, ObjectCorruptError, ObjectNotFoundError
 from labledger.ledger.events import now_ts
 from labledger.ledger.ledger import Ledger
+from labledger.reconcile._files import write_text_atomic
 
 SCHEMA = "remote-gpu-trainer/PULL-VERIFIED/v1"
 CHECKPOINT_SUFFIXES = (".pth", ".pt", ".ckpt", ".bin", ".safetensors")
@@ -448,16 +448,6 @@ def marker_document(result: RunVerification, head: Mapping[str, str]) -> dict[st
     }
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _index_path(ledger: Ledger) -> Path:
     return ledger.paths.home / "verified" / _MARKER_INDEX
 
@@ -479,12 +469,12 @@ def write_marker(ledger: Ledger, result: RunVerification, head: Mapping[str, str
     if not result.ok:
         raise ValueError(f"run {result.run} is not pull-verified; no marker is written")
     document = marker_document(result, head)
-    _write_atomic(out, json.dumps(document, indent=2) + "\n")
+    write_text_atomic(out, json.dumps(document, indent=2) + "\n")
     index = _read_index(ledger)
     paths = index.setdefault(result.run, [])
     if str(out.resolve()) not in paths:
         paths.append(str(out.resolve()))
-        _write_atomic(_index_path(ledger), json.dumps(index, indent=2) + "\n")
+        write_text_atomic(_index_path(ledger), json.dumps(index, indent=2) + "\n")
     return document
 
 
@@ -511,7 +501,7 @@ def invalidate_markers(ledger: Ledger, result: RunVerification,
         document["invalidated"] = {"at_utc": now_ts(), "reason": "re-verification failed",
                                    "gaps": result.gaps()}
         target = path.with_name(path.name + ".invalid")
-        _write_atomic(target, json.dumps(document, indent=2) + "\n")
+        write_text_atomic(target, json.dumps(document, indent=2) + "\n")
         path.unlink()
         moved.append(target)
     return moved

@@ -49,6 +49,20 @@ def snapshot() -> Callable[[Path], dict[str, bytes]]:
     return _snapshot
 
 
+def cli_call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`labledger ARGS` in-process through main() (the error -> exit-code mapping included):
+    returns (exit code, stdout, stderr). Test modules import it: ``from tests.conftest import
+    cli_call as call``."""
+    from labledger.ledger.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    code = info.value.code
+    assert isinstance(code, int)
+    return code, out, err
+
+
 @pytest.fixture
 def run_cli(project: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run the real `labledger` console script in a subprocess."""

@@ -16,6 +16,7 @@ from blake3 import blake3
 
 from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 
@@ -23,14 +24,6 @@ Snapshot = Callable[[Path], dict[str, bytes]]
 @pytest.fixture(autouse=True)
 def _in_project(ledger: Ledger, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert isinstance(info.value.code, int)
-    return info.value.code, out, err
 
 
 def b3(data: bytes) -> str:

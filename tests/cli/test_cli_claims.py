@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from labledger.ingest.run_dir import ingest_run_dir
-from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 METRICS = {"psnr": 31.52, "ssim": 0.912, "n": 24, "throughput": 812.0, "split": "test"}
@@ -21,15 +21,6 @@ METRICS = {"psnr": 31.52, "ssim": 0.912, "n": 24, "throughput": 812.0, "split": 
 @pytest.fixture(autouse=True)
 def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
 from labledger.profiles import shipped_profiles, snapshot
+from tests.conftest import cli_call as call
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
@@ -55,16 +55,6 @@ source = "my provider's FAQ"
 @pytest.fixture(autouse=True)
 def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """`labledger ARGS` in-process through main(): returns (exit code, stdout, stderr)."""
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def ok(capsys: pytest.CaptureFixture[str], *args: str) -> str:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
 from labledger.profiles import shipped_profiles, snapshot
+from tests.conftest import cli_call as call
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -34,15 +34,6 @@ source = "re-checked 2026-07 (this date does not count)"
 @pytest.fixture(autouse=True)
 def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def user_profile(project: Path, name: str, text: str) -> Path:

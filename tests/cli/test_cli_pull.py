@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
@@ -25,14 +25,6 @@ def _in_project(ledger: Ledger, project: Path, tmp_path: Path,
     (tmp_path / "home").mkdir()
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.ssh of the developer's
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert isinstance(info.value.code, int)
-    return info.value.code, out, err
 
 
 @pytest.fixture

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from labledger.ledger.cli import cli, main
+from labledger.ledger.cli import cli
 from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
 
 DIGEST = "blake3:" + "12" * 32
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
@@ -27,15 +28,6 @@ def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def invoke(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
 
 DIGEST = "blake3:" + "ab" * 32
 
@@ -27,15 +27,6 @@ def claims(ledger: Ledger) -> Ledger:
     ledger.append("claim.declared", run="r1", claim="A1", metric="top1", value=0.9134,
                   direction="higher", source_digest=DIGEST, aliases=["top-1 accuracy"])
     return ledger
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def write(project: Path, name: str, text: str) -> Path:

@@ -20,8 +20,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from labledger.ledger import events as ev
-from labledger.ledger.cli import cli, main
+from labledger.ledger.cli import cli
 from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
 
 DIGEST = "blake3:" + "ef" * 32
 ID_LINE = re.compile(r"[0-9a-f]{64}\n")
@@ -37,16 +38,6 @@ def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def invoke(*args: str, input: str | bytes | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """`labledger ARGS` in-process through main(): returns (exit code, stdout, stderr)."""
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def records(project: Path) -> list[Any]:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
 
 FILES = {"best.pth": b"\x80weights" * 100, "train.csv": b"step,loss\n1,0.5\n"}
 
@@ -18,15 +18,6 @@ FILES = {"best.pth": b"\x80weights" * 100, "train.csv": b"step,loss\n1,0.5\n"}
 @pytest.fixture(autouse=True)
 def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def kinds(ledger: Ledger, prefix: str) -> list[dict[str, Any]]:

@@ -15,10 +15,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from labledger.ledger.cli import main
 from labledger.ledger.errors import LedgerError, QueryRefusedError
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.query import check_read_only, connect, run_query
+from tests.conftest import cli_call as cli
 
 DIGEST = "blake3:" + "cd" * 32
 Snapshot = Callable[[Path], dict[str, bytes]]
@@ -30,16 +30,6 @@ def at(hour: int, minute: int = 0) -> str:
 
 def utc(hour: int, minute: int = 0) -> dt.datetime:
     return dt.datetime(2024, 5, 1, hour, minute, tzinfo=dt.UTC)
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run `labledger ARGS` in-process through main() (the error → exit-code mapping)."""
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def rows(led: Ledger, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
