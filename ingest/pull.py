@@ -645,25 +645,21 @@ def _datasync(path: Path) -> None:
         os.close(fd)
 
 
-def _pulled_sizes(ledger: Ledger) -> set[tuple[str, int]]:
-    """(path, size) of every file an ok pull recorded (any run, any box)."""
+def _earlier_pulls(ledger: Ledger) -> tuple[dict[str, str], set[tuple[str, int]]]:
+    """From every ok ``artifact.pulled`` (any run, any box), in one pass over the ledger:
+    SHA-256 -> stored digest, and the (path, size) pairs seen."""
+    known: dict[str, str] = {}
     seen: set[tuple[str, int]] = set()
     for record in ledger.records():
-        if record.kind == "artifact.pulled":
-            body = record.body_dict()
-            if body.get("ok"):
-                seen.add((str(body.get("path")), int(body.get("size") or 0)))
-    return seen
-
-
-def _known_sha256(ledger: Ledger) -> dict[str, str]:
-    known: dict[str, str] = {}
-    for record in ledger.records():
-        if record.kind == "artifact.pulled":
-            body = record.body_dict()
-            if body.get("ok") and body.get("digest") and body.get("local_sha256"):
-                known[body["local_sha256"]] = body["digest"]
-    return known
+        if record.kind != "artifact.pulled":
+            continue
+        body = record.body_dict()
+        if not body.get("ok"):
+            continue
+        seen.add((str(body.get("path")), int(body.get("size") or 0)))
+        if body.get("digest") and body.get("local_sha256"):
+            known[body["local_sha256"]] = body["digest"]
+    return known, seen
 
 
 # -- ledger merge ---------------------------------------------------------------------------------
@@ -790,10 +786,9 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
     puller = _Puller(ledger, store, transport, report, run=run, instance=instance,
                      retries=retries, backoff=backoff, progress=progress)
     try:
-        known = _known_sha256(ledger)
         # Files never pulled before in this size stream in while the box hashes; a file an earlier
         # pull saw at this path and size may already be in the store and waits for its hash.
-        seen = _pulled_sizes(ledger)
+        known, seen = _earlier_pulls(ledger)
         early = [e for e in files if (e.path, e.size) not in seen]
         hashes = puller.hash_and_prefetch(files, early)
         for e in files:
