@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from labledger.ledger.cli._context import common, state
+from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, table
 
 
@@ -153,7 +154,8 @@ def show(name: str, as_toml: bool) -> None:
 def stale_(months: int, today: str | None) -> None:
     """List every fact whose own `verified` stamp is older than --months.
 
-    Only the stamp counts: a date inside a source or note never does.
+    Only the stamp counts: a date inside a source or note never does. Exits 3 when any fact is
+    stale (so a CI job or a cron can notice), 0 when none is.
 
     Example: labledger profiles stale --months 6 --today 2026-12-02
     """
@@ -168,12 +170,15 @@ def stale_(months: int, today: str | None) -> None:
                    "stale": [{"profile": s.profile, "fact": s.fact, "verified": s.verified,
                               "age_months": s.age_months, "source": s.source, "file": s.file,
                               "line": s.line} for s in found]})
-        return
-    if found:
+    elif found:
         click.echo(table(
             ["PROFILE", "FACT", "VERIFIED", "AGE", "WHERE", "SOURCE"],
             [[s.profile, s.fact, s.verified, f"{s.age_months} mo",
               f"{Path(s.file).name}:{s.line}", s.source] for s in found]))
-    info(click.get_current_context(),
-         f"{len(found)} of {total} facts are stamped more than {months} months before {day}; "
-         "re-check them against the provider before money or data depends on them")
+    ctx = click.get_current_context()
+    if not state().json:
+        info(ctx, f"{len(found)} of {total} facts are stamped more than {months} months before "
+                  f"{day}; re-check them against the provider before money or data depends on "
+                  "them")
+    if found:
+        ctx.exit(EXIT_PROBLEMS)

@@ -92,7 +92,7 @@ def test_stale_counts_stamps_only(project: Path, ledger: Ledger,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     user_profile(project, "mybox", MYBOX)
     code, out, _ = call(capsys, "profiles", "stale", "--today", "2026-08-01", "--json")
-    assert code == 0
+    assert code == 3  # stale facts found
     data = json.loads(out)
     mine = [s for s in data["stale"] if s["profile"] == "mybox"]
     assert [(s["fact"], s["verified"], s["line"]) for s in mine] == [("preemption", "2019-01",
@@ -107,7 +107,7 @@ def test_stale_text_and_months(capsys: pytest.CaptureFixture[str]) -> None:
     assert out == ""
     assert "0 of " in err
     code, out, err = call(capsys, "profiles", "stale", "--months", "6", "--today", "2026-12-02")
-    assert code == 0
+    assert code == 3
     assert out.splitlines()[0].split() == ["PROFILE", "FACT", "VERIFIED", "AGE", "WHERE",
                                            "SOURCE"]
     assert "autodl.toml:" in out
