@@ -6,14 +6,18 @@ the instance's recorded events (:mod:`labledger.reconcile.instances`) and refuse
 nothing, a stop of an unknown or released instance, a second rent of an id, a release twice,
 or a change timed before the instance's last recorded change.
 
-The check and the append are not one atomic step: two processes recording changes to the same
-instance at the same moment could both pass the check. Lifecycle commands are typed by a person
-or an agent, one at a time, so this is accepted; the projection tolerates (and flags) the result.
+The check and the append are one step on this machine: both run under an exclusive ``flock`` of
+``.labledger/locks/lifecycle.lock`` (`lifecycle_lock`), so two processes renting the same id at
+once record one rental and refuse the other. Machines whose ledgers are merged later cannot be
+serialized this way; the projection tolerates (and flags) what such a merge produces.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -32,6 +36,21 @@ FUTURE_TOLERANCE = timedelta(minutes=5)  # clock skew between the boxes that wri
 _CURRENCY = re.compile(r"[A-Z]{3}")
 _VERB = {"instance.rented": "rent", "instance.stopped": "stop", "instance.started": "start",
          "instance.released": "release"}
+
+
+@contextmanager
+def lifecycle_lock(ledger: Ledger) -> Iterator[None]:
+    """Hold the machine-wide lock that makes an instance's check-then-append one step."""
+    import fcntl
+
+    folder = ledger.paths.home / "locks"
+    folder.mkdir(exist_ok=True)
+    fd = os.open(folder / "lifecycle.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 class Recorded(msgspec.Struct, frozen=True, kw_only=True):
@@ -96,6 +115,15 @@ def record_rent(ledger: Ledger, loaded: LoadedProfile, instance: str, *,
     if host is not None and (not host.strip() or any(c.isspace() for c in host)):
         raise InvalidEventError(f"{host!r} is not a host; use user@host:port", kind=kind,
                                 field="--host")
+    with lifecycle_lock(ledger):
+        return _rent_locked(ledger, profile, instance, spot=spot, host=host,
+                            price_per_hour=price_per_hour, currency=currency, at_text=at_text)
+
+
+def _rent_locked(ledger: Ledger, profile: Any, instance: str, *, spot: bool, host: str | None,
+                 price_per_hour: float | None, currency: str | None,
+                 at_text: str | None) -> Recorded:
+    kind = "instance.rented"
     lease = _lease(ledger, instance)
     if lease is not None and lease.state != "unrecorded":
         if lease.state == "released":
@@ -125,6 +153,13 @@ def record_change(ledger: Ledger, instance: str, kind: Change, *, at: str | None
     action = _VERB[kind]
     now = now or datetime.now(UTC)
     at_text, when = _when(kind, at, now)
+    with lifecycle_lock(ledger):
+        return _change_locked(ledger, instance, kind, action=action, at_text=at_text, when=when,
+                              reason=reason)
+
+
+def _change_locked(ledger: Ledger, instance: str, kind: Change, *, action: str,
+                   at_text: str | None, when: datetime, reason: str | None) -> Recorded:
     lease = _lease(ledger, instance)
     if lease is None or lease.state == "unrecorded":
         raise InstanceStateError(

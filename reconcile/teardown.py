@@ -129,17 +129,19 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
     """
     from labledger.reconcile.instances import fold
     from labledger.reconcile.instances import load_events as instance_events
+    from labledger.reconcile.rental import lifecycle_lock
 
     body: dict[str, Any] = {"method": method}
     if evidence:
         body["evidence"] = evidence
     drafts = [ledger.draft("teardown.confirmed", body, instance=instance)]
-    lease = fold(instance_events(ledger.paths)).get(instance)
-    if lease is not None and lease.state in ("running", "stopped"):
-        drafts.append(ledger.draft("instance.released",
-                                   {"reason": f"teardown confirmed ({method})"},
-                                   instance=instance))
-    return ledger.append_drafts(drafts)[0]
+    with lifecycle_lock(ledger):
+        lease = fold(instance_events(ledger.paths)).get(instance)
+        if lease is not None and lease.state in ("running", "stopped"):
+            drafts.append(ledger.draft("instance.released",
+                                       {"reason": f"teardown confirmed ({method})"},
+                                       instance=instance))
+        return ledger.append_drafts(drafts)[0]
 
 
 def approved_for(events: Sequence[Event], gate: GateResult) -> Event | None:

@@ -366,3 +366,26 @@ def test_every_command_documents_an_example(capsys: pytest.CaptureFixture[str],
     out = ok(capsys, *argv, "--help")
     assert "Example: labledger " in out
     assert f"Usage: labledger {' '.join(argv)}" in out
+
+
+def test_concurrent_rents_of_one_id_record_one(project: Path, ledger: Ledger) -> None:
+    """Six real processes rent the same id at once: the check and the append are one step, so
+    exactly one rental is recorded and the others are refused (exit 2)."""
+    import os
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("labledger")
+    procs = [subprocess.Popen([str(exe), "rent", "--profile", "local", "--instance", "race1"],
+                              cwd=project, env={**os.environ, "LABLEDGER_WRITER": f"w{i}"},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for i in range(6)]
+    codes = sorted(p.wait(timeout=120) for p in procs)
+    for p in procs:
+        assert p.stdout is not None
+        assert p.stderr is not None
+        p.stdout.close()
+        p.stderr.close()
+    assert codes == [0, 2, 2, 2, 2, 2]
+    rented = [r for r in ledger.records() if r.kind == "instance.rented" and r.instance == "race1"]
+    assert len(rented) == 1
