@@ -31,6 +31,7 @@ from labledger.ledger.ledger import Ledger
 from labledger.reconcile._files import write_text_atomic
 from labledger.reconcile.claim_model import Claim, current_claims
 from labledger.reconcile.claim_values import normalize_split, split_from_path
+from labledger.reconcile.errors import ReconcileError
 from labledger.reconcile.pull_verified import Event, ObjectChecker, load_events, verify_run
 
 SCHEMA_VERSION = "1.0"
@@ -205,7 +206,10 @@ def write_evidence(path: Path, text: str) -> bool:
             return False
     except (OSError, UnicodeDecodeError):
         pass
-    write_text_atomic(path, text)
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise ReconcileError(f"cannot write {path}: {exc.strerror or exc}") from exc
     return True
 
 

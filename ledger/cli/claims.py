@@ -195,7 +195,8 @@ def evidence(output: str | None, check: bool) -> None:
     if check:
         target = Path(output) if output else _shown(ledger.paths.project / EVIDENCE_NAME)
         try:
-            committed: str | None = target.read_text(encoding="utf-8")
+            # Bytes that are not UTF-8 are a difference to report, not a crash.
+            committed: str | None = target.read_bytes().decode("utf-8", errors="replace")
         except FileNotFoundError:
             committed = None
         found = differences(committed, document)

@@ -227,6 +227,20 @@ def test_evidence_check_missing_file_and_json_output(run_r1: Ledger, project: Pa
     assert call(capsys, "evidence", "--check", "-o", "paper/EVIDENCE.json")[0] == 0
 
 
+def test_evidence_bad_files_are_clear_errors(run_r1: Ledger, project: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A committed EVIDENCE.json that is not UTF-8 is a difference (exit 3); an output that
+    cannot be written is exit 1 with the reason, never a traceback."""
+    (project / "EVIDENCE.json").write_bytes(b"\xff\xfe not text")
+    code, _, err = call(capsys, "evidence", "--check")
+    assert code == 3
+    assert "differs from the ledger's projection" in err
+    code, _, err = call(capsys, "evidence", "-o", "/proc/version")
+    assert code == 1
+    assert "cannot write /proc/version" in err
+    assert "Traceback" not in err
+
+
 def test_commands_are_light_and_real(run_r1: Ledger, project: Path) -> None:
     """The real console script: `claim add` from a JSON file and `evidence` never import duckdb
     or pyarrow (a pre-commit hook runs them)."""
