@@ -32,8 +32,12 @@ if TYPE_CHECKING:
 class Batch:
     """Pending objects of one `Store.batch` block; see the module docstring for the order."""
 
-    def __init__(self, store: StoreLike) -> None:
+    def __init__(self, store: StoreLike, *, per_file_sync: bool = False) -> None:
+        """``per_file_sync`` fsyncs each object instead of one ``syncfs``: for writers whose
+        files are already written back (a pull syncs each file as it lands), where ``syncfs``
+        would also flush every other process's dirty data on the filesystem."""
         self._store = store
+        self._per_file_sync = per_file_sync
         self._staged: dict[str, Staged] = {}
         self._done = False
         self.objects_new = 0
@@ -97,7 +101,7 @@ class Batch:
         staged = list(self._staged.values())
         if not staged:
             return
-        use_syncfs = store.sync_method == "syncfs"
+        use_syncfs = store.sync_method == "syncfs" and not self._per_file_sync
         try:
             if use_syncfs:
                 _fs.sync_dirs([store.tmp_dir], use_syncfs=True)

@@ -358,8 +358,6 @@ class _Puller:
         self.prefetched: dict[str, _Received] = {}  # path -> received before the hashes came
         self._syncer: Any = None
         self._syncing: list[Any] = []
-        self._fsync_store = Store(store.root, sync="fsync")
-        self._fsync_store.init()
 
     def close(self) -> None:
         if self._syncer is not None:
@@ -374,9 +372,8 @@ class _Puller:
         """Stage a received file in the store (no copy, named by the BLAKE3 computed while it
         was written); it becomes visible at `flush`."""
         if self._batch is None:
-            # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`),
-            # and syncfs would also flush every other process's dirty data on the filesystem.
-            self._batch = Batch(self._fsync_store)
+            # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`).
+            self._batch = Batch(self.store, per_file_sync=True)
         return self._batch.adopt(got.path, blake3_hex=got.blake3).digest
 
     def flush(self) -> None:
@@ -512,22 +509,13 @@ class _Puller:
             todo.append(i)
         if todo:
             try:
-                items = [(entries[i].path, self._prefix_size(entries[i])) for i in todo]
-                by_path = {entries[i].path: i for i in todo}
-                for rel, _, chunks in self.transport.read_many(items):
-                    i = by_path[rel]
-                    got = self._receive(entries[i], self._partial(entries[i]), chunks)
-                    results[i] = self._complete(entries[i], got, known)
+                index = {entries[i].path: i for i in todo}
+                for entry, got in self._stream([entries[i] for i in todo]):
+                    results[index[entry.path]] = self._complete(entry, got, known)
             except TransportError as exc:
                 # The rest go file by file, each resuming from its partial, over a fresh
-                # connection (whatever cut the stream may have cut the other one too). The
-                # failed stream used up one of the bounded retries.
-                if self.retries <= 0:
-                    raise
-                self.retries -= 1
-                self.report.bulk_error = str(exc)
-                time.sleep(self.backoff)
-                self.transport.reconnect()
+                # connection (whatever cut the stream may have cut the other one too).
+                self._spend_retry(exc, stream_failed=True)
         for i in todo:
             if i not in results:
                 results[i] = self._complete(entries[i], None, known)
@@ -566,25 +554,36 @@ class _Puller:
                 hash_error = exc
         failed = prefetch_error or hash_error
         if failed is not None:
-            if self.retries <= 0:
-                raise failed
-            self.retries -= 1
-            if prefetch_error is not None:
-                self.report.bulk_error = str(prefetch_error)
-            time.sleep(self.backoff)
-            self.transport.reconnect()
+            self._spend_retry(failed, stream_failed=prefetch_error is not None)
         if hashes is None:
             hashes = self.transport.hash_files([e.path for e in files])
         return hashes
 
+    def _spend_retry(self, exc: TransportError, *, stream_failed: bool) -> None:
+        """One of the bounded retries goes to a failed stream or hash: back off and reconnect,
+        or re-raise ``exc`` when none is left."""
+        if self.retries <= 0:
+            raise exc
+        self.retries -= 1
+        if stream_failed:
+            self.report.bulk_error = str(exc)
+        time.sleep(self.backoff)
+        self.transport.reconnect()
+
     def _prefetch(self, early: Sequence[Entry]) -> None:
-        if not early:
+        for entry, got in self._stream(early):
+            self.prefetched[entry.path] = got
+
+    def _stream(self, entries: Sequence[Entry]) -> Iterator[tuple[Entry, _Received]]:
+        """Receive ``entries`` through the transport's bulk stream, each from its partial's
+        end; a transport error is raised (the caller decides what it costs)."""
+        if not entries:
             return
-        by_path = {e.path: e for e in early}
-        items = [(e.path, self._prefix_size(e)) for e in early]
+        by_path = {e.path: e for e in entries}
+        items = [(e.path, self._prefix_size(e)) for e in entries]
         for rel, _, chunks in self.transport.read_many(items):
             entry = by_path[rel]
-            self.prefetched[rel] = self._receive(entry, self._partial(entry), chunks)
+            yield entry, self._receive(entry, self._partial(entry), chunks)
 
     def _prefix_size(self, entry: Entry) -> int:
         try:

@@ -74,7 +74,8 @@ def _when(kind: str, at: str | None, now: datetime) -> tuple[str | None, datetim
     return text, when
 
 
-def _lease(ledger: Ledger, instance: str) -> Lease | None:
+def lease_of(ledger: Ledger, instance: str) -> Lease | None:
+    """The instance's current lease as its recorded events make it (None: never seen)."""
     return fold(load_events(ledger.paths)).get(instance)
 
 
@@ -124,7 +125,7 @@ def _rent_locked(ledger: Ledger, profile: Any, instance: str, *, spot: bool, hos
                  price_per_hour: float | None, currency: str | None,
                  at_text: str | None) -> Recorded:
     kind = "instance.rented"
-    lease = _lease(ledger, instance)
+    lease = lease_of(ledger, instance)
     if lease is not None and lease.state != "unrecorded":
         if lease.state == "released":
             problem = (f"it was rented before and released at {format_time(lease.released_at)}"
@@ -160,7 +161,7 @@ def record_change(ledger: Ledger, instance: str, kind: Change, *, at: str | None
 
 def _change_locked(ledger: Ledger, instance: str, kind: Change, *, action: str,
                    at_text: str | None, when: datetime, reason: str | None) -> Recorded:
-    lease = _lease(ledger, instance)
+    lease = lease_of(ledger, instance)
     if lease is None or lease.state == "unrecorded":
         raise InstanceStateError(
             instance, action, "no instance.rented records it; record the rental first "

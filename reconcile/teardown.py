@@ -127,16 +127,14 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
     ``instance.released`` is recorded in the same batch (so `labledger instances` stops the
     meter at this moment, and a later `labledger release` is refused as a second release).
     """
-    from labledger.reconcile.instances import fold
-    from labledger.reconcile.instances import load_events as instance_events
-    from labledger.reconcile.rental import lifecycle_lock
+    from labledger.reconcile.rental import lease_of, lifecycle_lock
 
     body: dict[str, Any] = {"method": method}
     if evidence:
         body["evidence"] = evidence
     drafts = [ledger.draft("teardown.confirmed", body, instance=instance)]
     with lifecycle_lock(ledger):
-        lease = fold(instance_events(ledger.paths)).get(instance)
+        lease = lease_of(ledger, instance)
         if lease is not None and lease.state in ("running", "stopped"):
             drafts.append(ledger.draft("instance.released",
                                        {"reason": f"teardown confirmed ({method})"},
