@@ -83,6 +83,12 @@ def progress_enabled(ctx: click.Context) -> bool:
     return not quiet and sys.stderr.isatty()
 
 
+def _bar_wanted(total: int) -> bool:
+    """Bars only for work that can take a second (over 256 MiB), on a terminal, not -q/--json."""
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and total >= 256 * 1024 * 1024 and progress_enabled(ctx)
+
+
 class _NoBar:
     def __enter__(self) -> None:
         return None
@@ -94,8 +100,7 @@ class _NoBar:
 def progress_bar(total: int, label: str) -> Any:
     """A byte-count progress bar on stderr (TTY only, not with -q/--json, and only for work that
     can take a second: over 256 MiB); yields the library's progress callback or None."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is None or total < 256 * 1024 * 1024 or not progress_enabled(ctx):
+    if not _bar_wanted(total):
         return _NoBar()
     import contextlib
 
@@ -117,8 +122,7 @@ class LateBar:
         self._bar: Any = None
 
     def start(self, total: int) -> None:
-        ctx = click.get_current_context(silent=True)
-        if ctx is None or total < 256 * 1024 * 1024 or not progress_enabled(ctx):
+        if not _bar_wanted(total):
             return
         self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
         self._bar.__enter__()
