@@ -153,7 +153,6 @@ class _Run:
         self.metric_of = {c.id: normalize(c.metric) for c in claims}
         self.index = AnchorIndex(claims)
         self._cache: dict[frozenset[str], dict[str, int]] = {}
-        self._cands: dict[frozenset[str], frozenset[str]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._cell_cache: dict[tuple[frozenset[str], frozenset[str]],
                                tuple[dict[str, int], bool]] = {}
@@ -373,14 +372,6 @@ class _Run:
             self._cache[terms] = got
         return got
 
-    def _frozen(self, terms: frozenset[str], strength: dict[str, int]) -> frozenset[str]:
-        """``frozenset(strength)`` for ``candidates(terms)``, one object per term set (so the
-        value index cache finds it by identity, not by comparing a hundred ids)."""
-        got = self._cands.get(terms)
-        if got is None:
-            got = self._cands[terms] = frozenset(strength)
-        return got
-
     def _with_broad(self, terms: frozenset[str], broad: str) -> dict[str, int]:
         """`_strongest(_named(terms))` without expanding the one term that names many claims
         (a bare metric name): its claims only add one to those the other terms name, or tie
@@ -465,7 +456,7 @@ class _Run:
         found = scan_numbers(masked, base=start)
         if not found:
             return
-        cands = self._frozen(terms, strength)
+        cands = frozenset(strength)
         taken = [(h.start, h.end) for h in hits]
         marked = {m.number.start for m in markers if m.number is not None}
         words: list[int] | None = None
