@@ -49,6 +49,7 @@ from labledger.reconcile.doc_readers import (
     mask_text,
     unit_at,
 )
+from labledger.reconcile.fanout import cpu_count, fork_map, split_by_size
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.number_roles import DELTA_HEADER, role_of
 from labledger.reconcile.numbers import (
@@ -599,19 +600,39 @@ def _drift_message(claim: Claim, shown: Shown, got: Check) -> str:
             f"(run {claim.run}, object {_short(claim.source_digest)})")
 
 
+# Below this much text a fork costs more than it saves; above, one share per this much, at most
+# one per core (judging is pure Python: a core per share is the only way to use more than one).
+_SHARE_CHARS = 512 * 1024
+
+
 def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
-                       documents: int | None = None) -> Report:
+                       documents: int | None = None, jobs: int | None = None) -> Report:
     """Find every claimed number in ``segments`` and judge it against ``claims``.
 
     Returns a `Report`: its findings (drift, ambiguous, unit, unknown_claim, marker) in document
     order, and the numbers that matched. ``documents`` is the count reported (default: distinct
-    paths).
+    paths). ``jobs``: how many processes judge (None: one per core, and one per 512 KB of
+    text; 1: this process only); the report is the same whatever it is.
     """
     run = _Run(claims)
-    binds = tex_bindings(segments, claims)
-    for seg in segments:
-        _segment(run, seg, binds)
+    binds = tex_bindings(segments, claims)  # before the fork: a macro bound in one file binds all
+    sizes = [len(seg.text) for seg in segments]
+    if jobs is None:
+        jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
     report = run.report
+    if jobs <= 1:
+        for seg in segments:
+            _segment(run, seg, binds)
+    else:
+        def judge(share: list[int]) -> tuple[list[Finding], list[Match]]:
+            for i in share:
+                _segment(run, segments[i], binds)
+            # positions worked out here, in parallel: a Match sent back must not carry its text
+            return run.report.findings, [m.fixed() for m in run.report.matches]
+
+        parts = fork_map(judge, split_by_size(sizes, jobs))
+        report = Report(findings=[f for part, _ in parts for f in part],
+                        matches=[m for _, part in parts for m in part])
     report.documents = documents if documents is not None else len({s.path for s in segments})
     report.claims = len(claims)
     report.findings.sort(key=lambda f: (f.path, f.where or "", f.line, f.col))

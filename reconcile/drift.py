@@ -33,18 +33,20 @@ __all__ = ["reconcile_paths", "reconcile_project", "reconcile_staged"]
 
 
 def reconcile_paths(paths: Sequence[Path], claims: Sequence[Claim],
-                    cwd: Path | None = None) -> Report:
-    """Read ``paths`` (all of them, or `DocumentError`) and judge them against ``claims``."""
+                    cwd: Path | None = None, jobs: int | None = None) -> Report:
+    """Read ``paths`` (all of them, or `DocumentError`) and judge them against ``claims``
+    (in ``jobs`` processes: see `reconcile_segments`)."""
     segments = read_documents(paths, cwd)
-    return reconcile_segments(segments, claims, documents=len(paths))
+    return reconcile_segments(segments, claims, documents=len(paths), jobs=jobs)
 
 
-def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None) -> Report:
+def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None,
+                      jobs: int | None = None) -> Report:
     """`reconcile_paths` over ``paths``, or over the project's configured document globs."""
     globs = None if paths else configured_globs(ledger.paths.config)
     documents = resolve_documents(paths, ledger.paths.project, globs)
     claims = current_claims(load_events(ledger))
-    return reconcile_paths(documents, claims, cwd)
+    return reconcile_paths(documents, claims, cwd, jobs)
 
 
 def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
@@ -69,13 +71,14 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
     report.evidence = {"path": display_path(path, cwd), "differences": diffs}
 
 
-def reconcile_staged(ledger: Any, cwd: Path) -> Report:
+def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None) -> Report:
     """Judge the staged documents and EVIDENCE.json of the git work tree holding ``cwd``."""
     top = git_toplevel(cwd)
     project = Path(ledger.paths.project).resolve()
     globs = configured_globs(ledger.paths.config)
     segments, shown = staged_documents(top.resolve(), project, globs, cwd)
     events = load_events(ledger)
-    report = reconcile_segments(segments, current_claims(events), documents=len(shown))
+    report = reconcile_segments(segments, current_claims(events), documents=len(shown),
+                                jobs=jobs)
     _evidence(ledger, events, top.resolve(), report, cwd)
     return report

@@ -88,10 +88,29 @@ class Match:
     def col(self) -> int:
         return int(self._place[0].position(self._place[1])[1])
 
+    def fixed(self) -> Match:
+        """This match with its line and column worked out (it no longer holds the document's
+        text: small to pickle)."""
+        line, col = self._place[0].position(self._place[1])
+        return Match(self.path, self.where, _Position(line, col), self._place[1], self.claims,
+                     self.shown, self.via)
+
     def to_json(self) -> dict[str, Any]:
         line, col = self._place[0].position(self._place[1])
         return {"path": self.path, "line": line, "col": col, "where": self.where,
                 "claims": list(self.claims), "shown": self.shown, "via": self.via}
+
+
+class _Position:
+    """A place already worked out: the same (line, column) for its one offset."""
+
+    __slots__ = ("col", "line")
+
+    def __init__(self, line: int, col: int) -> None:
+        self.line, self.col = line, col
+
+    def position(self, offset: int) -> tuple[int, int]:
+        return self.line, self.col
 
 
 @dataclass

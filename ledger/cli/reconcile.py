@@ -37,8 +37,11 @@ def _summary(report: Report, disclose: bool) -> str:
                    "when staged or present): the pre-commit hook's mode. Takes no PATH.")
 @click.option("--disclose", is_flag=True,
               help="Report every finding but exit 0: drift is disclosed, not failed.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Judge in N processes (default: one per core, and one per 512 KB of "
+                   "documents); 1 keeps it to this process. The report is the same.")
 @common
-def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool) -> None:
+def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool, jobs: int | None) -> None:
     """Check every claimed number in documents against the ledger's claims.
 
     Reads Markdown, LaTeX, reST, text, CSV/TSV and notebooks (markdown cells and outputs).
@@ -62,8 +65,8 @@ def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool) -> None:
     # them (as `ingest` does, it stays off for the judging only).
     gc.disable()
     try:
-        report = (reconcile_staged(ledger, cwd) if staged
-                  else reconcile_project(ledger, paths, cwd))
+        report = (reconcile_staged(ledger, cwd, jobs) if staged
+                  else reconcile_project(ledger, paths, cwd, jobs))
     finally:
         gc.enable()
     ctx = click.get_current_context()

@@ -231,3 +231,25 @@ def test_hooks_install_outside_git(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = call(capsys, "hooks", "install")
     assert code == 1
     assert "not inside a git work tree" in err
+
+
+def test_jobs_gives_the_same_report_as_one_process(claims: Ledger, project: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    for i in range(6):
+        drift = "31.5" if i % 2 else "31.4"
+        write(project, f"paper/s{i}.md", f"Section {i}: Ours reaches a PSNR of {drift} dB, "
+                                         "with top-1 accuracy 91.3%.\n" * 40)
+    code1, out1, _ = call(capsys, "reconcile", "paper", "--json", "-j", "1")
+    code3, out3, _ = call(capsys, "reconcile", "paper", "--json", "--jobs", "3")
+    assert code1 == code3 == 3
+    assert json.loads(out3) == json.loads(out1)
+    assert json.loads(out1)["counts"] == {"drift": 120}
+
+
+def test_jobs_must_be_positive(claims: Ledger, project: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "a.md", "PSNR: 31.42 dB\n")
+    code, out, err = call(capsys, "reconcile", "a.md", "-j", "0")
+    assert code == 2
+    assert out == ""
+    assert "0 is not in the range x>=1" in err
