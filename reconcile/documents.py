@@ -625,6 +625,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
             _segment(run, seg, binds)
     else:
         def judge(share: list[int]) -> tuple[list[Finding], list[Match]]:
+            run.report = Report()  # this share's only (shares run here too, one after another)
             for i in share:
                 _segment(run, segments[i], binds)
             # positions worked out here, in parallel: a Match sent back must not carry its text

@@ -102,12 +102,22 @@ def test_split_by_size_deals_every_index_once_and_evenly(sizes: list[int], share
         assert max(loads) - min(loads) <= max(sizes)
 
 
-def test_reconcile_in_several_processes_reports_exactly_what_one_does() -> None:
+@pytest.mark.parametrize("forks", [True, False], ids=["forked", "threads-running"])
+def test_reconcile_in_several_processes_reports_exactly_what_one_does(forks: bool) -> None:
     segments = [seg for i, case in enumerate(CASES)
                 for seg in read_document(f"{i:03d}-{case.path}", case.text.encode())]
     claims = list(CLAIMS.values())
     serial = reconcile_segments(segments, claims, jobs=1)
-    parallel = reconcile_segments(segments, claims, jobs=4)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    if not forks:  # shares judged one after another in this process: the same report
+        thread.start()
+    try:
+        parallel = reconcile_segments(segments, claims, jobs=4)
+    finally:
+        stop.set()
+        if not forks:
+            thread.join()
     assert serial.findings  # the table holds drift, ambiguity and bad markers: a real comparison
     assert len(serial.matches) > 20
     assert parallel.to_json() == serial.to_json()
