@@ -170,13 +170,19 @@ class SshTransport:
                 self._connect()
                 return
             except HostKeyError:
+                self.close()  # a refused connection leaves no transport thread behind
                 raise
             except TransportError:
                 if attempt == self.connect_retries:
+                    self.close()
                     raise
             except (OSError, EOFError, paramiko.SSHException) as exc:
                 if attempt == self.connect_retries:
+                    self.close()
                     raise TransportError(self.source, f"cannot connect: {exc}") from exc
+            except BaseException:
+                self.close()
+                raise
             self.close()
             time.sleep(delay)
             delay *= 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,12 @@ def test_parse_target_refuses(spec: str) -> None:
 
 
 def test_unknown_host_key_is_refused_and_nothing_is_pinned(tmp_path: Path, sshd: Any) -> None:
+    before = set(threading.enumerate())
     with pytest.raises(HostKeyError, match="is unknown") as info:
         connect(sshd, tmp_path, tmp_path)
     assert info.value.fingerprint.startswith("SHA256:")
     assert not (tmp_path / "known_hosts").exists()
+    assert set(threading.enumerate()) == before  # no paramiko transport thread left running
 
 
 def test_accept_new_host_key_pins_it_on_first_use(tmp_path: Path, sshd: Any) -> None:
@@ -75,10 +78,12 @@ def test_wrong_client_key_fails_authentication(tmp_path: Path, sshd: Any) -> Non
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)],
                    check=True, capture_output=True)
     (tmp_path / "known_hosts").write_text(sshd.host_key_line)
+    before = set(threading.enumerate())
     with pytest.raises(TransportError, match="authentication as"):
         SshTransport(parse_target(sshd.target(tmp_path)), known_hosts=tmp_path / "known_hosts",
                      identity=stranger, ssh_config=tmp_path / "none", use_agent=False,
                      user_known_hosts=tmp_path / "none2", connect_retries=0)
+    assert set(threading.enumerate()) == before
 
 
 def test_nothing_listening_is_a_transport_error_after_retries(tmp_path: Path) -> None:
