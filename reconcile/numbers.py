@@ -262,15 +262,18 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
         if claim_unit is not None and claim_unit not in _PERCENT_UNITS | _FRACTION_UNITS:
             unit_ok = False
         scale = percent_scale(value, unit)
+    unit_says = False  # the unit shown is the claim's: the number is plausibly its own
     if shown.suffix is not None:
         word = norm_unit(shown.suffix)
         if claim_unit is not None and word == claim_unit:
-            unit_shown = shown.suffix
+            unit_shown, unit_says = shown.suffix, True
         elif shown.suffix in _MULTIPLIERS:
             shift = _MULTIPLIERS[shown.suffix]
         elif word in _KNOWN_UNITS:
             unit_shown = shown.suffix
-            unit_ok = False
+            # A claim declared without a unit is neither confirmed nor contradicted by one
+            # ("31.7 dB" next to a unit-less PSNR claim is compared, not skipped unseen).
+            unit_ok = claim_unit is None
     target = float(value) * 10.0 ** scale
     number = shown.fvalue * 10.0 ** shift
     half = 0.5 * 10.0 ** (shown.exponent + shift)
@@ -285,7 +288,7 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
             matches = False
         else:
             matches = _exact_match(shown.digits.scaleb(shift), value, scale)
-    if matches or (unit_ok and unit_shown is not None and unit_shown != "%"):
+    if matches or unit_says:
         plausible = True
     elif not unit_ok or target == 0 or number == 0:
         plausible = False

@@ -64,6 +64,8 @@ def test_uncertainty_and_sign_are_recorded() -> None:
     ("50k", 49_600, None, True),
     ("31.42 dB", 31.42, "dB", True),
     ("31.42 ms", 31.42, "dB", False),
+    ("31.42 dB", 31.42, None, True),   # a claim without a unit: the shown one is not checked
+    ("31.7 dB", 31.42, None, False),
     ("850 img/s", 850.0, "img/s", True),
     ("-0.5", -0.5, None, True),
 ])
@@ -79,6 +81,19 @@ def test_unit_mismatch_is_reported_and_implausible() -> None:
     got = check(token, 31.42, "dB")
     assert not got.unit_ok
     assert not got.plausible
+
+
+def test_a_unit_shown_for_a_claim_without_one_is_compared_by_magnitude() -> None:
+    """Not skipped unseen (a PSNR claim declared without --unit and "31.7 dB" in the paper is
+    drift), but not taken as the claim's either: "40 ms" is plausible only by its size."""
+    drift, other = parse_number("31.7 dB"), parse_number("400 ms")
+    assert drift is not None
+    assert other is not None
+    got = check(drift, 31.42, None)
+    assert got.unit_ok
+    assert got.plausible
+    assert not got.matches
+    assert not check(other, 31.42, None).plausible
 
 
 def test_plausibility_window() -> None:
