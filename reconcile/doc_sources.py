@@ -29,7 +29,8 @@ from labledger.reconcile.doc_readers import FORMATS, Segment, format_of, read_do
 from labledger.reconcile.errors import DocumentError, DocumentsConfigError, GitHookError
 
 __all__ = ["configured_globs", "display_path", "git_toplevel", "glob_regex", "read_documents",
-           "resolve_documents", "run_git", "staged_blob", "staged_documents"]
+           "index_documents", "resolve_documents", "run_git", "staged_blob",
+           "staged_documents"]
 
 _SKIP_DIRS = {".git", ".labledger", ".venv", "node_modules", "__pycache__", ".ipynb_checkpoints"}
 HOW_TO_CONFIGURE = (
@@ -265,3 +266,34 @@ def staged_documents(top: Path, project: Path, globs: list[str] | None,
     if problems:
         raise DocumentError(problems)
     return segments, shown_paths
+
+
+def index_documents(top: Path, project: Path, globs: list[str] | None) -> list[Segment]:
+    """Every configured document as the index holds it (what a commit would contain), its
+    path shown relative to ``project``: the documents EVIDENCE.json's locations are read
+    from in the pre-commit hook."""
+    if not globs:
+        raise DocumentsConfigError(HOW_TO_CONFIGURE)
+    regexes = [glob_regex(g) for g in globs]
+    raw = run_git(["ls-files", "--cached", "-z"], top)
+    chosen: list[tuple[str, str]] = []  # (path in the work tree, path in the project)
+    for name in raw.decode("utf-8", errors="surrogateescape").split("\0"):
+        if not name:
+            continue
+        try:
+            rel = (top / name).relative_to(project).as_posix()
+        except ValueError:
+            continue
+        if any(r.match(rel) for r in regexes):
+            chosen.append((name, rel))
+    blobs = _blobs(top, [name for name, _ in chosen])
+    segments: list[Segment] = []
+    problems: list[tuple[str, str]] = []
+    for name, rel in chosen:
+        try:
+            segments += read_document(rel, blobs[name])
+        except DocumentError as exc:
+            problems += exc.problems
+    if problems:
+        raise DocumentError(problems)
+    return segments

@@ -4,6 +4,8 @@
 * `reconcile_staged`: what git would commit (for pre-commit hooks), plus EVIDENCE.json: when it
   is staged (its staged bytes) or present (the file), it must equal the projection of the
   ledger (`labledger.reconcile.evidence`), or the report carries its differences.
+* `evidence_document`: that projection, with the claims' document locations when asked (read
+  from the configured documents in the work tree, or as the index holds them for the hook).
 
 Claims are the ledger's current claims (`claim_model.current_claims`), read once; nothing here
 writes anything.
@@ -20,16 +22,18 @@ from labledger.reconcile.doc_sources import (
     configured_globs,
     display_path,
     git_toplevel,
+    index_documents,
     read_documents,
     resolve_documents,
     staged_blob,
     staged_documents,
 )
 from labledger.reconcile.documents import reconcile_segments
+from labledger.reconcile.errors import DocumentsConfigError
 from labledger.reconcile.findings import Report
 from labledger.reconcile.pull_verified import Event, load_events
 
-__all__ = ["reconcile_paths", "reconcile_project", "reconcile_staged"]
+__all__ = ["evidence_document", "reconcile_paths", "reconcile_project", "reconcile_staged"]
 
 
 def reconcile_paths(paths: Sequence[Path], claims: Sequence[Claim],
@@ -49,10 +53,35 @@ def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None
     return reconcile_paths(documents, claims, cwd, jobs)
 
 
+def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | None = None,
+                      index_of: Path | None = None) -> dict[str, Any]:
+    """EVIDENCE.json's projection; with ``locations``, each claim's places in the configured
+    documents (the work tree's, or those in the index of the git work tree ``index_of``)."""
+    from labledger.reconcile.evidence import add_locations, build_evidence
+
+    events = load_events(ledger) if events is None else events
+    document = build_evidence(ledger, events=events)
+    if not locations:
+        return document
+    project = Path(ledger.paths.project).absolute()
+    globs = configured_globs(ledger.paths.config)
+    if not globs:
+        raise DocumentsConfigError(
+            "evidence --locations reads the [reconcile] documents of .labledger/config.toml, "
+            "and none are configured; add them, e.g.\n\n    [reconcile]\n    documents = "
+            "[\"paper/**/*.tex\", \"README.md\"]\n", str(ledger.paths.config))
+    if index_of is None:
+        segments = read_documents(resolve_documents([], project, globs), project)
+    else:
+        segments = index_documents(index_of, project.resolve(), globs)
+    report = reconcile_segments(segments, current_claims(events))
+    return add_locations(document, report, globs)
+
+
 def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
               cwd: Path | None) -> None:
     try:
-        from labledger.reconcile.evidence import EVIDENCE_NAME, build_evidence, differences
+        from labledger.reconcile.evidence import EVIDENCE_NAME, differences, wants_locations
     except ImportError:  # claim capture not installed in this build
         report.notes.append("EVIDENCE.json not checked: labledger.reconcile.evidence is missing")
         return
@@ -67,7 +96,9 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
             return  # no EVIDENCE.json in this project: nothing to keep in step
         data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
-    diffs = differences(text, build_evidence(ledger, events=events))
+    document = evidence_document(ledger, locations=wants_locations(text), events=events,
+                                 index_of=top)
+    diffs = differences(text, document)
     report.evidence = {"path": display_path(path, cwd), "differences": diffs}
 
 

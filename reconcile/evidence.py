@@ -18,6 +18,9 @@ Invariants:
   written here.
 * A run never hosted on a box (no instance, no pull) is said to be local: ``pull_verified`` is
   null with ``"pull": "local run, no remote box"``, never a false ``true``.
+* Document locations (where reconcile finds each claim in the configured documents) are
+  opt-in (`add_locations`): a file generated with them says so (``locations_from``) and is
+  checked with them, by ``evidence --check`` and by the pre-commit hook alike.
 """
 
 from __future__ import annotations
@@ -192,6 +195,49 @@ def build_evidence(ledger: Ledger, *, events: list[Event] | None = None,
         "schema_version": SCHEMA_VERSION,
         "claims": [claim_entry(c, runs) for c in current_claims(events)],
     }
+
+
+def add_locations(document: dict[str, Any], report: Any, globs: list[str]) -> dict[str, Any]:
+    """``document`` with each claim's ``locations``: every place reconcile tied a number to it
+    in the configured documents (``report``, paths relative to the project), with what the
+    document shows there and the verdict (``match``, ``drift``, ``ambiguous``, ``unit``,
+    ``marker``); ``locations_from`` names the globs read. A claim stated nowhere gets ``[]``.
+
+    Opt-in (`labledger evidence --locations`): lines move with every edit above them, so a
+    file with locations must be regenerated whenever the prose around a claimed number moves.
+    """
+    found: dict[str, list[dict[str, Any]]] = {}
+
+    def put(cid: str, path: str, where: str | None, line: int, col: int, shown: str | None,
+            via: str, status: str) -> None:
+        found.setdefault(cid, []).append({"path": path, "where": where, "line": line,
+                                          "col": col, "shown": shown, "via": via,
+                                          "status": status})
+
+    for m in report.matches:
+        for cid in m.claims:
+            put(cid, m.path, m.where, m.line, m.col, m.shown, m.via, "match")
+    for f in report.findings:
+        for cid in f.claims:
+            put(cid, f.path, f.where, f.line, f.col, f.shown, f.via, f.type)
+    for claim in document["claims"]:
+        claim["locations"] = sorted(
+            found.get(claim["id"], []),
+            key=lambda x: (x["path"], x["where"] or "", x["line"], x["col"], x["status"]))
+    document["locations_from"] = list(globs)
+    return document
+
+
+def wants_locations(text: str | None) -> bool:
+    """Whether a committed EVIDENCE.json was generated with ``--locations`` (then it is
+    checked against a projection with them)."""
+    if not text:
+        return False
+    try:
+        committed = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(committed, dict) and "locations_from" in committed
 
 
 def render(document: dict[str, Any]) -> str:

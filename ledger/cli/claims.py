@@ -169,28 +169,32 @@ def _shown(path: Path) -> Path:
 @click.option("--check", is_flag=True,
               help="Compare FILE (default: EVIDENCE.json at the project root) with the "
                    "projection; exit 3 when they differ. Writes nothing.")
+@click.option("--locations", is_flag=True,
+              help="Add each claim's places in the configured [reconcile] documents (path, "
+                   "line, column, the number shown, match or drift). A file written with them "
+                   "is checked with them.")
 @common
-def evidence(output: str | None, check: bool) -> None:
+def evidence(output: str | None, check: bool, locations: bool) -> None:
     """Project every current claim into EVIDENCE.json, with computed disclosures.
 
     Disclosures come from the ledger: single seed or no variance, a run not pull-verified
     (local bytes re-hashed now), a launch from a dirty git tree or with no launch record, a
     stated split other than the evaluated one. The output is deterministic (sorted, no
-    timestamps of its own), so it diffs cleanly in git.
+    timestamps of its own), so it diffs cleanly in git. --locations adds where each claim
+    is stated in the documents (lines move with edits: regenerate it when the prose moves).
 
     Example: labledger evidence -o EVIDENCE.json && labledger evidence --check
     """
+    from labledger.reconcile.drift import evidence_document
     from labledger.reconcile.evidence import (
         EVIDENCE_NAME,
-        build_evidence,
         differences,
         render,
+        wants_locations,
         write_evidence,
     )
 
     ledger = open_ledger()
-    document = build_evidence(ledger)
-    text = render(document)
     ctx = click.get_current_context()
     if check:
         target = Path(output) if output else _shown(ledger.paths.project / EVIDENCE_NAME)
@@ -199,6 +203,8 @@ def evidence(output: str | None, check: bool) -> None:
             committed: str | None = target.read_bytes().decode("utf-8", errors="replace")
         except FileNotFoundError:
             committed = None
+        document = evidence_document(ledger,
+                                     locations=locations or wants_locations(committed))
         found = differences(committed, document)
         if state().json:
             emit_json({"ok": not found, "path": str(target), "claims": len(document["claims"]),
@@ -213,6 +219,8 @@ def evidence(output: str | None, check: bool) -> None:
         if found:
             ctx.exit(EXIT_PROBLEMS)
         return
+    document = evidence_document(ledger, locations=locations)
+    text = render(document)
     if output is None:
         click.echo(text, nl=False)
         return

@@ -255,3 +255,44 @@ def test_commands_are_light_and_real(run_r1: Ledger, project: Path) -> None:
                               text=True, cwd=project, timeout=120, check=False)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.splitlines()[-1] == "LOADED=", args
+
+
+def test_evidence_locations(run_r1: Ledger, project: Path, snapshot: Snapshot,
+                            capsys: pytest.CaptureFixture[str],
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    call(capsys, "claim", "add", "C1", "--run", "r1", "--metric", "psnr", "--alias", "Ours")
+    call(capsys, "claim", "add", "C2", "--run", "r1", "--metric", "ssim")
+    before = snapshot(project / ".labledger")
+    code, out, err = call(capsys, "evidence", "--locations")
+    assert code == 2
+    assert out == ""
+    assert "evidence --locations reads the [reconcile] documents" in err
+    assert snapshot(project / ".labledger") == before
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = ["paper/*.md"]\n')
+    (project / "paper").mkdir()
+    (project / "paper" / "a.md").write_text("Ours reaches a PSNR of 31.7 dB.\n\n"
+                                            "| Method | PSNR |\n|---|---|\n| Ours | 31.52 |\n")
+    sub = project / "paper"
+    monkeypatch.chdir(sub)  # paths are the project's, wherever the command runs
+    code, out, err = call(capsys, "evidence", "--locations")
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["locations_from"] == ["paper/*.md"]
+    c1, c2 = document["claims"]
+    assert c1["locations"] == [
+        {"path": "paper/a.md", "where": None, "line": 1, "col": 24, "shown": "31.7",
+         "via": "anchor", "status": "drift"},
+        {"path": "paper/a.md", "where": None, "line": 5, "col": 10, "shown": "31.52",
+         "via": "table", "status": "match"}]
+    assert c2["locations"] == []  # a claim stated nowhere says so
+    monkeypatch.chdir(project)
+    assert call(capsys, "evidence", "--locations", "-o", "EVIDENCE.json")[0] == 0
+    assert call(capsys, "evidence", "--check")[0] == 0  # checked with locations: it has them
+    (project / "paper" / "a.md").write_text("\n" + (project / "paper" / "a.md").read_text())
+    code, _, err = call(capsys, "evidence", "--check")
+    assert code == 3
+    assert "claim C1: locations: file has" in err
+    plain = json.loads(call(capsys, "evidence")[1])
+    assert "locations_from" not in plain
+    assert "locations" not in plain["claims"][0]

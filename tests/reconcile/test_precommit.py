@@ -4,6 +4,7 @@ repository's .pre-commit-hooks.yaml (a local hooks repo: no network)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -183,3 +184,29 @@ def test_plain_hook_refuses_a_malformed_staged_notebook(repo: Path, env: dict[st
     assert blocked.returncode != 0
     assert "paper/eval.ipynb: not a valid notebook: malformed JSON" in output
     assert "Traceback" not in output
+
+
+def test_evidence_with_locations_is_checked_with_them_by_the_hook(repo: Path,
+                                                                  env: dict[str, str]) -> None:
+    run = [str(BIN / "labledger")]
+    subprocess.run([*run, "hooks", "install"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    git(repo, "add", "-A", env=env)
+    subprocess.run([*run, "evidence", "--locations", "-o", "EVIDENCE.json"], cwd=repo, env=env,
+                   check=True, capture_output=True, timeout=120)
+    written = json.loads((repo / "EVIDENCE.json").read_text())
+    assert written["locations_from"] == ["paper/*.md"]
+    assert written["claims"][0]["locations"] == [
+        {"path": "paper/results.md", "where": None, "line": 3, "col": 12, "shown": "31.42",
+         "via": "anchor", "status": "match"}]
+    assert commit(repo, env, "# Results\n\nOurs: PSNR 31.42 dB.\n", "with locations") \
+        .returncode == 0
+    # The claimed number moves down a line: the committed locations no longer hold.
+    moved = commit(repo, env, "# Results\n\nIntro.\n\nOurs: PSNR 31.42 dB.\n", "moved")
+    assert moved.returncode != 0
+    assert ("EVIDENCE.json: differs from the ledger: claim C1: locations: file has "
+            '[{"col": 12, "line": 3,') in moved.stdout + moved.stderr
+    subprocess.run([*run, "evidence", "--locations", "-o", "EVIDENCE.json"], cwd=repo, env=env,
+                   check=True, capture_output=True, timeout=120)
+    assert commit(repo, env, "# Results\n\nIntro.\n\nOurs: PSNR 31.42 dB.\n", "regenerated") \
+        .returncode == 0, "the regenerated file matches what is staged"
