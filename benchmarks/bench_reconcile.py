@@ -17,11 +17,14 @@ Markdown/LaTeX/CSV tables, notebook outputs, and 1% of them deliberately drifted
 Contenders, interleaved (order rotated every round), medians over the rounds:
 
 * ``reconcile (library)``: `reconcile_paths` on the 500 paths with the 1,000 claims already
-  loaded: reading and judging, the work comparable to grep's (judged against the goal);
+  loaded: reading and judging (in one process per core, as the command does by default), the
+  work comparable to grep's (judged against the goal);
+* ``reconcile (library, -j 1)``: the same in one process, for reference;
 * ``labledger reconcile (CLI)``: the whole command as a user runs it (interpreter start,
   imports, reading the 1,000 claims from the ledger, JSON out), for reference;
 * ``grep -rniF``: case-insensitive fixed strings, one per anchor (the baseline);
-* ``grep -rniwF``: the same as whole words, which is what reconcile matches (reference).
+* ``grep -rniwF``: the same as whole words, which is what reconcile matches (reference);
+* ``grep -rn``: the issue's literal form (case-sensitive patterns; reference).
 
     .venv/bin/python benchmarks/bench_reconcile.py            # 7 rounds
     .venv/bin/python benchmarks/bench_reconcile.py --quick    # 3 rounds, 100 documents (2 MB)
@@ -254,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     from labledger.ledger.ledger import Ledger
     from labledger.reconcile.claim_model import current_claims
     from labledger.reconcile.drift import reconcile_paths
+    from labledger.reconcile.fanout import cpu_count
     from labledger.reconcile.pull_verified import load_events
 
     tmp = make_tmp(args.tmp_base)
@@ -286,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "LABLEDGER_ROOT": str(project)}
         contenders: dict[str, Any] = {
             "reconcile (library)": lambda: _time(lambda: reconcile_paths(files, loaded, tree)),
+            "reconcile (library, -j 1)": lambda: _time(
+                lambda: reconcile_paths(files, loaded, tree, jobs=1)),
+            "grep -rn": lambda: timed_cmd(["grep", "-rn", "-f", str(tmp / "anchors.txt"), "."],
+                                          tree),
             "grep -rniF": lambda: timed_cmd(["grep", "-rniF", "-f", str(tmp / "anchors.txt"),
                                              "."], tree),
             "grep -rniwF": lambda: timed_cmd(["grep", "-rniwF", "-f",
@@ -324,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
             statistics.median(times["grep -rniwF"])
         print(f"reconcile (library) / grep -rniwF (the same whole-word matching): "
               f"{lib / word:.2f}x")
+        serial = statistics.median(times["reconcile (library, -j 1)"])
+        print(f"judging in {cpu_count()} processes: {serial / lib:.2f}x faster than in one "
+              f"({serial * 1000:.0f} ms); one process / grep -rniF: {serial / grep_med:.2f}x")
         if "labledger reconcile (CLI)" in times:
             cli = statistics.median(times["labledger reconcile (CLI)"])
             print(f"whole CLI / grep -rniF: {cli / grep_med:.2f}x; whole CLI / grep -rniwF: "
