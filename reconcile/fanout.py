@@ -8,7 +8,8 @@ Invariants:
 
 * The result list is in share order and equals ``[work(s) for s in shares]``: a child that
   raises sends its exception back and the parent raises it; a child that dies without an
-  answer (killed, out of memory) has its share done again here, in the parent.
+  answer (killed, out of memory), whose answer cannot be read, or that could not be forked
+  has its share done here, in the parent.
 * Children never return into the caller's code: each ends with ``os._exit`` (no atexit
   handlers, no flushing of buffers it inherited), so nothing is written twice.
 * Forking happens only where it is safe and known: on Linux (the ``fork`` start method is what
@@ -63,19 +64,29 @@ def fork_map(work: Callable[[S], R], shares: Sequence[S]) -> list[R]:
     if len(shares) <= 1 or not can_fork():
         return [work(s) for s in shares]
     children: list[tuple[int, int, S]] = []  # (pid, read end of its pipe, its share)
+    here: list[int] = [0]  # the shares this process does itself: the first, and any not forked
     try:
-        for share in shares[1:]:
+        for index, share in enumerate(shares[1:], start=1):
             read_fd, write_fd = os.pipe()
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:  # no process to be had (EAGAIN, ENOMEM): do it here instead
+                os.close(read_fd)
+                os.close(write_fd)
+                here.append(index)
+                continue
             if pid == 0:  # the child: do its share, send the answer, never return
                 os.close(read_fd)
                 _child(work, share, write_fd)
             os.close(write_fd)
             children.append((pid, read_fd, share))
-        results = [work(shares[0])]
-        while children:
-            pid, read_fd, share = children.pop(0)
-            results.append(_collect(pid, read_fd, work, share))
+        done = {i: work(shares[i]) for i in here}
+        results: list[R] = []
+        for i in range(len(shares)):
+            if i not in done:
+                pid, read_fd, share = children.pop(0)
+                done[i] = _collect(pid, read_fd, work, share)
+            results.append(done[i])
         return results
     finally:
         for pid, read_fd, _ in children:  # something raised: stop the rest, reap them
@@ -110,7 +121,10 @@ def _collect(pid: int, read_fd: int, work: Callable[[S], R], share: S) -> R:
         data = pipe.read()
     if _reap(pid) != 0 or not data:  # it died before answering in full: its share is done here
         return work(share)
-    ok, value = pickle.loads(data)
+    try:
+        ok, value = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - e.g. an exception class that does not unpickle:
+        return work(share)  # doing the share here raises the real thing
     if not ok:
         raise value
     return value  # type: ignore[no-any-return]

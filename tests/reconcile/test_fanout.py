@@ -138,3 +138,27 @@ def test_reconcile_in_several_processes_reports_exactly_what_one_does(forks: boo
     assert parallel.to_json() == serial.to_json()
     assert [(m.line, m.col, m.offset) for m in parallel.matches] == \
         [(m.line, m.col, m.offset) for m in serial.matches]
+
+
+def test_when_no_process_can_be_forked_the_shares_are_done_here(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert fork_map(lambda n: (n, os.getpid()), [1, 2, 3]) == [(n, os.getpid()) for n in (1, 2, 3)]
+
+
+class _Unpicklable(Exception):
+    def __init__(self, a: int, b: int) -> None:  # args != (a, b): unpickling it fails
+        super().__init__(f"{a}/{b}")
+
+
+def test_an_answer_that_cannot_be_read_is_redone_here_raising_the_real_error() -> None:
+    def work(n: int) -> int:
+        if n == 2:
+            raise _Unpicklable(2, 3)
+        return n
+
+    with pytest.raises(_Unpicklable, match="2/3"):
+        fork_map(work, [1, 2])
