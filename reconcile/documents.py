@@ -32,6 +32,7 @@ value index (`_ValueIndex`) instead of being compared with every claim.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ from labledger.reconcile.numbers import (
     check,
     norm_unit,
     percent_scale,
+    pow10,
     scan_numbers,
 )
 
@@ -125,7 +127,9 @@ class _ValueIndex:
         the number shows); a superset: `check` has the last word on each."""
         values, ids = self.pct if (percent or shown.percent) else self.plain
         n = shown.fvalue
-        half = 0.5 * 10.0 ** shown.exponent
+        half = 0.5 * pow10(shown.exponent)
+        if not (math.isfinite(n) and math.isfinite(half)):
+            return [], []  # beyond floats ("1e400"): near no claim
         slack = 1e-9 * max(abs(n), half)
         lo = bisect.bisect_left(values, n - half - slack)
         hi = bisect.bisect_right(values, n + half + slack)
@@ -494,6 +498,7 @@ class _Run:
         marked = {m.number.start for m in value_markers if m.number is not None}
         in_cells = [m.start for m in value_markers]
         items: list[_Item] = []
+        rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool]] = []
         for row in table.rows:
             if not row:
                 continue
@@ -512,7 +517,18 @@ class _Run:
                     row_terms |= self.visible(in_row, masked, cell.start)
                 if markers:
                     row_bind |= self._binds(seg, markers, cell)
-            rterms = frozenset(row_terms)
+            rows.append((numeric, frozenset(row_terms), row_bind, row_off))
+        # A claim whose own row names it ("| Ours | 31.42 |" under "PSNR") is that row's: the
+        # rows of other methods ("| JPEG | 28.50 |") are not candidates for it.
+        taken: set[str] = set()
+        for numeric, rterms, _, _ in rows:
+            if rterms:
+                for ci, _, _ in numeric:
+                    if ci < len(col_terms) and col_terms[ci]:
+                        strength, alone = self.cell_candidates(col_terms[ci], rterms)
+                        if alone:
+                            taken.update(strength)
+        for numeric, rterms, row_bind, row_off in rows:
             row_decisive = not rterms.isdisjoint(self.index.decisive)
             for ci, cell, masked in numeric:
                 if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
@@ -536,6 +552,8 @@ class _Run:
                 if not cterms and not rterms:
                     continue
                 strength, alone = self.cell_candidates(cterms, rterms)
+                if not alone and taken:
+                    strength = {c: n for c, n in strength.items() if c not in taken}
                 if not strength:
                     continue
                 kind = "uncertainty" if shown.uncertainty else (

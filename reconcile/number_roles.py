@@ -6,7 +6,10 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   *higher*, *lower*, *better*, *faster*... (``-0.3`` is a delta unless the claim is negative,
   which the caller decides);
 * bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, ``<``, ``≥``...;
-* reference: after *Table*, *Fig.*, *Section*, *Eq.*, *epoch*, *step*, *seed*, *layer*, ``#``...;
+* reference: after *Table*, *Fig.*, *Section*, *Eq.*, *epoch*, *step*, *seed*, *layer*,
+  *batch size*, ``#``...;
+* count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
+  40 epochs": a setting of the run, not a result);
 * uncertainty: after ``±``, ``\\pm`` or ``+/-``.
 
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
@@ -35,7 +38,14 @@ epoch epochs iteration iter seed seeds layer layers block stage stages id issue 
 _DELTA_BEFORE = _words("by gain gains improvement improvements margin delta Δ increase "
                        "increases decrease decreases drop drops boost reduction")
 _DELTA_AFTER = _words("higher lower better worse more less gain gains improvement increase "
-                      "decrease drop faster slower smaller larger ahead behind")
+                      "decrease drop faster slower smaller larger ahead behind above below "
+                      "greater")
+_COUNT_AFTER = _words("""
+epoch epochs step steps iteration iterations iter iters seed seeds run runs trial trials fold
+folds layer layers block blocks stage stages head heads channel channels gpu gpus core cores
+node nodes worker workers frame frames crop crops batch batches shot shots
+""")
+_BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
                        "upto beyond")
 _BOUND_CHARS = frozenset("<>\u2264\u2265")
@@ -46,7 +56,7 @@ _WORD_AFTER = re.compile(r"[\s%]*([^\W\d_]+)")
 
 
 def role_of(shown: Shown, masked: str, base: int) -> str:
-    """value | delta | bound | reference | uncertainty, from the words around the number."""
+    """value | delta | bound | reference | count | uncertainty, from the words around it."""
     if shown.uncertainty:
         return "uncertainty"
     s = shown.start - base
@@ -62,9 +72,15 @@ def role_of(shown: Shown, masked: str, base: int) -> str:
         return "delta"
     if before in _BOUND_BEFORE or head.lower().rstrip().endswith("up to"):
         return "bound"
+    if _BATCH_SIZE.search(head):
+        return "reference"
     after = _WORD_AFTER.match(masked, shown.suffix_end - base)
-    if after and after.group(1).lower() in _DELTA_AFTER:
-        return "delta"
+    if after:
+        word = after.group(1).lower()
+        if word in _DELTA_AFTER:
+            return "delta"
+        if word in _COUNT_AFTER:
+            return "count"
     if shown.sign == "+":
         return "delta"
     return "value"

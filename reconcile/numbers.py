@@ -29,6 +29,7 @@ whose.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -230,6 +231,15 @@ def percent_scale(value: float | Decimal, unit: str | None) -> int:
     return 0 if norm_unit(unit) in _PERCENT_UNITS else 2
 
 
+def pow10(exponent: int) -> float:
+    """10.0 ** exponent, infinite instead of OverflowError ("1e400" in a document is a number
+    far from every claim, not a crash)."""
+    try:
+        return 10.0 ** exponent
+    except OverflowError:
+        return math.inf
+
+
 def _exact_match(digits: Decimal, value: float | Decimal, scale: int) -> bool:
     """|digits − value·10^scale| ≤ ½·10^exponent(digits) (+ 2⁻⁵⁰ relative), in exact decimal."""
     with localcontext() as ctx:
@@ -275,10 +285,18 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
             # ("31.7 dB" next to a unit-less PSNR claim is compared, not skipped unseen).
             unit_ok = claim_unit is None
     target = float(value) * 10.0 ** scale
-    number = shown.fvalue * 10.0 ** shift
-    half = 0.5 * 10.0 ** (shown.exponent + shift)
+    number = shown.fvalue * pow10(shift)
+    half = 0.5 * pow10(shown.exponent + shift)
     if not unit_ok:
         matches = False
+    elif not (math.isfinite(number) and math.isfinite(half)):
+        return Check(matches=False, unit_ok=unit_ok, unit_shown=unit_shown, plausible=False,
+                     scale=scale)  # beyond floats ("1e400"): no claim is that far out
+    elif shift == 0 and scale == 0 and shown.exponent >= 0 and 0 < abs(target) < 1:
+        # A whole number said of a fraction ("1 GPU", "0 errors" next to an accuracy of 0.88)
+        # carries no digit of it: no paper rounds 0.88 to 1. Neither its match nor its drift.
+        return Check(matches=False, unit_ok=unit_ok, unit_shown=unit_shown, plausible=False,
+                     scale=scale)
     else:
         distance = abs(number - target)
         margin = 1e-12 * max(abs(number), abs(target), half)

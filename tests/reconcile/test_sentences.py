@@ -7,23 +7,25 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labledger.reconcile.doc_readers import _BOUNDARY
+from labledger.reconcile.doc_readers import _BOUNDARY, _NOT_ABBREV
 
 # The rules as first written (a leading [.?!] class, which makes the regex engine try every
 # position): the reference the faster patterns must agree with.
+_END = r"[.?!]" + _NOT_ABBREV + r"(?=\s)"
 _REFERENCE = {
-    "md": re.compile(r"[.?!](?=\s)|:(?=\r?\n)"
+    "md": re.compile(_END + r"|:(?=\r?\n)"
                      r"|\n(?=[ \t]*(?:\r?\n|#{1,6}\s|[-*+>]\s|\d+[.)]\s|\||```|~~~|<!--))"),
-    "tex": re.compile(r"[.?!](?=\s)|:(?=\r?\n)|\\\\"
+    "tex": re.compile(_END + r"|:(?=\r?\n)|\\\\"
                       r"|\n(?=[ \t]*(?:\r?\n|\\item\b|\\(?:sub)*section\b"
                       r"|\\(?:paragraph|caption|begin|end)\b))"),
-    "rst": re.compile(r"[.?!](?=\s)|:(?=\r?\n)|\n(?=[ \t]*(?:\r?\n|[-*+]\s|\d+[.)]\s|\.\. ))"),
-    "txt": re.compile(r"[.?!](?=\s)|:(?=\r?\n)|\n(?=[ \t]*\r?\n)"),
+    "rst": re.compile(_END + r"|:(?=\r?\n)|\n(?=[ \t]*(?:\r?\n|[-*+]\s|\d+[.)]\s|\.\. ))"),
+    "txt": re.compile(_END + r"|:(?=\r?\n)|\n(?=[ \t]*\r?\n)"),
 }
 
 _PIECES = st.sampled_from([".", "?", "!", ":", "\n", "\r\n", " ", "\t", "\\\\", "\\item ",
                            "\\section", "\\begin", "# ", "- ", "1. ", "2) ", "|", "```", "~~~",
-                           "<!--", ".. ", "a", "PSNR", "31.42", "x"])
+                           "<!--", ".. ", "a", "PSNR", "31.42", "x", "vs", "e.g", "Fig", " al",
+                           "VS"])
 
 
 @settings(max_examples=400)
