@@ -58,6 +58,7 @@ class Marker:
     end: int
     number: Shown | None = None
     via: str = "marker"         # marker | macro
+    delta: bool = False         # written as a delta marker (an "empty" one says why)
 
 
 def _braced(text: str, pos: int) -> int:
@@ -108,7 +109,7 @@ def _md_markers(seg: Segment) -> list[Marker]:
             shown = number_in(text, m.end(), len(text) if nl < 0 else nl)
             if kind == "delta":
                 out.append(Marker("delta" if shown and len(ids) == 2 else "empty", ids,
-                                  m.start(), m.end(), shown))
+                                  m.start(), m.end(), shown, delta=True))
             else:
                 out.append(Marker("value" if shown else "bind", ids, m.start(), m.end(), shown))
     return out
@@ -140,7 +141,8 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
             else:
                 ids, kind = (m.group("a").strip(), m.group("b").strip()), "delta"
             out.append(Marker(kind if shown else "empty", ids, m.start(),
-                              close + 1 if close >= 0 else m.end(), shown))
+                              close + 1 if close >= 0 else m.end(), shown,
+                              delta=kind == "delta"))
         else:
             name = m.group("name") or m.group("defname")
             close = _braced(text, m.end())

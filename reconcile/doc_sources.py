@@ -6,7 +6,8 @@ Configuration, in ``.labledger/config.toml``::
     documents = ["paper/**/*.tex", "README.md", "notebooks/*.ipynb"]
 
 Globs are relative to the project folder (the one holding ``.labledger/``); ``**`` spans any
-number of folders (none included). Invariants:
+number of folders (none included). An absolute glob, or one with a ``..`` component, would read
+outside the project and is refused. Invariants:
 
 * **Nothing is skipped silently.** A path given on the command line that is missing, a
   directory holding no document, a configuration whose globs match nothing, an unreadable or
@@ -40,7 +41,10 @@ HOW_TO_CONFIGURE = (
 
 
 def configured_globs(config: Path) -> list[str] | None:
-    """The ``[reconcile] documents`` globs of ``config``, or None when there are none."""
+    """The ``[reconcile] documents`` globs of ``config``, or None when there are none.
+
+    `DocumentsConfigError` (naming ``config``) for a malformed table, an empty list, or a glob
+    that reaches outside the project folder (absolute, or with a ``..`` component)."""
     import tomllib
 
     try:
@@ -65,7 +69,28 @@ def configured_globs(config: Path) -> list[str] | None:
     if not isinstance(globs, list) or not all(isinstance(g, str) and g for g in globs):
         raise DocumentsConfigError(f"{config}: [reconcile] documents must be a list of glob "
                                    "strings, e.g. [\"paper/**/*.tex\"]", str(config))
+    if not globs:
+        raise DocumentsConfigError(
+            f"{config}: [reconcile] documents is an empty list, so there is nothing to "
+            "reconcile; list the documents' globs, e.g. [\"paper/**/*.tex\", \"README.md\"], "
+            "or remove the setting and pass paths", str(config))
+    for pattern in globs:
+        problem = _outside_project(pattern)
+        if problem:
+            raise DocumentsConfigError(
+                f"{config}: [reconcile] documents: {pattern!r} {problem}; globs are relative "
+                "to the project folder (the one holding .labledger/) and stay inside it",
+                str(config))
     return list(globs)
+
+
+def _outside_project(pattern: str) -> str | None:
+    """Why a configured glob could reach outside the project folder, or None."""
+    if Path(pattern).is_absolute() or pattern.startswith("/"):
+        return "is absolute"
+    if ".." in pattern.replace(os.sep, "/").split("/"):
+        return "has a '..' component"
+    return None
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:

@@ -197,8 +197,14 @@ class _Run:
         if self.unknown(seg, marker):
             return
         if marker.kind == "empty" or marker.number is None:
-            what = "a delta marker needs two claim ids and a number" if len(marker.ids) != 1 \
-                else f"marker for {marker.ids[0]} is not followed by a number"
+            if marker.delta and len(marker.ids) != 2:
+                what = (f"a delta marker needs two claim ids (delta:A,B: A minus B); this one "
+                        f"names {len(marker.ids)}")
+            elif marker.delta:
+                what = f"delta marker for {marker.ids[0]}\u2212{marker.ids[1]} is not followed " \
+                       "by a number"
+            else:
+                what = f"marker for {marker.ids[0]} is not followed by a number"
             self.add(seg, marker.start, "marker", [self.claims[i] for i in marker.ids], what,
                      None, marker.via)
             return

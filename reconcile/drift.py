@@ -54,9 +54,14 @@ def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None
 
 
 def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | None = None,
-                      index_of: Path | None = None) -> dict[str, Any]:
+                      index_of: Path | None = None, written_with: str | None = None,
+                      ) -> dict[str, Any]:
     """EVIDENCE.json's projection; with ``locations``, each claim's places in the configured
-    documents (the work tree's, or those in the index of the git work tree ``index_of``)."""
+    documents (the work tree's, or those in the index of the git work tree ``index_of``).
+
+    ``written_with``: the committed file whose ``locations_from`` asked for locations (named in
+    the error when no documents are configured, instead of an option nobody gave).
+    """
     from labledger.reconcile.evidence import add_locations, build_evidence
 
     events = load_events(ledger) if events is None else events
@@ -66,10 +71,18 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
     project = Path(ledger.paths.project).absolute()
     globs = configured_globs(ledger.paths.config)
     if not globs:
-        raise DocumentsConfigError(
-            "evidence --locations reads the [reconcile] documents of .labledger/config.toml, "
-            "and none are configured; add them, e.g.\n\n    [reconcile]\n    documents = "
-            "[\"paper/**/*.tex\", \"README.md\"]\n", str(ledger.paths.config))
+        how = ("\n\n    [reconcile]\n    documents = [\"paper/**/*.tex\", \"README.md\"]\n")
+        if written_with is None:
+            problem = ("evidence --locations reads the [reconcile] documents of "
+                       ".labledger/config.toml, and none are configured; add them, e.g." + how)
+        else:
+            problem = (f"{written_with} was written with locations (`labledger evidence "
+                       "--locations`: it has locations_from), so it is checked against the "
+                       "locations read now from the [reconcile] documents of "
+                       ".labledger/config.toml, and none are configured; configure them, e.g."
+                       + how + f"\nor regenerate it without locations (`labledger evidence -o "
+                       f"{written_with}`)")
+        raise DocumentsConfigError(problem, str(ledger.paths.config))
     if index_of is None:
         segments = read_documents(resolve_documents([], project, globs), project)
     else:
@@ -96,10 +109,10 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
             return  # no EVIDENCE.json in this project: nothing to keep in step
         data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
+    shown = display_path(path, cwd)
     document = evidence_document(ledger, locations=wants_locations(text), events=events,
-                                 index_of=top)
-    diffs = differences(text, document)
-    report.evidence = {"path": display_path(path, cwd), "differences": diffs}
+                                 index_of=top, written_with=shown)
+    report.evidence = {"path": shown, "differences": differences(text, document)}
 
 
 def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None) -> Report:

@@ -125,7 +125,8 @@ class DocumentError(ReconcileError):
         lines = [f"{path}: {problem}" for path, problem in problems]
         head = ("cannot reconcile a document" if len(problems) == 1
                 else f"cannot reconcile {len(problems)} documents")
-        super().__init__(f"{head} (fix or remove it from the command line or the "
+        them = "it" if len(problems) == 1 else "them"
+        super().__init__(f"{head} (fix or remove {them} from the command line or the "
                          "[reconcile] documents globs; nothing is skipped): " + "; ".join(lines))
         self.problems = problems
 

@@ -13,6 +13,7 @@ root declares the same command). Invariants:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from dataclasses import dataclass
@@ -64,14 +65,49 @@ def _hook_path(top: Path) -> Path:
     return path if path.is_absolute() else top / path
 
 
+def _hooks_path_setting(top: Path) -> str | None:
+    """git's ``core.hooksPath``, or None when it is not set (or git cannot say)."""
+    try:
+        value = run_git(["config", "--get", "core.hooksPath"], top).decode(errors="replace")
+    except GitHookError:
+        return None
+    return value.strip() or None
+
+
+def _check_hooks_folder(top: Path, path: Path) -> None:
+    """`GitHookError` naming the first folder on the way to ``path`` that is not a folder (a
+    ``core.hooksPath`` pointing at a file), before anything is moved or written."""
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            setting = _hooks_path_setting(top)
+            why = (f" (git's core.hooksPath is {setting!r})" if setting is not None
+                   else "")
+            raise GitHookError(
+                f"cannot install the pre-commit hook at {path}: {folder} is a file, not a "
+                f"folder{why}; point core.hooksPath at a folder (or unset it) or remove the "
+                "file", str(folder))
+
+
 def install_pre_commit(cwd: Path, executable: str | None, *, force: bool = False) -> InstallResult:
     """Write the pre-commit hook of the git work tree holding ``cwd``.
 
-    Raises `GitHookError` outside a git work tree, or when a hook labledger did not write is
-    there and ``force`` is false.
+    Raises `GitHookError` outside a git work tree, when a hook labledger did not write is
+    there and ``force`` is false, when the hooks folder is not a folder, or when the hook
+    cannot be written (each naming the path).
     """
     top = git_toplevel(cwd)
     path = _hook_path(top)
+    _check_hooks_folder(top, path)
+    try:
+        return _install(path, executable, force=force)
+    except OSError as exc:
+        where = str(exc.filename or path)
+        shown = "" if where == str(path) else f"{where}: "
+        raise GitHookError(f"cannot install the pre-commit hook at {path}: {shown}"
+                           f"{exc.strerror or exc}", where) from None
+
+
+def _install(path: Path, executable: str | None, *, force: bool) -> InstallResult:
     backup: Path | None = None
     updated = False
     if path.exists() or path.is_symlink():
@@ -95,7 +131,15 @@ def install_pre_commit(cwd: Path, executable: str | None, *, force: bool = False
             os.replace(path, backup)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".pre-commit.{os.getpid()}.tmp")
-    tmp.write_text(hook_script(executable), encoding="utf-8")
-    tmp.chmod(0o755)
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(hook_script(executable), encoding="utf-8")
+        tmp.chmod(0o755)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if backup is not None:  # put the user's hook back where it was
+            with contextlib.suppress(OSError):
+                os.replace(backup, path)
+        raise
     return InstallResult(path=path, updated=updated, backup=backup)

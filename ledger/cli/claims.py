@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -163,9 +164,43 @@ def _shown(path: Path) -> Path:
         return path
 
 
+def _output_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``-o``: a file's path (exit 2, before anything is read, for one that cannot be)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("an empty path; name a file, e.g. -o EVIDENCE.json",
+                                 ctx=ctx, param=param)
+    if value.endswith(("/", os.sep)) or Path(value).name in ("", ".", ".."):
+        raise click.BadParameter(f"{value!r} names a folder; name a file, e.g. "
+                                 f"-o {value.rstrip('/' + os.sep) or '.'}/EVIDENCE.json",
+                                 ctx=ctx, param=param)
+    for folder in reversed(Path(value).parents):
+        if folder.exists() and not folder.is_dir():
+            raise click.BadParameter(f"{value!r}: {folder} is not a folder",
+                                     ctx=ctx, param=param)
+    return value
+
+
+def _read_committed(target: Path) -> str | None:
+    """The text of the EVIDENCE.json to check, None when there is none; exit 1 when it cannot
+    be read."""
+    from labledger.reconcile.errors import ReconcileError
+
+    try:
+        # Bytes that are not UTF-8 are a difference to report, not a crash.
+        return target.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ReconcileError(f"cannot read {target}: {exc.strerror or exc}") from None
+
+
 @click.command()
 @click.option("-o", "--output", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Write EVIDENCE.json here (only when it changed) instead of to stdout.")
+              callback=_output_path,
+              help="Write EVIDENCE.json here (only when it changed; missing folders are "
+                   "created) instead of to stdout.")
 @click.option("--check", is_flag=True,
               help="Compare FILE (default: EVIDENCE.json at the project root) with the "
                    "projection; exit 3 when they differ. Writes nothing.")
@@ -197,14 +232,12 @@ def evidence(output: str | None, check: bool, locations: bool) -> None:
     ledger = open_ledger()
     ctx = click.get_current_context()
     if check:
-        target = Path(output) if output else _shown(ledger.paths.project / EVIDENCE_NAME)
-        try:
-            # Bytes that are not UTF-8 are a difference to report, not a crash.
-            committed: str | None = target.read_bytes().decode("utf-8", errors="replace")
-        except FileNotFoundError:
-            committed = None
-        document = evidence_document(ledger,
-                                     locations=locations or wants_locations(committed))
+        target = (Path(output) if output is not None
+                  else _shown(ledger.paths.project / EVIDENCE_NAME))
+        committed = _read_committed(target)
+        asked_by_file = not locations and wants_locations(committed)
+        document = evidence_document(ledger, locations=locations or asked_by_file,
+                                     written_with=str(target) if asked_by_file else None)
         found = differences(committed, document)
         if state().json:
             emit_json({"ok": not found, "path": str(target), "claims": len(document["claims"]),

@@ -296,3 +296,100 @@ def test_evidence_locations(run_r1: Ledger, project: Path, snapshot: Snapshot,
     plain = json.loads(call(capsys, "evidence")[1])
     assert "locations_from" not in plain
     assert "locations" not in plain["claims"][0]
+
+
+# --- evidence: bad input is named, never a traceback ---------------------------------------------
+@pytest.mark.parametrize("args", [("-o", ""), ("--check", "-o", ""), ("-o", " "),
+                                  ("-o", "paper/"), ("--check", "-o", "paper/")])
+def test_evidence_empty_or_folder_output_is_a_usage_error(
+        run_r1: Ledger, project: Path, snapshot: Snapshot, capsys: pytest.CaptureFixture[str],
+        args: tuple[str, ...]) -> None:
+    """`-o ''` crashed (`PosixPath('.') has an empty name`) and `--check -o ''` silently
+    checked EVIDENCE.json; `-o paper/` wrote a file named paper: each is a bad -o (exit 2)."""
+    before = snapshot(project / ".labledger")
+    code, out, err = call(capsys, "evidence", *args)
+    assert code == 2, err
+    assert out == ""
+    assert "'-o' / '--output'" in err
+    assert ("an empty path" in err) if args[-1].strip() == "" else ("names a folder" in err)
+    assert "Traceback" not in err
+    assert not (project / "EVIDENCE.json").exists()
+    assert not (project / "paper").exists()
+    assert snapshot(project / ".labledger") == before
+
+
+def test_evidence_output_below_a_file_names_the_file(run_r1: Ledger, project: Path,
+                                                      snapshot: Snapshot,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """`-o blk/x.json` with blk a regular file said "File exists" (and `--check` crashed with
+    NotADirectoryError): it says blk is not a folder (exit 2). A missing folder is created."""
+    (project / "blk").write_text("a file\n")
+    before = snapshot(project / ".labledger")
+    for args in (("-o", "blk/x.json"), ("--check", "-o", "blk/x.json"),
+                 ("-o", "blk/sub/x.json")):
+        code, out, err = call(capsys, "evidence", *args)
+        assert code == 2, (args, err)
+        assert out == ""
+        assert "blk is not a folder" in err
+        assert "File exists" not in err
+        assert "Traceback" not in err
+    assert (project / "blk").read_text() == "a file\n"
+    assert snapshot(project / ".labledger") == before
+    code, _, err = call(capsys, "evidence", "-o", "nodir/deeper/EV.json")
+    assert code == 0, err
+    assert json.loads((project / "nodir" / "deeper" / "EV.json").read_text())["claims"] == []
+    code, out, _ = call(capsys, "evidence", "--help")
+    assert code == 0
+    assert "missing folders are created" in " ".join(out.split())
+
+
+def test_evidence_check_unreadable_file_is_exit_1(run_r1: Ledger, project: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "EVIDENCE.json").write_text("{}\n")
+    real = Path.read_bytes
+
+    def refuse(self: Path) -> bytes:
+        if self.name == "EVIDENCE.json":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    code, out, err = call(capsys, "evidence", "--check")
+    assert code == 1
+    assert out == ""
+    assert "cannot read EVIDENCE.json: Permission denied" in err
+    assert "Traceback" not in err
+
+
+def test_evidence_check_of_a_locations_file_without_documents_says_why(
+        run_r1: Ledger, project: Path, snapshot: Snapshot,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A file written with --locations, checked after the [reconcile] documents were removed,
+    blamed `evidence --locations` (not given): it names the file's locations_from instead."""
+    call(capsys, "claim", "add", "C1", "--run", "r1", "--metric", "psnr", "--alias", "Ours")
+    config = project / ".labledger" / "config.toml"
+    plain = config.read_text()
+    config.write_text(plain + '\n[reconcile]\ndocuments = ["paper/*.md"]\n')
+    (project / "paper").mkdir()
+    (project / "paper" / "a.md").write_text("Ours reaches a PSNR of 31.52 dB.\n")
+    assert call(capsys, "evidence", "--locations", "-o", "EVIDENCE.json")[0] == 0
+    config.write_text(plain)
+    before = snapshot(project / ".labledger")
+    written = (project / "EVIDENCE.json").read_bytes()
+    for args in (("evidence", "--check"), ("--json", "evidence", "--check")):
+        code, out, err = call(capsys, *args)
+        assert code == 2, err
+        assert out == ""
+        assert "EVIDENCE.json was written with locations" in err
+        assert "it has locations_from" in err
+        assert "[reconcile] documents" in err
+        assert "evidence --locations reads" not in err
+        assert "Traceback" not in err
+    assert json.loads(err.strip().splitlines()[-1])["error"] == "DocumentsConfigError"
+    assert (project / "EVIDENCE.json").read_bytes() == written
+    assert snapshot(project / ".labledger") == before
+    # Asked for explicitly, the original message stands.
+    code, _, err = call(capsys, "evidence", "--check", "--locations")
+    assert code == 2
+    assert "evidence --locations reads the [reconcile] documents" in err

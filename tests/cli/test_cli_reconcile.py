@@ -253,3 +253,113 @@ def test_jobs_must_be_positive(claims: Ledger, project: Path,
     assert code == 2
     assert out == ""
     assert "0 is not in the range x>=1" in err
+
+
+# --- user errors: named, the right exit code, never a traceback -----------------------------------
+def test_hooks_install_when_the_hooks_path_is_a_file(project: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """core.hooksPath naming a regular file crashed with FileExistsError: exit 1, naming it."""
+    _git(project, "init", "-q")
+    (project / "blk").write_text("not a folder\n")
+    _git(project, "config", "core.hooksPath", "blk")
+    for args in (("hooks", "install"), ("hooks", "install", "--force")):
+        code, out, err = call(capsys, *args)
+        assert code == 1, err
+        assert out == ""
+        assert f"{project / 'blk'} is a file, not a folder" in err
+        assert "core.hooksPath is 'blk'" in err
+        assert "Traceback" not in err
+    code, _, err = call(capsys, "--json", "hooks", "install")
+    assert code == 1
+    error = json.loads(err.strip().splitlines()[-1])
+    assert (error["error"], error["path"]) == ("GitHookError", str(project / "blk"))
+    assert (project / "blk").read_text() == "not a folder\n"
+
+
+def test_empty_documents_list_says_it_is_empty(claims: Ledger, project: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + "\n[reconcile]\ndocuments = []\n")
+    for args in (("reconcile",), ("evidence", "--locations")):
+        code, out, err = call(capsys, *args)
+        assert code == 2, err
+        assert out == ""
+        assert "config.toml: [reconcile] documents is an empty list" in err
+        assert "configure them" not in err
+        assert "none are configured" not in err
+    assert call(capsys, "reconcile", "--help")[0] == 0
+    write(project, "a.md", "PSNR: 31.42 dB\n")
+    assert call(capsys, "reconcile", "a.md")[0] == 0  # paths given: the globs are not read
+
+
+@pytest.mark.parametrize(("glob", "problem"), [
+    ("/etc/*.conf", "is absolute"),
+    ("../*.md", "has a '..' component"),
+    ("paper/../../*.md", "has a '..' component"),
+    ("paper/**/..", "has a '..' component"),
+])
+def test_documents_globs_must_stay_in_the_project(claims: Ledger, project: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  glob: str, problem: str) -> None:
+    write(project.parent, "outside.md", "PSNR: 99 dB\n")
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + f'\n[reconcile]\ndocuments = ["{glob}"]\n')
+
+    def snapshot(folder: Path) -> dict[str, bytes]:
+        return {str(p): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+    before = snapshot(project / ".labledger")
+    code, out, err = call(capsys, "reconcile")
+    assert code == 2, err
+    assert out == ""
+    assert f"config.toml: [reconcile] documents: {glob!r} {problem}" in err
+    assert "relative to the project folder" in err
+    assert "outside.md" not in err
+    code, _, err = call(capsys, "--json", "reconcile")
+    assert code == 2
+    error = json.loads(err.strip().splitlines()[-1])
+    assert error["error"] == "DocumentsConfigError"
+    assert error["config"] == str(config)
+    assert snapshot(project / ".labledger") == before
+
+
+def test_dots_inside_a_glob_name_are_not_a_parent(claims: Ledger, project: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "paper/v1..2.md", "PSNR: 31.42 dB\n")
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = ["./paper/v1..*.md"]\n')
+    code, _, err = call(capsys, "reconcile")
+    assert code == 0, err
+
+
+def test_document_error_agrees_in_number(claims: Ledger, project: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "reconcile", *[f"gone{i}.md" for i in range(10)])
+    assert code == 2
+    assert "cannot reconcile 10 documents (fix or remove them from the command line" in err
+    assert "remove it " not in err
+    code, _, err = call(capsys, "reconcile", "gone.md")
+    assert code == 2
+    assert "cannot reconcile a document (fix or remove it from the command line" in err
+
+
+def test_staged_locations_file_without_documents_says_why(claims: Ledger, project: Path,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          ) -> None:
+    """An EVIDENCE.json written with --locations makes `reconcile --staged` (the hook) read
+    the [reconcile] documents: with none configured it says so, not "evidence --locations"."""
+    _git(project, "init", "-q")
+    config = project / ".labledger" / "config.toml"
+    plain = config.read_text()
+    config.write_text(plain + '\n[reconcile]\ndocuments = ["paper/*.md"]\n')
+    write(project, "paper/a.md", "Ours: PSNR 31.42 dB.\n")
+    assert call(capsys, "evidence", "--locations", "-o", "EVIDENCE.json")[0] == 0
+    config.write_text(plain)
+    _git(project, "add", "EVIDENCE.json", "paper/a.md")
+    code, out, err = call(capsys, "reconcile", "--staged")
+    assert code == 2, err
+    assert out == ""
+    assert "EVIDENCE.json was written with locations" in err
+    assert "[reconcile] documents of .labledger/config.toml, and none are configured" in err
+    assert "evidence --locations reads" not in err
+    assert "Traceback" not in err

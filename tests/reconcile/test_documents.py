@@ -374,3 +374,20 @@ def test_broad_term_shortcut_equals_the_plain_rule(data: st.DataObject) -> None:
     vocabulary = sorted(run.index.claims_of)
     terms = frozenset(data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=4)))
     assert run.candidates(terms) == run._strongest(run._named(terms))
+
+
+@pytest.mark.parametrize(("path", "text", "says"), [
+    ("a.md", "Gain: <!-- delta:C1 -->+1.3 dB\n",
+     "a delta marker needs two claim ids (delta:A,B: A minus B); this one names 1"),
+    ("a.md", "Gain: <!-- delta:C1,C0,A1 -->+1.3 dB\n",
+     "a delta marker needs two claim ids (delta:A,B: A minus B); this one names 3"),
+    ("a.md", "Gain: <!-- delta:C1,C0 --> none\n",
+     "delta marker for C1\u2212C0 is not followed by a number"),
+    ("a.tex", "Gain: \\claimdelta{C1}{C0}{n/a}.\n",
+     "delta marker for C1\u2212C0 is not followed by a number"),
+    ("a.md", "PSNR: <!-- claim:C1 --> n/a\n", "marker for C1 is not followed by a number (a "
+     "bare marker binds only a table's header or row-label cell)"),
+])
+def test_a_marker_without_its_number_says_what_it_lacks(path: str, text: str, says: str) -> None:
+    report = reconcile_segments(read_document(path, text.encode()), list(CLAIMS.values()))
+    assert [(f.type, f.message) for f in report.findings] == [("marker", says)]

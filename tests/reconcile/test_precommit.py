@@ -210,3 +210,39 @@ def test_evidence_with_locations_is_checked_with_them_by_the_hook(repo: Path,
                    check=True, capture_output=True, timeout=120)
     assert commit(repo, env, "# Results\n\nIntro.\n\nOurs: PSNR 31.42 dB.\n", "regenerated") \
         .returncode == 0, "the regenerated file matches what is staged"
+
+
+def test_hooks_install_over_a_hooks_path_that_is_a_file(repo: Path, env: dict[str, str]) -> None:
+    """The real console script: core.hooksPath naming a regular file is exit 1 naming it (it
+    was a FileExistsError traceback); nothing is written."""
+    (repo / "hooks-file").write_text("not a folder\n")
+    git(repo, "config", "core.hooksPath", "hooks-file", env=env)
+    installed = subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=repo, env=env,
+                               capture_output=True, text=True, check=False, timeout=120)
+    assert installed.returncode == 1
+    assert installed.stdout == ""
+    assert f"{repo / 'hooks-file'} is a file, not a folder" in installed.stderr
+    assert "core.hooksPath is 'hooks-file'" in installed.stderr
+    assert "Traceback" not in installed.stderr
+    assert (repo / "hooks-file").read_text() == "not a folder\n"
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_plain_hook_with_a_locations_file_and_no_documents_says_why(
+        repo: Path, env: dict[str, str]) -> None:
+    """EVIDENCE.json written with --locations, then the [reconcile] documents removed: the
+    hook refuses the commit saying the file has locations, not blaming `evidence --locations`."""
+    run = [str(BIN / "labledger")]
+    subprocess.run([*run, "hooks", "install"], cwd=repo, env=env, check=True,
+                   capture_output=True, timeout=120)
+    subprocess.run([*run, "evidence", "--locations", "-o", "EVIDENCE.json"], cwd=repo, env=env,
+                   check=True, capture_output=True, timeout=120)
+    config = repo / ".labledger" / "config.toml"
+    config.write_text(config.read_text().replace('documents = ["paper/*.md"]', ""))
+    blocked = commit(repo, env, FIXED, "no documents")
+    assert blocked.returncode != 0
+    output = blocked.stdout + blocked.stderr
+    assert "EVIDENCE.json was written with locations" in output
+    assert "none are configured" in output
+    assert "evidence --locations reads" not in output
+    assert "Traceback" not in output
