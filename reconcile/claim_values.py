@@ -14,14 +14,21 @@ Tables (``results.parquet``, ``*.csv``, ``*.tsv``)
     ``psnr[epoch=100]``  one cell: the one row whose column ``epoch`` reads ``100``
 
 Aggregates: ``mean median min max sum count first last`` (``count`` counts non-empty cells of any
-column). Besides the value, what the object itself says about it is read too, never guessed:
-``n`` (samples behind the value), the split it was evaluated on (a ``split`` key or column),
-seeds (``seed``/``seeds`` keys, a ``seed`` column) and a reported spread (``psnr_std``,
+column). Every value read must be a finite number: a NaN or infinity (or a JSON integer too large
+for a float) is refused where it is, for a single value and inside anything an aggregate reads;
+a sum that does not fit a float is refused too. A name the file gives twice (a repeated JSON key,
+a repeated column in the header) is refused as ambiguous when it is read.
+
+Besides the value, what the object itself says about it is read too, never guessed: ``n``
+(samples behind the value), the split it was evaluated on (a ``split`` key or column), seeds
+(``seed``/``seeds`` keys, a ``seed`` column) and a reported spread (``psnr_std``,
 ``std: {psnr: ...}``, ``psnr_sem``; for the mean of a table with one row per seed, the sample
 standard deviation over those rows).
 
-Errors are `ClaimInputError`s naming the selector and ``where`` (run, path, digest); a selector
-that names nothing raises `MetricNotFoundError` listing the metrics that do exist.
+Errors are `ClaimInputError`s naming the selector and ``where`` (run, path, digest) and the place
+in the object (JSON pointer; row, line and column); a selector that is none of the forms above
+("bad selector") says what the forms are; a well-formed selector that names nothing raises
+`MetricNotFoundError` listing the metrics that do exist.
 """
 
 from __future__ import annotations
@@ -32,8 +39,10 @@ import json
 import math
 import re
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
@@ -51,6 +60,10 @@ AGGREGATES: dict[str, Callable[[list[float]], float]] = {
 _AGG_RE = re.compile(r"^(" + "|".join(AGGREGATES) + r")\((.+)\)$")
 _CELL_RE = re.compile(r"^(.+)\[(.+)\]$")
 _INT_RE = re.compile(r"^-?\d+$")
+_CALL_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(")
+FORMS = ("a selector is a dotted key (test.psnr) or a JSON pointer (/test/psnr), "
+         f"{'|'.join(AGGREGATES)}(KEY or COLUMN), or, in a table, COLUMN[-1] (a data row, "
+         "0-based) or COLUMN[KEY=VALUE] (the one row whose column KEY reads VALUE)")
 N_KEYS = ("n", "num_samples", "n_samples", "num_images", "n_images", "count")
 _SPREAD = (("std", ("std", "sd")), ("sem", ("sem", "stderr", "se")))
 _SPLITS = {"test": "test", "testing": "test", "val": "val", "valid": "val", "validation": "val",
@@ -105,10 +118,10 @@ def read_value(data: bytes, path: str, selector: str, where: str) -> Extracted:
     if lower.endswith(".json"):
         return _from_json(data, selector, where)
     if lower.endswith(".parquet"):
-        return _from_table(_read_parquet(data, where), selector, where, first_line=None)
+        return _from_table(_read_parquet(data, where), selector, where)
     if lower.endswith((".csv", ".tsv")):
         return _from_table(_read_csv(data, where, "\t" if lower.endswith(".tsv") else ","),
-                           selector, where, first_line=2)
+                           selector, where)
     raise ClaimInputError(
         f"{where}: cannot read a value from a {path.rsplit('/', 1)[-1]!r} file; claims read "
         "*.json (keys), *.parquet, *.csv and *.tsv (aggregates and cells)", where=where)
@@ -119,14 +132,116 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _finite(value: float, selector: str, where: str) -> float:
+class _HugeInt(float):
+    """A JSON integer too large for a float: ±inf as a number (so it is never finite), with its
+    length kept for the message that refuses it."""
+
+    digits: int
+
+    def __new__(cls, text: str) -> _HugeInt:
+        huge = super().__new__(cls, "-inf" if text.startswith("-") else "inf")
+        huge.digits = len(text.lstrip("-"))
+        return huge
+
+
+def _parse_int(text: str) -> int | float:
+    """A JSON integer as an ``int`` when it converts to a float, else a `_HugeInt`.
+
+    Not plain ``int``: it refuses texts over 4300 digits (``sys.get_int_max_str_digits``), which
+    would make a valid file "not valid JSON" and block every claim on it; and an int past
+    ~1.8e308 would raise OverflowError wherever it meets a float. Such a number is refused only
+    where a selector reads it. JSON has no leading zeros, so the digits give the magnitude: 310 and
+    more are past the largest float, and ``int`` is never asked for them.
+    """
+    if len(text.lstrip("-")) > 309:
+        return _HugeInt(text)
+    number = int(text)
+    try:
+        float(number)
+    except OverflowError:
+        return _HugeInt(text)
+    return number
+
+
+def _shown(value: float) -> str:
+    return _describe(value) if isinstance(value, _HugeInt) else str(value)
+
+
+def _finite(value: float, selector: str, where: str, place: str = "") -> float:
+    """``value`` as a float; refused unless finite. ``place`` says where it is (`` (/a/0)``)."""
     if not math.isfinite(value):
-        raise ClaimInputError(f"{selector!r} in {where} is {value}, not a finite number; a "
-                              "claim needs a real value", where=where)
-    return value
+        raise ClaimInputError(f"{selector!r} in {where}{place} is {_shown(value)}, not a finite "
+                              "number; a claim needs a real value", where=where)
+    return float(value)
+
+
+def _exact(agg: str, values: list[float]) -> float:
+    """``agg`` (sum, mean, median) in exact arithmetic, rounded once at the end; raises
+    OverflowError when the result itself does not fit a float."""
+    assert agg in ("sum", "mean", "median"), agg  # the others cannot leave finite values
+    exact = sorted(Fraction(v) for v in values)
+    if agg == "median":
+        mid = len(exact) // 2
+        return float(exact[mid] if len(exact) % 2 else (exact[mid - 1] + exact[mid]) / 2)
+    total = sum(exact, Fraction(0))
+    return float(total / len(exact) if agg == "mean" else total)
+
+
+def _aggregate(agg: str, values: list[float]) -> float:
+    """``AGGREGATES[agg]`` over finite ``values``; raises OverflowError when the value does not
+    fit a float.
+
+    Finite values can still overflow on the way: ``fsum`` raises on an intermediate sum
+    (1e308 + 1e308 - 1e308) and median's ``(a + b) / 2`` gives inf for two values near the top.
+    Only then (the common path stays bit-for-bit what it was, so re-declaring a claim over the
+    same object stays ``unchanged``) the value is computed exactly: a mean or median of finite
+    values always fits a float; a sum that truly does not is refused by the caller.
+    """
+    try:
+        result = AGGREGATES[agg](values)
+    except OverflowError:
+        result = math.inf
+    return result if math.isfinite(result) else _exact(agg, values)
+
+
+def _listing(available: list[str]) -> str:
+    more = f", and {len(available) - 40} more" if len(available) > 40 else ""
+    return ", ".join(available[:40]) + more if available else "nothing"
+
+
+def _malformed(selector: str) -> str | None:
+    """What is wrong with a selector that reads as no aggregate and no cell, said in a few
+    words; None when it writes no ``(`` ``)`` ``[`` ``]`` (it is just a name, and not found)."""
+    call = _CALL_RE.match(selector)
+    if call is not None:
+        name, inner = call.group(1), selector[call.end():]
+        if name not in AGGREGATES:
+            return f"{name}(...) is not an aggregate"
+        if not inner.endswith(")"):
+            return f"{name}( is not closed by a final )"
+        return f"{name}() names no column or key" if not inner[:-1].strip() else None
+    if "[" in selector or "]" in selector:
+        column, bracket, row = selector.partition("[")
+        if not bracket:
+            return "] without ["
+        if not row.endswith("]"):
+            return f"{column}[ is not closed by a final ]"
+        if not column.strip():
+            return "[...] follows no column"
+        return f"{column}[] names no row" if not row[:-1].strip() else None
+    if "(" in selector or ")" in selector:
+        return "( and ) only follow an aggregate's name"
+    return None
+
+
+def _bad_selector(selector: str, where: str, problem: str, has: str) -> ClaimInputError:
+    return ClaimInputError(f"{selector!r} in {where}: bad selector: {problem}; {FORMS}; {has}; "
+                           "nothing was written", where=where)
 
 
 def _describe(value: Any) -> str:
+    if isinstance(value, _HugeInt):
+        return f"an integer of {value.digits} digits, too large for a float"
     if isinstance(value, dict):
         return f"an object with keys {', '.join(map(str, list(value)[:10]))}"
     if isinstance(value, list):
@@ -140,6 +255,56 @@ def _describe(value: Any) -> str:
 
 # --- JSON -----------------------------------------------------------------------------------------
 Token = str | int
+
+
+class _Object(dict[str, Any]):
+    """A JSON object as parsed: a key the text gives more than once keeps its last value (as
+    `json` does), and ``repeated`` counts those keys, so that reading one is refused instead."""
+
+    repeated: dict[str, int]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> _Object:
+    obj = _Object(pairs)
+    obj.repeated = {}
+    if len(obj) != len(pairs):
+        obj.repeated = {k: c for k, c in Counter(k for k, _ in pairs).items() if c > 1}
+    return obj
+
+
+def _refuse_repeated(node: Any, key: Token, selector: str, where: str, at: str) -> None:
+    if isinstance(node, _Object) and isinstance(key, str) and key in node.repeated:
+        raise ClaimInputError(
+            f"{selector!r} in {where} is ambiguous: the object at {at or '/ (the top)'} gives "
+            f"key {key!r} {node.repeated[key]} times; JSON does not say which one counts, so "
+            "keep one; nothing was written", where=where)
+
+
+def _unrepeated(doc: Any, tokens: Sequence[Token], selector: str, where: str) -> None:
+    """Refuse when a key on the path ``tokens`` is one its object gives more than once
+    (repeats elsewhere in the document do not matter to this selector)."""
+    node = doc
+    for i, token in enumerate(tokens):
+        _refuse_repeated(node, token, selector, where, _pointer(tokens[:i]))
+        node = node[token]
+
+
+def _facts_unrepeated(doc: Any, parent: Sequence[Token], leaf: str | None, selector: str,
+                      where: str) -> None:
+    """Refuse when a key the facts may be read from, next to the value (in the object at
+    ``parent``) or at the top, is repeated: what they say goes into the claim too. Every claim
+    reads `_split_of` and `_seeds_of`; a single value (``leaf`` its name) also `_n_of` and
+    `_spread_of`, an aggregate (``leaf`` None) neither."""
+    spread = [name for _, names in _SPREAD for name in names] if leaf is not None else []
+    keys = ["seeds", "seed", "split", *(N_KEYS if leaf is not None else ()), *spread,
+            *(f"{leaf}_{name}" for name in spread)]
+    for tokens in (parent, []):
+        node = _by_pointer(doc, _pointer(tokens))[0][1]
+        for key in keys:
+            _refuse_repeated(node, key, selector, where, _pointer(tokens))
+        for name in spread:
+            nested = node.get(name) if isinstance(node, dict) else None
+            _refuse_repeated(nested, str(leaf), selector, where, _pointer([*tokens, name]))
 
 
 def _pointer(tokens: Sequence[Token]) -> str:
@@ -260,22 +425,46 @@ def _spread_of(node: dict[str, Any], leaf: str) -> tuple[str, float] | None:
     return None
 
 
-def _from_json(data: bytes, selector: str, where: str) -> Extracted:
-    try:
-        doc = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ClaimInputError(f"{where} is not valid JSON ({exc})", where=where) from None
-    found = _resolve(doc, selector)
-    aggregate = _AGG_RE.match(selector) if not found else None
-    if aggregate is not None:
-        return _json_aggregate(doc, aggregate.group(1), aggregate.group(2), selector, where)
-    if not found:
-        raise MetricNotFoundError(selector, where, json_metrics(doc))
+def _one(doc: Any, found: list[tuple[list[Token], Any]], selector: str,
+         where: str) -> tuple[list[Token], Any]:
+    """The one reading (path, value) of a key found; refused when it reads more than one way or
+    walks through a key its object gives more than once."""
     if len(found) > 1:
         ways = " or ".join(_pointer(tokens) for tokens, _ in found)
         raise ClaimInputError(f"{selector!r} in {where} is ambiguous: it reads as {ways}; "
                               "name one with a JSON pointer", where=where)
-    tokens, value = found[0]
+    _unrepeated(doc, found[0][0], selector, where)
+    return found[0]
+
+
+def _at(tokens: Sequence[Token], selector: str) -> str:
+    pointer = _pointer(tokens)
+    return "" if pointer == selector else f" (at {pointer})"
+
+
+def _from_json(data: bytes, selector: str, where: str) -> Extracted:
+    try:
+        doc = json.loads(data.decode("utf-8-sig"), object_pairs_hook=_object,
+                         parse_int=_parse_int)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ClaimInputError(f"{where} is not valid JSON ({exc})", where=where) from None
+    # A key is looked up first: JSON keys may hold anything, "mean(x)" and "a[0]" included.
+    found = _resolve(doc, selector)
+    aggregate = _AGG_RE.match(selector) if not found else None
+    if aggregate is not None:
+        return _json_aggregate(doc, aggregate.group(1), aggregate.group(2).strip(), selector,
+                               where)
+    if not found:
+        if not selector.startswith("/"):  # a pointer is keys only; nothing in it is syntax
+            cell = _CELL_RE.match(selector)
+            problem = (f"{cell.group(1)}[...] picks a row of a table; in JSON name a list item "
+                       f"by its index ({cell.group(1)}.0 or /{cell.group(1)}/0)" if cell
+                       else _malformed(selector))
+            if problem is not None:
+                raise _bad_selector(selector, where, problem,
+                                    f"it has: {_listing(json_metrics(doc))}")
+        raise MetricNotFoundError(selector, where, json_metrics(doc))
+    tokens, value = _one(doc, found, selector, where)
     if isinstance(value, list) and value and all(_is_number(v) for v in value):
         raise ClaimInputError(
             f"{selector!r} in {where} is a list of {len(value)} numbers, not one number; name "
@@ -284,10 +473,12 @@ def _from_json(data: bytes, selector: str, where: str) -> Extracted:
     if not _is_number(value):
         raise MetricNotFoundError(selector, where, json_metrics(doc),
                                   problem=f"not a number ({_describe(value)})")
+    number = _finite(value, selector, where, _at(tokens, selector))
     parent = _by_pointer(doc, _pointer(tokens[:-1]))[0][1]
     leaf = next((str(t) for t in reversed(tokens) if isinstance(t, str)), selector)
+    _facts_unrepeated(doc, tokens[:-1], leaf, selector, where)
     spread = _near(parent, doc, lambda node: _spread_of(node, leaf))
-    return Extracted(value=_finite(float(value), selector, where), metric=leaf,
+    return Extracted(value=number, metric=leaf,
                      selector=selector, n=_near(parent, doc, _n_of),
                      split=_near(parent, doc, _split_of),
                      seeds=_near(parent, doc, _seeds_of) or (),
@@ -296,17 +487,33 @@ def _from_json(data: bytes, selector: str, where: str) -> Extracted:
 
 
 def _json_aggregate(doc: Any, agg: str, key: str, selector: str, where: str) -> Extracted:
+    """``agg`` over the list ``key`` names; every item must be a finite number, as for a single
+    value (a NaN skipped or not by ``max`` depending on where it stands is no claim)."""
     found = _resolve(doc, key)
-    if len(found) != 1:
+    if not found:
         raise MetricNotFoundError(selector, where, json_metrics(doc))
-    tokens, values = found[0]
+    tokens, values = _one(doc, found, selector, where)
     if not isinstance(values, list) or not values or not all(_is_number(v) for v in values):
         raise MetricNotFoundError(selector, where, json_metrics(doc),
                                   problem=f"not a list of numbers ({_describe(values)})")
+    for i, item in enumerate(values):
+        if not math.isfinite(item):
+            raise ClaimInputError(
+                f"{selector!r} in {where}: item {i} of {_pointer(tokens)} (at "
+                f"{_pointer([*tokens, i])}) is {_shown(item)}, not a finite number; every value "
+                "an aggregate reads must be a real number", where=where)
     parent = _by_pointer(doc, _pointer(tokens[:-1]))[0][1]
     leaf = next((str(t) for t in reversed(tokens) if isinstance(t, str)), key)
+    _facts_unrepeated(doc, tokens[:-1], None, selector, where)
     numbers = [float(v) for v in values]
-    return Extracted(value=_finite(AGGREGATES[agg](numbers), selector, where), metric=leaf,
+    try:
+        result = _aggregate(agg, numbers)
+    except OverflowError:
+        raise ClaimInputError(
+            f"{selector!r} in {where}: the {agg} of the {len(numbers)} items of "
+            f"{_pointer(tokens)} is too large for a float, not a finite number; a claim needs a "
+            "real value", where=where) from None
+    return Extracted(value=result, metric=leaf,
                      selector=selector, n=len(numbers), split=_near(parent, doc, _split_of),
                      seeds=_near(parent, doc, _seeds_of) or ())
 
@@ -314,9 +521,20 @@ def _json_aggregate(doc: Any, agg: str, key: str, selector: str, where: str) -> 
 # --- tables ---------------------------------------------------------------------------------------
 @dataclass
 class _Table:
-    columns: dict[str, list[Any]]  # None for an empty cell
+    columns: dict[str, list[Any]]  # None for an empty cell; a repeated name keeps its last column
     rows: int
     text: bool  # CSV: cells are text until read as numbers
+    # Names the header gives more than once, with their positions (from 1): reading one is refused.
+    repeated: dict[str, list[int]] = field(default_factory=dict)
+    # CSV: the file line each data row starts on (blank lines and quoted line breaks counted).
+    lines: list[int] = field(default_factory=list)
+
+
+def _repeated(names: Sequence[str]) -> dict[str, list[int]]:
+    positions: dict[str, list[int]] = {}
+    for i, name in enumerate(names, start=1):
+        positions.setdefault(name, []).append(i)
+    return {name: at for name, at in positions.items() if len(at) > 1}
 
 
 def _read_parquet(data: bytes, where: str) -> _Table:
@@ -324,11 +542,15 @@ def _read_parquet(data: bytes, where: str) -> _Table:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        # ParquetFile, not read_table: the dataset reader refuses a whole file whose schema
+        # repeats a column name, and a repeat must only block the claims that read it.
+        table = pq.ParquetFile(pa.BufferReader(data)).read()
     except (pa.ArrowException, OSError) as exc:
         raise ClaimInputError(f"{where} is not a readable Parquet file ({exc})",
                               where=where) from None
-    return _Table(columns=table.to_pydict(), rows=table.num_rows, text=False)
+    names = table.column_names
+    return _Table(columns={name: table.column(i).to_pylist() for i, name in enumerate(names)},
+                  rows=table.num_rows, text=False, repeated=_repeated(names))
 
 
 def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
@@ -336,22 +558,40 @@ def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ClaimInputError(f"{where} is not UTF-8 text ({exc})", where=where) from None
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows: list[tuple[int, list[str]]] = []  # (the file line the row starts on, its cells)
+    end = 0
     try:
-        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+        for row in reader:
+            rows.append((end + 1, row))
+            end = reader.line_num  # past a quoted line break, a row ends lines after it starts
     except csv.Error as exc:
         raise ClaimInputError(f"{where} is not valid CSV ({exc})", where=where) from None
-    if not rows or not rows[0]:
+    if not rows or not rows[0][1]:
         raise ClaimInputError(f"{where} has no header row", where=where)
-    header = [h.strip() for h in rows[0]]
-    body = [r for r in rows[1:] if r]
-    for number, row in enumerate(rows[1:], start=2):
-        if row and len(row) != len(header):
-            raise ClaimInputError(f"{where} line {number}: {len(row)} cell(s) where the header "
+    header = [h.strip() for h in rows[0][1]]
+    body = [(line, row) for line, row in rows[1:] if row]  # a blank line is no row
+    for line, row in body:
+        if len(row) != len(header):
+            raise ClaimInputError(f"{where} line {line}: {len(row)} cell(s) where the header "
                                   f"has {len(header)}", where=where)
     columns = {h: [c.strip() or None for c in col]
-               for h, col in zip(header, zip(*body, strict=True) if body else
+               for h, col in zip(header, zip(*(row for _, row in body), strict=True) if body else
                                  [() for _ in header], strict=True)}
-    return _Table(columns=columns, rows=len(body), text=True)
+    return _Table(columns=columns, rows=len(body), text=True, repeated=_repeated(header),
+                  lines=[line for line, _ in body])
+
+
+def _column(table: _Table, name: str, selector: str, where: str) -> list[Any]:
+    """The cells of column ``name``; refused when the header gives that name more than once
+    (which column was meant is not for us to guess)."""
+    positions = table.repeated.get(name)
+    if positions:
+        raise ClaimInputError(
+            f"{selector!r} in {where} is ambiguous: the header gives column {name!r} "
+            f"{len(positions)} times (columns {', '.join(map(str, positions))}, counting from "
+            "1); rename all but one; nothing was written", where=where)
+    return table.columns[name]
 
 
 def _as_number(cell: Any, table: _Table) -> float | None:
@@ -367,8 +607,17 @@ def _as_number(cell: Any, table: _Table) -> float | None:
     return None
 
 
-def _row_name(table: _Table, index: int, first_line: int | None) -> str:
-    return f"row {index}" + (f" (line {index + first_line})" if first_line else "")
+def _int_text(cell: Any) -> int | None:
+    """The integer a cell spells (``7``, ``"7"``), else None. A text too long for any seed or
+    count reads as none: ``int`` would refuse one over 4300 digits with a ValueError."""
+    if isinstance(cell, int) and not isinstance(cell, bool):
+        return cell
+    text = str(cell) if isinstance(cell, str) else ""
+    return int(text) if _INT_RE.match(text) and len(text) <= 30 else None
+
+
+def _row_name(table: _Table, index: int) -> str:
+    return f"row {index}" + (f" (line {table.lines[index]})" if table.lines else "")
 
 
 def table_metrics(table: _Table) -> list[str]:
@@ -381,38 +630,50 @@ def table_metrics(table: _Table) -> list[str]:
     return out
 
 
-def _numbers(table: _Table, column: str, rows: Sequence[int], selector: str, where: str,
-             first_line: int | None) -> tuple[list[float], list[int]]:
+def _non_finite(table: _Table, column: str, index: int, number: float, selector: str,
+                where: str) -> ClaimInputError:
+    shown = table.columns[column][index] if table.text else number  # the text as in the file
+    return ClaimInputError(
+        f"{selector!r} in {where}: {_row_name(table, index)} of column {column!r} "
+        f"is {shown}, not a finite number; every value read must be a real number", where=where)
+
+
+def _numbers(table: _Table, column: str, rows: Sequence[int], selector: str,
+             where: str) -> tuple[list[float], list[int]]:
+    """The numbers in the non-empty cells of ``rows``, and those rows. Every one is finite:
+    the first cell that is not a number, or is NaN or infinite, is refused by its row (``max``
+    would skip a NaN or not depending on where it stands)."""
+    cells = _column(table, column, selector, where)
     values: list[float] = []
     used: list[int] = []
     for i in rows:
-        cell = table.columns[column][i]
+        cell = cells[i]
         if cell is None:
             continue
         number = _as_number(cell, table)
         if number is None:
             raise ClaimInputError(
-                f"{selector!r} in {where}: {_row_name(table, i, first_line)} of column "
+                f"{selector!r} in {where}: {_row_name(table, i)} of column "
                 f"{column!r} is {_describe(cell)}, not a number", where=where)
+        if not math.isfinite(number):
+            raise _non_finite(table, column, i, number, selector, where)
         values.append(number)
         used.append(i)
     return values, used
 
 
-def _facts(table: _Table, rows: list[int]) -> tuple[str | None, tuple[int, ...]]:
+def _facts(table: _Table, rows: list[int], selector: str,
+           where: str) -> tuple[str | None, tuple[int, ...]]:
     """The split and seeds the table's own ``split``/``seed`` columns give for ``rows``."""
     split = None
     if "split" in table.columns:
-        names = sorted({str(table.columns["split"][i]) for i in rows
-                        if table.columns["split"][i] is not None})
+        cells = _column(table, "split", selector, where)
+        names = sorted({str(cells[i]) for i in rows if cells[i] is not None})
         split = "+".join(names) if names else None
     seeds: set[int] = set()
-    for i in rows if "seed" in table.columns else []:
-        cell = table.columns["seed"][i]
-        if isinstance(cell, int) and not isinstance(cell, bool):
-            seeds.add(cell)
-        elif isinstance(cell, str) and _INT_RE.match(cell):
-            seeds.add(int(cell))
+    if "seed" in table.columns:
+        cells = _column(table, "seed", selector, where)
+        seeds = {seed for seed in (_int_text(cells[i]) for i in rows) if seed is not None}
     return split, tuple(sorted(seeds))
 
 
@@ -428,72 +689,96 @@ def _matches(cell: Any, wanted: str, table: _Table) -> bool:
         return False
 
 
-def _pick_row(table: _Table, row: str, selector: str, where: str,
-              first_line: int | None) -> int:
-    if _INT_RE.match(row.strip()):
-        index = int(row)
-        if not -table.rows <= index < table.rows:
-            raise ClaimInputError(f"{selector!r} in {where}: row {index} is out of range (the "
-                                  f"table has {table.rows} data row(s), numbered from 0)",
+def _pick_row(table: _Table, row: str, selector: str, where: str) -> int:
+    text = row.strip()
+    if _INT_RE.match(text):
+        # A text this long is out of range anyway; int() would refuse one over 4300 digits.
+        index = int(text) if len(text) <= 30 else None
+        if index is None or not -table.rows <= index < table.rows:
+            raise ClaimInputError(f"{selector!r} in {where}: row {text[:32]} is out of range "
+                                  f"(the table has {table.rows} data row(s), numbered from 0)",
                                   where=where)
         return index % table.rows
     key, eq, wanted = row.partition("=")
     key, wanted = key.strip(), wanted.strip()
     if not eq or not key:
-        raise ClaimInputError(f"{selector!r}: the row in [...] is a number (psnr[-1]) or "
-                              "COLUMN=VALUE (psnr[epoch=100])", where=where)
+        raise ClaimInputError(f"{selector!r} in {where}: the row in [...] is a number "
+                              "(psnr[-1]) or COLUMN=VALUE (psnr[epoch=100])", where=where)
     if key not in table.columns:
         raise MetricNotFoundError(selector, where, list(table.columns),
                                   problem=f"no column {key!r} to pick a row by")
-    hits = [i for i in range(table.rows) if _matches(table.columns[key][i], wanted, table)]
+    cells = _column(table, key, selector, where)
+    hits = [i for i in range(table.rows) if _matches(cells[i], wanted, table)]
     if len(hits) != 1:
-        lines = ", ".join(_row_name(table, i, first_line) for i in hits[:10])
+        lines = ", ".join(_row_name(table, i) for i in hits[:10])
         raise ClaimInputError(f"{selector!r} in {where}: {key}={wanted} matches {len(hits)} "
                               f"rows{': ' + lines if lines else ''}; it must match exactly one",
                               where=where)
     return hits[0]
 
 
-def _from_table(table: _Table, selector: str, where: str, first_line: int | None) -> Extracted:
+def _from_table(table: _Table, selector: str, where: str) -> Extracted:
     aggregate = _AGG_RE.match(selector)
     cell = _CELL_RE.match(selector) if aggregate is None else None
     if aggregate is None and cell is None:
         hint = f"e.g. mean({selector}) or {selector}[-1]"
         if selector not in table.columns:
+            problem = _malformed(selector)
+            if problem is not None:
+                raise _bad_selector(selector, where, problem,
+                                    f"its columns: {_listing(list(table.columns))}")
             raise MetricNotFoundError(selector, where, table_metrics(table))
         raise ClaimInputError(
             f"{selector!r}: {where} is a table; name an aggregate or a cell, {hint} "
             f"(aggregates: {', '.join(AGGREGATES)})", where=where)
     column = (aggregate.group(2) if aggregate else cell.group(1) if cell else "").strip()
     if column not in table.columns:
-        raise MetricNotFoundError(selector, where, table_metrics(table),
+        # A cell names a column, which need not hold numbers: list the columns themselves.
+        raise MetricNotFoundError(selector, where,
+                                  table_metrics(table) if aggregate else list(table.columns),
                                   problem=f"no column {column!r}")
     if cell is not None:
-        index = _pick_row(table, cell.group(2), selector, where, first_line)
-        values, _ = _numbers(table, column, [index], selector, where, first_line)
+        index = _pick_row(table, cell.group(2), selector, where)
+        values, _ = _numbers(table, column, [index], selector, where)
         if not values:
             raise ClaimInputError(f"{selector!r} in {where}: "
-                                  f"{_row_name(table, index, first_line)} of column {column!r} "
+                                  f"{_row_name(table, index)} of column {column!r} "
                                   "is empty", where=where)
-        split, seeds = _facts(table, [index])
-        n_cell = next((table.columns[k][index] for k in N_KEYS if k in table.columns), None)
-        n = int(n_cell) if n_cell is not None and _INT_RE.match(str(n_cell)) else None
-        return Extracted(value=_finite(values[0], selector, where), metric=column,
+        split, seeds = _facts(table, [index], selector, where)
+        n_column = next((k for k in N_KEYS if k in table.columns), None)
+        n = (_int_text(_column(table, n_column, selector, where)[index])
+             if n_column is not None else None)
+        return Extracted(value=values[0], metric=column,
                          selector=selector, n=n, split=split, seeds=seeds)
     assert aggregate is not None
     agg = aggregate.group(1)
     if agg == "count":
-        used = [i for i in range(table.rows) if table.columns[column][i] is not None]
+        # count reads no values, so text counts; but a cell that reads as NaN or inf is a
+        # failed measurement, and is refused here as in every other aggregate.
+        cells = _column(table, column, selector, where)
+        used = [i for i in range(table.rows) if cells[i] is not None]
+        for i in used:
+            number = _as_number(cells[i], table)
+            if number is not None and not math.isfinite(number):
+                raise _non_finite(table, column, i, number, selector, where)
         values = [1.0] * len(used)
     else:
-        values, used = _numbers(table, column, range(table.rows), selector, where, first_line)
+        values, used = _numbers(table, column, range(table.rows), selector, where)
     if not values:
         raise ClaimInputError(f"{selector!r} in {where}: column {column!r} has no values",
                               where=where)
-    split, seeds = _facts(table, used)
-    variance = None
-    if agg == "mean" and len(seeds) >= 2 and len(seeds) == len(values):
-        variance = statistics.stdev(values)  # one row per seed: the spread over seeds
-    return Extracted(value=_finite(AGGREGATES[agg](values), selector, where), metric=column,
+    split, seeds = _facts(table, used, selector, where)
+    try:
+        result = _aggregate(agg, values)
+        variance = None
+        if agg == "mean" and len(seeds) >= 2 and len(seeds) == len(values):
+            variance = statistics.stdev(values)  # one row per seed: the spread over seeds
+    except OverflowError:
+        what = "the spread over seeds" if agg == "mean" else f"the {agg}"
+        raise ClaimInputError(
+            f"{selector!r} in {where}: {what} of the {len(values)} values of column {column!r} "
+            "is too large for a float, not a finite number; a claim needs a real value",
+            where=where) from None
+    return Extracted(value=result, metric=column,
                      selector=selector, n=len(values), split=split, seeds=seeds,
                      variance_type="std" if variance is not None else None, variance=variance)

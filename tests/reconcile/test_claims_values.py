@@ -324,3 +324,194 @@ def test_registry_is_conservative(name: str) -> None:
 
 def test_finite_helper_sanity() -> None:
     assert math.isfinite(read_value(b'{"x": 1e308}', "m.json", "x", WHERE).value)
+
+
+# --- values that are not finite numbers -----------------------------------------------------------
+HUGE = "1" + "0" * 400  # an integer past the largest float (~1.8e308)
+
+
+@pytest.mark.parametrize(("data", "selector", "place"), [
+    (f'{{"x": {HUGE}}}', "x", "(at /x) is an integer of 401 digits, too large for a float"),
+    (f'{{"x": -{HUGE}}}', "/x", "is an integer of 401 digits, too large for a float"),
+    (f'{{"il": [1, {HUGE}]}}', "il.1", "(at /il/1) is an integer of 401 digits"),
+    (f'{{"il": [1, {HUGE}]}}', "mean(il)", "item 1 of /il (at /il/1) is an integer of 401"),
+    (f'{{"il": [1, {HUGE}]}}', "median(il)", "item 1 of /il (at /il/1) is an integer of 401"),
+    (f'{{"il": [1, {HUGE}]}}', "max(il)", "item 1 of /il (at /il/1) is an integer of 401"),
+])
+def test_json_integer_too_large_for_a_float_is_refused(data: str, selector: str,
+                                                       place: str) -> None:
+    with pytest.raises(ClaimInputError) as info:  # was an uncaught OverflowError
+        read_value(data.encode(), "metrics.json", selector, WHERE)
+    assert f"{selector!r} in {WHERE}" in str(info.value)
+    assert place in str(info.value)
+    assert "not a finite number" in str(info.value)
+
+
+def test_json_integer_over_4300_digits_is_refused_only_where_read() -> None:
+    data = ('{"x": 1' + "0" * 5000 + ', "psnr": 31.5}').encode()
+    assert read_value(data, "metrics.json", "psnr", WHERE).value == 31.5  # the file is JSON
+    with pytest.raises(ClaimInputError) as info:
+        read_value(data, "metrics.json", "x", WHERE)
+    assert f"'x' in {WHERE} (at /x) is an integer of 5001 digits, too large for a float, not " \
+           "a finite number" in str(info.value)
+
+
+@pytest.mark.parametrize(("data", "path", "place"), [
+    (b"b\n1e308\n1e308\n", "r.csv", "the sum of the 2 values of column 'b'"),
+    (b'{"b": [1e308, 1e308]}', "metrics.json", "the sum of the 2 items of /b"),
+])
+def test_sum_past_the_largest_float_is_refused(data: bytes, path: str, place: str) -> None:
+    with pytest.raises(ClaimInputError) as info:  # was OverflowError: intermediate overflow
+        read_value(data, path, "sum(b)", WHERE)
+    assert f"'sum(b)' in {WHERE}: {place} is too large for a float, not a finite number" \
+        in str(info.value)
+
+
+@pytest.mark.parametrize(("data", "path"), [
+    (b"b\n1e308\n1e308\n", "r.csv"),
+    (b'{"b": [1e308, 1e308]}', "metrics.json"),
+])
+@pytest.mark.parametrize("agg", ["mean", "median"])
+def test_mean_and_median_near_the_largest_float_are_exact(data: bytes, path: str,
+                                                          agg: str) -> None:
+    # fsum overflows on the way and (a + b) / 2 gives inf, but the value itself is 1e308.
+    assert read_value(data, path, f"{agg}(b)", WHERE).value == 1e308
+
+
+def test_sum_whose_partial_sums_overflow_is_exact() -> None:
+    assert read_value(b"b\n1e308\n1e308\n-1e308\n", "r.csv", "sum(b)", WHERE).value == 1e308
+
+
+def test_spread_over_seeds_past_the_largest_float_is_refused() -> None:
+    data = b"seed,b\n0,1.7e308\n1,-1.7e308\n"
+    with pytest.raises(ClaimInputError) as info:  # was an uncaught OverflowError from stdev
+        read_value(data, "r.csv", "mean(b)", WHERE)
+    assert f"'mean(b)' in {WHERE}: the spread over seeds of the 2 values of column 'b' is too " \
+           "large for a float" in str(info.value)
+
+
+@pytest.mark.parametrize("agg", sorted(AGGREGATES))
+@pytest.mark.parametrize(("data", "path", "place"), [
+    # NaN last, first or in the middle: max() kept or dropped it depending on where it stood.
+    (b'{"a": [1, NaN]}', "m.json", "item 1 of /a (at /a/1) is nan"),
+    (b'{"a": [NaN, 1]}', "m.json", "item 0 of /a (at /a/0) is nan"),
+    (b'{"a": [1, Infinity, NaN]}', "m.json", "item 1 of /a (at /a/1) is inf"),
+    (b'{"a": [1, -Infinity]}', "m.json", "item 1 of /a (at /a/1) is -inf"),
+    (b"epoch,a\n1,30\n2,\n3,nan\n", "r.csv", "row 2 (line 4) of column 'a' is nan"),
+    (b"epoch,a\n1,nan\n2,\n3,30\n", "r.csv", "row 0 (line 2) of column 'a' is nan"),
+    (b"epoch,a\n1,30\n2,-inf\n3,nan\n", "r.csv", "row 1 (line 3) of column 'a' is -inf"),
+    (b"a\n30\n\nInfinity\n", "r.csv", "row 1 (line 4) of column 'a' is Infinity"),  # blank line
+    (parquet({"e": [1, 2, 3], "a": [30.0, None, math.nan]}), "r.parquet",
+     "row 2 of column 'a' is nan"),
+])
+def test_every_aggregate_refuses_a_non_finite_value(data: bytes, path: str, place: str,
+                                                    agg: str) -> None:
+    with pytest.raises(ClaimInputError) as info:
+        read_value(data, path, f"{agg}(a)", WHERE)
+    assert f"'{agg}(a)' in {WHERE}: {place}, not a finite number" in str(info.value)
+
+
+def test_table_cell_that_is_not_finite_names_its_row() -> None:
+    with pytest.raises(ClaimInputError) as info:
+        read_value(b"epoch,psnr\n1,30\n2,nan\n", "r.csv", "psnr[epoch=2]", WHERE)
+    assert f"'psnr[epoch=2]' in {WHERE}: row 1 (line 3) of column 'psnr' is nan, not a " \
+           "finite number" in str(info.value)
+
+
+# --- names given twice ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("data", "path", "selector", "problem"), [
+    (b"psnr,psnr\n1,2\n", "r.csv", "mean(psnr)", "column 'psnr' 2 times (columns 1, 2"),
+    (b"psnr,psnr\n1,2\n", "r.csv", "psnr[0]", "column 'psnr' 2 times (columns 1, 2"),
+    (b"x,epoch,epoch\n1,2,3\n", "r.csv", "x[epoch=2]", "column 'epoch' 2 times (columns 2, 3"),
+    (b"x,split,split\n1,a,b\n", "r.csv", "mean(x)", "column 'split' 2 times (columns 2, 3"),
+    (b"a\tpsnr\tpsnr\n1\t2\t3\n", "r.tsv", "last(psnr)", "column 'psnr' 2 times (columns 2, 3"),
+    (b'{"psnr": 1, "psnr": 2}', "m.json", "psnr",
+     "the object at / (the top) gives key 'psnr' 2 times"),
+    (b'{"t": {"psnr": 1, "psnr": 2}}', "m.json", "/t/psnr", "the object at /t gives key 'psnr'"),
+    (b'{"t": {"psnr": [1], "psnr": [2, 3]}}', "m.json", "mean(t.psnr)",
+     "the object at /t gives key 'psnr' 2 times"),
+    (b'{"t": {"psnr": 1, "n": 3, "n": 4}}', "m.json", "t.psnr",  # n goes into the claim too
+     "the object at /t gives key 'n' 2 times"),
+])
+def test_a_name_given_twice_is_refused_as_ambiguous(data: bytes, path: str, selector: str,
+                                                    problem: str) -> None:
+    with pytest.raises(ClaimInputError) as info:  # the last one used to win silently
+        read_value(data, path, selector, WHERE)
+    assert f"{selector!r} in {WHERE} is ambiguous: " in str(info.value)
+    assert problem in str(info.value)
+
+
+@pytest.mark.parametrize(("data", "path", "selector", "expected"), [
+    (b"psnr,psnr,x\n1,2,3\n", "r.csv", "mean(x)", 3.0),
+    (b'{"t": {"psnr": 1.5}, "other": 1, "other": 2}', "m.json", "t.psnr", 1.5),
+    (b'{"t": {"psnr": 1.5}, "u": {"psnr": 1, "psnr": 2}}', "m.json", "/t/psnr", 1.5),
+])
+def test_a_repeat_elsewhere_does_not_block_a_claim(data: bytes, path: str, selector: str,
+                                                  expected: float) -> None:
+    assert read_value(data, path, selector, WHERE).value == expected
+
+
+def test_parquet_repeated_column_is_refused_only_where_read() -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_arrays([pa.array([1.0]), pa.array([2.0]), pa.array([3.0])],
+                                        names=["x", "x", "y"]), sink)
+    assert read_value(sink.getvalue(), "r.parquet", "mean(y)", WHERE).value == 3.0
+    with pytest.raises(ClaimInputError) as info:
+        read_value(sink.getvalue(), "r.parquet", "mean(x)", WHERE)
+    assert f"'mean(x)' in {WHERE} is ambiguous: the header gives column 'x' 2 times " \
+           "(columns 1, 2" in str(info.value)
+
+
+# --- malformed selectors --------------------------------------------------------------------------
+@pytest.mark.parametrize(("selector", "problem"), [
+    ("mean(", "mean( is not closed by a final )"),
+    ("mean()", "mean() names no column or key"),
+    ("mean(psnr", "mean( is not closed by a final )"),
+    ("psnr[", "psnr[ is not closed by a final ]"),
+    ("psnr[]", "psnr[] names no row"),
+    ("psnr[epoch=1", "psnr[ is not closed by a final ]"),
+    ("foo(psnr)", "foo(...) is not an aggregate"),
+    ("psnr]", "] without ["),
+])
+def test_table_bad_selector_says_what_selectors_are(selector: str, problem: str) -> None:
+    with pytest.raises(ClaimInputError) as info:
+        read_value(TRAIN, "train.csv", selector, WHERE)
+    message = str(info.value)
+    assert not isinstance(info.value, MetricNotFoundError)  # not "no such metric"
+    assert f"{selector!r} in {WHERE}: bad selector: {problem}; " in message
+    assert "mean|median|min|max|sum|count|first|last(KEY or COLUMN)" in message
+    assert "COLUMN[-1]" in message
+    assert "COLUMN[KEY=VALUE]" in message
+    assert "its columns: epoch, loss, psnr, split" in message
+
+
+@pytest.mark.parametrize(("selector", "problem"), [
+    ("mean(", "mean( is not closed by a final )"),
+    ("foo(psnr)", "foo(...) is not an aggregate"),
+    ("psnr[0]", "psnr[...] picks a row of a table; in JSON name a list item by its index "
+                "(psnr.0 or /psnr/0)"),
+])
+def test_json_bad_selector_says_what_selectors_are(selector: str, problem: str) -> None:
+    with pytest.raises(ClaimInputError) as info:
+        value(selector)
+    assert f"{selector!r} in {WHERE}: bad selector: {problem}; a selector is a dotted key " \
+        in str(info.value)
+    assert "it has: psnr, ssim" in str(info.value)
+
+
+def test_cell_of_a_missing_column_lists_the_columns() -> None:
+    with pytest.raises(MetricNotFoundError) as info:
+        read_value(TRAIN, "train.csv", "nope[0]", WHERE)
+    assert f"'nope[0]' in {WHERE}: no column 'nope'; it has: epoch, loss, psnr, split;" \
+        in str(info.value)
+
+
+def test_names_with_brackets_and_parentheses_are_still_read() -> None:
+    assert value("foo(psnr)", {"foo(psnr)": 1.5, "a[0]": 2.5}) == 1.5
+    assert value("a[0]", {"foo(psnr)": 1.5, "a[0]": 2.5}) == 2.5
+    data = b"accuracy(%),top[1]\n91.5,80\n92.5,81\n"
+    assert read_value(data, "r.csv", "mean(accuracy(%))", WHERE).value == 92.0
+    assert read_value(data, "r.csv", "top[1][-1]", WHERE).value == 81.0
