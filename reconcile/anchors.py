@@ -2,8 +2,10 @@
 
 An anchor term is a claim's metric name or one of its aliases, compared case-insensitively with
 punctuation and white space folded to single spaces (``PSNR-Y`` = ``psnr y``, ``mAP@50`` =
-``map 50``), and matched only as whole words. Terms without a letter, of one character, or
-starting with a backslash (a LaTeX macro name, bound instead by `documents`) are not anchors.
+``map 50``), and matched only as whole words. A metric key that glues two or more letters to a
+number (``top1``, ``map50``) is also found written apart (``Top-1``, ``mAP 50``). Terms without
+a letter, of one character, or starting with a backslash (a LaTeX macro name, bound instead by
+`documents`) are not anchors.
 
 Performance (the 10 MB benchmark): the text is lowered and its punctuation folded to spaces
 with ``str.translate`` (C speed, one for one so offsets are kept), then ONE compiled regex finds
@@ -22,6 +24,9 @@ from labledger.reconcile.claim_model import Claim
 __all__ = ["AnchorIndex", "Hit", "normalize"]
 
 _FOLD = str.maketrans({c: " " for c in string.punctuation + "\t\n\r\x0b\x0c\u00a0"})
+
+
+_SPLIT_DIGITS = re.compile(r"(?<=[a-z]{2})(?=\d)")
 
 
 def normalize(term: str) -> str:
@@ -97,6 +102,11 @@ class AnchorIndex:
                 term = normalize(raw)
                 if _is_anchor(term, raw.strip()):
                     found.setdefault(term, set()).add(claim.id)
+            # A metric key glues its name to a number that prose writes apart: the claim on
+            # `top1` is anchored by "Top-1" too, `map50` by "mAP 50" (not `f1` by "f 1").
+            spaced = _SPLIT_DIGITS.sub(" ", normalize(claim.metric))
+            if spaced != normalize(claim.metric):
+                found.setdefault(spaced, set()).add(claim.id)
         self.claims_of = {t: frozenset(ids) for t, ids in found.items()}
         metric_of = {c.id: normalize(c.metric) for c in claims_list}
         # A term is decisive when it says which quantity is meant: every claim it names has the

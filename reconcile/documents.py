@@ -57,6 +57,7 @@ from labledger.reconcile.numbers import (
     Check,
     Shown,
     check,
+    is_multiplier,
     norm_unit,
     percent_scale,
     pow10,
@@ -106,7 +107,6 @@ _BROAD = 16   # a term naming more claims than this is not expanded claim by cla
 # a long sentence names other quantities too ("noise 0.2, 400 steps, ... the lowest loss").
 _NEAR_WORDS = 8
 _WORD = re.compile(r"\S+")
-_MULTIPLIER_LETTERS = frozenset("kKMBGT")
 
 
 class _ValueIndex:
@@ -252,7 +252,7 @@ class _Run:
         where it reads as a value for the claim."""
         claims = self.claims
         if len(it.cands) <= _INDEXED or it.exact or it.alone or (
-                it.shown.suffix is not None and it.shown.suffix in _MULTIPLIER_LETTERS):
+                is_multiplier(it.shown.suffix)):
             pool: Iterable[str] = it.cands
             near: Iterable[str] = it.cands
         else:

@@ -64,7 +64,9 @@ _SYNONYMS = {"sec": "s", "secs": "s", "second": "s", "seconds": "s", "mins": "mi
              "minute": "min", "minutes": "min", "hr": "h", "hrs": "h", "hour": "h",
              "hours": "h", "days": "day", "×": "x", "percent": "%", "pct": "%", "bits": "bit",
              "deg": "°"}
-_MULTIPLIERS = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
+_MULTIPLIERS = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12,
+                "thousand": 3, "million": 6, "billion": 9, "Thousand": 3, "Million": 6,
+                "Billion": 9}
 _PERCENT_UNITS = frozenset({"%", "percent", "pct"})
 _FRACTION_UNITS = frozenset({"", "fraction", "ratio", "1", "proportion"})
 _EPS = Decimal(2) ** -50
@@ -115,12 +117,19 @@ class Shown:
         return f"Shown({self.text!r} at {self.start})"
 
     def display(self) -> str:
-        """The number as a reader sees it, with its percent sign (the scale), without a unit."""
-        return self.text + "%" if self.percent else self.text
+        """The number as a reader sees it, with its percent sign or multiplier (the scale:
+        ``1.3M``, ``1.3 million``), without a unit."""
+        if self.percent:
+            return self.text + "%"
+        if self.suffix in _MULTIPLIERS and self.suffix_end > self.end:
+            glued = self.suffix_end - self.end == len(self.suffix)
+            return self.text + ("" if glued else " ") + self.suffix
+        return self.text
 
     def display_unit(self) -> str:
         """The number with the unit or multiplier written after it."""
-        if self.suffix is not None and self.suffix_end > self.end:
+        if self.suffix is not None and self.suffix_end > self.end and \
+                self.suffix not in _MULTIPLIERS:
             return f"{self.text} {self.suffix}"
         return self.display()
 
@@ -229,6 +238,11 @@ def percent_scale(value: float | Decimal, unit: str | None) -> int:
     if unit is None:
         return 0 if abs(float(value)) > 1 else 2  # a bare value above 1 is in percent already
     return 0 if norm_unit(unit) in _PERCENT_UNITS else 2
+
+
+def is_multiplier(word: str | None) -> bool:
+    """Whether ``word`` scales the number before it (``k``, ``M``, ``million``...)."""
+    return word is not None and word in _MULTIPLIERS
 
 
 def pow10(exponent: int) -> float:
