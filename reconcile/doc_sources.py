@@ -277,20 +277,24 @@ def staged_documents(top: Path, project: Path, globs: list[str] | None,
                 chosen.append(name)
         elif format_of(name) is not None:
             chosen.append(name)
-    blobs = _blobs(top, chosen)
+    shown_paths = [display_path(top / name, cwd) for name in chosen]
+    return _read_staged(top, list(zip(chosen, shown_paths, strict=True))), shown_paths
+
+
+def _read_staged(top: Path, chosen: list[tuple[str, str]]) -> list[Segment]:
+    """The segments of each ``(path in the work tree, path shown)`` as the index holds it;
+    one `DocumentError` naming every document that cannot be read."""
+    blobs = _blobs(top, [name for name, _ in chosen])
     segments: list[Segment] = []
     problems: list[tuple[str, str]] = []
-    shown_paths = []
-    for name in chosen:
-        shown = display_path(top / name, cwd)
-        shown_paths.append(shown)
+    for name, shown in chosen:
         try:
             segments += read_document(shown, blobs[name])
         except DocumentError as exc:
             problems += exc.problems
     if problems:
         raise DocumentError(problems)
-    return segments, shown_paths
+    return segments
 
 
 def index_documents(top: Path, project: Path, globs: list[str] | None) -> list[Segment]:
@@ -311,14 +315,4 @@ def index_documents(top: Path, project: Path, globs: list[str] | None) -> list[S
             continue
         if any(r.match(rel) for r in regexes):
             chosen.append((name, rel))
-    blobs = _blobs(top, [name for name, _ in chosen])
-    segments: list[Segment] = []
-    problems: list[tuple[str, str]] = []
-    for name, rel in chosen:
-        try:
-            segments += read_document(rel, blobs[name])
-        except DocumentError as exc:
-            problems += exc.problems
-    if problems:
-        raise DocumentError(problems)
-    return segments
+    return _read_staged(top, chosen)
