@@ -239,6 +239,12 @@ class _Run:
             self.matched(seg, shown, [a, b], "delta")
             return
         evidence = round(a.value - b.value, 12)
+        if not got.unit_ok:  # "+4.4%" for a difference of two dB values
+            self.add(seg, shown.start, "unit", [a, b],
+                     f"{a.id}\u2212{b.id} says {shown.display_unit()}, but its evidence is "
+                     f"{evidence:+}" + (f" {a.unit}" if a.unit else "") + f" ({a.id} "
+                     f"{a.value!r} run {a.run}; {b.id} {b.value!r} run {b.run})", shown, "delta")
+            return
         scaled = f" (= {got.expected(diff):+}%)" if got.scale else ""
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "

@@ -399,3 +399,11 @@ def test_broad_term_shortcut_equals_the_plain_rule(data: st.DataObject) -> None:
 def test_a_marker_without_its_number_says_what_it_lacks(path: str, text: str, says: str) -> None:
     report = reconcile_segments(read_document(path, text.encode()), list(CLAIMS.values()))
     assert [(f.type, f.message) for f in report.findings] == [("marker", says)]
+
+
+def test_a_delta_shown_in_another_unit_is_a_unit_finding() -> None:
+    text = "Gain: <!-- delta:C1,C0 -->+4.4% over the baseline.\n"
+    (finding,) = reconcile_segments(read_document("a.md", text.encode()),
+                                    list(CLAIMS.values())).findings
+    assert finding.type == "unit"
+    assert finding.message.startswith("C1\u2212C0 says +4.4%, but its evidence is +1.32 dB")
