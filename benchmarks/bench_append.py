@@ -24,26 +24,17 @@ import shutil
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _bench import add_tmp_base, make_tmp
+
 GOAL = 0.8  # labledger rate / raw write+fsync rate, at least
-REPO = Path(__file__).resolve().parent.parent
 
 COLUMNS = ("id", "v", "seq", "prev", "ts", "writer", "actor", "kind", "run", "instance",
            "recorded", "body")
-
-
-def make_tmp(base: str) -> Path:
-    """A temp dir under ``base``; warns when it is not on the same device as the repository."""
-    os.makedirs(base, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="labledger-bench-", dir=base))
-    same = os.stat(path).st_dev == os.stat(REPO).st_dev
-    print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
-    return path
 
 
 def body_for(kind: str, i: int) -> dict[str, Any]:
@@ -154,8 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 rounds x 100 appends")
     parser.add_argument("--kind", choices=["checkpoint.saved", "note"], default="checkpoint.saved")
     parser.add_argument("--no-peers", action="store_true", help="skip SQLite and DuckDB")
-    parser.add_argument("--tmp-base", default=os.environ.get("BENCH_TMP", "/tmp"),
-                        help="where the temp dir goes (default /tmp, or $BENCH_TMP)")
+    add_tmp_base(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.ops = 3, 100

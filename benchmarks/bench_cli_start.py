@@ -25,24 +25,15 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from _bench import add_tmp_base, make_tmp
+
 GOAL = 4.0  # emit wall time / bare interpreter wall time, at most
-REPO = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)
 LABLEDGER = PYTHON.with_name("labledger")
 HEAVY = ("duckdb", "pyarrow", "torch", "paramiko", "numpy", "pandas")
-
-
-def make_tmp(base: str) -> Path:
-    """A temp dir under ``base``; warns when it is not on the same device as the repository."""
-    os.makedirs(base, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="labledger-bench-", dir=base))
-    same = os.stat(path).st_dev == os.stat(REPO).st_dev
-    print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
-    return path
 
 
 def wall(cmd: list[str], env: dict[str, str]) -> float:
@@ -74,8 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=40, help="runs of each command")
     parser.add_argument("--quick", action="store_true", help="10 runs of each")
-    parser.add_argument("--tmp-base", default=os.environ.get("BENCH_TMP", "/tmp"),
-                        help="where the temp dir goes (default /tmp, or $BENCH_TMP)")
+    add_tmp_base(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.reps = 10

@@ -37,18 +37,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _bench import add_tmp_base, make_tmp
+
 GOAL = 200_000  # events/s through `labledger ingest`, at least
-REPO = Path(__file__).resolve().parent.parent
 LABLEDGER = Path(sys.executable).with_name("labledger")
-
-
-def make_tmp(base: str) -> Path:
-    """A temp dir under ``base``; warns when it is not on the same device as the repository."""
-    os.makedirs(base, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="labledger-bench-", dir=base))
-    same = os.stat(path).st_dev == os.stat(REPO).st_dev
-    print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
-    return path
 
 
 def high_water_mib(pid: int) -> int:
@@ -114,8 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=5, help="repetitions of each contender")
     parser.add_argument("--quick", action="store_true", help="200,000 events x 3 repetitions")
     parser.add_argument("--cli-only", action="store_true", help="skip the in-process paths")
-    parser.add_argument("--tmp-base", default=os.environ.get("BENCH_TMP", "/tmp"),
-                        help="where the temp dir goes (default /tmp, or $BENCH_TMP)")
+    add_tmp_base(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.events, args.reps = 200_000, 3

@@ -25,27 +25,17 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from _bench import add_tmp_base, make_tmp
+
 GOAL = 2.0  # labledger time / native time, at most
-REPO = Path(__file__).resolve().parent.parent
-
-
-def make_tmp(base: str) -> Path:
-    """A temp dir under ``base``; warns when it is not on the same device as the repository."""
-    os.makedirs(base, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="labledger-bench-", dir=base))
-    same = os.stat(path).st_dev == os.stat(REPO).st_dev
-    print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
-    return path
 
 
 def run_events(r: int, per_run: int) -> Iterator[dict[str, Any]]:
@@ -109,8 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk", type=int, default=50_000, help="events per append_batch")
     parser.add_argument("--sql", default="SELECT * FROM runs", help="query text, both sides")
     parser.add_argument("--quick", action="store_true", help="200,000 events, 2,000 runs, 3 reps")
-    parser.add_argument("--tmp-base", default=os.environ.get("BENCH_TMP", "/tmp"),
-                        help="where the temp dir goes (default /tmp, or $BENCH_TMP)")
+    add_tmp_base(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.events, args.runs, args.reps = 200_000, 2_000, 3

@@ -42,13 +42,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from _bench import add_tmp_base, make_tmp
+
 GOAL = 5.0  # reconcile time / grep time, at most
-REPO = Path(__file__).resolve().parent.parent
 LABLEDGER = Path(sys.executable).with_name("labledger")
 
 # metric, display name, unit, value range, decimals shown, shown as percent
@@ -69,15 +69,6 @@ FILLER = ("the of and to in we model training results method our with for is on 
           "dataset test validation baseline improves ablation figure robust stable learning rate "
           "schedule optimizer warmup encoder decoder attention layers features")
 WORDS = FILLER.split(" ")
-
-
-def make_tmp(base: str) -> Path:
-    """A temp dir under ``base``; warns when it is not on the same device as the repository."""
-    os.makedirs(base, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="labledger-bench-", dir=base))
-    same = os.stat(path).st_dev == os.stat(REPO).st_dev
-    print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
-    return path
 
 
 class Claim:
@@ -248,8 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dense-csv", action="store_true",
                         help="every CSV a 20 KB results log whose every row is anchored")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--tmp-base", default=os.environ.get("BENCH_TMP", "/tmp"),
-                        help="where the temp dir goes (default /tmp, or $BENCH_TMP)")
+    add_tmp_base(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.docs = 3, 100

@@ -33,24 +33,16 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _bench import make_tmp
+
 GOAL = 0.05  # added time of the stored-checkpoint loop, as a fraction of the plain loop
-REPO = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)
 LABLEDGER = PYTHON.with_name("labledger")
 TRUE = shutil.which("true") or "/bin/true"
-
-
-def make_tmp(base: str) -> Path:
-    os.makedirs(base, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="labledger-bench-", dir=base))
-    same = os.stat(path).st_dev == os.stat(REPO).st_dev
-    print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
-    return path
 
 
 def wall(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
