@@ -164,25 +164,26 @@ class SshTransport:
 
     # -- connection -------------------------------------------------------------------------------
     def _connect_with_retries(self) -> None:
+        try:
+            self._retry_connect()
+        except BaseException:
+            self.close()  # a refused connection leaves no transport thread behind
+            raise
+
+    def _retry_connect(self) -> None:
         delay = self.backoff
         for attempt in range(self.connect_retries + 1):
             try:
                 self._connect()
                 return
             except HostKeyError:
-                self.close()  # a refused connection leaves no transport thread behind
                 raise
             except TransportError:
                 if attempt == self.connect_retries:
-                    self.close()
                     raise
             except (OSError, EOFError, paramiko.SSHException) as exc:
                 if attempt == self.connect_retries:
-                    self.close()
                     raise TransportError(self.source, f"cannot connect: {exc}") from exc
-            except BaseException:
-                self.close()
-                raise
             self.close()
             time.sleep(delay)
             delay *= 2
