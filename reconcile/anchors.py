@@ -113,7 +113,24 @@ class AnchorIndex:
         # same metric ("PSNR", "Model-017 PSNR"); "Model-017" alone, naming ten metrics, is not.
         self.decisive = frozenset(t for t, ids in found.items()
                                   if len({metric_of[i] for i in ids}) == 1)
-        self._regex = re.compile(" " + _trie_pattern(found)) if found else None
+        self.pattern = " " + _trie_pattern(found) if found else None
+        self._regex = re.compile(self.pattern) if self.pattern else None
+
+    def parts(self) -> tuple[dict[str, list[str]], list[str], str | None]:
+        """What `from_parts` rebuilds this index from (plain data, to be kept in a cache)."""
+        return ({t: sorted(ids) for t, ids in self.claims_of.items()}, sorted(self.decisive),
+                self.pattern)
+
+    @classmethod
+    def from_parts(cls, claims_of: dict[str, list[str]], decisive: list[str],
+                   pattern: str | None) -> AnchorIndex:
+        """The index `parts` described, without building the trie again."""
+        index = cls.__new__(cls)
+        index.claims_of = {t: frozenset(ids) for t, ids in claims_of.items()}
+        index.decisive = frozenset(decisive)
+        index.pattern = pattern
+        index._regex = re.compile(pattern) if pattern else None
+        return index
 
     def scan(self, text: str) -> list[Hit]:
         """Every whole-word anchor in ``text``, left to right, longest at each place."""

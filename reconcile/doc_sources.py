@@ -129,7 +129,13 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
     """``path`` relative to the working directory when it is below it."""
-    here = (cwd or Path.cwd()).absolute()
+    return _below((cwd or Path.cwd()).absolute(), path)
+
+
+def _below(here: Path, path: Path, here_is_cwd: bool = False) -> str:
+    """`display_path` with ``here`` worked out once (for many paths)."""
+    if here_is_cwd and not path.is_absolute():
+        return str(path)  # what absolute().relative_to(here) gives back: it is lexical
     try:
         return str(path.absolute().relative_to(here))
     except ValueError:
@@ -179,8 +185,10 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None) -> list[Segme
     """Read every document; one `DocumentError` naming all that cannot be read."""
     segments: list[Segment] = []
     problems: list[tuple[str, str]] = []
+    process_cwd = Path.cwd().absolute()
+    here = process_cwd if cwd is None else cwd.absolute()
     for path in paths:
-        shown = display_path(path, cwd)
+        shown = _below(here, path, here == process_cwd)
         try:
             data = path.read_bytes()
             segments += read_document(shown, data)

@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
@@ -52,6 +53,7 @@ from labledger.reconcile.doc_readers import (
 )
 from labledger.reconcile.fanout import cpu_count, fork_map, split_by_size
 from labledger.reconcile.findings import Finding, Match, Report, Tie
+from labledger.reconcile.judge_cache import JudgeCache
 from labledger.reconcile.number_roles import DELTA_HEADER, role_of
 from labledger.reconcile.numbers import (
     Check,
@@ -153,10 +155,10 @@ class _ValueIndex:
 class _Run:
     """One reconcile: claims, the anchor index, and the report being filled."""
 
-    def __init__(self, claims: Sequence[Claim]) -> None:
+    def __init__(self, claims: Sequence[Claim], index: AnchorIndex | None = None) -> None:
         self.claims = {c.id: c for c in claims}
         self.metric_of = {c.id: normalize(c.metric) for c in claims}
-        self.index = AnchorIndex(claims)
+        self.index = AnchorIndex(claims) if index is None else index
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._cell_cache: dict[tuple[frozenset[str], frozenset[str]],
@@ -636,34 +638,61 @@ _SHARE_CHARS = 512 * 1024
 
 
 def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
-                       documents: int | None = None, jobs: int | None = None) -> Report:
+                       documents: int | None = None, jobs: int | None = None,
+                       cache: Path | None = None) -> Report:
     """Find every claimed number in ``segments`` and judge it against ``claims``.
 
     Returns a `Report`: its findings (drift, ambiguous, unit, unknown_claim, marker) in document
     order, and the numbers that matched. ``documents`` is the count reported (default: distinct
     paths). ``jobs``: how many processes judge (None: one per core, and one per 512 KB of
-    text; 1: this process only); the report is the same whatever it is.
+    text; 1: this process only). ``cache``: a folder where judged segments are remembered
+    (`judge_cache`: keyed by everything a judgement depends on), so an unchanged segment is
+    not judged again. The report is the same whatever ``jobs`` and ``cache`` are.
     """
-    run = _Run(claims)
     binds = tex_bindings(segments, claims)  # before the fork: a macro bound in one file binds all
-    sizes = [len(seg.text) for seg in segments]
-    if jobs is None:
-        jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
-    report = run.report
-    if jobs <= 1:
-        for seg in segments:
-            _segment(run, seg, binds)
-    else:
-        def judge(share: list[int]) -> tuple[list[Finding], list[Match]]:
-            run.report = Report()  # this share's only (shares run here too, one after another)
-            for i in share:
-                _segment(run, segments[i], binds)
-            # positions worked out here, in parallel: a Match sent back must not carry its text
-            return run.report.findings, [m.fixed() for m in run.report.matches]
+    memo = JudgeCache(cache, claims, binds) if cache is not None else None
+    report = Report()
+    todo: list[int] = []
+    keys: list[str] = []
+    for i, seg in enumerate(segments):
+        if memo is not None:
+            key = memo.key(seg)
+            keys.append(key)
+            got = memo.get(key, seg)
+            if got is not None:
+                report.findings.extend(got[0])
+                report.matches.extend(got[1])
+                continue
+        todo.append(i)
+    if todo:
+        run = _Run(claims, memo.anchors() if memo is not None else None)
+        if memo is not None:
+            memo.keep_anchors(run.index)
+        sizes = [len(segments[i].text) for i in todo]
+        if jobs is None:
+            jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
+        fixed = memo is not None or jobs > 1  # kept or sent back: without the text
 
-        parts = fork_map(judge, split_by_size(sizes, jobs))
-        report = Report(findings=[f for part, _ in parts for f in part],
-                        matches=[m for _, part in parts for m in part])
+        def judge(share: list[int]) -> list[tuple[int, list[Finding], list[Match]]]:
+            out = []
+            for i in share:  # the shares are positions in `todo`
+                run.report = Report()
+                _segment(run, segments[todo[i]], binds)
+                matches = run.report.matches
+                out.append((todo[i], run.report.findings,
+                            [m.fixed() for m in matches] if fixed else matches))
+            return out
+
+        shares = split_by_size(sizes, jobs) if jobs > 1 else [list(range(len(todo)))]
+        parts = fork_map(judge, shares) if len(shares) > 1 else [judge(shares[0])]
+        for part in parts:
+            for i, findings, matches in part:
+                report.findings.extend(findings)
+                report.matches.extend(matches)
+                if memo is not None:
+                    memo.put(keys[i], findings, matches)
+    if memo is not None:
+        memo.save()
     report.documents = documents if documents is not None else len({s.path for s in segments})
     report.claims = len(claims)
     report.findings.sort(key=lambda f: (f.path, f.where or "", f.line, f.col))

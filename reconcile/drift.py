@@ -7,8 +7,9 @@
 * `evidence_document`: that projection, with the claims' document locations when asked (read
   from the configured documents in the work tree, or as the index holds them for the hook).
 
-Claims are the ledger's current claims (`claim_model.current_claims`), read once; nothing here
-writes anything.
+Claims are the ledger's current claims (`claim_model.current_claims`), read once. Nothing here
+writes anything but the judging cache (`judge_cache`, in ``.labledger/cache/reconcile/``), which
+only ever makes a run faster: a cached report equals an uncached one.
 """
 
 from __future__ import annotations
@@ -33,24 +34,33 @@ from labledger.reconcile.errors import DocumentsConfigError
 from labledger.reconcile.findings import Report
 from labledger.reconcile.pull_verified import Event, load_events
 
-__all__ = ["evidence_document", "reconcile_paths", "reconcile_project", "reconcile_staged"]
+__all__ = ["cache_folder", "evidence_document", "reconcile_paths", "reconcile_project",
+           "reconcile_staged"]
+
+
+def cache_folder(ledger: Any) -> Path:
+    """Where a project's judged segments are remembered (`judge_cache`)."""
+    return Path(ledger.paths.home) / "cache" / "reconcile"
 
 
 def reconcile_paths(paths: Sequence[Path], claims: Sequence[Claim],
-                    cwd: Path | None = None, jobs: int | None = None) -> Report:
+                    cwd: Path | None = None, jobs: int | None = None,
+                    cache: Path | None = None) -> Report:
     """Read ``paths`` (all of them, or `DocumentError`) and judge them against ``claims``
-    (in ``jobs`` processes: see `reconcile_segments`)."""
+    (in ``jobs`` processes, remembering judged segments in ``cache``: see
+    `reconcile_segments`)."""
     segments = read_documents(paths, cwd)
-    return reconcile_segments(segments, claims, documents=len(paths), jobs=jobs)
+    return reconcile_segments(segments, claims, documents=len(paths), jobs=jobs, cache=cache)
 
 
 def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None,
-                      jobs: int | None = None) -> Report:
+                      jobs: int | None = None, use_cache: bool = True) -> Report:
     """`reconcile_paths` over ``paths``, or over the project's configured document globs."""
     globs = None if paths else configured_globs(ledger.paths.config)
     documents = resolve_documents(paths, ledger.paths.project, globs)
     claims = current_claims(load_events(ledger))
-    return reconcile_paths(documents, claims, cwd, jobs)
+    return reconcile_paths(documents, claims, cwd, jobs,
+                           cache_folder(ledger) if use_cache else None)
 
 
 def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | None = None,
@@ -87,7 +97,7 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
         segments = read_documents(resolve_documents([], project, globs), project)
     else:
         segments = index_documents(index_of, project.resolve(), globs)
-    report = reconcile_segments(segments, current_claims(events))
+    report = reconcile_segments(segments, current_claims(events), cache=cache_folder(ledger))
     return add_locations(document, report, globs)
 
 
@@ -115,7 +125,8 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
     report.evidence = {"path": shown, "differences": differences(text, document)}
 
 
-def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None) -> Report:
+def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,
+                     use_cache: bool = True) -> Report:
     """Judge the staged documents and EVIDENCE.json of the git work tree holding ``cwd``."""
     top = git_toplevel(cwd)
     project = Path(ledger.paths.project).resolve()
@@ -123,6 +134,6 @@ def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None) -> Report:
     segments, shown = staged_documents(top.resolve(), project, globs, cwd)
     events = load_events(ledger)
     report = reconcile_segments(segments, current_claims(events), documents=len(shown),
-                                jobs=jobs)
+                                jobs=jobs, cache=cache_folder(ledger) if use_cache else None)
     _evidence(ledger, events, top.resolve(), report, cwd)
     return report

@@ -88,6 +88,12 @@ class Match:
     def col(self) -> int:
         return int(self._place[0].position(self._place[1])[1])
 
+    @classmethod
+    def placed(cls, path: str, where: str | None, line: int, col: int, offset: int,
+               claims: tuple[str, ...], shown: str, via: str) -> Match:
+        """A match whose line and column are already known (read back from a cache)."""
+        return cls(path, where, _Position(line, col), offset, claims, shown, via)
+
     def fixed(self) -> Match:
         """This match with its line and column worked out (it no longer holds the document's
         text: small to pickle)."""

@@ -40,8 +40,13 @@ def _summary(report: Report, disclose: bool) -> str:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Judge in N processes (default: one per core, and one per 512 KB of "
                    "documents); 1 keeps it to this process. The report is the same.")
+@click.option("--no-cache", is_flag=True,
+              help="Judge every document afresh instead of reusing what was judged before "
+                   "for the same bytes, claims and code (.labledger/cache/reconcile/). The "
+                   "report is the same.")
 @common
-def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool, jobs: int | None) -> None:
+def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool, jobs: int | None,
+              no_cache: bool) -> None:
     """Check every claimed number in documents against the ledger's claims.
 
     Reads Markdown, LaTeX, reST, text, CSV/TSV and notebooks (markdown cells and outputs).
@@ -65,8 +70,8 @@ def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool, jobs: int | 
     # them (as `ingest` does, it stays off for the judging only).
     gc.disable()
     try:
-        report = (reconcile_staged(ledger, cwd, jobs) if staged
-                  else reconcile_project(ledger, paths, cwd, jobs))
+        report = (reconcile_staged(ledger, cwd, jobs, use_cache=not no_cache) if staged
+                  else reconcile_project(ledger, paths, cwd, jobs, use_cache=not no_cache))
     finally:
         gc.enable()
     ctx = click.get_current_context()

@@ -363,3 +363,27 @@ def test_staged_locations_file_without_documents_says_why(claims: Ledger, projec
     assert "[reconcile] documents of .labledger/config.toml, and none are configured" in err
     assert "evidence --locations reads" not in err
     assert "Traceback" not in err
+
+
+def test_the_cache_makes_no_difference_but_speed(claims: Ledger, project: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "a.md", "PSNR: 31.5 dB. Top-1 accuracy: 91.3%.\n")
+    write(project, "b.md", "Ours reaches a PSNR of 31.4 dB.\n")
+    cache = project / ".labledger" / "cache" / "reconcile"
+    uncached = call(capsys, "reconcile", "--no-cache", "--json", "a.md", "b.md")
+    assert not cache.exists()  # --no-cache neither reads nor writes it
+    first = call(capsys, "reconcile", "--json", "a.md", "b.md")
+    assert len(list(cache.glob("*.msgpack"))) == 1
+    second = call(capsys, "reconcile", "--json", "a.md", "b.md")
+    assert uncached == first == second
+    assert uncached[0] == 3
+    assert json.loads(uncached[1])["counts"] == {"drift": 1}
+    write(project, "a.md", "PSNR: 31.42 dB. Top-1 accuracy: 91.3%.\n")  # fixed: judged again
+    code, _, err = call(capsys, "reconcile", "a.md", "b.md")
+    assert code == 0, err
+    # a new claim is a new context: the old report cannot come back
+    claims.append("claim.declared", run="r2", claim="C1", metric="psnr", value=31.5,
+                  direction="higher", source_digest=DIGEST, unit="dB", aliases=["PSNR", "Ours"])
+    code, out, _ = call(capsys, "reconcile", "a.md", "b.md")
+    assert code == 3
+    assert "a.md:1:7: C1 says 31.42, evidence says 31.5" in out

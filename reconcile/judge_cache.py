@@ -1,0 +1,214 @@
+"""A memo of judged segments: what reconcile found in one segment, keyed by all it depends on.
+
+Judging a segment (`documents.reconcile_segments`) is a pure function of
+
+* the segment: its path as shown, its place in a notebook, its syntax and its text;
+* every current claim (ids, values, units, aliases, runs, digests: the anchors, the candidates
+  and the messages all come from them);
+* the LaTeX macro bindings of all the documents (`doc_markers.tex_bindings`);
+* the code that judges (the bytes of this package's modules) and the Python that runs it.
+
+The *context* is the BLAKE3 of the last three; a segment's *key* is the BLAKE3 of the context
+and the first. Invariants:
+
+* **It cannot go stale, only miss.** A result is used only for the exact bytes that produced
+  it: change a character of a document, a claim's value, a binding, or a line of the judging
+  code, and the key changes. So a cached run's report equals an uncached run's.
+* **It is never needed.** A missing, unreadable, truncated, corrupt or foreign cache file is a
+  miss, never an error; a cache that cannot be written (read-only project, disk full) is
+  skipped. ``labledger reconcile --no-cache`` bypasses it.
+* **Writes are atomic.** One file per context (``<context>.msgpack``), written to a temporary
+  file and renamed over, so a concurrent or killed run leaves either file whole. A run keeps the
+  entries of its context it did not touch (the pre-commit hook judges only staged documents);
+  at most `KEEP_CONTEXTS` context files are kept, the most recently written.
+
+It lives in ``.labledger/cache/reconcile/``, with a ``.gitignore`` of ``*`` and a
+``CACHEDIR.TAG`` so neither git nor backup tools pick it up. Deleting it is always safe.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import msgspec
+
+from labledger.reconcile.anchors import AnchorIndex
+from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.doc_readers import Segment
+from labledger.reconcile.findings import Finding, Match
+
+__all__ = ["JudgeCache", "KEEP_CONTEXTS", "Judged"]
+
+FORMAT = b"labledger-reconcile-cache-1"
+KEEP_CONTEXTS = 8
+_STALE_TMP_SECONDS = 600
+MAX_ENTRIES = 100_000  # segments kept per context file; beyond it, only this run's are kept
+_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+        "# This file is a cache directory tag created by labledger (reconcile results).\n")
+
+# A match as stored: (offset, line, col, claim ids, shown, via).
+_StoredMatch = tuple[int, int, int, tuple[str, ...], str, str]
+Judged = tuple[list[Finding], list[Match]]
+
+
+_Anchors = tuple[dict[str, list[str]], list[str], "str | None"]
+
+
+class _File(msgspec.Struct, array_like=True):
+    format: bytes
+    context: bytes
+    entries: dict[str, tuple[list[Finding], list[_StoredMatch]]]
+    anchors: _Anchors | None = None  # the claims' AnchorIndex.parts(): its trie takes a while
+
+
+_DECODER = msgspec.msgpack.Decoder(_File)
+_code_digest: bytes | None = None
+
+
+def _code() -> bytes:
+    """The digest of the judging code: this package's module sources, and the interpreter."""
+    global _code_digest
+    if _code_digest is None:
+        import blake3
+
+        h = blake3.blake3(sys.version.encode())
+        here = Path(__file__).resolve().parent
+        for path in sorted(here.glob("*.py")):
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        _code_digest = h.digest()
+    return _code_digest
+
+
+def _context(claims: Iterable[Claim], binds: dict[str, str]) -> bytes:
+    import blake3
+
+    h = blake3.blake3(FORMAT + b"\0" + _code())
+    # every field of every claim (msgpack: floats as their exact 64 bits), sorted by id
+    h.update(msgspec.msgpack.encode(sorted(claims, key=lambda c: c.id)))
+    h.update(msgspec.msgpack.encode(sorted(binds.items())))
+    return h.digest()
+
+
+class JudgeCache:
+    """The cached judgements of one context, read from and written back to ``folder``."""
+
+    def __init__(self, folder: Path, claims: Sequence[Claim], binds: dict[str, str]) -> None:
+        self.folder = folder
+        self.context = _context(claims, binds)
+        self.path = folder / (self.context.hex()[:32] + ".msgpack")
+        self._anchors: _Anchors | None = None
+        self._changed = False
+        self._old = self._load()
+        self._new: dict[str, tuple[list[Finding], list[_StoredMatch]]] = {}
+        self.hits = 0
+
+    def _load(self) -> dict[str, tuple[list[Finding], list[_StoredMatch]]]:
+        try:
+            data = self.path.read_bytes()
+            stored = _DECODER.decode(data)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError, ValueError,
+                TypeError):
+            return {}
+        if stored.format != FORMAT or stored.context != self.context:
+            return {}
+        self._anchors = stored.anchors
+        return stored.entries
+
+    def anchors(self) -> AnchorIndex | None:
+        """The claims' anchor index as kept in the file (None when it holds none)."""
+        if self._anchors is None:
+            return None
+        try:
+            return AnchorIndex.from_parts(*self._anchors)
+        except (re.error, TypeError, ValueError, RecursionError):
+            self._anchors = None  # a damaged pattern: built again from the claims
+            return None
+
+    def keep_anchors(self, index: AnchorIndex) -> None:
+        if self._anchors is None:
+            self._anchors = index.parts()
+            self._changed = True
+
+    def key(self, seg: Segment) -> str:
+        import blake3
+
+        head = f"{seg.path}\0{seg.where or ''}\0{seg.where is None}\0{seg.syntax}\0"
+        h = blake3.blake3(self.context + head.encode("utf-8", "surrogatepass"))
+        h.update(seg.text.encode("utf-8", "surrogatepass"))
+        return h.hexdigest()[:32]
+
+    def get(self, key: str, seg: Segment) -> Judged | None:
+        """The findings and matches judged before for ``seg`` (whose key is ``key``)."""
+        got = self._old.get(key)
+        if got is None:
+            return None
+        findings, stored = got
+        self._new[key] = got
+        self.hits += 1
+        matches = [Match.placed(seg.path, seg.where, line, col, offset, claims, shown, via)
+                   for offset, line, col, claims, shown, via in stored]
+        return list(findings), matches
+
+    def put(self, key: str, findings: list[Finding], matches: list[Match]) -> None:
+        """Remember what was judged for a segment (``matches`` with their places worked
+        out: `Match.fixed`)."""
+        self._new[key] = (findings, [(m.offset, m.line, m.col, m.claims, m.shown, m.via)
+                                     for m in matches])
+
+    def save(self) -> None:
+        """Write this context's entries back (atomically); any failure leaves the old file."""
+        if not self._changed and self.hits == len(self._new) == len(self._old):
+            return  # every entry came from the file, and it has no others: nothing new
+        entries = dict(self._old)
+        if len(entries) + len(self._new) > MAX_ENTRIES:
+            entries = {}
+        entries.update(self._new)
+        data = msgspec.msgpack.encode(_File(FORMAT, self.context, entries, self._anchors))
+        try:
+            _prepare(self.folder)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            _prune(self.folder, keep=self.path)
+        except OSError:
+            return  # a cache that cannot be written is only a slower next run
+
+
+def _prepare(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in ((".gitignore", "# written by labledger: a cache, safe to delete\n*\n"),
+                       ("CACHEDIR.TAG", _TAG)):
+        marker = folder / name  # keep it out of git and out of backups
+        if not marker.exists():
+            marker.write_text(text, encoding="utf-8")
+
+
+def _prune(folder: Path, keep: Path) -> None:
+    now = time.time()
+    for tmp in folder.glob(".tmp-*"):  # left by a run killed while writing
+        try:
+            if now - tmp.stat().st_mtime > _STALE_TMP_SECONDS:
+                tmp.unlink()
+        except OSError:
+            continue
+    files = []
+    for path in folder.glob("*.msgpack"):
+        try:
+            files.append((path.stat().st_mtime_ns, path))
+        except OSError:
+            continue
+    files.sort(reverse=True)
+    for _, path in files[KEEP_CONTEXTS:]:
+        if path != keep:
+            path.unlink(missing_ok=True)
