@@ -234,7 +234,7 @@ def _blobs(top: Path, names: list[str]) -> dict[str, bytes]:
     """The staged content of each path, read with one `git cat-file --batch`."""
     if not names:
         return {}
-    request = "".join(f":{n}\n" for n in names).encode()
+    request = "".join(f":{n}\n" for n in names).encode("utf-8", "surrogateescape")
     raw = run_git(["cat-file", "--batch"], top, request)
     out: dict[str, bytes] = {}
     pos = 0
@@ -295,14 +295,49 @@ def _read_staged(top: Path, chosen: list[tuple[str, str]]) -> list[Segment]:
     blobs = _blobs(top, [name for name, _ in chosen])
     segments: list[Segment] = []
     problems: list[tuple[str, str]] = []
+    links = _staged_links(top, blobs)
     for name, shown in chosen:
         try:
-            segments += read_document(shown, blobs[name])
+            data = blobs[name] if name not in links else _through_link(top, name, blobs[name])
+            segments += read_document(shown, data)
         except DocumentError as exc:
-            problems += exc.problems
+            problems += [(shown, why) for _, why in exc.problems]
     if problems:
         raise DocumentError(problems)
     return segments
+
+
+def _staged_links(top: Path, blobs: dict[str, bytes]) -> set[str]:
+    """Which of the staged paths are symbolic links (git mode 120000: the blob is the link's
+    target, not the document)."""
+    if not any(len(data) < 4096 and b"\n" not in data for data in blobs.values()):
+        return set()  # a link's blob is one short line: none here can be one
+    raw = run_git(["ls-files", "--stage", "-z"], top)
+    links = set()
+    for entry in raw.decode("utf-8", errors="surrogateescape").split("\0"):
+        mode, _, rest = entry.partition(" ")
+        if mode == "120000":
+            links.add(rest.partition("\t")[2])
+    return links & blobs.keys()
+
+
+def _through_link(top: Path, name: str, target: bytes) -> bytes:
+    """The document a staged symbolic link points to: the target as staged when the index holds
+    it, else as the work tree has it (a link out of the repository); `DocumentError` when it
+    points nowhere."""
+    import posixpath
+
+    where = target.decode("utf-8", errors="surrogateescape")
+    inside = posixpath.normpath(posixpath.join(posixpath.dirname(name), where))
+    if not posixpath.isabs(where) and not inside.startswith("../") and inside != "..":
+        staged = staged_blob(top, inside)
+        if staged is not None:
+            return staged
+    try:
+        return (top / name).read_bytes()
+    except OSError as exc:
+        raise DocumentError([(name, f"a symbolic link to {where}, which cannot be read "
+                                    f"({exc.strerror or exc})")]) from None
 
 
 def index_documents(top: Path, project: Path, globs: list[str] | None) -> list[Segment]:

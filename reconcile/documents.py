@@ -690,7 +690,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
                 report.findings.extend(findings)
                 report.matches.extend(matches)
                 if memo is not None:
-                    memo.put(keys[i], findings, matches)
+                    memo.put(keys[i], segments[i], findings, matches)
     if memo is not None:
         memo.save()
     report.documents = documents if documents is not None else len({s.path for s in segments})

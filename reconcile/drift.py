@@ -65,12 +65,13 @@ def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None
 
 def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | None = None,
                       index_of: Path | None = None, written_with: str | None = None,
-                      ) -> dict[str, Any]:
+                      cache: Path | None = None) -> dict[str, Any]:
     """EVIDENCE.json's projection; with ``locations``, each claim's places in the configured
     documents (the work tree's, or those in the index of the git work tree ``index_of``).
 
     ``written_with``: the committed file whose ``locations_from`` asked for locations (named in
-    the error when no documents are configured, instead of an option nobody gave).
+    the error when no documents are configured, instead of an option nobody gave). ``cache``:
+    the judging cache to use for the locations (None: none; `evidence` writes nothing).
     """
     from labledger.reconcile.evidence import add_locations, build_evidence
 
@@ -97,12 +98,12 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
         segments = read_documents(resolve_documents([], project, globs), project)
     else:
         segments = index_documents(index_of, project.resolve(), globs)
-    report = reconcile_segments(segments, current_claims(events), cache=cache_folder(ledger))
+    report = reconcile_segments(segments, current_claims(events), cache=cache)
     return add_locations(document, report, globs)
 
 
 def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
-              cwd: Path | None) -> None:
+              cwd: Path | None, cache: Path | None) -> None:
     try:
         from labledger.reconcile.evidence import EVIDENCE_NAME, differences, wants_locations
     except ImportError:  # claim capture not installed in this build
@@ -121,7 +122,7 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
     text = data.decode("utf-8", errors="replace")
     shown = display_path(path, cwd)
     document = evidence_document(ledger, locations=wants_locations(text), events=events,
-                                 index_of=top, written_with=shown)
+                                 index_of=top, written_with=shown, cache=cache)
     report.evidence = {"path": shown, "differences": differences(text, document)}
 
 
@@ -133,7 +134,8 @@ def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,
     globs = configured_globs(ledger.paths.config)
     segments, shown = staged_documents(top.resolve(), project, globs, cwd)
     events = load_events(ledger)
+    cache = cache_folder(ledger) if use_cache else None
     report = reconcile_segments(segments, current_claims(events), documents=len(shown),
-                                jobs=jobs, cache=cache_folder(ledger) if use_cache else None)
-    _evidence(ledger, events, top.resolve(), report, cwd)
+                                jobs=jobs, cache=cache)
+    _evidence(ledger, events, top.resolve(), report, cwd, cache)
     return report

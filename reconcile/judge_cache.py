@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -45,7 +44,7 @@ from labledger.reconcile.findings import Finding, Match
 
 __all__ = ["JudgeCache", "KEEP_CONTEXTS", "Judged"]
 
-FORMAT = b"labledger-reconcile-cache-1"
+FORMAT = b"labledger-reconcile-cache-2"
 KEEP_CONTEXTS = 8
 _STALE_TMP_SECONDS = 600
 MAX_ENTRIES = 100_000  # segments kept per context file; beyond it, only this run's are kept
@@ -54,20 +53,27 @@ _TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 
 # A match as stored: (offset, line, col, claim ids, shown, via).
 _StoredMatch = tuple[int, int, int, tuple[str, ...], str, str]
+# An entry: (the segment's path and place, which a newer version of it supersedes; findings;
+# matches).
+_Entry = tuple[str, list[Finding], list[_StoredMatch]]
+_Anchors = tuple[dict[str, list[str]], list[str], "str | None"]
 Judged = tuple[list[Finding], list[Match]]
 
 
-_Anchors = tuple[dict[str, list[str]], list[str], "str | None"]
+class _Body(msgspec.Struct, array_like=True):
+    entries: dict[str, _Entry]
+    anchors: _Anchors | None = None  # the claims' AnchorIndex.parts(): its trie takes a while
 
 
 class _File(msgspec.Struct, array_like=True):
     format: bytes
     context: bytes
-    entries: dict[str, tuple[list[Finding], list[_StoredMatch]]]
-    anchors: _Anchors | None = None  # the claims' AnchorIndex.parts(): its trie takes a while
+    checksum: bytes  # BLAKE3 of body: a file damaged where it still decodes is a miss too
+    body: bytes
 
 
 _DECODER = msgspec.msgpack.Decoder(_File)
+_BODY_DECODER = msgspec.msgpack.Decoder(_Body)
 _code_digest: bytes | None = None
 
 
@@ -105,20 +111,23 @@ class JudgeCache:
         self._anchors: _Anchors | None = None
         self._changed = False
         self._old = self._load()
-        self._new: dict[str, tuple[list[Finding], list[_StoredMatch]]] = {}
+        self._new: dict[str, _Entry] = {}
         self.hits = 0
 
-    def _load(self) -> dict[str, tuple[list[Finding], list[_StoredMatch]]]:
+    def _load(self) -> dict[str, _Entry]:
+        import blake3
+
         try:
-            data = self.path.read_bytes()
-            stored = _DECODER.decode(data)
+            stored = _DECODER.decode(self.path.read_bytes())
+            if stored.format != FORMAT or stored.context != self.context or \
+                    blake3.blake3(stored.body).digest() != stored.checksum:
+                return {}
+            body = _BODY_DECODER.decode(stored.body)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError, ValueError,
                 TypeError):
             return {}
-        if stored.format != FORMAT or stored.context != self.context:
-            return {}
-        self._anchors = stored.anchors
-        return stored.entries
+        self._anchors = body.anchors
+        return body.entries
 
     def anchors(self) -> AnchorIndex | None:
         """The claims' anchor index as kept in the file (None when it holds none)."""
@@ -148,41 +157,76 @@ class JudgeCache:
         got = self._old.get(key)
         if got is None:
             return None
-        findings, stored = got
+        _, findings, stored = got
         self._new[key] = got
         self.hits += 1
         matches = [Match.placed(seg.path, seg.where, line, col, offset, claims, shown, via)
                    for offset, line, col, claims, shown, via in stored]
         return list(findings), matches
 
-    def put(self, key: str, findings: list[Finding], matches: list[Match]) -> None:
-        """Remember what was judged for a segment (``matches`` with their places worked
-        out: `Match.fixed`)."""
-        self._new[key] = (findings, [(m.offset, m.line, m.col, m.claims, m.shown, m.via)
-                                     for m in matches])
+    def put(self, key: str, seg: Segment, findings: list[Finding],
+            matches: list[Match]) -> None:
+        """Remember what was judged for ``seg`` (``matches`` with their places worked out:
+        `Match.fixed`)."""
+        self._new[key] = (_ident(seg), findings,
+                          [(m.offset, m.line, m.col, m.claims, m.shown, m.via)
+                           for m in matches])
 
     def save(self) -> None:
         """Write this context's entries back (atomically); any failure leaves the old file."""
         if not self._changed and self.hits == len(self._new) == len(self._old):
             return  # every entry came from the file, and it has no others: nothing new
-        entries = dict(self._old)
+        import blake3
+
+        # Kept: this run's entries, and those of segments this run did not read (the hook
+        # reads only what is staged); an older version of a segment read now is dropped.
+        seen = {entry[0] for entry in self._new.values()}
+        entries = {k: v for k, v in self._old.items() if v[0] not in seen}
         if len(entries) + len(self._new) > MAX_ENTRIES:
             entries = {}
         entries.update(self._new)
-        data = msgspec.msgpack.encode(_File(FORMAT, self.context, entries, self._anchors))
         try:
+            body = _encode_body(entries, self._anchors)
+            data = msgspec.msgpack.encode(_File(FORMAT, self.context,
+                                                blake3.blake3(body).digest(), body))
             _prepare(self.folder)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.folder)
+            # not tempfile: its import costs more than a run that hits the cache saves
+            tmp = self.folder / f".tmp-{os.getpid()}-{time.time_ns()}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
                 os.replace(tmp, self.path)
             except BaseException:
-                Path(tmp).unlink(missing_ok=True)
+                tmp.unlink(missing_ok=True)
                 raise
             _prune(self.folder, keep=self.path)
         except OSError:
             return  # a cache that cannot be written is only a slower next run
+
+
+def _ident(seg: Segment) -> str:
+    return f"{seg.path}\0{seg.where}"
+
+
+def _encode_body(entries: dict[str, _Entry], anchors: _Anchors | None) -> bytes:
+    """The entries as msgpack; those that cannot be (a lone surrogate in a file name or a
+    notebook's text: msgpack strings are UTF-8) are left out: they are judged each run."""
+    try:
+        return msgspec.msgpack.encode(_Body(entries, anchors))
+    except UnicodeEncodeError:
+        pass
+    good = {}
+    for key, entry in entries.items():
+        try:
+            msgspec.msgpack.encode(entry)
+        except UnicodeEncodeError:
+            continue
+        good[key] = entry
+    try:
+        return msgspec.msgpack.encode(_Body(good, anchors))
+    except UnicodeEncodeError:  # in the anchors (a claim's alias): keep them out
+        return msgspec.msgpack.encode(_Body(good, None))
 
 
 def _prepare(folder: Path) -> None:

@@ -50,6 +50,27 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+def _body(path: Path) -> judge_cache._Body:
+    """A cache file's entries, its checksum checked."""
+    import blake3
+
+    stored = judge_cache._DECODER.decode(path.read_bytes())
+    assert stored.format == judge_cache.FORMAT
+    assert blake3.blake3(stored.body).digest() == stored.checksum
+    return judge_cache._BODY_DECODER.decode(stored.body)
+
+
+def _rewrite(path: Path, body: judge_cache._Body) -> None:
+    """Replace a cache file's entries, with a checksum that holds (as a deliberate edit)."""
+    import blake3
+    import msgspec
+
+    stored = judge_cache._DECODER.decode(path.read_bytes())
+    raw = msgspec.msgpack.encode(body)
+    path.write_bytes(msgspec.msgpack.encode(judge_cache._File(
+        stored.format, stored.context, blake3.blake3(raw).digest(), raw)))
+
+
 def _same(a: object, b: object) -> None:
     assert a.to_json() == b.to_json()  # type: ignore[attr-defined]
     assert [(m.line, m.col, m.offset) for m in a.matches] == \
@@ -91,7 +112,10 @@ def test_an_edited_document_alone_is_judged_again(tmp_path: Path, judged: list[s
     assert [(f.type, f.path, f.claims) for f in report.findings] == \
         [("drift", "b.md", ("A1",))]  # type: ignore[attr-defined]
     judged.clear()
-    docs["b.md"] = "Top-1 accuracy is 91.3%.\n"  # back to what it was: cached again
+    docs["b.md"] = "Top-1 accuracy is 91.3%.\n"  # back: only its latest version was kept
+    assert run().ok  # type: ignore[attr-defined]
+    assert judged == ["b.md#None"]
+    judged.clear()
     assert run().ok  # type: ignore[attr-defined]
     assert judged == []
 
@@ -255,10 +279,9 @@ def test_a_run_killed_while_writing_leaves_a_whole_file(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         for path in folder.glob("*.msgpack"):  # every file there decodes whole
-            stored = judge_cache._DECODER.decode(path.read_bytes())
-            assert stored.format == judge_cache.FORMAT
+            _body(path)
     [path] = folder.glob("*.msgpack")
-    assert len(judge_cache._DECODER.decode(path.read_bytes()).entries) > 2  # the writers wrote
+    assert len(_body(path).entries) == 2  # b.md, and the writers' a.md (its latest version)
     report = reconcile_segments(segs, CLAIM_LIST, cache=folder)
     assert report.ok
     assert len(report.matches) == 1
@@ -304,14 +327,54 @@ def test_the_anchor_index_is_kept_with_the_results(tmp_path: Path,
 
 
 def test_a_damaged_anchor_pattern_is_built_again(tmp_path: Path) -> None:
-    import msgspec
-
     a = read_document("a.md", b"Ours reaches a PSNR of 31.42 dB.\n")
     reconcile_segments(a, CLAIM_LIST, cache=tmp_path)
     [file] = tmp_path.glob("*.msgpack")
-    stored = judge_cache._DECODER.decode(file.read_bytes())
-    stored.anchors = (stored.anchors[0], stored.anchors[1], " (unclosed")
-    file.write_bytes(msgspec.msgpack.encode(stored))
+    body = _body(file)
+    assert body.anchors is not None
+    body.anchors = (body.anchors[0], body.anchors[1], " (unclosed")
+    _rewrite(file, body)
     edited = read_document("a.md", b"Ours reaches a PSNR of 31.5 dB.\n")
     report = reconcile_segments(edited, CLAIM_LIST, cache=tmp_path)
     assert [(f.type, f.claims) for f in report.findings] == [("drift", ("C1",))]
+
+
+def test_text_that_msgpack_cannot_hold_is_judged_every_run(tmp_path: Path,
+                                                           judged: list[str]) -> None:
+    """A lone surrogate (a file name that is not UTF-8, a notebook's JSON escape) cannot be
+    stored; that segment is simply judged each time, the others are cached."""
+    bad = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {},
+         "source": ["Ours: <!-- claim:Z\udcff1 -->31.4 and PSNR 31.5 dB\n"]}]})
+    segs = [*read_document("n\udcff.ipynb", bad.encode()),
+            *read_document("a.md", b"Ours reaches a PSNR of 31.5 dB.\n")]
+    fresh = reconcile_segments(segs, CLAIM_LIST, jobs=1)
+    assert {f.type for f in fresh.findings} == {"unknown_claim", "drift"}
+    _same(reconcile_segments(segs, CLAIM_LIST, cache=tmp_path), fresh)
+    judged.clear()
+    _same(reconcile_segments(segs, CLAIM_LIST, cache=tmp_path), fresh)
+    assert judged == ["n\udcff.ipynb#cell 1"]
+
+
+def test_a_file_edited_where_it_still_decodes_is_a_miss(tmp_path: Path,
+                                                        judged: list[str]) -> None:
+    segs = read_document("a.md", b"Ours reaches a PSNR of 31.5 dB.\n")
+    fresh = reconcile_segments(segs, CLAIM_LIST, jobs=1)
+    reconcile_segments(segs, CLAIM_LIST, cache=tmp_path)
+    [file] = tmp_path.glob("*.msgpack")
+    data = file.read_bytes()
+    assert data.count(b"C1 says 31.5") == 1
+    file.write_bytes(data.replace(b"C1 says 31.5", b"C1 says 99.9"))  # same length: decodes
+    judged.clear()
+    _same(reconcile_segments(segs, CLAIM_LIST, cache=tmp_path), fresh)
+    assert judged == ["a.md#None"]
+
+
+def test_an_edited_document_replaces_its_older_version(tmp_path: Path) -> None:
+    other = read_document("b.md", b"Top-1 accuracy is 91.3%.\n")
+    for i in range(20):
+        text = f"Ours reaches a PSNR of 31.42 dB (edit {i}).\n".encode()
+        reconcile_segments(read_document("a.md", text) + other, CLAIM_LIST, cache=tmp_path)
+    [file] = tmp_path.glob("*.msgpack")
+    assert sorted(entry[0] for entry in _body(file).entries.values()) == \
+        ["a.md\0None", "b.md\0None"]

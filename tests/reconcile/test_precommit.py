@@ -196,6 +196,15 @@ def test_evidence_with_locations_is_checked_with_them_by_the_hook(repo: Path,
                    check=True, capture_output=True, timeout=120)
     written = json.loads((repo / "EVIDENCE.json").read_text())
     assert written["locations_from"] == ["paper/*.md"]
+    # `evidence` (and `--check`) write nothing but the file asked for; `--no-cache` neither
+    # reads nor writes the judging cache, for the documents or for EVIDENCE.json's locations
+    cache = repo / ".labledger" / "cache"
+    git(repo, "add", "-A", env=env)
+    for args in (["evidence", "--check"], ["reconcile", "--staged", "--no-cache"]):
+        checked = subprocess.run([*run, *args], cwd=repo, env=env, capture_output=True,
+                                 text=True, timeout=120, check=False)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert not cache.exists(), args
     assert written["claims"][0]["locations"] == [
         {"path": "paper/results.md", "where": None, "line": 3, "col": 12, "shown": "31.42",
          "via": "anchor", "status": "match"}]
@@ -246,3 +255,29 @@ def test_plain_hook_with_a_locations_file_and_no_documents_says_why(
     assert "none are configured" in output
     assert "evidence --locations reads" not in output
     assert "Traceback" not in output
+
+
+def test_staged_symbolic_links_are_read_through(repo: Path, env: dict[str, str]) -> None:
+    """git stages a link as its target's name; the hook judges the document it points to (as
+    staged), and says so when it points nowhere. A file name that is not UTF-8 is read too."""
+    paper = repo / "paper"
+    (paper / "results.md").write_text(DRIFT)
+    (paper / "link.md").symlink_to("results.md")
+    (paper / "dangling.md").symlink_to("gone.md")
+    os.symlink("results.md", os.fsencode(paper) + b"/odd\xff.md")
+    git(repo, "add", "-A", env=env)
+    run = subprocess.run([str(BIN / "labledger"), "reconcile", "--staged", "--json"], cwd=repo,
+                         env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "paper/dangling.md: a symbolic link to gone.md, which cannot be read" in run.stderr
+    assert "Traceback" not in run.stderr
+    (paper / "dangling.md").unlink()
+    git(repo, "add", "-A", env=env)
+    run = subprocess.run([str(BIN / "labledger"), "reconcile", "--staged", "--json"], cwd=repo,
+                         env=env, capture_output=True, text=True, timeout=120, check=False,
+                         errors="surrogateescape")
+    assert run.returncode == 3, run.stdout + run.stderr
+    report = json.loads(run.stdout)
+    assert sorted((f["path"], f["line"], f["type"]) for f in report["findings"]) == [
+        ("paper/link.md", 3, "drift"), ("paper/odd\udcff.md", 3, "drift"),
+        ("paper/results.md", 3, "drift")]
