@@ -20,8 +20,13 @@ Contenders, interleaved (order rotated every round), medians over the rounds:
   loaded: reading and judging (in one process per core, as the command does by default), the
   work comparable to grep's (judged against the goal);
 * ``reconcile (library, -j 1)``: the same in one process, for reference;
-* ``labledger reconcile (CLI)``: the whole command as a user runs it (interpreter start,
-  imports, reading the 1,000 claims from the ledger, JSON out), for reference;
+* ``reconcile (cached)``: the same through the judging cache (`judge_cache`) filled by the
+  warm-up, nothing changed: every run after the first (judged against the goal too);
+* ``reconcile (cached, 1 edited)``: the same with one of the 500 documents edited before each
+  round: the pre-commit hook's usual case (judged against the goal too);
+* ``labledger reconcile (CLI)``: the whole command as a user runs it, ``--no-cache``
+  (interpreter start, imports, reading the 1,000 claims from the ledger, JSON out), for
+  reference; ``(CLI, cached)``: the same with its cache;
 * ``grep -rniF``: case-insensitive fixed strings, one per anchor (the baseline);
 * ``grep -rniwF``: the same as whole words, which is what reconcile matches (reference);
 * ``grep -rn``: the issue's literal form (case-sensitive patterns; reference).
