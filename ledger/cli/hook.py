@@ -27,7 +27,7 @@ def hook(root: str | None) -> None:
     recorded capsule, while what they would destroy is not pull-verified; allows everything
     else (exit 0, no output). Fails closed: an internal error while judging a destructive
     command blocks. Input that is not JSON is blocked only when it looks destructive.
-    See docs/teardown.md for the settings that install it.
+    See docs/agent-hook.md for the settings that install it.
 
     Example: echo '{"tool_name":"Bash","tool_input":{"command":"ls"}}' | labledger hook
     """

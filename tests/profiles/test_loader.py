@@ -158,6 +158,10 @@ def test_shell_patterns_catch_destructive_commands(name: str, command: str, effe
     ("runpod", "runpodctl get pod abc123"),
     ("vastai", "vastai show instances"),
     ("kubernetes", "kubectl get pods"),
+    ("generic-ssh", "grep -rn shutdown src/"),
+    ("generic-ssh", 'git commit -m "handle halt signal"'),
+    ("lambda", "man shutdown"),
+    ("slurm", "git log --grep scancel"),
 ])
 def test_shell_patterns_leave_harmless_commands_alone(name: str, command: str) -> None:
     profile = shipped_profiles()[name].profile
