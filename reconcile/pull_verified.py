@@ -252,6 +252,9 @@ def _current_announcements(run_events: list[Event]) -> list[Event]:
             if not (e.kind == "checkpoint.saved" and e.body.get("role") == "latest")]
 
 
+_ACTIVITY = frozenset({"run.heartbeat", "run.exited"})
+
+
 def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVerification:
     """Evaluate PULL_VERIFIED for ``run`` from ``events`` (see the module docstring)."""
     run_events = [e for e in events if e.run == run]
@@ -270,6 +273,16 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVeri
         problems.append("no pull listing recorded (run `labledger pull --run "
                         f"{run} ...`)")
     else:
+        # A later state needs its own evidence: a run still beating or exiting after the
+        # listing may have written files that listing (and so this pull) never saw.
+        after = run_events[run_events.index(latest) + 1:]
+        active = [e for e in after if e.kind in _ACTIVITY]
+        if active:
+            last = active[-1]
+            problems.append(f"the run was still active after the latest pull listing "
+                            f"({last.kind} at {last.ts}, listing at {latest.ts}): what it wrote "
+                            f"since is not in that listing; pull again (`labledger pull --run "
+                            f"{run} ...`)")
         body = latest.body
         result.listing_id, result.source = latest.id, body.get("source")
         result.manifest_digest = body.get("manifest_digest")
@@ -415,6 +428,10 @@ def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None =
     problems = [] if runs else [
         "no run is recorded on this instance, so nothing shows its results are safe "
         "(record runs with --instance, or override with a reason)"]
+    if not any(e.instance == instance for e in events):  # a typo must not read as an empty box
+        known = sorted({e.instance for e in events if e.instance is not None})
+        problems = [f"instance {instance!r} is not in the ledger (no event names it; recorded "
+                    f"instances: {', '.join(known[:20]) or 'none'})"]
     return GateResult(instance=instance, runs=[verify_run(r, events, checker) for r in runs],
                       problems=problems, head=ledger_head(events))
 

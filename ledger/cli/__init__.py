@@ -144,6 +144,13 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
+        args = sys.argv[1:] if argv is None else argv
+        if obj.json or "--json" in args:  # scripts read the last line, as for any error
+            from labledger.ledger.cli._output import dumps
+
+            click.echo(dumps({"type": "exit_error", "code": exc.exit_code,
+                              "message": exc.format_message(),
+                              "error": type(exc).__name__}), err=True)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, click.exceptions.Abort):
         click.echo("labledger: interrupted", err=True)

@@ -174,3 +174,25 @@ def test_no_terminal_and_no_yes_refuses(ledger: Ledger, pull_seed: Any,
     assert code == 2
     assert "pass --yes" in err
     assert kinds(ledger, "teardown.") == []
+
+
+@pytest.mark.parametrize("args", [("--json", "gate", "teardown"), ("gate", "teardown", "--json")])
+def test_a_usage_error_with_json_ends_with_the_error_line(ledger: Ledger,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          args: tuple[str, ...]) -> None:
+    code, out, err = call(capsys, *args)
+    assert code == 2
+    assert out == ""
+    assert "Missing option '--instance'" in err  # click's usage text first, for people
+    error = json.loads(err.strip().splitlines()[-1])
+    assert error == {"type": "exit_error", "code": 2, "message": "Missing option '--instance'.",
+                     "error": "MissingParameter"}
+
+
+def test_a_mistyped_instance_is_not_an_empty_box(ledger: Ledger, pull_seed: Any,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent("vast-111")
+    code, _, err = call(capsys, "gate", "teardown", "--instance", "vast-11")
+    assert code == 3
+    assert "instance 'vast-11' is not in the ledger" in err
+    assert "recorded instances: vast-111" in err

@@ -87,3 +87,28 @@ def test_confirmed_or_released_instances_are_gone(ledger: Ledger, pull_seed: Any
     assert not is_gone(load_events(ledger), "box1")
     ledger.append("teardown.confirmed", instance="box1", method="observed")
     assert is_gone(load_events(ledger), "box1")
+
+
+def test_a_run_active_after_its_listing_refuses_until_pulled_again(ledger: Ledger,
+                                                                  pull_seed: Any) -> None:
+    pull_seed.full(FILES)
+    assert evaluate_gate(ledger, "box1").ok
+    ledger.append("run.heartbeat", run="r1", instance="box1")  # still training after the pull
+    gate = evaluate_gate(ledger, "box1")
+    assert not gate.ok
+    [problem] = gate.unmet()
+    assert problem.startswith("r1: the run was still active after the latest pull listing "
+                              "(run.heartbeat at ")
+    assert "pull again (`labledger pull --run r1 ...`)" in problem
+    ledger.append("run.exited", run="r1", instance="box1", exit_code=0)
+    pull_seed.listed(FILES)  # pulled again after it exited: the same files, already here
+    assert evaluate_gate(ledger, "box1").ok, evaluate_gate(ledger, "box1").unmet()
+
+
+def test_an_instance_the_ledger_never_saw_is_named_as_such(ledger: Ledger,
+                                                          pull_seed: Any) -> None:
+    pull_seed.rent("vast-111")
+    gate = evaluate_gate(ledger, "vast-11")
+    assert not gate.ok
+    assert gate.problems == ["instance 'vast-11' is not in the ledger (no event names it; "
+                             "recorded instances: vast-111)"]
