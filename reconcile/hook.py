@@ -15,15 +15,19 @@ quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). O
 **destructive** when it matches a shell pattern of any profile (``shell-patterns``), a pattern
 of ``.labledger/hook.toml`` or a built-in (provider CLIs with options before the verb, provider
 REST/GraphQL/SDK calls, a computed command word before a destroy verb), when it runs ``rm -r``
-or ``kill`` on a box through ssh, or when it deletes recursively (``rm -r``, ``find -delete``)
-the project's ``.labledger/``, an ``export-roots`` entry of hook.toml or a recorded capsule
-(the folder, above it or inside it). A destructive command is mapped to recorded instances by
-the words of that simple command only (an id, the last ``-``/``_`` part of an id, or a
-recorded host); one that names none, or whose words are computed when it runs, stands for
-every live instance. It is **allowed** only when every instance it stands for passes the
-teardown gate now, or has a ``teardown.approved`` bound to exactly the gate's current state (an
-override approval counts: it is recorded). Deleting a capsule is allowed when its objects
-verify in the local store; ``.labledger/`` (but its cache) and export roots are never deleted.
+or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -delete``,
+``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, ``rmtree(``) the project's
+``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
+(the folder, above it or inside it). The arguments of text-handling commands (``git``,
+``grep``, ``echo``, ...) are text, and a here-document is data unless a shell reads it.
+
+A destructive command is mapped to recorded instances by the words of that simple command only
+(an id, the last ``-``/``_`` part of an id, or a recorded host); one that names none, or whose
+words are computed when it runs, stands for every live instance. It is **allowed** only when
+every instance it stands for passes the teardown gate now, or has a ``teardown.approved`` bound
+to exactly the gate's current state (an override approval counts: it is recorded). Deleting a
+capsule is allowed when its objects verify in the local store; ``.labledger/`` (but its cache)
+and export roots are never deleted.
 
 This module never exits: `labledger hook` maps a :class:`Verdict` to exit 0 or 2, and blocks on
 any exception raised while a destructive command is judged (fail closed).
@@ -41,26 +45,48 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+_PROVIDER_HOSTS = r"(vast\.ai|runpod\.io|lambdalabs\.com|paperspace\.com)"
 BUILTIN_PATTERNS = (
-    # provider CLIs, with any global options before the verb (`vastai --raw destroy ...`)
-    r"\bvastai\b.*?\s(destroy|stop)\s+instances?\b",
-    r"\brunpodctl\b.*?\s(remove|rm|stop|terminate|delete)\s+pods?\b",
-    r"\brunpodctl\b.*?\spods?\s+(remove|rm|stop|terminate|delete)\b",
-    r"\bkubectl\b.*?\sdelete\b",
-    r"(^|[;&|(]\s*)(sudo\s+)?(\S*/)?scancel\b",
-    # provider APIs: REST, GraphQL, Python SDKs
+    # Provider CLIs as the command word, with any options before the verb (`vastai --raw
+    # destroy ...`) and any punctuation between words (`['vastai', 'destroy', 'instance']` in
+    # a Python one-liner). Each is linear: one anchored `.*?` at most.
+    r"(^|\W)vastai\W+(.*?\W)?(destroy|stop|recycle)\W+instances?\b",
+    r"(^|\W)runpodctl\W+(.*?\W)?(remove|rm|stop|terminate|delete)\W+pods?\b",
+    r"(^|\W)runpodctl\W+(.*?\W)?pods?\W+(remove|rm|stop|terminate|delete)\b",
+    r"^kubectl\s.*?\bdelete\b",
+    r"^scancel\b",
+    # provider APIs: REST (any client), GraphQL, Python SDKs
     r"instance-operations/terminate\b",
-    r"\bcurl\b.*(-X\s*DELETE|--request[= ]DELETE)\b.*(vast\.ai|runpod\.io|lambdalabs\.com"
-    r"|paperspace\.com)",
+    r"^(curl|wget|http|https|xh)\b(?=.*(-X\s*|--request[= ]|--method[= ]|\s)(DELETE|PUT)\b)"
+    r"(?=.*" + _PROVIDER_HOSTS + r")",
+    r"\b(requests|httpx|session|s)\.(delete|put)\s*\((?=.*" + _PROVIDER_HOSTS + r")",
     r"\b(podTerminate|podStop)\b",
     r"\b(terminate_pod|stop_pod|delete_pod|destroy_instance|terminate_instances?)\s*\(",
     # a command word computed when it runs (`V=vastai; $V destroy ...`), an alias hiding one
-    r"^\$\S*\s+(\S+\s+)?(destroy|terminate|delete|remove|rm|stop)\b",
+    r"^\$\S*\s+(\S+\s+)?(destroy|terminate|delete|remove|rm|stop|recycle)(\s|$)",
     r"^alias\s.*\b(vastai|runpodctl|kubectl|scancel|pspace|paperspace|shutdown|poweroff|halt"
     r"|reboot)\b",
 )
+# Provider CLIs: run with words computed when it runs (`vastai $(echo destroy) ...`,
+# `... | xargs vastai`), what they do cannot be read, so they count as destroying.
+_PROVIDER_CLIS = {"vastai", "runpodctl", "pspace", "paperspace", "gcloud", "aws", "lambda"}
+# Commands whose arguments are text, not actions: a commit message, a search, an echo that
+# names `vastai destroy instance` destroys nothing (unless a shell reads it: see shell_words).
+_DATA_COMMANDS = {
+    "git", "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "echo", "printf",
+    "man", "less", "more", "cat", "head", "tail", "pytest", "jq", "yq", "tee", "wc", "sort",
+    "uniq", "diff", "touch", "mkdir", "code", "vim", "vi", "nano", "emacs", "gh", "tldr",
+    "apropos", "which", "type", "whereis", "history", "ls", "find", "locate", "help", "info",
+    "pip", "uv", "npm", "cargo", "make", "docker", "labledger",
+}
 # Run through ssh on a box, these destroy what it holds (its results, its processes).
-_REMOTE_DESTRUCTIVE = {"kill", "pkill", "killall"}
+_REMOTE_DESTRUCTIVE = {"kill", "pkill", "killall", "rm", "shred", "truncate", "unlink",
+                       "rmdir", "dd", "mkfs", "wipefs"}
+_REMOTE_DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(")
+# Whole-line matching is for hook.toml patterns spanning commands; beyond this it is skipped
+# (a pattern's backtracking on a long line could outlast the agent's hook timeout).
+_WHOLE_LINE_LIMIT = 8192
+_DELETE_WORD = re.compile(r"\b(rm|shred|unlink|rmtree|find|mv|clean)\b")
 _COMMAND_KEYS = ("tool_input", "args", "arguments", "input", "params", "parameters")
 
 
@@ -141,6 +167,8 @@ def parse_payload(raw: bytes) -> tuple[str | None, str | None]:
         payload = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise HookInputError(f"the hook payload is not JSON ({exc})") from None
+    except RecursionError:
+        raise HookInputError("the hook payload is nested too deep to read") from None
     return extract_command(payload)
 
 
@@ -149,6 +177,7 @@ def parse_payload(raw: bytes) -> tuple[str | None, str | None]:
 class HookConfig:
     patterns: list[str]
     export_roots: list[str]
+    user_patterns: list[str] = field(default_factory=list)  # hook.toml's (also in patterns)
 
 
 def load_config(home: Path | None) -> HookConfig:
@@ -163,6 +192,7 @@ def load_config(home: Path | None) -> HookConfig:
 
     patterns = list(BUILTIN_PATTERNS)
     roots: list[str] = []
+    user: list[str] = []
     user_dir = home / "profiles" if home is not None else None
     for loaded in load_profiles(user_dir).values():
         patterns += [p.pattern for p in loaded.profile.shell_patterns]
@@ -170,11 +200,12 @@ def load_config(home: Path | None) -> HookConfig:
         data = tomllib.loads((home / "hook.toml").read_text(encoding="utf-8"))
         extra = data.get("patterns", [])
         for item in extra:
-            patterns.append(item["pattern"] if isinstance(item, Mapping) else str(item))
+            user.append(item["pattern"] if isinstance(item, Mapping) else str(item))
+        patterns += user
         roots += [str(r) for r in data.get("export-roots", [])]
     for p in patterns:
         re.compile(p)
-    return HookConfig(patterns=patterns, export_roots=roots)
+    return HookConfig(patterns=patterns, export_roots=roots, user_patterns=user)
 
 
 def matching_patterns(command: str, patterns: Iterable[str]) -> list[str]:
@@ -188,46 +219,88 @@ class _Destroy:
     context: str
     dynamic: bool
     why: str
+    remote: bool = False  # run on a box through ssh: about a recorded instance, or none
 
 
-def destructive_commands(command: str, patterns: Iterable[str]) -> list[_Destroy]:
-    """The simple commands of ``command`` (`shell_words`) that match a pattern or run a
-    destructive command on a box through ssh; the whole line when only it matches (a
-    pattern spanning several commands)."""
-    from labledger.reconcile.shell_words import normalize_line, simple_commands
+def destructive_commands(command: str, patterns: Iterable[str],
+                         user_patterns: Iterable[str] = ()) -> list[_Destroy]:
+    """The simple commands of ``command`` (`shell_words`) that match a pattern, run a
+    provider CLI with computed words, or destroy something on a box through ssh; the whole
+    line when only it matches a hook.toml pattern (one spanning several commands)."""
+    from labledger.reconcile.shell_words import TOO_DEEP, normalize_line, simple_commands
 
     patterns = list(patterns)
     found: list[_Destroy] = []
     for cmd in simple_commands(command):
-        remote_delete = cmd.remote and (cmd.name in _REMOTE_DESTRUCTIVE
-                                        or _recursive_rm(cmd.argv) is not None)
-        if remote_delete or matching_patterns(cmd.text, patterns):
+        if cmd.name == TOO_DEEP:
+            if matching_patterns(cmd.argv[1], patterns):
+                found.append(_Destroy(cmd.context, True, cmd.text))
+            continue
+        if cmd.remote:
+            deletes = cmd.name in _REMOTE_DESTRUCTIVE or bool(
+                _REMOTE_DELETE_CALLS.search(cmd.text + "\n" + cmd.context)) or (
+                cmd.name == "find" and ("-delete" in cmd.argv or "-exec" in cmd.argv))
+            if deletes or matching_patterns(cmd.text, patterns):
+                found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True))
+            continue
+        if cmd.name in _PROVIDER_CLIS and cmd.dynamic:
+            found.append(_Destroy(cmd.context, True, cmd.text))
+            continue
+        if cmd.name in _DATA_COMMANDS:
+            continue
+        if matching_patterns(cmd.text, patterns):
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text))
     if not found:
         whole = normalize_line(command)
-        if matching_patterns(whole, patterns):
+        if len(whole) <= _WHOLE_LINE_LIMIT and matching_patterns(whole, user_patterns):
             found.append(_Destroy(whole, bool(re.search(r"[$`]", whole)), whole))
     return found
 
 
-def _recursive_rm(argv: list[str]) -> list[str] | None:
-    """The targets of ``rm -r``/``find ... -delete`` (None: not a recursive delete)."""
+def _deleted(argv: list[str]) -> tuple[list[str], list[str]] | None:
+    """What a simple command deletes here: (paths, name patterns it is limited to), or None
+    when it deletes nothing. ``rm`` (any), ``find ... -delete|-exec rm``, ``git clean -d``,
+    ``mv`` (its sources leave their place), ``tar --remove-files``, ``rsync --delete`` (the
+    destination)."""
     name = os.path.basename(argv[0]) if argv else ""
-    if name == "rm":
-        flags = [a for a in argv[1:] if a.startswith("-") and a != "--"]
-        if any(f in ("--recursive", "-r", "-R") or (not f.startswith("--") and
-                                                    ("r" in f or "R" in f)) for f in flags):
-            return [a for a in argv[1:] if not a.startswith("-")]
-        return None
-    if name == "find" and ("-delete" in argv or ("-exec" in argv and any(
-            os.path.basename(a) == "rm" for a in argv))):
-        starts = []
-        for a in argv[1:]:
+    args = argv[1:]
+    if name in ("rm", "shred", "unlink"):
+        paths, seen_end = [], False
+        for a in args:
+            if a == "--" and not seen_end:
+                seen_end = True
+            elif seen_end or not a.startswith("-"):
+                paths.append(a)
+        return paths, []
+    if name == "find" and ("-delete" in args or ("-exec" in args and any(
+            os.path.basename(a) in ("rm", "shred", "unlink") for a in args))):
+        starts: list[str] = []
+        for a in args:
             if a.startswith(("-", "(", "!")):
                 break
             starts.append(a)
-        return starts or ["."]
+        names = [args[i + 1] for i, a in enumerate(args[:-1])
+                 if a in ("-name", "-iname", "-path", "-ipath", "-regex")]
+        return starts or ["."], names
+    if name == "git" and args[:1] == ["clean"] and any(
+            a.startswith("-") and not a.startswith("--") and "d" in a for a in args[1:]):
+        paths = [a for a in args[1:] if not a.startswith("-")]
+        return paths or ["."], []
+    if name == "mv":
+        paths = [a for a in args if not a.startswith("-")]
+        return paths[:-1], []
+    if name == "tar" and "--remove-files" in args:
+        return [a for a in args if not a.startswith("-")][1:], []
+    if name == "rsync" and any(a.startswith("--delete") for a in args):
+        paths = [a for a in args if not a.startswith("-")]
+        return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
     return None
+
+
+def _recursive_rm(argv: list[str]) -> list[str] | None:
+    """The paths a simple command deletes here (None: it deletes nothing)."""
+    got = _deleted(argv)
+    return None if got is None else got[0]
 
 
 def recursive_rm_targets(command: str) -> list[str]:
@@ -242,11 +315,15 @@ def recursive_rm_targets(command: str) -> list[str]:
     return targets
 
 
-def _quick_destructive(command: str, patterns: Iterable[str]) -> bool:
-    from labledger.reconcile.shell_words import simple_commands
+def _quick_destructive(command: str, patterns: Iterable[str],
+                       user_patterns: Iterable[str] = ()) -> bool:
+    from labledger.reconcile.shell_words import TOO_DEEP, simple_commands
 
-    return bool(destructive_commands(command, patterns)) or any(
-        not c.remote and _recursive_rm(c.argv) is not None for c in simple_commands(command))
+    return bool(destructive_commands(command, patterns, user_patterns)) or any(
+        not c.remote and (_deleted(c.argv) is not None
+                          or _REMOTE_DELETE_CALLS.search(c.text) is not None or (
+            c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None))
+        for c in simple_commands(command))
 
 
 def looks_destructive(text: str) -> bool:
@@ -281,10 +358,10 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
         paths = None
     home = paths.home if paths is not None else None
     config = load_config(home)
-    if not _quick_destructive(command, config.patterns):
+    if not _quick_destructive(command, config.patterns, config.user_patterns):
         return Verdict(allowed=True)
     if paths is None:
-        if matching_patterns(command, config.patterns):
+        if destructive_commands(command, config.patterns, config.user_patterns):
             return Verdict(allowed=False, destructive=True, reasons=[
                 f"no labledger ledger found from {cwd or os.getcwd()} (looked for {DIRNAME}/), "
                 "so nothing shows this instance's results were pulled and verified"])
@@ -303,7 +380,7 @@ def _judge_with_ledger(command: str, cwd: str | None, config: HookConfig,
         events = load_events(ledger)
         checker = ObjectChecker(store_of(ledger))
         reasons = _judge_deletes(command, cwd, config, project, events, checker)
-        destroys = destructive_commands(command, config.patterns)
+        destroys = destructive_commands(command, config.patterns, config.user_patterns)
         if destroys:
             instances: dict[str, str | None] = {}
             for e in events:
@@ -324,6 +401,8 @@ def _judge_with_ledger(command: str, cwd: str | None, config: HookConfig,
                     or (host and _mentions(destroy.context, _host_of(host)))]
                 for instance in matched:
                     named[instance] = True
+                if destroy.remote and not matched and not destroy.dynamic:
+                    continue  # `ssh devbox 'pkill -f jupyter'`: a machine not in the ledger
                 if not matched:
                     for instance in live:
                         named.setdefault(instance, False)
@@ -345,28 +424,38 @@ def _judge_with_ledger(command: str, cwd: str | None, config: HookConfig,
 
 def _judge_deletes(command: str, cwd: str | None, config: HookConfig, project: Path,
                    events: list[Any], checker: Any) -> list[str]:
-    """Reasons to refuse the recursive deletes of ``command``: of the ledger itself, of an
-    export root, of a recorded capsule whose stored copy does not verify (each: the folder,
-    one above it, or one inside it)."""
-    from labledger.reconcile.shell_words import simple_commands
+    """Reasons to refuse the deletes of ``command``: of the ledger itself (but its cache), of
+    an export root, of a recorded capsule whose stored copy does not verify (each: the folder,
+    one above it, or something inside it)."""
+    from labledger.reconcile.shell_words import TOO_DEEP, simple_commands
 
     base = Path(cwd) if cwd else Path.cwd()
     bases = [base]
-    targets: list[tuple[str, list[Path], bool]] = []  # (as written, places, computed)
+    # (as written, places it may be, name patterns it is limited to, computed when it runs)
+    targets: list[tuple[str, list[Path], list[str], bool]] = []
     for cmd in simple_commands(command):
         if cmd.remote:
             continue
-        if cmd.name == "cd" and len(cmd.argv) > 1 and not cmd.dynamic:
-            bases.append(_resolve(bases[-1], cmd.argv[1]))
+        if cmd.name in ("cd", "pushd") and not cmd.dynamic:
+            folder = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
+            bases.append(_resolve(bases[-1], folder.replace("~+", str(bases[-1]))))
             continue
-        found = _recursive_rm(cmd.argv)
-        if found is None:
+        if cmd.name == TOO_DEEP:
+            if _DELETE_WORD.search(cmd.argv[1]):
+                targets.append(("(a script nested too deep to read)", [], [], True))
             continue
+        got = _deleted(cmd.argv)
+        if got is None:
+            if _REMOTE_DELETE_CALLS.search(cmd.text):  # python -c "shutil.rmtree('results')"
+                targets.append(("(a delete inside a program)", [], [], True))
+            continue
+        found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
-            targets.append(("(paths read when it runs)", [], True))
+            targets.append(("(paths read when it runs)", [], names, True))
         for target in found:
-            places, computed = _expand(target, bases)
-            targets.append((target, places, computed or cmd.dynamic))
+            for each in _braces(target):
+                places, computed = _expand(each, bases)
+                targets.append((target, places, names, computed or cmd.dynamic))
     if not targets:
         return []
     home = project / ".labledger"
@@ -383,49 +472,84 @@ def _judge_deletes(command: str, cwd: str | None, config: HookConfig, project: P
             protected.append((root, f"the capsule {root} of run {e.run}",
                               e.body.get("digest") or ""))
     reasons: list[str] = []
-    for target, places, computed in targets:
+    for target, places, names, computed in targets:
         for root, what, digest in protected:
-            overlapping = [place for place in places if _overlaps(place, root)]
-            if root == home:  # its cache is always safe to delete
-                overlapping = [p for p in overlapping if home / "cache" not in (p, *p.parents)]
-            hit = bool(overlapping)
+            hit = any(_deletes_some_of(place, root, names) for place in places)
+            if hit and root == home:  # its cache is always safe to delete
+                hit = any(_deletes_some_of(p, root, names) and
+                          home / "cache" not in (p, *p.parents) for p in places)
             if not hit and computed and (root.name in command or str(root) in command):
                 hit = True  # `echo results | xargs rm -rf`, `rm -rf $(echo results)`
             if not hit:
                 continue
             if digest is not None:
                 if not digest:
-                    reasons.append(f"`rm -r {target}` deletes {what}, which has no recorded "
+                    reasons.append(f"`rm {target}` deletes {what}, which has no recorded "
                                    "digest")
                     continue
                 problem = checker.problem(digest)
                 if problem is not None:
-                    reasons.append(f"`rm -r {target}` deletes {what}, and its stored copy "
+                    reasons.append(f"`rm {target}` deletes {what}, and its stored copy "
                                    f"does not verify: {problem}")
                 continue
-            reasons.append(f"`rm -r {target}` deletes {what}")
+            reasons.append(f"`rm {target}` deletes {what}")
     return reasons
+
+
+def _deletes_some_of(place: Path, root: Path, names: list[str]) -> bool:
+    """Deleting ``place`` (limited to entries whose name matches one of ``names``, as find
+    does; none: everything) deletes some of ``root``."""
+    import fnmatch
+
+    if not _overlaps(place, root):
+        return False
+    if not names or place == root or root in place.parents:
+        return True  # at or inside the root: whatever matches there is the root's
+    # above the root: only when the root itself (or a folder between) matches a name
+    between = [p for p in (root, *root.parents) if place in p.parents]
+    return any(fnmatch.fnmatch(p.name, n) or fnmatch.fnmatch(str(p), n) for p in between
+               for n in names)
+
+
+def _braces(word: str) -> list[str]:
+    """Brace expansion, as the shell does it: ``{results,tmp}`` -> results, tmp."""
+    m = re.search(r"\{([^{}]*,[^{}]*)\}", word)
+    if m is None:
+        return [word]
+    out: list[str] = []
+    for choice in m.group(1).split(",")[:64]:
+        out += _braces(word[:m.start()] + choice + word[m.end():])
+    return out[:256]
 
 
 def _expand(target: str, bases: list[Path]) -> tuple[list[Path], bool]:
     """Where ``target`` may point, from each working folder the command line passes through;
-    true when part of it is computed when it runs (so the places are a guess)."""
+    true when part of it is computed when it runs (then only its fixed folder part is a
+    place: `rm -rf "$tmp"` names no place, `rm -rf results/$x` names one inside results)."""
     import glob
 
     places: list[Path] = []
     computed = False
     for base in bases:
         text = target.replace("${PWD}", str(base)).replace("$PWD", str(base))
-        text = os.path.expandvars(os.path.expanduser(text))
-        if "$" in text or "`" in text:
+        text = text.replace("~+", str(base))
+        try:
+            text = os.path.expandvars(os.path.expanduser(text))
+        except ValueError:  # a NUL byte: no such path
             computed = True
-            text = re.split(r"[$`]", text, maxsplit=1)[0] or "."
-        path = _resolve(base, text)
-        places.append(path)
+            continue
+        if "$" in text or "`" in text or "\0" in text:
+            computed = True
+            head = re.split(r"[$`\0]", text, maxsplit=1)[0]
+            if "/" not in head:
+                continue
+            text = head.rsplit("/", 1)[0] or "/"
         if any(c in text for c in "*?["):
-            places += [Path(os.path.normpath(p)) for p in glob.glob(str(path))]
-            places.append(Path(os.path.normpath(str(path).split("*")[0].split("?")[0]
-                                                .split("[")[0]) or "/"))
+            pattern = str(_resolve(base, text))
+            # what it matches now (what does not exist cannot be deleted)
+            places += [Path(os.path.normpath(p)) for p in glob.glob(pattern)]
+            continue
+        places.append(_resolve(base, text))
     return places, computed
 
 
@@ -436,5 +560,8 @@ def _overlaps(place: Path, root: Path) -> bool:
 
 
 def _resolve(base: Path, path: str) -> Path:
-    p = Path(os.path.expanduser(path))
+    try:
+        p = Path(os.path.expanduser(path))
+    except ValueError:  # a NUL byte: the shell would refuse it; judged as written
+        p = Path(path)
     return Path(os.path.normpath(p if p.is_absolute() else base / p))
