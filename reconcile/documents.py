@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
@@ -671,26 +672,30 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
         sizes = [len(segments[i].text) for i in todo]
         if jobs is None:
             jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
-        fixed = memo is not None or jobs > 1  # kept or sent back: without the text
+        rows = memo is not None or jobs > 1  # kept or sent back: plain data, without the text
 
-        def judge(share: list[int]) -> list[tuple[int, list[Finding], list[Match]]]:
-            out = []
+        def judge(share: list[int]) -> list[tuple[int, list[Finding], list[Any]]]:
+            out: list[tuple[int, list[Finding], list[Any]]] = []
             for i in share:  # the shares are positions in `todo`
                 run.report = Report()
                 _segment(run, segments[todo[i]], binds)
                 matches = run.report.matches
                 out.append((todo[i], run.report.findings,
-                            [m.fixed() for m in matches] if fixed else matches))
+                            [m.row() for m in matches] if rows else matches))
             return out
 
         shares = split_by_size(sizes, jobs) if jobs > 1 else [list(range(len(todo)))]
         parts = fork_map(judge, shares) if len(shares) > 1 else [judge(shares[0])]
         for part in parts:
-            for i, findings, matches in part:
+            for i, findings, judged in part:
                 report.findings.extend(findings)
-                report.matches.extend(matches)
+                if not rows:
+                    report.matches.extend(judged)
+                    continue
+                seg = segments[i]
+                report.matches.extend([Match.from_row(seg.path, seg.where, row) for row in judged])
                 if memo is not None:
-                    memo.put(keys[i], segments[i], findings, matches)
+                    memo.put(keys[i], seg, findings, judged)
     if memo is not None:
         memo.save()
     report.documents = documents if documents is not None else len({s.path for s in segments})

@@ -160,17 +160,13 @@ class JudgeCache:
         _, findings, stored = got
         self._new[key] = got
         self.hits += 1
-        matches = [Match.placed(seg.path, seg.where, line, col, offset, claims, shown, via)
-                   for offset, line, col, claims, shown, via in stored]
+        matches = [Match.from_row(seg.path, seg.where, row) for row in stored]
         return list(findings), matches
 
     def put(self, key: str, seg: Segment, findings: list[Finding],
-            matches: list[Match]) -> None:
-        """Remember what was judged for ``seg`` (``matches`` with their places worked out:
-        `Match.fixed`)."""
-        self._new[key] = (_ident(seg), findings,
-                          [(m.offset, m.line, m.col, m.claims, m.shown, m.via)
-                           for m in matches])
+            rows: list[_StoredMatch]) -> None:
+        """Remember what was judged for ``seg`` (its matches as `Match.row` gives them)."""
+        self._new[key] = (_ident(seg), findings, rows)
 
     def save(self) -> None:
         """Write this context's entries back (atomically); any failure leaves the old file."""
