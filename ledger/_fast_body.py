@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_BODY_BYTES = 64 * 1024  # events.MAX_BODY_BYTES; a test pins that they agree
-_INT_TEXT = re.compile(r"-?[0-9]{1,18}")
-_FLOAT_TEXT = re.compile(r"-?[0-9]{1,15}(\.[0-9]{1,15})?")
+# JSON's number grammar (no leading zeros, no sign but minus), which is what msgspec's lax mode
+# reads from text; "-0" is left to the full path (msgspec reads it as an int, then a float).
+_INT_TEXT = re.compile(r"0|-?[1-9][0-9]{0,17}")
+_FLOAT_TEXT = re.compile(r"-?(?:0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?")
 _patterns: dict[str, re.Pattern[str]] = {}
 _known: dict[str, frozenset[str]] = {}
 
@@ -62,6 +64,8 @@ def _convert(value: Any, spec: tuple[Any, ...], coerce: bool) -> Any:
         if isinstance(value, bool):
             raise _Refused
         if coerce and isinstance(value, str) and _FLOAT_TEXT.fullmatch(value):
+            if value.startswith("-") and float(value) == 0:
+                raise _Refused
             value = float(value)
         if isinstance(value, int):
             value = float(value)

@@ -10,6 +10,14 @@ import re
 
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}")
 _WRITER_RE = re.compile(r"[^A-Za-z0-9._-]+")
+_LEADING_DOTS = re.compile(r"^\.+")
+
+
+def _writer_name(raw: str, limit: int) -> str:
+    """``raw`` as a folder name under ``ledger/``: other characters as ``-``, and leading dots
+    as ``_`` (``.`` and ``..`` would put the segment where no reader looks)."""
+    cleaned = _WRITER_RE.sub("-", raw)[:limit]
+    return _LEADING_DOTS.sub(lambda m: "_" * len(m.group(0)), cleaned)
 
 
 def hostname() -> str:
@@ -22,8 +30,8 @@ def default_writer(per_process: bool) -> str:
     # per-process mode must hold with a fixed writer name too: it is what makes NFS safe
     suffix = f"-p{os.getpid()}-{os.urandom(3).hex()}" if per_process else ""
     if override:
-        return _WRITER_RE.sub("-", override)[:80] + suffix
-    host = _WRITER_RE.sub("-", hostname())[:48]
+        return _writer_name(override, 80) + suffix
+    host = _writer_name(hostname(), 48)
     machine = ""
     for source in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
         try:

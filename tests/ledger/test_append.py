@@ -164,3 +164,17 @@ def test_opening_the_ledger_for_each_event_does_not_leak_descriptors(project: Pa
     for i in range(300):  # a hook in a training loop: `Ledger.open().append(...)` every step
         Ledger.open(project).append("note", text=f"step {i}")
     assert len(os.listdir("/proc/self/fd")) <= before + 2
+
+
+@pytest.mark.parametrize("name", [".", "..", ".hidden", "../../x"])
+def test_a_writer_name_of_dots_still_writes_where_readers_look(
+        project: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv("LABLEDGER_WRITER", name)
+    with Ledger.init(project) as led:
+        record = led.append("note", text="kept")
+        assert not led.writer.startswith(".")
+        assert (led.paths.segments / led.writer).parent == led.paths.segments
+    report = check_ledger(Ledger.open(project).paths)
+    assert report.findings == []
+    assert report.events == 1
+    assert [r.id for r in Ledger.open(project).records()] == [record.id]
