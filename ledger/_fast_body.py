@@ -59,6 +59,8 @@ def _convert(value: Any, spec: tuple[Any, ...], coerce: bool) -> Any:
             value = int(value)
         if not isinstance(value, int) or (spec[1] is not None and value < spec[1]):
             raise _Refused
+        if not -(2**63) <= value < 2**63:  # the full path refuses it, naming the field
+            raise _Refused
         return value
     if tag == "float":
         if isinstance(value, bool):

@@ -18,7 +18,14 @@ def main(argv: list[str] | None = None) -> None:
     if "emit" in args[:3]:
         from labledger.ledger._fast_emit import try_emit
 
-        code = try_emit(args)
+        try:
+            code = try_emit(args)
+        except KeyboardInterrupt:  # e.g. waiting for the writer lock: nothing was written
+            sys.stderr.write("labledger: interrupted\n")
+            if "--json" in args:
+                sys.stderr.write('{"type": "exit_error", "code": 130, "message": "interrupted", '
+                                 '"error": "KeyboardInterrupt"}\n')
+            sys.exit(130)
         if code is not None:
             sys.exit(code)
     from labledger.ledger.cli import main as full_main

@@ -45,7 +45,9 @@ def format_ts(when: datetime) -> str:
     """Render an aware datetime in the ledger's one timestamp format."""
     if when.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = when.astimezone(UTC)
+    # %Y does not pad years before 1000 on glibc ("26-12-02..."): the year is written by hand
+    return f"{utc.year:04d}-" + utc.strftime("%m-%dT%H:%M:%S.%fZ")
 
 
 def parse_ts(text: str) -> str:
@@ -437,7 +439,34 @@ def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = 
     if nested is not None:
         raise InvalidEventError(f"unknown field {nested.rsplit('.', 1)[-1]!r}", kind=kind,
                                 field=nested)
+    huge = _out_of_range(typed, "")
+    if huge is not None:
+        raise InvalidEventError(f"integer out of range (a ledger integer is 64-bit: {_INT64_MIN} "
+                                f"to {_INT64_MAX}; give a float or text for anything larger)",
+                                kind=kind, field=huge)
     return typed
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _out_of_range(value: Any, path: str) -> str | None:
+    """The dotted path of the first integer in ``value`` that DuckDB's BIGINT cannot hold."""
+    if type(value) is int:
+        return path if not _INT64_MIN <= value <= _INT64_MAX else None
+    if isinstance(value, msgspec.Struct):
+        items: Any = ((name, getattr(value, name)) for name in value.__struct_fields__)
+    elif isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _out_of_range(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def decode_body(kind: str, version: int, raw: bytes) -> Body | dict[str, Any]:

@@ -154,6 +154,9 @@ def _parse_config(path: Path) -> Config:
         except tomllib.TOMLDecodeError as exc:
             raise LedgerError(f"{path}: not valid TOML ({exc})") from None
     found = data.get("format")
+    if found is not None and type(found) is not int:  # `true` is an int to Python, not TOML
+        raise LedgerError(f"{path}: format must be an integer (this labledger reads format "
+                          f"{FORMAT}), not {found!r}")
     if found != FORMAT:
         raise UnsupportedFormatError(path, found, FORMAT)
     known = {"format", "segment_per_process", "segment_max_events", "segment_max_bytes"}
@@ -162,17 +165,25 @@ def _parse_config(path: Path) -> Config:
     if unknown:
         raise LedgerError(f"{path}: unknown option(s) {', '.join(unknown)}; "
                           f"known: {', '.join(sorted(known))}")
-    try:
-        return Config(
-            format=FORMAT,
-            segment_per_process=bool(data.get("segment_per_process", False)),
-            segment_max_events=int(data.get("segment_max_events",
-                                            Config.segment_max_events_default)),
-            segment_max_bytes=int(data.get("segment_max_bytes",
-                                           Config.segment_max_bytes_default)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise LedgerError(f"{path}: bad option value ({exc})") from None
+    return Config(
+        format=FORMAT,
+        segment_per_process=_option(path, data, "segment_per_process", bool, False),
+        segment_max_events=_option(path, data, "segment_max_events", int,
+                                   Config.segment_max_events_default),
+        segment_max_bytes=_option(path, data, "segment_max_bytes", int,
+                                  Config.segment_max_bytes_default),
+    )
+
+
+def _option(path: Path, data: dict[str, Any], name: str, kind: type, default: Any) -> Any:
+    """``data[name]`` when it is a ``kind`` (a positive one for numbers), else a clear error."""
+    value: Any = data.get(name, default)
+    if type(value) is not kind:  # exact: a bool is an int to Python, "yes" is not a bool
+        wanted = "true or false" if kind is bool else "an integer"
+        raise LedgerError(f"{path}: {name} must be {wanted}, not {value!r}")
+    if kind is int and isinstance(value, int) and value < 1:
+        raise LedgerError(f"{path}: {name} must be at least 1, not {value}")
+    return value
 
 
 def read_config(paths: LedgerPaths) -> Config:

@@ -25,7 +25,7 @@ import msgspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from labledger.ledger.errors import CorruptionError
+from labledger.ledger.errors import CorruptionError, LedgerError
 from labledger.ledger.record import Record, RecordError, verify_line
 from labledger.ledger.root import LedgerPaths, fsync_dir
 from labledger.ledger.segment import iter_lines, list_segments
@@ -74,15 +74,21 @@ def seal_segment(segment: Path) -> Path | None:
         columns["record"].append(line.decode("utf-8"))
     table = pa.table(columns, schema=SCHEMA)
     tmp = segment.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp, compression="zstd", row_group_size=128 * 1024)
-    fd = os.open(tmp, os.O_RDONLY)
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.chmod(tmp, 0o444)
-    os.replace(tmp, target)
-    fsync_dir(segment.parent)
+        pq.write_table(table, tmp, compression="zstd", row_group_size=128 * 1024)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, target)
+        fsync_dir(segment.parent)
+    except OSError as exc:  # a full disk, a quota: the JSONL segment is untouched and still read
+        tmp.unlink(missing_ok=True)
+        raise LedgerError(f"cannot seal {segment}: {exc.strerror or exc}; the JSONL segment is "
+                          "kept and still read, nothing was lost (run `labledger compact` again "
+                          "when there is room)") from None
     segment.unlink()
     fsync_dir(segment.parent)
     return target

@@ -316,6 +316,23 @@ class SegmentWriter:
         assert self._tail is not None
         os.fchmod(self._seg_fd, 0o444)
 
+    def _acquire(self) -> None:
+        """Take the writer's lock; when another process holds it, say so once, then wait."""
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        # Another process of this writer holds it (an append, `compact`, a stuck process): a
+        # training loop must not stall in silence. Through logging, which with no handler set
+        # up writes WARNINGs to stderr (a library does not print).
+        import logging
+
+        logging.getLogger("labledger").warning(
+            "labledger: waiting for the writer lock %s (another process of writer %r holds it)",
+            self.dir / ".lock", self.writer)
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+
     # -- append -----------------------------------------------------------------------------------
     def append(self, drafts: Sequence[Draft]) -> list[Appended]:
         """Append drafts with one write and one fsync, all or nothing; return them acknowledged.
@@ -327,7 +344,7 @@ class SegmentWriter:
             return []
         with self._thread_lock:
             self._ensure_open()
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            self._acquire()
             try:
                 return self._append_locked(drafts)
             finally:
@@ -345,7 +362,7 @@ class SegmentWriter:
             return None
         with self._thread_lock:
             self._ensure_open()
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            self._acquire()
             try:
                 tail = self._tail_for_batch()
                 first = tail.next_seq

@@ -152,8 +152,14 @@ def main(argv: list[str] | None = None) -> None:
                               "message": exc.format_message(),
                               "error": type(exc).__name__}), err=True)
         sys.exit(exc.exit_code)
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, click.exceptions.Abort) as exc:
         click.echo("labledger: interrupted", err=True)
+        args = sys.argv[1:] if argv is None else argv
+        if obj.json or "--json" in args:
+            from labledger.ledger.cli._output import dumps
+
+            click.echo(dumps({"type": "exit_error", "code": EXIT_INTERRUPTED,
+                              "message": "interrupted", "error": type(exc).__name__}), err=True)
         sys.exit(EXIT_INTERRUPTED)
     except BrokenPipeError:
         sys.exit(1)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 import click
 
 from labledger.ledger.cli._context import common, open_ledger, state
-from labledger.ledger.cli._output import dumps, emit_json, info
+from labledger.ledger.cli._output import dumps, emit_json, info, warn
 from labledger.ledger.errors import InvalidEventError
 
 
@@ -34,6 +36,10 @@ def init(directory: str | None, segment_per_process: bool) -> None:
     target = Path(directory or state().root or os.environ.get("LABLEDGER_ROOT") or ".")
     existed = (target / DIRNAME / "config.toml").exists()
     ledger = Ledger.init(target, segment_per_process=segment_per_process)
+    if existed and segment_per_process and not ledger.config.segment_per_process:
+        warn(f"--segment-per-process was not applied: the ledger exists and its "
+             f"{ledger.paths.config} says segment_per_process = false (set it to true there "
+             "to change it; events are kept either way)")
     if state().json:
         emit_json({"root": str(ledger.paths.project), "ledger": str(ledger.paths.home),
                    "created": not existed, "writer": ledger.writer})
@@ -45,7 +51,10 @@ def init(directory: str | None, segment_per_process: bool) -> None:
 
 
 def _parse_sets(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``key=value`` pairs; dotted keys nest (``metrics.psnr=31.4``); values stay text."""
+    """``key=value`` pairs; dotted keys nest (``metrics.psnr=31.4``). Values stay text (the
+    event's schema types them), except under ``extra``, which has no schema: there a JSON
+    number, ``true``, ``false`` or ``null`` is that value (``extra.loss=0.41`` is a number, as
+    the Python API would write it); other text stays text."""
     body: dict[str, Any] = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
@@ -58,8 +67,21 @@ def _parse_sets(pairs: tuple[str, ...]) -> dict[str, Any]:
             if not isinstance(child, dict):
                 raise InvalidEventError(f"--set {key!r} nests under a plain value", field=key)
             node = child
-        node[parts[-1]] = value
+        node[parts[-1]] = _free_form(value) if parts[0] == "extra" else value
     return body
+
+
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _free_form(text: str) -> Any:
+    if text in ("true", "false", "null"):
+        return {"true": True, "false": False, "null": None}[text]
+    if _JSON_NUMBER.fullmatch(text):
+        number = json.loads(text)
+        if not isinstance(number, float) or math.isfinite(number):  # 1e999 stays text
+            return number
+    return text
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

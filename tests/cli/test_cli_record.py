@@ -95,7 +95,53 @@ def test_unknown_format_version_is_refused(project: Path, snapshot: Snapshot,
     assert snapshot(project) == before
 
 
+@pytest.mark.parametrize(("line", "says"), [
+    ("format = true", "format must be an integer (this labledger reads format 1), not True"),
+    ("segment_max_events = 0", "segment_max_events must be at least 1, not 0"),
+    ("segment_max_events = -5", "segment_max_events must be at least 1, not -5"),
+    ("segment_max_bytes = true", "segment_max_bytes must be an integer, not True"),
+    ('segment_per_process = "yes"', "segment_per_process must be true or false, not 'yes'"),
+])
+def test_a_config_value_of_the_wrong_type_or_range_is_refused(
+        project: Path, snapshot: Snapshot, capsys: pytest.CaptureFixture[str], line: str,
+        says: str) -> None:
+    Ledger.init(project)
+    config = project / ".labledger" / "config.toml"
+    key = line.split(" = ")[0]
+    config.write_text("\n".join(line if ln.startswith(key + " ") else ln
+                                for ln in config.read_text().splitlines()) + "\n")
+    before = snapshot(project)
+    code, out, err = call(capsys, "emit", "note", "--set", "text=x")
+    assert (code, out) == (1, "")
+    assert says in err
+    assert "Traceback" not in err
+    assert snapshot(project) == before
+
+
+def test_init_again_with_another_setting_says_it_was_not_applied(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Ledger.init(project)
+    code, _, err = call(capsys, "init", "--segment-per-process")
+    assert code == 0
+    assert "--segment-per-process was not applied" in err
+    assert "segment_per_process = false" in (project / ".labledger" / "config.toml").read_text()
+
+
 # --- emit ----------------------------------------------------------------------------------------
+
+
+def test_set_under_extra_reads_json_scalars_as_values(ledger: Ledger, project: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "emit", "run.heartbeat", "--run", "r1", "--set", "step=5",
+                        "--set", "extra.loss=0.41", "--set", "extra.n=12", "--set",
+                        "extra.ok=true", "--set", "extra.none=null", "--set", "extra.tag=best",
+                        "--set", "extra.zip=007", "--set", "extra.huge=1e999",
+                        "--set", "extra.deep.lr=1e-4")
+    assert code == 0, err
+    body = next(iter(Ledger.open(project).records())).body_dict()
+    assert body["extra"] == {"loss": 0.41, "n": 12, "ok": True, "none": None, "tag": "best",
+                             "zip": "007", "huge": "1e999", "deep": {"lr": 0.0001}}
+    assert body["step"] == 5
 def test_emit_prints_the_id_of_the_stored_event(ledger: Ledger, project: Path) -> None:
     result = invoke("emit", "note", "--run", "r1", "--instance", "box-1", "--set", "text=hi")
     assert result.exit_code == 0, result.stderr

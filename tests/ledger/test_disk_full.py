@@ -270,3 +270,25 @@ def test_short_write_then_error_is_cut_back(
     nxt = ledger.append("note", text="next")
     assert (nxt.seq, nxt.prev) == (2, acked[-1].id)
     _assert_clean(ledger, 3)
+
+
+def test_compact_on_a_full_disk_says_so_and_keeps_every_event(ledger: Ledger,
+                                                                project: Path) -> None:
+    for i in range(20):
+        ledger.append("note", text=f"event {i} " + "x" * 200)
+    exe = Path(sys.executable).with_name("labledger")
+
+    def limited() -> None:  # the kernel refuses bytes past 2 KB, as a full disk would
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, resource.RLIM_INFINITY))
+
+    proc = subprocess.run([str(exe), "compact"], cwd=project, capture_output=True, text=True,
+                          preexec_fn=limited, timeout=120, check=False)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "cannot seal" in proc.stderr
+    assert "nothing was lost" in proc.stderr
+    assert not list(ledger.paths.segments.rglob("*.parquet*"))
+    _assert_clean(ledger, 20)
+    ledger.append("note", text="after")  # the ledger still takes appends
+    _assert_clean(ledger, 21)

@@ -234,3 +234,18 @@ def test_invalid_event_error_is_a_ledger_error_with_json_fields() -> None:
     assert str(error) == "f.jsonl:4, event 'note', field 'text': bad; nothing was written"
     assert error.to_json() == {"error": "InvalidEventError", "message": str(error),
                                "kind": "note", "field": "text", "line": 4}
+
+
+@pytest.mark.parametrize(("kind", "body", "field"), [
+    ("checkpoint.saved", {"path": "x", "digest": "blake3:" + "0" * 64, "size": 2**63},
+     "size"),
+    ("run.heartbeat", {"step": 1, "extra": {"a": [1, -(2**63) - 1]}}, "extra.a.1"),
+    ("run.heartbeat", {"extra": {"deep": {"n": 10**30}}}, "extra.deep.n"),
+])
+def test_integers_a_query_cannot_hold_are_refused(ledger: Ledger, kind: str,
+                                                  body: dict[str, object], field: str) -> None:
+    with pytest.raises(InvalidEventError, match="integer out of range") as info:
+        ledger.append(kind, **body)
+    assert info.value.field == field
+    assert list(ledger.records()) == []
+    ledger.append("run.heartbeat", step=2**63 - 1, extra={"low": -(2**63)})  # the limits fit
