@@ -10,10 +10,15 @@ Protocol (DOMAIN.md, "Canonical run capsule"), with the cost of breaking each st
    only after the capsule is sealed and recorded).
 3. Check the candidate against the rules (`labledger.ingest.capsule_rules`), collecting every
    problem; load checkpoints in a child process.
-4. Store the candidate as a CAS tree (bytes first), validate the events to be written, then
-   rename ``.partial/<run>`` to ``<run>`` with ``RENAME_NOREPLACE`` and fsync the export root.
-5. Append `capsule.sealed` (tree digest, file count, bytes) and one `checkpoint.verified` per
-   loaded checkpoint, in one batch.
+4. Store the candidate as a CAS tree (bytes first), then append `capsule.sealed` (tree digest,
+   file count, bytes) and one `checkpoint.verified` per loaded checkpoint, in one batch.
+5. Rename ``.partial/<run>`` to ``<run>`` with ``RENAME_NOREPLACE`` and fsync the export root.
+
+The record comes before the rename so that a capsule is never in place without its record: a
+crash (or Ctrl-C, or a failed rename) between the two leaves a recorded capsule in
+``.partial/<run>``, and closing the same run again finds its `capsule.sealed`, checks that
+``.partial/<run>`` is that very tree (its digest), and finishes the rename. A run that has a
+`capsule.sealed` is never closed again otherwise (re-running mints a new run id).
 
 On any failure in steps 2-4 the candidate is moved to ``<quarantine-root>/<run>--<attempt>``
 (default quarantine root: ``<export-root>/../quarantine``) with a ``REASON.txt`` listing every
@@ -42,8 +47,10 @@ from labledger.ingest.errors import (
     CapsuleInterruptedError,
     CapsuleQuarantinedError,
     CapsuleSourceError,
+    CapsuleUnplacedError,
 )
 from labledger.ledger.ledger import Ledger
+from labledger.ledger.record import Record
 
 PARTIAL = ".partial"
 _MAX_NAME = 256  # the ledger's limit on a path field
@@ -202,10 +209,47 @@ def close_capsule(
             led.close()
 
 
+def sealed_record(led: Ledger, run: str) -> Record | None:
+    """The latest `capsule.sealed` of ``run``, or None (one pass over the ledger)."""
+    found = None
+    for record in led.records():
+        if record.kind == "capsule.sealed" and record.run == run:
+            found = record
+    return found
+
+
+def _finish_interrupted(led: Ledger, sealed: Record, *, run: str, destination: Path,
+                        partial: Path) -> SealedCapsule:
+    """Close a run already recorded as sealed: put its ``.partial`` tree in place if that is
+    what an interrupted closure left, else refuse (nothing sealed is closed twice)."""
+    body = sealed.body_dict()
+    if os.path.lexists(destination) or not os.path.isdir(partial):
+        raise CapsuleExistsError(run, destination, sealed=sealed.id)
+    from labledger.ledger.artifacts import open_store
+
+    put = open_store(led).put_tree(partial, symlinks="record")  # bytes are there: a re-hash
+    if put.digest != body.get("digest"):
+        raise CapsuleInterruptedError(run, partial)
+    try:
+        rename_noreplace(partial, destination)
+        fsync_dir(destination.parent)
+        fsync_dir(partial.parent)
+    except OSError as exc:
+        raise CapsuleUnplacedError(run, partial, destination, sealed.id,
+                                   exc.strerror or str(exc)) from None
+    return SealedCapsule(run=run, path=str(destination), digest=put.digest,
+                         files=int(body.get("files", 0)), bytes=int(body.get("bytes", 0)),
+                         moved=False, event_id=sealed.id)
+
+
 def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
            quarantine_root: Path, rules: CapsuleRules) -> SealedCapsule:
     destination = export_root / run
     partial = export_root / PARTIAL / run
+    sealed = sealed_record(led, run)
+    if sealed is not None:
+        return _finish_interrupted(led, sealed, run=run, destination=destination,
+                                   partial=partial)
     if not source.is_dir():
         raise CapsuleSourceError(source, "it is not a directory")
     if move and source.is_symlink():
@@ -251,9 +295,7 @@ def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool
             "path": _fit(str(destination / r.path)), "digest": digests[r.path], "ok": True,
             "tensors": r.tensors, "loader": check.loader}, run=run)
             for r in check.loaded]
-        rename_noreplace(partial, destination)
-        fsync_dir(export_root)
-        fsync_dir(partial.parent)
+        records = led.append_drafts(drafts)  # recorded first: see the module docstring
     except (Exception, KeyboardInterrupt) as exc:
         if not os.path.lexists(partial):
             raise  # nothing was copied or moved yet: the source is untouched
@@ -264,7 +306,13 @@ def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool
         if isinstance(exc, KeyboardInterrupt):
             raise
         raise error from (None if isinstance(exc, _Rejected) else exc)
-    records = led.append_drafts(drafts)
+    try:
+        rename_noreplace(partial, destination)
+        fsync_dir(export_root)
+        fsync_dir(partial.parent)
+    except OSError as exc:  # recorded, not in place: closing again finishes it
+        raise CapsuleUnplacedError(run, partial, destination, records[0].id,
+                                   exc.strerror or str(exc)) from None
     if copied:
         shutil.rmtree(source)  # sealed, stored and recorded: the copy is the run now
         fsync_dir(source.parent)

@@ -9,6 +9,7 @@ and renders them with ``to_json()`` so the CLI can print them under ``--json``::
      ├── CapsuleExistsError            the export destination already exists (nothing was moved)
      ├── CapsuleSourceError            a source directory that cannot be closed (nothing moved)
      ├── CapsuleInterruptedError       an earlier closure left `.partial/<run>` behind
+     ├── CapsuleUnplacedError          recorded as sealed, but not yet renamed into place
      ├── CapsuleQuarantinedError       exit 3: the candidate failed and was quarantined
      └── RunRefusedError               `labledger run --strict`: the launch could not be recorded,
                                        so the command was not started
@@ -50,11 +51,13 @@ class CapsuleExistsError(IngestError):
 
     _fields = ("run", "destination")
 
-    def __init__(self, run: str, destination: Path) -> None:
+    def __init__(self, run: str, destination: Path, sealed: str | None = None) -> None:
+        what = (f"run {run} is already sealed (capsule.sealed {sealed[:12]})" if sealed
+                else f"{destination} already exists")
         super().__init__(
-            f"{destination} already exists; a sealed capsule is never overwritten. Nothing was "
-            f"copied or moved. Re-running mints a new run id: close it under a new --run, or "
-            f"pick another --export-root")
+            f"{what}; a sealed capsule is never overwritten. Nothing was copied or moved. "
+            f"Re-running mints a new run id: close it under a new --run, or pick another "
+            f"--export-root")
         self.run, self.destination = run, destination
 
 
@@ -79,6 +82,22 @@ class CapsuleInterruptedError(IngestError):
             f"copied or moved; inspect it, then move it out of the way (labledger never deletes "
             f"it) and close again")
         self.run, self.partial = run, partial
+
+
+class CapsuleUnplacedError(IngestError):
+    """The capsule was stored and recorded as sealed, but ``.partial/<run>`` could not be
+    renamed to ``<run>``: running the same `labledger close` again finishes it."""
+
+    _fields = ("run", "partial", "destination", "event_id", "problem")
+
+    def __init__(self, run: str, partial: Path, destination: Path, event_id: str,
+                 problem: str) -> None:
+        super().__init__(
+            f"run {run} is sealed and recorded (event {event_id[:12]}), but {partial} could not "
+            f"be moved to {destination}: {problem}. Nothing is lost (the capsule is in the "
+            f"store); run the same `labledger close` again to put it in place")
+        self.run, self.partial, self.destination = run, partial, destination
+        self.event_id, self.problem = event_id, problem
 
 
 class CapsuleQuarantinedError(IngestError):

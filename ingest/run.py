@@ -361,6 +361,8 @@ def run_command(
         ledger = Ledger.open(root)
     except _LEDGER_FAILURES as exc:
         launch_problem = str(exc)
+    if ledger is not None and run is not None:
+        _refuse_sealed(ledger, run)
     recorder = _Recorder(ledger, notify, result.problems)
 
     try:
@@ -410,6 +412,20 @@ def run_command(
         if ledger is not None:
             ledger.close()
     return result
+
+
+def _refuse_sealed(ledger: Ledger, run: str) -> None:
+    """A sealed run is never launched again (DOMAIN: re-running mints a new run id): its
+    state would turn from sealed back to running, and its capsule would no longer be the run."""
+    from labledger.ingest.capsule import sealed_record
+
+    sealed = sealed_record(ledger, run)
+    if sealed is not None:
+        ledger.close()
+        raise InvalidEventError(
+            f"run {run!r} is sealed (capsule.sealed {sealed.id[:12]} at "
+            f"{sealed.body_dict().get('path')}); re-running mints a new run id: leave out --run "
+            "or give a new one (nothing started, nothing written)", field="run")
 
 
 def _supervise(argv: Sequence[str], workdir: str, child_env: Mapping[str, str],

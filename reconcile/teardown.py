@@ -97,6 +97,19 @@ class ProviderResult:
     output: str
 
 
+def ensure_not_released(ledger: Ledger, instance: str) -> None:
+    """Raise `InstanceStateError` when ``instance`` was released after its latest rent: there is
+    nothing left to approve, request or destroy (a second destroy may hit a reused id)."""
+    from labledger.reconcile.errors import InstanceStateError
+    from labledger.reconcile.instances import format_time
+    from labledger.reconcile.rental import lease_of
+
+    lease = lease_of(ledger, instance)
+    if lease is not None and lease.state == "released":
+        when = f" at {format_time(lease.released_at)}" if lease.released_at else ""
+        raise InstanceStateError(instance, "tear down", f"it was released{when}")
+
+
 def run_provider_command(command: Sequence[str], *, timeout: float = 600.0) -> ProviderResult:
     """Run the provider's teardown command; its output tail is kept (stdout then stderr)."""
     try:

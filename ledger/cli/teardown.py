@@ -179,6 +179,7 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     Example: labledger teardown --instance box1 --yes -- vastai destroy instance 123
     """
     from labledger.reconcile.teardown import (
+        ensure_not_released,
         record_approval,
         record_confirmed,
         record_request,
@@ -199,6 +200,7 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
             click.echo(record.id)
             info(ctx, f"recorded teardown.confirmed for {instance}")
         return
+    ensure_not_released(open_ledger(), instance)
     ledger, gate_result, events = _evaluate(instance)
     plan = teardown_plan(events, instance)
     if plan.verb:
@@ -245,7 +247,10 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
         out["requested"] = requested.to_dict()
         if result.output:
             warn(result.output.rstrip())
-        if result.exit_code != 0:
+        if result.exit_code is None:  # not found, or timed out (the output says which)
+            warn("provider command did not finish: not acknowledged")
+            code = EXIT_FAILED
+        elif result.exit_code != 0:
             warn(f"provider command exited {result.exit_code}: not acknowledged")
             code = EXIT_FAILED
         else:
