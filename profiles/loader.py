@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -112,6 +113,7 @@ def _parse(text: str, file: str,
         profile = msgspec.convert(data, Profile)
     except msgspec.ValidationError as exc:
         raise _validation_error(file, data, lines, exc) from None
+    _check_values(file, data, lines, (), _this_month())
     if expected_name is not None and profile.name != expected_name:
         raise InvalidProfileError(
             file, line_of(lines, ("name",)), "name",
@@ -124,6 +126,32 @@ def _parse(text: str, file: str,
             raise InvalidProfileError(file, line_of(lines, path), format_path(path),
                                       f"not a valid regular expression ({exc})") from None
     return lines, profile, data
+
+
+def _this_month() -> str:
+    from datetime import UTC, datetime, timedelta
+
+    # a day ahead: a fact checked today east of UTC is not "in the future"
+    return (datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m")
+
+
+def _check_values(file: str, data: Any, lines: dict[PathKey, int], path: PathKey,
+                  month: str) -> None:
+    """What the schema cannot say: numbers are finite (TOML has ``inf`` and ``nan``; a grace
+    window of ``inf`` seconds is never reached) and no fact was verified in the future (it
+    would never go stale, so `profiles stale` would never name it)."""
+    items: Any = (data.items() if isinstance(data, dict)
+                  else enumerate(data) if isinstance(data, list) else ())
+    for key, value in items:
+        here: PathKey = (*path, key)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidProfileError(file, line_of(lines, here), format_path(here),
+                                      f"{value} is not a finite number")
+        if key == "verified" and isinstance(value, str) and value > month:
+            raise InvalidProfileError(file, line_of(lines, here), format_path(here),
+                                      f"'{value}' is in the future (this month is "
+                                      f"{month}); write the month the fact was checked")
+        _check_values(file, value, lines, here, month)
 
 
 def _load_file(text: str, file: str, stem: str, origin: Literal["shipped", "user"],

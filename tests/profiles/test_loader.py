@@ -302,6 +302,30 @@ def test_parse_profile_without_a_file() -> None:
         parse_profile(MINIMAL.replace('"ssh-host"', '"mainframe"'), "<text>")
 
 
+_SPOT = MINIMAL + """
+[preemption]
+spot = true
+grace-seconds = {grace}
+verified = "2026-06"
+source = "me"
+"""
+
+
+@pytest.mark.parametrize("grace", ["inf", "+inf", "nan"])
+def test_a_number_that_is_not_finite_is_refused_by_line_and_field(grace: str) -> None:
+    with pytest.raises(InvalidProfileError,
+                       match=r"^<text>:(10|11): field 'preemption.grace-seconds'") as info:
+        parse_profile(_SPOT.format(grace=grace), "<text>")
+    assert "not a finite number" in str(info.value) or ">= 0" in str(info.value)
+
+
+def test_a_fact_verified_in_the_future_is_refused() -> None:
+    with pytest.raises(InvalidProfileError,
+                       match=r"^<text>:6: field 'kind.verified': '2099-01' is in the future"):
+        parse_profile(MINIMAL.replace('"2026-06"', '"2099-01"'), "<text>")
+    assert parse_profile(_SPOT.format(grace="30.0"), "<text>").preemption is not None
+
+
 # --- the package's surface and layering ----------------------------------------------------------
 def test_all_is_pinned() -> None:
     assert api.__all__ == [
