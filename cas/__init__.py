@@ -21,8 +21,12 @@ Storage invariants (each MUST holds for every writer; the cost of breaking it fo
 * Trees are canonical JSON documents starting ``{"format":"labledger.tree.v1",`` with sorted,
   validated entries (see `labledger.cas.tree`); symlinks are recorded, never followed.
 * An object whose bytes do not match its name is moved to ``quarantine/<hex>-<UTC time>`` and
-  reported; it is never deleted. Only gc deletes, and only objects that nothing references and
-  that are older than the grace period.
+  reported (`ObjectCorruptError`, or listed by `Store.verify_all`); it is never deleted. The
+  store knows no events: whoever reads through it MUST record the quarantine in the ledger
+  (``object.quarantined``), else the ledger keeps vouching for bytes that are gone. Only gc
+  deletes, and only objects that nothing references and that are older than the grace period.
+* A reader that hands bytes on where they cannot be taken back (``cas cat`` to stdout) verifies
+  the whole object first; ``read_chunks`` alone reports a mismatch only after the last chunk.
 """
 
 from labledger.cas.batch import Batch

@@ -10,7 +10,7 @@ and renders them with ``to_json()`` so a CLI can print them under ``--json``::
      ├── NotATreeError               a tree operation on a file object
      ├── MalformedTreeError          a tree object that fails validation
      ├── UnsafePathError             an absolute, ``..`` or unrepresentable path
-     ├── SymlinkRefusedError         a symlink met with ``symlinks="refuse"``
+     ├── SymlinkRefusedError         a symlink met with ``symlinks="refuse"``, or as a source
      ├── UnsupportedFileTypeError    a FIFO, socket or device inside a tree
      ├── CaseCollisionError          names that differ only by case (when refused)
      ├── SourceUnreadableError       a source that cannot be opened or read
@@ -143,15 +143,19 @@ class UnsafePathError(CasError):
 
 
 class SymlinkRefusedError(CasError):
-    """A symlink inside a tree stored with ``symlinks="refuse"``."""
+    """A symlink inside a tree stored with ``symlinks="refuse"``, or given as the source."""
 
     _fields = ("path", "target")
 
-    def __init__(self, path: Path, target: str) -> None:
-        super().__init__(
-            f"{path} is a symlink (to {target!r}) and symlinks are refused; replace it with "
-            f"the file it points to, or store the tree with symlinks recorded as links"
+    def __init__(self, path: Path, target: str, *, top_level: bool = False) -> None:
+        what = (
+            "symlinks are never followed, and only a directory can record one (as a link "
+            "entry); store the file or directory it points to instead"
+            if top_level
+            else "symlinks are refused; replace it with the file it points to, or store the "
+            "tree with symlinks recorded as links"
         )
+        super().__init__(f"{path} is a symlink (to {target!r}) and {what}")
         self.path, self.target = path, target
 
 
@@ -160,10 +164,12 @@ class UnsupportedFileTypeError(CasError):
 
     _fields = ("path", "kind")
 
-    def __init__(self, path: Path, kind: str) -> None:
+    def __init__(self, path: Path, kind: str, *, top_level: bool = False) -> None:
         super().__init__(
-            f"{path} is a {kind}; only regular files, directories and symlinks can be stored. "
-            f"Move it out of the directory and try again"
+            f"{path} is a {kind}; only regular files and directories can be stored"
+            if top_level
+            else f"{path} is a {kind}; only regular files, directories and symlinks can be "
+            f"stored. Move it out of the directory and try again"
         )
         self.path, self.kind = path, kind
 
@@ -250,5 +256,6 @@ class DestinationExistsError(CasError, FileExistsError):
     _fields = ("path",)
 
     def __init__(self, path: Path) -> None:
-        super().__init__(f"{path} already exists; choose another destination or pass force")
+        super().__init__(f"{path} already exists; choose another destination, or replace it "
+                         f"with `--force` (`force=True` in Python)")
         self.path = path

@@ -1,4 +1,11 @@
-"""Garbage collection: remove unreferenced objects older than a grace period."""
+"""Garbage collection: remove unreferenced objects older than a grace period.
+
+Two kinds of reference reach gc. ``referenced`` is everything worth keeping: gc never removes
+an object it names, nor a file of a tree it names, even when the name is not really an object
+(a digest of a document, a hash a remote box computed). ``required`` is the subset that the
+store is supposed to hold; only those (and the files of stored trees) are reported ``missing``,
+so digests of things that were never stored do not read as lost evidence.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from labledger.cas import _fs
 from labledger.cas.digest import PREFIX, parse_digest
+from labledger.cas.errors import MalformedTreeError
 from labledger.cas.results import GcItem, GcReport
 from labledger.cas.tree import TREE_MAGIC, decode_tree
 from labledger.cas.verify import scan_objects
@@ -24,12 +32,26 @@ def _item(digest: str | None, path: Path, st: os.stat_result) -> GcItem:
                   mtime=datetime.fromtimestamp(st.st_mtime, UTC))
 
 
-def _reachable(store: StoreLike, referenced: Iterable[str]) -> tuple[set[str], list[str]]:
+def _reachable(
+    store: StoreLike, referenced: Iterable[str], required: Iterable[str] | None, *, strict: bool
+) -> tuple[set[str], dict[str, str | None]]:
+    """Walk from ``referenced`` through trees; returns the stored hexes and the missing digests.
+
+    ``missing`` maps a digest that should be stored but is not to the tree that names it (None
+    for a root). Only roots in ``required`` (every root when it is None) and files named by a
+    stored tree count as missing: other roots are kept when present and ignored when absent.
+    With ``strict`` a stored tree that cannot be decoded raises (gc could not protect its
+    files); without it the object is taken for a file that merely starts like a tree.
+    """
     keep: set[str] = set()
-    missing: list[str] = []
-    queue = [parse_digest(d) for d in referenced]
+    missing: dict[str, str | None] = {}
+    must = None if required is None else {parse_digest(d) for d in required}
+    queue: list[tuple[str, str | None, bool]] = [
+        (hex_, None, must is None or hex_ in must) for hex_ in map(parse_digest, referenced)]
+    if must is not None:
+        queue += [(hex_, None, True) for hex_ in must]
     while queue:
-        hex_ = queue.pop()
+        hex_, parent, needed = queue.pop()
         if hex_ in keep:
             continue
         path = store._path(hex_)
@@ -39,15 +61,27 @@ def _reachable(store: StoreLike, referenced: Iterable[str]) -> tuple[set[str], l
                 is_tree = head == TREE_MAGIC
                 data = head + f.read() if is_tree else b""
         except FileNotFoundError:
-            missing.append(PREFIX + hex_)
+            if needed:
+                missing.setdefault(PREFIX + hex_, parent)
             continue
         keep.add(hex_)
-        if is_tree:
-            # A referenced tree that cannot be decoded raises: its files cannot be protected.
-            for entry in decode_tree(data, PREFIX + hex_):
-                if entry.digest is not None:
-                    queue.append(parse_digest(entry.digest))
-    return keep, sorted(set(missing))
+        if not is_tree:
+            continue
+        try:
+            entries = decode_tree(data, PREFIX + hex_)
+        except MalformedTreeError:
+            if strict:
+                raise
+            continue
+        for entry in entries:
+            if entry.digest is not None:
+                queue.append((parse_digest(entry.digest), PREFIX + hex_, True))
+    return keep, missing
+
+
+def find_missing(store: StoreLike, required: Iterable[str]) -> dict[str, str | None]:
+    """See `Store.find_missing`."""
+    return _reachable(store, (), required, strict=False)[1]
 
 
 def collect_garbage(
@@ -57,13 +91,14 @@ def collect_garbage(
     grace_seconds: float,
     dry_run: bool,
     now: datetime | None,
+    required: Iterable[str] | None = None,
 ) -> GcReport:
     """See `Store.gc`."""
     if grace_seconds < 0:
         raise ValueError("grace_seconds must be >= 0")
     now_ts = now.timestamp() if now is not None else time.time()
     cutoff = now_ts - grace_seconds
-    keep, missing = _reachable(store, referenced)
+    keep, missing = _reachable(store, referenced, required, strict=True)
     removed: list[GcItem] = []
     kept_referenced = kept_recent = 0
     touched: set[Path] = set()
@@ -102,4 +137,4 @@ def collect_garbage(
         _fs.fsync_dir(d)
     return GcReport(dry_run=dry_run, removed=tuple(removed), temp_removed=tuple(temps),
                     kept_referenced=kept_referenced, kept_recent=kept_recent,
-                    missing=tuple(missing))
+                    missing=tuple(sorted(missing)))

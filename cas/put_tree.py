@@ -76,6 +76,35 @@ def _scan(root: Path, symlinks: str) -> tuple[list[TreeEntry], list[tuple[str, P
     return entries, files
 
 
+def check_source(path: Path, *, symlinks: Literal["record", "refuse"]) -> None:
+    """See `Store.check_source`."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise SourceNotFoundError(path) from None
+    except OSError as exc:
+        raise SourceUnreadableError(path, exc.strerror or str(exc)) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise SymlinkRefusedError(path, os.readlink(path), top_level=True)
+    if stat.S_ISDIR(st.st_mode):
+        _, files = _scan(path, symlinks)
+    elif stat.S_ISREG(st.st_mode):
+        files = [("", path)]
+    else:
+        kind = "FIFO" if stat.S_ISFIFO(st.st_mode) else (
+            "socket" if stat.S_ISSOCK(st.st_mode) else "device node")
+        raise UnsupportedFileTypeError(path, kind, top_level=True)
+    for _, file in files:
+        # Opening is the only reliable readability test (ACLs, root squash). O_NONBLOCK: should
+        # a file have become a FIFO since the scan, the open must not wait for a writer.
+        try:
+            os.close(os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC))
+        except FileNotFoundError:
+            raise SourceNotFoundError(file) from None
+        except OSError as exc:
+            raise SourceUnreadableError(file, exc.strerror or str(exc)) from None
+
+
 def put_tree(
     store: StoreLike,
     root: Path,

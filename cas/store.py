@@ -232,6 +232,24 @@ class Store:
         return put_tree(self, Path(path), symlinks=symlinks, on_case_collision=on_case_collision,
                         sha256=sha256, progress=progress)
 
+    def check_source(self, path: Path | str, *,
+                     symlinks: Literal["record", "refuse"] = "record") -> None:
+        """Refuse a source that `put` would fail on, before anything is stored.
+
+        For checking every argument of a multi-source put first, so a bad one leaves the store
+        unchanged. ``path`` itself must be a regular file or a directory (a symlink is refused,
+        never followed); a directory is walked as `put_tree` would walk it, and every file in
+        it must open. Reads no content, so a source can still change before it is stored.
+
+        Raises
+        ------
+        SourceNotFoundError, SourceUnreadableError, SymlinkRefusedError,
+        UnsupportedFileTypeError, UnsafePathError
+        """
+        from labledger.cas.put_tree import check_source
+
+        check_source(Path(path), symlinks=symlinks)
+
     def put(self, path: Path | str, *, sha256: bool = False, progress: Progress | None = None
             ) -> PutResult:
         """`put_tree` for a directory, `put_file` for anything else."""
@@ -379,12 +397,15 @@ class Store:
         grace_seconds: float,
         dry_run: bool = True,
         now: datetime | None = None,
+        required: Iterable[str] | None = None,
     ) -> GcReport:
         """Remove objects nothing references that are older than ``grace_seconds``.
 
         A referenced tree keeps its files. Temp files older than the grace period (left by
         crashed writers) go too. With ``dry_run`` (the default) nothing is removed and the
-        report lists what would be.
+        report lists what would be. ``required`` names the references the store is supposed
+        to hold: only those (and files of stored trees) are reported ``missing``; None means
+        all of ``referenced``. Digests in ``required`` are kept as well.
 
         Raises `MalformedTreeError` (removing nothing) when a referenced tree cannot be read,
         since its files could not be protected.
@@ -392,5 +413,26 @@ class Store:
         from labledger.cas.gc import collect_garbage
 
         return collect_garbage(self, referenced, grace_seconds=grace_seconds, dry_run=dry_run,
-                               now=now)
+                               now=now, required=required)
+
+    def find_missing(self, digests: Iterable[str]) -> dict[str, str | None]:
+        """Which of ``digests``, and of the files of those that are stored trees, are absent.
+
+        Returns ``{digest: tree}`` where ``tree`` is the stored tree naming a missing file, or
+        None for a digest given directly. A quarantined object counts as absent. Nothing is
+        hashed (see `verify_all`); an object that starts like a tree but does not decode is
+        taken for a file.
+        """
+        from labledger.cas.gc import find_missing
+
+        return find_missing(self, digests)
+
+    def quarantined(self, digest: str) -> list[Path]:
+        """Where earlier quarantines of ``digest`` were moved, oldest first (empty if never)."""
+        hex_ = parse_digest(digest)
+        try:
+            names = os.listdir(self.quarantine_dir)
+        except FileNotFoundError:
+            return []
+        return [self.quarantine_dir / n for n in sorted(names) if n.startswith(hex_ + "-")]
 

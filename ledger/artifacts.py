@@ -4,18 +4,29 @@ Order is the invariant (restic's rule): bytes first, events second. `attach` sto
 directory and only then records `artifact.recorded`; an event therefore never names an object the
 store does not hold (unless the object was later quarantined, which is itself recorded).
 
-`referenced_digests` is what `cas gc` must keep: every ``blake3:…`` digest any event mentions,
-anywhere in its body.
+Two sets of references, for two jobs:
+
+* `referenced_digests` is what `cas gc` must keep: every ``blake3:…`` digest any event mentions,
+  anywhere in its body, even one that names no stored object (gc errs on the side of keeping).
+* `store_references` is what the store must *hold*: the fields whose events say the bytes went
+  into a store (`STORED_FIELDS`). A digest of a document that was never stored
+  (``pull.listed``'s ``manifest_digest``/``roster_digest``, ``teardown.approved``'s
+  ``state_digest``), a hash a box computed, a ``--digest-only`` checkpoint or a failed pull is
+  not one. `missing_objects` checks them against the store (`labledger check --deep`, and what
+  `cas gc` reports as missing). Events merged from another writer (a box's segments, which a
+  pull copies in) name objects in *that* writer's store; one of those missing here is noted,
+  not counted as damage, unless this store quarantined it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from labledger.cas import CorruptObject, PutResult, Store
+from labledger.cas import CorruptObject, ObjectCorruptError, PutResult, Store
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
 
@@ -33,6 +44,114 @@ def referenced_digests(ledger: Ledger) -> set[str]:
     found: set[str] = set()
     for record in ledger.records():
         found.update(m.decode() for m in _DIGEST_RE.findall(bytes(record.body)))
+    return found
+
+
+# kind -> body fields naming an object the writer's store holds. A field is absent or None when
+# the event stored nothing; `_stores` excludes the events whose body says so.
+STORED_FIELDS: dict[str, tuple[str, ...]] = {
+    "checkpoint.saved": ("digest",),            # unless stored is false (--digest-only)
+    "artifact.recorded": ("digest",),
+    "capsule.sealed": ("digest",),              # a tree: its files must be stored too
+    "artifact.pulled": ("digest",),             # only when ok
+    "checkpoint.verified": ("digest",),         # loaded from the store or a sealed capsule
+    "run.launched": ("git_diff_digest", "config_digest"),
+    "code.pushed": ("diff_digest", "tree_digest"),
+    "claim.declared": ("source_digest",),       # its value is read from that object
+}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One event field that names an object the store must hold."""
+
+    digest: str
+    kind: str
+    writer: str
+    seq: int
+    id: str
+    field: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} (writer {self.writer} seq {self.seq}, {self.field})"
+
+
+def _stores(kind: str, body: dict[str, Any]) -> bool:
+    if kind == "checkpoint.saved":
+        return body.get("stored", True) is not False
+    if kind == "artifact.pulled":
+        return body.get("ok") is True
+    return True
+
+
+def store_references(ledger: Ledger) -> list[Reference]:
+    """Every event field that says its object went into a store (see `STORED_FIELDS`)."""
+    refs: list[Reference] = []
+    for record in ledger.records():
+        fields = STORED_FIELDS.get(record.kind)
+        if fields is None:
+            continue
+        body = record.body_dict()
+        if not _stores(record.kind, body):
+            continue
+        for name in fields:
+            value = body.get(name)
+            if isinstance(value, str) and _DIGEST_RE.fullmatch(value.encode()):
+                refs.append(Reference(value, record.kind, record.writer, record.seq, record.id,
+                                      name))
+    return refs
+
+
+def _local_writers(ledger: Ledger) -> Callable[[str], bool]:
+    from labledger.ledger._identity import default_writer
+
+    # This machine's writer, and its per-process writers (`<machine writer>-p<pid>-<random>`).
+    machine = default_writer(False)
+    return lambda w: w in (ledger.writer, machine) or w.startswith(machine + "-p")
+
+
+def required_digests(ledger: Ledger) -> set[str]:
+    """The digests this machine's events say its store holds (what `cas gc` calls missing)."""
+    local = _local_writers(ledger)
+    return {r.digest for r in store_references(ledger) if local(r.writer)}
+
+
+@dataclass
+class MissingObject:
+    """A referenced object the store does not hold, with who names it and where it went."""
+
+    digest: str
+    references: list[Reference]
+    tree: str | None = None  # the stored tree naming it, when it is one of a tree's files
+    quarantined: list[Path] = field(default_factory=list)
+    is_problem: bool = True  # False: only other writers name it, and it was never here
+
+    def to_json(self) -> dict[str, Any]:
+        return {"digest": self.digest, "tree": self.tree, "problem": self.is_problem,
+                "quarantined": [str(p) for p in self.quarantined],
+                "references": [{"kind": r.kind, "writer": r.writer, "seq": r.seq, "id": r.id,
+                                "field": r.field} for r in self.references]}
+
+
+def missing_objects(ledger: Ledger, store: Store | None = None) -> list[MissingObject]:
+    """The objects `store_references` name (and files of the trees they name) that are absent.
+
+    An object counts as a problem (``is_problem``) when an event of this machine names it, or
+    when it was quarantined here; one named only by events merged from another writer is
+    expected to live in that writer's store and is listed with ``is_problem`` False.
+    """
+    store = store or open_store(ledger)
+    by_digest: dict[str, list[Reference]] = {}
+    for ref in store_references(ledger):
+        by_digest.setdefault(ref.digest, []).append(ref)
+    local = _local_writers(ledger)
+    found: list[MissingObject] = []
+    for digest, tree in sorted(store.find_missing(by_digest).items()):
+        refs = by_digest.get(digest) or by_digest.get(tree or "", [])
+        quarantined = store.quarantined(digest)
+        found.append(MissingObject(
+            digest=digest, references=refs, tree=tree, quarantined=quarantined,
+            is_problem=bool(quarantined) or any(local(r.writer) for r in refs)))
     return found
 
 
@@ -68,8 +187,19 @@ def record_attachment(ledger: Ledger, path: str | Path, **options: Any) -> Recor
     return ledger.append("artifact.recorded", run=run, instance=instance, **body)
 
 
+def corrupt_object(exc: ObjectCorruptError) -> CorruptObject:
+    """The `CorruptObject` that a raised `ObjectCorruptError` describes."""
+    return CorruptObject(digest=exc.digest, path=exc.path, quarantine_path=exc.quarantine_path,
+                         actual_digest=exc.actual_digest)
+
+
 def record_quarantine(ledger: Ledger, corrupt: Iterable[CorruptObject]) -> list[Record]:
-    """Append one `object.quarantined` event per corrupt object (evidence of the evidence)."""
+    """Append one `object.quarantined` event per corrupt object (evidence of the evidence).
+
+    Whoever moved an object records it: every reader that quarantines (``check --deep``,
+    ``cas cat``/``get``/``ls``) calls this, so the `checkpoints` view's ``in_store`` turns false
+    and ``check --deep`` keeps reporting the lost object until it is stored again.
+    """
     drafts = [
         ledger.draft("object.quarantined", {
             "digest": item.digest,

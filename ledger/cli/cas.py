@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,28 @@ def _store() -> Any:
     from labledger.ledger.artifacts import open_store
 
     return open_store(open_ledger())
+
+
+@contextmanager
+def _reading(ledger: Any) -> Iterator[Any]:
+    """The store, for a command that verifies what it reads; records what it quarantines.
+
+    A reader that finds an object corrupt has already moved it to quarantine (the store does
+    that); the `object.quarantined` event is what turns `in_store` false and lets `check --deep`
+    name the loss, so it is appended before the error reaches the user (exit 3).
+    """
+    from labledger.cas import ObjectCorruptError
+    from labledger.ledger.artifacts import corrupt_object, open_store, record_quarantine
+
+    try:
+        yield open_store(ledger)
+    except ObjectCorruptError as exc:
+        # quarantine_path is None when another process moved it first; that process records it.
+        if exc.quarantine_path is not None:
+            (event,) = record_quarantine(ledger, [corrupt_object(exc)])
+            info(click.get_current_context(),
+                 f"recorded object.quarantined for {exc.digest} (event {event.id[:12]})")
+        raise
 
 
 def _parse_duration(text: str) -> float:
@@ -49,15 +73,25 @@ def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
 
     Example: labledger cas put runs/r1 best.pth --sha256
     """
+    from labledger.cas import CasError
+
     store = _store()
+    symlinks = "refuse" if refuse_symlinks else "record"
+    # Every argument is checked before the first is stored: a typo in the last path must not
+    # leave the others stored (bad input changes nothing, exit 2).
+    for raw in paths:
+        try:
+            store.check_source(Path(raw), symlinks=symlinks)
+        except CasError as exc:
+            raise click.BadParameter(str(exc), param_hint=repr(raw)) from None
     results = []
     for raw in paths:
         path = Path(raw)
         size = path.stat().st_size if path.is_file() else 0
         with progress_bar(size, f"hashing {path.name}") as advance:
             if path.is_dir():
-                result = store.put_tree(path, symlinks="refuse" if refuse_symlinks else "record",
-                                        sha256=sha256, progress=advance)
+                result = store.put_tree(path, symlinks=symlinks, sha256=sha256,
+                                        progress=advance)
             else:
                 result = store.put_file(path, sha256=sha256, progress=advance)
         results.append((raw, result))
@@ -83,7 +117,8 @@ def get(digest: str, output: str, force: bool) -> None:
 
     Example: labledger cas get blake3:9f2c… -o restored/
     """
-    info_ = _store().get(digest, Path(output), force=force)
+    with _reading(open_ledger()) as store:
+        info_ = store.get(digest, Path(output), force=force)
     if state().json:
         emit_json(info_.to_json())
     else:
@@ -99,8 +134,15 @@ def cat(digest: str) -> None:
     Example: labledger cas cat blake3:9f2c… > metrics.json
     """
     out = sys.stdout.buffer
-    for chunk in _store().read_chunks(digest):
-        out.write(chunk)
+    with _reading(open_ledger()) as store:
+        # Verify before the first byte reaches stdout: whatever reads it (a redirect, a pipe)
+        # cannot take bytes back. Hashing first and streaming second reads the object twice,
+        # but the second read comes from the page cache and the hash runs at several GB/s;
+        # spooling to a temp file instead would need the object's size again in free disk.
+        # read_chunks still re-hashes, so an object tampered with in between is caught too.
+        store.verify(digest)
+        for chunk in store.read_chunks(digest):
+            out.write(chunk)
     out.flush()
 
 
@@ -112,9 +154,11 @@ def ls(tree: str | None) -> None:
 
     Example: labledger cas ls blake3:4d1e…
     """
-    store = _store()
+    ledger = open_ledger()
     if tree is None:
-        digests = sorted(store.iter_objects())
+        from labledger.ledger.artifacts import open_store
+
+        digests = sorted(open_store(ledger).iter_objects())
         if state().json:
             emit_json(digests)
         else:
@@ -123,7 +167,9 @@ def ls(tree: str | None) -> None:
         return
     import msgspec
 
-    rows: list[dict[str, Any]] = [msgspec.to_builtins(e) for e in store.ls(tree)]
+    with _reading(ledger) as store:
+        entries = store.ls(tree)
+    rows: list[dict[str, Any]] = [msgspec.to_builtins(e) for e in entries]
     if state().json:
         emit_json(rows)
         return
@@ -162,10 +208,12 @@ def gc(dry_run: bool, grace: str) -> None:
 
     Example: labledger cas gc --grace 30d --no-dry-run
     """
-    from labledger.ledger.artifacts import open_store, referenced_digests
+    from labledger.ledger.artifacts import open_store, referenced_digests, required_digests
 
     ledger = open_ledger()
-    report = open_store(ledger).gc(referenced_digests(ledger),
+    # Keep every digest any event mentions; call missing only what events say was stored here
+    # (a pull's manifest_digest names a listing, not an object).
+    report = open_store(ledger).gc(referenced_digests(ledger), required=required_digests(ledger),
                                    grace_seconds=_parse_duration(grace), dry_run=dry_run)
     if state().json:
         emit_json(report.to_json())
@@ -176,5 +224,5 @@ def gc(dry_run: bool, grace: str) -> None:
     info(click.get_current_context(),
          f"{verb} {len(report.removed)} object(s), {report.bytes_freed} bytes; kept "
          f"{report.kept_referenced} referenced and {report.kept_recent} recent"
-         + (f"; {len(report.missing)} referenced object(s) are missing from the store"
-            if report.missing else ""))
+         + (f"; {len(report.missing)} referenced object(s) are missing from the store "
+            "(`labledger check --deep` names them)" if report.missing else ""))

@@ -101,7 +101,7 @@ def test_cat_writes_the_exact_bytes(capfdbinary: pytest.CaptureFixture[bytes],
     (["cas", "cat", "blake3:nothex"], 2, "not a digest"),
     (["cas", "cat", "sha256:" + "a" * 64], 2, "not a digest"),
     (["cas", "stat", "blake3:" + "a" * 64], 1, "not in the store"),
-    (["cas", "put", "missing.bin"], 1, "missing.bin"),
+    (["cas", "put", "missing.bin"], 2, "missing.bin"),
     (["cas", "get", "blake3:" + "b" * 64, "-o", "out"], 1, "not in the store"),
 ])
 def test_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str], project: Path,
@@ -191,7 +191,15 @@ def test_check_deep_quarantines_a_corrupt_object_and_records_it(
     events = [r for r in Ledger.open(project).records() if r.kind == "object.quarantined"]
     assert len(events) == 1
     assert events[0].body_dict()["digest"] == digest
-    # the ledger itself still verifies, and a second deep check finds nothing new
+    # a second deep check quarantines nothing new, but the event still names lost bytes
+    code, out, _ = call(capsys, "check", "--deep")
+    assert code == 3
+    assert f"object {digest} (named by artifact.recorded" in out
+    assert "quarantined" in out
+    events = [r for r in Ledger.open(project).records() if r.kind == "object.quarantined"]
+    assert len(events) == 1
+    # storing the original again settles it
+    assert call(capsys, "cas", "put", "w.pth")[0] == 0
     assert call(capsys, "check", "--deep")[0] == 0
 
 
