@@ -6,13 +6,18 @@ Order, and why (each step records before the next starts, so an interruption lea
    top-level files are entries like any other; the box's own ``.labledger/`` is not (step 4).
    A symlink is refused (a problem, exit 3) unless ``allow_symlinks``, and one whose target
    leaves the root is refused always; a link is recorded, never followed or transferred. Names
-   with control characters, backslashes or over 256 bytes of path are refused.
+   with control characters, backslashes, bytes that are not UTF-8 or over 256 bytes of path
+   are refused, as are links whose target is not UTF-8 (the manifest is JSON) and a folder that
+   vanished before it could be listed.
 2. **Hash on the box** in one batched remote command, then record ``pull.listed``: the manifest
    (entries, their digest), bound to the roster when one was given (``missing``,
-   ``unexpected``, ``roster_mismatched``, ``roster_digest``) and the ``refused`` names.
+   ``unexpected``, ``roster_mismatched``, ``roster_digest``), the ``refused`` names, and the
+   ``only`` globs when ``--only`` restricted the listing (a partial listing of the box).
    While the box hashes, files no earlier pull saw at the same path and size already stream
    into their partial files (a remote box hashes with its own CPU while the link carries the
    bytes); nothing about them is compared, stored or recorded before ``pull.listed``.
+   A file the box could no longer open to hash (rotated away after the listing) leaves the
+   manifest, which holds only what the box hashed, and is recorded as failed.
 3. **Transfer** each file into ``cas/tmp/pull-<key>.partial`` (keyed by source, path and size),
    hashing while receiving, over one OpenSSH stream when the transport has one, else file by
    file. A transport error is retried (bounded, with backoff, after a reconnect) from the
@@ -22,27 +27,34 @@ Order, and why (each step records before the next starts, so an interruption lea
    store (moved in place, `Store.adopt`; objects are made durable before their events), and
    ``artifact.pulled`` names both digests. A file seen before whose BLAKE3 (or, from an earlier
    pull, whose SHA-256) is already in the store is not transferred again; its stored bytes are
-   re-hashed.
+   re-hashed. A file the box can no longer open (`FileUnreadableError`: it vanished after it
+   was hashed) is recorded as failed and the pull goes on: only a lost box stops it.
 4. **Merge** the box's ledger segments (``.labledger/ledger/<writer>/`` in the pulled folder or
    up to three folders above it, where a box's project root usually is): they are downloaded to
    a staging folder, their chains verified with `labledger.ledger.check.check_ledger`, then
-   copied in as a union of files. A local file with the same name and different bytes is never
-   overwritten (a conflict is reported), except that a segment the box kept appending to
-   (the local bytes are a prefix of the box's) is extended.
+   copied in as a union of files. Only acknowledged bytes are copied: a JSONL segment without a
+   torn tail or a batch whose last record never came (the box's next append cuts both, so a
+   copy of them would never again be a prefix of its segment). A local file with the same name
+   and different bytes is never overwritten (a conflict is reported), except that a segment the
+   box kept appending to (the local acknowledged bytes are a prefix of the box's) is extended;
+   unacknowledged bytes an older pull copied are then cut, and kept under ``recovered/``.
 5. **Verify** every pulled checkpoint (names matching ``checkpoint_globs``) in a child process
    (`labledger.ingest.checkpoint_load`) and record ``checkpoint.verified`` bound to its digest.
 
 A `TransportError` that outlives the retries stops the pull: events already written stay true,
-no event claims a file that was not received and compared, and no run's state changes.
+no event claims a file that was not received and compared, and no run's state changes. A roster
+is validated whole by `load_roster` before anything is listed or recorded.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import json
 import os
 import posixpath
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -57,7 +69,7 @@ from labledger.cas import Store
 from labledger.cas.batch import Batch
 from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_limit
 from labledger.ingest.errors import PullSourceError, TransportError
-from labledger.ingest.transport import RemoteHash, Transport
+from labledger.ingest.transport import FileUnreadableError, RemoteHash, Transport
 from labledger.ledger.artifacts import open_store
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.segment import Draft
@@ -150,7 +162,9 @@ class PullReport:
         def total(items: Sequence[FileResult]) -> dict[str, int]:
             return {"files": len(items), "bytes": sum(f.size for f in items)}
 
-        missing = [FileResult(p, 0, "missing") for p in self.missing]
+        # A roster file that vanished after the listing is missing and failed: count it once.
+        seen = {f.path for f in self.files}
+        missing = [FileResult(p, 0, "missing") for p in self.missing if p not in seen]
         expected = [*self.files, *missing]
         good = [f for f in self.files if f.status in ("pulled", "present")]
         verified = [f for f in good if f.checkpoint_ok is True]
@@ -172,40 +186,147 @@ class PullReport:
 
 
 # -- roster and PULL/v1 ---------------------------------------------------------------------------
-def load_roster(path: Path) -> Roster:
-    """Read a roster: the seed's PULL/v1 JSON, ``{"files": [...]}``, a JSON list of paths, or
-    text with one path per line (``#`` comments). Raises `PullSourceError`."""
+_BOM = b"\xef\xbb\xbf"
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+_ITEM_KEYS = ("path", "bytes", "size", "sha256")
+
+
+def load_roster(path: Path, *, manifest: bool = False) -> Roster:
+    """Read a roster, validating all of it (nothing is pulled or recorded from a bad one).
+
+    Grammar (docs/pull.md, "Rosters"): UTF-8 (a leading BOM is ignored), either JSON or text.
+    Content starting with ``{`` or ``[`` is JSON: ``{"files": [...]}`` (the seed's PULL/v1;
+    its other keys are free, but a ``totals`` present must agree with the list) or a bare list.
+    Each item is a path string or ``{"path", "bytes" (or "size"), "sha256"}``, ``bytes`` a
+    non-negative integer, ``sha256`` 64 hex digits (either may be null: not checked). Other
+    content is text: one path per line, blank lines and ``#`` lines skipped, a JSON scalar
+    (``null``, ``3``) refused. A path is relative, ``/``-separated, without empty, ``.`` or
+    ``..`` parts (a leading ``./`` is dropped), with no control characters or backslashes, at
+    most 256 bytes; it appears once; at least one is named. ``manifest`` (``--import-manifest``)
+    also requires a JSON object with ``schema: "remote-gpu-trainer/PULL/v1"``.
+    Raises `PullSourceError` naming the file and the first problem.
+    """
+    what = "manifest" if manifest else "roster"
+
+    def bad(problem: str) -> PullSourceError:
+        return PullSourceError(str(path), f"not a valid {what}: {problem}")
+
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise PullSourceError(str(path), f"cannot read the roster: {exc.strerror}") from exc
-    files: dict[str, tuple[int | None, str | None]] = {}
-    text = raw.decode("utf-8", "replace")
-    if text.lstrip().startswith(("{", "[")):
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise PullSourceError(str(path), f"not valid JSON: {exc}") from None
-        items = data.get("files") if isinstance(data, dict) else data
-        if not isinstance(items, list):
-            raise PullSourceError(str(path), "expected a 'files' list (PULL/v1)")
-        for item in items:
-            if isinstance(item, str):
-                files[item] = (None, None)
-            elif isinstance(item, dict) and isinstance(item.get("path"), str):
-                size = item.get("bytes", item.get("size"))
-                sha = item.get("sha256")
-                files[item["path"]] = (int(size) if isinstance(size, int) else None,
-                                       sha if isinstance(sha, str) else None)
-            else:
-                raise PullSourceError(str(path), f"a files item is not a path: {item!r:.80}")
-    else:
-        for line in text.splitlines():
+        raise PullSourceError(str(path), f"cannot read the {what}: {exc.strerror}") from exc
+    try:
+        text = raw.removeprefix(_BOM).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise bad(f"it is not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start})"
+                  ) from None
+    if not text.strip():
+        raise bad("it is empty; a roster names at least one file")
+    data: Any = None
+    is_json = manifest or text.lstrip().startswith(("{", "["))
+    try:
+        data = json.loads(text)
+        is_json = True
+    except ValueError as exc:
+        if is_json:
+            raise bad(f"it is not valid JSON ({exc})") from None
+    if not is_json:
+        items: list[Any] = []
+        lines: list[str] = []
+        for number, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if line and not line.startswith("#"):
-                files[line.removeprefix("./")] = (None, None)
+                items.append(line)
+                lines.append(f"line {number}")
+    else:
+        if manifest and not (isinstance(data, dict) and data.get("schema") == PULL_V1):
+            schema = data.get("schema") if isinstance(data, dict) else None
+            raise bad(f"its schema is {schema!r}, not {PULL_V1!r}" if schema is not None
+                      else f"it has no \"schema\": {PULL_V1!r}")
+        if isinstance(data, dict):
+            if not isinstance(data.get("files"), list):
+                raise bad('expected a "files" list ({"files": [...]}, as PULL/v1 has)')
+            items = data["files"]
+        elif isinstance(data, list):
+            items = data
+        else:
+            raise bad(f"it is the JSON value {json.dumps(data)[:40]}, not a list of files or "
+                      f'{{"files": [...]}}')
+        lines = [f"files[{i}]" for i in range(len(items))]
+    if not items:
+        raise bad("it names no files; a roster names at least one file")
+    files: dict[str, tuple[int | None, str | None]] = {}
+    where: dict[str, str] = {}
+    for at, item in zip(lines, items, strict=True):
+        rel, size, sha = _roster_item(item, at, bad)
+        if rel in files:
+            raise bad(f"{at}: {rel!r} is named twice (also {where[rel]})")
+        files[rel], where[rel] = (size, sha), at
+    if isinstance(data, dict) and "totals" in data:
+        _check_totals(data["totals"], files, bad)
     return Roster(files=files, digest="blake3:" + blake3.blake3(raw).hexdigest(),
                   source=str(path))
+
+
+def _roster_item(item: Any, at: str, bad: Callable[[str], PullSourceError]
+                 ) -> tuple[str, int | None, str | None]:
+    """One roster entry as ``(path, bytes or None, sha256 or None)``; raises ``bad(...)``."""
+    size: Any = None
+    sha: Any = None
+    if isinstance(item, dict):
+        unknown = sorted(set(item) - set(_ITEM_KEYS))
+        if unknown:
+            raise bad(f"{at}: unknown key {unknown[0]!r} (an item has path, bytes, sha256)")
+        if "bytes" in item and "size" in item:
+            raise bad(f'{at}: give "bytes" or "size", not both')
+        rel, size, sha = item.get("path"), item.get("bytes", item.get("size")), item.get("sha256")
+        if not isinstance(rel, str):
+            raise bad(f'{at}: "path" must be a string, not {json.dumps(rel)[:40]}')
+    elif isinstance(item, str):
+        rel = item
+    else:
+        raise bad(f"{at}: an item is a path string or an object with a path, not "
+                  f"{json.dumps(item)[:40]}")
+    if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
+        raise bad(f"{at}: bytes must be a non-negative integer, not {json.dumps(size)[:40]}")
+    if sha is not None and not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
+        raise bad(f"{at}: sha256 must be 64 hex digits, not {json.dumps(sha)[:80]}")
+    why = _roster_path_problem(rel.removeprefix("./"))
+    if why is not None:
+        raise bad(f"{at}: path {rel!r} {why}")
+    return rel.removeprefix("./"), size, sha.lower() if sha is not None else None
+
+
+def _roster_path_problem(rel: str) -> str | None:
+    """Why ``rel`` cannot name a file inside the pulled folder, or None."""
+    if not rel:
+        return "is empty"
+    if rel.startswith("/"):
+        return "is absolute; roster paths are relative to the pulled folder"
+    if len(rel.encode("utf-8")) > _MAX_PATH:
+        return f"is longer than {_MAX_PATH} bytes"
+    for part in rel.split("/"):
+        if part in ("", ".", ".."):
+            return ("leaves the pulled folder (a '..' part)" if part == ".."
+                    else "has an empty or '.' part")
+        why = _unsafe(part)
+        if why is not None:
+            return why
+    return None
+
+
+def _check_totals(totals: Any, files: dict[str, tuple[int | None, str | None]],
+                  bad: Callable[[str], PullSourceError]) -> None:
+    """A PULL/v1 ``totals`` must agree with its ``files`` (a truncated manifest does not)."""
+    if not isinstance(totals, dict):
+        raise bad(f'"totals" must be an object, not {json.dumps(totals)[:40]}')
+    count, size = totals.get("files"), totals.get("bytes")
+    if count is not None and count != len(files):
+        raise bad(f'totals.files is {json.dumps(count)[:40]} but "files" lists {len(files)}')
+    sizes = [s for s, _ in files.values()]
+    if size is not None and None not in sizes and size != sum(s or 0 for s in sizes):
+        raise bad(f'totals.bytes is {json.dumps(size)[:40]} but the files add up to '
+                  f'{sum(s or 0 for s in sizes)}')
 
 
 def pull_v1(run: str, created_at: str, entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -244,6 +365,14 @@ def _unsafe(name: str) -> str | None:
     return None
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # surrogates: bytes that were not UTF-8 on the box
+        return False
+    return True
+
+
 def _escapes(rel: str, target: str) -> bool:
     if target.startswith("/"):
         return True
@@ -259,7 +388,15 @@ def list_tree(transport: Transport, *, allow_symlinks: bool = False,
     stack = [""]
     while stack:
         rel_dir = stack.pop()
-        for st in sorted(transport.list_dir(rel_dir), key=lambda s: s.name):
+        try:
+            listing = transport.list_dir(rel_dir)
+        except FileUnreadableError:
+            # Removed after its parent was listed (a rotated checkpoint folder): it is not part
+            # of the manifest, and the pull says so.
+            entries = [e for e in entries if e.path != rel_dir]
+            refused.append(f"{rel_dir}: the folder vanished while the tree was listed")
+            continue
+        for st in sorted(listing, key=lambda s: s.name):
             rel = f"{rel_dir}/{st.name}" if rel_dir else st.name
             if not rel_dir and st.name == BOX_LEDGER:
                 continue
@@ -271,7 +408,10 @@ def list_tree(transport: Transport, *, allow_symlinks: bool = False,
                 continue
             if st.kind == "symlink":
                 target = st.target or ""
-                if _escapes(rel, target):
+                if not _utf8(target):  # the manifest is JSON: it could not hold the target
+                    refused.append(f"{rel}: symlink to {target!r}, which is not valid UTF-8; "
+                                   f"never followed")
+                elif _escapes(rel, target):
                     refused.append(f"{rel}: symlink to {target} escapes the root; never followed")
                 elif not allow_symlinks:
                     refused.append(f"{rel}: symlink to {target}; refused (pass --allow-symlinks "
@@ -356,6 +496,7 @@ class _Puller:
         self.drafts: list[Draft] = []
         self._batch: Batch | None = None  # received files, durable and visible at flush
         self.prefetched: dict[str, _Received] = {}  # path -> received before the hashes came
+        self.vanished: list[FileResult] = []  # listed, then gone before the box could hash them
         self._syncer: Any = None
         self._syncing: list[Any] = []
 
@@ -420,7 +561,7 @@ class _Puller:
         # for the GIL, and a third thread made 1 GiB 40% slower (2 cores).
         hasher = _HashThread(sha) if streamed is not None else None
         try:
-            with open(partial, "ab") as out:
+            with _dropped_if_empty(partial), open(partial, "ab") as out:
                 while True:
                     try:
                         if chunks is None:
@@ -493,6 +634,8 @@ class _Puller:
         results: dict[int, FileResult] = {}
         first_of: dict[str, int] = {}
         todo: list[int] = []
+        for gone in self.vanished:  # recorded now: no event comes before ``pull.listed``
+            self._record(gone)
         for i, e in enumerate(entries):
             assert e.sha256 is not None
             got = self.prefetched.pop(e.path, None)
@@ -510,8 +653,8 @@ class _Puller:
         if todo:
             try:
                 index = {entries[i].path: i for i in todo}
-                for entry, got in self._stream([entries[i] for i in todo]):
-                    results[index[entry.path]] = self._complete(entry, got, known)
+                for entry, received in self._stream([entries[i] for i in todo]):
+                    results[index[entry.path]] = self._complete(entry, received, known)
             except TransportError as exc:
                 # The rest go file by file, each resuming from its partial, over a fresh
                 # connection (whatever cut the stream may have cut the other one too).
@@ -525,7 +668,31 @@ class _Puller:
                 assert e.sha256 is not None
                 results[i] = (self._present(e, known)
                               or self._complete(e, None, known))
-        return [results[i] for i in range(len(entries))]
+        return sorted([*self.vanished, *(results[i] for i in range(len(entries)))],
+                      key=lambda r: r.path)
+
+    def apply_hashes(self, entries: list[Entry], files: list[Entry],
+                     hashes: dict[str, RemoteHash]) -> None:
+        """Give each listed file the box's digests. A file the box could no longer open (a
+        training loop rotated it away after the listing) leaves the manifest, which holds only
+        what the box hashed, and becomes a failed result, recorded by `pull_files`."""
+        gone: dict[str, str] = {}
+        for e in files:
+            h = hashes[e.path]
+            if h.sha256 is None:
+                gone[e.path] = h.error or "the box did not hash it"
+            e.sha256, e.blake3 = h.sha256, h.blake3
+        if not gone:
+            return
+        for e in files:
+            if e.path in gone:
+                self.vanished.append(FileResult(
+                    e.path, e.size, "failed",
+                    error=f"vanished from the box after the listing: {gone[e.path]}"))
+                self.prefetched.pop(e.path, None)
+                self._partial(e).unlink(missing_ok=True)  # never to be resumed: it is gone
+        entries[:] = [e for e in entries if e.path not in gone]
+        files[:] = [e for e in files if e.path not in gone]
 
     def hash_and_prefetch(self, files: Sequence[Entry], early: Sequence[Entry]
                           ) -> dict[str, RemoteHash]:
@@ -572,18 +739,24 @@ class _Puller:
 
     def _prefetch(self, early: Sequence[Entry]) -> None:
         for entry, got in self._stream(early):
-            self.prefetched[entry.path] = got
+            if isinstance(got, _Received):  # one that could not be read is tried again later
+                self.prefetched[entry.path] = got
 
-    def _stream(self, entries: Sequence[Entry]) -> Iterator[tuple[Entry, _Received]]:
+    def _stream(self, entries: Sequence[Entry]
+                ) -> Iterator[tuple[Entry, _Received | FileUnreadableError]]:
         """Receive ``entries`` through the transport's bulk stream, each from its partial's
-        end; a transport error is raised (the caller decides what it costs)."""
+        end. A file the box could not open comes back as its `FileUnreadableError` (the stream
+        goes on); a transport error is raised (the caller decides what it costs)."""
         if not entries:
             return
         by_path = {e.path: e for e in entries}
         items = [(e.path, self._prefix_size(e)) for e in entries]
         for rel, _, chunks in self.transport.read_many(items):
             entry = by_path[rel]
-            yield entry, self._receive(entry, self._partial(entry), chunks)
+            try:
+                yield entry, self._receive(entry, self._partial(entry), chunks)
+            except FileUnreadableError as exc:
+                yield entry, exc
 
     def _prefix_size(self, entry: Entry) -> int:
         try:
@@ -591,16 +764,24 @@ class _Puller:
         except FileNotFoundError:
             return 0
 
-    def _complete(self, entry: Entry, got: _Received | None,
+    def _complete(self, entry: Entry, got: _Received | FileUnreadableError | None,
                   known: dict[str, str]) -> FileResult:
-        """Compare what was received with the box's hashes; store it or retry once."""
+        """Compare what was received with the box's hashes; store it or retry once. A file the
+        box can no longer open is recorded as failed (the pull goes on with the others)."""
         assert entry.sha256 is not None
         result = FileResult(entry.path, entry.size, "failed", remote_sha256=entry.sha256)
         partial = self._partial(entry)
         for attempt in (1, 2):
             result.attempts = attempt
             if got is None:
-                got = self._receive(entry, partial)
+                try:
+                    got = self._receive(entry, partial)
+                except FileUnreadableError as exc:
+                    got = exc
+            if isinstance(got, FileUnreadableError):
+                result.error = (f"vanished from the box after it was hashed (it could not be "
+                                f"opened any more: {got.problem})")
+                break
             result.local_sha256 = got.sha256
             result.resumed_from = max(result.resumed_from, got.resumed_from)
             if got.sha256 == entry.sha256 and got.size == entry.size:
@@ -631,6 +812,19 @@ class _Puller:
         if r.error is not None:
             body["error"] = r.error
         self.add("artifact.pulled", body)
+
+
+@contextlib.contextmanager
+def _dropped_if_empty(partial: Path) -> Iterator[None]:
+    """On `FileUnreadableError`, remove ``partial`` if nothing was ever received into it (a
+    file that vanished leaves no empty partial behind; received bytes stay to be resumed)."""
+    try:
+        yield
+    except FileUnreadableError:
+        with contextlib.suppress(FileNotFoundError):
+            if partial.stat().st_size == 0:
+                partial.unlink()
+        raise
 
 
 def _datasync(path: Path) -> None:
@@ -687,9 +881,14 @@ def merge_box_ledger(ledger: Ledger, transport: Transport, staging: Path,
             stem, dot, suffix = seg.name.partition(".")
             if seg.kind != "file" or not stem.isdigit() or suffix not in ("jsonl", "parquet"):
                 continue
-            with open(box.segments / wdir.name / seg.name, "wb") as out:
-                for chunk in transport.read(f"{base}/{wdir.name}/{seg.name}"):
-                    out.write(chunk)
+            try:
+                with open(box.segments / wdir.name / seg.name, "wb") as out:
+                    for chunk in transport.read(f"{base}/{wdir.name}/{seg.name}"):
+                        out.write(chunk)
+            except FileUnreadableError as exc:  # sealed or removed since it was listed
+                report.merge_problems.append(f"box ledger: {exc.path}: {exc.problem}; nothing "
+                                             f"was merged (pull again to merge it)")
+                return
             fetched.append((wdir.name, seg.name))
     check = check_ledger(box)
     if not check.ok:
@@ -698,16 +897,25 @@ def merge_box_ledger(ledger: Ledger, transport: Transport, staging: Path,
     for writer, name in fetched:
         src = box.segments / writer / name
         dst = ledger.paths.segments / writer / name
-        new = src.read_bytes()
+        new = _acknowledged(src)
+        kept = cut = b""
         if dst.exists():
             old = dst.read_bytes()
             if old == new:
                 continue
-            if not new.startswith(old) or writer == ledger.writer:
+            # What an older pull copied past the acknowledged end (a torn tail) the box has
+            # since cut: it may differ from the box's bytes there, and is dropped (kept aside).
+            kept = old[:len(_acknowledged(dst))] if dst.suffix == ".jsonl" else old
+            if not new.startswith(kept) or writer == ledger.writer:
                 report.merge_problems.append(
                     f"{dst}: differs from the box's {writer}/{name}; never overwritten")
                 continue
+            cut = old[len(kept):]
+        elif not new:
+            continue  # nothing acknowledged in it yet: copied once the box completes a line
         dst.parent.mkdir(parents=True, exist_ok=True)
+        if cut:
+            _keep_cut(ledger, writer, dst, len(kept), cut)
         tmp = dst.with_name(f".{name}.pull-tmp")
         with open(tmp, "wb") as out:
             out.write(new)
@@ -718,6 +926,37 @@ def merge_box_ledger(ledger: Ledger, transport: Transport, staging: Path,
     if report.merged_segments:
         after = check_ledger(ledger.paths)
         report.merge_problems += [f"after merge: {f}" for f in after.corrupt]
+
+
+def _acknowledged(segment: Path) -> bytes:
+    """The bytes of a box segment its writer acknowledged: a JSONL segment without a torn tail
+    (a last line with no newline) or the records of a batch whose last record never came (a
+    crash mid-append; the box's next append cuts both, so a copy of them would never again be a
+    prefix of the box's segment). Parquet segments are sealed: all of them."""
+    from labledger.ledger.segment import incomplete_batch_start
+
+    data = segment.read_bytes()
+    return data[:incomplete_batch_start(segment)] if segment.suffix == ".jsonl" else data
+
+
+def _keep_cut(ledger: Ledger, writer: str, segment: Path, at: int, cut: bytes) -> None:
+    """Keep bytes a merge drops from a local copy of a box segment where `labledger check`
+    reports recovered cuts (``recovered/<writer>/<stem>-at-<offset>-<n>bytes.torn``), durably,
+    before the segment is replaced."""
+    from labledger.ingest._fs import fsync_dir
+
+    folder = ledger.paths.recovered / writer
+    folder.mkdir(parents=True, exist_ok=True)
+    keep = folder / f"{segment.stem}-at-{at}-{len(cut)}bytes.torn"
+    copy = 1
+    while keep.exists():
+        copy += 1
+        keep = folder / f"{segment.stem}-at-{at}-{len(cut)}bytes.{copy}.torn"
+    with open(keep, "wb") as out:
+        out.write(cut)
+        out.flush()
+        os.fsync(out.fileno())
+    fsync_dir(folder)
 
 
 # -- the whole pull -------------------------------------------------------------------------------
@@ -763,7 +1002,8 @@ def pull(
             else default_memory_limit(largest))
     try:
         return _pull_listed(ledger, transport, report, entries, files, loader, run=run,
-                            instance=instance, roster=roster, checkpoint_globs=checkpoint_globs,
+                            instance=instance, roster=roster, only=only,
+                            checkpoint_globs=checkpoint_globs,
                             allow_pickle=allow_pickle, retries=retries, backoff=backoff,
                             load_timeout=load_timeout, merge_ledger=merge_ledger,
                             on_listed=on_listed, progress=progress)
@@ -774,7 +1014,7 @@ def pull(
 
 def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
                  entries: list[Entry], files: list[Entry], loader: CheckpointLoader | None, *,
-                 run: str, instance: str | None, roster: Roster | None,
+                 run: str, instance: str | None, roster: Roster | None, only: Sequence[str],
                  checkpoint_globs: Sequence[str], allow_pickle: bool, retries: int,
                  backoff: float, load_timeout: float, merge_ledger: bool,
                  on_listed: Callable[[PullReport], None] | None,
@@ -789,9 +1029,7 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
         # pull saw at this path and size may already be in the store and waits for its hash.
         known, seen = _earlier_pulls(ledger)
         early = [e for e in files if (e.path, e.size) not in seen]
-        hashes = puller.hash_and_prefetch(files, early)
-        for e in files:
-            e.sha256, e.blake3 = hashes[e.path].sha256, hashes[e.path].blake3
+        puller.apply_hashes(entries, files, puller.hash_and_prefetch(files, early))
         report.entries = entries
         report.manifest_digest = manifest_digest(entries)
         body: dict[str, Any] = {"source": transport.source,
@@ -810,6 +1048,10 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
                         roster_digest=roster.digest, roster_mismatched=report.roster_mismatched)
         if report.refused:
             body["refused"] = report.refused
+        if only:
+            # A listing restricted by --only shows part of the box: recorded as partial, so it
+            # can never stand for the box's whole content at the teardown gate.
+            body["only"] = list(only)
         listed_record = ledger.append("pull.listed", run=run, instance=instance, **body)
         report.listed_event = listed_record.id
         if on_listed is not None:

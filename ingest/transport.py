@@ -8,11 +8,18 @@ download.
 
 Two transports exist: `LocalTransport` (a directory on this machine: owned boxes, mounted
 storage, the demo) and `labledger.ingest.transport_ssh.SshTransport` (paramiko; imported only
-when used). Any failure to reach or read the box raises `TransportError`.
+when used). Any failure to reach or read the box raises `TransportError`, except one file that is
+no longer there to read while the box itself answers (a training loop rotated it away between the
+listing and the read): that is `FileUnreadableError` for that file alone (`hash_files` reports it
+in the file's `RemoteHash.error`), so a pull records it as failed and goes on with the rest.
+
+Names are `str` as POSIX decodes them (``surrogateescape``): a name that is not valid UTF-8 is
+listed, never raised on, and the caller decides (``pull`` refuses it).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -22,10 +29,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from labledger.ingest.errors import TransportError
+from labledger.ingest.errors import IngestError, TransportError
 
 Kind = Literal["file", "dir", "symlink", "other"]
 CHUNK = 1 << 20
+# An open that fails with one of these is about that one path (gone, replaced by a link or a
+# directory, permissions changed), not about reaching the box: the rest can still be pulled.
+FILE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR, errno.EACCES,
+                         errno.EPERM})
+
+
+class FileUnreadableError(IngestError):
+    """One listed path could not be opened or listed on a box that still answers (it vanished
+    or changed after the listing). Never raised for a connection problem (`TransportError`)."""
+
+    _fields = ("source", "path", "problem")
+
+    def __init__(self, source: str, path: str, problem: str) -> None:
+        super().__init__(f"{source}: cannot read {path!r} on the box: {problem}")
+        self.source, self.path, self.problem = source, path, problem
 
 
 @dataclass(frozen=True)
@@ -41,10 +63,12 @@ class RemoteStat:
 
 @dataclass(frozen=True)
 class RemoteHash:
-    """Digests computed on the box: SHA-256 always, BLAKE3 (hex) when the box can."""
+    """Digests computed on the box: SHA-256, and BLAKE3 (hex) when the box can; or, for a file
+    the box could not open any more (`FileUnreadableError`'s cases), no digest and ``error``."""
 
-    sha256: str
+    sha256: str | None
     blake3: str | None = None
+    error: str | None = None
 
 
 class Transport(Protocol):
@@ -58,16 +82,19 @@ class Transport(Protocol):
         ...
 
     def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
-        """Hash every listed regular file on the box, in one batch."""
+        """Hash every listed regular file on the box, in one batch; every path gets a result
+        (a file that vanished since the listing gets ``error``, see `RemoteHash`)."""
         ...
 
     def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
-        """Stream the bytes of regular file ``rel`` from ``offset`` to its end."""
+        """Stream the bytes of regular file ``rel`` from ``offset`` to its end (raises
+        `FileUnreadableError` from the first chunk when that file cannot be opened)."""
         ...
 
     def read_many(self, items: Sequence[tuple[str, int]]
                   ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
-        """Stream many ``(rel, offset)`` files in order; consume each file's chunks in turn."""
+        """Stream many ``(rel, offset)`` files in order; consume each file's chunks in turn. A
+        file that cannot be opened raises `FileUnreadableError` from its own chunks only."""
         ...
 
     def exists_dir(self, rel: str) -> bool:
@@ -95,7 +122,13 @@ def _hash_one(path: Path) -> RemoteHash:
     import blake3
 
     sha, b3 = hashlib.sha256(), blake3.blake3()
-    with open(path, "rb", buffering=0) as fh:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno in FILE_ERRNOS:
+            return RemoteHash(None, error=f"cannot open it to hash: {exc.strerror}")
+        raise
+    with open(fd, "rb", buffering=0) as fh:
         while chunk := fh.read(CHUNK):
             sha.update(chunk)
             b3.update(chunk)
@@ -125,6 +158,9 @@ class LocalTransport:
                     out.append(RemoteStat(entry.name, kind, st.st_size,
                                           stat.S_IMODE(st.st_mode), target))
         except OSError as exc:
+            if rel and exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                raise FileUnreadableError(self.source, rel, "the folder vanished after it was "
+                                          "listed") from exc
             raise TransportError(self.source, f"cannot list {rel or '.'}: {exc}") from exc
         return out
 
@@ -140,6 +176,8 @@ class LocalTransport:
         try:
             fd = os.open(self._path(rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as exc:
+            if exc.errno in FILE_ERRNOS:
+                raise FileUnreadableError(self.source, rel, exc.strerror or str(exc)) from exc
             raise TransportError(self.source, f"cannot open {rel}: {exc}") from exc
         try:
             os.lseek(fd, offset, os.SEEK_SET)

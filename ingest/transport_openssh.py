@@ -15,7 +15,9 @@ Invariants:
   sender writes ``F <n>\\n`` and then exactly ``n`` bytes (``n`` = size at open minus offset;
   a file that shrinks while being sent is padded with zeros, which the receiver's SHA-256
   comparison then rejects), or ``E <len>\\n<message>`` when the file cannot be opened as a
-  regular file (links are never followed: ``O_NOFOLLOW``).
+  regular file (links are never followed: ``O_NOFOLLOW``). An ``E`` is about that file alone
+  (it vanished after the listing): the stream goes on, and only that file's chunks raise
+  `FileUnreadableError`.
 * Any failure (no ``ssh`` binary, refused login, a cut connection, a short stream) raises
   `TransportError`; bytes already handed out stay valid, so the caller resumes from them.
 """
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labledger.ingest.errors import TransportError
+from labledger.ingest.transport import FileUnreadableError
 
 _READ = 1 << 20
 
@@ -50,7 +53,7 @@ for i in range(0, len(items) - 1, 2):
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as e:
-        msg = str(e).encode("utf-8", "replace")
+        msg = (e.strerror or str(e)).encode("utf-8", "replace")
         put(b"E %d\n" % len(msg) + msg)
         continue
     try:
@@ -200,7 +203,8 @@ class FileStream:
     def files(self) -> Iterator[tuple[str, int, Iterator[bytes]]]:
         """Yield ``(rel, offset, chunks)`` per requested file; consume ``chunks`` fully first.
 
-        A file the box could not open raises `TransportError` naming it when reached.
+        A file the box could not open yields chunks that raise `FileUnreadableError` naming it;
+        the stream itself goes on to the next file.
         """
         try:
             for rel, offset in self.items:
@@ -210,12 +214,17 @@ class FileStream:
                     self._fill(n)
                     msg = bytes(self._buf[:n]).decode("utf-8", "replace")
                     del self._buf[:n]
-                    raise TransportError(self.source, f"cannot read {rel} on the box: {msg}")
+                    yield rel, offset, self._unreadable(rel, msg)
+                    continue
                 if tag != b"F" or not num.isdigit():
                     raise TransportError(self.source, "the stream is not in the expected framing")
                 yield rel, offset, self._chunks(int(num))
         except OSError as exc:
             raise TransportError(self.source, f"reading the stream failed: {exc}") from exc
+
+    def _unreadable(self, rel: str, message: str) -> Iterator[bytes]:
+        raise FileUnreadableError(self.source, rel, message)
+        yield b""  # unreachable: makes this a generator, so it raises when consumed
 
     def _chunks(self, n: int) -> Iterator[bytes]:
         left = n

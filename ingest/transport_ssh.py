@@ -11,17 +11,25 @@ default ``~/.ssh/id_*`` keys, then a password the caller read from stdin (never 
 ``ProxyCommand``. Keepalives are sent every 15 s; connecting is retried with backoff.
 
 Listing uses SFTP (``READDIR`` reports ``lstat`` attributes, so links are never followed).
+Names travel as bytes and are decoded as POSIX does (UTF-8, ``surrogateescape``): paramiko's own
+``listdir_attr`` decodes them strictly and would fail the whole listing on one name that is not
+valid UTF-8, so the ``READDIR`` loop is done here.
 Hashing is one remote command fed the NUL-separated list of files on stdin: a Python helper
 (``hashlib`` SHA-256, plus BLAKE3 when the box's python has ``blake3``) when the box has
-``python3``, else ``xargs -0 sha256sum`` (plus ``b3sum`` when present).
+``python3``, else ``xargs -0 sha256sum`` (plus ``b3sum`` when present). A file the box can no
+longer open (rotated away since the listing) is that file's `RemoteHash.error`, not a failed
+hash: the helper says so per file; after ``sha256sum`` an SFTP ``lstat`` tells a vanished file
+from a box that failed to hash.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
 import socket
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -31,7 +39,14 @@ from typing import Any, Literal
 import paramiko
 
 from labledger.ingest.errors import HostKeyError, PullSourceError, TransportError
-from labledger.ingest.transport import CHUNK, RemoteHash, RemoteStat, kind_of
+from labledger.ingest.transport import (
+    CHUNK,
+    FILE_ERRNOS,
+    FileUnreadableError,
+    RemoteHash,
+    RemoteStat,
+    kind_of,
+)
 
 Hasher = Literal["auto", "python", "coreutils"]
 Bulk = Literal["auto", "openssh", "sftp"]
@@ -59,12 +74,13 @@ def h(n):
                     b.update(c)
         return n, s.hexdigest(), (b.hexdigest() if b is not None else None), None
     except OSError as e:
-        return n, None, None, str(e)
+        return n, None, None, e
 out = sys.stdout.buffer
 with ThreadPoolExecutor(4) as p:
     for n, s, b, e in p.map(h, names):
         if e is not None:
-            out.write(b"E " + e.encode("utf-8", "replace").replace(b"\n", b" ") + b"  " + n + b"\n")
+            msg = (e.strerror or str(e)).encode("utf-8", "replace").replace(b"\n", b" ")
+            out.write(b"E %d " % (e.errno or 0) + n + b"\0" + msg + b"\n")
             continue
         out.write(b"S " + s.encode() + b"  " + n + b"\n")
         if b is not None:
@@ -328,19 +344,57 @@ class SshTransport:
         return f"{self.root}/{rel}" if rel else self.root
 
     # -- Transport --------------------------------------------------------------------------------
+    def _bytes(self, rel: str) -> bytes:
+        """The absolute path on the box as bytes (paramiko would encode a ``str`` strictly)."""
+        return self._abs(rel).encode("utf-8", "surrogateescape")
+
+    def _listdir_attr(self, path: bytes) -> list[paramiko.SFTPAttributes]:
+        """paramiko's ``listdir_attr``, with names decoded as POSIX does (see the module doc)."""
+        from paramiko import sftp as proto
+
+        sftp: Any = self.sftp  # paramiko's request layer is not typed
+        t, msg = sftp._request(proto.CMD_OPENDIR, path)
+        if t != proto.CMD_HANDLE:
+            raise paramiko.SFTPError("expected a handle")
+        handle = msg.get_binary()
+        found: list[paramiko.SFTPAttributes] = []
+        try:
+            while True:
+                try:
+                    t, msg = sftp._request(proto.CMD_READDIR, handle)
+                except EOFError:
+                    break  # the end of the folder
+                if t != proto.CMD_NAME:
+                    raise paramiko.SFTPError("expected a name response")
+                for _ in range(msg.get_int()):
+                    name = msg.get_string().decode("utf-8", "surrogateescape")
+                    longname = msg.get_string().decode("utf-8", "surrogateescape")
+                    attr = paramiko.SFTPAttributes._from_msg(msg, name, longname)
+                    if name not in (".", ".."):
+                        found.append(attr)
+        finally:
+            sftp._request(proto.CMD_CLOSE, handle)
+        return found
+
     def list_dir(self, rel: str) -> list[RemoteStat]:
         try:
-            attrs = self.sftp.listdir_attr(self._abs(rel))
+            attrs = self._listdir_attr(self._bytes(rel))
             out = []
             for a in attrs:
                 mode = a.st_mode or 0
                 kind = kind_of(mode)
-                target = (self.sftp.readlink(self._abs(f"{rel}/{a.filename}" if rel
-                                                       else a.filename))
-                          if kind == "symlink" else None)
+                target: str | None = None
+                if kind == "symlink":
+                    raw = self.sftp.readlink(self._bytes(f"{rel}/{a.filename}" if rel
+                                                         else a.filename))
+                    target = (raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes)
+                              else raw)
                 out.append(RemoteStat(a.filename, kind, a.st_size or 0, mode & 0o7777, target))
             return out
         except (OSError, EOFError, paramiko.SSHException) as exc:
+            if rel and isinstance(exc, OSError) and exc.errno == errno.ENOENT:
+                raise FileUnreadableError(self.source, rel, "the folder vanished after it was "
+                                          "listed") from exc
             raise TransportError(self.source, f"cannot list {rel or '.'}: {exc}") from exc
 
     def exists_dir(self, rel: str) -> bool:
@@ -394,13 +448,24 @@ class SshTransport:
         use_python = self.hasher == "python" or (self.hasher == "auto" and self.has_python3())
         body = f"python3 -c {shlex.quote(_PY_HASHER)}" if use_python else _COREUTILS
         command = f"cd -- {shlex.quote(self.root)} || exit 97; {body}"
-        code, out, err = self.run(command, b"\0".join(r.encode() for r in rels) + b"\0")
+        names = b"".join(r.encode("utf-8", "surrogateescape") + b"\0" for r in rels)
+        code, out, err = self.run(command, names)
         if code == 97:
             raise TransportError(self.source, f"cannot enter {self.root} on the box")
         sha: dict[str, str] = {}
         b3: dict[str, str] = {}
+        gone: dict[str, str] = {}
+        failed: list[str] = []
         for line in out.decode("utf-8", "surrogateescape").splitlines():
             tag, _, rest = line.partition(" ")
+            if tag == "E":  # "E <errno> <name>\0<message>": the helper could not open <name>
+                number, _, rest = rest.partition(" ")
+                name, _, message = rest.partition("\0")
+                if number.isdigit() and int(number) in FILE_ERRNOS:
+                    gone[name] = f"cannot open it to hash: {message}"
+                else:
+                    failed.append(f"{name}: {message}")
+                continue
             digest, sep, name = rest.partition("  ")
             if not sep:
                 continue
@@ -409,17 +474,40 @@ class SshTransport:
                 sha[name] = digest
             elif tag == "B":
                 b3[name] = digest
-        missing = [r for r in rels if r not in sha]
+        missing = [r for r in rels if r not in sha and r not in gone]
+        if missing and not failed:
+            # sha256sum only complains on stderr: ask SFTP whether the file is still there.
+            for r in missing:
+                problem = self._vanished(r)
+                if problem is not None:
+                    gone[r] = problem
+            missing = [r for r in missing if r not in gone]
         if missing:
-            why = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {code}"]
+            why = failed[:1] or err.decode("utf-8", "replace").strip().splitlines()[-1:] or [
+                f"exit {code}"]
             raise TransportError(self.source, f"the box did not hash {len(missing)} file(s) "
                                  f"(first: {missing[0]}): {why[0]}")
-        return {r: RemoteHash(sha256=sha[r], blake3=b3.get(r)) for r in rels}
+        return {r: (RemoteHash(None, error=gone[r]) if r in gone
+                    else RemoteHash(sha256=sha[r], blake3=b3.get(r))) for r in rels}
+
+    def _vanished(self, rel: str) -> str | None:
+        """Why ``rel`` is no longer a regular file on the box, or None when it still is."""
+        try:
+            mode = self.sftp.lstat(self._bytes(rel)).st_mode or 0
+        except OSError as exc:
+            if exc.errno in FILE_ERRNOS:
+                return f"cannot open it to hash: {exc.strerror or exc}"
+            raise TransportError(self.source, f"cannot stat {rel}: {exc}") from exc
+        except (EOFError, paramiko.SSHException) as exc:
+            raise TransportError(self.source, f"cannot stat {rel}: {exc}") from exc
+        return None if stat.S_ISREG(mode) else "it is no longer a regular file"
 
     def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
         try:
-            fh = self.sftp.open(self._abs(rel), "rb")
+            fh = self.sftp.open(self._bytes(rel), "rb")
         except (OSError, EOFError, paramiko.SSHException) as exc:
+            if isinstance(exc, OSError) and exc.errno in FILE_ERRNOS:
+                raise FileUnreadableError(self.source, rel, exc.strerror or str(exc)) from exc
             raise TransportError(self.source, f"cannot open {rel}: {exc}") from exc
         try:
             size = fh.stat().st_size or 0

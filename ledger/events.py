@@ -204,6 +204,9 @@ class PullListed(Body, frozen=True, kw_only=True, omit_defaults=True):
     roster_digest: Digest | None = None
     roster_mismatched: list[str] = []
     refused: list[str] = []
+    # The --only globs when the listing was restricted to matching files: a partial listing
+    # updates what it shows but never defines the expected set (reconcile.pull_verified).
+    only: list[str] = []
 
 
 class ArtifactPulled(Body, frozen=True, kw_only=True, omit_defaults=True):

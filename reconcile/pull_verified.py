@@ -4,8 +4,11 @@ For one run the **expected set** is the union of
 
 * the roster (the files named by ``--roster`` at the latest pull: the listing minus its
   ``unexpected`` entries plus its ``missing`` ones),
-* every file of the **latest** ``pull.listed`` of the run (directories and symlinks carry no
-  bytes and are not expected here),
+* every file of the **latest full** ``pull.listed`` of the run (directories and symlinks carry
+  no bytes and are not expected here), updated by the listings restricted by ``pull --only``
+  (partial: ``only`` in the body) recorded after it: a file one of them shows is expected with
+  the digests it shows; a file it does not show stays expected. A partial listing adds, never
+  removes, and never stands for the whole box: without a full listing the run does not hold,
 * the latest ``checkpoint.saved`` or ``artifact.recorded`` of each path of the run (what the box
   announced and still holds: an earlier save of the same path was overwritten there; a
   ``role="latest"`` resume anchor is not expected unless listed).
@@ -21,12 +24,18 @@ An expected file **holds** when
 3. a checkpoint (by suffix, or announced by ``checkpoint.saved``) also has an ok
    ``checkpoint.verified`` bound to the same digest, and no later failed one.
 
+At the teardown gate of instance I only listings taken from I count (the event's
+``instance``): a pull from a copy, another box or no box says nothing about I's disk. A run
+with no counted listing (or no full one) does not hold, and the refusal names the listing taken
+elsewhere.
+
 Invariant (DOMAIN principle 3): nothing here reads a PULL_VERIFIED.json. The marker is written
 from a passing evaluation and invalidated by a failing one; it never satisfies a check.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -255,11 +264,69 @@ def _current_announcements(run_events: list[Event]) -> list[Event]:
 _ACTIVITY = frozenset({"run.heartbeat", "run.exited"})
 
 
-def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVerification:
-    """Evaluate PULL_VERIFIED for ``run`` from ``events`` (see the module docstring)."""
+def _partial(listing: Event) -> bool:
+    """A listing restricted by ``pull --only``: it shows part of the box, never all of it."""
+    return bool(listing.body.get("only"))
+
+
+def _looked_for(listing: Event, path: str) -> bool:
+    """Whether ``listing`` looked for ``path`` (a full listing looked for every path)."""
+    only = listing.body.get("only") or []
+    return not only or any(fnmatch.fnmatchcase(path, g) for g in only)
+
+
+def _taken_from(listing: Event) -> str:
+    where = f"instance {listing.instance}" if listing.instance else "no instance"
+    return f"{listing.body.get('source') or 'an unnamed source'} ({where})"
+
+
+@dataclass
+class _Listed:
+    """What the counted listings show of the box: the latest full listing, updated by the
+    partial ones recorded after it (all of them when there is no full one)."""
+
+    base: Event | None
+    partials: list[Event]
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> latest entry
+    missing: dict[str, None] = field(default_factory=dict)  # roster paths absent (ordered set)
+    refused: dict[str, None] = field(default_factory=dict)
+    mismatched: dict[str, None] = field(default_factory=dict)
+
+
+def _listed(listings: list[Event]) -> _Listed:
+    fulls = [e for e in listings if not _partial(e)]
+    base = fulls[-1] if fulls else None
+    out = _Listed(base=base, partials=listings[listings.index(base) + 1:] if base is not None
+                  else list(listings))
+    for listing in ([base] if base is not None else []) + out.partials:
+        body = listing.body
+        for entry in body.get("entries") or []:
+            if entry.get("type", "file") == "file":  # dirs and links carry no bytes
+                out.files[entry["path"]] = entry
+                out.missing.pop(entry["path"], None)
+        # A partial listing only adds: a file it does not show stays expected (its globs may
+        # not match it, or it vanished from the box after the full listing), and its roster's
+        # `missing` counts only inside its globs (it never looked for the rest).
+        for path in body.get("missing") or []:
+            if path not in out.files and _looked_for(listing, path):
+                out.missing[path] = None
+        out.refused.update(dict.fromkeys(body.get("refused") or []))
+        out.mismatched.update(dict.fromkeys(body.get("roster_mismatched") or []))
+    return out
+
+
+def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
+               instance: str | None = None) -> RunVerification:
+    """Evaluate PULL_VERIFIED for ``run`` from ``events`` (see the module docstring).
+
+    With ``instance`` (the teardown gate) only listings taken from that instance count.
+    """
     run_events = [e for e in events if e.run == run]
-    listings = [e for e in run_events if e.kind == "pull.listed"]
-    latest = listings[-1] if listings else None
+    every_listing = [e for e in run_events if e.kind == "pull.listed"]
+    listings = [e for e in every_listing if instance is None or e.instance == instance]
+    elsewhere = [e for e in every_listing if instance is not None and e.instance != instance]
+    listed = _listed(listings)
+    latest = listed.base
     verified = _verified_state(events)
     problems: list[str] = []
     checks: dict[str, ArtifactCheck] = {}
@@ -269,32 +336,48 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVeri
             pulls_by_path.setdefault(e.body["path"], []).append(e.body)
 
     result = RunVerification(run=run, artifacts=[], problems=problems)
-    if latest is None:
+    command = f"`labledger pull --run {run}{f' --instance {instance}' if instance else ''} ...`"
+    if not every_listing:
         problems.append("no pull listing recorded (run `labledger pull --run "
                         f"{run} ...`)")
-    else:
+    elif listings and latest is None:
+        globs = sorted({g for e in listed.partials for g in e.body.get("only") or []})
+        problems.append(f"no full listing of the box: run {command} without --only (each "
+                        f"listing recorded was restricted by --only {' '.join(globs)})")
+    # A pull from a copy, another box or no box at all says nothing about this box's disk:
+    # named when it is why nothing (or nothing full) counts.
+    foreign: Event | None = None
+    if elsewhere and not listings:
+        foreign = elsewhere[-1]
+    elif elsewhere and latest is None:
+        foreign = next((e for e in reversed(elsewhere) if not _partial(e)), None)
+    if foreign is not None:
+        problems.append(f"the latest {'full ' if listings else ''}listing of {run} was taken "
+                        f"from {_taken_from(foreign)}, not from instance {instance}: pull with "
+                        f"--instance {instance} ({command})")
+    if latest is not None:
         # A later state needs its own evidence: a run still beating or exiting after the
-        # listing may have written files that listing (and so this pull) never saw.
+        # full listing may have written files it (and so this pull) never saw; a partial
+        # listing since then looked at part of the box only.
         after = run_events[run_events.index(latest) + 1:]
         active = [e for e in after if e.kind in _ACTIVITY]
         if active:
             last = active[-1]
-            problems.append(f"the run was still active after the latest pull listing "
+            problems.append(f"the run was still active after the latest full pull listing "
                             f"({last.kind} at {last.ts}, listing at {latest.ts}): what it wrote "
-                            f"since is not in that listing; pull again (`labledger pull --run "
-                            f"{run} ...`)")
-        body = latest.body
-        result.listing_id, result.source = latest.id, body.get("source")
+                            f"since is not in that listing; pull again without --only "
+                            f"({command})")
+    shown = latest or (listed.partials[-1] if listed.partials else None)
+    if shown is not None:
+        body = latest.body if latest is not None else {}
+        result.listing_id, result.source = shown.id, shown.body.get("source")
         result.manifest_digest = body.get("manifest_digest")
         extra = body.get("extra") or {}
         result.roster_digest = body.get("roster_digest") or extra.get("roster_digest")
         unexpected = set(body.get("unexpected") or [])
         result.unexpected = sorted(unexpected)
         has_roster = bool(result.roster_digest or unexpected or body.get("missing"))
-        for entry in body.get("entries") or []:
-            if entry.get("type", "file") != "file":
-                continue
-            path = entry["path"]
+        for path, entry in sorted(listed.files.items()):
             sources = ["roster", "listing"] if has_roster and path not in unexpected \
                 else ["listing"]
             check = ArtifactCheck(run=run, path=path, sources=sources, size=entry.get("size"),
@@ -310,21 +393,18 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVeri
             checks[path] = check
         # Written by pull when it refused an entry (unsafe name, symlink out of the tree) or
         # when the box's hash of a roster entry differs from the roster's: never safe.
-        for path in body.get("refused") or []:
+        for path in listed.refused:
             problems.append(f"{path}: refused at the latest listing (not pulled)")
-        for path in body.get("roster_mismatched") or []:
+        for path in listed.mismatched:
             problems.append(f"{path}: the box's copy differs from the roster's hash")
-        for path in body.get("missing") or []:
+        for path in listed.missing:
             checks[path] = ArtifactCheck(
                 run=run, path=path, sources=["roster"], is_checkpoint=_is_checkpoint(path),
                 problems=["in the roster but not on the box at the latest listing"],
                 next_step="find the file on the box, or pull again with a corrected roster")
 
     by_digest = {c.digest: c for c in checks.values() if c.digest}
-    listed_b3 = {}
-    if latest is not None:
-        listed_b3 = {en.get("blake3"): en["path"] for en in latest.body.get("entries") or []
-                     if en.get("blake3")}
+    listed_b3 = {en.get("blake3"): path for path, en in listed.files.items() if en.get("blake3")}
     for e in _current_announcements(run_events):
         digest = e.body.get("digest")
         if not isinstance(digest, str):
@@ -372,7 +452,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker) -> RunVeri
         elif check.is_checkpoint and not check.problems:
             check.problems.append("checkpoint has no digest")
     result.artifacts = sorted(checks.values(), key=lambda c: c.path)
-    if latest is not None and not result.artifacts:
+    if shown is not None and not result.artifacts:
         problems.append("the latest listing has no files")
     return result
 
@@ -419,9 +499,9 @@ def hosted_runs(events: Iterable[Event], instance: str) -> list[str]:
 
 def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None = None,
                   checker: ObjectChecker | None = None) -> GateResult:
-    """Whether instance ``instance`` may be torn down now: every run it hosted pull-verified,
-    local bytes re-verified. An instance with no recorded run never passes (nothing proves
-    its results are safe)."""
+    """Whether instance ``instance`` may be torn down now: every run it hosted pull-verified
+    from listings taken from this instance, local bytes re-verified. An instance with no
+    recorded run never passes (nothing proves its results are safe)."""
     events = load_events(ledger) if events is None else events
     checker = checker or ObjectChecker(open_store(ledger))
     runs = hosted_runs(events, instance)
@@ -432,7 +512,8 @@ def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None =
         known = sorted({e.instance for e in events if e.instance is not None})
         problems = [f"instance {instance!r} is not in the ledger (no event names it; recorded "
                     f"instances: {', '.join(known[:20]) or 'none'})"]
-    return GateResult(instance=instance, runs=[verify_run(r, events, checker) for r in runs],
+    return GateResult(instance=instance,
+                      runs=[verify_run(r, events, checker, instance=instance) for r in runs],
                       problems=problems, head=ledger_head(events))
 
 

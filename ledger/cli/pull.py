@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -80,23 +79,23 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
         raise click.UsageError("give one of --from and --from-dir")
     if roster and import_manifest:
         raise click.UsageError("give one of --roster and --import-manifest")
-    ledger = open_ledger()
     if not from_ and not from_dir:
         if export_manifest is None:
             raise click.UsageError("give --from or --from-dir (or only --export-manifest)")
-        _export(ledger, run_id, Path(export_manifest))
+        _export(open_ledger(), run_id, Path(export_manifest))
         return
 
     from labledger.ingest.pull import CHECKPOINT_GLOBS, load_roster
     from labledger.ingest.pull import pull as do_pull
 
-    roster_file = roster or import_manifest
-    loaded = load_roster(Path(roster_file)) if roster_file else None
-    if import_manifest and loaded is not None:
-        data = json.loads(Path(import_manifest).read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("schema") != "remote-gpu-trainer/PULL/v1":
-            raise click.BadParameter("not a PULL/v1 manifest (schema is not "
-                                     "remote-gpu-trainer/PULL/v1)", param_hint="--import-manifest")
+    # The whole roster is validated before the ledger is even opened: a bad one (exit 2) must
+    # leave no trace.
+    loaded = None
+    if roster:
+        loaded = load_roster(Path(roster))
+    elif import_manifest:
+        loaded = load_roster(Path(import_manifest), manifest=True)
+    ledger = open_ledger()
     transport: Any
     if from_dir:
         from labledger.ingest.transport import LocalTransport

@@ -25,7 +25,8 @@ def _yn(value: bool | None) -> str:
 def _rows(runs: list[RunVerification]) -> list[tuple[Any, ...]]:
     rows: list[tuple[Any, ...]] = []
     for run in runs:
-        rows += [(run.run, "-", "", "", "", "", "NO", p) for p in run.problems]
+        # a run's own problems name commands to run: in full below the table, not cut in it
+        rows += [(run.run, "-", "", "", "", "", "NO", "see below") for _ in run.problems]
         for a in run.artifacts:
             problems = "; ".join(a.problems)
             rows.append((run.run, a.path, ",".join(a.sources), _yn(a.pulled),
@@ -39,6 +40,9 @@ def _show_table(runs: list[RunVerification]) -> None:
     rows = _rows(runs)
     if rows:  # no run recorded on the instance: the gate's own problem line says so
         click.echo(table(_COLUMNS, rows, max_width=120), err=True)
+    for run in runs:
+        for problem in run.problems:
+            warn(f"{run.run}: {problem}")
 
 
 @click.command("verify-pull")

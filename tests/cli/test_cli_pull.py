@@ -178,3 +178,95 @@ def test_a_large_pull_shows_a_progress_bar_on_a_terminal(box: Path, project: Pat
     assert done.returncode == 0
     assert b"pulling" in seen
     assert b"pulling" not in done.stdout
+
+
+# -- bad input: exit 2, nothing written; a box that misbehaves: exit 3 ----------------------------
+def tree_sha256(folder: Path) -> str:
+    """One SHA-256 over every path (folders included) and file's bytes under ``folder``."""
+    digest = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        digest.update(str(p.relative_to(folder)).encode() + b"\0")
+        if p.is_file():
+            digest.update(hashlib.sha256(p.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize(("option", "raw", "problem"), [
+    ("--import-manifest", b"best.pth\n", "not a valid manifest: it is not valid JSON"),
+    ("--import-manifest", b"\xff\xfe{}", "not a valid manifest: it is not UTF-8 text"),
+    ("--roster", b'{"files":[{"path":"ckpt/best.pth","sha256":"zz"}]}',
+     'files[0]: sha256 must be 64 hex digits, not "zz"'),
+    ("--roster", b'{"files":[{"path":"ckpt/best.pth","bytes":"1620"}]}',
+     'files[0]: bytes must be a non-negative integer, not "1620"'),
+    ("--roster", b'{"files":[{"path":"ckpt/best.pth","bytes":true}]}',
+     "files[0]: bytes must be a non-negative integer, not true"),
+    ("--roster", b'["/etc/passwd"]', "files[0]: path '/etc/passwd' is absolute"),
+    ("--roster", b'["../x"]', "files[0]: path '../x' leaves the pulled folder"),
+    ("--roster", b"null", "it is the JSON value null"),
+    ("--roster", b"", "it is empty"),
+])
+def test_a_bad_roster_or_manifest_exits_2_and_writes_nothing(
+        capsys: pytest.CaptureFixture[str], box: Path, project: Path, tmp_path: Path,
+        option: str, raw: bytes, problem: str) -> None:
+    bad = tmp_path / "bad-roster.json"
+    bad.write_bytes(raw)
+    before = tree_sha256(project / ".labledger")
+    for extra in ([], ["--json"]):
+        code, out, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box), option,
+                              str(bad), *extra)
+        assert code == 2, err
+        assert out == ""
+        assert "Traceback" not in err
+        message = json.loads(err.splitlines()[-1])["message"] if extra else err
+        assert str(bad) in message
+        assert problem in message
+        assert "nothing was pulled or recorded" in message
+    assert json.loads(err.splitlines()[-1])["error"] == "PullSourceError"
+    assert tree_sha256(project / ".labledger") == before
+
+
+def test_a_bom_json_roster_is_read_as_json(capsys: pytest.CaptureFixture[str], box: Path,
+                                           tmp_path: Path) -> None:
+    roster = tmp_path / "roster.json"
+    roster.write_bytes(b"\xef\xbb\xbf" + json.dumps(["run.json", "ckpt/best.pth"]).encode())
+    code, _, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box), "--roster",
+                        str(roster))
+    assert code == 0, err
+
+
+def test_a_file_vanishing_mid_pull_exits_3_and_the_rest_is_pulled(
+        capsys: pytest.CaptureFixture[str], box: Path, project: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from labledger.ingest.transport import LocalTransport
+
+    (box / "ckpt" / "old.pth").write_bytes(b"rotated away")
+    hash_files = LocalTransport.hash_files
+
+    def rotate_then_hash(self: LocalTransport, rels: Any) -> Any:
+        (box / "ckpt" / "old.pth").unlink()  # the training loop removes its oldest checkpoint
+        return hash_files(self, rels)
+
+    monkeypatch.setattr(LocalTransport, "hash_files", rotate_then_hash)
+    code, out, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(box))
+    assert code == 3, err
+    assert "failed: ckpt/old.pth: vanished from the box after the listing" in err
+    assert "Traceback" not in err
+    lines = out.splitlines()
+    assert lines[3].split()[:2] == ["pulled", "2"]
+    assert lines[4].split()[:2] == ["verified", "1"]
+    assert lines[5].split()[:2] == ["failed", "1"]
+    pulled = {r.body_dict()["path"]: r.body_dict()["ok"]
+              for r in Ledger.open(project).records() if r.kind == "artifact.pulled"}
+    assert pulled == {"ckpt/best.pth": True, "ckpt/old.pth": False, "run.json": True}
+
+
+def test_a_name_that_is_not_utf8_exits_3_over_ssh(capsys: pytest.CaptureFixture[str], box: Path,
+                                                  sshd: Any) -> None:
+    with open(bytes(box) + b"/caf\xe9.txt", "wb") as fh:
+        fh.write(b"x")
+    code, out, err = call(capsys, "pull", "--run", "r1", "--from", sshd.target(box),
+                          "--identity", str(sshd.client_key), "--accept-new-host-key")
+    assert code == 3, err
+    assert "refused: 'caf\\udce9.txt': unsafe name (is not valid UTF-8)" in err
+    assert "Traceback" not in err
+    assert out.splitlines()[3].split()[:2] == ["pulled", "2"]

@@ -196,3 +196,47 @@ def test_a_mistyped_instance_is_not_an_empty_box(ledger: Ledger, pull_seed: Any,
     assert code == 3
     assert "instance 'vast-11' is not in the ledger" in err
     assert "recorded instances: vast-111" in err
+
+
+# --- which listings the gate counts ---------------------------------------------------------------
+def test_a_pull_with_only_does_not_open_the_gate(ledger: Ledger, pull_seed: Any, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent()
+    ledger.append("run.launched", run="r1", instance="box1")
+    box = tmp_path / "box-r1"
+    box.mkdir()
+    (box / "train.csv").write_bytes(FILES["train.csv"])
+    (box / "metrics.json").write_text('{"acc": 0.9}\n')
+    pull = ["pull", "--run", "r1", "--instance", "box1", "--from-dir", str(box)]
+    assert call(capsys, *pull, "--only", "metrics.json")[0] == 0
+    code, _, err = call(capsys, "gate", "teardown", "--instance", "box1")
+    assert code == 3
+    assert "no full listing of the box: run `labledger pull --run r1 --instance box1 ...` " \
+        "without --only" in err
+    code, _, err = call(capsys, "verify-pull", "r1")
+    assert code == 3
+    assert "gap: r1: no full listing of the box" in err
+    assert call(capsys, *pull)[0] == 0
+    code, _, err = call(capsys, "gate", "teardown", "--instance", "box1")
+    assert code == 0, err
+
+
+def test_a_pull_from_elsewhere_does_not_open_the_gate(ledger: Ledger, pull_seed: Any,
+                                                      tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    pull_seed.rent("vast-9")
+    ledger.append("run.launched", run="r1", instance="vast-9")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("unrelated\n")
+    assert call(capsys, "pull", "--run", "r1", "--from-dir", str(other))[0] == 0
+    code, stdout, _ = call(capsys, "--json", "gate", "teardown", "--instance", "vast-9")
+    assert code == 3
+    assert json.loads(stdout)["unmet"] == [
+        f"r1: the latest listing of r1 was taken from dir:{other} (no instance), not from "
+        "instance vast-9: pull with --instance vast-9 (`labledger pull --run r1 --instance "
+        "vast-9 ...`)"]
+    code, _, err = call(capsys, "gate", "teardown", "--instance", "vast-9")
+    assert code == 3
+    assert "gate REFUSED: vast-9: 1 unmet check(s)" in err
+    assert "Traceback" not in err

@@ -97,9 +97,9 @@ def test_a_run_active_after_its_listing_refuses_until_pulled_again(ledger: Ledge
     gate = evaluate_gate(ledger, "box1")
     assert not gate.ok
     [problem] = gate.unmet()
-    assert problem.startswith("r1: the run was still active after the latest pull listing "
-                              "(run.heartbeat at ")
-    assert "pull again (`labledger pull --run r1 ...`)" in problem
+    assert problem.startswith("r1: the run was still active after the latest full pull "
+                              "listing (run.heartbeat at ")
+    assert "pull again without --only (`labledger pull --run r1 --instance box1 ...`)" in problem
     ledger.append("run.exited", run="r1", instance="box1", exit_code=0)
     pull_seed.listed(FILES)  # pulled again after it exited: the same files, already here
     assert evaluate_gate(ledger, "box1").ok, evaluate_gate(ledger, "box1").unmet()
