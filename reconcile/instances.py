@@ -55,7 +55,9 @@ class InstanceEvent(msgspec.Struct, frozen=True, kw_only=True):
 
 def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
     """Every event tagged with an instance (plus every ``run.exited``), in ledger time order."""
-    from labledger.ledger.query import connect
+    import duckdb
+
+    from labledger.ledger.query import connect, read_error
 
     con = connect(paths)
     try:
@@ -63,6 +65,8 @@ def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
             "SELECT CAST(ts AS TIMESTAMP), writer, seq, kind, instance, run, CAST(body AS VARCHAR) "
             "FROM events WHERE instance IS NOT NULL OR kind = 'run.exited' "
             "ORDER BY ts, writer, seq").fetchall()
+    except duckdb.Error as exc:  # damage found mid-query, an interrupt: the mapped error
+        raise read_error(exc, paths, "reading the instances' events failed") from None
     finally:
         con.close()
     return [InstanceEvent(ts=ts.replace(tzinfo=UTC), writer=writer, seq=seq, kind=kind,

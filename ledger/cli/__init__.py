@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from typing import Any
 
 import click
@@ -134,8 +135,20 @@ def _report(exc: BaseException, code: int, obj: State | None) -> None:
         traceback.print_exception(exc, file=sys.stderr)
 
 
+def _format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                    line: str | None = None) -> str:
+    """labledger's own warnings (a damaged segment a query read around) as one plain line."""
+    if category.__module__.startswith("labledger."):
+        return f"labledger: warning: {message}\n"
+    return _plain_format(message, category, filename, lineno, line)
+
+
+_plain_format = warnings.formatwarning
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the CLI and map errors to documented exit codes."""
+    warnings.formatwarning = _format_warning
     obj = State()
     try:
         # Without standalone mode click *returns* the code of a `ctx.exit(code)` (check's 3).

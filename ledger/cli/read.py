@@ -10,12 +10,18 @@ from typing import Any
 import click
 
 from labledger.ledger.cli._context import common, ledger_paths, state
-from labledger.ledger.cli._output import cell, dumps, emit_json, table
+from labledger.ledger.cli._output import cell, dumps, emit_json, table, warn
 from labledger.ledger.errors import InvalidEventError
 
 
 def _paths() -> Any:
     return ledger_paths()
+
+
+def _warn_damage(message: str) -> None:
+    """Unreadable records are reported, never dropped silently; the read itself goes on (see
+    ledger/query.py), also with --json, where warnings stay on stderr."""
+    warn(f"labledger: warning: {message}")
 
 
 @click.command()
@@ -32,7 +38,7 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
     Example: labledger log --run r1 --kind 'checkpoint.*'
     """
     from labledger.ledger import events as ev
-    from labledger.ledger.query import connect
+    from labledger.ledger.query import connect, read_error
 
     where, params = [], []
     if run is not None:
@@ -60,14 +66,12 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
            + (f" LIMIT {int(limit)}" if limit else ""))
     import duckdb
 
-    from labledger.ledger.errors import LedgerError
-
-    con = connect(_paths())
+    paths = _paths()
+    con = connect(paths, on_damage=_warn_damage)
     try:
         rows = con.execute(sql, params).fetchall()
     except duckdb.Error as exc:
-        raise LedgerError(f"cannot read the events ({str(exc).strip()}); "
-                          "run `labledger check`") from None
+        raise read_error(exc, paths, "cannot read the events", "; run `labledger check`") from None
     finally:
         con.close()
     rows.reverse()
@@ -97,17 +101,17 @@ def sql(query: str, fmt: str | None) -> None:
 
     Example: labledger sql "select run, state, checkpoints from runs order by first_ts"
     """
-    from labledger.ledger.query import run_query
+    from labledger.ledger.query import execute_query
 
-    columns, rows = run_query(_paths(), query)
+    result = execute_query(_paths(), query, on_damage=_warn_damage)
     fmt = fmt or ("json" if state().json else "table")
     if fmt == "json":
-        emit_json([dict(zip(columns, row, strict=True)) for row in rows])
+        emit_json(result.records())
     elif fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([[cell(v) for v in row] for row in rows])
+        writer.writerow(result.columns)
+        writer.writerows([[cell(v) for v in row] for row in result.rows])
         click.echo(buffer.getvalue(), nl=False)
     else:
-        click.echo(table(columns, rows))
+        click.echo(table(result.columns, result.rows))

@@ -160,7 +160,41 @@ def test_sql_json_body_and_text(history: Ledger) -> None:
                            "where kind = 'note'", "--format", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == [{"t": "written late, happened early",
-                                          "raw": '"written late, happened early"'}]
+                                          "raw": "written late, happened early"}]
+
+
+def _strict_json(text: str) -> object:
+    """JSON as the standard defines it: NaN and Infinity are not tokens."""
+    def refuse(token: str) -> None:
+        raise ValueError(f"{token} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_sql_json_writes_null_for_nan_and_infinity(history: Ledger) -> None:
+    result = invoke("sql", "--json", "select 0.0/0.0 as nan, 1.0/0 as inf, -1.0/0 as neg, "
+                                     "[1.5, 0.0/0.0] as xs, {'r': 0.0/0.0} as s, 2.5 as ok")
+    assert result.exit_code == 0
+    assert _strict_json(result.stdout) == [
+        {"nan": None, "inf": None, "neg": None, "xs": [1.5, None], "s": {"r": None}, "ok": 2.5}]
+
+
+def test_sql_json_parses_json_typed_columns_at_any_depth(history: Ledger) -> None:
+    result = invoke("sql", "--json", "select body, body->'digest' as digest, [body] as bodies, "
+                                     "{'b': body} as wrapped, to_json([1, 2]) as built, "
+                                     "body::varchar as text from events "
+                                     "where kind = 'checkpoint.saved' order by ts limit 1")
+    assert result.exit_code == 0
+    (row,) = _strict_json(result.stdout)  # type: ignore[misc]
+    body = {"path": "e1.pth", "digest": DIGEST, "size": 1, "step": 1}
+    assert row["body"] == body
+    assert row["digest"] == DIGEST
+    assert row["bodies"] == [body]
+    assert row["wrapped"] == {"b": body}
+    assert row["built"] == [1, 2]
+    assert json.loads(row["text"]) == body  # a VARCHAR stays text
+    table = invoke("sql", "select body->'digest' as digest from events "
+                          "where kind = 'checkpoint.saved' limit 1", "--format", "csv")
+    assert table.stdout.splitlines()[1] == f'"""{DIGEST}"""'  # csv keeps the JSON text
 
 
 def test_sql_on_an_empty_ledger(ledger: Ledger) -> None:

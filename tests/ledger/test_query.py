@@ -277,16 +277,46 @@ def test_sandbox_holds_even_without_the_statement_check(ledger: Ledger, project:
     assert not (project / "escape.csv").exists()
 
 
-def test_a_failing_read_query_is_exit_1_not_a_traceback(
+def test_an_unknown_name_is_bad_input_exit_2_not_a_traceback(
     ledger: Ledger, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = cli(capsys, "sql", "select no_such_column from events")
-    assert code == 1
-    assert "query failed" in err
-    assert "no_such_column" in err
-    assert "Traceback" not in err
-    with pytest.raises(LedgerError, match="query failed"):
+    for query, name in (("select no_such_column from events", "no_such_column"),
+                        ("select * from nosuch", "nosuch"),
+                        ("select no_such_function(1)", "no_such_function")):
+        code, out, err = cli(capsys, "sql", query)
+        assert (code, out) == (2, ""), (query, err)
+        assert err.startswith("labledger: error: query failed:")
+        assert name in err
+        assert "information_schema.columns" in err
+        assert "Traceback" not in err
+    with pytest.raises(QueryRefusedError, match="query failed"):
         run_query(ledger.paths, "select no_such_column from events")
+    code, out, err = cli(capsys, "--json", "sql", "select * from nosuch")
+    last = json.loads(err.strip().splitlines()[-1])
+    assert (code, last["type"], last["code"], last["error"]) == (
+        2, "exit_error", 2, "QueryInputError")
+
+
+def test_a_runtime_failure_is_exit_1(ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "sql", "select cast('x' as int)")
+    assert (code, out) == (1, "")
+    assert "query failed: Conversion Error" in err
+    assert "Traceback" not in err
+    with pytest.raises(LedgerError, match="Conversion Error"):
+        run_query(ledger.paths, "select cast('x' as int)")
+
+
+def test_several_statements_are_refused_one_with_a_trailing_semicolon_runs(
+    ledger: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = cli(capsys, "sql", "select 1 as a; select 2 as b")
+    assert (code, out) == (2, "")
+    assert "2 statements" in err
+    assert "one query at a time" in err
+    code, out, _ = cli(capsys, "--json", "sql", "select 1 as a;")
+    assert (code, json.loads(out)) == (0, [{"a": 1}])
+    with pytest.raises(QueryRefusedError, match="3 statements"):
+        run_query(ledger.paths, "select 1; select 2; select 3")
 
 
 def test_json_error_mode_for_a_refused_query(ledger: Ledger,
