@@ -28,8 +28,8 @@ from typing import Any, Literal
 from labledger.cas._threads import hash_threads
 from labledger.ingest._fs import fsync_dir
 from labledger.ingest.errors import CheckpointSourceError
-from labledger.ledger.errors import InvalidEventError
-from labledger.ledger.ledger import Ledger
+from labledger.ledger.errors import InvalidEventError, LedgerError
+from labledger.ledger.ledger import Ledger, make_draft
 from labledger.ledger.record import Record
 
 Role = Literal["best", "last", "latest"]
@@ -58,6 +58,10 @@ def _split_metrics(metrics: Mapping[str, Any] | None) -> tuple[dict[str, float],
     """Finite metrics as floats, and non-finite ones as text (JSON has no NaN; keep the fact)."""
     finite: dict[str, float] = {}
     other: dict[str, str] = {}
+    if metrics is not None and not isinstance(metrics, Mapping):
+        raise InvalidEventError(f"metrics must map names to numbers (a dict), not "
+                                f"{type(metrics).__name__}", kind="checkpoint.saved",
+                                field="metrics")
     for key, value in (metrics or {}).items():
         if isinstance(value, bool) or not isinstance(key, str):
             raise InvalidEventError(f"metric {key!r} is not a number", kind="checkpoint.saved",
@@ -222,6 +226,27 @@ def _import_torch() -> Any:
     return torch
 
 
+def _save_atomically(obj: Any, path: Path) -> None:
+    """``torch.save`` to a temp file beside ``path``, fsync, rename onto it, fsync the folder."""
+    torch = _import_torch()
+    directory = path.parent if str(path.parent) else Path(".")
+    directory.mkdir(parents=True, exist_ok=True)  # like torch.save users expect of a "save"
+    tmp = directory / f".{path.name}.{secrets.token_hex(6)}.labledger-tmp"
+    try:
+        with open(tmp, "xb") as fh:
+            torch.save(obj, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)  # our own incomplete temp file, never the checkpoint
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
 def save_checkpoint(
     obj: Any,
     path: str | os.PathLike[str],
@@ -248,29 +273,20 @@ def save_checkpoint(
     run = resolve_run(run)
     instance = instance or os.environ.get(INSTANCE_ENV) or None
     path = Path(path)
+    body = _body(path, _PLACEHOLDER_DIGEST, 0, stored=not digest_only, step=step, epoch=epoch,
+                 role=role, metrics=metrics)
     owned = ledger is None
-    led = Ledger.open(root) if ledger is None else ledger
     try:
-        led.draft("checkpoint.saved", _body(path, _PLACEHOLDER_DIGEST, 0, stored=not digest_only,
-                                            step=step, epoch=epoch, role=role, metrics=metrics),
-                  run=run, instance=instance)
-        torch = _import_torch()
-        directory = path.parent if str(path.parent) else Path(".")
-        directory.mkdir(parents=True, exist_ok=True)  # like torch.save users expect of a "save"
-        tmp = directory / f".{path.name}.{secrets.token_hex(6)}.labledger-tmp"
-        try:
-            with open(tmp, "xb") as fh:
-                torch.save(obj, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)  # our own incomplete temp file, never the checkpoint
-            except FileNotFoundError:
-                pass
-            raise
-        fsync_dir(directory)
+        led = Ledger.open(root) if ledger is None else ledger
+    except LedgerError:
+        # No ledger to record in: the checkpoint is the run's own output, so it is still saved
+        # (bad arguments were refused above), then the error says it was not recorded.
+        make_draft("checkpoint.saved", body, run=run, instance=instance, at=None, actor="-")
+        _save_atomically(obj, path)
+        raise
+    try:
+        led.draft("checkpoint.saved", body, run=run, instance=instance)
+        _save_atomically(obj, path)
         return record_checkpoint(path, run=run, step=step, epoch=epoch, role=role,
                                  metrics=metrics, digest_only=digest_only, instance=instance,
                                  ledger=led)

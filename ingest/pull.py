@@ -341,12 +341,15 @@ def pull_v1(run: str, created_at: str, entries: Sequence[dict[str, Any]]) -> dic
 
 
 def latest_listing(ledger: Ledger, run: str) -> tuple[str, list[dict[str, Any]]] | None:
-    """The timestamp and entries of the run's latest ``pull.listed`` event, if any."""
+    """The timestamp and entries of the run's latest full ``pull.listed`` event, if any (a
+    listing restricted by ``--only`` shows part of the box: it is no manifest of the run)."""
     found: tuple[str, list[dict[str, Any]]] | None = None
     for record in ledger.records():
         if (record.kind == "pull.listed" and record.run == run
                 and (found is None or record.ts >= found[0])):
-            found = (record.ts, list(record.body_dict().get("entries", [])))
+            body = record.body_dict()
+            if not body.get("only"):
+                found = (record.ts, list(body.get("entries", [])))
     return found
 
 
@@ -1037,9 +1040,13 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
                                 "manifest_digest": report.manifest_digest}
         if roster is not None:
             listed = {e.path: e for e in files}
-            report.missing = sorted(p for p in roster.files if p not in listed)
+            # With --only, the roster is compared inside the globs: a file the pull was told to
+            # leave out is not "missing" from it (the gate reads it the same way)
+            expected = {p: v for p, v in roster.files.items()
+                        if not only or any(fnmatch.fnmatchcase(p, g) for g in only)}
+            report.missing = sorted(p for p in expected if p not in listed)
             report.unexpected = sorted(p for p in listed if p not in roster.files)
-            for p, (size, sha) in sorted(roster.files.items()):
+            for p, (size, sha) in sorted(expected.items()):
                 got = listed.get(p)
                 if got is not None and ((size is not None and size != got.size)
                                         or (sha is not None and sha != got.sha256)):

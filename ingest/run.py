@@ -345,9 +345,9 @@ def run_command(
             raise InvalidEventError(
                 f"{value!r} is not a valid {what} id (letters, digits and ._:@+=- ; at most 256; "
                 "starting with a letter or digit)", field=what)
-    if heartbeat is not None and not heartbeat > 0:
-        raise InvalidEventError("the heartbeat interval must be a positive number of seconds",
-                                field="heartbeat")
+    if heartbeat is not None and not 0 < heartbeat <= threading.TIMEOUT_MAX:
+        raise InvalidEventError("the heartbeat interval must be a positive number of seconds "
+                                f"(at most {threading.TIMEOUT_MAX:.0f})", field="heartbeat")
     notify: Report = report or (lambda _kind, _message: None)
     run_id = run or make_run_id(argv)
     workdir = os.fspath(cwd) if cwd is not None else os.getcwd()
@@ -361,9 +361,9 @@ def run_command(
         ledger = Ledger.open(root)
     except _LEDGER_FAILURES as exc:
         launch_problem = str(exc)
-    if ledger is not None and run is not None:
-        _refuse_sealed(ledger, run)
     recorder = _Recorder(ledger, notify, result.problems)
+    if ledger is not None and run is not None:
+        _refuse_sealed(ledger, run, recorder)
 
     try:
         facts = gather(argv, workdir, base_env)
@@ -414,18 +414,24 @@ def run_command(
     return result
 
 
-def _refuse_sealed(ledger: Ledger, run: str) -> None:
+def _refuse_sealed(ledger: Ledger, run: str, recorder: _Recorder) -> None:
     """A sealed run is never launched again (DOMAIN: re-running mints a new run id): its
-    state would turn from sealed back to running, and its capsule would no longer be the run."""
+    state would turn from sealed back to running, and its capsule would no longer be the run.
+    A ledger that cannot be read to tell is reported, and the command runs (bookkeeping never
+    blocks training)."""
     from labledger.ingest.capsule import sealed_record
 
-    sealed = sealed_record(ledger, run)
+    try:
+        sealed = sealed_record(ledger, run)
+    except _LEDGER_FAILURES as exc:
+        recorder.warn(f"could not check whether run {run} was sealed before ({exc})")
+        return
     if sealed is not None:
         ledger.close()
         raise InvalidEventError(
             f"run {run!r} is sealed (capsule.sealed {sealed.id[:12]} at "
             f"{sealed.body_dict().get('path')}); re-running mints a new run id: leave out --run "
-            "or give a new one (nothing started, nothing written)", field="run")
+            "or give a new one; nothing was started", field="run")
 
 
 def _supervise(argv: Sequence[str], workdir: str, child_env: Mapping[str, str],

@@ -442,7 +442,7 @@ def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = 
     if nested is not None:
         raise InvalidEventError(f"unknown field {nested.rsplit('.', 1)[-1]!r}", kind=kind,
                                 field=nested)
-    huge = _out_of_range(typed, "")
+    huge = _out_of_range(typed)
     if huge is not None:
         raise InvalidEventError(f"integer out of range (a ledger integer is 64-bit: {_INT64_MIN} "
                                 f"to {_INT64_MAX}; give a float or text for anything larger)",
@@ -453,10 +453,9 @@ def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-def _out_of_range(value: Any, path: str) -> str | None:
-    """The dotted path of the first integer in ``value`` that DuckDB's BIGINT cannot hold."""
-    if type(value) is int:
-        return path if not _INT64_MIN <= value <= _INT64_MAX else None
+def first_leaf(value: Any, test: Callable[[Any], bool], path: str = "") -> tuple[str, Any] | None:
+    """(dotted path, value) of the first leaf of ``value`` (structs, dicts, lists and tuples are
+    walked in order; anything else is a leaf) for which ``test`` is true, or None."""
     if isinstance(value, msgspec.Struct):
         items: Any = ((name, getattr(value, name)) for name in value.__struct_fields__)
     elif isinstance(value, dict):
@@ -464,12 +463,18 @@ def _out_of_range(value: Any, path: str) -> str | None:
     elif isinstance(value, list | tuple):
         items = enumerate(value)
     else:
-        return None
+        return (path, value) if test(value) else None
     for key, item in items:
-        found = _out_of_range(item, f"{path}.{key}" if path else str(key))
+        found = first_leaf(item, test, f"{path}.{key}" if path else str(key))
         if found is not None:
             return found
     return None
+
+
+def _out_of_range(value: Any) -> str | None:
+    """The dotted path of the first integer in ``value`` that DuckDB's BIGINT cannot hold."""
+    found = first_leaf(value, lambda v: type(v) is int and not _INT64_MIN <= v <= _INT64_MAX)
+    return None if found is None else found[0]
 
 
 def decode_body(kind: str, version: int, raw: bytes) -> Body | dict[str, Any]:

@@ -54,9 +54,21 @@ class EventInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 
 def _check_id(what: str, value: str | None) -> None:
+    if value is not None and not isinstance(value, str):
+        raise InvalidEventError(f"{what} must be text (an id), not {type(value).__name__} "
+                                f"{value!r}", field=what)
     problem = id_problem(what, value)
     if problem is not None:
         raise InvalidEventError(problem, field=what)
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _find_foreign(value: Any) -> tuple[str, str] | None:
+    """(dotted path, type name) of the first value JSON cannot hold, or None."""
+    found = ev.first_leaf(value, lambda v: not isinstance(v, _JSON_SCALARS))
+    return None if found is None else (found[0] or "body", type(found[1]).__name__)
 
 
 def _find_bad_text(value: Any, path: str) -> str | None:
@@ -118,6 +130,12 @@ def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance:
         if bad is not None:
             raise InvalidEventError("text is not valid UTF-8", kind=kind, field=bad)
         typed = ev.validate_body(kind, body, coerce_strings=coerce_strings)
+        foreign = _find_foreign(typed)
+        if foreign is not None:  # a tensor under `extra`, most likely: say where and what
+            where, what = foreign
+            raise InvalidEventError(f"a {what} is not a JSON value; convert it first (a tensor "
+                                    "or numpy scalar: float(x) or x.item(); anything else: "
+                                    "str(x))", kind=kind, field=where)
         # After validation: `--set x=nan` becomes a float only there. JSON would store null.
         bad = _find_non_finite(msgspec.to_builtins(typed), "")
         if bad is not None:
@@ -249,8 +267,14 @@ class Ledger:
 
     def append_batch(self, items: Iterable[EventInput | Mapping[str, Any]]) -> list[Record]:
         """Validate every event first, then append them all under one lock and one fsync."""
+        if isinstance(items, Mapping | str | bytes):
+            raise InvalidEventError("append_batch takes a list of events (one mapping each); "
+                                    "for one event use append")
         drafts = []
         for number, item in enumerate(items, start=1):
+            if not isinstance(item, EventInput | Mapping):
+                raise InvalidEventError(f"an event is a mapping (kind, body, ...), not "
+                                        f"{type(item).__name__}", line=number)
             try:
                 event = item if isinstance(item, EventInput) else msgspec.convert(
                     dict(item), EventInput)

@@ -315,6 +315,11 @@ def _listed(listings: list[Event]) -> _Listed:
     return out
 
 
+def _from(instance: str | None) -> str:
+    """The ``--instance`` a suggested pull needs for the gate of ``instance`` to count it."""
+    return f" --instance {instance}" if instance else ""
+
+
 def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
                instance: str | None = None) -> RunVerification:
     """Evaluate PULL_VERIFIED for ``run`` from ``events`` (see the module docstring).
@@ -387,7 +392,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             if pull is None:
                 check.problems.append(why or "not pulled")
                 check.digest_match = False if why and "differ" in why else None
-                check.next_step = f"labledger pull --run {run} --only {path}"
+                check.next_step = f"labledger pull --run {run}{_from(instance)} --only {path}"
             else:
                 check.pulled, check.digest_match, check.digest = True, True, pull["digest"]
             checks[path] = check
@@ -428,7 +433,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
         if not check.pulled:
             why = checker.problem(digest)
             check.problems.append(f"announced by the box but not pulled ({why})")
-            check.next_step = f"labledger pull --run {run}"
+            check.next_step = f"labledger pull --run {run}{_from(instance)}"
         checks[key] = check
         by_digest[digest] = check
 
@@ -438,7 +443,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             check.stored = found is None
             if found is not None:
                 check.problems.append(found)
-                check.next_step = f"labledger pull --run {run} --only {check.path}"
+                check.next_step = f"labledger pull --run {run}{_from(instance)} --only {check.path}"
         if check.is_checkpoint and check.digest is not None and not check.pulled:
             pass  # not here yet: "verified" would describe bytes this machine does not hold
         elif check.is_checkpoint and check.digest is not None:
@@ -448,7 +453,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             elif not check.verified:
                 check.problems.append("checkpoint failed verification")
             if not check.verified and check.next_step is None:
-                check.next_step = f"labledger pull --run {run} --only {check.path}"
+                check.next_step = f"labledger pull --run {run}{_from(instance)} --only {check.path}"
         elif check.is_checkpoint and not check.problems:
             check.problems.append("checkpoint has no digest")
     result.artifacts = sorted(checks.values(), key=lambda c: c.path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -43,8 +44,29 @@ def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None
         state(ctx).quiet = True
 
 
+class FiniteFloatRange(click.FloatRange):
+    """`click.FloatRange` that also refuses ``nan`` and ``inf`` (which compare false with any
+    bound, so a range alone lets them through)."""
+
+    name = "finite float range"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+def _set_verbose(ctx: click.Context, _param: click.Parameter, value: int) -> None:
+    if value:
+        state(ctx).verbose += value
+
+
 def common(func: F) -> F:
-    """Accept the global `--root`, `--json` and `-q` after the command name too."""
+    """Accept the global `--root`, `--json`, `-q` and `-v` after the command name too."""
+    func = click.option("-v", "--verbose", "verbose_", count=True, expose_value=False,
+                        callback=_set_verbose, help="More detail; -vv adds tracebacks.")(func)
     func = click.option("-q", "--quiet", "quiet_", is_flag=True, expose_value=False,
                         callback=_set_quiet, help="Drop progress and info messages.")(func)
     func = click.option("--json", "json_", is_flag=True, expose_value=False, callback=_set_json,

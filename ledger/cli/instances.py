@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._context import FiniteFloatRange, common, open_ledger, state
 from labledger.ledger.cli._output import emit_json, info, table, warn
 from labledger.ledger.cli.profiles import user_profile_dir
 from labledger.ledger.errors import InvalidEventError
@@ -128,9 +128,9 @@ def _deadline(item: Any) -> str:
 @click.command()
 @click.option("--now", metavar="TS", help="Judge as of this time (RFC 3339; default now). "
                                           "Events after it are left out.")
-@click.option("--idle-hours", type=click.FloatRange(min=0), default=2.0, show_default=True,
+@click.option("--idle-hours", type=FiniteFloatRange(min=0), default=2.0, show_default=True,
               help="Flag a running meter with no run activity for this long.")
-@click.option("--warn-hours", type=click.FloatRange(min=0), default=48.0, show_default=True,
+@click.option("--warn-hours", type=FiniteFloatRange(min=0), default=48.0, show_default=True,
               help="Flag a danger clock due within this many hours.")
 @common
 def instances(now: str | None, idle_hours: float, warn_hours: float) -> None:
@@ -176,11 +176,11 @@ def advise() -> None:
 
 @advise.command()
 @click.option("--profile", "profile_name", required=True, metavar="P", help="Platform profile.")
-@click.option("--checkpoint-seconds", type=click.FloatRange(min=0, min_open=True), default=30.0,
+@click.option("--checkpoint-seconds", type=FiniteFloatRange(min=0, min_open=True), default=30.0,
               show_default=True, metavar="C", help="What one checkpoint costs (blocking).")
-@click.option("--mtbf-hours", type=click.FloatRange(min=0, min_open=True), default=3.0,
+@click.option("--mtbf-hours", type=FiniteFloatRange(min=0, min_open=True), default=3.0,
               show_default=True, metavar="H", help="Mean time between failures of any kind.")
-@click.option("--announced-share", type=click.FloatRange(min=0, max=1, max_open=True),
+@click.option("--announced-share", type=FiniteFloatRange(min=0, max=1, max_open=True),
               default=0.0, show_default=True, metavar="F",
               help="Share of failures that come with the platform's preemption warning.")
 @common

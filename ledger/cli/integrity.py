@@ -56,11 +56,13 @@ def check(deep: bool) -> None:
                        + (f"; named by {_names(refs)}" if refs else ""))
         for m in lost:
             click.echo(f"corruption: {_describe(m)}")
-        for m in elsewhere:
-            click.echo(f"note: {_describe(m)}")
+        if state().verbose:  # a box's own objects: expected after a pull, listed on request
+            for m in elsewhere:
+                click.echo(f"note: {_describe(m)}")
         if elsewhere:
             info(ctx, f"{len(elsewhere)} object(s) named only by other writers' events (merged "
-                      "from a box) are not in this store; they live in that writer's store")
+                      "from a box) are not in this store; they live in that writer's store "
+                      "(-v lists them)")
         verdict = "ok" if not problems else f"{problems} problem(s)"
         objects = (f" and {deep_report.checked} objects ({deep_report.bytes} bytes)"
                    if deep_report is not None else "")

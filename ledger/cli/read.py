@@ -95,9 +95,11 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
               help="Output format (default: table; json with --json).")
 @common
 def sql(query: str, fmt: str | None) -> None:
-    """Run a read-only SQL QUERY over the ledger's views (events, runs, ...).
+    """Run one read-only SQL QUERY over the ledger's views (events, runs, ...).
 
-    Statements that write, attach, copy or read files outside the ledger are refused (exit 2).
+    Statements that write, attach, copy or read files outside the ledger, several statements,
+    and unknown views or columns are refused (exit 2). JSON output writes JSON values as JSON
+    and NaN/Infinity as null.
 
     Example: labledger sql "select run, state, checkpoints from runs order by first_ts"
     """

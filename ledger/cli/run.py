@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from labledger.ledger.cli._context import common, state
+from labledger.ledger.cli._context import FiniteFloatRange, common, state
 from labledger.ledger.cli._output import dumps
 
 
@@ -25,14 +25,16 @@ def _reporter(quiet: bool, as_json: bool) -> Any:
     return report
 
 
-@click.command(context_settings={"ignore_unknown_options": True,
-                                 "allow_interspersed_args": False})
+# No ignore_unknown_options: a mistyped wrapper option (--instnace) is a usage error, not the
+# command; the command's own options are safe behind its name (allow_interspersed_args=False).
+@click.command(context_settings={"allow_interspersed_args": False})
 @click.option("--run", "run_id", metavar="RUN",
               help="Run id (default: <command>-<UTC yyyymmdd-HHMMSS>-<4 hex>, printed to stderr).")
-@click.option("--instance", metavar="INSTANCE", help="Instance (box) the run executes on.")
+@click.option("--instance", metavar="INSTANCE", envvar="LABLEDGER_INSTANCE",
+              help="Instance (box) the run executes on (default: $LABLEDGER_INSTANCE).")
 @click.option("--config", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="The resolved config file: stored (secrets scrubbed) in the CAS.")
-@click.option("--heartbeat", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--heartbeat", type=FiniteFloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Record run.heartbeat every SECONDS while the command runs.")
 @click.option("--strict", is_flag=True,
               help="Refuse to start the command when the ledger cannot record its launch.")

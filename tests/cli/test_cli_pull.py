@@ -104,6 +104,17 @@ def test_export_without_a_source_uses_the_latest_listing(
     assert json.loads(manifest.read_text())["totals"]["files"] == 2
 
 
+def test_export_without_a_source_skips_a_later_partial_listing(
+        capsys: pytest.CaptureFixture[str], box: Path, tmp_path: Path) -> None:
+    assert call(capsys, "pull", "--run", "r1", "--from-dir", str(box))[0] == 0
+    only = sorted(p.name for p in box.iterdir() if p.is_file())[0]
+    assert call(capsys, "pull", "--run", "r1", "--from-dir", str(box), "--only", only)[0] == 0
+    manifest = tmp_path / "m.json"
+    code, _, err = call(capsys, "pull", "--run", "r1", "--export-manifest", str(manifest))
+    assert code == 0, err
+    assert json.loads(manifest.read_text())["totals"]["files"] == 2  # the full listing's
+
+
 def test_import_of_a_non_pull_v1_file_is_a_usage_error(
         capsys: pytest.CaptureFixture[str], box: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"

@@ -76,7 +76,7 @@ def test_gate_refuses_with_a_table_then_passes(ledger: Ledger, pull_seed: Any,
     pull_seed.listed(FILES)
     code, _, err = call(capsys, "gate", "teardown", "--instance", "box1")
     assert code == 3
-    assert "labledger pull --run r1 --only train.csv" in err
+    assert "labledger pull --run r1 --instance box1 --only train.csv" in err
     assert "gate REFUSED: box1: 2 unmet check(s)" in err
     for path, data in FILES.items():
         pull_seed.pulled(path, data)

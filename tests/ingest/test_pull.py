@@ -373,6 +373,19 @@ def test_roster_names_missing_and_unexpected_files(ledger: Ledger, tmp_path: Pat
     assert report.counts()["failed"]["files"] == 1
 
 
+def test_with_only_the_roster_is_compared_inside_the_globs(ledger: Ledger,
+                                                          tmp_path: Path) -> None:
+    box = make_box(tmp_path / "box")
+    roster = tmp_path / "roster.txt"
+    roster.write_text("run.json\nconfig.yaml\nckpt/best.pth\nckpt/gone.pth\n")
+    report = pull(ledger, LocalTransport(box), run="r1", roster=load_roster(roster),
+                  only=["ckpt/*"])
+    listed = events(ledger, "pull.listed")[-1]
+    assert listed["missing"] == ["ckpt/gone.pth"]  # run.json, config.yaml: left out, not missing
+    assert listed["only"] == ["ckpt/*"]
+    assert not report.ok
+
+
 def test_pull_v1_roster_with_a_wrong_hash_is_mismatched(ledger: Ledger, tmp_path: Path) -> None:
     import json
 

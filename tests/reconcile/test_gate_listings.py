@@ -115,7 +115,7 @@ def test_a_partial_pull_does_not_excuse_the_other_lost_objects(ledger: Ledger, p
         drop_object(ledger, digest_of(report, path))
     gate = evaluate_gate(ledger, "box1")
     nexts = {a.path: a.next_step for r in gate.runs for a in r.artifacts if not a.ok}
-    assert nexts["train.csv"] == "labledger pull --run r1 --only train.csv"
+    assert nexts["train.csv"] == "labledger pull --run r1 --instance box1 --only train.csv"
     assert pull_dir(ledger, box, only=("train.csv",)).ok  # exactly what the gate said to run
     assert unmet(ledger) == ["r1: metrics.json: object missing from the local store"]
     pull_dir(ledger, box, only=("metrics.json",))
