@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.doc_readers import Segment
+from labledger.reconcile.doc_readers import Segment, siunitx_plain
 from labledger.reconcile.numbers import Shown, number_at
 
 __all__ = ["Marker", "find_markers", "number_in", "tex_bindings"]
@@ -120,6 +120,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
     out: list[Marker] = []
     if "\\" not in text and "noclaim" not in text:
         return out
+    plain = siunitx_plain(text)  # numbers are read from it: \SI{91.3}{\percent} is 91.3%
     for found in _TEX_FIND.finditer(text):
         # NOTE: the full pattern starts with groups, which stops the regex engine from skipping
         # ahead by its first character; a plain prefix finds the places, the full one reads them.
@@ -134,7 +135,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
             out.append(Marker("bind", (m.group("ref").strip(),), m.start(), m.end()))
         elif m.group("claim") or m.group("a"):
             close = _braced(text, m.end())
-            shown = number_in(text, m.end(), close) if close >= 0 else None
+            shown = number_in(plain, m.end(), close) if close >= 0 else None
             if m.group("claim"):
                 ids: tuple[str, ...] = (m.group("claim").strip(),)
                 kind = "value"
@@ -155,7 +156,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
             body = text[m.end():close]
             if cid is None or "\\claim" in body:
                 continue  # not bound, or bound by the \claim marker inside it
-            shown = number_in(text, m.end(), close)
+            shown = number_in(plain, m.end(), close)
             out.append(Marker("value" if shown else "empty", (cid,), m.start(), close + 1,
                               shown, via="macro"))
     return out

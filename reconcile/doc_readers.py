@@ -173,7 +173,51 @@ def mask_text(syntax: str, text: str) -> str:
     """``text`` with non-prose spans (commands, URLs, citations, comments) blanked."""
     if _MASK_TRIGGERS[syntax].search(text) is None:
         return text
+    if syntax == "tex":
+        text = siunitx_plain(text)
     return _MASKS[syntax].sub(_blank, text)
+
+
+# siunitx: \num{31.4}, \SI{91.3}{\percent}, \qty{91.3}{\%}, \si{\percent}, \SI[opts]{..}{..}
+_SIUNITX = re.compile(r"\\(num|SI|qty|si)\b\s*(?:\[[^\]{}]*\])?\s*\{([^{}]*)\}"
+                      r"(?:\s*\{((?:[^{}]|\{[^{}]*\})*)\})?")
+_PERCENT_UNIT = re.compile(r"\\percent\b|\\%|(?<!\\)%")
+
+
+def _siunitx(m: re.Match[str]) -> str:
+    command, first, second = m.group(1), m.group(2), m.group(3)
+    if command in ("num", "si") and second is not None:  # one argument: the group after is text
+        head = m.end(2) + 1 - m.start()
+        alone = _SIUNITX.match(m.string, m.start(), m.start() + head)
+        assert alone is not None  # the same command and argument, cut before the second group
+        return _siunitx(alone) + m.group(0)[head:]
+    out = [" "] * len(m.group(0))
+    # a percent is written \% (a bare % starts a LaTeX comment, and is masked as one)
+    if command == "si":  # a unit alone ("PSNR (\si{\percent})")
+        if _PERCENT_UNIT.search(first):
+            at = m.start(2) - m.start() - 1
+            out[at:at + 2] = "\\%"
+        return "".join(out)
+    at = m.start(2) - m.start()
+    out[at:at + len(first)] = first  # the number where it stands: offsets are kept
+    unit = second if command in ("SI", "qty") else None
+    if unit is not None and _PERCENT_UNIT.search(unit):
+        # on the "}{" between the two: read as 91.3\%
+        gap = m.group(0).index("{", at + len(first)) + 1 - (at + len(first))
+        if gap == 2:
+            out[at + len(first):at + len(first) + 2] = "\\%"
+    elif command in ("SI", "qty") and second is None:
+        return m.group(0)  # \SI{x} without its unit: not siunitx's form, left as it is
+    return "".join(out)
+
+
+def siunitx_plain(text: str) -> str:
+    r"""``text`` (LaTeX) with siunitx's number and unit macros as the plain text they print,
+    ``\SI{91.3}{\percent}`` as ``91.3\%``, character for character (same length, same offsets)."""
+    if "\\num" not in text and "\\SI" not in text and "\\qty" not in text \
+            and "\\si" not in text:
+        return text
+    return _SIUNITX.sub(_siunitx, text)
 
 
 def mask(segment: Segment, start: int, end: int) -> str:
@@ -245,9 +289,17 @@ class Table:
     header: list[Cell]          # one per column (multi-row headers joined with a space)
     rows: list[list[Cell]]
     header_rows: list[list[Cell]] = field(default_factory=list)
+    # per column, the header cells it is made of (one per header row; a \multicolumn cell
+    # heads every column it spans): where its anchors and markers are looked for
+    header_parts: list[list[Cell]] = field(default_factory=list)
 
     def column_header(self, col: int) -> str:
         return self.header[col].text if col < len(self.header) else ""
+
+    def parts_of(self, col: int) -> list[Cell]:
+        if col < len(self.header_parts):
+            return self.header_parts[col]
+        return [self.header[col]] if col < len(self.header) else []
 
 
 def _split_cells(line: str, base: int, sep: str) -> list[Cell]:
@@ -341,6 +393,17 @@ def _skip_group(text: str, pos: int) -> int:
     return pos
 
 
+_MULTICOLUMN = re.compile(r"\s*\\multicolumn\s*\{\s*(\d{1,2})\s*\}")
+
+
+def _spanning(row: list[Cell], col: int) -> Cell:
+    """The \\multicolumn cell that covers column ``col`` of ``row`` (the last non-empty one
+    before it: covered columns are empty cells)."""
+    while col > 0 and row[col].start == row[col].end and not row[col].text:
+        col -= 1
+    return row[col]
+
+
 def _latex_table(segment: Segment, pos: int) -> Table | None:
     text = segment.text
     found = segment._cache.get("tex_tables")
@@ -376,6 +439,7 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
         return table
     masked = _RULES.sub(lambda m: " " * len(m.group(0)), text[body:close])
     rows: list[list[Cell]] = []
+    spanned: dict[tuple[int, int], str] = {}  # (row, column) covered by a \multicolumn: its text
     midrule_at: int | None = None
     offset = 0
     for chunk in re.split(r"(\\\\(?:\[[^\]]*\])?)", masked):
@@ -389,8 +453,14 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
             cells: list[Cell] = []
             pos_in = 0
             for part in re.split(r"(?<!\\)&", chunk):
-                cells.append(Cell(part, body + offset + pos_in,
-                                  body + offset + pos_in + len(part)))
+                end = body + offset + pos_in + len(part)
+                cells.append(Cell(part, end - len(part), end))
+                span = _MULTICOLUMN.match(part)
+                # \multicolumn{n}: the cell stands for n columns; the ones it covers are empty
+                # (no number is read twice) but a header's text heads each of them
+                for _ in range(int(span.group(1)) - 1 if span else 0):
+                    cells.append(Cell("", end, end))
+                    spanned[(len(rows), len(cells) - 1)] = part
                 pos_in += len(part) + 1
             rows.append(cells)
         offset += len(chunk)
@@ -398,11 +468,15 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
     header_rows = rows[:n_head]
     width = max((len(r) for r in header_rows), default=0)
     header = []
+    header_parts: list[list[Cell]] = []
     for col in range(width):
-        parts = [r[col] for r in header_rows if col < len(r)]
-        header.append(Cell(" ".join(p.text.strip() for p in parts), parts[0].start,
-                           parts[-1].end))
-    table = Table(begin, close, header, rows[n_head:], header_rows)
+        parts = [(r, header_rows[r][col]) for r in range(len(header_rows))
+                 if col < len(header_rows[r])]
+        texts = [spanned.get((r, col), cell.text).strip() for r, cell in parts]
+        header.append(Cell(" ".join(texts), parts[0][1].start, parts[-1][1].end))
+        header_parts.append([_spanning(header_rows[r], col) if (r, col) in spanned else cell
+                             for r, cell in parts])
+    table = Table(begin, close, header, rows[n_head:], header_rows, header_parts)
     cache[begin] = table
     return table
 
@@ -412,8 +486,8 @@ def delimited_table(segment: Segment) -> Table:
     cached = segment._cache.get("table")
     if isinstance(cached, Table):
         return cached
-    sep = "\t" if segment.syntax == "tsv" else ","
     text = segment.text
+    sep = "\t" if segment.syntax == "tsv" else _csv_separator(text)
     rows: list[list[Cell]] = []
     pos = 0
     while pos < len(text):
@@ -421,15 +495,27 @@ def delimited_table(segment: Segment) -> Table:
         nl = len(text) if nl < 0 else nl
         line = text[pos:nl].rstrip("\r")
         if line.strip():
-            if '"' in line:
-                rows.append(_quoted_cells(line, pos, sep))
-            else:
-                rows.append(_split_cells(line, pos, sep))
+            cells = (_quoted_cells(line, pos, sep) if '"' in line
+                     else _split_cells(line, pos, sep))
+            if sep == ";":  # the decimal comma goes with the semicolon (31,42 is 31.42)
+                cells = [Cell(c.text.replace(",", "."), c.start, c.end)
+                         if _DECIMAL_COMMA.fullmatch(c.text) else c for c in cells]
+            rows.append(cells)
         pos = nl + 1
     header = rows[0] if rows else []
     table = Table(0, len(text), header, rows[1:], [header] if rows else [])
     segment._cache["table"] = table
     return table
+
+
+_DECIMAL_COMMA = re.compile(r"\s*[+\-\u2212]?\d+,\d+\s*")
+
+
+def _csv_separator(text: str) -> str:
+    """``;`` when the first line holds semicolons and no commas (a spreadsheet's export where
+    the comma is the decimal mark), else ``,``."""
+    first = text.lstrip("\ufeff\r\n").split("\n", 1)[0]
+    return ";" if ";" in first and "," not in first else ","
 
 
 def _quoted_cells(line: str, base: int, sep: str) -> list[Cell]:

@@ -267,14 +267,17 @@ def staged_names(top: Path) -> list[str]:
 
 def staged_documents(top: Path, project: Path, globs: list[str] | None,
                      cwd: Path | None = None) -> tuple[list[Segment], list[str]]:
-    """The staged documents' segments and their display paths.
+    """The documents a commit would hold, as the index holds them, and their display paths.
 
-    A staged path is a document when it matches a configured glob (relative to ``project``);
-    with no globs configured, when its suffix is a known document type.
+    With globs configured: every path in the index matching one (relative to ``project``),
+    changed in this commit or not, because a commit that changes the evidence (a new claim,
+    EVIDENCE.json) can make an unchanged paper drift. Without: the staged paths of a known
+    document type (a repository's every .md and .csv would be a guess at what the paper is).
     """
     regexes = [glob_regex(g) for g in globs or []]
     chosen: list[str] = []
-    for name in staged_names(top):
+    names = index_names(top) if regexes else staged_names(top)
+    for name in names:
         absolute = top / name
         try:
             rel = absolute.relative_to(project).as_posix()
@@ -340,6 +343,12 @@ def _through_link(top: Path, name: str, target: bytes) -> bytes:
                                     f"({exc.strerror or exc})")]) from None
 
 
+def index_names(top: Path) -> list[str]:
+    """Every path in the index of the work tree ``top`` (what a commit would contain)."""
+    raw = run_git(["ls-files", "--cached", "-z"], top)
+    return [n for n in raw.decode("utf-8", errors="surrogateescape").split("\0") if n]
+
+
 def index_documents(top: Path, project: Path, globs: list[str] | None) -> list[Segment]:
     """Every configured document as the index holds it (what a commit would contain), its
     path shown relative to ``project``: the documents EVIDENCE.json's locations are read
@@ -347,11 +356,8 @@ def index_documents(top: Path, project: Path, globs: list[str] | None) -> list[S
     if not globs:
         raise DocumentsConfigError(HOW_TO_CONFIGURE)
     regexes = [glob_regex(g) for g in globs]
-    raw = run_git(["ls-files", "--cached", "-z"], top)
     chosen: list[tuple[str, str]] = []  # (path in the work tree, path in the project)
-    for name in raw.decode("utf-8", errors="surrogateescape").split("\0"):
-        if not name:
-            continue
+    for name in index_names(top):
         try:
             rel = (top / name).relative_to(project).as_posix()
         except ValueError:

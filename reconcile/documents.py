@@ -86,6 +86,7 @@ class _Item:
     strength: dict[str, int] = field(default_factory=dict)  # anchor terms naming each claim
     context: tuple[str, int] = ("", 0)  # (masked unit text, its offset) for a "?" kind
     alone: bool = False         # its row and column both name the claim: judged by itself
+    named: frozenset[str] = frozenset()  # every claim the unit names decisively (see probe)
     owners: set[str] = field(default_factory=set)
     checks: dict[str, Check] = field(default_factory=dict)
 
@@ -162,6 +163,7 @@ class _Run:
         self.index = AnchorIndex(claims) if index is None else index
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
+        self._named_cache: dict[frozenset[str], frozenset[str]] = {}
         self._cell_cache: dict[tuple[frozenset[str], frozenset[str]],
                                tuple[dict[str, int], bool]] = {}
         self.report = Report()
@@ -274,6 +276,13 @@ class _Run:
         matches = [c for c in pool if it.is_value_for(claims[c]) and it.check(claims[c]).matches]
         if matches:
             return matches, []
+        # A number that matches a claim its unit names, though another claim is named more
+        # ("31.42 dB PSNR, 1.32 dB higher than the baseline"), is that claim's: never drift
+        # against the other (DOMAIN: two claims on one metric must not drift against each other)
+        matches = [c for c in it.named if c not in it.cands and it.is_value_for(claims[c])
+                   and it.check(claims[c]).matches]
+        if matches:
+            return matches, []
         plausible = [c for c in near if it.is_value_for(claims[c])
                      and (it.exact or it.check(claims[c]).plausible)]
         return [], plausible
@@ -371,6 +380,20 @@ class _Run:
             if n > best.get(metric, 0):
                 best[metric] = n
         return {c: n for c, n in strength.items() if n == best[metric_of[c]]}
+
+    def named(self, terms: frozenset[str]) -> frozenset[str]:
+        """Every claim a decisive term of ``terms`` names (a bare metric name naming more than
+        a few claims left out: its numbers are judged through `candidates`). Cached."""
+        got = self._named_cache.get(terms)
+        if got is None:
+            claims_of, decisive = self.index.claims_of, self.index.decisive
+            ids: set[str] = set()
+            for term in terms:
+                members = claims_of.get(term, ())
+                if term in decisive and len(members) <= _INDEXED:
+                    ids.update(members)
+            got = self._named_cache[terms] = frozenset(ids)
+        return got
 
     def candidates(self, terms: frozenset[str]) -> dict[str, int]:
         """The claims that may own a number of a unit naming ``terms``, with how many of the
@@ -492,7 +515,8 @@ class _Run:
                                   if masked[h.start - start] != " ")
             if not _near(anchored, bisect.bisect_right(words, at)):
                 continue  # "noise 0.2) with ... the lowest loss": another noun's number
-            items.append(_Item(shown, cands, "?", strength=strength, context=(masked, start)))
+            items.append(_Item(shown, cands, "?", strength=strength, context=(masked, start),
+                               named=self.named(terms)))
         if items:
             self.assign(seg, items)
 
@@ -501,13 +525,23 @@ class _Run:
         col_terms: list[frozenset[str]] = []
         col_bind: list[set[str]] = []
         col_pct: list[bool] = []
+        col_words: list[bool] = []  # the header cell has words (it names some quantity)
         col_delta: list[bool] = []
         table_off = any(m.kind == "noclaim" and not _in_rows(table, m.start) for m in markers)
-        for cell in table.header:
-            masked = mask(seg, cell.start, cell.end)
-            col_terms.append(self.visible(_within(hits, starts, cell), masked, cell.start))
-            col_bind.append(self._binds(seg, markers, cell))
-            col_pct.append("%" in cell.text)
+        for column, cell in enumerate(table.header):
+            terms: frozenset[str] = frozenset()
+            binds: set[str] = set()
+            pct = words = False
+            for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
+                masked = mask(seg, part.start, part.end)
+                terms |= self.visible(_within(hits, starts, part), masked, part.start)
+                binds |= self._binds(seg, markers, part)
+                pct = pct or "%" in part.text or "%" in masked  # \si{\percent} masks to \%
+                words = words or _WORDS.search(masked) is not None
+            col_terms.append(terms)
+            col_bind.append(binds)
+            col_pct.append(pct)
+            col_words.append(words)
             col_delta.append(bool(DELTA_HEADER.search(cell.text)))
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty")]
         marked = {m.number.start for m in value_markers if m.number is not None}
@@ -566,9 +600,18 @@ class _Run:
                 cterms = col_terms[ci] if ci < len(col_terms) else frozenset()
                 if not cterms and not rterms:
                     continue
+                if not cterms and ci < len(col_words) and col_words[ci]:
+                    continue  # "Epochs", "GPUs": the header says what it is, and no claim is it
                 strength, alone = self.cell_candidates(cterms, rterms)
                 if not alone and taken:
                     strength = {c: n for c, n in strength.items() if c not in taken}
+                if not alone and rterms:
+                    # a row labelled as another method ("Baseline") is not a number of this
+                    # column's claims from other runs: the row says whose the number is
+                    row_runs = {self.claims[c].run for c in self.named(rterms)}
+                    if row_runs:
+                        strength = {c: n for c, n in strength.items()
+                                    if self.claims[c].run in row_runs}
                 if not strength:
                     continue
                 kind = "uncertainty" if shown.uncertainty else (

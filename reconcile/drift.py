@@ -123,7 +123,8 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
     shown = display_path(path, cwd)
     document = evidence_document(ledger, locations=wants_locations(text), events=events,
                                  index_of=top, written_with=shown, cache=cache)
-    report.evidence = {"path": shown, "differences": differences(text, document)}
+    report.evidence = {"path": shown, "differences": differences(text, document),
+                       "locations": wants_locations(text)}
 
 
 def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,

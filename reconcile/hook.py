@@ -50,7 +50,7 @@ BUILTIN_PATTERNS = (
     # Provider CLIs as the command word, with any options before the verb (`vastai --raw
     # destroy ...`) and any punctuation between words (`['vastai', 'destroy', 'instance']` in
     # a Python one-liner). Each is linear: one anchored `.*?` at most.
-    r"(^|\W)vastai\W+(.*?\W)?(destroy|stop|recycle)\W+instances?\b",
+    r"(^|\W)(vastai|vast\.py)\W+(.*?\W)?(destroy|stop|recycle)\W+instances?\b",
     r"(^|\W)runpodctl\W+(.*?\W)?(remove|rm|stop|terminate|delete)\W+pods?\b",
     r"(^|\W)runpodctl\W+(.*?\W)?pods?\W+(remove|rm|stop|terminate|delete)\b",
     r"^kubectl\s.*?\bdelete\b",
@@ -69,7 +69,8 @@ BUILTIN_PATTERNS = (
 )
 # Provider CLIs: run with words computed when it runs (`vastai $(echo destroy) ...`,
 # `... | xargs vastai`), what they do cannot be read, so they count as destroying.
-_PROVIDER_CLIS = {"vastai", "runpodctl", "pspace", "paperspace", "gcloud", "aws", "lambda"}
+_PROVIDER_CLIS = {"vastai", "vast.py", "runpodctl", "pspace", "paperspace", "gcloud", "aws",
+                  "lambda"}
 # Commands whose arguments are text, not actions: a commit message, a search, an echo that
 # names `vastai destroy instance` destroys nothing (unless a shell reads it: see shell_words).
 _DATA_COMMANDS = {
@@ -220,6 +221,7 @@ class _Destroy:
     dynamic: bool
     why: str
     remote: bool = False  # run on a box through ssh: about a recorded instance, or none
+    destination: list[str] | None = None  # that ssh's destination (an alias, maybe) and -F/-o
 
 
 def destructive_commands(command: str, patterns: Iterable[str],
@@ -241,7 +243,8 @@ def destructive_commands(command: str, patterns: Iterable[str],
                 _REMOTE_DELETE_CALLS.search(cmd.text + "\n" + cmd.context)) or (
                 cmd.name == "find" and ("-delete" in cmd.argv or "-exec" in cmd.argv))
             if deletes or matching_patterns(cmd.text, patterns):
-                found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True))
+                found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
+                                      destination=cmd.destination))
             continue
         if cmd.name in _PROVIDER_CLIS and cmd.dynamic:
             found.append(_Destroy(cmd.context, True, cmd.text))
@@ -343,6 +346,27 @@ def _mentions(command: str, word: str) -> bool:
                                     command) is not None
 
 
+def _ssh_hostname(destination: list[str], cwd: str | None) -> str | None:
+    """The host name ssh would connect to for ``destination`` (its -F/-o options, then the
+    host as written): ``ssh -G`` applies the ssh config as the command would (an alias, a
+    HostName). None when ssh cannot tell within two seconds."""
+    import subprocess
+
+    if not destination or destination[-1].startswith("-"):
+        return None
+    try:
+        done = subprocess.run(["ssh", "-G", *destination[:-1], "--", destination[-1]],
+                              capture_output=True, text=True, timeout=2, check=False,
+                              cwd=cwd or None, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "hostname" and value:
+            return value.strip()
+    return None
+
+
 def _host_of(host: str) -> str:
     host = host.split("@", 1)[-1]
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
@@ -401,6 +425,13 @@ def _judge_with_ledger(command: str, cwd: str | None, config: HookConfig,
                     or (host and _mentions(destroy.context, _host_of(host)))]
                 for instance in matched:
                     named[instance] = True
+                if destroy.remote and not matched and destroy.destination:
+                    # `ssh box '...'` where box is an ssh config alias of a recorded host
+                    real = _ssh_hostname(destroy.destination, cwd)
+                    matched = [i for i, host in instances.items()
+                               if real and host and _host_of(host) == real]
+                    for instance in matched:
+                        named[instance] = True
                 if destroy.remote and not matched and not destroy.dynamic:
                     continue  # `ssh devbox 'pkill -f jupyter'`: a machine not in the ledger
                 if not matched:
@@ -413,10 +444,11 @@ def _judge_with_ledger(command: str, cwd: str | None, config: HookConfig,
                 unmet = gate.unmet()
                 shown = "; ".join(unmet[:5]) + (f"; and {len(unmet) - 5} more"
                                                 if len(unmet) > 5 else "")
-                what = "instance" if by_name else \
-                    "live instance (the command names none it could be shown to act on only)"
+                what = f"instance {instance!r}" if by_name else (
+                    f"live instance {instance!r} (the command names none of the recorded "
+                    "instances, so each live one counts)")
                 reasons.append(
-                    f"{what} {instance!r} is not pull-verified: {shown}. Run `labledger gate "
+                    f"{what} is not pull-verified: {shown}. Run `labledger gate "
                     f"teardown --instance {instance}` for what to do next, then `labledger "
                     f"teardown --instance {instance}`")
     return Verdict(allowed=not reasons, destructive=True, reasons=reasons)

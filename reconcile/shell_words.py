@@ -64,6 +64,9 @@ class SimpleCommand:
     context: str           # the text naming what it acts on (its own line, or the ssh line)
     dynamic: bool = False  # words computed when it runs: what it acts on cannot be read here
     remote: bool = False   # run on another machine (the remote command of ssh)
+    # for a remote command: the ssh destination as written, after the options that decide
+    # where it leads (-F config, -o ...): what `ssh -G` needs to resolve it as ssh would
+    destination: list[str] | None = None
 
     @property
     def name(self) -> str:
@@ -141,10 +144,13 @@ def _simple(part: str, heredocs: list[str], line: list[str], context: str | None
             for source in sources:
                 _parse(_printed(source), context, True, remote, out, depth + 1)
     elif name in ("ssh", "mosh"):
-        command = _ssh_remote(argv)
+        destination, command = _ssh_remote(argv)
         if command or fed:
+            first = len(out)
             for script in ([command] if command else []) + fed:
                 _parse(script, here, dyn, True, out, depth + 1)
+            for found in out[first:]:
+                found.destination = found.destination or destination
     elif name == "vastai" and len(argv) >= 4 and argv[1] == "execute":
         _parse(" ".join(argv[3:]), here, dyn, True, out, depth + 1)
 
@@ -220,21 +226,29 @@ def _printed(source: str) -> str:
     return source
 
 
-def _ssh_remote(argv: list[str]) -> str:
-    """The remote command of ``ssh [options] host [options] [--] command...``."""
+def _ssh_remote(argv: list[str]) -> tuple[list[str] | None, str]:
+    """The destination (with its -F/-o options) and the remote command of ``ssh [options]
+    host [options] [--] command...``."""
     host_seen = False
+    where: list[str] = []
+    destination: list[str] | None = None
     i = 1
     while i < len(argv):
         word = argv[i]
         if word == "--":
             i += 1
             if not host_seen:
+                destination = [*where, argv[i]] if i < len(argv) else None
                 i += 1  # the host follows
             break
         if word.startswith("-") and len(word) > 1:
             # bundled flags (-vp 22): a value option takes the rest, or the next word
             for k, ch in enumerate(word[1:], 1):
                 if ch in _SSH_VALUE_OPTIONS:
+                    value = word[k + 1:] if k < len(word) - 1 else (
+                        argv[i + 1] if i + 1 < len(argv) else "")
+                    if ch in "Fo" and not host_seen:
+                        where += ["-" + ch, value]
                     if k == len(word) - 1:
                         i += 1
                     break
@@ -243,8 +257,9 @@ def _ssh_remote(argv: list[str]) -> str:
         if host_seen:
             break
         host_seen = True
+        destination = [*where, word]
         i += 1
-    return " ".join(argv[i:])
+    return destination, " ".join(argv[i:])
 
 
 def _ansi_c(part: str) -> str:

@@ -245,8 +245,9 @@ def evidence(output: str | None, check: bool, locations: bool) -> None:
         elif found:
             for line in found:
                 warn(f"{target}: {line}")
+            again = " --locations" if locations or asked_by_file else ""
             warn(f"{target} differs from the ledger's projection; regenerate it with "
-                 f"`labledger evidence -o {target}`")
+                 f"`labledger evidence{again} -o {target}`")
         else:
             info(ctx, f"{target} matches the ledger ({len(document['claims'])} claim(s))")
         if found:

@@ -33,8 +33,9 @@ def _summary(report: Report, disclose: bool) -> str:
 @click.command("reconcile")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--staged", is_flag=True,
-              help="Reconcile what git would commit (the staged documents, and EVIDENCE.json "
-                   "when staged or present): the pre-commit hook's mode. Takes no PATH.")
+              help="Reconcile what git would commit (the configured documents as the index "
+                   "holds them, else the staged ones, and EVIDENCE.json when staged or "
+                   "present): the pre-commit hook's mode. Takes no PATH.")
 @click.option("--disclose", is_flag=True,
               help="Report every finding but exit 0: drift is disclosed, not failed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
@@ -94,7 +95,8 @@ def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool, jobs: int | 
                     warn("commit blocked: fix the numbers (or the claims), or bind them with a "
                          "marker; see docs/reconcile.md")
                 if report.evidence is not None and report.evidence["differences"]:
-                    warn(f"commit blocked: regenerate it with `labledger evidence -o "
+                    again = " --locations" if report.evidence.get("locations") else ""
+                    warn(f"commit blocked: regenerate it with `labledger evidence{again} -o "
                          f"{report.evidence['path']}` and stage it")
     if not report.ok and not disclose:
         ctx.exit(EXIT_PROBLEMS)

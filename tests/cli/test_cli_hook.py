@@ -108,6 +108,21 @@ def test_maps_by_host_and_blocks_unnamed_when_a_live_box_is_unverified(
     assert "the command names none" in unnamed.stderr
 
 
+def test_an_ssh_config_alias_of_a_recorded_host_is_that_instance(
+        ledger: Ledger, pull_seed: Any, run_cli: RunCli, tmp_path: Path) -> None:
+    seed_unverified(ledger, pull_seed)
+    config = tmp_path / "ssh_config"  # what ~/.ssh/config would say (ssh -G reads it the same)
+    config.write_text("Host box\n  HostName ssh5.vast.ai\n  User root\n")
+    aliased = run_cli("hook", input=claude(f"ssh -F {config} box 'rm -rf /root/run'"))
+    assert aliased.returncode == 2, aliased.stderr
+    assert "instance '123' is not pull-verified" in aliased.stderr
+    other = run_cli("hook", input=claude(f"ssh -F {config} devbox 'rm -rf /tmp/x'"))
+    assert other.returncode == 0, other.stderr  # a machine no event names
+    legacy = run_cli("hook", input=claude("./vast.py destroy instance 123"))
+    assert legacy.returncode == 2
+    assert "instance '123'" in legacy.stderr
+
+
 def test_an_override_approval_lets_the_command_through(
         ledger: Ledger, pull_seed: Any, run_cli: RunCli) -> None:
     seed_unverified(ledger, pull_seed)

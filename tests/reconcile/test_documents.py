@@ -134,6 +134,37 @@ CASES = [
          "| Method | PSNR (dB) | Top-1 accuracy (%) |\n|:--|--:|--:|\n"
          "| Baseline | 30.10 | 88.0 |\n| Ours | **31.42** | 91.3 |\n",
          ("C1", "C0", "A1"), [], None),
+    # --- found by a review: numbers a paper prints through siunitx, spans, other CSV dialects --
+    Case("siunitx percent drifts", "a.tex",
+         "Ours reaches a top-1 accuracy of \\SI{95.0}{\\percent}.\n", ("A1",),
+         [("drift", 1, ("A1",))], shown=["95.0%"]),
+    Case("siunitx num then percent drifts", "a.tex",
+         "Ours reaches a top-1 accuracy of \\num{95.0}\\%.\n", ("A1",),
+         [("drift", 1, ("A1",))]),
+    Case("siunitx qty percent matches", "a.tex",
+         "Ours reaches a top-1 accuracy of \\qty{91.3}{\\%}.\n", ("A1",), [], [(1, ("A1",))]),
+    Case("siunitx inside a marker matches", "a.tex",
+         "\\claim{A1}{\\num{91.3}\\%} and \\claim{A1}{\\SI{91.3}{\\percent}}\n", ("A1",), [],
+         [(1, ("A1",)), (1, ("A1",))]),
+    Case("siunitx percent column header", "a.tex",
+         "\\begin{tabular}{lc}\nMethod & Top-1 (\\si{\\percent}) \\\\\n\\midrule\n"
+         "Ours & 95.0 \\\\\n\\end{tabular}\n", ("A1",), [("drift", 4, ("A1",))]),
+    Case("a number that matches the less-named claim is its", "a.md",
+         "Our method reaches 31.42 dB PSNR, 1.32 dB higher than the baseline.\n", ("C1", "C0"),
+         [], [(1, ("C1",))]),
+    Case("multicolumn header spans its columns", "a.tex",
+         "\\begin{tabular}{lccc}\nMethod & \\multicolumn{2}{c}{Cost} & PSNR (dB) \\\\\n"
+         " & Epochs & GPUs & \\\\\n\\midrule\nOurs & 300 & 8 & 31.92 \\\\\n\\end{tabular}\n",
+         ("C1",), [("drift", 5, ("C1",))], shown=["31.92"]),
+    Case("multicolumn data cell keeps the row's columns", "a.tex",
+         "\\begin{tabular}{llcc}\nMethod & Data & Top-1 (\\%) & PSNR (dB) \\\\\n\\midrule\n"
+         "Baseline & ImageNet & 88.2 & 30.10 \\\\\n"
+         "Ours & \\multicolumn{2}{c}{--} & 31.92 \\\\\n\\end{tabular}\n",
+         ("C1", "C0", "A1"), [("drift", 5, ("C1",))], shown=["31.92"]),
+    Case("semicolon CSV with decimal commas", "r.csv", "method;psnr\nOurs;31,42\n", ("C1",),
+         [], [(2, ("C1",))]),
+    Case("semicolon CSV drift", "r.csv", "method;psnr\nOurs;31,92\n", ("C1",),
+         [("drift", 2, ("C1",))]),
     Case("CSV cell drifts", "r.csv", "method,psnr\nBaseline,30.10\nOurs,31.52\n", ("C1", "C0"),
          [("drift", 3, ("C1",))], [(2, ("C0",))]),
     Case("CSV quoted cells", "r.csv", 'method,"psnr, dB"\n"Ours, large",31.42\n', ("C1",), [],

@@ -230,7 +230,7 @@ def test_a_destroy_names_the_unverified_box_it_acts_on(two_boxes: Path) -> None:
     assert "instance 'vast-222' is not pull-verified" in verdict.reasons[0]
     hidden = judge("vastai destroy instance $(cat id) && echo 111", str(two_boxes),
                    str(two_boxes))
-    assert "live instance (the command names none" in hidden.reasons[0]
+    assert "(the command names none of the recorded instances" in hidden.reasons[0]
 
 
 @pytest.mark.parametrize(("payload", "expected"), [

@@ -186,6 +186,24 @@ def test_plain_hook_refuses_a_malformed_staged_notebook(repo: Path, env: dict[st
     assert "Traceback" not in output
 
 
+def test_a_commit_that_leaves_the_paper_alone_still_judges_it(repo: Path, ledger: Ledger,
+                                                             env: dict[str, str]) -> None:
+    """New evidence can make an unchanged paper drift: the hook judges every configured
+    document as the commit holds it, not only the ones this commit changes."""
+    installed = subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=repo, env=env,
+                               capture_output=True, text=True, check=False, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+    assert commit(repo, env, "# Results\n\nOurs: PSNR 31.42 dB.\n", "paper").returncode == 0
+    ledger.append("claim.declared", run="r1", claim="C1", metric="psnr", value=30.0,
+                  direction="higher", source_digest="blake3:" + "1" * 64, unit="dB",
+                  aliases=["PSNR", "Ours"])  # re-declared: the paper's 31.42 is stale now
+    (repo / "train.py").write_text("print('code only')\n")
+    git(repo, "add", "train.py", env=env)
+    blocked = git(repo, "commit", "-q", "-m", "code only", env=env, check=False)
+    assert blocked.returncode != 0
+    assert "C1 says 31.42, evidence says 30.0" in blocked.stdout + blocked.stderr
+
+
 def test_evidence_with_locations_is_checked_with_them_by_the_hook(repo: Path,
                                                                   env: dict[str, str]) -> None:
     run = [str(BIN / "labledger")]
@@ -215,6 +233,8 @@ def test_evidence_with_locations_is_checked_with_them_by_the_hook(repo: Path,
     assert moved.returncode != 0
     assert ("EVIDENCE.json: differs from the ledger: claim C1: locations: file has "
             '[{"col": 12, "line": 3,') in moved.stdout + moved.stderr
+    # the hint keeps the locations (without them the file would drop them and still pass)
+    assert "regenerate it with `labledger evidence --locations -o" in moved.stderr
     subprocess.run([*run, "evidence", "--locations", "-o", "EVIDENCE.json"], cwd=repo, env=env,
                    check=True, capture_output=True, timeout=120)
     assert commit(repo, env, "# Results\n\nIntro.\n\nOurs: PSNR 31.42 dB.\n", "regenerated") \
