@@ -44,12 +44,27 @@ def _emit(project: Path, *extra: str) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for(proc: subprocess.Popen[str], seconds: float) -> None:
-    """Give ``proc`` time to reach the lock (it must still be running then)."""
+def _wait_for(proc: subprocess.Popen[str], text: str, seconds: float = 60.0) -> str:
+    """Read ``proc``'s stderr until it says ``text`` (it is then waiting on the lock): no
+    fixed sleep that a slow machine could outrun. Returns what it read."""
+    assert proc.stderr is not None
+    fd = proc.stderr.fileno()
+    os.set_blocking(fd, False)
+    seen = b""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
+    while text.encode() not in seen:
+        assert time.monotonic() < deadline, f"never said {text!r}: {seen!r}"
+        assert proc.poll() is None, (seen, proc.communicate())
+        try:
+            chunk = os.read(fd, 65536)  # the fd itself: the text wrapper has buffered nothing
+        except BlockingIOError:
+            chunk = b""
+        if chunk:
+            seen += chunk
+        else:
+            time.sleep(0.02)
+    os.set_blocking(fd, True)
+    return seen.decode()
 
 
 @pytest.mark.parametrize("extra", [(), ("-q",)], ids=["fast-path", "full-cli"])
@@ -58,12 +73,12 @@ def test_emit_says_it_waits_for_the_lock_then_appends(ledger: Ledger, project: P
     holder = _hold_lock(ledger)
     try:
         emit = _emit(project, *extra)
-        _wait_for(emit, 1.5)
+        said = _wait_for(emit, "waiting for the writer lock")
     finally:
         holder.communicate("go\n", timeout=30)
     out, err = emit.communicate(timeout=60)
-    assert emit.returncode == 0, err
-    assert "waiting for the writer lock" in err
+    assert emit.returncode == 0, said + err
+    assert "waiting for the writer lock" in said
     assert [r.body_dict()["text"] for r in Ledger.open(project).records()] == ["first", "second"]
 
 
@@ -75,9 +90,10 @@ def test_ctrl_c_while_waiting_ends_cleanly_and_writes_nothing(
     try:
         before = snapshot(ledger.paths.segments)
         emit = _emit(project, *extra)
-        _wait_for(emit, 1.5)
+        said = _wait_for(emit, "waiting for the writer lock")
         emit.send_signal(signal.SIGINT)
         _, err = emit.communicate(timeout=60)
+        err = said + err
     finally:
         holder.communicate("go\n", timeout=30)
     assert emit.returncode == 130
