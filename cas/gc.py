@@ -34,17 +34,18 @@ def _item(digest: str | None, path: Path, st: os.stat_result) -> GcItem:
 
 def _reachable(
     store: StoreLike, referenced: Iterable[str], required: Iterable[str] | None, *, strict: bool
-) -> tuple[set[str], dict[str, str | None]]:
+) -> tuple[set[str], dict[str, list[str | None]]]:
     """Walk from ``referenced`` through trees; returns the stored hexes and the missing digests.
 
-    ``missing`` maps a digest that should be stored but is not to the tree that names it (None
-    for a root). Only roots in ``required`` (every root when it is None) and files named by a
+    ``missing`` maps a digest that should be stored but is not to every tree that names it
+    (None for a root; a file shared by two trees is named by both, whichever is walked first).
+    Only roots in ``required`` (every root when it is None) and files named by a
     stored tree count as missing: other roots are kept when present and ignored when absent.
     With ``strict`` a stored tree that cannot be decoded raises (gc could not protect its
     files); without it the object is taken for a file that merely starts like a tree.
     """
     keep: set[str] = set()
-    missing: dict[str, str | None] = {}
+    missing: dict[str, list[str | None]] = {}  # every tree naming it (None: a root), in order
     must = None if required is None else {parse_digest(d) for d in required}
     queue: list[tuple[str, str | None, bool]] = [
         (hex_, None, must is None or hex_ in must) for hex_ in map(parse_digest, referenced)]
@@ -62,7 +63,9 @@ def _reachable(
                 data = head + f.read() if is_tree else b""
         except FileNotFoundError:
             if needed:
-                missing.setdefault(PREFIX + hex_, parent)
+                parents = missing.setdefault(PREFIX + hex_, [])
+                if parent not in parents:
+                    parents.append(parent)
             continue
         keep.add(hex_)
         if not is_tree:
@@ -79,9 +82,10 @@ def _reachable(
     return keep, missing
 
 
-def find_missing(store: StoreLike, required: Iterable[str]) -> dict[str, str | None]:
+def find_missing(store: StoreLike, required: Iterable[str]) -> dict[str, list[str | None]]:
     """See `Store.find_missing`."""
-    return _reachable(store, (), required, strict=False)[1]
+    return {d: sorted(parents, key=lambda t: (t is not None, t or ""))
+            for d, parents in _reachable(store, (), required, strict=False)[1].items()}
 
 
 def collect_garbage(

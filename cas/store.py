@@ -415,13 +415,13 @@ class Store:
         return collect_garbage(self, referenced, grace_seconds=grace_seconds, dry_run=dry_run,
                                now=now, required=required)
 
-    def find_missing(self, digests: Iterable[str]) -> dict[str, str | None]:
+    def find_missing(self, digests: Iterable[str]) -> dict[str, list[str | None]]:
         """Which of ``digests``, and of the files of those that are stored trees, are absent.
 
-        Returns ``{digest: tree}`` where ``tree`` is the stored tree naming a missing file, or
-        None for a digest given directly. A quarantined object counts as absent. Nothing is
-        hashed (see `verify_all`); an object that starts like a tree but does not decode is
-        taken for a file.
+        Returns ``{digest: trees}``: None for a digest given directly, and every stored tree
+        naming a missing file (sorted, None first). A quarantined object counts as absent.
+        Nothing is hashed (see `verify_all`); an object that starts like a tree but does not
+        decode is taken for a file.
         """
         from labledger.cas.gc import find_missing
 

@@ -33,10 +33,12 @@ from labledger.ingest.errors import IngestError, TransportError
 
 Kind = Literal["file", "dir", "symlink", "other"]
 CHUNK = 1 << 20
-# An open that fails with one of these is about that one path (gone, replaced by a link or a
-# directory, permissions changed), not about reaching the box: the rest can still be pulled.
-FILE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR, errno.EACCES,
-                         errno.EPERM})
+# An open that fails with one of these means the listed file is gone (removed, or replaced by a
+# link or a directory), not that the box cannot be reached: the rest can still be pulled, and
+# the file leaves the listing. Permission denied is NOT one: the file is still on the box, so
+# the pull stops with an error naming it rather than list the box without it (the gate would
+# then pass with the file never pulled).
+FILE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR})
 
 
 class FileUnreadableError(IngestError):

@@ -146,8 +146,15 @@ def missing_objects(ledger: Ledger, store: Store | None = None) -> list[MissingO
         by_digest.setdefault(ref.digest, []).append(ref)
     local = _local_writers(ledger)
     found: list[MissingObject] = []
-    for digest, tree in sorted(store.find_missing(by_digest).items()):
-        refs = by_digest.get(digest) or by_digest.get(tree or "", [])
+    for digest, parents in sorted(store.find_missing(by_digest).items()):
+        # its own references and those of every tree holding it: one local tree is enough
+        # to make it this machine's problem, whichever tree the walk reached first
+        refs = list(by_digest.get(digest, []))
+        for parent in parents:
+            if parent is not None:
+                refs += by_digest.get(parent, [])
+        tree = next((t for t in parents if t is not None), None) if digest not in by_digest \
+            else None
         quarantined = store.quarantined(digest)
         found.append(MissingObject(
             digest=digest, references=refs, tree=tree, quarantined=quarantined,

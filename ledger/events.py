@@ -442,7 +442,7 @@ def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = 
     if nested is not None:
         raise InvalidEventError(f"unknown field {nested.rsplit('.', 1)[-1]!r}", kind=kind,
                                 field=nested)
-    huge = _out_of_range(typed)
+    huge = _out_of_range(typed) if _may_hold_long_int(typed) else None
     if huge is not None:
         raise InvalidEventError(f"integer out of range (a ledger integer is 64-bit: {_INT64_MIN} "
                                 f"to {_INT64_MAX}; give a float or text for anything larger)",
@@ -469,6 +469,18 @@ def first_leaf(value: Any, test: Callable[[Any], bool], path: str = "") -> tuple
         if found is not None:
             return found
     return None
+
+
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+
+def _may_hold_long_int(typed: Any) -> bool:
+    """Whether ``typed``'s JSON has a run of 19 digits (cheap, in C): only then can an integer
+    be past 64 bits, and only then is the body walked to name it."""
+    try:
+        return _LONG_DIGITS.search(msgspec.json.encode(typed)) is not None
+    except (TypeError, ValueError):  # a value JSON cannot hold: walk (and named later)
+        return True
 
 
 def _out_of_range(value: Any) -> str | None:

@@ -26,6 +26,7 @@ import fcntl
 import os
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -134,6 +135,9 @@ def last_full_line(fd: int, size: int) -> tuple[bytes | None, int]:
         before = buf.rfind(b"\n", 0, end - pos)
     start = pos + before + 1
     return buf[start - pos:end - pos], end + 1
+
+
+_WARNED_WAIT = False  # the long-wait warning is said once per process
 
 
 class SegmentWriter:
@@ -317,20 +321,32 @@ class SegmentWriter:
         os.fchmod(self._seg_fd, 0o444)
 
     def _acquire(self) -> None:
-        """Take the writer's lock; when another process holds it, say so once, then wait."""
+        """Take the writer's lock. Several processes of one writer share it (DDP ranks, parallel
+        `emit`s) and wait their turn in microseconds, silently; a wait past a second (a stuck
+        process, a long `compact`) is said once per process, then waited out."""
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             pass
-        # Another process of this writer holds it (an append, `compact`, a stuck process): a
-        # training loop must not stall in silence. Through logging, which with no handler set
-        # up writes WARNINGs to stderr (a library does not print).
-        import logging
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            time.sleep(0.005)
+            try:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                continue
+        global _WARNED_WAIT
+        if not _WARNED_WAIT:
+            _WARNED_WAIT = True
+            # through logging, which with no handler set up writes WARNINGs to stderr (a
+            # library does not print); a training loop must not stall in silence
+            import logging
 
-        logging.getLogger("labledger").warning(
-            "labledger: waiting for the writer lock %s (another process of writer %r holds it)",
-            self.dir / ".lock", self.writer)
+            logging.getLogger("labledger").warning(
+                "labledger: waiting for the writer lock %s (another process of writer %r "
+                "holds it)", self.dir / ".lock", self.writer)
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
 
     # -- append -----------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ from labledger.reconcile.doc_readers import (
 from labledger.reconcile.fanout import cpu_count, fork_map, split_by_size
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.judge_cache import JudgeCache
-from labledger.reconcile.number_roles import DELTA_HEADER, role_of
+from labledger.reconcile.number_roles import DELTA_HEADER, names_a_count, role_of
 from labledger.reconcile.numbers import (
     Check,
     Shown,
@@ -525,7 +525,7 @@ class _Run:
         col_terms: list[frozenset[str]] = []
         col_bind: list[set[str]] = []
         col_pct: list[bool] = []
-        col_words: list[bool] = []  # the header cell has words (it names some quantity)
+        col_words: list[bool] = []  # the header names a count of a setting (Epochs, GPUs)
         col_delta: list[bool] = []
         table_off = any(m.kind == "noclaim" and not _in_rows(table, m.start) for m in markers)
         for column, cell in enumerate(table.header):
@@ -537,7 +537,7 @@ class _Run:
                 terms |= self.visible(_within(hits, starts, part), masked, part.start)
                 binds |= self._binds(seg, markers, part)
                 pct = pct or "%" in part.text or "%" in masked  # \si{\percent} masks to \%
-                words = words or _WORDS.search(masked) is not None
+                words = words or names_a_count(masked)
             col_terms.append(terms)
             col_bind.append(binds)
             col_pct.append(pct)
@@ -577,6 +577,10 @@ class _Run:
                         strength, alone = self.cell_candidates(col_terms[ci], rterms)
                         if alone:
                             taken.update(strength)
+        # the runs each row's label names, and all of them: see the row filter below
+        runs_of = {rterms: {self.claims[c].run for c in self.named(rterms)}
+                   for _, rterms, _, _ in rows}
+        all_runs = set().union(*runs_of.values()) if runs_of else set()
         for numeric, rterms, row_bind, row_off in rows:
             row_decisive = not rterms.isdisjoint(self.index.decisive)
             for ci, cell, masked in numeric:
@@ -601,17 +605,17 @@ class _Run:
                 if not cterms and not rterms:
                     continue
                 if not cterms and ci < len(col_words) and col_words[ci]:
-                    continue  # "Epochs", "GPUs": the header says what it is, and no claim is it
+                    continue  # "Epochs", "GPUs": settings of the run, not its results
                 strength, alone = self.cell_candidates(cterms, rterms)
                 if not alone and taken:
                     strength = {c: n for c, n in strength.items() if c not in taken}
                 if not alone and rterms:
-                    # a row labelled as another method ("Baseline") is not a number of this
-                    # column's claims from other runs: the row says whose the number is
-                    row_runs = {self.claims[c].run for c in self.named(rterms)}
-                    if row_runs:
-                        strength = {c: n for c, n in strength.items()
-                                    if self.claims[c].run in row_runs}
+                    # a claim whose run another row names ("Ours" in its own row) is not a
+                    # number of this row ("Baseline"): the rows say whose each number is
+                    mine = runs_of[rterms]
+                    strength = {c: n for c, n in strength.items()
+                                if self.claims[c].run in mine
+                                or self.claims[c].run not in all_runs}
                 if not strength:
                     continue
                 kind = "uncertainty" if shown.uncertainty else (

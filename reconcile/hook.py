@@ -348,16 +348,45 @@ def _mentions(command: str, word: str) -> bool:
 
 def _ssh_hostname(destination: list[str], cwd: str | None) -> str | None:
     """The host name ssh would connect to for ``destination`` (its -F/-o options, then the
-    host as written): ``ssh -G`` applies the ssh config as the command would (an alias, a
-    HostName). None when ssh cannot tell within two seconds."""
+    host as written), or None when that cannot be told.
+
+    A ``-o HostName=`` or a ``-F`` file named in the command is read here, in Python (only
+    ``Host``/``HostName``; ``Match exec`` and ``Include`` are never run: the hook must not
+    execute what the command it judges brings). Otherwise ``ssh -G`` applies the user's own
+    ssh config, as their ssh would, within two seconds."""
+    import fnmatch
     import subprocess
 
     if not destination or destination[-1].startswith("-"):
         return None
+    host, options = destination[-1].rsplit("@", 1)[-1], destination[:-1]
+    config: str | None = None
+    for flag, value in zip(options[::2], options[1::2], strict=False):
+        key, _, given = value.replace("=", " ", 1).partition(" ")
+        if flag == "-o" and key.lower() == "hostname" and given.strip():
+            return given.strip()
+        if flag == "-F":
+            config = value
+    if config is not None:
+        try:
+            text = Path(cwd or ".", config).expanduser().read_text(encoding="utf-8",
+                                                                   errors="replace")
+        except OSError:
+            return None
+        matching = False
+        for line in text.splitlines():
+            key, _, value = line.strip().replace("=", " ", 1).partition(" ")
+            if key.lower() == "host":
+                matching = any(fnmatch.fnmatchcase(host, p) for p in value.split())
+            elif key.lower() == "match":
+                matching = False  # conditions that may run commands: not evaluated
+            elif matching and key.lower() == "hostname" and value.strip():
+                return value.strip().replace("%h", host)
+        return host
     try:
-        done = subprocess.run(["ssh", "-G", *destination[:-1], "--", destination[-1]],
-                              capture_output=True, text=True, timeout=2, check=False,
-                              cwd=cwd or None, stdin=subprocess.DEVNULL)
+        done = subprocess.run(["ssh", "-G", "--", destination[-1]], capture_output=True,
+                              text=True, timeout=2, check=False, cwd=cwd or None,
+                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
     for line in done.stdout.splitlines():

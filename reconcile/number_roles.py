@@ -22,7 +22,7 @@ import re
 
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["DELTA_HEADER", "role_of"]
+__all__ = ["DELTA_HEADER", "names_a_count", "role_of"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -45,6 +45,12 @@ epoch epochs step steps iteration iterations iter iters seed seeds run runs tria
 folds layer layers block blocks stage stages head heads channel channels gpu gpus core cores
 node nodes worker workers frame frames crop crops batch batches shot shots
 """)
+def names_a_count(text: str) -> bool:
+    """Whether a table header names a count of the run's setting ("Epochs", "GPUs", "Seeds"):
+    its numbers are settings, not results, whatever the row is."""
+    return not _COUNT_AFTER.isdisjoint(re.findall(r"[a-z]+", text.lower()))
+
+
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
                        "upto beyond")

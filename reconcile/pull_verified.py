@@ -365,7 +365,9 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
         # full listing may have written files it (and so this pull) never saw; a partial
         # listing since then looked at part of the box only.
         after = run_events[run_events.index(latest) + 1:]
-        active = [e for e in after if e.kind in _ACTIVITY]
+        active = [e for e in after if e.kind in _ACTIVITY
+                  # the run on another box (a resumed copy) says nothing of this one
+                  and (instance is None or e.instance in (None, instance))]
         if active:
             last = active[-1]
             problems.append(f"the run was still active after the latest full pull listing "

@@ -79,6 +79,8 @@ def _free_form(text: str) -> Any:
         return {"true": True, "false": False, "null": None}[text]
     if _JSON_NUMBER.fullmatch(text):
         number = json.loads(text)
+        if isinstance(number, int) and not -(2**63) <= number < 2**63:
+            return text  # a ledger integer is 64-bit: a longer one stays text, as 1e999 does
         if not isinstance(number, float) or math.isfinite(number):  # 1e999 stays text
             return number
     return text

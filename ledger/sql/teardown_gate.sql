@@ -6,11 +6,11 @@
 --   runs_complete    hosted runs whose pull_verified verdict is 'complete'
 --   runs_with_gaps   hosted runs whose pull_verified verdict is 'gaps'
 --   runs_not_pulled  hosted runs with no pull listing at all
---   runs_active_after_listing  hosted runs with a run.heartbeat or run.exited after the listing
---                    pull_verified judged (its listing_id; ledger order: ts, writer, seq): what
---                    they wrote since is in no listing, so they must be pulled again
+--   runs_active_after_listing  hosted runs with a run.heartbeat or run.exited (on this instance
+--                    or untagged) after the latest full listing taken from this instance
+--                    (ledger order: ts, writer, seq): what they wrote since is in no listing
 --   blocking         the hosted runs that keep the gate shut (sorted): not 'complete', active
---                    after their latest listing, or last listed from another instance (or none)
+--                    after that listing, or never fully listed from this instance
 --   approved_at, approved_override  the latest teardown.approved and whether it overrode a
 --                    refusing gate; requested_at, requested_acknowledged: the latest
 --                    teardown.requested and whether the provider acknowledged it;
@@ -27,29 +27,37 @@ CREATE OR REPLACE VIEW teardown_gate AS
 WITH hosted AS (
     SELECT instance, unnest(runs) AS run FROM instances
 ),
-latest_listing AS (
-    -- the listing pull_verified judged, with its ledger position and where it was taken
-    SELECT p.run, p.verdict, e.instance AS listed_on, e.ts, e.writer, e.seq
-    FROM pull_verified p
-    JOIN events e ON e.id = p.listing_id
+instance_listing AS (
+    -- per (run, instance): the latest full listing taken from that instance (`--only` ones
+    -- show part of the box), and its ledger position
+    SELECT run, instance AS listed_on,
+           max(ts) AS ts,
+           arg_max(writer, (ts, writer, seq)) AS writer,
+           arg_max(seq, (ts, writer, seq)) AS seq
+    FROM events
+    WHERE kind = 'pull.listed' AND run IS NOT NULL AND instance IS NOT NULL
+      AND coalesce(json_array_length(body->'only'), 0) = 0
+    GROUP BY run, instance
 ),
 active_after AS (
-    SELECT l.run
-    FROM latest_listing l
+    -- the run wrote on this instance (or untagged) after that listing
+    SELECT l.run, l.listed_on AS instance
+    FROM instance_listing l
     JOIN events e ON e.run = l.run
     WHERE e.kind IN ('run.heartbeat', 'run.exited')
+      AND (e.instance IS NULL OR e.instance = l.listed_on)
       AND (e.ts, e.writer, e.seq) > (l.ts, l.writer, l.seq)
-    GROUP BY l.run
+    GROUP BY l.run, l.listed_on
 ),
 judged AS (
     SELECT h.instance, h.run,
            coalesce(p.verdict, 'not pulled') AS verdict,
            a.run IS NOT NULL AS active_after_listing,
-           coalesce(l.listed_on = h.instance, false) AS listed_here
+           l.run IS NOT NULL AS listed_here
     FROM hosted h
     LEFT JOIN pull_verified p USING (run)
-    LEFT JOIN latest_listing l USING (run)
-    LEFT JOIN active_after a USING (run)
+    LEFT JOIN instance_listing l ON l.run = h.run AND l.listed_on = h.instance
+    LEFT JOIN active_after a ON a.run = h.run AND a.instance = h.instance
 ),
 per_instance AS (
     SELECT instance,

@@ -40,10 +40,10 @@ def test_find_missing_names_absent_roots_and_tree_files(store: Store, tmp_path: 
     assert store.find_missing([tree.digest, kept.digest]) == {}
     _remove(store, digest_bytes(b"b"))
     assert store.find_missing([tree.digest, kept.digest, absent]) == {
-        digest_bytes(b"b"): tree.digest, absent: None}
+        digest_bytes(b"b"): [tree.digest], absent: [None]}
     # the tree itself gone: its files cannot be listed, the tree is what is missing
     _remove(store, tree.digest)
-    assert store.find_missing([tree.digest]) == {tree.digest: None}
+    assert store.find_missing([tree.digest]) == {tree.digest: [None]}
 
 
 def test_a_quarantined_object_is_missing_and_its_quarantine_is_found(store: Store) -> None:
@@ -54,7 +54,7 @@ def test_a_quarantined_object_is_missing_and_its_quarantine_is_found(store: Stor
     path.write_bytes(b"tampered")
     with pytest.raises(ObjectCorruptError) as info:
         store.verify(good.digest)
-    assert store.find_missing([good.digest]) == {good.digest: None}
+    assert store.find_missing([good.digest]) == {good.digest: [None]}
     assert store.quarantined(good.digest) == [info.value.quarantine_path]
 
 

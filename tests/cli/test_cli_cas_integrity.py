@@ -253,3 +253,32 @@ def test_get_onto_an_existing_path_names_the_option(
     code, _, err = call(capsys, "cas", "get", b3(b"x"), "-o", "x.bin")
     assert code == 1
     assert "`--force`" in err
+
+
+@pytest.mark.parametrize("seed", ["1", "2", "3", "4"])
+def test_a_missing_file_shared_with_a_box_tree_is_a_problem_whatever_the_walk_order(
+        ledger: Ledger, project: Path, seed: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    (project / "A").mkdir()
+    (project / "B").mkdir()
+    for folder, own in (("A", b"onlyA"), ("B", b"onlyB")):
+        (project / folder / "shared").write_bytes(b"shared\n")
+        (project / folder / "own").write_bytes(own)
+    exe = str(Path(sys.executable).with_name("labledger"))
+
+    def labledger(*args: str, writer: str = "test-writer") -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "LABLEDGER_WRITER": writer, "PYTHONHASHSEED": seed}
+        return subprocess.run([exe, *args], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=120, check=False)
+
+    local = labledger("emit", "artifact.recorded", "--run", "local1", "--attach", "A")
+    assert local.returncode == 0
+    assert labledger("emit", "artifact.recorded", "--run", "boxrun", "--attach", "B",
+                     writer="box").returncode == 0
+    shared = b3(b"shared\n").split(":", 1)[1]
+    (project / ".labledger" / "cas" / "objects" / shared[:2] / shared[2:]).unlink()
+    checked = labledger("check", "--deep")
+    assert checked.returncode == 3, checked.stdout + checked.stderr

@@ -118,6 +118,13 @@ def test_an_ssh_config_alias_of_a_recorded_host_is_that_instance(
     assert "instance '123' is not pull-verified" in aliased.stderr
     other = run_cli("hook", input=claude(f"ssh -F {config} devbox 'rm -rf /tmp/x'"))
     assert other.returncode == 0, other.stderr  # a machine no event names
+    pwned = tmp_path / "pwned"  # the hook never runs what the judged command's config says
+    evil = tmp_path / "evil_config"
+    evil.write_text(f'Match exec "touch {pwned}"\n  HostName ssh5.vast.ai\nHost box\n'
+                    "  HostName ssh5.vast.ai\n")
+    judged = run_cli("hook", input=claude(f"ssh -F {evil} box 'rm -rf /root/run'"))
+    assert judged.returncode == 2
+    assert not pwned.exists()
     legacy = run_cli("hook", input=claude("./vast.py destroy instance 123"))
     assert legacy.returncode == 2
     assert "instance '123'" in legacy.stderr

@@ -136,11 +136,12 @@ def test_set_under_extra_reads_json_scalars_as_values(ledger: Ledger, project: P
                         "--set", "extra.loss=0.41", "--set", "extra.n=12", "--set",
                         "extra.ok=true", "--set", "extra.none=null", "--set", "extra.tag=best",
                         "--set", "extra.zip=007", "--set", "extra.huge=1e999",
-                        "--set", "extra.deep.lr=1e-4")
+                        "--set", "extra.deep.lr=1e-4", "--set", "extra.id=99999999999999999999")
     assert code == 0, err
     body = next(iter(Ledger.open(project).records())).body_dict()
     assert body["extra"] == {"loss": 0.41, "n": 12, "ok": True, "none": None, "tag": "best",
-                             "zip": "007", "huge": "1e999", "deep": {"lr": 0.0001}}
+                             "zip": "007", "huge": "1e999", "deep": {"lr": 0.0001},
+                             "id": "99999999999999999999"}
     assert body["step"] == 5
 def test_emit_prints_the_id_of_the_stored_event(ledger: Ledger, project: Path) -> None:
     result = invoke("emit", "note", "--run", "r1", "--instance", "box-1", "--set", "text=hi")

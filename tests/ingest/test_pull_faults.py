@@ -377,3 +377,30 @@ def test_an_imported_manifest_must_be_pull_v1(tmp_path: Path, data: Any, problem
     with pytest.raises(PullSourceError, match="not a valid manifest") as info:
         load_roster(path, manifest=True)
     assert problem in info.value.problem
+
+
+def test_a_file_the_box_cannot_read_stops_the_pull_and_is_never_left_out(
+        ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Permission denied is not "vanished": the file is still on the box, so a listing without
+    it would let the teardown gate pass with the file never pulled."""
+    import errno
+
+    import labledger.ingest.transport as transport_module
+    from labledger.ingest.errors import IngestError
+
+    box = tmp_path / "box"
+    (box / "ckpt").mkdir(parents=True)
+    (box / "run.json").write_text("{}\n")
+    (box / "ckpt" / "secret.dat").write_bytes(b"weights")
+    real_open = os.open
+
+    def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if str(path).endswith("secret.dat"):  # a root-owned 0600 file, seen by the box's user
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(transport_module.os, "open", denied)
+    with pytest.raises(IngestError, match="Permission denied"):
+        pull(ledger, LocalTransport(box), run="r1", instance="box1")
+    listed = events(ledger, "pull.listed")
+    assert all("ckpt/secret.dat" in [e["path"] for e in body["entries"]] for body in listed)

@@ -135,3 +135,21 @@ def test_the_view_through_the_cli(ledger: Ledger, pull_seed: PullSeed,
     code, out, err = cli(capsys, "sql", "select instance, verdict from teardown_gate")
     assert code == 0, err
     assert out.splitlines()[2].split() == ["box1", "ready"]
+
+
+def test_a_run_on_two_boxes_is_judged_per_box(ledger: Ledger, pull_seed: PullSeed) -> None:
+    """A run resumed on a second box: each box's gate counts its own full listing, and the
+    run's activity on one box says nothing of the other (view and gate agree)."""
+    pull_seed.rent("boxA")
+    pull_seed.rent("boxB")
+    pull_seed.full(FILES, run="r1", instance="boxB")
+    pull_seed.listed(FILES, run="r1", instance="boxA")
+    for path, data in FILES.items():
+        pull_seed.pulled(path, data, run="r1", instance="boxA")
+    assert agrees_with_the_gate(ledger, "boxA")["verdict"] == "ready"
+    assert agrees_with_the_gate(ledger, "boxB")["verdict"] == "ready"
+    ledger.append("run.heartbeat", run="r1", instance="boxB", step=1)
+    assert agrees_with_the_gate(ledger, "boxA")["verdict"] == "ready"
+    row = agrees_with_the_gate(ledger, "boxB")
+    assert row["verdict"] == "blocked"
+    assert row["blocking"] == ["r1"]

@@ -161,6 +161,12 @@ CASES = [
          "Baseline & ImageNet & 88.2 & 30.10 \\\\\n"
          "Ours & \\multicolumn{2}{c}{--} & 31.92 \\\\\n\\end{tabular}\n",
          ("C1", "C0", "A1"), [("drift", 5, ("C1",))], shown=["31.92"]),
+    Case("a transposed table: metrics as rows, one value column", "a.md",
+         "| Metric | Value |\n|---|---|\n| PSNR | 31.92 |\n| LPIPS | 0.123 |\n", ("C1", "P1"),
+         [("drift", 3, ("C1",))], [(4, ("P1",))]),
+    Case("an Ours row holds numbers of other runs' claims too", "a.md",
+         "| Method | PSNR (dB) | Top-1 (%) |\n|---|---|---|\n| Ours | 31.42 | 95.0 |\n",
+         ("C1", "A1"), [("drift", 3, ("A1",))], [(3, ("C1",))]),
     Case("semicolon CSV with decimal commas", "r.csv", "method;psnr\nOurs;31,42\n", ("C1",),
          [], [(2, ("C1",))]),
     Case("semicolon CSV drift", "r.csv", "method;psnr\nOurs;31,92\n", ("C1",),
