@@ -400,16 +400,33 @@ def execute_query(paths: LedgerPaths, query: str, *, on_damage: OnDamage | None 
     """Run one read-only query (see `check_read_only`, `check_single_statement`)."""
     check_read_only(query)
     check_single_statement(query)
-    con = connect(paths, on_damage=on_damage)
-    try:
-        result = con.execute(query)
-        description = result.description or []
-        return QueryResult([d[0] for d in description], [d[1] for d in description],
-                           result.fetchall())
-    except duckdb.Error as exc:
-        raise read_error(exc, paths) from None
-    finally:
-        con.close()
+    for attempt in (1, 2):
+        try:
+            con = connect(paths, on_damage=on_damage)
+        except CorruptionError as exc:
+            if attempt == 1 and _moved_away(exc):
+                continue
+            raise
+        try:
+            result = con.execute(query)
+            description = result.description or []
+            return QueryResult([d[0] for d in description], [d[1] for d in description],
+                               result.fetchall())
+        except duckdb.Error as exc:
+            error = read_error(exc, paths)
+            if attempt == 1 and _moved_away(error):
+                continue
+            raise error from None
+        finally:
+            con.close()
+    raise AssertionError("unreachable")  # the second attempt returns or raises
+
+
+def _moved_away(error: BaseException) -> bool:
+    """Whether ``error`` names a segment that no longer exists: `compact` sealed it (and
+    removed the JSONL) between listing the segments and reading them. Not damage: list the
+    segments again and read once more."""
+    return isinstance(error, CorruptionError) and not error.segment.exists()
 
 
 def run_query(paths: LedgerPaths, query: str, *, on_damage: OnDamage | None = None

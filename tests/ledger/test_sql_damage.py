@@ -9,9 +9,11 @@ be skipped quietly, a torn final line of the open segment.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow.parquet as pq
@@ -232,3 +234,28 @@ def test_read_errors_map_to_documented_exit_classes(ledger: Ledger) -> None:
     # a file outside the ledger is not the ledger's damage
     other = read_error(duckdb.IOException("cannot open '/etc/x.parquet'"), paths)
     assert type(other) is LedgerError
+
+
+def test_a_segment_sealed_away_mid_query_is_read_again_not_called_damage(
+        ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compact` seals a JSONL segment and removes it between the listing of segments and
+    DuckDB's read: the segments are listed again, not reported as a damaged ledger."""
+    from labledger.ledger import query
+
+    for i in range(3):
+        ledger.append("note", text=f"n{i}")
+    real = query._find_segments
+    calls = []
+
+    def first_lists_a_segment_already_gone(paths: Any) -> Any:
+        found = real(paths)
+        calls.append(1)
+        if len(calls) == 1:  # as if listed just before compact removed it
+            gone = found.jsonl[0].with_name("000000999999.jsonl")
+            return dataclasses.replace(found, jsonl=[*found.jsonl, gone])
+        return found
+
+    monkeypatch.setattr(query, "_find_segments", first_lists_a_segment_already_gone)
+    columns, rows = query.run_query(ledger.paths, "select count(*) from events")
+    assert rows == [(3,)]
+    assert len(calls) == 2
