@@ -234,20 +234,71 @@ def _blame_sealed(con: duckdb.DuckDBPyConnection, parquet: list[Path]) -> Corrup
     return None
 
 
-def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments) -> dict[Path, int]:
+def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
+                     cache: Path | None = None) -> dict[Path, int]:
     """Per JSONL segment, how many of its lines read_json could not read, a torn final line of
     an open segment excepted. One scan of the JSONL that skips every readable row; no hashing.
 
     Why a scan at connect and not a check inside the query: every reader (sql, log, instances,
     the Python API) gets it, and it costs one parse of the JSONL envelope (body is not read;
-    ~0.1-0.2 s per 250k JSONL events on 2 cores, Parquet segments are not scanned)."""
+    Parquet segments are not scanned). A closed segment never changes (it is read-only), so its
+    count is kept in ``cache`` (a JSON file) by inode, size and mtime and not scanned again:
+    only the open segments, and closed ones new or changed since, are read."""
     if not segments.jsonl:
         return {}
-    found = con.execute(f"SELECT filename, count(*) FROM "
-                        f"{_read_json_sql(segments.jsonl, filename=True)} "
-                        f"WHERE {_UNREADABLE} GROUP BY filename").fetchall()
-    bad = {Path(name): count - (Path(name) in segments.torn) for name, count in found}
+    known = _load_counts(cache)
+    kept: dict[str, list[int]] = {}
+    bad: dict[Path, int] = {}
+    todo: list[Path] = []
+    for segment in segments.jsonl:
+        if segment in segments.open:
+            todo.append(segment)
+            continue
+        st = segment.stat()
+        stamp = [st.st_ino, st.st_size, st.st_mtime_ns]
+        entry = known.get(str(segment))
+        if entry is not None and entry[:3] == stamp:
+            kept[str(segment)] = entry
+            bad[segment] = entry[3]
+        else:
+            todo.append(segment)
+            kept[str(segment)] = [*stamp, 0]
+    if todo:
+        found = con.execute(f"SELECT filename, count(*) FROM "
+                            f"{_read_json_sql(todo, filename=True)} "
+                            f"WHERE {_UNREADABLE} GROUP BY filename").fetchall()
+        for name, count in found:
+            path = Path(name)
+            bad[path] = count - (path in segments.torn)
+            if str(path) in kept:
+                kept[str(path)][3] = count
+    if cache is not None and kept != {k: v for k, v in known.items() if k in kept}:
+        _save_counts(cache, kept)
     return {path: count for path, count in sorted(bad.items()) if count > 0}
+
+
+def _load_counts(cache: Path | None) -> dict[str, list[int]]:
+    if cache is None:
+        return {}
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items()
+            if isinstance(v, list) and len(v) == 4 and all(type(x) is int for x in v)}
+
+
+def _save_counts(cache: Path, counts: dict[str, list[int]]) -> None:
+    """Write the cache atomically; a reader that cannot write (a read-only copy) goes on."""
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(counts, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass
 
 
 def _unreadable_why(line: bytes) -> str | None:
@@ -355,7 +406,8 @@ def connect(paths: LedgerPaths, *, on_damage: OnDamage | None = None
         try:
             con.execute(_raw_events_sql(segments))
             _check_sealed_rows(con, segments.parquet)
-            damaged = _unreadable_rows(con, segments)
+            damaged = _unreadable_rows(con, segments,
+                                       paths.home / "cache" / "query" / "unreadable.json")
         except duckdb.Error as exc:
             error = read_error(exc, paths, "cannot read the ledger", "; run `labledger check`")
             raise _blame_sealed(con, segments.parquet) or error from None

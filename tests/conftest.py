@@ -38,6 +38,16 @@ def ledger(project: Path) -> Iterator[Ledger]:
     led.close()
 
 
+def ledger_with_rollover(project: Path, events_per_segment: int) -> Ledger:
+    """A new ledger whose segments close after ``events_per_segment`` events (closed segments
+    for tests to damage or cache)."""
+    led = Ledger.init(project)
+    config = led.paths.config
+    config.write_text(config.read_text().replace(
+        "segment_max_events = 200000", f"segment_max_events = {events_per_segment}"))
+    return Ledger.open(project)
+
+
 def _snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes()
             for p in sorted(folder.rglob("*")) if p.is_file()}

@@ -132,11 +132,9 @@ def test_substituted_record_with_a_valid_hash_breaks_the_chain(
 
 
 def test_torn_record_inside_a_closed_segment_is_corruption(project: Path) -> None:
-    led = Ledger.init(project)
-    config = led.paths.config
-    config.write_text(config.read_text().replace("segment_max_events = 200000",
-                                                 "segment_max_events = 3"))
-    led = Ledger.open(project)
+    from tests.conftest import ledger_with_rollover
+
+    led = ledger_with_rollover(project, 3)
     for i in range(5):
         led.append("note", text=f"e{i}")
     first = _segment(led)

@@ -259,3 +259,34 @@ def test_a_segment_sealed_away_mid_query_is_read_again_not_called_damage(
     columns, rows = query.run_query(ledger.paths, "select count(*) from events")
     assert rows == [(3,)]
     assert len(calls) == 2
+
+
+def test_closed_segments_are_scanned_once_and_damage_still_reported(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from labledger.ledger import query
+    from tests.conftest import ledger_with_rollover
+
+    led = ledger_with_rollover(project, 5)
+    for i in range(12):
+        led.append("note", text=f"n{i}")
+    closed = sorted((led.paths.segments / led.writer).glob("*.jsonl"))[0]
+    closed.chmod(0o644)
+    closed.write_bytes(closed.read_bytes().replace(b"n1", b"\xff1"))  # one bad line, closed
+    closed.chmod(0o444)
+    scanned: list[list[Path]] = []
+    real = query._read_json_sql
+
+    def spy(files: list[Path], *, filename: bool = False) -> str:
+        if filename:
+            scanned.append(list(files))
+        return real(files, filename=filename)
+
+    monkeypatch.setattr(query, "_read_json_sql", spy)
+    reports: list[str] = []
+    for _ in range(2):
+        query.connect(led.paths, on_damage=reports.append).close()
+    assert len(reports) == 2
+    assert all(str(closed) in r and "1 record(s)" in r for r in reports)
+    assert closed in scanned[0]
+    assert closed not in scanned[1]  # the second connect read its count from the cache
+    assert len(scanned[1]) == 1  # the open segment only
