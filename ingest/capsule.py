@@ -212,8 +212,8 @@ def close_capsule(
 def sealed_record(led: Ledger, run: str) -> Record | None:
     """The latest `capsule.sealed` of ``run``, or None (one pass over the ledger)."""
     found = None
-    for record in led.records():
-        if record.kind == "capsule.sealed" and record.run == run:
+    for record in led.records(kinds=("capsule.sealed",)):
+        if record.run == run:
             found = record
     return found
 

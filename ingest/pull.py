@@ -344,8 +344,8 @@ def latest_listing(ledger: Ledger, run: str) -> tuple[str, list[dict[str, Any]]]
     """The timestamp and entries of the run's latest full ``pull.listed`` event, if any (a
     listing restricted by ``--only`` shows part of the box: it is no manifest of the run)."""
     found: tuple[str, list[dict[str, Any]]] | None = None
-    for record in ledger.records():
-        if (record.kind == "pull.listed" and record.run == run
+    for record in ledger.records(kinds=("pull.listed",)):
+        if (record.run == run
                 and (found is None or record.ts >= found[0])):
             body = record.body_dict()
             if not body.get("only"):
@@ -846,9 +846,7 @@ def _earlier_pulls(ledger: Ledger) -> tuple[dict[str, str], set[tuple[str, int]]
     SHA-256 -> stored digest, and the (path, size) pairs seen."""
     known: dict[str, str] = {}
     seen: set[tuple[str, int]] = set()
-    for record in ledger.records():
-        if record.kind != "artifact.pulled":
-            continue
+    for record in ledger.records(kinds=("artifact.pulled",)):
         body = record.body_dict()
         if not body.get("ok"):
             continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -326,12 +326,13 @@ class Ledger:
         except FileNotFoundError:
             return []
 
-    def records(self) -> Iterator[Record]:
-        """Every readable record, writer by writer in chain order (no verification; see check)."""
+    def records(self, kinds: Collection[str] | None = None) -> Iterator[Record]:
+        """Every readable record (only those of ``kinds``, when given: the others are not
+        parsed), writer by writer in chain order (no verification; see check)."""
         from labledger.ledger.read import iter_writer_records
 
         for writer in self.writers():
-            yield from iter_writer_records(self.paths.segments / writer)
+            yield from iter_writer_records(self.paths.segments / writer, kinds)
 
     def query(self) -> Any:
         """A read-only DuckDB connection with the ledger's views (imports DuckDB)."""

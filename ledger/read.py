@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from labledger.ledger.errors import CorruptionError
@@ -10,22 +10,30 @@ from labledger.ledger.record import Record, RecordError, verify_line
 from labledger.ledger.segment import iter_lines, list_segments
 
 
-def iter_segment_records(segment: Path) -> Iterator[Record]:
-    """Verified records of one segment; a torn final line (never acknowledged) is skipped."""
+def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
+                         ) -> Iterator[Record]:
+    """Verified records of one segment; a torn final line (never acknowledged) is skipped.
+
+    With ``kinds``, only records of those kinds, and only those are parsed and verified: a
+    line (always written as msgspec's compact JSON) without ``"kind":"K"`` is not one."""
     if segment.suffix == ".parquet":
         from labledger.ledger.seal import iter_sealed_records
 
-        yield from iter_sealed_records(segment)
+        yield from iter_sealed_records(segment, kinds)
         return
+    needles = None if kinds is None else [f'"kind":"{k}"'.encode() for k in kinds]
     for offset, line, complete in iter_lines(segment):
         if not complete:
             return
+        if needles is not None and not any(n in line for n in needles):
+            continue
         try:
             yield verify_line(line)
         except RecordError as exc:
             raise CorruptionError(segment, None, offset, str(exc)) from None
 
 
-def iter_writer_records(writer_dir: Path) -> Iterator[Record]:
+def iter_writer_records(writer_dir: Path, kinds: Collection[str] | None = None
+                        ) -> Iterator[Record]:
     for segment in list_segments(writer_dir):
-        yield from iter_segment_records(segment)
+        yield from iter_segment_records(segment, kinds)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import msgspec
@@ -107,13 +107,18 @@ def last_of_sealed(segment: Path) -> tuple[int, str]:
     return int(table["seq"][-1].as_py()), str(table["id"][-1].as_py())
 
 
-def iter_sealed_records(segment: Path) -> Iterator[Record]:
-    """Records of a sealed segment in seq order, each re-verified from its original line."""
+def iter_sealed_records(segment: Path, kinds: Collection[str] | None = None
+                        ) -> Iterator[Record]:
+    """Records of a sealed segment in seq order (only ``kinds``, when given), each re-verified
+    from its original line."""
     try:
-        table = _sorted_table(segment, ["record"])
+        table = _sorted_table(segment, ["record"] if kinds is None else ["record", "kind"])
     except (OSError, pa.ArrowException) as exc:
         raise CorruptionError(segment, None, None, f"unreadable Parquet ({exc})") from None
+    wanted = None if kinds is None else table.column("kind").to_pylist()
     for index, text in enumerate(table.column("record").to_pylist()):
+        if wanted is not None and wanted[index] not in kinds:  # type: ignore[operator]
+            continue
         try:
             yield verify_line(text.encode("utf-8"))
         except RecordError as exc:

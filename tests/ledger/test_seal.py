@@ -170,3 +170,16 @@ def test_crash_while_writing_the_parquet_leaves_a_stray_temp(project: Path) -> N
     assert not stray.exists()
     assert [r.id for r in led.records()] == [r.id for r in written]
     assert check_ledger(led.paths).findings == []
+
+
+def test_records_of_some_kinds_are_the_filtered_records_sealed_or_not(ledger: Ledger) -> None:
+    for i in range(3):
+        ledger.append("note", run="r1", text=f"n{i}")
+        ledger.append("run.heartbeat", run="r1", step=i)
+    compact(ledger.paths)
+    ledger.append("note", text="after sealing")
+    ledger.append("run.heartbeat", run="r1", step=99)
+    every = list(ledger.records())
+    for kinds in (("note",), ("run.heartbeat",), ("note", "run.heartbeat"), ("claim.declared",)):
+        assert [r.id for r in ledger.records(kinds=kinds)] == \
+            [r.id for r in every if r.kind in kinds]
