@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from blake3 import blake3
 
 from labledger.ledger.cli import main
 from labledger.ledger.ledger import Ledger
+from tests.cli.test_cli_cas import b3
 from tests.conftest import cli_call as call
 
 Snapshot = Callable[[Path], dict[str, bytes]]
@@ -27,10 +27,6 @@ Snapshot = Callable[[Path], dict[str, bytes]]
 @pytest.fixture(autouse=True)
 def _in_project(ledger: Ledger, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-
-
-def b3(data: bytes) -> str:
-    return "blake3:" + blake3(data).hexdigest()
 
 
 def obj_path(project: Path, digest: str) -> Path:

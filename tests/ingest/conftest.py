@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from labledger.ingest.transport import RemoteHash, RemoteStat, Transport
 from labledger.ledger.ledger import Ledger
 
 
@@ -99,3 +100,34 @@ def _events(ledger: Ledger, kind: str | None = None) -> list[dict[str, Any]]:
 def read_events() -> Callable[..., list[dict[str, Any]]]:
     """``read_events(ledger, kind=None)``: events as {kind, run, seq, ts, **body}, in order."""
     return _events
+
+
+class Forwarding:
+    """A transport that forwards every call to ``inner``: tests subclass it and override only
+    the call they interfere with (a cut read, a file removed before the hash)."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+        self.source = inner.source
+
+    def list_dir(self, rel: str) -> list[RemoteStat]:
+        return self.inner.list_dir(rel)
+
+    def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
+        return self.inner.hash_files(rels)
+
+    def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
+        return self.inner.read(rel, offset)
+
+    def read_many(self, items: Sequence[tuple[str, int]]
+                  ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
+        return self.inner.read_many(items)
+
+    def exists_dir(self, rel: str) -> bool:
+        return self.inner.exists_dir(rel)
+
+    def reconnect(self) -> None:
+        self.inner.reconnect()
+
+    def close(self) -> None:
+        self.inner.close()

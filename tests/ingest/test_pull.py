@@ -14,11 +14,12 @@ import pytest
 
 from labledger.ingest.errors import TransportError
 from labledger.ingest.pull import PullReport, load_roster, pull
-from labledger.ingest.transport import LocalTransport, RemoteHash, RemoteStat, Transport
+from labledger.ingest.transport import LocalTransport, RemoteHash, Transport
 from labledger.ingest.transport_ssh import SshTransport, parse_target
 from labledger.ledger.artifacts import open_store
 from labledger.ledger.check import check_ledger
 from labledger.ledger.ledger import Ledger
+from tests.ingest.conftest import Forwarding
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
@@ -76,32 +77,17 @@ def ssh(sshd: Any, root: Path, tmp_path: Path, *, accept_new: bool = True,
                         backoff=0.05, **kw)
 
 
-class Cut:
+class Cut(Forwarding):
     """Wraps a transport; the first read of ``path`` dies after ``after`` bytes.
 
     Over SSH the cut is real: the paramiko connection is closed under the running read.
     """
 
     def __init__(self, inner: Transport, path: str, after: int) -> None:
-        self.inner, self.path, self.after = inner, path, after
-        self.source = inner.source
+        super().__init__(inner)
+        self.path, self.after = path, after
         self.offsets: list[int] = []
         self.cut = False
-
-    def list_dir(self, rel: str) -> list[RemoteStat]:
-        return self.inner.list_dir(rel)
-
-    def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
-        return self.inner.hash_files(rels)
-
-    def exists_dir(self, rel: str) -> bool:
-        return self.inner.exists_dir(rel)
-
-    def reconnect(self) -> None:
-        self.inner.reconnect()
-
-    def close(self) -> None:
-        self.inner.close()
 
     def read_many(self, items: Sequence[tuple[str, int]]
                   ) -> Iterator[tuple[str, int, Iterator[bytes]]]:

@@ -20,6 +20,7 @@ from labledger.ingest.transport_ssh import SshTransport, parse_target
 from labledger.ledger.artifacts import open_store
 from labledger.ledger.check import check_ledger
 from labledger.ledger.ledger import Ledger
+from tests.ingest.conftest import Forwarding
 
 
 def events(ledger: Ledger, kind: str) -> list[dict[str, Any]]:
@@ -180,18 +181,15 @@ def test_the_same_names_are_refused_from_a_folder(ledger: Ledger, tmp_path: Path
 
 
 # -- files that vanish mid-pull -------------------------------------------------------------------
-class Vanish:
+class Vanish(Forwarding):
     """Wraps a transport; ``path`` is deleted on the box right before the box hashes (``when=
     "hash"``), or right after it hashed and before any of its bytes are read (``when="read"``):
     a training loop rotating an old checkpoint away after the listing."""
 
     def __init__(self, inner: Transport, box: Path, rel: str, when: str) -> None:
-        self.inner, self.box, self.rel, self.when = inner, box, rel, when
-        self.source = inner.source
+        super().__init__(inner)
+        self.box, self.rel, self.when = box, rel, when
         self.hashed = threading.Event()
-
-    def list_dir(self, rel: str) -> list[RemoteStat]:
-        return self.inner.list_dir(rel)
 
     def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
         if self.when == "hash":
@@ -211,15 +209,6 @@ class Vanish:
                   ) -> Iterator[tuple[str, int, Iterator[bytes]]]:
         assert self.hashed.wait(30)  # the early stream waits: every read finds the file gone
         return self.inner.read_many(items)
-
-    def exists_dir(self, rel: str) -> bool:
-        return self.inner.exists_dir(rel)
-
-    def reconnect(self) -> None:
-        self.inner.reconnect()
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def check_vanished(ledger: Ledger, report: Any, box: Path, monkeypatch: pytest.MonkeyPatch,
