@@ -87,10 +87,8 @@ def _stores(kind: str, body: dict[str, Any]) -> bool:
 def store_references(ledger: Ledger) -> list[Reference]:
     """Every event field that says its object went into a store (see `STORED_FIELDS`)."""
     refs: list[Reference] = []
-    for record in ledger.records():
-        fields = STORED_FIELDS.get(record.kind)
-        if fields is None:
-            continue
+    for record in ledger.records(kinds=STORED_FIELDS):
+        fields = STORED_FIELDS[record.kind]
         body = record.body_dict()
         if not _stores(record.kind, body):
             continue

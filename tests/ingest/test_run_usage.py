@@ -50,7 +50,9 @@ def test_verbose_after_the_command_name_is_the_wrappers(ledger: Ledger, project:
 
 def test_a_damaged_ledger_never_keeps_a_named_run_from_starting(ledger: Ledger,
                                                                 project: Path) -> None:
-    ledger.append("note", run="x", text="hello")
+    # a damaged capsule.sealed record: one the sealed-run check must read
+    ledger.append("capsule.sealed", run="x", path="/export/hello", digest="blake3:" + "0" * 64,
+                  files=1, bytes=1)
     segment = next((ledger.paths.segments / ledger.writer).glob("*.jsonl"))
     segment.chmod(0o644)
     segment.write_bytes(segment.read_bytes().replace(b"hello", b"hellO"))
