@@ -30,48 +30,47 @@ def check(deep: bool) -> None:
     paths = ledger_paths()
     report = check_ledger(paths)
     ctx = click.get_current_context()
-    deep_report, missing = _check_objects() if deep and report.ok else (None, [])
-    corrupt_objects = list(deep_report.corrupt) if deep_report is not None else []
-    # An object quarantined by this very check is one problem, not two: its corruption line
-    # names the events that it leaves without their bytes.
-    just_moved = {c.digest for c in corrupt_objects}
-    named_by = {m.digest: m for m in missing if m.digest in just_moved}
-    lost = [m for m in missing if m.is_problem and m.digest not in just_moved]
-    elsewhere = [m for m in missing if not m.is_problem and m.digest not in just_moved]
-    problems = len(report.corrupt) + len(corrupt_objects) + len(lost)
+    objects = _check_objects() if deep and report.ok else None
+    problems = len(report.corrupt) + (objects.problems if objects is not None else 0)
     if state().json:
         data = report.to_json()
-        if deep_report is not None:
-            data["objects"] = {**deep_report.to_json(),
-                               "missing": [m.to_json() for m in missing]}
+        if objects is not None:
+            data["objects"] = objects.to_json()
             data["ok"] = not problems
         emit_json(data)
     else:
         for finding in report.findings:
             click.echo(str(finding))
-        for item in corrupt_objects:
-            refs = named_by[item.digest].references if item.digest in named_by else []
-            click.echo(f"corruption: object {item.digest}: content does not match its digest; "
-                       f"moved to {item.quarantine_path}"
-                       + (f"; named by {_names(refs)}" if refs else ""))
-        for m in lost:
-            click.echo(f"corruption: {_describe(m)}")
-        if state().verbose:  # a box's own objects: expected after a pull, listed on request
-            for m in elsewhere:
-                click.echo(f"note: {_describe(m)}")
-        if elsewhere:
-            info(ctx, f"{len(elsewhere)} object(s) named only by other writers' events (merged "
-                      "from a box) are not in this store; they live in that writer's store "
-                      "(-v lists them)")
+        if objects is not None:
+            _render_objects(ctx, objects)
         verdict = "ok" if not problems else f"{problems} problem(s)"
-        objects = (f" and {deep_report.checked} objects ({deep_report.bytes} bytes)"
-                   if deep_report is not None else "")
+        checked = (f" and {objects.verified.checked} objects ({objects.verified.bytes} bytes)"
+                   if objects is not None else "")
         info(ctx, f"checked {report.events} events in {report.segments} segments from "
-                  f"{report.writers} writers{objects}: {verdict}")
+                  f"{report.writers} writers{checked}: {verdict}")
         if deep and not report.ok:
             info(ctx, "objects not checked: repair or restore the ledger first")
     if problems:
         ctx.exit(EXIT_PROBLEMS)
+
+
+def _render_objects(ctx: click.Context, objects: Any) -> None:
+    named_by = objects.named_by
+    for item in objects.corrupt:
+        refs = named_by[item.digest].references if item.digest in named_by else []
+        click.echo(f"corruption: object {item.digest}: content does not match its digest; "
+                   f"moved to {item.quarantine_path}"
+                   + (f"; named by {_names(refs)}" if refs else ""))
+    for m in objects.lost:
+        click.echo(f"corruption: {_describe(m)}")
+    elsewhere = objects.elsewhere
+    if state().verbose:  # a box's own objects: expected after a pull, listed on request
+        for m in elsewhere:
+            click.echo(f"note: {_describe(m)}")
+    if elsewhere:
+        info(ctx, f"{len(elsewhere)} object(s) named only by other writers' events (merged "
+                  "from a box) are not in this store; they live in that writer's store "
+                  "(-v lists them)")
 
 
 def _names(refs: list[Any]) -> str:
@@ -92,20 +91,14 @@ def _describe(m: Any) -> str:
     return f"object {m.digest} ({named}): {where}"
 
 
-def _check_objects() -> tuple[Any, list[Any]]:
-    from labledger.ledger.artifacts import missing_objects, open_store, record_quarantine
+def _check_objects() -> Any:
     from labledger.ledger.cli._context import open_ledger
     from labledger.ledger.cli._output import progress_bar
+    from labledger.ledger.deep_check import check_objects, stored_bytes
 
     ledger = open_ledger()
-    store = open_store(ledger)
-    total = sum(p.stat().st_size for p in store.objects_dir.rglob("*") if p.is_file())
-    with progress_bar(total, "verifying objects") as advance:
-        result = store.verify_all(progress=advance)
-    record_quarantine(ledger, result.corrupt)
-    # After the re-hash, so an object quarantined just now is found missing too: that is how
-    # its corruption line learns which events it leaves without their bytes.
-    return result, missing_objects(ledger, store)
+    with progress_bar(stored_bytes(ledger), "verifying objects") as advance:
+        return check_objects(ledger, progress=advance)
 
 
 @click.command()
