@@ -454,8 +454,9 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def first_leaf(value: Any, test: Callable[[Any], bool], path: str = "") -> tuple[str, Any] | None:
-    """(dotted path, value) of the first leaf of ``value`` (structs, dicts, lists and tuples are
-    walked in order; anything else is a leaf) for which ``test`` is true, or None."""
+    """(path, value) of the first leaf of ``value`` (structs, dicts, lists and tuples are walked
+    in order; anything else is a leaf) for which ``test`` is true, or None. The path is written
+    as everywhere in labledger's messages: ``metrics.psnr``, ``seeds[1]``."""
     if isinstance(value, msgspec.Struct):
         items: Any = ((name, getattr(value, name)) for name in value.__struct_fields__)
     elif isinstance(value, dict):
@@ -464,8 +465,10 @@ def first_leaf(value: Any, test: Callable[[Any], bool], path: str = "") -> tuple
         items = enumerate(value)
     else:
         return (path, value) if test(value) else None
+    is_list = isinstance(value, list | tuple)
     for key, item in items:
-        found = first_leaf(item, test, f"{path}.{key}" if path else str(key))
+        where = f"{path}[{key}]" if is_list else f"{path}.{key}" if path else str(key)
+        found = first_leaf(item, test, where)
         if found is not None:
             return found
     return None

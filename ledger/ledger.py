@@ -94,20 +94,9 @@ def _find_bad_text(value: Any, path: str) -> str | None:
 
 
 def _find_non_finite(value: Any, path: str) -> str | None:
-    """The dotted path of the first NaN or infinity: JSON has no such numbers (they'd be null)."""
-    if isinstance(value, float):
-        return None if math.isfinite(value) else path or "$"
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            found = _find_non_finite(item, f"{path}.{key}" if path else str(key))
-            if found:
-                return found
-    if isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            found = _find_non_finite(item, f"{path}[{i}]")
-            if found:
-                return found
-    return None
+    """The path of the first NaN or infinity: JSON has no such numbers (they'd be null)."""
+    found = ev.first_leaf(value, lambda v: isinstance(v, float) and not math.isfinite(v), path)
+    return None if found is None else found[0] or "$"
 
 
 def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance: str | None,

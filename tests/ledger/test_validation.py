@@ -239,7 +239,7 @@ def test_invalid_event_error_is_a_ledger_error_with_json_fields() -> None:
 @pytest.mark.parametrize(("kind", "body", "field"), [
     ("checkpoint.saved", {"path": "x", "digest": "blake3:" + "0" * 64, "size": 2**63},
      "size"),
-    ("run.heartbeat", {"step": 1, "extra": {"a": [1, -(2**63) - 1]}}, "extra.a.1"),
+    ("run.heartbeat", {"step": 1, "extra": {"a": [1, -(2**63) - 1]}}, "extra.a[1]"),
     ("run.heartbeat", {"extra": {"deep": {"n": 10**30}}}, "extra.deep.n"),
 ])
 def test_integers_a_query_cannot_hold_are_refused(ledger: Ledger, kind: str,
