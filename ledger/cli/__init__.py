@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -166,20 +166,31 @@ def main(argv: list[str] | None = None) -> None:
                               "error": type(exc).__name__}), err=True)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, click.exceptions.Abort) as exc:
-        click.echo("labledger: interrupted", err=True)
-        args = sys.argv[1:] if argv is None else argv
-        if obj.json or "--json" in args:
-            from labledger.ledger.cli._output import dumps
-
-            click.echo(dumps({"type": "exit_error", "code": EXIT_INTERRUPTED,
-                              "message": "interrupted", "error": type(exc).__name__}), err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        _interrupted(exc, obj, argv)
     except BrokenPipeError:
         sys.exit(1)
     except Exception as exc:
+        if _is_query_interrupt(exc):
+            _interrupted(exc, obj, argv)
         code = exit_code_for(exc)
         if code is None:
             raise
         _report(exc, code, obj)
         sys.exit(code)
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _is_query_interrupt(exc: BaseException) -> bool:
+    """DuckDB (2.0) reports a Ctrl-C during a query as a plain ``RuntimeError``."""
+    return type(exc) is RuntimeError and str(exc) == "Query interrupted"
+
+
+def _interrupted(exc: BaseException, obj: State, argv: list[str] | None) -> NoReturn:
+    click.echo("labledger: interrupted", err=True)
+    args = sys.argv[1:] if argv is None else argv
+    if obj.json or "--json" in args:
+        from labledger.ledger.cli._output import dumps
+
+        click.echo(dumps({"type": "exit_error", "code": EXIT_INTERRUPTED,
+                          "message": "interrupted", "error": type(exc).__name__}), err=True)
+    sys.exit(EXIT_INTERRUPTED)

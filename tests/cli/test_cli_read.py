@@ -5,7 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
 import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -240,3 +244,30 @@ def test_subprocess_log_and_sql(history: Ledger, run_cli: RunCli) -> None:
     assert "query refused" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert not (Path(history.paths.project) / "x.csv").exists()
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_ctrl_c_during_a_running_query_exits_130_without_a_traceback(history: Ledger) -> None:
+    # DuckDB 2.0 reports an interrupted query as a plain RuntimeError("Query interrupted"):
+    # the signal must land while DuckDB executes, so wait for CPU time well past the start-up's.
+    exe = Path(sys.executable).with_name("labledger")
+    proc = subprocess.Popen([str(exe), "--json", "sql", "select count(*) from range(50000000000)"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while _cpu_seconds(proc.pid) < 2.0 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the query never started"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err
+    assert err.splitlines()[0] == b"labledger: interrupted"
+    assert json.loads(err.splitlines()[-1])["code"] == 130
+    assert out == b""
