@@ -436,7 +436,8 @@ def check_read_only(query: str) -> None:
     for statement in statements:
         kind = str(statement.type).rsplit(".", 1)[-1]
         if kind not in READ_ONLY_TYPES:
-            raise QueryRefusedError(f"it contains a {kind} statement")
+            article = "an" if kind[:1] in "AEIOU" else "a"
+            raise QueryRefusedError(f"it contains {article} {kind} statement")
 
 
 def check_single_statement(query: str) -> None:

@@ -168,8 +168,10 @@ def declare_claim(
     events = load_events(ledger) if events is None else events
     runs = sorted({e.run for e in events if e.run})
     if run not in runs:
-        raise ClaimSourceError(run, "no event of this run is in the ledger; known runs",
-                               candidates=runs, claim=claim_id)
+        problem = ("no event of this run is in the ledger; known runs" if runs else
+                   "no event of this run is in the ledger, which records no run yet (a claim "
+                   "binds to a stored result of a recorded run)")
+        raise ClaimSourceError(run, problem, candidates=runs, claim=claim_id)
     store = Store(ledger.paths.cas)
     files = run_files(run, events, store)
     found = locate(files, source, claim=claim_id)

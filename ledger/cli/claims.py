@@ -75,7 +75,7 @@ def claim_add(claim_id: str, run: str, metric: str, source: str | None, split: s
     A missing run, file or metric, or an unknown metric without --direction: exit 2, nothing
     written.
 
-    Example: labledger claim add C1 --run r1 --metric mean(psnr) --from results.parquet --unit dB
+    Example: labledger claim add C1 --run r1 --metric 'mean(psnr)' --from results.parquet --unit dB
     """
     from labledger.reconcile.claims import declare_claim
 

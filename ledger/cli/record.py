@@ -253,4 +253,7 @@ def schema(kind: str | None) -> None:
             for name in sorted(ev.KINDS):
                 click.echo(name)
         return
+    if kind not in ev.KINDS:  # read-only: the event error's "nothing was written" would puzzle
+        raise click.BadParameter(f"unknown event kind {kind!r}; known kinds: "
+                                 f"{', '.join(sorted(ev.KINDS))}", param_hint="KIND")
     click.echo(dumps(ev.json_schema(kind), indent=2))

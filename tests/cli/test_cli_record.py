@@ -493,6 +493,14 @@ def test_schema_prints_a_json_schema_per_kind(kind: str) -> None:
     assert set(root["properties"]) == set(ev.KINDS[kind].__struct_fields__)
 
 
+def test_schema_of_an_unknown_kind_is_a_usage_error_that_lists_the_kinds() -> None:
+    result = invoke("schema", "nope")
+    assert result.exit_code == 2
+    assert "unknown event kind 'nope'; known kinds: artifact.pulled" in result.stderr
+    assert "nothing was written" not in result.stderr  # schema never writes
+    assert result.stdout == ""
+
+
 def test_schema_works_outside_any_ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LABLEDGER_ROOT")
     monkeypatch.chdir(tmp_path)

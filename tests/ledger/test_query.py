@@ -246,6 +246,17 @@ def test_guard_refuses_through_the_cli_with_exit_2(ledger: Ledger, project: Path
     assert snapshot(project) == before
 
 
+@pytest.mark.parametrize(("query", "refusal"), [
+    ("attach 'x.db'", "it contains an ATTACH statement"),
+    ("insert into t values (1)", "it contains an INSERT statement"),
+    ("delete from t", "it contains a DELETE statement"),
+])
+def test_a_refusal_names_the_statement_in_plain_english(ledger: Ledger, query: str,
+                                                        refusal: str) -> None:
+    with pytest.raises(QueryRefusedError, match=refusal):
+        run_query(ledger.paths, query)
+
+
 def test_guard_judges_parsed_statements_not_text(ledger: Ledger) -> None:
     """Words like COPY or ATTACH inside strings and identifiers are fine in a SELECT."""
     ledger.append("note", text="COPY x TO 'y'; ATTACH 'z'", run="r1")

@@ -150,6 +150,15 @@ def test_missing_run_or_file_lists_what_exists(ledger: Ledger, tmp_path: Path, r
     assert problem in str(info.value)
 
 
+def test_a_ledger_with_no_run_says_so_instead_of_an_empty_list(ledger: Ledger) -> None:
+    with pytest.raises(ClaimSourceError) as info:
+        declare_claim(ledger, "C1", run="nope", metric="psnr")
+    message = str(info.value)
+    assert "which records no run yet" in message
+    assert "known runs" not in message
+    assert message.endswith("; nothing was written")
+
+
 def test_no_metrics_json_lists_the_files(ledger: Ledger, tmp_path: Path) -> None:
     ingest(ledger, tmp_path, "r1", {"results.parquet": b"", "train.csv": b"a\n1\n"})
     with pytest.raises(ClaimSourceError, match="no metrics.json among its files; name the "
