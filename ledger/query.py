@@ -31,7 +31,6 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from typing import Any
 import duckdb
 import msgspec
 
+from labledger.ledger.altered import altered_records, unreadable_why
 from labledger.ledger.errors import CorruptionError, LedgerError, QueryRefusedError
 from labledger.ledger.record import Record
 from labledger.ledger.root import LedgerPaths
@@ -301,18 +301,6 @@ def _save_counts(cache: Path, counts: dict[str, list[int]]) -> None:
         pass
 
 
-def _unreadable_why(line: bytes) -> str | None:
-    """Why a record line cannot be read (the Python twin of ``_UNREADABLE``), or None."""
-    try:
-        record = msgspec.json.decode(line, type=Record)
-        for stamp in (record.ts, record.recorded):
-            if stamp is not None:
-                datetime.fromisoformat(stamp)
-    except (msgspec.DecodeError, ValueError) as exc:
-        return str(exc)
-    return None
-
-
 def _unreadable_lines(segment: Path, is_open: bool) -> list[str]:
     """Where the unreadable lines of a JSONL segment are, for the report: a slow path (a parse
     of every line, no hashing) that runs only once the scan has found some. The final line of an
@@ -321,7 +309,7 @@ def _unreadable_lines(segment: Path, is_open: bool) -> list[str]:
     for number, (offset, line, complete) in enumerate(iter_lines(segment), start=1):
         if not complete and is_open:
             break
-        why = _unreadable_why(line) if complete else "torn record inside a closed segment"
+        why = unreadable_why(line) if complete else "torn record inside a closed segment"
         if why is not None:
             where.append(f"line {number} (byte {offset}): {why}")
     return where
@@ -350,12 +338,16 @@ def _report_damage(damaged: dict[Path, int], segments: _Segments,
                    on_damage: OnDamage | None) -> None:
     for segment, count in damaged.items():
         message = damage_report(segment, count, segment in segments.open)
-        if message is None:
-            continue
-        if on_damage is None:
-            warnings.warn(message, SegmentDamageWarning, stacklevel=3)
-        else:
-            on_damage(message)
+        if message is not None:
+            _warn(message, on_damage)
+
+
+def _warn(message: str, on_damage: OnDamage | None, stacklevel: int = 4) -> None:
+    """Report damage to ``on_damage``, else as a warning attributed to connect's caller."""
+    if on_damage is None:
+        warnings.warn(message, SegmentDamageWarning, stacklevel=stacklevel)
+    else:
+        on_damage(message)
 
 
 # --- connecting and querying ----------------------------------------------------------------------
@@ -403,21 +395,26 @@ def connect(paths: LedgerPaths, *, on_damage: OnDamage | None = None
         con.execute("SET TimeZone = 'UTC'")
         con.execute(f"SET allowed_directories = [{_sql_literal(str(paths.segments) + '/')}]")
         con.execute("SET enable_external_access = false")
+        cache = paths.home / "cache" / "query"
         try:
             con.execute(_raw_events_sql(segments))
             _check_sealed_rows(con, segments.parquet)
-            damaged = _unreadable_rows(con, segments,
-                                       paths.home / "cache" / "query" / "unreadable.json")
+            damaged = _unreadable_rows(con, segments, cache / "unreadable.json")
+            # binding a view lists the segment files again: inside the try, so a segment that
+            # compact sealed away meanwhile is a retry (`_moved_away`), not a crash
+            for name in VIEWS:
+                con.execute(view_sql(name))
         except duckdb.Error as exc:
             error = read_error(exc, paths, "cannot read the ledger", "; run `labledger check`")
             raise _blame_sealed(con, segments.parquet) or error from None
-        for name in VIEWS:
-            con.execute(view_sql(name))
         con.execute("SET lock_configuration = true")
+        altered = altered_records(segments.jsonl, segments.open, cache / "altered.json")
     except BaseException:
         con.close()
         raise
     _report_damage(damaged, segments, on_damage)
+    for segment, found in altered.items():
+        _warn(found.message(segment), on_damage, stacklevel=3)
     return con
 
 

@@ -290,3 +290,56 @@ def test_closed_segments_are_scanned_once_and_damage_still_reported(
     assert closed in scanned[0]
     assert closed not in scanned[1]  # the second connect read its count from the cache
     assert len(scanned[1]) == 1  # the open segment only
+
+
+# --- records changed after they were written: still readable, never shown silently --------------
+def test_a_record_changed_in_place_is_reported_by_every_read(
+        ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    for i in range(9):
+        ledger.append("note", text=f"n{i}")
+    segment = open_segment(ledger)
+    rewrite(segment, b'"text":"n7"', b'"text":"nX"')  # still valid JSON, still a record
+    for args in (["sql", "select body from events where seq = 7"], ["log"], ["--json", "log"]):
+        code, out, err = cli(capsys, *args)
+        assert code == 0, err
+        assert "nX" in out  # shown, as the warning says
+        assert (f"ledger segment {segment} is damaged: 1 record(s) no longer match their id "
+                "(line 8 at byte ") in err, args
+        assert "labledger check" in err
+        assert err.count("no longer match") == 1
+
+
+def test_a_changed_record_is_found_in_closed_segments_and_in_lines_appended_later(
+        project: Path) -> None:
+    from tests.conftest import ledger_with_rollover
+
+    led = ledger_with_rollover(project, 5)
+    for i in range(7):
+        led.append("note", text=f"n{i}")
+    closed, opened = sorted((led.paths.segments / led.writer).glob("*.jsonl"))
+    seen: list[str] = []
+    connect(led.paths, on_damage=seen.append).close()
+    assert seen == []  # and the clean result is cached: the next reads hash only what is new
+    rewrite(closed, b'"text":"n1"', b'"text":"nY"')
+    closed.chmod(0o444)
+    connect(led.paths, on_damage=seen.append).close()
+    assert len(seen) == 1
+    assert str(closed) in seen[0]
+    assert "line 2 at byte" in seen[0]
+    led.append("note", text="n7")  # lines appended after the open segment was hashed
+    rewrite(opened, b'"text":"n7"', b'"text":"nZ"')
+    seen.clear()
+    for _ in range(2):  # found, and still reported once its count comes from the cache
+        connect(led.paths, on_damage=seen.append).close()
+    assert sorted(s.split(" is damaged")[0] for s in seen) == sorted(
+        [f"ledger segment {closed}", f"ledger segment {opened}"] * 2)
+
+
+def test_an_unreadable_changed_line_is_reported_once_as_unreadable(ledger: Ledger) -> None:
+    for i in range(3):
+        ledger.append("note", text=f"n{i}")
+    rewrite(open_segment(ledger), b'"text":"n1"}', b'"text":"n1"')  # no longer JSON
+    seen: list[str] = []
+    connect(ledger.paths, on_damage=seen.append).close()
+    assert len(seen) == 1
+    assert "cannot be read" in seen[0]

@@ -1,0 +1,161 @@
+"""Records changed after they were written, found for every read (`log`, `sql`, the views).
+
+A record line carries the BLAKE3 of its own content (`record`). A byte flipped inside a text
+value usually leaves valid JSON, so DuckDB reads the line and every view would show the changed
+record as if it were the one written. Every reader therefore hashes the JSONL lines and reports
+the lines whose content no longer matches their id (`labledger check` gives the full report; this
+only keeps a read from being silent).
+
+Hashing is paid once per line, not once per query (~4 µs a line):
+
+* a closed segment never changes: its result is kept by inode, size and mtime;
+* the open segment only grows: the offset hashed up to is kept with its inode, and the next read
+  hashes only the lines appended since (a segment that shrank or was replaced is hashed again).
+
+The cache is a plain JSON file; losing it costs one more hashing pass, never a wrong answer for
+a segment that changed (its stamp no longer matches). A line that is not a record at all is not
+counted here: DuckDB cannot read it, and the unreadable-row report names it. Sealed Parquet
+segments are verified when sealed and by `labledger check`; they are not hashed here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+from blake3 import blake3
+
+from labledger.ledger._line import ID_END, ID_PREFIX, REST
+from labledger.ledger.record import Record
+
+__all__ = ["Altered", "altered_records", "unreadable_why"]
+
+_SHOWN = 3  # altered lines located per segment
+
+
+@dataclass
+class Altered:
+    """A segment's lines whose content does not match their id: how many, and where."""
+
+    count: int = 0
+    places: list[tuple[int, int]] = field(default_factory=list)  # (line number, byte offset)
+
+    def add(self, number: int, offset: int) -> None:
+        self.count += 1
+        if len(self.places) < _SHOWN:
+            self.places.append((number, offset))
+
+    def message(self, segment: Path) -> str:
+        where = "; ".join(f"line {n} at byte {o}" for n, o in self.places)
+        if self.count > len(self.places):
+            where += f"; and {self.count - len(self.places)} more"
+        return (f"ledger segment {segment} is damaged: {self.count} record(s) no longer match "
+                f"their id ({where}): they were changed after they were written and are shown "
+                "as they read now, not as recorded. Run `labledger check` for a full report")
+
+
+def altered_records(jsonl: list[Path], open_segments: frozenset[Path],
+                    cache: Path | None) -> dict[Path, Altered]:
+    """The JSONL segments holding lines that parse as records but fail their hash."""
+    known = _load(cache)
+    kept: dict[str, list[int]] = {}
+    found: dict[Path, Altered] = {}
+    for segment in jsonl:
+        try:
+            st = segment.stat()
+        except FileNotFoundError:  # compacted away since the listing: the read lists again
+            continue
+        entry = known.get(str(segment))
+        is_open = segment in open_segments
+        if entry is not None and entry[0] == st.st_ino and (
+                entry[1:3] == [st.st_size, st.st_mtime_ns] if not is_open
+                else entry[3] <= st.st_size):
+            start, number, altered = entry[3], entry[4], Altered(entry[5], [])
+            if altered.count:  # located again below for the message: rare, and cheap enough
+                start, number, altered = 0, 0, Altered()
+        else:
+            start, number, altered = 0, 0, Altered()
+        end, number = _hash_lines(segment, start, number, altered)
+        kept[str(segment)] = [st.st_ino, st.st_size, st.st_mtime_ns, end, number, altered.count]
+        if altered.count:
+            found[segment] = altered
+    if cache is not None and kept != {k: v for k, v in known.items() if k in kept}:
+        _save(cache, kept)
+    return found
+
+
+def _hash_lines(segment: Path, start: int, number: int, altered: Altered) -> tuple[int, int]:
+    """Hash the complete lines of ``segment`` from byte ``start`` (line ``number`` so far);
+    returns (the offset after the last complete line, the lines counted)."""
+    try:
+        with open(segment, "rb") as fh:
+            fh.seek(start)
+            data = fh.read()
+    except OSError:  # unreadable: the DuckDB scan fails on it and names it
+        return start, number
+    offset = 0
+    size = len(data)
+    while offset < size:
+        nl = data.find(b"\n", offset)
+        if nl < 0:
+            break  # a torn tail, or a line being appended right now: not judged
+        number += 1
+        if not _matches_id(data, offset, nl) and unreadable_why(data[offset:nl]) is None:
+            altered.add(number, start + offset)
+        offset = nl + 1
+    return start + offset, number
+
+
+def _matches_id(data: bytes, start: int, end: int) -> bool:
+    if data[start:start + len(ID_PREFIX)] != ID_PREFIX or \
+            data[start + ID_END:start + REST] != b'",':
+        return False
+    hasher = blake3(b"{")
+    hasher.update(memoryview(data)[start + REST:end])
+    return hasher.hexdigest().encode() == data[start + len(ID_PREFIX):start + ID_END]
+
+
+def unreadable_why(line: bytes) -> str | None:
+    """Why a record line cannot be read as a record (the Python twin of the query module's
+    unreadable-row test: a missing or mistyped field, a time DuckDB cannot cast, bytes that are
+    not UTF-8), or None when it reads."""
+    try:
+        line.decode("utf-8")  # a Record keeps its body raw: its bytes are checked here
+    except UnicodeDecodeError as exc:
+        return f"invalid UTF-8 at byte {exc.start} of the line"
+    try:
+        record = msgspec.json.decode(line, type=Record)
+        for stamp in (record.ts, record.recorded):
+            if stamp is not None:
+                datetime.fromisoformat(stamp)
+    except (msgspec.DecodeError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
+def _load(cache: Path | None) -> dict[str, list[int]]:
+    if cache is None:
+        return {}
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items()
+            if isinstance(v, list) and len(v) == 6 and all(type(x) is int for x in v)}
+
+
+def _save(cache: Path, entries: dict[str, list[int]]) -> None:
+    """Write the cache atomically; a reader that cannot write (a read-only copy) goes on."""
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(entries, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass
