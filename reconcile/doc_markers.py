@@ -34,8 +34,13 @@ __all__ = ["Marker", "find_markers", "number_in", "tex_bindings"]
 # --- markers -------------------------------------------------------------------------------------
 
 _MD_MARKERS = re.compile(
-    r"<!--\s*(?:(?P<kind>claim|delta)\s*:\s*(?P<ids>[^\s>]+)|(?P<noclaim>noclaim))\s*-->"
-    r"|<span\s+data-claim\s*=\s*\"(?P<span>[^\"]+)\"\s*>(?P<content>[^<]*)</span>")
+    r"<!--\s*(?:(?P<kind>(?i:claim|delta))\s*:\s*(?P<ids>[^\s>]+)|(?P<noclaim>(?i:noclaim)))"
+    r"\s*-->"
+    r"|<span\s+data-claim\s*=\s*(?:\"(?P<span>[^\"]+)\"|'(?P<span1>[^']+)')\s*>"
+    r"(?P<content>[^<]*)</span>")
+# What starts like a marker: one the full pattern does not read is a finding, never ignored (a
+# drifted number behind a mistyped marker would otherwise pass as unmarked text).
+_MD_SUSPECT = re.compile(r"<!--\s*(?i:(?:no)?claim|delta)\b|<span\s[^>]*?data-claim\b")
 _TEX_MARKERS = re.compile(
     r"\\(?:ledger)?claim\{(?P<claim>[^{}]+)\}\{"
     r"|\\(?:ledger)?claimdelta\{(?P<a>[^{}]+)\}\{(?P<b>[^{}]+)\}\{"
@@ -52,13 +57,14 @@ _LEAD = re.compile(r"[ \t*_`~$({]*")
 
 @dataclass(frozen=True, slots=True)
 class Marker:
-    kind: str                   # value | delta | bind | noclaim | empty
+    kind: str                   # value | delta | bind | noclaim | empty | malformed
     ids: tuple[str, ...]
     start: int
     end: int
     number: Shown | None = None
     via: str = "marker"         # marker | macro
     delta: bool = False         # written as a delta marker (an "empty" one says why)
+    problem: str | None = None  # a "malformed" one: what is wrong with it
 
 
 def _braced(text: str, pos: int) -> int:
@@ -95,15 +101,18 @@ def _md_markers(seg: Segment) -> list[Marker]:
     out: list[Marker] = []
     if "<!--" not in text and "data-claim" not in text:
         return out
+    read: set[int] = set()
     for m in _MD_MARKERS.finditer(text):
+        read.add(m.start())
+        span = m.group("span") or m.group("span1")
         if m.group("noclaim"):
             out.append(Marker("noclaim", (), m.start(), m.end()))
-        elif m.group("span"):
+        elif span:
             shown = number_in(text, m.start("content"), m.end("content"))
-            out.append(Marker("value" if shown else "empty", (m.group("span").strip(),),
+            out.append(Marker("value" if shown else "empty", (span.strip(),),
                               m.start(), m.end(), shown))
         else:
-            kind = m.group("kind")
+            kind = m.group("kind").lower()
             ids = tuple(i for i in m.group("ids").split(",") if i)
             nl = text.find("\n", m.end())
             shown = number_in(text, m.end(), len(text) if nl < 0 else nl)
@@ -112,7 +121,27 @@ def _md_markers(seg: Segment) -> list[Marker]:
                                   m.start(), m.end(), shown, delta=True))
             else:
                 out.append(Marker("value" if shown else "bind", ids, m.start(), m.end(), shown))
+    for m in _MD_SUSPECT.finditer(text):
+        if m.start() not in read:
+            out.append(_malformed(text, m.start()))
+    out.sort(key=lambda marker: marker.start)
     return out
+
+
+def _malformed(text: str, start: int) -> Marker:
+    """A marker the syntax does not read: a finding that shows it and the form expected."""
+    line_end = text.find("\n", start)
+    line = text[start:len(text) if line_end < 0 else line_end]
+    shown = line if len(line) <= 60 else line[:57] + "..."
+    if line.startswith("<span"):
+        expected = '<span data-claim="C1">31.42</span>'
+    elif "-->" not in line:
+        return Marker("malformed", (), start, start + len(line), problem=(
+            f"claim marker `{shown}` is not closed with `-->` on its line; it marks nothing"))
+    else:
+        expected = "<!-- claim:C1 -->31.42 (or <!-- delta:C2,C1 -->, <!-- noclaim -->)"
+    return Marker("malformed", (), start, start + len(line), problem=(
+        f"malformed claim marker `{shown}`; it marks nothing (expected {expected})"))
 
 
 def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:

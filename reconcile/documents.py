@@ -199,6 +199,10 @@ class _Run:
         return False
 
     def marker(self, seg: Segment, marker: Marker, percent: bool = False) -> None:
+        if marker.kind == "malformed":
+            self.add(seg, marker.start, "marker", [], marker.problem or "malformed marker",
+                     None, marker.via)
+            return
         if self.unknown(seg, marker):
             return
         if marker.kind == "empty" or marker.number is None:
@@ -543,7 +547,8 @@ class _Run:
             col_pct.append(pct)
             col_words.append(words)
             col_delta.append(bool(DELTA_HEADER.search(cell.text)))
-        value_markers = [m for m in markers if m.kind in ("value", "delta", "empty")]
+        value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
+                                                          "malformed")]
         marked = {m.number.start for m in value_markers if m.number is not None}
         in_cells = [m.start for m in value_markers]
         items: list[_Item] = []

@@ -206,6 +206,22 @@ CASES = [
          [("marker", 1, ("C1",))]),
     Case("marker unit mismatch", "a.md", "We get <!-- claim:C1 -->31.42 ms.\n", ("C1",),
          [("unit", 1, ("C1",))]),
+    Case("marker keyword in capitals still marks", "a.md",
+         "Our model reaches <!-- Claim:C1 -->30.00 on Kodak.\n", ("C1",),
+         [("drift", 1, ("C1",))]),
+    Case("span marker with single quotes", "a.md",
+         "Our model reaches <span data-claim='C1'>30.00</span> on Kodak.\n", ("C1",),
+         [("drift", 1, ("C1",))]),
+    Case("marker with an empty id is a finding", "a.md",
+         "Our model reaches <!-- claim: -->30.00 on Kodak.\n", ("C1",), [("marker", 1, ())]),
+    Case("unclosed marker is a finding", "a.md",
+         "Our model reaches <!-- claim:C1 30.00 on Kodak.\n", ("C1",), [("marker", 1, ())]),
+    Case("span marker without quotes is a finding", "a.md",
+         "Our model reaches <span data-claim=C1>30.00</span> on Kodak.\n", ("C1",),
+         [("marker", 1, ())]),
+    Case("malformed marker in a table cell is a finding", "a.md",
+         "| Method | PSNR |\n|---|---|\n| Ours | <!-- claim C1 -->31.42 |\n", ("C1",),
+         [("marker", 3, ())]),
     Case("table header marker binds the column", "a.md",
          "| Method | Score <!-- claim:C1 --> |\n|---|---|\n| Ours | 31.5 |\n", ("C1",),
          [("drift", 3, ("C1",))]),
@@ -444,3 +460,16 @@ def test_a_delta_shown_in_another_unit_is_a_unit_finding() -> None:
                                     list(CLAIMS.values())).findings
     assert finding.type == "unit"
     assert finding.message.startswith("C1\u2212C0 says +4.4%, but its evidence is +1.32 dB")
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("PSNR <!-- claim: -->30.00\n", "malformed claim marker `<!-- claim: -->30.00`; it marks "
+     "nothing (expected <!-- claim:C1 -->31.42 (or <!-- delta:C2,C1 -->, <!-- noclaim -->))"),
+    ("PSNR <!-- claim:C1 30.00\n", "claim marker `<!-- claim:C1 30.00` is not closed with "
+     "`-->` on its line; it marks nothing"),
+    ("PSNR <span data-claim=C1>30</span>\n", "malformed claim marker `<span data-claim=C1>30"
+     "</span>`; it marks nothing (expected <span data-claim=\"C1\">31.42</span>)"),
+])
+def test_a_malformed_marker_shows_itself_and_the_form_expected(text: str, says: str) -> None:
+    report = reconcile_segments(read_document("a.md", text.encode()), [CLAIMS["C1"]])
+    assert ("marker", says) in [(f.type, f.message) for f in report.findings]

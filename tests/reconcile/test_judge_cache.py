@@ -265,6 +265,7 @@ while True:  # a new document each round: every run writes the cache file again
     text = "".join(f"Ours reaches a PSNR of 31.42 dB in run {i}-{k}.\\n" for k in range(400))
     reconcile_segments(read_document("a.md", text.encode()), list(CLAIMS.values()),
                        cache=folder)
+    print(i, flush=True)  # one whole write done: the test kills it somewhere in the next ones
 """
 
 
@@ -273,11 +274,15 @@ def test_a_run_killed_while_writing_leaves_a_whole_file(tmp_path: Path) -> None:
     segs = read_document("b.md", b"Top-1 accuracy is 91.3%.\n")
     reconcile_segments(segs, CLAIM_LIST, cache=folder)
     root = Path(__file__).resolve().parents[2]
-    for delay in (0.3, 0.45, 0.6, 0.8):
-        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(folder)], cwd=root)
+    for delay in (0.0, 0.05, 0.15, 0.3):
+        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(folder)], cwd=root,
+                                stdout=subprocess.PIPE)
+        assert proc.stdout is not None
+        assert proc.stdout.readline()  # not a timing guess: it has written the cache once
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        proc.stdout.close()
         for path in folder.glob("*.msgpack"):  # every file there decodes whole
             _body(path)
     [path] = folder.glob("*.msgpack")
