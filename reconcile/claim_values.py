@@ -448,6 +448,9 @@ def _from_json(data: bytes, selector: str, where: str) -> Extracted:
                          parse_int=_parse_int)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ClaimInputError(f"{where} is not valid JSON ({exc})", where=where) from None
+    except RecursionError:
+        raise ClaimInputError(f"{where} is nested too deeply to read (a results file nests "
+                              "a few levels)", where=where) from None
     # A key is looked up first: JSON keys may hold anything, "mean(x)" and "a[0]" included.
     found = _resolve(doc, selector)
     aggregate = _AGG_RE.match(selector) if not found else None

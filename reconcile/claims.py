@@ -87,7 +87,7 @@ def _seeds_from_run_json(files: RunFiles, store: Store) -> tuple[int, ...]:
         return ()
     try:
         doc = json.loads(store.read_bytes(found[0].digest))
-    except (CasError, ValueError):  # an unreadable run.json only loses the seeds
+    except (CasError, ValueError, RecursionError):  # an unreadable run.json only loses seeds
         return ()
     if not isinstance(doc, dict):
         return ()

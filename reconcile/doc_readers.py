@@ -98,6 +98,9 @@ def _notebook(path: str, text: str) -> list[Segment]:
     except json.JSONDecodeError as exc:
         raise DocumentError([(path, f"not a valid notebook: malformed JSON at line {exc.lineno} "
                                     f"column {exc.colno} ({exc.msg})")]) from None
+    except RecursionError:
+        raise DocumentError([(path, "not a valid notebook: its JSON is nested too deeply to "
+                                    "read")]) from None
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
         raise DocumentError([(path, "not a valid notebook: no 'cells' list (nbformat 4 is read)")])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -190,6 +191,9 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None) -> list[Segme
     for path in paths:
         shown = _below(here, path, here == process_cwd)
         try:
+            if _is_special(path):  # a FIFO would block the read forever, a device never end
+                problems.append((shown, "not a regular file (a FIFO, socket or device)"))
+                continue
             data = path.read_bytes()
             segments += read_document(shown, data)
         except DocumentError as exc:
@@ -204,6 +208,14 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None) -> list[Segme
     if problems:
         raise DocumentError(problems)
     return segments
+
+
+def _is_special(path: Path) -> bool:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False  # the read reports it
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 # --- git ---------------------------------------------------------------------------------------

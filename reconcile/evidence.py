@@ -15,7 +15,8 @@ Invariants:
   time, no ledger head (an unrelated event would make ``--check`` fail).
 * Evaluated, never written into the ledger: pull-verification is evaluated now
   (`pull_verified.verify_run`, local bytes re-hashed) and PULL_VERIFIED.json is neither read nor
-  written here.
+  written here. The one write: a stored object found corrupt while re-hashing is quarantined
+  by the store, and its ``object.quarantined`` event recorded (as by every reader).
 * A run never hosted on a box (no instance, no pull) is said to be local: ``pull_verified`` is
   null with ``"pull": "local run, no remote box"``, never a false ``true``.
 * Document locations (where reconcile finds each claim in the configured documents) are
@@ -35,7 +36,13 @@ from labledger.reconcile._files import write_text_atomic
 from labledger.reconcile.claim_model import Claim, current_claims
 from labledger.reconcile.claim_values import normalize_split, split_from_path
 from labledger.reconcile.errors import ReconcileError
-from labledger.reconcile.pull_verified import Event, ObjectChecker, load_events, verify_run
+from labledger.reconcile.pull_verified import (
+    Event,
+    ObjectChecker,
+    load_events,
+    record_corrupt,
+    verify_run,
+)
 
 SCHEMA_VERSION = "1.0"
 EVIDENCE_NAME = "EVIDENCE.json"
@@ -185,16 +192,27 @@ def claim_entry(claim: Claim, runs: _Runs) -> dict[str, Any]:
 
 def build_evidence(ledger: Ledger, *, events: list[Event] | None = None,
                    checker: ObjectChecker | None = None) -> dict[str, Any]:
-    """The EVIDENCE.json document for every current claim (see the module docstring)."""
+    """The EVIDENCE.json document for every current claim (see the module docstring).
+
+    Judging pull-verification re-hashes the runs' stored objects: one found corrupt is moved to
+    quarantine by the store, and (unless the caller passed its own ``checker``, and records
+    what it found itself) its ``object.quarantined`` event is appended here, as every reader
+    that moves an object does.
+    """
     events = load_events(ledger) if events is None else events
-    runs = _Runs(events, checker or ObjectChecker(Store(ledger.paths.cas)))
+    own = checker is None
+    checker = checker or ObjectChecker(Store(ledger.paths.cas))
+    runs = _Runs(events, checker)
     name = project_name(ledger)
-    return {
+    document = {
         "project": name,
         "authoritative_source": f"labledger ledger ({name}/.labledger)",
         "schema_version": SCHEMA_VERSION,
         "claims": [claim_entry(c, runs) for c in current_claims(events)],
     }
+    if own:
+        record_corrupt(ledger, checker)
+    return document
 
 
 def add_locations(document: dict[str, Any], report: Any, globs: list[str]) -> dict[str, Any]:
@@ -235,7 +253,7 @@ def wants_locations(text: str | None) -> bool:
         return False
     try:
         committed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(committed, dict) and "locations_from" in committed
 
@@ -294,6 +312,8 @@ def differences(text: str | None, document: dict[str, Any], *, limit: int = 50) 
         committed = json.loads(text)
     except ValueError as exc:
         return [f"the file is not valid JSON ({exc})"]
+    except RecursionError:
+        return ["the file is nested too deeply to be an EVIDENCE.json"]
     if not isinstance(committed, dict):
         return ["the file is not a JSON object"]
     out: list[str] = []

@@ -203,7 +203,8 @@ def _read_committed(target: Path) -> str | None:
                    "created) instead of to stdout.")
 @click.option("--check", is_flag=True,
               help="Compare FILE (default: EVIDENCE.json at the project root) with the "
-                   "projection; exit 3 when they differ. Writes nothing.")
+                   "projection; exit 3 when they differ. Writes no file (a corrupt stored object "
+                   "it finds is quarantined and recorded, as by every reader).")
 @click.option("--locations", is_flag=True,
               help="Add each claim's places in the configured [reconcile] documents (path, "
                    "line, column, the number shown, match or drift). A file written with them "

@@ -295,3 +295,16 @@ def test_a_lost_source_object_is_disclosed(ledger: Ledger, tmp_path: Path) -> No
                                      f"the result object {digest} is not intact in the local "
                                      "store (object missing from the local store)"}]
     assert claim["evidence"][0]["value"] == 1.0  # the recorded value is still the claim's
+
+
+def test_a_corrupt_object_found_while_judging_is_quarantined_and_recorded(
+        ledger: Ledger, pull_seed: Any) -> None:
+    pull_seed.full({"test/k/metrics.json": GOOD, "best.pth": b"\x80weights"})
+    declare_claim(ledger, "C1", run="r1", metric="psnr")
+    pull_seed.corrupt("best.pth")
+    claim = only(ledger)
+    assert claim["evidence"][0]["pull_verified"] is False
+    moved = [r for r in ledger.records() if r.kind == "object.quarantined"]
+    assert [json.loads(bytes(r.body))["digest"] for r in moved] == [pull_seed.digests["best.pth"]]
+    only(ledger)  # judged again: the object is gone now, and nothing more is recorded
+    assert len([r for r in ledger.records() if r.kind == "object.quarantined"]) == 1
