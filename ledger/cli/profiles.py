@@ -120,7 +120,8 @@ def _fact_lines(path: str, fact: Any) -> str:
 @profiles.command()
 @click.argument("name")
 @click.option("--toml", "as_toml", is_flag=True,
-              help="Print the profile's TOML file (a start for your own).")
+              help="Print the profile's TOML file (a start for your own); with --json, as the "
+                   "document's \"toml\" field.")
 @common
 def show(name: str, as_toml: bool) -> None:
     """Show every fact of profile NAME with its stamp and source.
@@ -130,13 +131,13 @@ def show(name: str, as_toml: bool) -> None:
     from labledger.profiles import get_profile, iter_facts, snapshot
 
     item = get_profile(name, user_profile_dir())
+    if state().json:  # one JSON document, with the TOML text in it when asked for
+        data = {"name": item.name, "origin": item.origin, "file": item.file,
+                "overrides_shipped": item.overrides_shipped, "profile": snapshot(item.profile)}
+        emit_json({**data, "toml": item.text} if as_toml else data)
+        return
     if as_toml:
         click.echo(item.text, nl=False)
-        return
-    if state().json:
-        emit_json({"name": item.name, "origin": item.origin, "file": item.file,
-                   "overrides_shipped": item.overrides_shipped,
-                   "profile": snapshot(item.profile)})
         return
     click.echo(f"{item.name}: {item.profile.title} ({item.origin}: {item.file})")
     for path, fact in iter_facts(item.profile):

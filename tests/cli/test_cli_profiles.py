@@ -79,6 +79,11 @@ def test_show_text_json_and_toml(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(capsys, "profiles", "show", "autodl", "--toml")
     assert code == 0
     assert out == shipped_profiles()["autodl"].text
+    code, out, _ = call(capsys, "--json", "profiles", "show", "autodl", "--toml")
+    assert code == 0
+    data = json.loads(out)  # --json means one JSON document, the TOML inside it
+    assert data["toml"] == shipped_profiles()["autodl"].text
+    assert data["origin"] == "shipped"
 
 
 def test_show_unknown_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
