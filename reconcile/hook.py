@@ -18,16 +18,31 @@ REST/GraphQL/SDK calls, a computed command word before a destroy verb), when it 
 or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -delete``,
 ``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, ``rmtree(``) the project's
 ``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
-(the folder, above it or inside it). The arguments of text-handling commands (``git``,
-``grep``, ``echo``, ...) are text, and a here-document is data unless a shell reads it.
+(the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
+something it holds now). The arguments of text-handling commands (``git``, ``grep``, ``echo``,
+...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
+-exec``, ``labledger run --``) is a command of its own (`shell_words`); a here-document is data
+unless a shell, ssh or an interpreter reads it as its program.
+
+A labledger command that records a person's decision about a teardown (``teardown --override``
+or ``--confirm-absent``, ``release``, an ``emit``/``ingest`` of ``teardown.*`` or
+``instance.released``) is always blocked (`person_decisions`): the agent must not approve its
+own destroy.
 
 A destructive command is mapped to recorded instances by the words of that simple command only
 (an id, the last ``-``/``_`` part of an id, or a recorded host); one that names none, or whose
 words are computed when it runs, stands for every live instance. It is **allowed** only when
 every instance it stands for passes the teardown gate now, or has a ``teardown.approved`` bound
-to exactly the gate's current state (an override approval counts: it is recorded). Deleting a
-capsule is allowed when its objects verify in the local store; ``.labledger/`` (but its cache)
-and export roots are never deleted.
+to exactly the gate's current state (an override approval counts: it is recorded). A released
+(or confirmed absent) instance is not gated. Deleting a capsule is allowed when its objects
+verify in the local store; ``.labledger/`` (but its cache) and export roots are never deleted.
+Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
+records them: the only event the hook writes.
+
+Invariants: the line is parsed once per judgment, in linear time; a line over
+`MAX_COMMAND_CHARS` is blocked unread; paths are compared absolute (a relative payload ``cwd``
+is taken from the hook's own working folder); ``.labledger/hook.toml`` is validated (unknown
+keys, wrong types and bad regexes raise `HookConfigError`).
 
 This module never exits: `labledger hook` maps a :class:`Verdict` to exit 0 or 2, and blocks on
 any exception raised while a destructive command is judged (fail closed).
@@ -66,6 +81,10 @@ BUILTIN_PATTERNS = (
     r"^\$\S*\s+(\S+\s+)?(destroy|terminate|delete|remove|rm|stop|recycle)(\s|$)",
     r"^alias\s.*\b(vastai|runpodctl|kubectl|scancel|pspace|paperspace|shutdown|poweroff|halt"
     r"|reboot)\b",
+    # power off or reboot with options before the verb, or by runlevel (0 halt, 6 reboot,
+    # 1/s single user: every service stopped)
+    r"^systemctl\s+(\S+\s+)*?(poweroff|halt|reboot|kexec|rescue|emergency)(\s|$)",
+    r"^(telinit|init)\s+(-\S+\s+)*[016sS](\s|$)",
 )
 # Provider CLIs: run with words computed when it runs (`vastai $(echo destroy) ...`,
 # `... | xargs vastai`), what they do cannot be read, so they count as destroying.
@@ -80,9 +99,30 @@ _DATA_COMMANDS = {
     "apropos", "which", "type", "whereis", "history", "ls", "find", "locate", "help", "info",
     "pip", "uv", "npm", "cargo", "make", "docker", "labledger",
 }
+# (the programs some of these run are judged as commands of their own: `uv run CMD`, `docker
+# exec C CMD`, `find -exec CMD ;`, `labledger run -- CMD` (see shell_words); `make` runs the
+# recipes of a file written beforehand, like `bash cleanup.sh`; labledger's own decisions
+# are judged by `person_decisions`)
 # Run through ssh on a box, these destroy what it holds (its results, its processes).
 _REMOTE_DESTRUCTIVE = {"kill", "pkill", "killall", "rm", "shred", "truncate", "unlink",
                        "rmdir", "dd", "mkfs", "wipefs"}
+# ... and these, with these first words: the sessions a training runs in
+_REMOTE_KILL_VERBS = {"tmux": {"kill-server", "kill-session", "kill-pane", "kill-window"},
+                      "screen": {"-X", "-wipe"}}
+# Events that record a person's decision about a teardown: an agent recording one (through
+# `labledger teardown --override/--confirm-absent`, `release`, `emit`, `ingest`) would be
+# approving its own destroy, or hiding the instance from the gate.
+_DECISION_KINDS = re.compile(r"^(teardown\.\w+|instance\.released)$")
+_DECISION_TEXT = re.compile(r"teardown\.\w+|instance\.released")
+_LABLEDGER_GLOBAL_VALUES = {"--root"}
+_EMIT_VALUES = {"--run", "--instance", "--set", "--data", "--at", "--writer", "--actor"}
+# A command line longer than this is not judged (blocked): the agent's hook timeout must not
+# run out while it is read (parsing is linear: 8 MiB takes seconds).
+MAX_COMMAND_CHARS = 8 * 1024 * 1024
+# Walking a protected folder to see whether a `find -name` reaches into it: past this many
+# entries the answer is "cannot tell" (blocked).
+_WALK_LIMIT = 200_000
+_QUOTE_LIMIT = 160  # a command quoted in a message is shortened past this
 _REMOTE_DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(")
 # Whole-line matching is for hook.toml patterns spanning commands; beyond this it is skipped
 # (a pattern's backtracking on a long line could outlast the agent's hook timeout).
@@ -181,13 +221,25 @@ class HookConfig:
     user_patterns: list[str] = field(default_factory=list)  # hook.toml's (also in patterns)
 
 
+class HookConfigError(ValueError):
+    """``.labledger/hook.toml`` is not what the hook reads: the message names the file, the key
+    and its line. The caller fails closed (a destructive command is blocked)."""
+
+
+_CONFIG_KEYS = {"patterns": "a list of regexes (strings, or tables with a `pattern` string)",
+                "export-roots": "a list of folders (strings)"}
+_PATTERN_TABLE_KEYS = {"pattern", "note", "effect"}
+
+
 def load_config(home: Path | None) -> HookConfig:
     """Built-in patterns, every profile's shell patterns and ``.labledger/hook.toml``::
 
         patterns = ['\\bmy-cloud\\s+kill\\b']     # more regexes (Python syntax)
         export-roots = ["/data/results"]          # `rm -r` of these is always blocked
 
-    A broken profile or hook.toml raises (the caller fails closed on what it can still match).
+    A broken profile raises; so does a hook.toml that is not TOML or holds an unknown key, a
+    value of the wrong type or a regex that does not compile (`HookConfigError`: the caller
+    fails closed on what it can still match).
     """
     from labledger.profiles.loader import load_profiles
 
@@ -198,15 +250,62 @@ def load_config(home: Path | None) -> HookConfig:
     for loaded in load_profiles(user_dir).values():
         patterns += [p.pattern for p in loaded.profile.shell_patterns]
     if home is not None and (home / "hook.toml").is_file():
-        data = tomllib.loads((home / "hook.toml").read_text(encoding="utf-8"))
-        extra = data.get("patterns", [])
-        for item in extra:
-            user.append(item["pattern"] if isinstance(item, Mapping) else str(item))
+        user, roots = _read_hook_toml(home / "hook.toml")
         patterns += user
-        roots += [str(r) for r in data.get("export-roots", [])]
     for p in patterns:
         re.compile(p)
     return HookConfig(patterns=patterns, export_roots=roots, user_patterns=user)
+
+
+def _read_hook_toml(path: Path) -> tuple[list[str], list[str]]:
+    """(patterns, export roots) of hook.toml, each checked: a typo must not silently turn a
+    protection off, and a string where a list belongs must not be read letter by letter."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise HookConfigError(f"{path}: not valid TOML ({exc})") from None
+
+    def fail(key: str, problem: str) -> HookConfigError:
+        return HookConfigError(f"{path}{_line_of(text, key)}: {problem}")
+
+    for key in data:
+        if key not in _CONFIG_KEYS:
+            known = ", ".join(sorted(_CONFIG_KEYS))
+            raise fail(key, f"unknown key {key!r} (known: {known})")
+    patterns: list[str] = []
+    raw_patterns = data.get("patterns", [])
+    if not isinstance(raw_patterns, list):
+        raise fail("patterns", f"`patterns` must be {_CONFIG_KEYS['patterns']}, not "
+                               f"{type(raw_patterns).__name__}")
+    for n, item in enumerate(raw_patterns):
+        if isinstance(item, Mapping):
+            extra = set(item) - _PATTERN_TABLE_KEYS
+            if extra or not isinstance(item.get("pattern"), str):
+                raise fail("patterns", f"`patterns` entry {n}: a table needs a `pattern` "
+                                       f"string (and may have note, effect); got keys "
+                                       f"{sorted(item)}")
+            item = item["pattern"]
+        if not isinstance(item, str):
+            raise fail("patterns", f"`patterns` entry {n} must be a regex string, not "
+                                   f"{type(item).__name__} ({item!r})")
+        try:
+            re.compile(item)
+        except re.error as exc:
+            raise fail("patterns", f"`patterns` entry {n} ({item!r}) is not a valid "
+                                   f"regex: {exc}") from None
+        patterns.append(item)
+    raw_roots = data.get("export-roots", [])
+    if not isinstance(raw_roots, list) or not all(isinstance(r, str) and r for r in raw_roots):
+        raise fail("export-roots", f"`export-roots` must be {_CONFIG_KEYS['export-roots']}, "
+                                   f"got {raw_roots!r}")
+    return patterns, list(raw_roots)
+
+
+def _line_of(text: str, key: str) -> str:
+    """``: line N`` where ``key`` is set in the TOML text (empty when it cannot be found)."""
+    m = re.search(r"^[ \t]*[\"']?" + re.escape(key) + r"[\"']?[ \t]*=", text, re.M)
+    return f": line {text.count(chr(10), 0, m.start()) + 1}" if m else ""
 
 
 def matching_patterns(command: str, patterns: Iterable[str]) -> list[str]:
@@ -225,26 +324,30 @@ class _Destroy:
 
 
 def destructive_commands(command: str, patterns: Iterable[str],
-                         user_patterns: Iterable[str] = ()) -> list[_Destroy]:
-    """The simple commands of ``command`` (`shell_words`) that match a pattern, run a
-    provider CLI with computed words, or destroy something on a box through ssh; the whole
-    line when only it matches a hook.toml pattern (one spanning several commands)."""
+                         user_patterns: Iterable[str] = (),
+                         parsed: list[Any] | None = None) -> list[_Destroy]:
+    """The simple commands of ``command`` (`shell_words`; ``parsed`` when already cut) that
+    match a pattern, run a provider CLI with computed words, or destroy something on a box
+    through ssh or rsync; the whole line when only it matches a hook.toml pattern (one
+    spanning several commands)."""
     from labledger.reconcile.shell_words import TOO_DEEP, normalize_line, simple_commands
 
     patterns = list(patterns)
     found: list[_Destroy] = []
-    for cmd in simple_commands(command):
+    for cmd in simple_commands(command) if parsed is None else parsed:
         if cmd.name == TOO_DEEP:
             if matching_patterns(cmd.argv[1], patterns):
                 found.append(_Destroy(cmd.context, True, cmd.text))
             continue
         if cmd.remote:
-            deletes = cmd.name in _REMOTE_DESTRUCTIVE or bool(
-                _REMOTE_DELETE_CALLS.search(cmd.text + "\n" + cmd.context)) or (
-                cmd.name == "find" and ("-delete" in cmd.argv or "-exec" in cmd.argv))
-            if deletes or matching_patterns(cmd.text, patterns):
+            if _destroys_on_the_box(cmd) or matching_patterns(cmd.text, patterns):
                 found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                       destination=cmd.destination))
+            continue
+        remote_target = _rsync_remote_delete(cmd.argv)
+        if remote_target is not None:  # `rsync --delete ./empty/ box:/root/runs/`
+            found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
+                                  destination=[remote_target]))
             continue
         if cmd.name in _PROVIDER_CLIS and cmd.dynamic:
             found.append(_Destroy(cmd.context, True, cmd.text))
@@ -260,11 +363,128 @@ def destructive_commands(command: str, patterns: Iterable[str],
     return found
 
 
-def _deleted(argv: list[str]) -> tuple[list[str], list[str]] | None:
-    """What a simple command deletes here: (paths, name patterns it is limited to), or None
-    when it deletes nothing. ``rm`` (any), ``find ... -delete|-exec rm``, ``git clean -d``,
-    ``mv`` (its sources leave their place), ``tar --remove-files``, ``rsync --delete`` (the
-    destination)."""
+def _destroys_on_the_box(cmd: Any) -> bool:
+    """Run on a box (through ssh), ``cmd`` deletes its files or kills its processes or the
+    sessions they run in."""
+    return cmd.name in _REMOTE_DESTRUCTIVE or bool(
+        _REMOTE_DELETE_CALLS.search(cmd.text + "\n" + cmd.context)) or (
+        cmd.name == "find" and ("-delete" in cmd.argv or "-exec" in cmd.argv)) or bool(
+        _REMOTE_KILL_VERBS.get(cmd.name, set()) & set(cmd.argv[1:]))
+
+
+def _rsync_remote_delete(argv: list[str]) -> str | None:
+    """The ``[user@]host`` of an ``rsync --delete`` whose destination is on another machine
+    (it deletes there what the source lacks); None for anything else."""
+    if not argv or os.path.basename(argv[0]) != "rsync" or not any(
+            a.startswith("--delete") or a == "--remove-source-files" for a in argv[1:]):
+        return None
+    paths = [a for a in argv[1:] if not a.startswith("-")]
+    if not paths:
+        return None
+    target = paths[-1] if any(a.startswith("--delete") for a in argv[1:]) else paths[0]
+    if target.startswith("rsync://"):
+        return target[len("rsync://"):].split("/", 1)[0]
+    host, colon, _ = target.partition(":")
+    return host if colon and host and "/" not in host else None
+
+
+def person_decisions(parsed: list[Any], command: str, base: Path) -> list[str]:
+    """Reasons to refuse the labledger commands of the line that record a person's decision
+    about a teardown: an override or a confirmation (`teardown --override`,
+    `--confirm-absent`), a release, or such an event emitted or ingested. The hook exists so
+    that an agent cannot approve its own destroy."""
+    reasons: list[str] = []
+    for cmd in parsed:
+        args = _labledger_args(cmd.argv)
+        if args is None:
+            continue
+        what = _decision_of(args, cmd, command, base)
+        if what is not None:
+            reasons.append(
+                f"`{_quoted(cmd.argv)}` {what}: that is a person's decision, not an agent's. "
+                "Ask a person to run it in their own terminal (an agent's hook does not see it)")
+    return reasons
+
+
+def _labledger_args(argv: list[str]) -> list[str] | None:
+    """The arguments of a labledger command (``labledger ...``, ``python -m labledger ...``),
+    global options dropped; None for any other command."""
+    from labledger.reconcile.shell_words import skip_options
+
+    if not argv:
+        return None
+    name = os.path.basename(argv[0])
+    if name == "labledger":
+        args = argv[1:]
+    elif re.match(r"^python[0-9.]*$", name) and "-m" in argv[1:-1] and \
+            argv[argv.index("-m") + 1].split(".")[0] == "labledger":
+        args = argv[argv.index("-m") + 2:]
+    else:
+        return None
+    return skip_options(args, _LABLEDGER_GLOBAL_VALUES, 0)
+
+
+def _decision_of(args: list[str], cmd: Any, command: str, base: Path) -> str | None:
+    """What the labledger command ``args`` records that only a person may (None: nothing)."""
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    if "--" in rest:  # `teardown ... -- CMD`: CMD's words are not teardown's options
+        rest = rest[:rest.index("--")]
+    if sub == "teardown":
+        for word in rest:
+            if word == "--override" or word.startswith("--override="):
+                return "records an override approval of a teardown the gate may refuse"
+            if word == "--confirm-absent":
+                return "records that the instance is gone (teardown.confirmed, its release)"
+    if sub == "release":
+        return "records the release of an instance (it would leave the teardown gate)"
+    if sub == "emit":
+        from labledger.reconcile.shell_words import skip_options
+
+        kind = skip_options(rest, _EMIT_VALUES, 0)[:1]
+        if kind and _DECISION_KINDS.match(kind[0]):
+            return f"records a {kind[0]} event"
+        if not kind or cmd.dynamic:
+            return "records an event whose kind cannot be read here"
+    if sub == "ingest":
+        return _ingest_decision(rest, cmd, command, base)
+    return None
+
+
+def _ingest_decision(rest: list[str], cmd: Any, command: str, base: Path) -> str | None:
+    """`labledger ingest FILE|-`: refused when what it reads may hold a teardown decision or
+    a release, or cannot be read here (a file written later in the line, a pipe)."""
+    from labledger.reconcile.shell_words import skip_options
+
+    source = (skip_options(rest, set(), 0) or ["-"])[0]
+    if cmd.dynamic:
+        return "ingests events read when it runs, which may record a teardown decision"
+    if source == "-":
+        # its stdin is readable only when it is a here-document in this line
+        if "<<" not in command or "|" in command:
+            return "ingests events from stdin, which cannot be read here"
+        text = command
+    else:
+        path = _resolve(base, source)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return f"ingests {path}, which cannot be read now (written later?)"
+    if _DECISION_TEXT.search(text):
+        return "ingests teardown.* or instance.released events"
+    return None
+
+
+def _quoted(argv: list[str]) -> str:
+    """The command as written (quotes as needed), shortened when very long."""
+    text = shlex.join(argv)
+    return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 1] + "…"
+
+
+def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
+    """What a simple command deletes here: (paths, the find tests limiting it to some names:
+    ``(test, pattern)``, none: everything), or None when it deletes nothing. ``rm`` (any),
+    ``find ... -delete|-exec rm``, ``git clean -d``, ``mv`` (its sources leave their place),
+    ``tar --remove-files``, ``rsync --delete`` (the destination)."""
     name = os.path.basename(argv[0]) if argv else ""
     args = argv[1:]
     if name in ("rm", "shred", "unlink"):
@@ -275,16 +495,15 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[str]] | None:
             elif seen_end or not a.startswith("-"):
                 paths.append(a)
         return paths, []
-    if name == "find" and ("-delete" in args or ("-exec" in args and any(
+    if name == "find" and ("-delete" in args or (
+            any(a in ("-exec", "-execdir", "-ok", "-okdir") for a in args) and any(
             os.path.basename(a) in ("rm", "shred", "unlink") for a in args))):
         starts: list[str] = []
         for a in args:
             if a.startswith(("-", "(", "!")):
                 break
             starts.append(a)
-        names = [args[i + 1] for i, a in enumerate(args[:-1])
-                 if a in ("-name", "-iname", "-path", "-ipath", "-regex")]
-        return starts or ["."], names
+        return starts or ["."], _find_name_tests(args)
     if name == "git" and args[:1] == ["clean"] and any(
             a.startswith("-") and not a.startswith("--") and "d" in a for a in args[1:]):
         paths = [a for a in args[1:] if not a.startswith("-")]
@@ -298,6 +517,16 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[str]] | None:
         paths = [a for a in args if not a.startswith("-")]
         return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
     return None
+
+
+def _find_name_tests(args: list[str]) -> list[tuple[str, str]]:
+    """The ``-name``/``-iname``/``-path``/``-ipath`` tests of a find: what it is limited to.
+    None found, or an expression they cannot summarise (a negation, ``-o``, a regex): [],
+    which stands for everything (fail closed)."""
+    if any(a in ("!", "-not", "-o", "-or", "-regex", "-iregex") for a in args):
+        return []
+    return [(a, args[i + 1]) for i, a in enumerate(args[:-1])
+            if a in ("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename")]
 
 
 def _recursive_rm(argv: list[str]) -> list[str] | None:
@@ -319,25 +548,54 @@ def recursive_rm_targets(command: str) -> list[str]:
 
 
 def _quick_destructive(command: str, patterns: Iterable[str],
-                       user_patterns: Iterable[str] = ()) -> bool:
+                       user_patterns: Iterable[str] = (),
+                       parsed: list[Any] | None = None) -> bool:
     from labledger.reconcile.shell_words import TOO_DEEP, simple_commands
 
-    return bool(destructive_commands(command, patterns, user_patterns)) or any(
+    parsed = simple_commands(command) if parsed is None else parsed
+    return bool(destructive_commands(command, patterns, user_patterns, parsed)) or any(
         not c.remote and (_deleted(c.argv) is not None
                           or _REMOTE_DELETE_CALLS.search(c.text) is not None or (
             c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None))
-        for c in simple_commands(command))
+        for c in parsed)
 
 
 def looks_destructive(text: str) -> bool:
-    """For input that could not be parsed: does the raw text hold a destroy pattern?"""
+    """For input that could not be parsed (not JSON) or judged: does its text hold a destroy
+    pattern, a delete, or a labledger decision? The text as a whole is searched, and so is each
+    string literal in it (``{"command": "sudo shutdown -h now"`` is judged as the command
+    ``sudo shutdown -h now``: patterns anchored at a command's start must see it). Too long
+    to read: yes (fail closed)."""
+    from labledger.reconcile.shell_words import simple_commands
+
+    if len(text) > MAX_COMMAND_CHARS:
+        return True
     patterns: list[str] = list(BUILTIN_PATTERNS)
     try:
         patterns = load_config(None).patterns
     except Exception:  # noqa: BLE001 - fail closed on the built-ins alone
         pass
-    return bool(matching_patterns(text, patterns)) or bool(
-        re.search(r"\brm\s+(-\w*[rR]|--recursive)", text)) or _quick_destructive(text, patterns)
+    if matching_patterns(text, patterns) or re.search(r"\brm\s+(-\w*[rR]|--recursive)", text):
+        return True
+    for candidate in [text, *_string_literals(text)]:
+        parsed = simple_commands(candidate)
+        if _quick_destructive(candidate, patterns, (), parsed) or \
+                person_decisions(parsed, candidate, Path.cwd()):
+            return True
+    return False
+
+
+def _string_literals(text: str) -> list[str]:
+    """The JSON string literals of a text that is not JSON (the last may be unclosed), decoded
+    when they can be."""
+    found: list[str] = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)("?)', text):
+        body = m.group(1)
+        try:
+            found.append(json.loads('"' + body + '"'))
+        except ValueError:
+            found.append(body)
+    return found
 
 
 # --- judging ------------------------------------------------------------------------------------
@@ -404,97 +662,136 @@ def _host_of(host: str) -> str:
 def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
     """Judge one shell command (see the module docstring). May raise: the caller fails closed."""
     from labledger.ledger.root import DIRNAME, find_root
+    from labledger.reconcile.shell_words import simple_commands
 
+    if len(command) > MAX_COMMAND_CHARS:
+        return Verdict(allowed=False, destructive=True, reasons=[
+            f"the command line is {len(command)} characters long, over the "
+            f"{MAX_COMMAND_CHARS} the hook reads, so it cannot be judged (fail closed); "
+            "write long data to a file with the agent's file tools instead"])
+    # a relative cwd (`"cwd": "."`) is relative to where the agent started the hook: every
+    # path below is compared absolute, so it is made absolute once, here
+    cwd = os.path.abspath(cwd) if cwd else None
     try:
         paths = find_root(root, cwd=Path(cwd) if cwd else None)
     except Exception:  # noqa: BLE001 - no ledger here: fall back to the patterns alone
         paths = None
     home = paths.home if paths is not None else None
     config = load_config(home)
-    if not _quick_destructive(command, config.patterns, config.user_patterns):
-        return Verdict(allowed=True)
+    parsed = simple_commands(command)  # once: every check below reads these
+    decisions = person_decisions(parsed, command, Path(cwd) if cwd else Path.cwd())
+    if not _quick_destructive(command, config.patterns, config.user_patterns, parsed):
+        return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
-        if destructive_commands(command, config.patterns, config.user_patterns):
-            return Verdict(allowed=False, destructive=True, reasons=[
+        if destructive_commands(command, config.patterns, config.user_patterns, parsed):
+            decisions.append(
                 f"no labledger ledger found from {cwd or os.getcwd()} (looked for {DIRNAME}/), "
-                "so nothing shows this instance's results were pulled and verified"])
-        return Verdict(allowed=True)
-    return _judge_with_ledger(command, cwd, config, paths.project)
+                "so nothing shows this instance's results were pulled and verified")
+        return Verdict(allowed=not decisions, destructive=True, reasons=decisions)
+    verdict = _judge_with_ledger(command, parsed, cwd, config, paths.project)
+    verdict.reasons[:0] = decisions
+    verdict.allowed = not verdict.reasons
+    return verdict
 
 
-def _judge_with_ledger(command: str, cwd: str | None, config: HookConfig,
+def _judge_with_ledger(command: str, parsed: list[Any], cwd: str | None, config: HookConfig,
                        project: Path) -> Verdict:
     from labledger.ledger.ledger import Ledger
-    from labledger.reconcile.pull_verified import ObjectChecker, evaluate_gate, load_events
+    from labledger.reconcile.pull_verified import ObjectChecker, load_events, record_corrupt
     from labledger.reconcile.pull_verified import open_store as store_of
-    from labledger.reconcile.teardown import approved_for, is_gone
 
     with Ledger.open(project) as ledger:
         events = load_events(ledger)
         checker = ObjectChecker(store_of(ledger))
-        reasons = _judge_deletes(command, cwd, config, project, events, checker)
-        destroys = destructive_commands(command, config.patterns, config.user_patterns)
-        if destroys:
-            instances: dict[str, str | None] = {}
-            for e in events:
-                if e.instance is not None:
-                    if e.kind == "instance.rented":
-                        instances[e.instance] = e.body.get("host")
-                    else:
-                        instances.setdefault(e.instance, None)
-            live = [i for i in instances if not is_gone(events, i)]
-            named: dict[str, bool] = {}  # instance -> named by the command (else: live)
-            for destroy in destroys:
-                # Only what the destroying command itself names counts ("... && echo 111"
-                # names nothing it destroys), and nothing it computes when it runs.
-                matched = [] if destroy.dynamic else [
-                    i for i, host in instances.items()
-                    if _mentions(destroy.context, i)
-                    or _mentions(destroy.context, re.split(r"[-_]", i)[-1])
-                    or (host and _mentions(destroy.context, _host_of(host)))]
-                for instance in matched:
-                    named[instance] = True
-                if destroy.remote and not matched and destroy.destination:
-                    # `ssh box '...'` where box is an ssh config alias of a recorded host
-                    real = _ssh_hostname(destroy.destination, cwd)
-                    matched = [i for i, host in instances.items()
-                               if real and host and _host_of(host) == real]
-                    for instance in matched:
-                        named[instance] = True
-                if destroy.remote and not matched and not destroy.dynamic:
-                    continue  # `ssh devbox 'pkill -f jupyter'`: a machine not in the ledger
-                if not matched:
-                    for instance in live:
-                        named.setdefault(instance, False)
-            for instance, by_name in named.items():
-                gate = evaluate_gate(ledger, instance, events=events, checker=checker)
-                if gate.ok or approved_for(events, gate) is not None:
-                    continue
-                unmet = gate.unmet()
-                shown = "; ".join(unmet[:5]) + (f"; and {len(unmet) - 5} more"
-                                                if len(unmet) > 5 else "")
-                what = f"instance {instance!r}" if by_name else (
-                    f"live instance {instance!r} (the command names none of the recorded "
-                    "instances, so each live one counts)")
-                reasons.append(
-                    f"{what} is not pull-verified: {shown}. Run `labledger gate "
-                    f"teardown --instance {instance}` for what to do next, then `labledger "
-                    f"teardown --instance {instance}`")
+        try:
+            reasons = _judge_deletes(parsed, command, cwd, config, project, events, checker)
+            destroys = destructive_commands(command, config.patterns, config.user_patterns,
+                                            parsed)
+            if destroys:
+                reasons += _judge_destroys(destroys, cwd, ledger, events, checker)
+        finally:
+            # what the checks found corrupt the store has moved to quarantine: recorded, as
+            # `gate teardown` does (the event is the evidence of what was moved, and of why)
+            record_corrupt(ledger, checker)
     return Verdict(allowed=not reasons, destructive=True, reasons=reasons)
 
 
-def _judge_deletes(command: str, cwd: str | None, config: HookConfig, project: Path,
-                   events: list[Any], checker: Any) -> list[str]:
+def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
+                    events: list[Any], checker: Any) -> list[str]:
+    """Reasons to refuse the destroys: each instance they stand for whose gate refuses now and
+    that has no approval bound to the gate's current state."""
+    from labledger.reconcile.pull_verified import evaluate_gate
+    from labledger.reconcile.teardown import approved_for, is_gone
+
+    instances: dict[str, str | None] = {}
+    for e in events:
+        if e.instance is not None:
+            if e.kind == "instance.rented":
+                instances[e.instance] = e.body.get("host")
+            else:
+                instances.setdefault(e.instance, None)
+    gone = {i for i in instances if is_gone(events, i)}
+    live = [i for i in instances if i not in gone]
+    named: dict[str, bool] = {}  # instance -> named by the command (else: live)
+    for destroy in destroys:
+        # Only what the destroying command itself names counts ("... && echo 111" names
+        # nothing it destroys), and nothing it computes when it runs.
+        matched = [] if destroy.dynamic else [
+            i for i, host in instances.items()
+            if _mentions(destroy.context, i)
+            or _mentions(destroy.context, re.split(r"[-_]", i)[-1])
+            or (host and _mentions(destroy.context, _host_of(host)))]
+        if destroy.remote and not matched and destroy.destination:
+            # `ssh box '...'` where box is an ssh config alias of a recorded host
+            real = _ssh_hostname(destroy.destination, cwd)
+            matched = [i for i, host in instances.items()
+                       if real and host and _host_of(host) == real]
+        if destroy.remote and not matched and not destroy.dynamic:
+            continue  # `ssh devbox 'pkill -f jupyter'`: a machine not in the ledger
+        # A released (or confirmed absent) instance is no longer ours: its id names nothing
+        # this project still holds, so a command naming only such ones is not gated (and
+        # `labledger teardown` refuses it: advice to run it could not be followed).
+        for instance in matched:
+            if instance not in gone:
+                named[instance] = True
+        if not matched:
+            for instance in live:
+                named.setdefault(instance, False)
+    reasons: list[str] = []
+    for instance, by_name in named.items():
+        gate = evaluate_gate(ledger, instance, events=events, checker=checker)
+        if gate.ok or approved_for(events, gate) is not None:
+            continue
+        unmet = gate.unmet()
+        shown = "; ".join(unmet[:5]) + (f"; and {len(unmet) - 5} more"
+                                        if len(unmet) > 5 else "")
+        what = f"instance {instance!r}" if by_name else (
+            f"live instance {instance!r} (the command names none of the recorded "
+            "instances, so each live one counts)")
+        reasons.append(f"{what} is not pull-verified: {shown}. {_advice(instance)}")
+    return reasons
+
+
+def _advice(instance: str) -> str:
+    """What to do about a refused destroy: steps that can be run as written (the agent's own,
+    and the override that only a person may record)."""
+    return (f"Pull and verify its runs (`labledger gate teardown --instance {instance}` says "
+            f"what is missing), then destroy it through `labledger teardown --instance "
+            f"{instance} -- COMMAND`; to destroy it anyway, a person must run `labledger "
+            f"teardown --instance {instance} --override REASON` in their own terminal")
+
+
+def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: HookConfig,
+                   project: Path, events: list[Any], checker: Any) -> list[str]:
     """Reasons to refuse the deletes of ``command``: of the ledger itself (but its cache), of
     an export root, of a recorded capsule whose stored copy does not verify (each: the folder,
     one above it, or something inside it)."""
-    from labledger.reconcile.shell_words import TOO_DEEP, simple_commands
+    from labledger.reconcile.shell_words import TOO_DEEP
 
     base = Path(cwd) if cwd else Path.cwd()
     bases = [base]
-    # (as written, places it may be, name patterns it is limited to, computed when it runs)
-    targets: list[tuple[str, list[Path], list[str], bool]] = []
-    for cmd in simple_commands(command):
+    targets: list[_Target] = []
+    for cmd in parsed:
         if cmd.remote:
             continue
         if cmd.name in ("cd", "pushd") and not cmd.dynamic:
@@ -503,22 +800,43 @@ def _judge_deletes(command: str, cwd: str | None, config: HookConfig, project: P
             continue
         if cmd.name == TOO_DEEP:
             if _DELETE_WORD.search(cmd.argv[1]):
-                targets.append(("(a script nested too deep to read)", [], [], True))
+                targets.append(_Target("(a script nested too deep to read)", [], [], True,
+                                       "a script nested too deep to read"))
             continue
         got = _deleted(cmd.argv)
         if got is None:
             if _REMOTE_DELETE_CALLS.search(cmd.text):  # python -c "shutil.rmtree('results')"
-                targets.append(("(a delete inside a program)", [], [], True))
+                targets.append(_Target("(a delete inside a program)", [], [], True,
+                                       _quoted(cmd.argv)))
             continue
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
-            targets.append(("(paths read when it runs)", [], names, True))
+            targets.append(_Target("(paths read when it runs)", [], names, True,
+                                   _quoted(cmd.argv)))
         for target in found:
             for each in _braces(target):
                 places, computed = _expand(each, bases)
-                targets.append((target, places, names, computed or cmd.dynamic))
+                targets.append(_Target(target, places, names, computed or cmd.dynamic,
+                                       _quoted(cmd.argv)))
     if not targets:
         return []
+    return _protected_hits(targets, command, config, project, events, checker)
+
+
+@dataclass
+class _Target:
+    """One path a command deletes: as written, the places it may be, the find tests limiting
+    it, whether it is computed when it runs, and the command as written (for messages)."""
+
+    written: str
+    places: list[Path]
+    names: list[tuple[str, str]]
+    computed: bool
+    command: str
+
+
+def _protected_hits(targets: list[_Target], command: str, config: HookConfig, project: Path,
+                    events: list[Any], checker: Any) -> list[str]:
     home = project / ".labledger"
     # (folder, what deleting it deletes, the capsule's digest: None for always protected)
     protected: list[tuple[Path, str, str | None]] = [
@@ -533,43 +851,76 @@ def _judge_deletes(command: str, cwd: str | None, config: HookConfig, project: P
             protected.append((root, f"the capsule {root} of run {e.run}",
                               e.body.get("digest") or ""))
     reasons: list[str] = []
-    for target, places, names, computed in targets:
+    for t in targets:
         for root, what, digest in protected:
-            hit = any(_deletes_some_of(place, root, names) for place in places)
-            if hit and root == home:  # its cache is always safe to delete
-                hit = any(_deletes_some_of(p, root, names) and
-                          home / "cache" not in (p, *p.parents) for p in places)
-            if not hit and computed and (root.name in command or str(root) in command):
+            # its cache is always safe to delete
+            spared = home / "cache" if root == home else None
+            hit = any(_deletes_some_of(p, root, t.names, spared) for p in t.places
+                      if spared is None or spared not in (p, *p.parents))
+            if not hit and t.computed and (root.name in command or str(root) in command):
                 hit = True  # `echo results | xargs rm -rf`, `rm -rf $(echo results)`
             if not hit:
                 continue
             if digest is not None:
                 if not digest:
-                    reasons.append(f"`rm {target}` deletes {what}, which has no recorded "
+                    reasons.append(f"`{t.command}` deletes {what}, which has no recorded "
                                    "digest")
                     continue
                 problem = checker.problem(digest)
                 if problem is not None:
-                    reasons.append(f"`rm {target}` deletes {what}, and its stored copy "
+                    reasons.append(f"`{t.command}` deletes {what}, and its stored copy "
                                    f"does not verify: {problem}")
                 continue
-            reasons.append(f"`rm {target}` deletes {what}")
+            reasons.append(f"`{t.command}` deletes {what}")
     return reasons
 
 
-def _deletes_some_of(place: Path, root: Path, names: list[str]) -> bool:
-    """Deleting ``place`` (limited to entries whose name matches one of ``names``, as find
-    does; none: everything) deletes some of ``root``."""
-    import fnmatch
-
+def _deletes_some_of(place: Path, root: Path, names: list[tuple[str, str]],
+                     spared: Path | None = None) -> bool:
+    """Deleting ``place`` (limited to entries that pass one of find's ``names`` tests; none:
+    everything) deletes some of ``root`` (``spared``, a folder inside it, aside)."""
     if not _overlaps(place, root):
         return False
     if not names or place == root or root in place.parents:
         return True  # at or inside the root: whatever matches there is the root's
-    # above the root: only when the root itself (or a folder between) matches a name
+    # Above the root: find descends into it, so what it deletes there is whatever the root
+    # (or a folder between) holds that passes a test. The root's entries now are what a
+    # find run now would meet; too many to look at: cannot tell, so yes.
     between = [p for p in (root, *root.parents) if place in p.parents]
-    return any(fnmatch.fnmatch(p.name, n) or fnmatch.fnmatch(str(p), n) for p in between
-               for n in names)
+    if any(_find_test_passes(test, pattern, p, place) for p in between
+           for test, pattern in names):
+        return True
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        if spared is not None:
+            dirs[:] = [d for d in dirs if here / d != spared]
+        for entry in (*dirs, *files):
+            seen += 1
+            if seen > _WALK_LIMIT:
+                return True
+            if any(_find_test_passes(test, pattern, here / entry, place)
+                   for test, pattern in names):
+                return True
+    return False
+
+
+def _find_test_passes(test: str, pattern: str, path: Path, start: Path) -> bool:
+    """Whether find's ``-name``/``-iname``/``-path``/``-ipath`` test, started at ``start``,
+    passes for ``path``. A path test is tried on the forms find may print (``./a/b``, ``a/b``,
+    absolute): started from a word this cannot see, any of them may be the one."""
+    import fnmatch
+
+    fold = test.startswith("-i")
+    if test in ("-name", "-iname"):
+        candidates = [path.name]
+    else:
+        rel = os.path.relpath(path, start)
+        candidates = [str(path), rel, "./" + rel]
+    if fold:
+        pattern = pattern.lower()
+        candidates = [c.lower() for c in candidates]
+    return any(fnmatch.fnmatchcase(c, pattern) for c in candidates)
 
 
 def _braces(word: str) -> list[str]:

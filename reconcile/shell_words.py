@@ -5,7 +5,10 @@ quoted words (``vastai 'destroy' instance``, ``$'destroy'``), line continuations
 (``sudo -u root``, ``env``, ``nice``, ``timeout 5``, ``xargs``, ``flock f``), chains (``;``,
 ``&&``, ``||``, ``|``, ``&``, newlines), groups and subshells, ``bash -c '...'``, ``eval``,
 command substitutions, scripts fed to a shell (here-documents, here-strings, ``echo ... |
-bash``), and the remote command of ``ssh host ...``. `simple_commands` returns each as a
+bash``), the remote command of ``ssh host ...`` (also a script piped or here-doc'd into ssh),
+a program an interpreter reads from stdin (``python - <<EOF``), and the command a runner runs
+(``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``, ``srun``, ``strace``,
+``sbatch --wrap``). `simple_commands` returns each as a
 `SimpleCommand`: its words with quotes removed and wrappers dropped, and its *context* (the
 text that names which instance it acts on: for a command run through ssh, the ssh line with
 its host).
@@ -13,9 +16,12 @@ its host).
 This is not a shell: it over-approximates (an odd quoting only yields more commands to judge)
 and marks as *dynamic* any command whose words are computed when it runs (``$VAR``, ``$(...)``,
 backticks, ``xargs``, ``<`` input), so the hook never trusts what it cannot read. A
-here-document fed to anything but a shell is data (a file being written), not commands.
+here-document fed to anything but a shell, ssh or an interpreter reading its program from stdin
+is data (a file being written), not commands.
 Invariants: parsing never raises, and its work is linear in the input's size times the nesting
-depth (capped at `MAX_DEPTH`; deeper scripts come back whole, as one dynamic command).
+depth (capped at `MAX_DEPTH`; deeper scripts come back whole, as one dynamic command): words
+are built from lists of pieces joined once (never by repeated string concatenation, which
+``shlex`` does and which is quadratic in a word's length).
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["SimpleCommand", "simple_commands", "normalize_line", "MAX_DEPTH", "TOO_DEEP"]
+__all__ = ["SimpleCommand", "simple_commands", "normalize_line", "skip_options", "MAX_DEPTH",
+           "TOO_DEEP"]
 
 MAX_DEPTH = 12
 TOO_DEEP = "<too-deep>"  # the command word of a script nested beyond MAX_DEPTH
 _MAX_COMMANDS = 5000
+_MAX_READERS = 16  # commands of one line judged as reading the others' output
 _SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "busybox"}
 _KEYWORDS = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")",
              "time", "fi", "done", "esac"}
@@ -50,12 +59,60 @@ _WRAPPERS: dict[str, set[str]] = {
     "watch": {"-n", "-d", "--interval"},
     "caffeinate": set(), "chronic": set(), "unbuffer": set(),
     "chrt": set(), "taskset": set(), "flock": {"-w", "-E", "--timeout"}, "numactl": set(),
+    # tracers and Slurm launchers run their command as given
+    "strace": {"-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-P", "-X", "-O", "-S"},
+    "ltrace": {"-o", "-e", "-p", "-s", "-E", "-u", "-a", "-n", "-l", "-x", "-L"},
+    "valgrind": set(),
+    "srun": {"-n", "-N", "-c", "-p", "-t", "-J", "-A", "-w", "-o", "-e", "-i", "-G", "-C", "-q",
+             "-D", "-x", "-d", "-m", "-r", "--ntasks", "--nodes", "--partition", "--time",
+             "--job-name", "--account", "--gres", "--mem", "--cpus-per-task", "--output",
+             "--error", "--input", "--nodelist", "--exclude", "--qos", "--chdir",
+             "--constraint", "--gpus", "--dependency", "--distribution", "--mpi"},
 }
+_WRAPPERS["salloc"] = _WRAPPERS["srun"]
 _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before the command
 _SSH_VALUE_OPTIONS = set("BbcDEeFIiJLlmOoPpQRSWw")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _DYNAMIC = re.compile(r"[$`]|<(?![<(])")
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z0-9_.\-]+)\2")
+# runs of characters with no meaning to the scanners below (consumed in one step: speed)
+_SPLIT_PLAIN = re.compile(r"[^'\"$\\<#;&|\n()]+")
+# a quoted string (its closing quote may be missing): '...', "..." and $'...' with escapes
+_QUOTED = re.compile(r"'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\$'[^'\\]*(?:\\.[^'\\]*)*'?", re.S)
+# the tokens of a simple command's words: blanks, quoted strings, an escape, a comment start,
+# a run of plain characters
+_WORD_TOKEN = re.compile(r"[ \t\r\n]+|'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\\.?|#|"
+                         r"[^ \t\r\n'\"\\#]+", re.S)
+_WORD_SPECIAL = re.compile(r"['\"\\#]")
+_BLANKS = re.compile(r"[ \t\r\n]+")
+# interpreters that read their program from stdin when given `-` or no program at all; the
+# options that give the program inline (then stdin is data) and those taking a value
+_INTERPRETER = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|perl|ruby|php|Rscript|R|"
+                          r"lua|tclsh|osascript)$")
+_INLINE_PROGRAM = {"-c", "-m", "-e", "-E", "-r", "-p", "--eval", "--print", "--command"}
+_INTERPRETER_VALUE_OPTIONS = {"-W", "-X", "-I", "-r", "--require", "--import", "-M", "-x"}
+# `RUNNER run [options] COMMAND...`: project tools that run a program in their environment
+_RUN_TOOLS = {"uv", "poetry", "pdm", "pipenv", "hatch", "rye", "conda", "mamba", "micromamba",
+              "pixi"}
+_RUN_VALUE_OPTIONS = {
+    "--with", "--with-editable", "--with-requirements", "--python", "-p", "--package",
+    "--extra", "--group", "--only-group", "--no-group", "--env-file", "--directory",
+    "--project", "--index", "--index-url", "--extra-index-url", "--find-links", "-f", "-n",
+    "--name", "--prefix", "--cwd", "-e", "--env", "--environment", "--config-file",
+    "--cache-dir", "--python-preference", "--manifest-path"}
+_CONTAINER_TOOLS = {"docker", "podman", "nerdctl"}
+_CONTAINER_VALUE_OPTIONS = {
+    "-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys", "-v",
+    "--volume", "-p", "--publish", "--name", "--network", "--net", "--gpus", "--shm-size",
+    "-m", "--memory", "--cpus", "--mount", "--label", "-l", "--hostname", "-h", "--ipc",
+    "--runtime", "--platform", "--pull", "--restart", "--device", "--cap-add", "--cap-drop",
+    "--add-host", "--log-driver", "--log-opt", "--security-opt", "--ulimit", "--tmpfs",
+    "--stop-signal", "--stop-timeout", "--cidfile", "--label-file", "--pid", "--userns",
+    "--volumes-from", "--link", "--dns", "--expose", "-c", "--cpu-shares", "--cpuset-cpus",
+    "--memory-swap", "--entrypoint", "--index", "--uts", "--group-add", "--health-cmd"}
+_LABLEDGER_VALUE_OPTIONS = {"--root", "--run", "--instance", "--config", "--heartbeat",
+                            "--override", "--evidence", "--method", "--timeout"}
+_FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 
 
 @dataclass
@@ -102,17 +159,34 @@ def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
     for inner in _substitutions(script):  # $(...) and `...` run too
         _parse(inner, context, True, remote, out, depth + 1)
     parts = _split(script)
-    piped_text = [p for p, _ in parts]
+    line = _Line([p for p, _ in parts])
     for part, heredocs in parts:
-        _simple(part, heredocs, piped_text, context, dynamic, remote, out, depth)
+        _simple(part, heredocs, line, context, dynamic, remote, out, depth)
 
 
-def _simple(part: str, heredocs: list[str], line: list[str], context: str | None,
+class _Line:
+    """The parts of one script, for the commands of it that read a pipe (`echo ... | bash`):
+    what the others print. Each reader re-reads the whole line, so past `_MAX_READERS` of
+    them the line is handed over once, whole, as one unreadable command (linear work)."""
+
+    def __init__(self, parts: list[str]) -> None:
+        self.parts = parts
+        self.readers_left = _MAX_READERS
+
+    def piped_into(self, part: str, out: list[SimpleCommand], context: str | None,
+                   remote: bool) -> list[str]:
+        if self.readers_left == 0:
+            return []
+        self.readers_left -= 1
+        if self.readers_left == 0:
+            whole = "\n".join(self.parts)
+            out.append(SimpleCommand([TOO_DEEP, whole], context or whole, True, remote))
+        return [_printed(p) for p in self.parts if p is not part]
+
+
+def _simple(part: str, heredocs: list[str], line: _Line, context: str | None,
             dynamic: bool, remote: bool, out: list[SimpleCommand], depth: int) -> None:
-    try:
-        argv = shlex.split(_ansi_c(part), comments=True)
-    except ValueError:  # an unclosed quote: words as they come, quotes dropped
-        argv = [w.strip("'\"") for w in part.split()]
+    argv = _words(_ansi_c(part))
     dyn = dynamic or bool(_DYNAMIC.search(part))
     fed: list[str] = list(heredocs)  # what the command reads as its standard input
     words: list[str] = []
@@ -125,34 +199,142 @@ def _simple(part: str, heredocs: list[str], line: list[str], context: str | None
         if argv[i]:
             words.append(argv[i])
         i += 1
+    here = context if context is not None else part.strip()
+    _command(words, fed, lambda: line.piped_into(part, out, context, remote), here, context,
+             dyn, remote, out, depth)
+
+
+def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str]], here: str,
+             context: str | None, dyn: bool, remote: bool, out: list[SimpleCommand],
+             depth: int) -> None:
+    """Record the command ``words`` run (wrappers dropped), then whatever it runs in turn: a
+    shell's script, ssh's remote command, an interpreter's program from stdin, a runner's
+    command."""
+    if len(out) >= _MAX_COMMANDS or depth > MAX_DEPTH:
+        return
     argv = _unwrap(words)
     if argv and argv[0] == "\0xargs":
         dyn, argv = True, argv[1:]
     if not argv:
         return
-    here = context if context is not None else part.strip()
-    out.append(SimpleCommand(argv, here, dyn, remote))
     name = os.path.basename(argv[0])
-    if name in _SHELLS or name == "eval" or name == "su" or name == "script":
+    # what the other parts of the line print into its stdin (`echo '...' | bash`), read only
+    # for a command that runs its stdin: a shell, ssh, an interpreter
+    piped: list[str] = []
+    if _interpreter_reads_stdin(argv, name):  # its program is part of its words
+        piped = piped_text()
+        argv = [*argv, *fed, *piped]
+    elif (name in _SHELLS and _shell_script(argv, name) is None) or (
+            name in ("ssh", "mosh") and not _ssh_remote(argv)[1]):
+        piped = piped_text()
+    out.append(SimpleCommand(argv, here, dyn, remote))
+    if name in _SHELLS or name in ("eval", "su", "script", "sbatch"):
         script = _shell_script(argv, name)
         if script is not None:
             _parse(script, context, dyn, remote, out, depth + 1)
         elif name in _SHELLS:
             # a shell reading its script from stdin: a here-document, a here-string, or what
             # `echo`/`printf`/`cat` print into the pipe (`echo 'rm -rf x' | bash`)
-            sources = fed + [p for p in line if p is not part]
-            for source in sources:
-                _parse(_printed(source), context, True, remote, out, depth + 1)
+            for source in fed + piped:
+                _parse(source, context, True, remote, out, depth + 1)
     elif name in ("ssh", "mosh"):
         destination, command = _ssh_remote(argv)
-        if command or fed:
-            first = len(out)
-            for script in ([command] if command else []) + fed:
-                _parse(script, here, dyn, True, out, depth + 1)
-            for found in out[first:]:
-                found.destination = found.destination or destination
+        # without a remote command, ssh feeds its stdin to the remote login shell: a pipe
+        # or a here-document is a script run on the box
+        scripts = ([command] if command else []) + fed + ([] if command else piped)
+        first = len(out)
+        for script in scripts:
+            _parse(script, here, dyn, True, out, depth + 1)
+        for found in out[first:]:
+            found.destination = found.destination or destination
     elif name == "vastai" and len(argv) >= 4 and argv[1] == "execute":
         _parse(" ".join(argv[3:]), here, dyn, True, out, depth + 1)
+    else:
+        for inner, computed in _runner_commands(argv, name):
+            _command(inner, fed, piped_text, here, context, dyn or computed, remote, out,
+                     depth + 1)
+
+
+def _interpreter_reads_stdin(argv: list[str], name: str) -> bool:
+    """``python -``, ``python`` alone, ``node -``, ``perl``: the program is read from stdin
+    (a here-document or a pipe), so it is judged like the text of ``python -c``."""
+    if not _INTERPRETER.match(name):
+        return False
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "-":
+            return True
+        if word in _INLINE_PROGRAM or (word.startswith("-") and not word.startswith("--")
+                                       and word[-1:] in ("c", "e", "m") and name != "R"):
+            return False
+        if not word.startswith("-"):
+            return False  # a script file: stdin is its data
+        i += 2 if word in _INTERPRETER_VALUE_OPTIONS else 1
+    return True
+
+
+def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]:
+    """The commands a runner starts (``uv run CMD``, ``docker exec C CMD``, ``find -exec CMD
+    ;``, ``labledger run -- CMD``...), each with whether its words are computed when it runs
+    (find's ``{}``). Their own words are otherwise text (`hook` reads them as data)."""
+    args = argv[1:]
+    if name in _RUN_TOOLS:
+        if name == "uv" and args[:2] == ["tool", "run"]:
+            args = args[1:]
+        if args[:1] == ["run"]:
+            return _after_options(args[1:], _RUN_VALUE_OPTIONS, 0)
+    if name in ("npm", "pnpm", "yarn", "bun") and args[:1] == ["exec"]:
+        return _after_options(args[1:], {"-w", "--workspace", "-c", "--call"}, 0)
+    if name in _CONTAINER_TOOLS or name == "docker-compose":
+        if args[:1] in (["compose"], ["container"]):
+            args = args[1:]
+        if args[:1] in (["exec"], ["run"]):  # the container (or image, or service) first
+            return _after_options(args[1:], _CONTAINER_VALUE_OPTIONS, 1)
+    if name == "kubectl" and args[:1] == ["exec"] and "--" in args:
+        return [(args[args.index("--") + 1:], False)]
+    if name == "find":
+        return _find_exec_commands(args)
+    if name == "labledger":
+        return _labledger_command(args)
+    return []
+
+
+def _after_options(args: list[str], with_value: set[str], operands: int
+                   ) -> list[tuple[list[str], bool]]:
+    inner = skip_options(args, with_value, operands)
+    return [(inner, False)] if inner else []
+
+
+def _find_exec_commands(args: list[str]) -> list[tuple[list[str], bool]]:
+    """Each ``-exec``/``-execdir``/``-ok``/``-okdir`` command of a find, up to its ``;`` or
+    ``+``; computed when it names ``{}`` (the paths found)."""
+    found: list[tuple[list[str], bool]] = []
+    i = 0
+    while i < len(args):
+        if args[i] in _FIND_EXEC:
+            j = i + 1
+            while j < len(args) and args[j] not in (";", "+"):
+                j += 1
+            inner = args[i + 1:j]
+            if inner:
+                found.append((inner, any("{}" in w for w in inner)))
+            i = j
+        i += 1
+    return found
+
+
+def _labledger_command(args: list[str]) -> list[tuple[list[str], bool]]:
+    """``labledger [global options] run|teardown [options] [--] CMD...``: CMD runs too."""
+    rest = skip_options(args, _LABLEDGER_VALUE_OPTIONS, 0)
+    if rest[:1] not in (["run"], ["teardown"]):
+        return []
+    inner = rest[1:]
+    if "--" in inner:
+        inner = inner[inner.index("--") + 1:]
+    else:
+        inner = skip_options(inner, _LABLEDGER_VALUE_OPTIONS, 0)
+    return [(inner, False)] if inner else []
 
 
 def _unwrap(argv: list[str]) -> list[str]:
@@ -172,7 +354,7 @@ def _unwrap(argv: list[str]) -> list[str]:
                                               else 2:]
         elif base in _WRAPPERS:
             via_xargs = via_xargs or base in ("xargs", "parallel")
-            argv = _skip_options(argv[1:], _WRAPPERS[base], _OPERANDS.get(base, 0))
+            argv = skip_options(argv[1:], _WRAPPERS[base], _OPERANDS.get(base, 0))
             if base == "env":
                 while argv and _ASSIGNMENT.match(argv[0]):
                     argv = argv[1:]
@@ -184,13 +366,81 @@ def _unwrap(argv: list[str]) -> list[str]:
 
 
 def _split_words(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
+    return _words(text)
 
 
-def _skip_options(argv: list[str], with_value: set[str], operands: int) -> list[str]:
+def _words(text: str) -> list[str]:
+    """The words of one simple command, quotes removed, as a POSIX shell splits them (a ``#``
+    starting a word starts a comment; an unclosed quote runs to the end). Each word is built
+    from a list of pieces joined once, so the work is linear in the text's length."""
+    if not _WORD_SPECIAL.search(text):  # plain words only: one split, in C
+        return [w for w in _BLANKS.split(text) if w]
+    words: list[str] = []
+    pieces: list[str] = []
+    in_word = False
+    for m in _WORD_TOKEN.finditer(text):
+        token = m.group()
+        first = token[0]
+        if first in " \t\r\n":
+            if in_word:
+                words.append("".join(pieces))
+                pieces.clear()
+                in_word = False
+            continue
+        if first == "#" and not in_word:  # a comment, to the end of its line
+            end = text.find("\n", m.start())
+            if end < 0:
+                break
+            return words + _words(text[end:])  # rare: the rest is read once more
+        in_word = True
+        if first == "'":
+            pieces.append(token[1:-1] if len(token) > 1 and token.endswith("'") else token[1:])
+        elif first == '"':
+            closed = len(token) > 1 and token.endswith('"') and not _escaped_end(token)
+            _double_quoted(token[1:-1] if closed else token[1:], pieces)
+        elif first == "\\":
+            pieces.append(token[1:])
+        else:
+            pieces.append(token)
+    if in_word:
+        words.append("".join(pieces))
+    return words
+
+
+def _escaped_end(token: str) -> bool:
+    """The last quote of ``token`` is escaped (an odd run of backslashes before it)."""
+    run = len(token) - 1 - len(token[:-1].rstrip("\\"))
+    return run % 2 == 1
+
+
+def _double_quoted(body: str, pieces: list[str]) -> None:
+    """Append a double-quoted string's body to ``pieces``, with bash's escapes (``\\`` before
+    ``\\ " $ ``` is dropped, before a newline both go; before anything else it stays)."""
+    if "\\" not in body:
+        pieces.append(body)
+        return
+    chunks = body.split("\\")
+    pieces.append(chunks[0])
+    i = 1
+    while i < len(chunks):
+        chunk = chunks[i]
+        if chunk == "" and i + 1 < len(chunks):  # `\\\\`: one backslash, literally
+            pieces.append("\\")
+            pieces.append(chunks[i + 1])
+            i += 2
+            continue
+        if chunk[:1] == "\n":  # a line continuation, removed
+            pieces.append(chunk[1:])
+        elif chunk[:1] and chunk[0] in '"$`':
+            pieces.append(chunk)
+        else:
+            pieces.append("\\" + chunk)
+        i += 1
+
+
+def skip_options(argv: list[str], with_value: set[str], operands: int) -> list[str]:
+    """``argv`` after its leading options (``with_value`` ones take the next word; ``--`` ends
+    them) and then ``operands`` more words: where the command a wrapper runs begins."""
     i = 0
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
         word = argv[i]
@@ -205,6 +455,13 @@ def _skip_options(argv: list[str], with_value: set[str], operands: int) -> list[
 def _shell_script(argv: list[str], name: str) -> str | None:
     if name == "eval":
         return " ".join(argv[1:])
+    if name == "sbatch":  # `sbatch --wrap 'CMD'`: a batch script of that one line
+        for i, word in enumerate(argv[1:], 1):
+            if word.startswith("--wrap="):
+                return word.split("=", 1)[1]
+            if word == "--wrap":
+                return argv[i + 1] if i + 1 < len(argv) else None
+        return None
     if name == "busybox":  # busybox sh -c ..., busybox rm -rf ...
         return shlex.join(argv[1:]) if len(argv) > 1 and argv[1] not in _SHELLS else (
             _shell_script(argv[1:], argv[1]) if len(argv) > 1 else None)
@@ -219,10 +476,14 @@ def _printed(source: str) -> str:
     """The script a shell reads from a pipe: what an ``echo``/``printf``/``cat`` prints."""
     words = _split_words(source)
     if words and os.path.basename(words[0]) in ("echo", "printf", "cat"):
+        escapes = words[0] == "printf"
         words = words[1:]
         while words and words[0] in ("-e", "-n", "-E", "-ne", "-en", "--"):
+            escapes = escapes or "e" in words[0]
             words = words[1:]  # echo's own options, not the script's
-        return " ".join(words)
+        text = " ".join(words)
+        # printf and `echo -e` print `\n` as a line break: one command per line, as run
+        return text.replace("\\n", "\n").replace("\\t", "\t") if escapes else text
     return source
 
 
@@ -281,7 +542,6 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
     current: list[str] = []
     pending: list[tuple[str, bool]] = []  # here-document delimiters opened on this line
     bodies: list[str] = []
-    quote = ""
     i, n = 0, len(script)
 
     def close() -> None:
@@ -291,20 +551,18 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
 
     while i < n:
         ch = script[i]
-        if quote:
-            current.append(ch)
-            if ch == "\\" and quote in ('"', "$'") and i + 1 < n:
-                current.append(script[i + 1])
-                i += 1
-            elif ch == quote[-1]:
-                quote = ""
-        elif ch == "$" and script.startswith("$'", i):
-            quote = "$'"
-            current.append("$'")
-            i += 1
-        elif ch in "'\"":
-            quote = ch
-            current.append(ch)
+        quoted = _QUOTED.match(script, i) if ch in "'\"$" else None
+        if quoted is not None:  # a quoted string, whole: nothing inside it cuts
+            current.append(quoted.group())
+            i = quoted.end()
+            continue
+        if ch == "$" and script.startswith("$(", i):
+            # a command substitution stays inside its word (`$(which x) destroy ...`): its
+            # own commands are parsed from its body (`_substitutions`)
+            end = _substitution_end(script, i + 2)
+            current.append(script[i:end])
+            i = end
+            continue
         elif ch == "\\" and i + 1 < n:
             current.append(script[i:i + 2])
             i += 1
@@ -317,7 +575,7 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
                 current.append(" ")
                 i = m.end()
                 continue
-        elif ch == "#" and (not current or current[-1] in " \t"):
+        elif ch == "#" and (not current or current[-1].endswith((" ", "\t"))):
             while i < n and script[i] != "\n":
                 i += 1
             continue
@@ -341,10 +599,41 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
         elif ch in ";&|\n()":
             close()
         else:
-            current.append(ch)
+            m = _SPLIT_PLAIN.match(script, i)
+            if m is None:
+                current.append(ch)
+            else:  # a run of ordinary characters in one step
+                current.append(m.group())
+                i = m.end()
+                continue
         i += 1
     close()
     return [(p.strip(), b) for p, b in parts if p.strip() or b]
+
+
+def _substitution_end(script: str, i: int) -> int:
+    """Where the ``$(`` whose body starts at ``i`` ends (after its ``)``; the end of the
+    script when unbalanced); parentheses inside quotes do not count."""
+    depth, n, quote = 1, len(script), ""
+    while i < n:
+        ch = script[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "\\":
+            i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
 
 
 def _substitutions(script: str) -> list[str]:
