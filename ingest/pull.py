@@ -13,8 +13,9 @@ Order, and why (each step records before the next starts, so an interruption lea
    (entries, their digest), bound to the roster when one was given (``missing``,
    ``unexpected``, ``roster_mismatched``, ``roster_digest``), the ``refused`` names, and the
    ``only`` globs when ``--only`` restricted the listing (a partial listing of the box).
-   While the box hashes, files no earlier pull saw at the same path and size already stream
-   into their partial files (a remote box hashes with its own CPU while the link carries the
+   While the box hashes, files no earlier pull saw at the same path and size, and of no size
+   an object the ledger says is stored has (a checkpoint `labledger checkpoint` stored), already
+   stream into their partial files (a remote box hashes with its own CPU while the link carries the
    bytes); nothing about them is compared, stored or recorded before ``pull.listed``.
    A file the box could no longer open to hash (rotated away after the listing) leaves the
    manifest, which holds only what the box hashed, and is recorded as failed.
@@ -25,10 +26,11 @@ Order, and why (each step records before the next starts, so an interruption lea
    compared with the box's: a difference (the file changed between the box's hash and the
    send) is retried once from zero, then recorded as failed. Only a matching file enters the
    store (moved in place, `Store.adopt`; objects are made durable before their events), and
-   ``artifact.pulled`` names both digests. A file seen before whose BLAKE3 (or, from an earlier
-   pull, whose SHA-256) is already in the store is not transferred again; its stored bytes are
-   re-hashed. A file the box can no longer open (`FileUnreadableError`: it vanished after it
-   was hashed) is recorded as failed and the pull goes on: only a lost box stops it.
+   ``artifact.pulled`` names both digests. A file whose BLAKE3 (or SHA-256: from an earlier
+   pull, or of a stored object of its size) is already in the store is not transferred again;
+   its stored bytes are re-hashed. A file the box can no longer open (`FileUnreadableError`:
+   it vanished after it was hashed) is recorded as failed and the pull goes on: only a lost box
+   stops it.
 4. **Merge** the box's ledger segments (``.labledger/ledger/<writer>/`` in the pulled folder or
    up to three folders above it, where a box's project root usually is): they are downloaded to
    a staging folder, their chains verified with `labledger.ledger.check.check_ledger`, then
@@ -502,6 +504,8 @@ class _Puller:
         self.vanished: list[FileResult] = []  # listed, then gone before the box could hash them
         self._syncer: Any = None
         self._syncing: list[Any] = []
+        self.stored_by_size: dict[int, set[str]] = {}  # objects events say the store holds
+        self._stored_sha: dict[str, str] = {}  # digest -> SHA-256 of the stored bytes
 
     def close(self) -> None:
         if self._syncer is not None:
@@ -621,9 +625,18 @@ class _Puller:
         """The result for a file whose bytes the store already holds, else None."""
         assert entry.sha256 is not None
         candidate = ("blake3:" + entry.blake3) if entry.blake3 else known.get(entry.sha256)
+        if candidate is None:
+            # Only a SHA-256 from the box: compare it with the stored objects of this size
+            # (a checkpoint recorded with `labledger checkpoint`, never pulled).
+            for digest in sorted(self.stored_by_size.get(entry.size, ())):
+                if digest not in self._stored_sha and self.store.exists(digest):
+                    self._stored_sha[digest] = self._stored_sha256(digest)
+                if self._stored_sha.get(digest) == entry.sha256:
+                    candidate = digest
+                    break
         if candidate is None or not self.store.exists(candidate):
             return None
-        local = self._stored_sha256(candidate)
+        local = self._stored_sha.get(candidate) or self._stored_sha256(candidate)
         if local != entry.sha256:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,
@@ -643,7 +656,14 @@ class _Puller:
             assert e.sha256 is not None
             got = self.prefetched.pop(e.path, None)
             if got is not None:  # received while the box hashed: compare it now
-                results[i] = self._complete(e, got, known)
+                # ... unless the store held those bytes already (an object no event named):
+                # the received copy is dropped, the stored one re-hashed
+                present = self._present(e, known)
+                if present is not None:
+                    got.path.unlink(missing_ok=True)
+                    results[i] = present
+                else:
+                    results[i] = self._complete(e, got, known)
                 continue
             if e.sha256 in first_of:
                 continue  # the same bytes twice: pulled once, then found present below
@@ -841,19 +861,33 @@ def _datasync(path: Path) -> None:
         os.close(fd)
 
 
-def _earlier_pulls(ledger: Ledger) -> tuple[dict[str, str], set[tuple[str, int]]]:
-    """From every ok ``artifact.pulled`` (any run, any box), in one pass over the ledger:
-    SHA-256 -> stored digest, and the (path, size) pairs seen."""
+def _earlier_pulls(ledger: Ledger
+                   ) -> tuple[dict[str, str], set[tuple[str, int]], dict[int, set[str]]]:
+    """In one pass over the ledger: from every ok ``artifact.pulled`` (any run, any box),
+    SHA-256 -> stored digest and the (path, size) pairs seen; and size -> digests of every
+    object an event says the store holds (pulled, ``checkpoint.saved`` with its bytes stored,
+    ``artifact.recorded``): a listed file of such a size may already be stored, so it waits for
+    the box's hash instead of streaming early, and is compared with those objects."""
     known: dict[str, str] = {}
     seen: set[tuple[str, int]] = set()
-    for record in ledger.records(kinds=("artifact.pulled",)):
+    sizes: dict[int, set[str]] = {}
+    kinds = ("artifact.pulled", "checkpoint.saved", "artifact.recorded")
+    for record in ledger.records(kinds=kinds):
         body = record.body_dict()
-        if not body.get("ok"):
-            continue
-        seen.add((str(body.get("path")), int(body.get("size") or 0)))
-        if body.get("digest") and body.get("local_sha256"):
-            known[body["local_sha256"]] = body["digest"]
-    return known, seen
+        size = body.get("size")
+        if record.kind == "artifact.pulled":
+            if not body.get("ok"):
+                continue
+            seen.add((str(body.get("path")), int(size or 0)))
+            if body.get("digest") and body.get("local_sha256"):
+                known[body["local_sha256"]] = body["digest"]
+        elif record.kind == "checkpoint.saved" and body.get("stored") is False:
+            continue  # hashed on the box, bytes left there: not in this store
+        digest = body.get("digest")
+        if isinstance(size, int) and isinstance(digest, str) \
+                and body.get("type", "file") == "file":  # a tree's size is no file's
+            sizes.setdefault(size, set()).add(digest)
+    return known, seen, sizes
 
 
 # -- ledger merge ---------------------------------------------------------------------------------
@@ -1027,9 +1061,12 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
                      retries=retries, backoff=backoff, progress=progress)
     try:
         # Files never pulled before in this size stream in while the box hashes; a file an earlier
-        # pull saw at this path and size may already be in the store and waits for its hash.
-        known, seen = _earlier_pulls(ledger)
-        early = [e for e in files if (e.path, e.size) not in seen]
+        # pull saw at this path and size, or of the size of an object the ledger says is stored
+        # (a checkpoint recorded with `labledger checkpoint`), may already be in the store and
+        # waits for its hash: a file already stored is never transferred again.
+        known, seen, puller.stored_by_size = _earlier_pulls(ledger)
+        early = [e for e in files
+                 if (e.path, e.size) not in seen and e.size not in puller.stored_by_size]
         puller.apply_hashes(entries, files, puller.hash_and_prefetch(files, early))
         report.entries = entries
         report.manifest_digest = manifest_digest(entries)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,10 +71,12 @@ class Event(msgspec.Struct, frozen=True, kw_only=True):
     body: dict[str, Any]
 
 
-def load_events(ledger: Ledger) -> list[Event]:
-    """Every readable event in ledger time order (ts, writer, seq); no DuckDB involved."""
+def load_events(ledger: Ledger, kinds: Sequence[str] | None = None) -> list[Event]:
+    """Every readable event (of ``kinds``, when given) in ledger time order (ts, writer, seq);
+    no DuckDB involved."""
+    records = ledger.records(kinds=tuple(kinds)) if kinds is not None else ledger.records()
     events = [Event(id=r.id, ts=r.ts, writer=r.writer, seq=r.seq, kind=r.kind, run=r.run,
-                    instance=r.instance, body=r.body_dict()) for r in ledger.records()]
+                    instance=r.instance, body=r.body_dict()) for r in records]
     events.sort(key=lambda e: (e.ts, e.writer, e.seq))
     return events
 
@@ -320,6 +322,95 @@ def _from(instance: str | None) -> str:
     return f" --instance {instance}" if instance else ""
 
 
+# Events `pull_source` reads (callers that load only these stay fast on a long ledger).
+PULL_SOURCE_KINDS = ("instance.rented", "pull.listed")
+
+
+def _source_option(source: object) -> tuple[str, str] | None:
+    """A recorded ``pull.listed`` source as the option that pulls from it again:
+    ``("--from", "user@host:port:dir")`` or ``("--from-dir", "/abs/dir")``."""
+    if not isinstance(source, str):
+        return None
+    if source.startswith("dir:") and len(source) > 4:
+        return "--from-dir", source[4:]
+    if not source.startswith("ssh://"):
+        return None
+    rest = source[len("ssh://"):]
+    cut = rest.find("/")
+    if cut <= 0:
+        return None
+    authority, path = rest[:cut], rest[cut:]
+    folder = path[3:] if path.startswith("/~/") else path
+    userhost, _, port = authority.rpartition(":")
+    user, _, host = userhost.rpartition("@")
+    if not (user and host and port.isdigit() and folder):
+        return None
+    host = f"[{host}]" if ":" in host else host
+    return "--from", f"{user}@{host}:{port}:{folder}"
+
+
+@dataclass
+class PullSource:
+    """Where `labledger pull --run R --instance I` (no --from, no --from-dir) pulls from.
+
+    ``option``/``value``: the source of the latest listing of R recorded from I (the folder
+    that was pulled before), or None. ``host``: what I's latest ``instance.rented`` recorded
+    (``rent --host``), ``rented``: whether I was rented through labledger at all.
+    """
+
+    run: str
+    instance: str
+    option: str | None = None
+    value: str | None = None
+    host: str | None = None
+    profile: str | None = None
+    rented: bool = False
+
+    def template(self) -> str:
+        """The options of a pull whose folder must still be named (DIR is a placeholder)."""
+        if self.host:
+            return f"--from {self.host}:DIR"
+        if self.profile == "local":
+            return "--from-dir DIR"
+        return "--from [USER@]HOST[:PORT]:DIR"
+
+    def hint(self) -> str:
+        """`` --instance I`` when a pull with just that finds its folder, else the options it
+        also needs (with a DIR placeholder)."""
+        if self.option is not None:
+            return f" --instance {self.instance}"
+        return f" --instance {self.instance} {self.template()}"
+
+    def problem(self) -> str:
+        """Why a pull without --from/--from-dir cannot tell where to pull from."""
+        where = (f"instance {self.instance} was rented with host {self.host}" if self.host
+                 else f"instance {self.instance} has no host recorded (`labledger rent "
+                      f"--host`)" if self.rented
+                 else f"instance {self.instance} was not rented through labledger (no host)")
+        return (f"{where}, and no earlier pull of run {self.run} from it names the folder on "
+                f"the box: give it, e.g. `labledger pull --run {self.run} --instance "
+                f"{self.instance} {self.template()}` (later pulls of {self.run} with "
+                f"--instance {self.instance} reuse it), or --from-dir DIR for a folder here")
+
+
+def pull_source(events: Sequence[Event], run: str, instance: str) -> PullSource:
+    """Where a pull of ``run`` from ``instance`` without --from/--from-dir pulls from: the
+    source of the latest listing of ``run`` taken from ``instance`` (same user, host, port and
+    folder). ``events`` in ledger order; only `PULL_SOURCE_KINDS` are read."""
+    found = PullSource(run=run, instance=instance)
+    for e in events:
+        if e.instance != instance:
+            continue
+        if e.kind == "instance.rented":  # a new rent of the id is a new box: start over
+            found.rented, found.host = True, e.body.get("host") or None
+            found.profile, found.option, found.value = e.body.get("profile"), None, None
+        elif e.kind == "pull.listed" and e.run == run:
+            option = _source_option(e.body.get("source"))
+            if option is not None:
+                found.option, found.value = option
+    return found
+
+
 def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
                instance: str | None = None) -> RunVerification:
     """Evaluate PULL_VERIFIED for ``run`` from ``events`` (see the module docstring).
@@ -342,6 +433,9 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
 
     result = RunVerification(run=run, artifacts=[], problems=problems)
     command = f"`labledger pull --run {run}{f' --instance {instance}' if instance else ''} ...`"
+    # What a suggested pull must name: with an instance, a pull finds the folder it pulled
+    # before by itself (`pull_source`); else the hint names the --from it still needs.
+    nxt = _from(instance) if instance is None else pull_source(events, run, instance).hint()
     if not every_listing:
         problems.append("no pull listing recorded (run `labledger pull --run "
                         f"{run} ...`)")
@@ -394,7 +488,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             if pull is None:
                 check.problems.append(why or "not pulled")
                 check.digest_match = False if why and "differ" in why else None
-                check.next_step = f"labledger pull --run {run}{_from(instance)} --only {path}"
+                check.next_step = f"labledger pull --run {run}{nxt} --only {path}"
             else:
                 check.pulled, check.digest_match, check.digest = True, True, pull["digest"]
             checks[path] = check
@@ -435,7 +529,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
         if not check.pulled:
             why = checker.problem(digest)
             check.problems.append(f"announced by the box but not pulled ({why})")
-            check.next_step = f"labledger pull --run {run}{_from(instance)}"
+            check.next_step = f"labledger pull --run {run}{nxt}"
         checks[key] = check
         by_digest[digest] = check
 
@@ -445,7 +539,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             check.stored = found is None
             if found is not None:
                 check.problems.append(found)
-                check.next_step = f"labledger pull --run {run}{_from(instance)} --only {check.path}"
+                check.next_step = f"labledger pull --run {run}{nxt} --only {check.path}"
         if check.is_checkpoint and check.digest is not None and not check.pulled:
             pass  # not here yet: "verified" would describe bytes this machine does not hold
         elif check.is_checkpoint and check.digest is not None:
@@ -455,7 +549,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             elif not check.verified:
                 check.problems.append("checkpoint failed verification")
             if not check.verified and check.next_step is None:
-                check.next_step = f"labledger pull --run {run}{_from(instance)} --only {check.path}"
+                check.next_step = f"labledger pull --run {run}{nxt} --only {check.path}"
         elif check.is_checkpoint and not check.problems:
             check.problems.append("checkpoint has no digest")
     result.artifacts = sorted(checks.values(), key=lambda c: c.path)

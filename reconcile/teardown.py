@@ -8,8 +8,10 @@ unmet checks are recorded in the event itself (DOMAIN principle 4).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +97,7 @@ class ProviderResult:
     command: list[str]
     exit_code: int | None
     output: str
+    interrupted: str | None = None  # "SIGINT" when labledger was interrupted while it ran
 
 
 def ensure_not_released(ledger: Ledger, instance: str) -> None:
@@ -110,26 +113,92 @@ def ensure_not_released(ledger: Ledger, instance: str) -> None:
         raise InstanceStateError(instance, "tear down", f"it was released{when}")
 
 
-def run_provider_command(command: Sequence[str], *, timeout: float = 600.0) -> ProviderResult:
-    """Run the provider's teardown command; its output tail is kept (stdout then stderr)."""
+def run_provider_command(command: Sequence[str], *, timeout: float = 600.0,
+                         echo: Callable[[str], None] | None = None,
+                         grace: float = 5.0) -> ProviderResult:
+    """Run the provider's teardown command; its output (stdout and stderr, interleaved as
+    written) is passed to ``echo`` as it comes and its tail kept.
+
+    Interrupted (Ctrl-C: `KeyboardInterrupt`), the command is given ``grace`` seconds to end
+    on its own (a terminal's Ctrl-C reaches it too), then SIGINT, then killed; the result
+    says ``interrupted`` and keeps what it printed so far, so the caller can record the
+    request (the provider call may already have gone out) before it stops.
+    """
+    import codecs
+    import signal
+    import threading
+    import time
+
     try:
-        done = subprocess.run(list(command), capture_output=True, text=True, timeout=timeout,
-                              check=False)
-    except FileNotFoundError as exc:
+        proc = subprocess.Popen(list(command), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+    except OSError as exc:  # not found, not executable
+        if echo is not None:
+            echo(f"could not run: {exc}\n")
         return ProviderResult(list(command), None, f"could not run: {exc}")
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        text = out.decode(errors="replace") if isinstance(out, bytes) else out
-        return ProviderResult(list(command), None, (text + f"\ntimed out after {timeout} s"))
-    output = (done.stdout or "") + (done.stderr or "")
-    return ProviderResult(list(command), done.returncode, output[-TAIL_CHARS:])
+    assert proc.stdout is not None
+    pipe = proc.stdout
+    chunks: list[str] = []
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def pump() -> None:
+        while data := os.read(pipe.fileno(), 1 << 16):
+            text = decoder.decode(data)
+            chunks.append(text)
+            if echo is not None:
+                with contextlib.suppress(Exception):  # a closed stderr never loses the record
+                    echo(text)
+        chunks.append(decoder.decode(b"", final=True))
+
+    reader = threading.Thread(target=pump, name="labledger-teardown-output", daemon=True)
+    reader.start()
+    started = time.monotonic()
+    interrupted: str | None = None
+    note = ""
+    code: int | None
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        code, note = None, f"\ntimed out after {timeout} s"
+    except KeyboardInterrupt:
+        interrupted = "SIGINT"
+        try:
+            code = proc.wait(timeout=grace)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGINT)
+            try:
+                code = proc.wait(timeout=grace)
+            except (subprocess.TimeoutExpired, KeyboardInterrupt):
+                proc.kill()
+                code = proc.wait()
+        how = (f"it exited {code}" if code is not None and code >= 0
+               else f"it ended on signal {-code}" if code is not None else "")
+        note = (f"\n[labledger: interrupted (SIGINT) after {time.monotonic() - started:.1f} s "
+                f"while the command ran; {how}]")
+    reader.join(timeout=5)
+    if not reader.is_alive():
+        pipe.close()
+    if note and echo is not None:
+        with contextlib.suppress(Exception):
+            echo(note.lstrip("\n") + "\n")
+    output = "".join(chunks) + note
+    if interrupted is not None and code is not None and code < 0:
+        code = None  # ended by a signal: no exit code of its own
+    return ProviderResult(list(command), code, output[-TAIL_CHARS:], interrupted)
 
 
 def record_request(ledger: Ledger, instance: str, result: ProviderResult) -> Record:
     """Append ``teardown.requested``; ``acknowledged`` only when the command exited 0."""
+    body: dict[str, Any] = {}
+    if result.interrupted:  # the provider call may have gone out: said, never acknowledged
+        body["extra"] = {"interrupted": result.interrupted}
     return ledger.append("teardown.requested", instance=instance, command=result.command,
                          response=result.output[-TAIL_CHARS:] or None,
-                         acknowledged=result.exit_code == 0, exit_code=result.exit_code)
+                         acknowledged=result.exit_code == 0,
+                         exit_code=result.exit_code, **body)
 
 
 def record_confirmed(ledger: Ledger, instance: str, *, method: str,
@@ -139,7 +208,10 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
     An instance observed gone no longer bills: when its lease is still running or stopped,
     ``instance.released`` is recorded in the same batch (so `labledger instances` stops the
     meter at this moment, and a later `labledger release` is refused as a second release).
+    Raises `InstanceStateError` (nothing written) for an instance the ledger knows nothing to
+    tear down of: never rented, and no teardown approved or requested for it.
     """
+    from labledger.reconcile.errors import InstanceStateError
     from labledger.reconcile.rental import lease_of, lifecycle_lock
 
     body: dict[str, Any] = {"method": method}
@@ -148,6 +220,13 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
     drafts = [ledger.draft("teardown.confirmed", body, instance=instance)]
     with lifecycle_lock(ledger):
         lease = lease_of(ledger, instance)
+        if (lease is None or lease.state == "unrecorded") and not any(
+                r.instance == instance
+                for r in ledger.records(kinds=("teardown.approved", "teardown.requested"))):
+            raise InstanceStateError(
+                instance, "confirm the teardown of",
+                "no instance.rented records it and no teardown was approved for it (is the id "
+                "right? `labledger instances` lists the rented ones)")
         if lease is not None and lease.state in ("running", "stopped"):
             drafts.append(ledger.draft("instance.released",
                                        {"reason": f"teardown confirmed ({method})"},

@@ -26,9 +26,11 @@ def _human(n: int) -> str:
 @click.option("--run", "run_id", metavar="RUN", help="Run id the pulled files belong to.")
 @click.option("--from", "from_", metavar="[USER@]HOST[:PORT]:DIR",
               help="Pull over SSH (HOST may be a ~/.ssh/config alias).")
-@click.option("--from-dir", type=click.Path(file_okay=False), metavar="DIR",
+@click.option("--from-dir", type=click.Path(file_okay=False, exists=True), metavar="DIR",
               help="Pull from a directory on this machine (owned box, mounted storage).")
-@click.option("--instance", metavar="INSTANCE", help="Instance (box) id the run lived on.")
+@click.option("--instance", metavar="INSTANCE",
+              help="Instance (box) id the run lived on. Without --from/--from-dir: pull from "
+                   "the folder the run's latest pull from it named.")
 @click.option("--roster", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
               help="Expected files: PULL/v1 JSON, a JSON list, or one path per line.")
 @click.option("--import-manifest", type=click.Path(dir_okay=False, exists=True),
@@ -79,11 +81,15 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
         raise click.UsageError("give one of --from and --from-dir")
     if roster and import_manifest:
         raise click.UsageError("give one of --roster and --import-manifest")
-    if not from_ and not from_dir:
-        if export_manifest is None:
-            raise click.UsageError("give --from or --from-dir (or only --export-manifest)")
-        _export(open_ledger(), run_id, Path(export_manifest))
+    if not from_ and not from_dir and export_manifest is not None:
+        _export(open_ledger(), run_id, Path(export_manifest), summary=True)
         return
+    if not from_ and not from_dir:
+        if instance is None:
+            raise click.UsageError("give --from or --from-dir, or --instance I to pull from "
+                                   "the folder an earlier pull of the run from I named (or "
+                                   "only --export-manifest)")
+        from_, from_dir = _recorded_source(run_id, instance)
 
     from labledger.ingest.pull import CHECKPOINT_GLOBS, load_roster
     from labledger.ingest.pull import pull as do_pull
@@ -147,13 +153,37 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
         ctx.exit(EXIT_PROBLEMS)
 
 
-def _export(ledger: Any, run_id: str, dest: Path) -> None:
+def _recorded_source(run_id: str, instance: str) -> tuple[str | None, str | None]:
+    """``(--from, --from-dir)`` of the latest pull of ``run_id`` recorded from ``instance``;
+    exit 2 (nothing written) naming the --from form when none is recorded."""
+    from labledger.ingest.errors import PullSourceError
+    from labledger.reconcile.pull_verified import PULL_SOURCE_KINDS, load_events, pull_source
+
+    found = pull_source(load_events(open_ledger(), PULL_SOURCE_KINDS), run_id, instance)
+    if found.option is None:
+        raise PullSourceError(f"--instance {instance}", found.problem())
+    info(click.get_current_context(),
+         f"pulling from {found.value} (the latest pull of {run_id} from {instance})")
+    if found.option == "--from-dir":
+        if not Path(found.value or "").is_dir():
+            raise PullSourceError(str(found.value), f"the folder the latest pull of {run_id} "
+                                  f"from {instance} named is not a directory here any more: "
+                                  "give --from or --from-dir")
+        return None, found.value
+    return found.value, None
+
+
+def _export(ledger: Any, run_id: str, dest: Path, *, summary: bool = False) -> None:
     from labledger.ingest.errors import PullSourceError
     from labledger.ingest.pull import latest_listing, pull_v1
 
     found = latest_listing(ledger, run_id)
     if found is None:
         raise PullSourceError(run_id, "no pull.listed event for this run; pull it first")
-    dest.write_text(dumps(pull_v1(run_id, found[0], found[1]), indent=2) + "\n",
-                    encoding="utf-8")
-    info(click.get_current_context(), f"wrote {dest} (PULL/v1)")
+    document = pull_v1(run_id, found[0], found[1])
+    dest.write_text(dumps(document, indent=2) + "\n", encoding="utf-8")
+    if summary and state().json:  # the export was the whole command: its one JSON document
+        emit_json({"ok": True, "run": run_id, "path": str(dest), "schema": document["schema"],
+                   "created_at_utc": document["created_at_utc"], **document["totals"]})
+    else:
+        info(click.get_current_context(), f"wrote {dest} (PULL/v1)")

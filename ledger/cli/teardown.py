@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,13 +39,18 @@ def _rows(runs: list[RunVerification]) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _show_table(runs: list[RunVerification]) -> None:
+def _show_table(runs: list[RunVerification], *, err: bool = False,
+                problems: bool = True) -> None:
+    """The audit table (data: stdout, unless ``err``), then each run's own problems (the rows
+    that say "see below") on stderr, unless the caller lists them itself."""
     rows = _rows(runs)
     if rows:  # no run recorded on the instance: the gate's own problem line says so
-        click.echo(table(_COLUMNS, rows, max_width=120), err=True)
-    for run in runs:
-        for problem in run.problems:
-            warn(f"{run.run}: {problem}")
+        # the next step is a command to run: never cut (other columns are short)
+        click.echo(table(_COLUMNS, rows, max_width=400), err=err)
+    if problems:
+        for run in runs:
+            for problem in run.problems:
+                warn(f"{run.run}: {problem}")
 
 
 @click.command("verify-pull")
@@ -94,13 +102,27 @@ def verify_pull(run: str, out: str | None) -> None:
         emit_json({"ok": False, "invalidated": [str(p) for p in moved],
                    "verification": result.to_json()})
     else:
-        _show_table([result])
+        _show_table([result], problems=False)  # the gaps below name them, once
         for gap in result.gaps():
             warn(f"gap: {gap}")
         for path in moved:
             warn(f"invalidated: {path}")
         warn(f"run {run} is NOT pull-verified ({len(result.gaps())} gap(s)); no marker written")
     ctx.exit(EXIT_PROBLEMS)
+
+
+def _echo_err(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @click.group()
@@ -144,6 +166,7 @@ def gate_teardown(instance: str) -> None:
     if state().json:
         emit_json(result.to_json())
     elif result.ok:
+        _show_table(result.runs)
         info(click.get_current_context(),
              f"gate passed: {instance}: {len(result.runs)} run(s) pull-verified "
              f"(state {result.state_digest()})")
@@ -194,6 +217,9 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     ctx = click.get_current_context()
     if command and command[0] == "--":
         command = command[1:]
+    if override is not None and not override.strip():
+        raise click.BadParameter("the reason is blank; say why the gate may be overridden",
+                                 param_hint="'--override'")
     if confirm_absent:
         if command or override:
             raise click.UsageError("--confirm-absent takes no command and no --override")
@@ -223,7 +249,7 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     if plan.confirm:
         warn(f"  confirm it is gone: {plan.confirm}")
     if not gate_result.ok:
-        _show_table(gate_result.runs)
+        _show_table(gate_result.runs, err=True)  # why it is refused: stdout is the approval
         for problem in gate_result.problems:
             warn(f"gate: {problem}")
         if not override:
@@ -246,11 +272,27 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
                            "approved": approved.to_dict()}
     code = 0
     if command:
-        result = run_provider_command(command, timeout=timeout)
+        # Its output goes to stderr as it comes (kept for the event too): an interrupted or
+        # hung provider call has shown what it did so far.
+        result = run_provider_command(command, timeout=timeout, echo=_echo_err)
+        if result.interrupted:
+            with _sigint_ignored():  # a second Ctrl-C must not lose the record of the first
+                requested = record_request(ledger, instance, result)
+            out["requested"] = requested.to_dict()
+            warn(f"interrupted while the provider command ran: recorded teardown.requested "
+                 f"{requested.id} ("
+                 + ("acknowledged: it exited 0" if result.exit_code == 0
+                    else "not acknowledged; the call may have gone out")
+                 + "): check the "
+                 f"provider, then `labledger teardown --instance {instance} --confirm-absent` "
+                 f"when it reads as gone")
+            if state().json:
+                emit_json({**out, "ok": False, "interrupted": result.interrupted})
+            else:
+                click.echo(approved.id)
+            raise KeyboardInterrupt
         requested = record_request(ledger, instance, result)
         out["requested"] = requested.to_dict()
-        if result.output:
-            warn(result.output.rstrip())
         if result.exit_code is None:  # not found, or timed out (the output says which)
             warn("provider command did not finish: not acknowledged")
             code = EXIT_FAILED

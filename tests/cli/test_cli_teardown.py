@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from labledger.ledger.cli.teardown import _COLUMNS
 from labledger.ledger.ledger import Ledger
 from tests.conftest import cli_call as call
 
@@ -74,16 +75,36 @@ def test_gate_refuses_with_a_table_then_passes(ledger: Ledger, pull_seed: Any,
     pull_seed.rent()
     ledger.append("run.launched", run="r1", instance="box1")
     pull_seed.listed(FILES)
-    code, _, err = call(capsys, "gate", "teardown", "--instance", "box1")
+    code, stdout, err = call(capsys, "gate", "teardown", "--instance", "box1")
     assert code == 3
-    assert "labledger pull --run r1 --instance box1 --only train.csv" in err
+    # the table is data (stdout); no earlier pull names the folder on the box, so the next
+    # step names the --from it needs, with the host the rent recorded
+    assert stdout.splitlines()[0].split() == list(_COLUMNS)
+    assert ("labledger pull --run r1 --instance box1 --from root@ssh5.vast.ai:22:DIR "
+            "--only train.csv") in stdout
+    assert "unmet" not in stdout
     assert "gate REFUSED: box1: 2 unmet check(s)" in err
+    assert "best.pth" not in err
     for path, data in FILES.items():
         pull_seed.pulled(path, data)
     pull_seed.verified("best.pth")
+    code, stdout, err = call(capsys, "gate", "teardown", "--instance", "box1")
+    assert code == 0, err
+    assert [line.split()[1] for line in stdout.splitlines()[2:]] == ["best.pth", "train.csv"]
+    assert "gate passed: box1: 1 run(s) pull-verified" in err
     code, stdout, err = call(capsys, "gate", "teardown", "--instance", "box1", "--json")
     assert code == 0, err
     assert json.loads(stdout)["ok"] is True
+
+
+def test_verify_pull_of_an_unknown_run_says_why_once(
+        ledger: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, err = call(capsys, "verify-pull", "nope")
+    assert code == 3
+    assert stdout.splitlines()[2].split() == ["nope", "-", "NO", "see", "below"]
+    assert (stdout + err).count("no pull listing recorded") == 1, err
+    assert "gap: nope: no pull listing recorded" in err
+    assert "run nope is NOT pull-verified (1 gap(s))" in err
 
 
 # --- teardown ---------------------------------------------------------------------------------
