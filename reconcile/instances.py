@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from labledger.ledger.events import format_ts
 from labledger.ledger.root import LedgerPaths
 
 LIFECYCLE = ("instance.rented", "instance.stopped", "instance.started", "instance.released")
@@ -37,7 +38,8 @@ WARN_HOURS = 48.0
 
 
 def format_time(when: datetime) -> str:
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The ledger's one timestamp format (a four-digit year even before 1000)."""
+    return format_ts(when)
 
 
 class InstanceEvent(msgspec.Struct, frozen=True, kw_only=True):

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import msgspec
 
 from labledger.ledger import events as ev
+from labledger.ledger._time import FUTURE_TOLERANCE_S
 from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
@@ -32,7 +33,8 @@ from labledger.reconcile.errors import InstanceStateError
 from labledger.reconcile.instances import Lease, fold, format_time, load_events
 
 Change = Literal["instance.stopped", "instance.started", "instance.released"]
-FUTURE_TOLERANCE = timedelta(minutes=5)  # clock skew between the boxes that write a ledger
+# clock skew between the boxes that write a ledger: the one allowance every `--at` gets
+FUTURE_TOLERANCE = timedelta(seconds=FUTURE_TOLERANCE_S)
 _CURRENCY = re.compile(r"[A-Z]{3}")
 _VERB = {"instance.rented": "rent", "instance.stopped": "stop", "instance.started": "start",
          "instance.released": "release"}

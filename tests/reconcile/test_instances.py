@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from labledger.profiles import shipped_profiles, snapshot
-from labledger.reconcile.instances import InstanceEvent, InstanceReport, fold, report
+from labledger.reconcile.instances import (
+    InstanceEvent,
+    InstanceReport,
+    fold,
+    format_time,
+    report,
+)
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -252,3 +258,8 @@ def test_fold_orders_and_separates_instances() -> None:
     assert sorted(leases) == ["a", "b"]
     assert leases["a"].state == "stopped"
     assert leases["b"].state == "running"
+
+
+def test_times_are_rendered_with_a_four_digit_year_even_before_1000() -> None:
+    assert format_time(datetime(1, 1, 2, tzinfo=UTC)) == "0001-01-02T00:00:00.000000Z"
+    assert format_time(datetime(2026, 12, 3, 9, 5, tzinfo=UTC)) == "2026-12-03T09:05:00.000000Z"
