@@ -7,6 +7,7 @@ and renders them with ``to_json()`` so a CLI can print them under ``--json``::
      ├── MalformedDigestError        a string that is not ``blake3:<64 lowercase hex>``
      ├── ObjectNotFoundError         a well-formed digest with no object in the store
      ├── ObjectCorruptError          bytes that do not hash to their name (quarantined)
+     ├── ObjectUnreadableError       a stored object that cannot be opened (permissions)
      ├── NotATreeError               a tree operation on a file object
      ├── MalformedTreeError          a tree object that fails validation
      ├── UnsafePathError             an absolute, ``..`` or unrepresentable path
@@ -103,6 +104,20 @@ class ObjectCorruptError(CasError):
         )
         self.digest, self.path = digest, path
         self.quarantine_path, self.actual_digest = quarantine_path, actual_digest
+
+
+class ObjectUnreadableError(CasError):
+    """A stored object labledger may not read (permissions, an I/O error). Left in place: its
+    bytes may be intact, and quarantining cannot fix a permission."""
+
+    _fields = ("digest", "path", "reason")
+
+    def __init__(self, digest: str, path: Path, reason: str) -> None:
+        super().__init__(
+            f"cannot read object {digest} at {path}: {reason}; fix its permissions, or run "
+            f"labledger as the user who owns the store"
+        )
+        self.digest, self.path, self.reason = digest, path, reason
 
 
 class NotATreeError(CasError):

@@ -17,6 +17,7 @@ from labledger.cas.errors import (
     NotATreeError,
     ObjectCorruptError,
     ObjectNotFoundError,
+    ObjectUnreadableError,
 )
 from labledger.cas.results import GcReport, ObjectInfo, PutResult, VerifyReport
 from labledger.cas.tree import TREE_MAGIC, TreeEntry, decode_tree
@@ -273,6 +274,8 @@ class Store:
             return open(path, "rb")  # noqa: SIM115 - the caller owns the file
         except FileNotFoundError:
             raise ObjectNotFoundError(digest, path) from None
+        except OSError as exc:
+            raise ObjectUnreadableError(digest, path, exc.strerror or str(exc)) from None
 
     def read_chunks(self, digest: str, *, chunk_size: int = _READ_CHUNK) -> Iterator[bytes]:
         """Yield an object's bytes, verifying them; a mismatch quarantines the object and
@@ -294,8 +297,12 @@ class Store:
         return b"".join(self.read_chunks(digest))
 
     def _is_tree(self, path: Path) -> bool:
-        with open(path, "rb") as f:
-            return f.read(len(TREE_MAGIC)) == TREE_MAGIC
+        try:
+            with open(path, "rb") as f:
+                return f.read(len(TREE_MAGIC)) == TREE_MAGIC
+        except PermissionError as exc:
+            raise ObjectUnreadableError(PREFIX + path.parent.name + path.name, path,
+                                        exc.strerror or str(exc)) from None
 
     def stat(self, digest: str) -> ObjectInfo:
         """Size, type (``"file"`` or ``"tree"``), path and mtime of a stored object.
@@ -380,7 +387,12 @@ class Store:
         from labledger.cas.verify import hash_object
 
         hex_, path = self._existing(digest)
-        actual = hash_object(path)
+        try:
+            actual = hash_object(path)
+        except FileNotFoundError:
+            raise ObjectNotFoundError(digest, path) from None
+        except OSError as exc:
+            raise ObjectUnreadableError(digest, path, exc.strerror or str(exc)) from None
         if actual != hex_:
             raise self.corrupt(hex_, actual)
 

@@ -71,6 +71,13 @@ def verify_all(store: StoreLike, *, progress: Progress | None) -> VerifyReport:
             size = os.stat(path).st_size
         except FileNotFoundError:
             continue  # removed by gc or quarantined by another process meanwhile
+        except OSError:
+            # Unreadable (permissions, an I/O error): a problem like a corrupt object, but
+            # left in place (quarantine_path None): its bytes may be intact, and moving it
+            # cannot fix a permission. actual_digest None: "content could not be read".
+            corrupt.append(CorruptObject(digest=PREFIX + hex_, path=path,
+                                         quarantine_path=None, actual_digest=None))
+            continue
         checked += 1
         total += size
         if actual != hex_:

@@ -24,11 +24,12 @@ the whole input was decoded before any body was validated.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import types
 from binascii import hexlify
 from itertools import islice
-from typing import Any
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 import msgspec
 import msgspec.inspect
@@ -74,16 +75,62 @@ class _Decoders(dict[str, Any]):
 _DECODERS: _Decoders | None = None
 
 
-def _strict(cls: type[ev.Body]) -> type[ev.Body]:
-    """``cls`` with unknown fields refused at decode (what `validate_body`'s key check does)."""
-    return types.new_class(cls.__name__, (cls,), {"forbid_unknown_fields": True})
+_INT64 = msgspec.Meta(ge=ev._INT64_MIN, le=ev._INT64_MAX)
+
+
+def _bounded(t: Any) -> Any:
+    """Type ``t`` with every ``int`` in it limited to 64 bits (checked by msgspec, in C)."""
+    if t is int:
+        return Annotated[int, _INT64]
+    origin, args = get_origin(t), get_args(t)
+    if origin is Annotated and args[0] is int:
+        # A bound already there (NonNeg's ge=0) stays; the other side is added.
+        has_ge = any(getattr(m, "ge", None) is not None for m in t.__metadata__)
+        extra = msgspec.Meta(le=ev._INT64_MAX) if has_ge else _INT64
+        return Annotated[(int, *t.__metadata__, extra)]
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_bounded(a) for a in args)]  # noqa: UP007 - built from a tuple
+    if origin is list:
+        return types.GenericAlias(list, (_bounded(args[0]),))
+    if origin is dict:
+        return types.GenericAlias(dict, (args[0], _bounded(args[1])))
+    return t
+
+
+def _has_any(t: Any) -> bool:
+    """Whether ``t`` can hold values of any type (where `_bounded` cannot reach an int)."""
+    return t is Any or any(_has_any(a) for a in get_args(t) if not isinstance(a, msgspec.Meta))
+
+
+def _strict(cls: type[ev.Body]) -> type[ev.Body] | None:
+    """``cls`` with unknown fields refused at decode (what `validate_body`'s key check does)
+    and integers limited to 64 bits (its range check); None for a kind whose fields, besides
+    ``extra``, can hold anything (`_parse_range` checks ``extra`` itself)."""
+    hints = get_type_hints(cls, include_extras=True)
+    if any(_has_any(hints[name]) for name in cls.__struct_fields__ if name != "extra"):
+        return None
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    namespace: dict[str, Any] = {"__annotations__": {}}
+    for f in info.fields:
+        bounded = _bounded(hints[f.name])
+        if bounded is hints[f.name]:
+            continue
+        namespace["__annotations__"][f.name] = bounded
+        if f.default_factory is not msgspec.NODEFAULT:
+            namespace[f.name] = msgspec.field(default_factory=f.default_factory)
+        elif f.default is not msgspec.NODEFAULT:
+            namespace[f.name] = f.default
+    return types.new_class(cls.__name__, (cls,), {"forbid_unknown_fields": True, "kw_only": True},
+                           lambda ns: ns.update(namespace))
 
 
 def _decoders() -> _Decoders:
     """A strict JSON decoder per kind whose body holds no struct below its top level.
 
     A nested struct (pull.listed's entries) would need its own strict variant; such kinds are
-    rare in bulk and take the general path, which checks nested members.
+    rare in bulk and take the general path, which checks nested members. So do kinds with a
+    free-form field besides ``extra`` (instance.rented's profile_snapshot).
     """
     global _DECODERS
     if _DECODERS is None:
@@ -92,9 +139,18 @@ def _decoders() -> _Decoders:
             info = msgspec.inspect.type_info(cls)
             assert isinstance(info, msgspec.inspect.StructType)
             if not any(ev._nests_struct(f.type) for f in info.fields):
-                table[kind] = msgspec.json.Decoder(_strict(cls))
+                strict = _strict(cls)
+                if strict is not None:
+                    table[kind] = msgspec.json.Decoder(strict)
         _DECODERS = table
     return _DECODERS
+
+
+def _suspect(body: bytes) -> bool:
+    """Whether a body's ``extra`` (free-form: no type bounds its integers or its depth) may
+    hold an integer past 64 bits or nest too deeply: then the general path judges it. Both
+    tests run in C; only bodies that carry ``extra`` pay for them."""
+    return ev._LONG_DIGITS.search(body) is not None or ev.may_be_too_deep(body)
 
 
 class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None],
@@ -107,6 +163,7 @@ class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None],
     def __init__(self, now: str, actor: str) -> None:
         super().__init__()
         self.now, self.actor = _encode(now), actor
+        self.latest = ev.latest_ts()  # an `at` after this is in the future
 
     def __missing__(self, key: tuple[str, str | None, str | None, str | None, str | None]
                     ) -> tuple[bytes, bytes] | None:
@@ -118,6 +175,9 @@ class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None],
             except ValueError:
                 pass
             else:
+                if at is not None and ev.future_problem(ts[1:-1].decode(), self.latest):
+                    self[key] = None
+                    return None
                 parts = [b',"actor":', _encode(actor or self.actor), b',"kind":', _encode(kind)]
                 if run is not None:
                     parts += (b',"run":', _encode(run))
@@ -210,11 +270,28 @@ def _decode_problem(line: bytes, number: int, check_utf8: bool,
                                      source=source)
     try:
         item: EventInput = _event_input.decode(line)
+    except RecursionError:
+        return InvalidEventError(ev.TOO_DEEP, line=number, source=source)
     except msgspec.ValidationError as exc:
         return InvalidEventError(str(exc), line=number, source=source)
     except msgspec.DecodeError as exc:
-        return InvalidEventError(f"not a JSON event ({exc})", line=number, source=source)
+        return InvalidEventError(_not_json(line, number, exc), line=number, source=source)
     return item
+
+
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _not_json(line: bytes, number: int, exc: msgspec.DecodeError) -> str:
+    """Why a line is not JSON, in words where msgspec's would mislead."""
+    if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+        return ("not a JSON event (the file starts with a UTF-8 byte-order mark; save it "
+                "without one)")
+    if "truncated" in str(exc) and _SURROGATE.search(line):
+        # msgspec reads an unpaired \ud800 escape as text cut short
+        return ("not a JSON event (invalid text: a lone surrogate, a \\ud800-\\udfff escape "
+                "without its pair)")
+    return f"not a JSON event ({exc})"
 
 
 def _raise_first_decode_error(data: bytes, after: int, check_utf8: bool, source: str | None,
@@ -274,7 +351,7 @@ def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
     Raises `InvalidEventError` for the first line that does not decode, or `_Deferred` for the
     first body error when no later line of the range fails to decode.
     """
-    decoders, decode_envelope, encode = _decoders(), _envelope.decode, _encode
+    decoders, decode_envelope, encode, suspect = _decoders(), _envelope.decode, _encode, _suspect
     limit, DecodeError = ev.MAX_BODY_BYTES, msgspec.DecodeError  # noqa: N806
     heads: list[tuple[bytes, bytes]] = []
     bodies: list[bytes] = []
@@ -289,11 +366,13 @@ def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
                 number += 1
                 try:
                     env = decode_envelope(line)
-                    body = encode(decoders[env.kind].decode(env.body))
+                    typed = decoders[env.kind].decode(env.body)
+                    body = encode(typed)
                     head = heads_of[env.kind, env.run, env.instance, env.at, env.actor]
-                except DecodeError:
+                except (DecodeError, RecursionError):  # too deep: the general path says so
                     head = None
-                if head is None or len(body) > limit or b"null" in body:
+                if head is None or len(body) > limit or b"null" in body or (
+                        typed.extra is not None and suspect(body)):
                     if not line or line.isspace():
                         continue
                     head, body = _general(line, number, heads_of, source)
@@ -393,7 +472,8 @@ def _general(line: bytes, number: int, heads_of: _Heads,
         raise item
     try:
         draft = make_draft(item.kind, item.body, run=item.run, instance=item.instance,
-                           at=item.at, actor=item.actor or heads_of.actor)
+                           at=item.at, actor=item.actor or heads_of.actor,
+                           latest=heads_of.latest)
     except InvalidEventError as exc:
         raise _Deferred(InvalidEventError(exc.problem, kind=exc.kind, field=exc.field,
                                           line=number, source=source), number) from None

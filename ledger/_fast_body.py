@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_BODY_BYTES = 64 * 1024  # events.MAX_BODY_BYTES; a test pins that they agree
+MAX_DEPTH = 256  # events.MAX_DEPTH; a test pins that they agree
 # JSON's number grammar (no leading zeros, no sign but minus), which is what msgspec's lax mode
 # reads from text; "-0" is left to the full path (msgspec reads it as an int, then a float).
 _INT_TEXT = re.compile(r"0|-?[1-9][0-9]{0,17}")

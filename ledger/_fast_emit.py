@@ -53,11 +53,39 @@ def _parse(args: list[str]) -> dict[str, Any] | None:
     return found if seen_emit and "kind" in found else None
 
 
+class BadData(Exception):  # noqa: N818 - reported as the full CLI reports InvalidEventError
+    """``--data`` that JSON decoders read without complaint but wrongly: refused."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members; a key given twice is refused (a plain dict keeps the last)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise BadData(f"key {key!r} is given twice; give each key once")
+            seen.add(key)
+    return found
+
+
+def loads_object(text: str) -> Any:
+    """``json.loads(text)`` that refuses, with `BadData`, what it would silently misread or
+    crash on: a duplicate key (the last would win) and nesting past the interpreter's
+    recursion limit (a RecursionError). Raises ValueError for text that is not JSON."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique)
+    except RecursionError:
+        from labledger.ledger._fast_body import MAX_DEPTH
+
+        raise BadData(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+
+
 def _body(found: dict[str, Any]) -> dict[str, Any] | None:
     body: dict[str, Any] = {}
     if "data" in found:
         try:
-            parsed = json.loads(found["data"])
+            parsed = loads_object(found["data"])
         except ValueError:
             return None
         if not isinstance(parsed, dict):
@@ -84,7 +112,16 @@ def try_emit(args: list[str]) -> int | None:
     found = _parse(args)
     if found is None:
         return None
-    body = _body(found)
+    try:
+        body = _body(found)
+    except BadData as exc:
+        # The full CLI reads --data with json.loads, which keeps the last of duplicate keys
+        # and has no depth limit of its own: refused here, reported as it reports bad input.
+        from labledger.ledger.errors import InvalidEventError
+
+        sys.stderr.write(f"labledger: error: "
+                         f"{InvalidEventError(str(exc), kind=found['kind'], field='--data')}\n")
+        return 2
     if body is None:
         return None
     from labledger.ledger._fast_body import encode_body

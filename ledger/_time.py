@@ -21,3 +21,15 @@ def now_ts() -> str:
         prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds))
         _cache = (seconds, prefix)
     return f"{prefix}{rest // 1000:06d}Z"
+
+
+FUTURE_TOLERANCE_S = 300
+"""How far ahead of this clock a given time (`emit --at`, ingest's ``at``) may be: the clock
+skew between the machines that write one ledger (the instance commands' ``--at`` allows the
+same)."""
+
+
+def latest_ts() -> str:
+    """The latest time an event may say it happened: now plus `FUTURE_TOLERANCE_S`."""
+    seconds, rest = divmod(time.time_ns() + FUTURE_TOLERANCE_S * 1_000_000_000, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds)) + f"{rest // 1000:06d}Z"

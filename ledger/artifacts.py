@@ -192,6 +192,37 @@ def record_attachment(ledger: Ledger, path: str | Path, **options: Any) -> Recor
     return ledger.append("artifact.recorded", run=run, instance=instance, **body)
 
 
+# Events after which the ledger holds the digest's bytes (the checkpoints view's in_store rule)
+_HOLDS = ("artifact.recorded", "checkpoint.saved", "artifact.pulled")
+
+
+def record_restored(ledger: Ledger, stored: Iterable[tuple[str, PutResult]]) -> list[Record]:
+    """Record ``artifact.recorded`` (role ``restored``) for each object just stored whose last
+    word in the ledger is its ``object.quarantined``: the bytes a reader moved aside are back,
+    so the `checkpoints` view's ``in_store`` (and every rule built on it) holds again. The
+    quarantine's advice is "store the original again with `labledger cas put`"; this is what
+    makes that advice true. An object never quarantined, or already restored, records nothing.
+    """
+    wanted = {r.digest: (path, r) for path, r in stored}
+    if not wanted:
+        return []
+    latest: dict[str, tuple[str, str]] = {}  # digest -> (ts, kind) of its latest event
+    for record in ledger.records(kinds=(*_HOLDS, "object.quarantined")):
+        body = record.body_dict()
+        digest = body.get("digest")
+        if digest not in wanted or (record.kind == "checkpoint.saved" and
+                                    body.get("stored") is False) or (
+                record.kind == "artifact.pulled" and not body.get("ok")):
+            continue
+        if digest not in latest or record.ts >= latest[digest][0]:
+            latest[digest] = (record.ts, record.kind)
+    drafts = [ledger.draft("artifact.recorded", {
+        "path": path, "digest": r.digest, "size": r.size, "type": r.type, "role": "restored"})
+        for digest, (path, r) in wanted.items()
+        if latest.get(digest, ("", ""))[1] == "object.quarantined"]
+    return ledger.append_drafts(drafts) if drafts else []
+
+
 def corrupt_object(exc: ObjectCorruptError) -> CorruptObject:
     """The `CorruptObject` that a raised `ObjectCorruptError` describes."""
     return CorruptObject(digest=exc.digest, path=exc.path, quarantine_path=exc.quarantine_path,
@@ -203,7 +234,9 @@ def record_quarantine(ledger: Ledger, corrupt: Iterable[CorruptObject]) -> list[
 
     Whoever moved an object records it: every reader that quarantines (``check --deep``,
     ``cas cat``/``get``/``ls``) calls this, so the `checkpoints` view's ``in_store`` turns false
-    and ``check --deep`` keeps reporting the lost object until it is stored again.
+    and ``check --deep`` keeps reporting the lost object until it is stored again. An object
+    this process did not move (``quarantine_path`` None: another process moved it and records
+    it, or it could not be read and was left in place) is not recorded here.
     """
     drafts = [
         ledger.draft("object.quarantined", {
@@ -212,6 +245,6 @@ def record_quarantine(ledger: Ledger, corrupt: Iterable[CorruptObject]) -> list[
             "reason": ("content hashes to " + item.actual_digest) if item.actual_digest
             else "content could not be read",
         })
-        for item in corrupt
+        for item in corrupt if item.quarantine_path is not None
     ]
     return ledger.append_drafts(drafts) if drafts else []

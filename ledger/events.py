@@ -24,11 +24,17 @@ from typing import Annotated, Any, Literal
 import msgspec
 import msgspec.inspect
 
+from labledger.ledger._time import FUTURE_TOLERANCE_S
+from labledger.ledger._time import latest_ts as latest_ts  # re-exported
 from labledger.ledger._time import now_ts as now_ts  # re-exported: part of this module's API
 from labledger.ledger.errors import InvalidEventError
 
 SCHEMA_VERSION = 1
 MAX_BODY_BYTES = 64 * 1024  # bodies point at bytes in the CAS; they never carry them
+# Objects and arrays nest at most this deep in a body (the body itself is level 1). Far past
+# any real event, and far inside what the recursive decoders and walkers (msgspec, json, the
+# checks below, DuckDB) can take, so a deeper body is refused with a message, never a crash.
+MAX_DEPTH = 256
 
 # msgspec matches patterns with re.search, where `$` also matches before a final newline;
 # `(?!\n)` closes that gap in a form JSON Schema (ECMA) tools read too.
@@ -75,7 +81,49 @@ def parse_ts(text: str) -> str:
             when = when.replace(tzinfo=UTC)
         else:
             raise ValueError(f"{text!r} has no timezone; add Z for UTC or an offset like +08:00")
-    return format_ts(when)
+    try:
+        return format_ts(when)
+    except OverflowError:  # an offset that moves year 1 or 9999 out of range
+        raise ValueError(f"{text!r} is out of range") from None
+
+
+def future_problem(ts: str, latest: str) -> str | None:
+    """Why canonical ``ts`` cannot be when something happened: after ``latest``
+    (`_time.latest_ts`: now plus the clock-skew allowance), or None."""
+    if ts > latest:  # canonical timestamps: text order is time order
+        return (f"{ts} is in the future (more than {FUTURE_TOLERANCE_S // 60} minutes ahead of "
+                "this clock); `at` records when something happened")
+    return None
+
+
+def too_deep(body: Any) -> str | None:
+    """The top-level field under which ``body`` nests objects/arrays more than `MAX_DEPTH`
+    levels deep (``"body"`` for the body itself), or None. Iterative: any depth is safe."""
+    stack: list[tuple[Any, int, str]] = [(body, 1, "body")]
+    while stack:
+        value, depth, field = stack.pop()
+        if isinstance(value, Mapping):
+            children: Any = value.items()
+        elif isinstance(value, list | tuple):
+            children = ((None, item) for item in value)
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return field
+        for key, item in children:
+            if isinstance(item, Mapping | list | tuple):
+                stack.append((item, depth + 1, str(key) if depth == 1 else field))
+    return None
+
+
+def may_be_too_deep(encoded: bytes) -> bool:
+    """Cheap (C-speed) gate for `too_deep` on a body's JSON: it cannot nest more than
+    `MAX_DEPTH` levels unless it holds more than `MAX_DEPTH` opening brackets."""
+    return len(encoded) > 2 * MAX_DEPTH + 1 and (
+        encoded.count(b"{") + encoded.count(b"[") > MAX_DEPTH)
+
+
+TOO_DEEP = f"nested too deeply (more than {MAX_DEPTH} levels)"
 
 
 class Body(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

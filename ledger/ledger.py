@@ -100,8 +100,11 @@ def _find_non_finite(value: Any, path: str) -> str | None:
 
 
 def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance: str | None,
-               at: str | None, actor: str, coerce_strings: bool = False) -> Draft:
-    """`Ledger.draft` with the actor resolved: validate one event and encode its body."""
+               at: str | None, actor: str, coerce_strings: bool = False,
+               latest: str | None = None) -> Draft:
+    """`Ledger.draft` with the actor resolved: validate one event and encode its body.
+
+    ``at`` may be at most ``latest`` (default: now plus the clock-skew allowance)."""
     _check_id("run", run)
     _check_id("instance", instance)
     # Fast path (the two tree walks below cost more than the rest of an append): a body that
@@ -113,7 +116,11 @@ def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance:
         encoded = msgspec.json.encode(
             ev.validate_body(kind, body, coerce_strings=coerce_strings))
     except Exception:  # noqa: BLE001 - re-raised below, in order, by the slow path
-        encoded = None
+        encoded = None  # (a RecursionError, too: the body is then refused as too deep)
+    if encoded is None or ev.may_be_too_deep(encoded):
+        deep = ev.too_deep(body)  # before the recursive walks below, which it keeps safe
+        if deep is not None:
+            raise InvalidEventError(ev.TOO_DEEP, kind=kind, field=deep)
     if encoded is None or b"null" in encoded:
         bad = _find_bad_text(body, "")
         if bad is not None:
@@ -141,6 +148,9 @@ def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance:
             ts = ev.parse_ts(at)
         except ValueError as exc:
             raise InvalidEventError(str(exc), kind=kind, field="at") from None
+        future = ev.future_problem(ts, latest or ev.latest_ts())
+        if future is not None:
+            raise InvalidEventError(future, kind=kind, field="at")
         recorded: str | None = now
     else:
         ts, recorded = now, None

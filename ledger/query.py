@@ -131,12 +131,19 @@ def _first_line(exc: BaseException) -> str:
 def _has_unreadable_torn_tail(segment: Path, size: int) -> bool:
     """Whether the bytes after the last newline of ``segment`` are there and do not parse as a
     record (so read_json yields one unreadable row for them)."""
-    with open(segment, "rb") as fh:
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return False
-        _, end = last_full_line(fh.fileno(), size)
-        tail = os.pread(fh.fileno(), size - end, end)
+    try:
+        with open(segment, "rb") as fh:
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return False
+            _, end = last_full_line(fh.fileno(), size)
+            tail = os.pread(fh.fileno(), size - end, end)
+    except FileNotFoundError:  # sealed away by compact since the listing: listed again
+        raise CorruptionError(segment, None, None, "it cannot be read (it is gone)") from None
+    except OSError as exc:
+        raise LedgerError(f"{segment}: cannot read it ({exc.strerror or exc}); fix its "
+                          "permissions, or run labledger as the user who owns the "
+                          "ledger") from None
     try:
         msgspec.json.decode(tail, type=Record)
     except msgspec.DecodeError:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from labledger.ledger.errors import CorruptionError
 from labledger.ledger.record import Record, RecordError, verify_line
-from labledger.ledger.segment import iter_lines, list_segments
+from labledger.ledger.segment import iter_lines, list_segments, unreadable
 
 
 def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
@@ -22,7 +22,7 @@ def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
         yield from iter_sealed_records(segment, kinds)
         return
     needles = None if kinds is None else [f'"kind":"{k}"'.encode() for k in kinds]
-    for offset, line, complete in iter_lines(segment):
+    for offset, line, complete in _lines(segment):
         if not complete:
             return
         if needles is not None and not any(n in line for n in needles):
@@ -31,6 +31,20 @@ def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
             yield verify_line(line)
         except RecordError as exc:
             raise CorruptionError(segment, None, offset, str(exc)) from None
+
+
+def _lines(segment: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """`iter_lines`, with a segment labledger may not read reported as such (exit 1), not as
+    a traceback. (`check` reads with `iter_lines` itself and reports it as a problem.)"""
+    lines = iter_lines(segment)
+    try:
+        first = next(lines)  # the segment is opened and read here
+    except StopIteration:
+        return
+    except PermissionError as exc:
+        raise unreadable(segment, exc) from None
+    yield first
+    yield from lines
 
 
 def iter_writer_records(writer_dir: Path, kinds: Collection[str] | None = None

@@ -145,6 +145,9 @@ def _parse_config(path: Path) -> Config:
                           "(re-run `labledger init` to recreate it; events are kept)") from None
     except UnicodeDecodeError as exc:
         raise LedgerError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:  # permissions, a folder in its place, an I/O error
+        raise LedgerError(f"{path}: cannot read ({exc.strerror or exc}); fix its permissions, "
+                          "or run labledger as the user who owns the ledger") from None
     data = _simple_toml(text)
     if data is None:
         import tomllib
@@ -157,6 +160,10 @@ def _parse_config(path: Path) -> Config:
     if found is not None and type(found) is not int:  # `true` is an int to Python, not TOML
         raise LedgerError(f"{path}: format must be an integer (this labledger reads format "
                           f"{FORMAT}), not {found!r}")
+    if found is None:  # not a newer format: a file emptied or edited by hand
+        what = "is empty" if not data else "has no `format` key"
+        raise LedgerError(f"{path} {what}; it should say `format = {FORMAT}`: add that line "
+                          "(or delete the file and run `labledger init`; events are kept)")
     if found != FORMAT:
         raise UnsupportedFormatError(path, found, FORMAT)
     known = {"format", "segment_per_process", "segment_max_events", "segment_max_bytes"}

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from labledger.ledger._line import LineError, chain_fields, encode_line
-from labledger.ledger.errors import CorruptionError, DurabilityError
+from labledger.ledger.errors import CorruptionError, DurabilityError, LedgerError
 from labledger.ledger.root import fsync_dir
 
 TYPE_CHECKING = False  # not typing's: `emit` must not pay for importing typing
@@ -94,6 +94,20 @@ class _Tail:
 
 def segment_name(first_seq: int, suffix: str = ".jsonl") -> str:
     return f"{first_seq:0{SEGMENT_DIGITS}d}{suffix}"
+
+
+def unreadable(path: Path, exc: OSError, what: str = "read") -> LedgerError:
+    """The error for a ledger file labledger may not open (permissions): a failure to read,
+    named like `labledger check` names it ("cannot read (Permission denied)")."""
+    return LedgerError(f"{path}: cannot {what} ({exc.strerror or exc}); fix its permissions, "
+                       "or run labledger as the user who owns the ledger; nothing was written")
+
+
+def _open(path: Path, flags: int, what: str = "read") -> int:
+    try:
+        return os.open(path, flags | os.O_CLOEXEC, 0o644)
+    except PermissionError as exc:
+        raise unreadable(path, exc, what) from None
 
 
 def list_segments(writer_dir: Path) -> list[Path]:
@@ -179,7 +193,7 @@ class SegmentWriter:
         if not self.dir.is_dir():
             self.dir.mkdir(parents=True, exist_ok=True)
             fsync_dir(self.dir.parent)
-        self._lock_fd = os.open(self.dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._lock_fd = _open(self.dir / ".lock", os.O_RDWR | os.O_CREAT, "open")
         self._pid = os.getpid()
 
     def close(self) -> None:
@@ -222,7 +236,7 @@ class SegmentWriter:
             next_seq, last_id = self._end_of_chain(segments)
             self._next_start = (next_seq, last_id)
             return
-        fd = os.open(open_seg, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        fd = _open(open_seg, os.O_RDWR | os.O_APPEND)
         self._seg_fd = fd
         first_seq = int(open_seg.name.split(".")[0])
         size = os.fstat(fd).st_size
@@ -270,7 +284,7 @@ class SegmentWriter:
 
             seq, rid = last_of_sealed(last)
             return seq + 1, rid
-        fd = os.open(last, os.O_RDONLY | os.O_CLOEXEC)
+        fd = _open(last, os.O_RDONLY)
         try:
             line, _ = last_full_line(fd, os.fstat(fd).st_size)
         finally:

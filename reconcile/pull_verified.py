@@ -90,6 +90,12 @@ def ledger_head(events: Iterable[Event]) -> dict[str, str]:
     return {w: v[1] for w, v in sorted(head.items())}
 
 
+# The same words whether this reader found the object corrupt or an earlier one did (no moved-to
+# path with its timestamp): EVIDENCE.json must not change between two runs over the same state.
+_QUARANTINED = ("local object is corrupt (quarantined; store the original again with "
+                "`labledger cas put`, or pull it again)")
+
+
 class ObjectChecker:
     """Re-hashes each object once per evaluation; remembers what it found."""
 
@@ -114,11 +120,12 @@ class ObjectChecker:
                         if found is not None:
                             return f"{entry.path}: {found}"
         except ObjectNotFoundError:
+            if self.store.quarantined(digest):  # found corrupt by an earlier reader
+                return _QUARANTINED
             return "object missing from the local store"
         except ObjectCorruptError as exc:
             self.corrupt.append(exc)
-            where = f" (moved to {exc.quarantine_path})" if exc.quarantine_path else ""
-            return f"local object is corrupt{where}"
+            return _QUARANTINED
         except CasError as exc:
             return f"local object unreadable: {exc}"
         return None

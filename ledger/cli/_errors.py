@@ -8,7 +8,14 @@
 | 3    | ran to the end and found problems (corruption, drift, gate refused) |
 | 130  | interrupted |
 
-Exceptions that are not in the table are bugs and keep their traceback.
+Exceptions that are not in the table are bugs and keep their traceback. Two builtins are
+not bugs wherever they come from, and are a safety net for the places that do not say more:
+
+* ``PermissionError``: a file labledger may not read or write. A failure (1); its message names
+  the file ("[Errno 13] Permission denied: '...'").
+* ``RecursionError`` raised *while decoding* (json's "while decoding a JSON object", msgspec's
+  "while deserializing"): input nested deeper than the decoder can go. Bad input (2); nothing
+  is written before input is decoded. Any other RecursionError stays a bug.
 """
 
 from __future__ import annotations
@@ -37,7 +44,10 @@ _CODES: dict[tuple[str, str], int] = {
     ("labledger.reconcile.errors", "DocumentsConfigError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "ClaimInputError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "ReconcileError"): EXIT_FAILED,
+    ("builtins", "PermissionError"): EXIT_FAILED,
 }
+# The words Python's json and msgspec put in a RecursionError raised by a decoder.
+_DECODING = (" while decoding ", " while deserializing ")
 
 
 def exit_code_for(exc: BaseException) -> int | None:
@@ -46,4 +56,6 @@ def exit_code_for(exc: BaseException) -> int | None:
         code = _CODES.get((cls.__module__, cls.__name__))
         if code is not None:
             return code
+    if isinstance(exc, RecursionError) and any(words in str(exc) for words in _DECODING):
+        return EXIT_USAGE
     return None

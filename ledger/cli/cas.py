@@ -43,13 +43,23 @@ def _reading(ledger: Any) -> Iterator[Any]:
 
 
 def _parse_duration(text: str) -> float:
+    """Seconds in ``text`` (90s, 12h, 7d, 2w; a bare number is seconds): a finite number, zero
+    or more. A negative or NaN grace would keep nothing recent (NaN compares false)."""
+    import math
+
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
     try:
         if text[-1:] in units:
-            return float(text[:-1]) * units[text[-1]]
-        return float(text)
+            seconds = float(text[:-1]) * units[text[-1]]
+        else:
+            seconds = float(text)
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not a duration like 90s, 12h or 7d") from None
+        raise click.BadParameter(f"{text!r} is not a duration like 90s, 12h or 7d",
+                                 param_hint="'--grace'") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise click.BadParameter(f"{text!r} is not a duration like 90s, 12h or 7d (a finite "
+                                 "length of time, zero or more)", param_hint="'--grace'")
+    return seconds
 
 
 @click.group()
@@ -69,7 +79,9 @@ def cas() -> None:
 def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
     """Store files or directories (a directory becomes one tree object); print their digests.
 
-    Symlinks are never followed. Storing the same content twice stores it once.
+    Symlinks are never followed. Storing the same content twice stores it once. Storing again
+    an object the ledger says was quarantined (found corrupt) restores it: that is recorded as
+    artifact.recorded with role "restored", so the checkpoints view counts it in the store again.
 
     Example: labledger cas put runs/r1 best.pth --sha256
     """
@@ -98,6 +110,12 @@ def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
         for group in result.case_collisions:
             click.echo(f"labledger: warning: {raw}: names differ only by case: "
                        f"{', '.join(group)}", err=True)
+    from labledger.ledger.artifacts import record_restored
+
+    restored = record_restored(open_ledger(), results)
+    if restored:
+        info(click.get_current_context(), f"restored {len(restored)} quarantined object(s) "
+             "the ledger names: recorded artifact.recorded (role restored)")
     if state().json:
         emit_json([{"path": raw, "digest": r.digest, "type": r.type, "size": r.size,
                     "sha256": r.sha256, "stored_new": r.stored_new} for raw, r in results])

@@ -143,13 +143,15 @@ def instances(now: str | None, idle_hours: float, warn_hours: float) -> None:
     import msgspec
 
     from labledger.ledger.cli._context import ledger_paths
-    from labledger.reconcile.instances import format_time, load_events, report
+    from labledger.reconcile.instances import load_events, report
 
     when = _now(now)
     reports = report(load_events(ledger_paths()), now=when, idle_hours=idle_hours,
                      warn_hours=warn_hours)
     if state().json:
-        emit_json({"now": format_time(when),
+        from labledger.ledger.events import format_ts  # RFC 3339 for any year (4 digits)
+
+        emit_json({"now": format_ts(when),
                    "instances": [msgspec.to_builtins(r) for r in reports]})
         return
     if not reports:

@@ -58,8 +58,14 @@ def _render_objects(ctx: click.Context, objects: Any) -> None:
     named_by = objects.named_by
     for item in objects.corrupt:
         refs = named_by[item.digest].references if item.digest in named_by else []
-        click.echo(f"corruption: object {item.digest}: content does not match its digest; "
-                   f"moved to {item.quarantine_path}"
+        if item.quarantine_path is not None:
+            what = f"content does not match its digest; moved to {item.quarantine_path}"
+        elif item.actual_digest is None:
+            what = (f"content could not be read; left in place at {item.path} (fix its "
+                    "permissions, then check again)")
+        else:
+            what = "content does not match its digest; another process moved it meanwhile"
+        click.echo(f"corruption: object {item.digest}: {what}"
                    + (f"; named by {_names(refs)}" if refs else ""))
     for m in objects.lost:
         click.echo(f"corruption: {_describe(m)}")

@@ -119,11 +119,15 @@ def emit(kind: str, run: str | None, instance: str | None, sets: tuple[str, ...]
     """
     body: dict[str, Any] = {}
     if data is not None:
-        try:
-            parsed = json.loads(data)
+        from labledger.ledger._fast_emit import BadData, loads_object
+
+        try:  # the fast path's reader: a duplicate key or too deep a nesting is refused alike
+            parsed = loads_object(data)
         except json.JSONDecodeError as exc:
             raise InvalidEventError(f"--data is not valid JSON ({exc.msg} at column {exc.colno})",
                                     kind=kind, field="--data") from None
+        except BadData as exc:
+            raise InvalidEventError(f"--data: {exc}", kind=kind, field="--data") from None
         if not isinstance(parsed, dict):
             raise InvalidEventError("--data must be a JSON object", kind=kind, field="--data")
         body = parsed

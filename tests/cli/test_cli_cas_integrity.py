@@ -91,6 +91,31 @@ def test_cat_of_a_corrupt_object_writes_nothing_and_records_the_quarantine(
     assert len(quarantine_events(project)) == 1  # reported again, recorded once
 
 
+def test_storing_the_original_again_restores_it_in_the_ledger(
+    capfdbinary: pytest.CaptureFixture[bytes], project: Path
+) -> None:
+    # The quarantine's advice is "store the original again with `labledger cas put`": doing so
+    # must make the ledger's in_store (and check --deep) whole again, recorded once.
+    data = os.urandom(4096)
+    (project / "w.pth").write_bytes(data)
+    assert run(capfdbinary, "checkpoint", "w.pth", "--run", "r1", "-q")[0] == 0
+    digest = b3(data)
+    tamper(project, digest)
+    assert run(capfdbinary, "cas", "cat", digest)[0] == 3
+    code, _, err = run(capfdbinary, "cas", "put", "w.pth")
+    assert code == 0
+    assert b"restored 1 quarantined object(s)" in err
+    code, out, _ = run(capfdbinary, "sql", "select in_store from checkpoints", "--format", "json")
+    assert json.loads(out) == [{"in_store": True}]
+    assert run(capfdbinary, "check", "--deep")[0] == 0
+    code, _, err = run(capfdbinary, "cas", "put", "w.pth")  # already restored: nothing more
+    assert code == 0
+    assert b"restored" not in err
+    restored = [r for r in Ledger.open(project).records(kinds=("artifact.recorded",))]
+    assert [json.loads(bytes(r.body)) for r in restored] == [
+        {"path": "w.pth", "digest": digest, "size": 4096, "role": "restored"}]
+
+
 def test_get_of_a_corrupt_file_records_it_and_leaves_no_output(
     capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:

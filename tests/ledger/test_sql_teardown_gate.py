@@ -101,24 +101,33 @@ def test_an_instance_without_runs_is_blocked(ledger: Ledger, pull_seed: PullSeed
 
 
 def test_released_and_teardown_times(ledger: Ledger, pull_seed: PullSeed) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    # after the pull (now), within the ledger's five-minute allowance for a clock ahead
+    base = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=30)
+
+    def at(seconds: int) -> str:
+        return (base + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def shown(seconds: int) -> str:
+        return (base + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M:%S")
+
     pull_seed.rent("box1")
     pull_seed.full(FILES, run="r1", instance="box1")
-    ledger.append("teardown.approved", instance="box1", approver="me",
-                  at="2030-01-01T10:00:00Z")
+    ledger.append("teardown.approved", instance="box1", approver="me", at=at(0))
     ledger.append("teardown.requested", instance="box1", command=["vastai", "destroy"],
-                  acknowledged=True, exit_code=0, at="2030-01-01T10:01:00Z")
+                  acknowledged=True, exit_code=0, at=at(60))
     row = gate_rows(ledger)["box1"]
     assert row["verdict"] == "ready"
     assert (row["approved_override"], row["requested_acknowledged"]) == (False, True)
-    assert str(row["approved_at"]).startswith("2030-01-01 10:00:00")
-    assert str(row["requested_at"]).startswith("2030-01-01 10:01:00")
+    assert str(row["approved_at"]).startswith(shown(0))
+    assert str(row["requested_at"]).startswith(shown(60))
     assert row["confirmed_at"] is None
-    ledger.append("teardown.confirmed", instance="box1", method="observed",
-                  at="2030-01-01T10:05:00Z")
-    ledger.append("instance.released", instance="box1", at="2030-01-01T10:05:00Z")
+    ledger.append("teardown.confirmed", instance="box1", method="observed", at=at(120))
+    ledger.append("instance.released", instance="box1", at=at(120))
     row = gate_rows(ledger)["box1"]
     assert (row["verdict"], row["state"]) == ("released", "released")
-    assert str(row["confirmed_at"]).startswith("2030-01-01 10:05:00")
+    assert str(row["confirmed_at"]).startswith(shown(120))
 
 
 def test_confirmed_absent_reads_as_released(ledger: Ledger, pull_seed: PullSeed) -> None:
