@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,30 +12,7 @@ import pytest
 from labledger.ledger.ledger import Ledger
 from tests.conftest import cli_call as call
 
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
-    import torch
-
-
-@pytest.fixture(autouse=True)
-def _in_project(ledger: Ledger, project: Path, tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(project)
-    (tmp_path / "home").mkdir()
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.ssh of the developer's
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-
-
-@pytest.fixture
-def box(tmp_path: Path) -> Path:
-    root = tmp_path / "box"
-    (root / "ckpt").mkdir(parents=True)
-    (root / "empty").mkdir()
-    (root / "run.json").write_text('{"run": "r1"}\n')
-    torch.manual_seed(0)
-    torch.save({"model_state_dict": torch.nn.Linear(3, 2).state_dict()},
-               root / "ckpt" / "best.pth")
-    return root
+pytestmark = pytest.mark.usefixtures("pull_project")  # conftest: the project, its own HOME
 
 
 def test_pull_from_dir_prints_the_table(capsys: pytest.CaptureFixture[str], box: Path) -> None:
