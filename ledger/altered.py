@@ -20,8 +20,6 @@ segments are verified when sealed and by `labledger check`; they are not hashed 
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +27,7 @@ from pathlib import Path
 import msgspec
 from blake3 import blake3
 
+from labledger.ledger import _stamp_cache as stamp_cache
 from labledger.ledger._line import ID_END, ID_PREFIX, REST
 from labledger.ledger.record import Record
 
@@ -61,7 +60,7 @@ class Altered:
 def altered_records(jsonl: list[Path], open_segments: frozenset[Path],
                     cache: Path | None) -> dict[Path, Altered]:
     """The JSONL segments holding lines that parse as records but fail their hash."""
-    known = _load(cache)
+    known = stamp_cache.load(cache, 6)
     kept: dict[str, list[int]] = {}
     found: dict[Path, Altered] = {}
     for segment in jsonl:
@@ -84,7 +83,7 @@ def altered_records(jsonl: list[Path], open_segments: frozenset[Path],
         if altered.count:
             found[segment] = altered
     if cache is not None and kept != {k: v for k, v in known.items() if k in kept}:
-        _save(cache, kept)
+        stamp_cache.save(cache, kept)
     return found
 
 
@@ -135,27 +134,3 @@ def unreadable_why(line: bytes) -> str | None:
     except (msgspec.DecodeError, ValueError) as exc:
         return str(exc)
     return None
-
-
-def _load(cache: Path | None) -> dict[str, list[int]]:
-    if cache is None:
-        return {}
-    try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items()
-            if isinstance(v, list) and len(v) == 6 and all(type(x) is int for x in v)}
-
-
-def _save(cache: Path, entries: dict[str, list[int]]) -> None:
-    """Write the cache atomically; a reader that cannot write (a read-only copy) goes on."""
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(entries, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:
-        pass

@@ -38,6 +38,7 @@ from typing import Any
 import duckdb
 import msgspec
 
+from labledger.ledger import _stamp_cache as stamp_cache
 from labledger.ledger.altered import altered_records, unreadable_why
 from labledger.ledger.errors import CorruptionError, LedgerError, QueryRefusedError
 from labledger.ledger.record import Record
@@ -253,7 +254,7 @@ def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
     only the open segments, and closed ones new or changed since, are read."""
     if not segments.jsonl:
         return {}
-    known = _load_counts(cache)
+    known = stamp_cache.load(cache, 4)
     kept: dict[str, list[int]] = {}
     bad: dict[Path, int] = {}
     todo: list[Path] = []
@@ -280,32 +281,8 @@ def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
             if str(path) in kept:
                 kept[str(path)][3] = count
     if cache is not None and kept != {k: v for k, v in known.items() if k in kept}:
-        _save_counts(cache, kept)
+        stamp_cache.save(cache, kept)
     return {path: count for path, count in sorted(bad.items()) if count > 0}
-
-
-def _load_counts(cache: Path | None) -> dict[str, list[int]]:
-    if cache is None:
-        return {}
-    try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items()
-            if isinstance(v, list) and len(v) == 4 and all(type(x) is int for x in v)}
-
-
-def _save_counts(cache: Path, counts: dict[str, list[int]]) -> None:
-    """Write the cache atomically; a reader that cannot write (a read-only copy) goes on."""
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(counts, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:
-        pass
 
 
 def _unreadable_lines(segment: Path, is_open: bool) -> list[str]:
