@@ -15,10 +15,12 @@ if TYPE_CHECKING:
     from labledger.ingest.checkpoint import digest_file, record_checkpoint, save_checkpoint
     from labledger.ingest.checkpoint_load import LoadResult, load_checkpoints
     from labledger.ingest.errors import (
+        CapsuleBusyError,
         CapsuleConfigError,
         CapsuleExistsError,
         CapsuleInterruptedError,
         CapsuleQuarantinedError,
+        CapsuleRunningError,
         CapsuleSourceError,
         CheckpointSourceError,
         IngestError,
@@ -29,12 +31,14 @@ from labledger.ledger._lazy import lazy_getattr  # noqa: E402 - after the type-o
 
 # Public names load on first use (PEP 562): `labledger run` imports only what it needs.
 _HOME = {
+    "CapsuleBusyError": "errors",
     "CapsuleCheck": "capsule_rules",
     "CapsuleConfigError": "errors",
     "CapsuleExistsError": "errors",
     "CapsuleInterruptedError": "errors",
     "CapsuleQuarantinedError": "errors",
     "CapsuleRules": "capsule_rules",
+    "CapsuleRunningError": "errors",
     "CapsuleSourceError": "errors",
     "CheckpointSourceError": "errors",
     "IngestError": "errors",
@@ -52,12 +56,14 @@ _HOME = {
 }
 
 __all__: list[str] = [
+    "CapsuleBusyError",
     "CapsuleCheck",
     "CapsuleConfigError",
     "CapsuleExistsError",
     "CapsuleInterruptedError",
     "CapsuleQuarantinedError",
     "CapsuleRules",
+    "CapsuleRunningError",
     "CapsuleSourceError",
     "CheckpointSourceError",
     "IngestError",

@@ -23,6 +23,14 @@ _AT_FDCWD = -100
 _libc: Any = None
 
 
+class ChangedWhileCopiedError(OSError):
+    """A file changed (size, mtime or inode) while `copy_tree` copied it: the copy is torn."""
+
+    def __init__(self, path: str, rel: str) -> None:
+        super().__init__(errno.EAGAIN, "changed while it was copied", path)
+        self.rel = rel
+
+
 def fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
@@ -80,12 +88,14 @@ def move_dir(src: Path, dst: Path) -> None:
     fsync_dir(dst.parent)
 
 
-def copy_tree(src: Path, dst: Path) -> tuple[int, int]:
+def copy_tree(src: Path, dst: Path, *, unchanging: bool = False) -> tuple[int, int]:
     """Copy a directory durably, never following symlinks; returns (files, bytes).
 
     ``dst`` must not exist. Regular files keep their permission bits and times; symlinks are
     recreated as links; anything else (FIFO, socket, device) raises `OSError` before it is
-    opened, so a pipe can never block the copy.
+    opened, so a pipe can never block the copy. With ``unchanging``, a file whose size, mtime
+    or inode differ after its copy (a process is still writing it), or whose copy has another
+    size, raises `ChangedWhileCopiedError`; ``dst`` is then left as it is.
     """
     files = size = 0
     os.mkdir(dst)
@@ -106,10 +116,18 @@ def copy_tree(src: Path, dst: Path) -> tuple[int, int]:
                 dirs.append(target)
                 stack.append((Path(entry.path), target))
             elif stat.S_ISREG(mode):
+                before = entry.stat(follow_symlinks=False)
                 shutil.copy2(entry.path, target, follow_symlinks=False)
                 fsync_file(target)
+                if unchanging:
+                    after = os.stat(entry.path, follow_symlinks=False)
+                    if ((before.st_ino, before.st_size, before.st_mtime_ns)
+                            != (after.st_ino, after.st_size, after.st_mtime_ns)
+                            or os.stat(target).st_size != after.st_size):
+                        raise ChangedWhileCopiedError(
+                            entry.path, os.path.relpath(entry.path, src))
                 files += 1
-                size += entry.stat(follow_symlinks=False).st_size
+                size += before.st_size
             else:
                 raise OSError(errno.EINVAL, "not a regular file, directory or symlink",
                               entry.path)

@@ -29,26 +29,37 @@ are then in quarantine, not lost.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import re
 import shutil
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from labledger.ingest._fs import copy_tree, fsync_dir, move_dir, rename_noreplace
+from labledger.ingest._fs import (
+    ChangedWhileCopiedError,
+    copy_tree,
+    fsync_dir,
+    move_dir,
+    rename_noreplace,
+)
 from labledger.ingest.capsule_rules import CapsuleRules, check_capsule, load_rules
 from labledger.ingest.checkpoint import resolve_run
 from labledger.ingest.checkpoint_load import LoadResult
 from labledger.ingest.errors import (
+    CapsuleBusyError,
     CapsuleExistsError,
     CapsuleInterruptedError,
     CapsuleQuarantinedError,
+    CapsuleRunningError,
     CapsuleSourceError,
     CapsuleUnplacedError,
 )
+from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
 
@@ -162,6 +173,7 @@ def close_capsule(
     move: bool = False,
     quarantine_root: str | os.PathLike[str] | None = None,
     rules: CapsuleRules | None = None,
+    allow_running: bool = False,
     ledger: Ledger | None = None,
     root: str | os.PathLike[str] | None = None,
 ) -> SealedCapsule:
@@ -181,32 +193,96 @@ def close_capsule(
         Where failed candidates go; default ``<export_root>/../quarantine``.
     rules
         The capsule rules; default: ``.labledger/capsule.toml`` of the ledger, else built-ins.
+    allow_running
+        Close the run even though the ledger shows it as still running (its latest
+        `run.launched` has no `run.exited` after it). Refused otherwise: a process still
+        writing would change the capsule after its seal (moved) or tear it (copied). A file
+        that changes while it is copied or checked fails the closure either way.
 
     Raises
     ------
-    CapsuleExistsError, CapsuleInterruptedError, CapsuleSourceError
+    CapsuleExistsError, CapsuleInterruptedError, CapsuleSourceError, CapsuleRunningError,
+    CapsuleBusyError
         Refused before anything was copied or moved.
     CapsuleQuarantinedError
         The candidate broke a rule or the closure failed; it is in quarantine and
         `capsule.quarantined` was recorded.
     InvalidEventError
-        A bad run id; nothing was touched.
+        A bad run id, or an export or quarantine root that cannot be a directory (a file in
+        the way); nothing was touched.
     """
-    run = resolve_run(run)
+    run = resolve_run(run, action="close a capsule", kind=None)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
     try:
         # Validates the run id (it names directories too) before anything moves.
         led.draft("capsule.quarantined", {"path": "-", "reason": "-"}, run=run)
+        exports = Path(export_root).absolute()
+        quarantine = (Path(quarantine_root).absolute() if quarantine_root
+                      else exports.parent / "quarantine")
+        _refuse_blocked_dir(exports, "export-root")
+        _refuse_blocked_dir(quarantine, "quarantine-root")
         if rules is None:
             rules = load_rules(led.paths.home)
-        return _close(led, Path(source).absolute(), run=run,
-                      export_root=Path(export_root).absolute(), move=move,
-                      quarantine_root=Path(quarantine_root).absolute() if quarantine_root
-                      else Path(export_root).absolute().parent / "quarantine", rules=rules)
+        if not allow_running:
+            _refuse_running(led, run)
+        return _close(led, Path(source).absolute(), run=run, export_root=exports, move=move,
+                      quarantine_root=quarantine, rules=rules)
     finally:
         if owned:
             led.close()
+
+
+def _refuse_blocked_dir(path: Path, option: str) -> None:
+    """Raise `InvalidEventError` when ``path`` cannot be (made) a directory: it, or the nearest
+    of its parents that exists, is not a directory."""
+    here = path
+    while True:
+        try:
+            mode = os.stat(here).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            if here.parent == here:
+                return
+            here = here.parent
+            continue
+        except OSError as exc:
+            raise InvalidEventError(
+                f"--{option} {path}: {here} cannot be read ({exc.strerror or exc})",
+                field=option) from None
+        if not stat.S_ISDIR(mode):
+            what = "is" if here == path else "lies under"
+            raise InvalidEventError(f"--{option} {path} {what} {here}, which is not a "
+                                    f"directory; nothing was copied or moved", field=option)
+        return
+
+
+def _key(record: Record) -> tuple[str, str, int]:
+    return (record.ts, record.writer, record.seq)
+
+
+def live_launch(led: Ledger, run: str) -> Record | None:
+    """The run's latest `run.launched` when no `run.exited` came after it (the ledger shows the
+    run as still going: launched, running or stalled), else None (one pass over the ledger)."""
+    launched: Record | None = None
+    exited: Record | None = None
+    for record in led.records(kinds=("run.launched", "run.exited")):
+        if record.run != run:
+            continue
+        if record.kind == "run.launched":
+            if launched is None or _key(record) > _key(launched):
+                launched = record
+        elif exited is None or _key(record) > _key(exited):
+            exited = record
+    if launched is None or (exited is not None and _key(exited) > _key(launched)):
+        return None
+    return launched
+
+
+def _refuse_running(led: Ledger, run: str) -> None:
+    launched = live_launch(led, run)
+    if launched is not None:
+        raise CapsuleRunningError(run, launched.id, launched.ts,
+                                  launched.body_dict().get("host"))
 
 
 def sealed_record(led: Ledger, run: str) -> Record | None:
@@ -229,7 +305,8 @@ def _finish_interrupted(led: Ledger, sealed: Record, *, run: str, destination: P
 
     put = open_store(led).put_tree(partial, symlinks="record")  # bytes are there: a re-hash
     if put.digest != body.get("digest"):
-        raise CapsuleInterruptedError(run, partial)
+        raise CapsuleInterruptedError(run, partial, sealed_digest=str(body.get("digest")),
+                                      destination=destination)
     try:
         rename_noreplace(partial, destination)
         fsync_dir(destination.parent)
@@ -242,14 +319,84 @@ def _finish_interrupted(led: Ledger, sealed: Record, *, run: str, destination: P
                          moved=False, event_id=sealed.id)
 
 
+def _lock(export_root: Path, run: str) -> int:
+    """An exclusive lock on ``<export_root>/.partial/.lock-<run>`` (never deleted: removing a
+    lock file races with the next taker); raises `CapsuleBusyError` when another closure of
+    the same run holds it. Run ids start with a letter or digit, so no lock can be a
+    candidate's name."""
+    folder = export_root / PARTIAL
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / f".lock-{run}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise CapsuleBusyError(run, folder / run) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int, int, int]]:
+    """(inode, size, mtime, ctime) of every file below ``root``: a later difference means a
+    process is still writing into the candidate."""
+    out: dict[str, tuple[int, int, int, int]] = {}
+    stack = [root]
+    while stack:
+        here = stack.pop()
+        with os.scandir(here) as it:
+            for entry in it:
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(Path(entry.path))
+                else:
+                    out[os.path.relpath(entry.path, root)] = (
+                        st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return out
+
+
+def _changed(before: dict[str, tuple[int, int, int, int]],
+             after: dict[str, tuple[int, int, int, int]]) -> list[str]:
+    names = sorted(set(before) | set(after))
+    return [n for n in names if before.get(n) != after.get(n)]
+
+
+def _changing(paths: list[str]) -> str:
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return (f"files changed while the run was being closed ({shown}): is the run still "
+            "writing? Close it once its process has finished")
+
+
 def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
            quarantine_root: Path, rules: CapsuleRules) -> SealedCapsule:
+    _precheck(led, source, run=run, export_root=export_root, move=move,
+              quarantine_root=quarantine_root)  # refusals that need no lock write nothing
+    lock = _lock(export_root, run)  # one closure of a run at a time; released by close()
+    try:
+        return _close_locked(led, source, run=run, export_root=export_root, move=move,
+                             quarantine_root=quarantine_root, rules=rules)
+    finally:
+        os.close(lock)
+
+
+def _precheck(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
+              quarantine_root: Path) -> None:
+    """The refusals of `_close_locked`, read-only, before the lock file is created; they are
+    checked again under the lock."""
     destination = export_root / run
     partial = export_root / PARTIAL / run
     sealed = sealed_record(led, run)
     if sealed is not None:
-        return _finish_interrupted(led, sealed, run=run, destination=destination,
-                                   partial=partial)
+        if os.path.lexists(destination) or not os.path.isdir(partial):
+            raise CapsuleExistsError(run, destination, sealed=sealed.id)
+        return  # an interrupted closure to finish, under the lock
+    _check_source(source, run=run, move=move, destination=destination, partial=partial,
+                  quarantine_root=quarantine_root)
+
+
+def _check_source(source: Path, *, run: str, move: bool, destination: Path, partial: Path,
+                  quarantine_root: Path) -> None:
     if not source.is_dir():
         raise CapsuleSourceError(source, "it is not a directory")
     if move and source.is_symlink():
@@ -262,9 +409,25 @@ def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool
     for inside in (destination, partial, quarantine_root):
         if real == inside.resolve() or real in inside.resolve().parents:
             raise CapsuleSourceError(source, f"{inside} lies inside it")
+
+
+def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
+                  quarantine_root: Path, rules: CapsuleRules) -> SealedCapsule:
+    destination = export_root / run
+    partial = export_root / PARTIAL / run
+    sealed = sealed_record(led, run)
+    if sealed is not None:
+        return _finish_interrupted(led, sealed, run=run, destination=destination,
+                                   partial=partial)
+    _check_source(source, run=run, move=move, destination=destination, partial=partial,
+                  quarantine_root=quarantine_root)
     partial.parent.mkdir(parents=True, exist_ok=True)
     fsync_dir(partial.parent.parent)
 
+    try:
+        before = _snapshot(source)  # a difference later: the run is still being written
+    except OSError as exc:
+        raise CapsuleSourceError(source, f"it cannot be read ({exc})") from None
     copied = False  # the source still exists and must be removed after success (move only)
     try:
         if move:
@@ -275,16 +438,21 @@ def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool
             except OSError as exc:
                 if exc.errno != errno.EXDEV:
                     raise
-                copy_tree(source, partial)
+                copy_tree(source, partial, unchanging=True)
                 copied = True
         else:
-            copy_tree(source, partial)
+            copy_tree(source, partial, unchanging=True)
         check = check_capsule(partial, rules)
         if check.problems:
             raise _Rejected(check.problems)
         from labledger.ledger.artifacts import open_store
 
         put = open_store(led).put_tree(partial, symlinks="record")
+        # Renamed: the source's files are the candidate's (a writer follows the inode);
+        # copied: a source that changed since means the copy is already stale.
+        changed = _changed(before, _snapshot(source if copied or not move else partial))
+        if changed:
+            raise _Rejected([_changing(changed)])
         files = sum(1 for e in put.entries if e.kind == "file")
         digests = {e.path: e.digest for e in put.entries if e.digest is not None}
         # Drafts validate now, so nothing can refuse them once the capsule is in place.
@@ -293,12 +461,14 @@ def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool
             "bytes": put.size, "source": _fit(str(source))}, run=run)]
         drafts += [led.draft("checkpoint.verified", {
             "path": _fit(str(destination / r.path)), "digest": digests[r.path], "ok": True,
-            "tensors": r.tensors, "loader": check.loader}, run=run)
+            "tensors": r.tensors, "loader": r.loader or check.loader}, run=run)
             for r in check.loaded]
         records = led.append_drafts(drafts)  # recorded first: see the module docstring
     except (Exception, KeyboardInterrupt) as exc:
         if not os.path.lexists(partial):
             raise  # nothing was copied or moved yet: the source is untouched
+        if isinstance(exc, ChangedWhileCopiedError):
+            exc = _Rejected([_changing([exc.rel])])
         problems = exc.problems if isinstance(exc, _Rejected) else [
             f"closure failed: {type(exc).__name__}: {exc}"]
         error = _quarantine(led, partial, run=run, source=source,

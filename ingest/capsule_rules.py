@@ -42,8 +42,9 @@ class CapsuleRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     forbidden
         Glob patterns of files that must not exist: a pattern without ``/`` matches a file name
         at any depth, one with ``/`` the path from the capsule root. ``latest.pth`` is the
-        rolling resume anchor (it belongs in ``active/``); the others are completion sentinels
-        and stale markers, which say nothing about the current state.
+        rolling resume anchor (it belongs in ``active/``); ``*.labledger-tmp`` is a temp file
+        `save_checkpoint` left when it was killed mid-write (torn bytes); the others are
+        completion sentinels and stale markers, which say nothing about the current state.
     forbidden_dirs
         Glob patterns of directory names that must not exist at any depth (caches).
     test_dir, min_tests, test_required
@@ -75,7 +76,7 @@ class CapsuleRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         default_factory=lambda: ["run.json", "config.yaml", "train.csv", "best.pth"])
     forbidden: list[str] = msgspec.field(
         default_factory=lambda: ["latest.pth", "COMPLETE.json", "MANIFEST.json", "DONE",
-                                 ".done", "REASON.txt"])
+                                 ".done", "REASON.txt", "*.labledger-tmp"])
     forbidden_dirs: list[str] = msgspec.field(
         default_factory=lambda: ["__pycache__", ".ipynb_checkpoints", "wandb"])
     test_dir: str = "test"

@@ -3,12 +3,17 @@
 Invariant: a `checkpoint.saved` event names bytes that were complete and durable on disk when it
 was written, with their BLAKE3 digest. So the order is fixed:
 
-1. validate the event (run id, role, step, metrics) -- bad input writes nothing;
-2. (``save_checkpoint`` only) ``torch.save`` into a temp file in the checkpoint's own directory,
-   flush, fsync, ``os.replace`` onto the final name, fsync the directory;
-3. store the file in the CAS (or, ``digest_only``, hash it without a copy, for a box with little
-   disk), refusing a file that changes while it is read;
-4. append `checkpoint.saved`.
+1. validate the event (run id, role, step, metrics) and refuse a run that is already sealed --
+   bad input writes nothing;
+2. (``save_checkpoint`` only) ``torch.save`` into a temp file in the checkpoint's own directory
+   (the link's target's directory when the path is a symlink), flush, fsync;
+3. store the file in the CAS (or, ``digest_only``, fsync it and hash it without a copy, for a box
+   with little disk: the file is then the only copy), refusing a file that changes while it is
+   read; ``save_checkpoint`` does this to its temp file, so the event names exactly the bytes
+   that call wrote even when other processes save to the same path;
+4. (``save_checkpoint`` only) ``os.replace`` the temp file onto the final name (through a
+   symlink, onto its target), fsync the directory;
+5. append `checkpoint.saved`.
 
 torch is imported only inside `save_checkpoint`, so importing this module (and recording a
 checkpoint) stays cheap inside a training loop. The run id defaults to ``$LABLEDGER_RUN`` and
@@ -42,16 +47,35 @@ __all__ = ["RUN_ENV", "Role", "digest_file", "record_checkpoint", "resolve_run",
            "save_checkpoint"]
 
 
-def resolve_run(run: str | None) -> str:
-    """``run`` itself, else ``$LABLEDGER_RUN``; raises `InvalidEventError` when neither is set."""
+def resolve_run(run: str | None, *, action: str = "record a checkpoint",
+                kind: str | None = "checkpoint.saved") -> str:
+    """``run`` itself, else ``$LABLEDGER_RUN``; raises `InvalidEventError` when neither is set.
+
+    ``action`` says what needed the run id (``"close a capsule"``) and ``kind`` the event it
+    would have named (None when the action is not one event), so the message is about the
+    command that was run.
+    """
     if run:
         return run
     env = os.environ.get(RUN_ENV)
     if env:
         return env
     raise InvalidEventError(
-        f"no run id: pass run=... (--run) or set ${RUN_ENV} (`labledger run` sets it)",
-        kind="checkpoint.saved", field="run")
+        f"no run id to {action}: pass --run RUN (run=... in Python) or set ${RUN_ENV} "
+        "(`labledger run` sets it)", kind=kind, field="run")
+
+
+def refuse_sealed(led: Ledger, run: str, kind: str) -> None:
+    """Raise `InvalidEventError` when ``run`` has a `capsule.sealed`: a sealed run is finished
+    (DOMAIN: nothing sealed changes), so it takes no new checkpoints."""
+    from labledger.ingest.capsule import sealed_record
+
+    sealed = sealed_record(led, run)
+    if sealed is not None:
+        raise InvalidEventError(
+            f"run {run!r} is sealed (capsule.sealed {sealed.id[:12]} at "
+            f"{sealed.body_dict().get('path')}); a sealed run takes no new events of its own. "
+            "Record the checkpoint under a new run id", kind=kind, field="run")
 
 
 def _split_metrics(metrics: Mapping[str, Any] | None) -> tuple[dict[str, float], dict[str, str]]:
@@ -118,6 +142,40 @@ def _stat_regular(path: Path) -> os.stat_result:
     if not stat.S_ISREG(st.st_mode):
         raise CheckpointSourceError(path, "not a regular file")
     return st
+
+
+def _make_durable(path: Path) -> None:
+    """fsync a file and the directory holding it (the event will claim its bytes are durable)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(path.parent if str(path.parent) else Path("."))
+    except OSError as exc:
+        raise CheckpointSourceError(path, f"cannot be made durable ({exc.strerror or exc})"
+                                    ) from None
+
+
+def _capture(led: Ledger, path: Path, *, digest_only: bool,
+             progress: Callable[[int], None] | None) -> tuple[str, int]:
+    """Digest and size of ``path``: stored in the CAS, or (``digest_only``) fsynced in place,
+    since the file is then the only copy of the bytes the event names."""
+    if digest_only:
+        _make_durable(path)
+        return digest_file(path, progress=progress)
+    from labledger.cas import SourceChangedError, SourceNotFoundError
+    from labledger.ledger.artifacts import open_store
+
+    try:
+        result = open_store(led).put_file(path, progress=progress)
+    except SourceNotFoundError:
+        raise CheckpointSourceError(path, "no such file") from None
+    except SourceChangedError:
+        raise CheckpointSourceError(path, "it changed while it was read (is it still "
+                                          "being written?)") from None
+    return result.digest, result.size
 
 
 def _body(path: Path, digest: str, size: int, *, stored: bool, step: int | None,
@@ -194,21 +252,9 @@ def record_checkpoint(
         # Validate first: bad input leaves neither the store nor the ledger touched.
         led.draft("checkpoint.saved", _body(path, _PLACEHOLDER_DIGEST, 0, stored=not digest_only,
                                             **options), run=run, instance=instance)
+        refuse_sealed(led, run, "checkpoint.saved")
         _stat_regular(path)
-        if digest_only:
-            digest, size = digest_file(path, progress=progress)
-        else:
-            from labledger.cas import SourceChangedError, SourceNotFoundError
-            from labledger.ledger.artifacts import open_store
-
-            try:
-                result = open_store(led).put_file(path, progress=progress)
-            except SourceNotFoundError:
-                raise CheckpointSourceError(path, "no such file") from None
-            except SourceChangedError:
-                raise CheckpointSourceError(path, "it changed while it was read (is it still "
-                                                  "being written?)") from None
-            digest, size = result.digest, result.size
+        digest, size = _capture(led, path, digest_only=digest_only, progress=progress)
         draft = led.draft("checkpoint.saved", _body(path, digest, size, stored=not digest_only,
                                                     **options), run=run, instance=instance)
         return led.append_drafts([draft])[0]
@@ -226,25 +272,55 @@ def _import_torch() -> Any:
     return torch
 
 
-def _save_atomically(obj: Any, path: Path) -> None:
-    """``torch.save`` to a temp file beside ``path``, fsync, rename onto it, fsync the folder."""
+def _write_temp(obj: Any, target: Path) -> Path:
+    """``torch.save`` into a new temp file beside ``target``, flushed and fsynced."""
     torch = _import_torch()
-    directory = path.parent if str(path.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)  # like torch.save users expect of a "save"
-    tmp = directory / f".{path.name}.{secrets.token_hex(6)}.labledger-tmp"
+    target.parent.mkdir(parents=True, exist_ok=True)  # like torch.save users expect of a "save"
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.labledger-tmp"
     try:
         with open(tmp, "xb") as fh:
             torch.save(obj, fh)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
+        _unlink_quietly(tmp)  # our own incomplete temp file, never the checkpoint
+        raise
+    return tmp
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _save_atomically(obj: Any, path: Path,
+                     capture: Callable[[Path], tuple[str, int]] | None = None
+                     ) -> tuple[str, int] | None:
+    """``torch.save`` to a temp file, fsync, ``capture`` it (hash or store the very bytes this
+    call wrote), rename it onto ``path``, fsync the folder; returns what ``capture`` returned.
+
+    A symlink at ``path`` is written through, as ``torch.save`` would: the temp file goes next
+    to the link's target and replaces the target, so the bytes land where the link points (a
+    link into durable storage stays a link). The file is put in place even when ``capture``
+    fails (the checkpoint is the run's output; the error then says it was not recorded).
+    """
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
+    directory = target.parent if str(target.parent) else Path(".")
+    tmp = _write_temp(obj, target)
+    captured: tuple[str, int] | None = None
+    try:
         try:
-            os.unlink(tmp)  # our own incomplete temp file, never the checkpoint
-        except FileNotFoundError:
-            pass
+            if capture is not None:
+                captured = capture(tmp)
+        finally:
+            os.replace(tmp, target)
+    except BaseException:
+        _unlink_quietly(tmp)
         raise
     fsync_dir(directory)
+    return captured
 
 
 def save_checkpoint(
@@ -264,11 +340,13 @@ def save_checkpoint(
     """``torch.save(obj)`` atomically to ``path``, then `record_checkpoint` it.
 
     Missing parent folders are created. The object is written to a temp file in the same
-    directory, flushed and fsynced, renamed
-    onto ``path`` with ``os.replace`` and the directory fsynced, so ``path`` always holds either
-    the previous complete checkpoint or the new one, never a torn write. Only then are the bytes
-    stored and the event appended. The temp file is removed if saving fails. The ledger event is
-    validated before anything is written. Parameters and errors as in `record_checkpoint`.
+    directory, flushed and fsynced, stored (or hashed) from there, renamed onto ``path`` with
+    ``os.replace`` and the directory fsynced, so ``path`` always holds either the previous
+    complete checkpoint or the new one, never a torn write, and the event's digest is that of the
+    bytes this call wrote. When ``path`` is a symlink its target is replaced, not the link
+    (the bytes go where the link points, e.g. to durable storage). Then the event is appended.
+    The temp file is removed if saving fails. The ledger event is validated (and a sealed run
+    refused) before anything is written. Parameters and errors as in `record_checkpoint`.
     """
     run = resolve_run(run)
     instance = instance or os.environ.get(INSTANCE_ENV) or None
@@ -286,10 +364,14 @@ def save_checkpoint(
         raise
     try:
         led.draft("checkpoint.saved", body, run=run, instance=instance)
-        _save_atomically(obj, path)
-        return record_checkpoint(path, run=run, step=step, epoch=epoch, role=role,
-                                 metrics=metrics, digest_only=digest_only, instance=instance,
-                                 ledger=led)
+        refuse_sealed(led, run, "checkpoint.saved")
+        captured = _save_atomically(
+            obj, path, lambda tmp: _capture(led, tmp, digest_only=digest_only, progress=None))
+        digest, size = captured if captured is not None else (_PLACEHOLDER_DIGEST, 0)
+        draft = led.draft("checkpoint.saved", _body(
+            path, digest, size, stored=not digest_only, step=step, epoch=epoch, role=role,
+            metrics=metrics), run=run, instance=instance)
+        return led.append_drafts([draft])[0]
     finally:
         if owned:
             led.close()

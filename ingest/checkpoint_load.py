@@ -2,7 +2,9 @@
 
 A checkpoint counts as loadable when ``torch.load(path, map_location="cpu", weights_only=True)``
 (or safetensors' ``load_file`` for ``*.safetensors``) succeeds (no pickle code runs), the
-result holds at least one tensor, and every floating-point tensor is finite. The load runs in
+result holds at least one tensor, none of them a meta tensor (no data), and every floating-point
+tensor is finite (sparse tensors by their stored values; float8 and other dtypes ``isfinite``
+does not cover are upcast for the check). Nesting is walked to any depth. The load runs in
 a separate interpreter with a timeout and a memory limit so a hostile or huge
 file can neither run code in nor hang the calling process, and a crash (out of memory) fails
 only the child. The child prints one JSON line per file as it finishes, so a timeout still
@@ -37,18 +39,64 @@ if cfg["memory_limit"]:
     limit = (vm[0] if vm else 0) + int(cfg["memory_limit"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 WEIGHT_KEYS = ("model_state_dict", "model", "state_dict")
+MAX_NODES = 10_000_000
+SPARSE = {getattr(torch, n) for n in ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
+                                      "sparse_bsc") if hasattr(torch, n)}
+CHUNK = 1 << 22
 
-def walk(obj, out, depth=0):
-    if depth > 64:
-        return
-    if isinstance(obj, torch.Tensor):
-        out.append(obj)
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            walk(v, out, depth + 1)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            walk(v, out, depth + 1)
+def walk(obj, out):
+    # Every tensor in obj, at any depth (iterative: no recursion limit, no depth cut-off);
+    # containers met twice are walked once. Returns a problem or None.
+    stack, seen, nodes = [obj], set(), 0
+    while stack:
+        item = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            return f"it holds more than {MAX_NODES} objects; too many to check"
+        if isinstance(item, torch.Tensor):
+            out.append(item)
+        elif isinstance(item, (dict, list, tuple)):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return None
+
+def finite(t):
+    # Whether every value of a floating or complex tensor is finite: sparse tensors by their
+    # stored values, dtypes isfinite does not cover (float8) upcast to float32, chunk by chunk.
+    if t.layout in SPARSE:
+        t = t.coalesce().values() if t.layout == torch.sparse_coo else t.values()
+    elif t.layout != torch.strided:
+        t = t.to_dense()
+    t = t.reshape(-1)
+    try:
+        return bool(torch.isfinite(t).all())
+    except (RuntimeError, NotImplementedError, TypeError):
+        pass
+    wide = torch.complex64 if t.is_complex() else torch.float32
+    for start in range(0, t.numel(), CHUNK):
+        if not bool(torch.isfinite(t[start:start + CHUNK].to(wide)).all()):
+            return False
+    return True
+
+import re
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+KEY_LINE = re.compile(r"Unsupported|GLOBAL |Error|error|invalid|Invalid|corrupt|unexpected")
+
+def describe(exc):
+    # The error's first line and, when that one is generic, its most informative line: ANSI
+    # codes stripped, bounded.
+    text = ANSI.sub("", str(exc))
+    lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+    if not lines:
+        return ""
+    shown = [lines[0][:300]]
+    key = next((l for l in lines[1:] if "Unsupported global" in l), None) or next(
+        (l for l in lines[1:] if KEY_LINE.search(l)), None)
+    if key and key not in shown[0]:
+        shown.append(key[:300])
+    return " | ".join(shown)
 
 def weights_problem(obj):
     if not isinstance(obj, dict):
@@ -76,24 +124,39 @@ for line in sys.stdin:
         else:
             obj = torch.load(path, map_location="cpu", weights_only=not cfg["allow_pickle"])
         tensors = []
-        walk(obj, tensors)
+        too_deep = walk(obj, tensors)
         result["tensors"] = len(tensors)
-        bad = [i for i, t in enumerate(tensors)
-               if (t.is_floating_point() or t.is_complex()) and t.numel()
-               and not bool(torch.isfinite(t).all())]
-        problem = weights_problem(obj) if cfg["require_weights_key"] and tensors else None
-        if not tensors:
+        meta = [t for t in tensors if t.is_meta]
+        if too_deep:
+            result["error"] = too_deep
+        elif not tensors:
             result["error"] = "it holds no tensors"
-        elif bad:
-            result["error"] = f"{len(bad)} of {len(tensors)} tensors hold NaN or infinity"
-        elif problem:
-            result["error"] = problem
+        elif meta:
+            result["error"] = (f"{len(meta)} of {len(tensors)} tensors are meta tensors with "
+                               "no data (saved from a model on the meta device?); the weights "
+                               "are not in the file")
         else:
-            result["ok"] = True
+            try:
+                bad = [i for i, t in enumerate(tensors)
+                       if (t.is_floating_point() or t.is_complex()) and t.numel()
+                       and not finite(t)]
+            except Exception as exc:
+                bad = None
+                result["error"] = ("its tensors could not be checked for NaN or infinity: "
+                                   + type(exc).__name__ + ": " + describe(exc))
+            problem = weights_problem(obj) if cfg["require_weights_key"] else None
+            if bad is None:
+                pass
+            elif bad:
+                result["error"] = f"{len(bad)} of {len(tensors)} tensors hold NaN or infinity"
+            elif problem:
+                result["error"] = problem
+            else:
+                result["ok"] = True
     except MemoryError:
         result["error"] = f"{loader} ran out of its memory limit ({cfg['memory_limit']} bytes)"
     except Exception as exc:
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        first = describe(exc)
         result["error"] = (loader + " failed: " + type(exc).__name__
                            + (f": {first}" if first else ""))
     print(json.dumps(result), flush=True)

@@ -9,6 +9,8 @@ and renders them with ``to_json()`` so the CLI can print them under ``--json``::
      ├── CapsuleExistsError            the export destination already exists (nothing was moved)
      ├── CapsuleSourceError            a source directory that cannot be closed (nothing moved)
      ├── CapsuleInterruptedError       an earlier closure left `.partial/<run>` behind
+     ├── CapsuleBusyError              another closure of the same run is in progress
+     ├── CapsuleRunningError           the ledger shows the run as still running
      ├── CapsuleUnplacedError          recorded as sealed, but not yet renamed into place
      ├── CapsuleQuarantinedError       exit 3: the candidate failed and was quarantined
      └── RunRefusedError               `labledger run --strict`: the launch could not be recorded,
@@ -52,12 +54,16 @@ class CapsuleExistsError(IngestError):
     _fields = ("run", "destination")
 
     def __init__(self, run: str, destination: Path, sealed: str | None = None) -> None:
-        what = (f"run {run} is already sealed (capsule.sealed {sealed[:12]})" if sealed
-                else f"{destination} already exists")
-        super().__init__(
-            f"{what}; a sealed capsule is never overwritten. Nothing was copied or moved. "
-            f"Re-running mints a new run id: close it under a new --run, or pick another "
-            f"--export-root")
+        if sealed:
+            # Any export root: a run is sealed once, wherever its capsule went.
+            text = (f"run {run} is already sealed (capsule.sealed {sealed[:12]}); a sealed run "
+                    f"is never closed again, in any export root. Nothing was copied or moved. "
+                    f"Re-running mints a new run id: close new files under a new --run")
+        else:
+            text = (f"{destination} already exists; a capsule is never overwritten. Nothing "
+                    f"was copied or moved. Move it out of the way, or pick another "
+                    f"--export-root")
+        super().__init__(text)
         self.run, self.destination = run, destination
 
 
@@ -76,12 +82,50 @@ class CapsuleInterruptedError(IngestError):
 
     _fields = ("run", "partial")
 
+    def __init__(self, run: str, partial: Path, *, sealed_digest: str | None = None,
+                 destination: Path | None = None) -> None:
+        if sealed_digest is None:
+            text = (f"{partial} exists: an earlier closure of run {run} was interrupted. "
+                    f"Nothing was copied or moved; inspect it, then move it out of the way "
+                    f"(labledger never deletes it) and close again")
+        else:
+            # Already sealed: closing again can only refuse; the store holds the capsule.
+            text = (f"run {run} is sealed as tree {sealed_digest}, but {partial} is not that "
+                    f"tree (it changed after the seal). Nothing was copied or moved. Move "
+                    f"{partial} out of the way (labledger never deletes it), then restore the "
+                    f"sealed capsule from the store: labledger cas get {sealed_digest} -o "
+                    f"{destination}")
+        super().__init__(text)
+        self.run, self.partial = run, partial
+
+
+class CapsuleBusyError(IngestError):
+    """Another closure of the same run holds its lock (``.partial/.lock-<run>``)."""
+
+    _fields = ("run", "partial")
+
     def __init__(self, run: str, partial: Path) -> None:
         super().__init__(
-            f"{partial} exists: an earlier closure of run {run} was interrupted. Nothing was "
-            f"copied or moved; inspect it, then move it out of the way (labledger never deletes "
-            f"it) and close again")
+            f"another `labledger close` of run {run} is in progress (it holds the lock beside "
+            f"{partial}); nothing was copied or moved. Wait for it to finish, then look at its "
+            f"result")
         self.run, self.partial = run, partial
+
+
+class CapsuleRunningError(IngestError):
+    """The ledger shows the run as still running: launched, with no `run.exited` since."""
+
+    _fields = ("run", "launched", "since", "host")
+
+    def __init__(self, run: str, launched: str, since: str, host: str | None) -> None:
+        where = f" on {host}" if host else ""
+        super().__init__(
+            f"run {run} is still running according to the ledger (run.launched "
+            f"{launched[:12]} at {since}{where}, no run.exited since); a process still writing "
+            f"would change the capsule after its seal. Nothing was copied or moved. Close it "
+            f"once the command has exited, or pass --allow-running if you know it no longer "
+            f"writes (its wrapper was killed, the box is gone)")
+        self.run, self.launched, self.since, self.host = run, launched, since, host
 
 
 class CapsuleUnplacedError(IngestError):

@@ -71,7 +71,7 @@ def ingest_run_dir(
     CasError, LedgerError
         The store or the ledger could not be written (no event was appended).
     """
-    run = resolve_run(run)
+    run = resolve_run(run, action="record a run directory", kind=None)
     base = Path(run_dir)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger

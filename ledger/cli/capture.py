@@ -67,6 +67,9 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
         return
     click.echo(record.id)
     body = record.body_dict()
+    if body.get("size") == 0:
+        warn(f"labledger: warning: {path} is empty (0 bytes): recorded, but an empty "
+             "checkpoint is usually one saved over a failed write")
     verb = "hashed (not stored)" if digest_only else "stored"
     info(click.get_current_context(), f"{verb} {body['digest']}  {path}")
 
@@ -81,9 +84,12 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
                    "nothing is ever deleted).")
 @click.option("--quarantine-root", type=click.Path(file_okay=False), metavar="DIR",
               help="Where failed candidates go (default: EXPORT_ROOT/../quarantine).")
+@click.option("--allow-running", is_flag=True,
+              help="Close a run the ledger shows as still running (run.launched without "
+                   "run.exited): only when you know nothing writes to it any more.")
 @common
 def close(source: str, run: str | None, export_root: str, move: bool,
-          quarantine_root: str | None) -> None:
+          quarantine_root: str | None, allow_running: bool) -> None:
     """Seal the run in SOURCE as an immutable capsule EXPORT_ROOT/<run>, or quarantine it.
 
     Copies (or moves) SOURCE to EXPORT_ROOT/.partial/<run>, checks it against the capsule rules
@@ -100,7 +106,8 @@ def close(source: str, run: str | None, export_root: str, move: bool,
     ctx = click.get_current_context()
     try:
         sealed = close_capsule(source, run=run, export_root=export_root, move=move,
-                               quarantine_root=quarantine_root, ledger=ledger)
+                               quarantine_root=quarantine_root, allow_running=allow_running,
+                               ledger=ledger)
     except CapsuleQuarantinedError as exc:
         if state().json:
             emit_json({"sealed": False, **exc.to_json()})

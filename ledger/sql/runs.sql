@@ -10,7 +10,9 @@
 --   'exited-ok'    the latest is a run.exited with exit_code 0 and no signal
 --   'failed'       the latest is a run.exited with another exit code (or none)
 --   'killed'       the latest is a run.exited with a signal
---   'sealed'       the latest is a capsule.sealed
+--   'sealed'       the run has a capsule.sealed, whatever came after it: a seal is final (a run
+--                  is never closed twice), so heartbeats or the run.exited of a run closed with
+--                  `close --allow-running` do not turn it back into running or exited
 --   'quarantined'  the latest is a capsule.quarantined
 --   'recorded'     events mention the run but it has no lifecycle event
 -- 'running' and 'stalled' depend on the clock: "now" is DuckDB's current_timestamp, the start of
@@ -38,6 +40,7 @@ WITH lifecycle AS (
     SELECT
         run,
         arg_max(kind, (ts, writer, seq)) AS last_kind,
+        bool_or(kind = 'capsule.sealed') AS ever_sealed,
         arg_max(ts, (ts, writer, seq)) AS state_ts,
         max(ts) FILTER (WHERE kind = 'run.heartbeat') AS last_heartbeat_ts,
         arg_max((ts, writer, seq), (ts, writer, seq)) FILTER (WHERE kind = 'run.launched')
@@ -95,7 +98,7 @@ SELECT
     t.run,
     CASE
         WHEN j.last_kind IS NULL THEN 'recorded'
-        WHEN j.last_kind = 'capsule.sealed' THEN 'sealed'
+        WHEN j.ever_sealed THEN 'sealed'
         WHEN j.last_kind = 'capsule.quarantined' THEN 'quarantined'
         WHEN j.last_kind = 'run.exited' AND j.exit_signal IS NOT NULL THEN 'killed'
         WHEN j.last_kind = 'run.exited' AND j.exit_code = 0 THEN 'exited-ok'

@@ -6,12 +6,14 @@ import labledger.ingest as api
 from labledger.ingest import capsule, capsule_rules, checkpoint, errors, run_dir
 
 CAPTURE = {
+    "CapsuleBusyError": errors.CapsuleBusyError,
     "CapsuleCheck": capsule_rules.CapsuleCheck,
     "CapsuleConfigError": errors.CapsuleConfigError,
     "CapsuleExistsError": errors.CapsuleExistsError,
     "CapsuleInterruptedError": errors.CapsuleInterruptedError,
     "CapsuleQuarantinedError": errors.CapsuleQuarantinedError,
     "CapsuleRules": capsule_rules.CapsuleRules,
+    "CapsuleRunningError": errors.CapsuleRunningError,
     "CapsuleSourceError": errors.CapsuleSourceError,
     "CheckpointSourceError": errors.CheckpointSourceError,
     "IngestError": errors.IngestError,
