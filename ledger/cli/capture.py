@@ -31,7 +31,7 @@ def _parse_metrics(pairs: tuple[str, ...]) -> dict[str, float]:
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--run", metavar="RUN", help=_RUN_HELP)
 @click.option("--step", type=click.IntRange(min=0), help="Training step.")
 @click.option("--epoch", type=click.IntRange(min=0), help="Epoch.")
@@ -124,7 +124,7 @@ def close(source: str, run: str | None, export_root: str, move: bool,
 
 
 @click.command("ingest-dir")
-@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--run", metavar="RUN", help=_RUN_HELP)
 @click.option("--instance", metavar="INSTANCE", help="Instance (box) id.")
 @common

@@ -124,12 +124,16 @@ def test_checkpoint_without_run_exits_2(
     assert "LABLEDGER_RUN" in err
 
 
-def test_checkpoint_of_a_missing_file_exits_1(
+def test_a_missing_path_is_bad_input_exit_2(
     capsys: pytest.CaptureFixture[str], ledger: Ledger
 ) -> None:
+    # as for ingest FILE and cas put PATH: a path named on the command line that is not there
     code, _, err = call(capsys, "checkpoint", "nope.pth", "--run", "r1")
-    assert code == 1
-    assert "no such file" in err
+    assert code == 2
+    assert "File 'nope.pth' does not exist" in err
+    code, _, err = call(capsys, "ingest-dir", "nodir", "--run", "r1")
+    assert code == 2
+    assert "Directory 'nodir' does not exist" in err
     assert kinds(ledger) == []
 
 
