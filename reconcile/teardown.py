@@ -122,7 +122,9 @@ def run_provider_command(command: Sequence[str], *, timeout: float = 600.0,
     Interrupted (Ctrl-C: `KeyboardInterrupt`), the command is given ``grace`` seconds to end
     on its own (a terminal's Ctrl-C reaches it too), then SIGINT, then killed; the result
     says ``interrupted`` and keeps what it printed so far, so the caller can record the
-    request (the provider call may already have gone out) before it stops.
+    request (the provider call may already have gone out) before it stops. A caller that may
+    be interrupted again (the CLI) ignores later Ctrl-Cs until it has recorded: the waits here
+    are bounded (2 x ``grace``, then a kill), so ignoring them cannot hang.
     """
     import codecs
     import signal
@@ -164,6 +166,7 @@ def run_provider_command(command: Sequence[str], *, timeout: float = 600.0,
         code, note = None, f"\ntimed out after {timeout} s"
     except KeyboardInterrupt:
         interrupted = "SIGINT"
+        after = time.monotonic() - started
         try:
             code = proc.wait(timeout=grace)
         except (subprocess.TimeoutExpired, KeyboardInterrupt):
@@ -176,8 +179,8 @@ def run_provider_command(command: Sequence[str], *, timeout: float = 600.0,
                 code = proc.wait()
         how = (f"it exited {code}" if code is not None and code >= 0
                else f"it ended on signal {-code}" if code is not None else "")
-        note = (f"\n[labledger: interrupted (SIGINT) after {time.monotonic() - started:.1f} s "
-                f"while the command ran; {how}]")
+        note = (f"\n[labledger: interrupted (SIGINT) {after:.1f} s after the command started; "
+                f"{how}]")
     reader.join(timeout=5)
     if not reader.is_alive():
         pipe.close()

@@ -117,8 +117,15 @@ def _echo_err(text: str) -> None:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _one_interrupt() -> Iterator[None]:
+    """The first Ctrl-C raises `KeyboardInterrupt` as usual; every later one is ignored until
+    the block ends: however often it is pressed while the provider command runs, the record
+    of the request (the call may have gone out) is written before labledger stops."""
+    def first(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, first)
     try:
         yield
     finally:
@@ -274,10 +281,11 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     if command:
         # Its output goes to stderr as it comes (kept for the event too): an interrupted or
         # hung provider call has shown what it did so far.
-        result = run_provider_command(command, timeout=timeout, echo=_echo_err)
-        if result.interrupted:
-            with _sigint_ignored():  # a second Ctrl-C must not lose the record of the first
+        with _one_interrupt():
+            result = run_provider_command(command, timeout=timeout, echo=_echo_err)
+            if result.interrupted:
                 requested = record_request(ledger, instance, result)
+        if result.interrupted:
             out["requested"] = requested.to_dict()
             warn(f"interrupted while the provider command ran: recorded teardown.requested "
                  f"{requested.id} ("

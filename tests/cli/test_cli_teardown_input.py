@@ -72,6 +72,44 @@ def test_interrupting_the_provider_command_records_it_and_keeps_its_output(
     assert "recorded teardown.requested" in err
 
 
+def test_ctrl_c_pressed_again_and_again_still_records_the_request(
+        ledger: Ledger, pull_seed: Any, project: Path, tmp_path: Path) -> None:
+    """Ctrl-C four times in a row while a provider command that ignores it runs: labledger waits
+    for it (bounded), kills it, and still records teardown.requested before it stops."""
+    pull_seed.rent()
+    pull_seed.full({"train.csv": b"step,loss\n1,0.5\n"})
+    started = tmp_path / "started"
+    stubborn = tmp_path / "stubborn_destroy.py"
+    stubborn.write_text(
+        "import pathlib, signal, time\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "print('destroy request sent', flush=True)\n"
+        f"pathlib.Path({str(started)!r}).touch()\n"
+        "time.sleep(60)\n")
+    exe = Path(sys.executable).with_name("labledger")
+    proc = subprocess.Popen([str(exe), "teardown", "--instance", "box1", "--yes", "--",
+                             sys.executable, str(stubborn)], cwd=project, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not started.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    for pause in (0.3, 0.3, 0.01, 0.0):
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(pause)
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    kinds = [e["kind"] for e in teardown_events(Ledger.open(project))]
+    assert kinds == ["teardown.approved", "teardown.requested"]
+    requested = teardown_events(Ledger.open(project))[1]
+    assert requested["extra"] == {"interrupted": "SIGINT"}
+    assert requested["response"].startswith("destroy request sent\n")
+    assert "s after the command started" in requested["response"]
+
+
 def test_an_interrupted_teardown_with_json_prints_one_document(
         ledger: Ledger, pull_seed: Any, project: Path, tmp_path: Path) -> None:
     pull_seed.rent()
