@@ -6,12 +6,16 @@ integers that starts with the segment's stamp (inode, size, mtime). Invariants:
 
 * A cache only ever saves work: a missing, unreadable, malformed or foreign file reads as empty,
   and an entry of the wrong width or type is dropped, so the worst case is reading again.
-* Writes are atomic (a temporary file renamed over the old one) and best effort: a reader that
-  cannot write (a read-only copy of a ledger) goes on without a word.
+* Writes are atomic (a temporary file renamed over the old one). A ledger whose cache folder
+  cannot be written (a read-only copy) keeps its cache in the user's cache folder instead
+  (``$XDG_CACHE_HOME/labledger/`` or ``~/.cache/labledger/``, named after the ledger's path),
+  so its readers do not pay the first read's work again on every query; when neither can be
+  written, they go on without a word.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -20,25 +24,36 @@ __all__ = ["load", "save"]
 
 
 def load(cache: Path | None, width: int) -> dict[str, list[int]]:
-    """The entries of ``cache`` that are lists of ``width`` integers."""
+    """The entries of ``cache`` (or of its fallback) that are lists of ``width`` integers."""
     if cache is None:
         return {}
-    try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items()
-            if isinstance(v, list) and len(v) == width and all(type(x) is int for x in v)}
+    for path in (cache, _fallback(cache)):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if isinstance(v, list) and len(v) == width
+                    and all(type(x) is int for x in v)}
+    return {}
 
 
 def save(cache: Path, entries: dict[str, list[int]]) -> None:
-    """Replace ``cache`` with ``entries`` atomically; give up quietly when it cannot be written."""
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(entries, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:
-        pass
+    """Replace ``cache`` with ``entries`` atomically (or its fallback when ``cache`` cannot be
+    written); give up quietly when neither can."""
+    text = json.dumps(entries, sort_keys=True)
+    for path in (cache, _fallback(cache)):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+            return
+        except OSError:
+            continue
+
+
+def _fallback(cache: Path) -> Path:
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    key = hashlib.sha256(str(cache.absolute()).encode()).hexdigest()[:24]
+    return Path(home) / "labledger" / f"{key}-{cache.name}"

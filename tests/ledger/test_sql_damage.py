@@ -343,3 +343,35 @@ def test_an_unreadable_changed_line_is_reported_once_as_unreadable(ledger: Ledge
     connect(ledger.paths, on_damage=seen.append).close()
     assert len(seen) == 1
     assert "cannot be read" in seen[0]
+
+
+def test_a_line_of_the_open_segment_changed_after_a_first_read_is_still_found(
+        ledger: Ledger) -> None:
+    for i in range(3):
+        ledger.append("note", text=f"hello{i}")
+    seen: list[str] = []
+    connect(ledger.paths, on_damage=seen.append).close()  # hashed and remembered
+    assert seen == []
+    segment = open_segment(ledger)
+    segment.chmod(0o644)
+    with open(segment, "r+b") as fh:  # changed in place: same inode, same size
+        data = fh.read()
+        fh.seek(data.index(b"hello1"))
+        fh.write(b"HELLO1")
+    ledger.append("note", text="after")  # and a line appended since
+    connect(ledger.paths, on_damage=seen.append).close()
+    assert len(seen) == 1
+    assert "1 record(s) no longer match their id (line 2 at byte" in seen[0]
+
+
+def test_a_ledger_whose_cache_cannot_be_written_keeps_it_in_the_users_cache(
+        ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    for i in range(3):
+        ledger.append("note", text=f"n{i}")
+    (ledger.paths.home / "cache").write_text("not a folder")  # as on a read-only copy
+    connect(ledger.paths).close()
+    kept = list((tmp_path / "xdg" / "labledger").glob("*-altered.json"))
+    assert len(kept) == 1  # the next read hashes only what is new
+    entry = next(iter(json.loads(kept[0].read_text()).values()))
+    assert entry[4] == 3  # three lines hashed
