@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from labledger.cas import CorruptObject, ObjectCorruptError, PutResult, Store
+from labledger.cas import CorruptObject, ObjectCorruptError, PutResult, Store, TreeEntry
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
 
@@ -201,9 +201,17 @@ def record_restored(ledger: Ledger, stored: Iterable[tuple[str, PutResult]]) -> 
     word in the ledger is its ``object.quarantined``: the bytes a reader moved aside are back,
     so the `checkpoints` view's ``in_store`` (and every rule built on it) holds again. The
     quarantine's advice is "store the original again with `labledger cas put`"; this is what
-    makes that advice true. An object never quarantined, or already restored, records nothing.
+    makes that advice true. A stored tree restores its files too (a folder put again holding
+    the lost file). An object never quarantined, or already restored, records nothing.
     """
-    wanted = {r.digest: (path, r) for path, r in stored}
+    store = open_store(ledger)
+    wanted: dict[str, tuple[str, PutResult | TreeEntry]] = {}
+    for path, result in stored:
+        wanted[result.digest] = (path, result)
+        if result.type == "tree":
+            for entry in store.ls(result.digest):
+                if entry.digest is not None:
+                    wanted.setdefault(entry.digest, (f"{path.rstrip('/')}/{entry.path}", entry))
     if not wanted:
         return []
     latest: dict[str, tuple[str, str]] = {}  # digest -> (ts, kind) of its latest event
@@ -217,7 +225,8 @@ def record_restored(ledger: Ledger, stored: Iterable[tuple[str, PutResult]]) -> 
         if digest not in latest or record.ts >= latest[digest][0]:
             latest[digest] = (record.ts, record.kind)
     drafts = [ledger.draft("artifact.recorded", {
-        "path": path, "digest": r.digest, "size": r.size, "type": r.type, "role": "restored"})
+        "path": path, "digest": digest, "size": r.size,
+        "type": r.type if isinstance(r, PutResult) else "file", "role": "restored"})
         for digest, (path, r) in wanted.items()
         if latest.get(digest, ("", ""))[1] == "object.quarantined"]
     return ledger.append_drafts(drafts) if drafts else []

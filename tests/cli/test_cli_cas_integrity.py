@@ -116,6 +116,24 @@ def test_storing_the_original_again_restores_it_in_the_ledger(
         {"path": "w.pth", "digest": digest, "size": 4096, "role": "restored"}]
 
 
+def test_storing_the_folder_holding_the_original_restores_it_too(
+    capfdbinary: pytest.CaptureFixture[bytes], project: Path
+) -> None:
+    data = os.urandom(2048)
+    (project / "d").mkdir()
+    (project / "d" / "f.pth").write_bytes(data)
+    assert run(capfdbinary, "checkpoint", "d/f.pth", "--run", "r1", "-q")[0] == 0
+    digest = b3(data)
+    tamper(project, digest)
+    assert run(capfdbinary, "check", "--deep")[0] == 3  # quarantined and recorded
+    code, _, err = run(capfdbinary, "cas", "put", "d")
+    assert code == 0
+    assert b"restored 1 quarantined object(s)" in err
+    code, out, _ = run(capfdbinary, "sql", "select in_store from checkpoints", "--format", "json")
+    assert json.loads(out) == [{"in_store": True}]
+    assert run(capfdbinary, "check", "--deep")[0] == 0
+
+
 def test_get_of_a_corrupt_file_records_it_and_leaves_no_output(
     capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:
