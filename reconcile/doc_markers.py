@@ -39,8 +39,12 @@ _MD_MARKERS = re.compile(
     r"|<span\s+data-claim\s*=\s*(?:\"(?P<span>[^\"]+)\"|'(?P<span1>[^']+)')\s*>"
     r"(?P<content>[^<]*)</span>")
 # What starts like a marker: one the full pattern does not read is a finding, never ignored (a
-# drifted number behind a mistyped marker would otherwise pass as unmarked text).
-_MD_SUSPECT = re.compile(r"<!--\s*(?i:(?:no)?claim|delta)\b|<span\s[^>]*?data-claim\b")
+# drifted number behind a mistyped marker would otherwise pass as unmarked text). A keyword
+# followed by ':' or by one id-like word and the end of the comment is a marker being written;
+# prose in a comment that starts with the word ("<!-- Delta between the runs ... -->") is not.
+_MD_SUSPECT = re.compile(
+    r"<!--\s*(?i:(?:claim|delta)\s*:|(?:claim|delta)\s+[\w.,-]+\s*(?:-->|$)|noclaim\b)"
+    r"|<span\s[^>]*?data-claim\b", re.MULTILINE)
 _TEX_MARKERS = re.compile(
     r"\\(?:ledger)?claim\{(?P<claim>[^{}]+)\}\{"
     r"|\\(?:ledger)?claimdelta\{(?P<a>[^{}]+)\}\{(?P<b>[^{}]+)\}\{"

@@ -219,6 +219,10 @@ CASES = [
     Case("span marker without quotes is a finding", "a.md",
          "Our model reaches <span data-claim=C1>30.00</span> on Kodak.\n", ("C1",),
          [("marker", 1, ())]),
+    Case("a comment of prose that starts with the keyword is no marker", "a.md",
+         "<!-- Delta between the two runs is explained in the appendix. -->\n"
+         "<!-- claim numbers below are refreshed by CI -->\nWe trained for 300 epochs.\n",
+         ("C1",), []),
     Case("malformed marker in a table cell is a finding", "a.md",
          "| Method | PSNR |\n|---|---|\n| Ours | <!-- claim C1 -->31.42 |\n", ("C1",),
          [("marker", 3, ())]),
