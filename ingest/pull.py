@@ -636,7 +636,9 @@ class _Puller:
                     break
         if candidate is None or not self.store.exists(candidate):
             return None
-        local = self._stored_sha.get(candidate) or self._stored_sha256(candidate)
+        local = self._stored_sha.get(candidate)
+        if local is None:  # each stored object is read at most once per pull
+            local = self._stored_sha[candidate] = self._stored_sha256(candidate)
         if local != entry.sha256:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,
@@ -864,10 +866,13 @@ def _datasync(path: Path) -> None:
 def _earlier_pulls(ledger: Ledger
                    ) -> tuple[dict[str, str], set[tuple[str, int]], dict[int, set[str]]]:
     """In one pass over the ledger: from every ok ``artifact.pulled`` (any run, any box),
-    SHA-256 -> stored digest and the (path, size) pairs seen; and size -> digests of every
-    object an event says the store holds (pulled, ``checkpoint.saved`` with its bytes stored,
-    ``artifact.recorded``): a listed file of such a size may already be stored, so it waits for
-    the box's hash instead of streaming early, and is compared with those objects."""
+    SHA-256 -> stored digest and the (path, size) pairs seen; and size -> digests of the
+    objects stored here without a pull (``checkpoint.saved`` with its bytes stored,
+    ``artifact.recorded``; the caller keeps those the store holds): a listed file of such a
+    size may already be stored under no pull's SHA-256, so it waits for the box's hash instead
+    of streaming early, and is compared with those objects. Objects pulled before are found
+    by their SHA-256 instead, so a new checkpoint as large as the earlier ones still streams
+    early."""
     known: dict[str, str] = {}
     seen: set[tuple[str, int]] = set()
     sizes: dict[int, set[str]] = {}
@@ -881,7 +886,8 @@ def _earlier_pulls(ledger: Ledger
             seen.add((str(body.get("path")), int(size or 0)))
             if body.get("digest") and body.get("local_sha256"):
                 known[body["local_sha256"]] = body["digest"]
-        elif record.kind == "checkpoint.saved" and body.get("stored") is False:
+            continue  # found by its SHA-256 (``known``), never by its size
+        if record.kind == "checkpoint.saved" and body.get("stored") is False:
             continue  # hashed on the box, bytes left there: not in this store
         digest = body.get("digest")
         if isinstance(size, int) and isinstance(digest, str) \
@@ -1064,7 +1070,10 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
         # pull saw at this path and size, or of the size of an object the ledger says is stored
         # (a checkpoint recorded with `labledger checkpoint`), may already be in the store and
         # waits for its hash: a file already stored is never transferred again.
-        known, seen, puller.stored_by_size = _earlier_pulls(ledger)
+        known, seen, by_size = _earlier_pulls(ledger)
+        pulled = set(known.values())
+        puller.stored_by_size = {size: here for size, digests in by_size.items()
+                                 if (here := {d for d in digests - pulled if store.exists(d)})}
         early = [e for e in files
                  if (e.path, e.size) not in seen and e.size not in puller.stored_by_size]
         puller.apply_hashes(entries, files, puller.hash_and_prefetch(files, early))

@@ -20,6 +20,8 @@ with warnings.catch_warnings():
     import torch
 
 pytestmark = pytest.mark.usefixtures("pull_project")  # conftest: the project, its own HOME
+
+
 def kinds(project: Path) -> list[str]:
     return [r.kind for r in Ledger.open(project).records()]
 
@@ -41,6 +43,41 @@ def test_a_file_already_in_the_store_is_not_transferred_again_over_ssh(
     assert files["ckpt/best.pth"]["checkpoint_ok"] is True
     assert files["run.json"]["status"] == "pulled"
     assert summary["bytes_transferred"] == (box / "run.json").stat().st_size
+
+
+def test_each_stored_object_is_read_at_most_once_per_pull_over_ssh(
+        capsys: pytest.CaptureFixture[str], box: Path, sshd: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A box that gains a checkpoint of the same size before each pull (SSH sends SHA-256
+    only): the earlier ones are found present, each stored object is re-read at most once per
+    pull (not twice), and only the new checkpoint crosses the link."""
+    from labledger.ingest import pull as pull_module
+
+    reads: list[str] = []
+    real = pull_module._Puller._stored_sha256
+
+    def counted(self: Any, digest: str) -> str:
+        reads.append(digest)
+        return real(self, digest)
+
+    monkeypatch.setattr(pull_module._Puller, "_stored_sha256", counted)
+    size = (box / "ckpt" / "best.pth").stat().st_size
+    for k in range(1, 4):
+        torch.manual_seed(k)
+        torch.save({"model_state_dict": torch.nn.Linear(3, 2).state_dict()},
+                   box / "ckpt" / f"ep{k:02d}.pth")  # a name as long as best's: same size
+        assert (box / "ckpt" / f"ep{k:02d}.pth").stat().st_size == size
+        reads.clear()
+        code, out, err = call(capsys, "--json", "pull", "--run", "r1", "--from",
+                              sshd.target(box), "--identity", str(sshd.client_key),
+                              "--accept-new-host-key")
+        assert code == 0, err
+        summary = json.loads(out)
+        assert len(reads) == len(set(reads)), reads  # no object read twice
+        if k > 1:
+            assert summary["bytes_transferred"] == size  # the new checkpoint alone
+            assert {f["path"]: f["status"] for f in summary["files"]}[f"ckpt/ep{k:02d}.pth"] \
+                == "pulled"
 
 
 def test_a_file_already_in_the_store_is_not_transferred_again_from_a_folder(
