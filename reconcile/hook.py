@@ -1,6 +1,7 @@
 """The agent tool hook: judge a coding agent's shell command before it runs.
 
-Accepted payloads (JSON on stdin; the command is found in the first shape that matches)::
+Accepted payloads (JSON on stdin; a command found in any of these places is judged, all of
+them together when several hold one)::
 
     Claude Code PreToolUse   {"tool_name": "Bash", "tool_input": {"command": "..."}, "cwd": "..."}
     Gemini CLI BeforeTool    {"tool_name": "run_shell_command", "tool_input": {"command": "..."}}
@@ -50,12 +51,13 @@ any exception raised while a destructive command is judged (fail closed).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shlex
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,7 +80,7 @@ BUILTIN_PATTERNS = (
     r"\b(podTerminate|podStop)\b",
     r"\b(terminate_pod|stop_pod|delete_pod|destroy_instance|terminate_instances?)\s*\(",
     # a command word computed when it runs (`V=vastai; $V destroy ...`), an alias hiding one
-    r"^\$\S*\s+(\S+\s+)?(destroy|terminate|delete|remove|rm|stop|recycle)(\s|$)",
+    r"^[^\s$`]*[$`]\S*\s+(\S+\s+)?(destroy|terminate|delete|remove|rm|stop|recycle)(\s|$)",
     r"^alias\s.*\b(vastai|runpodctl|kubectl|scancel|pspace|paperspace|shutdown|poweroff|halt"
     r"|reboot)\b",
     # power off or reboot with options before the verb, or by runlevel (0 halt, 6 reboot,
@@ -114,8 +116,15 @@ _REMOTE_KILL_VERBS = {"tmux": {"kill-server", "kill-session", "kill-pane", "kill
 # approving its own destroy, or hiding the instance from the gate.
 _DECISION_KINDS = re.compile(r"^(teardown\.\w+|instance\.released)$")
 _DECISION_TEXT = re.compile(r"teardown\.\w+|instance\.released")
-_LABLEDGER_GLOBAL_VALUES = {"--root"}
-_EMIT_VALUES = {"--run", "--instance", "--set", "--data", "--at", "--writer", "--actor"}
+# a kind word computed when it runs (`$KIND`, `{}` of find or xargs, a brace or a glob)
+_COMPUTED_KIND = re.compile(r"[$`{}*?\[\]]")
+# a command word computed when it runs (`r$(echo unpod)ctl`, `ru${X}npodctl`) followed by one
+# of these within two words: it counts as destroying (what it runs cannot be read)
+_DESTROY_VERBS = {"destroy", "terminate", "delete", "remove", "rm", "stop", "recycle"}
+# Matching hook.toml's patterns (user regexes, which may backtrack exponentially) gets this
+# many seconds per judgment in all; past it the command is blocked (fail closed), well before
+# the agent's hook timeout would kill the hook (and let the command run).
+USER_PATTERN_BUDGET_S = 2.0
 # A command line longer than this is not judged (blocked): the agent's hook timeout must not
 # run out while it is read (parsing is linear: 8 MiB takes seconds).
 MAX_COMMAND_CHARS = 8 * 1024 * 1024
@@ -123,7 +132,7 @@ MAX_COMMAND_CHARS = 8 * 1024 * 1024
 # entries the answer is "cannot tell" (blocked).
 _WALK_LIMIT = 200_000
 _QUOTE_LIMIT = 160  # a command quoted in a message is shortened past this
-_REMOTE_DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(")
+_DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(")
 # Whole-line matching is for hook.toml patterns spanning commands; beyond this it is skipped
 # (a pattern's backtracking on a long line could outlast the agent's hook timeout).
 _WHOLE_LINE_LIMIT = 8192
@@ -191,16 +200,20 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
     return None, cwd
 
 
-def _strings(value: Any, depth: int = 0) -> list[str]:
-    if depth > 20:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _strings(v, depth + 1)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v, depth + 1)]
-    return []
+def _strings(value: Any) -> list[str]:
+    """Every string a decoded JSON value holds, at any depth (walked without recursion: a
+    command nested deeper than any limit is still found)."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return found
 
 
 def parse_payload(raw: bytes) -> tuple[str | None, str | None]:
@@ -260,7 +273,10 @@ def load_config(home: Path | None) -> HookConfig:
 def _read_hook_toml(path: Path) -> tuple[list[str], list[str]]:
     """(patterns, export roots) of hook.toml, each checked: a typo must not silently turn a
     protection off, and a string where a list belongs must not be read letter by letter."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise HookConfigError(f"{path}: not UTF-8 text ({exc})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -294,6 +310,9 @@ def _read_hook_toml(path: Path) -> tuple[list[str], list[str]]:
         except re.error as exc:
             raise fail("patterns", f"`patterns` entry {n} ({item!r}) is not a valid "
                                    f"regex: {exc}") from None
+        if re.search(item, "") is not None:
+            raise fail("patterns", f"`patterns` entry {n} ({item!r}) matches the empty "
+                                   "string, so it would match (and block) every command")
         patterns.append(item)
     raw_roots = data.get("export-roots", [])
     if not isinstance(raw_roots, list) or not all(isinstance(r, str) and r for r in raw_roots):
@@ -308,8 +327,52 @@ def _line_of(text: str, key: str) -> str:
     return f": line {text.count(chr(10), 0, m.start()) + 1}" if m else ""
 
 
-def matching_patterns(command: str, patterns: Iterable[str]) -> list[str]:
-    return [p for p in patterns if re.search(p, command)]
+def matching_patterns(command: str, patterns: Iterable[str],
+                      bounded: Collection[str] = ()) -> list[str]:
+    """The patterns found in ``command``; those in ``bounded`` (hook.toml's) are searched
+    within the judgment's time budget (`PatternTimeout` past it)."""
+    return [p for p in patterns
+            if (_bounded_search(p, command) if p in bounded else re.search(p, command))]
+
+
+class PatternTimeout(Exception):
+    """A hook.toml pattern ran past `USER_PATTERN_BUDGET_S`: the command cannot be judged."""
+
+    def __init__(self, pattern: str) -> None:
+        super().__init__(pattern)
+        self.pattern = pattern
+
+
+class _Budget:
+    left = USER_PATTERN_BUDGET_S  # seconds of hook.toml pattern matching left (per judgment)
+
+
+def _bounded_search(pattern: str, text: str) -> bool:
+    """``re.search`` stopped by SIGALRM when the budget runs out (re's matching loop checks
+    for signals as it runs, so a catastrophic backtrack is interrupted). Outside the main
+    thread no timer can be set: the search runs unbounded."""
+    import signal
+    import threading
+    import time
+
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "setitimer"):
+        return re.search(pattern, text) is not None
+    if _Budget.left <= 0:
+        raise PatternTimeout(pattern)
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise PatternTimeout(pattern)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    start = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, _Budget.left)
+    try:
+        return re.search(pattern, text) is not None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+        _Budget.left -= time.monotonic() - start
 
 
 @dataclass
@@ -333,14 +396,17 @@ def destructive_commands(command: str, patterns: Iterable[str],
     from labledger.reconcile.shell_words import TOO_DEEP, normalize_line, simple_commands
 
     patterns = list(patterns)
+    user = set(user_patterns)
     found: list[_Destroy] = []
     for cmd in simple_commands(command) if parsed is None else parsed:
         if cmd.name == TOO_DEEP:
-            if matching_patterns(cmd.argv[1], patterns):
+            if matching_patterns(cmd.argv[1], patterns, user):
                 found.append(_Destroy(cmd.context, True, cmd.text))
             continue
+        computed_destroy = _computed_word_destroys(cmd.argv)
         if cmd.remote:
-            if _destroys_on_the_box(cmd) or matching_patterns(cmd.text, patterns):
+            if _destroys_on_the_box(cmd) or computed_destroy or \
+                    matching_patterns(cmd.text, patterns, user):
                 found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                       destination=cmd.destination))
             continue
@@ -349,25 +415,33 @@ def destructive_commands(command: str, patterns: Iterable[str],
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                   destination=[remote_target]))
             continue
-        if cmd.name in _PROVIDER_CLIS and cmd.dynamic:
+        if (cmd.name in _PROVIDER_CLIS and cmd.dynamic) or computed_destroy:
             found.append(_Destroy(cmd.context, True, cmd.text))
             continue
         if cmd.name in _DATA_COMMANDS:
             continue
-        if matching_patterns(cmd.text, patterns):
+        if matching_patterns(cmd.text, patterns, user):
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text))
     if not found:
         whole = normalize_line(command)
-        if len(whole) <= _WHOLE_LINE_LIMIT and matching_patterns(whole, user_patterns):
+        if len(whole) <= _WHOLE_LINE_LIMIT and matching_patterns(whole, user, user):
             found.append(_Destroy(whole, bool(re.search(r"[$`]", whole)), whole))
     return found
+
+
+def _computed_word_destroys(argv: list[str]) -> bool:
+    """A command word computed when it runs (``$V``, ``r$(echo unpod)ctl``, ``ru${X}npodctl``,
+    backticks) followed, within two words, by a destroy verb: what it runs cannot be read,
+    and it reads like a destroy."""
+    return bool(argv) and ("$" in argv[0] or "`" in argv[0]) and any(
+        w in _DESTROY_VERBS for w in argv[1:3])
 
 
 def _destroys_on_the_box(cmd: Any) -> bool:
     """Run on a box (through ssh), ``cmd`` deletes its files or kills its processes or the
     sessions they run in."""
     return cmd.name in _REMOTE_DESTRUCTIVE or bool(
-        _REMOTE_DELETE_CALLS.search(cmd.text + "\n" + cmd.context)) or (
+        _DELETE_CALLS.search(cmd.text + "\n" + cmd.context)) or (
         cmd.name == "find" and ("-delete" in cmd.argv or "-exec" in cmd.argv)) or bool(
         _REMOTE_KILL_VERBS.get(cmd.name, set()) & set(cmd.argv[1:]))
 
@@ -421,7 +495,29 @@ def _labledger_args(argv: list[str]) -> list[str] | None:
         args = argv[argv.index("-m") + 2:]
     else:
         return None
-    return skip_options(args, _LABLEDGER_GLOBAL_VALUES, 0)
+    return skip_options(args, _value_options(None), 0)
+
+
+@functools.cache
+def _value_options(sub: str | None) -> frozenset[str]:
+    """The options of ``labledger SUB`` (None: of ``labledger`` itself) that take a value,
+    read from its click command (imported only now, when a labledger command is judged), so
+    that what follows one is never read as the event kind or the file (``--attach FILE``)."""
+    import importlib
+
+    import click
+
+    from labledger.ledger.cli import COMMANDS, cli
+
+    command: click.Command = cli
+    if sub is not None:
+        module, attribute, _ = COMMANDS[sub]
+        command = getattr(importlib.import_module(module), attribute)
+    found: set[str] = set()
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.is_flag and not param.count:
+            found.update(param.opts)
+    return frozenset(found)
 
 
 def _decision_of(args: list[str], cmd: Any, command: str, base: Path) -> str | None:
@@ -440,10 +536,12 @@ def _decision_of(args: list[str], cmd: Any, command: str, base: Path) -> str | N
     if sub == "emit":
         from labledger.reconcile.shell_words import skip_options
 
-        kind = skip_options(rest, _EMIT_VALUES, 0)[:1]
+        kind = skip_options(rest, _value_options("emit"), 0)[:1]
         if kind and _DECISION_KINDS.match(kind[0]):
             return f"records a {kind[0]} event"
-        if not kind or cmd.dynamic:
+        # only the kind matters: `--set step=$STEP` computes a value, not what is recorded;
+        # xargs may append the kind itself
+        if not kind or _COMPUTED_KIND.search(kind[0]) or cmd.appended:
             return "records an event whose kind cannot be read here"
     if sub == "ingest":
         return _ingest_decision(rest, cmd, command, base)
@@ -455,7 +553,7 @@ def _ingest_decision(rest: list[str], cmd: Any, command: str, base: Path) -> str
     a release, or cannot be read here (a file written later in the line, a pipe)."""
     from labledger.reconcile.shell_words import skip_options
 
-    source = (skip_options(rest, set(), 0) or ["-"])[0]
+    source = (skip_options(rest, _value_options("ingest"), 0) or ["-"])[0]
     if cmd.dynamic:
         return "ingests events read when it runs, which may record a teardown decision"
     if source == "-":
@@ -529,33 +627,23 @@ def _find_name_tests(args: list[str]) -> list[tuple[str, str]]:
             if a in ("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename")]
 
 
-def _recursive_rm(argv: list[str]) -> list[str] | None:
-    """The paths a simple command deletes here (None: it deletes nothing)."""
-    got = _deleted(argv)
-    return None if got is None else got[0]
-
-
-def recursive_rm_targets(command: str) -> list[str]:
-    """The paths of every ``rm -r``/``-R``/``--recursive`` (and ``find ... -delete``) the
-    command line runs here (not through ssh)."""
-    from labledger.reconcile.shell_words import simple_commands
-
-    targets: list[str] = []
-    for cmd in simple_commands(command):
-        if not cmd.remote:
-            targets += _recursive_rm(cmd.argv) or []
-    return targets
-
-
 def _quick_destructive(command: str, patterns: Iterable[str],
                        user_patterns: Iterable[str] = (),
                        parsed: list[Any] | None = None) -> bool:
-    from labledger.reconcile.shell_words import TOO_DEEP, simple_commands
+    from labledger.reconcile.shell_words import simple_commands
 
     parsed = simple_commands(command) if parsed is None else parsed
-    return bool(destructive_commands(command, patterns, user_patterns, parsed)) or any(
+    return bool(destructive_commands(command, patterns, user_patterns, parsed)) or \
+        _deletes_here(parsed)
+
+
+def _deletes_here(parsed: list[Any]) -> bool:
+    """Some command of the line (not through ssh) deletes something here, or may."""
+    from labledger.reconcile.shell_words import TOO_DEEP
+
+    return any(
         not c.remote and (_deleted(c.argv) is not None
-                          or _REMOTE_DELETE_CALLS.search(c.text) is not None or (
+                          or _DELETE_CALLS.search(c.text) is not None or (
             c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None))
         for c in parsed)
 
@@ -680,22 +768,32 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
     config = load_config(home)
     parsed = simple_commands(command)  # once: every check below reads these
     decisions = person_decisions(parsed, command, Path(cwd) if cwd else Path.cwd())
-    if not _quick_destructive(command, config.patterns, config.user_patterns, parsed):
+    _Budget.left = USER_PATTERN_BUDGET_S
+    try:
+        destroys = destructive_commands(command, config.patterns, config.user_patterns,
+                                        parsed)
+    except PatternTimeout as exc:
+        return Verdict(allowed=False, destructive=True, reasons=[*decisions, (
+            f"the .labledger/hook.toml pattern {exc.pattern!r} took over "
+            f"{USER_PATTERN_BUDGET_S:g} s to search this command (it backtracks: nested "
+            "quantifiers like `(a+)+`), so the command cannot be judged (fail closed); "
+            "simplify the pattern")])
+    if not destroys and not _deletes_here(parsed):
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
-        if destructive_commands(command, config.patterns, config.user_patterns, parsed):
+        if destroys:
             decisions.append(
                 f"no labledger ledger found from {cwd or os.getcwd()} (looked for {DIRNAME}/), "
                 "so nothing shows this instance's results were pulled and verified")
         return Verdict(allowed=not decisions, destructive=True, reasons=decisions)
-    verdict = _judge_with_ledger(command, parsed, cwd, config, paths.project)
+    verdict = _judge_with_ledger(command, parsed, destroys, cwd, config, paths.project)
     verdict.reasons[:0] = decisions
     verdict.allowed = not verdict.reasons
     return verdict
 
 
-def _judge_with_ledger(command: str, parsed: list[Any], cwd: str | None, config: HookConfig,
-                       project: Path) -> Verdict:
+def _judge_with_ledger(command: str, parsed: list[Any], destroys: list[_Destroy],
+                       cwd: str | None, config: HookConfig, project: Path) -> Verdict:
     from labledger.ledger.ledger import Ledger
     from labledger.reconcile.pull_verified import ObjectChecker, load_events, record_corrupt
     from labledger.reconcile.pull_verified import open_store as store_of
@@ -705,8 +803,6 @@ def _judge_with_ledger(command: str, parsed: list[Any], cwd: str | None, config:
         checker = ObjectChecker(store_of(ledger))
         try:
             reasons = _judge_deletes(parsed, command, cwd, config, project, events, checker)
-            destroys = destructive_commands(command, config.patterns, config.user_patterns,
-                                            parsed)
             if destroys:
                 reasons += _judge_destroys(destroys, cwd, ledger, events, checker)
         finally:
@@ -805,7 +901,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             continue
         got = _deleted(cmd.argv)
         if got is None:
-            if _REMOTE_DELETE_CALLS.search(cmd.text):  # python -c "shutil.rmtree('results')"
+            if _DELETE_CALLS.search(cmd.text):  # python -c "shutil.rmtree('results')"
                 targets.append(_Target("(a delete inside a program)", [], [], True,
                                        _quoted(cmd.argv)))
             continue

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 __all__ = ["SimpleCommand", "simple_commands", "normalize_line", "skip_options", "MAX_DEPTH",
@@ -95,7 +95,8 @@ _INTERPRETER_VALUE_OPTIONS = {"-W", "-X", "-I", "-r", "--require", "--import", "
 _RUN_TOOLS = {"uv", "poetry", "pdm", "pipenv", "hatch", "rye", "conda", "mamba", "micromamba",
               "pixi"}
 _RUN_VALUE_OPTIONS = {
-    "--with", "--with-editable", "--with-requirements", "--python", "-p", "--package",
+    "--color", "-C", "-P", "--allow-insecure-host", "--python-fetch", "--with",
+    "--with-editable", "--with-requirements", "--python", "-p", "--package",
     "--extra", "--group", "--only-group", "--no-group", "--env-file", "--directory",
     "--project", "--index", "--index-url", "--extra-index-url", "--find-links", "-f", "-n",
     "--name", "--prefix", "--cwd", "-e", "--env", "--environment", "--config-file",
@@ -113,6 +114,22 @@ _CONTAINER_VALUE_OPTIONS = {
 _LABLEDGER_VALUE_OPTIONS = {"--root", "--run", "--instance", "--config", "--heartbeat",
                             "--override", "--evidence", "--method", "--timeout"}
 _FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
+# global options (taking a value) that may stand before a runner's subcommand
+_CONTAINER_GLOBAL_VALUES = {"-c", "--context", "--config", "-H", "--host", "-l", "--log-level",
+                            "--tlscacert", "--tlscert", "--tlskey", "--connection", "--url",
+                            "--identity", "--root", "--runroot", "--namespace", "-n"}
+_COMPOSE_GLOBAL_VALUES = {"-f", "--file", "-p", "--project-name", "--profile", "--env-file",
+                          "--project-directory", "--ansi", "--progress", "--parallel"}
+_KUBECTL_VALUE_OPTIONS = {"-n", "--namespace", "--context", "--kubeconfig", "--cluster",
+                          "--user", "-s", "--server", "--token", "--as", "--as-group", "-c",
+                          "--container", "-f", "--filename", "--request-timeout",
+                          "--certificate-authority", "--client-certificate", "--client-key"}
+_NPM_VALUE_OPTIONS = {"-w", "--workspace", "-c", "--call", "--prefix", "-C", "--dir",
+                      "--package", "-p", "--cwd", "--filter", "-F"}
+_GIT_GLOBAL_VALUES = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                      "--super-prefix"}
+# an awk program that runs commands: system(), `print | "cmd"`, `"cmd" | getline`
+_AWK_RUNS = re.compile(r"\bsystem\s*\(|\|")
 
 
 @dataclass
@@ -124,6 +141,8 @@ class SimpleCommand:
     # for a remote command: the ssh destination as written, after the options that decide
     # where it leads (-F config, -o ...): what `ssh -G` needs to resolve it as ssh would
     destination: list[str] | None = None
+    # run by xargs/parallel: words read when it runs are appended to ``argv``
+    appended: bool = False
 
     @property
     def name(self) -> str:
@@ -150,7 +169,9 @@ def simple_commands(command: str) -> list[SimpleCommand]:
 
 
 def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
-           out: list[SimpleCommand], depth: int) -> None:
+           out: list[SimpleCommand], depth: int, stdin: tuple[str, ...] = ()) -> None:
+    """Record the simple commands of ``script``; ``stdin``: what the script as a whole reads
+    (ssh's standard input, for its remote command), handed to each of its commands."""
     if len(out) >= _MAX_COMMANDS:
         return
     if depth > MAX_DEPTH:  # whole, as one command whose words cannot be read
@@ -161,7 +182,7 @@ def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
     parts = _split(script)
     line = _Line([p for p, _ in parts])
     for part, heredocs in parts:
-        _simple(part, heredocs, line, context, dynamic, remote, out, depth)
+        _simple(part, [*heredocs, *stdin], line, context, dynamic, remote, out, depth)
 
 
 class _Line:
@@ -206,44 +227,47 @@ def _simple(part: str, heredocs: list[str], line: _Line, context: str | None,
 
 def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str]], here: str,
              context: str | None, dyn: bool, remote: bool, out: list[SimpleCommand],
-             depth: int) -> None:
+             depth: int, appended: bool = False) -> None:
     """Record the command ``words`` run (wrappers dropped), then whatever it runs in turn: a
     shell's script, ssh's remote command, an interpreter's program from stdin, a runner's
-    command."""
+    command, the program text some tools run (``git rebase -x``, ``awk``'s ``system()``)."""
     if len(out) >= _MAX_COMMANDS or depth > MAX_DEPTH:
         return
     argv = _unwrap(words)
     if argv and argv[0] == "\0xargs":
-        dyn, argv = True, argv[1:]
+        dyn, appended, argv = True, True, argv[1:]
     if not argv:
         return
     name = os.path.basename(argv[0])
+    reads_script = (name in _SHELLS or name == "su") and _shell_script(argv, name) is None
     # what the other parts of the line print into its stdin (`echo '...' | bash`), read only
     # for a command that runs its stdin: a shell, ssh, an interpreter
     piped: list[str] = []
     if _interpreter_reads_stdin(argv, name):  # its program is part of its words
         piped = piped_text()
         argv = [*argv, *fed, *piped]
-    elif (name in _SHELLS and _shell_script(argv, name) is None) or (
-            name in ("ssh", "mosh") and not _ssh_remote(argv)[1]):
+    elif reads_script or name in ("ssh", "mosh"):
         piped = piped_text()
-    out.append(SimpleCommand(argv, here, dyn, remote))
+    out.append(SimpleCommand(argv, here, dyn, remote, appended=appended))
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch"):
         script = _shell_script(argv, name)
         if script is not None:
             _parse(script, context, dyn, remote, out, depth + 1)
-        elif name in _SHELLS:
+        elif reads_script:
             # a shell reading its script from stdin: a here-document, a here-string, or what
             # `echo`/`printf`/`cat` print into the pipe (`echo 'rm -rf x' | bash`)
             for source in fed + piped:
                 _parse(source, context, True, remote, out, depth + 1)
     elif name in ("ssh", "mosh"):
         destination, command = _ssh_remote(argv)
+        first = len(out)
+        if command:
+            # ssh's stdin (a here-document, a pipe) is the remote command's: a shell or an
+            # interpreter there reads it as its program (`echo 'rm -rf x' | ssh box bash`)
+            _parse(command, here, dyn, True, out, depth + 1, stdin=(*fed, *piped))
         # without a remote command, ssh feeds its stdin to the remote login shell: a pipe
         # or a here-document is a script run on the box
-        scripts = ([command] if command else []) + fed + ([] if command else piped)
-        first = len(out)
-        for script in scripts:
+        for script in fed + ([] if command else piped):
             _parse(script, here, dyn, True, out, depth + 1)
         for found in out[first:]:
             found.destination = found.destination or destination
@@ -252,7 +276,9 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     else:
         for inner, computed in _runner_commands(argv, name):
             _command(inner, fed, piped_text, here, context, dyn or computed, remote, out,
-                     depth + 1)
+                     depth + 1, appended)
+        for script, computed in _program_texts(argv, name):
+            _parse(script, context, dyn or computed, remote, out, depth + 1)
 
 
 def _interpreter_reads_stdin(argv: list[str], name: str) -> bool:
@@ -260,6 +286,8 @@ def _interpreter_reads_stdin(argv: list[str], name: str) -> bool:
     (a here-document or a pipe), so it is judged like the text of ``python -c``."""
     if not _INTERPRETER.match(name):
         return False
+    if name.startswith(("python", "pypy")):
+        return _python_reads_stdin(argv)
     i = 1
     while i < len(argv):
         word = argv[i]
@@ -274,30 +302,186 @@ def _interpreter_reads_stdin(argv: list[str], name: str) -> bool:
     return True
 
 
+def _python_reads_stdin(argv: list[str]) -> bool:
+    """Python's own options: ``-c``/``-m`` end them (the program is inline, or a module);
+    ``-W``/``-X`` take a value (attached or the next word); the other letters are flags,
+    bundled or not (``-Eu``, ``-OO``); ``--check-hash-based-pycs`` takes a value."""
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "-":
+            return True
+        if not word.startswith("-"):
+            return False  # a script file: stdin is its data
+        if word.startswith("--"):
+            i += 2 if word == "--check-hash-based-pycs" else 1
+            continue
+        step = 1
+        for k, ch in enumerate(word[1:], 1):
+            if ch in "cm":
+                return False
+            if ch in "WX":
+                step = 1 if k < len(word) - 1 else 2  # -Wignore, -W ignore
+                break
+        i += step
+    return True
+
+
+def _subcommand(args: list[str], names: set[str], with_value: set[str]) -> int | None:
+    """Where in ``args`` the first of ``names`` stands after a tool's global options
+    (``docker --context prod run``, ``uv -q run``); None when another word comes first.
+    An option not in ``with_value`` may still take the next word (``--foo bar run``): such a
+    word is passed over too (reading more commands than run only yields more to judge)."""
+    i, maybe_value = 0, False
+    while i < len(args):
+        word = args[i]
+        if word in names:
+            return i
+        if word == "--":
+            return None
+        if word.startswith("-") and word != "-":
+            if word in with_value:
+                i += 2
+                maybe_value = False
+                continue
+            maybe_value = "=" not in word and not (
+                len(word) > 2 and word[1] != "-" and "-" + word[1] in with_value)
+            i += 1
+            continue
+        if not maybe_value:
+            return None
+        maybe_value = False
+        i += 1
+    return None
+
+
 def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]:
     """The commands a runner starts (``uv run CMD``, ``docker exec C CMD``, ``find -exec CMD
-    ;``, ``labledger run -- CMD``...), each with whether its words are computed when it runs
-    (find's ``{}``). Their own words are otherwise text (`hook` reads them as data)."""
+    ;``, ``labledger run -- CMD``, ``git bisect run CMD``...), each with whether its words are
+    computed when it runs (find's ``{}``). Their own words are otherwise text (`hook` reads
+    them as data). Global options may stand before the subcommand (``docker --context prod
+    run``, ``uv -q run``)."""
     args = argv[1:]
     if name in _RUN_TOOLS:
-        if name == "uv" and args[:2] == ["tool", "run"]:
-            args = args[1:]
-        if args[:1] == ["run"]:
-            return _after_options(args[1:], _RUN_VALUE_OPTIONS, 0)
-    if name in ("npm", "pnpm", "yarn", "bun") and args[:1] == ["exec"]:
-        return _after_options(args[1:], {"-w", "--workspace", "-c", "--call"}, 0)
+        j = _subcommand(args, {"run", "tool"}, _RUN_VALUE_OPTIONS)
+        if j is not None and args[j] == "tool":  # uv tool run
+            k = _subcommand(args[j + 1:], {"run"}, _RUN_VALUE_OPTIONS)
+            j = None if k is None else j + 1 + k
+        if j is not None:
+            return _after_options(args[j + 1:], _RUN_VALUE_OPTIONS, 0)
+    if name in ("npm", "pnpm", "yarn", "bun"):
+        j = _subcommand(args, {"exec"}, _NPM_VALUE_OPTIONS)
+        if j is not None:
+            return _after_options(args[j + 1:], _NPM_VALUE_OPTIONS, 0)
     if name in _CONTAINER_TOOLS or name == "docker-compose":
-        if args[:1] in (["compose"], ["container"]):
-            args = args[1:]
-        if args[:1] in (["exec"], ["run"]):  # the container (or image, or service) first
-            return _after_options(args[1:], _CONTAINER_VALUE_OPTIONS, 1)
-    if name == "kubectl" and args[:1] == ["exec"] and "--" in args:
-        return [(args[args.index("--") + 1:], False)]
+        j = _subcommand(args, {"compose", "container", "exec", "run"},
+                        _CONTAINER_GLOBAL_VALUES | _COMPOSE_GLOBAL_VALUES)
+        if j is not None and args[j] in ("compose", "container"):
+            k = _subcommand(args[j + 1:], {"exec", "run"}, _COMPOSE_GLOBAL_VALUES)
+            j = None if k is None else j + 1 + k
+        if j is not None:  # the container (or image, or service) first
+            return _after_options(args[j + 1:], _CONTAINER_VALUE_OPTIONS, 1)
+    if name == "kubectl":
+        j = _subcommand(args, {"exec"}, _KUBECTL_VALUE_OPTIONS)
+        if j is not None and "--" in args[j:]:
+            return [(args[args.index("--", j) + 1:], False)]
+    if name == "git":
+        j = _subcommand(args, {"bisect"}, _GIT_GLOBAL_VALUES)
+        if j is not None and args[j + 1:j + 2] == ["run"] and args[j + 2:]:
+            return [(args[j + 2:], False)]
     if name == "find":
         return _find_exec_commands(args)
     if name == "labledger":
         return _labledger_command(args)
     return []
+
+
+def _program_texts(argv: list[str], name: str) -> list[tuple[str, bool]]:
+    """Shell text run by a tool whose arguments are otherwise data, each with whether it is
+    computed when it runs: git's ``-c alias.x='!CMD'`` (every ``-c`` value is read: a pager,
+    an editor, an ssh command may be one), ``submodule foreach CMD``, ``rebase -x CMD``,
+    ``filter-branch --tree-filter CMD``, ``difftool -x CMD``; awk's strings and ``-v`` values
+    when its program calls ``system()`` or pipes to or from a command; make's ``--eval``."""
+    args = argv[1:]
+    if name == "git":
+        return _git_programs(args)
+    if name in ("awk", "gawk", "mawk", "nawk"):
+        return _awk_programs(args)
+    if name in ("make", "gmake"):
+        found: list[tuple[str, bool]] = []
+        for i, word in enumerate(args):
+            if word.startswith("--eval="):
+                found.append((word.split("=", 1)[1], False))
+            elif word in ("--eval", "-E") and i + 1 < len(args):
+                found.append((args[i + 1], False))
+            elif word.startswith("-E") and len(word) > 2:
+                found.append((word[2:], False))
+        return found
+    return []
+
+
+def _git_programs(args: list[str]) -> list[tuple[str, bool]]:
+    found: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-"):  # git's global options
+        word = args[i]
+        if word == "-c" and i + 1 < len(args):
+            value = args[i + 1].partition("=")[2]
+            found.append((value[1:] if value.startswith("!") else value, False))
+        i += 2 if word in _GIT_GLOBAL_VALUES else 1
+    sub, rest = (args[i], args[i + 1:]) if i < len(args) else ("", [])
+    if sub == "submodule" and "foreach" in rest:
+        inner = rest[rest.index("foreach") + 1:]
+        while inner and inner[0].startswith("-"):
+            inner = inner[1:]
+        if inner:
+            found.append((" ".join(inner), False))
+    for k, word in enumerate(rest):
+        following = rest[k + 1] if k + 1 < len(rest) else ""
+        if sub in ("rebase", "difftool", "mergetool") and word in ("-x", "--exec", "--extcmd"):
+            found.append((following, False))
+        elif sub == "rebase" and word.startswith("-") and not word.startswith("--") and \
+                "x" in word:
+            cut = word.index("x")
+            found.append((word[cut + 1:] or following, False))  # -xCMD, -ix CMD
+        elif sub in ("rebase", "difftool") and word.startswith(("--exec=", "--extcmd=")):
+            found.append((word.split("=", 1)[1], False))
+        elif sub == "filter-branch" and word.startswith("--") and word.endswith("-filter"):
+            found.append((following, False))
+        elif sub == "filter-branch" and word.startswith("--") and "-filter=" in word:
+            found.append((word.split("=", 1)[1], False))
+    return [(text, computed) for text, computed in found if text]
+
+
+def _awk_programs(args: list[str]) -> list[tuple[str, bool]]:
+    """The string literals (and ``-v`` values) of an awk program that runs commands: any of
+    them may be, or be part of, the command line it runs (computed when it runs)."""
+    program: str | None = None
+    assigned: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in ("-v", "--assign") and i + 1 < len(args):
+            assigned.append(args[i + 1].partition("=")[2])
+            i += 2
+            continue
+        if word.startswith("-v") and len(word) > 2:
+            assigned.append(word[2:].partition("=")[2])
+        elif word in ("-f", "--file"):
+            return []  # its program is a file written beforehand, like `bash cleanup.sh`
+        elif word in ("-F", "--field-separator"):
+            i += 1
+        elif word == "--":
+            program = args[i + 1] if i + 1 < len(args) else None
+            break
+        elif not word.startswith("-"):
+            program = word
+            break
+        i += 1
+    if program is None or not _AWK_RUNS.search(program):
+        return []
+    strings = re.findall(r'"((?:[^"\\]|\\.)*)"', program)
+    return [(text, True) for text in [*strings, *assigned] if text.strip()]
 
 
 def _after_options(args: list[str], with_value: set[str], operands: int
@@ -350,11 +534,14 @@ def _unwrap(argv: list[str]) -> list[str]:
             flag = argv[1]
             rest = flag.split("=", 1)[1] if "=" in flag else (
                 flag[2:] if flag.startswith("-S") and len(flag) > 2 else " ".join(argv[2:3]))
-            argv = _split_words(rest) + argv[3 if rest and flag in ("-S", "--split-string")
+            argv = _words(rest) + argv[3 if rest and flag in ("-S", "--split-string")
                                               else 2:]
         elif base in _WRAPPERS:
             via_xargs = via_xargs or base in ("xargs", "parallel")
-            argv = skip_options(argv[1:], _WRAPPERS[base], _OPERANDS.get(base, 0))
+            after = skip_options(argv[1:], _WRAPPERS[base], _OPERANDS.get(base, 0))
+            if not after and base in ("sudo", "doas") and _runs_a_shell(argv[1:]):
+                return ["sh"]  # `sudo -s`, `sudo -i`: a shell reading its script from stdin
+            argv = after
             if base == "env":
                 while argv and _ASSIGNMENT.match(argv[0]):
                     argv = argv[1:]
@@ -365,21 +552,31 @@ def _unwrap(argv: list[str]) -> list[str]:
     return ["\0xargs", *argv] if via_xargs and argv else argv
 
 
-def _split_words(text: str) -> list[str]:
-    return _words(text)
+def _runs_a_shell(options: list[str]) -> bool:
+    """sudo's (doas's) options start a shell: ``-s``, ``-i``, ``--shell``, ``--login``."""
+    return any(o in ("--shell", "--login") or (
+        o.startswith("-") and not o.startswith("--") and ("s" in o or "i" in o))
+        for o in options)
 
 
 def _words(text: str) -> list[str]:
     """The words of one simple command, quotes removed, as a POSIX shell splits them (a ``#``
     starting a word starts a comment; an unclosed quote runs to the end). Each word is built
-    from a list of pieces joined once, so the work is linear in the text's length."""
+    from a list of pieces joined once, and each character is scanned once (a comment is
+    skipped in place), so the work is linear in the text's length."""
     if not _WORD_SPECIAL.search(text):  # plain words only: one split, in C
         return [w for w in _BLANKS.split(text) if w]
     words: list[str] = []
     pieces: list[str] = []
     in_word = False
-    for m in _WORD_TOKEN.finditer(text):
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _WORD_TOKEN.match(text, pos)
+        if m is None:  # cannot happen (every character starts a token): stay linear anyway
+            pos += 1
+            continue
         token = m.group()
+        pos = m.end()
         first = token[0]
         if first in " \t\r\n":
             if in_word:
@@ -391,7 +588,8 @@ def _words(text: str) -> list[str]:
             end = text.find("\n", m.start())
             if end < 0:
                 break
-            return words + _words(text[end:])  # rare: the rest is read once more
+            pos = end
+            continue
         in_word = True
         if first == "'":
             pieces.append(token[1:-1] if len(token) > 1 and token.endswith("'") else token[1:])
@@ -438,7 +636,7 @@ def _double_quoted(body: str, pieces: list[str]) -> None:
         i += 1
 
 
-def skip_options(argv: list[str], with_value: set[str], operands: int) -> list[str]:
+def skip_options(argv: list[str], with_value: Collection[str], operands: int) -> list[str]:
     """``argv`` after its leading options (``with_value`` ones take the next word; ``--`` ends
     them) and then ``operands`` more words: where the command a wrapper runs begins."""
     i = 0
@@ -474,7 +672,7 @@ def _shell_script(argv: list[str], name: str) -> str | None:
 
 def _printed(source: str) -> str:
     """The script a shell reads from a pipe: what an ``echo``/``printf``/``cat`` prints."""
-    words = _split_words(source)
+    words = _words(source)
     if words and os.path.basename(words[0]) in ("echo", "printf", "cat"):
         escapes = words[0] == "printf"
         words = words[1:]
@@ -536,18 +734,21 @@ def _ansi_c(part: str) -> str:
 
 
 def _split(script: str) -> list[tuple[str, list[str]]]:
-    """Cut at ``; & && || | newline ( ) { }`` outside quotes (a ``#`` comment ends a line),
-    each part with the bodies of the here-documents it opens."""
+    """Cut at ``; & && || | |& newline ( ) { }`` outside quotes (a ``#`` comment ends a line),
+    each part with the bodies of the here-documents it opens. An ``&`` of a redirection
+    (``2>&1``, ``>&2``, ``<&3``, ``&>log``, ``&>>log``) cuts nothing; a here-document's body
+    belongs to the part whose ``<<`` opened it, whatever follows on its line
+    (``python - <<EOF | tail``, ``bash <<EOF && echo done``)."""
     parts: list[tuple[str, list[str]]] = []
     current: list[str] = []
-    pending: list[tuple[str, bool]] = []  # here-document delimiters opened on this line
-    bodies: list[str] = []
+    # here-document delimiters opened on this line: (delimiter, tabs stripped, the index its
+    # part will have in `parts`)
+    pending: list[tuple[str, bool, int]] = []
     i, n = 0, len(script)
 
     def close() -> None:
-        parts.append(("".join(current), bodies[:]))
+        parts.append(("".join(current), []))
         current.clear()
-        bodies.clear()
 
     while i < n:
         ch = script[i]
@@ -571,7 +772,7 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
             if m is None:
                 current.append(ch)
             else:
-                pending.append((m.group(3), m.group(1) == "-"))
+                pending.append((m.group(3), m.group(1) == "-", len(parts)))
                 current.append(" ")
                 i = m.end()
                 continue
@@ -580,9 +781,11 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
                 i += 1
             continue
         elif ch == "\n" and pending:
-            # the here-documents' bodies follow this line, in order: data for the command
+            # the here-documents' bodies follow this line, in order: each is the standard
+            # input of the part that opened it
+            close()
             i += 1
-            for delimiter, tabs in pending:
+            for delimiter, tabs, owner in pending:
                 lines: list[str] = []
                 while i < n:
                     end = script.find("\n", i)
@@ -592,10 +795,12 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
                     if (line.lstrip("\t") if tabs else line).rstrip("\r") == delimiter:
                         break
                     lines.append(line)
-                bodies.append("\n".join(lines))
+                parts[min(owner, len(parts) - 1)][1].append("\n".join(lines))
             pending = []
-            close()
             continue
+        elif ch == "&" and (script.startswith("&>", i) or (
+                current and current[-1].endswith((">", "<")))):
+            current.append("&")  # a redirection (`2>&1`, `&>log`), not a separator
         elif ch in ";&|\n()":
             close()
         else:
@@ -614,6 +819,11 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
 def _substitution_end(script: str, i: int) -> int:
     """Where the ``$(`` whose body starts at ``i`` ends (after its ``)``; the end of the
     script when unbalanced); parentheses inside quotes do not count."""
+    return _substitution_span(script, i)[0]
+
+
+def _substitution_span(script: str, i: int) -> tuple[int, bool]:
+    """(`_substitution_end`, whether its ``)`` was found)."""
     depth, n, quote = 1, len(script), ""
     while i < n:
         ch = script[i]
@@ -631,25 +841,23 @@ def _substitution_end(script: str, i: int) -> int:
         elif ch == ")":
             depth -= 1
             if depth == 0:
-                return i + 1
+                return i + 1, True
         i += 1
-    return n
+    return n, False
 
 
 def _substitutions(script: str) -> list[str]:
-    """The bodies of the outermost ``$(...)`` (balanced) and backtick substitutions (the
-    nested ones are found when a body is parsed: each character is scanned once per level)."""
+    """The bodies of the outermost ``$(...)`` (ended as `_split` ends them: parentheses inside
+    quotes do not count) and backtick substitutions (the nested ones are found when a body
+    is parsed: each character is scanned once per level)."""
     found: list[str] = []
     i = 0
     while True:
         i = script.find("$(", i)
         if i < 0:
             break
-        depth, j = 1, i + 2
-        while j < len(script) and depth:
-            depth += {"(": 1, ")": -1}.get(script[j], 0)
-            j += 1
-        found.append(script[i + 2:j - 1] if depth == 0 else script[i + 2:])
-        i = j  # past this one: its inner substitutions are its own body's
+        end, closed = _substitution_span(script, i + 2)
+        found.append(script[i + 2:end - 1] if closed else script[i + 2:])
+        i = end  # past this one: its inner substitutions are its own body's
     found += re.findall(r"`([^`]*)`", script)
     return found
