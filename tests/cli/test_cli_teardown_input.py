@@ -29,24 +29,18 @@ def teardown_events(ledger: Ledger) -> list[dict[str, Any]]:
             if r.kind.startswith("teardown.")]
 
 
-def test_interrupting_the_provider_command_records_it_and_keeps_its_output(
-        ledger: Ledger, pull_seed: Any, project: Path, tmp_path: Path) -> None:
-    """Ctrl-C (SIGINT to the process group) while the provider command runs: what it printed
-    was shown as it came, `teardown.requested` records it with the interruption, exit 130."""
-    pull_seed.rent()
-    pull_seed.full({"train.csv": b"step,loss\n1,0.5\n"})
+def teardown_running(project: Path, tmp_path: Path, script: str,
+                     *options: str) -> subprocess.Popen[str]:
+    """`labledger [OPTIONS] teardown --instance box1 --yes -- python PROVIDER`, returned once
+    the provider command (``script``, then a signal that it started, then a long sleep) runs:
+    synchronised on a file it writes, not on a guessed delay."""
     started = tmp_path / "started"
-    slow = tmp_path / "slow_destroy.py"
-    slow.write_text(
-        "import pathlib, sys, time\n"
-        "print('destroying instance 123...', flush=True)\n"
-        "print('request sent', file=sys.stderr, flush=True)\n"
-        f"pathlib.Path({str(started)!r}).touch()\n"
-        "time.sleep(60)\n"
-        "print('done')\n")
+    provider = tmp_path / "provider.py"
+    provider.write_text(script + f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\n"
+                        "time.sleep(60)\nprint('done')\n")
     exe = Path(sys.executable).with_name("labledger")
-    proc = subprocess.Popen([str(exe), "teardown", "--instance", "box1", "--yes", "--",
-                             sys.executable, str(slow)], cwd=project, text=True,
+    proc = subprocess.Popen([str(exe), *options, "teardown", "--instance", "box1", "--yes",
+                             "--", sys.executable, str(provider)], cwd=project, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     deadline = time.monotonic() + 60
@@ -54,6 +48,19 @@ def test_interrupting_the_provider_command_records_it_and_keeps_its_output(
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline
         time.sleep(0.05)
+    return proc
+
+
+def test_interrupting_the_provider_command_records_it_and_keeps_its_output(
+        ledger: Ledger, pull_seed: Any, project: Path, tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the process group) while the provider command runs: what it printed
+    was shown as it came, `teardown.requested` records it with the interruption, exit 130."""
+    pull_seed.rent()
+    pull_seed.full({"train.csv": b"step,loss\n1,0.5\n"})
+    proc = teardown_running(project, tmp_path,
+                            "import sys\n"
+                            "print('destroying instance 123...', flush=True)\n"
+                            "print('request sent', file=sys.stderr, flush=True)\n")
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -78,24 +85,10 @@ def test_ctrl_c_pressed_again_and_again_still_records_the_request(
     for it (bounded), kills it, and still records teardown.requested before it stops."""
     pull_seed.rent()
     pull_seed.full({"train.csv": b"step,loss\n1,0.5\n"})
-    started = tmp_path / "started"
-    stubborn = tmp_path / "stubborn_destroy.py"
-    stubborn.write_text(
-        "import pathlib, signal, time\n"
-        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-        "print('destroy request sent', flush=True)\n"
-        f"pathlib.Path({str(started)!r}).touch()\n"
-        "time.sleep(60)\n")
-    exe = Path(sys.executable).with_name("labledger")
-    proc = subprocess.Popen([str(exe), "teardown", "--instance", "box1", "--yes", "--",
-                             sys.executable, str(stubborn)], cwd=project, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not started.exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    proc = teardown_running(project, tmp_path,
+                            "import signal\n"
+                            "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                            "print('destroy request sent', flush=True)\n")
     for pause in (0.3, 0.3, 0.01, 0.0):
         os.killpg(proc.pid, signal.SIGINT)
         time.sleep(pause)
@@ -114,19 +107,7 @@ def test_an_interrupted_teardown_with_json_prints_one_document(
         ledger: Ledger, pull_seed: Any, project: Path, tmp_path: Path) -> None:
     pull_seed.rent()
     pull_seed.full({"train.csv": b"step,loss\n1,0.5\n"})
-    started = tmp_path / "started"
-    exe = Path(sys.executable).with_name("labledger")
-    code = (f"import pathlib, time; print('bye', flush=True); "
-            f"pathlib.Path({str(started)!r}).touch(); time.sleep(60)")
-    proc = subprocess.Popen([str(exe), "--json", "teardown", "--instance", "box1", "--yes",
-                             "--", sys.executable, "-c", code], cwd=project, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not started.exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    proc = teardown_running(project, tmp_path, "print('bye', flush=True)\n", "--json")
     os.kill(proc.pid, signal.SIGINT)  # labledger alone: it stops the command itself
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

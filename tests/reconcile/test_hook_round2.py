@@ -15,17 +15,10 @@ from typing import Any
 import pytest
 
 from labledger.ledger.ledger import Ledger
+from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked, claude
 
-BOX = "root@203.0.113.7"
 DESTROY = "runpodctl remove pod pod-abc123"
 PY_DESTROY = f'import os; os.system("{DESTROY}")'
-
-
-def claude(command: str, cwd: str | Path | None) -> str:
-    payload: dict[str, Any] = {"tool_name": "Bash", "tool_input": {"command": command}}
-    if cwd is not None:
-        payload["cwd"] = str(cwd)
-    return json.dumps(payload)
 
 
 @pytest.fixture
@@ -41,11 +34,6 @@ def hook(box: Path, run_cli: Callable[..., Any]) -> Callable[..., Any]:
         return run_cli("hook", input=claude(command, box))
 
     return run
-
-
-def assert_blocked(result: Any, command: str) -> None:
-    assert result.returncode == 2, (command, result.stderr)
-    assert result.stderr.startswith("labledger: blocked: "), command
 
 
 # 1: here-documents belong to the command that opened them; `2>&1` is not a separator -------
