@@ -15,7 +15,9 @@ def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
     """Verified records of one segment; a torn final line (never acknowledged) is skipped.
 
     With ``kinds``, only records of those kinds, and only those are parsed and verified: a
-    line (always written as msgspec's compact JSON) without ``"kind":"K"`` is not one."""
+    line (always written as msgspec's compact JSON) without ``"kind":"K"`` is not one. The
+    text can also stand inside a body (``"extra":{"kind":"capsule.sealed"}``), so a line that
+    has it is judged by its decoded kind, as a sealed segment's rows are by their column."""
     if segment.suffix == ".parquet":
         from labledger.ledger.seal import iter_sealed_records
 
@@ -28,9 +30,11 @@ def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
         if needles is not None and not any(n in line for n in needles):
             continue
         try:
-            yield verify_line(line)
+            record = verify_line(line)
         except RecordError as exc:
             raise CorruptionError(segment, None, offset, str(exc)) from None
+        if kinds is None or record.kind in kinds:
+            yield record
 
 
 def _lines(segment: Path) -> Iterator[tuple[int, bytes, bool]]:

@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from labledger.ledger.check import check_ledger
 from labledger.ledger.ledger import Ledger
@@ -183,3 +184,25 @@ def test_records_of_some_kinds_are_the_filtered_records_sealed_or_not(ledger: Le
     for kinds in (("note",), ("run.heartbeat",), ("note", "run.heartbeat"), ("claim.declared",)):
         assert [r.id for r in ledger.records(kinds=kinds)] == \
             [r.id for r in every if r.kind in kinds]
+
+
+def test_a_body_that_names_another_kind_is_not_a_record_of_it(ledger: Ledger) -> None:
+    # the line holds the text '"kind":"capsule.sealed"' inside its body: a note all the same
+    ledger.append("note", run="r1", text="x", extra={"kind": "capsule.sealed"})
+    ledger.append("note", run="r1", text="y", extra={"kind": "checkpoint.saved"})
+    assert list(ledger.records(kinds=("capsule.sealed", "checkpoint.saved"))) == []
+    assert len(list(ledger.records(kinds=("note",)))) == 2
+
+
+def test_check_deep_and_checkpoint_are_not_misled_by_such_a_body(
+        project: Path, ledger: Ledger, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import cli_call
+
+    monkeypatch.chdir(project)
+    for kind in ("checkpoint.saved", "capsule.sealed"):
+        ledger.append("note", run="r1", text="x", extra={"kind": kind})
+    assert cli_call(capsys, "check", "--deep")[0] == 0  # was a KeyError traceback
+    (project / "w.pth").write_bytes(b"weights")
+    code, _, err = cli_call(capsys, "checkpoint", "w.pth", "--run", "r1")
+    assert code == 0, err  # r1 is not sealed: a note merely mentions the kind
