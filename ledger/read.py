@@ -23,18 +23,46 @@ def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
 
         yield from iter_sealed_records(segment, kinds)
         return
-    needles = None if kinds is None else [f'"kind":"{k}"'.encode() for k in kinds]
-    for offset, line, complete in _lines(segment):
+    if kinds is None:
+        lines: Iterator[tuple[int, bytes, bool]] = _lines(segment)
+    else:
+        lines = _lines_holding(segment, [f'"kind":"{k}"'.encode() for k in kinds])
+    for offset, line, complete in lines:
         if not complete:
             return
-        if needles is not None and not any(n in line for n in needles):
-            continue
         try:
             record = verify_line(line)
         except RecordError as exc:
             raise CorruptionError(segment, None, offset, str(exc)) from None
         if kinds is None or record.kind in kinds:
             yield record
+
+
+def _lines_holding(segment: Path, needles: list[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """The lines of ``segment`` that hold one of ``needles``, in file order, found by C-speed
+    searches of the whole file rather than a test of every line (the checkpoint hooks in a
+    training loop ask for one rare kind of a large ledger); (offset, line, complete) as
+    `iter_lines` gives them."""
+    try:
+        data = segment.read_bytes()
+    except PermissionError as exc:
+        raise unreadable(segment, exc) from None
+    starts: set[int] = set()
+    for needle in needles:
+        at = data.find(needle)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            starts.add(start)
+            end = data.find(b"\n", at)
+            if end < 0:
+                break
+            at = data.find(needle, end)
+    for start in sorted(starts):
+        end = data.find(b"\n", start)
+        if end < 0:
+            yield start, data[start:], False
+            return
+        yield start, data[start:end], True
 
 
 def _lines(segment: Path) -> Iterator[tuple[int, bytes, bool]]:

@@ -206,3 +206,16 @@ def test_check_deep_and_checkpoint_are_not_misled_by_such_a_body(
     (project / "w.pth").write_bytes(b"weights")
     code, _, err = cli_call(capsys, "checkpoint", "w.pth", "--run", "r1")
     assert code == 0, err  # r1 is not sealed: a note merely mentions the kind
+
+
+def test_records_of_a_kind_skip_a_torn_final_line_that_names_it(ledger: Ledger) -> None:
+    for i in range(3):
+        ledger.append("note", run="r1", text=f"n{i}")
+        ledger.append("run.heartbeat", run="r1", step=i)
+    (segment,) = sorted(ledger.paths.segments.glob("*/*.jsonl"))
+    with open(segment, "ab") as fh:  # a crash mid-append: never acknowledged, never read
+        fh.write(b'{"id":"00","v":1,"seq":6,"kind":"note","body":{"te')
+    every = list(ledger.records())
+    assert len(every) == 6
+    assert [r.id for r in ledger.records(kinds=("note",))] == \
+        [r.id for r in every if r.kind == "note"]
