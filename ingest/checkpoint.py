@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from labledger.cas._threads import hash_threads
-from labledger.ingest._fs import fsync_dir
+from labledger.ingest._fs import fsync_dir, fsync_file
 from labledger.ingest.errors import CheckpointSourceError
 from labledger.ledger.errors import InvalidEventError, LedgerError
 from labledger.ledger.ledger import Ledger, make_draft
@@ -147,11 +147,7 @@ def _stat_regular(path: Path) -> os.stat_result:
 def _make_durable(path: Path) -> None:
     """fsync a file and the directory holding it (the event will claim its bytes are durable)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_file(path)
         fsync_dir(path.parent if str(path.parent) else Path("."))
     except OSError as exc:
         raise CheckpointSourceError(path, f"cannot be made durable ({exc.strerror or exc})"
@@ -283,16 +279,9 @@ def _write_temp(obj: Any, target: Path) -> Path:
             fh.flush()
             os.fsync(fh.fileno())
     except BaseException:
-        _unlink_quietly(tmp)  # our own incomplete temp file, never the checkpoint
+        tmp.unlink(missing_ok=True)  # our own incomplete temp file, never the checkpoint
         raise
     return tmp
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def _save_atomically(obj: Any, path: Path,
@@ -317,7 +306,7 @@ def _save_atomically(obj: Any, path: Path,
         finally:
             os.replace(tmp, target)
     except BaseException:
-        _unlink_quietly(tmp)
+        tmp.unlink(missing_ok=True)
         raise
     fsync_dir(directory)
     return captured

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from labledger.cas import CorruptObject, VerifyReport
@@ -44,23 +45,26 @@ class ObjectsCheck:
     def corrupt(self) -> tuple[CorruptObject, ...]:
         return self.verified.corrupt
 
+    @cached_property
+    def _found_corrupt(self) -> frozenset[str]:
+        """Digests this check found corrupt: reported as such, never again as missing."""
+        return frozenset(c.digest for c in self.corrupt)
+
     @property
     def named_by(self) -> dict[str, MissingObject]:
         """The objects quarantined by this check, with the events they leave without bytes."""
-        moved = {c.digest for c in self.corrupt}
-        return {m.digest: m for m in self.missing if m.digest in moved}
+        return {m.digest: m for m in self.missing if m.digest in self._found_corrupt}
 
     @property
     def lost(self) -> list[MissingObject]:
         """Objects this machine's events need that the store does not hold (problems)."""
-        moved = {c.digest for c in self.corrupt}
-        return [m for m in self.missing if m.is_problem and m.digest not in moved]
+        return [m for m in self.missing if m.is_problem and m.digest not in self._found_corrupt]
 
     @property
     def elsewhere(self) -> list[MissingObject]:
         """Objects only other writers' events name, held in their stores (not problems)."""
-        moved = {c.digest for c in self.corrupt}
-        return [m for m in self.missing if not m.is_problem and m.digest not in moved]
+        return [m for m in self.missing
+                if not m.is_problem and m.digest not in self._found_corrupt]
 
     @property
     def problems(self) -> int:

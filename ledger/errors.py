@@ -114,3 +114,10 @@ class QueryRefusedError(LedgerError):
     def __init__(self, why: str) -> None:
         super().__init__(f"query refused: {why}; `labledger sql` runs read-only SELECT queries")
         self.why = why
+
+
+def unreadable_file(path: object, exc: OSError, what: str = "read") -> LedgerError:
+    """The error for a ledger file labledger may not open (permissions, an I/O error): a failure
+    to read (exit 1), named as `labledger check` names it ("cannot read (Permission denied)")."""
+    return LedgerError(f"{path}: cannot {what} ({exc.strerror or exc}); fix its permissions, "
+                       "or run labledger as the user who owns the ledger")

@@ -40,7 +40,12 @@ import msgspec
 
 from labledger.ledger import _stamp_cache as stamp_cache
 from labledger.ledger.altered import altered_records, unreadable_why
-from labledger.ledger.errors import CorruptionError, LedgerError, QueryRefusedError
+from labledger.ledger.errors import (
+    CorruptionError,
+    LedgerError,
+    QueryRefusedError,
+    unreadable_file,
+)
 from labledger.ledger.record import Record
 from labledger.ledger.root import LedgerPaths
 from labledger.ledger.segment import iter_lines, last_full_line, list_segments
@@ -142,9 +147,7 @@ def _has_unreadable_torn_tail(segment: Path, size: int) -> bool:
     except FileNotFoundError:  # sealed away by compact since the listing: listed again
         raise CorruptionError(segment, None, None, "it cannot be read (it is gone)") from None
     except OSError as exc:
-        raise LedgerError(f"{segment}: cannot read it ({exc.strerror or exc}); fix its "
-                          "permissions, or run labledger as the user who owns the "
-                          "ledger") from None
+        raise unreadable_file(segment, exc) from None
     try:
         msgspec.json.decode(tail, type=Record)
     except msgspec.DecodeError:
@@ -262,7 +265,10 @@ def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
         if segment in segments.open:
             todo.append(segment)
             continue
-        st = segment.stat()
+        try:
+            st = segment.stat()
+        except FileNotFoundError:  # sealed away by compact since the listing: listed again
+            raise CorruptionError(segment, None, None, "it cannot be read (it is gone)") from None
         stamp = [st.st_ino, st.st_size, st.st_mtime_ns]
         entry = known.get(str(segment))
         if entry is not None and entry[:3] == stamp:

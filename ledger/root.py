@@ -19,7 +19,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from labledger.ledger.errors import LedgerError, NotALedgerError, UnsupportedFormatError
+from labledger.ledger.errors import (
+    LedgerError,
+    NotALedgerError,
+    UnsupportedFormatError,
+    unreadable_file,
+)
 
 TYPE_CHECKING = False  # not typing's: `emit` must not pay for importing typing
 if TYPE_CHECKING:
@@ -146,8 +151,7 @@ def _parse_config(path: Path) -> Config:
     except UnicodeDecodeError as exc:
         raise LedgerError(f"{path}: not valid TOML ({exc})") from None
     except OSError as exc:  # permissions, a folder in its place, an I/O error
-        raise LedgerError(f"{path}: cannot read ({exc.strerror or exc}); fix its permissions, "
-                          "or run labledger as the user who owns the ledger") from None
+        raise unreadable_file(path, exc) from None
     data = _simple_toml(text)
     if data is None:
         import tomllib

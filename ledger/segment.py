@@ -31,7 +31,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from labledger.ledger._line import LineError, chain_fields, encode_line
-from labledger.ledger.errors import CorruptionError, DurabilityError, LedgerError
+from labledger.ledger.errors import (
+    CorruptionError,
+    DurabilityError,
+    LedgerError,
+    unreadable_file,
+)
 from labledger.ledger.root import fsync_dir
 
 TYPE_CHECKING = False  # not typing's: `emit` must not pay for importing typing
@@ -97,10 +102,8 @@ def segment_name(first_seq: int, suffix: str = ".jsonl") -> str:
 
 
 def unreadable(path: Path, exc: OSError, what: str = "read") -> LedgerError:
-    """The error for a ledger file labledger may not open (permissions): a failure to read,
-    named like `labledger check` names it ("cannot read (Permission denied)")."""
-    return LedgerError(f"{path}: cannot {what} ({exc.strerror or exc}); fix its permissions, "
-                       "or run labledger as the user who owns the ledger; nothing was written")
+    """`errors.unreadable_file`, for the append path: it also says nothing was written."""
+    return LedgerError(f"{unreadable_file(path, exc, what)}; nothing was written")
 
 
 def _open(path: Path, flags: int, what: str = "read") -> int:
