@@ -65,17 +65,25 @@ def resolve_run(run: str | None, *, action: str = "record a checkpoint",
         "(`labledger run` sets it)", kind=kind, field="run")
 
 
-def refuse_sealed(led: Ledger, run: str, kind: str) -> None:
+SEALED_RUN_REFUSES = frozenset({"checkpoint.saved", "run.launched"})
+"""The kinds a sealed run takes no more of: a new checkpoint or a new start would mean the run
+goes on after its capsule was closed (notes, verifications, pulls and claims are still fine)."""
+
+
+def refuse_sealed(led: Ledger, run: str, kind: str, when: str | None = None) -> None:
     """Raise `InvalidEventError` when ``run`` has a `capsule.sealed`: a sealed run is finished
-    (DOMAIN: nothing sealed changes), so it takes no new checkpoints."""
+    (DOMAIN: nothing sealed changes), so it takes no new checkpoints. ``when``: the time the
+    event says it happened (a backfill, `emit --at`); one dated before the seal is history,
+    not a change, and is let through."""
     from labledger.ingest.capsule import sealed_record
 
     sealed = sealed_record(led, run)
-    if sealed is not None:
+    if sealed is not None and (when is None or when >= sealed.ts):
+        what = "the checkpoint" if kind == "checkpoint.saved" else "it"
         raise InvalidEventError(
             f"run {run!r} is sealed (capsule.sealed {sealed.id[:12]} at "
-            f"{sealed.body_dict().get('path')}); a sealed run takes no new events of its own. "
-            "Record the checkpoint under a new run id", kind=kind, field="run")
+            f"{sealed.body_dict().get('path')}, {sealed.ts}); a sealed run takes no new events "
+            f"of its own. Record {what} under a new run id", kind=kind, field="run")
 
 
 def _split_metrics(metrics: Mapping[str, Any] | None) -> tuple[dict[str, float], dict[str, str]]:

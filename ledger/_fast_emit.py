@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 _VALUE_OPTIONS = {"--run", "--instance", "--set", "--data", "--root"}
+# = ingest.checkpoint.SEALED_RUN_REFUSES (not imported: this path imports nothing it can avoid)
+_SEALED_RUN_REFUSES = frozenset({"checkpoint.saved", "run.launched"})
 
 
 def _parse(args: list[str]) -> dict[str, Any] | None:
@@ -110,8 +112,8 @@ def _body(found: dict[str, Any]) -> dict[str, Any] | None:
 
 def try_emit(args: list[str]) -> int | None:
     found = _parse(args)
-    if found is None:
-        return None
+    if found is None or found["kind"] in _SEALED_RUN_REFUSES:
+        return None  # (a sealed run refuses these: the full CLI checks the ledger for a seal)
     try:
         body = _body(found)
     except BadData as exc:

@@ -141,11 +141,21 @@ def emit(kind: str, run: str | None, instance: str | None, sets: tuple[str, ...]
     # Values typed on the command line are text: let them fill int/float/bool fields.
     draft = ledger.draft(kind, body, run=run, instance=instance, at=at,
                          coerce_strings=bool(sets))
+    _refuse_sealed_run(ledger, draft)
     record = ledger.append_drafts([draft])[0]
     if state().json:
         emit_json(record.to_dict())
     else:
         click.echo(record.id)
+
+
+def _refuse_sealed_run(ledger: Any, draft: Any) -> None:
+    """A new checkpoint or start of a sealed run is refused, as `labledger checkpoint` and
+    `labledger run` refuse it (a backfill dated before the seal is let through)."""
+    from labledger.ingest.checkpoint import SEALED_RUN_REFUSES, refuse_sealed
+
+    if draft.kind in SEALED_RUN_REFUSES and draft.run is not None:
+        refuse_sealed(ledger, draft.run, draft.kind, when=draft.ts)
 
 
 _PLACEHOLDER = {"path": "-", "digest": "blake3:" + "0" * 64, "size": 0, "type": "file"}
@@ -162,8 +172,9 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
         raise InvalidEventError("artifact.recorded takes exactly one --attach", kind=kind,
                                 field="--attach")
     # Validate before storing anything, so bad input leaves the store untouched as well.
-    ledger.draft(kind, {**_PLACEHOLDER, **body} if merge else body, run=run, instance=instance,
-                 at=at, coerce_strings=coerce)
+    checked = ledger.draft(kind, {**_PLACEHOLDER, **body} if merge else body, run=run,
+                           instance=instance, at=at, coerce_strings=coerce)
+    _refuse_sealed_run(ledger, checked)
     for raw in attachments:
         if not Path(raw).exists() and not Path(raw).is_symlink():
             raise InvalidEventError(f"{raw}: no such file or directory", kind=kind,

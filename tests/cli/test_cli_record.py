@@ -631,3 +631,38 @@ def test_subprocess_outside_a_ledger_and_from_a_subfolder(run_cli: RunCli, proje
     inside = run_cli("emit", "note", "--set", "text=nested", env=env, cwd=nested)
     assert inside.returncode == 0, inside.stderr
     assert records(project)[0].id == inside.stdout.strip()
+
+
+# --- a sealed run ------------------------------------------------------------------------------
+def test_emit_refuses_a_new_checkpoint_or_start_of_a_sealed_run(
+    project: Path, run_cli: RunCli, snapshot: Snapshot, tmp_path: Path
+) -> None:
+    """`labledger checkpoint` and `labledger run` refuse a sealed run; `emit` (fast path and
+    full CLI, with --attach too) does the same, and leaves ledger and store as they were. A
+    backfill dated before the seal is history and is taken; notes and verifications are too."""
+    assert run_cli("init").returncode == 0
+    assert run_cli("emit", "checkpoint.saved", "--run", "s1", "--set", "path=early.pth",
+                   "--set", f"digest={DIGEST}", "--set", "size=3").returncode == 0
+    sealed = run_cli("emit", "capsule.sealed", "--run", "s1", "--set", "path=export/s1",
+                     "--set", f"digest={DIGEST}", "--set", "files=1", "--set", "bytes=3")
+    assert sealed.returncode == 0, sealed.stderr
+    weights = tmp_path / "late.pth"
+    weights.write_bytes(b"late")
+    before = snapshot(project)
+    late = ("--set", "path=late.pth", "--set", f"digest={DIGEST}", "--set", "size=3")
+    for args in (("emit", "checkpoint.saved", "--run", "s1", *late),
+                 ("emit", "checkpoint.saved", "--run", "s1", "--json", *late),
+                 ("emit", "run.launched", "--run", "s1"),
+                 ("emit", "checkpoint.saved", "--run", "s1", *late, "--attach", str(weights))):
+        refused = run_cli(*args)
+        assert refused.returncode == 2, (args, refused.stderr)
+        assert "run 's1' is sealed" in refused.stderr
+        assert "new run id" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert snapshot(project) == before, args
+    backfill = run_cli("emit", "checkpoint.saved", "--run", "s1", "--at",
+                       "2020-01-01T00:00:00Z", *late)
+    assert backfill.returncode == 0, backfill.stderr
+    for args in (("emit", "note", "--run", "s1", "--set", "text=checked"),
+                 ("emit", "checkpoint.saved", "--run", "s2", *late)):
+        assert run_cli(*args).returncode == 0, args
