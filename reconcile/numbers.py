@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
 __all__ = ["Check", "Shown", "check", "norm_unit", "number_at", "parse_number", "percent_scale",
@@ -218,15 +217,27 @@ def parse_number(text: str) -> Shown | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
 class Check:
-    """A shown number judged against one expected value."""
+    """A shown number judged against one expected value. Treat as immutable.
 
-    matches: bool        # equal at the precision shown (and units compatible)
-    unit_ok: bool        # no unit shown, or the claim's unit (or percent on a fraction)
-    unit_shown: str | None
-    plausible: bool      # could be this claim's number at all (see `check`)
-    scale: int           # power of ten applied to the value to compare (2: percent points)
+    A plain slotted class, not a frozen dataclass: one is made per number and candidate claim
+    (thousands per reconcile), and a frozen dataclass's ``__init__`` costs several times as much.
+    """
+
+    __slots__ = ("matches", "plausible", "scale", "unit_ok", "unit_shown")
+
+    def __init__(self, *, matches: bool, unit_ok: bool, unit_shown: str | None,
+                 plausible: bool, scale: int) -> None:
+        self.matches = matches        # equal at the precision shown (and units compatible)
+        self.unit_ok = unit_ok        # no unit shown, or the claim's (or percent on a fraction)
+        self.unit_shown = unit_shown
+        self.plausible = plausible    # could be this claim's number at all (see `check`)
+        self.scale = scale            # power of ten applied to the value (2: percent points)
+
+    def __repr__(self) -> str:
+        return (f"Check(matches={self.matches}, unit_ok={self.unit_ok}, "
+                f"unit_shown={self.unit_shown!r}, plausible={self.plausible}, "
+                f"scale={self.scale})")
 
     def expected(self, value: float | Decimal) -> float:
         """The claim's value in the scale the number is shown in (91.34 for 0.9134 as %)."""
