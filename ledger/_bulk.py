@@ -28,6 +28,7 @@ import re
 import signal
 import types
 from binascii import hexlify
+from collections.abc import Callable
 from itertools import islice
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
@@ -204,6 +205,9 @@ class Ingested:
                 f"last_seq={self.last_seq})")
 
 
+_RENDER_BLOCK = 1 << 16  # records rendered between two progress reports
+
+
 class Batch:
     """Validated events, encoded but for their place in the chain (see `render`)."""
 
@@ -215,10 +219,12 @@ class Batch:
     def __len__(self) -> int:
         return len(self.bodies)
 
-    def render(self, seq: int, prev: str | None, writer: str) -> tuple[bytearray, str]:
+    def render(self, seq: int, prev: str | None, writer: str,
+               progress: Callable[[int], None] | None = None) -> tuple[bytearray, str]:
         """The record lines from ``seq`` on, chained to ``prev``: the bytes `encode_record`
         writes for the same fields (field order v, seq, prev, ts, writer, actor, kind, run,
-        instance, recorded, more, body; ``more`` on all but the last)."""
+        instance, recorded, more, body; ``more`` on all but the last). ``progress`` is called
+        with a count of records as they are rendered (`_RENDER_BLOCK` at a time)."""
         count = len(self.bodies)
         if count == 0:
             raise ValueError("an empty batch has no records")
@@ -237,17 +243,25 @@ class Batch:
         unsigned = first % (seq, ts, meta, body)
         rid = hexlify(blake3(unsigned).digest())
         out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
-        for (ts, meta), body in zip(islice(heads, 1, count - 1), islice(bodies, 1, count - 1),
-                                     strict=True):
-            seq += 1
-            unsigned = chained % (seq, rid, ts, meta, body)
-            rid = hexlify(blake3(unsigned).digest())
-            out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
+        unreported = 1  # the first record
+        for block in range(1, count - 1, _RENDER_BLOCK):
+            stop = min(block + _RENDER_BLOCK, count - 1)
+            for (ts, meta), body in zip(islice(heads, block, stop), islice(bodies, block, stop),
+                                         strict=True):
+                seq += 1
+                unsigned = chained % (seq, rid, ts, meta, body)
+                rid = hexlify(blake3(unsigned).digest())
+                out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
+            if progress is not None:
+                progress(stop - block + unreported)
+                unreported = 0
         if count > 1:
             (ts, meta), body = heads[-1], bodies[-1]
             unsigned = (start + b'"%b"' + middle + last_end) % (seq + 1, rid, ts, meta, body)
             rid = hexlify(blake3(unsigned).digest())
             out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
+        if progress is not None:  # the last record (and the first, when no block ran)
+            progress(unreported + (count > 1))
         return out, rid.decode()
 
 
@@ -312,14 +326,16 @@ PARALLEL_MIN = 32 << 20  # inputs from this size parse in two processes (see par
 
 
 def parse_lines(data: bytes, *, actor: str, source: str | None = None,
-                parallel: bool = False) -> Batch:
+                parallel: bool = False, progress: Callable[[int], None] | None = None) -> Batch:
     """Validate a JSON-lines batch (blank lines skipped) and encode it; raises
     `InvalidEventError` naming the line (numbered in ``data``), the kind and the field.
 
     ``actor`` is the default for events that name none (the ledger's). ``parallel`` lets a
     large input's second half be parsed in a forked child while this process parses the first
     (for a single-threaded caller such as the CLI: forking a threaded program is unsafe); the
-    outcome, errors included, is the same as parsing it in one piece.
+    outcome, errors included, is the same as parsing it in one piece. ``progress`` is called
+    with a count of bytes as they are validated (a chunk of megabytes at a time; in two
+    processes, this one's share stands for the whole: the halves are parsed side by side).
     """
     all_utf8 = data.isascii()
     if not all_utf8:
@@ -336,16 +352,17 @@ def parse_lines(data: bytes, *, actor: str, source: str | None = None,
     if parallel and size >= PARALLEL_MIN and hasattr(os, "fork") and _cpus() > 1:
         middle = data.find(b"\n", size // 2)
         if middle >= 0:
-            return _parse_in_two(data, middle, heads_of, source)
+            return _parse_in_two(data, middle, heads_of, source, progress)
     try:
-        heads, bodies = _parse_range(data, 0, size, 1, heads_of, source)
+        heads, bodies = _parse_range(data, 0, size, 1, heads_of, source, progress)
     except _Deferred as deferred:  # no line after it fails to decode
         raise deferred.error from None
     return Batch(heads, bodies)
 
 
 def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
-                 source: str | None) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+                 source: str | None, progress: Callable[[int], None] | None = None,
+                 ) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
     """Parse the lines of ``data[pos:end]`` (the first is line ``first``).
 
     Raises `InvalidEventError` for the first line that does not decode, or `_Deferred` for the
@@ -378,6 +395,8 @@ def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
                     head, body = _general(line, number, heads_of, source)
                 add_head(head)
                 add_body(body)
+            if progress is not None:
+                progress(min(cut + 1, end) - pos)
             pos = cut + 1
     except _Deferred as deferred:
         _raise_first_decode_error(data, deferred.line, False, source, start, end, first)
@@ -385,7 +404,8 @@ def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
     return heads, bodies
 
 
-def _parse_in_two(data: bytes, middle: int, heads_of: _Heads, source: str | None) -> Batch:
+def _parse_in_two(data: bytes, middle: int, heads_of: _Heads, source: str | None,
+                  progress: Callable[[int], None] | None = None) -> Batch:
     """`parse_lines` with ``data[middle + 1:]`` parsed by a forked child, sent back pickled.
 
     Errors keep their precedence: a line of the first half that does not decode wins; a body
@@ -419,7 +439,16 @@ def _parse_in_two(data: bytes, middle: int, heads_of: _Heads, source: str | None
     child_done = False
     try:
         try:
-            heads, bodies = _parse_range(data, 0, middle, 1, heads_of, source)
+            scaled = None
+            if progress is not None:  # the child's half goes on alongside: report both
+                share, told = len(data) / max(1, middle), [0, 0]  # (bytes parsed, reported)
+
+                def scaled(n: int) -> None:
+                    told[0] += n
+                    step = int(told[0] * share) - told[1]
+                    told[1] += step
+                    progress(step)
+            heads, bodies = _parse_range(data, 0, middle, 1, heads_of, source, scaled)
             mine: _Deferred | None = None
         except _Deferred as deferred:
             mine = deferred

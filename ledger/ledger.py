@@ -12,9 +12,10 @@ only: DuckDB and pyarrow are imported by `query()` and sealing, torch and parami
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -298,11 +299,15 @@ class Ledger:
         return self.append_parsed(parse_lines(data, actor=self.actor, source=source,
                                               parallel=parallel))
 
-    def append_parsed(self, batch: Batch) -> Ingested:
-        """Append a batch from `_bulk.parse_lines` (validated already): one lock, one fsync."""
+    def append_parsed(self, batch: Batch,
+                      progress: Callable[[int], None] | None = None) -> Ingested:
+        """Append a batch from `_bulk.parse_lines` (validated already): one lock, one fsync.
+        ``progress`` is called with counts of records as they are encoded for the write."""
         from labledger.ledger._bulk import Ingested
 
-        placed = self._writer().append_rendered(len(batch), batch.render)
+        render = batch.render if progress is None else functools.partial(batch.render,
+                                                                         progress=progress)
+        placed = self._writer().append_rendered(len(batch), render)
         if placed is None:
             return Ingested(0, None, None)
         return Ingested(len(batch), placed[0], placed[1])

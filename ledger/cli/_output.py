@@ -83,10 +83,14 @@ def progress_enabled(ctx: click.Context) -> bool:
     return not quiet and sys.stderr.isatty()
 
 
-def _bar_wanted(total: int) -> bool:
-    """Bars only for work that can take a second (over 256 MiB), on a terminal, not -q/--json."""
+_BAR_BYTES = 256 * 1024 * 1024  # hashing and copying: about a second's worth
+
+
+def _bar_wanted(total: int, at_least: int = _BAR_BYTES) -> bool:
+    """Bars only for work that can take a second (``at_least``: over 256 MiB of hashing), on a
+    terminal, not -q/--json."""
     ctx = click.get_current_context(silent=True)
-    return ctx is not None and total >= 256 * 1024 * 1024 and progress_enabled(ctx)
+    return ctx is not None and total >= at_least and progress_enabled(ctx)
 
 
 class _NoBar:
@@ -97,17 +101,21 @@ class _NoBar:
         return None
 
 
-def progress_bar(total: int, label: str) -> Any:
+def progress_bar(total: int, label: str, at_least: int = _BAR_BYTES) -> Any:
     """A byte-count progress bar on stderr (TTY only, not with -q/--json, and only for work that
-    can take a second: over 256 MiB); yields the library's progress callback or None."""
-    if not _bar_wanted(total):
+    can take a second: ``total`` of at least ``at_least``, 256 MiB of hashing by default);
+    yields the library's progress callback or None. Updates past ``total`` are clamped."""
+    if not _bar_wanted(total, at_least):
         return _NoBar()
     import contextlib
 
     @contextlib.contextmanager
     def bar() -> Any:
         with click.progressbar(length=total, label=label, file=sys.stderr) as pb:
-            yield pb.update
+            def advance(n: int) -> None:
+                pb.update(max(0, min(n, total - pb.pos)))
+
+            yield advance
 
     return bar()
 

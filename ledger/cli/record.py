@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from labledger.ledger.cli._context import common, open_ledger, state
-from labledger.ledger.cli._output import dumps, emit_json, info, warn
+from labledger.ledger.cli._output import dumps, emit_json, info, progress_bar, warn
 from labledger.ledger.errors import InvalidEventError
 
 
@@ -208,6 +208,9 @@ def _read_source(source: str) -> tuple[bytes, str]:
         raise InvalidEventError(f"cannot read {source}: {exc.strerror}", source=source) from None
 
 
+_INGEST_BAR_BYTES = 16 * 1024 * 1024  # about a second of ingest: a bar from there on
+
+
 @click.command()
 @click.argument("source", metavar="FILE|-")
 @common
@@ -215,7 +218,8 @@ def ingest(source: str) -> None:
     """Append events from a JSON-lines FILE (or - for stdin): all of them, or none.
 
     Each line: {"kind": ..., "run": ..., "instance": ..., "at": ..., "body": {...}}. The whole
-    batch is validated first, then written under one lock and one fsync.
+    batch is validated first, then written under one lock and one fsync. A FILE over 16 MiB
+    (seconds of work) shows a progress bar on stderr when it is a terminal.
 
     Example: labledger ingest events.jsonl
     """
@@ -229,12 +233,21 @@ def ingest(source: str) -> None:
     gc.disable()
     try:
         raw, name = _read_source(source)
-        # Validated before the ledger is opened, as always (`Ledger.actor` is default_actor()).
-        batch = parse_lines(raw, actor=default_actor(), source=name, parallel=True)
-        del raw
-        ledger = open_ledger()
-        done = ledger.append_parsed(batch)
-        del batch
+        size = len(raw)
+        # Half the bar is validating the bytes, half encoding and chaining the records.
+        with progress_bar(2 * size, f"ingesting {name}", at_least=2 * _INGEST_BAR_BYTES) as bar:
+            # Validated before the ledger is opened, as always (`Ledger.actor` is
+            # default_actor()).
+            batch = parse_lines(raw, actor=default_actor(), source=name, parallel=True,
+                                progress=bar)
+            del raw
+            ledger = open_ledger()
+            per_record = size / max(1, len(batch))
+            done = ledger.append_parsed(
+                batch, progress=None if bar is None else lambda n: bar(int(n * per_record)))
+            del batch
+            if bar is not None:
+                bar(2 * size)  # what rounding left: the bar ends full (updates are clamped)
     finally:
         gc.enable()
     from labledger.ledger.segment import has_closed_segments

@@ -666,3 +666,47 @@ def test_emit_refuses_a_new_checkpoint_or_start_of_a_sealed_run(
     for args in (("emit", "note", "--run", "s1", "--set", "text=checked"),
                  ("emit", "checkpoint.saved", "--run", "s2", *late)):
         assert run_cli(*args).returncode == 0, args
+
+
+# --- progress on a terminal ----------------------------------------------------------------------
+def test_ingest_of_a_large_file_shows_a_bar_on_a_terminal_and_none_in_a_pipe(
+    project: Path, run_cli: RunCli, tmp_path: Path
+) -> None:
+    """Ingest of more than ~16 MiB takes seconds: on a terminal (a real pty here) stderr shows
+    a bar that reaches 100%; in a pipe, or with -q, only the summary. The events are the same."""
+    import os
+    import pty
+
+    assert run_cli("init").returncode == 0
+    line = b'{"kind":"run.heartbeat","run":"r%d","body":{"pid":4242,"step":%d,"extra":{"x":"%s"}}}\n'
+    data = b"".join(line % (i % 9, i, b"y" * 40) for i in range(170_000))
+    assert len(data) > 16 * 1024 * 1024
+    source = tmp_path / "big.jsonl"
+    source.write_bytes(data)
+    exe = Path(sys.executable).with_name("labledger")
+    env = {**os.environ, "LABLEDGER_ROOT": str(project), "COLUMNS": "100"}
+    main_fd, sub_fd = pty.openpty()
+    try:
+        proc = subprocess.Popen([str(exe), "ingest", str(source)], stdout=subprocess.DEVNULL,
+                                stderr=sub_fd, env=env)
+        os.close(sub_fd)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(main_fd, 65536)
+            except OSError:  # EIO: the process closed the terminal
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert proc.wait(timeout=120) == 0
+    finally:
+        os.close(main_fd)
+    text = shown.decode("utf-8", "replace")
+    assert f"ingesting {source}" in text
+    assert "100%" in text
+    assert "appended 170000 events" in text
+    piped = run_cli("ingest", str(source))
+    assert piped.returncode == 0
+    assert piped.stderr == "appended 170000 events\n"
+    assert len(records(project)) == 340_000

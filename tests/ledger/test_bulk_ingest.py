@@ -413,3 +413,28 @@ def test_strict_decoders_cover_every_kind_without_nested_structs() -> None:
         decoders["note"].decode(b'{"text": "x", "colour": 1}')
     with pytest.raises(msgspec.DecodeError):
         decoders["pull.listed"].decode(b"{}")  # not taken: the general path checks it
+
+
+# --- progress -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("count", [1, 2, 3, 4, _bulk._RENDER_BLOCK + 3])
+def test_progress_counts_every_byte_and_record_once_and_changes_no_byte(
+    count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`labledger ingest`'s bar is fed by these callbacks: bytes validated add up to the input,
+    records rendered to the batch, in one process or two, and the bytes written are the same."""
+    monkeypatch.setattr(_bulk, "CHUNK", 64)  # many chunks from a small input
+    data = b"".join(b'{"kind":"run.heartbeat","run":"r%d","body":{"step":%d}}\n' % (i % 3, i)
+                    for i in range(count))
+    for parallel in (False, True):
+        monkeypatch.setattr(_bulk, "PARALLEL_MIN", 0 if parallel else 1 << 40)
+        seen: list[int] = []
+        batch = _bulk.parse_lines(data, actor="me@here", parallel=parallel, progress=seen.append)
+        assert len(batch) == count
+        total = sum(seen)
+        # in two processes this one's half stands for the whole: within a line of the input
+        assert total == len(data) if not parallel or count == 1 else \
+            abs(total - len(data)) <= 2 * len(data) // count + 2, (parallel, total, len(data))
+        rendered: list[int] = []
+        with_bar = batch.render(7, None, "w", progress=rendered.append)
+        assert sum(rendered) == count
+        assert with_bar == batch.render(7, None, "w")
