@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING
 
 from labledger.cas import _fs
 from labledger.cas.digest import PREFIX, parse_digest
-from labledger.cas.errors import MalformedTreeError
+from labledger.cas.errors import (
+    MalformedTreeError,
+    ObjectUnreadableError,
+    SourceUnreadableError,
+)
 from labledger.cas.results import GcItem, GcReport
 from labledger.cas.tree import TREE_MAGIC, decode_tree
 from labledger.cas.verify import scan_objects
@@ -42,7 +46,10 @@ def _reachable(
     Only roots in ``required`` (every root when it is None) and files named by a
     stored tree count as missing: other roots are kept when present and ignored when absent.
     With ``strict`` a stored tree that cannot be decoded raises (gc could not protect its
-    files); without it the object is taken for a file that merely starts like a tree.
+    files); without it the object is taken for a file that merely starts like a tree. An object
+    that cannot be read (permissions) is there, so never missing: with ``strict`` it raises
+    `ObjectUnreadableError` (it may be a tree whose files gc could not protect), without it the
+    walk does not go into it (``check --deep`` reports it as unreadable).
     """
     keep: set[str] = set()
     missing: dict[str, list[str | None]] = {}  # every tree naming it (None: a root), in order
@@ -66,6 +73,13 @@ def _reachable(
                 parents = missing.setdefault(PREFIX + hex_, [])
                 if parent not in parents:
                     parents.append(parent)
+            continue
+        except OSError as exc:
+            if strict:
+                raise ObjectUnreadableError(PREFIX + hex_, path, f"{exc.strerror or exc}; gc "
+                                            "cannot tell which objects it keeps, so it removed "
+                                            "nothing") from None
+            keep.add(hex_)
             continue
         keep.add(hex_)
         if not is_tree:
@@ -102,11 +116,21 @@ def collect_garbage(
         raise ValueError("grace_seconds must be >= 0")
     now_ts = now.timestamp() if now is not None else time.time()
     cutoff = now_ts - grace_seconds
+    reasons: dict[str, Path] = {}  # why removals failed, each with the first path it hit
     keep, missing = _reachable(store, referenced, required, strict=True)
+    # Every object is listed before the first is removed: a folder that cannot be listed
+    # stops gc with nothing removed, rather than half-way through.
+    unlisted: list[Path] = []
+    objects = list(scan_objects(store, unreadable=unlisted))
+    if unlisted:
+        raise SourceUnreadableError(unlisted[0], "cannot list the objects in it (permission "
+                                    "denied); fix its permissions, or run labledger as the "
+                                    "user who owns the store; gc removed nothing")
     removed: list[GcItem] = []
+    failed: list[GcItem] = []
     kept_referenced = kept_recent = 0
     touched: set[Path] = set()
-    for hex_, path in scan_objects(store):
+    for hex_, path in objects:
         if hex_ in keep:
             kept_referenced += 1
             continue
@@ -117,10 +141,20 @@ def collect_garbage(
         if st.st_mtime > cutoff:
             kept_recent += 1
             continue
-        removed.append(_item(PREFIX + hex_, path, st))
+        item = _item(PREFIX + hex_, path, st)
         if not dry_run:
-            _fs.unlink_quietly(path)
+            # Reported as removed only once it is gone: a store that may not be written (a
+            # read-only copy, another user's) must not read as cleaned.
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                continue  # removed (or quarantined) by another process meanwhile
+            except OSError as exc:
+                failed.append(item)
+                reasons.setdefault(exc.strerror or str(exc), path)
+                continue
             touched.add(path.parent)
+        removed.append(item)
     temps: list[GcItem] = []
     try:
         leftovers = list(os.scandir(store.tmp_dir))
@@ -134,11 +168,20 @@ def collect_garbage(
         except FileNotFoundError:
             continue
         if st.st_mtime <= cutoff:
-            temps.append(_item(None, Path(entry.path), st))
+            item = _item(None, Path(entry.path), st)
             if not dry_run:
-                _fs.unlink_quietly(Path(entry.path))
+                try:
+                    os.unlink(entry.path)
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    failed.append(item)
+                    reasons.setdefault(exc.strerror or str(exc), Path(entry.path))
+                    continue
+            temps.append(item)
     for d in sorted(touched):
         _fs.fsync_dir(d)
     return GcReport(dry_run=dry_run, removed=tuple(removed), temp_removed=tuple(temps),
                     kept_referenced=kept_referenced, kept_recent=kept_recent,
-                    missing=tuple(sorted(missing)))
+                    missing=tuple(sorted(missing)), failed=tuple(failed),
+                    failed_because=tuple(f"{why} ({path})" for why, path in reasons.items()))

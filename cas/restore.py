@@ -15,12 +15,58 @@ from labledger.cas import _fs
 from labledger.cas._copy import copy_and_hash
 from labledger.cas._stage import write_error
 from labledger.cas.digest import PREFIX, parse_digest
-from labledger.cas.errors import DestinationExistsError, ObjectNotFoundError
+from labledger.cas.errors import (
+    CasError,
+    DestinationExistsError,
+    ObjectNotFoundError,
+    UnsafePathError,
+)
 from labledger.cas.results import ObjectInfo
 from labledger.cas.tree import TreeEntry
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from labledger.cas._protocol import StoreLike
+
+
+class DestinationOverlapsError(UnsafePathError):
+    """A restore destination that is, holds, or lies inside a folder that must not be touched:
+    the store itself (or, from the CLI, the whole ``.labledger/``). With ``force`` such a
+    restore would replace the folder, and so delete every object (and event) in it; without
+    ``force`` it would plant files among them. Refused before anything is written.
+
+    Kept out of `labledger.cas.errors` (whose classes are the pinned public API); an
+    `UnsafePathError` to every caller that catches that."""
+
+    def __init__(self, dest: Path, protected: Path, relation: str) -> None:
+        CasError.__init__(
+            self, f"refusing to restore to {dest}: it {relation} {protected}, and restoring "
+            "there could overwrite or delete what that folder keeps; choose a destination "
+            f"outside {protected}")
+        self.path, self.reason = str(dest), f"{relation} {protected}"
+        self.protected = protected
+
+
+def real_destination(dest: Path) -> Path:
+    """Where a restore to ``dest`` really writes: its parent with symlinks resolved, plus its
+    own name (a link at ``dest`` itself is replaced, never followed). ``.``, ``..`` and the
+    empty path name a folder, which is resolved whole."""
+    if dest.name in ("", ".", ".."):
+        return Path(os.path.realpath(dest))
+    return Path(os.path.realpath(dest.parent)) / dest.name
+
+
+def check_destination(dest: Path, protected: Iterable[Path]) -> None:
+    """Raise `DestinationOverlapsError` when ``dest`` is, holds or lies inside a protected
+    folder (compared after resolving symlinks, so a link or ``..`` cannot sneak around it)."""
+    target = real_destination(dest)
+    for folder in protected:
+        real = Path(os.path.realpath(folder))
+        relation = ("is" if target == real else "lies inside" if real in target.parents
+                    else "holds" if target in real.parents else None)
+        if relation is not None:
+            raise DestinationOverlapsError(dest, folder, relation)
 
 
 def _copy_object(store: StoreLike, digest: str, dest: Path, mode: int | None) -> None:
@@ -105,8 +151,10 @@ def _restore_tree(store: StoreLike, entries: tuple[TreeEntry, ...], tmp: Path) -
             os.chmod(tmp.joinpath(*e.path.split("/")), e.mode)
 
 
-def restore(store: StoreLike, digest: str, dest: Path, *, force: bool) -> ObjectInfo:
+def restore(store: StoreLike, digest: str, dest: Path, *, force: bool,
+            protect: Iterable[Path] = ()) -> ObjectInfo:
     """See `Store.get`."""
+    check_destination(dest, [store.objects_dir.parent, *protect])
     info = store.stat(digest)
     if os.path.lexists(dest) and not force:
         raise DestinationExistsError(dest)

@@ -70,17 +70,20 @@ class VerifyReport(_Result, frozen=True, kw_only=True):
     """The result of re-hashing every object.
 
     ``stray`` lists files under ``objects/`` whose names are not object names (left alone).
-    ``is_ok`` is True when nothing was corrupt.
+    ``unreadable`` lists folders under ``objects/`` that could not be listed (permissions):
+    the objects in them were not checked. ``is_ok`` is True when nothing was corrupt and every
+    folder could be listed.
     """
 
     checked: int
     bytes: int
     corrupt: tuple[CorruptObject, ...] = ()
     stray: tuple[Path, ...] = ()
+    unreadable: tuple[Path, ...] = ()
 
     @property
     def is_ok(self) -> bool:
-        return not self.corrupt
+        return not self.corrupt and not self.unreadable
 
 
 class GcItem(_Result, frozen=True, kw_only=True):
@@ -95,7 +98,10 @@ class GcItem(_Result, frozen=True, kw_only=True):
 class GcReport(_Result, frozen=True, kw_only=True):
     """What gc removed (or, with ``dry_run``, would remove) and what it kept.
 
-    ``missing`` lists referenced digests that are not in the store.
+    ``missing`` lists referenced digests that are not in the store. ``failed`` lists what gc
+    tried to remove and could not (a store it may not write); ``failed_because`` says why, once
+    per reason, with the first path it hit. ``removed`` and ``temp_removed`` hold only what is
+    gone.
     """
 
     dry_run: bool
@@ -104,6 +110,8 @@ class GcReport(_Result, frozen=True, kw_only=True):
     kept_referenced: int
     kept_recent: int
     missing: tuple[str, ...]
+    failed: tuple[GcItem, ...] = ()
+    failed_because: tuple[str, ...] = ()
 
     @property
     def bytes_freed(self) -> int:

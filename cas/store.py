@@ -337,14 +337,19 @@ class Store:
 
     # -- restore, verify, gc ------------------------------------------------------------------
 
-    def get(self, digest: str, dest: Path | str, *, force: bool = False) -> ObjectInfo:
+    def get(self, digest: str, dest: Path | str, *, force: bool = False,
+            protect: Iterable[Path | str] = ()) -> ObjectInfo:
         """Restore an object to ``dest``: a file object as a file, a tree as a directory.
 
         Bytes are verified while they are copied into a temp path beside ``dest``, which is
         renamed into place only when complete, so a failed get leaves nothing half-written.
+        ``dest`` may not be, hold or lie inside the store (``force`` would replace the folder
+        and every object in it), nor any folder in ``protect``.
 
         Raises
         ------
+        UnsafePathError
+            ``dest`` overlaps the store or a folder in ``protect``; nothing was written.
         DestinationExistsError
             ``dest`` exists and ``force`` is False.
         ObjectNotFoundError, ObjectCorruptError
@@ -352,7 +357,8 @@ class Store:
         """
         from labledger.cas.restore import restore
 
-        return restore(self, digest, Path(dest), force=force)
+        return restore(self, digest, Path(dest), force=force,
+                       protect=[Path(p) for p in protect])
 
     def corrupt(self, hex_: str, actual_hex: str | None) -> ObjectCorruptError:
         """Quarantine a corrupt object and return the error describing it (to be raised)."""

@@ -40,8 +40,12 @@ def hash_object(path: Path) -> str:
         return str(blake3(f.read()).hexdigest())
 
 
-def scan_objects(store: StoreLike, stray: list[Path] | None = None) -> Iterator[tuple[str, Path]]:
-    """``(hex, path)`` for every object file; other files go to ``stray`` when given."""
+def scan_objects(store: StoreLike, stray: list[Path] | None = None,
+                 unreadable: list[Path] | None = None) -> Iterator[tuple[str, Path]]:
+    """``(hex, path)`` for every object file; other files go to ``stray`` when given.
+
+    A fan-out folder that cannot be listed (permissions) goes to ``unreadable`` when given
+    (its objects are skipped), and raises `PermissionError` otherwise."""
     try:
         fans = sorted(os.scandir(store.objects_dir), key=lambda e: e.name)
     except FileNotFoundError:
@@ -51,7 +55,16 @@ def scan_objects(store: StoreLike, stray: list[Path] | None = None) -> Iterator[
             if stray is not None:
                 stray.append(Path(fan.path))
             continue
-        with os.scandir(fan.path) as it:
+        try:
+            it = os.scandir(fan.path)
+        except FileNotFoundError:
+            continue
+        except PermissionError:
+            if unreadable is None:
+                raise
+            unreadable.append(Path(fan.path))
+            continue
+        with it:
             for entry in it:
                 if _REST.match(entry.name) and entry.is_file(follow_symlinks=False):
                     yield fan.name + entry.name, Path(entry.path)
@@ -62,10 +75,11 @@ def scan_objects(store: StoreLike, stray: list[Path] | None = None) -> Iterator[
 def verify_all(store: StoreLike, *, progress: Progress | None) -> VerifyReport:
     """See `Store.verify_all`."""
     stray: list[Path] = []
+    unreadable: list[Path] = []
     corrupt: list[CorruptObject] = []
     checked = 0
     total = 0
-    for hex_, path in scan_objects(store, stray):
+    for hex_, path in scan_objects(store, stray, unreadable):
         try:
             actual = hash_object(path)
             size = os.stat(path).st_size
@@ -87,4 +101,5 @@ def verify_all(store: StoreLike, *, progress: Progress | None) -> VerifyReport:
                                          actual_digest=err.actual_digest))
         if progress is not None:
             progress(size)
-    return VerifyReport(checked=checked, bytes=total, corrupt=tuple(corrupt), stray=tuple(stray))
+    return VerifyReport(checked=checked, bytes=total, corrupt=tuple(corrupt), stray=tuple(stray),
+                        unreadable=tuple(unreadable))

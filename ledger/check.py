@@ -9,6 +9,10 @@ Findings have a severity:
 * ``torn``: bytes after the last newline of an open segment, from a crash mid-append. They were
   never acknowledged; the next append cuts them (keeping a copy under ``recovered/``).
 * ``recovered``: a cut that an earlier append made, with where the cut bytes were kept.
+* ``stray``: a file in the ledger folder that is not a segment (``<writer>/<seq>.jsonl`` or
+  ``.parquet``), so no reader reads it: a segment copied one level too high, a backup copy, a
+  file a sync tool renamed. Not a problem (``check`` still exits 0), but events in it are in no
+  view, so it is named rather than skipped in silence.
 """
 
 from __future__ import annotations
@@ -137,10 +141,68 @@ def _check_parquet(chain: _Chain, segment: Path) -> None:
     except Exception as exc:  # noqa: BLE001 - any pyarrow failure means unreadable evidence
         chain.corrupt(segment, f"sealed segment is unreadable ({exc})", None, None)
         return
+    unfinished = 0  # a trailing run of `more` records: a batch that was never acknowledged
     for text in table.column("record").to_pylist():
-        chain.take(segment, text.encode("utf-8"), None)
+        unfinished = unfinished + 1 if chain.take(segment, text.encode("utf-8"), None) else 0
+    if unfinished:
+        # A batch never spans segments (one write() to the open one), so a sealed segment that
+        # ends inside one holds records of an append that never finished, sealed as history.
+        chain.corrupt(segment, f"sealed segment ends inside an unfinished batch ({unfinished} "
+                      "record(s) of an append that was never acknowledged)",
+                      chain.expected_seq - unfinished, None)
     for problem in sealed_columns_match(segment):
         chain.corrupt(segment, problem, None, None)
+
+
+def closing_problem(segment: Path) -> Finding | None:
+    """Why the open JSONL ``segment`` must not be closed (and sealed) now, or None.
+
+    Closing is final: a closed segment is never cut again. So bytes after its last newline (a
+    torn append), a trailing unfinished batch (both ``torn``: the next append cuts them and
+    keeps a copy) or a record that does not verify (``corruption``) keep it open; closed, the
+    first two would turn into corruption, or into never-acknowledged records sealed as
+    history. The first such finding, corruption first."""
+    report = CheckReport()
+    chain = _Chain(report, segment.parent.name)
+    chain.expected_seq, chain.resync = int(segment.stem), True  # prev is checked by `check`
+    try:
+        _check_jsonl(chain, segment, is_open=True)
+    except CorruptionError as exc:
+        return Finding("corruption", str(segment), exc.problem, exc.seq, exc.offset)
+    except OSError as exc:
+        return Finding("corruption", str(segment), f"cannot read ({exc.strerror})")
+    corrupt = [f for f in report.findings if f.severity == "corruption"]
+    found = corrupt or report.findings
+    return found[0] if found else None
+
+
+_WRITER_FILES = frozenset({".lock"})  # a writer folder's own files that are not segments
+
+
+def _stray(report: CheckReport, root: Path) -> None:
+    """Name every file in the ledger folder that no reader reads (see ``stray`` above)."""
+    for entry in sorted(root.iterdir()):
+        if not entry.is_dir():
+            report.findings.append(Finding("stray", str(entry), _STRAY_WHY))
+            continue
+        try:
+            items = sorted(entry.iterdir())  # before listing: a segment born between is listed
+            listed = set(list_segments(entry))
+        except OSError:  # a writer folder that cannot be listed: not a question of strays
+            continue
+        for item in items:
+            if item in listed or item.name in _WRITER_FILES:
+                continue
+            if item.name.endswith(".parquet.tmp"):  # compact at work (or a crash of it)
+                continue
+            if item.suffix == ".jsonl" and item.with_suffix(".parquet") in listed:
+                continue  # sealed copy kept by a crash mid-compact; the next compact drops it
+            report.findings.append(Finding("stray", str(item), _STRAY_WHY))
+
+
+_STRAY_WHY = ("not a segment, so no view and no check reads it (segments are "
+              "ledger/<writer>/<seq>.jsonl or .parquet, seq in 12 digits); move it where it "
+              "belongs, or out of the ledger folder")
 
 
 def check_ledger(paths: LedgerPaths) -> CheckReport:
@@ -151,7 +213,11 @@ def check_ledger(paths: LedgerPaths) -> CheckReport:
     for writer_dir in writer_dirs:
         report.writers += 1
         chain = _Chain(report, writer_dir.name)
-        segments = list_segments(writer_dir)
+        try:
+            segments = list_segments(writer_dir)
+        except OSError as exc:  # a problem like an unreadable segment: reported, not raised
+            chain.corrupt(writer_dir, f"cannot list its segments ({exc.strerror})", None, None)
+            continue
         for position, segment in enumerate(segments):
             report.segments += 1
             first = int(segment.stem)
@@ -168,6 +234,8 @@ def check_ledger(paths: LedgerPaths) -> CheckReport:
                 chain.corrupt(segment, exc.problem, exc.seq, exc.offset)
             except OSError as exc:
                 chain.corrupt(segment, f"cannot read ({exc.strerror})", None, None)
+    if root.is_dir():
+        _stray(report, root)
     if paths.recovered.is_dir():
         for kept in sorted(paths.recovered.glob("*/*.torn")):
             stem, _, rest = kept.name.partition("-at-")

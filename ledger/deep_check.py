@@ -68,7 +68,9 @@ class ObjectsCheck:
 
     @property
     def problems(self) -> int:
-        return len(self.corrupt) + len(self.lost)
+        """Corrupt or unreadable objects, lost ones, and folders of the store that could not
+        be listed (their objects went unchecked)."""
+        return len(self.corrupt) + len(self.lost) + len(self.verified.unreadable)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.verified.to_json(), "missing": [m.to_json() for m in self.missing]}
@@ -92,5 +94,12 @@ def check_objects(ledger: Ledger, progress: Callable[[int], None] | None = None,
 
 def stored_bytes(ledger: Ledger) -> int:
     """The bytes the store's objects take (the total a progress bar counts to)."""
-    objects = open_store(ledger).objects_dir
-    return sum(p.stat().st_size for p in objects.rglob("*") if p.is_file())
+    from labledger.cas.verify import scan_objects
+
+    total = 0
+    for _hex, path in scan_objects(open_store(ledger), unreadable=[]):  # reported by the check
+        try:
+            total += path.stat().st_size
+        except FileNotFoundError:  # removed meanwhile
+            continue
+    return total

@@ -67,7 +67,11 @@ PARQUET_MAGIC = b"PAR1"
 # run, instance, recorded and body is required (ledger/record.py Record).
 _UNREADABLE = ("id IS NULL OR v IS NULL OR seq IS NULL OR ts IS NULL OR writer IS NULL "
                "OR actor IS NULL OR kind IS NULL OR TRY_CAST(ts AS TIMESTAMPTZ) IS NULL "
-               "OR (recorded IS NOT NULL AND TRY_CAST(recorded AS TIMESTAMPTZ) IS NULL)")
+               "OR (recorded IS NOT NULL AND TRY_CAST(recorded AS TIMESTAMPTZ) IS NULL) "
+               "OR (body IS NOT NULL AND TRY_CAST(body AS JSON) IS NULL)")
+# Where the counts of `_UNREADABLE` rows are kept; renamed whenever `_UNREADABLE` changes, so
+# counts made under an older rule are not trusted.
+_UNREADABLE_CACHE = "unreadable-2.json"
 _LINES_SHOWN = 3  # unreadable lines named per segment in a damage report
 _QUOTED_PATH = re.compile(r"""['"]([^'"]+\.(?:parquet|jsonl))['"]""")
 
@@ -180,7 +184,10 @@ def _find_segments(paths: LedgerPaths) -> _Segments:
     root = paths.segments
     writer_dirs = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     for writer_dir in writer_dirs:
-        segments = list_segments(writer_dir)
+        try:
+            segments = list_segments(writer_dir)
+        except OSError as exc:
+            raise unreadable_file(writer_dir, exc, "list its segments") from None
         for segment in segments:
             size = segment.stat().st_size
             if segment.suffix == ".parquet":
@@ -300,9 +307,25 @@ def _unreadable_lines(segment: Path, is_open: bool) -> list[str]:
         if not complete and is_open:
             break
         why = unreadable_why(line) if complete else "torn record inside a closed segment"
+        if why is None:
+            why = _body_unreadable(line)
         if why is not None:
             where.append(f"line {number} (byte {offset}): {why}")
     return where
+
+
+def _body_unreadable(line: bytes) -> str | None:
+    """Why DuckDB cannot read the body of a record line that otherwise reads: a body that is
+    a JSON string whose text is not JSON itself (the reader hands a string's text over as the
+    JSON column), or None. The slow-path twin of the body clause of `_UNREADABLE`."""
+    try:
+        body = bytes(msgspec.json.decode(line, type=Record).body)
+        if not body.startswith(b'"'):
+            return None
+        json.loads(msgspec.json.decode(body))
+    except (msgspec.DecodeError, ValueError):
+        return "its body is a string, not a JSON object"
+    return None
 
 
 def damage_report(segment: Path, count: int, is_open: bool) -> str | None:
@@ -389,7 +412,7 @@ def connect(paths: LedgerPaths, *, on_damage: OnDamage | None = None
         try:
             con.execute(_raw_events_sql(segments))
             _check_sealed_rows(con, segments.parquet)
-            damaged = _unreadable_rows(con, segments, cache / "unreadable.json")
+            damaged = _unreadable_rows(con, segments, cache / _UNREADABLE_CACHE)
             # binding a view lists the segment files again: inside the try, so a segment that
             # compact sealed away meanwhile is a retry (`_moved_away`), not a crash
             for name in VIEWS:

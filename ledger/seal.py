@@ -30,6 +30,10 @@ from labledger.ledger.record import Record, RecordError, verify_line
 from labledger.ledger.root import LedgerPaths, fsync_dir
 from labledger.ledger.segment import iter_lines, list_segments
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from labledger.ledger.check import Finding
+
 SCHEMA = pa.schema([
     ("id", pa.string()), ("v", pa.int32()), ("seq", pa.int64()), ("prev", pa.string()),
     ("ts", pa.string()), ("writer", pa.string()), ("actor", pa.string()), ("kind", pa.string()),
@@ -144,8 +148,16 @@ def sealed_columns_match(segment: Path) -> list[str]:
     return problems
 
 
-def seal_writer(writer_dir: Path, *, close_open: bool) -> list[Path]:
-    """Seal this writer's closed segments (and close the open one first if asked)."""
+def seal_writer(writer_dir: Path, *, close_open: bool,
+                left_open: list[Finding] | None = None) -> list[Path]:
+    """Seal this writer's closed segments (and close the open one first if asked).
+
+    Closing is final (a closed segment is never cut again), so an open segment that ends in a
+    torn append or an unfinished batch, or holds a record that does not verify
+    (`check.closing_problem`), stays open even when asked: the next append cuts a torn tail
+    (keeping a copy); closed, it would be corruption, or never-acknowledged records sealed as
+    history. The reason is added to ``left_open``. Judged under the writer's lock, so no
+    append is caught mid-write."""
     sealed: list[Path] = []
     lock_fd = os.open(writer_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
@@ -158,6 +170,15 @@ def seal_writer(writer_dir: Path, *, close_open: bool) -> list[Path]:
                 leftover.unlink()
                 fsync_dir(writer_dir)
         segments = list_segments(writer_dir)
+        if close_open and segments and segments[-1].suffix == ".jsonl" and \
+                segments[-1].stat().st_mode & stat.S_IWUSR:
+            from labledger.ledger.check import closing_problem
+
+            problem = closing_problem(segments[-1])
+            if problem is not None:
+                close_open = False
+                if left_open is not None:
+                    left_open.append(problem)
         for segment in segments:
             if segment.suffix != ".jsonl":
                 continue
@@ -177,11 +198,13 @@ def seal_writer(writer_dir: Path, *, close_open: bool) -> list[Path]:
     return sealed
 
 
-def compact(paths: LedgerPaths, *, close_open: bool = True) -> list[Path]:
-    """Seal every writer's closed segments; with ``close_open`` the open ones too."""
+def compact(paths: LedgerPaths, *, close_open: bool = True,
+            left_open: list[Finding] | None = None) -> list[Path]:
+    """Seal every writer's closed segments; with ``close_open`` the open ones too, except
+    those that must stay open (see `seal_writer`; why, in ``left_open``)."""
     sealed: list[Path] = []
     if not paths.segments.is_dir():
         return sealed
     for writer_dir in sorted(p for p in paths.segments.iterdir() if p.is_dir()):
-        sealed.extend(seal_writer(writer_dir, close_open=close_open))
+        sealed.extend(seal_writer(writer_dir, close_open=close_open, left_open=left_open))
     return sealed

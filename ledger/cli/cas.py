@@ -135,8 +135,19 @@ def get(digest: str, output: str, force: bool) -> None:
 
     Example: labledger cas get blake3:9f2c… -o restored/
     """
-    with _reading(open_ledger()) as store:
-        info_ = store.get(digest, Path(output), force=force)
+    from labledger.cas.restore import DestinationOverlapsError, check_destination
+
+    ledger = open_ledger()
+    # Never inside or around .labledger/: with --force, `-o .` run from the project folder (or
+    # its absolute path, or `-o .labledger`) would replace the folder and with it every event
+    # and object; without it a restore could plant a file among the segments. Bad input (2),
+    # judged before anything is read or written.
+    try:
+        check_destination(Path(output), [ledger.paths.home])
+    except DestinationOverlapsError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-o' / '--output'") from None
+    with _reading(ledger) as store:
+        info_ = store.get(digest, Path(output), force=force, protect=[ledger.paths.home])
     if state().json:
         emit_json(info_.to_json())
     else:
@@ -235,12 +246,21 @@ def gc(dry_run: bool, grace: str) -> None:
                                    grace_seconds=_parse_duration(grace), dry_run=dry_run)
     if state().json:
         emit_json(report.to_json())
-        return
-    verb = "would remove" if dry_run else "removed"
-    for item in (*report.removed, *report.temp_removed):
-        click.echo(f"{verb} {item.digest or item.path}  {item.size} bytes")
-    info(click.get_current_context(),
-         f"{verb} {len(report.removed)} object(s), {report.bytes_freed} bytes; kept "
-         f"{report.kept_referenced} referenced and {report.kept_recent} recent"
-         + (f"; {len(report.missing)} referenced object(s) are missing from the store "
-            "(`labledger check --deep` names them)" if report.missing else ""))
+    else:
+        verb = "would remove" if dry_run else "removed"
+        for item in (*report.removed, *report.temp_removed):
+            click.echo(f"{verb} {item.digest or item.path}  {item.size} bytes")
+        for item in report.failed:
+            click.echo(f"could not remove {item.digest or item.path}  {item.size} bytes")
+        info(click.get_current_context(),
+             f"{verb} {len(report.removed)} object(s), {report.bytes_freed} bytes; kept "
+             f"{report.kept_referenced} referenced and {report.kept_recent} recent"
+             + (f"; {len(report.missing)} referenced object(s) are missing from the store "
+                "(`labledger check --deep` names them)" if report.missing else ""))
+    if report.failed:
+        from labledger.cas import StoreWriteError
+
+        # Not a silent partial success: the store was not cleaned as asked (exit 1).
+        raise StoreWriteError(ledger.paths.cas, f"{len(report.failed)} unreferenced object(s) "
+                              "or temp file(s) could not be removed: "
+                              + "; ".join(report.failed_because))

@@ -8,7 +8,8 @@ import click
 
 from labledger.ledger.cli._context import common, ledger_paths, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
-from labledger.ledger.cli._output import emit_json, info
+from labledger.ledger.cli._output import emit_json, info, warn
+from labledger.ledger.errors import LedgerError
 
 
 @click.command()
@@ -69,6 +70,17 @@ def _render_objects(ctx: click.Context, objects: Any) -> None:
                    + (f"; named by {_names(refs)}" if refs else ""))
     for m in objects.lost:
         click.echo(f"corruption: {_describe(m)}")
+    for folder in objects.verified.unreadable:
+        click.echo(f"corruption: folder {folder} of the store cannot be listed (permission "
+                   "denied): the objects in it were not checked; fix its permissions, then "
+                   "check again")
+    stray = objects.verified.stray
+    if state().verbose:
+        for path in stray:
+            click.echo(f"note: {path} is not an object (its name is not a digest); left alone")
+    if stray:
+        info(ctx, f"{len(stray)} file(s) under cas/objects/ are not objects (their names are "
+                  "not digests) and were left alone (-v lists them)")
     elsewhere = objects.elsewhere
     if state().verbose:  # a box's own objects: expected after a pull, listed on request
         for m in elsewhere:
@@ -114,12 +126,39 @@ def compact() -> None:
 
     Example: labledger compact
     """
+    # An open segment whose last append was torn by a crash (or that does not verify) stays
+    # open, with a warning (docs/ledger.md "Sealing"); its writer's closed segments are sealed.
+    from labledger.ledger.check import Finding
     from labledger.ledger.seal import compact as seal_all
 
-    sealed = seal_all(ledger_paths())
+    left_open: list[Finding] = []
+    try:
+        sealed = seal_all(ledger_paths(), left_open=left_open)
+    except PermissionError as exc:
+        raise LedgerError(f"cannot seal the segments: {exc.strerror} ({exc.filename}); fix "
+                          "the permissions, or run labledger as the user who owns the "
+                          "ledger") from None
+    ctx = click.get_current_context()
     if state().json:
-        emit_json({"sealed": [str(p) for p in sealed]})
+        data: dict[str, Any] = {"sealed": [str(p) for p in sealed]}
+        if left_open:  # only then, as `check --json` has "objects" only with --deep
+            data["left_open"] = [{"segment": f.segment, "severity": f.severity,
+                                  "problem": f.problem, "seq": f.seq, "offset": f.offset}
+                                 for f in left_open]
+        emit_json(data)
     else:
         for path in sealed:
             click.echo(str(path))
-        info(click.get_current_context(), f"sealed {len(sealed)} segment(s)")
+        info(ctx, f"sealed {len(sealed)} segment(s)")
+    for finding in left_open:
+        if finding.severity == "torn":
+            why = "a closed segment is never cut again; compact again after the next append"
+        else:
+            why = "it does not verify; run `labledger check` for a full report"
+        where = "" if finding.offset is None else f" (byte {finding.offset})"
+        warn(f"labledger: warning: left {finding.segment} open: {finding.problem}{where}. "
+             f"It stays open: {why}")
+    if any(f.severity == "corruption" for f in left_open):
+        ctx.exit(EXIT_PROBLEMS)
+
+

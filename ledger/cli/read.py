@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import datetime as _dt
 import io
 import json
+import re
 from typing import Any
 
 import click
@@ -16,6 +18,29 @@ from labledger.ledger.errors import InvalidEventError
 
 def _paths() -> Any:
     return ledger_paths()
+
+
+# C0 controls (a newline included), DEL and C1 controls: in a table or a log line they would
+# break the row apart or reach the terminal as escape sequences (a body's text is free-form).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _visible(text: str) -> str:
+    """``text`` with every control character written as an escape (``\\n``, ``\\x1b``)."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def _csv_value(value: Any) -> str:
+    """A value as CSV text, exact: a float keeps every digit (``repr``: the table's 6
+    significant digits would lose data), a time keeps its microseconds (written like the
+    table's, in UTC, with a fraction only when there is one). Text is written as it is (CSV
+    quotes it); JSON as its text, as in the table."""
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, _dt.datetime) and value.tzinfo is not None:
+        utc = value.astimezone(_dt.UTC)
+        return utc.strftime("%Y-%m-%d %H:%M:%S" + (".%f" if utc.microsecond else ""))
+    return cell(value)
 
 
 def _warn_damage(message: str) -> None:
@@ -75,18 +100,30 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
     finally:
         con.close()
     rows.reverse()
+    if not rows and kind is not None and not _known_kind(kind, ev.KINDS):
+        # a typo (`checkpoint.save`) would otherwise read as "nothing happened"
+        verb = "matches" if kind.endswith("*") else "is"
+        warn(f"labledger: warning: no event kind {verb} {kind!r}; the kinds are "
+             f"{', '.join(sorted(ev.KINDS))}")
     names = ["id", "seq", "ts", "writer", "actor", "kind", "run", "instance", "recorded", "body"]
     if state().json:
         for row in rows:
             item = dict(zip(names, row, strict=True))
-            item["body"] = json.loads(item["body"])
+            # the events view gives every readable record a JSON body ({} when it has none)
+            item["body"] = json.loads(item["body"]) if item["body"] is not None else {}
             click.echo(dumps(item))
         return
     for row in rows:
         item = dict(zip(names, row, strict=True))
         scope = " ".join(f"{k}={item[k]}" for k in ("run", "instance") if item[k])
-        click.echo(f"{cell(item['ts'])}  {item['kind']:<20} {scope:<24} {item['id'][:12]}  "
-                   f"{item['body']}")
+        click.echo(_visible(f"{cell(item['ts'])}  {item['kind']:<20} {scope:<24} "
+                            f"{item['id'][:12]}  {item['body'] or '{}'}"))
+
+
+def _known_kind(pattern: str, kinds: Any) -> bool:
+    if pattern.endswith("*"):
+        return any(k.startswith(pattern[:-1]) for k in kinds)
+    return pattern in kinds
 
 
 @click.command()
@@ -113,7 +150,10 @@ def sql(query: str, fmt: str | None) -> None:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(result.columns)
-        writer.writerows([[cell(v) for v in row] for row in result.rows])
-        click.echo(buffer.getvalue(), nl=False)
+        writer.writerows([[_csv_value(v) for v in row] for row in result.rows])
+        # color=True: click would strip what looks like an ANSI escape from text it writes to
+        # a pipe or file, silently changing the data
+        click.echo(buffer.getvalue(), nl=False, color=True)
     else:
-        click.echo(table(result.columns, result.rows))
+        click.echo(table([_visible(c) for c in result.columns],
+                         [[_visible(cell(v)) for v in row] for row in result.rows]))
