@@ -13,7 +13,6 @@ import click
 
 from labledger.ledger.cli._context import common, ledger_paths, state
 from labledger.ledger.cli._output import cell, dumps, emit_json, table, warn
-from labledger.ledger.errors import InvalidEventError
 
 
 def _paths() -> Any:
@@ -82,8 +81,8 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
     if since is not None:
         try:
             params.append(ev.parse_ts(since))
-        except ValueError as exc:
-            raise InvalidEventError(str(exc), field="--since") from None
+        except ValueError as exc:  # a read: "nothing was written" would puzzle
+            raise click.BadParameter(str(exc), param_hint="--since") from None
         where.append("ts >= CAST(? AS TIMESTAMPTZ)")
     sql = ("SELECT id, seq, ts, writer, actor, kind, run, instance, recorded, body FROM events"
            + (" WHERE " + " AND ".join(where) if where else "")
