@@ -14,6 +14,22 @@ from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._output import emit_json, info, progress_bar, table
 
 
+def _refuse_the_ledger_itself(path: Path, home: Path) -> None:
+    """A folder holding ``.labledger/`` (``cas put .`` at the project root), or a path inside
+    it, would store the ledger and every stored object again: refused, naming what to store."""
+    if path.is_symlink():
+        return  # stored as the link's text, never followed
+    where = path.resolve()
+    if where == home or home in where.parents:
+        raise click.BadParameter(f"{where} is inside the ledger's own folder {home}; store "
+                                 "your files from outside it", param_hint=repr(str(path)))
+    if path.is_dir() and where in home.parents:
+        raise click.BadParameter(
+            f"{where} holds the ledger's own folder {home}: storing it would copy the ledger "
+            "and every stored object into the store again; store the folders you mean "
+            "(e.g. runs/, results/)", param_hint=repr(str(path)))
+
+
 def _store() -> Any:
     from labledger.ledger.artifacts import open_store
 
@@ -91,11 +107,13 @@ def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
     symlinks = "refuse" if refuse_symlinks else "record"
     # Every argument is checked before the first is stored: a typo in the last path must not
     # leave the others stored (bad input changes nothing, exit 2).
+    home = Path(open_ledger().paths.home).resolve()
     for raw in paths:
         try:
             store.check_source(Path(raw), symlinks=symlinks)
         except CasError as exc:
             raise click.BadParameter(str(exc), param_hint=repr(raw)) from None
+        _refuse_the_ledger_itself(Path(raw), home)
     results = []
     for raw in paths:
         path = Path(raw)

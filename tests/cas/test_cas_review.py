@@ -273,3 +273,25 @@ def test_check_deep_reports_a_folder_it_cannot_list(
     assert f"corruption: folder {fan} of the store cannot be listed" in listed.stdout
     assert "Traceback" not in listed.stderr
     assert "Errno" not in listed.stderr
+
+
+def test_cas_put_refuses_the_ledgers_own_folder_and_what_holds_it(
+    in_project: Ledger, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cas put .` at the project root stored .labledger/ (the ledger and every object) into
+    the store again; now it is refused (exit 2, nothing stored), naming what to store."""
+    from tests.conftest import cli_call
+
+    (project / "runs").mkdir()
+    (project / "runs" / "metrics.json").write_text('{"psnr": 31.4}')
+    code, out, _ = cli_call(capsys, "cas", "put", "runs")
+    assert code == 0
+    assert out.startswith("blake3:")
+    objects = project / ".labledger" / "cas"
+    before = sorted(p for p in objects.rglob("*"))
+    for args in (["."], ["runs", "."], [".labledger"], [".labledger/config.toml"]):
+        code, out, err = cli_call(capsys, "cas", "put", *args)
+        assert code == 2, (args, err)
+        assert out == ""
+        assert ".labledger" in err
+        assert sorted(p for p in objects.rglob("*")) == before, args
