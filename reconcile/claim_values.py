@@ -20,10 +20,16 @@ a sum that does not fit a float is refused too. A name the file gives twice (a r
 a repeated column in the header) is refused as ambiguous when it is read.
 
 Besides the value, what the object itself says about it is read too, never guessed: ``n``
-(samples behind the value), the split it was evaluated on (a ``split`` key or column), seeds
+(samples behind the value), the split it was evaluated on (a ``split`` key or column, else the
+keys on the way to the value or the column's name: ``val.psnr``, ``test_psnr``), seeds
 (``seed``/``seeds`` keys, a ``seed`` column) and a reported spread (``psnr_std``,
-``std: {psnr: ...}``, ``psnr_sem``; for the mean of a table with one row per seed, the sample
-standard deviation over those rows).
+``std: {psnr: ...}``, ``psnr_sem``, the ``std`` beside ``{"mean": ...}``, a ``psnr_std`` column
+in a cell's row; for the mean of a table with one row per seed, the sample standard deviation
+over those rows).
+
+The metric is the last key or the column, unless that key is a statistic of the key above it
+(``psnr.mean`` reads metric ``psnr``, `metric_name`). A float32 Parquet cell is read as the
+shortest decimal that is that float32 (``31.52``, not 31.520000457763672).
 
 Errors are `ClaimInputError`s naming the selector and ``where`` (run, path, digest) and the place
 in the object (JSON pointer; row, line and column); a selector that is none of the forms above
@@ -76,13 +82,20 @@ class Extracted:
     """A value read from an object, and what the object says about it."""
 
     value: float
-    metric: str  # the metric's own name (the last key, or the column)
+    metric: str  # the metric's own name (the last key, or the one above a `mean`; the column)
     selector: str
     n: int | None = None
     split: str | None = None  # the split the object says it was evaluated on
     seeds: tuple[int, ...] = ()
     variance_type: str | None = None  # "std" | "sem"
     variance: float | None = None
+    aggregate: str | None = None  # the aggregate applied (mean, count, ...), None for one value
+
+    @property
+    def claimed_metric(self) -> str:
+        """The metric a claim on this value is about: ``metric``, except that a count is not
+        the quantity it counts (``count(psnr)`` is 24 images, not a PSNR of 24)."""
+        return f"count({self.metric})" if self.aggregate == "count" else self.metric
 
 
 def normalize_split(name: str) -> str:
@@ -92,16 +105,87 @@ def normalize_split(name: str) -> str:
 
 
 def split_from_path(path: str) -> tuple[str | None, str | None]:
-    """The split a path's folders name (``test/kodak/metrics.json`` -> ``test``) and the test
-    id after a ``test/`` folder (``kodak``); (None, None) when no folder names a split."""
+    """The split a path's folders name (``test/kodak/metrics.json`` -> ``test``; the innermost
+    such folder) and the test id, the folder after the last ``test/`` folder (``kodak``; in
+    ``test/val/metrics.json`` the test id is ``val``, and so is the split); None for either when
+    no folder names it."""
     folders = path.split("/")[:-1]
     split: str | None = None
     test_id: str | None = None
     for i, folder in enumerate(folders):
-        if folder.lower() in _SPLITS:
-            split = _SPLITS[folder.lower()]
-            test_id = folders[i + 1] if split == "test" and i + 1 < len(folders) else None
+        name = _SPLITS.get(folder.lower())
+        if name is not None:
+            split = name
+        if name == "test" and i + 1 < len(folders):
+            test_id = folders[i + 1]
     return split, test_id
+
+
+def _split_in(name: str) -> str | None:
+    """The split a key or column name spells with one of its words (``val``, ``val_psnr``,
+    ``test/acc``, ``psnr-validation``); None when it names none, or two (``train_val_gap``)."""
+    found = {_SPLITS[w] for w in re.split(r"[^a-z]+", name.lower()) if w in _SPLITS}
+    return found.pop() if len(found) == 1 else None
+
+
+def _key_split(tokens: Sequence[Token]) -> str | None:
+    """The split the keys on the way to a value name, the innermost first: ``val.psnr``,
+    ``/results/test_psnr`` and the column ``val_psnr`` say where the value was evaluated as
+    plainly as a split folder does. A key naming two splits stops the search (unknown)."""
+    for token in reversed(tokens):
+        if not isinstance(token, str):
+            continue
+        words = {w for w in re.split(r"[^a-z]+", token.lower()) if w in _SPLITS}
+        if words:
+            return _split_in(token)
+    return None
+
+
+# A key that names a statistic of a metric, not the metric: in {"psnr": {"mean": 31.5,
+# "std": 0.1}} the metric is psnr. A claim's metric names it in documents and picks its
+# direction, so "mean" or "best" would anchor every "mean" in the prose and know no direction.
+_STAT_KEYS = frozenset({"mean", "avg", "average", "median", "value", "values", "best", "final",
+                        "last", "min", "max"})
+# Of those, the ones whose sibling std/sem (``{"mean": ..., "std": ...}``) is the value's spread.
+_MEAN_KEYS = frozenset({"mean", "avg", "average", "value"})
+# psnr_mean / psnr-avg / psnr/mean and mean_psnr: the spread sits at psnr_std, std_psnr (the
+# same separator).
+_MEAN_SUFFIX = re.compile(r"^(?P<base>.+?)(?P<sep>[_\-/])(?:mean|avg|average)$", re.IGNORECASE)
+_MEAN_PREFIX = re.compile(r"^(?:mean|avg|average)(?P<sep>[_\-/])(?P<base>.+)$", re.IGNORECASE)
+
+
+def metric_name(tokens: Sequence[Token], fallback: str) -> str:
+    """The metric a path of keys reads: its last key, unless that is a statistic (``mean``,
+    ``best``, ...) of the key above it (``psnr.mean`` -> ``psnr``; a split key above it, as in
+    ``test.mean``, is no metric name and is passed over)."""
+    names = [t for t in tokens if isinstance(t, str)]
+    if not names:
+        return fallback
+    if names[-1].lower() in _STAT_KEYS:
+        for name in reversed(names[:-1]):
+            if name.lower() not in _STAT_KEYS and name.strip().lower() not in _SPLITS:
+                return name
+    return names[-1]
+
+
+def _spread_keys(leaf: str) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """Where a spread of the value named ``leaf`` may be: flat sibling keys ``(kind, key)``
+    (``psnr_std``; for ``psnr_mean`` also ``psnr_std``, for ``mean_psnr`` ``std_psnr``) and
+    nested ones ``(kind, object, key)`` (``std: {psnr: ...}``), std before sem."""
+    suffix, prefix = _MEAN_SUFFIX.match(leaf), _MEAN_PREFIX.match(leaf)
+    flat: list[tuple[str, str]] = []
+    nested: list[tuple[str, str, str]] = []
+    for kind, names in _SPREAD:
+        for name in names:
+            flat.append((kind, f"{leaf}_{name}"))
+            if suffix:
+                flat.append((kind, f"{suffix['base']}{suffix['sep']}{name}"))
+            if prefix:
+                flat.append((kind, f"{name}{prefix['sep']}{prefix['base']}"))
+            nested.append((kind, name, leaf))
+            for base in (m["base"] for m in (suffix, prefix) if m):
+                nested.append((kind, name, base))
+    return flat, nested
 
 
 def read_value(data: bytes, path: str, selector: str, where: str) -> Extracted:
@@ -296,15 +380,16 @@ def _facts_unrepeated(doc: Any, parent: Sequence[Token], leaf: str | None, selec
     reads `_split_of` and `_seeds_of`; a single value (``leaf`` its name) also `_n_of` and
     `_spread_of`, an aggregate (``leaf`` None) neither."""
     spread = [name for _, names in _SPREAD for name in names] if leaf is not None else []
+    flat, nested_keys = _spread_keys(leaf) if leaf is not None else ([], [])
     keys = ["seeds", "seed", "split", *(N_KEYS if leaf is not None else ()), *spread,
-            *(f"{leaf}_{name}" for name in spread)]
+            *(key for _, key in flat)]
     for tokens in (parent, []):
         node = _by_pointer(doc, _pointer(tokens))[0][1]
         for key in keys:
             _refuse_repeated(node, key, selector, where, _pointer(tokens))
-        for name in spread:
+        for _, name, key in nested_keys:
             nested = node.get(name) if isinstance(node, dict) else None
-            _refuse_repeated(nested, str(leaf), selector, where, _pointer([*tokens, name]))
+            _refuse_repeated(nested, key, selector, where, _pointer([*tokens, name]))
 
 
 def _pointer(tokens: Sequence[Token]) -> str:
@@ -350,27 +435,34 @@ def _resolve(doc: Any, key: str) -> list[tuple[list[Token], Any]]:
 
 
 def json_metrics(doc: Any, limit: int = 200) -> list[str]:
-    """The selectors a JSON document answers: dotted keys of its numbers, and ``mean(KEY)`` for
-    its lists of numbers (a key holding a dot is shown as a JSON pointer)."""
+    """The selectors a JSON document answers: dotted keys of its finite numbers, and
+    ``mean(KEY)`` for its lists of finite numbers; a JSON pointer where the dotted form would
+    not read one way (a key holding a dot, or ``a.b`` next to ``{"a": {"b": ...}}``)."""
     out: list[str] = []
 
     def name(tokens: list[Token]) -> str:
         dotted = ".".join(str(t) for t in tokens)
-        # A key holding a dot is shown dotted when that still reads one way only.
-        if any("." in str(t) for t in tokens) and len(_by_dots(doc, dotted.split("."), [])) != 1:
+        # Shown dotted when that reads one way only (not when a key holds a dot, nor when the
+        # document has both {"a": {"b": ...}} and "a.b"): a listed selector is one that works.
+        if dotted.startswith("/") or len(_by_dots(doc, dotted.split("."), [])) != 1:
             return _pointer(tokens)
         return dotted
+
+    def finite(value: Any) -> bool:
+        return _is_number(value) and math.isfinite(value)
 
     def walk(node: Any, tokens: list[Token]) -> None:
         if len(out) >= limit:
             return
-        if _is_number(node) and tokens:
-            out.append(name(tokens))
+        if _is_number(node):
+            if tokens and math.isfinite(node):  # a NaN is there, but no claim can read it
+                out.append(name(tokens))
         elif isinstance(node, dict):
             for key, value in node.items():
                 walk(value, [*tokens, key])
-        elif isinstance(node, list) and node and all(_is_number(v) for v in node) and tokens:
-            out.append(f"mean({name(tokens)})")
+        elif isinstance(node, list) and node and all(_is_number(v) for v in node):
+            if tokens and all(finite(v) for v in node):
+                out.append(f"mean({name(tokens)})")
         elif isinstance(node, list):
             for i, value in enumerate(node[:20]):
                 walk(value, [*tokens, i])
@@ -413,15 +505,33 @@ def _split_of(node: dict[str, Any]) -> str | None:
     return split if isinstance(split, str) and split.strip() else None
 
 
-def _spread_of(node: dict[str, Any], leaf: str) -> tuple[str, float] | None:
+def _spread_of(node: dict[str, Any], leaf: str, beside: bool = False) -> tuple[str, float] | None:
+    """The spread ``node`` reports for the value named ``leaf`` (see `_spread_keys`); with
+    ``beside`` (``node`` holds the value under a mean-like key: ``{"mean": ..., "std": ...}``)
+    also its plain ``std``/``sem`` keys."""
+    flat, nested = _spread_keys(leaf)
     for kind, names in _SPREAD:
-        for name in names:
-            nested = node.get(name)
-            candidates: list[Any] = [node.get(f"{leaf}_{name}"),
-                                     nested.get(leaf) if isinstance(nested, dict) else None]
-            for value in candidates:
-                if _is_number(value) and math.isfinite(value) and value >= 0:
-                    return kind, float(value)
+        candidates: list[Any] = [node.get(key) for k, key in flat if k == kind]
+        for k, name, key in nested:
+            inner = node.get(name)
+            if k == kind and isinstance(inner, dict):
+                candidates.append(inner.get(key))
+        if beside:
+            candidates += [node.get(name) for name in names]
+        for value in candidates:
+            if _is_number(value) and math.isfinite(value) and value >= 0:
+                return kind, float(value)
+    return None
+
+
+def _split_near(parent: Any, doc: Any, tokens: Sequence[Token]) -> str | None:
+    """The split a value was evaluated on, as the object says it: a ``split`` key next to it
+    in a nested object, else the keys on its path (`_key_split`), else a ``split`` key at the
+    top (which speaks for the whole file: ``val_psnr`` beside ``"split": "test"`` is val)."""
+    beside = _split_of(parent) if isinstance(parent, dict) and parent is not doc else None
+    for found in (beside, _key_split(tokens), (_split_of(doc) if isinstance(doc, dict) else None)):
+        if found is not None:
+            return found
     return None
 
 
@@ -480,10 +590,13 @@ def _from_json(data: bytes, selector: str, where: str) -> Extracted:
     parent = _by_pointer(doc, _pointer(tokens[:-1]))[0][1]
     leaf = next((str(t) for t in reversed(tokens) if isinstance(t, str)), selector)
     _facts_unrepeated(doc, tokens[:-1], leaf, selector, where)
-    spread = _near(parent, doc, lambda node: _spread_of(node, leaf))
-    return Extracted(value=number, metric=leaf,
+    spread = (_spread_of(parent, leaf, beside=leaf.lower() in _MEAN_KEYS)
+              if isinstance(parent, dict) else None)
+    if spread is None and isinstance(doc, dict):
+        spread = _spread_of(doc, leaf)
+    return Extracted(value=number, metric=metric_name(tokens, leaf),
                      selector=selector, n=_near(parent, doc, _n_of),
-                     split=_near(parent, doc, _split_of),
+                     split=_split_near(parent, doc, tokens),
                      seeds=_near(parent, doc, _seeds_of) or (),
                      variance_type=spread[0] if spread else None,
                      variance=spread[1] if spread else None)
@@ -516,8 +629,8 @@ def _json_aggregate(doc: Any, agg: str, key: str, selector: str, where: str) -> 
             f"{selector!r} in {where}: the {agg} of the {len(numbers)} items of "
             f"{_pointer(tokens)} is too large for a float, not a finite number; a claim needs a "
             "real value", where=where) from None
-    return Extracted(value=result, metric=leaf,
-                     selector=selector, n=len(numbers), split=_near(parent, doc, _split_of),
+    return Extracted(value=result, metric=metric_name(tokens, leaf), aggregate=agg,
+                     selector=selector, n=len(numbers), split=_split_near(parent, doc, tokens),
                      seeds=_near(parent, doc, _seeds_of) or ())
 
 
@@ -552,8 +665,26 @@ def _read_parquet(data: bytes, where: str) -> _Table:
         raise ClaimInputError(f"{where} is not a readable Parquet file ({exc})",
                               where=where) from None
     names = table.column_names
-    return _Table(columns={name: table.column(i).to_pylist() for i, name in enumerate(names)},
+    return _Table(columns={name: _cells(table.column(i)) for i, name in enumerate(names)},
                   rows=table.num_rows, text=False, repeated=_repeated(names))
+
+
+def _cells(column: Any) -> list[Any]:
+    """A Parquet column's cells as Python values (None for a null).
+
+    A float32 cell is read as the shortest decimal that is that float32 (Arrow's own
+    rendering, which round-trips): ``31.52`` written as float32 is stored as
+    31.520000457763672, which no one wrote and which would make a claim, EVIDENCE.json and every
+    reconcile message show float noise. A decimal cell is a number too.
+    """
+    import pyarrow as pa
+
+    if pa.types.is_float32(column.type):
+        return [None if text is None else float(text)
+                for text in column.cast(pa.string()).to_pylist()]
+    if pa.types.is_decimal(column.type):
+        return [None if cell is None else float(cell) for cell in column.to_pylist()]
+    return column.to_pylist()  # type: ignore[no-any-return]
 
 
 def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
@@ -665,14 +796,17 @@ def _numbers(table: _Table, column: str, rows: Sequence[int], selector: str,
     return values, used
 
 
-def _facts(table: _Table, rows: list[int], selector: str,
+def _facts(table: _Table, column: str, rows: list[int], selector: str,
            where: str) -> tuple[str | None, tuple[int, ...]]:
-    """The split and seeds the table's own ``split``/``seed`` columns give for ``rows``."""
+    """The split and seeds the table's own ``split``/``seed`` columns give for ``rows``; the
+    split, without a ``split`` column, is the one the read column's name says (``val_psnr``)."""
     split = None
     if "split" in table.columns:
         cells = _column(table, "split", selector, where)
         names = sorted({str(cells[i]) for i in rows if cells[i] is not None})
         split = "+".join(names) if names else None
+    if split is None:
+        split = _key_split([column])
     seeds: set[int] = set()
     if "seed" in table.columns:
         cells = _column(table, "seed", selector, where)
@@ -747,12 +881,15 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
             raise ClaimInputError(f"{selector!r} in {where}: "
                                   f"{_row_name(table, index)} of column {column!r} "
                                   "is empty", where=where)
-        split, seeds = _facts(table, [index], selector, where)
+        split, seeds = _facts(table, column, [index], selector, where)
         n_column = next((k for k in N_KEYS if k in table.columns), None)
         n = (_int_text(_column(table, n_column, selector, where)[index])
              if n_column is not None else None)
+        spread = _cell_spread(table, column, index, selector, where)
         return Extracted(value=values[0], metric=column,
-                         selector=selector, n=n, split=split, seeds=seeds)
+                         selector=selector, n=n, split=split, seeds=seeds,
+                         variance_type=spread[0] if spread else None,
+                         variance=spread[1] if spread else None)
     assert aggregate is not None
     agg = aggregate.group(1)
     if agg == "count":
@@ -770,7 +907,7 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
     if not values:
         raise ClaimInputError(f"{selector!r} in {where}: column {column!r} has no values",
                               where=where)
-    split, seeds = _facts(table, used, selector, where)
+    split, seeds = _facts(table, column, used, selector, where)
     try:
         result = _aggregate(agg, values)
         variance = None
@@ -782,6 +919,20 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
             f"{selector!r} in {where}: {what} of the {len(values)} values of column {column!r} "
             "is too large for a float, not a finite number; a claim needs a real value",
             where=where) from None
-    return Extracted(value=result, metric=column,
+    return Extracted(value=result, metric=column, aggregate=agg,
                      selector=selector, n=len(values), split=split, seeds=seeds,
                      variance_type="std" if variance is not None else None, variance=variance)
+
+
+def _cell_spread(table: _Table, column: str, index: int, selector: str,
+                 where: str) -> tuple[str, float] | None:
+    """The spread a summary table reports for one cell, in the same row: ``psnr_std`` next to
+    ``psnr`` (or ``psnr_mean``), ``psnr_sem``... (`_spread_keys`, std before sem)."""
+    flat, _ = _spread_keys(column)
+    for kind, name in flat:
+        if name in table.columns:
+            cell = _column(table, name, selector, where)[index]
+            number = _as_number(cell, table) if cell is not None else None
+            if number is not None and math.isfinite(number) and number >= 0:
+                return kind, number
+    return None

@@ -178,16 +178,17 @@ def declare_claim(
     where = f"{run}:{found.path} ({found.digest})"
     got = read_value(store.read_bytes(found.digest), found.path, metric, where)
     warnings: list[str] = []
-    known = direction_of(got.metric)
+    metric_name = got.claimed_metric  # count(psnr), not psnr: a count has no PSNR direction
+    known = direction_of(metric_name)
     if direction is None:
         if known is None:
-            raise DirectionRequiredError(got.metric, claim=claim_id)
+            raise DirectionRequiredError(metric_name, claim=claim_id)
         direction = known
     elif known is not None and known != direction:
-        warnings.append(f"{got.metric} is usually {known}-is-better; recorded as {direction} "
+        warnings.append(f"{metric_name} is usually {known}-is-better; recorded as {direction} "
                         "because --direction says so")
     path_split, _ = split_from_path(found.path)
-    body = _body(claim_id, got.metric, direction, found, got,
+    body = _body(claim_id, metric_name, direction, found, got,
                  evaluated_split=got.split or path_split,
                  seeds=got.seeds or _seeds_from_run_json(files, store),
                  split=texts["--split"], statement=texts["--statement"], unit=texts["--unit"],

@@ -43,6 +43,7 @@ from labledger.reconcile.pull_verified import (
     record_corrupt,
     verify_run,
 )
+from labledger.reconcile.run_files import RunFile, RunFiles, run_files
 
 SCHEMA_VERSION = "1.0"
 EVIDENCE_NAME = "EVIDENCE.json"
@@ -60,6 +61,7 @@ class _Runs:
     def __init__(self, events: list[Event], checker: ObjectChecker) -> None:
         self.events, self.checker = events, checker
         self._pull: dict[str, tuple[bool | None, str, list[str]]] = {}
+        self._files: dict[str, RunFiles] = {}
         self._launch: dict[str, Event] = {}  # the latest run.launched per run
         self._remote: set[str] = set()  # runs hosted on an instance or pulled
         for e in events:
@@ -85,9 +87,23 @@ class _Runs:
     def launch(self, run: str | None) -> Event | None:
         return self._launch.get(run) if run is not None else None
 
+    def current_file(self, run: str | None, path: str | None) -> RunFile | None:
+        """The file the run holds at ``path`` now (the newest event naming it), if known."""
+        if run is None or path is None:
+            return None
+        if run not in self._files:
+            self._files[run] = run_files(run, self.events, self.checker.store)
+        return self._files[run].files.get(path)
+
 
 def _fmt(value: float) -> str:
     return f"{value:.6g}"
+
+
+def _splits(text: str) -> set[str]:
+    """The splits a split name covers, synonyms folded: ``test+val`` (a table whose rows are of
+    two splits) is {test, val}; ``val+validation`` is {val}."""
+    return {normalize_split(part) for part in text.split("+") if part.strip()} or {text}
 
 
 def disclosures(claim: Claim, runs: _Runs) -> list[dict[str, str]]:
@@ -101,11 +117,16 @@ def disclosures(claim: Claim, runs: _Runs) -> list[dict[str, str]]:
     spread = (f"{claim.variance_type} {_fmt(claim.variance)}" if claim.variance is not None
               else None)
     if len(seeds) < 2:
-        which = f"single seed (seed {seeds[0]})" if seeds else "single run (seed not recorded)"
         if spread is None:
+            which = (f"single seed (seed {seeds[0]})" if seeds else
+                     "single run (seed not recorded)")
             add("single-seed", f"{which}, no variance reported")
-        else:
-            add("single-seed", f"{which}; the reported {spread} is not a spread over seeds")
+        elif seeds:
+            add("single-seed", f"single seed (seed {seeds[0]}); the reported {spread} is not a "
+                               "spread over seeds")
+        else:  # a spread is reported: maybe over seeds, but the result does not say which
+            add("single-seed", f"seeds not recorded; the reported {spread} is not shown to be "
+                               "a spread over seeds")
     elif spread is None:
         add("no-variance", f"{len(seeds)} seeds but no variance reported")
     if claim.n == 0:
@@ -113,6 +134,12 @@ def disclosures(claim: Claim, runs: _Runs) -> list[dict[str, str]]:
     if runs.checker.problem(claim.source_digest) is not None:
         add("source-unavailable", f"the result object {claim.source_digest} is not intact in "
                                   f"the local store ({runs.checker.problem(claim.source_digest)})")
+    now = runs.current_file(claim.run, claim.source_path)
+    if now is not None and now.digest != claim.source_digest:
+        add("stale-source", f"run {claim.run}'s {claim.source_path} now holds other bytes "
+                            f"({now.digest}, recorded by event {now.event_id[:12]}) than the "
+                            f"ones this claim was read from; declare {claim.id} again to read "
+                            "them")
     verified, _, gaps = runs.pull(claim.run)
     if verified is False:
         first = gaps[0] if gaps else "no detail"
@@ -134,7 +161,7 @@ def disclosures(claim: Claim, runs: _Runs) -> list[dict[str, str]]:
         if claim.evaluated_split is None:
             add("split-unverified", f"stated split {claim.split!r} is not recorded by the "
                                     "result (no split folder in its path, no split key)")
-        elif normalize_split(claim.split) != normalize_split(claim.evaluated_split):
+        elif _splits(claim.split) != _splits(claim.evaluated_split):
             add("split-mismatch", f"stated split {claim.split!r} but the result was evaluated "
                                   f"on {claim.evaluated_split!r}")
     return out
@@ -263,11 +290,19 @@ def render(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def _same_text(held: str, text: str) -> bool:
+    """``held`` is ``text``, perhaps with CRLF line ends: git on Windows (core.autocrlf, its
+    default) checks the committed LF file out with CRLF, and that is still the same file."""
+    return held == text or held.replace("\r\n", "\n") == text
+
+
 def write_evidence(path: Path, text: str) -> bool:
-    """Write ``text`` to ``path`` atomically unless it already holds it; True when written."""
+    """Write ``text`` to ``path`` atomically unless it already holds it (line ends aside, see
+    `_same_text`); True when written."""
     try:
-        if path.read_text(encoding="utf-8") == text:
-            return False
+        with path.open(encoding="utf-8", newline="") as held:
+            if _same_text(held.read(), text):
+                return False
     except (OSError, UnicodeDecodeError):
         pass
     try:
@@ -303,10 +338,11 @@ def _by_id(claims: Any) -> dict[str, Any]:
 
 def differences(text: str | None, document: dict[str, Any], *, limit: int = 50) -> list[str]:
     """How a committed EVIDENCE.json (``text``; None: missing) differs from ``document``, one
-    line per difference; empty when it is byte-for-byte the canonical rendering."""
+    line per difference; empty when it is byte-for-byte the canonical rendering (CRLF line
+    ends aside: `_same_text`)."""
     if text is None:
         return ["the file does not exist"]
-    if text == render(document):
+    if _same_text(text, render(document)):
         return []
     try:
         committed = json.loads(text)
