@@ -63,12 +63,15 @@ class _Runs:
         self._pull: dict[str, tuple[bool | None, str, list[str]]] = {}
         self._files: dict[str, RunFiles] = {}
         self._launch: dict[str, Event] = {}  # the latest run.launched per run
+        self._dirty: dict[str, Event] = {}  # the latest run.launched per run from a dirty tree
         self._remote: set[str] = set()  # runs hosted on an instance or pulled
         for e in events:
             if e.run is None:
                 continue
             if e.kind == "run.launched":
                 self._launch[e.run] = e
+                if e.body.get("git_dirty"):
+                    self._dirty[e.run] = e
             if e.instance or e.kind == "pull.listed":
                 self._remote.add(e.run)
 
@@ -86,6 +89,11 @@ class _Runs:
 
     def launch(self, run: str | None) -> Event | None:
         return self._launch.get(run) if run is not None else None
+
+    def dirty_launch(self, run: str | None) -> Event | None:
+        """The latest launch of ``run`` from a dirty tree, even if a clean one came after: a
+        run resumed from a clean tree still holds what the dirty code trained."""
+        return self._dirty.get(run) if run is not None else None
 
     def current_file(self, run: str | None, path: str | None) -> RunFile | None:
         """The file the run holds at ``path`` now (the newest event naming it), if known."""
@@ -145,15 +153,18 @@ def disclosures(claim: Claim, runs: _Runs) -> list[dict[str, str]]:
         first = gaps[0] if gaps else "no detail"
         add("not-pull-verified", f"run {claim.run} is not pull-verified ({len(gaps)} gap(s), "
                                  f"first: {first})")
-    launch = runs.launch(claim.run)
+    launch, dirty = runs.launch(claim.run), runs.dirty_launch(claim.run)
     if launch is None:
         add("no-launch-record", f"no run.launched is recorded for run {claim.run}: the code and "
                                 "git state it ran from are unknown")
-    elif launch.body.get("git_dirty"):
-        commit = str(launch.body.get("git_commit") or "unknown commit")[:12]
-        diff = launch.body.get("git_diff_digest")
+    elif dirty is not None:
+        commit = str(dirty.body.get("git_commit") or "unknown commit")[:12]
+        diff = dirty.body.get("git_diff_digest")
+        later = "" if dirty is launch else (
+            f"; relaunched later from a clean tree (event {launch.id[:12]}), but what the "
+            "dirty launch trained may be in the result")
         add("dirty-git-tree", f"run {claim.run} was launched from a dirty git tree (commit "
-                              f"{commit}" + (f", diff {diff}" if diff else "") + ")")
+                              f"{commit}" + (f", diff {diff}" if diff else "") + ")" + later)
     elif launch.body.get("git_commit") is None:
         add("unknown-code-version", f"run {claim.run} was launched outside a git repository "
                                     "(or git was unavailable): the code version is unknown")

@@ -221,9 +221,26 @@ def test_launch_disclosures(ledger: Ledger, tmp_path: Path, facts: dict[str, Any
     assert claim["disclosures"] == [{"code": code, "message": message}]
 
 
-def test_the_latest_launch_decides(ledger: Ledger, tmp_path: Path) -> None:
+def test_a_dirty_launch_is_disclosed_though_a_clean_relaunch_followed(ledger: Ledger,
+                                                                      tmp_path: Path) -> None:
+    """A run resumed (relaunched) from a clean tree still holds what the dirty code trained:
+    the dirty launch is disclosed, naming the clean relaunch (it was hidden before)."""
     launched(ledger, "r1", git_commit="a" * 40, git_dirty=True)
     launched(ledger, "r1", **CLEAN)  # relaunched from a clean tree
+    ingest(ledger, tmp_path, "r1", {"metrics.json": js({"psnr": 1.0, "seeds": [0, 1],
+                                                        "psnr_std": 0.1})})
+    declare_claim(ledger, "C1", run="r1", metric="psnr")
+    claim = only(ledger)
+    assert codes(claim) == ["dirty-git-tree"]
+    (found,) = [d for d in claim["disclosures"] if d["code"] == "dirty-git-tree"]
+    assert "commit aaaaaaaaaaaa" in found["message"]
+    assert "relaunched later from a clean tree" in found["message"]
+
+
+def test_a_clean_launch_after_a_clean_one_discloses_nothing(ledger: Ledger,
+                                                            tmp_path: Path) -> None:
+    launched(ledger, "r1", **CLEAN)
+    launched(ledger, "r1", **CLEAN)
     ingest(ledger, tmp_path, "r1", {"metrics.json": js({"psnr": 1.0, "seeds": [0, 1],
                                                         "psnr_std": 0.1})})
     declare_claim(ledger, "C1", run="r1", metric="psnr")
