@@ -22,8 +22,11 @@ or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -d
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
 something it holds now). The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
--exec``, ``labledger run --``) is a command of its own (`shell_words`); a here-document is data
-unless a shell, ssh or an interpreter reads it as its program.
+-exec``, ``labledger run --``) is a command of its own, and so is the program text they run
+(``sed 's/x/CMD/e'``, ``awk -f prog.awk``'s ``system()``, a git alias from a config file:
+`shell_words` reads those files from the payload's cwd); a here-document is data unless a
+shell, ssh or an interpreter reads it as its program. The profiles' patterns are loaded only
+when a command could match one of them (`PatternSet`): most commands never pay for it.
 
 A labledger command that records a person's decision about a teardown (``teardown --override``
 or ``--confirm-absent``, ``release``, an ``emit``/``ingest`` of ``teardown.*`` or
@@ -56,7 +59,6 @@ import json
 import os
 import re
 import shlex
-import tomllib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,11 +229,99 @@ def parse_payload(raw: bytes) -> tuple[str | None, str | None]:
 
 
 # --- patterns ---------------------------------------------------------------------------------
+class PatternSet:
+    """The destroy patterns a judgment searches: the built-ins, every profile's
+    ``shell-patterns`` and ``.labledger/hook.toml``'s ``patterns``.
+
+    Loading the profiles (importing their loader and validating every file) is most of the
+    hook's own start-up, and most commands never need them: a command whose arguments are
+    text (``ls``, ``git status``) is never searched, and most others match no pattern. So the
+    profiles are loaded only when a command could match one of their patterns: first every
+    ``pattern`` string of every profile file is read with tomllib alone (no validation) and
+    searched; only a command one of them matches, or profile files that cannot be read that
+    way, load (and validate: a broken profile raises) the profiles. The strings read are a
+    superset of the patterns the loaded profiles hold (a user's file replacing a shipped one
+    only adds), so a command none of them matches matches no loaded pattern either."""
+
+    def __init__(self, home: Path | None, user: list[str]) -> None:
+        self.home = home
+        self.user = user  # hook.toml's (searched within the judgment's time budget)
+        self._profiles: list[str] | None = None
+        self._candidates: list[re.Pattern[str]] | None = None
+        self._read_candidates = False
+
+    def profile_patterns(self) -> list[str]:
+        """The loaded profiles' shell patterns (loaded now if they were not)."""
+        if self._profiles is None:
+            from labledger.profiles.loader import load_profiles
+
+            user_dir = self.home / "profiles" if self.home is not None else None
+            self._profiles = [p.pattern for loaded in load_profiles(user_dir).values()
+                              for p in loaded.profile.shell_patterns]
+            for pattern in self._profiles:
+                re.compile(pattern)
+        return self._profiles
+
+    def all(self) -> list[str]:
+        return [*BUILTIN_PATTERNS, *self.profile_patterns(), *self.user]
+
+    def found_in(self, text: str) -> bool:
+        """Whether a pattern is found in ``text`` (hook.toml's searched within the time
+        budget): the built-ins and hook.toml's first, then the profiles' (loaded only when
+        one of their pattern strings is found)."""
+        if any(re.search(p, text) for p in BUILTIN_PATTERNS) or \
+                matching_patterns(text, self.user, self.user):
+            return True
+        if self._profiles is None and not self._may_match(text):
+            return False
+        return any(re.search(p, text) for p in self.profile_patterns())
+
+    def _may_match(self, text: str) -> bool:
+        if not self._read_candidates:
+            self._read_candidates = True
+            self._candidates = _profile_pattern_strings(self.home)
+        return self._candidates is None or any(c.search(text) for c in self._candidates)
+
+
+def _profile_pattern_strings(home: Path | None) -> list[re.Pattern[str]] | None:
+    """Every ``shell-patterns`` ``pattern`` string of every profile file, shipped and the
+    user's (``home/profiles/*.toml``, as the loader finds them), compiled; read with tomllib
+    alone, without validating the files. None when a file cannot be read that way (not TOML,
+    a pattern that is not a string or does not compile...): the profiles must be loaded."""
+    import importlib.util
+    import tomllib
+
+    try:
+        spec = importlib.util.find_spec("labledger.profiles")
+        folders = [Path(f) for f in (spec.submodule_search_locations or [])] if spec else []
+        if not folders:
+            return None
+        files = [f for folder in folders for f in sorted(folder.iterdir())
+                 if f.name.endswith(".toml") and f.is_file()]
+        if home is not None and (home / "profiles").is_dir():
+            files += sorted((home / "profiles").glob("*.toml"))
+        found: list[re.Pattern[str]] = []
+        for path in files:
+            entries = tomllib.loads(path.read_text(encoding="utf-8")).get("shell-patterns", [])
+            if not isinstance(entries, list):
+                return None
+            for entry in entries:
+                if not isinstance(entry, dict) or not isinstance(entry.get("pattern"), str):
+                    return None
+                found.append(re.compile(entry["pattern"]))
+        return found
+    except (OSError, ValueError, re.error, ImportError):  # ValueError: TOML, UTF-8 errors
+        return None
+
+
 @dataclass
 class HookConfig:
-    patterns: list[str]
+    patterns: PatternSet
     export_roots: list[str]
-    user_patterns: list[str] = field(default_factory=list)  # hook.toml's (also in patterns)
+
+    @property
+    def user_patterns(self) -> list[str]:  # hook.toml's (also in patterns)
+        return self.patterns.user
 
 
 class HookConfigError(ValueError):
@@ -250,29 +340,23 @@ def load_config(home: Path | None) -> HookConfig:
         patterns = ['\\bmy-cloud\\s+kill\\b']     # more regexes (Python syntax)
         export-roots = ["/data/results"]          # `rm -r` of these is always blocked
 
-    A broken profile raises; so does a hook.toml that is not TOML or holds an unknown key, a
-    value of the wrong type or a regex that does not compile (`HookConfigError`: the caller
-    fails closed on what it can still match).
+    hook.toml is read now, and raises when it is not TOML or holds an unknown key, a value of
+    the wrong type or a regex that does not compile (`HookConfigError`: the caller fails
+    closed on what it can still match); the profiles are loaded when a command could match
+    one of their patterns (`PatternSet`), and a broken one raises then.
     """
-    from labledger.profiles.loader import load_profiles
-
-    patterns = list(BUILTIN_PATTERNS)
     roots: list[str] = []
     user: list[str] = []
-    user_dir = home / "profiles" if home is not None else None
-    for loaded in load_profiles(user_dir).values():
-        patterns += [p.pattern for p in loaded.profile.shell_patterns]
     if home is not None and (home / "hook.toml").is_file():
         user, roots = _read_hook_toml(home / "hook.toml")
-        patterns += user
-    for p in patterns:
-        re.compile(p)
-    return HookConfig(patterns=patterns, export_roots=roots, user_patterns=user)
+    return HookConfig(patterns=PatternSet(home, user), export_roots=roots)
 
 
 def _read_hook_toml(path: Path) -> tuple[list[str], list[str]]:
     """(patterns, export roots) of hook.toml, each checked: a typo must not silently turn a
     protection off, and a string where a list belongs must not be read letter by letter."""
+    import tomllib
+
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -386,27 +470,34 @@ class _Destroy:
     destination: list[str] | None = None  # that ssh's destination (an alias, maybe) and -F/-o
 
 
-def destructive_commands(command: str, patterns: Iterable[str],
+def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
                          user_patterns: Iterable[str] = (),
                          parsed: list[Any] | None = None) -> list[_Destroy]:
     """The simple commands of ``command`` (`shell_words`; ``parsed`` when already cut) that
     match a pattern, run a provider CLI with computed words, or destroy something on a box
     through ssh or rsync; the whole line when only it matches a hook.toml pattern (one
-    spanning several commands)."""
+    spanning several commands). ``patterns``: a `PatternSet` (its profiles loaded only when
+    a command could match them) or the pattern strings."""
     from labledger.reconcile.shell_words import TOO_DEEP, normalize_line, simple_commands
 
-    patterns = list(patterns)
     user = set(user_patterns)
+    if isinstance(patterns, PatternSet):
+        matches = patterns.found_in
+    else:
+        strings = list(patterns)
+
+        def matches(text: str) -> bool:
+            return bool(matching_patterns(text, strings, user))
+
     found: list[_Destroy] = []
     for cmd in simple_commands(command) if parsed is None else parsed:
         if cmd.name == TOO_DEEP:
-            if matching_patterns(cmd.argv[1], patterns, user):
+            if matches(cmd.argv[1]):
                 found.append(_Destroy(cmd.context, True, cmd.text))
             continue
         computed_destroy = _computed_word_destroys(cmd.argv)
         if cmd.remote:
-            if _destroys_on_the_box(cmd) or computed_destroy or \
-                    matching_patterns(cmd.text, patterns, user):
+            if _destroys_on_the_box(cmd) or computed_destroy or matches(cmd.text):
                 found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                       destination=cmd.destination))
             continue
@@ -420,7 +511,7 @@ def destructive_commands(command: str, patterns: Iterable[str],
             continue
         if cmd.name in _DATA_COMMANDS:
             continue
-        if matching_patterns(cmd.text, patterns, user):
+        if matches(cmd.text):
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text))
     if not found:
         whole = normalize_line(command)
@@ -660,7 +751,7 @@ def looks_destructive(text: str) -> bool:
         return True
     patterns: list[str] = list(BUILTIN_PATTERNS)
     try:
-        patterns = load_config(None).patterns
+        patterns = load_config(None).patterns.all()
     except Exception:  # noqa: BLE001 - fail closed on the built-ins alone
         pass
     if matching_patterns(text, patterns) or re.search(r"\brm\s+(-\w*[rR]|--recursive)", text):
@@ -766,7 +857,8 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
         paths = None
     home = paths.home if paths is not None else None
     config = load_config(home)
-    parsed = simple_commands(command)  # once: every check below reads these
+    # once: every check below reads these (program files: from the payload's cwd)
+    parsed = simple_commands(command, cwd)
     decisions = person_decisions(parsed, command, Path(cwd) if cwd else Path.cwd())
     _Budget.left = USER_PATTERN_BUDGET_S
     try:

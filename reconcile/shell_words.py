@@ -6,9 +6,13 @@ quoted words (``vastai 'destroy' instance``, ``$'destroy'``), line continuations
 ``&&``, ``||``, ``|``, ``&``, newlines), groups and subshells, ``bash -c '...'``, ``eval``,
 command substitutions, scripts fed to a shell (here-documents, here-strings, ``echo ... |
 bash``), the remote command of ``ssh host ...`` (also a script piped or here-doc'd into ssh),
-a program an interpreter reads from stdin (``python - <<EOF``), and the command a runner runs
+a program an interpreter reads from stdin (``python - <<EOF``), the command a runner runs
 (``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``, ``srun``, ``strace``,
-``sbatch --wrap``). `simple_commands` returns each as a
+``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command and ``s///e`` flag,
+awk's ``system()`` and pipes, git's ``-c`` values and aliases. The program files some of
+these read when they run (``sed -f``, ``awk -f``, git's config files and their includes) are
+read here, in Python, from the payload's working folder (`_Files`: regular files only, with a
+size budget; never for a command run through ssh). `simple_commands` returns each as a
 `SimpleCommand`: its words with quotes removed and wrappers dropped, and its *context* (the
 text that names which instance it acts on: for a command run through ssh, the ssh line with
 its host).
@@ -26,10 +30,13 @@ are built from lists of pieces joined once (never by repeated string concatenati
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
-from collections.abc import Callable, Collection
+import stat
+from collections.abc import Callable, Collection, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 __all__ = ["SimpleCommand", "simple_commands", "normalize_line", "skip_options", "MAX_DEPTH",
@@ -161,11 +168,26 @@ def normalize_line(command: str) -> str:
     return command.replace("\\\r\n", "").replace("\\\n", "")
 
 
-def simple_commands(command: str) -> list[SimpleCommand]:
-    """Every simple command ``command`` would run that can be read from its text."""
+def simple_commands(command: str, cwd: str | None = None,
+                    env: Mapping[str, str] | None = None) -> list[SimpleCommand]:
+    """Every simple command ``command`` would run that can be read from its text, and from
+    the program files its tools read when they run (``sed -f``, ``awk -f``, git's aliases),
+    found from ``cwd`` (default: this process's working folder) with ``env`` (default: this
+    process's environment: the agent's, which the command inherits)."""
     out: list[SimpleCommand] = []
-    _parse(normalize_line(command), None, False, False, out, 0)
+    token = _FILES.set(_Files(_absolute(cwd), os.environ if env is None else env))
+    try:
+        _parse(normalize_line(command), None, False, False, out, 0)
+    finally:
+        _FILES.reset(token)
     return out
+
+
+def _absolute(cwd: str | None) -> str:
+    try:
+        return os.path.abspath(cwd) if cwd else os.getcwd()
+    except OSError:  # the working folder was removed: nothing relative can be read
+        return os.sep
 
 
 def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
@@ -239,6 +261,9 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     if not argv:
         return
     name = os.path.basename(argv[0])
+    # the files its program may come from are read here, on this machine: not for a command
+    # run on another one (through ssh)
+    files = None if remote else _FILES.get()
     reads_script = (name in _SHELLS or name == "su") and _shell_script(argv, name) is None
     # what the other parts of the line print into its stdin (`echo '...' | bash`), read only
     # for a command that runs its stdin: a shell, ssh, an interpreter
@@ -274,11 +299,31 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     elif name == "vastai" and len(argv) >= 4 and argv[1] == "execute":
         _parse(" ".join(argv[3:]), here, dyn, True, out, depth + 1)
     else:
+        if name in ("cd", "pushd") and files is not None and not dyn:
+            files.enter(argv[1:])
+        stdin: list[list[str]] = []
+
+        def read_stdin() -> list[str]:  # what it reads on stdin, asked for once
+            if not stdin:
+                stdin.append([*fed, *piped_text()])
+            return stdin[0]
+
         for inner, computed in _runner_commands(argv, name):
             _command(inner, fed, piped_text, here, context, dyn or computed, remote, out,
                      depth + 1, appended)
-        for script, computed in _program_texts(argv, name):
+        for script, computed in _program_texts(argv, name, files, read_stdin):
             _parse(script, context, dyn or computed, remote, out, depth + 1)
+        if name == "git" and files is not None:
+            for expanded in _git_aliases(argv, files, _assigned(words, argv)):
+                if isinstance(expanded, str):  # `!CMD`: a shell runs it
+                    _parse(expanded, context, dyn, remote, out, depth + 1)
+                else:  # git runs these words as its own (what they name is in them)
+                    _command(expanded, fed, piped_text, shlex.join(expanded), context, dyn,
+                             remote, out, depth + 1, appended)
+    if files is not None:
+        while files.partial:  # a program file too large to read whole
+            text = files.partial.pop()
+            out.append(SimpleCommand([TOO_DEEP, text], context or text, True, remote))
 
 
 def _interpreter_reads_stdin(argv: list[str], name: str) -> bool:
@@ -396,17 +441,24 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
     return []
 
 
-def _program_texts(argv: list[str], name: str) -> list[tuple[str, bool]]:
+def _program_texts(argv: list[str], name: str, files: _Files | None,
+                   stdin: Callable[[], list[str]]) -> list[tuple[str, bool]]:
     """Shell text run by a tool whose arguments are otherwise data, each with whether it is
     computed when it runs: git's ``-c alias.x='!CMD'`` (every ``-c`` value is read: a pager,
     an editor, an ssh command may be one), ``submodule foreach CMD``, ``rebase -x CMD``,
     ``filter-branch --tree-filter CMD``, ``difftool -x CMD``; awk's strings and ``-v`` values
-    when its program calls ``system()`` or pipes to or from a command; make's ``--eval``."""
+    when its program (inline, or its ``-f`` files) calls ``system()`` or pipes to or from a
+    command; what GNU sed's ``e`` command and ``s///e`` flag run (its scripts inline, ``-e``,
+    ``-f``); make's ``--eval``. ``files``: where program files are read (None: nowhere, the
+    command runs on another machine); ``stdin``: what the command reads on its stdin (a
+    program read from ``-f -``)."""
     args = argv[1:]
     if name == "git":
         return _git_programs(args)
-    if name in ("awk", "gawk", "mawk", "nawk"):
-        return _awk_programs(args)
+    if name in _AWKS:
+        return _awk_programs(args, files, stdin)
+    if name in ("sed", "gsed"):
+        return _sed_programs(args, files, stdin)
     if name in ("make", "gmake"):
         found: list[tuple[str, bool]] = []
         for i, word in enumerate(args):
@@ -427,6 +479,14 @@ def _git_programs(args: list[str]) -> list[tuple[str, bool]]:
         word = args[i]
         if word == "-c" and i + 1 < len(args):
             value = args[i + 1].partition("=")[2]
+            found.append((value[1:] if value.startswith("!") else value, False))
+        elif word == "--config-env" or word.startswith("--config-env="):
+            # `--config-env=alias.x=VAR`: the value is that variable's, in the environment
+            # the command inherits
+            spec = word.partition("=")[2] if "=" in word else (
+                args[i + 1] if i + 1 < len(args) else "")
+            variable = spec.rpartition("=")[2]
+            value = os.environ.get(variable, "") if variable else ""
             found.append((value[1:] if value.startswith("!") else value, False))
         i += 2 if word in _GIT_GLOBAL_VALUES else 1
     sub, rest = (args[i], args[i + 1:]) if i < len(args) else ("", [])
@@ -453,35 +513,757 @@ def _git_programs(args: list[str]) -> list[tuple[str, bool]]:
     return [(text, computed) for text, computed in found if text]
 
 
-def _awk_programs(args: list[str]) -> list[tuple[str, bool]]:
+_AWKS = {"awk", "gawk", "mawk", "nawk"}
+# gawk's long options (getopt_long takes any unique prefix: `--fi=prog.awk`), and those that
+# take a value
+_AWK_LONG = ("assign", "field-separator", "file", "source", "include", "exec", "load",
+             "characters-as-bytes", "traditional", "copyright", "dump-variables", "debug",
+             "gen-pot", "help", "lint", "lint-old", "bignum", "use-lc-numeric",
+             "non-decimal-data", "optimize", "no-optimize", "pretty-print", "posix",
+             "re-interval", "sandbox", "profile", "version", "csv", "persist", "trace")
+_AWK_LONG_VALUES = {"assign": "v", "field-separator": "F", "file": "f", "source": "e",
+                    "include": "i", "exec": "E", "load": "l"}
+_AWK_INCLUDE = re.compile(r'^[ \t]*@include[ \t]+"([^"\n]+)"', re.M)
+_AWK_INCLUDE_DEPTH = 8
+
+
+def _awk_programs(args: list[str], files: _Files | None,
+                  stdin: Callable[[], list[str]]) -> list[tuple[str, bool]]:
     """The string literals (and ``-v`` values) of an awk program that runs commands: any of
-    them may be, or be part of, the command line it runs (computed when it runs)."""
-    program: str | None = None
+    them may be, or be part of, the command line it runs (computed when it runs). The program
+    is the first operand, or what ``-f``/``--file``/``-E``/``--exec`` files and
+    ``-e``/``--source`` texts hold (``-i``/``--include`` files and ``@include`` lines add to
+    it); files are read relative to the line's working folders."""
+    parts: list[str] = []
     assigned: list[str] = []
+    given = False  # the program comes from options: every operand is an input file
     i = 0
     while i < len(args):
         word = args[i]
-        if word in ("-v", "--assign") and i + 1 < len(args):
-            assigned.append(args[i + 1].partition("=")[2])
-            i += 2
-            continue
-        if word.startswith("-v") and len(word) > 2:
-            assigned.append(word[2:].partition("=")[2])
-        elif word in ("-f", "--file"):
-            return []  # its program is a file written beforehand, like `bash cleanup.sh`
-        elif word in ("-F", "--field-separator"):
-            i += 1
-        elif word == "--":
-            program = args[i + 1] if i + 1 < len(args) else None
-            break
-        elif not word.startswith("-"):
-            program = word
-            break
         i += 1
-    if program is None or not _AWK_RUNS.search(program):
+        if word == "--":
+            break
+        option, value = "", None
+        if word.startswith("--"):
+            name, attached = _long_option(word, _AWK_LONG)
+            option = _AWK_LONG_VALUES.get(name, "")
+            value = attached
+        elif word.startswith("-") and len(word) > 1:
+            for k in range(1, len(word)):
+                if word[k] in "fEievFlW":
+                    option, value = word[k], word[k + 1:] or None
+                    break
+                if word[k] in "dDLop":  # an optional value, attached
+                    break
+        else:
+            i -= 1  # the first operand
+            break
+        if not option:
+            continue
+        if value is None:
+            value = args[i] if i < len(args) else ""
+            i += 1
+        if option in "fEi":
+            parts += _program_file(value, files, stdin)
+            given = given or option != "i"
+        elif option == "e":
+            parts.append(value)
+            given = True
+        elif option == "v":
+            assigned.append(value.partition("=")[2])
+    if not given and i < len(args):
+        parts.append(args[i])
+    program = "\n".join(parts)
+    if files is not None and "@include" in program:
+        program = _awk_includes(program, files)
+    if not _AWK_RUNS.search(program):
         return []
     strings = re.findall(r'"((?:[^"\\]|\\.)*)"', program)
     return [(text, True) for text in [*strings, *assigned] if text.strip()]
+
+
+def _awk_includes(program: str, files: _Files) -> str:
+    """``program`` with the files its ``@include "file"`` lines name (gawk: as named, or with
+    ``.awk`` added), and theirs, to a bounded depth."""
+    texts, seen, todo = [program], set(), [program]
+    for _ in range(_AWK_INCLUDE_DEPTH):
+        found: list[str] = []
+        for text in todo:
+            for name in _AWK_INCLUDE.findall(text):
+                if name in seen:
+                    continue
+                seen.add(name)
+                found += files.named(name) or files.named(name + ".awk")
+        if not found:
+            break
+        texts += found
+        todo = found
+    return "\n".join(texts)
+
+
+def _program_file(name: str, files: _Files | None, stdin: Callable[[], list[str]]
+                  ) -> list[str]:
+    """The program text in the file ``name`` (``-`` and ``/dev/stdin``: what the command reads
+    on its stdin); nothing when it cannot be read here."""
+    if name in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+        return stdin()
+    return files.named(name) if files is not None else []
+
+
+def _long_option(word: str, known: Collection[str]) -> tuple[str, str | None]:
+    """(the long option ``word`` names, its ``=value`` or None): ``--fi=x`` is ``file`` when
+    only one of ``known`` starts with ``fi`` (getopt_long takes any unique prefix)."""
+    name, eq, value = word[2:].partition("=")
+    if name not in known:
+        matches = [k for k in known if k.startswith(name)] if name else []
+        name = matches[0] if len(matches) == 1 else name
+    return name, value if eq else None
+
+
+# --- GNU sed: the `e` command and the `s///e` flag run shell commands ----------------------------
+_SED_LONG = ("expression", "file", "in-place", "line-length", "null-data", "zero-terminated",
+             "quiet", "silent", "regexp-extended", "separate", "sandbox", "unbuffered",
+             "binary", "follow-symlinks", "posix", "debug", "help", "version", "regexp-perl")
+_SED_PLAIN_COMMANDS = set("=dDgGhHnNpPxzF")
+# a substitution whose regex matches the whole pattern space: what `e` runs is the
+# replacement alone (else the rest of the line, read when it runs, is part of it)
+_SED_WHOLE = {".*", "^.*$", "^.*", ".*$", "^\\(.*\\)$", "^(.*)$"}
+
+
+def _sed_programs(args: list[str], files: _Files | None,
+                  stdin: Callable[[], list[str]]) -> list[tuple[str, bool]]:
+    """What GNU sed runs through the shell: the command of each ``e command``, the replacement
+    of each ``s/re/replacement/e`` (computed when the regex leaves part of the line, or the
+    replacement names ``&`` or a group), and, for a bare ``e`` (which runs the input line
+    itself), what it reads on stdin when the line feeds it (a pipe, a here-document). The
+    script is the first operand, or the ``-e``/``--expression`` texts and ``-f``/``--file``
+    files (read relative to the line's working folders; ``-f -``: stdin), joined by newlines
+    as sed joins them. ``--sandbox`` refuses ``e``: then nothing runs."""
+    pieces: list[str] = []
+    operands: list[str] = []
+    given = sandbox = False
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            operands += args[i:]
+            break
+        option, value = "", None
+        if word.startswith("--"):
+            name, value = _long_option(word, _SED_LONG)
+            option = {"expression": "e", "file": "f", "line-length": "l"}.get(name, "")
+            sandbox = sandbox or name == "sandbox"
+        elif word.startswith("-") and len(word) > 1:
+            for k in range(1, len(word)):
+                if word[k] in "efl":
+                    option, value = word[k], word[k + 1:] or None
+                    break
+                if word[k] == "i":  # -i[SUFFIX]: the rest of the word is its suffix
+                    break
+        else:
+            operands.append(word)  # GNU getopt: options may follow operands
+            continue
+        if not option:
+            continue
+        if value is None:
+            value = args[i] if i < len(args) else ""
+            i += 1
+        if option == "e":
+            pieces.append(value)
+            given = True
+        elif option == "f":
+            pieces += _program_file(value, files, stdin)
+            given = True
+    if not given and operands:
+        pieces.append(operands[0])
+    if sandbox or not pieces:
+        return []
+    found, runs_input = _sed_runs("\n".join(pieces))
+    if runs_input:
+        found += [(text, True) for text in stdin()]
+    return found
+
+
+def _sed_runs(script: str) -> tuple[list[tuple[str, bool]], bool]:
+    """(the shell text a sed script runs, each with whether it is computed when it runs;
+    whether a bare ``e`` runs the input lines themselves). A script this cannot read past
+    some point (sed would refuse it, or it uses what this does not know) has the rest judged
+    as a script (computed): more to judge, never less."""
+    found: list[tuple[str, bool]] = []
+    runs_input = False
+    i, n = 0, len(script)
+    while i < n:
+        ch = script[i]
+        if ch in " \t\r\n;}":  # between commands, and the end of a block
+            i = _skip(script, i, " \t\r\n;}")
+            continue
+        if ch == "#":
+            i = _line_end(script, i)
+            continue
+        start = i
+        i = _sed_address(script, i, first=True)
+        j = _skip(script, i, " \t")
+        if i >= 0 and j < n and script[j] == ",":
+            i = _sed_address(script, _skip(script, j + 1, " \t"), first=False)
+        if i < 0:
+            found.append((script[start:], True))
+            break
+        i = _skip(script, i, " \t!")
+        if i >= n:
+            break  # an address without a command: sed refuses the script
+        command = script[i]
+        i += 1
+        if command == "{" or command in _SED_PLAIN_COMMANDS:
+            continue
+        if command in "aic":
+            i = _sed_text(script, i)[1]
+        elif command == "e":
+            text, i = _sed_text(script, i)
+            if text.strip():
+                found.append((text, False))
+            if not text.strip() or text.lstrip()[0] in ";}":
+                runs_input = True  # no command of its own: it runs the pattern space
+        elif command in "rRwW":
+            i = _line_end(script, i)
+        elif command in ":btTv":
+            i = _skip(script, i, " \t")
+            while i < n and script[i] not in " \t\r\n;":
+                i += 1
+        elif command in "qQlL":
+            i = _skip(script, _skip(script, i, " \t"), "0123456789")
+        elif command in "sy" and i < n and script[i] not in "\n\\":
+            delimiter = script[i]
+            regex = _sed_part(script, i + 1, delimiter, True)
+            other = _sed_part(script, regex[1], delimiter, False) if regex[1] >= 0 else ("", -1)
+            if other[1] < 0:
+                found.append((script[start:], True))
+                break
+            i = other[1]
+            if command == "s":
+                runs, i = _sed_flags(script, i)
+                if runs:
+                    found.append(_sed_replacement(regex[0], other[0], delimiter))
+        else:
+            found.append((script[start:], True))  # not a command sed knows (as read here)
+            break
+    return found, runs_input
+
+
+def _skip(text: str, i: int, chars: str) -> int:
+    """Past the run of ``chars`` at ``i`` (-1 stays -1)."""
+    return i if i < 0 else _run_of(chars).match(text, i).end()  # type: ignore[union-attr]
+
+
+@functools.cache
+def _run_of(chars: str) -> re.Pattern[str]:
+    return re.compile("[" + re.escape(chars) + "]*")
+
+
+def _line_end(text: str, i: int) -> int:
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end + 1
+
+
+def _sed_address(script: str, i: int, first: bool) -> int:
+    """Past the address at ``i`` (none there: ``i``): a line number (``first~step``), ``$``,
+    ``/regex/`` or ``\\cregexc`` with its ``I``/``M`` flags; a second one also ``+N``,
+    ``~N``. -1: one that does not end."""
+    n = len(script)
+    if i >= n:
+        return i
+    ch = script[i]
+    if ch.isdigit() or (not first and ch in "+~"):
+        i = _skip(script, i + 1, "0123456789")
+        if first and i < n and script[i] == "~":
+            i = _skip(script, i + 1, "0123456789")
+        return i
+    if ch == "$":
+        return i + 1
+    if ch in "/\\":
+        if ch == "\\":
+            if i + 1 >= n or script[i + 1] in "\n\\":
+                return -1
+            i += 1
+        end = _sed_part(script, i + 1, script[i], True)[1]
+        return _skip(script, end, "IM")
+    return i
+
+
+def _sed_part(script: str, i: int, delimiter: str, regex: bool) -> tuple[str, int]:
+    """(the text up to the unescaped ``delimiter`` from ``i``, the index past it); -1 when it
+    does not end (a newline, or the end of the script). In a regex a bracket expression is
+    whole (``s/[/]/x/``), as GNU sed reads it. Each character is looked at once or twice."""
+    stops = _part_stops(delimiter, regex)
+    start = i
+    while i >= 0:
+        m = stops.search(script, i)
+        if m is None:
+            return "", -1
+        k = m.start()
+        ch = script[k]
+        if ch == delimiter:
+            return script[start:k], k + 1
+        if ch == "\\":
+            i = k + 2
+        elif ch == "\n":
+            return "", -1
+        else:  # `[`, in a regex
+            end = _bracket_end(script, k)
+            if end > 0:
+                i = end
+            else:  # no `[` after it on its line closes either: plain characters from here
+                stops, i = _part_stops(delimiter, False), k + 1
+    return "", -1
+
+
+@functools.cache
+def _part_stops(delimiter: str, regex: bool) -> re.Pattern[str]:
+    return re.compile("[" + re.escape("\\\n" + delimiter + ("[" if regex else "")) + "]")
+
+
+def _bracket_end(script: str, i: int) -> int:
+    """Past the bracket expression at ``i`` (``[^]a[:alpha:]]``); minus the index of its
+    line's end when it does not close on its line (then ``[`` is a plain character)."""
+    j = i + 1
+    if script.startswith("^", j):
+        j += 1
+    if script.startswith("]", j):
+        j += 1
+    while True:
+        m = _BRACKET_STOP.search(script, j)
+        if m is None:
+            return -len(script)
+        token = m.group()
+        if token == "]":
+            return m.end()
+        if token == "\n":
+            return -m.start()
+        close = _CLASS_CLOSE[token[1]].search(script, m.end())  # [:alpha:], [.x.], [=e=]
+        if close is None:
+            return -len(script)
+        if close.group() == "\n":
+            return -close.start()
+        j = close.end()
+
+
+_BRACKET_STOP = re.compile(r"\[[:.=]|[\]\n]")
+_CLASS_CLOSE = {c: re.compile(re.escape(c) + r"\]|\n") for c in ":.="}
+
+
+def _sed_flags(script: str, i: int) -> tuple[bool, int]:
+    """(whether the flags of an ``s`` command at ``i`` hold ``e``, where they end)."""
+    runs = False
+    n = len(script)
+    while i < n:
+        ch = script[i]
+        if ch == "e":
+            runs = True
+        elif ch == "w":  # a file name, to the end of the line
+            return runs, _line_end(script, i)
+        elif ch in ";}#\n":
+            break
+        elif ch not in "gpiImM0123456789 \t\r":
+            break  # sed refuses the script; what follows is read as commands
+        i += 1
+    return runs, i
+
+
+def _sed_replacement(regex: str, replacement: str, delimiter: str) -> tuple[str, bool]:
+    """The command line ``s/regex/replacement/e`` runs when it matches: the replacement with
+    its escapes read; computed when it uses the match (``&``, ``\\1``, case changes) or when
+    the regex leaves part of the line in place."""
+    computed = regex not in _SED_WHOLE
+    pieces: list[str] = []
+    k, n = 0, len(replacement)
+    while k < n:
+        ch = replacement[k]
+        if ch == "&":
+            computed = True
+        elif ch == "\\" and k + 1 < n:
+            k += 1
+            nxt = replacement[k]
+            if nxt.isdigit() or nxt in "LUluE":
+                computed = True
+            else:
+                pieces.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            k += 1
+            continue
+        pieces.append(ch)
+        k += 1
+    return "".join(pieces), computed
+
+
+def _sed_text(script: str, i: int) -> tuple[str, int]:
+    """(the text of an ``a``/``i``/``c``/``e`` command at ``i``, the index past it): the rest of
+    the line after blanks (``a\\`` and a newline: the next line), continued over lines that
+    end in a backslash (each escape read as the character it escapes), as GNU sed reads it."""
+    n = len(script)
+    i = _skip(script, i, " \t")
+    if script.startswith("\\", i):
+        i += 1
+        if script.startswith("\n", i):
+            i += 1
+    end = n  # the first newline that no backslash escapes (an even run of them before it)
+    for m in _NEWLINE.finditer(script, i):
+        if (m.end() - m.start()) % 2 == 1:
+            end = m.end() - 1
+            break
+    # each backslash escapes the character after it (`\\\\` is one backslash): in C, not a
+    # Python call per escape
+    text = "\\".join(part.replace("\\", "") for part in script[i:end].split("\\\\"))
+    return text, min(end + 1, n)
+
+
+_NEWLINE = re.compile(r"\\*\n")
+
+
+# --- git: aliases in config files -----------------------------------------------------------------
+# git's own commands (and the dashed ones it ships): git runs them before looking up an alias,
+# so an alias of one of these names never runs
+_GIT_COMMAND_NAMES = """
+add am annotate apply archimport archive backfill bisect blame branch bugreport bundle cat-file
+check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry
+cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects
+credential credential-cache credential-store cvsexportcommit cvsimport cvsserver daemon
+describe diagnose diff diff-files diff-index diff-pairs diff-tree difftool fast-export
+fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo
+format-patch fsck fsck-objects fsmonitor--daemon gc get-tar-commit-id grep gui hash-object
+help hook http-backend imap-send index-pack init init-db instaweb interpret-trailers last-modified
+log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file
+merge-index merge-one-file merge-ours merge-recursive merge-resolve merge-subtree merge-tree
+mergetool mktag mktree multi-pack-index mv name-rev notes p4 pack-objects pack-redundant
+pack-refs patch-id prune prune-packed pull push quiltimport range-diff read-tree rebase
+receive-pack reflog refs remote remote-ext remote-fd repack replace replay repo request-pull
+rerere reset restore rev-list rev-parse revert rm send-email send-pack sh-i18n--envsubst
+shell shortlog show show-branch show-index show-ref sparse-checkout stage stash status
+stripspace submodule subtree svn switch symbolic-ref tag unpack-file unpack-objects
+update-index update-ref update-server-info upload-archive upload-pack var verify-commit
+verify-pack verify-tag version web--browse whatchanged worktree write-tree
+"""
+_GIT_COMMANDS = frozenset(_GIT_COMMAND_NAMES.split())
+_GIT_ALIAS_EXPANSIONS = 64  # aliases expanded for one line in all (git refuses a loop)
+_GIT_INCLUDE_DEPTH = 10     # as git's own limit
+_GIT_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+_GIT_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
+_GIT_ENV = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+            "GIT_CONFIG_NOSYSTEM", "GIT_DIR")
+
+
+def _assigned(words: list[str], argv: list[str]) -> dict[str, str]:
+    """The variables the line assigns for the command ``argv`` (``HOME=/x git nuke``, ``env
+    GIT_CONFIG_GLOBAL=f git nuke``): the assignments among the words before it."""
+    if not argv or len(argv) > len(words) or words[len(words) - len(argv):] != argv:
+        return {}
+    return dict(w.split("=", 1) for w in words[:len(words) - len(argv)]
+                if _ASSIGNMENT.match(w))
+
+
+def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
+                 ) -> list[str | list[str]]:
+    """What ``git [options] NAME ARGS...`` runs when NAME is an alias in git's config files
+    (none: git's own commands come first): for ``!CMD``, the shell text ``CMD ARGS...``; else
+    the git command line it expands to (``git [options] WORDS... ARGS...``), to be judged in
+    turn. Every definition found counts (git uses the last one; which file that is depends
+    on conditions not evaluated here: ``includeIf``)."""
+    args = argv[1:]
+    dirs, git_dirs = list(files.bases), []
+    moves = 0
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        word = args[i]
+        value = args[i + 1] if i + 1 < len(args) else ""
+        if word == "-C" and value and not _DYNAMIC.search(value) and moves < 64:
+            moves += 1
+            dirs = [os.path.join(d, _expanduser(value)) for d in dirs]
+        elif word == "--git-dir" or word.startswith("--git-dir="):
+            where = word.partition("=")[2] if "=" in word else value
+            git_dirs += [os.path.join(d, _expanduser(where)) for d in dirs]
+        i += 2 if word in _GIT_GLOBAL_VALUES else 1
+    if i >= len(args):
+        return []
+    name, rest = args[i], args[i + 1:]
+    if name in _GIT_COMMANDS or _DYNAMIC.search(name) or files.git_left <= 0:
+        return []
+    found: list[str | list[str]] = []
+    envs = [files.env]
+    if any(k in assigned for k in _GIT_ENV):
+        envs.append({**files.env, **assigned})
+    for value in files.git_alias(name, dirs, git_dirs, envs):
+        if files.git_left <= 0:
+            break
+        files.git_left -= 1
+        if value.startswith("!"):
+            found.append(" ".join([value[1:], *map(shlex.quote, rest)]))
+        else:
+            found.append(["git", *args[:i], *_words(value), *rest])
+    return found
+
+
+def _git_config(text: str) -> list[tuple[str, str | None, str, str | None]]:
+    """The entries of a git config file: (section, subsection, key, value), section and key
+    lower-cased, value None for a key without ``=``: quotes, escapes, comments and line
+    continuations read as git reads them. A line git would refuse is skipped."""
+    entries: list[tuple[str, str | None, str, str | None]] = []
+    section, sub = "", None
+    i, n = 0, len(text)
+    while i < n:
+        i = _skip(text, i, " \t\r\n")
+        if i >= n:
+            break
+        ch = text[i]
+        if ch in "#;":
+            i = _line_end(text, i)
+            continue
+        if ch == "[":
+            header = re.match(r'\[[ \t]*([A-Za-z0-9.-]+)[ \t]*(?:"((?:[^"\\\n]|\\.)*)")?[ \t]*\]',
+                              text[i:i + 4096])
+            if header is None:
+                i = _line_end(text, i)
+                continue
+            section, sub = header.group(1).lower(), header.group(2)
+            if sub is not None:
+                sub = re.sub(r"\\(.)", r"\1", sub)
+            elif "." in section:  # the old form, [section.sub]
+                section, sub = section.split(".", 1)
+            i += header.end()
+            continue  # a key may follow on the same line
+        key = _GIT_KEY.match(text, i)
+        if key is None:
+            i = _line_end(text, i)
+            continue
+        i = _skip(text, key.end(), " \t")
+        value: str | None = None
+        if i < n and text[i] == "=":
+            value, i = _git_value(text, i + 1)
+        else:
+            i = _line_end(text, i)
+        entries.append((section, sub, key.group().lower(), value))
+    return entries
+
+
+def _git_value(text: str, i: int) -> tuple[str, int]:
+    """(a config value from ``i``, the index past its line): leading and trailing blanks and a
+    ``#``/``;`` comment dropped outside double quotes, escapes read, ``\\`` at the end of a
+    line continuing it."""
+    pieces: list[str] = []
+    length = keep = 0  # characters so far; up to ``keep`` they end in a non-blank or quoted one
+    quoted = False
+    n = len(text)
+    i = _skip(text, i, " \t")
+    while i < n:
+        plain = (_GIT_QUOTED_RUN if quoted else _GIT_RUN).match(text, i)
+        if plain is not None:
+            chunk = plain.group()
+            pieces.append(chunk)
+            solid = chunk if quoted else chunk.rstrip(" \t\r")
+            if solid:
+                keep = length + len(solid)
+            length += len(chunk)
+            i = plain.end()
+            continue
+        ch = text[i]
+        if ch == "\n":
+            break
+        if ch in "#;":  # a comment (outside quotes: inside, the run above took it)
+            i = _line_end(text, i) - 1
+            break
+        if ch == '"':
+            quoted = not quoted
+            i += 1
+            continue
+        # a backslash
+        nxt = text[i + 1:i + 2]
+        if nxt == "\n" or (nxt == "\r" and text[i + 2:i + 3] == "\n"):
+            i += 2 if nxt == "\n" else 3  # a continuation line
+            continue
+        escaped = _GIT_ESCAPES.get(nxt, nxt)
+        pieces.append(escaped)
+        length += len(escaped)
+        keep = length
+        i += 2
+    return "".join(pieces)[:keep], i + 1
+
+
+_GIT_RUN = re.compile(r'[^\n#;\\"]+')
+_GIT_QUOTED_RUN = re.compile(r'[^\n\\"]+')
+
+
+# --- program files: read here, from the line's working folders ---------------------------------
+_FILE_CHARS = 1 << 20     # one program or config file; past this it counts as unreadable too
+_FILES_CHARS = 8 << 20    # all the files read for one line
+
+
+class _Files:
+    """Where the tools of one command line read their programs from when they run: sed's and
+    awk's ``-f`` files, git's config files. A relative name is read from the payload's working
+    folder and from each folder a ``cd`` earlier in the line moves to (an over-reading: more
+    to judge, never less). Regular files only (a FIFO or a device would block the hook), at
+    most `_FILE_CHARS` each and `_FILES_CHARS` in all; a file longer than that is judged on
+    what was read, and also counts as one unreadable command (``partial``)."""
+
+    def __init__(self, cwd: str, env: Mapping[str, str]) -> None:
+        self.bases = [cwd]
+        self.env = env
+        self.left = _FILES_CHARS
+        self.partial: list[str] = []
+        self.git_left = _GIT_ALIAS_EXPANSIONS
+        self._texts: dict[str, str | None] = {}
+        self._configs: dict[str, list[tuple[str, str | None, str, str | None]]] = {}
+
+    def enter(self, args: list[str]) -> None:
+        """``cd ARGS``: its folder is one more the line's names may be relative to."""
+        folder = next((a for a in args if not a.startswith("-") or a == "-"), "~")
+        if folder != "-" and not _DYNAMIC.search(folder) and len(self.bases) < 64:
+            self.bases.append(os.path.normpath(os.path.join(
+                self.bases[-1], _expanduser(folder))))
+
+    def named(self, name: str) -> list[str]:
+        """The texts of the file ``name`` as a command names it (relative: to each folder
+        of the line)."""
+        if not name or _DYNAMIC.search(name):
+            return []
+        name = _expanduser(name)
+        paths = dict.fromkeys(os.path.normpath(os.path.join(b, name)) for b in self.bases)
+        return [t for t in (self.read(p, again=True) for p in paths) if t is not None]
+
+    def read(self, path: str, again: bool = False) -> str | None:
+        """The text of the regular file ``path``, None when it cannot be read (read once;
+        ``again``: each use of it counts against the budget, as a new read would)."""
+        if path in self._texts:
+            text = self._texts[path]
+            if again and text is not None:
+                if len(text) > self.left:
+                    return None
+                self.left -= len(text)
+            return text
+        if self.left <= 0:
+            return None
+        text = None
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+        except (OSError, ValueError):
+            fd = -1
+        if fd >= 0:
+            try:
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    limit = min(_FILE_CHARS, self.left)
+                    with os.fdopen(os.dup(fd), "rb") as f:
+                        data = f.read(limit + 1)
+                    text = data[:limit].decode("utf-8", errors="replace")
+                    self.left -= len(data)
+                    if len(data) > limit:
+                        self.partial.append(text)
+            except OSError:
+                text = None
+            finally:
+                os.close(fd)
+        self._texts[path] = text
+        return text
+
+    def git_alias(self, name: str, dirs: list[str], git_dirs: list[str],
+                  envs: list[Mapping[str, str]]) -> list[str]:
+        """Every value of ``alias.NAME`` in the config files git reads for a command run in
+        one of ``dirs`` (or on one of ``git_dirs``), with each environment of ``envs``:
+        system, global (``$GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and
+        ``~/.gitconfig``), the repository's (found upward), their ``[include]`` and
+        ``[includeIf]`` files, and ``$GIT_CONFIG_COUNT`` pairs."""
+        key = name.lower()
+        values: list[str] = []
+        seen: set[str] = set()
+
+        def visit(path: str, home: str, depth: int) -> None:
+            path = os.path.normpath(path)
+            if depth > _GIT_INCLUDE_DEPTH or path in seen:
+                return
+            seen.add(path)
+            for section, sub, k, value in self._config(path):
+                if value is None:
+                    continue
+                if section == "alias" and sub is None and k == key:
+                    values.append(value)
+                elif section in ("include", "includeif") and k == "path" and value:
+                    included = home + value[1:] if value.startswith("~/") else value
+                    visit(os.path.join(os.path.dirname(path), included), home, depth + 1)
+
+        for env in envs:
+            home = env.get("HOME") or _expanduser("~")
+            for path in self._git_config_files(dirs, git_dirs, env, home):
+                visit(path, home, 0)
+            for k in range(_int(env.get("GIT_CONFIG_COUNT"))):
+                if env.get(f"GIT_CONFIG_KEY_{k}", "").lower() == "alias." + key:
+                    values.append(env.get(f"GIT_CONFIG_VALUE_{k}", ""))
+        return list(dict.fromkeys(values))
+
+    def _git_config_files(self, dirs: list[str], git_dirs: list[str], env: Mapping[str, str],
+                          home: str) -> list[str]:
+        paths: list[str] = []
+        if not env.get("GIT_CONFIG_NOSYSTEM"):
+            paths.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+        if env.get("GIT_CONFIG_GLOBAL") is not None:
+            paths.append(env["GIT_CONFIG_GLOBAL"])
+        else:
+            xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+            paths += [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+        repos = git_dirs or ([os.path.join(d, env["GIT_DIR"]) for d in dirs]
+                             if env.get("GIT_DIR") else [])
+        if not repos:
+            repos = [g for g in dict.fromkeys(map(self._git_dir, dirs)) if g is not None]
+        for git_dir in repos:
+            common = self.read(os.path.join(git_dir, "commondir"))
+            shared = os.path.join(git_dir, common.strip()) if common and common.strip() else (
+                git_dir)
+            paths += [os.path.join(shared, "config"), os.path.join(git_dir, "config.worktree")]
+        # a relative one (`GIT_CONFIG_GLOBAL=team.cfg git nuke`) is relative to where git runs
+        return [q for p in paths if p
+                for q in ([p] if os.path.isabs(p) else [os.path.join(d, p) for d in dirs])]
+
+    def _git_dir(self, start: str) -> str | None:
+        """The git folder of the repository ``start`` is in (``.git``, the folder a ``.git``
+        file points to, or a bare repository), looked for upward as git does."""
+        folder = os.path.normpath(start)
+        for _ in range(256):
+            dotgit = os.path.join(folder, ".git")
+            if os.path.isdir(dotgit):
+                return dotgit
+            pointer = self.read(dotgit)
+            if pointer is not None and pointer.startswith("gitdir:"):
+                return os.path.join(folder, pointer[len("gitdir:"):].strip())
+            if os.path.isfile(os.path.join(folder, "HEAD")) and \
+                    os.path.isdir(os.path.join(folder, "objects")) and \
+                    os.path.isdir(os.path.join(folder, "refs")):
+                return folder
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
+        return None
+
+    def _config(self, path: str) -> list[tuple[str, str | None, str, str | None]]:
+        if path not in self._configs:
+            text = self.read(path)
+            self._configs[path] = _git_config(text) if text is not None else []
+        return self._configs[path]
+
+
+def _expanduser(path: str) -> str:
+    """``~`` and ``~user`` expanded; as written when that cannot be done (a NUL byte)."""
+    try:
+        return os.path.expanduser(path)
+    except (ValueError, KeyError, OSError):
+        return path
+
+
+def _int(value: str | None) -> int:
+    try:
+        return max(0, min(int(value or 0), 1000))
+    except ValueError:
+        return 0
+
+
+# the program files of the line being parsed (set by `simple_commands`)
+_FILES: ContextVar[_Files | None] = ContextVar("labledger_shell_files", default=None)
 
 
 def _after_options(args: list[str], with_value: set[str], operands: int
