@@ -678,7 +678,8 @@ def test_ingest_of_a_large_file_shows_a_bar_on_a_terminal_and_none_in_a_pipe(
     import pty
 
     assert run_cli("init").returncode == 0
-    line = b'{"kind":"run.heartbeat","run":"r%d","body":{"pid":4242,"step":%d,"extra":{"x":"%s"}}}\n'
+    line = (b'{"kind":"run.heartbeat","run":"r%d",'
+            b'"body":{"pid":4242,"step":%d,"extra":{"x":"%s"}}}\n')
     data = b"".join(line % (i % 9, i, b"y" * 40) for i in range(170_000))
     assert len(data) > 16 * 1024 * 1024
     source = tmp_path / "big.jsonl"
