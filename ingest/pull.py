@@ -51,13 +51,16 @@ is validated whole by `load_roster` before anything is listed or recorded.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import hashlib
 import json
 import os
 import posixpath
 import re
+import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -70,7 +73,7 @@ import msgspec
 from labledger.cas import Store
 from labledger.cas.batch import Batch
 from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_limit
-from labledger.ingest.errors import PullSourceError, TransportError
+from labledger.ingest.errors import IngestError, PullSourceError, TransportError
 from labledger.ingest.transport import FileUnreadableError, RemoteHash, Transport
 from labledger.ledger.artifacts import open_store
 from labledger.ledger.ledger import Ledger
@@ -82,6 +85,30 @@ BOX_LEDGER = ".labledger"
 _MAX_PATH = 256
 _FLUSH_EVERY = 256
 _LEDGER_SEARCH_DEPTH = 3  # how many folders above the pulled one may hold the box's .labledger
+
+
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+class PullWriteError(IngestError):
+    """The bytes received could not be written here (a full disk, a read-only store, an I/O
+    error): exit 1. What was received so far stays in its partial file, and the same pull
+    resumes it once the cause is fixed; nothing unverified was recorded."""
+
+    _fields = ("path", "problem")
+
+    def __init__(self, path: Path, exc: OSError) -> None:
+        reason = exc.strerror or str(exc)
+        if exc.errno in _FULL_ERRNOS:
+            problem = f"no space left on the local disk ({reason})"
+            fix = "free space (`labledger cas gc`, or elsewhere on that disk)"
+        else:
+            problem = reason
+            fix = "fix the store's permissions or filesystem"
+        super().__init__(f"cannot write {path}: {problem}. The bytes received so far are kept "
+                         f"there; {fix}, then run the same `labledger pull` again: it resumes "
+                         f"them, and files already stored are not transferred again")
+        self.path, self.problem = str(path), problem
 
 
 @dataclass
@@ -526,15 +553,20 @@ class _Puller:
 
     def flush(self) -> None:
         """Make the received objects durable and visible, then record their events: an event
-        never names an object that a crash could still take away."""
+        never names an object that a crash could still take away.
+
+        The events are taken out first: when the sync or the commit fails or is interrupted
+        (Ctrl-C), they are dropped with it, never written by a later flush (the ``finally`` of
+        `pull`) for objects that did not reach the store. Nothing is lost by that: the next
+        pull finds what did reach the store present, and receives the rest again."""
         pending, self._syncing = self._syncing, []
+        batch, self._batch = self._batch, None
+        drafts, self.drafts = self.drafts, []
         for job in pending:
             job.result()  # a failed early sync (EIO, ENOSPC) is raised before any event
-        if self._batch is not None:
-            batch, self._batch = self._batch, None
+        if batch is not None:
             batch.commit()
-        if self.drafts:
-            drafts, self.drafts = self.drafts, []
+        if drafts:
             self.ledger.append_drafts(drafts)
 
     @staticmethod
@@ -563,12 +595,13 @@ class _Puller:
         delay = self.backoff
         attempt = 0
         chunks = streamed
+        _writable(partial)
         # A bulk stream hashes in a second thread (SHA-256 releases the GIL) so the pipe keeps
         # draining meanwhile. SFTP hashes inline: paramiko's packet thread already competes
         # for the GIL, and a third thread made 1 GiB 40% slower (2 cores).
         hasher = _HashThread(sha) if streamed is not None else None
         try:
-            with _dropped_if_empty(partial), open(partial, "ab") as out:
+            with _dropped_if_empty(partial), _Written(partial) as out:
                 while True:
                     try:
                         if chunks is None:
@@ -585,7 +618,7 @@ class _Puller:
                                 self.progress(len(chunk))
                         break
                     except TransportError:
-                        out.flush()
+                        out.flush()  # `_Written`: a write error here is a `PullWriteError`
                         if streamed is not None or attempt >= self.retries:
                             raise
                         attempt += 1
@@ -706,6 +739,16 @@ class _Puller:
             h = hashes[e.path]
             if h.sha256 is None:
                 gone[e.path] = h.error or "the box did not hash it"
+            elif h.size is not None and h.size != e.size:
+                # It grew or shrank between the listing and the hash (a checkpoint still being
+                # written, a log appended to): the manifest holds the bytes the box hashed, so
+                # size and SHA-256 describe one version, and what streamed early (of another
+                # version, under the listed size's partial) is dropped.
+                early = self.prefetched.pop(e.path, None)
+                if early is not None:
+                    early.path.unlink(missing_ok=True)
+                self._partial(e).unlink(missing_ok=True)
+                e.size = h.size
             e.sha256, e.blake3 = h.sha256, h.blake3
         if not gone:
             return
@@ -729,21 +772,32 @@ class _Puller:
         is then redone over a fresh connection, and the files not received go later, file by
         file, each resuming from its partial.
         """
-        from concurrent.futures import ThreadPoolExecutor
-
         prefetch_error: TransportError | None = None
         hash_error: TransportError | None = None
         hashes: dict[str, RemoteHash] | None = None
-        with ThreadPoolExecutor(1, thread_name_prefix="labledger-box-hash") as pool:
-            job = pool.submit(self.transport.hash_files, [e.path for e in files])
+        done: dict[str, Any] = {}
+
+        def box_hash() -> None:
             try:
-                self._prefetch(early)
-            except TransportError as exc:
-                prefetch_error = exc
-            try:
-                hashes = job.result()
-            except TransportError as exc:
-                hash_error = exc
+                done["hashes"] = self.transport.hash_files([e.path for e in files])
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+                done["error"] = exc
+
+        # A daemon thread, joined interruptibly: a Ctrl-C while the box hashes (minutes, for
+        # hundreds of GiB) stops the pull at once instead of waiting for the box to finish.
+        job = threading.Thread(target=box_hash, name="labledger-box-hash", daemon=True)
+        job.start()
+        try:
+            self._prefetch(early)
+        except TransportError as exc:
+            prefetch_error = exc
+        job.join()
+        if isinstance(done.get("error"), TransportError):
+            hash_error = done["error"]
+        elif "error" in done:
+            raise done["error"]
+        else:
+            hashes = done["hashes"]
         failed = prefetch_error or hash_error
         if failed is not None:
             self._spend_retry(failed, stream_failed=prefetch_error is not None)
@@ -818,7 +872,8 @@ class _Puller:
                 result.status, result.digest, result.error = "pulled", digest, None
                 known[entry.sha256] = digest
                 break
-            partial.unlink()
+            got.path.unlink(missing_ok=True)
+            partial.unlink(missing_ok=True)
             result.error = (f"SHA-256 mismatch after {attempt} attempt(s): the box hashed "
                             f"{entry.sha256} ({entry.size} bytes) at listing, received "
                             f"{got.sha256} ({got.size} bytes); the file changed on the box or "
@@ -852,6 +907,56 @@ def _dropped_if_empty(partial: Path) -> Iterator[None]:
         raise
 
 
+def _writable(partial: Path) -> None:
+    """Make a partial file writable again: a pull that was killed after a file was received
+    whole and staged (`Store.adopt` makes it read-only), but before the store took it, leaves
+    it read-only; the next pull appends nothing to it, but must be able to open it."""
+    try:
+        mode = partial.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PullWriteError(partial, exc) from exc
+    if not mode & stat.S_IWUSR:
+        try:
+            os.chmod(partial, stat.S_IMODE(mode) | stat.S_IWUSR)
+        except OSError as exc:
+            raise PullWriteError(partial, exc) from exc
+
+
+class _Written:
+    """A partial file open for appending whose write errors are `PullWriteError`s."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._fh = open(path, "ab")  # noqa: SIM115 - closed by __exit__
+        except OSError as exc:
+            raise PullWriteError(path, exc) from exc
+
+    def write(self, chunk: bytes) -> None:
+        try:
+            self._fh.write(chunk)
+        except OSError as exc:
+            raise PullWriteError(self.path, exc) from exc
+
+    def flush(self) -> None:
+        try:
+            self._fh.flush()
+        except OSError as exc:
+            raise PullWriteError(self.path, exc) from exc
+
+    def __enter__(self) -> _Written:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._fh.close()
+        except OSError as error:
+            if exc[0] is None:  # never hide the exception already on its way out
+                raise PullWriteError(self.path, error) from error
+
+
 def _datasync(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -859,6 +964,8 @@ def _datasync(path: Path) -> None:
         return  # dropped meanwhile (a mismatch is received again)
     try:
         os.fdatasync(fd)
+    except OSError as exc:
+        raise PullWriteError(path, exc) from exc
     finally:
         os.close(fd)
 
@@ -1158,6 +1265,6 @@ def remove_partials(store: Store) -> int:
     return count
 
 
-__all__ = ["CHECKPOINT_GLOBS", "PULL_V1", "Entry", "FileResult", "PullReport", "Roster",
-           "latest_listing", "list_tree", "load_roster", "merge_box_ledger", "pull", "pull_v1",
-           "remove_partials"]
+__all__ = ["CHECKPOINT_GLOBS", "PULL_V1", "Entry", "FileResult", "PullReport", "PullWriteError",
+           "Roster", "latest_listing", "list_tree", "load_roster", "merge_box_ledger", "pull",
+           "pull_v1", "remove_partials"]

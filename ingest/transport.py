@@ -15,6 +15,10 @@ in the file's `RemoteHash.error`), so a pull records it as failed and goes on wi
 
 Names are `str` as POSIX decodes them (``surrogateescape``): a name that is not valid UTF-8 is
 listed, never raised on, and the caller decides (``pull`` refuses it).
+
+Hashing a box can take minutes (hundreds of GiB of checkpoints). It runs in daemon threads, so a
+Ctrl-C is never held up until the box finishes: the caller stops at once, and a process that
+exits leaves no thread to wait for.
 """
 
 from __future__ import annotations
@@ -23,11 +27,11 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from labledger.ingest.errors import IngestError, TransportError
 
@@ -66,11 +70,14 @@ class RemoteStat:
 @dataclass(frozen=True)
 class RemoteHash:
     """Digests computed on the box: SHA-256, and BLAKE3 (hex) when the box can; or, for a file
-    the box could not open any more (`FileUnreadableError`'s cases), no digest and ``error``."""
+    the box could not open any more (`FileUnreadableError`'s cases), no digest and ``error``.
+    ``size``: how many bytes were hashed, when the hasher says (a file that grew or shrank
+    between the listing and the hash is recorded with the size of the bytes hashed)."""
 
     sha256: str | None
     blake3: str | None = None
     error: str | None = None
+    size: int | None = None
 
 
 class Transport(Protocol):
@@ -130,11 +137,48 @@ def _hash_one(path: Path) -> RemoteHash:
         if exc.errno in FILE_ERRNOS:
             return RemoteHash(None, error=f"cannot open it to hash: {exc.strerror}")
         raise
+    size = 0
     with open(fd, "rb", buffering=0) as fh:
         while chunk := fh.read(CHUNK):
             sha.update(chunk)
             b3.update(chunk)
-    return RemoteHash(sha256=sha.hexdigest(), blake3=b3.hexdigest())
+            size += len(chunk)
+    return RemoteHash(sha256=sha.hexdigest(), blake3=b3.hexdigest(), size=size)
+
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def daemon_map(fn: Callable[[_T], _R], items: Sequence[_T], workers: int) -> list[_R]:
+    """``[fn(x) for x in items]`` on up to ``workers`` daemon threads, in order; the first
+    exception is raised. Unlike a ThreadPoolExecutor, nothing waits for the threads when the
+    caller is interrupted (Ctrl-C) or the process exits."""
+    results: list[_R | None] = [None] * len(items)
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    todo = iter(range(len(items)))
+
+    def work() -> None:
+        while not errors:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                return
+            try:
+                results[i] = fn(items[i])
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=work, name="labledger-hash", daemon=True)
+               for _ in range(max(1, min(workers, len(items))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()  # interruptible: a Ctrl-C raises here and the daemon threads are left behind
+    if errors:
+        raise errors[0]
+    return results  # type: ignore[return-value]  # every slot was filled
 
 
 class LocalTransport:
@@ -168,8 +212,8 @@ class LocalTransport:
 
     def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
         try:
-            with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
-                hashes = list(pool.map(lambda r: _hash_one(self._path(r)), rels))
+            hashes = daemon_map(lambda r: _hash_one(self._path(r)), rels,
+                                min(8, os.cpu_count() or 1))
         except OSError as exc:
             raise TransportError(self.source, f"cannot hash: {exc}") from exc
         return dict(zip(rels, hashes, strict=True))

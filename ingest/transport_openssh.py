@@ -20,6 +20,8 @@ Invariants:
   `FileUnreadableError`.
 * Any failure (no ``ssh`` binary, refused login, a cut connection, a short stream) raises
   `TransportError`; bytes already handed out stay valid, so the caller resumes from them.
+* The ``ssh`` process runs in a session of its own, so a Ctrl-C reaches labledger only; the
+  stream is stopped by `FileStream.close` on the way out.
 """
 
 from __future__ import annotations
@@ -145,9 +147,12 @@ class FileStream:
         command = (f"cd -- {shlex.quote(root)} || exit 97; "
                    f"exec python3 -c {shlex.quote(_SENDER)}")
         try:
+            # In a session of its own: a Ctrl-C at the terminal goes to labledger alone, which
+            # stops the stream itself (`close`), instead of killing ``ssh`` under a running
+            # read first (a cut stream read as a transport failure, then retried over SFTP).
             self.proc = subprocess.Popen(
                 login.argv(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, bufsize=0, close_fds=True)
+                stderr=subprocess.PIPE, bufsize=0, close_fds=True, start_new_session=True)
         except OSError as exc:
             raise TransportError(source, f"cannot start ssh: {exc}") from exc
         assert self.proc.stdin is not None

@@ -20,11 +20,17 @@ Hashing is one remote command fed the NUL-separated list of files on stdin: a Py
 longer open (rotated away since the listing) is that file's `RemoteHash.error`, not a failed
 hash: the helper says so per file; after ``sha256sum`` an SFTP ``lstat`` tells a vanished file
 from a box that failed to hash.
+
+``DIR`` may start with ``~/`` (the login's home folder, as ``scp`` reads it; SFTP and the remote
+commands start there). A ``DIR`` that does not exist on the box, or is not a folder, is bad
+input (`PullSourceError`, exit 2), not a connection problem. paramiko's own log lines (a
+traceback per failed connection attempt) are not printed: the error raised says what failed.
 """
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import shlex
@@ -48,6 +54,11 @@ from labledger.ingest.transport import (
     kind_of,
 )
 
+# paramiko logs every failed handshake with a traceback; with no handler configured, Python's
+# last-resort handler printed it on stderr before labledger's own one-line error. A NullHandler
+# keeps that noise out and still lets an application's handlers see the records.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+
 Hasher = Literal["auto", "python", "coreutils"]
 Bulk = Literal["auto", "openssh", "sftp"]
 
@@ -64,25 +75,27 @@ def h(n):
         s = hashlib.sha256()
         b = blake3.blake3() if blake3 is not None else None
         fd = os.open(n, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        size = 0
         with os.fdopen(fd, "rb", buffering=0) as f:
             while True:
                 c = f.read(1 << 20)
                 if not c:
                     break
                 s.update(c)
+                size += len(c)
                 if b is not None:
                     b.update(c)
-        return n, s.hexdigest(), (b.hexdigest() if b is not None else None), None
+        return n, s.hexdigest(), (b.hexdigest() if b is not None else None), size, None
     except OSError as e:
-        return n, None, None, e
+        return n, None, None, None, e
 out = sys.stdout.buffer
 with ThreadPoolExecutor(4) as p:
-    for n, s, b, e in p.map(h, names):
+    for n, s, b, size, e in p.map(h, names):
         if e is not None:
             msg = (e.strerror or str(e)).encode("utf-8", "replace").replace(b"\n", b" ")
             out.write(b"E %d " % (e.errno or 0) + n + b"\0" + msg + b"\n")
             continue
-        out.write(b"S " + s.encode() + b"  " + n + b"\n")
+        out.write(b"S " + s.encode() + b" %d  " % size + n + b"\n")
         if b is not None:
             out.write(b"B " + b.encode() + b"  " + n + b"\n")
 """
@@ -170,7 +183,11 @@ class SshTransport:
         self.hostname = str(found.get("hostname", target.host))
         self.port = target.port or int(found.get("port", 22))
         self.user = target.user or str(found.get("user") or os.environ.get("USER") or "root")
-        self.root = target.dir.rstrip("/") or "/"
+        # "~/runs/r1" (as scp writes it) is "runs/r1": SFTP and remote commands start in the
+        # login's home folder, and a quoted "~" would be a folder named "~".
+        folder = "." if target.dir in ("~", "~/") else (
+            target.dir[2:] if target.dir.startswith("~/") else target.dir)
+        self.root = folder.rstrip("/") or "/"
         sep = "" if self.root.startswith("/") else "/~/"
         self.source = f"ssh://{self.user}@{target.host}:{self.port}{sep}{self.root}"
         self._chain: list[paramiko.Transport] = []
@@ -391,11 +408,30 @@ class SshTransport:
                               else raw)
                 out.append(RemoteStat(a.filename, kind, a.st_size or 0, mode & 0o7777, target))
             return out
-        except (OSError, EOFError, paramiko.SSHException) as exc:
+        except (OSError, EOFError, paramiko.SSHException, paramiko.SFTPError) as exc:
             if rel and isinstance(exc, OSError) and exc.errno == errno.ENOENT:
                 raise FileUnreadableError(self.source, rel, "the folder vanished after it was "
                                           "listed") from exc
+            if not rel and isinstance(exc, OSError):
+                self._check_root(exc)
             raise TransportError(self.source, f"cannot list {rel or '.'}: {exc}") from exc
+
+    def _check_root(self, exc: OSError) -> None:
+        """The pulled folder could not be listed: raise `PullSourceError` (bad input, exit 2)
+        when it does not exist or is not a folder, as for ``--from-dir``; else return."""
+        try:
+            mode = self.sftp.stat(self._bytes("")).st_mode or 0
+        except OSError as missing:
+            if missing.errno in (errno.ENOENT, errno.ENOTDIR):
+                raise PullSourceError(self.source, f"{self.target.dir} does not exist on the box "
+                                      f"(as {self.user}; a relative folder is under the login's "
+                                      f"home)") from exc
+            return
+        except (EOFError, paramiko.SSHException):
+            return
+        if not stat.S_ISDIR(mode):
+            raise PullSourceError(self.source,
+                                  f"{self.target.dir} is not a folder on the box") from exc
 
     def exists_dir(self, rel: str) -> bool:
         import stat as _stat
@@ -404,7 +440,7 @@ class SshTransport:
             return _stat.S_ISDIR(self.sftp.lstat(self._abs(rel)).st_mode or 0)
         except FileNotFoundError:
             return False
-        except (OSError, EOFError, paramiko.SSHException) as exc:
+        except (OSError, EOFError, paramiko.SSHException, paramiko.SFTPError) as exc:
             raise TransportError(self.source, f"cannot stat {rel}: {exc}") from exc
 
     def _has(self, command: str) -> bool:
@@ -453,6 +489,7 @@ class SshTransport:
         if code == 97:
             raise TransportError(self.source, f"cannot enter {self.root} on the box")
         sha: dict[str, str] = {}
+        sizes: dict[str, int] = {}
         b3: dict[str, str] = {}
         gone: dict[str, str] = {}
         failed: list[str] = []
@@ -466,12 +503,16 @@ class SshTransport:
                 else:
                     failed.append(f"{name}: {message}")
                 continue
+            # "<hex>[ <bytes hashed>]  <name>": the name is everything after the two spaces, as
+            # it is (a name may itself start with "*" or a space).
             digest, sep, name = rest.partition("  ")
             if not sep:
                 continue
-            name = name.removeprefix("*")
+            digest, _, hashed = digest.partition(" ")
             if tag == "S":
                 sha[name] = digest
+                if hashed.isdigit():
+                    sizes[name] = int(hashed)
             elif tag == "B":
                 b3[name] = digest
         missing = [r for r in rels if r not in sha and r not in gone]
@@ -488,7 +529,8 @@ class SshTransport:
             raise TransportError(self.source, f"the box did not hash {len(missing)} file(s) "
                                  f"(first: {missing[0]}): {why[0]}")
         return {r: (RemoteHash(None, error=gone[r]) if r in gone
-                    else RemoteHash(sha256=sha[r], blake3=b3.get(r))) for r in rels}
+                    else RemoteHash(sha256=sha[r], blake3=b3.get(r), size=sizes.get(r)))
+                for r in rels}
 
     def _vanished(self, rel: str) -> str | None:
         """Why ``rel`` is no longer a regular file on the box, or None when it still is."""
@@ -498,14 +540,14 @@ class SshTransport:
             if exc.errno in FILE_ERRNOS:
                 return f"cannot open it to hash: {exc.strerror or exc}"
             raise TransportError(self.source, f"cannot stat {rel}: {exc}") from exc
-        except (EOFError, paramiko.SSHException) as exc:
+        except (EOFError, paramiko.SSHException, paramiko.SFTPError) as exc:
             raise TransportError(self.source, f"cannot stat {rel}: {exc}") from exc
         return None if stat.S_ISREG(mode) else "it is no longer a regular file"
 
     def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
         try:
             fh = self.sftp.open(self._bytes(rel), "rb")
-        except (OSError, EOFError, paramiko.SSHException) as exc:
+        except (OSError, EOFError, paramiko.SSHException, paramiko.SFTPError) as exc:
             if isinstance(exc, OSError) and exc.errno in FILE_ERRNOS:
                 raise FileUnreadableError(self.source, rel, exc.strerror or str(exc)) from exc
             raise TransportError(self.source, f"cannot open {rel}: {exc}") from exc
@@ -519,12 +561,15 @@ class SshTransport:
                 if not chunk:
                     break
                 yield chunk
-        except (OSError, EOFError, paramiko.SSHException) as exc:
+        except (OSError, EOFError, paramiko.SSHException, paramiko.SFTPError) as exc:
             raise TransportError(self.source, f"reading {rel} failed: {exc}") from exc
         finally:
+            # Best effort, whatever it raises: a read cut by Ctrl-C leaves the SFTP channel
+            # mid-packet, and the close then fails ("Garbage packet received"); that must not
+            # replace the interrupt (or the error) on its way out.
             try:
                 fh.close()
-            except (OSError, EOFError, paramiko.SSHException):
+            except Exception:  # noqa: BLE001, S110
                 pass
 
     def read_many(self, items: Sequence[tuple[str, int]]

@@ -27,7 +27,13 @@ An expected file **holds** when
 At the teardown gate of instance I only listings taken from I count (the event's
 ``instance``): a pull from a copy, another box or no box says nothing about I's disk. A run
 with no counted listing (or no full one) does not hold, and the refusal names the listing taken
-elsewhere.
+elsewhere. ``verify_run(..., instance=I)`` is that judgement for one run (what the gate of I
+says of it); without an instance a run is judged from its latest full listing from anywhere.
+
+Each problem's ``next_step`` is a command that runs as printed: paths are shell-quoted and their
+glob characters escaped for ``--only``, and it names where to pull from (``--instance I`` when
+a pull from I named the folder, else the ``--from``/``--from-dir`` of the listing that showed
+the file).
 
 Invariant (DOMAIN principle 3): nothing here reads a PULL_VERIFIED.json. The marker is written
 from a passing evaluation and invalidated by a failing one; it never satisfies a check.
@@ -38,6 +44,8 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,6 +181,7 @@ class RunVerification:
     manifest_digest: str | None = None
     roster_digest: str | None = None
     unexpected: list[str] = field(default_factory=list)
+    instance: str | None = None  # judged from this instance's listings only (the gate's view)
 
     @property
     def ok(self) -> bool:
@@ -201,11 +210,18 @@ class RunVerification:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def to_json(self) -> dict[str, Any]:
+        # ``instance`` is not repeated here: the gate's document names it once, at its top
         return {"run": self.run, "ok": self.ok, "listing": self.listing_id,
                 "source": self.source, "manifest_digest": self.manifest_digest,
                 "roster_digest": self.roster_digest, "unexpected": self.unexpected,
                 "problems": self.problems, "gaps": self.gaps(),
                 "artifacts": [a.to_json() for a in self.artifacts]}
+
+    def bad_digests(self) -> set[str]:
+        """Objects this evaluation found unusable here: corrupt or missing locally, or a
+        checkpoint whose latest load failed (any marker naming them is stale)."""
+        return {a.digest for a in self.artifacts
+                if a.digest and (a.stored is False or a.verified is False)}
 
 
 def _is_checkpoint(path: str) -> bool:
@@ -297,6 +313,7 @@ class _Listed:
     base: Event | None
     partials: list[Event]
     files: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> latest entry
+    shown_by: dict[str, Event] = field(default_factory=dict)  # path -> the listing of that entry
     missing: dict[str, None] = field(default_factory=dict)  # roster paths absent (ordered set)
     refused: dict[str, None] = field(default_factory=dict)
     mismatched: dict[str, None] = field(default_factory=dict)
@@ -312,6 +329,7 @@ def _listed(listings: list[Event]) -> _Listed:
         for entry in body.get("entries") or []:
             if entry.get("type", "file") == "file":  # dirs and links carry no bytes
                 out.files[entry["path"]] = entry
+                out.shown_by[entry["path"]] = listing
                 out.missing.pop(entry["path"], None)
         # A partial listing only adds: a file it does not show stays expected (its globs may
         # not match it, or it vanished from the box after the full listing), and its roster's
@@ -327,6 +345,30 @@ def _listed(listings: list[Event]) -> _Listed:
 def _from(instance: str | None) -> str:
     """The ``--instance`` a suggested pull needs for the gate of ``instance`` to count it."""
     return f" --instance {instance}" if instance else ""
+
+
+_GLOB_CHARS = re.compile(r"([*?\[])")
+
+
+def _only(path: str) -> str:
+    """``--only PATH`` as shell words that select exactly ``path``: its glob characters are
+    escaped (``[`` -> ``[[]``) and the word is quoted (spaces, quotes, ``$``)."""
+    return "--only " + shlex.quote(_GLOB_CHARS.sub(r"[\1]", path))
+
+
+_ANY_BOX = " --from [USER@]HOST[:PORT]:DIR"
+
+
+def _listing_options(listing: Event | None) -> str:
+    """The options that pull again from where ``listing`` was taken: its ``--instance``, and its
+    ``--from``/``--from-dir`` (quoted); a placeholder when it named no usable source."""
+    if listing is None:
+        return _ANY_BOX
+    inst = _from(listing.instance)
+    found = _source_option(listing.body.get("source"))
+    if found is None:
+        return inst + _ANY_BOX
+    return f"{inst} {found[0]} {shlex.quote(found[1])}"
 
 
 # Events `pull_source` reads (callers that load only these stay fast on a long ledger).
@@ -438,11 +480,17 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
         if e.kind == "artifact.pulled" and isinstance(e.body.get("path"), str):
             pulls_by_path.setdefault(e.body["path"], []).append(e.body)
 
-    result = RunVerification(run=run, artifacts=[], problems=problems)
+    result = RunVerification(run=run, artifacts=[], problems=problems, instance=instance)
     command = f"`labledger pull --run {run}{f' --instance {instance}' if instance else ''} ...`"
     # What a suggested pull must name: with an instance, a pull finds the folder it pulled
-    # before by itself (`pull_source`); else the hint names the --from it still needs.
-    nxt = _from(instance) if instance is None else pull_source(events, run, instance).hint()
+    # before by itself (`pull_source`), else the hint names the --from it still needs. Without
+    # one, each file's hint names where the listing that showed it was taken (`where`).
+    gate_from = pull_source(events, run, instance).hint() if instance is not None else None
+    where: dict[int, str] = {}
+
+    def nxt(check: ArtifactCheck) -> str:
+        return gate_from if gate_from is not None else where.get(id(check), _ANY_BOX)
+
     if not every_listing:
         problems.append("no pull listing recorded (run `labledger pull --run "
                         f"{run} ...`)")
@@ -491,11 +539,12 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             check = ArtifactCheck(run=run, path=path, sources=sources, size=entry.get("size"),
                                   sha256=entry.get("sha256"),
                                   is_checkpoint=_is_checkpoint(path))
+            where[id(check)] = _listing_options(listed.shown_by.get(path))
             pull, why = _pulled_match(entry, pulls_by_path.get(path, []))
             if pull is None:
                 check.problems.append(why or "not pulled")
                 check.digest_match = False if why and "differ" in why else None
-                check.next_step = f"labledger pull --run {run}{nxt} --only {path}"
+                check.next_step = f"labledger pull --run {run}{nxt(check)} {_only(path)}"
             else:
                 check.pulled, check.digest_match, check.digest = True, True, pull["digest"]
             checks[path] = check
@@ -530,13 +579,18 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
         check = ArtifactCheck(run=run, path=str(e.body.get("path")), sources=[tag],
                               size=e.body.get("size"), sha256=e.body.get("sha256"),
                               digest=digest, is_checkpoint=e.kind == "checkpoint.saved")
+        # Announced on a box: pull from that box (the folder its latest pull named, else its
+        # rented host and a DIR to fill in); announced by no box: from where the run's latest
+        # listing was taken.
+        where[id(check)] = (pull_source(events, run, e.instance).hint() if e.instance
+                            else _listing_options(shown))
         # An announced object already in the local store counts as pulled (same bytes).
         check.pulled = checker.problem(digest) is None
         check.digest_match = True if check.pulled else None
         if not check.pulled:
             why = checker.problem(digest)
             check.problems.append(f"announced by the box but not pulled ({why})")
-            check.next_step = f"labledger pull --run {run}{nxt}"
+            check.next_step = f"labledger pull --run {run}{nxt(check)}"
         checks[key] = check
         by_digest[digest] = check
 
@@ -546,7 +600,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             check.stored = found is None
             if found is not None:
                 check.problems.append(found)
-                check.next_step = f"labledger pull --run {run}{nxt} --only {check.path}"
+                check.next_step = f"labledger pull --run {run}{nxt(check)} {_only(check.path)}"
         if check.is_checkpoint and check.digest is not None and not check.pulled:
             pass  # not here yet: "verified" would describe bytes this machine does not hold
         elif check.is_checkpoint and check.digest is not None:
@@ -556,7 +610,7 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
             elif not check.verified:
                 check.problems.append("checkpoint failed verification")
             if not check.verified and check.next_step is None:
-                check.next_step = f"labledger pull --run {run}{nxt} --only {check.path}"
+                check.next_step = f"labledger pull --run {run}{nxt(check)} {_only(check.path)}"
         elif check.is_checkpoint and not check.problems:
             check.problems.append("checkpoint has no digest")
     result.artifacts = sorted(checks.values(), key=lambda c: c.path)
@@ -630,13 +684,19 @@ def open_store(ledger: Ledger) -> Store:
 
 
 # --- the marker ---------------------------------------------------------------------------------
-def default_marker(ledger: Ledger, run: str) -> Path:
-    return ledger.paths.home / "verified" / run / MARKER_NAME
+def default_marker(ledger: Ledger, run: str, instance: str | None = None) -> Path:
+    """``.labledger/verified/RUN/PULL_VERIFIED.json``; judged from one instance's listings:
+    ``.labledger/verified/RUN/instances/INSTANCE/PULL_VERIFIED.json``."""
+    folder = ledger.paths.home / "verified" / run
+    if instance is not None:
+        folder = folder / "instances" / instance
+    return folder / MARKER_NAME
 
 
 def marker_document(result: RunVerification, head: Mapping[str, str]) -> dict[str, Any]:
-    """PULL_VERIFIED.json: the seed's v1 fields first, then labledger's bindings."""
-    return {
+    """PULL_VERIFIED.json: the seed's v1 fields first, then labledger's bindings (``instance``
+    only when the run was judged from one instance's listings)."""
+    document = {
         "schema": SCHEMA,
         "run_id": result.run,
         "manifest_sha256": result.manifest_sha256(),
@@ -652,6 +712,9 @@ def marker_document(result: RunVerification, head: Mapping[str, str]) -> dict[st
                      "checkpoint_verified": a.verified if a.is_checkpoint else None}
                     for a in result.artifacts],
     }
+    if result.instance is not None:
+        document["instance"] = result.instance
+    return document
 
 
 def _index_path(ledger: Ledger) -> Path:
@@ -688,7 +751,14 @@ def invalidate_markers(ledger: Ledger, result: RunVerification,
                        extra: Iterable[Path] = ()) -> list[Path]:
     """Rename every PULL_VERIFIED.json written for the run (and ``extra`` paths holding one)
     to ``<name>.invalid``, adding why; returns the new paths. Files that are not a
-    PULL-VERIFIED marker for this run are left alone."""
+    PULL-VERIFIED marker for this run are left alone.
+
+    Markers of the same scope are invalidated (judged from the same instance's listings, or
+    both from the run's latest listing from anywhere); a marker of the other scope only when it
+    names an object this evaluation found unusable (`RunVerification.bad_digests`): a gap of
+    box2 says nothing about what was verified from box1, changed bytes say it of every marker.
+    """
+    bad = result.bad_digests()
     candidates = [Path(p) for p in _read_index(ledger).get(result.run, [])] + list(extra)
     moved: list[Path] = []
     seen: set[Path] = set()
@@ -703,6 +773,9 @@ def invalidate_markers(ledger: Ledger, result: RunVerification,
             continue
         if not isinstance(document, dict) or document.get("schema") != SCHEMA or \
                 document.get("run_id") != result.run:
+            continue
+        named = {d.get("digest") for d in document.get("digests") or [] if isinstance(d, dict)}
+        if document.get("instance") != result.instance and not named & bad:
             continue
         document["invalidated"] = {"at_utc": now_ts(), "reason": "re-verification failed",
                                    "gaps": result.gaps()}

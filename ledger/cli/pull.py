@@ -10,7 +10,7 @@ import click
 
 from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
-from labledger.ledger.cli._output import LateBar, dumps, emit_json, info, table
+from labledger.ledger.cli._output import LateBar, dumps, emit_json, info, table, warn
 
 
 def _human(n: int) -> str:
@@ -124,6 +124,14 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
                          checkpoint_globs=checkpoint_globs or CHECKPOINT_GLOBS,
                          verify_checkpoints=not no_verify, retries=retries,
                          on_total=bar.start, progress=bar.update)
+    except KeyboardInterrupt:
+        bar.close()
+        if not state().json:
+            warn("pull interrupted: the events already recorded stay true, and none claims a "
+                 "file that was not received whole and compared. Received bytes are kept: run "
+                 "the same command again to resume them (stored files are not transferred "
+                 "again)")
+        raise
     finally:
         bar.close()
         transport.close()

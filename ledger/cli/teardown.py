@@ -55,17 +55,24 @@ def _show_table(runs: list[RunVerification], *, err: bool = False,
 
 @click.command("verify-pull")
 @click.argument("run")
+@click.option("--instance", metavar="I",
+              help="Judge only what was pulled from instance I (listings recorded with "
+                   "--instance I), as `gate teardown --instance I` does; the marker goes to "
+                   ".labledger/verified/RUN/instances/I/PULL_VERIFIED.json.")
 @click.option("--out", type=click.Path(dir_okay=False), metavar="FILE",
               help="Where to write PULL_VERIFIED.json (default: "
                    ".labledger/verified/RUN/PULL_VERIFIED.json).")
 @common
-def verify_pull(run: str, out: str | None) -> None:
+def verify_pull(run: str, instance: str | None, out: str | None) -> None:
     """Re-verify a run's pulled files now and write PULL_VERIFIED.json only if all hold.
 
     Every expected file (roster, latest listing, what the box announced) must be pulled with
     matching digests, its local object must re-hash to its digest, and every checkpoint must
     have loaded safely. Otherwise exits 3, lists every gap and renames every PULL_VERIFIED.json
     it wrote before for this run to PULL_VERIFIED.json.invalid (with the reason).
+
+    With --instance I, only listings taken from I count (what the teardown gate of I says
+    of this run), and the marker records the instance.
 
     Example: labledger verify-pull r1 --out export/r1/PULL_VERIFIED.json
     """
@@ -84,9 +91,14 @@ def verify_pull(run: str, out: str | None) -> None:
     ledger = open_ledger()
     events = load_events(ledger)
     checker = ObjectChecker(open_store(ledger))
-    result = verify_run(run, events, checker)
+    if instance is not None and not any(e.instance == instance for e in events):
+        known = sorted({e.instance for e in events if e.instance is not None})
+        raise click.BadParameter(  # a typo must not read as a box with nothing pulled
+            f"instance {instance!r} is not in the ledger (no event names it; recorded "
+            f"instances: {', '.join(known[:20]) or 'none'})", param_hint="--instance")
+    result = verify_run(run, events, checker, instance=instance)
     record_corrupt(ledger, checker)
-    target = Path(out) if out else default_marker(ledger, run)
+    target = Path(out) if out else default_marker(ledger, run, instance)
     ctx = click.get_current_context()
     if result.ok:
         document = write_marker(ledger, result, ledger_head(events), target)
@@ -95,9 +107,11 @@ def verify_pull(run: str, out: str | None) -> None:
                        "verification": result.to_json()})
         else:
             click.echo(str(target))
-            info(ctx, f"run {run}: {result.files} file(s), {result.bytes} bytes pull-verified")
+            where = f" from instance {instance}" if instance else ""
+            info(ctx, f"run {run}: {result.files} file(s), {result.bytes} bytes pull-verified"
+                      f"{where}")
         return
-    moved = invalidate_markers(ledger, result, [target, default_marker(ledger, run)])
+    moved = invalidate_markers(ledger, result, [target, default_marker(ledger, run, instance)])
     if state().json:
         emit_json({"ok": False, "invalidated": [str(p) for p in moved],
                    "verification": result.to_json()})
