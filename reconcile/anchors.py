@@ -20,6 +20,7 @@ import string
 from collections.abc import Iterable
 
 from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.metric_directions import metric_key
 
 __all__ = ["AnchorIndex", "Hit", "normalize"]
 
@@ -119,8 +120,14 @@ class AnchorIndex:
             spaced = _SPLIT_DIGITS.sub(" ", metric)
             if spaced != metric:
                 found.setdefault(spaced, set()).add(claim.id)
+            # A result file's key names the split or statistic too (`test_psnr`, `psnr_mean`,
+            # `val/loss`), which prose does not write: the quantity alone anchors it as well.
+            key = metric_key(claim.metric)
+            if key != metric and _is_anchor(key, key):
+                found.setdefault(key, set()).add(claim.id)
         self.claims_of = {t: frozenset(ids) for t, ids in found.items()}
-        metric_of = {c.id: normalize(c.metric) for c in claims_list}
+        # claims on one quantity (`test_psnr`, `psnr`) have one metric here: "PSNR" stays decisive
+        metric_of = {c.id: metric_key(c.metric) for c in claims_list}
         # A term is decisive when it says which quantity is meant: every claim it names has the
         # same metric ("PSNR", "Model-017 PSNR"); "Model-017" alone, naming ten metrics, is not.
         self.decisive = frozenset(t for t, ids in found.items()

@@ -40,7 +40,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
+from labledger.reconcile.anchors import AnchorIndex, Hit
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
@@ -55,6 +55,7 @@ from labledger.reconcile.doc_readers import (
 from labledger.reconcile.fanout import cpu_count, fork_map, split_by_size
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.judge_cache import JudgeCache
+from labledger.reconcile.metric_directions import metric_key
 from labledger.reconcile.number_roles import DELTA_HEADER, names_a_count, role_of
 from labledger.reconcile.numbers import (
     Check,
@@ -159,7 +160,7 @@ class _Run:
 
     def __init__(self, claims: Sequence[Claim], index: AnchorIndex | None = None) -> None:
         self.claims = {c.id: c for c in claims}
-        self.metric_of = {c.id: normalize(c.metric) for c in claims}
+        self.metric_of = {c.id: metric_key(c.metric) for c in claims}  # as anchors has it
         self.index = AnchorIndex(claims) if index is None else index
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}

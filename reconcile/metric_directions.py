@@ -78,3 +78,24 @@ def direction_of(metric: str) -> Direction | None:
     if len(tokens) != 1:
         return None  # two names (psnr_ssim, loss_acc): unsure, so unknown
     return _lookup(tokens[0])
+
+
+# top-1 and top-5 accuracy are different quantities: those prefixes stay in a metric's key.
+_KEY_PREFIXES = tuple(q for q in _PREFIXES if q not in ("top1", "top5"))
+
+
+def metric_key(metric: str) -> str:
+    """The quantity ``metric`` names, without the split, selection, statistic and unit words
+    around it, lower case and space-separated: ``test_psnr``, ``psnr_mean``, ``val/PSNR_dB``
+    and ``PSNR`` are all ``psnr``; ``top1_acc`` stays ``top1 acc``. Two claims with one key are
+    claims on one quantity (reconcile's anchors treat them so)."""
+    tokens = _tokens(metric)
+    while len(tokens) > 1 and tokens[-1] in _SUFFIXES:
+        tokens.pop()
+    while len(tokens) > 1 and tokens[0] in _KEY_PREFIXES:
+        tokens.pop(0)
+    return " ".join(" ".join(tokens).translate(_FOLD).split())
+
+
+_FOLD = str.maketrans({c: " " for c in __import__("string").punctuation})
+
