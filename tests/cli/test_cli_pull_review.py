@@ -190,8 +190,11 @@ def test_ctrl_c_while_the_box_hashes_stops_at_once(ledger: Ledger, box: Path, tm
     assert [r.kind for r in ledger.records()] == []
     # Streamed while the box hashed, kept for the next pull; which is whole and recorded.
     assert list(open_store(ledger).tmp_dir.glob("pull-*.partial"))
-    report = pull(ledger, LocalTransport(box) if over == "dir"
-                  else ssh_transport(sshd, box, tmp_path), run="r1", verify_checkpoints=False)
+    again = LocalTransport(box) if over == "dir" else ssh_transport(sshd, box, tmp_path)
+    try:
+        report = pull(ledger, again, run="r1", verify_checkpoints=False)
+    finally:
+        again.close()  # an open SSH connection keeps a thread: later forks would be refused
     assert report.ok, report.to_json()
 
 
