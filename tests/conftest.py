@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -238,3 +239,19 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
     server = Sshd(tmp_path_factory.mktemp("sshd"))
     yield server
     server.stop()
+
+
+def permissions_enforced(argv: list[str]) -> list[str]:
+    """``argv`` run with file permissions enforced. Root ignores them (CAP_DAC_OVERRIDE), so as
+    root the command runs under util-linux's ``setpriv`` without the capabilities that bypass
+    them. Without setpriv the test fails: a permission test that cannot deny anything proves
+    nothing, and must not pass or be skipped quietly."""
+    if os.geteuid() != 0:
+        return argv
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.fail("running as root without setpriv (util-linux): file permissions cannot be "
+                    "enforced, so this test would judge nothing")
+    drop = "-dac_override,-dac_read_search,-fowner"
+    return [setpriv, f"--bounding-set={drop}", f"--inh-caps={drop}", *argv]
+

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -28,30 +27,13 @@ from labledger.cas import SourceUnreadableError, Store, UnsafePathError
 from labledger.cas.restore import DestinationOverlapsError
 from labledger.ledger.ledger import Ledger
 from tests.conftest import cli_call as call
-
-_DROP = "-dac_override,-dac_read_search,-fowner"
-
-
-def _unprivileged() -> list[str] | None:
-    """A prefix that runs a command with file permissions enforced (root bypasses them), or
-    None where that cannot be arranged."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    prefix = [setpriv, "--bounding-set", _DROP, "--inh-caps", _DROP]
-    probe = subprocess.run([*prefix, "true"], capture_output=True, check=False)
-    return prefix if probe.returncode == 0 else None
+from tests.conftest import permissions_enforced
 
 
 def _labledger(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    prefix = _unprivileged()
-    if prefix is None:
-        pytest.skip("cannot run without the privilege to ignore file permissions")
     exe = Path(sys.executable).with_name("labledger")
-    return subprocess.run([*prefix, str(exe), *args], capture_output=True, text=True,
-                          cwd=project, timeout=120, check=False)
+    return subprocess.run(permissions_enforced([str(exe), *args]), capture_output=True,
+                          text=True, cwd=project, timeout=120, check=False)
 
 
 def _age(path: Path, seconds: float) -> None:

@@ -8,8 +8,6 @@ run as root too) and run as-is for a non-root user.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -17,17 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import permissions_enforced
+
 LABLEDGER = Path(sys.executable).with_name("labledger")
-SETPRIV = shutil.which("setpriv")
 DIGEST = "blake3:" + "0" * 64
 
 
 def _cli(*args: str, cwd: Path, no_override: bool = False) -> subprocess.CompletedProcess[str]:
     command = [str(LABLEDGER), *args]
-    if no_override and os.geteuid() == 0:
-        assert SETPRIV is not None
-        command = [SETPRIV, "--bounding-set=-dac_override,-dac_read_search",
-                   "--inh-caps=-all", *command]
+    if no_override:
+        command = permissions_enforced(command)
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60,
                           check=False)
 
@@ -121,8 +118,6 @@ def test_exit_code_for_maps_decoder_recursion_and_permissions() -> None:
 
 # --- 2: unreadable files -----------------------------------------------------------------------
 def _needs_enforced_permissions(path: Path) -> None:
-    if os.geteuid() == 0 and SETPRIV is None:
-        pytest.fail("running as root without setpriv: permissions cannot be tested")
     probe = _cli("cas", "--help", cwd=path, no_override=True)
     assert probe.returncode == 0, probe.stderr
 
@@ -168,13 +163,8 @@ def test_unreadable_segment_through_python_reader(project: Path) -> None:
     (segment,) = (project / ".labledger" / "ledger").rglob("*.jsonl")
     segment.chmod(0)
     try:
-        command = [sys.executable, "-c", code]
-        if os.geteuid() == 0:
-            assert SETPRIV is not None
-            command = [SETPRIV, "--bounding-set=-dac_override,-dac_read_search",
-                       "--inh-caps=-all", *command]
-        proc = subprocess.run(command, cwd=project, capture_output=True, text=True,
-                              timeout=60, check=False)
+        proc = subprocess.run(permissions_enforced([sys.executable, "-c", code]), cwd=project,
+                              capture_output=True, text=True, timeout=60, check=False)
     finally:
         segment.chmod(0o644)
     assert "LedgerError" in proc.stderr

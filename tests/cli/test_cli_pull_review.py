@@ -30,6 +30,7 @@ from labledger.ingest.transport_ssh import SshTransport, parse_target
 from labledger.ledger.artifacts import open_store
 from labledger.ledger.ledger import Ledger
 from tests.conftest import cli_call as call
+from tests.conftest import permissions_enforced
 from tests.ingest.conftest import Forwarding
 
 pytestmark = pytest.mark.usefixtures("pull_project")  # conftest: the project, its own HOME
@@ -274,18 +275,6 @@ def test_ctrl_c_at_the_terminal_mid_transfer_then_pull_again(
 
 
 # -- a pull killed at the worst moment; a full disk ---------------------------------------------
-def _without_root(argv: list[str]) -> list[str]:
-    """``argv`` run without the right to ignore file permissions (root's DAC override), so a
-    read-only file refuses writes as it does for any user."""
-    if os.geteuid() != 0:
-        return argv
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root without setpriv: cannot drop CAP_DAC_OVERRIDE")
-    caps = "-dac_override,-dac_read_search"
-    return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", *argv]
-
-
 def test_a_pull_killed_after_a_file_was_staged_does_not_block_the_next(
         capsys: pytest.CaptureFixture[str], box: Path, project: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -305,7 +294,7 @@ def test_a_pull_killed_after_a_file_was_staged_does_not_block_the_next(
     left = list((project / ".labledger" / "cas" / "tmp").glob("pull-*.partial"))
     assert left
     assert all(not p.stat().st_mode & 0o222 for p in left)
-    done = subprocess.run(_without_root([str(LABLEDGER), "--json", "pull", "--run", "r1",
+    done = subprocess.run(permissions_enforced([str(LABLEDGER), "--json", "pull", "--run", "r1",
                                          "--from-dir", str(box), "--no-verify"]),
                           cwd=project, capture_output=True, text=True, timeout=120,
                           check=False)

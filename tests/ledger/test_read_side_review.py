@@ -32,6 +32,7 @@ from labledger.ledger.ledger import Ledger
 from labledger.ledger.query import SegmentDamageWarning, connect
 from labledger.ledger.segment import list_segments
 from tests.conftest import cli_call as call
+from tests.conftest import permissions_enforced
 
 
 @pytest.fixture(autouse=True)
@@ -278,38 +279,20 @@ def test_check_on_a_ledger_without_strays_reports_none(ledger: Ledger,
     assert os.path.exists(ledger.paths.segments)
 
 
-def _unprivileged() -> list[str] | None:
-    """A prefix that runs a command with file permissions enforced (root bypasses them)."""
-    import shutil
-    import subprocess
-
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    drop = "-dac_override,-dac_read_search,-fowner"
-    prefix = [setpriv, "--bounding-set", drop, "--inh-caps", drop]
-    probe = subprocess.run([*prefix, "true"], capture_output=True, check=False)
-    return prefix if probe.returncode == 0 else None
-
-
 def test_a_writer_folder_that_cannot_be_listed_is_a_problem_not_a_traceback(
         ledger: Ledger, project: Path) -> None:
     import subprocess
     import sys
 
-    prefix = _unprivileged()
-    if prefix is None:
-        pytest.skip("cannot run without the privilege to ignore file permissions")
     ledger.append("note", text="a")
     ledger.close()
     writer = _segment(ledger).parent
     exe = str(Path(sys.executable).with_name("labledger"))
     writer.chmod(0)
     try:
-        checked, queried = (subprocess.run([*prefix, exe, *args], capture_output=True,
-                                           text=True, cwd=project, timeout=120, check=False)
+        checked, queried = (subprocess.run(permissions_enforced([exe, *args]),
+                                           capture_output=True, text=True, cwd=project,
+                                           timeout=120, check=False)
                             for args in (["check"], ["sql", "select count(*) from events"]))
     finally:
         writer.chmod(0o755)
