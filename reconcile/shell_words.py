@@ -549,12 +549,7 @@ def _awk_programs(args: list[str], files: _Files | None,
             option = _AWK_LONG_VALUES.get(name, "")
             value = attached
         elif word.startswith("-") and len(word) > 1:
-            for k in range(1, len(word)):
-                if word[k] in "fEievFlW":
-                    option, value = word[k], word[k + 1:] or None
-                    break
-                if word[k] in "dDLop":  # an optional value, attached
-                    break
+            option, value = _bundled(word, "fEievFlW", "dDLop")  # -d[FILE]: optional, attached
         else:
             i -= 1  # the first operand
             break
@@ -610,6 +605,18 @@ def _program_file(name: str, files: _Files | None, stdin: Callable[[], list[str]
     return files.named(name) if files is not None else []
 
 
+def _bundled(word: str, with_value: str, ends: str) -> tuple[str, str | None]:
+    """The option of a bundle of short flags (``-ne``, ``-fprog.awk``) that takes a value, and
+    its attached value (None: it is the next word); ``("", None)`` when none does. A flag in
+    ``ends`` takes the rest of the word as its own optional value, so the bundle stops there."""
+    for k in range(1, len(word)):
+        if word[k] in with_value:
+            return word[k], word[k + 1:] or None
+        if word[k] in ends:
+            break
+    return "", None
+
+
 def _long_option(word: str, known: Collection[str]) -> tuple[str, str | None]:
     """(the long option ``word`` names, its ``=value`` or None): ``--fi=x`` is ``file`` when
     only one of ``known`` starts with ``fi`` (getopt_long takes any unique prefix)."""
@@ -655,12 +662,7 @@ def _sed_programs(args: list[str], files: _Files | None,
             option = {"expression": "e", "file": "f", "line-length": "l"}.get(name, "")
             sandbox = sandbox or name == "sandbox"
         elif word.startswith("-") and len(word) > 1:
-            for k in range(1, len(word)):
-                if word[k] in "efl":
-                    option, value = word[k], word[k + 1:] or None
-                    break
-                if word[k] == "i":  # -i[SUFFIX]: the rest of the word is its suffix
-                    break
+            option, value = _bundled(word, "efl", "i")  # -i[SUFFIX]: the rest is its suffix
         else:
             operands.append(word)  # GNU getopt: options may follow operands
             continue
