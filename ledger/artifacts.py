@@ -160,6 +160,26 @@ def missing_objects(ledger: Ledger, store: Store | None = None) -> list[MissingO
     return found
 
 
+def refuse_ledger_folder(ledger: Ledger, path: str | Path) -> None:
+    """Raise `InvalidEventError` when ``path`` is the ledger's own folder, inside it, or a folder
+    holding it (``.`` at the project root): storing it would copy the ledger and every stored
+    object into the store again. A symlink is stored as its text, never followed: fine."""
+    from labledger.ledger.errors import InvalidEventError
+
+    given = Path(path)
+    if given.is_symlink():
+        return
+    home, where = Path(ledger.paths.home).resolve(), given.resolve()
+    if where == home or home in where.parents:
+        raise InvalidEventError(f"{where} is inside the ledger's own folder {home}; store your "
+                                "files from outside it", field="path", source=str(path))
+    if given.is_dir() and where in home.parents:
+        raise InvalidEventError(
+            f"{where} holds the ledger's own folder {home}: storing it would copy the ledger and "
+            "every stored object into the store again; store the folders you mean (e.g. runs/, "
+            "results/)", field="path", source=str(path))
+
+
 def attach(
     ledger: Ledger,
     path: str | Path,
@@ -175,6 +195,7 @@ def attach(
     The caller appends the body (alone or in a batch with the event it belongs to); the bytes
     are already durable in the store when this returns.
     """
+    refuse_ledger_folder(ledger, path)
     result = open_store(ledger).put(Path(path), sha256=sha256, progress=progress)
     body: dict[str, Any] = {"path": str(path), "digest": result.digest, "size": result.size,
                             "type": result.type}

@@ -6,28 +6,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 
 from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._output import emit_json, info, progress_bar, table
-
-
-def _refuse_the_ledger_itself(path: Path, home: Path) -> None:
-    """A folder holding ``.labledger/`` (``cas put .`` at the project root), or a path inside
-    it, would store the ledger and every stored object again: refused, naming what to store."""
-    if path.is_symlink():
-        return  # stored as the link's text, never followed
-    where = path.resolve()
-    if where == home or home in where.parents:
-        raise click.BadParameter(f"{where} is inside the ledger's own folder {home}; store "
-                                 "your files from outside it", param_hint=repr(str(path)))
-    if path.is_dir() and where in home.parents:
-        raise click.BadParameter(
-            f"{where} holds the ledger's own folder {home}: storing it would copy the ledger "
-            "and every stored object into the store again; store the folders you mean "
-            "(e.g. runs/, results/)", param_hint=repr(str(path)))
 
 
 def _store() -> Any:
@@ -102,18 +86,19 @@ def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
     Example: labledger cas put runs/r1 best.pth --sha256
     """
     from labledger.cas import CasError
+    from labledger.ledger.artifacts import open_store, record_restored, refuse_ledger_folder
 
-    store = _store()
-    symlinks = "refuse" if refuse_symlinks else "record"
+    symlinks: Literal["record", "refuse"] = "refuse" if refuse_symlinks else "record"
     # Every argument is checked before the first is stored: a typo in the last path must not
     # leave the others stored (bad input changes nothing, exit 2).
-    home = Path(open_ledger().paths.home).resolve()
+    ledger = open_ledger()
+    store = open_store(ledger)
     for raw in paths:
         try:
             store.check_source(Path(raw), symlinks=symlinks)
         except CasError as exc:
             raise click.BadParameter(str(exc), param_hint=repr(raw)) from None
-        _refuse_the_ledger_itself(Path(raw), home)
+        refuse_ledger_folder(ledger, raw)
     results = []
     for raw in paths:
         path = Path(raw)
@@ -128,9 +113,7 @@ def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
         for group in result.case_collisions:
             click.echo(f"labledger: warning: {raw}: names differ only by case: "
                        f"{', '.join(group)}", err=True)
-    from labledger.ledger.artifacts import record_restored
-
-    restored = record_restored(open_ledger(), results)
+    restored = record_restored(ledger, results)
     if restored:
         info(click.get_current_context(), f"restored {len(restored)} quarantined object(s) "
              "the ledger names: recorded artifact.recorded (role restored)")

@@ -165,7 +165,7 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
                            instance: str | None, at: str | None, coerce: bool,
                            attachments: tuple[str, ...]) -> None:
     """Bytes first, events second: validate everything, store the files, then one batch."""
-    from labledger.ledger.artifacts import attach
+    from labledger.ledger.artifacts import attach, refuse_ledger_folder
 
     merge = kind == "artifact.recorded"
     if merge and len(attachments) != 1:
@@ -179,6 +179,7 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
         if not Path(raw).exists() and not Path(raw).is_symlink():
             raise InvalidEventError(f"{raw}: no such file or directory", kind=kind,
                                     field="--attach")
+        refuse_ledger_folder(ledger, raw)  # before anything is stored
     stored = [attach(ledger, raw, run=run, instance=instance)[1] for raw in attachments]
     if merge:
         drafts = [ledger.draft(kind, {**stored[0], **body}, run=run, instance=instance, at=at,

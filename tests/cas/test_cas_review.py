@@ -271,9 +271,15 @@ def test_cas_put_refuses_the_ledgers_own_folder_and_what_holds_it(
     assert out.startswith("blake3:")
     objects = project / ".labledger" / "cas"
     before = sorted(p for p in objects.rglob("*"))
-    for args in (["."], ["runs", "."], [".labledger"], [".labledger/config.toml"]):
-        code, out, err = cli_call(capsys, "cas", "put", *args)
+    events = sorted(p.read_bytes() for p in (project / ".labledger" / "ledger").rglob("*.jsonl"))
+    for args in (["cas", "put", "."], ["cas", "put", "runs", "."], ["cas", "put", ".labledger"],
+                 ["cas", "put", ".labledger/config.toml"],
+                 # emit --attach stores through the same call (the Python API's too)
+                 ["emit", "note", "--set", "text=x", "--attach", "runs", "--attach", "."]):
+        code, out, err = cli_call(capsys, *args)
         assert code == 2, (args, err)
         assert out == ""
         assert ".labledger" in err
         assert sorted(p for p in objects.rglob("*")) == before, args
+    assert sorted(p.read_bytes()
+                  for p in (project / ".labledger" / "ledger").rglob("*.jsonl")) == events
