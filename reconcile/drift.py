@@ -65,9 +65,10 @@ def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None
 
 def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | None = None,
                       index_of: Path | None = None, written_with: str | None = None,
-                      cache: Path | None = None) -> dict[str, Any]:
+                      cache: Path | None = None, name: str | None = None) -> dict[str, Any]:
     """EVIDENCE.json's projection; with ``locations``, each claim's places in the configured
     documents (the work tree's, or those in the index of the git work tree ``index_of``).
+    ``name``: the project name the file being written or checked keeps (`project_name`).
 
     ``written_with``: the committed file whose ``locations_from`` asked for locations (named in
     the error when no documents are configured, instead of an option nobody gave). ``cache``:
@@ -76,7 +77,7 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
     from labledger.reconcile.evidence import add_locations, build_evidence
 
     events = load_events(ledger) if events is None else events
-    document = build_evidence(ledger, events=events)
+    document = build_evidence(ledger, events=events, name=name)
     if not locations:
         return document
     project = Path(ledger.paths.project).absolute()
@@ -105,7 +106,12 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
 def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
               cwd: Path | None, cache: Path | None) -> None:
     try:
-        from labledger.reconcile.evidence import EVIDENCE_NAME, differences, wants_locations
+        from labledger.reconcile.evidence import (
+            EVIDENCE_NAME,
+            differences,
+            kept_name,
+            wants_locations,
+        )
     except ImportError:  # claim capture not installed in this build
         report.notes.append("EVIDENCE.json not checked: labledger.reconcile.evidence is missing")
         return
@@ -122,7 +128,8 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
     text = data.decode("utf-8", errors="replace")
     shown = display_path(path, cwd)
     document = evidence_document(ledger, locations=wants_locations(text), events=events,
-                                 index_of=top, written_with=shown, cache=cache)
+                                 index_of=top, written_with=shown, cache=cache,
+                                 name=kept_name(text))
     report.evidence = {"path": shown, "differences": differences(text, document),
                        "locations": wants_locations(text)}
 

@@ -50,9 +50,28 @@ EVIDENCE_NAME = "EVIDENCE.json"
 LOCAL_RUN = "local run, no remote box"
 
 
-def project_name(ledger: Ledger) -> str:
-    """The project's name: its folder (config.toml holds no name; unknown options are refused)."""
-    return ledger.paths.project.name
+def project_name(ledger: Ledger, kept: str | None = None) -> str:
+    """The project's name: the one the EVIDENCE.json being written or checked already carries
+    (``kept``, see `kept_name`), else the project's folder.
+
+    The name is not evidence: a second clone in a folder of another name (a co-author's
+    ``paper-v2``, a CI checkout) must neither fail ``--check`` nor rewrite the name."""
+    return kept if kept else ledger.paths.project.name
+
+
+def kept_name(text: str | None) -> str | None:
+    """The ``project`` an existing EVIDENCE.json (``text``) carries, when it is a usable name
+    (a non-empty single-line string); None for no file, bad JSON or no such name."""
+    if not text:
+        return None
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    name = document.get("project") if isinstance(document, dict) else None
+    if isinstance(name, str) and name.strip() and name.isprintable():
+        return name
+    return None
 
 
 class _Runs:
@@ -229,8 +248,10 @@ def claim_entry(claim: Claim, runs: _Runs) -> dict[str, Any]:
 
 
 def build_evidence(ledger: Ledger, *, events: list[Event] | None = None,
-                   checker: ObjectChecker | None = None) -> dict[str, Any]:
-    """The EVIDENCE.json document for every current claim (see the module docstring).
+                   checker: ObjectChecker | None = None,
+                   name: str | None = None) -> dict[str, Any]:
+    """The EVIDENCE.json document for every current claim (see the module docstring);
+    ``name``: the project name to keep (`project_name`).
 
     Judging pull-verification re-hashes the runs' stored objects: one found corrupt is moved to
     quarantine by the store, and (unless the caller passed its own ``checker``, and records
@@ -241,7 +262,7 @@ def build_evidence(ledger: Ledger, *, events: list[Event] | None = None,
     own = checker is None
     checker = checker or ObjectChecker(Store(ledger.paths.cas))
     runs = _Runs(events, checker)
-    name = project_name(ledger)
+    name = project_name(ledger, name)
     document = {
         "project": name,
         "authoritative_source": f"labledger ledger ({name}/.labledger)",

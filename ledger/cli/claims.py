@@ -182,6 +182,15 @@ def _output_path(ctx: click.Context, param: click.Parameter, value: str | None) 
     return value
 
 
+def _existing(target: Path) -> str | None:
+    """The text of a file about to be replaced, None when it cannot be read (it is rewritten
+    whole, so an unreadable or broken one only means no name to keep)."""
+    try:
+        return target.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def _read_committed(target: Path) -> str | None:
     """The text of the EVIDENCE.json to check, None when there is none; exit 1 when it cannot
     be read."""
@@ -225,6 +234,7 @@ def evidence(output: str | None, check: bool, locations: bool) -> None:
     from labledger.reconcile.evidence import (
         EVIDENCE_NAME,
         differences,
+        kept_name,
         render,
         wants_locations,
         write_evidence,
@@ -238,7 +248,8 @@ def evidence(output: str | None, check: bool, locations: bool) -> None:
         committed = _read_committed(target)
         asked_by_file = not locations and wants_locations(committed)
         document = evidence_document(ledger, locations=locations or asked_by_file,
-                                     written_with=str(target) if asked_by_file else None)
+                                     written_with=str(target) if asked_by_file else None,
+                                     name=kept_name(committed))
         found = differences(committed, document)
         if state().json:
             emit_json({"ok": not found, "path": str(target), "claims": len(document["claims"]),
@@ -254,7 +265,9 @@ def evidence(output: str | None, check: bool, locations: bool) -> None:
         if found:
             ctx.exit(EXIT_PROBLEMS)
         return
-    document = evidence_document(ledger, locations=locations)
+    # -o keeps the project name the file already has (see `project_name`)
+    kept = kept_name(_existing(Path(output))) if output is not None else None
+    document = evidence_document(ledger, locations=locations, name=kept)
     text = render(document)
     if output is None:
         click.echo(text, nl=False)
