@@ -35,7 +35,7 @@ from labledger.ledger import _stamp_cache as stamp_cache
 from labledger.ledger._line import ID_END, ID_PREFIX, REST
 from labledger.ledger.record import Record
 
-__all__ = ["Altered", "altered_records", "unreadable_why"]
+__all__ = ["Altered", "altered_records", "matches_id", "prefix_digest", "unreadable_why"]
 
 _SHOWN = 3  # altered lines located per segment
 
@@ -84,11 +84,11 @@ def altered_records(jsonl: list[Path], open_segments: frozenset[Path],
             continue
         start, number = 0, 0
         if entry is not None and entry[0] == st.st_ino and not entry[5] and \
-                entry[3] <= len(data) and _prefix_digest(data, entry[3]) == entry[6]:
+                entry[3] <= len(data) and prefix_digest(data, entry[3]) == entry[6]:
             start, number = entry[3], entry[4]  # the lines hashed before are as they were
         altered = Altered()
         end, number = _hash_lines(data, start, number, altered)
-        kept[str(segment)] = [*stamp, end, number, altered.count, _prefix_digest(data, end)]
+        kept[str(segment)] = [*stamp, end, number, altered.count, prefix_digest(data, end)]
         if altered.count:
             found[segment] = altered
     if cache is not None and kept != {k: v for k, v in known.items() if k in kept}:
@@ -96,7 +96,7 @@ def altered_records(jsonl: list[Path], open_segments: frozenset[Path],
     return found
 
 
-def _prefix_digest(data: bytes, end: int) -> int:
+def prefix_digest(data: bytes, end: int) -> int:
     """64 bits of the BLAKE3 of ``data[:end]`` (one C-speed pass): the open segment's lines
     hashed before are trusted again only when their bytes are unchanged."""
     return int.from_bytes(blake3(memoryview(data)[:end]).digest(8), "big", signed=True)
@@ -112,13 +112,13 @@ def _hash_lines(data: bytes, start: int, number: int, altered: Altered) -> tuple
         if nl < 0:
             break  # a torn tail, or a line being appended right now: not judged
         number += 1
-        if not _matches_id(data, offset, nl) and unreadable_why(data[offset:nl]) is None:
+        if not matches_id(data, offset, nl) and unreadable_why(data[offset:nl]) is None:
             altered.add(number, offset)
         offset = nl + 1
     return offset, number
 
 
-def _matches_id(data: bytes, start: int, end: int) -> bool:
+def matches_id(data: bytes, start: int, end: int) -> bool:
     if data[start:start + len(ID_PREFIX)] != ID_PREFIX or \
             data[start + ID_END:start + REST] != b'",':
         return False

@@ -39,7 +39,7 @@ import duckdb
 import msgspec
 
 from labledger.ledger import _stamp_cache as stamp_cache
-from labledger.ledger.altered import altered_records, unreadable_why
+from labledger.ledger.altered import altered_records, matches_id, prefix_digest, unreadable_why
 from labledger.ledger.errors import (
     CorruptionError,
     LedgerError,
@@ -71,7 +71,7 @@ _UNREADABLE = ("id IS NULL OR v IS NULL OR seq IS NULL OR ts IS NULL OR writer I
                "OR (body IS NOT NULL AND TRY_CAST(body AS JSON) IS NULL)")
 # Where the counts of `_UNREADABLE` rows are kept; renamed whenever `_UNREADABLE` changes, so
 # counts made under an older rule are not trusted.
-_UNREADABLE_CACHE = "unreadable-2.json"
+_UNREADABLE_CACHE = "unreadable-3.json"
 _LINES_SHOWN = 3  # unreadable lines named per segment in a damage report
 _QUOTED_PATH = re.compile(r"""['"]([^'"]+\.(?:parquet|jsonl))['"]""")
 
@@ -259,32 +259,41 @@ def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
 
     Why a scan at connect and not a check inside the query: every reader (sql, log, instances,
     the Python API) gets it, and it costs one parse of the JSONL envelope (body is not read;
-    Parquet segments are not scanned). A closed segment never changes (it is read-only), so its
-    count is kept in ``cache`` (a JSON file) by inode, size and mtime and not scanned again:
-    only the open segments, and closed ones new or changed since, are read."""
+    Parquet segments are not scanned). What was counted is kept in ``cache`` (a JSON file), so
+    a read scans only what changed since (`_known_count`): a closed segment never changes (it
+    is read-only), and an open one only grows."""
     if not segments.jsonl:
         return {}
-    known = stamp_cache.load(cache, 4)
+    known = stamp_cache.load(cache, 6)
     kept: dict[str, list[int]] = {}
     bad: dict[Path, int] = {}
     todo: list[Path] = []
+    snapshots: dict[Path, list[int]] = {}  # open segments scanned whole: what was read before
     for segment in segments.jsonl:
-        if segment in segments.open:
-            todo.append(segment)
-            continue
+        is_open = segment in segments.open
         try:
             st = segment.stat()
         except FileNotFoundError:  # sealed away by compact since the listing: listed again
+            if is_open:
+                todo.append(segment)  # the scan names it (and the read is retried)
+                continue
             raise CorruptionError(segment, None, None, "it cannot be read (it is gone)") from None
         stamp = [st.st_ino, st.st_size, st.st_mtime_ns]
-        entry = known.get(str(segment))
-        if entry is not None and entry[:3] == stamp:
+        entry = _known_count(segment, stamp, known.get(str(segment)), is_open)
+        if entry is not None:
             kept[str(segment)] = entry
             bad[segment] = entry[3]
+            continue
+        todo.append(segment)
+        if is_open:
+            snapshot = _open_snapshot(segment, stamp)
+            if snapshot is not None:
+                snapshots[segment] = snapshot
         else:
-            todo.append(segment)
-            kept[str(segment)] = [*stamp, 0]
+            kept[str(segment)] = [*stamp, 0, st.st_size, 0]
     if todo:
+        for segment in todo:
+            bad.setdefault(segment, 0)
         found = con.execute(f"SELECT filename, count(*) FROM "
                             f"{_read_json_sql(todo, filename=True)} "
                             f"WHERE {_UNREADABLE} GROUP BY filename").fetchall()
@@ -293,9 +302,72 @@ def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
             bad[path] = count - (path in segments.torn)
             if str(path) in kept:
                 kept[str(path)][3] = count
+        for segment, snapshot in snapshots.items():
+            snapshot[3] = max(0, bad.get(segment, 0))  # the complete lines' count
+            kept[str(segment)] = snapshot
     if cache is not None and kept != {k: v for k, v in known.items() if k in kept}:
         stamp_cache.save(cache, kept)
     return {path: count for path, count in sorted(bad.items()) if count > 0}
+
+
+# An open segment's lines appended since its last count are checked here, in Python, up to this
+# much (a hash per line, ~4 us); more than that (a bulk ingest) is one DuckDB scan of the file.
+_TAIL_CHECK_MAX = 8 * 1024 * 1024
+
+
+def _known_count(segment: Path, stamp: list[int], entry: list[int] | None,
+                 is_open: bool) -> list[int] | None:
+    """The cache entry that still holds for ``segment`` (``[ino, size, mtime, unreadable,
+    counted up to, digest of the bytes before]``), brought up to date, or None to scan it.
+
+    A closed segment's entry holds while its stamp does. An open segment only grows: its
+    entry holds while the bytes it counted are unchanged (64 bits of their BLAKE3) and every
+    complete line appended since matches its id: a line that does was written by a writer
+    that validated it, so read_json reads it. Any other line (damage, a hand-written record)
+    sends the whole segment back to the scan, which counts what DuckDB really refuses."""
+    if entry is None or entry[0] != stamp[0]:
+        return None
+    if not is_open:
+        return entry if entry[:3] == stamp else None
+    if entry[:3] == stamp:
+        return entry
+    counted = entry[4]
+    if not 0 <= counted <= stamp[1] or stamp[1] - counted > _TAIL_CHECK_MAX:
+        return None
+    try:
+        data = segment.read_bytes()
+    except OSError:
+        return None
+    if len(data) < counted or prefix_digest(data, counted) != entry[5]:
+        return None
+    end = _complete_lines_end(data, counted)
+    if end is None:
+        return None
+    return [stamp[0], len(data), stamp[2], entry[3], end, prefix_digest(data, end)]
+
+
+def _complete_lines_end(data: bytes, start: int) -> int | None:
+    """The offset after the last complete line of ``data`` from ``start``, when every complete
+    line there matches its id; None when one does not."""
+    offset = start
+    while True:
+        nl = data.find(b"\n", offset)
+        if nl < 0:
+            return offset  # what follows is torn, or being appended now: not counted yet
+        if not matches_id(data, offset, nl):
+            return None
+        offset = nl + 1
+
+
+def _open_snapshot(segment: Path, stamp: list[int]) -> list[int] | None:
+    """An open segment's entry as read before its scan (the scan reads at least these bytes:
+    the segment only grows), its count to be filled in from the scan; None if unreadable."""
+    try:
+        data = segment.read_bytes()
+    except OSError:
+        return None
+    end = data.rfind(b"\n") + 1
+    return [stamp[0], len(data), stamp[2], 0, end, prefix_digest(data, end)]
 
 
 def _unreadable_lines(segment: Path, is_open: bool) -> list[str]:
