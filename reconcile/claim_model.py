@@ -15,6 +15,7 @@ This module is the contract between claim capture (``claims.py``), EVIDENCE.json
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,3 +83,16 @@ def current_claims(events: Iterable[Event]) -> list[Claim]:
             if cid in latest:
                 history.setdefault(cid, []).append(latest.pop(cid).id)
     return [Claim.from_event(latest[c], tuple(history.get(c, ()))) for c in sorted(latest)]
+
+
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def reading_order(claim_id: str) -> tuple[tuple[int, int, str], ...]:
+    """A sort key that puts ids in the order people number them (C2 before C10, T1.9 before
+    T1.10, C before C1); every part keeps its text, so distinct ids never compare equal. For
+    lists people read (`claim list`): EVIDENCE.json keeps plain text order, which committed
+    files already have."""
+    return tuple((0, int(p), p) if i % 2 else (1, 0, p)
+                 for i, p in enumerate(_DIGITS.split(claim_id)))
+

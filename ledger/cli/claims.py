@@ -108,7 +108,7 @@ def claim_list(all_: bool) -> None:
 
     Example: labledger claim list --json
     """
-    from labledger.reconcile.claim_model import current_claims
+    from labledger.reconcile.claim_model import current_claims, reading_order
     from labledger.reconcile.claims import claim_history
     from labledger.reconcile.pull_verified import load_events
 
@@ -124,7 +124,7 @@ def claim_list(all_: bool) -> None:
                            f"{h.claim.source_path}:{h.claim.selector}", h.claim.event_id[:12]]
                           for h in history]))
         return
-    claims = current_claims(events)
+    claims = sorted(current_claims(events), key=lambda c: reading_order(c.id))
     if state().json:
         emit_json([_claim_json(c) for c in claims])
         return
