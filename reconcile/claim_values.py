@@ -28,8 +28,18 @@ in a cell's row; for the mean of a table with one row per seed, the sample stand
 over those rows).
 
 The metric is the last key or the column, unless that key is a statistic of the key above it
-(``psnr.mean`` reads metric ``psnr``, `metric_name`). A float32 Parquet cell is read as the
-shortest decimal that is that float32 (``31.52``, not 31.520000457763672).
+(``psnr.mean`` reads metric ``psnr``, `metric_name`). A float32 or float16 Parquet cell is read
+as the shortest decimal that is that float (``31.52``, not 31.520000457763672 or 31.515625), and
+an aggregate reads those decimals.
+
+Summary tables (``df.describe()``: a column of row labels count, mean, std, min, 25%, 50%, 75%,
+max, one column per quantity; or its transpose, one row per quantity, one column per statistic;
+`_summary` says which tables are) are not tables of runs: a selector names a quantity and one of
+its statistics, ``psnr.mean``, ``mean(psnr)``, ``psnr[mean]``, or a cell (``psnr[1]``,
+``mean[0]``). The metric is the quantity; the ``count`` is ``n``; a mean's spread is the ``std``
+(else ``sem``) beside it; a count or a spread read as the value is ``count(psnr)``,
+``std(psnr)``. A quantity or a statistic alone (``psnr``, ``mean``, ``mean(mean)``) is refused as
+ambiguous, listing the ``QUANTITY.STATISTIC`` selectors that read.
 
 Errors are `ClaimInputError`s naming the selector and ``where`` (run, path, digest) and the place
 in the object (JSON pointer; row, line and column); a selector that is none of the forms above
@@ -45,9 +55,11 @@ import json
 import math
 import re
 import statistics
+import struct
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -94,8 +106,9 @@ class Extracted:
     @property
     def claimed_metric(self) -> str:
         """The metric a claim on this value is about: ``metric``, except that a count is not
-        the quantity it counts (``count(psnr)`` is 24 images, not a PSNR of 24)."""
-        return f"count({self.metric})" if self.aggregate == "count" else self.metric
+        the quantity it counts (``count(psnr)`` is 24 images, not a PSNR of 24), nor a spread
+        read from a summary table the quantity it spreads (``std(psnr)``)."""
+        return f"{self.aggregate}({self.metric})" if self.aggregate in _OF_STATS else self.metric
 
 
 def normalize_split(name: str) -> str:
@@ -675,16 +688,51 @@ def _cells(column: Any) -> list[Any]:
     A float32 cell is read as the shortest decimal that is that float32 (Arrow's own
     rendering, which round-trips): ``31.52`` written as float32 is stored as
     31.520000457763672, which no one wrote and which would make a claim, EVIDENCE.json and every
-    reconcile message show float noise. A decimal cell is a number too.
+    reconcile message show float noise. A float16 (halffloat) cell likewise is the shortest
+    decimal that is that float16 (`_shortest_half`: ``31.52`` is stored as 31.515625; Arrow
+    renders a float16 exactly, not shortest). An aggregate reads these decimals, as written.
+    A decimal cell is a number too.
     """
     import pyarrow as pa
 
     if pa.types.is_float32(column.type):
         return [None if text is None else float(text)
                 for text in column.cast(pa.string()).to_pylist()]
+    if pa.types.is_float16(column.type):
+        return [None if cell is None else _shortest_half(float(cell))
+                for cell in column.to_pylist()]
     if pa.types.is_decimal(column.type):
         return [None if cell is None else float(cell) for cell in column.to_pylist()]
     return column.to_pylist()  # type: ignore[no-any-return]
+
+
+def _shortest_half(value: float) -> float:
+    """The float16 ``value`` as the shortest decimal that converts back to it (float16 rounds
+    to nearest, ties to even), the closest such decimal of that length; NaN and infinities as
+    they are (refused where they are read).
+
+    Five significant digits always tell two float16 apart. Of each length, the nearest decimal
+    and its neighbours one unit in the last place away are tried: below a power of two the
+    values are twice as dense, so the nearest can fall out while its other neighbour is in
+    (0.015625 is 0.01563, not 0.01562).
+    """
+    if not math.isfinite(value):
+        return value
+    bits = struct.pack("<e", value)
+    exact = Decimal(value)
+    for digits in range(1, 6):
+        nearest = Decimal(f"{value:.{digits - 1}e}")
+        step = Decimal(1).scaleb(nearest.adjusted() - digits + 1)
+        back = []
+        for text in (nearest, nearest - step, nearest + step):
+            try:
+                if struct.pack("<e", float(text)) == bits:
+                    back.append(text)
+            except OverflowError:  # past the largest float16 (65504)
+                continue
+        if back:
+            return float(min(back, key=lambda text: abs(text - exact)))
+    return value  # not reached: five digits always round-trip
 
 
 def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
@@ -855,6 +903,9 @@ def _pick_row(table: _Table, row: str, selector: str, where: str) -> int:
 
 
 def _from_table(table: _Table, selector: str, where: str) -> Extracted:
+    summary = _summary(table)
+    if summary is not None:
+        return _from_summary(table, summary, selector, where)
     aggregate = _AGG_RE.match(selector)
     cell = _CELL_RE.match(selector) if aggregate is None else None
     if aggregate is None and cell is None:
@@ -936,3 +987,306 @@ def _cell_spread(table: _Table, column: str, index: int, selector: str,
             if number is not None and math.isfinite(number) and number >= 0:
                 return kind, number
     return None
+
+
+# --- summary tables (pandas describe()) -----------------------------------------------------------
+# The statistics a summary table labels its rows with (df.describe(), df.agg(["mean", "std"])), or
+# its columns when transposed (df.describe().T); a percentile is "25%", "2.5%". Case is ignored.
+_SUMMARY_STATS = frozenset({"count", "mean", "std", "sem", "var", "min", "max", "median", "sum",
+                            "unique", "top", "freq"})
+_PERCENTILE = re.compile(r"^\d+(?:\.\d+)?%$")
+# Statistics that are a value of the quantity (the mean PSNR is a PSNR); a table needs one to be
+# a summary. Every percentile is one too.
+_VALUE_STATS = frozenset({"mean", "median", "min", "max", "sum"})
+# Statistics that are not a value of the quantity: a claim on one is on `std(psnr)`, not on psnr
+# (`Extracted.claimed_metric`); 24 images or a spread of 0.11 dB are no PSNR.
+_OF_STATS = frozenset({"count", "std", "sem", "var", "unique", "freq"})
+# What pandas names an unnamed index column: to_csv() leaves the header cell empty,
+# reset_index() calls it "index", to_parquet() "__index_level_0__".
+_INDEX_NAMES = frozenset({"", "index", "__index_level_0__"})
+# Statistics no table of runs labels its rows with: a label column naming one is a summary's.
+_SIGNS = frozenset({"count", "std", "sem", "var"})
+
+
+def _stat(label: str) -> str | None:
+    """The statistic a row or column label names (lower case: ``Mean`` is ``mean``), else None."""
+    key = label.strip().lower()
+    return key if key in _SUMMARY_STATS or _PERCENTILE.match(key) else None
+
+
+def _is_value_stat(stat: str | None) -> bool:
+    return stat is not None and (stat in _VALUE_STATS or bool(_PERCENTILE.match(stat)))
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """A table of statistics, one per quantity: ``by_rows`` when each row is a statistic (a
+    ``label`` column reads count, mean, std, ..., each other column is a quantity: what
+    ``df.describe()`` writes), else each row is a quantity (the ``label`` column names it) and
+    each other column a statistic (``df.describe().T``)."""
+
+    by_rows: bool
+    label: str  # the column of row labels (the index pandas writes: "", "index", ...)
+    quantities: list[str]  # in table order; as the rows give them when not by_rows
+    stats: list[str]  # the statistics given (lower case), in table order
+    repeated: bool = False  # by_rows: a statistic labels two rows (describe() outputs stacked)
+
+    @property
+    def what(self) -> str:
+        return ("a summary table (one row per statistic, as pandas describe() writes it)"
+                if self.by_rows else "a summary table (one row per quantity, one column per "
+                "statistic, as pandas describe().T writes it)")
+
+
+def _labels(table: _Table, name: str) -> list[str] | None:
+    """Column ``name``'s cells as row labels: every cell filled with text that is not a
+    number; else None."""
+    cells = table.columns[name]
+    if not cells or not all(isinstance(c, str) and c.strip() and _as_number(c, table) is None
+                            for c in cells):
+        return None
+    return [c.strip() for c in cells]
+
+
+def _summary(table: _Table) -> _Summary | None:
+    """The table as a summary of statistics (`_Summary`), or None when it is not one: exactly
+    one column of text labels, and either every label is a statistic (with a count or a spread
+    among them, or the labels in pandas' unnamed index) or every other column's name is (two or
+    more of them, with ``count`` among them or the labels in pandas' unnamed index); at least
+    one of the statistics must be a value (mean, median, min, max, sum or a percentile).
+    Anything else (a table of runs, epochs, seeds or models, a sweep over the pooling) is read
+    row by row as before."""
+    if table.rows == 0 or len(table.columns) < 2:
+        return None
+    labelled = [name for name in table.columns if _labels(table, name) is not None]
+    if len(labelled) != 1:
+        return None
+    label = labelled[0]
+    labels = _labels(table, label) or []
+    row_stats = [_stat(text) for text in labels]
+    # The labels must be pandas' index or name a count or a spread: `pool,psnr` with rows
+    # `mean` and `max` is a sweep over the pooling, read row by row as before.
+    signed = label in _INDEX_NAMES or any(stat in _SIGNS for stat in row_stats)
+    if signed and all(row_stats) and any(_is_value_stat(stat) for stat in row_stats):
+        stats = list(dict.fromkeys(stat for stat in row_stats if stat))
+        return _Summary(by_rows=True, label=label,
+                        quantities=[name for name in table.columns if name != label],
+                        stats=stats, repeated=len(stats) != len(row_stats))
+    others = [name for name in table.columns if name != label]
+    column_stats = [_stat(name) for name in others]
+    # Transposed, the labels must be pandas' index (unnamed) or the stats describe()'s (with a
+    # count): `model,mean,std` is a table of models, read row by row as before.
+    index = label in _INDEX_NAMES or "count" in column_stats
+    if (index and len(others) >= 2 and all(column_stats)
+            and any(_is_value_stat(s) for s in column_stats)):
+        return _Summary(by_rows=False, label=label, quantities=list(dict.fromkeys(labels)),
+                        stats=list(dict.fromkeys(stat for stat in column_stats if stat)))
+    return None
+
+
+def _summary_cells(table: _Table, summary: _Summary) -> list[tuple[str, str, int, str]]:
+    """Every (quantity, statistic, row, column) of a summary, quantity by quantity."""
+    labels = table.columns[summary.label]
+    if summary.by_rows:
+        return [(quantity, stat, i, quantity) for quantity in summary.quantities
+                for i, stat in enumerate(_stat(str(text)) or "" for text in labels)]
+    return [(str(labels[i]).strip(), _stat(column) or "", i, column)
+            for i in range(table.rows) for column in table.columns if column != summary.label]
+
+
+def _summary_listing(table: _Table, summary: _Summary, quantity: str | None = None,
+                     stat: str | None = None) -> list[str]:
+    """The ``QUANTITY.STATISTIC`` selectors that read a number (of one quantity, or of one
+    statistic, when given)."""
+    out = []
+    for q, s, i, column in _summary_cells(table, summary):
+        if (quantity is None or q == quantity) and (stat is None or s == stat):
+            number = _as_number(table.columns[column][i], table)
+            if number is not None and math.isfinite(number):
+                out.append(f"{q}.{s}")
+    return list(dict.fromkeys(out))
+
+
+def _wanted_stat(summary: _Summary, text: str) -> str | None:
+    """The statistic ``text`` names among those the summary gives (``median`` is the ``50%``
+    row when there is no ``median`` one), else None."""
+    stat = _stat(text)
+    if stat == "median" and stat not in summary.stats and "50%" in summary.stats:
+        return "50%"
+    return stat if stat in summary.stats else None
+
+
+def _ambiguous(selector: str, where: str, what: str, options: list[str]) -> ClaimInputError:
+    return ClaimInputError(f"{selector!r} in {where} is ambiguous: {what}; name one: "
+                           f"{_listing(options)}; nothing was written", where=where)
+
+
+def _summary_place(table: _Table, summary: _Summary, quantity: str, stat: str, selector: str,
+                   where: str, index: int | None = None) -> tuple[int, str] | None:
+    """The (row, column) of ``quantity``'s ``stat``; None when the table gives none. ``index``
+    is the row the selector names, when it names one (the statistic's row when by_rows, else
+    the quantity's). A statistic (or a quantity) the table gives twice is refused otherwise:
+    which one counts is not for us to guess."""
+    labels = _column(table, summary.label, selector, where)
+    if summary.by_rows and index is not None:
+        return index, quantity  # the row the selector names (psnr[1], psnr[index=mean])
+    if summary.by_rows:
+        rows = [i for i, text in enumerate(labels) if _stat(str(text)) == stat]
+        if len(rows) > 1:
+            raise ClaimInputError(
+                f"{selector!r} in {where} is ambiguous: {summary.what} gives {stat!r} "
+                f"{len(rows)} times ({', '.join(_row_name(table, i) for i in rows[:10])}); "
+                "keep one; nothing was written", where=where)
+        return (rows[0], quantity) if rows else None
+    if index is None:
+        rows = [i for i, text in enumerate(labels) if str(text).strip() == quantity]
+        if len(rows) > 1:
+            raise ClaimInputError(
+                f"{selector!r} in {where} is ambiguous: {summary.what} gives {quantity!r} "
+                f"{len(rows)} times ({', '.join(_row_name(table, i) for i in rows[:10])}); "
+                "keep one; nothing was written", where=where)
+        if not rows:
+            return None
+        index = rows[0]
+    columns = [c for c in table.columns if c != summary.label and _stat(c) == stat]
+    if len(columns) > 1:
+        raise ClaimInputError(
+            f"{selector!r} in {where} is ambiguous: {summary.what} gives {stat!r} as "
+            f"{len(columns)} columns ({', '.join(map(repr, columns))}); keep one; nothing was "
+            "written", where=where)
+    return (index, columns[0]) if columns else None
+
+
+def _summary_number(table: _Table, place: tuple[int, str] | None, selector: str,
+                    where: str) -> float | None:
+    """The finite number at ``place``, else None (a companion value, the count or the spread,
+    that is missing, empty or not a number is not known; it blocks nothing)."""
+    if place is None:
+        return None
+    cell = _column(table, place[1], selector, where)[place[0]]
+    number = _as_number(cell, table) if cell is not None else None
+    return number if number is not None and math.isfinite(number) else None
+
+
+def _summary_value(table: _Table, summary: _Summary, quantity: str, stat: str,
+                   place: tuple[int, str], selector: str, where: str,
+                   named_row: bool = False) -> Extracted:
+    """``quantity``'s ``stat`` at ``place``, with what the summary says about it: ``n`` is
+    its ``count``; the spread of a mean is its ``std`` (else ``sem``). ``named_row``: the
+    selector named the row (``psnr[8]``)."""
+    index, column = place
+    values, _ = _numbers(table, column, [index], selector, where)
+    if not values:
+        raise ClaimInputError(f"{selector!r} in {where}: the {stat} of {quantity!r} "
+                              f"({_row_name(table, index)} of column {column!r}) is empty",
+                              where=where)
+    known = None if summary.by_rows else index
+
+    def companion(name: str) -> float | None:
+        if name not in summary.stats or (summary.by_rows and summary.repeated and named_row):
+            return None  # which count or std goes with a row named in a stack is not known
+        return _summary_number(table, _summary_place(table, summary, quantity, name, selector,
+                                                     where, known), selector, where)
+
+    count = companion("count")
+    n = int(count) if count is not None and count >= 0 and count == int(count) else None
+    spread: tuple[str, float] | None = None
+    if stat == "mean":
+        for kind, _names in _SPREAD:
+            number = companion(kind)
+            if number is not None and number >= 0:
+                spread = (kind, number)
+                break
+    return Extracted(value=values[0], metric=quantity, selector=selector, n=n,
+                     split=_key_split([quantity]), aggregate=stat,
+                     variance_type=spread[0] if spread else None,
+                     variance=spread[1] if spread else None)
+
+
+def _from_summary(table: _Table, summary: _Summary, selector: str, where: str) -> Extracted:
+    """Apply ``selector`` to a summary table: it names a quantity and one of its statistics,
+    ``psnr.mean``, ``mean(psnr)``, ``psnr[mean]`` (or ``mean[psnr]``), or a cell by row
+    (``psnr[1]``, ``psnr[index=mean]``; ``mean[0]`` when transposed). Aggregating the rows of a
+    statistic column would mix count, mean and std, so an aggregate reads the statistic of that
+    name; a name alone is refused as ambiguous (which statistic, which quantity?), unless the
+    table gives only one."""
+    everything = _summary_listing(table, summary)
+
+    def read(quantity: str, stat: str, index: int | None = None) -> Extracted:
+        place = _summary_place(table, summary, quantity, stat, selector, where, index)
+        if place is None:
+            raise MetricNotFoundError(selector, where, everything,
+                                      problem=f"{summary.what} gives no {stat} of {quantity!r}")
+        return _summary_value(table, summary, quantity, stat, place, selector, where,
+                              named_row=index is not None)
+
+    def pick(pairs: list[tuple[str, str]]) -> Extracted | None:
+        pairs = list(dict.fromkeys(pairs))
+        if len(pairs) > 1:
+            raise _ambiguous(selector, where, "it names more than one statistic",
+                             [f"{q}.{s}" for q, s in pairs])
+        return read(*pairs[0]) if pairs else None
+
+    # QUANTITY.STATISTIC, split at any dot (a quantity may hold dots: mAP@0.5.mean)
+    parts = selector.split(".")
+    dotted = [(q, s) for q, s in ((".".join(parts[:k]), _wanted_stat(summary, ".".join(parts[k:])))
+                                  for k in range(1, len(parts)))
+              if q in summary.quantities and s is not None]
+    found = pick(dotted)
+    if found is not None:
+        return found
+    only_stat = summary.stats[0] if len(summary.stats) == 1 else None
+    if selector in summary.quantities:
+        if only_stat is not None:
+            return read(selector, only_stat)
+        raise _ambiguous(selector, where, f"{summary.what} gives several statistics of "
+                         f"{selector!r}", _summary_listing(table, summary, quantity=selector))
+    stat = _wanted_stat(summary, selector)
+    if stat is not None:
+        if len(summary.quantities) == 1:
+            return read(summary.quantities[0], stat)
+        raise _ambiguous(selector, where, f"{summary.what} gives the {stat} of several "
+                         "quantities", _summary_listing(table, summary, stat=stat))
+    aggregate = _AGG_RE.match(selector)
+    if aggregate is not None:
+        agg, name = aggregate.group(1), aggregate.group(2).strip()
+        if name in summary.quantities:
+            stat = _wanted_stat(summary, agg)
+            if stat is None:
+                raise MetricNotFoundError(
+                    selector, where, _summary_listing(table, summary, quantity=name),
+                    problem=f"{summary.what} gives no {agg} of {name!r} ({agg} over its "
+                            "rows would mix different statistics)")
+            return read(name, stat)
+        stat = _wanted_stat(summary, name)
+        if stat is not None:
+            raise _ambiguous(selector, where, f"{name!r} holds the {stat} of every quantity "
+                             f"in {summary.what}; the {agg} across them is the result of none",
+                             _summary_listing(table, summary, stat=stat))
+        raise MetricNotFoundError(selector, where, everything, problem=f"no quantity {name!r}")
+    cell = _CELL_RE.match(selector)
+    if cell is not None:
+        column, row = cell.group(1).strip(), cell.group(2).strip()
+        data = [c for c in table.columns if c != summary.label]
+        if _INT_RE.match(row) or "=" in row:
+            if column not in data:
+                raise MetricNotFoundError(selector, where, everything,
+                                          problem=f"no column {column!r} of values")
+            index = _pick_row(table, row, selector, where)
+            text = str(_column(table, summary.label, selector, where)[index]).strip()
+            if summary.by_rows:
+                return read(column, _stat(text) or text, index)
+            return read(text, _stat(column) or column, index)
+        named = [(column, s) for s in [_wanted_stat(summary, row)]
+                 if column in summary.quantities and s is not None]
+        named += [(row, s) for s in [_wanted_stat(summary, column)]
+                  if row in summary.quantities and s is not None]
+        found = pick(named)
+        if found is not None:
+            return found
+        raise MetricNotFoundError(selector, where, everything,
+                                  problem=f"no statistic {row!r} of a quantity {column!r}")
+    problem = _malformed(selector)
+    if problem is not None:
+        raise _bad_selector(selector, where, problem, f"it has: {_listing(everything)}")
+    raise MetricNotFoundError(selector, where, everything)
