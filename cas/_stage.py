@@ -40,12 +40,17 @@ class Staged(NamedTuple):
     size: int
     sha256: str | None
     source_mode: int
+    adopted: bool = False
+    """A file its writer built in ``tmp/`` (`adopt_temp`), not one the store wrote: a failed
+    commit leaves it in place (a pull resumes it instead of receiving it again)."""
 
 
-def write_error(exc: OSError, where: Path, source: Path | None) -> Exception:
-    """Map an OSError from writing the store to the matching `CasError`."""
+def write_error(exc: OSError, where: Path, source: Path | None, *, kept: bool = False
+                ) -> Exception:
+    """Map an OSError from writing the store to the matching `CasError`. ``kept``: the files
+    being adopted were left in place (see `StoreFullError`)."""
     if exc.errno in FULL_ERRNOS:
-        return StoreFullError(where, exc.errno or errno.ENOSPC, source)
+        return StoreFullError(where, exc.errno or errno.ENOSPC, source, kept=kept)
     return StoreWriteError(where, exc.strerror or str(exc))
 
 
@@ -207,14 +212,14 @@ def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool, blake3_hex: str | None
     unless the writer passes ``blake3_hex``: its own BLAKE3 of exactly the bytes it wrote, as
     `stage_bytes` hashes the buffer it writes (`Store.verify` and `check --deep` re-derive it
     later). The file is made read-only and, when ``fsync``, durable. The caller must have
-    finished writing.
+    finished writing. On an error the file is left where it is (``kept`` in the error).
     """
     if path.parent.resolve() != tmp_dir.resolve():
         raise ValueError(f"{path} is not inside {tmp_dir}")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
-        raise write_error(exc, path, None) from exc
+        raise write_error(exc, path, None, kept=True) from exc
     try:
         size = os.fstat(fd).st_size
         os.fchmod(fd, OBJECT_MODE)
@@ -225,10 +230,10 @@ def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool, blake3_hex: str | None
             if fsync:
                 os.fsync(fd)
     except OSError as exc:
-        raise write_error(exc, path, None) from exc
+        raise write_error(exc, path, None, kept=True) from exc
     finally:
         os.close(fd)
-    return Staged(path, hex_, size, None, stat.S_IFREG | OBJECT_MODE)
+    return Staged(path, hex_, size, None, stat.S_IFREG | OBJECT_MODE, adopted=True)
 
 
 def stage_bytes(data: bytes | bytearray | memoryview, tmp_dir: Path, *, sha256: bool,

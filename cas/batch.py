@@ -12,6 +12,11 @@ a real sync, in this order, so an object visible under its digest always has dur
 
 A crash before 3 leaves only temp files (removed by gc); during 3-4 some objects may lose their
 directory entry, never their bytes; ``commit`` returns only after 4.
+
+A failure in 2 or 3 (an fsync that reports EIO or ENOSPC, a rename that fails) removes the temp
+files the batch wrote itself, but never a file it was given to `Batch.adopt`: that is its
+writer's (a pull's fully received file), and stays where it was, read-only, so the writer can
+store it again without receiving it again. `Batch.abort` is a caller's choice and removes both.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ class Batch:
         self._store = store
         self._per_file_sync = per_file_sync
         self._staged: dict[str, Staged] = {}
+        self._duplicates: list[Path] = []  # adopted copies of staged bytes: dropped at commit
         self._done = False
         self.objects_new = 0
 
@@ -47,7 +53,10 @@ class Batch:
             _fs.unlink_quietly(staged.tmp_path)
             raise RuntimeError("this batch was already committed or aborted")
         if staged.hex in self._staged:
-            _fs.unlink_quietly(staged.tmp_path)
+            if staged.adopted:  # its writer's until the other copy is safely stored
+                self._duplicates.append(staged.tmp_path)
+            else:
+                _fs.unlink_quietly(staged.tmp_path)
             return False
         final = self._store._path(staged.hex)
         if os.path.lexists(final):
@@ -102,32 +111,44 @@ class Batch:
         if not staged:
             return
         use_syncfs = store.sync_method == "syncfs" and not self._per_file_sync
+        kept = any(s.adopted for s in staged)
         try:
             if use_syncfs:
                 _fs.sync_dirs([store.tmp_dir], use_syncfs=True)
             else:
                 _fs.fsync_paths(s.tmp_path for s in staged)
         except OSError as exc:
-            for s in staged:
-                _fs.unlink_quietly(s.tmp_path)
-            raise write_error(exc, store.tmp_dir, None) from exc
+            _drop_own(staged)
+            raise write_error(exc, store.tmp_dir, None, kept=kept) from exc
         touched: set[Path] = set()
         try:
             for i, s in enumerate(staged):
                 try:
                     stored_new, dirty = store._install(s, sync_dir=False)
                 except BaseException:
-                    for rest in staged[i + 1 :]:
-                        _fs.unlink_quietly(rest.tmp_path)
+                    _drop_own(staged[i + 1 :])
                     raise
                 touched.update(dirty)
                 self.objects_new += int(stored_new)
         finally:
             _fs.sync_dirs(sorted(touched), use_syncfs=use_syncfs)
+        for path in self._duplicates:  # the same bytes are stored now
+            _fs.unlink_quietly(path)
+        self._duplicates.clear()
 
     def abort(self) -> None:
         """Remove every staged temp file; nothing of this batch becomes visible."""
         self._done = True
         for s in self._staged.values():
             _fs.unlink_quietly(s.tmp_path)
+        for path in self._duplicates:
+            _fs.unlink_quietly(path)
         self._staged.clear()
+        self._duplicates.clear()
+
+
+def _drop_own(staged: list[Staged]) -> None:
+    """After a failed commit: remove the temp files the batch wrote, keep adopted ones."""
+    for s in staged:
+        if not s.adopted:
+            _fs.unlink_quietly(s.tmp_path)

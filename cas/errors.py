@@ -238,19 +238,27 @@ FULL_ERRNOS = frozenset({_errno.ENOSPC, _errno.EDQUOT, _errno.EFBIG})
 
 
 class StoreFullError(CasError):
-    """No room to write the store (ENOSPC, EDQUOT or EFBIG); nothing partial was left."""
+    """No room to write the store (ENOSPC, EDQUOT or EFBIG).
 
-    _fields = ("path", "errno_name", "source")
+    A temp file the store wrote itself (`Store.put_file`, ``put_bytes``, a tree) was removed:
+    nothing partial was left. A file it was given to adopt (`Store.adopt`, `Batch.adopt`: a
+    pull's received bytes) is never removed by a failure: ``kept`` is True and the message says
+    it was left in place, so its writer can store it again without receiving it again.
+    """
 
-    def __init__(self, path: Path, errno_code: int, source: Path | None) -> None:
+    _fields = ("path", "errno_name", "source", "kept")
+
+    def __init__(self, path: Path, errno_code: int, source: Path | None, *,
+                 kept: bool = False) -> None:
         name = _errno.errorcode.get(errno_code, str(errno_code))
         what = f"storing {source}" if source is not None else "writing"
+        left = ("the files given to the store to adopt were left in place, to be stored again"
+                if kept else "the partial temp file was removed")
         super().__init__(
-            f"{what} failed: no space left in the store at {path} ({name}); the partial temp "
-            f"file was removed. Free space (e.g. `labledger cas gc`) or raise the quota, "
-            f"then retry"
+            f"{what} failed: no space left in the store at {path} ({name}); {left}. Free "
+            f"space (e.g. `labledger cas gc`) or raise the quota, then retry"
         )
-        self.path, self.errno_name, self.source = path, name, source
+        self.path, self.errno_name, self.source, self.kept = path, name, source, kept
 
 
 class StoreWriteError(CasError):

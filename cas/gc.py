@@ -5,18 +5,28 @@ an object it names, nor a file of a tree it names, even when the name is not rea
 (a digest of a document, a hash a remote box computed). ``required`` is the subset that the
 store is supposed to hold; only those (and the files of stored trees) are reported ``missing``,
 so digests of things that were never stored do not read as lost evidence.
+
+gc also removes what interrupted pulls left in ``tmp/``: ``pull-<key>.partial`` files, the bytes
+a pull received and keeps so that the same pull can resume them. Only those last written longer
+ago than their own grace period go (a box destroyed before its pull was resumed leaves one
+forever otherwise), and never while a pull runs: every pull holds ``tmp/pull.lock`` shared
+(`hold_pull_partials`) for as long as it may write or resume a partial file, and gc removes
+partials only under the same lock held exclusively, which it does not wait for.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labledger.cas import _fs
+from labledger.cas._stage import write_error
 from labledger.cas.digest import PREFIX, parse_digest
 from labledger.cas.errors import (
     MalformedTreeError,
@@ -29,6 +39,55 @@ from labledger.cas.verify import scan_objects
 
 if TYPE_CHECKING:
     from labledger.cas._protocol import StoreLike
+
+PULL_PARTIAL_PREFIX, PULL_PARTIAL_SUFFIX = "pull-", ".partial"
+"""A pull's received bytes wait in ``tmp/pull-<key>.partial`` until they are stored."""
+PULL_LOCK = "pull.lock"
+"""In ``tmp/``: held shared by every running pull, exclusively by gc removing partials."""
+
+
+def is_pull_partial(name: str) -> bool:
+    return name.startswith(PULL_PARTIAL_PREFIX) and name.endswith(PULL_PARTIAL_SUFFIX)
+
+
+@contextlib.contextmanager
+def hold_pull_partials(store: StoreLike) -> Iterator[None]:
+    """Keep gc off the store's pull partial files for the ``with`` block (a shared lock on
+    ``tmp/pull.lock``; any number of pulls hold it at once). Waits while gc is removing
+    partials (milliseconds). Raises `StoreWriteError` (or `StoreFullError`) when the lock
+    file cannot be created."""
+    path = store.tmp_dir / PULL_LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise write_error(exc, path, None) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _pull_lock_exclusive(store: StoreLike, *, create: bool) -> tuple[int | None, bool]:
+    """Try to take ``tmp/pull.lock`` exclusively without waiting: ``(fd or None, busy)``.
+    Raises OSError when it cannot be opened (created when ``create``; without it a missing
+    lock file means no pull holds it)."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(store.tmp_dir / PULL_LOCK, flags, 0o644)
+    except FileNotFoundError:
+        if create:
+            raise
+        return None, False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None, True
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, False
 
 
 def _item(digest: str | None, path: Path, st: os.stat_result) -> GcItem:
@@ -110,10 +169,13 @@ def collect_garbage(
     dry_run: bool,
     now: datetime | None,
     required: Iterable[str] | None = None,
+    partial_grace_seconds: float | None = None,
 ) -> GcReport:
     """See `Store.gc`."""
-    if grace_seconds < 0:
-        raise ValueError("grace_seconds must be >= 0")
+    if partial_grace_seconds is None:
+        partial_grace_seconds = grace_seconds
+    if grace_seconds < 0 or partial_grace_seconds < 0:
+        raise ValueError("grace_seconds and partial_grace_seconds must be >= 0")
     now_ts = now.timestamp() if now is not None else time.time()
     cutoff = now_ts - grace_seconds
     reasons: dict[str, Path] = {}  # why removals failed, each with the first path it hit
@@ -179,9 +241,90 @@ def collect_garbage(
                     reasons.setdefault(exc.strerror or str(exc), Path(entry.path))
                     continue
             temps.append(item)
+    partials, partials_recent, partials_in_use = _sweep_partials(
+        store, [e for e in leftovers if is_pull_partial(e.name)],
+        cutoff=now_ts - partial_grace_seconds, dry_run=dry_run, failed=failed, reasons=reasons)
     for d in sorted(touched):
         _fs.fsync_dir(d)
     return GcReport(dry_run=dry_run, removed=tuple(removed), temp_removed=tuple(temps),
                     kept_referenced=kept_referenced, kept_recent=kept_recent,
                     missing=tuple(sorted(missing)), failed=tuple(failed),
-                    failed_because=tuple(f"{why} ({path})" for why, path in reasons.items()))
+                    failed_because=tuple(f"{why} ({path})" for why, path in reasons.items()),
+                    partials_removed=tuple(partials), partials_kept_recent=partials_recent,
+                    partials_in_use=partials_in_use)
+
+
+def remove_pull_partials(store: StoreLike, *, grace_seconds: float = 0.0, dry_run: bool = False,
+                         now: datetime | None = None) -> GcReport:
+    """The pull-partial part of gc alone: remove ``tmp/pull-*.partial`` files last written more
+    than ``grace_seconds`` ago (0: all), none while a pull runs. Objects and other temp files
+    are left alone; the report holds only the ``partials_*`` and ``failed`` fields."""
+    if grace_seconds < 0:
+        raise ValueError("grace_seconds must be >= 0")
+    now_ts = now.timestamp() if now is not None else time.time()
+    try:
+        found = [e for e in os.scandir(store.tmp_dir) if is_pull_partial(e.name)]
+    except FileNotFoundError:
+        found = []
+    failed: list[GcItem] = []
+    reasons: dict[str, Path] = {}
+    removed, recent, in_use = _sweep_partials(store, found, cutoff=now_ts - grace_seconds,
+                                              dry_run=dry_run, failed=failed, reasons=reasons)
+    return GcReport(dry_run=dry_run, removed=(), temp_removed=(), kept_referenced=0,
+                    kept_recent=0, missing=(), failed=tuple(failed),
+                    failed_because=tuple(f"{why} ({path})" for why, path in reasons.items()),
+                    partials_removed=tuple(removed), partials_kept_recent=recent,
+                    partials_in_use=in_use)
+
+
+def _sweep_partials(store: StoreLike, found: list[os.DirEntry[str]], *, cutoff: float,
+                    dry_run: bool, failed: list[GcItem], reasons: dict[str, Path]
+                    ) -> tuple[list[GcItem], int, int]:
+    """Remove the pull partials last written at or before ``cutoff``, unless a pull is running
+    (it holds the lock: then every partial is kept and counted in use). Returns (removed,
+    kept because recent, kept because a pull runs); what could not be removed goes to
+    ``failed``. A dry run takes the lock too, to say truly what it would remove now."""
+    if not found:
+        return [], 0, 0
+    try:
+        fd, busy = _pull_lock_exclusive(store, create=not dry_run)
+    except OSError as exc:
+        fd, busy = None, False
+        if not dry_run:  # no lock, no removal: a pull might be writing any of them
+            for entry in found:
+                with contextlib.suppress(OSError):
+                    failed.append(_item(None, Path(entry.path),
+                                        entry.stat(follow_symlinks=False)))
+            reasons.setdefault(f"cannot lock pull partials: {exc.strerror or exc}",
+                               store.tmp_dir / PULL_LOCK)
+            return [], 0, 0
+    if busy:
+        return [], 0, len(found)
+    removed: list[GcItem] = []
+    recent = 0
+    try:
+        for entry in found:
+            try:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                st = os.stat(entry.path, follow_symlinks=False)  # fresh: not scandir's cache
+            except FileNotFoundError:
+                continue  # stored or dropped by the pull that held it
+            if st.st_mtime > cutoff:
+                recent += 1
+                continue
+            item = _item(None, Path(entry.path), st)
+            if not dry_run:
+                try:
+                    os.unlink(entry.path)
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    failed.append(item)
+                    reasons.setdefault(exc.strerror or str(exc), Path(entry.path))
+                    continue
+            removed.append(item)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return removed, recent, 0

@@ -102,6 +102,10 @@ class GcReport(_Result, frozen=True, kw_only=True):
     tried to remove and could not (a store it may not write); ``failed_because`` says why, once
     per reason, with the first path it hit. ``removed`` and ``temp_removed`` hold only what is
     gone.
+
+    ``partials_removed`` lists the pull partial files (``tmp/pull-*.partial``, what interrupted
+    pulls received) removed; ``partials_kept_recent`` counts those written to within their grace
+    period, ``partials_in_use`` those kept because a pull was running.
     """
 
     dry_run: bool
@@ -112,7 +116,10 @@ class GcReport(_Result, frozen=True, kw_only=True):
     missing: tuple[str, ...]
     failed: tuple[GcItem, ...] = ()
     failed_because: tuple[str, ...] = ()
+    partials_removed: tuple[GcItem, ...] = ()
+    partials_kept_recent: int = 0
+    partials_in_use: int = 0
 
     @property
     def bytes_freed(self) -> int:
-        return sum(i.size for i in self.removed) + sum(i.size for i in self.temp_removed)
+        return sum(i.size for i in (*self.removed, *self.temp_removed, *self.partials_removed))

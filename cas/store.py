@@ -94,7 +94,8 @@ class Store:
         With ``sync_dir`` the directories are synced here and the list is empty; otherwise the
         caller (a batch) must sync the returned directories before reporting success.
         When the object already exists the temp is dropped and the object's mtime refreshed,
-        so gc's grace period protects it until the caller's event references it.
+        so gc's grace period protects it until the caller's event references it. On a failure
+        a temp the store wrote is removed; an adopted file (``staged.adopted``) stays in place.
         """
         final = self._path(staged.hex)
         fan_out = final.parent
@@ -106,8 +107,9 @@ class Store:
             except FileExistsError:
                 pass
             except OSError as exc:
-                _fs.unlink_quietly(staged.tmp_path)
-                raise write_error(exc, fan_out, None) from exc
+                if not staged.adopted:
+                    _fs.unlink_quietly(staged.tmp_path)
+                raise write_error(exc, fan_out, None, kept=staged.adopted) from exc
             self._fans.add(staged.hex[:2])
         if os.path.lexists(final):
             _fs.unlink_quietly(staged.tmp_path)
@@ -120,8 +122,9 @@ class Store:
             try:
                 os.replace(staged.tmp_path, final)
             except OSError as exc:
-                _fs.unlink_quietly(staged.tmp_path)
-                raise write_error(exc, final, None) from exc
+                if not staged.adopted:
+                    _fs.unlink_quietly(staged.tmp_path)
+                raise write_error(exc, final, None, kept=staged.adopted) from exc
             dirty.append(fan_out)
             stored_new = True
         if sync_dir:
@@ -416,6 +419,7 @@ class Store:
         dry_run: bool = True,
         now: datetime | None = None,
         required: Iterable[str] | None = None,
+        partial_grace_seconds: float | None = None,
     ) -> GcReport:
         """Remove objects nothing references that are older than ``grace_seconds``.
 
@@ -425,13 +429,19 @@ class Store:
         to hold: only those (and files of stored trees) are reported ``missing``; None means
         all of ``referenced``. Digests in ``required`` are kept as well.
 
+        Pull partial files (``tmp/pull-*.partial``: bytes an interrupted pull received, which
+        the same pull resumes) last written more than ``partial_grace_seconds`` ago (None: the
+        same as ``grace_seconds``; 0: all of them) go too, but none while a pull is running
+        (see `labledger.cas.gc`): the report counts them in ``partials_in_use``.
+
         Raises `MalformedTreeError` (removing nothing) when a referenced tree cannot be read,
         since its files could not be protected.
         """
         from labledger.cas.gc import collect_garbage
 
         return collect_garbage(self, referenced, grace_seconds=grace_seconds, dry_run=dry_run,
-                               now=now, required=required)
+                               now=now, required=required,
+                               partial_grace_seconds=partial_grace_seconds)
 
     def find_missing(self, digests: Iterable[str]) -> dict[str, list[str | None]]:
         """Which of ``digests``, and of the files of those that are stored trees, are absent.

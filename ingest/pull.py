@@ -28,7 +28,11 @@ Order, and why (each step records before the next starts, so an interruption lea
    store (moved in place, `Store.adopt`; objects are made durable before their events), and
    ``artifact.pulled`` names both digests. A file whose BLAKE3 (or SHA-256: from an earlier
    pull, or of a stored object of its size) is already in the store is not transferred again;
-   its stored bytes are re-hashed. A file the box can no longer open (`FileUnreadableError`:
+   its stored bytes are re-hashed. A failed sync or move into the store leaves every received
+   file in its partial file (`PullWriteError`): the next pull resumes it at its end. While a
+   pull runs it holds ``tmp/pull.lock`` shared, so `labledger cas gc` (which removes partial
+   files left by pulls that never resumed) removes none of them meanwhile.
+   A file the box can no longer open (`FileUnreadableError`:
    it vanished after it was hashed) is recorded as failed and the pull goes on: only a lost box
    stops it.
 4. **Merge** the box's ledger segments (``.labledger/ledger/<writer>/`` in the pulled folder or
@@ -70,8 +74,9 @@ from typing import Any
 import blake3
 import msgspec
 
-from labledger.cas import Store
+from labledger.cas import Store, StoreFullError, StoreWriteError
 from labledger.cas.batch import Batch
+from labledger.cas.gc import hold_pull_partials, remove_pull_partials
 from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_limit
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
 from labledger.ingest.transport import FileUnreadableError, RemoteHash, Transport
@@ -92,12 +97,15 @@ _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 class PullWriteError(IngestError):
     """The bytes received could not be written here (a full disk, a read-only store, an I/O
-    error): exit 1. What was received so far stays in its partial file, and the same pull
-    resumes it once the cause is fixed; nothing unverified was recorded."""
+    error), or could not be synced or moved into the store: exit 1. What was received so far
+    stays in its partial file, and the same pull resumes it once the cause is fixed; nothing
+    unverified was recorded."""
 
-    _fields = ("path", "problem")
+    _fields = ("path", "problem", "kept_in")
 
-    def __init__(self, path: Path, exc: OSError) -> None:
+    def __init__(self, path: Path, exc: OSError, *, kept_in: Path | None = None) -> None:
+        """``kept_in``: where the received files wait when ``path`` is not one of them (the
+        store's ``tmp/``, when moving them into the store failed)."""
         reason = exc.strerror or str(exc)
         if exc.errno in _FULL_ERRNOS:
             problem = f"no space left on the local disk ({reason})"
@@ -105,10 +113,12 @@ class PullWriteError(IngestError):
         else:
             problem = reason
             fix = "fix the store's permissions or filesystem"
+        where = "there" if kept_in is None else f"in {kept_in} (pull-*.partial)"
         super().__init__(f"cannot write {path}: {problem}. The bytes received so far are kept "
-                         f"there; {fix}, then run the same `labledger pull` again: it resumes "
+                         f"{where}; {fix}, then run the same `labledger pull` again: it resumes "
                          f"them, and files already stored are not transferred again")
         self.path, self.problem = str(path), problem
+        self.kept_in = str(kept_in) if kept_in is not None else None
 
 
 @dataclass
@@ -472,6 +482,33 @@ def manifest_digest(entries: Sequence[Entry]) -> str:
 
 
 # -- transfer -------------------------------------------------------------------------------------
+def partial_name(source: str, path: str, size: int) -> str:
+    """The name, in the store's ``tmp/``, of the partial file a pull receives ``path`` of
+    ``source`` into: ``pull-<key>.partial``, keyed by where the bytes come from (the box's
+    hashes arrive after files start streaming) and by the listed size. A later pull of the same
+    file resumes it (a changed file fails the SHA-256 comparison and is received again from
+    zero)."""
+    key = blake3.blake3(f"{source}\0{path}\0{size}".encode())
+    return f"pull-{key.hexdigest()[:40]}.partial"
+
+
+def partial_origins(ledger: Ledger) -> dict[str, tuple[str, str]]:
+    """Partial file name -> (source, path) for every file a recorded ``pull.listed`` named, so
+    a leftover partial can be told apart (`labledger cas gc` shows it). A partial of a pull
+    interrupted before its listing was recorded is not among them."""
+    names: dict[str, tuple[str, str]] = {}
+    for record in ledger.records(kinds=("pull.listed",)):
+        body = record.body_dict()
+        source = body.get("source")
+        if not isinstance(source, str):
+            continue
+        for e in body.get("entries") or ():
+            if isinstance(e, dict) and e.get("type", "file") == "file" \
+                    and isinstance(e.get("path"), str) and isinstance(e.get("size"), int):
+                names[partial_name(source, e["path"], e["size"])] = (source, e["path"])
+    return names
+
+
 @dataclass
 class _Received:
     path: Path
@@ -558,14 +595,24 @@ class _Puller:
         The events are taken out first: when the sync or the commit fails or is interrupted
         (Ctrl-C), they are dropped with it, never written by a later flush (the ``finally`` of
         `pull`) for objects that did not reach the store. Nothing is lost by that: the next
-        pull finds what did reach the store present, and receives the rest again."""
+        pull finds what did reach the store present, and resumes the rest from their partial
+        files, which a failed commit leaves in place (whole: nothing is received again). A
+        failed sync or move is a `PullWriteError` that says so."""
         pending, self._syncing = self._syncing, []
         batch, self._batch = self._batch, None
         drafts, self.drafts = self.drafts, []
         for job in pending:
             job.result()  # a failed early sync (EIO, ENOSPC) is raised before any event
         if batch is not None:
-            batch.commit()
+            try:
+                batch.commit()
+            except (StoreFullError, StoreWriteError) as exc:
+                # The batch leaves the received files in place when a sync or a move fails:
+                # the same pull resumes them at their ends, nothing crosses the link again.
+                if not isinstance(exc.__cause__, OSError):
+                    raise
+                raise PullWriteError(Path(exc.path), exc.__cause__,
+                                     kept_in=self.store.tmp_dir) from exc
         if drafts:
             self.ledger.append_drafts(drafts)
 
@@ -648,11 +695,7 @@ class _Puller:
         return sha.hexdigest()
 
     def _partial(self, entry: Entry) -> Path:
-        # Named by where the bytes come from, not by their hash: files start streaming before
-        # the box's hashes arrive. A later pull of the same file resumes it (a changed file
-        # fails the SHA-256 comparison and is received again from zero).
-        key = blake3.blake3(f"{self.transport.source}\0{entry.path}\0{entry.size}".encode())
-        return self.store.tmp_dir / f"pull-{key.hexdigest()[:40]}.partial"
+        return self.store.tmp_dir / partial_name(self.transport.source, entry.path, entry.size)
 
     def _present(self, entry: Entry, known: dict[str, str]) -> FileResult | None:
         """The result for a file whose bytes the store already holds, else None."""
@@ -1167,9 +1210,25 @@ def _pull_listed(ledger: Ledger, transport: Transport, report: PullReport,
                  backoff: float, load_timeout: float, merge_ledger: bool,
                  on_listed: Callable[[PullReport], None] | None,
                  progress: Callable[[int], None] | None) -> PullReport:
-    """Steps 2-5 of the module docstring, once the tree is listed."""
+    """Steps 2-5 of the module docstring, once the tree is listed. The partial files are this
+    pull's until it returns: `labledger cas gc` removes none meanwhile."""
     store = open_store(ledger)
     store.init()
+    with hold_pull_partials(store):
+        return _pull_locked(ledger, transport, report, entries, files, loader, store, run=run,
+                            instance=instance, roster=roster, only=only,
+                            checkpoint_globs=checkpoint_globs, allow_pickle=allow_pickle,
+                            retries=retries, backoff=backoff, load_timeout=load_timeout,
+                            merge_ledger=merge_ledger, on_listed=on_listed, progress=progress)
+
+
+def _pull_locked(ledger: Ledger, transport: Transport, report: PullReport,
+                 entries: list[Entry], files: list[Entry], loader: CheckpointLoader | None,
+                 store: Store, *, run: str, instance: str | None, roster: Roster | None,
+                 only: Sequence[str], checkpoint_globs: Sequence[str], allow_pickle: bool,
+                 retries: int, backoff: float, load_timeout: float, merge_ledger: bool,
+                 on_listed: Callable[[PullReport], None] | None,
+                 progress: Callable[[int], None] | None) -> PullReport:
     puller = _Puller(ledger, store, transport, report, run=run, instance=instance,
                      retries=retries, backoff=backoff, progress=progress)
     try:
@@ -1256,15 +1315,14 @@ def _verify(puller: _Puller, store: Store, report: PullReport, globs: Sequence[s
         puller.add("checkpoint.verified", body)
 
 
-def remove_partials(store: Store) -> int:
-    """Delete leftover ``pull-*.partial`` files (after a pull you will not resume)."""
-    count = 0
-    for p in store.tmp_dir.glob("pull-*.partial"):
-        p.unlink()
-        count += 1
-    return count
+def remove_partials(store: Store, *, older_than: float = 0.0) -> int:
+    """Delete leftover ``pull-*.partial`` files last written more than ``older_than`` seconds
+    ago (after a pull you will not resume: its box is gone); returns how many. None is removed
+    while a pull runs (it may be resuming any of them): then it returns 0. `labledger cas gc`
+    does the same with its ``--partial-grace``."""
+    return len(remove_pull_partials(store, grace_seconds=older_than).partials_removed)
 
 
 __all__ = ["CHECKPOINT_GLOBS", "PULL_V1", "Entry", "FileResult", "PullReport", "PullWriteError",
-           "Roster", "latest_listing", "list_tree", "load_roster", "merge_box_ledger", "pull",
-           "pull_v1", "remove_partials"]
+           "Roster", "latest_listing", "list_tree", "load_roster", "merge_box_ledger",
+           "partial_name", "partial_origins", "pull", "pull_v1", "remove_partials"]

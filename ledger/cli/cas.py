@@ -42,7 +42,7 @@ def _reading(ledger: Any) -> Iterator[Any]:
         raise
 
 
-def _parse_duration(text: str) -> float:
+def _parse_duration(text: str, option: str = "--grace") -> float:
     """Seconds in ``text`` (90s, 12h, 7d, 2w; a bare number is seconds): a finite number, zero
     or more. A negative or NaN grace would keep nothing recent (NaN compares false)."""
     import math
@@ -55,10 +55,10 @@ def _parse_duration(text: str) -> float:
             seconds = float(text)
     except ValueError:
         raise click.BadParameter(f"{text!r} is not a duration like 90s, 12h or 7d",
-                                 param_hint="'--grace'") from None
+                                 param_hint=f"'{option}'") from None
     if not math.isfinite(seconds) or seconds < 0:
         raise click.BadParameter(f"{text!r} is not a duration like 90s, 12h or 7d (a finite "
-                                 "length of time, zero or more)", param_hint="'--grace'")
+                                 "length of time, zero or more)", param_hint=f"'{option}'")
     return seconds
 
 
@@ -230,38 +230,70 @@ def stat(digest: str) -> None:
               help="Only list what would be removed.")
 @click.option("--grace", default="7d", show_default=True, metavar="DURATION",
               help="Keep unreferenced objects younger than this (90s, 12h, 7d).")
+@click.option("--partial-grace", metavar="DURATION",
+              help="Keep pull partial files (an interrupted pull's received bytes, which the "
+                   "same pull resumes) written to within this; 0 removes them all. [default: "
+                   "--grace]")
 @common
-def gc(dry_run: bool, grace: str) -> None:
+def gc(dry_run: bool, grace: str, partial_grace: str | None) -> None:
     """Remove objects that no event references and that are older than the grace period.
 
     Dry run by default; pass --no-dry-run to delete. Evidence any event names is never removed.
 
+    Pull partial files go too (cas/tmp/pull-*.partial: the bytes an interrupted pull received,
+    kept so that the same pull resumes them; each is shown with the box and file it came from)
+    once not written to for the partial grace period, but none while a pull is running. When
+    the box is destroyed, its pull can never resume: --partial-grace 0 frees them at once.
+
     Example: labledger cas gc --grace 30d --no-dry-run
     """
+    from labledger.ingest.pull import partial_origins
     from labledger.ledger.artifacts import open_store, referenced_digests, required_digests
 
+    seconds = _parse_duration(grace)
+    partial_seconds = (_parse_duration(partial_grace, "--partial-grace")
+                       if partial_grace is not None else seconds)
     ledger = open_ledger()
     # Keep every digest any event mentions; call missing only what events say was stored here
     # (a pull's manifest_digest names a listing, not an object).
     report = open_store(ledger).gc(referenced_digests(ledger), required=required_digests(ledger),
-                                   grace_seconds=_parse_duration(grace), dry_run=dry_run)
+                                   grace_seconds=seconds, dry_run=dry_run,
+                                   partial_grace_seconds=partial_seconds)
+    origins = partial_origins(ledger) if report.partials_removed else {}
     if state().json:
-        emit_json(report.to_json())
+        data = report.to_json()
+        for item in data["partials_removed"]:
+            source, file = origins.get(Path(item["path"]).name, (None, None))
+            item.update(source=source, file=file)
+        emit_json(data)
     else:
         verb = "would remove" if dry_run else "removed"
         for item in (*report.removed, *report.temp_removed):
             click.echo(f"{verb} {item.digest or item.path}  {item.size} bytes")
+        for item in report.partials_removed:
+            origin = origins.get(item.path.name)
+            came = f"{origin[0]}: {origin[1]}" if origin else "from a pull with no listing"
+            click.echo(f"{verb} pull partial {item.path}  {item.size} bytes  ({came}; last "
+                       f"written {item.mtime:%Y-%m-%d %H:%M} UTC)")
         for item in report.failed:
             click.echo(f"could not remove {item.digest or item.path}  {item.size} bytes")
+        partials = ""
+        if report.partials_removed or report.partials_kept_recent or report.partials_in_use:
+            partials = (f"; {verb} {len(report.partials_removed)} pull partial file(s), kept "
+                        f"{report.partials_kept_recent} written to within --partial-grace")
+            if report.partials_in_use:
+                partials += (f" and {report.partials_in_use} because a pull is running (run gc "
+                             "again once it ends)")
         info(click.get_current_context(),
              f"{verb} {len(report.removed)} object(s), {report.bytes_freed} bytes; kept "
              f"{report.kept_referenced} referenced and {report.kept_recent} recent"
+             + partials
              + (f"; {len(report.missing)} referenced object(s) are missing from the store "
                 "(`labledger check --deep` names them)" if report.missing else ""))
     if report.failed:
         from labledger.cas import StoreWriteError
 
         # Not a silent partial success: the store was not cleaned as asked (exit 1).
-        raise StoreWriteError(ledger.paths.cas, f"{len(report.failed)} unreferenced object(s) "
-                              "or temp file(s) could not be removed: "
+        raise StoreWriteError(ledger.paths.cas, f"{len(report.failed)} unreferenced object(s), "
+                              "temp file(s) or pull partial(s) could not be removed: "
                               + "; ".join(report.failed_because))
