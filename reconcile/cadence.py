@@ -81,6 +81,9 @@ def advise_cadence(profile: Profile, *, checkpoint_seconds: float = DEFAULT_CHEC
         raise ValueError(f"the announced share must be in [0, 1), not {announced_share}")
     c, m = checkpoint_seconds, mtbf_hours * 3600
     young = young_interval(m, c)
+    if not 0 < young < math.inf:  # 2 * M * C under- or overflowed a float: no advice to give
+        raise ValueError(f"a {c:g} s checkpoint with an MTBF of {mtbf_hours:g} h is out of "
+                         "range: sqrt(2 * MTBF * C) is not a finite positive number of seconds")
     arithmetic = [
         f"Young/Daly: tau = sqrt(2 * MTBF * C) = sqrt(2 * {m:g} s * {c:g} s) "
         f"= sqrt({2 * m * c:g}) = {young:.1f} s"]
@@ -125,6 +128,13 @@ def advise_cadence(profile: Profile, *, checkpoint_seconds: float = DEFAULT_CHEC
             advice.append("pass --announced-share F (the share of failures that come with the "
                           "warning) to stretch the interval; 0 is assumed")
     overhead = c / interval
+    mtbf_used = m / (1 - share)
+    if interval >= mtbf_used:
+        advice.append(
+            f"the interval ({interval:.0f} s) is not shorter than the mean time between the "
+            f"failures it covers ({mtbf_used:g} s): a checkpoint costs too much for this failure "
+            "rate, and the first-order formula does not hold here (Daly 2006: with C >= 2 * "
+            "MTBF, checkpoint every MTBF); make the save cheaper or the box more reliable")
     arithmetic.append(f"interval: {_s(interval)}; overhead C / tau = {c:g} / {interval:.1f} = "
                       f"{overhead:.1%} of compute; a failure without warning loses tau / 2 = "
                       f"{interval / 2:.0f} s on average")

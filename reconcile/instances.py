@@ -21,6 +21,7 @@ for ad-hoc queries, and a test pins that both derive the same state.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -86,6 +87,7 @@ class _Clock(_Lenient, kw_only=True):
     starts_when: str = ""
     after_hours: float = 0.0
     action: str = ""
+    verified: str | None = None
 
 
 class _Trap(_Lenient, kw_only=True):
@@ -103,7 +105,9 @@ class _MeterStop(_Lenient, kw_only=True):
     irreversible: bool = False
 
 
-class _Snapshot(_Lenient, kw_only=True):
+class Snapshot(_Lenient, kw_only=True):
+    """The facts of an ``instance.rented`` profile snapshot that lifecycle judgments read."""
+
     title: str | None = None
     meter_stop: _MeterStop | None = None
     stop: _Stop | None = None
@@ -116,11 +120,12 @@ class _Snapshot(_Lenient, kw_only=True):
         return self.meter_stop is not None and self.meter_stop.irreversible
 
 
-def _read_snapshot(raw: Any) -> _Snapshot | None:
+def read_snapshot(raw: Any) -> Snapshot | None:
+    """The snapshot read leniently; None when it is missing or not a snapshot at all."""
     if not isinstance(raw, dict):
         return None
     try:
-        return msgspec.convert(raw, _Snapshot)
+        return msgspec.convert(raw, Snapshot)
     except msgspec.ValidationError:
         return None
 
@@ -137,7 +142,7 @@ class Lease:
     price: float | None = None
     currency: str | None = None
     spot: bool = False
-    snapshot: _Snapshot | None = None
+    snapshot: Snapshot | None = None
     has_snapshot: bool = False
     leases: int = 0
     rented_at: datetime | None = None
@@ -154,6 +159,7 @@ class Lease:
     runs: set[str] = field(default_factory=set)
     active: set[str] = field(default_factory=set)
     last_run_at: datetime | None = None
+    teardown_requested: InstanceEvent | None = None  # the latest, until confirmed or re-rented
     anomalies: list[str] = field(default_factory=list)
 
     def advance(self, to: datetime) -> None:
@@ -172,6 +178,10 @@ class Lease:
     def apply(self, event: InstanceEvent) -> None:
         kind, ts = event.kind, event.ts
         if kind not in LIFECYCLE:
+            if kind == "teardown.requested":
+                self.teardown_requested = event
+            elif kind == "teardown.confirmed":
+                self.teardown_requested = None
             if event.run is not None:
                 self.runs.add(event.run)
                 self.last_run_at = ts
@@ -213,10 +223,10 @@ class Lease:
         self.currency = body.get("currency")
         self.spot = bool(body.get("spot", False))
         self.has_snapshot = isinstance(body.get("profile_snapshot"), dict)
-        self.snapshot = _read_snapshot(body.get("profile_snapshot"))
+        self.snapshot = read_snapshot(body.get("profile_snapshot"))
         self.state = "running"
         self.rented_at = self.running_since = self.meter_since = event.ts
-        self.released_at = self.stopped_since = None
+        self.released_at = self.stopped_since = self.teardown_requested = None
         self.meter_on = True
 
 
@@ -259,7 +269,7 @@ class Deadline(msgspec.Struct, frozen=True, kw_only=True):
 
 class Flag(msgspec.Struct, frozen=True, kw_only=True):
     code: Literal["idle", "danger-clock", "deadline-passed", "billing-while-stopped",
-                  "no-snapshot", "unrecorded", "anomaly"]
+                  "no-snapshot", "unrecorded", "anomaly", "teardown-unconfirmed"]
     message: str
 
 
@@ -344,6 +354,14 @@ def _flags(lease: Lease, deadline: Deadline | None, now: datetime, idle_hours: f
         flags.append(Flag(code="billing-while-stopped", message=(
             f"stopped, but {verb} does not stop compute billing on this platform: the meter is "
             "still running until the instance is released")))
+    asked = lease.teardown_requested
+    if asked is not None and lease.state in ("running", "stopped"):
+        answer = ("acknowledged: the command exited 0" if asked.body.get("acknowledged")
+                  else "not acknowledged")
+        flags.append(Flag(code="teardown-unconfirmed", message=(
+            f"teardown requested at {format_time(asked.ts)} ({answer}) but not confirmed, so it "
+            "is counted as still billing: when the provider shows it gone, run `labledger "
+            f"teardown --instance {lease.instance} --confirm-absent`")))
     times = [t for t in (lease.last_run_at, lease.meter_since) if t is not None]
     if lease.meter_on and not lease.active and times:
         since = max(times)
@@ -352,6 +370,10 @@ def _flags(lease: Lease, deadline: Deadline | None, now: datetime, idle_hours: f
             flags.append(Flag(code="idle", message=(
                 f"idle {hours:.1f} h with the meter running (no run activity since "
                 f"{format_time(since)})")))
+    if lease.cost is not None and not math.isfinite(lease.cost):
+        rate = " ".join(str(x) for x in (lease.price, lease.currency) if x is not None)
+        flags.append(Flag(code="anomaly", message=(
+            f"the cost overflows (price per hour {rate}): is the recorded price right?")))
     flags += [Flag(code="anomaly", message=text) for text in lease.anomalies]
     return flags
 
@@ -381,7 +403,7 @@ def report(events: Iterable[InstanceEvent], *, now: datetime, idle_hours: float 
             hours_running=round(lease.running_s / 3600, 6),
             hours_metered=round(lease.metered_s / 3600, 6),
             cost=(round(lease.cost, 6) if lease.cost is not None and lease.price is not None
-                  else None),
+                  and math.isfinite(lease.cost) else None),
             still_bills=_still_bills(lease), next_deadline=deadline,
             runs=sorted(lease.runs), active_runs=sorted(lease.active),
             last_run_event_at=_optional_time(lease.last_run_at), leases=lease.leases,

@@ -4,7 +4,10 @@
 ``record_change`` writes ``instance.stopped``, ``.started`` or ``.released``. Each first folds
 the instance's recorded events (:mod:`labledger.reconcile.instances`) and refuses, writing
 nothing, a stop of an unknown or released instance, a second rent of an id, a release twice,
-or a change timed before the instance's last recorded change.
+or a change timed before the instance's last recorded change. What is recorded comes back
+with warnings: what still bills, and every danger clock the change starts, with its due time
+(a stopped AutoDL instance is released 15 days later: the time to pull is now, not 48 hours
+before), or ran out before a start.
 
 The check and the append are one step on this machine: both run under an exclusive ``flock`` of
 ``.labledger/locks/lifecycle.lock`` (`lifecycle_lock`), so two processes renting the same id at
@@ -30,7 +33,14 @@ from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
 from labledger.profiles import LoadedProfile, snapshot
 from labledger.reconcile.errors import InstanceStateError
-from labledger.reconcile.instances import Lease, fold, format_time, load_events
+from labledger.reconcile.instances import (
+    Lease,
+    Snapshot,
+    fold,
+    format_time,
+    load_events,
+    read_snapshot,
+)
 
 Change = Literal["instance.stopped", "instance.started", "instance.released"]
 # clock skew between the boxes that write a ledger: the one allowance every `--at` gets
@@ -143,7 +153,11 @@ def _rent_locked(ledger: Ledger, profile: Any, instance: str, *, spot: bool, hos
         if value is not None:
             body[key] = value
     draft = ledger.draft(kind, body, instance=instance, at=at_text)
-    return Recorded(record=ledger.append_drafts([draft])[0])
+    record = ledger.append_drafts([draft])[0]
+    snap = read_snapshot(body["profile_snapshot"])
+    when = datetime.strptime(record.ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return Recorded(record=record, warnings=_clock_warnings(snap, ("rented", "running"), when,
+                                                           "the rent"))
 
 
 def record_change(ledger: Ledger, instance: str, kind: Change, *, at: str | None = None,
@@ -182,10 +196,45 @@ def _change_locked(ledger: Ledger, instance: str, kind: Change, *, action: str,
     body = {"reason": reason} if reason is not None else {}
     draft = ledger.draft(kind, body, instance=instance, at=at_text)
     record = ledger.append_drafts([draft])[0]
-    return Recorded(record=record, warnings=_warnings(lease, kind))
+    return Recorded(record=record, warnings=_warnings(lease, kind, when))
 
 
-def _warnings(lease: Lease, kind: Change) -> list[str]:
+def _clock_warnings(snap: Snapshot | None, starts: tuple[str, ...], when: datetime,
+                    since: str) -> list[str]:
+    """The danger clocks that start now (``starts``: the state entered), each with its due
+    time: a stopped AutoDL instance is released 15 days later, and the time to pull is now."""
+    if snap is None:
+        return []
+    out = []
+    for clock in snap.danger_clocks:
+        if clock.starts_when not in starts or clock.after_hours <= 0:
+            continue
+        at = when + timedelta(hours=clock.after_hours)
+        stamp = f"; verified {clock.verified}" if clock.verified else ""
+        out.append(f"danger clock: {clock.name} at {format_time(at)} ({clock.after_hours:g} h "
+                   f"after {since}{stamp}): {clock.action}")
+    return out
+
+
+def _passed_clocks(lease: Lease, when: datetime) -> list[str]:
+    """Clocks of the stop a start ends that ran out before it: the platform may have acted."""
+    snap, since = lease.snapshot, lease.stopped_since
+    if snap is None or since is None:
+        return []
+    out = []
+    for clock in snap.danger_clocks:
+        if clock.starts_when != "stopped" or clock.after_hours <= 0:
+            continue
+        due = since + timedelta(hours=clock.after_hours)
+        if due <= when:
+            out.append(f"{clock.name} was due at {format_time(due)} ({clock.after_hours:g} h "
+                       f"after the stop at {format_time(since)}): {clock.action}; if it "
+                       "happened, this start did not bring the data back: check the provider "
+                       "before relying on the instance's disks")
+    return out
+
+
+def _warnings(lease: Lease, kind: Change, when: datetime) -> list[str]:
     snap = lease.snapshot
     if snap is None:
         return []
@@ -199,4 +248,9 @@ def _warnings(lease: Lease, kind: Change) -> list[str]:
     if state is not None:
         out += [f"still bills: {trap.what}" for trap in snap.billing_traps
                 if trap.when in (state, "always")]
+    if kind == "instance.stopped":
+        out += _clock_warnings(snap, ("stopped",), when, "this stop")
+    elif kind == "instance.started":
+        out += _passed_clocks(lease, when)
+        out += _clock_warnings(snap, ("running",), when, "this start")
     return out

@@ -80,7 +80,8 @@ def _change_command(name: str, kind: Change, summary: str, example: str) -> clic
 stop = _change_command(
     "stop", "instance.stopped",
     "Record a reversible stop of instance I. Refused (exit 2, nothing written) when I was "
-    "never rented, is released or is already stopped.",
+    "never rented, is released or is already stopped. Warns what still bills and when a "
+    "danger clock the stop starts runs out (AutoDL releases a stopped instance after 15 days).",
     "labledger stop --instance box1 --reason 'training done, pulling results'")
 start = _change_command(
     "start", "instance.started",
@@ -201,8 +202,11 @@ def cadence(profile_name: str, checkpoint_seconds: float, mtbf_hours: float,
     from labledger.reconcile.cadence import advise_cadence
 
     loaded = get_profile(profile_name, user_profile_dir())
-    advice = advise_cadence(loaded.profile, checkpoint_seconds=checkpoint_seconds,
-                            mtbf_hours=mtbf_hours, announced_share=announced_share)
+    try:
+        advice = advise_cadence(loaded.profile, checkpoint_seconds=checkpoint_seconds,
+                                mtbf_hours=mtbf_hours, announced_share=announced_share)
+    except ValueError as exc:  # numbers each in range, together out of it (1e-300 * 1e-300)
+        raise click.UsageError(str(exc)) from None
     if state().json:
         emit_json(msgspec.to_builtins(advice))
         return

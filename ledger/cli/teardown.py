@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._context import FiniteFloatRange, common, open_ledger, state
 from labledger.ledger.cli._errors import EXIT_FAILED, EXIT_PROBLEMS, EXIT_USAGE
 from labledger.ledger.cli._output import emit_json, info, table, warn
 
@@ -210,8 +210,9 @@ def gate_teardown(instance: str) -> None:
 @click.option("--evidence", metavar="TEXT", help="With --confirm-absent: what showed it gone.")
 @click.option("--method", default="observed", show_default=True, metavar="M",
               help="With --confirm-absent: how absence was observed.")
-@click.option("--timeout", type=float, default=600.0, show_default=True, metavar="S",
-              help="Seconds to wait for the provider command.")
+@click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True), default=600.0,
+              show_default=True, metavar="S",
+              help="Seconds to wait for the provider command (then it is killed).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @common
 def teardown(instance: str, yes: bool, override: str | None, confirm_absent: bool,
@@ -241,6 +242,12 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     if override is not None and not override.strip():
         raise click.BadParameter("the reason is blank; say why the gate may be overridden",
                                  param_hint="'--override'")
+    if not confirm_absent:
+        # said without --confirm-absent they would be dropped, and the approval go ahead
+        for name in ("evidence", "method"):
+            if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT:
+                raise click.UsageError(f"--{name} goes with --confirm-absent (record that the "
+                                       "instance was observed gone); nothing was written")
     if confirm_absent:
         if command or override:
             raise click.UsageError("--confirm-absent takes no command and no --override")
