@@ -100,6 +100,7 @@ def copy_tree(src: Path, dst: Path, *, unchanging: bool = False) -> tuple[int, i
     files = size = 0
     os.mkdir(dst)
     dirs = [dst]
+    copied_dirs: list[tuple[str, Path]] = []
     stack = [(src, dst)]
     while stack:
         here, there = stack.pop()
@@ -112,7 +113,7 @@ def copy_tree(src: Path, dst: Path, *, unchanging: bool = False) -> tuple[int, i
                 os.symlink(os.readlink(entry.path), target)
             elif stat.S_ISDIR(mode):
                 os.mkdir(target)
-                shutil.copystat(entry.path, target, follow_symlinks=False)
+                copied_dirs.append((entry.path, target))
                 dirs.append(target)
                 stack.append((Path(entry.path), target))
             elif stat.S_ISREG(mode):
@@ -131,6 +132,10 @@ def copy_tree(src: Path, dst: Path, *, unchanging: bool = False) -> tuple[int, i
             else:
                 raise OSError(errno.EINVAL, "not a regular file, directory or symlink",
                               entry.path)
+    # A folder's mode and times are copied once its contents are in: a read-only folder
+    # (`chmod -R a-w` on a finished run) would refuse them, and each entry bumps its mtime.
+    for path, target in reversed(copied_dirs):
+        shutil.copystat(path, target, follow_symlinks=False)
     for d in dirs:
         fsync_dir(d)
     fsync_dir(dst.parent)

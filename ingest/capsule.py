@@ -217,20 +217,43 @@ def close_capsule(
     try:
         # Validates the run id (it names directories too) before anything moves.
         led.draft("capsule.quarantined", {"path": "-", "reason": "-"}, run=run)
-        exports = Path(export_root).absolute()
-        quarantine = (Path(quarantine_root).absolute() if quarantine_root
+        exports = _absolute(export_root)
+        quarantine = (_absolute(quarantine_root) if quarantine_root
                       else exports.parent / "quarantine")
         _refuse_blocked_dir(exports, "export-root")
         _refuse_blocked_dir(quarantine, "quarantine-root")
+        from labledger.ledger.artifacts import refuse_ledger_folder
+
+        # The ledger is never copied or moved into a capsule (a linked source is copied through
+        # its link, so its target is what is checked).
+        refuse_ledger_folder(led, os.path.realpath(source))
         if rules is None:
             rules = load_rules(led.paths.home)
         if not allow_running:
             _refuse_running(led, run)
-        return _close(led, Path(source).absolute(), run=run, export_root=exports, move=move,
+        return _close(led, _absolute(source), run=run, export_root=exports, move=move,
                       quarantine_root=quarantine, rules=rules)
     finally:
         if owned:
             led.close()
+
+
+def _absolute(path: str | os.PathLike[str]) -> Path:
+    """``path`` made absolute, with any ``..`` resolved the way the kernel resolves it.
+
+    ``Path.absolute`` keeps ``..``: ``--export-root ../../export`` given inside the source
+    would name ``<source>/../../export``, a path that stops resolving once ``--move`` renamed
+    the source away (and a recorded path that needs the source to exist). The folder part of
+    a path with ``..`` is therefore resolved (symlinks included, as the kernel follows them);
+    its last name is kept, so a source that is a link is still seen as one. A path without
+    ``..`` keeps its spelling.
+    """
+    absolute = Path(path).absolute()
+    if ".." not in absolute.parts:
+        return absolute
+    if absolute.name == "..":
+        return Path(os.path.realpath(absolute))
+    return Path(os.path.realpath(absolute.parent)) / absolute.name
 
 
 def _refuse_blocked_dir(path: Path, option: str) -> None:

@@ -1,7 +1,8 @@
 """Load checkpoints safely, in a child process, to prove they are usable bytes.
 
 A checkpoint counts as loadable when ``torch.load(path, map_location="cpu", weights_only=True)``
-(or safetensors' ``load_file`` for ``*.safetensors``) succeeds (no pickle code runs), the
+(or safetensors' ``load_file`` for ``*.safetensors``) succeeds (no pickle code runs: torch
+older than 2.6 is refused, its weights_only loader could be made to run code), the
 result holds at least one tensor, none of them a meta tensor (no data), and every floating-point
 tensor is finite (sparse tensors by their stored values; float8 and other dtypes ``isfinite``
 does not cover are upcast for the check). Nesting is walked to any depth. The load runs in
@@ -39,6 +40,13 @@ if cfg["memory_limit"]:
     limit = (vm[0] if vm else 0) + int(cfg["memory_limit"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 WEIGHT_KEYS = ("model_state_dict", "model", "state_dict")
+import re as _re
+_v = _re.match(r"(\d+)\.(\d+)", str(getattr(torch, "__version__", "")))
+# Before 2.6, weights_only=True could still run code from a crafted file (CVE-2025-32434).
+UNSAFE_TORCH = (None if _v is None or (int(_v.group(1)), int(_v.group(2))) >= (2, 6) else
+                f"torch {torch.__version__} is older than 2.6, whose weights_only=True loader "
+                "can run code from a crafted file (CVE-2025-32434), so the file was not "
+                "loaded; install torch>=2.6 (labledger[torch])")
 MAX_NODES = 10_000_000
 SPARSE = {getattr(torch, n) for n in ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
                                       "sparse_bsc") if hasattr(torch, n)}
@@ -117,6 +125,10 @@ for line in sys.stdin:
               "torch.load(weights_only=False)" if cfg["allow_pickle"] else
               "torch.load(weights_only=True)")
     result = {"path": path, "ok": False, "tensors": 0, "error": None, "loader": loader}
+    if UNSAFE_TORCH and not safet and not cfg["allow_pickle"]:
+        result["error"] = UNSAFE_TORCH
+        print(json.dumps(result), flush=True)
+        continue
     try:
         if safet:
             from safetensors.torch import load_file

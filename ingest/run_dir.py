@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from labledger.ingest.checkpoint import resolve_run
+from labledger.ingest.checkpoint import INSTANCE_ENV, resolve_run
 from labledger.ingest.errors import CapsuleSourceError
 from labledger.ledger.ledger import Ledger
 
@@ -56,7 +56,8 @@ def ingest_run_dir(
     root: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> IngestedRun:
-    """Store and record every file of ``run_dir`` for ``run`` (default ``$LABLEDGER_RUN``).
+    """Store and record every file of ``run_dir`` for ``run`` (default ``$LABLEDGER_RUN``) and
+    ``instance`` (default ``$LABLEDGER_INSTANCE``, which ``labledger run --instance`` exports).
 
     File events name ``<run_dir>/<relative path>`` as given (so a relative ``run_dir`` stays
     relative); the tree event names ``run_dir``. Symlinks are kept in the tree by their text,
@@ -67,11 +68,13 @@ def ingest_run_dir(
     CapsuleSourceError
         ``run_dir`` is not a directory; nothing was stored.
     InvalidEventError
-        A bad run id; nothing was stored.
+        A bad run or instance id, or ``run_dir`` is the ledger's own folder, inside it or holds
+        it (``.`` at the project root); nothing was stored.
     CasError, LedgerError
         The store or the ledger could not be written (no event was appended).
     """
     run = resolve_run(run, action="record a run directory", kind=None)
+    instance = instance or os.environ.get(INSTANCE_ENV) or None
     base = Path(run_dir)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
@@ -79,7 +82,10 @@ def ingest_run_dir(
         led.draft("note", {"text": "-"}, run=run, instance=instance)  # validates the ids
         if not base.is_dir():
             raise CapsuleSourceError(base, "it is not a directory")
-        from labledger.ledger.artifacts import open_store
+        from labledger.ledger.artifacts import open_store, refuse_ledger_folder
+
+        # `ingest-dir .` at the project root would store the ledger and every object again.
+        refuse_ledger_folder(led, base)
 
         put = open_store(led).put_tree(base, symlinks="record", progress=progress)
         drafts = [

@@ -62,14 +62,14 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
                                    role=cast("Role | None", role), metrics=parsed,
                                    digest_only=digest_only, instance=instance, ledger=ledger,
                                    progress=update)
+    body = record.body_dict()
+    if body.get("size") == 0:  # a message: on stderr with --json too
+        warn(f"labledger: warning: {path} is empty (0 bytes): recorded, but an empty "
+             "checkpoint is usually one saved over a failed write")
     if state().json:
         emit_json(record.to_dict())
         return
     click.echo(record.id)
-    body = record.body_dict()
-    if body.get("size") == 0:
-        warn(f"labledger: warning: {path} is empty (0 bytes): recorded, but an empty "
-             "checkpoint is usually one saved over a failed write")
     verb = "hashed (not stored)" if digest_only else "stored"
     info(click.get_current_context(), f"{verb} {body['digest']}  {path}")
 
