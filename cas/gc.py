@@ -95,6 +95,23 @@ def _item(digest: str | None, path: Path, st: os.stat_result) -> GcItem:
                   mtime=datetime.fromtimestamp(st.st_mtime, UTC))
 
 
+def _unlinked(path: str, st: os.stat_result, dry_run: bool, failed: list[GcItem],
+              reasons: dict[str, Path]) -> GcItem | None:
+    """Remove the leftover file at ``path`` (not on a dry run); its item, or None when it is
+    already gone or could not be removed (then listed in ``failed``, the reason kept once)."""
+    item = _item(None, Path(path), st)
+    if not dry_run:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            failed.append(item)
+            reasons.setdefault(exc.strerror or str(exc), Path(path))
+            return None
+    return item
+
+
 def _reachable(
     store: StoreLike, referenced: Iterable[str], required: Iterable[str] | None, *, strict: bool
 ) -> tuple[set[str], dict[str, list[str | None]]]:
@@ -230,17 +247,9 @@ def collect_garbage(
         except FileNotFoundError:
             continue
         if st.st_mtime <= cutoff:
-            item = _item(None, Path(entry.path), st)
-            if not dry_run:
-                try:
-                    os.unlink(entry.path)
-                except FileNotFoundError:
-                    continue
-                except OSError as exc:
-                    failed.append(item)
-                    reasons.setdefault(exc.strerror or str(exc), Path(entry.path))
-                    continue
-            temps.append(item)
+            temp = _unlinked(entry.path, st, dry_run, failed, reasons)
+            if temp is not None:
+                temps.append(temp)
     partials, partials_recent, partials_in_use = _sweep_partials(
         store, [e for e in leftovers if is_pull_partial(e.name)],
         cutoff=now_ts - partial_grace_seconds, dry_run=dry_run, failed=failed, reasons=reasons)
@@ -313,17 +322,9 @@ def _sweep_partials(store: StoreLike, found: list[os.DirEntry[str]], *, cutoff: 
             if st.st_mtime > cutoff:
                 recent += 1
                 continue
-            item = _item(None, Path(entry.path), st)
-            if not dry_run:
-                try:
-                    os.unlink(entry.path)
-                except FileNotFoundError:
-                    continue
-                except OSError as exc:
-                    failed.append(item)
-                    reasons.setdefault(exc.strerror or str(exc), Path(entry.path))
-                    continue
-            removed.append(item)
+            partial = _unlinked(entry.path, st, dry_run, failed, reasons)
+            if partial is not None:
+                removed.append(partial)
     finally:
         if fd is not None:
             os.close(fd)

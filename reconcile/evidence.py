@@ -62,13 +62,8 @@ def project_name(ledger: Ledger, kept: str | None = None) -> str:
 def kept_name(text: str | None) -> str | None:
     """The ``project`` an existing EVIDENCE.json (``text``) carries, when it is a usable name
     (a non-empty single-line string); None for no file, bad JSON or no such name."""
-    if not text:
-        return None
-    try:
-        document = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    name = document.get("project") if isinstance(document, dict) else None
+    document = _parsed(text)
+    name = document.get("project") if document is not None else None
     if isinstance(name, str) and name.strip() and name.isprintable():
         return name
     return None
@@ -308,13 +303,19 @@ def add_locations(document: dict[str, Any], report: Any, globs: list[str]) -> di
 def wants_locations(text: str | None) -> bool:
     """Whether a committed EVIDENCE.json was generated with ``--locations`` (then it is
     checked against a projection with them)."""
+    committed = _parsed(text)
+    return committed is not None and "locations_from" in committed
+
+
+def _parsed(text: str | None) -> dict[str, Any] | None:
+    """A committed EVIDENCE.json's object; None for no file, bad JSON or not an object."""
     if not text:
-        return False
+        return None
     try:
-        committed = json.loads(text)
+        document = json.loads(text)
     except (ValueError, RecursionError):
-        return False
-    return isinstance(committed, dict) and "locations_from" in committed
+        return None
+    return document if isinstance(document, dict) else None
 
 
 def render(document: dict[str, Any]) -> str:
