@@ -149,8 +149,11 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
         r"|setcounter|addlinespace)\*?(?:\[[^\]]*\]|\([^)]*\))*(?:\{[^{}]*\})?(?:\{[^{}]*\})?"
-        r"|\\(?:multicolumn|multirow|resizebox|scalebox|textcolor|color|cellcolor|rowcolor)"
+        r"|\\(?:multicolumn|multirow|resizebox|scalebox|cellcolor|rowcolor)"
         r"\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{[^{}]*\})?"
+        # a colour's name or model, not the text it colours (\textcolor{blue}{18.34}); what a
+        # \phantom only makes room for (\phantom{0}9.5: the 0 is never printed)
+        r"|\\(?:textcolor|colorbox|color|[hv]?phantom)(?:\[[^\]]*\])?\{[^{}]*\}"
         r"|\\\\(?:\[[^\]]*\])?|\\(?!(?:pm|mp|times|cdot)(?![A-Za-z]))[A-Za-z@]+\*?(?:\[[^\]]*\])?"
         r"|\\[^A-Za-z%,\s]", re.S),
     "rst": re.compile(
@@ -178,7 +181,21 @@ def mask_text(syntax: str, text: str) -> str:
         return text
     if syntax == "tex":
         text = siunitx_plain(text)
+    elif syntax == "rst" and "`" in text:
+        text = _RST_SHOWN.sub(_rst_shown, text)
     return _MASKS[syntax].sub(_blank, text)
+
+
+# reST roles whose content is printed as it stands (:math:`0.913`, :strong:`31.42`): the role
+# and its backticks are blanked, the content stays (other roles, :ref: :cite: :doc:..., name
+# something else and are blanked whole)
+_RST_SHOWN = re.compile(r":(?:math|strong|emphasis|sup|sub|superscript|subscript|literal|code"
+                        r"|samp|abbr):`([^`]*)`")
+
+
+def _rst_shown(m: re.Match[str]) -> str:
+    inner = m.start(1) - m.start()
+    return " " * inner + m.group(1) + " "
 
 
 # siunitx: \num{31.4}, \SI{91.3}{\percent}, \qty{91.3}{\%}, \si{\percent}, \SI[opts]{..}{..}
@@ -202,16 +219,32 @@ def _siunitx(m: re.Match[str]) -> str:
             out[at:at + 2] = "\\%"
         return "".join(out)
     at = m.start(2) - m.start()
-    out[at:at + len(first)] = first  # the number where it stands: offsets are kept
     unit = second if command in ("SI", "qty") else None
-    if unit is not None and _PERCENT_UNIT.search(unit):
-        # on the "}{" between the two: read as 91.3\%
-        gap = m.group(0).index("{", at + len(first)) + 1 - (at + len(first))
-        if gap == 2:
-            out[at + len(first):at + len(first) + 2] = "\\%"
-    elif command in ("SI", "qty") and second is None:
+    if unit is None and command in ("SI", "qty"):
         return m.group(0)  # \SI{x} without its unit: not siunitx's form, left as it is
+    # An uncertainty: compact (31.42(5): 31.42 ± 0.05) is blanked, one after \pm or +- stays
+    # (read as an uncertainty) behind the value's percent sign: "91.3\% \pm 0.2"
+    value = _SI_VALUE.match(first)
+    shown = first
+    if value is not None and value.end() < len(first):
+        rest = _SI_COMPACT.sub(lambda c: " " * len(c.group(0)), first[value.end():])
+        shown = value.group(0) + rest
+    percent = unit is not None and _PERCENT_UNIT.search(unit) is not None
+    if percent and value is not None and shown[value.end():].strip():
+        shown = value.group(0) + "\\% " + shown[value.end():].strip()
+        percent = False
+    out[at:at + len(shown)] = shown  # the number where it stands: offsets are kept
+    if percent:
+        # on the "}{" between the two: read as 91.3\%
+        end = at + len(shown.rstrip())
+        gap = m.group(0).index("{", at + len(first)) + 1 - end
+        if gap >= 2:
+            out[end:end + 2] = "\\%"
     return "".join(out)
+
+
+_SI_VALUE = re.compile(r"\s*[+\-\u2212]?(?:\d[\d.,]*|[.,]\d+)(?:[eE][+\-\u2212]?\d+)?")
+_SI_COMPACT = re.compile(r"\(\s*\d+(?:[.,]\d+)?\s*\)")
 
 
 def siunitx_plain(text: str) -> str:

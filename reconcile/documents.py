@@ -85,7 +85,8 @@ class _Item:
     exact: bool = False         # bound by a table marker: no plausibility window
     via: str = "anchor"
     strength: dict[str, int] = field(default_factory=dict)  # anchor terms naming each claim
-    context: tuple[str, int] = ("", 0)  # (masked unit text, its offset) for a "?" kind
+    # (masked unit text, its offset, the anchors' spans) for a "?" kind
+    context: tuple[str, int, Sequence[tuple[int, int]]] = ("", 0, ())
     alone: bool = False         # its row and column both name the claim: judged by itself
     named: frozenset[str] = frozenset()  # every claim the unit names decisively (see probe)
     owners: set[str] = field(default_factory=set)
@@ -100,7 +101,7 @@ class _Item:
 
     def is_value_for(self, claim: Claim) -> bool:
         if self.kind == "?":  # judged from the words around it only when a claim asks
-            self.kind = role_of(self.shown, self.context[0], self.context[1])
+            self.kind = role_of(self.shown, self.context[0], self.context[1], self.context[2])
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0
@@ -520,8 +521,8 @@ class _Run:
                                   if masked[h.start - start] != " ")
             if not _near(anchored, bisect.bisect_right(words, at)):
                 continue  # "noise 0.2) with ... the lowest loss": another noun's number
-            items.append(_Item(shown, cands, "?", strength=strength, context=(masked, start),
-                               named=self.named(terms)))
+            items.append(_Item(shown, cands, "?", strength=strength,
+                               context=(masked, start, taken), named=self.named(terms)))
         if items:
             self.assign(seg, items)
 

@@ -19,6 +19,7 @@ few characters of the number. Markers are never judged by these words: they say 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from labledger.reconcile.numbers import Shown
 
@@ -44,7 +45,14 @@ _COUNT_AFTER = _words("""
 epoch epochs step steps iteration iterations iter iters seed seeds run runs trial trials fold
 folds layer layers block blocks stage stages head heads channel channels gpu gpus core cores
 node nodes worker workers frame frames crop crops batch batches shot shots
+image images sample samples example examples pixel pixels patch patches class classes
+category categories prompt prompts participant participants subject subjects annotator
+annotators query queries token tokens sequence sequences video videos clip clips scene scenes
+episode episodes neighbor neighbors neighbour neighbours
 """)
+# A count noun written as a rate ("25 frames per second", "1200 tokens/s") is a quantity: a
+# throughput claim's value, not a setting of the run.
+_RATE = re.compile(r"\s*(?:/|per\s+(?:s|sec|second|step|iteration|iter)\b)")
 def names_a_count(text: str) -> bool:
     """Whether a table header names a count of the run's setting ("Epochs", "GPUs", "Seeds"):
     its numbers are settings, not results, whatever the row is."""
@@ -59,10 +67,23 @@ DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b
                            r"\bdiff|\bchange\b)")
 _WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:]*$")
 _WORD_AFTER = re.compile(r"[\s%]*([^\W\d_]+)")
+_NEXT_WORD = re.compile(r"[\w-]*[ \t]+([^\W\d_]+)")
+# Words that link a value to what follows ("31.42 on images", "12.7 over samples"): the noun
+# after them is not what the number counts.
+_LINKS = _words("""
+on over across for of in with from per at by to and or the a an all its their our each every
+than vs versus when while after before under using via into onto as is are was were
+""")
 
 
-def role_of(shown: Shown, masked: str, base: int) -> str:
-    """value | delta | bound | reference | count | uncertainty, from the words around it."""
+def role_of(shown: Shown, masked: str, base: int,
+            anchors: Sequence[tuple[int, int]] = ()) -> str:
+    """value | delta | bound | reference | count | uncertainty, from the words around it.
+
+    ``anchors``: the spans (offsets as ``shown``'s) of the anchor terms in the unit. A count
+    noun inside one names the claimed quantity itself ("12,000 training images" for a claim
+    on the training set's size): the number before it is that quantity's value, not a count.
+    """
     if shown.uncertainty:
         return "uncertainty"
     s = shown.start - base
@@ -86,7 +107,23 @@ def role_of(shown: Shown, masked: str, base: int) -> str:
         if word in _DELTA_AFTER:
             return "delta"
         if word in _COUNT_AFTER:
-            return "count"
+            if _counts(masked, after, base, anchors):
+                return "count"
+        elif word not in _LINKS:  # one modifier: "24 test images", "50 denoising steps"
+            then = _NEXT_WORD.match(masked, after.end())
+            if then and then.group(1).lower() in _COUNT_AFTER \
+                    and _counts(masked, then, base, anchors):
+                return "count"
     if shown.sign == "+":
         return "delta"
     return "value"
+
+
+def _counts(masked: str, noun: re.Match[str], base: int,
+            anchors: Sequence[tuple[int, int]]) -> bool:
+    """Whether the count noun ``noun`` (group 1) counts a setting: not a rate ("tokens/s"), and
+    not part of an anchor term (then it names the claimed quantity)."""
+    if _RATE.match(masked, noun.end()):
+        return False
+    at = noun.start(1) + base
+    return not any(s <= at < e for s, e in anchors)

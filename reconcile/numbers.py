@@ -50,6 +50,7 @@ _NUMBER = re.compile(
 )
 _SEP_CHARS = re.compile(_SEP)
 _GLUE_BEFORE = frozenset("_@.^/\\#")
+_EMPHASIS_OPENERS = frozenset("(|*[>\"'")  # what may stand before an emphasis `_`
 # What may follow a number and still leave it a number: the letters of a unit or multiplier.
 _SUFFIX = re.compile(r"(?:\\,|\\ |~|[ \t\u00a0])?(\\%|%|[^\W\d_][\w/°]*|°\w*|×)")
 
@@ -143,7 +144,16 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
     start, end = m.start(), m.end()
     before = text[start - 1] if start > 0 else " "
     sign = m.group("sign")
-    if before.isalnum() or before in _GLUE_BEFORE:
+    emphasis = False
+    if before == "_":
+        # Markdown/reST emphasis (`_0.913_`, `__0.913__`) opens after a space or punctuation;
+        # `x_1`, `\alpha_1`, `}_1`, `a__1` are subscripts or identifiers, not numbers.
+        at = start - 2 if start > 1 and text[start - 2] == "_" else start - 1
+        opener = text[at - 1] if at > 0 else " "
+        if not (opener.isspace() or opener in _EMPHASIS_OPENERS):
+            return None
+        emphasis = True
+    elif before.isalnum() or before in _GLUE_BEFORE:
         return None
     if before in "-\u2212\u2013:,":
         prev2 = text[start - 2] if start > 1 else " "
@@ -153,7 +163,8 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
         return None
     nxt = text[end] if end < len(text) else " "
     nxt2 = text[end + 1] if end + 1 < len(text) else " "
-    if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit()) or nxt in "^_":
+    if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit()) or nxt == "^" or (
+            nxt == "_" and not emphasis):
         return None  # 1.2.3, 12:30, 3/4, 3-5, 1,2 (a list), 10^3, x_1: not values
     _, int_part, frac, frac0, exp, exp2 = m.groups()
     if int_part is None:
