@@ -15,7 +15,8 @@ Invariants:
   citations, URLs, LaTeX commands and comments from the number scanner) replaces characters
   with spaces one for one, so offsets never shift.
 * **Units are found lazily**, around a position: `unit_at` returns the sentence (prose) or the
-  table (Markdown pipe table, LaTeX ``tabular``) that holds it. Only text near an anchor or a
+  table (Markdown pipe table, LaTeX ``tabular``, a plain-text table aligned the way pandas
+  prints a DataFrame: `_aligned_table`) that holds it. Only text near an anchor or a
   marker is ever split, so a 10 MB tree costs one scan, not one parse per sentence.
 """
 
@@ -25,6 +26,7 @@ import bisect
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from labledger.reconcile.errors import DocumentError
@@ -578,6 +580,103 @@ def _quoted_cells(line: str, base: int, sep: str) -> list[Cell]:
     return cells
 
 
+# --- plain-text tables: a DataFrame as pandas prints it ---------------------------------------
+
+_TOKEN = re.compile(r"\S+")
+_INTEGER = re.compile(r"[+\-]?\d+")
+_ALIGNED_MAX_LINES = 1000  # a longer block of lines is prose or a log, not a printed frame
+
+
+def _aligned_table(segment: Segment, pos: int) -> Table | None:
+    """The plain-text table around ``pos``, when the block of non-blank lines holding it is one
+    as pandas prints a DataFrame (a notebook's ``text/plain`` output, a ``print(df)`` stream,
+    a results log): a header line of column names, each right-aligned with its column's values;
+    an optional line naming the index; then one line per row, its label (the index) on the left.
+
+    A column's edge is where a header name and every row's value end together; names with a
+    space in them join up with the next edge. A block whose lines do not all keep to the edges
+    is no table (prose is read as sentences). An integer index (0, 1, 2: row numbers) is not a
+    value, so its cells are given as empty; a named index (method names) labels the rows.
+    """
+    text = segment.text
+    ls = text.rfind("\n", 0, pos) + 1
+    start = ls
+    while start > 0:
+        prev = text.rfind("\n", 0, start - 1) + 1
+        if not text[prev:start - 1].strip():
+            break
+        start = prev
+        if ls - start > 64 * _ALIGNED_MAX_LINES:
+            return None
+    cache = segment._cache.setdefault("aligned_tables", {})
+    assert isinstance(cache, dict)
+    if start in cache:
+        table: Table | None = cache[start]
+        return table
+    lines: list[tuple[int, str]] = []
+    cur = start
+    while cur < len(text) and len(lines) <= _ALIGNED_MAX_LINES:
+        nxt = text.find("\n", cur)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[cur:nxt].rstrip("\r")
+        if not line.strip():
+            break
+        lines.append((cur, line.rstrip()))
+        cur = nxt + 1
+    table = _parse_aligned(lines) if 2 <= len(lines) <= _ALIGNED_MAX_LINES else None
+    cache[start] = table
+    return table
+
+
+def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
+    (head_at, head), body = lines[0], lines[1:]
+    if head.endswith(" \\"):  # a wide frame printed in blocks: "...  psnr  \\"
+        head = head[:-2].rstrip()
+    index_name: tuple[int, str] | None = None
+    first = _TOKEN.findall(body[0][1])
+    if len(first) == 1 and body[0][1].startswith(first[0]) and len(body) > 1:
+        index_name, body = body[0], body[1:]  # "method" under the names: the index's name
+    names = [m.end() for m in _TOKEN.finditer(head)]
+    if not names or any(len(line) > len(head) for _, line in body):
+        return None
+    edges = [e for e in names if all(e <= len(line) and line[e - 1] != " "
+                                     and (e == len(line) or line[e] == " ")
+                                     for _, line in body)]
+    if not edges or edges[-1] != len(head):
+        return None
+    # The index (row labels, left-aligned) is each row's first word, unless every row's first
+    # word ends at the first column's edge: then there is no index (printed with index=False).
+    firsts = [_TOKEN.search(line) for _, line in body]
+    if any(m is None for m in firsts):
+        return None
+    ends = [m.end() for m in firsts if m is not None]
+    width = 0 if all(e == edges[0] for e in ends) else max(ends)
+    if width >= edges[0] or head[:width].strip():
+        return None
+    bounds = [width, *edges]
+    header = [Cell(index_name[1].strip() if index_name else "", head_at, head_at + width)]
+    header += [Cell(head[a:b], head_at + a, head_at + b) for a, b in pairwise(bounds)]
+    rows: list[list[Cell]] = []
+    numeric = False
+    for at, line in body:
+        label = line[:width].strip()
+        index = (Cell("", at, at) if _INTEGER.fullmatch(label)  # row numbers: no label
+                 else Cell(line[:width], at, at + width))
+        cells = [index]
+        for a, b in pairwise(bounds):
+            value = line[a:b] if a < len(line) else ""
+            numeric = numeric or bool(_NUMBER_CELL.match(value))
+            cells.append(Cell(value, at + a, at + min(b, max(a, len(line)))))
+        rows.append(cells)
+    if not numeric:
+        return None
+    end = body[-1][0] + len(body[-1][1])
+    return Table(head_at, end, header, rows, [header])
+
+
+_NUMBER_CELL = re.compile(r"\s*[+\-\u2212]?(?:\d|\.\d)")
+
+
 # --- units -----------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -622,4 +721,8 @@ def unit_at(segment: Segment, pos: int) -> Sentence | Table:
         tex_table = _latex_table(segment, pos)
         if tex_table is not None:
             return tex_table
+    elif segment.syntax == "txt":
+        aligned = _aligned_table(segment, pos)
+        if aligned is not None:
+            return aligned
     return Sentence(*_sentence(segment, pos))

@@ -56,7 +56,12 @@ from labledger.reconcile.fanout import cpu_count, fork_map, split_by_size
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.judge_cache import JudgeCache
 from labledger.reconcile.metric_directions import metric_key
-from labledger.reconcile.number_roles import DELTA_HEADER, names_a_count, role_of
+from labledger.reconcile.number_roles import (
+    DELTA_HEADER,
+    names_a_count,
+    names_a_spread,
+    role_of,
+)
 from labledger.reconcile.numbers import (
     Check,
     Shown,
@@ -563,16 +568,22 @@ class _Run:
             numeric: list[tuple[int, Cell, str]] = []
             row_terms: set[str] = set()
             row_bind: set[str] = set()
+            labels: list[str] = []
             for ci, cell in enumerate(row):
                 masked = mask_text(seg.syntax, cell.text)
-                if _NUMERIC_START.match(masked):
+                # (a first cell "25%" is describe()'s label of a quartile row, not a value)
+                if _NUMERIC_START.match(masked) and not (ci == 0 and names_a_spread(masked)):
                     numeric.append((ci, cell, masked))  # parsed below, only where it matters
                     continue
+                if masked.strip():
+                    labels.append(masked)
                 in_row = _within(hits, starts, cell)
                 if in_row:
                     row_terms |= self.visible(in_row, masked, cell.start)
                 if markers:
                     row_bind |= self._binds(seg, markers, cell)
+            if len(labels) == 1 and names_a_spread(labels[0]):
+                row_off = True  # "std", "min", "25%": the column's spread, not its value
             rows.append((numeric, frozenset(row_terms), row_bind, row_off))
         # A claim whose own row names it ("| Ours | 31.42 |" under "PSNR") is that row's: the
         # rows of other methods ("| JPEG | 28.50 |") are not candidates for it.

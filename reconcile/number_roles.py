@@ -59,6 +59,18 @@ def names_a_count(text: str) -> bool:
     return not _COUNT_AFTER.isdisjoint(re.findall(r"[a-z]+", text.lower()))
 
 
+# A row labelled with a statistic other than the value itself (as pandas' describe() prints
+# them: count, std, min, max, 25%, ...) holds the spread or extent of the column's quantity,
+# not its claimed value; a "mean" or "median" row does hold it.
+_SUMMARY_ROW = re.compile(r"(?i)\s*(?:count|std|stdev|sd|sem|var|variance|min|max|minimum"
+                          r"|maximum|sum|unique|freq|top|\d{1,2}(?:\.\d+)?\s*\\?%)\s*")
+
+
+def names_a_spread(label: str) -> bool:
+    """Whether a row's label (``std``, ``min``, ``25%``) says its numbers are not values."""
+    return _SUMMARY_ROW.fullmatch(label) is not None
+
+
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
                        "upto beyond")
