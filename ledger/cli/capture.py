@@ -93,8 +93,10 @@ def close(source: str, run: str | None, export_root: str, move: bool,
     """Seal the run in SOURCE as an immutable capsule EXPORT_ROOT/<run>, or quarantine it.
 
     Copies (or moves) SOURCE to EXPORT_ROOT/.partial/<run>, checks it against the capsule rules
-    (.labledger/capsule.toml), stores it as a CAS tree, renames it into place and records
-    `capsule.sealed`; prints the capsule's path. A candidate that breaks a rule goes to
+    (required run.json, config.yaml, train.csv, best.pth and test/<id>/ results; no latest.pth;
+    checkpoints load safely when torch is installed; change them in .labledger/capsule.toml),
+    stores it as a CAS tree, renames it into place and records `capsule.sealed`; prints the
+    capsule's path. A candidate that breaks a rule goes to
     quarantine with REASON.txt, `capsule.quarantined` is recorded, and the exit code is 3.
 
     Example: labledger close active/r7 --run r7 --export-root export
@@ -112,7 +114,8 @@ def close(source: str, run: str | None, export_root: str, move: bool,
         if state().json:
             emit_json({"sealed": False, **exc.to_json()})
         else:
-            warn(f"labledger: run {exc.run} quarantined in {exc.quarantine}:")
+            warn(f"labledger: run {exc.run} quarantined in {exc.quarantine} (nothing sealed; "
+                 f"fix these and close it again):")
             for problem in exc.problems:
                 warn(f"  - {problem}")
         ctx.exit(EXIT_PROBLEMS)

@@ -23,7 +23,8 @@ def _human(n: int) -> str:
 
 
 @click.command()
-@click.option("--run", "run_id", metavar="RUN", help="Run id the pulled files belong to.")
+@click.option("--run", "run_id", metavar="RUN",
+              help="Run id the pulled files belong to (required).")
 @click.option("--from", "from_", metavar="[USER@]HOST[:PORT]:DIR",
               help="Pull over SSH (HOST may be a ~/.ssh/config alias).")
 @click.option("--from-dir", type=click.Path(file_okay=False, exists=True), metavar="DIR",
@@ -34,7 +35,7 @@ def _human(n: int) -> str:
 @click.option("--roster", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
               help="Expected files: PULL/v1 JSON, a JSON list, or one path per line.")
 @click.option("--import-manifest", type=click.Path(dir_okay=False, exists=True),
-              metavar="FILE", help="The seed's PULL_MANIFEST.json (PULL/v1), used as the roster.")
+              metavar="FILE", help="A PULL_MANIFEST.json (PULL/v1), used as the roster.")
 @click.option("--export-manifest", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the pull's manifest as PULL/v1 JSON (without --from/--from-dir: the "
                    "run's latest recorded listing).")
@@ -57,7 +58,9 @@ def _human(n: int) -> str:
 @click.option("--checkpoint-glob", "checkpoint_globs", multiple=True, metavar="GLOB",
               help="Names treated as checkpoints (default: *.pth *.pt *.ckpt *.bin "
                    "*.safetensors).")
-@click.option("--no-verify", is_flag=True, help="Skip loading checkpoints.")
+@click.option("--no-verify", is_flag=True,
+              help="Skip loading checkpoints (which needs torch); the run then is not "
+                   "pull-verified until a pull loads them.")
 @click.option("--retries", type=click.IntRange(0, 20), default=3, show_default=True,
               help="Retries of a transport error (with backoff), resuming mid-file.")
 @common

@@ -103,7 +103,7 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
         # a typo (`checkpoint.save`) would otherwise read as "nothing happened"
         verb = "matches" if kind.endswith("*") else "is"
         warn(f"labledger: warning: no event kind {verb} {kind!r}; the kinds are "
-             f"{', '.join(sorted(ev.KINDS))}")
+             f"{', '.join(sorted(ev.KINDS))} (a trailing * matches a prefix: 'checkpoint.*')")
     names = ["id", "seq", "ts", "writer", "actor", "kind", "run", "instance", "recorded", "body"]
     if state().json:
         for row in rows:

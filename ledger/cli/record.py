@@ -97,7 +97,9 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 
 @click.command()
 @click.argument("kind")
-@click.option("--run", metavar="RUN", help="Run id the event belongs to.")
+@click.option("--run", metavar="RUN",
+              help="Run id the event belongs to. Not read from $LABLEDGER_RUN: without --run "
+                   "the event belongs to no run (the runs view does not show it).")
 @click.option("--instance", metavar="INSTANCE", help="Instance (box) id the event belongs to.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="A body field (repeatable; dotted keys nest: --set metrics.psnr=31.4).")

@@ -222,8 +222,10 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
 
     Shows the platform's meter-stop verb and what it destroys, asks for confirmation (or
     --yes; with no terminal and no --yes it refuses), records teardown.approved bound to the
-    gate's state, runs CMD if given and records teardown.requested with its exit code. A
-    refused gate without --override exits 3 and records nothing.
+    gate's state, runs COMMAND (the provider's destroy, after --) if given and records
+    teardown.requested with its exit code. A refused gate without --override exits 3 and
+    records nothing. An acknowledged destroy is not a confirmation: once the box reads as gone,
+    run it again with --confirm-absent (and --evidence) to record teardown.confirmed.
 
     Example: labledger teardown --instance box1 --yes -- vastai destroy instance 123
     """
