@@ -28,11 +28,17 @@ class LedgerError(Exception):
 
 
 class NotALedgerError(LedgerError):
-    def __init__(self, start: Path) -> None:
-        super().__init__(
-            f"no labledger ledger at {start} or any parent folder; "
-            "run `labledger init` in your project folder (or pass --root / set LABLEDGER_ROOT)"
-        )
+    def __init__(self, start: Path, given_by: str | None = None) -> None:
+        if given_by is None:  # searched upwards from the working folder
+            message = (f"no labledger ledger at {start} or any parent folder; run `labledger "
+                       "init` in your project folder (or pass --root / set LABLEDGER_ROOT)")
+        else:  # named by --root or $LABLEDGER_ROOT: say what is wrong with that folder
+            what = ("does not exist" if not start.exists() else
+                    "is not a folder" if not start.is_dir() else "holds no .labledger/")
+            message = (f"no labledger ledger at {start} (given by {given_by}): it {what}; "
+                       f"point {given_by} at the project folder that holds .labledger/, or run "
+                       "`labledger init` there")
+        super().__init__(message)
         self.start = start
 
 

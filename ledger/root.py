@@ -108,7 +108,7 @@ def find_root(
         if project.name == DIRNAME and project.is_dir():
             project = project.parent
         if not (project / DIRNAME).is_dir():
-            raise NotALedgerError(project)
+            raise NotALedgerError(project, "--root" if explicit is not None else "LABLEDGER_ROOT")
         return LedgerPaths(project)
     start = (cwd or Path.cwd()).absolute()
     for folder in (start, *start.parents):

@@ -104,6 +104,8 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
         loaded = load_roster(Path(roster))
     elif import_manifest:
         loaded = load_roster(Path(import_manifest), manifest=True)
+    if not from_dir:
+        _need_paramiko(from_ or "")
     ledger = open_ledger()
     transport: Any
     if from_dir:
@@ -198,3 +200,17 @@ def _export(ledger: Any, run_id: str, dest: Path, *, summary: bool = False) -> N
                    "created_at_utc": document["created_at_utc"], **document["totals"]})
     else:
         info(click.get_current_context(), f"wrote {dest} (PULL/v1)")
+
+
+def _need_paramiko(source: str) -> None:
+    """Pulling over SSH needs paramiko, an optional dependency: without it, say how to get it
+    (exit 2, before anything is opened) instead of a traceback."""
+    try:
+        import paramiko  # noqa: F401
+    except ImportError:
+        from labledger.ingest.errors import PullSourceError
+
+        raise PullSourceError(source, "pulling over SSH needs paramiko, which is not installed: "
+                                      "pip install 'labledger[ssh]' (or pull from a folder with "
+                                      "--from-dir)") from None
+

@@ -59,6 +59,9 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
         limit: int | None) -> None:
     """Show events oldest first (filtered); --json prints one JSON object per line.
 
+    When nothing matches, a --kind, --run or --instance that no event names is warned about on
+    stderr, with the ones that exist (a typo would otherwise read as "nothing happened").
+
     Example: labledger log --run r1 --kind 'checkpoint.*'
     """
     from labledger.ledger import events as ev
@@ -92,12 +95,19 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
 
     paths = _paths()
     con = connect(paths, on_damage=_warn_damage)
+    unknown: list[str] = []
     try:
         rows = con.execute(sql, params).fetchall()
+        if not rows:  # a typo in a run id would otherwise read as "nothing happened"
+            unknown = [_unknown_name(con, column, value)
+                       for column, value in (("run", run), ("instance", instance))
+                       if value is not None and _never_named(con, column, value)]
     except duckdb.Error as exc:
         raise read_error(exc, paths, "cannot read the events", "; run `labledger check`") from None
     finally:
         con.close()
+    for line in unknown:
+        warn(f"labledger: warning: {line}")
     rows.reverse()
     if not rows and kind is not None and not _known_kind(kind, ev.KINDS):
         # a typo (`checkpoint.save`) would otherwise read as "nothing happened"
@@ -117,6 +127,21 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
         scope = " ".join(f"{k}={item[k]}" for k in ("run", "instance") if item[k])
         click.echo(_visible(f"{cell(item['ts'])}  {item['kind']:<20} {scope:<24} "
                             f"{item['id'][:12]}  {item['body'] or '{}'}"))
+
+
+def _never_named(con: Any, column: str, value: str) -> bool:
+    """Whether no event of the ledger names ``value`` as its ``column`` (run or instance)."""
+    got = con.execute(f"SELECT count(*) FROM events WHERE {column} = ?", [value]).fetchone()
+    return not got or got[0] == 0
+
+
+def _unknown_name(con: Any, column: str, value: str) -> str:
+    """The warning for a run or instance no event names, listing the ones that exist."""
+    names = [r[0] for r in con.execute(
+        f"SELECT DISTINCT {column} FROM events WHERE {column} IS NOT NULL ORDER BY 1 LIMIT 21"
+    ).fetchall()]
+    shown = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "") if names else "none"
+    return f"no event names {column} {value!r}; the {column}s in the ledger: {shown}"
 
 
 def _known_kind(pattern: str, kinds: Any) -> bool:
