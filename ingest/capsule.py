@@ -80,6 +80,7 @@ class SealedCapsule(msgspec.Struct, frozen=True, kw_only=True):
     moved: bool
     event_id: str
     checkpoints: list[LoadResult] = msgspec.field(default_factory=list)
+    unloaded: list[str] = msgspec.field(default_factory=list)  # no torch: sealed, not loaded
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self)
@@ -511,4 +512,4 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
         fsync_dir(source.parent)
     return SealedCapsule(run=run, path=str(destination), digest=put.digest, files=files,
                          bytes=put.size, moved=move, event_id=records[0].id,
-                         checkpoints=check.loaded)
+                         checkpoints=check.loaded, unloaded=check.unloaded)

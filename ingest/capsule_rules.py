@@ -122,12 +122,14 @@ class CapsuleCheck(msgspec.Struct, frozen=True, kw_only=True):
     """What the checker found: every problem, and each checkpoint it loaded.
 
     ``loaded`` is empty when loading was skipped (``load_checkpoints`` or no torch);
-    ``loader`` names how checkpoints were loaded, or None.
+    ``loader`` names how checkpoints were loaded, or None; ``unloaded`` the checkpoints left
+    unloaded because torch is not installed (``load-checkpoints = "auto"``), to be said.
     """
 
     problems: list[str]
     loaded: list[LoadResult]
     loader: str | None
+    unloaded: list[str] = msgspec.field(default_factory=list)
 
     @property
     def is_ok(self) -> bool:
@@ -318,4 +320,6 @@ def check_capsule(root: Path, rules: CapsuleRules | None = None) -> CapsuleCheck
         elif rules.load_checkpoints == "always":
             problems.append("torch is not installed, so checkpoints cannot be loaded "
                             "(install labledger[torch] or set load-checkpoints = \"auto\")")
+        else:
+            return CapsuleCheck(problems=problems, loaded=[], loader=None, unloaded=checkpoints)
     return CapsuleCheck(problems=problems, loaded=loaded, loader=loader)

@@ -239,8 +239,13 @@ class CheckpointLoader:
             except (ValueError, KeyError, TypeError):
                 continue
         last = ((stderr or "").strip().splitlines() or ["no output"])[-1][:300]
-        why = (f"did not load within {timeout:g} s" if timed_out
-               else f"the loader process failed ({last})")
+        if timed_out:
+            why = f"did not load within {timeout:g} s"
+        elif "No module named 'torch'" in last:
+            why = ("torch is not installed here, so it cannot be loaded to verify it: pip "
+                   "install 'labledger[torch]' (the CPU build: see docs/getting-started.md)")
+        else:
+            why = f"the loader process failed ({last})"
         return [done.get(p) or LoadResult(path=p, ok=False, error=why) for p in self._paths]
 
     def abort(self) -> None:

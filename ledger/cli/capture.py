@@ -119,6 +119,11 @@ def close(source: str, run: str | None, export_root: str, move: bool,
             for problem in exc.problems:
                 warn(f"  - {problem}")
         ctx.exit(EXIT_PROBLEMS)
+    if sealed.unloaded:  # with --json too: a warning goes to stderr in every mode
+        shown = ", ".join(sealed.unloaded[:5]) + (", ..." if len(sealed.unloaded) > 5 else "")
+        warn(f"labledger: warning: {len(sealed.unloaded)} checkpoint(s) sealed without being "
+             f"loaded ({shown}): torch is not installed here. pip install 'labledger[torch]' to "
+             "verify them when closing; `labledger pull` loads them again on your side")
     if state().json:
         emit_json({"sealed": True, **sealed.to_json()})
         return
