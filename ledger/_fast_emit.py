@@ -7,6 +7,7 @@ before it writes: once the append has started, its outcome is reported here, nev
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 TYPE_CHECKING = False
@@ -110,6 +111,22 @@ def _body(found: dict[str, Any]) -> dict[str, Any] | None:
     return body
 
 
+def needs_run(kind: str) -> bool:
+    """Whether an event of ``kind`` means nothing without a run (a heartbeat of no run)."""
+    return kind.startswith("run.") or kind == "checkpoint.saved"
+
+
+def run_and_instance(kind: str, run: str | None, instance: str | None
+                     ) -> tuple[str | None, str | None]:
+    """``--run`` and ``--instance``, else ``$LABLEDGER_RUN`` and ``$LABLEDGER_INSTANCE``
+    (set by `labledger run` for the command it runs), as `labledger checkpoint` takes them."""
+    if run is None:
+        run = os.environ.get("LABLEDGER_RUN") or None
+    if instance is None:
+        instance = os.environ.get("LABLEDGER_INSTANCE") or None
+    return run, instance
+
+
 def try_emit(args: list[str]) -> int | None:
     found = _parse(args)
     if found is None or found["kind"] in _SEALED_RUN_REFUSES:
@@ -129,7 +146,9 @@ def try_emit(args: list[str]) -> int | None:
     from labledger.ledger._fast_body import encode_body
     from labledger.ledger._identity import id_problem
 
-    run, instance = found.get("run"), found.get("instance")
+    run, instance = run_and_instance(found["kind"], found.get("run"), found.get("instance"))
+    if run is None and needs_run(found["kind"]):
+        return None  # the full CLI refuses it
     if id_problem("run", run) or id_problem("instance", instance):
         return None
     encoded = encode_body(found["kind"], body, coerce=bool(found["sets"]))
@@ -149,8 +168,6 @@ def try_emit(args: list[str]) -> int | None:
         config = read_config(paths)
     except LedgerError:
         return None  # the full CLI reports it
-    import os
-
     per_process = config.segment_per_process or bool(
         os.environ.get("LABLEDGER_SEGMENT_PER_PROCESS"))
     if not per_process and unsafe_reason(paths.segments) is not None:

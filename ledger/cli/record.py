@@ -98,9 +98,11 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 @click.command()
 @click.argument("kind")
 @click.option("--run", metavar="RUN",
-              help="Run id the event belongs to. Not read from $LABLEDGER_RUN: without --run "
-                   "the event belongs to no run (the runs view does not show it).")
-@click.option("--instance", metavar="INSTANCE", help="Instance (box) id the event belongs to.")
+              help="Run id the event belongs to (default: $LABLEDGER_RUN, which `labledger "
+                   "run` sets for its command). run.* and checkpoint.saved need one; other "
+                   "kinds without one belong to no run.")
+@click.option("--instance", metavar="INSTANCE",
+              help="Instance (box) id the event belongs to (default: $LABLEDGER_INSTANCE).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="A body field (repeatable; dotted keys nest: --set metrics.psnr=31.4).")
 @click.option("--data", metavar="JSON", help="The body as a JSON object (--set values win).")
@@ -119,6 +121,9 @@ def emit(kind: str, run: str | None, instance: str | None, sets: tuple[str, ...]
 
     Example: labledger emit note --run r1 --set text="eval done" --attach test/metrics.json
     """
+    from labledger.ledger._fast_emit import run_and_instance
+
+    run, instance = run_and_instance(kind, run, instance)
     body: dict[str, Any] = {}
     if data is not None:
         from labledger.ledger._fast_emit import BadData, loads_object
@@ -143,12 +148,24 @@ def emit(kind: str, run: str | None, instance: str | None, sets: tuple[str, ...]
     # Values typed on the command line are text: let them fill int/float/bool fields.
     draft = ledger.draft(kind, body, run=run, instance=instance, at=at,
                          coerce_strings=bool(sets))
+    _refuse_runless(draft)
     _refuse_sealed_run(ledger, draft)
     record = ledger.append_drafts([draft])[0]
     if state().json:
         emit_json(record.to_dict())
     else:
         click.echo(record.id)
+
+
+def _refuse_runless(draft: Any) -> None:
+    """A run event with no run (a heartbeat of nothing) is refused: the runs view would never
+    show it. Checked after the body, so a body's own mistake is reported first."""
+    from labledger.ledger._fast_emit import needs_run
+
+    if draft.run is None and needs_run(draft.kind):
+        raise InvalidEventError(f"{draft.kind} belongs to a run: give --run RUN (a command "
+                                "started by `labledger run` has it in $LABLEDGER_RUN)",
+                                kind=draft.kind, field="--run")
 
 
 def _refuse_sealed_run(ledger: Any, draft: Any) -> None:
@@ -176,6 +193,7 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
     # Validate before storing anything, so bad input leaves the store untouched as well.
     checked = ledger.draft(kind, {**_PLACEHOLDER, **body} if merge else body, run=run,
                            instance=instance, at=at, coerce_strings=coerce)
+    _refuse_runless(checked)
     _refuse_sealed_run(ledger, checked)
     for raw in attachments:
         if not Path(raw).exists() and not Path(raw).is_symlink():

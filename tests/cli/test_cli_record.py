@@ -180,8 +180,8 @@ def test_emit_set_values_fill_typed_fields(ledger: Ledger, project: Path) -> Non
 def test_emit_data_and_set_merge_with_set_winning(ledger: Ledger, project: Path) -> None:
     data = json.dumps({"path": "p", "digest": DIGEST, "size": 1, "metrics": {"a": 1.0,
                                                                               "b": 2.0}})
-    result = invoke("emit", "checkpoint.saved", "--data", data, "--set", "metrics.b=3",
-                    "--set", "size=2")
+    result = invoke("emit", "checkpoint.saved", "--run", "r1", "--data", data, "--set",
+                    "metrics.b=3", "--set", "size=2")
     assert result.exit_code == 0, result.stderr
     (record,) = records(project)
     assert record.body_dict()["metrics"] == {"a": 1.0, "b": 3.0}
@@ -190,7 +190,7 @@ def test_emit_data_and_set_merge_with_set_winning(ledger: Ledger, project: Path)
 
 def test_emit_data_keeps_json_types(ledger: Ledger, project: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
-    assert invoke("emit", "run.launched", "--data",
+    assert invoke("emit", "run.launched", "--run", "r1", "--data",
                   '{"command": ["python", "t.py"], "pid": 12}').exit_code == 0
     assert records(project)[0].body_dict() == {"command": ["python", "t.py"], "pid": 12}
     code, _, err = call(capsys, "emit", "run.exited", "--data", '{"exit_code": "1"}')
