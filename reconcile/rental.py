@@ -72,7 +72,7 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
     warnings: list[str] = []
 
 
-def _when(kind: str, at: str | None, now: datetime) -> tuple[str | None, datetime]:
+def time_of(kind: str, at: str | None, now: datetime) -> tuple[str | None, datetime]:
     if at is None:
         return None, now
     try:
@@ -91,7 +91,7 @@ def lease_of(ledger: Ledger, instance: str) -> Lease | None:
     return fold(load_events(ledger.paths)).get(instance)
 
 
-def _not_before_last_change(lease: Lease, action: str, when: datetime) -> None:
+def not_before_last_change(lease: Lease, action: str, when: datetime) -> None:
     if lease.changed_at is not None and when < lease.changed_at:
         raise InstanceStateError(
             lease.instance, action,
@@ -110,7 +110,7 @@ def record_rent(ledger: Ledger, loaded: LoadedProfile, instance: str, *,
     without spot capacity, a price without a currency, ``--at`` in the future).
     """
     kind = "instance.rented"
-    at_text, _ = _when(kind, at, now or datetime.now(UTC))
+    at_text, _ = time_of(kind, at, now or datetime.now(UTC))
     profile = loaded.profile
     if spot and (profile.preemption is None or not profile.preemption.spot):
         stamp = f" (verified {profile.preemption.verified})" if profile.preemption else ""
@@ -169,7 +169,7 @@ def record_change(ledger: Ledger, instance: str, kind: Change, *, at: str | None
     """
     action = _VERB[kind]
     now = now or datetime.now(UTC)
-    at_text, when = _when(kind, at, now)
+    at_text, when = time_of(kind, at, now)
     with lifecycle_lock(ledger):
         return _change_locked(ledger, instance, kind, action=action, at_text=at_text, when=when,
                               reason=reason)
@@ -192,7 +192,7 @@ def _change_locked(ledger: Ledger, instance: str, kind: Change, *, action: str,
     if kind == "instance.started" and lease.state == "running":
         raise InstanceStateError(instance, action, "it is already running (since "
                                  f"{format_time(lease.running_since or when)})")
-    _not_before_last_change(lease, action, when)
+    not_before_last_change(lease, action, when)
     body = {"reason": reason} if reason is not None else {}
     draft = ledger.draft(kind, body, instance=instance, at=at_text)
     record = ledger.append_drafts([draft])[0]

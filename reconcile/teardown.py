@@ -13,6 +13,7 @@ import os
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from labledger.ledger.ledger import Ledger
@@ -205,24 +206,34 @@ def record_request(ledger: Ledger, instance: str, result: ProviderResult) -> Rec
 
 
 def record_confirmed(ledger: Ledger, instance: str, *, method: str,
-                     evidence: str | None = None) -> Record:
+                     evidence: str | None = None, at: str | None = None) -> Record:
     """Append ``teardown.confirmed``: the resource was observed absent.
 
     An instance observed gone no longer bills: when its lease is still running or stopped,
     ``instance.released`` is recorded in the same batch (so `labledger instances` stops the
-    meter at this moment, and a later `labledger release` is refused as a second release).
-    Raises `InstanceStateError` (nothing written) for an instance the ledger knows nothing to
-    tear down of: never rented, and no teardown approved or requested for it.
+    meter at this moment, or at ``at``: when it was gone, for a confirmation recorded days
+    later; never before the instance's last recorded change, never in the future, and a later
+    `labledger release` is refused as a second release). Raises `InstanceStateError` (nothing
+    written) for an instance the ledger knows nothing to tear down of: never rented, and no
+    teardown approved or requested for it.
     """
     from labledger.reconcile.errors import InstanceStateError
-    from labledger.reconcile.rental import lease_of, lifecycle_lock
+    from labledger.reconcile.rental import (
+        lease_of,
+        lifecycle_lock,
+        not_before_last_change,
+        time_of,
+    )
 
     body: dict[str, Any] = {"method": method}
     if evidence:
         body["evidence"] = evidence
-    drafts = [ledger.draft("teardown.confirmed", body, instance=instance)]
+    at_text, when = time_of("teardown.confirmed", at, datetime.now(UTC))
+    drafts = [ledger.draft("teardown.confirmed", body, instance=instance, at=at_text)]
     with lifecycle_lock(ledger):
         lease = lease_of(ledger, instance)
+        if lease is not None and at_text is not None:
+            not_before_last_change(lease, "confirm the teardown of", when)
         if (lease is None or lease.state == "unrecorded") and not any(
                 r.instance == instance
                 for r in ledger.records(kinds=("teardown.approved", "teardown.requested"))):
@@ -233,7 +244,7 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
         if lease is not None and lease.state in ("running", "stopped"):
             drafts.append(ledger.draft("instance.released",
                                        {"reason": f"teardown confirmed ({method})"},
-                                       instance=instance))
+                                       instance=instance, at=at_text))
         return ledger.append_drafts(drafts)[0]
 
 

@@ -210,13 +210,16 @@ def gate_teardown(instance: str) -> None:
 @click.option("--evidence", metavar="TEXT", help="With --confirm-absent: what showed it gone.")
 @click.option("--method", default="observed", show_default=True, metavar="M",
               help="With --confirm-absent: how absence was observed.")
+@click.option("--at", metavar="TS",
+              help="With --confirm-absent: when it was gone (RFC 3339; default now): the meter "
+                   "stops there, for a confirmation recorded later.")
 @click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True), default=600.0,
               show_default=True, metavar="S",
               help="Seconds to wait for the provider command (then it is killed).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @common
 def teardown(instance: str, yes: bool, override: str | None, confirm_absent: bool,
-             evidence: str | None, method: str, timeout: float,
+             evidence: str | None, method: str, at: str | None, timeout: float,
              command: tuple[str, ...]) -> None:
     """Approve tearing down instance I (gate first), then run the provider's command.
 
@@ -246,14 +249,15 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
                                  param_hint="'--override'")
     if not confirm_absent:
         # said without --confirm-absent they would be dropped, and the approval go ahead
-        for name in ("evidence", "method"):
+        for name in ("evidence", "method", "at"):
             if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT:
                 raise click.UsageError(f"--{name} goes with --confirm-absent (record that the "
                                        "instance was observed gone); nothing was written")
     if confirm_absent:
         if command or override:
             raise click.UsageError("--confirm-absent takes no command and no --override")
-        record = record_confirmed(open_ledger(), instance, method=method, evidence=evidence)
+        record = record_confirmed(open_ledger(), instance, method=method, evidence=evidence,
+                                  at=at)
         if state().json:
             emit_json(record.to_dict())
         else:
