@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -372,34 +373,59 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
 _PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 
 
-def _markdown_table(segment: Segment, pos: int) -> Table | None:
-    text = segment.text
+def _block_start(text: str, pos: int, keep: Callable[[str], bool], most: int) -> int | None:
+    """Where the run of lines that ``keep`` accepts, holding the line of ``pos``, starts; None
+    when that line is not kept or the run reaches back more than ``most`` characters."""
     ls = text.rfind("\n", 0, pos) + 1
     le = text.find("\n", pos)
-    le = len(text) if le < 0 else le
-    if "|" not in text[ls:le]:
+    if not keep(text[ls:len(text) if le < 0 else le]):
         return None
     start = ls
     while start > 0:
         prev = text.rfind("\n", 0, start - 1) + 1
-        if "|" not in text[prev:start - 1] or not text[prev:start - 1].strip():
+        if not keep(text[prev:start - 1]):
             break
         start = prev
+        if ls - start > most:
+            return None
+    return start
+
+
+def _block_lines(text: str, start: int, keep: Callable[[str], bool],
+                 most: int) -> list[tuple[int, str]]:
+    """The lines (offset, text) from ``start`` while ``keep`` accepts them, at most ``most``+1."""
+    lines: list[tuple[int, str]] = []
+    cur = start
+    while cur < len(text) and len(lines) <= most:
+        nxt = text.find("\n", cur)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[cur:nxt]
+        if not keep(line):
+            break
+        lines.append((cur, line))
+        cur = nxt + 1
+    return lines
+
+
+def _piped(line: str) -> bool:
+    return "|" in line and bool(line.strip())
+
+
+def _filled(line: str) -> bool:
+    return bool(line.strip())
+
+
+def _markdown_table(segment: Segment, pos: int) -> Table | None:
+    text = segment.text
+    start = _block_start(text, pos, _piped, len(text))
+    if start is None:
+        return None
     cache = segment._cache.setdefault("md_tables", {})
     assert isinstance(cache, dict)
     if start in cache:
         table: Table | None = cache[start]
         return table
-    lines: list[tuple[int, str]] = []
-    cur = start
-    while cur < len(text):
-        nxt = text.find("\n", cur)
-        nxt = len(text) if nxt < 0 else nxt
-        line = text[cur:nxt]
-        if "|" not in line or not line.strip():
-            break
-        lines.append((cur, line))
-        cur = nxt + 1
+    lines = _block_lines(text, start, _piped, len(text))
     table = None
     if len(lines) >= 2 and _PIPE_RULE.match(lines[1][1]):
         header = _pipe_cells(lines[0][1], lines[0][0])
@@ -599,30 +625,16 @@ def _aligned_table(segment: Segment, pos: int) -> Table | None:
     value, so its cells are given as empty; a named index (method names) labels the rows.
     """
     text = segment.text
-    ls = text.rfind("\n", 0, pos) + 1
-    start = ls
-    while start > 0:
-        prev = text.rfind("\n", 0, start - 1) + 1
-        if not text[prev:start - 1].strip():
-            break
-        start = prev
-        if ls - start > 64 * _ALIGNED_MAX_LINES:
-            return None
+    start = _block_start(text, pos, _filled, 64 * _ALIGNED_MAX_LINES)
+    if start is None:
+        return None
     cache = segment._cache.setdefault("aligned_tables", {})
     assert isinstance(cache, dict)
     if start in cache:
         table: Table | None = cache[start]
         return table
-    lines: list[tuple[int, str]] = []
-    cur = start
-    while cur < len(text) and len(lines) <= _ALIGNED_MAX_LINES:
-        nxt = text.find("\n", cur)
-        nxt = len(text) if nxt < 0 else nxt
-        line = text[cur:nxt].rstrip("\r")
-        if not line.strip():
-            break
-        lines.append((cur, line.rstrip()))
-        cur = nxt + 1
+    lines = [(at, line.rstrip()) for at, line in
+             _block_lines(text, start, _filled, _ALIGNED_MAX_LINES)]
     table = _parse_aligned(lines) if 2 <= len(lines) <= _ALIGNED_MAX_LINES else None
     cache[start] = table
     return table
