@@ -7,8 +7,9 @@ batch is one open segment of ~365 MB: ~3 s of every query). Its count is now kep
 bytes counted and their digest, and only the lines appended since are checked (each must match
 its id; anything else is scanned as before).
 
-One open segment of N events (default 200,000, the size at which a segment rolls over), then
-per repetition a live run's 100 more events appended, and, interleaved (order rotated):
+One open segment of N events (default 200,000; the ledger's segments are configured large
+enough that it stays open), then per repetition a live run's 100 more events appended, and,
+interleaved (order rotated):
 
 * ``run_query, count kept``: `ledger.query.run_query(paths, "select count(*) from events")`,
   what `labledger sql` does now;
@@ -48,11 +49,21 @@ def main(argv: list[str] | None = None) -> int:
         project = tmp / "project"
         project.mkdir()
         ledger = Ledger.init(project)
-        chunk = 50_000
-        for start in range(0, args.events, chunk):
-            ledger.append_batch([{"kind": "run.heartbeat", "run": f"r{i % 50}",
-                                  "body": {"step": i, "extra": {"loss": 1.0 / (i + 1)}}}
-                                 for i in range(start, min(args.events, start + chunk))])
+        # segments as large as the test needs, so the big one stays open: a closed segment's
+        # count was always kept (by its stamp); the open one is what this measures
+        config = ledger.paths.config
+        config.write_text(config.read_text()
+                          .replace("segment_max_events = 200000",
+                                   f"segment_max_events = {args.events + 100_000}")
+                          .replace("segment_max_bytes = 134217728",
+                                   f"segment_max_bytes = {1 << 40}"))
+        ledger.close()
+        ledger = Ledger.open(project)
+        # one batch, as a bulk `labledger ingest` writes it: a batch is never split across
+        # segments, so however many events, they are one open segment
+        ledger.append_batch([{"kind": "run.heartbeat", "run": f"r{i % 50}",
+                              "body": {"step": i, "extra": {"loss": 1.0 / (i + 1)}}}
+                             for i in range(args.events)])
         (segment,) = sorted(ledger.paths.segments.glob("*/*.jsonl"))
         print(f"one open segment: {args.events:,} events, {segment.stat().st_size / 1e6:.0f} MB")
         kept = ledger.paths.home / "cache" / "query" / _UNREADABLE_CACHE
@@ -80,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
                 n += 100
                 times[name].append(contenders[name]())
         ledger.close()
+        (still,) = sorted(ledger.paths.segments.glob("*/*.jsonl"))
+        assert still == segment, "the segment rolled over: the open-segment path was not timed"
         medians = {name: statistics.median(t) for name, t in times.items()}
         for name, median in medians.items():
             print(f"{name:28s} median {median * 1000:8.1f} ms  "
