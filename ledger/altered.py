@@ -35,7 +35,8 @@ from labledger.ledger import _stamp_cache as stamp_cache
 from labledger.ledger._line import ID_END, ID_PREFIX, REST
 from labledger.ledger.record import Record
 
-__all__ = ["Altered", "altered_records", "matches_id", "prefix_digest", "unreadable_why"]
+__all__ = ["Altered", "SegmentReads", "altered_records", "matches_id", "prefix_digest",
+           "unreadable_why"]
 
 _SHOWN = 3  # altered lines located per segment
 
@@ -61,9 +62,43 @@ class Altered:
                 "as they read now, not as recorded. Run `labledger check` for a full report")
 
 
+class SegmentReads:
+    """The open segments' bytes, read once per read of the ledger, and the digests of their
+    prefixes, hashed once: the two checks every read runs on an open segment (altered lines
+    here, unreadable rows in `query`) share them, so a 350 MB open segment is read and hashed
+    once per query, not twice. Closed segments are read by whoever needs them and not kept."""
+
+    def __init__(self, open_segments: frozenset[Path]) -> None:
+        self._open = open_segments
+        self._data: dict[Path, bytes] = {}
+        self._digests: dict[tuple[Path, int], int] = {}
+
+    def data(self, segment: Path) -> bytes:
+        """``segment``'s bytes (raises `OSError` as reading it does)."""
+        got = self._data.get(segment)
+        if got is None:
+            got = segment.read_bytes()
+            if segment in self._open:
+                self._data[segment] = got
+        return got
+
+    def digest(self, segment: Path, data: bytes, end: int) -> int:
+        """`prefix_digest` of ``data`` (``segment``'s bytes) up to ``end``."""
+        key = (segment, end)
+        got = self._digests.get(key)
+        if got is None:
+            got = prefix_digest(data, end)
+            if segment in self._open:
+                self._digests[key] = got
+        return got
+
+
 def altered_records(jsonl: list[Path], open_segments: frozenset[Path],
-                    cache: Path | None) -> dict[Path, Altered]:
-    """The JSONL segments holding lines that parse as records but fail their hash."""
+                    cache: Path | None, reads: SegmentReads | None = None
+                    ) -> dict[Path, Altered]:
+    """The JSONL segments holding lines that parse as records but fail their hash (``reads``:
+    the bytes and digests this read of the ledger already has)."""
+    reads = reads if reads is not None else SegmentReads(open_segments)
     known = stamp_cache.load(cache, 7)
     kept: dict[str, list[int]] = {}
     found: dict[Path, Altered] = {}
@@ -79,16 +114,17 @@ def altered_records(jsonl: list[Path], open_segments: frozenset[Path],
             kept[str(segment)] = entry  # a closed segment that has not changed: nothing to read
             continue
         try:
-            data = segment.read_bytes()
+            data = reads.data(segment)
         except OSError:  # unreadable: the DuckDB scan fails on it and names it
             continue
         start, number = 0, 0
         if entry is not None and entry[0] == st.st_ino and not entry[5] and \
-                entry[3] <= len(data) and prefix_digest(data, entry[3]) == entry[6]:
+                entry[3] <= len(data) and reads.digest(segment, data, entry[3]) == entry[6]:
             start, number = entry[3], entry[4]  # the lines hashed before are as they were
         altered = Altered()
         end, number = _hash_lines(data, start, number, altered)
-        kept[str(segment)] = [*stamp, end, number, altered.count, prefix_digest(data, end)]
+        kept[str(segment)] = [*stamp, end, number, altered.count,
+                              reads.digest(segment, data, end)]
         if altered.count:
             found[segment] = altered
     if cache is not None and kept != {k: v for k, v in known.items() if k in kept}:

@@ -39,7 +39,12 @@ import duckdb
 import msgspec
 
 from labledger.ledger import _stamp_cache as stamp_cache
-from labledger.ledger.altered import altered_records, matches_id, prefix_digest, unreadable_why
+from labledger.ledger.altered import (
+    SegmentReads,
+    altered_records,
+    matches_id,
+    unreadable_why,
+)
 from labledger.ledger.errors import (
     CorruptionError,
     LedgerError,
@@ -253,7 +258,8 @@ def _blame_sealed(con: duckdb.DuckDBPyConnection, parquet: list[Path]) -> Corrup
 
 
 def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
-                     cache: Path | None = None) -> dict[Path, int]:
+                     cache: Path | None = None, reads: SegmentReads | None = None
+                     ) -> dict[Path, int]:
     """Per JSONL segment, how many of its lines read_json could not read, a torn final line of
     an open segment excepted. One scan of the JSONL that skips every readable row; no hashing.
 
@@ -264,6 +270,7 @@ def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
     is read-only), and an open one only grows."""
     if not segments.jsonl:
         return {}
+    reads = reads if reads is not None else SegmentReads(segments.open)
     known = stamp_cache.load(cache, 6)
     kept: dict[str, list[int]] = {}
     bad: dict[Path, int] = {}
@@ -279,14 +286,14 @@ def _unreadable_rows(con: duckdb.DuckDBPyConnection, segments: _Segments,
                 continue
             raise CorruptionError(segment, None, None, "it cannot be read (it is gone)") from None
         stamp = [st.st_ino, st.st_size, st.st_mtime_ns]
-        entry = _known_count(segment, stamp, known.get(str(segment)), is_open)
+        entry = _known_count(segment, stamp, known.get(str(segment)), is_open, reads)
         if entry is not None:
             kept[str(segment)] = entry
             bad[segment] = entry[3]
             continue
         todo.append(segment)
         if is_open:
-            snapshot = _open_snapshot(segment, stamp)
+            snapshot = _open_snapshot(segment, stamp, reads)
             if snapshot is not None:
                 snapshots[segment] = snapshot
         else:
@@ -316,7 +323,7 @@ _TAIL_CHECK_MAX = 8 * 1024 * 1024
 
 
 def _known_count(segment: Path, stamp: list[int], entry: list[int] | None,
-                 is_open: bool) -> list[int] | None:
+                 is_open: bool, reads: SegmentReads) -> list[int] | None:
     """The cache entry that still holds for ``segment`` (``[ino, size, mtime, unreadable,
     counted up to, digest of the bytes before]``), brought up to date, or None to scan it.
 
@@ -335,15 +342,15 @@ def _known_count(segment: Path, stamp: list[int], entry: list[int] | None,
     if not 0 <= counted <= stamp[1] or stamp[1] - counted > _TAIL_CHECK_MAX:
         return None
     try:
-        data = segment.read_bytes()
+        data = reads.data(segment)
     except OSError:
         return None
-    if len(data) < counted or prefix_digest(data, counted) != entry[5]:
+    if len(data) < counted or reads.digest(segment, data, counted) != entry[5]:
         return None
     end = _complete_lines_end(data, counted)
     if end is None:
         return None
-    return [stamp[0], len(data), stamp[2], entry[3], end, prefix_digest(data, end)]
+    return [stamp[0], len(data), stamp[2], entry[3], end, reads.digest(segment, data, end)]
 
 
 def _complete_lines_end(data: bytes, start: int) -> int | None:
@@ -359,15 +366,15 @@ def _complete_lines_end(data: bytes, start: int) -> int | None:
         offset = nl + 1
 
 
-def _open_snapshot(segment: Path, stamp: list[int]) -> list[int] | None:
+def _open_snapshot(segment: Path, stamp: list[int], reads: SegmentReads) -> list[int] | None:
     """An open segment's entry as read before its scan (the scan reads at least these bytes:
     the segment only grows), its count to be filled in from the scan; None if unreadable."""
     try:
-        data = segment.read_bytes()
+        data = reads.data(segment)
     except OSError:
         return None
     end = data.rfind(b"\n") + 1
-    return [stamp[0], len(data), stamp[2], 0, end, prefix_digest(data, end)]
+    return [stamp[0], len(data), stamp[2], 0, end, reads.digest(segment, data, end)]
 
 
 def _unreadable_lines(segment: Path, is_open: bool) -> list[str]:
@@ -481,10 +488,11 @@ def connect(paths: LedgerPaths, *, on_damage: OnDamage | None = None
         con.execute(f"SET allowed_directories = [{_sql_literal(str(paths.segments) + '/')}]")
         con.execute("SET enable_external_access = false")
         cache = paths.home / "cache" / "query"
+        reads = SegmentReads(segments.open)  # the open segments, read and hashed once
         try:
             con.execute(_raw_events_sql(segments))
             _check_sealed_rows(con, segments.parquet)
-            damaged = _unreadable_rows(con, segments, cache / _UNREADABLE_CACHE)
+            damaged = _unreadable_rows(con, segments, cache / _UNREADABLE_CACHE, reads)
             # binding a view lists the segment files again: inside the try, so a segment that
             # compact sealed away meanwhile is a retry (`_moved_away`), not a crash
             for name in VIEWS:
@@ -493,7 +501,8 @@ def connect(paths: LedgerPaths, *, on_damage: OnDamage | None = None
             error = read_error(exc, paths, "cannot read the ledger", "; run `labledger check`")
             raise _blame_sealed(con, segments.parquet) or error from None
         con.execute("SET lock_configuration = true")
-        altered = altered_records(segments.jsonl, segments.open, cache / "altered.json")
+        altered = altered_records(segments.jsonl, segments.open, cache / "altered.json", reads)
+        del reads  # the open segments' bytes: not held while the query runs
     except BaseException:
         con.close()
         raise
