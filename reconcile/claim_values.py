@@ -64,6 +64,7 @@ from fractions import Fraction
 from typing import Any
 
 from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
+from labledger.reconcile.metric_directions import PERCENTILE, summary_stat
 
 AGGREGATES: dict[str, Callable[[list[float]], float]] = {
     "mean": lambda v: math.fsum(v) / len(v),
@@ -992,9 +993,6 @@ def _cell_spread(table: _Table, column: str, index: int, selector: str,
 # --- summary tables (pandas describe()) -----------------------------------------------------------
 # The statistics a summary table labels its rows with (df.describe(), df.agg(["mean", "std"])), or
 # its columns when transposed (df.describe().T); a percentile is "25%", "2.5%". Case is ignored.
-_SUMMARY_STATS = frozenset({"count", "mean", "std", "sem", "var", "min", "max", "median", "sum",
-                            "unique", "top", "freq"})
-_PERCENTILE = re.compile(r"^\d+(?:\.\d+)?%$")
 # Statistics that are a value of the quantity (the mean PSNR is a PSNR); a table needs one to be
 # a summary. Every percentile is one too.
 _VALUE_STATS = frozenset({"mean", "median", "min", "max", "sum"})
@@ -1008,14 +1006,8 @@ _INDEX_NAMES = frozenset({"", "index", "__index_level_0__"})
 _SIGNS = frozenset({"count", "std", "sem", "var"})
 
 
-def _stat(label: str) -> str | None:
-    """The statistic a row or column label names (lower case: ``Mean`` is ``mean``), else None."""
-    key = label.strip().lower()
-    return key if key in _SUMMARY_STATS or _PERCENTILE.match(key) else None
-
-
 def _is_value_stat(stat: str | None) -> bool:
-    return stat is not None and (stat in _VALUE_STATS or bool(_PERCENTILE.match(stat)))
+    return stat is not None and (stat in _VALUE_STATS or bool(PERCENTILE.match(stat)))
 
 
 @dataclass(frozen=True)
@@ -1063,7 +1055,7 @@ def _summary(table: _Table) -> _Summary | None:
         return None
     label = labelled[0]
     labels = _labels(table, label) or []
-    row_stats = [_stat(text) for text in labels]
+    row_stats = [summary_stat(text) for text in labels]
     # The labels must be pandas' index or name a count or a spread: `pool,psnr` with rows
     # `mean` and `max` is a sweep over the pooling, read row by row as before.
     signed = label in _INDEX_NAMES or any(stat in _SIGNS for stat in row_stats)
@@ -1073,7 +1065,7 @@ def _summary(table: _Table) -> _Summary | None:
                         quantities=[name for name in table.columns if name != label],
                         stats=stats, repeated=len(stats) != len(row_stats))
     others = [name for name in table.columns if name != label]
-    column_stats = [_stat(name) for name in others]
+    column_stats = [summary_stat(name) for name in others]
     # Transposed, the labels must be pandas' index (unnamed) or the stats describe()'s (with a
     # count): `model,mean,std` is a table of models, read row by row as before.
     index = label in _INDEX_NAMES or "count" in column_stats
@@ -1089,8 +1081,8 @@ def _summary_cells(table: _Table, summary: _Summary) -> list[tuple[str, str, int
     labels = table.columns[summary.label]
     if summary.by_rows:
         return [(quantity, stat, i, quantity) for quantity in summary.quantities
-                for i, stat in enumerate(_stat(str(text)) or "" for text in labels)]
-    return [(str(labels[i]).strip(), _stat(column) or "", i, column)
+                for i, stat in enumerate(summary_stat(str(text)) or "" for text in labels)]
+    return [(str(labels[i]).strip(), summary_stat(column) or "", i, column)
             for i in range(table.rows) for column in table.columns if column != summary.label]
 
 
@@ -1110,7 +1102,7 @@ def _summary_listing(table: _Table, summary: _Summary, quantity: str | None = No
 def _wanted_stat(summary: _Summary, text: str) -> str | None:
     """The statistic ``text`` names among those the summary gives (``median`` is the ``50%``
     row when there is no ``median`` one), else None."""
-    stat = _stat(text)
+    stat = summary_stat(text)
     if stat == "median" and stat not in summary.stats and "50%" in summary.stats:
         return "50%"
     return stat if stat in summary.stats else None
@@ -1131,7 +1123,7 @@ def _summary_place(table: _Table, summary: _Summary, quantity: str, stat: str, s
     if summary.by_rows and index is not None:
         return index, quantity  # the row the selector names (psnr[1], psnr[index=mean])
     if summary.by_rows:
-        rows = [i for i, text in enumerate(labels) if _stat(str(text)) == stat]
+        rows = [i for i, text in enumerate(labels) if summary_stat(str(text)) == stat]
         if len(rows) > 1:
             raise ClaimInputError(
                 f"{selector!r} in {where} is ambiguous: {summary.what} gives {stat!r} "
@@ -1148,7 +1140,7 @@ def _summary_place(table: _Table, summary: _Summary, quantity: str, stat: str, s
         if not rows:
             return None
         index = rows[0]
-    columns = [c for c in table.columns if c != summary.label and _stat(c) == stat]
+    columns = [c for c in table.columns if c != summary.label and summary_stat(c) == stat]
     if len(columns) > 1:
         raise ClaimInputError(
             f"{selector!r} in {where} is ambiguous: {summary.what} gives {stat!r} as "
@@ -1275,8 +1267,8 @@ def _from_summary(table: _Table, summary: _Summary, selector: str, where: str) -
             index = _pick_row(table, row, selector, where)
             text = str(_column(table, summary.label, selector, where)[index]).strip()
             if summary.by_rows:
-                return read(column, _stat(text) or text, index)
-            return read(text, _stat(column) or column, index)
+                return read(column, summary_stat(text) or text, index)
+            return read(text, summary_stat(column) or column, index)
         named = [(column, s) for s in [_wanted_stat(summary, row)]
                  if column in summary.quantities and s is not None]
         named += [(row, s) for s in [_wanted_stat(summary, column)]

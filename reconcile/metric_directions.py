@@ -99,3 +99,17 @@ def metric_key(metric: str) -> str:
 
 _FOLD = str.maketrans({c: " " for c in __import__("string").punctuation})
 
+
+# The statistics pandas' describe() labels its rows (or, transposed, its columns) with; every
+# percentile ("25%") is one too. Claims read summary tables by them (`claim_values`), and
+# reconcile tells a summary's spread rows from its value rows by them (`number_roles`).
+SUMMARY_STATS = frozenset({"count", "mean", "std", "sem", "var", "min", "max", "median", "sum",
+                           "unique", "top", "freq"})
+PERCENTILE = re.compile(r"^\d+(?:\.\d+)?%$")
+
+
+def summary_stat(label: str) -> str | None:
+    """The statistic a row or column label names (lower case: ``Mean`` is ``mean``), else None."""
+    key = label.strip().lower()
+    return key if key in SUMMARY_STATS or PERCENTILE.match(key) else None
+

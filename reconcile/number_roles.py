@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from labledger.reconcile.metric_directions import summary_stat
 from labledger.reconcile.numbers import Shown
 
 __all__ = ["DELTA_HEADER", "names_a_count", "role_of"]
@@ -59,16 +60,12 @@ def names_a_count(text: str) -> bool:
     return not _COUNT_AFTER.isdisjoint(re.findall(r"[a-z]+", text.lower()))
 
 
-# A row labelled with a statistic other than the value itself (as pandas' describe() prints
-# them: count, std, min, max, 25%, ...) holds the spread or extent of the column's quantity,
-# not its claimed value; a "mean" or "median" row does hold it.
-_SUMMARY_ROW = re.compile(r"(?i)\s*(?:count|std|stdev|sd|sem|var|variance|min|max|minimum"
-                          r"|maximum|sum|unique|freq|top|\d{1,2}(?:\.\d+)?\s*\\?%)\s*")
-
-
 def names_a_spread(label: str) -> bool:
-    """Whether a row's label (``std``, ``min``, ``25%``) says its numbers are not values."""
-    return _SUMMARY_ROW.fullmatch(label) is not None
+    """Whether a row's label says its numbers are not values: a statistic other than the value
+    itself (as pandas' describe() labels them: ``count``, ``std``, ``min``, ``25%``...), which
+    holds the spread or extent of the column's quantity; a ``mean`` or ``median`` row holds it."""
+    stat = summary_stat(label.replace("\\%", "%"))  # LaTeX writes 25\%
+    return stat is not None and stat not in ("mean", "median")
 
 
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
