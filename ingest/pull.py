@@ -76,7 +76,12 @@ import msgspec
 
 from labledger.cas import Store, StoreFullError, StoreWriteError
 from labledger.cas.batch import Batch
-from labledger.cas.gc import hold_pull_partials, remove_pull_partials
+from labledger.cas.gc import (
+    PULL_PARTIAL_PREFIX,
+    PULL_PARTIAL_SUFFIX,
+    hold_pull_partials,
+    remove_pull_partials,
+)
 from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_limit
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
 from labledger.ingest.transport import FileUnreadableError, RemoteHash, Transport
@@ -489,7 +494,7 @@ def partial_name(source: str, path: str, size: int) -> str:
     file resumes it (a changed file fails the SHA-256 comparison and is received again from
     zero)."""
     key = blake3.blake3(f"{source}\0{path}\0{size}".encode())
-    return f"pull-{key.hexdigest()[:40]}.partial"
+    return f"{PULL_PARTIAL_PREFIX}{key.hexdigest()[:40]}{PULL_PARTIAL_SUFFIX}"
 
 
 def partial_origins(ledger: Ledger) -> dict[str, tuple[str, str]]:

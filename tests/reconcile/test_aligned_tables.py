@@ -11,21 +11,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.doc_readers import Sentence, Table, read_document, unit_at
 from labledger.reconcile.documents import reconcile_segments
+from tests.reconcile.test_documents import claim
 
-
-def claim(cid: str, metric: str, value: float, run: str, alias: str) -> Claim:
-    return Claim(id=cid, run=run, metric=metric, value=value, direction="higher",
-                 source_digest="blake3:" + cid.encode().hex().ljust(64, "0")[:64],
-                 event_id="event-" + cid, declared_at="2025-01-01T00:00:00.000000Z",
-                 aliases=(alias,))
-
-
-CLAIMS = [claim("P1", "psnr", 31.42, "ours", "Ours"), claim("S1", "ssim", 0.9134, "ours", "Ours"),
-          claim("P0", "psnr", 30.18, "base", "Baseline"),
-          claim("S0", "ssim", 0.899, "base", "Baseline")]
+CLAIMS = [claim("P1", "psnr", 31.42, run="ours", aliases=("Ours",)),
+          claim("S1", "ssim", 0.9134, run="ours", aliases=("Ours",)),
+          claim("P0", "psnr", 30.18, run="base", aliases=("Baseline",)),
+          claim("S0", "ssim", 0.899, run="base", aliases=("Baseline",))]
 
 # pandas 2.x: print(pd.DataFrame({"method": [...], "psnr": [...], "ssim": [...]}))
 FRAME = ("     method   psnr    ssim\n"

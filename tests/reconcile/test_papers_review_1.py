@@ -10,21 +10,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
 
-from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.doc_readers import read_document, siunitx_plain
 from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.findings import Report
+from tests.reconcile.test_documents import claim as documents_claim
 
-
-def claim(cid: str, metric: str, value: float, *, unit: str | None = None,
-          aliases: tuple[str, ...] = (), run: str = "ours") -> Claim:
-    return Claim(id=cid, run=run, metric=metric, value=value, direction="higher",
-                 source_digest="blake3:" + cid.encode().hex().ljust(64, "0")[:64],
-                 event_id="event-" + cid, declared_at="2025-01-01T00:00:00.000000Z", unit=unit,
-                 aliases=aliases)
+claim = partial(documents_claim, run="ours")
 
 
 CLAIMS = {c.id: c for c in [
