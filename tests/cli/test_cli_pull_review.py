@@ -56,6 +56,19 @@ def ssh_transport(sshd: Any, root: Path, tmp_path: Path, **kw: Any) -> SshTransp
 
 
 # -- names and folders over SSH ----------------------------------------------------------------
+def resumed_on_box2_then_box1_pulled_last(capsys: pytest.CaptureFixture[str], box: Path,
+                                          tmp_path: Path) -> None:
+    """Run r1 preempted on box1 and finished on box2 (one more file); box2 is pulled, then the
+    stale box1 again, last."""
+    box2 = tmp_path / "box2"
+    shutil.copytree(box, box2)
+    (box2 / "last.txt").write_text("resumed and finished\n")
+    for instance, folder in (("box1", box), ("box2", box2), ("box1", box)):
+        code, _, err = call(capsys, "pull", "--run", "r1", "--instance", instance,
+                            "--from-dir", str(folder))
+        assert code == 0, err
+
+
 def test_names_starting_with_a_star_or_a_space_are_pulled_over_ssh(
         capsys: pytest.CaptureFixture[str], box: Path, sshd: Any) -> None:
     """The box's hash lines are "<hex> <bytes>  <name>": a name is taken as it is. A leading
@@ -491,13 +504,7 @@ def test_a_run_judged_from_one_box_and_its_markers(
         write_marker,
     )
 
-    box2 = tmp_path / "box2"
-    shutil.copytree(box, box2)
-    (box2 / "last.txt").write_text("resumed and finished\n")
-    for instance, folder in (("box1", box), ("box2", box2), ("box1", box)):
-        code, _, err = call(capsys, "pull", "--run", "r1", "--instance", instance,
-                            "--from-dir", str(folder))
-        assert code == 0, err
+    resumed_on_box2_then_box1_pulled_last(capsys, box, tmp_path)
 
     def judge(instance: str | None) -> Any:
         with Ledger.open(project) as ledger:
@@ -549,13 +556,7 @@ def test_verify_pull_instance_judges_one_box_and_refuses_an_unknown_one(
     are judged even after the stale box1 was pulled last, the marker goes under
     instances/box2 and names the box; an instance no event names is a usage error (exit 2,
     nothing written), not a box with nothing pulled."""
-    box2 = tmp_path / "box2"
-    shutil.copytree(box, box2)
-    (box2 / "last.txt").write_text("resumed and finished\n")
-    for instance, folder in (("box1", box), ("box2", box2), ("box1", box)):
-        code, _, err = call(capsys, "pull", "--run", "r1", "--instance", instance,
-                            "--from-dir", str(folder))
-        assert code == 0, err
+    resumed_on_box2_then_box1_pulled_last(capsys, box, tmp_path)
     code, out, err = call(capsys, "--json", "verify-pull", "r1", "--instance", "box2")
     assert code == 0, err
     document = json.loads(out)
