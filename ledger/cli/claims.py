@@ -186,9 +186,11 @@ def _output_path(ctx: click.Context, param: click.Parameter, value: str | None) 
 def _existing(target: Path) -> str | None:
     """The text of a file about to be replaced, None when it cannot be read (it is rewritten
     whole, so an unreadable or broken one only means no name to keep)."""
+    from labledger.reconcile.errors import ReconcileError
+
     try:
-        return target.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        return _read_committed(target)
+    except ReconcileError:
         return None
 
 
