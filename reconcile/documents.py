@@ -9,7 +9,8 @@ Two ways a number is tied to a claim, exact first:
    a cell's context is its row and its column header (`doc_readers.unit_at`). Per unit:
 
    * a claim takes part only when a *decisive* anchor names it (its metric, or an alias only
-     claims of one metric have); then, per metric, only the claims named by the most anchors;
+     claims of one metric have), less a claim whose anchors in the unit all name another claim
+     of its metric that more anchors name (`_Run._strongest`);
    * a number that matches a taking-part claim at the precision shown (`numbers.check`) is that
      claim's; a claim no number matches owns the one remaining *plausible* number (drift), or is
      ambiguous when several remain; a number several unmatched claims would own goes to the one
@@ -382,15 +383,32 @@ class _Run:
         return out
 
     def _strongest(self, named: dict[str, set[str]]) -> dict[str, int]:
+        """The claims of ``named`` (claim -> the terms naming it) that take part, with how many
+        terms name each: those a decisive term names, less any whose terms another claim of its
+        metric is named by too, and more ("PSNR" and "Ours" point at Ours' PSNR claim, not at
+        every PSNR claim; "top-1 accuracy", "Ours" and "Baseline" keep the Baseline's claim,
+        which "Baseline" names and Ours' claim is not named by)."""
         decisive = self.index.decisive
-        strength = {c: len(t) for c, t in named.items() if not t.isdisjoint(decisive)}
-        best: dict[str, int] = {}
         metric_of = self.metric_of
-        for cid, n in strength.items():
-            metric = metric_of[cid]
-            if n > best.get(metric, 0):
-                best[metric] = n
-        return {c: n for c, n in strength.items() if n == best[metric_of[c]]}
+        by_metric: dict[str, list[tuple[str, set[str]]]] = {}
+        for cid, terms in named.items():
+            if not terms.isdisjoint(decisive):
+                by_metric.setdefault(metric_of[cid], []).append((cid, terms))
+        out: dict[str, int] = {}
+        for group in by_metric.values():
+            if len(group) == 1:
+                cid, terms = group[0]
+                out[cid] = len(terms)
+                continue
+            # most terms first: a set is named by fewer terms than any set strictly holding it,
+            # and whatever holds it is inside a kept (undominated) set, so only those are tried
+            group.sort(key=lambda ct: -len(ct[1]))
+            kept: list[set[str]] = []
+            for cid, terms in group:
+                if not any(len(terms) < len(k) and terms < k for k in kept):
+                    kept.append(terms)
+                    out[cid] = len(terms)
+        return out
 
     def named(self, terms: frozenset[str]) -> frozenset[str]:
         """Every claim a decisive term of ``terms`` names (a bare metric name naming more than
@@ -411,9 +429,10 @@ class _Run:
         terms name each.
 
         A claim takes part only when a *decisive* term names it (one that says which quantity:
-        its metric, or an alias only claims of that metric have); then, per metric, only the
-        claims named by the most terms (a sentence naming "Ours" and "PSNR" points at Ours'
-        PSNR claim, not at every PSNR claim). Cached: units repeat the same few term sets.
+        its metric, or an alias only claims of that metric have), less those whose terms all
+        name another claim of the metric too that more terms name (a sentence naming "Ours" and
+        "PSNR" points at Ours' PSNR claim, not at every PSNR claim; see `_strongest`). Cached:
+        units repeat the same few term sets.
         """
         got = self._cache.get(terms)
         if got is None:
@@ -428,39 +447,22 @@ class _Run:
 
     def _with_broad(self, terms: frozenset[str], broad: str) -> dict[str, int]:
         """`_strongest(_named(terms))` without expanding the one term that names many claims
-        (a bare metric name): its claims only add one to those the other terms name, or tie
-        at one when nothing names their metric more specifically."""
-        claims_of, decisive, metric_of = self.index.claims_of, self.index.decisive, self.metric_of
-        count: dict[str, int] = {}
-        named_decisively: set[str] = set()
-        for term in terms:
-            if term == broad:
-                continue
-            is_decisive = term in decisive
-            for cid in claims_of.get(term, ()):
-                count[cid] = count.get(cid, 0) + 1
-                if is_decisive:
-                    named_decisively.add(cid)
+        (a bare metric name): its claims named by nothing else take part (named by it alone)
+        only when no claim it names is named by another term too."""
+        claims_of = self.index.claims_of
+        named = self._named(t for t in terms if t != broad)
         members = claims_of[broad]
-        broad_decisive = broad in decisive
-        for cid in count:
-            if cid in members:
-                count[cid] += 1
-                if broad_decisive:
-                    named_decisively.add(cid)
-        strength = {c: n for c, n in count.items() if c in named_decisively}
-        best: dict[str, int] = {}
-        for cid, n in strength.items():
-            metric = metric_of[cid]
-            if n > best.get(metric, 0):
-                best[metric] = n
-        if broad_decisive:
-            metric = metric_of[next(iter(members))]
-            if best.get(metric, 0) <= 1:  # the bare metric name ties with what else names it
-                for cid in members:
-                    strength.setdefault(cid, 1)
-                best[metric] = 1
-        return {c: n for c, n in strength.items() if n == best[metric_of[c]]}
+        member_set = frozenset(members)
+        specific = False
+        for cid, by in named.items():
+            if cid in member_set:
+                by.add(broad)
+                specific = True
+        out = self._strongest(named)
+        if broad in self.index.decisive and not specific:
+            for cid in members:  # the bare metric name: every claim of it, each named once
+                out.setdefault(cid, 1)
+        return out
 
     def cell_candidates(self, col: frozenset[str], row: frozenset[str],
                         ) -> tuple[dict[str, int], bool]:
