@@ -656,14 +656,8 @@ def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
                                      for _, line in body)]
     if not edges or edges[-1] != len(head):
         return None
-    # The index (row labels, left-aligned) is each row's first word, unless every row's first
-    # word ends at the first column's edge: then there is no index (printed with index=False).
-    firsts = [_TOKEN.search(line) for _, line in body]
-    if any(m is None for m in firsts):
-        return None
-    ends = [m.end() for m in firsts if m is not None]
-    width = 0 if all(e == edges[0] for e in ends) else max(ends)
-    if width >= edges[0] or head[:width].strip():
+    width = _index_width([line for _, line in body], edges[0])
+    if width is None or width >= edges[0] or head[:width].strip():
         return None
     bounds = [width, *edges]
     header = [Cell(index_name[1].strip() if index_name else "", head_at, head_at + width)]
@@ -684,6 +678,33 @@ def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
         return None
     end = body[-1][0] + len(body[-1][1])
     return Table(head_at, end, header, rows, [header])
+
+
+def _index_width(rows: list[str], edge: int) -> int | None:
+    """How wide the index (the row labels, left-aligned) of a printed frame is, given the
+    right edge of its first column; 0: no index (printed with ``index=False``).
+
+    pandas keeps two spaces between the index and the first column, whose value (words one
+    space apart: "Ours large" in a text column) ends at ``edge``: what is left of that is the
+    label, spaces and all ("JPEG 2000 q=90"). Rows that do not read so (a label one space from
+    its value) have as label their first word, and no index when each row's first word ends
+    at the edge. None: a row with nothing in it.
+    """
+    ends: list[int] = []
+    starts: list[int] = []
+    for line in rows:
+        gap = line.rfind("  ", 0, edge)
+        value = gap + 2 if gap >= 0 else len(line) - len(line.lstrip())
+        starts.append(value)
+        ends.append(len(line[:value].rstrip()))
+    width = max(ends)
+    if width and all(width < value for value in starts):
+        return width
+    firsts = [_TOKEN.search(line) for line in rows]
+    if any(m is None for m in firsts):
+        return None
+    words = [m.end() for m in firsts if m is not None]
+    return 0 if all(e == edge for e in words) else max(words)
 
 
 _NUMBER_CELL = re.compile(r"\s*[+\-\u2212]?(?:\d|\.\d)")
