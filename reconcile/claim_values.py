@@ -11,7 +11,14 @@ JSON (``metrics.json``, any ``*.json``)
 Tables (``results.parquet``, ``*.csv``, ``*.tsv``)
     ``mean(psnr)``     an aggregate over the column's non-empty cells, in row order
     ``psnr[-1]``       one cell: data row I of the column (0-based; negative counts from the end)
-    ``psnr[epoch=100]``  one cell: the one row whose column ``epoch`` reads ``100``
+    ``psnr[epoch=100]``  one cell: the one row whose column ``epoch`` reads ``100``; several
+                       conditions, comma-separated, all hold (``value[metric=psnr,split=test]``)
+    ``mean(psnr[split=test])``  an aggregate over the rows the conditions pick
+
+A long table (one ``value`` column; ``metric``/``variable`` names each row's quantity, ``statistic``
+its statistic) is read by conditions, and the claim's metric is the quantity they pick; an
+aggregate mixing quantities or statistics there is refused, and so is one over a ``describe()``
+saved without its labels (`_unlabelled_describe`).
 
 Aggregates: ``mean median min max sum count first last`` (``count`` counts non-empty cells of any
 column). Every value read must be a finite number: a NaN or infinity (or a JSON integer too large
@@ -79,6 +86,7 @@ AGGREGATES: dict[str, Callable[[list[float]], float]] = {
 _AGG_RE = re.compile(r"^(" + "|".join(AGGREGATES) + r")\((.+)\)$")
 _CELL_RE = re.compile(r"^(.+)\[(.+)\]$")
 _INT_RE = re.compile(r"^-?\d+$")
+_NAME_RE = re.compile(r"^\s*[A-Za-z_][\w.\-/]*\s*$")  # a column a condition names
 _CALL_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(")
 FORMS = ("a selector is a dotted key (test.psnr) or a JSON pointer (/test/psnr), "
          f"{'|'.join(AGGREGATES)}(KEY or COLUMN), or, in a table, COLUMN[-1] (a data row, "
@@ -804,12 +812,28 @@ def _row_name(table: _Table, index: int) -> str:
 
 
 def table_metrics(table: _Table) -> list[str]:
-    """Columns holding only numbers, each with the aggregate syntax."""
+    """Columns holding only numbers, each with the aggregate syntax; a long table's value
+    column once per quantity (and statistic) its rows hold."""
     out = []
     for name, cells in table.columns.items():
         filled = [c for c in cells if c is not None]
         if filled and all(_as_number(c, table) is not None for c in filled):
-            out.append(f"mean({name})")
+            out.extend(_long_selectors(table, name) or [f"mean({name})"])
+    return out
+
+
+def _long_selectors(table: _Table, column: str) -> list[str]:
+    """``value[metric=psnr,statistic=mean]`` (one row) or ``mean(value[variable=psnr])``
+    (several) for each quantity and statistic a long table's value column holds; [] when
+    ``column`` is no such column."""
+    keys = [k for k in (*_QUANTITY_COLUMNS, *_STATISTIC_COLUMNS) if k in table.columns]
+    if column not in _VALUE_COLUMNS or not keys:
+        return []
+    groups = Counter(tuple(str(table.columns[k][i]) for k in keys) for i in range(table.rows))
+    out = []
+    for values, rows in groups.items():
+        pick = _shown_conditions(list(zip(keys, values, strict=True)))
+        out.append(f"{column}[{pick}]" if rows == 1 else f"mean({column}[{pick}])")
     return out
 
 
@@ -885,22 +909,167 @@ def _pick_row(table: _Table, row: str, selector: str, where: str) -> int:
                                   f"(the table has {table.rows} data row(s), numbered from 0)",
                                   where=where)
         return index % table.rows
-    key, eq, wanted = row.partition("=")
-    key, wanted = key.strip(), wanted.strip()
-    if not eq or not key:
-        raise ClaimInputError(f"{selector!r} in {where}: the row in [...] is a number "
-                              "(psnr[-1]) or COLUMN=VALUE (psnr[epoch=100])", where=where)
-    if key not in table.columns:
-        raise MetricNotFoundError(selector, where, list(table.columns),
-                                  problem=f"no column {key!r} to pick a row by")
-    cells = _column(table, key, selector, where)
-    hits = [i for i in range(table.rows) if _matches(cells[i], wanted, table)]
+    conditions = _conditions(row, table, selector, where)
+    hits = _rows_where(table, conditions, selector, where)
+    if not hits:
+        raise _no_row(table, conditions, selector, where)
     if len(hits) != 1:
         lines = ", ".join(_row_name(table, i) for i in hits[:10])
-        raise ClaimInputError(f"{selector!r} in {where}: {key}={wanted} matches {len(hits)} "
-                              f"rows{': ' + lines if lines else ''}; it must match exactly one",
-                              where=where)
+        raise ClaimInputError(f"{selector!r} in {where}: {_shown_conditions(conditions)} "
+                              f"matches {len(hits)} rows{': ' + lines if lines else ''}; it "
+                              "must match exactly one", where=where)
     return hits[0]
+
+
+def _conditions(text: str, table: _Table, selector: str, where: str) -> list[tuple[str, str]]:
+    """``KEY=VALUE`` conditions, comma-separated (``metric=psnr,split=test``), each naming a
+    column; a comma followed by neither a column nor a name and ``=`` belongs to the value
+    before it (``config=a,b``)."""
+    conditions: list[tuple[str, str]] = []
+    for part in text.split(","):
+        key, eq, wanted = part.partition("=")
+        if eq and (key.strip() in table.columns or _NAME_RE.match(key)) or not conditions:
+            conditions.append((key.strip() if eq else "", wanted.strip() if eq else ""))
+        else:
+            last_key, last = conditions[-1]
+            conditions[-1] = (last_key, f"{last},{part}".strip())
+    for key, _ in conditions:
+        if not key:
+            raise ClaimInputError(f"{selector!r} in {where}: the row in [...] is a number "
+                                  "(psnr[-1]) or COLUMN=VALUE (psnr[epoch=100]), several "
+                                  "separated by commas (value[metric=psnr,split=test])",
+                                  where=where)
+        if key not in table.columns:
+            raise MetricNotFoundError(selector, where, list(table.columns),
+                                      problem=f"no column {key!r} to pick a row by")
+    return conditions
+
+
+def _rows_where(table: _Table, conditions: list[tuple[str, str]], selector: str,
+                where: str) -> list[int]:
+    """The rows whose every condition's column reads its value."""
+    rows = list(range(table.rows))
+    for key, wanted in conditions:
+        cells = _column(table, key, selector, where)
+        rows = [i for i in rows if _matches(cells[i], wanted, table)]
+    return rows
+
+
+def _shown_conditions(conditions: list[tuple[str, str]]) -> str:
+    return ",".join(f"{key}={wanted}" for key, wanted in conditions)
+
+
+def _no_row(table: _Table, conditions: list[tuple[str, str]], selector: str,
+            where: str) -> ClaimInputError:
+    """No row meets ``conditions``: say which condition left none, and what its column reads
+    in the rows the ones before it left."""
+    rows = list(range(table.rows))
+    for k, (key, wanted) in enumerate(conditions):
+        left = _rows_where(table, [(key, wanted)], selector, where)
+        kept = [i for i in rows if i in set(left)]
+        if not kept:
+            cells = _column(table, key, selector, where)
+            reads = list(dict.fromkeys(str(cells[i]) for i in rows if cells[i] is not None))
+            after = f" among the rows {_shown_conditions(conditions[:k])} picks" if k else ""
+            return ClaimInputError(
+                f"{selector!r} in {where}: no row has {key}={wanted}{after}; {key} reads "
+                f"{_listing(reads)}", where=where)
+        rows = kept
+    return ClaimInputError(f"{selector!r} in {where}: {_shown_conditions(conditions)} matches "
+                           "no row", where=where)
+
+
+_DESCRIBE_ROWS = 8  # count, mean, std, min, 25%, 50%, 75%, max
+
+
+def _unlabelled_describe(table: _Table) -> bool:
+    """Whether ``table`` is what ``df.describe().to_csv(path, index=False)`` writes: no
+    column of labels, 8 rows, and every column reads as count, mean, std, min, 25%, 50%,
+    75%, max (one count for all, a whole number; min <= mean <= max; the std not negative;
+    the quantiles in order), not every column constant (8 equal cells are no summary)."""
+    if table.rows != _DESCRIBE_ROWS:
+        return False
+    counts = set()
+    varied = False
+    for name in table.columns:
+        numbers = [_as_number(c, table) for c in table.columns[name]]
+        if any(n is None or not math.isfinite(n) for n in numbers):
+            return False
+        count, mean, std, low, q1, q2, q3, high = (float(n) for n in numbers if n is not None)
+        if not (count >= 1 and count == int(count) and std >= 0
+                and low <= mean <= high and low <= q1 <= q2 <= q3 <= high):
+            return False
+        counts.add(count)
+        varied = varied or len(set(numbers)) > 1
+    return varied and len(counts) == 1
+
+
+# The column a long table (pandas melt(), a tidy results log) keeps its numbers in.
+_VALUE_COLUMNS = frozenset({"value", "values", "score", "result"})
+
+
+def _refuse_mixed(table: _Table, column: str, rows: Sequence[int], agg: str,
+                  conditions: list[tuple[str, str]], selector: str, where: str) -> None:
+    """An aggregate over a long table's value column must not mix quantities (a PSNR and an
+    SSIM) or statistics (a mean and a std): refuse it, naming the conditions that pick one."""
+    if column not in _VALUE_COLUMNS:
+        return
+    named = {key for key, _ in conditions}
+    for kinds, what in ((_QUANTITY_COLUMNS, "quantities"), (_STATISTIC_COLUMNS, "statistics")):
+        for key in kinds:
+            if key not in table.columns or key in named:
+                continue
+            cells = _column(table, key, selector, where)
+            reads = list(dict.fromkeys(str(cells[i]) for i in rows if cells[i] is not None))
+            if len(reads) > 1:
+                pick = _shown_conditions([*conditions, (key, reads[0])])
+                raise ClaimInputError(
+                    f"{selector!r} in {where}: the rows it reads hold different {what} "
+                    f"({key}: {_listing(reads)}); the {agg} across them is the result of none; "
+                    f"pick one, e.g. {agg}({column}[{pick}])", where=where)
+
+
+# A long ("tidy") table names the quantity of each row in a column (pandas melt() calls it
+# "variable") and, when it holds summaries, the statistic in another: its value column's cell
+# picked by them is a value of that quantity (value[metric=psnr,statistic=mean] is a PSNR).
+_QUANTITY_COLUMNS = ("metric", "metric_name", "measure", "quantity", "variable")
+_STATISTIC_COLUMNS = ("statistic", "stat", "agg", "aggregate", "aggregation")
+
+
+def _long_quantity(table: _Table, conditions: list[tuple[str, str]],
+                   ) -> tuple[str | None, str | None]:
+    """(the quantity, the statistic) the conditions pick in a long table, each None when no
+    condition is on such a column (a statistic only when it is one: mean, std, 25%, ...)."""
+    named = dict(conditions)
+    quantity = next((named[c] for c in _QUANTITY_COLUMNS if c in named and named[c]), None)
+    stat_column = next((c for c in _STATISTIC_COLUMNS if c in named), None)
+    stat = summary_stat(named[stat_column]) if stat_column is not None else None
+    return quantity, stat
+
+
+def _long_companions(table: _Table, column: str, conditions: list[tuple[str, str]],
+                     selector: str, where: str) -> tuple[int | None, tuple[str, float] | None]:
+    """(n, spread) of a mean picked in a long table: the cells of ``column`` in the one row
+    each that the same conditions pick with the statistic ``count``, ``std`` or ``sem``."""
+    stat_column = next(c for c in _STATISTIC_COLUMNS if c in dict(conditions))
+    others = [(k, v) for k, v in conditions if k != stat_column]
+    cells = _column(table, stat_column, selector, where)
+    rows = _rows_where(table, others, selector, where)
+
+    def companion(name: str) -> float | None:
+        found = [i for i in rows if cells[i] is not None and summary_stat(str(cells[i])) == name]
+        if len(found) != 1:
+            return None  # none, or several: which one goes with the mean is not known
+        number = _as_number(table.columns[column][found[0]], table)
+        return number if number is not None and math.isfinite(number) and number >= 0 else None
+
+    count = companion("count")
+    n = int(count) if count is not None and count == int(count) else None
+    for kind, _names in _SPREAD:
+        number = companion(kind)
+        if number is not None:
+            return n, (kind, number)
+    return n, None
 
 
 def _from_table(table: _Table, selector: str, where: str) -> Extracted:
@@ -921,6 +1090,12 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
             f"{selector!r}: {where} is a table; name an aggregate or a cell, {hint} "
             f"(aggregates: {', '.join(AGGREGATES)})", where=where)
     column = (aggregate.group(2) if aggregate else cell.group(1) if cell else "").strip()
+    where_rows: list[tuple[str, str]] = []
+    filtered = _CELL_RE.match(column) if aggregate is not None else None
+    if filtered is not None and filtered.group(1).strip() in table.columns:
+        # mean(value[metric=psnr]): the aggregate over the rows the conditions pick
+        column = filtered.group(1).strip()
+        where_rows = _conditions(filtered.group(2), table, selector, where)
     if column not in table.columns:
         # A cell names a column, which need not hold numbers: list the columns themselves.
         raise MetricNotFoundError(selector, where,
@@ -938,24 +1113,45 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
         n = (_int_text(_column(table, n_column, selector, where)[index])
              if n_column is not None else None)
         spread = _cell_spread(table, column, index, selector, where)
-        return Extracted(value=values[0], metric=column,
+        metric, stat = column, None
+        if not _INT_RE.match(cell.group(2).strip()):  # picked by conditions: a long table?
+            conditions = _conditions(cell.group(2), table, selector, where)
+            quantity, stat = _long_quantity(table, conditions)
+            metric = quantity or column
+            if stat == "mean":
+                n, spread = _long_companions(table, column, conditions, selector, where)
+        return Extracted(value=values[0], metric=metric, aggregate=stat,
                          selector=selector, n=n, split=split, seeds=seeds,
                          variance_type=spread[0] if spread else None,
                          variance=spread[1] if spread else None)
     assert aggregate is not None
     agg = aggregate.group(1)
+    rows: Sequence[int] = range(table.rows)
+    if where_rows:
+        rows = _rows_where(table, where_rows, selector, where)
+        if not rows:
+            raise _no_row(table, where_rows, selector, where)
+    _refuse_mixed(table, column, rows, agg, where_rows, selector, where)
+    if not where_rows and _unlabelled_describe(table):
+        raise ClaimInputError(
+            f"{selector!r} in {where}: the table reads as pandas describe() saved without its "
+            "index (to_csv(index=False)): 8 unlabelled rows, in every column a count, a mean "
+            "between the min and the max, a spread, and min <= 25% <= 50% <= 75% <= max; the "
+            f"{agg} of column {column!r} would mix those statistics. Save it with its index "
+            f"(df.describe().to_csv(path)) so {column}.mean reads, or name the row: "
+            f"{column}[1] is its mean", where=where)
     if agg == "count":
         # count reads no values, so text counts; but a cell that reads as NaN or inf is a
         # failed measurement, and is refused here as in every other aggregate.
         cells = _column(table, column, selector, where)
-        used = [i for i in range(table.rows) if cells[i] is not None]
+        used = [i for i in rows if cells[i] is not None]
         for i in used:
             number = _as_number(cells[i], table)
             if number is not None and not math.isfinite(number):
                 raise _non_finite(table, column, i, number, selector, where)
         values = [1.0] * len(used)
     else:
-        values, used = _numbers(table, column, range(table.rows), selector, where)
+        values, used = _numbers(table, column, rows, selector, where)
     if not values:
         raise ClaimInputError(f"{selector!r} in {where}: column {column!r} has no values",
                               where=where)
@@ -971,7 +1167,8 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
             f"{selector!r} in {where}: {what} of the {len(values)} values of column {column!r} "
             "is too large for a float, not a finite number; a claim needs a real value",
             where=where) from None
-    return Extracted(value=result, metric=column, aggregate=agg,
+    quantity, _stat = _long_quantity(table, where_rows)
+    return Extracted(value=result, metric=quantity or column, aggregate=agg,
                      selector=selector, n=len(values), split=split, seeds=seeds,
                      variance_type="std" if variance is not None else None, variance=variance)
 

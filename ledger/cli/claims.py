@@ -48,8 +48,9 @@ def claim() -> None:
 @click.option("--metric", required=True, metavar="SELECTOR",
               help="What to read: a key (test.psnr) or JSON pointer (/test/psnr) in a JSON "
                    "file; an aggregate (mean(psnr); also median min max sum count first last) "
-                   "or a cell (psnr[-1], psnr[epoch=100]) in a Parquet/CSV table; a statistic "
-                   "(psnr.mean, psnr.std) of a pandas describe() table.")
+                   "or a cell (psnr[-1], psnr[epoch=100], value[metric=psnr,split=test]) in "
+                   "a Parquet/CSV table; a statistic (psnr.mean, psnr.std) of a pandas "
+                   "describe() table.")
 @click.option("--from", "source", metavar="PATH",
               help="The result file's path in the run (default: the run's one metrics.json); "
                    "a unique ending is enough (kodak/results.parquet).")

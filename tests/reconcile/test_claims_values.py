@@ -193,7 +193,7 @@ def test_parquet_cells() -> None:
     ("psnr[9]", "row 9 is out of range (the table has 5 data row(s)"),
     ("psnr[3]", "row 3 of column 'psnr' is empty"),
     ("psnr[split=test]", "split=test matches 5 rows"),
-    ("psnr[epoch=9]", "epoch=9 matches 0 rows"),
+    ("psnr[epoch=9]", "no row has epoch=9; epoch reads 1, 2, 3, 4, 5"),
     ("mean(image)", "row 0 of column 'image' is the text 'a', not a number"),
     ("psnr[x]", "is a number (psnr[-1]) or COLUMN=VALUE"),
 ])
