@@ -14,6 +14,13 @@ refuses to record one, but ``labledger emit`` and merged ledgers can still conta
 The meter runs in ``running``, and in ``stopped`` too where the snapshot says stopping does not
 stop compute billing (Lambda's shutdown; any platform whose only meter-stop verb is irreversible).
 
+Runs: a run launched on an instance is active until its ``run.exited``, unless the ledger shows
+it cannot be running: ``lost`` when the instance was released or confirmed absent after the run's
+latest lifecycle event, ``stalled`` when its heartbeats stopped at the report's ``now`` (the
+``runs`` view's rules, ledger/sql/runs.sql, judged at ``--now`` instead of the query's clock).
+Nothing is stored: a later heartbeat or relaunch makes the run active again. A box that died
+under its run therefore shows ``idle`` instead of hiding behind a run that never exited.
+
 Why Python and not SQL: interval sums against a reference time (``--now``) and rules read from a
 JSON snapshot are clearer here. The ``instances`` SQL view gives the same per-instance basics
 for ad-hoc queries, and a test pins that both derive the same state.
@@ -36,6 +43,8 @@ LIFECYCLE = ("instance.rented", "instance.stopped", "instance.started", "instanc
 State = Literal["running", "stopped", "released", "unrecorded"]
 IDLE_HOURS = 2.0
 WARN_HOURS = 48.0
+STALLED_AFTER_S = 600.0  # the runs view's: 3 x the launch's heartbeat interval, else this
+RUN_LIFECYCLE = ("run.launched", "run.heartbeat", "run.exited")
 
 
 def format_time(when: datetime) -> str:
@@ -44,8 +53,9 @@ def format_time(when: datetime) -> str:
 
 
 class InstanceEvent(msgspec.Struct, frozen=True, kw_only=True):
-    """The part of an event the projection reads. ``instance`` is None only for ``run.exited``
-    events recorded without one (they still end a run launched on an instance)."""
+    """The part of an event the projection reads. ``instance`` is None only for run lifecycle
+    events recorded without one (an exit still ends a run launched on an instance, a heartbeat
+    still shows it alive)."""
 
     ts: datetime
     writer: str
@@ -57,7 +67,8 @@ class InstanceEvent(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
-    """Every event tagged with an instance (plus every ``run.exited``), in ledger time order."""
+    """Every event tagged with an instance, plus the run lifecycle events (launch, heartbeat,
+    exit) recorded without one of the runs such events name, in ledger time order."""
     import duckdb
 
     from labledger.ledger.query import connect, read_error
@@ -66,7 +77,9 @@ def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
     try:
         rows = con.execute(
             "SELECT CAST(ts AS TIMESTAMP), writer, seq, kind, instance, run, CAST(body AS VARCHAR) "
-            "FROM events WHERE instance IS NOT NULL OR kind = 'run.exited' "
+            "FROM events WHERE instance IS NOT NULL OR (kind IN ('run.launched', "
+            "'run.heartbeat', 'run.exited') AND run IN (SELECT run FROM events "
+            "WHERE instance IS NOT NULL AND run IS NOT NULL)) "
             "ORDER BY ts, writer, seq").fetchall()
     except duckdb.Error as exc:  # damage found mid-query, an interrupt: the mapped error
         raise read_error(exc, paths, "reading the instances' events failed") from None
@@ -132,6 +145,38 @@ def read_snapshot(raw: Any) -> Snapshot | None:
 
 # --- the fold --------------------------------------------------------------------------------
 @dataclass
+class RunMark:
+    """A run's latest lifecycle event (launch, heartbeat or exit) and where it was launched:
+    the same reading as the ``runs`` view (ledger/sql/runs.sql), so both say one thing."""
+
+    instance: str | None  # the instance of its latest launch (None: not launched on one)
+    kind: str
+    ts: datetime
+    interval_s: float | None = None  # the heartbeat_interval_s its latest launch promised
+    lost_at: datetime | None = None  # its instance was released or confirmed absent since
+
+    @property
+    def stalled_after_s(self) -> float:
+        return 3 * self.interval_s if self.interval_s is not None else STALLED_AFTER_S
+
+    def stalled(self, now: datetime) -> bool:
+        """Heartbeats stopped (or a launch that promised them got none) for longer than
+        ``stalled_after_s``. A launch that promised none can never be judged stalled."""
+        if self.kind != "run.heartbeat" and self.interval_s is None:
+            return False
+        return (now - self.ts).total_seconds() > self.stalled_after_s
+
+    def seen(self, event: InstanceEvent) -> None:
+        """Fold in a later lifecycle event of the run."""
+        if event.kind == "run.launched":
+            interval = event.body.get("heartbeat_interval_s")
+            self.instance = event.instance
+            self.interval_s = (float(interval) if isinstance(interval, int | float)
+                               and not isinstance(interval, bool) and interval > 0 else None)
+        self.kind, self.ts, self.lost_at = event.kind, event.ts, None
+
+
+@dataclass
 class Lease:
     """One instance's lifecycle so far (mutable while folding; read-only afterwards)."""
 
@@ -157,7 +202,11 @@ class Lease:
     metered_s: float = 0.0
     cost: float | None = 0.0
     runs: set[str] = field(default_factory=set)
-    active: set[str] = field(default_factory=set)
+    # runs launched here and not exited, split once folded: ``live`` (its latest lifecycle
+    # event; `RunMark.stalled` tells a dead one at report time) and ``lost`` (the instance was
+    # released or confirmed absent after it: it cannot still be running; when it went)
+    live: dict[str, RunMark] = field(default_factory=dict)
+    lost: dict[str, datetime] = field(default_factory=dict)
     last_run_at: datetime | None = None
     teardown_requested: InstanceEvent | None = None  # the latest, until confirmed or re-rented
     anomalies: list[str] = field(default_factory=list)
@@ -185,10 +234,6 @@ class Lease:
             if event.run is not None:
                 self.runs.add(event.run)
                 self.last_run_at = ts
-                if kind == "run.launched":
-                    self.active.add(event.run)
-                elif kind == "run.exited":
-                    self.active.discard(event.run)
             return
         action = kind.removeprefix("instance.")
         allowed = {"rented": ("unrecorded", "released"), "stopped": ("running",),
@@ -234,25 +279,51 @@ def fold(events: Iterable[InstanceEvent], *, until: datetime | None = None) -> d
     """Fold events (in ledger time order) into one :class:`Lease` per instance.
 
     With ``until``, events after it are left out and open stretches are counted up to it.
+
+    A run launched on an instance and never exited is ``lost`` once the instance is released
+    or confirmed absent after its latest lifecycle event (the box is gone, so the run is not
+    running, whatever its last event said); otherwise it stays ``live``, and the report tells
+    a stalled one (heartbeats stopped) from an active one at its ``now``.
     """
     leases: dict[str, Lease] = {}
-    exits: list[InstanceEvent] = []
+    marks: dict[str, RunMark] = {}
     for event in events:
         if until is not None and event.ts > until:
             continue
+        if event.run is not None and event.kind in RUN_LIFECYCLE:
+            mark = marks.get(event.run)
+            if mark is None:
+                mark = marks[event.run] = RunMark(event.instance, event.kind, event.ts)
+            elif event.instance is not None and event.kind != "run.launched":
+                mark.instance = mark.instance or event.instance
+            mark.seen(event)
+            if event.instance is None:  # recorded without the instance: still its run's activity
+                lease = leases.get(mark.instance) if mark.instance is not None else None
+                if lease is not None and (lease.last_run_at is None
+                                          or event.ts > lease.last_run_at):
+                    lease.last_run_at = event.ts
+                continue
         if event.instance is None:
-            exits.append(event)
             continue
         lease = leases.get(event.instance)
         if lease is None:
             lease = leases[event.instance] = Lease(event.instance)
         lease.apply(event)
-    for event in exits:  # an exit recorded without its instance still ends the run
-        for lease in leases.values():
-            if event.run in lease.active:
-                lease.active.discard(event.run)
-                if lease.last_run_at is None or event.ts > lease.last_run_at:
-                    lease.last_run_at = event.ts
+        gone = event.kind == "teardown.confirmed" or (
+            event.kind == "instance.released" and lease.released_at == event.ts)
+        if gone:
+            for mark in marks.values():
+                if (mark.instance == event.instance and mark.kind != "run.exited"
+                        and mark.lost_at is None):
+                    mark.lost_at = event.ts
+    for run, mark in marks.items():
+        lease = leases.get(mark.instance) if mark.instance is not None else None
+        if lease is None or mark.kind == "run.exited":
+            continue
+        if mark.lost_at is not None:
+            lease.lost[run] = mark.lost_at
+        else:
+            lease.live[run] = mark
     if until is not None:
         for lease in leases.values():
             lease.advance(until)
@@ -269,7 +340,8 @@ class Deadline(msgspec.Struct, frozen=True, kw_only=True):
 
 class Flag(msgspec.Struct, frozen=True, kw_only=True):
     code: Literal["idle", "danger-clock", "deadline-passed", "billing-while-stopped",
-                  "no-snapshot", "unrecorded", "anomaly", "teardown-unconfirmed"]
+                  "no-snapshot", "unrecorded", "anomaly", "teardown-unconfirmed",
+                  "run-stalled", "run-lost"]
     message: str
 
 
@@ -362,8 +434,19 @@ def _flags(lease: Lease, deadline: Deadline | None, now: datetime, idle_hours: f
             f"teardown requested at {format_time(asked.ts)} ({answer}) but not confirmed, so it "
             "is counted as still billing: when the provider shows it gone, run `labledger "
             f"teardown --instance {lease.instance} --confirm-absent`")))
+    for run, mark in sorted(lease.live.items()):
+        if mark.stalled(now):
+            what = "heartbeat" if mark.kind == "run.heartbeat" else "launch (no heartbeat since)"
+            flags.append(Flag(code="run-stalled", message=(
+                f"run {run} is not counted as active: no run.exited, and its last {what} was at "
+                f"{format_time(mark.ts)}, more than {mark.stalled_after_s:g} s before "
+                f"{format_time(now)} (the box, the wrapper or the run died)")))
+    for run, when in sorted(lease.lost.items()):
+        flags.append(Flag(code="run-lost", message=(
+            f"run {run} never recorded run.exited and its instance was released or confirmed "
+            f"absent at {format_time(when)}: it is lost, not running")))
     times = [t for t in (lease.last_run_at, lease.meter_since) if t is not None]
-    if lease.meter_on and not lease.active and times:
+    if lease.meter_on and not _active(lease, now) and times:
         since = max(times)
         hours = (now - since).total_seconds() / 3600
         if hours >= idle_hours:
@@ -378,6 +461,11 @@ def _flags(lease: Lease, deadline: Deadline | None, now: datetime, idle_hours: f
     return flags
 
 
+def _active(lease: Lease, now: datetime) -> list[str]:
+    """Runs launched on the instance, not exited, not lost, and not stalled at ``now``."""
+    return sorted(run for run, mark in lease.live.items() if not mark.stalled(now))
+
+
 def _optional_time(when: datetime | None) -> str | None:
     return format_time(when) if when is not None else None
 
@@ -388,6 +476,12 @@ def report(events: Iterable[InstanceEvent], *, now: datetime, idle_hours: float 
 
     ``idle_hours``: flag an instance whose meter runs with no active run and no run event for
     that long. ``warn_hours``: flag a danger clock due within that many hours.
+
+    ``active_runs`` are the runs launched on the instance that have not exited, are not lost
+    (the instance was released or confirmed absent after their last lifecycle event) and are
+    not stalled at ``now`` (their heartbeats stopped for 3 x the interval the launch promised,
+    else 600 s: the ``runs`` view's rule); stalled and lost runs are flagged (``run-stalled``,
+    ``run-lost``) and never hide the ``idle`` flag.
     """
     out = []
     for name, lease in sorted(fold(events, until=now).items()):
@@ -405,7 +499,7 @@ def report(events: Iterable[InstanceEvent], *, now: datetime, idle_hours: float 
             cost=(round(lease.cost, 6) if lease.cost is not None and lease.price is not None
                   and math.isfinite(lease.cost) else None),
             still_bills=_still_bills(lease), next_deadline=deadline,
-            runs=sorted(lease.runs), active_runs=sorted(lease.active),
+            runs=sorted(lease.runs), active_runs=_active(lease, now),
             last_run_event_at=_optional_time(lease.last_run_at), leases=lease.leases,
             flags=_flags(lease, deadline, now, idle_hours, warn_hours)))
     return out

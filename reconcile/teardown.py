@@ -205,9 +205,54 @@ def record_request(ledger: Ledger, instance: str, result: ProviderResult) -> Rec
                          exit_code=result.exit_code, **body)
 
 
-def record_confirmed(ledger: Ledger, instance: str, *, method: str,
-                     evidence: str | None = None, at: str | None = None) -> Record:
-    """Append ``teardown.confirmed``: the resource was observed absent.
+@dataclass
+class Confirmation:
+    """What ``record_confirmed`` did: ``record`` is the ``teardown.confirmed`` now in force;
+    ``already`` when it was recorded before and nothing was written this time."""
+
+    record: Record
+    already: bool = False
+
+    @property
+    def message(self) -> str:
+        r = self.record
+        if not self.already:
+            return f"recorded teardown.confirmed for {r.instance}"
+        return (f"instance {r.instance!r} was already confirmed absent at {r.ts} by {r.id}; "
+                "nothing was written")
+
+
+def latest_confirmation(ledger: Ledger, instance: str) -> Record | None:
+    """The latest ``teardown.confirmed`` of ``instance`` since its latest ``instance.rented``
+    (ordered by ``ts``, then writer, then seq, like every projection), or None."""
+    rented = ""
+    confirmed: list[Record] = []
+    for r in ledger.records(kinds=("instance.rented", "teardown.confirmed")):
+        if r.instance != instance:
+            continue
+        if r.kind == "instance.rented":
+            rented = max(rented, r.ts)
+        else:
+            confirmed.append(r)
+    current = [r for r in confirmed if r.ts >= rented]
+    return max(current, key=lambda r: (r.ts, r.writer, r.seq)) if current else None
+
+
+def _conflicts(record: Record, *, method: str | None, evidence: str | None,
+               at_text: str | None) -> list[str]:
+    """What a repeated confirmation says differently from the recorded one."""
+    body = record.body_dict()
+    said = [("--method", method, body.get("method")),
+            ("--evidence", evidence, body.get("evidence")),
+            ("--at", at_text, record.ts)]
+    return [f"{name} {given!r} (recorded: {recorded!r})" for name, given, recorded in said
+            if given is not None and given != recorded]
+
+
+def record_confirmed(ledger: Ledger, instance: str, *, method: str | None = None,
+                     evidence: str | None = None, at: str | None = None) -> Confirmation:
+    """Append ``teardown.confirmed``: the resource was observed absent (``method`` defaults
+    to ``"observed"``).
 
     An instance observed gone no longer bills: when its lease is still running or stopped,
     ``instance.released`` is recorded in the same batch (so `labledger instances` stops the
@@ -216,6 +261,13 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
     `labledger release` is refused as a second release). Raises `InstanceStateError` (nothing
     written) for an instance the ledger knows nothing to tear down of: never rented, and no
     teardown approved or requested for it.
+
+    Idempotent: when the instance was already confirmed absent (since its latest rent),
+    nothing is written and the recorded confirmation comes back with ``already`` set. A
+    repeat may leave out ``method``, ``evidence`` and ``at`` (None: not said); any of them it
+    does give must equal the recorded one, else `InstanceStateError` (nothing written): the
+    first confirmation is the fact (the meter stopped at its time), and the log is never
+    rewritten. More evidence belongs in a ``note`` event on the instance.
     """
     from labledger.reconcile.errors import InstanceStateError
     from labledger.reconcile.rental import (
@@ -225,12 +277,24 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
         time_of,
     )
 
-    body: dict[str, Any] = {"method": method}
+    body: dict[str, Any] = {"method": method or "observed"}
     if evidence:
         body["evidence"] = evidence
     at_text, when = time_of("teardown.confirmed", at, datetime.now(UTC))
     drafts = [ledger.draft("teardown.confirmed", body, instance=instance, at=at_text)]
     with lifecycle_lock(ledger):
+        earlier = latest_confirmation(ledger, instance)
+        if earlier is not None:
+            conflicts = _conflicts(earlier, method=method, evidence=evidence or None,
+                                   at_text=at_text)
+            if conflicts:
+                raise InstanceStateError(
+                    instance, "confirm the teardown of",
+                    f"it was already confirmed absent at {earlier.ts} by {earlier.id}, and this "
+                    f"confirmation differs: {'; '.join(conflicts)}; the first confirmation "
+                    "stands (add more evidence with `labledger emit note --instance "
+                    f"{instance} --set text=...`)")
+            return Confirmation(earlier, already=True)
         lease = lease_of(ledger, instance)
         if lease is not None and at_text is not None:
             not_before_last_change(lease, "confirm the teardown of", when)
@@ -243,9 +307,9 @@ def record_confirmed(ledger: Ledger, instance: str, *, method: str,
                 "right? `labledger instances` lists the rented ones)")
         if lease is not None and lease.state in ("running", "stopped"):
             drafts.append(ledger.draft("instance.released",
-                                       {"reason": f"teardown confirmed ({method})"},
+                                       {"reason": f"teardown confirmed ({body['method']})"},
                                        instance=instance, at=at_text))
-        return ledger.append_drafts(drafts)[0]
+        return Confirmation(ledger.append_drafts(drafts)[0])
 
 
 def approved_for(events: Sequence[Event], gate: GateResult) -> Event | None:
@@ -270,6 +334,6 @@ def is_gone(events: Sequence[Event], instance: str) -> bool:
     return gone
 
 
-__all__ = ["GateRefusedError", "ProviderResult", "TeardownPlan", "approved_for", "is_gone",
-           "load_events", "record_approval", "record_confirmed", "record_request",
-           "run_provider_command", "teardown_plan"]
+__all__ = ["Confirmation", "GateRefusedError", "ProviderResult", "TeardownPlan", "approved_for",
+           "is_gone", "latest_confirmation", "load_events", "record_approval", "record_confirmed",
+           "record_request", "run_provider_command", "teardown_plan"]

@@ -121,7 +121,7 @@ def _deadline(item: Any) -> str:
     d = item.next_deadline
     if d is None:
         return "-"
-    when = d.at[:16].replace("T", " ")
+    when = d.at[:16].replace("T", " ") + " UTC"  # the ledger's times are all UTC: say so
     left = f"in {d.hours_left:.1f} h" if d.hours_left > 0 else f"{-d.hours_left:.1f} h ago"
     return f"{d.clock} {when} ({left})"
 
@@ -137,7 +137,10 @@ def _deadline(item: Any) -> str:
 def instances(now: str | None, idle_hours: float, warn_hours: float) -> None:
     """Show every instance: state, hours on the meter, cost, what still bills, danger clocks.
 
-    Computed from events only; platform facts come from the snapshot taken at rent.
+    Computed from events only; platform facts come from the snapshot taken at rent. Times are
+    UTC (the table says so; --json gives RFC 3339 with Z). A run with no run.exited whose
+    heartbeats stopped (run-stalled) or whose instance is gone (run-lost) is not active, so it
+    does not hide the idle flag.
 
     Example: labledger instances --now 2026-12-02T12:00:00Z
     """

@@ -230,6 +230,11 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     records nothing. An acknowledged destroy is not a confirmation: once the box reads as gone,
     run it again with --confirm-absent (and --evidence) to record teardown.confirmed.
 
+    --confirm-absent is idempotent: when the instance was already confirmed absent, nothing is
+    recorded, the recorded confirmation's time and event id are shown and it exits 0. A repeat
+    that gives a different --method, --evidence or --at is refused (exit 2, nothing written):
+    the first confirmation stands; record more evidence with `labledger emit note`.
+
     Example: labledger teardown --instance box1 --yes -- vastai destroy instance 123
     """
     from labledger.reconcile.teardown import (
@@ -256,13 +261,18 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     if confirm_absent:
         if command or override:
             raise click.UsageError("--confirm-absent takes no command and no --override")
-        record = record_confirmed(open_ledger(), instance, method=method, evidence=evidence,
-                                  at=at)
+        said = ctx.get_parameter_source("method") != click.core.ParameterSource.DEFAULT
+        done = record_confirmed(open_ledger(), instance, method=method if said else None,
+                                evidence=evidence, at=at)
+        if done.already:  # said on stderr even with --json and -q: nothing was recorded
+            warn(done.message)
         if state().json:
-            emit_json(record.to_dict())
+            emit_json({**done.record.to_dict(), "already_confirmed": True,
+                       "message": done.message} if done.already else done.record.to_dict())
         else:
-            click.echo(record.id)
-            info(ctx, f"recorded teardown.confirmed for {instance}")
+            click.echo(done.record.id)
+            if not done.already:
+                info(ctx, done.message)
         return
     ensure_not_released(open_ledger(), instance)
     ledger, gate_result, events = _evaluate(instance)

@@ -14,6 +14,10 @@
 --                  is never closed twice), so heartbeats or the run.exited of a run closed with
 --                  `close --allow-running` do not turn it back into running or exited
 --   'quarantined'  the latest is a capsule.quarantined
+--   'lost'         the latest is a run.launched or run.heartbeat (no run.exited), and the run's
+--                  instance (of its latest launch, else of its latest event naming one) was
+--                  released or confirmed absent (instance.released, teardown.confirmed) at or
+--                  after it: the box is gone, so the run cannot be running or launched
 --   'recorded'     events mention the run but it has no lifecycle event
 -- 'running' and 'stalled' depend on the clock: "now" is DuckDB's current_timestamp, the start of
 -- the query's transaction, so every row of one query is judged at the same instant (select
@@ -53,6 +57,8 @@ WITH lifecycle AS (
             FILTER (WHERE kind = 'run.exited') AS exit_signal,
         arg_max(body->>'host', (ts, writer, seq)) FILTER (WHERE kind = 'run.launched')
             AS launch_host,
+        arg_max(instance, (ts, writer, seq)) FILTER (WHERE kind = 'run.launched')
+            AS launch_instance,
         arg_max_null(TRY_CAST(body->>'heartbeat_interval_s' AS DOUBLE), (ts, writer, seq))
             FILTER (WHERE kind = 'run.launched') AS heartbeat_interval_s
     FROM events
@@ -84,6 +90,13 @@ saved AS (
     WHERE run IS NOT NULL
     GROUP BY run
 ),
+gone AS (
+    -- when each instance was last released or confirmed absent
+    SELECT instance, max(ts) AS gone_ts
+    FROM events
+    WHERE instance IS NOT NULL AND kind IN ('instance.released', 'teardown.confirmed')
+    GROUP BY instance
+),
 judged AS (
     SELECT
         l.*,
@@ -103,6 +116,7 @@ SELECT
         WHEN j.last_kind = 'run.exited' AND j.exit_signal IS NOT NULL THEN 'killed'
         WHEN j.last_kind = 'run.exited' AND j.exit_code = 0 THEN 'exited-ok'
         WHEN j.last_kind = 'run.exited' THEN 'failed'
+        WHEN g.gone_ts >= j.state_ts THEN 'lost'
         WHEN j.last_kind = 'run.heartbeat' AND j.state_age_s <= j.stalled_after_s THEN 'running'
         WHEN j.last_kind = 'run.heartbeat' THEN 'stalled'
         WHEN j.heartbeat_interval_s IS NOT NULL AND j.state_age_s > j.stalled_after_s
@@ -125,4 +139,5 @@ SELECT
     coalesce(s.checkpoints_verified, 0) AS checkpoints_verified
 FROM totals t
 LEFT JOIN judged j USING (run)
-LEFT JOIN saved s USING (run);
+LEFT JOIN saved s USING (run)
+LEFT JOIN gone g ON g.instance = coalesce(j.launch_instance, t.instance);

@@ -70,7 +70,7 @@ def test_show_text_json_and_toml(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("autodl: AutoDL (shipped: ")
     assert ("danger-clocks[0]: auto-release: 360 h after it is stopped, releases the instance"
             in out)
-    assert "    verified 2026-06; labledger DOMAIN.md" in out
+    assert "    verified 2026-06; AutoDL documentation, https://www.autodl.com/docs/" in out
     code, out, _ = call(capsys, "profiles", "show", "autodl", "--json")
     assert code == 0
     data = json.loads(out)
