@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from labledger.ledger.ledger import Ledger
+from tests.cli.test_cli_lifecycle_review_1 import ok
 from tests.conftest import cli_call as call
 
 Snapshot = Callable[[Path], dict[str, bytes]]
@@ -30,12 +31,6 @@ GONE_AT = "2026-05-01T03:00:00.000000Z"
 @pytest.fixture(autouse=True)
 def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-
-
-def ok(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, str]:
-    code, out, err = call(capsys, *args)
-    assert code == 0, err
-    return out, err
 
 
 @pytest.fixture
