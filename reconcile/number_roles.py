@@ -6,6 +6,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   *higher*, *lower*, *better*, *faster*... (``-0.3`` is a delta unless the claim is negative,
   which the caller decides);
 * bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, ``<``, ``≥``...;
+  either end of a range in words, *between X and Y*, *ranges from X to Y*, *a range of X to Y*
+  (a spread, not the value: "from X to Y" alone is read as values, since it says a change as
+  often: "improves PSNR from 30.10 to 31.42 dB");
 * reference: after *Table*, *Fig.*, *Section*, *Eq.*, *epoch*, *step*, *seed*, *layer*,
   *batch size*, ``#``...;
 * count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
@@ -68,6 +71,15 @@ def names_a_spread(label: str) -> bool:
     return stat is not None and stat not in ("mean", "median")
 
 
+# The ends of a range in words: the first after "between" / "ranges from" / "range of", the
+# second after that first end (and its unit) and "and" / "to".
+_RANGE_OPEN = r"(?:between|rang(?:e|es|ed|ing)\s+(?:from|of|between)|range\s+of)"
+_RANGE_FIRST = re.compile(r"(?i)\b" + _RANGE_OPEN + r"[\s$~]*$")
+_RANGE_SECOND = re.compile(r"(?i)\b" + _RANGE_OPEN + r"[\s$~]*[+\-\u2212]?[\d.,]*\d"
+                           r"(?:\s*(?:%|\\%|[^\W\d_]{1,6}))?[\s$~]+(?:and|to)[\s$~]*$")
+# "the gap between 31.42 and 30.10": two values compared, not a range
+_COMPARED = re.compile(r"(?i)\b(?:gap|gaps|difference|differences|margin|comparison|contrast|"
+                       r"trade-?off)\s+between\b")
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
                        "upto beyond")
@@ -107,6 +119,12 @@ def role_of(shown: Shown, masked: str, base: int,
     if before in _DELTA_BEFORE:
         return "delta"
     if before in _BOUND_BEFORE or head.lower().rstrip().endswith("up to"):
+        return "bound"
+    wide = masked[max(0, s - 48):s]
+    lowered = wide.lower()
+    if ("between" in lowered or "rang" in lowered) and (
+            _RANGE_FIRST.search(wide) or _RANGE_SECOND.search(wide)) \
+            and not _COMPARED.search(wide):
         return "bound"
     if _BATCH_SIZE.search(head):
         return "reference"
