@@ -29,7 +29,13 @@ Order, and why (each step records before the next starts, so an interruption lea
    ``artifact.pulled`` names both digests. A file whose BLAKE3 (or SHA-256: from an earlier
    pull, or of a stored object of its size) is already in the store is not transferred again;
    its stored bytes are re-hashed. A failed sync or move into the store leaves every received
-   file in its partial file (`PullWriteError`): the next pull resumes it at its end. While a
+   file in its partial file (`PullWriteError`): the next pull resumes it at its end. When only
+   the commit's last step fails (syncing the object folders after the moves), the files are in
+   the store and their partial files gone: each is noted where its partial file was
+   (``pull-<key>.stored``: digest, SHA-256, size, the error), and the next pull finds it there,
+   re-hashes the stored bytes against the box's SHA-256 and sends nothing (a note is a hint,
+   never trusted: an object lost since is sent again); its report names the earlier failure
+   (``earlier_commit``). While a
    pull runs it holds ``tmp/pull.lock`` shared, so `labledger cas gc` (which removes partial
    files left by pulls that never resumed) removes none of them meanwhile.
    A file the box can no longer open (`FileUnreadableError`:
@@ -106,11 +112,15 @@ class PullWriteError(IngestError):
     stays in its partial file, and the same pull resumes it once the cause is fixed; nothing
     unverified was recorded."""
 
-    _fields = ("path", "problem", "kept_in")
+    _fields = ("path", "problem", "kept_in", "stored")
 
-    def __init__(self, path: Path, exc: OSError, *, kept_in: Path | None = None) -> None:
+    def __init__(self, path: Path, exc: OSError, *, kept_in: Path | None = None,
+                 stored: int | None = None, noted: bool = True) -> None:
         """``kept_in``: where the received files wait when ``path`` is not one of them (the
-        store's ``tmp/``, when moving them into the store failed)."""
+        store's ``tmp/``, when moving them into the store failed). ``stored``: the commit's
+        last step failed (syncing the object folders ``path`` after the moves): that many
+        received files are in the store, their partial files gone; ``noted``: whether the
+        notes that let the next pull find them (`_note_path`) were written."""
         reason = exc.strerror or str(exc)
         if exc.errno in _FULL_ERRNOS:
             problem = f"no space left on the local disk ({reason})"
@@ -118,12 +128,24 @@ class PullWriteError(IngestError):
         else:
             problem = reason
             fix = "fix the store's permissions or filesystem"
-        where = "there" if kept_in is None else f"in {kept_in} (pull-*.partial)"
-        super().__init__(f"cannot write {path}: {problem}. The bytes received so far are kept "
-                         f"{where}; {fix}, then run the same `labledger pull` again: it resumes "
-                         f"them, and files already stored are not transferred again")
+        if stored is not None:
+            again = ("it finds them in the store by their digests (their bytes re-hashed) and "
+                     "they are not transferred again" if noted else
+                     "the note of what was stored could not be written either, so they will "
+                     "be transferred again")
+            message = (f"cannot sync the store's folders under {path}: {problem}. The "
+                       f"{stored} received file(s) are in the store, but their entries may "
+                       f"not survive a crash, so nothing was recorded for them; {fix}, then "
+                       f"run the same `labledger pull` again: {again}")
+        else:
+            where = "there" if kept_in is None else f"in {kept_in} (pull-*.partial)"
+            message = (f"cannot write {path}: {problem}. The bytes received so far are kept "
+                       f"{where}; {fix}, then run the same `labledger pull` again: it resumes "
+                       f"them, and files already stored are not transferred again")
+        super().__init__(message)
         self.path, self.problem = str(path), problem
         self.kept_in = str(kept_in) if kept_in is not None else None
+        self.stored = stored
 
 
 @dataclass
@@ -195,6 +217,10 @@ class PullReport:
     bytes_transferred: int = 0
     bulk_error: str | None = None  # why the bulk stream stopped early (the rest went per file)
     box_ledger: str | None = None  # where the box's .labledger was found, relative to the root
+    # files an earlier pull moved into the store without recording them (its commit's last
+    # step failed, `PullWriteError` with ``stored``): path, digest, that pull's error, and
+    # whether the stored bytes still hash to the box's SHA-256 (else sent again)
+    earlier_commit: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -225,6 +251,7 @@ class PullReport:
             "roster_mismatched": self.roster_mismatched, "refused": self.refused,
             "merged_segments": self.merged_segments, "merge_problems": self.merge_problems,
             "box_ledger": self.box_ledger, "bulk_error": self.bulk_error,
+            "earlier_commit": self.earlier_commit,
             "files": [vars(f) for f in self.files],
         }
 
@@ -575,6 +602,8 @@ class _Puller:
         self._syncing: list[Any] = []
         self.stored_by_size: dict[int, set[str]] = {}  # objects events say the store holds
         self._stored_sha: dict[str, str] = {}  # digest -> SHA-256 of the stored bytes
+        self._adopting: list[tuple[Entry, _Received, str]] = []  # in the batch: entry, file, digest
+        self._notes_read: list[Path] = []  # removed once what they led to is recorded
 
     def close(self) -> None:
         if self._syncer is not None:
@@ -585,13 +614,15 @@ class _Puller:
         if len(self.drafts) >= _FLUSH_EVERY:
             self.flush()
 
-    def adopt(self, got: _Received) -> str:
+    def adopt(self, entry: Entry, got: _Received) -> str:
         """Stage a received file in the store (no copy, named by the BLAKE3 computed while it
         was written); it becomes visible at `flush`."""
         if self._batch is None:
             # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`).
             self._batch = Batch(self.store, per_file_sync=True)
-        return self._batch.adopt(got.path, blake3_hex=got.blake3).digest
+        digest = self._batch.adopt(got.path, blake3_hex=got.blake3).digest
+        self._adopting.append((entry, got, digest))
+        return digest
 
     def flush(self) -> None:
         """Make the received objects durable and visible, then record their events: an event
@@ -606,6 +637,8 @@ class _Puller:
         pending, self._syncing = self._syncing, []
         batch, self._batch = self._batch, None
         drafts, self.drafts = self.drafts, []
+        adopted, self._adopting = self._adopting, []
+        notes, self._notes_read = self._notes_read, []
         for job in pending:
             job.result()  # a failed early sync (EIO, ENOSPC) is raised before any event
         if batch is not None:
@@ -618,8 +651,70 @@ class _Puller:
                     raise
                 raise PullWriteError(Path(exc.path), exc.__cause__,
                                      kept_in=self.store.tmp_dir) from exc
+            except OSError as exc:
+                # A bare OSError from the commit's last step: syncing the object folders after
+                # the moves. Files now in the store with their partial files gone are noted,
+                # so that the next pull finds them (`_noted`); none such: raised as it is.
+                moved = self._commit_tail_failed(adopted, exc)
+                if moved is None:
+                    raise
+                raise moved from exc
         if drafts:
             self.ledger.append_drafts(drafts)
+        for note in notes:  # what they pointed at is recorded now (present, or sent again)
+            with contextlib.suppress(OSError):
+                note.unlink()
+
+    def _commit_tail_failed(self, adopted: list[tuple[Entry, _Received, str]],
+                            exc: OSError) -> PullWriteError | None:
+        """Note each received file the failed commit moved into the store (its partial file
+        gone, its object there: its digest, the box's SHA-256 and size, the error), next to
+        where its partial file was, and return the error that says so; None when it moved
+        none. The notes are hints: the next pull re-hashes what they name."""
+        error = (f"an earlier pull moved it into the store, then syncing the store's folders "
+                 f"failed ({exc.strerror or exc}); nothing was recorded for it")
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        stored, noted = 0, True
+        for entry, got, digest in adopted:
+            if got.path.exists() or not self.store.exists(digest):
+                continue  # not moved in: its partial file is still there, resumed as usual
+            stored += 1
+            note = {"path": entry.path, "size": entry.size, "sha256": got.sha256,
+                    "digest": digest, "error": error, "at": at}
+            try:
+                _note_path(got.path).write_bytes(json.dumps(note, sort_keys=True).encode())
+            except OSError:
+                noted = False
+        if not stored:
+            return None
+        return PullWriteError(self.store.objects_dir, exc, stored=stored, noted=noted)
+
+    def has_note(self, entry: Entry) -> bool:
+        """Whether a failed commit noted this file as moved into the store (`_noted`)."""
+        return _note_path(self._partial(entry)).exists()
+
+    def _noted(self, entry: Entry) -> str | None:
+        """The digest a failed commit noted for this file (same source, path, size and
+        SHA-256), else None. Only a hint: the caller re-hashes the stored bytes. Each note
+        read is removed at the next flush that records events."""
+        path = _note_path(self._partial(entry))
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return None
+        self._notes_read.append(path)
+        try:
+            note = json.loads(raw)
+        except ValueError:
+            return None
+        if not isinstance(note, dict) or note.get("sha256") != entry.sha256 or \
+                note.get("size") != entry.size or not isinstance(note.get("digest"), str) or \
+                not _B3_DIGEST.fullmatch(note["digest"]):
+            return None
+        self.report.earlier_commit.append(
+            {"path": entry.path, "digest": note["digest"], "error": str(note.get("error")),
+             "at": str(note.get("at")), "found": False})
+        return str(note["digest"])
 
     @staticmethod
     def _prefix(partial: Path) -> tuple[_Hashes, int]:
@@ -706,6 +801,8 @@ class _Puller:
         """The result for a file whose bytes the store already holds, else None."""
         assert entry.sha256 is not None
         candidate = ("blake3:" + entry.blake3) if entry.blake3 else known.get(entry.sha256)
+        noted = self._noted(entry)
+        candidate = candidate or noted
         if candidate is None:
             # Only a SHA-256 from the box: compare it with the stored objects of this size
             # (a checkpoint recorded with `labledger checkpoint`, never pulled).
@@ -724,6 +821,8 @@ class _Puller:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,
                             digest=candidate, local_sha256=local)
+        if noted is not None and candidate == noted:
+            self.report.earlier_commit[-1]["found"] = True
         self._record(result)
         return result
 
@@ -912,7 +1011,7 @@ class _Puller:
             result.local_sha256 = got.sha256
             result.resumed_from = max(result.resumed_from, got.resumed_from)
             if got.sha256 == entry.sha256 and got.size == entry.size:
-                digest = self.adopt(got)
+                digest = self.adopt(entry, got)
                 if entry.blake3 is not None and digest != "blake3:" + entry.blake3:
                     result.error = (f"BLAKE3 mismatch: the box says blake3:{entry.blake3}, "
                                     f"received {digest}")
@@ -940,6 +1039,15 @@ class _Puller:
         if r.error is not None:
             body["error"] = r.error
         self.add("artifact.pulled", body)
+
+
+_B3_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
+
+
+def _note_path(partial: Path) -> Path:
+    """Where a failed commit notes that the file received into ``partial`` was moved into the
+    store (``pull-<key>.stored``, keyed as its partial file: source, path and size)."""
+    return partial.with_name(partial.name[:-len(PULL_PARTIAL_SUFFIX)] + ".stored")
 
 
 @contextlib.contextmanager
@@ -1245,8 +1353,10 @@ def _pull_locked(ledger: Ledger, transport: Transport, report: PullReport,
         pulled = set(known.values())
         puller.stored_by_size = {size: here for size, digests in by_size.items()
                                  if (here := {d for d in digests - pulled if store.exists(d)})}
+        # (and a file a failed commit noted as moved into the store: `_Puller.has_note`)
         early = [e for e in files
-                 if (e.path, e.size) not in seen and e.size not in puller.stored_by_size]
+                 if (e.path, e.size) not in seen and e.size not in puller.stored_by_size
+                 and not puller.has_note(e)]
         puller.apply_hashes(entries, files, puller.hash_and_prefetch(files, early))
         report.entries = entries
         report.manifest_digest = manifest_digest(entries)

@@ -25,7 +25,10 @@ something it holds now). The arguments of text-handling commands (``git``, ``gre
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
 (``sed 's/x/CMD/e'``, ``awk -f prog.awk``'s ``system()``, a git alias from a config file:
 `shell_words` reads those files from the payload's cwd); a here-document is data unless a
-shell, ssh or an interpreter reads it as its program. The profiles' patterns are loaded only
+shell, ssh or an interpreter reads it as its program. Text that cannot be read as commands (a
+script nested too deep; the line of a ``sed -f``/``awk -f`` whose file cannot be read here) is
+destructive when it matches a pattern or names ssh and then a command destroying a box's files
+or processes (every live instance counts), and deletes when it holds a delete word. The profiles' patterns are loaded only
 when a command could match one of them (`PatternSet`): most commands never pay for it.
 
 A labledger command that records a person's decision about a teardown (``teardown --override``
@@ -139,6 +142,11 @@ _DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(
 # (a pattern's backtracking on a long line could outlast the agent's hook timeout).
 _WHOLE_LINE_LIMIT = 8192
 _DELETE_WORD = re.compile(r"\b(rm|shred|unlink|rmtree|find|mv|clean)\b")
+# in text that cannot be read as commands: a way to a box, then a command destroying there
+_OPAQUE_REMOTE = re.compile(r"(?<![\w.-])(ssh|mosh|rsync)(?![\w.-])")
+_OPAQUE_REMOTE_DESTROY = re.compile(
+    r"(?<![\w.-])(" + "|".join(sorted(_REMOTE_DESTRUCTIVE)) + r"|kill-server|kill-session"
+    r"|kill-pane|kill-window|rmtree)(?![\w.-])|--delete|--remove-source-files|\bscreen\s+-X\b")
 _COMMAND_KEYS = ("tool_input", "args", "arguments", "input", "params", "parameters")
 
 
@@ -492,7 +500,10 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
     found: list[_Destroy] = []
     for cmd in simple_commands(command) if parsed is None else parsed:
         if cmd.name == TOO_DEEP:
-            if matches(cmd.argv[1]):
+            # a script that cannot be read (nested too deep, or a program file: `sed -f`):
+            # a destroy when its text matches a pattern or runs a deleting command through
+            # ssh; it names no instance it can be trusted on (dynamic: every live one)
+            if matches(cmd.argv[1]) or _opaque_remote_destroy(cmd.argv[1]):
                 found.append(_Destroy(cmd.context, True, cmd.text))
             continue
         computed_destroy = _computed_word_destroys(cmd.argv)
@@ -518,6 +529,16 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
         if len(whole) <= _WHOLE_LINE_LIMIT and matching_patterns(whole, user, user):
             found.append(_Destroy(whole, bool(re.search(r"[$`]", whole)), whole))
     return found
+
+
+def _opaque_remote_destroy(text: str) -> bool:
+    """Text that cannot be read as commands (a script nested too deep, a line whose program
+    file cannot be read) names ssh (mosh, rsync) and, after it, a command that destroys what a
+    box holds (`_REMOTE_DESTRUCTIVE`, a session kill, ``rsync --delete``): it may run that on
+    a box. Linear: the first remote word is found once, the destroying word searched after
+    it."""
+    first = _OPAQUE_REMOTE.search(text)
+    return first is not None and _OPAQUE_REMOTE_DESTROY.search(text, first.end()) is not None
 
 
 def _computed_word_destroys(argv: list[str]) -> bool:
@@ -988,8 +1009,8 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             continue
         if cmd.name == TOO_DEEP:
             if _DELETE_WORD.search(cmd.argv[1]):
-                targets.append(_Target("(a script nested too deep to read)", [], [], True,
-                                       "a script nested too deep to read"))
+                what = cmd.argv[2] if len(cmd.argv) > 2 else "a script nested too deep to read"
+                targets.append(_Target(f"({what})", [], [], True, what))
             continue
         got = _deleted(cmd.argv)
         if got is None:

@@ -12,7 +12,10 @@ a program an interpreter reads from stdin (``python - <<EOF``), the command a ru
 awk's ``system()`` and pipes, git's ``-c`` values and aliases. The program files some of
 these read when they run (``sed -f``, ``awk -f``, git's config files and their includes) are
 read here, in Python, from the payload's working folder (`_Files`: regular files only, with a
-size budget; never for a command run through ssh). `simple_commands` returns each as a
+size budget; never for a command run through ssh), git's ``[includeIf]`` conditions evaluated
+as git evaluates them (`_GitPlace`). A program file that cannot be read here (missing now, a
+FIFO, on the box) runs something unknown: the whole line stands for it, as one command that
+cannot be read (`TOO_DEEP`, dynamic; the hook judges its text). `simple_commands` returns each as a
 `SimpleCommand`: its words with quotes removed and wrappers dropped, and its *context* (the
 text that names which instance it acts on: for a command run through ssh, the ssh line with
 its host).
@@ -34,7 +37,9 @@ import functools
 import os
 import re
 import shlex
+import socket
 import stat
+import string
 from collections.abc import Callable, Collection, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -175,9 +180,10 @@ def simple_commands(command: str, cwd: str | None = None,
     found from ``cwd`` (default: this process's working folder) with ``env`` (default: this
     process's environment: the agent's, which the command inherits)."""
     out: list[SimpleCommand] = []
-    token = _FILES.set(_Files(_absolute(cwd), os.environ if env is None else env))
+    line = normalize_line(command)
+    token = _FILES.set(_Files(_absolute(cwd), os.environ if env is None else env, line))
     try:
-        _parse(normalize_line(command), None, False, False, out, 0)
+        _parse(line, None, False, False, out, 0)
     finally:
         _FILES.reset(token)
     return out
@@ -311,8 +317,16 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         for inner, computed in _runner_commands(argv, name):
             _command(inner, fed, piped_text, here, context, dyn or computed, remote, out,
                      depth + 1, appended)
-        for script, computed in _program_texts(argv, name, files, read_stdin):
+        unread: list[str] = []  # program files it runs that cannot be read here
+        for script, computed in _program_texts(argv, name, files, read_stdin, unread):
             _parse(script, context, dyn or computed, remote, out, depth + 1)
+        if unread:
+            # What it runs is unknown: the whole line (which may write that file) stands for
+            # it, judged as a script too deep to read (`TOO_DEEP`, dynamic)
+            line_files = _FILES.get()
+            whole = line_files.line if line_files is not None and line_files.line else here
+            out.append(SimpleCommand([TOO_DEEP, whole, "; ".join(unread)], context or whole,
+                                     True, remote))
         if name == "git" and files is not None:
             for expanded in _git_aliases(argv, files, _assigned(words, argv)):
                 if isinstance(expanded, str):  # `!CMD`: a shell runs it
@@ -442,23 +456,26 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
 
 
 def _program_texts(argv: list[str], name: str, files: _Files | None,
-                   stdin: Callable[[], list[str]]) -> list[tuple[str, bool]]:
+                   stdin: Callable[[], list[str]], unread: list[str] | None = None
+                   ) -> list[tuple[str, bool]]:
     """Shell text run by a tool whose arguments are otherwise data, each with whether it is
     computed when it runs: git's ``-c alias.x='!CMD'`` (every ``-c`` value is read: a pager,
     an editor, an ssh command may be one), ``submodule foreach CMD``, ``rebase -x CMD``,
     ``filter-branch --tree-filter CMD``, ``difftool -x CMD``; awk's strings and ``-v`` values
     when its program (inline, or its ``-f`` files) calls ``system()`` or pipes to or from a
     command; what GNU sed's ``e`` command and ``s///e`` flag run (its scripts inline, ``-e``,
-    ``-f``); make's ``--eval``. ``files``: where program files are read (None: nowhere, the
-    command runs on another machine); ``stdin``: what the command reads on its stdin (a
-    program read from ``-f -``)."""
+    ``-f``, and the input lines a bare ``e`` runs); make's ``--eval``. ``files``: where program
+    files are read (None: nowhere, the command runs on another machine); ``stdin``: what the
+    command reads on its stdin (a program read from ``-f -``); ``unread``: where the program
+    files (and input files run as commands) that cannot be read here are named."""
     args = argv[1:]
+    unread = [] if unread is None else unread
     if name == "git":
         return _git_programs(args)
     if name in _AWKS:
-        return _awk_programs(args, files, stdin)
+        return _awk_programs(args, files, stdin, unread)
     if name in ("sed", "gsed"):
-        return _sed_programs(args, files, stdin)
+        return _sed_programs(args, files, stdin, unread)
     if name in ("make", "gmake"):
         found: list[tuple[str, bool]] = []
         for i, word in enumerate(args):
@@ -527,8 +544,8 @@ _AWK_INCLUDE = re.compile(r'^[ \t]*@include[ \t]+"([^"\n]+)"', re.M)
 _AWK_INCLUDE_DEPTH = 8
 
 
-def _awk_programs(args: list[str], files: _Files | None,
-                  stdin: Callable[[], list[str]]) -> list[tuple[str, bool]]:
+def _awk_programs(args: list[str], files: _Files | None, stdin: Callable[[], list[str]],
+                  unread: list[str]) -> list[tuple[str, bool]]:
     """The string literals (and ``-v`` values) of an awk program that runs commands: any of
     them may be, or be part of, the command line it runs (computed when it runs). The program
     is the first operand, or what ``-f``/``--file``/``-E``/``--exec`` files and
@@ -559,7 +576,10 @@ def _awk_programs(args: list[str], files: _Files | None,
             value = args[i] if i < len(args) else ""
             i += 1
         if option in "fEi":
-            parts += _program_file(value, files, stdin)
+            texts = _program_file(value, files, stdin)
+            if texts is None:
+                unread.append(f"awk's program file {value!r}, which cannot be read here")
+            parts += texts or []
             given = given or option != "i"
         elif option == "e":
             parts.append(value)
@@ -597,12 +617,15 @@ def _awk_includes(program: str, files: _Files) -> str:
 
 
 def _program_file(name: str, files: _Files | None, stdin: Callable[[], list[str]]
-                  ) -> list[str]:
+                  ) -> list[str] | None:
     """The program text in the file ``name`` (``-`` and ``/dev/stdin``: what the command reads
-    on its stdin); nothing when it cannot be read here."""
+    on its stdin); None when it cannot be read here (missing now, computed when it runs, not
+    a regular file, over the budget, or on another machine): the caller decides what an
+    unknown program counts as."""
     if name in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
         return stdin()
-    return files.named(name) if files is not None else []
+    texts = files.named(name) if files is not None else []
+    return texts or None
 
 
 def _bundled(word: str, with_value: str, ends: str) -> tuple[str, str | None]:
@@ -637,17 +660,21 @@ _SED_PLAIN_COMMANDS = set("=dDgGhHnNpPxzF")
 _SED_WHOLE = {".*", "^.*$", "^.*", ".*$", "^\\(.*\\)$", "^(.*)$"}
 
 
-def _sed_programs(args: list[str], files: _Files | None,
-                  stdin: Callable[[], list[str]]) -> list[tuple[str, bool]]:
+def _sed_programs(args: list[str], files: _Files | None, stdin: Callable[[], list[str]],
+                  unread: list[str]) -> list[tuple[str, bool]]:
     """What GNU sed runs through the shell: the command of each ``e command``, the replacement
     of each ``s/re/replacement/e`` (computed when the regex leaves part of the line, or the
     replacement names ``&`` or a group), and, for a bare ``e`` (which runs the input line
     itself), what it reads on stdin when the line feeds it (a pipe, a here-document). The
     script is the first operand, or the ``-e``/``--expression`` texts and ``-f``/``--file``
     files (read relative to the line's working folders; ``-f -``: stdin), joined by newlines
-    as sed joins them. ``--sandbox`` refuses ``e``: then nothing runs."""
+    as sed joins them. A bare ``e`` runs the lines of its input files too (``sed e cmds.txt``):
+    each is read as a script. A script file (or, with a bare ``e``, an input file) that cannot
+    be read here is named in ``unread``: what it runs is unknown. ``--sandbox`` refuses ``e``:
+    then nothing runs."""
     pieces: list[str] = []
     operands: list[str] = []
+    missing: list[str] = []  # script files that cannot be read here
     given = sandbox = False
     i = 0
     while i < len(args):
@@ -675,15 +702,27 @@ def _sed_programs(args: list[str], files: _Files | None,
             pieces.append(value)
             given = True
         elif option == "f":
-            pieces += _program_file(value, files, stdin)
+            texts = _program_file(value, files, stdin)
+            if texts is None and not sandbox:
+                missing.append(value)
+            pieces += texts or []
             given = True
     if not given and operands:
-        pieces.append(operands[0])
-    if sandbox or not pieces:
+        pieces.append(operands.pop(0))
+    if sandbox:
+        return []
+    unread += [f"sed's script file {name!r}, which cannot be read here" for name in missing]
+    if not pieces:
         return []
     found, runs_input = _sed_runs("\n".join(pieces))
-    if runs_input:
+    if runs_input:  # the input lines themselves: stdin, and each input file
         found += [(text, True) for text in stdin()]
+        for name in operands:
+            texts = _program_file(name, files, stdin) if name != "-" else []
+            if texts is None:
+                unread.append(f"sed's input file {name!r}, whose lines its `e` runs, which "
+                              "cannot be read here")
+            found += [(text, True) for text in texts or []]
     return found
 
 
@@ -946,6 +985,7 @@ verify-pack verify-tag version web--browse whatchanged worktree write-tree
 _GIT_COMMANDS = frozenset(_GIT_COMMAND_NAMES.split())
 _GIT_ALIAS_EXPANSIONS = 64  # aliases expanded for one line in all (git refuses a loop)
 _GIT_INCLUDE_DEPTH = 10     # as git's own limit
+_GIT_PLACES = 64            # (git folder, config files) pairs looked at for one command
 _GIT_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 _GIT_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 _GIT_ENV = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
@@ -966,8 +1006,8 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
     """What ``git [options] NAME ARGS...`` runs when NAME is an alias in git's config files
     (none: git's own commands come first): for ``!CMD``, the shell text ``CMD ARGS...``; else
     the git command line it expands to (``git [options] WORDS... ARGS...``), to be judged in
-    turn. Every definition found counts (git uses the last one; which file that is depends
-    on conditions not evaluated here: ``includeIf``)."""
+    turn. Every definition found counts (git uses the last one), in every file git reads
+    where it runs: ``[includeIf]`` conditions are evaluated as git does (`_GitPlace`)."""
     args = argv[1:]
     dirs, git_dirs = list(files.bases), []
     moves = 0
@@ -1104,14 +1144,18 @@ class _Files:
     most `_FILE_CHARS` each and `_FILES_CHARS` in all; a file longer than that is judged on
     what was read, and also counts as one unreadable command (``partial``)."""
 
-    def __init__(self, cwd: str, env: Mapping[str, str]) -> None:
+    def __init__(self, cwd: str, env: Mapping[str, str], line: str = "") -> None:
         self.bases = [cwd]
         self.env = env
+        self.line = line  # the whole command line: what stands for a program not read
         self.left = _FILES_CHARS
         self.partial: list[str] = []
         self.git_left = _GIT_ALIAS_EXPANSIONS
         self._texts: dict[str, str | None] = {}
         self._configs: dict[str, list[tuple[str, str | None, str, str | None]]] = {}
+        self._indexes: dict[str, tuple[dict[str, list[str]], list[tuple[str | None, str]],
+                                       list[str]]] = {}
+        self._reached: dict[tuple[str | None, tuple[str, ...], str], list[str]] = {}
 
     def enter(self, args: list[str]) -> None:
         """``cd ARGS``: its folder is one more the line's names may be relative to."""
@@ -1169,36 +1213,96 @@ class _Files:
         """Every value of ``alias.NAME`` in the config files git reads for a command run in
         one of ``dirs`` (or on one of ``git_dirs``), with each environment of ``envs``:
         system, global (``$GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and
-        ``~/.gitconfig``), the repository's (found upward), their ``[include]`` and
-        ``[includeIf]`` files, and ``$GIT_CONFIG_COUNT`` pairs."""
+        ``~/.gitconfig``), the repository's (found upward), the files their ``[include]``
+        sections name and those ``[includeIf]`` sections name whose condition holds there
+        (`_GitPlace.holds`), and ``$GIT_CONFIG_COUNT`` pairs."""
         key = name.lower()
         values: list[str] = []
-        seen: set[str] = set()
-
-        def visit(path: str, home: str, depth: int) -> None:
-            path = os.path.normpath(path)
-            if depth > _GIT_INCLUDE_DEPTH or path in seen:
-                return
-            seen.add(path)
-            for section, sub, k, value in self._config(path):
-                if value is None:
-                    continue
-                if section == "alias" and sub is None and k == key:
-                    values.append(value)
-                elif section in ("include", "includeif") and k == "path" and value:
-                    included = home + value[1:] if value.startswith("~/") else value
-                    visit(os.path.join(os.path.dirname(path), included), home, depth + 1)
-
         for env in envs:
             home = env.get("HOME") or _expanduser("~")
-            for path in self._git_config_files(dirs, git_dirs, env, home):
-                visit(path, home, 0)
+            for git_dir, paths in self._git_places(dirs, git_dirs, env, home):
+                for path in self._git_reached(git_dir, paths, home):
+                    values += self._git_index(path)[0].get(key, [])
             for k in range(_int(env.get("GIT_CONFIG_COUNT"))):
                 if env.get(f"GIT_CONFIG_KEY_{k}", "").lower() == "alias." + key:
                     values.append(env.get(f"GIT_CONFIG_VALUE_{k}", ""))
         return list(dict.fromkeys(values))
 
-    def _git_config_files(self, dirs: list[str], git_dirs: list[str], env: Mapping[str, str],
+    def _git_places(self, dirs: list[str], git_dirs: list[str], env: Mapping[str, str],
+                    home: str) -> list[tuple[str | None, tuple[str, ...]]]:
+        """(the git folder, the config files git starts from) for git run in each of
+        ``dirs``: its includes' conditions depend on both. At most `_GIT_PLACES`."""
+        places: dict[tuple[str | None, tuple[str, ...]], None] = {}
+        for d in dirs:
+            if git_dirs:
+                repos: list[str | None] = list(git_dirs)
+            elif env.get("GIT_DIR"):
+                repos = [os.path.join(d, env["GIT_DIR"])]
+            else:
+                repos = [self._git_dir(d)]
+            for git_dir in repos:
+                places[(git_dir, tuple(self._git_config_files(d, git_dir, env, home)))] = None
+                if len(places) >= _GIT_PLACES:
+                    return list(places)
+        return list(places)
+
+    def _git_reached(self, git_dir: str | None, paths: tuple[str, ...], home: str
+                     ) -> list[str]:
+        """The config files git reads from ``paths`` where its git folder is ``git_dir``,
+        includes followed (each condition evaluated), once per place. Two passes, as git's:
+        the remote URLs that ``hasconfig:remote.*.url:`` conditions test are those of every
+        file reached with those conditions taken as true."""
+        cache_key = (git_dir, paths, home)
+        if cache_key not in self._reached:
+            place = _GitPlace(self, git_dir, home)
+            every = self._git_walk(paths, place, home)
+            place.urls = [u for path in every for u in self._git_index(path)[2]]
+            self._reached[cache_key] = self._git_walk(paths, place, home)
+        return self._reached[cache_key]
+
+    def _git_walk(self, paths: tuple[str, ...], place: _GitPlace, home: str) -> list[str]:
+        reached: list[str] = []
+        seen: set[str] = set()
+
+        def visit(path: str, depth: int) -> None:
+            path = os.path.normpath(path)
+            if depth > _GIT_INCLUDE_DEPTH or path in seen:
+                return
+            seen.add(path)
+            reached.append(path)
+            for condition, value in self._git_index(path)[1]:
+                if condition is None or place.holds(condition, path):
+                    included = home + value[1:] if value.startswith("~/") else value
+                    visit(os.path.join(os.path.dirname(path), included), depth + 1)
+
+        for path in paths:
+            visit(path, 0)
+        return reached
+
+    def _git_index(self, path: str) -> tuple[dict[str, list[str]],
+                                            list[tuple[str | None, str]], list[str]]:
+        """What a config file holds that matters here, read once: its aliases (lower-cased
+        name -> values), its includes (the condition of an ``[includeIf]``, None for an
+        ``[include]``; the path), its remote URLs."""
+        if path not in self._indexes:
+            aliases: dict[str, list[str]] = {}
+            includes: list[tuple[str | None, str]] = []
+            urls: list[str] = []
+            for section, sub, k, value in self._config(path):
+                if value is None:
+                    continue
+                if section == "alias" and sub is None:
+                    aliases.setdefault(k, []).append(value)
+                elif section == "include" and sub is None and k == "path" and value:
+                    includes.append((None, value))
+                elif section == "includeif" and sub is not None and k == "path" and value:
+                    includes.append((sub, value))  # git ignores one without a condition
+                elif section == "remote" and sub is not None and k == "url":
+                    urls.append(value)
+            self._indexes[path] = (aliases, includes, urls)
+        return self._indexes[path]
+
+    def _git_config_files(self, d: str, git_dir: str | None, env: Mapping[str, str],
                           home: str) -> list[str]:
         paths: list[str] = []
         if not env.get("GIT_CONFIG_NOSYSTEM"):
@@ -1208,18 +1312,28 @@ class _Files:
         else:
             xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
             paths += [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
-        repos = git_dirs or ([os.path.join(d, env["GIT_DIR"]) for d in dirs]
-                             if env.get("GIT_DIR") else [])
-        if not repos:
-            repos = [g for g in dict.fromkeys(map(self._git_dir, dirs)) if g is not None]
-        for git_dir in repos:
+        if git_dir is not None:
             common = self.read(os.path.join(git_dir, "commondir"))
             shared = os.path.join(git_dir, common.strip()) if common and common.strip() else (
                 git_dir)
             paths += [os.path.join(shared, "config"), os.path.join(git_dir, "config.worktree")]
         # a relative one (`GIT_CONFIG_GLOBAL=team.cfg git nuke`) is relative to where git runs
-        return [q for p in paths if p
-                for q in ([p] if os.path.isabs(p) else [os.path.join(d, p) for d in dirs])]
+        return [p if os.path.isabs(p) else os.path.join(d, p) for p in paths if p]
+
+    def branch(self, git_dir: str) -> str | None:
+        """The branch checked out in ``git_dir`` (its ``HEAD``: ``ref: refs/heads/NAME``);
+        ``""`` for none (a detached HEAD); None when that cannot be read here (no HEAD, or
+        the reftable format, whose HEAD names no branch)."""
+        head = self.read(os.path.join(git_dir, "HEAD"))
+        if head is None:
+            return None
+        head = head.strip()
+        if not head.startswith("ref:"):
+            return ""
+        ref = head[4:].strip()
+        if ref == "refs/heads/.invalid":
+            return None
+        return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else ""
 
     def _git_dir(self, start: str) -> str | None:
         """The git folder of the repository ``start`` is in (``.git``, the folder a ``.git``
@@ -1247,6 +1361,204 @@ class _Files:
             text = self.read(path)
             self._configs[path] = _git_config(text) if text is not None else []
         return self._configs[path]
+
+
+class _GitPlace:
+    """Where git runs, as its ``[includeIf "CONDITION"]`` sections test it (git-config(1),
+    "Conditional includes"), evaluated as git evaluates them:
+
+    - ``gitdir:PATTERN`` / ``gitdir/i:`` (case-insensitive): the git folder's path (resolved,
+      then as written) matches; ``~/`` is $HOME, ``./`` the folder of the config file holding
+      the condition (matched literally), a pattern not starting with ``/`` gets ``**/`` in
+      front, one ending in ``/`` gets ``**`` after; wildcards as `_wildmatch` (pathname).
+    - ``onbranch:PATTERN``: the branch ``HEAD`` names matches (a trailing ``/`` gets ``**``).
+    - ``hasconfig:remote.*.url:GLOB``: some ``remote.<name>.url`` of the config matches.
+    - ``hostname:GLOB`` (git 2.46): this machine's name matches.
+
+    False where git's is: no repository for ``gitdir:``/``onbranch:``, a detached HEAD. What
+    cannot be evaluated here counts as true (more to judge, never less): a condition this does
+    not know (a newer git may), an unreadable ``HEAD``, ``%(prefix)/``. (git itself resolves
+    aliases before it sets up the repository and skips ``onbranch:`` for them; `git config`
+    evaluates it: counted here when the branch matches.)"""
+
+    def __init__(self, files: _Files, git_dir: str | None, home: str) -> None:
+        self.files, self.git_dir, self.home = files, git_dir, home
+        self.urls: list[str] | None = None  # None: hasconfig conditions hold (first pass)
+
+    def holds(self, condition: str, config_path: str) -> bool:
+        if condition.startswith(("gitdir:", "gitdir/i:")):
+            icase = condition.startswith("gitdir/i:")
+            pattern = condition.split(":", 1)[1]
+            return self.git_dir is not None and self._gitdir(pattern, icase, config_path)
+        if condition.startswith("onbranch:"):
+            if self.git_dir is None:
+                return False
+            branch = self.files.branch(self.git_dir)
+            if branch is None:
+                return True
+            pattern = condition[len("onbranch:"):]
+            return bool(branch) and _wildmatch(
+                pattern + "**" if pattern.endswith("/") else pattern, branch)
+        if condition.startswith("hasconfig:remote.*.url:"):
+            glob = condition[len("hasconfig:remote.*.url:"):]
+            return self.urls is None or any(_wildmatch(glob, url) for url in self.urls)
+        if condition.startswith("hostname:"):
+            return _wildmatch(condition[len("hostname:"):], socket.gethostname(),
+                              pathname=False)
+        return True
+
+    def _gitdir(self, pattern: str, icase: bool, config_path: str) -> bool:
+        if pattern.startswith("%(prefix)/"):
+            return True
+        if pattern == "~" or pattern.startswith("~/"):
+            pattern = self.home + pattern[1:]
+        elif pattern.startswith("~"):
+            pattern = _expanduser(pattern)
+        prefix = 0
+        if pattern.startswith("./"):
+            folder = os.path.dirname(os.path.realpath(config_path))
+            pattern = folder + pattern[1:]
+            prefix = len(folder) + 1
+        elif not pattern.startswith("/"):
+            pattern = "**/" + pattern
+        if pattern.endswith("/"):
+            pattern += "**"
+        assert self.git_dir is not None
+        for text in dict.fromkeys((os.path.realpath(self.git_dir),
+                                   os.path.abspath(self.git_dir))):
+            head, rest = text[:prefix], text[prefix:]
+            if prefix and (len(text) < prefix or (head.lower() != pattern[:prefix].lower()
+                                                  if icase else head != pattern[:prefix])):
+                continue
+            if _wildmatch(pattern[prefix:], rest, casefold=icase):
+                return True
+        return False
+
+
+_WILD_CLASSES: dict[str, Callable[[str], bool]] = {
+    "alnum": str.isalnum, "alpha": str.isalpha, "digit": str.isdigit, "lower": str.islower,
+    "upper": str.isupper, "space": str.isspace, "xdigit": lambda c: c in string.hexdigits,
+    "punct": lambda c: c in string.punctuation, "blank": lambda c: c in " \t",
+    "cntrl": lambda c: ord(c) < 32 or ord(c) == 127, "graph": lambda c: c.isprintable()
+    and not c.isspace(), "print": str.isprintable}
+_WILD_TEXT = 8192  # longer texts (paths, URLs, branch names) never match
+
+
+def _wildmatch(pattern: str, text: str, *, pathname: bool = True,
+               casefold: bool = False) -> bool:
+    """git's ``wildmatch``: ``?``, ``*`` (not across ``/`` with ``pathname``), ``**`` (across
+    ``/`` when it is a whole path component: ``**/`` also matches no folder at all), ``[...]``
+    classes (``!``/``^``, ranges, ``[:alpha:]``; never ``/`` with ``pathname``), ``\\``
+    escapes. The positions reachable in ``text`` are one integer's bits, advanced once per
+    pattern token: linear in the pattern's length times the text's (never backtracking)."""
+    if casefold:
+        pattern, text = pattern.lower(), text.lower()
+    if len(text) > _WILD_TEXT or len(pattern) > _WILD_TEXT:
+        return False
+    n = len(text)
+    every = (1 << (n + 1)) - 1
+    masks: dict[str, int] = {}
+
+    def mask(test: Callable[[str], bool]) -> int:  # bit j: text[j] passes
+        return sum(1 << j for j, c in enumerate(text) if test(c))
+
+    def char_mask(c: str) -> int:
+        if c not in masks:
+            masks[c] = mask(lambda x: x == c)
+        return masks[c]
+
+    plain = mask(lambda c: c != "/") if pathname else (1 << n) - 1
+    slashes = char_mask("/")
+    at = 1  # bit 0: nothing matched yet
+    i, m = 0, len(pattern)
+    while i < m and at:
+        ch = pattern[i]
+        if ch == "*":
+            j = i
+            while j < m and pattern[j] == "*":
+                j += 1
+            whole = j - i >= 2 and (i == 0 or pattern[i - 1] == "/") and (
+                j == m or pattern[j] == "/")
+            low = at & -at  # the first reachable position: `**` reaches all after it
+            if not pathname or (whole and j == m):
+                at = every & ~(low - 1)
+            elif whole:  # `**/`: no folder, or anything ending in `/`
+                at |= ((slashes & ~(low - 1)) << 1) & every
+                j += 1
+            else:  # `*` (and `**` inside a component): within one component
+                while True:
+                    step = at | ((at & plain) << 1)
+                    if step == at:
+                        break
+                    at = step
+            i = j
+            continue
+        if ch == "?":
+            at = ((at & plain) << 1) & every
+            i += 1
+            continue
+        if ch == "[":
+            test, i = _wild_class(pattern, i + 1, pathname)
+            if test is None:
+                return False  # git aborts on an unclosed class: no match
+            at = ((at & mask(test)) << 1) & every
+            continue
+        if ch == "\\" and i + 1 < m:
+            i += 1
+            ch = pattern[i]
+        at = ((at & char_mask(ch)) << 1) & every
+        i += 1
+    return i >= m and bool(at >> n & 1)
+
+
+def _wild_class(pattern: str, i: int, pathname: bool
+                ) -> tuple[Callable[[str], bool] | None, int]:
+    """The test of the bracket expression starting at ``i`` (past ``[``) and the index past
+    its ``]``; (None, i) when it does not close."""
+    negate = pattern.startswith(("!", "^"), i)
+    i += negate
+    m = len(pattern)
+    singles: set[str] = set()
+    ranges: list[tuple[str, str]] = []
+    named: list[Callable[[str], bool]] = []
+    first = True
+    while i < m and (first or pattern[i] != "]"):
+        first = False
+        ch = pattern[i]
+        if ch == "\\":
+            if i + 1 >= m:
+                return None, i
+            singles.add(pattern[i + 1])
+            i += 2
+            continue
+        if ch == "[" and pattern.startswith(":", i + 1):
+            end = pattern.find(":]", i + 2)
+            if end < 0:
+                return None, i
+            known = _WILD_CLASSES.get(pattern[i + 2:end])
+            if known is None:
+                return None, i  # git: a malformed class aborts
+            named.append(known)
+            i = end + 2
+            continue
+        if pattern.startswith("-", i + 1) and i + 2 < m and pattern[i + 2] != "]":
+            high = pattern[i + 2]
+            if high == "\\" and i + 3 < m:
+                high, i = pattern[i + 3], i + 1
+            ranges.append((ch, high))
+            i += 3
+            continue
+        singles.add(ch)
+        i += 1
+    if i >= m:
+        return None, i
+
+    def test(c: str) -> bool:
+        hit = c in singles or any(lo <= c <= hi for lo, hi in ranges) or any(
+            t(c) for t in named)
+        return hit != negate and not (pathname and c == "/")
+
+    return test, i + 1
 
 
 def _expanduser(path: str) -> str:

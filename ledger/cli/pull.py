@@ -160,6 +160,13 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
                       if f.checkpoint_ok is False)]
         for line in problems:
             click.echo(line, err=True)
+        if report.earlier_commit:
+            found = sum(1 for n in report.earlier_commit if n["found"])
+            warn(f"an earlier pull moved {len(report.earlier_commit)} of these file(s) into "
+                 f"the store but did not finish its commit ({report.earlier_commit[0]['error']})"
+                 f": {found} found there by their digests (re-hashed), not transferred again"
+                 + (f"; {len(report.earlier_commit) - found} no longer there, transferred "
+                    "again" if found < len(report.earlier_commit) else ""))
         info(ctx, f"{'ok' if report.ok else 'PROBLEMS'}: {report.source} -> run {run_id} "
                   f"(manifest {report.manifest_digest})")
     if not report.ok:
