@@ -5,11 +5,17 @@ Protocol (DOMAIN.md, "Canonical run capsule"), with the cost of breaking each st
 1. Refuse, before touching anything, when ``<export-root>/<run>`` exists (a sealed capsule is
    never overwritten; re-running mints a new run id) or when ``<export-root>/.partial/<run>``
    exists (an interrupted closure whose files may be the only copy).
-2. Copy the source into ``<export-root>/.partial/<run>`` and fsync it; with ``move`` rename the
+2. Wait until no file of the source has changed for ``settle`` seconds (a writer that paused
+   half-way through a file must not be taken for finished; `labledger.ingest.checkpoint`,
+   "Settling"); a source that keeps changing for `settle_timeout` is closed anyway, and the
+   change checks below quarantine it. Copy the source
+   into ``<export-root>/.partial/<run>`` and fsync it; with ``move`` rename the
    source there instead (same filesystem) or copy it (across filesystems, the source is removed
    only after the capsule is sealed and recorded).
 3. Check the candidate against the rules (`labledger.ingest.capsule_rules`), collecting every
-   problem; load checkpoints in a child process.
+   problem; load checkpoints in a child process. Then the source must still be as it was
+   before the copy, and still for ``2 * settle`` seconds in all: a change is a problem
+   (quarantine).
 4. Store the candidate as a CAS tree (bytes first), then append `capsule.sealed` (tree digest,
    file count, bytes) and one `checkpoint.verified` per loaded checkpoint, in one batch.
 5. Rename ``.partial/<run>`` to ``<run>`` with ``RENAME_NOREPLACE`` and fsync the export root.
@@ -34,6 +40,7 @@ import os
 import re
 import shutil
 import stat
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,7 +55,7 @@ from labledger.ingest._fs import (
     rename_noreplace,
 )
 from labledger.ingest.capsule_rules import CapsuleRules, check_capsule, load_rules
-from labledger.ingest.checkpoint import resolve_run
+from labledger.ingest.checkpoint import resolve_run, resolve_settle, settle_timeout
 from labledger.ingest.checkpoint_load import LoadResult
 from labledger.ingest.errors import (
     CapsuleBusyError,
@@ -57,6 +64,7 @@ from labledger.ingest.errors import (
     CapsuleQuarantinedError,
     CapsuleRunningError,
     CapsuleSourceError,
+    CapsuleSourceKeptError,
     CapsuleUnplacedError,
 )
 from labledger.ledger.errors import InvalidEventError
@@ -177,6 +185,7 @@ def close_capsule(
     allow_running: bool = False,
     ledger: Ledger | None = None,
     root: str | os.PathLike[str] | None = None,
+    settle: float | None = None,
 ) -> SealedCapsule:
     """Close the run in ``source`` into ``<export_root>/<run>`` (see the module docstring).
 
@@ -199,6 +208,11 @@ def close_capsule(
         `run.launched` has no `run.exited` after it). Refused otherwise: a process still
         writing would change the capsule after its seal (moved) or tear it (copied). A file
         that changes while it is copied or checked fails the closure either way.
+    settle
+        Seconds no file of the source may change before the copy starts, and (in all) twice
+        that by the time the capsule is recorded; default ``$LABLEDGER_SETTLE_S``, else 1 s;
+        0: no wait. A source that changes after the wait (or never settles within
+        `settle_timeout`) is quarantined.
 
     Raises
     ------
@@ -213,6 +227,7 @@ def close_capsule(
         the way); nothing was touched.
     """
     run = resolve_run(run, action="close a capsule", kind=None)
+    wait = resolve_settle(settle)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
     try:
@@ -233,7 +248,7 @@ def close_capsule(
         if not allow_running:
             _refuse_running(led, run)
         return _close(led, _absolute(source), run=run, export_root=exports, move=move,
-                      quarantine_root=quarantine, rules=rules)
+                      quarantine_root=quarantine, rules=rules, settle=wait)
     finally:
         if owned:
             led.close()
@@ -392,14 +407,38 @@ def _changing(paths: list[str]) -> str:
             "writing? Close it once its process has finished")
 
 
+def _newest_change(snapshot: dict[str, tuple[int, int, int, int]]) -> float:
+    """When the newest file of a snapshot last changed (its ctime; seconds since the epoch)."""
+    return max((max(v[2], v[3]) for v in snapshot.values()), default=0) / 1e9
+
+
+def _settled_snapshot(source: Path, settle: float, deadline: float
+                      ) -> dict[str, tuple[int, int, int, int]]:
+    """`_snapshot` of ``source`` once none of its files has changed for ``settle`` seconds
+    (by their ctimes; a ctime in the future is watched for a whole interval instead), or at
+    ``deadline`` the latest one (the closure then goes on, and its change checks quarantine a
+    run that is still being written)."""
+    snap = _snapshot(source)
+    while True:
+        still = time.time() - _newest_change(snap)
+        wait = settle - still if still >= 0 else settle
+        if wait <= 0 or time.monotonic() >= deadline:
+            return snap
+        time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
+        now = _snapshot(source)
+        if now == snap and still < 0:
+            return now
+        snap = now
+
+
 def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
-           quarantine_root: Path, rules: CapsuleRules) -> SealedCapsule:
+           quarantine_root: Path, rules: CapsuleRules, settle: float = 0.0) -> SealedCapsule:
     _precheck(led, source, run=run, export_root=export_root, move=move,
               quarantine_root=quarantine_root)  # refusals that need no lock write nothing
     lock = _lock(export_root, run)  # one closure of a run at a time; released by close()
     try:
         return _close_locked(led, source, run=run, export_root=export_root, move=move,
-                             quarantine_root=quarantine_root, rules=rules)
+                             quarantine_root=quarantine_root, rules=rules, settle=settle)
     finally:
         os.close(lock)
 
@@ -425,6 +464,9 @@ def _check_source(source: Path, *, run: str, move: bool, destination: Path, part
         raise CapsuleSourceError(source, "it is not a directory")
     if move and source.is_symlink():
         raise CapsuleSourceError(source, "it is a symlink; pass the directory it points to")
+    if move and not os.access(source.parent, os.W_OK | os.X_OK):
+        raise CapsuleSourceError(source, f"--move must take it out of {source.parent}, which is "
+                                         "not writable; close it without --move (a copy)")
     if os.path.lexists(destination):
         raise CapsuleExistsError(run, destination)
     if os.path.lexists(partial):
@@ -436,7 +478,7 @@ def _check_source(source: Path, *, run: str, move: bool, destination: Path, part
 
 
 def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
-                  quarantine_root: Path, rules: CapsuleRules) -> SealedCapsule:
+                  quarantine_root: Path, rules: CapsuleRules, settle: float) -> SealedCapsule:
     destination = export_root / run
     partial = export_root / PARTIAL / run
     sealed = sealed_record(led, run)
@@ -449,7 +491,9 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
     fsync_dir(partial.parent.parent)
 
     try:
-        before = _snapshot(source)  # a difference later: the run is still being written
+        # A difference later: the run is still being written. Nothing is copied before no
+        # file has changed for `settle` seconds (a writer pausing half-way looks finished).
+        before = _settled_snapshot(source, settle, time.monotonic() + settle_timeout(settle))
     except OSError as exc:
         raise CapsuleSourceError(source, f"it cannot be read ({exc})") from None
     copied = False  # the source still exists and must be removed after success (move only)
@@ -474,7 +518,11 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
         put = open_store(led).put_tree(partial, symlinks="record")
         # Renamed: the source's files are the candidate's (a writer follows the inode);
         # copied: a source that changed since means the copy is already stale.
-        changed = _changed(before, _snapshot(source if copied or not move else partial))
+        watched = source if copied or not move else partial
+        changed = _changed(before, _snapshot(watched))
+        if not changed and settle > 0:  # still, in all, for twice the settle time
+            time.sleep(max(0.0, _newest_change(before) + 2 * settle - time.time()))
+            changed = _changed(before, _snapshot(watched))
         if changed:
             raise _Rejected([_changing(changed)])
         files = sum(1 for e in put.entries if e.kind == "file")
@@ -507,9 +555,66 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
     except OSError as exc:  # recorded, not in place: closing again finishes it
         raise CapsuleUnplacedError(run, partial, destination, records[0].id,
                                    exc.strerror or str(exc)) from None
-    if copied:
-        shutil.rmtree(source)  # sealed, stored and recorded: the copy is the run now
-        fsync_dir(source.parent)
-    return SealedCapsule(run=run, path=str(destination), digest=put.digest, files=files,
-                         bytes=put.size, moved=move, event_id=records[0].id,
-                         checkpoints=check.loaded, unloaded=check.unloaded)
+    capsule = SealedCapsule(run=run, path=str(destination), digest=put.digest, files=files,
+                            bytes=put.size, moved=move, event_id=records[0].id,
+                            checkpoints=check.loaded, unloaded=check.unloaded)
+    if copied:  # sealed, stored, recorded and in place: the copy is the run now
+        kept = _remove_moved_source(source, before)
+        if kept is not None:
+            problem, partly = kept
+            raise CapsuleSourceKeptError(run, source, destination, records[0].id, problem,
+                                         partly=partly, sealed=capsule)
+    return capsule
+
+
+def _remove_moved_source(source: Path, before: dict[str, tuple[int, int, int, int]]
+                         ) -> tuple[str, bool] | None:
+    """Delete the source of a move that had to copy (across filesystems), only once the sealed
+    copy is known to hold it: the source is still exactly as it was before the copy (the
+    capsule's tree was hashed from that copy and recorded). Folders of the run that are
+    read-only (``chmod -R a-w`` on a finished run) are made writable by their owner first; the
+    files' own modes do not matter. Returns None when removed, else (why it was kept, whether
+    removal failed half-way); nothing is deleted unless everything can be."""
+    try:
+        changed = _changed(before, _snapshot(source))
+    except OSError as exc:
+        return f"it can no longer be read ({exc.strerror or exc})", False
+    if changed:
+        return (f"it changed after it was copied ({', '.join(changed[:5])}), so the capsule does "
+                "not hold what is there now"), False
+    if not os.access(source.parent, os.W_OK | os.X_OK):
+        return f"its folder {source.parent} is not writable", False
+    restored: list[tuple[str, int]] = []
+    try:
+        for folder in _folders(source):
+            if not os.access(folder, os.R_OK | os.W_OK | os.X_OK):
+                mode = stat.S_IMODE(os.lstat(folder).st_mode)
+                os.chmod(folder, mode | stat.S_IRWXU)
+                restored.append((folder, mode))
+    except OSError as exc:
+        for folder, mode in reversed(restored):  # back as they were: the source is kept whole
+            try:
+                os.chmod(folder, mode)
+            except OSError:
+                pass
+        return (f"{exc.filename or source} is read-only and cannot be made writable "
+                f"({exc.strerror or exc})"), False
+    try:
+        shutil.rmtree(source)
+    except OSError as exc:
+        return f"{exc.filename or source}: {exc.strerror or exc}", True
+    fsync_dir(source.parent)
+    return None
+
+
+def _folders(root: Path) -> list[str]:
+    """``root`` and every folder below it, never following symlinks."""
+    out = [str(root)]
+    stack = [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    out.append(entry.path)
+                    stack.append(entry.path)
+    return out

@@ -8,12 +8,28 @@ was written, with their BLAKE3 digest. So the order is fixed:
 2. (``save_checkpoint`` only) ``torch.save`` into a temp file in the checkpoint's own directory
    (the link's target's directory when the path is a symlink), flush, fsync;
 3. store the file in the CAS (or, ``digest_only``, fsync it and hash it without a copy, for a box
-   with little disk: the file is then the only copy), refusing a file that changes while it is
-   read; ``save_checkpoint`` does this to its temp file, so the event names exactly the bytes
+   with little disk: the file is then the only copy), only once it has *settled* (below);
+   ``save_checkpoint`` does this to its temp file, so the event names exactly the bytes
    that call wrote even when other processes save to the same path;
 4. (``save_checkpoint`` only) ``os.replace`` the temp file onto the final name (through a
    symlink, onto its target), fsync the directory;
 5. append `checkpoint.saved`.
+
+Settling (`read_settled`). A file somebody else wrote may still be being written: a writer that
+writes half, pauses (a slow GPU-to-host copy, a sync to durable storage) and writes the rest
+leaves a file whose size and times stand still during the pause, so "unchanged while it was
+read" alone accepts the half. A file is therefore read only once its identity, size, mtime and
+ctime (``st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns``) have been still for ``settle``
+seconds, and its bytes are accepted only when those are the same after the read and the file has
+then been still for at least ``2 * settle`` seconds in all (a short read is followed by a wait).
+A change at any point starts the wait again; a file that never settles within `settle_timeout`
+(10 settle times, at least 10 s) is refused (`CheckpointSourceError`). ctime, which no writer
+can set back, is the clock: the wait is skipped for a file last changed long ago, and a ctime
+in the future (a clock skewed against a network filesystem) is watched for a whole interval
+instead. A writer that pauses for longer than the settle time cannot be told from a finished
+one: write to a temp file and rename it (as `save_checkpoint` does). ``settle`` defaults to
+``$LABLEDGER_SETTLE_S``, else `DEFAULT_SETTLE_S`; 0 turns the waiting off (the before/after
+comparison stays).
 
 torch is imported only inside `save_checkpoint`, so importing this module (and recording a
 checkpoint) stays cheap inside a training loop. The run id defaults to ``$LABLEDGER_RUN`` and
@@ -25,10 +41,11 @@ from __future__ import annotations
 import math
 import os
 import secrets
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from labledger.cas._threads import hash_threads
 from labledger.ingest._fs import fsync_dir, fsync_file
@@ -42,9 +59,25 @@ RUN_ENV = "LABLEDGER_RUN"
 INSTANCE_ENV = "LABLEDGER_INSTANCE"
 _PLACEHOLDER_DIGEST = "blake3:" + "0" * 64
 _CHUNK = 1 << 20
+SETTLE_ENV = "LABLEDGER_SETTLE_S"
+DEFAULT_SETTLE_S = 1.0
+"""Seconds a file must stand still before it is read (and, in all, 2x this around the read)."""
+MAX_SETTLE_S = 60.0
+"""The longest settle time taken."""
 
-__all__ = ["RUN_ENV", "Role", "digest_file", "record_checkpoint", "resolve_run",
-           "save_checkpoint"]
+
+def settle_timeout(settle: float) -> float:
+    """How long a file may keep changing before it is refused as still being written: ten
+    settle times, at least 10 s."""
+    return max(10.0, 10 * settle)
+
+
+_T = TypeVar("_T")
+_CHANGED = "it changed while it was read (is it still being written?)"
+
+__all__ = ["DEFAULT_SETTLE_S", "MAX_SETTLE_S", "RUN_ENV", "SETTLE_ENV", "Role", "digest_file",
+           "read_settled", "record_checkpoint", "resolve_run", "resolve_settle",
+           "save_checkpoint", "settle_timeout"]
 
 
 def resolve_run(run: str | None, *, action: str = "record a checkpoint",
@@ -110,12 +143,119 @@ def _split_metrics(metrics: Mapping[str, Any] | None) -> tuple[dict[str, float],
     return finite, other
 
 
-def digest_file(path: Path, *, progress: Callable[[int], None] | None = None) -> tuple[str, int]:
+def resolve_settle(settle: float | None, *, field: str = "settle") -> float:
+    """``settle`` itself, else ``$LABLEDGER_SETTLE_S``, else `DEFAULT_SETTLE_S`; raises
+    `InvalidEventError` for a value that is not a finite number of seconds >= 0."""
+    where = field
+    if settle is None:
+        text = os.environ.get(SETTLE_ENV)
+        if text is None or not text.strip():
+            return DEFAULT_SETTLE_S
+        where = f"${SETTLE_ENV}"
+        try:
+            settle = float(text)
+        except ValueError:
+            settle = math.nan
+    if isinstance(settle, bool) or not isinstance(settle, int | float) or not (
+            math.isfinite(settle) and 0 <= settle <= MAX_SETTLE_S):
+        raise InvalidEventError(f"{where} is {settle!r}: the settle time must be a number of "
+                                f"seconds from 0 to {MAX_SETTLE_S:g}", field=field)
+    return float(settle)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _still_for(st: os.stat_result) -> float:
+    """Seconds since the file last changed, by its ctime (-1 when that lies in the future)."""
+    age = time.time() - max(st.st_ctime_ns, st.st_mtime_ns) / 1e9
+    return age if age >= 0 else -1.0
+
+
+def _settle_wait(path: Path, st: os.stat_result, need: float, deadline: float
+                 ) -> os.stat_result | None:
+    """Wait until ``path`` has been still for ``need`` seconds; returns its stat then, or None
+    when it changed meanwhile (the caller starts over). Raises at ``deadline``."""
+    while True:
+        still = _still_for(st)
+        wait = need - still if still >= 0 else need  # a future ctime: watch a whole interval
+        if wait <= 0:
+            return st
+        if time.monotonic() + wait > deadline:
+            raise _NotSettled
+        time.sleep(wait)
+        now = _stat_regular(path)
+        if _identity(now) != _identity(st):
+            return None
+        if still < 0:
+            return now  # watched unchanged for the whole interval
+        st = now
+
+
+class _NotSettled(Exception):
+    pass
+
+
+def read_settled(path: Path, read: Callable[[], _T], *, settle: float,
+                 timeout: float | None = None) -> _T:
+    """``read()`` the file at ``path`` once it has settled, and return what it returned only
+    if the file was still throughout (see the module docstring): still for ``settle`` seconds
+    before the read, unchanged after it, and still for ``2 * settle`` seconds in all.
+
+    A change anywhere waits and reads again, until ``timeout`` (default `settle_timeout`); then
+    raises
+    `CheckpointSourceError` ("still being written"). ``read`` itself should raise on a change
+    it sees while it reads (``digest_file`` and the store do).
+    """
+    started = time.monotonic()
+    deadline = started + max(settle_timeout(settle) if timeout is None else timeout, 2 * settle)
+    changes = 0
+    first = last = _stat_regular(path)
+    while True:
+        try:
+            settled = _settle_wait(path, last, settle, deadline)
+            if settled is not None:
+                try:
+                    result = read()
+                except CheckpointSourceError as exc:
+                    if exc.problem != _CHANGED:
+                        raise
+                    result = None  # changed while it was read: wait and read again
+                if result is not None:
+                    after: os.stat_result | None = _stat_regular(path)
+                    if after is not None and _identity(after) == _identity(settled):
+                        after = _settle_wait(path, after, 2 * settle, deadline)
+                    if after is not None and _identity(after) == _identity(settled):
+                        return result
+        except _NotSettled:
+            last = _stat_regular(path)
+            raise CheckpointSourceError(
+                path, f"it is still being written: it kept changing for "
+                      f"{time.monotonic() - started:.1f} s ({changes + 1} changes seen; size "
+                      f"{first.st_size} -> {last.st_size} bytes) and never stood still for "
+                      f"{settle:g} s; record it once its writer has finished") from None
+        changes += 1
+        last = _stat_regular(path)
+
+
+def digest_file(path: Path, *, progress: Callable[[int], None] | None = None,
+                settle: float | None = 0.0) -> tuple[str, int]:
     """BLAKE3 digest and size of a regular file, without copying it.
 
-    Raises `CheckpointSourceError` if the file is missing, not a regular file, or changes while
-    it is read (size, mtime or inode differ before and after).
+    ``settle``: seconds the file must stand still around the read (`read_settled`); None reads
+    ``$LABLEDGER_SETTLE_S`` (default `DEFAULT_SETTLE_S`); 0 (the default here) reads at once.
+
+    Raises `CheckpointSourceError` if the file is missing, not a regular file, changes while
+    it is read (size, mtime, ctime or inode differ before and after), or never settles.
     """
+    wait = resolve_settle(settle)
+    if wait > 0:
+        return read_settled(path, lambda: _digest_once(path, progress), settle=wait)
+    return _digest_once(path, progress)
+
+
+def _digest_once(path: Path, progress: Callable[[int], None] | None) -> tuple[str, int]:
     from blake3 import blake3
 
     before = _stat_regular(path)
@@ -131,10 +271,8 @@ def digest_file(path: Path, *, progress: Callable[[int], None] | None = None) ->
     except OSError as exc:
         raise CheckpointSourceError(path, f"cannot be read ({exc.strerror or exc})") from None
     after = _stat_regular(path)
-    if (before.st_size, before.st_mtime_ns, before.st_ino) != (
-            after.st_size, after.st_mtime_ns, after.st_ino) or size != after.st_size:
-        raise CheckpointSourceError(path, "it changed while it was read (is it still being "
-                                          "written?)")
+    if _identity(before) != _identity(after) or size != after.st_size:
+        raise CheckpointSourceError(path, _CHANGED)
     return "blake3:" + hasher.hexdigest(), size
 
 
@@ -163,12 +301,23 @@ def _make_durable(path: Path) -> None:
 
 
 def _capture(led: Ledger, path: Path, *, digest_only: bool,
-             progress: Callable[[int], None] | None) -> tuple[str, int]:
-    """Digest and size of ``path``: stored in the CAS, or (``digest_only``) fsynced in place,
-    since the file is then the only copy of the bytes the event names."""
+             progress: Callable[[int], None] | None, settle: float = 0.0) -> tuple[str, int]:
+    """Digest and size of ``path`` once it has settled for ``settle`` seconds (0: at once, for
+    a temp file this process wrote and fsynced): stored in the CAS, or (``digest_only``)
+    fsynced in place, since the file is then the only copy of the bytes the event names."""
     if digest_only:
-        _make_durable(path)
-        return digest_file(path, progress=progress)
+        def read() -> tuple[str, int]:
+            _make_durable(path)
+            return _digest_once(path, progress)
+    else:
+        def read() -> tuple[str, int]:
+            return _put(led, path, progress)
+    if settle > 0:
+        return read_settled(path, read, settle=settle)
+    return read()
+
+
+def _put(led: Ledger, path: Path, progress: Callable[[int], None] | None) -> tuple[str, int]:
     from labledger.cas import SourceChangedError, SourceNotFoundError
     from labledger.ledger.artifacts import open_store
 
@@ -177,8 +326,7 @@ def _capture(led: Ledger, path: Path, *, digest_only: bool,
     except SourceNotFoundError:
         raise CheckpointSourceError(path, "no such file") from None
     except SourceChangedError:
-        raise CheckpointSourceError(path, "it changed while it was read (is it still "
-                                          "being written?)") from None
+        raise CheckpointSourceError(path, _CHANGED) from None
     return result.digest, result.size
 
 
@@ -214,6 +362,7 @@ def record_checkpoint(
     ledger: Ledger | None = None,
     root: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    settle: float | None = None,
 ) -> Record:
     """Store a checkpoint file in the CAS and append `checkpoint.saved`; returns the event.
 
@@ -235,13 +384,19 @@ def record_checkpoint(
     ledger, root
         An open ledger to append to (cheapest inside a loop), else the one found from ``root``,
         ``$LABLEDGER_ROOT`` or the working directory.
+    settle
+        Seconds the file must stand still before it is read, and (in all) twice that around
+        the read, so a writer that paused half-way is not taken for finished (see the module
+        docstring). Default ``$LABLEDGER_SETTLE_S``, else 1 s; 0 reads at once. A file last
+        changed long ago costs no wait.
 
     Raises
     ------
     InvalidEventError
-        Bad run id, role, step or metric; nothing was stored or written.
+        Bad run id, role, step, metric or settle time; nothing was stored or written.
     CheckpointSourceError
-        The file is missing, not a regular file, or changed while it was read.
+        The file is missing, not a regular file, changed while it was read, or kept changing
+        for `settle_timeout` (still being written).
     CasError, LedgerError
         The store or the ledger could not be written.
     """
@@ -256,9 +411,11 @@ def record_checkpoint(
         # Validate first: bad input leaves neither the store nor the ledger touched.
         led.draft("checkpoint.saved", _body(path, _PLACEHOLDER_DIGEST, 0, stored=not digest_only,
                                             **options), run=run, instance=instance)
+        wait = resolve_settle(settle)
         refuse_sealed(led, run, "checkpoint.saved")
         _stat_regular(path)
-        digest, size = _capture(led, path, digest_only=digest_only, progress=progress)
+        digest, size = _capture(led, path, digest_only=digest_only, progress=progress,
+                                settle=wait)
         draft = led.draft("checkpoint.saved", _body(path, digest, size, stored=not digest_only,
                                                     **options), run=run, instance=instance)
         return led.append_drafts([draft])[0]

@@ -12,6 +12,7 @@ and renders them with ``to_json()`` so the CLI can print them under ``--json``::
      ├── CapsuleBusyError              another closure of the same run is in progress
      ├── CapsuleRunningError           the ledger shows the run as still running
      ├── CapsuleUnplacedError          recorded as sealed, but not yet renamed into place
+     ├── CapsuleSourceKeptError        `close --move`: sealed and in place, the source kept
      ├── CapsuleQuarantinedError       exit 3: the candidate failed and was quarantined
      └── RunRefusedError               `labledger run --strict`: the launch could not be recorded,
                                        so the command was not started
@@ -142,6 +143,24 @@ class CapsuleUnplacedError(IngestError):
             f"store); run the same `labledger close` again to put it in place")
         self.run, self.partial, self.destination = run, partial, destination
         self.event_id, self.problem = event_id, problem
+
+
+class CapsuleSourceKeptError(IngestError):
+    """`close --move` across filesystems sealed, recorded and placed the capsule (a copy), but
+    the source could not be removed, so it was kept whole (``partly``: removal failed half-way).
+    ``sealed`` is the `SealedCapsule` the closure returned."""
+
+    _fields = ("run", "source", "destination", "event_id", "problem")
+
+    def __init__(self, run: str, source: Path, destination: Path, event_id: str, problem: str,
+                 *, partly: bool = False, sealed: object = None) -> None:
+        kept = "was partly removed" if partly else "was kept (nothing in it was deleted)"
+        super().__init__(
+            f"run {run} is sealed in {destination} (capsule.sealed {event_id[:12]}), but the "
+            f"moved source {source} {kept}: {problem}. The capsule is the run now; remove "
+            f"{source} yourself once you no longer need it")
+        self.run, self.source, self.destination = run, source, destination
+        self.event_id, self.problem, self.sealed = event_id, problem, sealed
 
 
 class CapsuleQuarantinedError(IngestError):

@@ -21,7 +21,16 @@ Order of work (each step's failure and what it costs)
    started ignoring (``nohup``) stays ignored for the command too. SIGINT is *not* forwarded
    while the wrapper is the foreground job of a terminal: the terminal already delivered Ctrl-C
    to the whole process group, and a second SIGINT would interrupt the command's own cleanup
-   (a checkpoint being saved in an ``except KeyboardInterrupt``).
+   (a checkpoint being saved in an ``except KeyboardInterrupt``). With **no controlling terminal
+   at all** (started from cron, ``setsid``, ``nohup`` after the login ended, a batch job, a
+   supervisor), the command runs in a process group of its own (Linux): a signal sent to the
+   wrapper's whole group (``timeout``, ``kill -INT -PGID``, a supervisor's ``killpg``) then
+   reaches the command once, through the wrapper, instead of twice (directly and forwarded),
+   so a first SIGINT stays the graceful one and a second the forceful one. Because a SIGKILL
+   to the group would no longer reach it, the command is given ``PR_SET_PDEATHSIG`` =
+   SIGKILL: it never outlives a wrapper that was killed. The handlers are installed before
+   `run.launched` is written and stay until `run.exited` is, so no signal between the two can
+   kill the wrapper and leave a launch without an exit.
 4. **Heartbeats** (optional): a daemon thread appends `run.heartbeat` every interval. The command
    is a separate process, so a slow append never slows it; appends from the thread and the main
    thread share one lock.
@@ -161,6 +170,34 @@ class _Recorder:
         return record
 
 
+def _has_controlling_terminal() -> bool:
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _own_group_dying_with(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn``: put the child in a process group of its own and have the kernel
+    SIGKILL it when the wrapper dies (Linux)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def setup() -> None:
+        os.setpgid(0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the wrapper died before the death signal was armed
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return setup
+
+
 def _in_foreground_of_terminal() -> bool:
     for fd in (0, 1, 2):
         try:
@@ -198,7 +235,9 @@ class _Forwarder:
         """Forward from now on, first replaying what arrived while the child was starting."""
         self.pid = pid
         for signum in list(self.received):
-            self._forward(pid, signum)
+            # Sent before the child existed: it never reached the child, not even a Ctrl-C
+            # the terminal delivered to the (then childless) foreground group.
+            self._forward(pid, signum, replay=True)
 
     def detach(self) -> None:
         self.pid = None  # reaped: its pid may be reused, so nothing is sent any more
@@ -210,8 +249,8 @@ class _Forwarder:
             self._forward(pid, signum)
 
     @staticmethod
-    def _forward(pid: int, signum: int) -> None:
-        if signum == signal.SIGINT and _in_foreground_of_terminal():
+    def _forward(pid: int, signum: int, *, replay: bool = False) -> None:
+        if not replay and signum == signal.SIGINT and _in_foreground_of_terminal():
             return  # Ctrl-C reached the child's process group already
         try:
             os.kill(pid, signum)
@@ -287,9 +326,14 @@ def _launch_body(argv: Sequence[str], cwd: str, env: Mapping[str, str], facts: F
 
 def _start(argv: Sequence[str], cwd: str, env: Mapping[str, str]
            ) -> tuple[subprocess.Popen[bytes] | None, int, str | None]:
-    """Start the command: (process, 0, None) or (None, 126/127, why) as a shell would."""
+    """Start the command: (process, 0, None) or (None, 126/127, why) as a shell would.
+
+    Without a controlling terminal (Linux) the command gets a process group of its own and
+    dies with the wrapper (see the module docstring, step 3)."""
+    own_group = sys.platform.startswith("linux") and not _has_controlling_terminal()
+    preexec = _own_group_dying_with(os.getpid()) if own_group else None
     try:
-        return subprocess.Popen(list(argv), cwd=cwd, env=dict(env)), 0, None
+        return subprocess.Popen(list(argv), cwd=cwd, env=dict(env), preexec_fn=preexec), 0, None
     except FileNotFoundError as exc:
         return None, 127, f"{argv[0]}: command not found ({exc.strerror})"
     except OSError as exc:
@@ -376,6 +420,29 @@ def run_command(
         except OSError as exc:
             recorder.warn(f"could not read the config {config_path}: {exc.strerror or exc}")
     body, extra = _launch_body(argv, workdir, base_env, facts, heartbeat, config_path)
+    forwarder = _Forwarder()
+    # Before run.launched: from then on a signal is caught (and replayed to the child once it
+    # starts), so the wrapper cannot die between the launch and its run.exited.
+    forwarder.install()
+    try:
+        _launch_and_supervise(argv, run_id, instance, workdir, base_env, heartbeat, strict,
+                              ledger, launch_problem, facts, config_path, body, extra,
+                              recorder, forwarder, notify, result)
+    finally:
+        # Handlers stay until run.exited is written: a second SIGTERM (Slurm's KillWait, an
+        # impatient user) must not kill the wrapper between the child's exit and its record.
+        forwarder.restore()
+        if ledger is not None:
+            ledger.close()
+    return result
+
+
+def _launch_and_supervise(argv: Sequence[str], run_id: str, instance: str | None, workdir: str,
+                          base_env: Mapping[str, str], heartbeat: float | None, strict: bool,
+                          ledger: Ledger | None, launch_problem: str | None, facts: Facts,
+                          config_path: Path | None, body: dict[str, Any],
+                          extra: dict[str, Any], recorder: _Recorder, forwarder: _Forwarder,
+                          notify: Report, result: RunResult) -> None:
     if ledger is not None:
         try:
             _store_launch_objects(ledger, facts, config_path, body, extra)
@@ -386,8 +453,6 @@ def run_command(
             launch_problem = str(exc)
     if launch_problem is not None:
         if strict:
-            if ledger is not None:
-                ledger.close()
             raise RunRefusedError(run_id, f"the ledger could not record its launch: "
                                           f"{launch_problem}")
         recorder.warn(f"could not record the launch of run {run_id} ({launch_problem}); "
@@ -400,18 +465,7 @@ def run_command(
     if instance is not None:
         child_env["LABLEDGER_INSTANCE"] = instance
     notify("run", run_id)
-
-    forwarder = _Forwarder()
-    forwarder.install()  # before the start: a signal arriving meanwhile is replayed to the child
-    try:
-        _supervise(argv, workdir, child_env, heartbeat, recorder, forwarder, result, instance)
-    finally:
-        # Handlers stay until run.exited is written: a second SIGTERM (Slurm's KillWait, an
-        # impatient user) must not kill the wrapper between the child's exit and its record.
-        forwarder.restore()
-        if ledger is not None:
-            ledger.close()
-    return result
+    _supervise(argv, workdir, child_env, heartbeat, recorder, forwarder, result, instance)
 
 
 def _refuse_sealed(ledger: Ledger, run: str, recorder: _Recorder) -> None:

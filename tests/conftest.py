@@ -25,6 +25,7 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LABLEDGER_ROOT", str(project))
     monkeypatch.setenv("LABLEDGER_WRITER", "test-writer")
     monkeypatch.setenv("LABLEDGER_ACTOR", "tester@test")
+    monkeypatch.setenv("LABLEDGER_SETTLE_S", "0")  # no settle waits unless a test asks for one
 
 
 @pytest.fixture

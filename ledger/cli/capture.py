@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import os
-from typing import cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import click
 
-from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._context import FiniteFloatRange, common, open_ledger, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, progress_bar, warn
 from labledger.ledger.errors import InvalidEventError
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+SETTLE_MAX_S = 60.0  # labledger.ingest.checkpoint.MAX_SETTLE_S, without importing it here
+
 _RUN_HELP = "Run id (default: $LABLEDGER_RUN, which `labledger run` sets)."
+_SETTLE_HELP = ("Seconds {what} must stand still before it is read, and twice that in all "
+                "around the read, so a writer that paused half-way is not taken for finished "
+                "(default: $LABLEDGER_SETTLE_S, else 1; 0: no wait). Costs nothing for files "
+                "last changed long ago.")
+
+
+def _settle_option(what: str) -> Callable[[_F], _F]:
+    return click.option("--settle", type=FiniteFloatRange(min=0, max=SETTLE_MAX_S),
+                        metavar="SECONDS", help=_SETTLE_HELP.format(what=what))
 
 
 def _parse_metrics(pairs: tuple[str, ...]) -> dict[str, float]:
@@ -44,10 +57,11 @@ def _parse_metrics(pairs: tuple[str, ...]) -> dict[str, float]:
               help="Record the BLAKE3 digest and size without copying the file into the store "
                    "(stored=false), for a box with little disk.")
 @click.option("--instance", metavar="INSTANCE", help="Instance (box) id.")
+@_settle_option("the file")
 @common
 def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
                role: str | None, metrics: tuple[str, ...], digest_only: bool,
-               instance: str | None) -> None:
+               instance: str | None, settle: float | None) -> None:
     """Store checkpoint PATH in the CAS and record `checkpoint.saved`; prints the event id.
 
     Example: labledger checkpoint ckpt/best.pth --run r1 --step 4000 --role best --metric psnr=31.4
@@ -61,7 +75,7 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
         record = record_checkpoint(path, run=run, step=step, epoch=epoch,
                                    role=cast("Role | None", role), metrics=parsed,
                                    digest_only=digest_only, instance=instance, ledger=ledger,
-                                   progress=update)
+                                   progress=update, settle=settle)
     body = record.body_dict()
     if body.get("size") == 0:  # a message: on stderr with --json too
         warn(f"labledger: warning: {path} is empty (0 bytes): recorded, but an empty "
@@ -87,9 +101,10 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
 @click.option("--allow-running", is_flag=True,
               help="Close a run the ledger shows as still running (run.launched without "
                    "run.exited): only when you know nothing writes to it any more.")
+@_settle_option("every file of SOURCE")
 @common
 def close(source: str, run: str | None, export_root: str, move: bool,
-          quarantine_root: str | None, allow_running: bool) -> None:
+          quarantine_root: str | None, allow_running: bool, settle: float | None) -> None:
     """Seal the run in SOURCE as an immutable capsule EXPORT_ROOT/<run>, or quarantine it.
 
     Copies (or moves) SOURCE to EXPORT_ROOT/.partial/<run>, checks it against the capsule rules
@@ -109,7 +124,7 @@ def close(source: str, run: str | None, export_root: str, move: bool,
     try:
         sealed = close_capsule(source, run=run, export_root=export_root, move=move,
                                quarantine_root=quarantine_root, allow_running=allow_running,
-                               ledger=ledger)
+                               ledger=ledger, settle=settle)
     except CapsuleQuarantinedError as exc:
         if state().json:
             emit_json({"sealed": False, **exc.to_json()})

@@ -9,6 +9,11 @@ import click
 from labledger.ledger.cli._context import FiniteFloatRange, common, state
 from labledger.ledger.cli._output import dumps
 
+MIN_HEARTBEAT_S = 1.0
+"""The shortest ``--heartbeat`` the command line takes (docs/runs.md). The Python API
+(`labledger.ingest.run.run_command`) takes any positive interval: a test or a demo may beat
+faster on purpose."""
+
 
 def _reporter(quiet: bool, as_json: bool) -> Any:
     def report(kind: str, message: str) -> None:
@@ -25,6 +30,22 @@ def _reporter(quiet: bool, as_json: bool) -> Any:
     return report
 
 
+class _HeartbeatInterval(FiniteFloatRange):
+    """Seconds, at least `MIN_HEARTBEAT_S`: a shorter interval is a usage error (exit 2,
+    nothing started or written). Every heartbeat is an fsynced event, so ``--heartbeat 1e-9``
+    would flood the ledger with thousands of events a second and tell nothing a 1 s beat does
+    not."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        number = FiniteFloatRange().convert(value, param, ctx)
+        if number < MIN_HEARTBEAT_S:
+            self.fail(f"{value} is below the floor of {MIN_HEARTBEAT_S:g} s (every heartbeat "
+                      "is an fsynced event: a shorter interval would flood the ledger)",
+                      param, ctx)
+        return super().convert(number, param, ctx)
+
+
 # No ignore_unknown_options: a mistyped wrapper option (--instnace) is a usage error, not the
 # command; the command's own options are safe behind its name (allow_interspersed_args=False).
 @click.command(context_settings={"allow_interspersed_args": False})
@@ -34,8 +55,9 @@ def _reporter(quiet: bool, as_json: bool) -> Any:
               help="Instance (box) the run executes on (default: $LABLEDGER_INSTANCE).")
 @click.option("--config", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="The resolved config file: stored (secrets scrubbed) in the CAS.")
-@click.option("--heartbeat", type=FiniteFloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Record run.heartbeat every SECONDS while the command runs.")
+@click.option("--heartbeat", type=_HeartbeatInterval(min=MIN_HEARTBEAT_S), metavar="SECONDS",
+              help=f"Record run.heartbeat every SECONDS while the command runs (at least "
+                   f"{MIN_HEARTBEAT_S:g}; a shorter interval is refused).")
 @click.option("--strict", is_flag=True,
               help="Refuse to start the command when the ledger cannot record its launch.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)

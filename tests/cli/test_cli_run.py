@@ -159,7 +159,7 @@ def test_running_while_it_beats_then_exited(ledger: Ledger, project: Path, tmp_p
     stop = tmp_path / "stop"
     code = ("import pathlib, time\n"
             f"while not pathlib.Path({str(stop)!r}).exists(): time.sleep(0.05)")
-    wrapper = subprocess.Popen([EXE, "run", "--run", "hb", "--heartbeat", "0.2", "--", PY, "-c",
+    wrapper = subprocess.Popen([EXE, "run", "--run", "hb", "--heartbeat", "1", "--", PY, "-c",
                                 code], cwd=project, stderr=subprocess.PIPE, text=True)
     try:
         assert wait_for(lambda: state_of(project, "hb").get("state") == "running")
@@ -171,7 +171,7 @@ def test_running_while_it_beats_then_exited(ledger: Ledger, project: Path, tmp_p
         wrapper.communicate()  # also closes the stderr pipe
     assert wrapper.returncode == 0
     row = state_of(project, "hb")
-    assert (row["state"], row["heartbeat_interval_s"]) == ("exited-ok", 0.2)
+    assert (row["state"], row["heartbeat_interval_s"]) == ("exited-ok", 1.0)
     assert row["last_heartbeat_ts"] is not None
 
 
@@ -215,7 +215,7 @@ def test_secrets_never_reach_any_file(ledger: Ledger, project: Path, tmp_path: P
     config = project / "config.yaml"
     config.write_text(f"lr: 0.1\nwandb:\n  api_key: {s['config']}\n"
                       f"data: https://reader:{s['config_url']}@data.example.com/x\n")
-    command = [EXE, "run", "--run", "secret-run", "--config", str(config), "--heartbeat", "0.1",
+    command = [EXE, "run", "--run", "secret-run", "--config", str(config), "--heartbeat", "1",
                "--", PY, "-c", "import time; time.sleep(0.3)",
                "--api-key", s["argv"], f"--hf-token={s['argv_eq']}",
                f"wandb.api_key={s['hydra']}", f"--data=https://user:{s['url']}@host/d",
