@@ -42,12 +42,17 @@ if TYPE_CHECKING:
 
 PULL_PARTIAL_PREFIX, PULL_PARTIAL_SUFFIX = "pull-", ".partial"
 """A pull's received bytes wait in ``tmp/pull-<key>.partial`` until they are stored."""
+PULL_NOTE_SUFFIX = ".stored"
+"""``tmp/pull-<key>.stored``: a pull whose store commit failed at its last step notes there
+that the file is in the store, for the next pull to find it; gc removes it as a partial."""
 PULL_LOCK = "pull.lock"
 """In ``tmp/``: held shared by every running pull, exclusively by gc removing partials."""
 
 
 def is_pull_partial(name: str) -> bool:
-    return name.startswith(PULL_PARTIAL_PREFIX) and name.endswith(PULL_PARTIAL_SUFFIX)
+    """A pull's leftover in ``tmp/``: a partial file, or the note of a failed commit."""
+    return name.startswith(PULL_PARTIAL_PREFIX) and name.endswith((PULL_PARTIAL_SUFFIX,
+                                                                    PULL_NOTE_SUFFIX))
 
 
 @contextlib.contextmanager

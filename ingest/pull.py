@@ -83,6 +83,7 @@ import msgspec
 from labledger.cas import Store, StoreFullError, StoreWriteError
 from labledger.cas.batch import Batch
 from labledger.cas.gc import (
+    PULL_NOTE_SUFFIX,
     PULL_PARTIAL_PREFIX,
     PULL_PARTIAL_SUFFIX,
     hold_pull_partials,
@@ -537,7 +538,8 @@ def partial_origins(ledger: Ledger) -> dict[str, tuple[str, str]]:
         for e in body.get("entries") or ():
             if isinstance(e, dict) and e.get("type", "file") == "file" \
                     and isinstance(e.get("path"), str) and isinstance(e.get("size"), int):
-                names[partial_name(source, e["path"], e["size"])] = (source, e["path"])
+                name = partial_name(source, e["path"], e["size"])
+                names[name] = names[_note_path(Path(name)).name] = (source, e["path"])
     return names
 
 
@@ -1047,7 +1049,7 @@ _B3_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
 def _note_path(partial: Path) -> Path:
     """Where a failed commit notes that the file received into ``partial`` was moved into the
     store (``pull-<key>.stored``, keyed as its partial file: source, path and size)."""
-    return partial.with_name(partial.name[:-len(PULL_PARTIAL_SUFFIX)] + ".stored")
+    return partial.with_name(partial.name[:-len(PULL_PARTIAL_SUFFIX)] + PULL_NOTE_SUFFIX)
 
 
 @contextlib.contextmanager
@@ -1431,8 +1433,9 @@ def _verify(puller: _Puller, store: Store, report: PullReport, globs: Sequence[s
 
 
 def remove_partials(store: Store, *, older_than: float = 0.0) -> int:
-    """Delete leftover ``pull-*.partial`` files last written more than ``older_than`` seconds
-    ago (after a pull you will not resume: its box is gone); returns how many. None is removed
+    """Delete leftover ``pull-*.partial`` files (and ``pull-*.stored`` notes of a failed
+    commit) last written more than ``older_than`` seconds ago (after a pull you will not
+    resume: its box is gone); returns how many. None is removed
     while a pull runs (it may be resuming any of them): then it returns 0. `labledger cas gc`
     does the same with its ``--partial-grace``."""
     return len(remove_pull_partials(store, grace_seconds=older_than).partials_removed)

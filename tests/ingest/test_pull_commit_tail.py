@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from labledger.cas import _fs
+from labledger.cas.digest import digest_bytes
 from labledger.ingest.pull import PullWriteError, pull
 from labledger.ingest.transport import Transport
 from labledger.ingest.transport_ssh import SshTransport, parse_target
@@ -84,7 +85,7 @@ def failed_first_pull(ledger: Ledger, box: Path, tmp_path: Path, sshd: Any,
     assert pulled_events(ledger) == []
     assert list(store.tmp_dir.glob("pull-*.partial")) == []
     for rel in box_files(box):
-        assert store.exists(store.put_bytes((box / rel).read_bytes()).digest)
+        assert store.exists(digest_bytes((box / rel).read_bytes()))
     return info.value
 
 
@@ -143,7 +144,7 @@ def test_an_object_lost_since_is_transferred_again_not_trusted(
     sizes = box_files(box)
     failed_first_pull(ledger, box, tmp_path, sshd, monkeypatch)
     store = open_store(ledger)
-    lost = store.put_bytes((box / "data.bin").read_bytes()).digest
+    lost = digest_bytes((box / "data.bin").read_bytes())
     object_path = store.objects_dir / lost.split(":")[1][:2] / lost.split(":")[1][2:]
     object_path.unlink()
 
@@ -186,3 +187,36 @@ def test_the_command_line_exits_1_with_one_line_then_names_the_earlier_failure(
     assert "Input/output error" in err
     assert "3 found there by their digests (re-hashed), not transferred again" in err
     assert len(pulled_events(ledger)) == 3
+
+
+def test_gc_removes_the_notes_of_a_pull_never_run_again(
+        ledger: Ledger, project: Path, tmp_path: Path, sshd: Any,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The box was destroyed before a second pull: the notes are leftovers, which `cas gc`
+    lists with their box and file and removes after --partial-grace, none while a pull runs
+    (before, they stayed in cas/tmp/ for ever)."""
+    import json
+
+    from labledger.cas.gc import hold_pull_partials
+    from tests.conftest import cli_call
+
+    box = small_box(tmp_path / "box")
+    failed_first_pull(ledger, box, tmp_path, sshd, monkeypatch)
+    store = open_store(ledger)
+    notes = sorted(store.tmp_dir.glob("pull-*.stored"))
+    assert len(notes) == len(box_files(box))
+    with hold_pull_partials(store):
+        code, out, err = cli_call(capsys, "--root", str(project), "--json", "cas", "gc",
+                                  "--partial-grace", "0", "--no-dry-run")
+        assert code == 0, err
+        assert json.loads(out)["partials_in_use"] == len(notes)
+    assert all(n.exists() for n in notes)
+    code, out, err = cli_call(capsys, "--root", str(project), "--json", "cas", "gc",
+                              "--partial-grace", "0", "--no-dry-run")
+    assert code == 0, err
+    removed = json.loads(out)["partials_removed"]
+    assert sorted(item["path"] for item in removed) == [str(n) for n in notes]
+    assert {item["file"] for item in removed} == set(box_files(box))
+    assert not any(n.exists() for n in notes)
+    for rel in box_files(box):  # the objects themselves are another matter (--grace)
+        assert store.exists(digest_bytes((box / rel).read_bytes()))
