@@ -14,9 +14,11 @@ refuses to record one, but ``labledger emit`` and merged ledgers can still conta
 The meter runs in ``running``, and in ``stopped`` too where the snapshot says stopping does not
 stop compute billing (Lambda's shutdown; any platform whose only meter-stop verb is irreversible).
 
-Runs: a run launched on an instance is active until its ``run.exited``, unless the ledger shows
-it cannot be running: ``lost`` when the instance was released or confirmed absent after the run's
-latest lifecycle event, ``stalled`` when its heartbeats stopped at the report's ``now`` (the
+Runs: a run launched on an instance is active until its ``run.exited`` or its capsule
+(``capsule.sealed``: final, whatever comes after it; ``capsule.quarantined`` while it is the
+run's latest lifecycle event), unless the ledger shows it cannot be running: ``lost`` when
+the instance was released or confirmed absent after the run's latest lifecycle event,
+``stalled`` when its heartbeats stopped at the report's ``now`` (the
 ``runs`` view's rules, ledger/sql/runs.sql, judged at ``--now`` instead of the query's clock).
 Nothing is stored: a later heartbeat or relaunch makes the run active again. A box that died
 under its run therefore shows ``idle`` instead of hiding behind a run that never exited.
@@ -44,7 +46,12 @@ State = Literal["running", "stopped", "released", "unrecorded"]
 IDLE_HOURS = 2.0
 WARN_HOURS = 48.0
 STALLED_AFTER_S = 600.0  # the runs view's: 3 x the launch's heartbeat interval, else this
-RUN_LIFECYCLE = ("run.launched", "run.heartbeat", "run.exited")
+RUN_LIFECYCLE = ("run.launched", "run.heartbeat", "run.exited", "capsule.sealed",
+                 "capsule.quarantined")
+# Lifecycle events that end a run as `instances` counts them (the `runs` view's states exited-ok,
+# failed, killed, sealed, quarantined); a seal is final, the others until a later launch or beat.
+_ENDED = frozenset({"run.exited", "capsule.sealed", "capsule.quarantined"})
+_CAPSULE = ("capsule.sealed", "capsule.quarantined")
 
 
 def format_time(when: datetime) -> str:
@@ -68,7 +75,8 @@ class InstanceEvent(msgspec.Struct, frozen=True, kw_only=True):
 
 def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
     """Every event tagged with an instance, plus the run lifecycle events (launch, heartbeat,
-    exit) recorded without one of the runs such events name, in ledger time order."""
+    exit, capsule sealed or quarantined) recorded without one of the runs such events name, in
+    ledger time order."""
     import duckdb
 
     from labledger.ledger.query import connect, read_error
@@ -78,7 +86,8 @@ def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
         rows = con.execute(
             "SELECT CAST(ts AS TIMESTAMP), writer, seq, kind, instance, run, CAST(body AS VARCHAR) "
             "FROM events WHERE instance IS NOT NULL OR (kind IN ('run.launched', "
-            "'run.heartbeat', 'run.exited') AND run IN (SELECT run FROM events "
+            "'run.heartbeat', 'run.exited', 'capsule.sealed', 'capsule.quarantined') "
+            "AND run IN (SELECT run FROM events "
             "WHERE instance IS NOT NULL AND run IS NOT NULL)) "
             "ORDER BY ts, writer, seq").fetchall()
     except duckdb.Error as exc:  # damage found mid-query, an interrupt: the mapped error
@@ -154,6 +163,11 @@ class RunMark:
     ts: datetime
     interval_s: float | None = None  # the heartbeat_interval_s its latest launch promised
     lost_at: datetime | None = None  # its instance was released or confirmed absent since
+    sealed: bool = False  # a capsule.sealed was seen: the run is over for good
+
+    @property
+    def ended(self) -> bool:
+        return self.sealed or self.kind in _ENDED
 
     @property
     def stalled_after_s(self) -> float:
@@ -173,6 +187,9 @@ class RunMark:
             self.instance = event.instance
             self.interval_s = (float(interval) if isinstance(interval, int | float)
                                and not isinstance(interval, bool) and interval > 0 else None)
+        if self.sealed:
+            return  # a seal is final: a heartbeat or exit recorded after it changes nothing
+        self.sealed = event.kind == "capsule.sealed"
         self.kind, self.ts, self.lost_at = event.kind, event.ts, None
 
 
@@ -299,6 +316,8 @@ def fold(events: Iterable[InstanceEvent], *, until: datetime | None = None) -> d
             mark.seen(event)
             if event.instance is None:  # recorded without the instance: still its run's activity
                 lease = leases.get(mark.instance) if mark.instance is not None else None
+                if event.kind in _CAPSULE:
+                    lease = None  # a capsule closed elsewhere (the laptop) is no work on the box
                 if lease is not None and (lease.last_run_at is None
                                           or event.ts > lease.last_run_at):
                     lease.last_run_at = event.ts
@@ -313,12 +332,12 @@ def fold(events: Iterable[InstanceEvent], *, until: datetime | None = None) -> d
             event.kind == "instance.released" and lease.released_at == event.ts)
         if gone:
             for mark in marks.values():
-                if (mark.instance == event.instance and mark.kind != "run.exited"
+                if (mark.instance == event.instance and not mark.ended
                         and mark.lost_at is None):
                     mark.lost_at = event.ts
     for run, mark in marks.items():
         lease = leases.get(mark.instance) if mark.instance is not None else None
-        if lease is None or mark.kind == "run.exited":
+        if lease is None or mark.ended:
             continue
         if mark.lost_at is not None:
             lease.lost[run] = mark.lost_at
