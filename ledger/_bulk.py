@@ -7,6 +7,9 @@ one write, one fsync; all or nothing):
    unknown fields forbidden (`_strict`), instead of JSON → dict → `validate_body`; it keeps the
    encoded body and a shared, cached encoding of the envelope (ts, actor, kind, run, instance,
    recorded), which a batch repeats a lot. Every event of the batch gets the same timestamp.
+   A chunk of lines is taken at once (`_parse_chunk`: each step one C-level ``map`` or scan
+   over the chunk, no Python code per line), which leaves room for the duplicate-key check
+   (below) at no cost; a chunk it cannot take goes line by line (`_parse_each`).
    With ``parallel`` (the CLI), a large input's second half is parsed by a forked child.
 2. `Batch.render` (under the writer's lock, see `SegmentWriter.append_rendered`) chains them:
    one formatted line and one BLAKE3 per event into one buffer, bytes identical to
@@ -19,17 +22,26 @@ the general path for that line: the `EventInput` decoder and `make_draft`, i.e. 
 `ingest` did before, so every refusal has the message it had. Errors keep their precedence: a
 line that does not decode (UTF-8, JSON, envelope) is reported before any body error, as when
 the whole input was decoded before any body was validated.
+
+A key given twice in one object of a line (JSON readers keep the last: ``{"kind":"note",
+"kind":"run.exited"}``) is such a decode error, named with its line and path (`duplicate_key`
+reads a line exactly). Reading every line twice would halve the rate, so the fast path proves
+most lines free of it by counting colons: what a line decodes to never holds more colons than
+the line (see `_parse_chunk`), and holds as many only when nothing, no second key, was dropped.
+A run event without a run (`make_draft` refuses it) is sent the general way by `_Heads`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import types
 from binascii import hexlify
 from collections.abc import Callable
-from itertools import islice
+from itertools import compress, islice, repeat
+from operator import add, attrgetter, is_, itemgetter, ne
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 import msgspec
@@ -37,6 +49,7 @@ import msgspec.inspect
 from blake3 import blake3
 
 from labledger.ledger import events as ev
+from labledger.ledger._fast_emit import needs_run
 from labledger.ledger._identity import id_problem
 from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import EventInput, make_draft
@@ -45,13 +58,14 @@ CHUNK = 1 << 22  # the input is split this many bytes at a time: line objects fo
 
 _encode = msgspec.json.Encoder().encode
 _event_input = msgspec.json.Decoder(EventInput)
+_NO_BODY = msgspec.Raw(b"{}")  # msgspec gives this very object for a line without a body
 
 
 class _Envelope(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """`EventInput` with the body left as raw JSON for its kind's decoder: same fields, types."""
 
     kind: str
-    body: msgspec.Raw = msgspec.Raw(b"{}")
+    body: msgspec.Raw = _NO_BODY
     run: str | None = None
     instance: str | None = None
     at: str | None = None
@@ -71,9 +85,6 @@ class _Refuse:
 class _Decoders(dict[str, Any]):
     def __missing__(self, kind: str) -> _Refuse:
         return _Refuse()
-
-
-_DECODERS: _Decoders | None = None
 
 
 _INT64 = msgspec.Meta(ge=ev._INT64_MIN, le=ev._INT64_MAX)
@@ -133,18 +144,30 @@ def _decoders() -> _Decoders:
     rare in bulk and take the general path, which checks nested members. So do kinds with a
     free-form field besides ``extra`` (instance.rented's profile_snapshot).
     """
-    global _DECODERS
-    if _DECODERS is None:
-        table = _Decoders()
-        for kind, cls in ev.KINDS.items():
-            info = msgspec.inspect.type_info(cls)
-            assert isinstance(info, msgspec.inspect.StructType)
-            if not any(ev._nests_struct(f.type) for f in info.fields):
-                strict = _strict(cls)
-                if strict is not None:
-                    table[kind] = msgspec.json.Decoder(strict)
-        _DECODERS = table
-    return _DECODERS
+    table = _Decoders()
+    for kind in ev.KINDS:
+        decoder = _BODY_DECODERS[kind]
+        if decoder.type is not msgspec.Raw:
+            table[kind] = decoder
+    return table
+
+
+class _BodyDecoders(dict[str, "msgspec.json.Decoder[Any]"]):
+    """Per kind, a strict JSON decoder of its body (see `_decoders`), or one of raw JSON for a
+    kind without a strict type (the general path takes those lines); an unknown kind is a
+    KeyError. Built as kinds are met: a batch holds a few, and building them all costs as
+    much as ingesting thousands of events."""
+
+    def __missing__(self, kind: str) -> msgspec.json.Decoder[Any]:
+        cls = ev.KINDS[kind]
+        info = msgspec.inspect.type_info(cls)
+        assert isinstance(info, msgspec.inspect.StructType)
+        strict = None if any(ev._nests_struct(f.type) for f in info.fields) else _strict(cls)
+        self[kind] = found = msgspec.json.Decoder(msgspec.Raw if strict is None else strict)
+        return found
+
+
+_BODY_DECODERS = _BodyDecoders()
 
 
 def _suspect(body: bytes) -> bool:
@@ -154,11 +177,15 @@ def _suspect(body: bytes) -> bool:
     return ev._LONG_DIGITS.search(body) is not None or ev.may_be_too_deep(body)
 
 
-class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None],
-                  "tuple[bytes, bytes] | None"]):
-    """(kind, run, instance, at, actor) → (encoded ts, ``,"actor":…`` up to the body), cached.
+Head = tuple[bytes, bytes, int]
 
-    None for an envelope with a bad run, instance or at: the general path reports it.
+
+class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None], "Head | None"]):
+    """(kind, run, instance, at, actor) → (encoded ts, ``,"actor":…`` up to the body, how many
+    colons the line's envelope holds outside its body when it gives one), cached.
+
+    None for an envelope with a bad run, instance or at, or a run event without a run: the
+    general path reports it.
     """
 
     def __init__(self, now: str, actor: str) -> None:
@@ -167,10 +194,11 @@ class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None],
         self.latest = ev.latest_ts()  # an `at` after this is in the future
 
     def __missing__(self, key: tuple[str, str | None, str | None, str | None, str | None]
-                    ) -> tuple[bytes, bytes] | None:
+                    ) -> Head | None:
         kind, run, instance, at, actor = key
-        head: tuple[bytes, bytes] | None = None
-        if id_problem("run", run) is None and id_problem("instance", instance) is None:
+        head: Head | None = None
+        if (id_problem("run", run) is None and id_problem("instance", instance) is None
+                and (run is not None or not needs_run(kind))):
             try:
                 ts = self.now if at is None else _encode(ev.parse_ts(at))
             except ValueError:
@@ -186,7 +214,10 @@ class _Heads(dict[tuple[str, str | None, str | None, str | None, str | None],
                     parts += (b',"instance":', _encode(instance))
                 if at is not None:
                     parts += (b',"recorded":', self.now)
-                head = (ts, b"".join(parts))
+                given = [value for value in (kind, run, instance, at, actor) if value is not None]
+                # the colons of its members (kind, body and those given) and in their values
+                colons = len(given) + 1 + sum(value.count(":") for value in given)
+                head = (ts, b"".join(parts), colons)
         self[key] = head
         return head
 
@@ -213,7 +244,7 @@ class Batch:
 
     __slots__ = ("bodies", "heads")
 
-    def __init__(self, heads: list[tuple[bytes, bytes]], bodies: list[bytes]) -> None:
+    def __init__(self, heads: list[Head], bodies: list[bytes]) -> None:
         self.heads, self.bodies = heads, bodies
 
     def __len__(self) -> int:
@@ -237,28 +268,36 @@ class Batch:
         first_prev = b"null" if prev is None else b'"' + prev.encode() + b'"'
         out = bytearray()
         heads, bodies = self.heads, self.bodies
-        (ts, meta), body = heads[0], bodies[0]
+        # One hasher, reset for each record: a third cheaper per record than a new one.
+        hasher = blake3()
+        reset, update, digest = hasher.reset, hasher.update, hasher.digest
+        (ts, meta, _), body = heads[0], bodies[0]
         first = start + first_prev.replace(b"%", b"%%") + middle + (
             more_end if count > 1 else last_end)
         unsigned = first % (seq, ts, meta, body)
-        rid = hexlify(blake3(unsigned).digest())
+        update(unsigned)
+        rid = hexlify(digest())
         out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
         unreported = 1  # the first record
         for block in range(1, count - 1, _RENDER_BLOCK):
             stop = min(block + _RENDER_BLOCK, count - 1)
-            for (ts, meta), body in zip(islice(heads, block, stop), islice(bodies, block, stop),
+            for (ts, meta, _), body in zip(islice(heads, block, stop), islice(bodies, block, stop),
                                          strict=True):
                 seq += 1
                 unsigned = chained % (seq, rid, ts, meta, body)
-                rid = hexlify(blake3(unsigned).digest())
+                reset()
+                update(unsigned)
+                rid = hexlify(digest())
                 out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
             if progress is not None:
                 progress(stop - block + unreported)
                 unreported = 0
         if count > 1:
-            (ts, meta), body = heads[-1], bodies[-1]
+            (ts, meta, _), body = heads[-1], bodies[-1]
             unsigned = (start + b'"%b"' + middle + last_end) % (seq + 1, rid, ts, meta, body)
-            rid = hexlify(blake3(unsigned).digest())
+            reset()
+            update(unsigned)
+            rid = hexlify(digest())
             out += b'{"id":"%b",%b\n' % (rid, unsigned[1:])
         if progress is not None:  # the last record (and the first, when no block ran)
             progress(unreported + (count > 1))
@@ -282,15 +321,69 @@ def _decode_problem(line: bytes, number: int, check_utf8: bool,
         except UnicodeDecodeError as exc:
             return InvalidEventError(f"invalid UTF-8 at byte {exc.start}", line=number,
                                      source=source)
+    invalid: msgspec.ValidationError | None = None
     try:
         item: EventInput = _event_input.decode(line)
     except RecursionError:
         return InvalidEventError(ev.TOO_DEEP, line=number, source=source)
     except msgspec.ValidationError as exc:
-        return InvalidEventError(str(exc), line=number, source=source)
+        invalid = exc
     except msgspec.DecodeError as exc:
         return InvalidEventError(_not_json(line, number, exc), line=number, source=source)
+    twice = duplicate_key(line)  # JSON, but which of two values would it mean?
+    if twice is not None:
+        return InvalidEventError(twice_problem(twice[1]), field=twice[0], line=number,
+                                 source=source)
+    if invalid is not None:
+        return InvalidEventError(str(invalid), line=number, source=source)
     return item
+
+
+class _Twice(dict[str, Any]):
+    """An object that holds ``key`` more than once (the members kept: the last of each)."""
+
+    key = ""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    twice, seen = _Twice(found), set()
+    for key, _ in pairs:
+        if key in seen:
+            twice.key = key
+            break
+        seen.add(key)
+    return twice
+
+
+def duplicate_key(line: bytes | str) -> tuple[str, str] | None:
+    """(path, key) of the first key given twice in one object of the JSON ``line`` (in document
+    order; the path as labledger's messages write it, e.g. ``body.metrics.loss``), or None
+    (also for a line that is not JSON, or too deep to read: other checks refuse those)."""
+    try:
+        value = json.loads(line, object_pairs_hook=_pairs)
+    except (ValueError, RecursionError):
+        return None
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _Twice):
+            return (f"{path}.{item.key}" if path else item.key), item.key
+        if isinstance(item, dict):
+            children = [(v, f"{path}.{k}" if path else k) for k, v in item.items()]
+        elif isinstance(item, list):
+            children = [(v, f"{path}[{i}]") for i, v in enumerate(item)]
+        else:
+            continue
+        stack.extend(reversed(children))
+    return None
+
+
+def twice_problem(key: str) -> str:
+    return (f"key {key!r} is given twice in one object (a JSON reader would keep only the "
+            "last); give each key once")
 
 
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -360,41 +453,37 @@ def parse_lines(data: bytes, *, actor: str, source: str | None = None,
     return Batch(heads, bodies)
 
 
+_PLACEHOLDER = ev.Body()  # a body the general path replaces: no keys, `extra` None
+_NO_HEAD: Head = (b"", b"", 0)  # stands in for a None head until the general path fills it
+_BODY = attrgetter("body")
+_EXTRA = attrgetter("extra")
+_KIND = attrgetter("kind")
+_KEY = attrgetter("kind", "run", "instance", "at", "actor")  # a `_Heads` key
+_COLONS = itemgetter(2)
+_DECODE = msgspec.json.Decoder.decode
+
+
 def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
                  source: str | None, progress: Callable[[int], None] | None = None,
-                 ) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+                 ) -> tuple[list[Head], list[bytes]]:
     """Parse the lines of ``data[pos:end]`` (the first is line ``first``).
 
     Raises `InvalidEventError` for the first line that does not decode, or `_Deferred` for the
     first body error when no later line of the range fails to decode.
     """
-    decoders, decode_envelope, encode, suspect = _decoders(), _envelope.decode, _encode, _suspect
-    limit, DecodeError = ev.MAX_BODY_BYTES, msgspec.DecodeError  # noqa: N806
-    heads: list[tuple[bytes, bytes]] = []
+    heads: list[Head] = []
     bodies: list[bytes] = []
-    add_head, add_body = heads.append, bodies.append
-    number, start = first - 1, pos
+    number, start = first, pos  # the number of the chunk's first line
     try:
         while pos < end:
             cut = data.find(b"\n", pos + CHUNK, end)
             if cut < 0:
                 cut = end
-            for line in data[pos:cut].split(b"\n"):
-                number += 1
-                try:
-                    env = decode_envelope(line)
-                    typed = decoders[env.kind].decode(env.body)
-                    body = encode(typed)
-                    head = heads_of[env.kind, env.run, env.instance, env.at, env.actor]
-                except (DecodeError, RecursionError):  # too deep: the general path says so
-                    head = None
-                if head is None or len(body) > limit or b"null" in body or (
-                        typed.extra is not None and suspect(body)):
-                    if not line or line.isspace():
-                        continue
-                    head, body = _general(line, number, heads_of, source)
-                add_head(head)
-                add_body(body)
+            chunk = data[pos:cut]
+            lines = chunk.split(b"\n")
+            if not _parse_chunk(chunk, lines, number, heads_of, source, heads, bodies):
+                _parse_each(lines, number, heads_of, source, heads, bodies)
+            number += len(lines)
             if progress is not None:
                 progress(min(cut + 1, end) - pos)
             pos = cut + 1
@@ -402,6 +491,101 @@ def _parse_range(data: bytes, pos: int, end: int, first: int, heads_of: _Heads,
         _raise_first_decode_error(data, deferred.line, False, source, start, end, first)
         raise
     return heads, bodies
+
+
+def _parse_chunk(chunk: bytes, lines: list[bytes], first: int, heads_of: _Heads,
+                 source: str | None, heads: list[Head], bodies: list[bytes]) -> bool:
+    """Parse a chunk's lines (the first is line ``first``) with no Python code per line,
+    appending their heads and bodies; False (nothing appended) when some line does not decode
+    as an event of a known kind with a valid body (or is blank, but for the last): then
+    `_parse_each` takes the chunk, line by line.
+
+    Each step is one C-level ``map`` (or one scan) over the chunk; the lines a step finds
+    wrong or doubtful (a None head, an oversize body, a ``null``, a suspect ``extra``, a kind
+    without a strict type, a duplicate key or a key count that cannot rule one out) then go
+    line by line, in order, as `_parse_each` takes them, so outcomes and errors are the same.
+    """
+    if lines and not lines[-1]:
+        lines = lines[:-1]  # the input's final newline: a blank last line, no event
+    try:
+        envs = list(map(_envelope.decode, lines))
+        typed = list(map(_DECODE, map(_BODY_DECODERS.__getitem__, map(_KIND, envs)),
+                         map(_BODY, envs)))
+    except (msgspec.DecodeError, RecursionError, KeyError):
+        return False
+    general: set[int] = set()
+    if any(map(isinstance, typed, repeat(msgspec.Raw))):  # kinds the general path takes
+        for i, body in enumerate(typed):
+            if isinstance(body, msgspec.Raw):
+                general.add(i)
+                typed[i] = _PLACEHOLDER
+    encoded = list(map(_encode, typed))
+    found: list[Any] = list(map(heads_of.__getitem__, map(_KEY, envs)))
+    if None in found:
+        for i, head in enumerate(found):
+            if head is None:
+                general.add(i)
+                found[i] = _NO_HEAD
+    if max(map(len, encoded), default=0) > ev.MAX_BODY_BYTES:
+        general.update(i for i, body in enumerate(encoded) if len(body) > ev.MAX_BODY_BYTES)
+    joined = b"\n".join(encoded)
+    if b"null" in joined:  # ("null" cannot span two bodies: each is an object)
+        general.update(i for i, body in enumerate(encoded) if b"null" in body)
+    if any(map(_EXTRA, typed)):
+        general.update(i for i, (t, body) in enumerate(zip(typed, encoded, strict=True))
+                       if t.extra is not None and _suspect(body))
+    # Duplicate keys, ruled out by counting colons (one after every key, whatever the spacing,
+    # and those inside text). What a line decodes to is part of what it holds: its envelope's
+    # members and values (`_Heads` counts their colons) and its body's (its encoding holds
+    # them), never more. So it holds as many colons only if it holds nothing more: not a
+    # second copy of a key. Unless some line breaks a premise (a backslash: an escape can
+    # spell a colon; no body: `_Heads` counted one), the sums over the chunk decide at once
+    # (equal sums: every line's are equal); else line by line, and a line whose counts differ
+    # is checked exactly.
+    no_body = any(map(is_, map(_BODY, envs), repeat(_NO_BODY)))
+    plain = b"\\" not in chunk
+    if not (plain and not no_body and chunk.count(b":") == sum(map(_COLONS, found))
+            + joined.count(b":")):
+        doubtful = set(compress(range(len(lines)), map(
+            ne, map(bytes.count, lines, repeat(b":")),
+            map(add, map(_COLONS, found), map(bytes.count, encoded, repeat(b":"))))))
+        if no_body:
+            doubtful.update(compress(range(len(envs)), map(is_, map(_BODY, envs),
+                                                          repeat(_NO_BODY))))
+        if not plain:
+            doubtful.update(compress(range(len(lines)), map(bytes.__contains__, lines,
+                                                            repeat(b"\\"))))
+        general.update(i for i in doubtful - general if duplicate_key(lines[i]) is not None)
+    for i in sorted(general):
+        found[i], encoded[i] = _general(lines[i], first + i, heads_of, source)
+    heads += found
+    bodies += encoded
+    return True
+
+
+def _parse_each(lines: list[bytes], first: int, heads_of: _Heads, source: str | None,
+                heads: list[Head], bodies: list[bytes]) -> None:
+    """`_parse_chunk` one line at a time: a line it cannot take goes the general way."""
+    decoders, decode_envelope, encode, suspect = _BODY_DECODERS, _envelope.decode, _encode, _suspect
+    limit, DecodeError, Raw = ev.MAX_BODY_BYTES, msgspec.DecodeError, msgspec.Raw  # noqa: N806
+    for number, line in enumerate(lines, start=first):
+        try:
+            env = decode_envelope(line)
+            typed = decoders[env.kind].decode(env.body)
+            body = encode(typed)
+            head = None if isinstance(typed, Raw) else heads_of[
+                env.kind, env.run, env.instance, env.at, env.actor]
+        except (DecodeError, RecursionError, KeyError):  # too deep: the general path says so
+            head = None
+        if head is None or len(body) > limit or b"null" in body or (
+                typed.extra is not None and suspect(body)) or (
+                (env.body is _NO_BODY or line.count(b":") != head[2] + body.count(b":")
+                 or b"\\" in line) and duplicate_key(line) is not None):
+            if not line or line.isspace():
+                continue
+            head, body = _general(line, number, heads_of, source)
+        heads.append(head)
+        bodies.append(body)
 
 
 def _parse_in_two(data: bytes, middle: int, heads_of: _Heads, source: str | None,
@@ -494,7 +678,7 @@ def _fields(error: InvalidEventError) -> dict[str, Any]:
 
 
 def _general(line: bytes, number: int, heads_of: _Heads,
-             source: str | None) -> tuple[tuple[bytes, bytes], bytes]:
+             source: str | None) -> tuple[Head, bytes]:
     """One line the long way (as `ingest` always did): the event's head and body, or its error."""
     item = _decode_problem(line, number, False, source)
     if isinstance(item, InvalidEventError):

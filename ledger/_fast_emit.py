@@ -112,8 +112,16 @@ def _body(found: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def needs_run(kind: str) -> bool:
-    """Whether an event of ``kind`` means nothing without a run (a heartbeat of no run)."""
+    """Whether an event of ``kind`` means nothing without a run (a heartbeat of no run): the
+    runs view would never show it. `ledger.make_draft` refuses a new one (every entry point:
+    emit, ingest, the Python API); records already in a ledger are read as they are."""
     return kind.startswith("run.") or kind == "checkpoint.saved"
+
+
+def runless_problem(kind: str) -> str:
+    """The words every entry point refuses a `needs_run` event without a run in."""
+    return (f"{kind} belongs to a run: give --run RUN (\"run\" in an ingested line or the "
+            "Python API; a command started by `labledger run` has it in $LABLEDGER_RUN)")
 
 
 def run_and_instance(kind: str, run: str | None, instance: str | None

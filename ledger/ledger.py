@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from labledger.ledger import events as ev
+from labledger.ledger._fast_emit import needs_run, runless_problem
 from labledger.ledger._identity import default_actor, default_writer, id_problem
 from labledger.ledger.errors import (
     InvalidEventError,
@@ -105,7 +106,10 @@ def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance:
                latest: str | None = None) -> Draft:
     """`Ledger.draft` with the actor resolved: validate one event and encode its body.
 
-    ``at`` may be at most ``latest`` (default: now plus the clock-skew allowance)."""
+    ``at`` may be at most ``latest`` (default: now plus the clock-skew allowance). A run event
+    (``run.*``, ``checkpoint.saved``) needs ``run``: without one it is refused here, so emit,
+    ingest and the API all refuse it alike. Only new events pass through here: records a
+    ledger already holds (written before this rule) are read, checked and sealed as they are."""
     _check_id("run", run)
     _check_id("instance", instance)
     # Fast path (the two tree walks below cost more than the rest of an append): a body that
@@ -155,6 +159,8 @@ def make_draft(kind: str, body: Mapping[str, Any], *, run: str | None, instance:
         recorded: str | None = now
     else:
         ts, recorded = now, None
+    if run is None and needs_run(kind):  # after the body: its own mistakes are named first
+        raise InvalidEventError(runless_problem(kind), kind=kind, field="run")
     return Draft(kind=kind, body=encoded, ts=ts, actor=actor,
                  v=ev.SCHEMA_VERSION, run=run, instance=instance, recorded=recorded)
 

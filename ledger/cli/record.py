@@ -148,24 +148,12 @@ def emit(kind: str, run: str | None, instance: str | None, sets: tuple[str, ...]
     # Values typed on the command line are text: let them fill int/float/bool fields.
     draft = ledger.draft(kind, body, run=run, instance=instance, at=at,
                          coerce_strings=bool(sets))
-    _refuse_runless(draft)
     _refuse_sealed_run(ledger, draft)
     record = ledger.append_drafts([draft])[0]
     if state().json:
         emit_json(record.to_dict())
     else:
         click.echo(record.id)
-
-
-def _refuse_runless(draft: Any) -> None:
-    """A run event with no run (a heartbeat of nothing) is refused: the runs view would never
-    show it. Checked after the body, so a body's own mistake is reported first."""
-    from labledger.ledger._fast_emit import needs_run
-
-    if draft.run is None and needs_run(draft.kind):
-        raise InvalidEventError(f"{draft.kind} belongs to a run: give --run RUN (a command "
-                                "started by `labledger run` has it in $LABLEDGER_RUN)",
-                                kind=draft.kind, field="--run")
 
 
 def _refuse_sealed_run(ledger: Any, draft: Any) -> None:
@@ -193,7 +181,6 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
     # Validate before storing anything, so bad input leaves the store untouched as well.
     checked = ledger.draft(kind, {**_PLACEHOLDER, **body} if merge else body, run=run,
                            instance=instance, at=at, coerce_strings=coerce)
-    _refuse_runless(checked)
     _refuse_sealed_run(ledger, checked)
     for raw in attachments:
         if not Path(raw).exists() and not Path(raw).is_symlink():

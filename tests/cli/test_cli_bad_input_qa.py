@@ -214,7 +214,8 @@ def test_ingest_refuses_integers_past_64_bits(proj: Path, snapshot: Snap,
 def test_ingest_keeps_64_bit_integers(proj: Path) -> None:
     body = {"path": "a", "digest": DIGEST, "size": 2**63 - 1, "step": 0,
             "extra": {"x": -(2**63), "y": "1234567890123456789012"}}
-    (proj / "ok.jsonl").write_text(json.dumps({"kind": "checkpoint.saved", "body": body}) + "\n")
+    (proj / "ok.jsonl").write_text(json.dumps({"kind": "checkpoint.saved", "run": "r1",
+                                                 "body": body}) + "\n")
     assert _cli("ingest", "ok.jsonl", cwd=proj).returncode == 0
 
 

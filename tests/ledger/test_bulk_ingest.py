@@ -56,12 +56,21 @@ def reference(ledger: Ledger, data: bytes, source: str | None = None) -> int:
                 raise InvalidEventError(f"invalid UTF-8 at byte {exc.start}", line=number,
                                         source=source) from None
         try:
-            items.append((number, decoder.decode(line)))
+            item = decoder.decode(line)
         except msgspec.ValidationError as exc:
-            raise InvalidEventError(str(exc), line=number, source=source) from None
+            invalid: Exception | None = exc
         except msgspec.DecodeError as exc:  # in the words ingest uses (a BOM, a lone surrogate)
             raise InvalidEventError(_bulk._not_json(line, number, exc), line=number,
                                     source=source) from None
+        else:
+            invalid = None
+        twice = _bulk.duplicate_key(line)  # every line, checked exactly
+        if twice is not None:
+            raise InvalidEventError(_bulk.twice_problem(twice[1]), field=twice[0], line=number,
+                                    source=source)
+        if invalid is not None:
+            raise InvalidEventError(str(invalid), line=number, source=source) from None
+        items.append((number, item))
     drafts = []
     for number, e in items:
         try:
@@ -134,6 +143,8 @@ def event_line(draw: st.DrawFn) -> bytes:
     if draw(st.integers(0, 30)) == 0:
         body = draw(_value)  # not even an object
     event: dict[str, Any] = {"kind": kind, "body": body}
+    if kind.startswith("run.") or kind == "checkpoint.saved":  # mostly with the run they need
+        event["run"] = "run-000001"
     for name, choices in (("run", ["r1", "run-000001", "bad run", "r" * 257, "", None]),
                           ("instance", ["box-1", "../etc", None]),
                           ("at", ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00+01:00",

@@ -245,7 +245,7 @@ def test_invalid_event_error_is_a_ledger_error_with_json_fields() -> None:
 def test_integers_a_query_cannot_hold_are_refused(ledger: Ledger, kind: str,
                                                   body: dict[str, object], field: str) -> None:
     with pytest.raises(InvalidEventError, match="integer out of range") as info:
-        ledger.append(kind, **body)
+        ledger.append(kind, run="r1", **body)
     assert info.value.field == field
     assert list(ledger.records()) == []
-    ledger.append("run.heartbeat", step=2**63 - 1, extra={"low": -(2**63)})  # the limits fit
+    ledger.append("run.heartbeat", run="r1", step=2**63 - 1, extra={"low": -(2**63)})  # fit
