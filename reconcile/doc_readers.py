@@ -370,7 +370,7 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
     return cells
 
 
-_PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+_PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 
 def _block_start(text: str, pos: int, keep: Callable[[str], bool], most: int) -> int | None:
@@ -468,6 +468,29 @@ def _spanning(row: list[Cell], col: int) -> Cell:
     return row[col]
 
 
+_MULTIROW = re.compile(r"\s*\\multirow\s*(?:\[[^\]]*\])?\s*\{\s*(\d{1,2})\s*\}")
+
+
+def _fill_multirow(cells: list[Cell], down: dict[int, tuple[int, Cell]]) -> None:
+    """A row's empty cells under a ``\\multirow{n}`` label above (within its n rows) take that
+    cell, offsets and all: "\\multirow{2}{*}{Ours} & Kodak & ... \\\\ & CBSD68 & ..." names Ours
+    in both rows (where its anchors and markers are looked for), and the label cell itself
+    starts the count for the rows below it."""
+    filled: set[int] = set()
+    for col, (left, label) in list(down.items()):
+        if col < len(cells) and not cells[col].text.strip():
+            cells[col] = label
+            filled.add(col)
+        if left <= 1:
+            del down[col]
+        else:
+            down[col] = (left - 1, label)
+    for col, cell in enumerate(cells):
+        span = _MULTIROW.match(cell.text) if col not in filled else None
+        if span is not None and int(span.group(1)) > 1:
+            down[col] = (int(span.group(1)) - 1, cell)
+
+
 def _latex_table(segment: Segment, pos: int) -> Table | None:
     text = segment.text
     found = segment._cache.get("tex_tables")
@@ -505,6 +528,8 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
     rows: list[list[Cell]] = []
     spanned: dict[tuple[int, int], str] = {}  # (row, column) covered by a \multicolumn: its text
     midrule_at: int | None = None
+    # (column) -> (rows still covered, the \multirow cell): its label names those rows too
+    down: dict[int, tuple[int, Cell]] = {}
     offset = 0
     for chunk in re.split(r"(\\\\(?:\[[^\]]*\])?)", masked):
         if chunk.startswith("\\\\"):
@@ -526,6 +551,7 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
                     cells.append(Cell("", end, end))
                     spanned[(len(rows), len(cells) - 1)] = part
                 pos_in += len(part) + 1
+            _fill_multirow(cells, down)
             rows.append(cells)
         offset += len(chunk)
     n_head = midrule_at if midrule_at else 1

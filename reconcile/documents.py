@@ -76,7 +76,8 @@ from labledger.reconcile.numbers import (
 
 __all__ = ["reconcile_segments"]
 
-_WORDS = re.compile(r"(?!pm\b)[^\W\d_]{2,}")  # a word in a cell: a label, not a number
+# a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not)
+_WORDS = re.compile(r"(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
 _NUMERIC_START = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
 
 

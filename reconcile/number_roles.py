@@ -5,7 +5,8 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * delta: written with a ``+`` sign; after *by*, *gain*, *improvement*, *drop*, *Δ*...; before
   *higher*, *lower*, *better*, *faster*... (``-0.3`` is a delta unless the claim is negative,
   which the caller decides);
-* bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, ``<``, ``≥``...;
+* bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, *nearly*,
+  *almost*, *close to*, ``<``, ``≥``...;
   either end of a range in words, *between X and Y*, *ranges from X to Y*, *a range of X to Y*
   (a spread, not the value: "from X to Y" alone is read as values, since it says a change as
   often: "improves PSNR from 30.10 to 31.42 dB");
@@ -82,10 +83,18 @@ _COMPARED = re.compile(r"(?i)\b(?:gap|gaps|difference|differences|margin|compari
                        r"trade-?off)\s+between\b")
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
-                       "upto beyond")
+                       "upto beyond nearly almost approaching surpassing surpasses exceed "
+                       "exceeded")
 _BOUND_CHARS = frozenset("<>\u2264\u2265")
+# A table header whose column holds no claimed values: deltas ("Δ PSNR", "Gain"), or the
+# spread of a quantity alone ("psnr_std", "PSNR std", "SEM"; not "mean ± std", whose cells
+# hold the value first): a column named by the metric ("psnr_std" names PSNR) would otherwise
+# have its spreads judged as the claim's value.
 DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b|\bimprov|"
-                           r"\bdiff|\bchange\b)")
+                           r"\bdiff(?!us)|\bchange\b)"
+                           r"|^(?![\s\S]*(?:mean|avg|average|median|\u00b1|\\pm|\+-|\+/-))[\s\S]*?"
+                           r"(?<![^\W_])(?:std|stdev|stddev|sem|stderr|variance|ci|ci95"
+                           r"|standard\s+(?:deviation|error)|std\.\s*dev)(?![^\W_])")
 _WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:]*$")
 _WORD_AFTER = re.compile(r"[\s%]*([^\W\d_]+)")
 _NEXT_WORD = re.compile(r"[\w-]*[ \t]+([^\W\d_]+)")
@@ -118,7 +127,7 @@ def role_of(shown: Shown, masked: str, base: int,
         return "reference"
     if before in _DELTA_BEFORE:
         return "delta"
-    if before in _BOUND_BEFORE or head.lower().rstrip().endswith("up to"):
+    if before in _BOUND_BEFORE or head.lower().rstrip().endswith(("up to", "close to")):
         return "bound"
     wide = masked[max(0, s - 48):s]
     lowered = wide.lower()

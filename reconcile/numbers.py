@@ -16,7 +16,9 @@ Invariants:
   a text off by more than half a unit in its last shown digit never does.
 * **Percent scales.** ``91.3%`` is compared as 0.913 with a claim whose unit is a fraction (a
   unit of ``fraction``, ``ratio``, ``1``, or no unit with ``|value| ≤ 1``) and as 91.3 with a
-  claim whose unit is ``%``/``percent`` (or no unit with ``|value| > 1``).
+  claim whose unit is ``%``/``percent`` (or no unit with ``|value| > 1``). A fraction's number
+  shown above 1 (to 100) with no sign and no unit is in percent points too (``76.3`` in a
+  "Top-1 Acc." column is 0.763).
 * **Digits glued to words are not numbers.** ``mAP@50``, ``ResNet-50``, ``top-1``, ``F1``,
   ``v1.2``, ``3D``, ``1st``, ``1.2.3``, ``3-5``, ``12:30``, ``10^3`` yield no token.
 * **Units are checked only when present.** A unit word right after the number is compared with
@@ -51,8 +53,21 @@ _NUMBER = re.compile(
 _SEP_CHARS = re.compile(_SEP)
 _GLUE_BEFORE = frozenset("_@.^/\\#")
 _EMPHASIS_OPENERS = frozenset("(|*[>\"'")  # what may stand before an emphasis `_`
-# What may follow a number and still leave it a number: the letters of a unit or multiplier.
-_SUFFIX = re.compile(r"(?:\\,|\\ |~|[ \t\u00a0])?(\\%|%|[^\W\d_][\w/°]*|°\w*|×)")
+# What may follow a number and still leave it a number: the letters of a unit or multiplier
+# (after a LaTeX space, which may follow the blank a masked brace left: \num{31.42}\,dB).
+_SUFFIX = re.compile(r"(?:[ \t]?(?:\\,|\\ |~)|[ \t\u00a0])?(\\%|%|[^\W\d_][\w/°]*|°\w*|×)")
+# A superscript that is a footnote mark, not an exponent: 31.42^\dagger, 31.42^{*} (in LaTeX the
+# mark's command is masked already: a superscript of blanks, 31.42^{       }).
+_FOOTNOTE_MARK = re.compile(r"\^\{?[ \t{]*(?:\\(?:dagger|ddagger|ast|star|S|P|sharp|natural"
+                            r"|flat|bullet|circ|diamond|checkmark)(?![A-Za-z])|[*\u2020\u2021"
+                            r"\u00a7\u00b6\u22c6\u2217]|[}$])")
+# Two decimals joined by a slash are a pair of values ("31.42/0.913 PSNR/SSIM"), not a fraction
+# or a date (3/4, 12/05/2024): each is read.
+_PAIRED_AFTER = re.compile(r"\d+\.\d+(?![\d.]|/\d)|\d+\.\d+/\d+\.\d+")
+_PAIRED_BEFORE = re.compile(r"(?:^|[^\w./])(?:\d+\.\d+/)*\d+\.\d+$")
+# A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
+# $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
+_SUB_UNCERTAINTY = re.compile(r"_(?:[ \t{$]|\\(?!pm|mp)[A-Za-z]+)*(?:\\pm|\\mp|\u00b1)")
 
 # Words that are units when they follow a number; anything else that follows is just a word.
 _KNOWN_UNITS = _words("""
@@ -153,7 +168,9 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
         if not (opener.isspace() or opener in _EMPHASIS_OPENERS):
             return None
         emphasis = True
-    elif before.isalnum() or before in _GLUE_BEFORE:
+    elif before.isalnum() or (before in _GLUE_BEFORE and not (
+            before == "/" and _PAIRED_BEFORE.search(text, max(0, start - 64), start - 1)
+            and m.group("frac") is not None)):
         return None
     if before in "-\u2212\u2013:,":
         prev2 = text[start - 2] if start > 1 else " "
@@ -163,8 +180,10 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
         return None
     nxt = text[end] if end < len(text) else " "
     nxt2 = text[end + 1] if end + 1 < len(text) else " "
-    if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit()) or nxt == "^" or (
-            nxt == "_" and not emphasis):
+    paired = nxt == "/" and m.group("frac") is not None and _PAIRED_AFTER.match(text, end + 1)
+    if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit() and not paired) or (
+            nxt == "^" and not _FOOTNOTE_MARK.match(text, end)) or (
+            nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)):
         return None  # 1.2.3, 12:30, 3/4, 3-5, 1,2 (a list), 10^3, x_1: not values
     _, int_part, frac, frac0, exp, exp2 = m.groups()
     if int_part is None:
@@ -314,12 +333,20 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
         if claim_unit is not None and word == claim_unit:
             unit_shown, unit_says = shown.suffix, True
         elif shown.suffix in _MULTIPLIERS:
-            shift = _MULTIPLIERS[shown.suffix]
+            if unit is not None and _MULTIPLIERS.get(unit.strip()) == _MULTIPLIERS[shown.suffix]:
+                unit_shown, unit_says = shown.suffix, True  # "25.6 million" of a claim in M
+            else:
+                shift = _MULTIPLIERS[shown.suffix]
         elif word in _KNOWN_UNITS:
             unit_shown = shown.suffix
             # A claim declared without a unit is neither confirmed nor contradicted by one
             # ("31.7 dB" next to a unit-less PSNR claim is compared, not skipped unseen).
             unit_ok = claim_unit is None
+    if (scale == 0 and shift == 0 and unit_shown is None and 1 < shown.fvalue <= 100
+            and 0 < float(value) <= 1 and (claim_unit is None or claim_unit in _FRACTION_UNITS)):
+        # A fraction shown above 1 with no sign is in percent points: tables drop the % ("Top-1
+        # Acc." over 76.3 for 0.763); no fraction's own digits read 76.3.
+        scale = 2
     target = float(value) * 10.0 ** scale
     number = shown.fvalue * pow10(shift)
     half = 0.5 * pow10(shown.exponent + shift)

@@ -56,7 +56,7 @@ def test_uncertainty_and_sign_are_recorded() -> None:
     ("91.3%", 91.34, "%", True),
     ("91.3", 91.34, "percent", True),
     ("0.913", 0.9134, None, True),
-    ("91.3", 0.9134, None, False),
+    ("91.3", 0.9134, None, True),  # a fraction shown above 1 is in percent points
     ("1,000", 1000.4, None, True),
     ("1,000", 1234, None, False),
     ("1.2e-3", 0.00124, None, True),
