@@ -125,9 +125,8 @@ def run_case(case: Case) -> Report:
     return reconcile_segments(segments, [CLAIMS[c] for c in ALL])
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_case(case: Case) -> None:
-    report = run_case(case)
+def assert_case(report: Report, case: Case) -> None:
+    """``report`` has the findings (and matches, and shown numbers) ``case`` names."""
     got = [(f.type, f.line, tuple(sorted(f.claims))) for f in report.findings]
     want = [(t, line, tuple(sorted(ids))) for t, line, ids in case.findings]
     assert got == want, "\n".join(f.render() for f in report.findings)
@@ -135,6 +134,11 @@ def test_case(case: Case) -> None:
         assert sorted((m.line, m.claims) for m in report.matches) == sorted(case.matched)
     if case.shown:
         assert tuple(f.shown for f in report.findings) == case.shown
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case(case: Case) -> None:
+    assert_case(run_case(case), case)
 
 
 @pytest.mark.parametrize(("tex", "plain"), [

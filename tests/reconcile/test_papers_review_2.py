@@ -9,7 +9,6 @@ before its fix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 
 import pytest
@@ -19,6 +18,7 @@ from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.findings import Report
 from labledger.reconcile.numbers import check, parse_number, scan_numbers
 from tests.reconcile.test_documents import claim as documents_claim
+from tests.reconcile.test_papers_review_1 import Case, assert_case
 
 claim = partial(documents_claim, run="ours")
 
@@ -34,16 +34,6 @@ CLAIMS = {c.id: c for c in [
     claim("Q1", "params", 25.6, unit="M", aliases=("parameters",)),
 ]}
 ALL = tuple(CLAIMS)
-
-
-@dataclass
-class Case:
-    name: str
-    path: str
-    text: str
-    findings: list[tuple[str, int, tuple[str, ...]]]
-    matched: list[tuple[int, tuple[str, ...]]] | None = None
-    shown: tuple[str, ...] = ()  # the findings' numbers, in order, where it matters
 
 
 def _md(header: str, align: str, ours: str, base: str = "30.10") -> str:
@@ -201,14 +191,7 @@ def run_case(case: Case) -> Report:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(case: Case) -> None:
-    report = run_case(case)
-    got = [(f.type, f.line, tuple(sorted(f.claims))) for f in report.findings]
-    want = [(t, line, tuple(sorted(ids))) for t, line, ids in case.findings]
-    assert got == want, "\n".join(f.render() for f in report.findings)
-    if case.matched is not None:
-        assert sorted((m.line, m.claims) for m in report.matches) == sorted(case.matched)
-    if case.shown:
-        assert tuple(f.shown for f in report.findings) == case.shown
+    assert_case(run_case(case), case)
 
 
 def test_a_diffusion_column_is_no_difference_column() -> None:
