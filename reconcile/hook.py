@@ -28,8 +28,9 @@ something it holds now). The arguments of text-handling commands (``git``, ``gre
 shell, ssh or an interpreter reads it as its program. Text that cannot be read as commands (a
 script nested too deep; the line of a ``sed -f``/``awk -f`` whose file cannot be read here) is
 destructive when it matches a pattern or names ssh and then a command destroying a box's files
-or processes (every live instance counts), and deletes when it holds a delete word. The profiles' patterns are loaded only
-when a command could match one of them (`PatternSet`): most commands never pay for it.
+or processes (every live instance counts), and deletes when it holds a delete word. The
+profiles' patterns are loaded only when a command could match one of them (`PatternSet`): most
+commands never pay for it.
 
 A labledger command that records a person's decision about a teardown (``teardown --override``
 or ``--confirm-absent``, ``release``, an ``emit``/``ingest`` of ``teardown.*`` or
