@@ -43,9 +43,9 @@ import os
 import secrets
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from labledger.cas._threads import hash_threads
 from labledger.ingest._fs import fsync_dir, fsync_file
@@ -75,8 +75,8 @@ def settle_timeout(settle: float) -> float:
 _T = TypeVar("_T")
 _CHANGED = "it changed while it was read (is it still being written?)"
 
-__all__ = ["DEFAULT_SETTLE_S", "MAX_SETTLE_S", "RUN_ENV", "SETTLE_ENV", "Role", "digest_file",
-           "read_settled", "record_checkpoint", "resolve_run", "resolve_settle",
+__all__ = ["DEFAULT_SETTLE_S", "MAX_SETTLE_S", "RUN_ENV", "SETTLE_ENV", "Role", "Stillness",
+           "digest_file", "read_settled", "record_checkpoint", "resolve_run", "resolve_settle",
            "save_checkpoint", "settle_timeout"]
 
 
@@ -167,38 +167,54 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _still_for(st: os.stat_result) -> float:
-    """Seconds since the file last changed, by its ctime (-1 when that lies in the future)."""
-    age = time.time() - max(st.st_ctime_ns, st.st_mtime_ns) / 1e9
+class Stillness(NamedTuple):
+    """What `read_settled` watches: ``identity`` (any change means the source changed),
+    ``changed_ns`` (when it last changed: the newest ctime or mtime, nanoseconds since the
+    epoch) and ``size`` (bytes, for the message of a source that never settles)."""
+
+    identity: Hashable
+    changed_ns: int
+    size: int
+
+
+def _look_file(path: Path) -> Stillness:
+    st = _stat_regular(path)
+    return Stillness(_identity(st), max(st.st_ctime_ns, st.st_mtime_ns), st.st_size)
+
+
+def _still_for(look: Stillness) -> float:
+    """Seconds since the source last changed, by its ctime (-1 when that lies in the future)."""
+    age = time.time() - look.changed_ns / 1e9
     return age if age >= 0 else -1.0
 
 
-def _settle_wait(path: Path, st: os.stat_result, need: float, deadline: float
-                 ) -> os.stat_result | None:
-    """Wait until ``path`` has been still for ``need`` seconds; returns its stat then, or None
-    when it changed meanwhile (the caller starts over). Raises at ``deadline``."""
+def _settle_wait(watch: Callable[[], Stillness], seen: Stillness, need: float, deadline: float
+                 ) -> Stillness | None:
+    """Wait until the source has been still for ``need`` seconds; returns how it looks then,
+    or None when it changed meanwhile (the caller starts over). Raises at ``deadline``."""
     while True:
-        still = _still_for(st)
+        still = _still_for(seen)
         wait = need - still if still >= 0 else need  # a future ctime: watch a whole interval
         if wait <= 0:
-            return st
+            return seen
         if time.monotonic() + wait > deadline:
             raise _NotSettled
         time.sleep(wait)
-        now = _stat_regular(path)
-        if _identity(now) != _identity(st):
+        now = watch()
+        if now.identity != seen.identity:
             return None
         if still < 0:
             return now  # watched unchanged for the whole interval
-        st = now
+        seen = now
 
 
 class _NotSettled(Exception):
     pass
 
 
-def read_settled(path: Path, read: Callable[[], _T], *, settle: float,
-                 timeout: float | None = None) -> _T:
+def read_settled(path: Path, read: Callable[[], _T | None], *, settle: float,
+                 timeout: float | None = None,
+                 watch: Callable[[], Stillness] | None = None) -> _T:
     """``read()`` the file at ``path`` once it has settled, and return what it returned only
     if the file was still throughout (see the module docstring): still for ``settle`` seconds
     before the read, unchanged after it, and still for ``2 * settle`` seconds in all.
@@ -206,15 +222,22 @@ def read_settled(path: Path, read: Callable[[], _T], *, settle: float,
     A change anywhere waits and reads again, until ``timeout`` (default `settle_timeout`); then
     raises
     `CheckpointSourceError` ("still being written"). ``read`` itself should raise on a change
-    it sees while it reads (``digest_file`` and the store do).
+    it sees while it reads (``digest_file`` and the store do), or return None to say so.
+    ``watch`` tells how the source looks (default: the regular file at ``path``): a caller
+    that reads a whole directory passes one that looks at every entry in it
+    (`labledger.ingest.run_dir`).
     """
+    def look_file() -> Stillness:
+        return _look_file(path)
+
+    look = look_file if watch is None else watch
     started = time.monotonic()
     deadline = started + max(settle_timeout(settle) if timeout is None else timeout, 2 * settle)
     changes = 0
-    first = last = _stat_regular(path)
+    first = last = look()
     while True:
         try:
-            settled = _settle_wait(path, last, settle, deadline)
+            settled = _settle_wait(look, last, settle, deadline)
             if settled is not None:
                 try:
                     result = read()
@@ -223,20 +246,20 @@ def read_settled(path: Path, read: Callable[[], _T], *, settle: float,
                         raise
                     result = None  # changed while it was read: wait and read again
                 if result is not None:
-                    after: os.stat_result | None = _stat_regular(path)
-                    if after is not None and _identity(after) == _identity(settled):
-                        after = _settle_wait(path, after, 2 * settle, deadline)
-                    if after is not None and _identity(after) == _identity(settled):
+                    after: Stillness | None = look()
+                    if after is not None and after.identity == settled.identity:
+                        after = _settle_wait(look, after, 2 * settle, deadline)
+                    if after is not None and after.identity == settled.identity:
                         return result
         except _NotSettled:
-            last = _stat_regular(path)
+            last = look()
             raise CheckpointSourceError(
                 path, f"it is still being written: it kept changing for "
                       f"{time.monotonic() - started:.1f} s ({changes + 1} changes seen; size "
-                      f"{first.st_size} -> {last.st_size} bytes) and never stood still for "
+                      f"{first.size} -> {last.size} bytes) and never stood still for "
                       f"{settle:g} s; record it once its writer has finished") from None
         changes += 1
-        last = _stat_regular(path)
+        last = look()
 
 
 def digest_file(path: Path, *, progress: Callable[[int], None] | None = None,

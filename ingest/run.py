@@ -21,17 +21,33 @@ Order of work (each step's failure and what it costs)
    started ignoring (``nohup``) stays ignored for the command too. SIGINT is *not* forwarded
    while the wrapper is the foreground job of a terminal: the terminal already delivered Ctrl-C
    to the whole process group, and a second SIGINT would interrupt the command's own cleanup
-   (a checkpoint being saved in an ``except KeyboardInterrupt``). With **no controlling terminal
-   at all** (started from cron, ``setsid``, ``nohup`` after the login ended, a batch job, a
-   supervisor), the command runs in a process group of its own (Linux): a signal sent to the
-   wrapper's whole group (``timeout``, ``kill -INT -PGID``, a supervisor's ``killpg``) then
-   reaches the command once, through the wrapper, instead of twice (directly and forwarded),
-   so a first SIGINT stays the graceful one and a second the forceful one. Because a SIGKILL
+   (a checkpoint being saved in an ``except KeyboardInterrupt``). For the same reason SIGHUP is
+   not forwarded to a command kept in the group of a foreground job (below): a terminal's hangup
+   reaches the foreground group, and the shell's SIGHUP to its jobs the whole job, command
+   included.
+   Unless the wrapper is the **foreground job of its controlling terminal** (no terminal at
+   all: cron, ``setsid``, ``nohup`` after the login ended, a batch job, a supervisor; or a
+   background job, ``timeout`` from a shell, which puts itself in a group of its own), the
+   command runs in a process group of its own (Linux): a signal sent to the wrapper's whole
+   group (``timeout``, ``kill -TERM -PGID``, a supervisor's ``killpg``) then reaches the
+   command once, through the wrapper, instead of twice (directly and forwarded), so a first
+   SIGINT or SIGTERM stays the graceful one and a second the forceful one. Because a SIGKILL
    to the group would no longer reach it, the command is given ``PR_SET_PDEATHSIG`` =
-   SIGKILL: it never outlives a wrapper that was killed. The handlers are installed before
-   `run.launched` is written and stay until `run.exited` is, so no signal between the two can
-   kill the wrapper and leave a launch without an exit.
-4. **Heartbeats** (optional): a daemon thread appends `run.heartbeat` every interval. The command
+   SIGKILL: it never outlives a wrapper that was killed. A foreground job keeps the command in
+   its group, so that it owns the terminal as it would alone (reads it, gets Ctrl-C and Ctrl-Z
+   from it); a SIGTERM sent to a foreground job's whole group still reaches it twice (send it
+   to the wrapper alone). A job started in the background and brought to the foreground later
+   (``fg``) leaves the terminal with the wrapper: Ctrl-C is forwarded to the command once, but
+   the command cannot read the terminal and Ctrl-Z stops only the wrapper; start a run that
+   needs the terminal in the foreground. The handlers are installed before `run.launched` is
+   written and stay until `run.exited` is, so no signal between the two can kill the wrapper
+   and leave a launch without an exit; with ``hold_signals`` (``labledger run``) the forwarded
+   signals are then ignored until the process exits, so a late one (a second Ctrl-C) cannot
+   turn the wrapper's exit status, the command's as recorded, into 130.
+4. **Heartbeats** (optional): a daemon thread appends `run.heartbeat` every interval, at least
+   `MIN_HEARTBEAT_S` (the floor is here, in the API, so ``labledger run --heartbeat`` and
+   `run_command` agree: every heartbeat is an fsynced event, and a shorter interval would flood
+   the ledger while telling nothing a 1 s beat does not). The command
    is a separate process, so a slow append never slows it; appends from the thread and the main
    thread share one lock.
 5. **Exit**: the child is reaped with ``wait4`` so its own peak RSS (``ru_maxrss``; it includes
@@ -75,13 +91,15 @@ from labledger.ledger.errors import InvalidEventError, LedgerError
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
 
-__all__ = ["FORWARDED_SIGNALS", "RunResult", "make_run_id", "run_command"]
+__all__ = ["FORWARDED_SIGNALS", "MIN_HEARTBEAT_S", "RunResult", "make_run_id", "run_command"]
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
                      signal.SIGUSR2)
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}$")  # the ledger's own rule
 _STEM_RE = re.compile(r"[^A-Za-z0-9._-]+")
 _LEDGER_FAILURES = (LedgerError, CasError, OSError)
+MIN_HEARTBEAT_S = 1.0
+"""The shortest heartbeat interval `run_command` (and ``labledger run --heartbeat``) takes."""
 
 Report = Callable[[str, str], None]
 """``report(kind, message)``: ``"run"`` (the run id, before the command starts) or ``"warning"``
@@ -170,15 +188,6 @@ class _Recorder:
         return record
 
 
-def _has_controlling_terminal() -> bool:
-    try:
-        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    os.close(fd)
-    return True
-
-
 _PR_SET_PDEATHSIG = 1
 
 
@@ -198,6 +207,21 @@ def _own_group_dying_with(parent: int) -> Callable[[], None]:
     return setup
 
 
+def _foreground_job_of_terminal() -> bool:
+    """The wrapper's process group is the foreground group of its controlling terminal (the
+    terminal itself, whatever its standard streams are)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _in_foreground_of_terminal() -> bool:
     for fd in (0, 1, 2):
         try:
@@ -213,6 +237,8 @@ class _Forwarder:
 
     def __init__(self) -> None:
         self.pid: int | None = None
+        self.shared_group = False  # the child is in the wrapper's process group
+        self.terminal_job = False  # ... because the wrapper was its terminal's foreground job
         self.received: list[int] = []
         self._previous: dict[int, Any] = {}
 
@@ -226,14 +252,17 @@ class _Forwarder:
             self._previous[signum] = current
             signal.signal(signum, self._handle)
 
-    def restore(self) -> None:
+    def restore(self, *, ignore: bool = False) -> None:
+        """Put back the handlers found at `install`, or (``ignore``) ignore those signals."""
         for signum, previous in self._previous.items():
-            signal.signal(signum, previous)
+            signal.signal(signum, signal.SIG_IGN if ignore else previous)
         self._previous.clear()
 
-    def attach(self, pid: int) -> None:
+    def attach(self, pid: int, *, shared_group: bool, terminal_job: bool) -> None:
         """Forward from now on, first replaying what arrived while the child was starting."""
         self.pid = pid
+        self.shared_group = shared_group
+        self.terminal_job = terminal_job
         for signum in list(self.received):
             # Sent before the child existed: it never reached the child, not even a Ctrl-C
             # the terminal delivered to the (then childless) foreground group.
@@ -248,10 +277,12 @@ class _Forwarder:
         if pid is not None:
             self._forward(pid, signum)
 
-    @staticmethod
-    def _forward(pid: int, signum: int, *, replay: bool = False) -> None:
-        if not replay and signum == signal.SIGINT and _in_foreground_of_terminal():
-            return  # Ctrl-C reached the child's process group already
+    def _forward(self, pid: int, signum: int, *, replay: bool = False) -> None:
+        if not replay and self.shared_group:
+            if signum == signal.SIGINT and _in_foreground_of_terminal():
+                return  # Ctrl-C reached the child's process group already
+            if signum == signal.SIGHUP and self.terminal_job:
+                return  # a hangup, or the shell's SIGHUP to its job, reached the group already
         try:
             os.kill(pid, signum)
         except ProcessLookupError:
@@ -324,13 +355,12 @@ def _launch_body(argv: Sequence[str], cwd: str, env: Mapping[str, str], facts: F
     return {k: v for k, v in body.items() if v is not None}, extra
 
 
-def _start(argv: Sequence[str], cwd: str, env: Mapping[str, str]
+def _start(argv: Sequence[str], cwd: str, env: Mapping[str, str], own_group: bool
            ) -> tuple[subprocess.Popen[bytes] | None, int, str | None]:
     """Start the command: (process, 0, None) or (None, 126/127, why) as a shell would.
 
-    Without a controlling terminal (Linux) the command gets a process group of its own and
-    dies with the wrapper (see the module docstring, step 3)."""
-    own_group = sys.platform.startswith("linux") and not _has_controlling_terminal()
+    ``own_group``: the command gets a process group of its own and dies with the wrapper (see
+    the module docstring, step 3)."""
     preexec = _own_group_dying_with(os.getpid()) if own_group else None
     try:
         return subprocess.Popen(list(argv), cwd=cwd, env=dict(env), preexec_fn=preexec), 0, None
@@ -352,6 +382,7 @@ def run_command(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     report: Report | None = None,
+    hold_signals: bool = False,
 ) -> RunResult:
     """Run ``argv`` as a recorded run and return how it ended.
 
@@ -364,7 +395,8 @@ def run_command(
     config
         A configuration file to store (scrubbed) in the CAS and name in `run.launched`.
     heartbeat
-        Seconds between `run.heartbeat` events; None for no heartbeats.
+        Seconds between `run.heartbeat` events, at least `MIN_HEARTBEAT_S`; None for no
+        heartbeats.
     strict
         Refuse to start the command when its launch cannot be recorded.
     root, cwd, env
@@ -373,12 +405,17 @@ def run_command(
     report
         Called with ``("run", run_id)`` before the command starts and ``("warning", message)``
         for every bookkeeping failure, as it happens (from the heartbeat thread too).
+    hold_signals
+        Once the command has ended and `run.exited` is written, leave the forwarded signals
+        ignored instead of restoring the caller's handlers, so that a late signal (a second
+        Ctrl-C) cannot change how the calling process ends: for a wrapper that exits with
+        ``exit_code`` next, as ``labledger run`` does.
 
     Raises
     ------
     InvalidEventError
         ``run`` or ``instance`` is not a valid id, or ``argv`` is empty, or ``heartbeat`` is
-        not positive (nothing started, nothing written).
+        not a number of seconds from `MIN_HEARTBEAT_S` up (nothing started, nothing written).
     RunRefusedError
         ``strict`` and the launch could not be recorded (nothing started).
     """
@@ -389,9 +426,13 @@ def run_command(
             raise InvalidEventError(
                 f"{value!r} is not a valid {what} id (letters, digits and ._:@+=- ; at most 256; "
                 "starting with a letter or digit)", field=what)
-    if heartbeat is not None and not 0 < heartbeat <= threading.TIMEOUT_MAX:
-        raise InvalidEventError("the heartbeat interval must be a positive number of seconds "
-                                f"(at most {threading.TIMEOUT_MAX:.0f})", field="heartbeat")
+    if heartbeat is not None and (
+            isinstance(heartbeat, bool) or not isinstance(heartbeat, int | float)
+            or not MIN_HEARTBEAT_S <= heartbeat <= threading.TIMEOUT_MAX):
+        raise InvalidEventError(
+            f"the heartbeat interval is {heartbeat!r}: it must be a number of seconds from "
+            f"{MIN_HEARTBEAT_S:g} (every heartbeat is an fsynced event: a shorter interval "
+            f"would flood the ledger) to {threading.TIMEOUT_MAX:.0f}", field="heartbeat")
     notify: Report = report or (lambda _kind, _message: None)
     run_id = run or make_run_id(argv)
     workdir = os.fspath(cwd) if cwd is not None else os.getcwd()
@@ -424,14 +465,18 @@ def run_command(
     # Before run.launched: from then on a signal is caught (and replayed to the child once it
     # starts), so the wrapper cannot die between the launch and its run.exited.
     forwarder.install()
+    ended = False
     try:
         _launch_and_supervise(argv, run_id, instance, workdir, base_env, heartbeat, strict,
                               ledger, launch_problem, facts, config_path, body, extra,
                               recorder, forwarder, notify, result)
+        ended = True
     finally:
         # Handlers stay until run.exited is written: a second SIGTERM (Slurm's KillWait, an
         # impatient user) must not kill the wrapper between the child's exit and its record.
-        forwarder.restore()
+        # Held (ignored from then on, never back to a handler that raises or kills), the run's
+        # end stays the wrapper's: its exit status is the command's, as recorded.
+        forwarder.restore(ignore=hold_signals and ended)
         if ledger is not None:
             ledger.close()
     return result
@@ -494,7 +539,11 @@ def _supervise(argv: Sequence[str], workdir: str, child_env: Mapping[str, str],
     """Start the command, beat, reap it, record `run.exited`; fills ``result``."""
     run_id = result.run
     started = time.monotonic()
-    proc, failed_code, why = _start(argv, workdir, child_env)
+    # A foreground job of a terminal keeps the command in its group (it owns the terminal as
+    # it would alone); anything else gives it a group of its own (module docstring, step 3).
+    terminal_job = _foreground_job_of_terminal()
+    own_group = sys.platform.startswith("linux") and not terminal_job
+    proc, failed_code, why = _start(argv, workdir, child_env, own_group)
     if proc is None:
         result.exit_code = failed_code
         recorder.warn(why or "the command could not be started")
@@ -502,7 +551,8 @@ def _supervise(argv: Sequence[str], workdir: str, child_env: Mapping[str, str],
                                         {"error": why})
         return
     result.pid = proc.pid
-    forwarder.attach(proc.pid)
+    forwarder.attach(proc.pid, shared_group=not own_group,
+                     terminal_job=terminal_job and not own_group)
     stop = threading.Event()
     beats = _start_heartbeats(recorder, run_id, instance, proc.pid, heartbeat, stop, result)
     try:

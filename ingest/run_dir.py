@@ -5,20 +5,38 @@ file first, then the tree object), then one batch appends an `artifact.recorded`
 one of type ``tree`` for the directory, under one lock and one fsync: either the whole run is
 recorded or none of it. The directory is only read, never changed or checked against the
 capsule rules (it predates them; `labledger close` is the way to seal a capsule).
+
+Settling. A results file written with pauses (half, a sync, the rest) looks finished during the
+pause. So the directory is read only once it has *settled*, by the rule `labledger checkpoint`
+uses (`labledger.ingest.checkpoint.read_settled`): no entry in it (files, folders, symlinks: their
+identity, size, mtime and ctime) has changed for ``settle`` seconds before the read, none
+changed while it was read, and it has been still for ``2 * settle`` seconds in all; a change
+waits and reads again (objects already stored stay, unnamed, for `labledger cas gc`), and a
+directory that never settles within `settle_timeout` is refused with nothing recorded.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from labledger.ingest.checkpoint import INSTANCE_ENV, resolve_run
-from labledger.ingest.errors import CapsuleSourceError
+from labledger.ingest.checkpoint import (
+    INSTANCE_ENV,
+    Stillness,
+    read_settled,
+    resolve_run,
+    resolve_settle,
+)
+from labledger.ingest.errors import CapsuleSourceError, CheckpointSourceError
 from labledger.ledger.ledger import Ledger
+
+if TYPE_CHECKING:
+    from labledger.cas.results import PutResult
 
 _MAX_NAME = 256
 
@@ -47,6 +65,45 @@ def _fit(path: str) -> str:
     return path if len(path) <= _MAX_NAME else "…" + path[-(_MAX_NAME - 1):]
 
 
+def _look_tree(base: Path) -> Stillness:
+    """How ``base`` looks for `read_settled`: every entry's identity, size, mtime and ctime
+    (symlinks never followed; folders included, so a file created or removed is a change)."""
+    entries: list[tuple[str, int, int, int, int, int, int]] = []
+    newest = size = 0
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        folder = base / rel if rel else base
+        try:
+            st = os.lstat(folder)
+            with os.scandir(folder) as it:
+                listing = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            raise CapsuleSourceError(folder, f"it cannot be read ({exc.strerror or exc})"
+                                     ) from None
+        items = [(rel, st)]
+        for entry in listing:
+            name = f"{rel}/{entry.name}" if rel else entry.name
+            try:
+                est = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # gone since the listing: the folder's own times show the change
+            except OSError as exc:
+                raise CapsuleSourceError(base / name, f"it cannot be read "
+                                                      f"({exc.strerror or exc})") from None
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(name)
+            else:
+                items.append((name, est))
+        for name, est in items:
+            entries.append((name, est.st_mode, est.st_dev, est.st_ino, est.st_size,
+                            est.st_mtime_ns, est.st_ctime_ns))
+            newest = max(newest, est.st_ctime_ns, est.st_mtime_ns)
+            if name and not stat.S_ISDIR(est.st_mode):
+                size += est.st_size
+    return Stillness(tuple(sorted(entries)), newest, size)
+
+
 def ingest_run_dir(
     run_dir: str | os.PathLike[str],
     *,
@@ -55,6 +112,7 @@ def ingest_run_dir(
     ledger: Ledger | None = None,
     root: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    settle: float | None = None,
 ) -> IngestedRun:
     """Store and record every file of ``run_dir`` for ``run`` (default ``$LABLEDGER_RUN``) and
     ``instance`` (default ``$LABLEDGER_INSTANCE``, which ``labledger run --instance`` exports).
@@ -63,19 +121,26 @@ def ingest_run_dir(
     relative); the tree event names ``run_dir``. Symlinks are kept in the tree by their text,
     never followed.
 
+    ``settle``: seconds no entry of ``run_dir`` may change before it is read, and (in all)
+    twice that around the read, so a file whose writer paused half-way is not recorded as
+    finished (see the module docstring). Default ``$LABLEDGER_SETTLE_S``, else 1 s; 0 reads at
+    once. A directory last changed long ago costs no wait.
+
     Raises
     ------
     CapsuleSourceError
-        ``run_dir`` is not a directory; nothing was stored.
+        ``run_dir`` is not a directory, or it kept changing for `settle_timeout` (still being
+        written); nothing was recorded.
     InvalidEventError
-        A bad run or instance id, or ``run_dir`` is the ledger's own folder, inside it or holds
-        it (``.`` at the project root); nothing was stored.
+        A bad run or instance id, a bad settle time, or ``run_dir`` is the ledger's own folder,
+        inside it or holds it (``.`` at the project root); nothing was stored.
     CasError, LedgerError
         The store or the ledger could not be written (no event was appended).
     """
     run = resolve_run(run, action="record a run directory", kind=None)
     instance = instance or os.environ.get(INSTANCE_ENV) or None
     base = Path(run_dir)
+    wait = resolve_settle(settle)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
     try:
@@ -87,7 +152,22 @@ def ingest_run_dir(
         # `ingest-dir .` at the project root would store the ledger and every object again.
         refuse_ledger_folder(led, base)
 
-        put = open_store(led).put_tree(base, symlinks="record", progress=progress)
+        store = open_store(led)
+        if wait > 0:
+            from labledger.cas import SourceChangedError, SourceNotFoundError
+
+            def read() -> PutResult | None:
+                try:
+                    return store.put_tree(base, symlinks="record", progress=progress)
+                except (SourceChangedError, SourceNotFoundError):
+                    return None  # a file changed or went while it was read: settle again
+
+            try:
+                put = read_settled(base, read, settle=wait, watch=lambda: _look_tree(base))
+            except CheckpointSourceError as exc:
+                raise CapsuleSourceError(base, exc.problem) from None
+        else:
+            put = store.put_tree(base, symlinks="record", progress=progress)
         drafts = [
             led.draft("artifact.recorded", {
                 "path": _fit(str(base / entry.path)), "digest": entry.digest,

@@ -150,8 +150,10 @@ def close(source: str, run: str | None, export_root: str, move: bool,
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--run", metavar="RUN", help=_RUN_HELP)
 @click.option("--instance", metavar="INSTANCE", help="Instance (box) id.")
+@_settle_option("every file of RUN_DIR")
 @common
-def ingest_dir(run_dir: str, run: str | None, instance: str | None) -> None:
+def ingest_dir(run_dir: str, run: str | None, instance: str | None,
+               settle: float | None) -> None:
     """Record a finished run directory: every file into the CAS, one event per file, one batch.
 
     Prints the directory's tree digest. For adopting labledger mid-project; nothing in RUN_DIR
@@ -162,7 +164,7 @@ def ingest_dir(run_dir: str, run: str | None, instance: str | None) -> None:
     from labledger.ingest.run_dir import ingest_run_dir
 
     ledger = open_ledger()
-    result = ingest_run_dir(run_dir, run=run, instance=instance, ledger=ledger)
+    result = ingest_run_dir(run_dir, run=run, instance=instance, ledger=ledger, settle=settle)
     if state().json:
         emit_json(result.to_json())
         return

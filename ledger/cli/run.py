@@ -10,9 +10,10 @@ from labledger.ledger.cli._context import FiniteFloatRange, common, state
 from labledger.ledger.cli._output import dumps
 
 MIN_HEARTBEAT_S = 1.0
-"""The shortest ``--heartbeat`` the command line takes (docs/runs.md). The Python API
-(`labledger.ingest.run.run_command`) takes any positive interval: a test or a demo may beat
-faster on purpose."""
+"""The shortest ``--heartbeat`` the command line takes (docs/runs.md): the floor of the Python
+API, `labledger.ingest.run.MIN_HEARTBEAT_S`, repeated here so that parsing the command line
+imports nothing heavy (a test checks they agree). Refused here, it is a usage error before
+anything is gathered or started."""
 
 
 def _reporter(quiet: bool, as_json: bool) -> Any:
@@ -78,7 +79,7 @@ def run(run_id: str | None, instance: str | None, config: str | None, heartbeat:
     current = state()
     result = run_command(list(command), run=run_id, instance=instance, config=config,
                          heartbeat=heartbeat, strict=strict, root=current.root,
-                         report=_reporter(current.quiet, current.json))
+                         report=_reporter(current.quiet, current.json), hold_signals=True)
     if current.json:
         click.echo(dumps({"type": "summary", "run": result.run, "exit_code": result.exit_code,
                           "signal": result.signal, "duration_s": round(result.duration_s, 3),

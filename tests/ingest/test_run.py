@@ -218,26 +218,29 @@ def test_bad_input_starts_nothing(ledger: Ledger, project: Path, tmp_path: Path)
         run_command(["touch", str(marker)], run="bad id", cwd=project)
     with pytest.raises(InvalidEventError, match="heartbeat"):
         run_command(["touch", str(marker)], heartbeat=0, cwd=project)
+    with pytest.raises(InvalidEventError, match="heartbeat interval is 0.2"):
+        run_command(["touch", str(marker)], heartbeat=0.2, cwd=project)  # below the 1 s floor
     assert not marker.exists()
     assert events(project) == []
 
 
 # --- heartbeats and the states that read them -----------------------------------------------------
 def test_heartbeats_while_it_runs(ledger: Ledger, project: Path) -> None:
-    result = run_command(py("import time; time.sleep(1.0)"), run="hb", heartbeat=0.2,
+    # The shortest interval the API takes (MIN_HEARTBEAT_S), as the command line.
+    result = run_command(py("import time; time.sleep(2.5)"), run="hb", heartbeat=1.0,
                          cwd=project)
     beats = events(project, "run.heartbeat")
-    assert 2 <= len(beats) <= 6  # every 0.2 s for 1 s; slow fsyncs on a loaded disk delay them
+    assert 1 <= len(beats) <= 3  # every 1 s for 2.5 s; slow fsyncs on a loaded disk delay them
     assert result.heartbeats == len(beats)
     assert {b["pid"] for b in beats} == {result.pid}
     (launched,) = events(project, "run.launched")
-    assert launched["heartbeat_interval_s"] == 0.2
+    assert launched["heartbeat_interval_s"] == 1.0
     kinds = [e["kind"] for e in events(project)]
     assert kinds[0] == "run.launched"
     assert kinds[-1] == "run.exited"  # no heartbeat after the exit
     row = runs(project)["hb"]
-    assert (row["state"], row["heartbeat_interval_s"]) == ("exited-ok", 0.2)
-    assert row["stalled_after_s"] == pytest.approx(0.6)
+    assert (row["state"], row["heartbeat_interval_s"]) == ("exited-ok", 1.0)
+    assert row["stalled_after_s"] == pytest.approx(3.0)
 
 
 def test_running_then_stalled_from_backfilled_heartbeats(ledger: Ledger, project: Path) -> None:
@@ -275,7 +278,7 @@ def test_stalled_when_heartbeats_stop(ledger: Ledger, project: Path, tmp_path: P
     script = tmp_path / "wrap.py"
     script.write_text(textwrap.dedent(f"""
         from labledger.ingest.run import run_command
-        run_command([{PY!r}, "-c", "import time; time.sleep(60)"], run="orphan", heartbeat=0.2,
+        run_command([{PY!r}, "-c", "import time; time.sleep(60)"], run="orphan", heartbeat=1.0,
                     cwd={str(project)!r})
     """))
     wrapper = subprocess.Popen([PY, str(script)], cwd=project)
@@ -287,7 +290,7 @@ def test_stalled_when_heartbeats_stop(ledger: Ledger, project: Path, tmp_path: P
         assert runs(project)["orphan"]["state"] == "running"
         wrapper.kill()
         wrapper.wait()
-        time.sleep(0.8)  # > 3 x 0.2 s
+        time.sleep(3.2)  # > 3 x 1 s since the last heartbeat, at the latest the kill
         row = runs(project)["orphan"]
         assert (row["state"], row["exit_code"]) == ("stalled", None)
     finally:
@@ -386,7 +389,7 @@ def test_capsule_events_set_the_state_and_a_relaunch_resets_it(ledger: Ledger, p
     ledger.append("capsule.quarantined", run="q", path="quarantine/q--1", reason="no best.pth")
     states = {run: (row["state"], row["exit_code"]) for run, row in runs(project).items()}
     assert states == {"s": ("sealed", 0), "q": ("quarantined", 1)}
-    run_command(py("import time; time.sleep(0.3)"), run="q", heartbeat=0.1, cwd=project)
+    run_command(py("import time; time.sleep(0.3)"), run="q", heartbeat=1.0, cwd=project)
     assert runs(project)["q"]["state"] == "exited-ok"
 
 
@@ -395,7 +398,7 @@ def test_no_ledger_still_runs_the_command(project: Path, tmp_path: Path) -> None
     marker = tmp_path / "ran"
     warnings: list[str] = []
     result = run_command(py(f"open({str(marker)!r}, 'w').write('x'); raise SystemExit(5)"),
-                         run="free", cwd=project, heartbeat=0.1,
+                         run="free", cwd=project, heartbeat=1.0,
                          report=lambda kind, msg: warnings.append(msg) if kind == "warning"
                          else None)
     assert marker.exists()
@@ -426,7 +429,7 @@ def test_unwritable_ledger_still_runs_and_reports(ledger: Ledger, project: Path,
     broken_writer(ledger)
     marker = tmp_path / "ran"
     warnings: list[str] = []
-    result = run_command(["touch", str(marker)], run="w", cwd=project, heartbeat=0.05,
+    result = run_command(["touch", str(marker)], run="w", cwd=project, heartbeat=1.0,
                          report=lambda kind, msg: warnings.append(msg) if kind == "warning"
                          else None)
     assert marker.exists()
