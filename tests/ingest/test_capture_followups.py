@@ -18,26 +18,15 @@ import textwrap
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
+from tests.ingest.test_capture_leftouts import WRITER, events
 
 PY = sys.executable
 EXE = str(Path(sys.executable).with_name("labledger"))
-
-WRITER = textwrap.dedent("""
-    import os, sys, time
-    path, pause = sys.argv[1], float(sys.argv[2])
-    data = os.urandom(1 << 20)
-    with open(path, "wb") as fh:
-        fh.write(data[: len(data) // 2]); fh.flush(); os.fsync(fh.fileno())
-        print("half", flush=True)
-        time.sleep(pause)
-        fh.write(data[len(data) // 2:]); fh.flush(); os.fsync(fh.fileno())
-""")
 
 NEVER_STILL = textwrap.dedent("""
     import sys, time
@@ -47,11 +36,6 @@ NEVER_STILL = textwrap.dedent("""
         while time.monotonic() < end:
             fh.write(b"x" * 100); fh.flush(); time.sleep(0.05)
 """)
-
-
-def events(project: Path, kind: str | None = None) -> list[dict[str, Any]]:
-    return [{"kind": r.kind, "run": r.run, **r.body_dict()}
-            for r in Ledger.open(project).records() if kind is None or r.kind == kind]
 
 
 def blake3_of(path: Path) -> str:
