@@ -370,6 +370,149 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
     return cells
 
 
+# --- slash columns: "PSNR/SSIM" over "31.42/0.9134" -------------------------------------------
+
+# A list of names joined by slashes in a header ("Set5 PSNR/SSIM", "PSNR↑ / SSIM↑ / LPIPS↓",
+# "PSNR$\uparrow$/SSIM"): each name starts with a letter and stands apart from its neighbours.
+_SLASH_NAME = r"[A-Za-z][^\s/|&()]*"
+_SLASH_LIST = re.compile(r"(?<![^\s(\[{])" + _SLASH_NAME + r"(?:[ \t]*/[ \t]*" + _SLASH_NAME
+                         + r")+(?![^\s)\],;])")
+_SLASH_NAMES = re.compile(_SLASH_NAME)
+# a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
+# column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
+_MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
+_NUMBER_PIECE = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
+_DIGIT = re.compile(r"\d")
+
+
+def _slash_pieces(text: str) -> list[tuple[int, int]]:
+    """``text`` cut at its slashes outside braces, as (start, end) spans."""
+    spans: list[tuple[int, int]] = []
+    depth = at = 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        elif ch == "/" and depth == 0:
+            spans.append((at, i))
+            at = i + 1
+    spans.append((at, len(text)))
+    return spans
+
+
+def _slash_cells(syntax: str, cell: Cell, k: int) -> list[Cell] | None:
+    """``cell`` as its k slash-joined values (31.42/0.9134, \\textbf{31.42} / 0.9134), a cell
+    with no digit as itself and k-1 empty cells; None when it holds digits but no such k-tuple."""
+    if _DIGIT.search(cell.text) is None:
+        return [cell] + [Cell("", cell.end, cell.end)] * (k - 1)
+    spans = _slash_pieces(cell.text)
+    if len(spans) != k:
+        return None
+    numeric = False
+    for a, b in spans:
+        piece = cell.text[a:b]
+        if _DIGIT.search(piece) is None:
+            continue
+        if not _NUMBER_PIECE.match(mask_text(syntax, piece)):
+            return None
+        numeric = True
+    if not numeric:
+        return None
+    return [Cell(cell.text[a:b], cell.start + a, cell.start + b) for a, b in spans]
+
+
+def _slash_header(table: Table, col: int) -> list[tuple[str, list[Cell]]] | None:
+    """Per name of the one slash list in column ``col``'s header: the sub-column's header text
+    and parts (the name, with the header's other words: "Set5 PSNR/SSIM" gives "Set5 PSNR" and
+    "Set5 SSIM"); None without exactly one list, or with a claim marker in the header."""
+    parts = table.parts_of(col)
+    found: tuple[int, re.Match[str]] | None = None
+    for i, part in enumerate(parts):
+        if "/" not in part.text:
+            continue
+        for m in _SLASH_LIST.finditer(part.text):
+            if found is not None:
+                return None
+            found = (i, m)
+    if found is None or any(_MARKER_WORD.search(p.text) for p in parts):
+        return None
+    i, m = found
+    part = parts[i]
+    before = Cell(part.text[:m.start()], part.start, part.start + m.start())
+    after = Cell(part.text[m.end():], part.start + m.end(), part.end)
+    head = table.header[col].text
+    out: list[tuple[str, list[Cell]]] = []
+    for name in _SLASH_NAMES.finditer(m.group(0)):
+        at = part.start + m.start() + name.start()
+        own = [c for c in (before, Cell(name.group(0), at, at + len(name.group(0))), after)
+               if c.text.strip()]
+        text = head.replace(m.group(0), name.group(0), 1)
+        out.append((text, [*parts[:i], *own, *parts[i + 1:]]))
+    return out
+
+
+def _split_slash_columns(syntax: str, table: Table) -> Table:
+    """``table`` with each column headed by a slash list of k names ("PSNR/SSIM") whose cells
+    hold k slash-joined values ("31.42/0.9134") split into k columns, each value under its own
+    name: the judging of a cell by its row and column applies to each unchanged. A column with
+    a cell that is no such k-tuple, or with a claim marker in its header, is left whole."""
+    if not any("/" in c.text for c in table.header):
+        return table
+    plan: dict[int, list[tuple[str, list[Cell]]]] = {}
+    for col in range(len(table.header)):
+        if "/" in table.header[col].text:
+            subs = _slash_header(table, col)
+            if subs is not None:
+                plan[col] = subs
+    if not plan:
+        return table
+    split_rows = [list(row) for row in table.rows]
+    # a row bound by a marker (its label's <!-- claim:C1 -->) keeps its cells whole, each under
+    # the first name: the marker binds the row's numbers, read as before
+    bound = [any(_MARKER_WORD.search(c.text) for c in row) for row in table.rows]
+    for col in sorted(plan, reverse=True):  # right to left: the columns left of it keep place
+        k = len(plan[col])
+        cut: list[list[Cell] | None] = []
+        for row, marked in zip(split_rows, bound, strict=True):
+            if col >= len(row):
+                cut.append(None)
+            elif marked:
+                cut.append([row[col], *[Cell("", row[col].end, row[col].end)] * (k - 1)])
+            else:
+                cut.append(_slash_cells(syntax, row[col], k))
+        if not any(c is not None and any(_DIGIT.search(x.text) for x in c) for c in cut):
+            del plan[col]
+            continue
+        if any(c is None and col < len(row) for c, row in zip(cut, split_rows, strict=True)):
+            del plan[col]
+            continue
+        for c, row in zip(cut, split_rows, strict=True):
+            if c is not None:
+                row[col:col + 1] = c
+    if not plan:
+        return table
+    header: list[Cell] = []
+    parts: list[list[Cell]] = []
+    for col, cell in enumerate(table.header):
+        if col in plan:
+            for text, own in plan[col]:
+                header.append(Cell(text, cell.start, cell.end))
+                parts.append(own)
+        else:
+            header.append(cell)
+            parts.append(table.parts_of(col))
+    header_rows = []
+    for hrow in table.header_rows:
+        wide = list(hrow)
+        for col in sorted(plan, reverse=True):
+            if col < len(wide):
+                head = wide[col]
+                wide[col:col + 1] = [head, *[Cell("", head.end, head.end)] * (len(plan[col]) - 1)]
+        header_rows.append(wide)
+    return Table(table.start, table.end, header, split_rows, header_rows, parts)
+
+
 _PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 
@@ -430,7 +573,8 @@ def _markdown_table(segment: Segment, pos: int) -> Table | None:
     if len(lines) >= 2 and _PIPE_RULE.match(lines[1][1]):
         header = _pipe_cells(lines[0][1], lines[0][0])
         rows = [_pipe_cells(line, base) for base, line in lines[2:]]
-        table = Table(start, lines[-1][0] + len(lines[-1][1]), header, rows, [header])
+        table = _split_slash_columns(segment.syntax, Table(
+            start, lines[-1][0] + len(lines[-1][1]), header, rows, [header]))
     cache[start] = table
     return table
 
@@ -566,7 +710,8 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
         header.append(Cell(" ".join(texts), parts[0][1].start, parts[-1][1].end))
         header_parts.append([_spanning(header_rows[r], col) if (r, col) in spanned else cell
                              for r, cell in parts])
-    table = Table(begin, close, header, rows[n_head:], header_rows, header_parts)
+    table = _split_slash_columns(segment.syntax, Table(begin, close, header, rows[n_head:],
+                                                       header_rows, header_parts))
     cache[begin] = table
     return table
 
@@ -593,7 +738,8 @@ def delimited_table(segment: Segment) -> Table:
             rows.append(cells)
         pos = nl + 1
     header = rows[0] if rows else []
-    table = Table(0, len(text), header, rows[1:], [header] if rows else [])
+    table = _split_slash_columns(segment.syntax, Table(0, len(text), header, rows[1:],
+                                                       [header] if rows else []))
     segment._cache["table"] = table
     return table
 
@@ -703,7 +849,7 @@ def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
     if not numeric:
         return None
     end = body[-1][0] + len(body[-1][1])
-    return Table(head_at, end, header, rows, [header])
+    return _split_slash_columns("txt", Table(head_at, end, header, rows, [header]))
 
 
 def _index_width(rows: list[str], edge: int) -> int | None:
