@@ -20,15 +20,21 @@ def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
 
 
-@pytest.fixture
-def run_r1(ledger: Ledger, tmp_path: Path) -> Ledger:
+def run_with(ledger: Ledger, tmp_path: Path, files: dict[str, bytes]) -> Ledger:
+    """Run r1 launched, and a folder of ``files`` ingested into it (store and events)."""
     folder = tmp_path / "src" / "r1"
     folder.mkdir(parents=True)
-    (folder / "summary.csv").write_text(SUMMARY)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
     ledger.append("run.launched", run="r1", command=["python"], git_commit="abc",
                   git_dirty=False)
     ingest_run_dir(folder, run="r1", ledger=ledger)
     return ledger
+
+
+@pytest.fixture
+def run_r1(ledger: Ledger, tmp_path: Path) -> Ledger:
+    return run_with(ledger, tmp_path, {"summary.csv": SUMMARY.encode()})
 
 
 def claims_written(ledger: Ledger) -> int:

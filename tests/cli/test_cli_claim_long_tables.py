@@ -8,31 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from labledger.ingest.run_dir import ingest_run_dir
 from labledger.ledger.ledger import Ledger
+from tests.cli.test_cli_claim_describe import _in_project, claims_written, run_with  # noqa: F401
 from tests.conftest import cli_call as call
 from tests.reconcile.test_claim_values_long_tables import DESCRIBED, TIDY
 
 
-@pytest.fixture(autouse=True)
-def _in_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(project)
-
-
 @pytest.fixture
 def run_r1(ledger: Ledger, tmp_path: Path) -> Ledger:
-    folder = tmp_path / "src" / "r1"
-    folder.mkdir(parents=True)
-    (folder / "tidy.csv").write_bytes(TIDY)
-    (folder / "summary.csv").write_bytes(DESCRIBED)
-    ledger.append("run.launched", run="r1", command=["python"], git_commit="abc",
-                  git_dirty=False)
-    ingest_run_dir(folder, run="r1", ledger=ledger)
-    return ledger
-
-
-def claims_written(ledger: Ledger) -> int:
-    return sum(r.kind == "claim.declared" for r in ledger.records())
+    return run_with(ledger, tmp_path, {"tidy.csv": TIDY, "summary.csv": DESCRIBED})
 
 
 def test_a_tidy_cell_is_claimed_as_its_quantity(run_r1: Ledger,

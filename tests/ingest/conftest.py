@@ -7,6 +7,8 @@ exactly one rule and expects exactly that problem.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -131,3 +133,25 @@ class Forwarding:
 
     def close(self) -> None:
         self.inner.close()
+
+
+@pytest.fixture
+def writer() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """``start(code, path, seconds)``: a writer process running ``code``, returned once its
+    first line is out (the first half is on disk, or an endless writer has started)."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(code: str, path: Path, seconds: float) -> subprocess.Popen[str]:
+        proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(seconds)],
+                                stdout=subprocess.PIPE, text=True)
+        procs.append(proc)
+        assert proc.stdout is not None
+        assert proc.stdout.readline() in ("half\n", "started\n")
+        return proc
+
+    yield start
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()

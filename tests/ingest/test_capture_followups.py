@@ -16,7 +16,7 @@ import sys
 import termios
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,28 +48,6 @@ def cli(project: Path, *args: str, env: dict[str, str] | None = None
         ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([EXE, *args], cwd=project, env={**os.environ, **(env or {})},
                           capture_output=True, text=True, timeout=180, check=False)
-
-
-@pytest.fixture
-def writer() -> Iterator[Callable[..., subprocess.Popen[str]]]:
-    """``start(code, path, seconds)``: a writer process, returned once its first line is out
-    (the first half is on disk, or the endless writer has started)."""
-    procs: list[subprocess.Popen[str]] = []
-
-    def start(code: str, path: Path, seconds: float) -> subprocess.Popen[str]:
-        proc = subprocess.Popen([PY, "-c", code, str(path), str(seconds)],
-                                stdout=subprocess.PIPE, text=True)
-        procs.append(proc)
-        assert proc.stdout is not None
-        assert proc.stdout.readline() in ("half\n", "started\n")
-        return proc
-
-    yield start
-    for proc in procs:
-        proc.kill()
-        proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
 
 
 # --- 1. ingest-dir waits for its files to settle ------------------------------------------------

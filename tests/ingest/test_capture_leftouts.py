@@ -76,25 +76,11 @@ def _drop_dac() -> None:
 
 
 @pytest.fixture
-def pausing_writer() -> Iterator[Callable[[Path, float], subprocess.Popen[str]]]:
+def pausing_writer(writer: Callable[..., subprocess.Popen[str]],
+                   ) -> Callable[[Path, float], subprocess.Popen[str]]:
     """``start(path, pause)``: a process that writes half of 1 MiB to ``path``, fsyncs, pauses
     ``pause`` seconds, then writes the rest; returned once the first half is on disk."""
-    procs: list[subprocess.Popen[str]] = []
-
-    def start(path: Path, pause: float) -> subprocess.Popen[str]:
-        proc = subprocess.Popen([PY, "-c", WRITER, str(path), str(pause)],
-                                stdout=subprocess.PIPE, text=True)
-        procs.append(proc)
-        assert proc.stdout is not None
-        assert proc.stdout.readline() == "half\n"
-        return proc
-
-    yield start
-    for proc in procs:
-        proc.kill()
-        proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+    return lambda path, pause: writer(WRITER, path, pause)
 
 
 # --- 1. a writer that pauses half-way ----------------------------------------------------------
