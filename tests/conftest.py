@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -12,6 +13,13 @@ from pathlib import Path
 import pytest
 
 from labledger.ledger.ledger import Ledger
+
+# Under nohup, every process the tests start inherits SIGHUP ignored, and `labledger run` keeps
+# an ignored signal ignored (as nohup asks), so the tests that send it SIGHUP would wait for
+# ever. A handler that does nothing keeps this process as immune as nohup made it and, unlike
+# SIG_IGN, is not inherited across exec: the commands the tests start get the default.
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, lambda signum, frame: None)
 
 
 @pytest.fixture(autouse=True)
