@@ -563,19 +563,28 @@ def _markdown_table(segment: Segment, pos: int) -> Table | None:
     start = _block_start(text, pos, _piped, len(text))
     if start is None:
         return None
-    cache = segment._cache.setdefault("md_tables", {})
-    assert isinstance(cache, dict)
-    if start in cache:
-        table: Table | None = cache[start]
-        return table
-    lines = _block_lines(text, start, _piped, len(text))
-    table = None
-    if len(lines) >= 2 and _PIPE_RULE.match(lines[1][1]):
+
+    def build() -> Table | None:
+        lines = _block_lines(text, start, _piped, len(text))
+        if len(lines) < 2 or not _PIPE_RULE.match(lines[1][1]):
+            return None
         header = _pipe_cells(lines[0][1], lines[0][0])
         rows = [_pipe_cells(line, base) for base, line in lines[2:]]
-        table = _split_slash_columns(segment.syntax, Table(
+        return _split_slash_columns(segment.syntax, Table(
             start, lines[-1][0] + len(lines[-1][1]), header, rows, [header]))
-    cache[start] = table
+
+    return _table_once(segment, "md_tables", start, build)
+
+
+def _table_once(segment: Segment, kind: str, start: int,
+                build: Callable[[], Table | None]) -> Table | None:
+    """The table (or None: no table) of ``kind`` starting at ``start``, built once per segment:
+    every number of a table asks for it."""
+    cache = segment._cache.setdefault(kind, {})
+    assert isinstance(cache, dict)
+    if start not in cache:
+        cache[start] = build()
+    table: Table | None = cache[start]
     return table
 
 
@@ -800,16 +809,13 @@ def _aligned_table(segment: Segment, pos: int) -> Table | None:
     start = _block_start(text, pos, _filled, 64 * _ALIGNED_MAX_LINES)
     if start is None:
         return None
-    cache = segment._cache.setdefault("aligned_tables", {})
-    assert isinstance(cache, dict)
-    if start in cache:
-        table: Table | None = cache[start]
-        return table
-    lines = [(at, line.rstrip()) for at, line in
-             _block_lines(text, start, _filled, _ALIGNED_MAX_LINES)]
-    table = _parse_aligned(lines) if 2 <= len(lines) <= _ALIGNED_MAX_LINES else None
-    cache[start] = table
-    return table
+
+    def build() -> Table | None:
+        lines = [(at, line.rstrip()) for at, line in
+                 _block_lines(text, start, _filled, _ALIGNED_MAX_LINES)]
+        return _parse_aligned(lines) if 2 <= len(lines) <= _ALIGNED_MAX_LINES else None
+
+    return _table_once(segment, "aligned_tables", start, build)
 
 
 def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
