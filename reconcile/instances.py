@@ -17,7 +17,9 @@ stop compute billing (Lambda's shutdown; any platform whose only meter-stop verb
 Runs: a run launched on an instance is active until its ``run.exited`` or its capsule
 (``capsule.sealed``: final, whatever comes after it; ``capsule.quarantined`` while it is the
 run's latest lifecycle event), unless the ledger shows it cannot be running: ``lost`` when
-the instance was released or confirmed absent after the run's latest lifecycle event,
+the instance was stopped, released or confirmed absent after the run's latest lifecycle event
+(a stop kills every process on the box: a run resumed after ``instance.started`` records a new
+launch or heartbeat, which makes it active again),
 ``stalled`` when its heartbeats stopped at the report's ``now`` (the
 ``runs`` view's rules, ledger/sql/runs.sql, judged at ``--now`` instead of the query's clock).
 Nothing is stored: a later heartbeat or relaunch makes the run active again. A box that died
@@ -162,7 +164,8 @@ class RunMark:
     kind: str
     ts: datetime
     interval_s: float | None = None  # the heartbeat_interval_s its latest launch promised
-    lost_at: datetime | None = None  # its instance was released or confirmed absent since
+    lost_at: datetime | None = None  # its instance was stopped, released or gone since then
+    lost_by: str = ""  # the event kind that ended the box under it (instance.stopped, ...)
     sealed: bool = False  # a capsule.sealed was seen: the run is over for good
 
     @property
@@ -221,9 +224,10 @@ class Lease:
     runs: set[str] = field(default_factory=set)
     # runs launched here and not exited, split once folded: ``live`` (its latest lifecycle
     # event; `RunMark.stalled` tells a dead one at report time) and ``lost`` (the instance was
-    # released or confirmed absent after it: it cannot still be running; when it went)
+    # stopped, released or confirmed absent after it: it cannot still be running; when, and
+    # the event kind that said so)
     live: dict[str, RunMark] = field(default_factory=dict)
-    lost: dict[str, datetime] = field(default_factory=dict)
+    lost: dict[str, tuple[datetime, str]] = field(default_factory=dict)
     last_run_at: datetime | None = None
     teardown_requested: InstanceEvent | None = None  # the latest, until confirmed or re-rented
     anomalies: list[str] = field(default_factory=list)
@@ -297,10 +301,11 @@ def fold(events: Iterable[InstanceEvent], *, until: datetime | None = None) -> d
 
     With ``until``, events after it are left out and open stretches are counted up to it.
 
-    A run launched on an instance and never exited is ``lost`` once the instance is released
-    or confirmed absent after its latest lifecycle event (the box is gone, so the run is not
-    running, whatever its last event said); otherwise it stays ``live``, and the report tells
-    a stalled one (heartbeats stopped) from an active one at its ``now``.
+    A run launched on an instance and never exited is ``lost`` once the instance is stopped,
+    released or confirmed absent after its latest lifecycle event (the box is gone or was shut
+    down, so the run is not running, whatever its last event said); otherwise it stays
+    ``live``, and the report tells a stalled one (heartbeats stopped) from an active one at its
+    ``now``.
     """
     leases: dict[str, Lease] = {}
     marks: dict[str, RunMark] = {}
@@ -328,19 +333,22 @@ def fold(events: Iterable[InstanceEvent], *, until: datetime | None = None) -> d
         if lease is None:
             lease = leases[event.instance] = Lease(event.instance)
         lease.apply(event)
+        # (a stop or release the state machine refused as an anomaly ends nothing)
         gone = event.kind == "teardown.confirmed" or (
-            event.kind == "instance.released" and lease.released_at == event.ts)
+            event.kind == "instance.released" and lease.released_at == event.ts) or (
+            event.kind == "instance.stopped" and lease.stopped_since == event.ts
+            and lease.changed_at == event.ts)
         if gone:
             for mark in marks.values():
                 if (mark.instance == event.instance and not mark.ended
                         and mark.lost_at is None):
-                    mark.lost_at = event.ts
+                    mark.lost_at, mark.lost_by = event.ts, event.kind
     for run, mark in marks.items():
         lease = leases.get(mark.instance) if mark.instance is not None else None
         if lease is None or mark.ended:
             continue
         if mark.lost_at is not None:
-            lease.lost[run] = mark.lost_at
+            lease.lost[run] = (mark.lost_at, mark.lost_by)
         else:
             lease.live[run] = mark
     if until is not None:
@@ -460,10 +468,12 @@ def _flags(lease: Lease, deadline: Deadline | None, now: datetime, idle_hours: f
                 f"run {run} is not counted as active: no run.exited, and its last {what} was at "
                 f"{format_time(mark.ts)}, more than {mark.stalled_after_s:g} s before "
                 f"{format_time(now)} (the box, the wrapper or the run died)")))
-    for run, when in sorted(lease.lost.items()):
+    for run, (when, by) in sorted(lease.lost.items()):
+        how = ("stopped (which kills every process on it; a resumed run records a new launch)"
+               if by == "instance.stopped" else "released or confirmed absent")
         flags.append(Flag(code="run-lost", message=(
-            f"run {run} never recorded run.exited and its instance was released or confirmed "
-            f"absent at {format_time(when)}: it is lost, not running")))
+            f"run {run} never recorded run.exited and its instance was {how} at "
+            f"{format_time(when)}: it is lost, not running")))
     times = [t for t in (lease.last_run_at, lease.meter_since) if t is not None]
     if lease.meter_on and not _active(lease, now) and times:
         since = max(times)
@@ -500,7 +510,7 @@ def report(events: Iterable[InstanceEvent], *, now: datetime, idle_hours: float 
     (the instance was released or confirmed absent after their last lifecycle event) and are
     not stalled at ``now`` (their heartbeats stopped for 3 x the interval the launch promised,
     else 600 s: the ``runs`` view's rule); stalled and lost runs are flagged (``run-stalled``,
-    ``run-lost``) and never hide the ``idle`` flag.
+    ``run-lost``, also after a stop) and never hide the ``idle`` flag.
     """
     out = []
     for name, lease in sorted(fold(events, until=now).items()):

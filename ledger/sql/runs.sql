@@ -16,8 +16,10 @@
 --   'quarantined'  the latest is a capsule.quarantined
 --   'lost'         the latest is a run.launched or run.heartbeat (no run.exited), and the run's
 --                  instance (of its latest launch, else of its latest event naming one) was
---                  released or confirmed absent (instance.released, teardown.confirmed) at or
---                  after it: the box is gone, so the run cannot be running or launched
+--                  stopped, released or confirmed absent (instance.stopped, instance.released,
+--                  teardown.confirmed) at or after it: the box is gone or was shut down (a stop
+--                  kills every process on it), so the run cannot be running or launched; a run
+--                  resumed after instance.started records a new launch or heartbeat
 --   'recorded'     events mention the run but it has no lifecycle event
 -- 'running' and 'stalled' depend on the clock: "now" is DuckDB's current_timestamp, the start of
 -- the query's transaction, so every row of one query is judged at the same instant (select
@@ -91,10 +93,11 @@ saved AS (
     GROUP BY run
 ),
 gone AS (
-    -- when each instance was last released or confirmed absent
+    -- when each instance was last stopped, released or confirmed absent
     SELECT instance, max(ts) AS gone_ts
     FROM events
-    WHERE instance IS NOT NULL AND kind IN ('instance.released', 'teardown.confirmed')
+    WHERE instance IS NOT NULL
+      AND kind IN ('instance.stopped', 'instance.released', 'teardown.confirmed')
     GROUP BY instance
 ),
 judged AS (
