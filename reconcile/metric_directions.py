@@ -17,6 +17,7 @@ Anything else is unknown, and the caller must be told the direction: a wrong gue
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
@@ -84,6 +85,7 @@ def direction_of(metric: str) -> Direction | None:
 _KEY_PREFIXES = tuple(q for q in _PREFIXES if q not in ("top1", "top5"))
 
 
+@functools.lru_cache(maxsize=4096)  # pure; a project's thousand claims share a few metrics
 def metric_key(metric: str) -> str:
     """The quantity ``metric`` names, without the split, selection, statistic and unit words
     around it, lower case and space-separated: ``test_psnr``, ``psnr_mean``, ``val/PSNR_dB``
