@@ -385,11 +385,21 @@ _NUMBER_PIECE = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
 _DIGIT = re.compile(r"\d")
 
 
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
+
+
 def _slash_pieces(text: str) -> list[tuple[int, int]]:
     """``text`` cut at its slashes outside braces, as (start, end) spans."""
     spans: list[tuple[int, int]] = []
     depth = at = 0
+    # The slash of an HTML closing tag ("<u>30.25</u> / 0.6570", the underline READMEs mark a
+    # second best with) joins no values: cutting there made the cell no k-tuple, so the whole
+    # column was read unsplit (a drifted SSIM half unseen, the PSNR half ambiguous).
+    in_tag = ({i for m in _HTML_TAG.finditer(text) for i in range(m.start(), m.end())}
+              if "<" in text else set())
     for i, ch in enumerate(text):
+        if i in in_tag:
+            continue
         if ch == "{":
             depth += 1
         elif ch == "}":
@@ -621,6 +631,7 @@ def _spanning(row: list[Cell], col: int) -> Cell:
     return row[col]
 
 
+_TEX_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
 _MULTIROW = re.compile(r"\s*\\multirow\s*(?:\[[^\]]*\])?\s*\{\s*(\d{1,2})\s*\}")
 
 
@@ -631,7 +642,9 @@ def _fill_multirow(cells: list[Cell], down: dict[int, tuple[int, Cell]]) -> None
     starts the count for the rows below it."""
     filled: set[int] = set()
     for col, (left, label) in list(down.items()):
-        if col < len(cells) and not cells[col].text.strip():
+        # a comment is no label: "... \\ % noclaim" ends the line of the row above, and the
+        # next row's first cell, which starts with that comment, is still empty under the label
+        if col < len(cells) and not _TEX_COMMENT.sub("", cells[col].text).strip():
             cells[col] = label
             filled.add(col)
         if left <= 1:
@@ -719,10 +732,58 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
         header.append(Cell(" ".join(texts), parts[0][1].start, parts[-1][1].end))
         header_parts.append([_spanning(header_rows[r], col) if (r, col) in spanned else cell
                              for r, cell in parts])
-    table = _split_slash_columns(segment.syntax, Table(begin, close, header, rows[n_head:],
-                                                       header_rows, header_parts))
+    table = Table(begin, close, header, rows[n_head:], header_rows, header_parts)
+    _name_spanned_columns(table)
+    table = _split_slash_columns(segment.syntax, table)
     cache[begin] = table
     return table
+
+
+def _multicolumn_body(cell: Cell) -> tuple[int, Cell] | None:
+    """A ``\\multicolumn{n}{c}{text}`` cell's n and its text argument (offsets and all); None
+    for another cell."""
+    span = _MULTICOLUMN.match(cell.text)
+    if span is None:
+        return None
+    at = span.end()
+    for _ in range(2):  # the column format, then the text
+        while at < len(cell.text) and cell.text[at] in " \t\n":
+            at += 1
+        start, at = at, _skip_group(cell.text, at)
+        if at == start:
+            return None
+    return int(span.group(1)), Cell(cell.text[start + 1:at - 1], cell.start + start + 1,
+                                    cell.start + at - 1)
+
+
+def _name_spanned_columns(table: Table) -> None:
+    """Head the k-th column a header's ``\\multicolumn{n}{c}{PSNR/SSIM}`` covers with the k-th
+    of its n slash names (the header's other words kept, as `_slash_header` keeps them): the
+    columns under it are PSNR and SSIM side by side, and the whole text heading each named both,
+    so a drifted SSIM read as PSNR-or-SSIM. Another count of names, a second slash list in the
+    column's header, or a claim marker in it leaves every covered column headed by the whole."""
+    plans: list[tuple[int, tuple[str, list[Cell]]]] = []
+    for hrow in table.header_rows:
+        for col, cell in enumerate(hrow):
+            found = _multicolumn_body(cell) if "/" in cell.text else None
+            if found is None or found[0] < 2 or col + found[0] > len(table.header):
+                continue
+            n, body = found
+            # each covered column's own parts (its other header rows' cells differ), with the
+            # cell's text argument in its place: the names, not the column format, are read
+            view = Table(table.start, table.end, table.header, [], table.header_rows,
+                         [[body if p == cell else p for p in table.parts_of(c)]
+                          for c in range(len(table.header))])
+            subs = [_slash_header(view, col + k) for k in range(n)]
+            # a body still whole in a column's parts: the one slash list was found elsewhere
+            if all(s is not None and len(s) == n and body not in s[k][1]
+                   for k, s in enumerate(subs)):
+                plans.extend((col + k, s[k]) for k, s in enumerate(subs) if s is not None)
+    # planned on the table as read: a column under two such cells has two lists, and no plan
+    for col, (text, parts) in plans:
+        head = table.header[col]
+        table.header[col] = Cell(text, head.start, head.end)
+        table.header_parts[col] = parts
 
 
 def delimited_table(segment: Segment) -> Table:

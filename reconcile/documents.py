@@ -541,6 +541,7 @@ class _Run:
         col_pct: list[bool] = []
         col_words: list[bool] = []  # the header names a count of a setting (Epochs, GPUs)
         col_delta: list[bool] = []
+        col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
         table_off = any(m.kind == "noclaim" and not _in_rows(table, m.start) for m in markers)
         for column, cell in enumerate(table.header):
             terms: frozenset[str] = frozenset()
@@ -557,17 +558,26 @@ class _Run:
             col_pct.append(pct)
             col_words.append(words)
             col_delta.append(bool(DELTA_HEADER.search(cell.text)))
+            scale = _HEADER_SCALE.search(cell.text)
+            col_scale.append(scale.group(1) if scale else None)
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
         marked = {m.number.start for m in value_markers if m.number is not None}
         in_cells = [m.start for m in value_markers]
         items: list[_Item] = []
         rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool]] = []
+        above = -1  # where the row above ends: text before it is that row's, not this one's
         for row in table.rows:
             if not row:
                 continue
-            row_off = table_off or any(m.kind == "noclaim" and row[0].start <= m.start < row[-1].end
-                                       for m in markers)
+            # A noclaim silences the row it is written in: not the rows under a \multirow label
+            # (their first cell is that label, back in the row above), nor the row after a
+            # "... \\ % noclaim" comment, which ends the line of the row it follows.
+            own_end = _row_end(seg.text, row[-1].end)
+            row_off = table_off or any(
+                m.kind == "noclaim" and max(row[0].start, above) <= m.start < own_end
+                for m in markers)
+            above = own_end
             numeric: list[tuple[int, Cell, str]] = []
             row_terms: set[str] = set()
             row_bind: set[str] = set()
@@ -612,6 +622,13 @@ class _Run:
                 if parsed is None or _WORDS.search(masked, parsed.suffix_end):
                     continue
                 shown = _shift(parsed, cell.start)
+                scale_word = col_scale[ci] if ci < len(col_scale) else None
+                if scale_word is not None and shown.suffix is None and not shown.percent:
+                    # A multiplier in the header ("Params (M)", "FLOPs (G)") scales the column's
+                    # bare numbers as a glued one ("20.8M") would: without it, 20.8 under
+                    # "Params(M)" drifted against the parameter count 20,770,000 the evidence
+                    # records (a claim recorded in millions says so with its unit, "M").
+                    shown = _scaled(shown, scale_word)
                 if shown.start in marked or any(cell.start <= p < cell.end for p in in_cells):
                     continue  # a value marker in the cell: checked exactly below
                 pct = ci < len(col_pct) and col_pct[ci]
@@ -646,7 +663,7 @@ class _Run:
         for m in value_markers:
             col = _column_of(table, m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
-        self.assign(seg, items)
+        self.assign(seg, _strongest_cells(items))
 
     def _binds(self, seg: Segment, markers: list[Marker], cell: Cell) -> set[str]:
         out: set[str] = set()
@@ -654,6 +671,34 @@ class _Run:
             if m.kind == "bind" and cell.start <= m.start < cell.end and not self.unknown(seg, m):
                 out.update(m.ids)
         return out
+
+
+def _strongest_cells(items: list[_Item]) -> list[_Item]:
+    """``items`` less, in each cell its row and column both name claims in (``alone``), the
+    claims another such cell names with more anchors.
+
+    A claim aliased by its method and its dataset ("DeFT", "Q1") is named by its row and by
+    the "Q2 PSNR" column too (its method and its metric), and "ConvNeXt-T | 384x384" is named
+    by the "ConvNeXt-T | 224x224" row as well: judged alone in each, the claim drifted against
+    its method's every other dataset or resolution. Its number is the cell naming it most;
+    a cell left with no claim is nobody's. Cells naming a claim equally are all judged."""
+    best: dict[str, int] = {}
+    for it in items:
+        if it.alone:
+            for cid, n in it.strength.items():
+                best[cid] = max(best.get(cid, 0), n)
+    if not best:
+        return items
+    out: list[_Item] = []
+    for it in items:
+        if it.alone and any(n < best[c] for c, n in it.strength.items()):
+            strength = {c: n for c, n in it.strength.items() if n >= best[c]}
+            if not strength:
+                continue
+            it = _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
+                       strength=strength, alone=True)
+        out.append(it)
+    return out
 
 
 def _near(anchored: list[int], word: int) -> bool:
@@ -670,6 +715,18 @@ def _within(hits: list[Hit], starts: list[int], cell: Cell) -> list[Hit]:
     return [h for h in hits[lo:hi] if h.end <= cell.end]
 
 
+# a LaTeX row's end (\\), the rules after it (\midrule, \cmidrule(lr){2-3}), and a comment
+# ending its line: a "% noclaim" there is written on that row's line
+_ROW_COMMENT = re.compile(r"\\\\(?:\[[^\]\n]*\])?(?:[ \t]*\\[A-Za-z]+\*?(?:\([^)\n]*\))?"
+                          r"(?:\{[^{}\n]*\})?)*[ \t]*%[^\n]*")
+
+
+def _row_end(text: str, end: int) -> int:
+    """Where a table row whose last cell ends at ``end`` ends, its trailing comment included."""
+    m = _ROW_COMMENT.match(text, end)
+    return m.end() if m else end
+
+
 def _in_rows(table: Table, pos: int) -> bool:
     return any(row and row[0].start <= pos < row[-1].end for row in table.rows)
 
@@ -680,6 +737,18 @@ def _column_of(table: Table, pos: int) -> int | None:
             if cell.start <= pos < cell.end:
                 return ci
     return None
+
+
+# A multiplier alone in parentheses in a column header: "Params(M)", "#Params (M)",
+# "FLOPs<br><sup>@640 (B)", "Multi-Adds(G)" (not a unit: "(ms)", "(dB)", "(%)")
+_HEADER_SCALE = re.compile(r"\(\s*([kKMBG])\s*\)")
+
+
+def _scaled(shown: Shown, word: str) -> Shown:
+    """``shown`` read with the multiplier ``word`` its column's header gives it (the suffix is
+    not printed: it ends where the number does)."""
+    return Shown(shown.text, shown.start, shown.end, shown.literal, shown.sign, shown.percent,
+                 word, shown.end, shown.uncertainty, shown.exponent)
 
 
 def _shift(shown: Shown, base: int) -> Shown:
