@@ -28,7 +28,8 @@ __all__ = ["AnchorIndex", "Hit", "normalize"]
 # "PSNR–Y", “PSNR” (each is one character, so offsets are kept).
 _SYMBOLS = ("\u2191\u2193\u2190\u2192\u2195\u21d1\u21d3\u25b2\u25bc\u25b3\u25bd\u2020\u2021"
             "\u00a7\u00b6\u00b7\u2022\u2013\u2014\u2018\u2019\u201c\u201d\u2026\u00b1\u2009\u202f")
-_FOLD = str.maketrans({c: " " for c in string.punctuation + "\t\n\r\x0b\x0c\u00a0" + _SYMBOLS})
+_FOLD = str.maketrans({c: " " for c in string.punctuation + "\t\n\r\x0b\x0c\u00a0" + _SYMBOLS}
+                      | {"\u00d7": "x"})  # "256×256" is the "256x256" an alias types
 # The same folding and lower-casing for ASCII text as bytes, in one C-speed table lookup.
 _FOLD_ASCII = bytes(
     ord(" ") if chr(b) in string.punctuation + "\t\n\r\x0b\x0c" else ord(chr(b).lower())

@@ -350,11 +350,23 @@ def _split_cells(line: str, base: int, sep: str) -> list[Cell]:
     return cells
 
 
+# A table quoted in Markdown ("> | EDSR | 32.12 |", as READMEs fold results into a quote or a
+# <details> block): the quote markers are not a cell, and the rule line under the header is one.
+_QUOTED = re.compile(r"[ \t]*>(?:[ \t]*>)*[ \t]?")
+
+
+def _unquoted(line: str) -> int:
+    """Where ``line`` starts after its Markdown quote markers and indentation."""
+    m = _QUOTED.match(line)
+    at = m.end() if m else 0
+    return at + len(line[at:]) - len(line[at:].lstrip())
+
+
 def _pipe_cells(line: str, base: int) -> list[Cell]:
     body_start = 0
     body_end = len(line)
     stripped = line.rstrip()
-    lead = len(line) - len(line.lstrip())
+    lead = _unquoted(line)
     if line[lead:lead + 1] == "|":
         body_start = lead + 1
     if stripped.endswith("|") and len(stripped) - 1 >= body_start:
@@ -576,14 +588,36 @@ def _markdown_table(segment: Segment, pos: int) -> Table | None:
 
     def build() -> Table | None:
         lines = _block_lines(text, start, _piped, len(text))
-        if len(lines) < 2 or not _PIPE_RULE.match(lines[1][1]):
+        rule = lines[1][1] if len(lines) > 1 else ""
+        if len(lines) < 2 or not _PIPE_RULE.match(rule, _unquoted(rule)):
             return None
         header = _pipe_cells(lines[0][1], lines[0][0])
         rows = [_pipe_cells(line, base) for base, line in lines[2:]]
+        _fill_group_labels(rows)
         return _split_slash_columns(segment.syntax, Table(
             start, lines[-1][0] + len(lines[-1][1]), header, rows, [header]))
 
     return _table_once(segment, "md_tables", start, build)
+
+
+def _fill_group_labels(rows: list[list[Cell]]) -> None:
+    """A row whose leading cells are empty and that has a label of its own, under a row whose
+    cells there are labels, is a row of that group: "|  | **FGA** | 32.30 |" under
+    "| EDSR-µ | SPC | 32.12 |" is EDSR-µ's FGA row, as READMEs and spreadsheet exports (merged
+    cells) write groups. Its empty cells take the labels above, offsets and all, as a
+    ``\\multirow`` label does in LaTeX (`_fill_multirow`), so the row names its group.
+    A row with no label of its own ("|  | 31.20 |": a total) is left alone."""
+    above: list[Cell] = []
+    for cells in rows:
+        lead = 0
+        while lead < len(cells) and not cells[lead].text.strip():
+            lead += 1
+        if (0 < lead < len(cells) and lead <= len(above)
+                and not _NUMBER_PIECE.match(cells[lead].text)
+                and all(above[k].text.strip() and not _NUMBER_PIECE.match(above[k].text)
+                        for k in range(lead))):
+            cells[:lead] = above[:lead]
+        above = cells
 
 
 def _table_once(segment: Segment, kind: str, start: int,
@@ -808,6 +842,7 @@ def delimited_table(segment: Segment) -> Table:
             rows.append(cells)
         pos = nl + 1
     header = rows[0] if rows else []
+    _fill_group_labels(rows[1:])
     table = _split_slash_columns(segment.syntax, Table(0, len(text), header, rows[1:],
                                                        [header] if rows else []))
     segment._cache["table"] = table

@@ -79,6 +79,8 @@ __all__ = ["reconcile_segments"]
 # a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not)
 _WORDS = re.compile(r"(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
 _NUMERIC_START = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
+# a size, not a value: "384x384", "224 × 224", "3x3x3" label a row ("ConvNeXt-T | 384x384")
+_DIMENSIONS = re.compile(r"[ \t*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$")
 
 
 # --- assignment ----------------------------------------------------------------------------------
@@ -542,7 +544,12 @@ class _Run:
         col_words: list[bool] = []  # the header names a count of a setting (Epochs, GPUs)
         col_delta: list[bool] = []
         col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
-        table_off = any(m.kind == "noclaim" and not _in_rows(table, m.start) for m in markers)
+        # a noclaim outside the body rows, or on the header's line ("Method & PSNR \\\\ % noclaim"),
+        # silences the whole table
+        last_head = table.header_rows[-1] if table.header_rows else []
+        head_end = _row_end(seg.text, max(c.end for c in last_head)) if last_head else -1
+        table_off = any(m.kind == "noclaim" and (m.start < head_end or not _in_rows(table, m.start))
+                        for m in markers)
         for column, cell in enumerate(table.header):
             terms: frozenset[str] = frozenset()
             binds: set[str] = set()
@@ -566,7 +573,7 @@ class _Run:
         in_cells = [m.start for m in value_markers]
         items: list[_Item] = []
         rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool]] = []
-        above = -1  # where the row above ends: text before it is that row's, not this one's
+        above = head_end  # where the row above ends: text before it is that row's, not this one's
         for row in table.rows:
             if not row:
                 continue
@@ -585,7 +592,8 @@ class _Run:
             for ci, cell in enumerate(row):
                 masked = mask_text(seg.syntax, cell.text)
                 # (a first cell "25%" is describe()'s label of a quartile row, not a value)
-                if _NUMERIC_START.match(masked) and not (ci == 0 and names_a_spread(masked)):
+                if _NUMERIC_START.match(masked) and not (ci == 0 and names_a_spread(masked)) \
+                        and not _DIMENSIONS.match(masked):
                     numeric.append((ci, cell, masked))  # parsed below, only where it matters
                     continue
                 if masked.strip():

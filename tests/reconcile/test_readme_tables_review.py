@@ -195,6 +195,52 @@ CASES = [
          claim("B4", "fid", 13.0512, aliases=("Stable Diffusion v1.4",), run="sd14")],
         [("B1", 4, "| 15.76 ", "| 15.86 "), ("B2", 4, "| 33.79 ", "| 33.59 "),
          ("B3", 5, "| 16.98 ", "| 17.08 "), ("B4", 3, "| 13.05 ", "| 13.15 ")]),
+    # facebookresearch/ConvNeXt README.md (ImageNet-1K, as a fork's README copies it without
+    # the model links; index file id 10891616902): a model at two resolutions, the resolution
+    # ("384x384") a row label and not a number
+    Readme(
+        "facebookresearch/ConvNeXt:README.md#imagenet-1k (copy)",
+        "| name | resolution |acc@1 | #params | FLOPs |\n"
+        "|:---:|:---:|:---:|:---:| :---:|\n"
+        "| ConvNeXt-T | 224x224 | 82.1 | 28M | 4.5G |\n"
+        "| ConvNeXt-S | 224x224 | 83.1 | 50M | 8.7G |\n"
+        "| ConvNeXt-B | 224x224 | 83.8 | 89M | 15.4G |\n"
+        "| ConvNeXt-B | 384x384 | 85.1 | 89M | 45.0G |\n",
+        [claim("V1", "acc@1", 0.85104, aliases=("ConvNeXt-B", "384x384")),
+         claim("V2", "acc@1", 0.83817, aliases=("ConvNeXt-B", "224x224"), run="b224"),
+         claim("V3", "acc@1", 0.82093, aliases=("ConvNeXt-T", "224x224"), run="t224")],
+        [("V1", 6, "| 85.1 ", "| 85.3 "), ("V2", 5, "| 83.8 ", "| 83.6 "),
+         ("V3", 3, "| 82.1 ", "| 82.3 ")]),
+    # HPC-Lab-KOREATECH/FGA-SR README.md: the table inside a quote ("> |", folded into a
+    # <details> block), a backbone's second row with an empty first cell (its group's label
+    # above), bold best values
+    Readme(
+        "HPC-Lab-KOREATECH/FGA-SR:README.md",
+        "> <details>\n"
+        "> <summary><b>Metric: PSNR (Set5 / Set14 / BSD100 / Urban100 / Manga109 / DTD235)"
+        "</b></summary>\n"
+        "> \n"
+        "> | Backbone (scale) | Upsampler | Set5      | Set14     | BSD100    | Urban100  |"
+        " Manga109  | DTD235    |\n"
+        "> | :--------------- | :-------- | :-------- | :-------- | :-------- | :-------- |"
+        " :-------- | :-------- |\n"
+        "> | EDSR-\u00b5           | SPC       | 32.12     | 28.59     | 27.58     | 26.08     |"
+        " 30.41     | 29.73     |\n"
+        "> |                  | **FGA**   | **32.30** | **28.68** | **27.64** | **26.27** |"
+        " **30.74** | **29.80** |\n"
+        "> | EDSR-origin      | SPC       | 32.46     | 28.80     | 27.71     | 26.64     |"
+        " 31.02     | **29.91** |\n"
+        "> |                  | **FGA**   | **32.50** | 28.80     | **27.74** | **26.67** |"
+        " **31.05** | 29.89     |\n"
+        "> \n"
+        "> </details>\n",
+        [claim("F1", "psnr", 32.3012, unit="dB", aliases=("EDSR-\u00b5", "FGA", "Set5")),
+         claim("F2", "psnr", 26.6698, unit="dB", aliases=("EDSR-origin", "FGA", "Urban100"),
+               run="origin"),
+         claim("F3", "psnr", 32.4611, unit="dB", aliases=("EDSR-origin", "SPC", "Set5"),
+               run="origin-spc")],
+        [("F1", 7, "**32.30**", "**32.40**"), ("F2", 9, "**26.67**", "**26.77**"),
+         ("F3", 8, "| 32.46 ", "| 32.36 ")]),
 ]
 
 
