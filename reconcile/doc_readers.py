@@ -725,6 +725,11 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
         table: Table = cache[begin]
         return table
     masked = _RULES.sub(lambda m: " " * len(m.group(0)), text[body:close])
+    # A %-comment is no part of the table: papers keep old rows and cells as comments inside
+    # it ("% & 0.053 & 0.179 & ... \\"), whose & and \\ would split cells and rows and shift
+    # every column after them. Blanked one for one (offsets kept); a "% noclaim" is found on
+    # the document's text, not here.
+    masked = _TEX_COMMENT.sub(lambda m: " " * len(m.group(0)), masked)
     rows: list[list[Cell]] = []
     spanned: dict[tuple[int, int], str] = {}  # (row, column) covered by a \multicolumn: its text
     midrule_at: int | None = None
@@ -735,8 +740,10 @@ def _latex_table(segment: Segment, pos: int) -> Table | None:
         if chunk.startswith("\\\\"):
             offset += len(chunk)
             continue
-        raw_rule = text[body + offset:body + offset + len(chunk)]
-        if midrule_at is None and rows and re.search(r"\\(?:midrule|hline)", raw_rule):
+        # (a rule commented out, "% \\midrule", is none)
+        raw_rule = _TEX_COMMENT.sub("", text[body + offset:body + offset + len(chunk)])
+        # \toprule too: a table may open with its header rows and put the top rule under them
+        if midrule_at is None and rows and re.search(r"\\(?:midrule|hline|toprule)", raw_rule):
             midrule_at = len(rows)
         if chunk.strip():
             cells: list[Cell] = []

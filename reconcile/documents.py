@@ -59,6 +59,8 @@ from labledger.reconcile.judge_cache import JudgeCache
 from labledger.reconcile.metric_directions import metric_key
 from labledger.reconcile.number_roles import (
     DELTA_HEADER,
+    is_listing,
+    labels,
     names_a_count,
     names_a_spread,
     role_of,
@@ -78,9 +80,10 @@ __all__ = ["reconcile_segments"]
 
 # a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not)
 _WORDS = re.compile(r"(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
-_NUMERIC_START = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
+# (\s: a LaTeX cell may start on its own line, "Ours & \n\\textbf{29.41} &", one cell a line)
+_NUMERIC_START = re.compile(r"[\s*_`~$({]*[+\-\u2212]?\.?\d")
 # a size, not a value: "384x384", "224 × 224", "3x3x3" label a row ("ConvNeXt-T | 384x384")
-_DIMENSIONS = re.compile(r"[ \t*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$")
+_DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$")
 
 
 # --- assignment ----------------------------------------------------------------------------------
@@ -533,8 +536,35 @@ class _Run:
                 continue  # "noise 0.2) with ... the lowest loss": another noun's number
             items.append(_Item(shown, cands, "?", strength=strength,
                                context=(masked, start, taken), named=self.named(terms)))
+        if items and is_listing(masked):  # "loss: 0.04 - val_accuracy: 0.99": keys say whose
+            self._keyed(items, hits, masked, start)
         if items:
             self.assign(seg, items)
+
+    def _keyed(self, items: list[_Item], hits: list[Hit], masked: str, start: int) -> None:
+        """In a listing of "key: value" pairs (a Keras log line, a printed dict, "BLEU4 = 34.78
+        ... BP=0.963"), a claim that one of its names keys a number is judged only on the
+        numbers its fullest name keys: "val_accuracy: 0.9920" is the val_accuracy claim's, and
+        "accuracy: 0.9874" (the training accuracy) or "loss: 0.0406" beside it is not, which
+        else made the claim ambiguous among them, or drift on the wrong one."""
+        keys = labels(masked, start, [it.shown.start for it in items],
+                      [(h.start, h.end, h.term) for h in hits if masked[h.start - start] != " "])
+        claims_of = self.index.claims_of
+        fullest: dict[str, int] = {}  # claim -> the most words of a name keying its numbers
+        for term in keys:
+            if term:
+                for cid in claims_of.get(term, ()):
+                    fullest[cid] = max(fullest.get(cid, 0), len(term.split()))
+        for it, term in zip(items, keys, strict=True):
+            named = claims_of.get(term, frozenset()) if term else frozenset()
+            size = len(term.split()) if term else 0
+            drop = {c for c in fullest if not (c in named and size == fullest[c])}
+            if term and term[0] == "~":  # "predict_accuracy = 0.9826": not the eval_accuracy's
+                drop |= claims_of.get(term[1:], frozenset())
+            elif term:  # keyed by a name: only the claims that name is a name of
+                drop |= (it.cands | it.named) - named
+            if drop & (it.cands | it.named):
+                it.cands, it.named = it.cands - drop, it.named - drop
 
     def table(self, seg: Segment, table: Table, markers: list[Marker], hits: list[Hit]) -> None:
         starts = [h.start for h in hits]
@@ -558,7 +588,10 @@ class _Run:
                 masked = mask(seg, part.start, part.end)
                 terms |= self.visible(_within(hits, starts, part), masked, part.start)
                 binds |= self._binds(seg, markers, part)
-                pct = pct or "%" in part.text or "%" in masked  # \si{\percent} masks to \%
+                # \si{\percent} masks to \%; a threshold in a name ("Ag@5\%", "Recall@1%") is
+                # no unit: its column holds fractions, not percents
+                pct = pct or "%" in _AT_THRESHOLD.sub("", part.text) \
+                    or "%" in _AT_THRESHOLD.sub("", masked)
                 words = words or names_a_count(masked)
             col_terms.append(terms)
             col_bind.append(binds)
@@ -626,7 +659,8 @@ class _Run:
                 if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
                         or (ci < len(col_bind) and col_bind[ci])):
                     continue  # nothing here names a claim: the number is nobody's
-                parsed = number_in(masked, 0, len(masked))
+                # from the cell's first non-blank: a LaTeX cell may start on a line of its own
+                parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked))
                 if parsed is None or _WORDS.search(masked, parsed.suffix_end):
                     continue
                 shown = _shift(parsed, cell.start)
@@ -746,6 +780,8 @@ def _column_of(table: Table, pos: int) -> int | None:
                 return ci
     return None
 
+
+_AT_THRESHOLD = re.compile(r"@[ \t]*\d+(?:\.\d+)?[ \t]*\\?%")
 
 # A multiplier alone in parentheses in a column header: "Params(M)", "#Params (M)",
 # "FLOPs<br><sup>@640 (B)", "Multi-Adds(G)" (not a unit: "(ms)", "(dB)", "(%)")

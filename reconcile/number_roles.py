@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from labledger.reconcile.metric_directions import summary_stat
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["DELTA_HEADER", "names_a_count", "role_of"]
+__all__ = ["DELTA_HEADER", "is_listing", "labels", "names_a_count", "role_of"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -95,8 +95,9 @@ DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b
                            r"|^(?![\s\S]*(?:mean|avg|average|median|\u00b1|\\pm|\+-|\+/-))[\s\S]*?"
                            r"(?<![^\W_])(?:std|stdev|stddev|sem|stderr|variance|ci|ci95"
                            r"|standard\s+(?:deviation|error)|std\.\s*dev)(?![^\W_])")
-_WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:]*$")
-_WORD_AFTER = re.compile(r"[\s%]*([^\W\d_]+)")
+# ($: LaTeX math around the number, "is $11\%$ higher", "by up to $30\%$", says nothing)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:$]*$")
+_WORD_AFTER = re.compile(r"[\s%$]*([^\W\d_]+)")
 _NEXT_WORD = re.compile(r"[\w-]*[ \t]+([^\W\d_]+)")
 # Words that link a value to what follows ("31.42 on images", "12.7 over samples"): the noun
 # after them is not what the number counts.
@@ -127,7 +128,7 @@ def role_of(shown: Shown, masked: str, base: int,
         return "reference"
     if before in _DELTA_BEFORE:
         return "delta"
-    if before in _BOUND_BEFORE or head.lower().rstrip().endswith(("up to", "close to")):
+    if before in _BOUND_BEFORE or head.lower().rstrip(" \t\n$~").endswith(("up to", "close to")):
         return "bound"
     wide = masked[max(0, s - 48):s]
     lowered = wide.lower()
@@ -155,11 +156,60 @@ def role_of(shown: Shown, masked: str, base: int,
     return "value"
 
 
+_LABEL_NUMBER = re.compile(r"[ \t]*[#:]?[ \t]*\d")
+
+
 def _counts(masked: str, noun: re.Match[str], base: int,
             anchors: Sequence[tuple[int, int]]) -> bool:
     """Whether the count noun ``noun`` (group 1) counts a setting: not a rate ("tokens/s"), and
     not part of an anchor term (then it names the claimed quantity)."""
     if _RATE.match(masked, noun.end()):
         return False
+    # A count noun followed by a number of its own labels that number ("... val_accuracy: 0.9920"
+    # then "Epoch 11/15" on the next line of a Keras log; "0.91 step 500"): it counts nothing
+    # before it, so the number before is a value, not a count of epochs.
+    if _LABEL_NUMBER.match(masked, noun.end()):
+        return False
     at = noun.start(1) + base
     return not any(s <= at < e for s, e in anchors)
+
+
+# A metric printed as "key: value" / "key = value" ("- loss: 0.0406 - val_accuracy: 0.9920",
+# "'eval_f1': 0.953", "BLEU4 = 34.78", "BP=0.963", "# psnr: 28.4321"): the gap between a key and
+# its number, and a whole pair.
+_KEY_GAP = re.compile(r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*""")
+_KEY_VALUE = re.compile(r"""[^\W\d][\w.\-/@]*['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*"""
+                        r"[+\-\u2212]?\.?\d")
+
+
+def is_listing(masked: str) -> bool:
+    """Whether a unit lists values under keys (two or more "key: value" pairs): a log line,
+    a printed dict. In prose a single "Ours vs. Baseline: 31.52 vs. 30.10" labels nothing."""
+    if masked.count(":") + masked.count("=") < 2:  # most sentences: no regex search at all
+        return False
+    found = _KEY_VALUE.search(masked)
+    return found is not None and _KEY_VALUE.search(masked, found.end()) is not None
+
+
+def labels(masked: str, base: int, numbers: Sequence[int],
+           anchors: Sequence[tuple[int, int, str]]) -> list[str | None]:
+    """Per number (its start offset), the anchor term that is its key in a listing ("val
+    accuracy" for "val_accuracy: 0.9920"), "~" and the term when the key only ends with it
+    ("~accuracy" for "predict_accuracy = 0.9826", another split's accuracy), None when no
+    anchor is its key (another word's, "loss: 0.0406", or none).
+    ``anchors``: (start, end, term), offsets as the numbers'."""
+    ends = {e: (s, t) for s, e, t in anchors}
+    out: list[str | None] = []
+    for at in numbers:
+        term: str | None = None
+        gap_end = at - base
+        line = masked.rfind("\n", 0, gap_end) + 1
+        for end, (begin, name) in ends.items():
+            if base + line <= end <= at and _KEY_GAP.fullmatch(masked, end - base, gap_end):
+                # the tail of a longer key ("accuracy" in "predict_accuracy = 0.9826") is not
+                # that key: the number is another key's
+                glued = begin > base and masked[begin - base - 1] in "_./@-"
+                term = "~" + name if glued else name
+                break
+        out.append(term)
+    return out
