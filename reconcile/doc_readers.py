@@ -14,9 +14,9 @@ Invariants:
   a 1-based line and column (for a notebook: within that cell or output). Masking (hiding
   citations, URLs, LaTeX commands and comments from the number scanner) replaces characters
   with spaces one for one, so offsets never shift.
-* **Units are found lazily**, around a position: `unit_at` returns the sentence (prose) or the
+* **Units are found lazily**, around a position: `units.unit_at` returns the sentence (prose) or the
   table (Markdown pipe table, LaTeX ``tabular``, a plain-text table aligned the way pandas
-  prints a DataFrame: `_aligned_table`) that holds it. Only text near an anchor or a
+  prints a DataFrame: `aligned_table`) that holds it. Only text near an anchor or a
   marker is ever split, so a 10 MB tree costs one scan, not one parse per sentence.
 """
 
@@ -25,15 +25,16 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
 from labledger.reconcile.errors import DocumentError
 
-__all__ = ["FORMATS", "Cell", "Segment", "Sentence", "Table", "delimited_table", "format_of",
-           "mask", "mask_text", "read_document", "unit_at"]
+__all__ = ["FORMATS", "Cell", "Segment", "Sentence", "Table", "aligned_table", "delimited_table",
+           "format_of", "head_spans_by_name", "in_fence", "is_log", "latex_table", "line_at",
+           "markdown_table", "mask", "mask_text", "read_document", "sentence_around"]
 
 FORMATS: dict[str, str] = {
     ".md": "md", ".markdown": "md", ".tex": "tex", ".latex": "tex", ".rst": "rst",
@@ -289,7 +290,7 @@ _BOUNDARY: dict[str, re.Pattern[str]] = {
 }
 
 
-def _sentence(segment: Segment, pos: int) -> tuple[int, int]:
+def sentence_around(segment: Segment, pos: int) -> tuple[int, int]:
     # Boundaries are looked for around ``pos`` only (a few hundred characters, rarely more):
     # splitting whole documents into sentences would cost more than everything else together.
     text = segment.text
@@ -580,7 +581,7 @@ def _filled(line: str) -> bool:
     return bool(line.strip())
 
 
-def _markdown_table(segment: Segment, pos: int) -> Table | None:
+def markdown_table(segment: Segment, pos: int) -> Table | None:
     text = segment.text
     start = _block_start(text, pos, _piped, len(text))
     if start is None:
@@ -691,7 +692,7 @@ def _fill_multirow(cells: list[Cell], down: dict[int, tuple[int, Cell]]) -> None
             down[col] = (int(span.group(1)) - 1, cell)
 
 
-def _latex_table(segment: Segment, pos: int) -> Table | None:
+def latex_table(segment: Segment, pos: int) -> Table | None:
     text = segment.text
     found = segment._cache.get("tex_tables")
     if found is None:
@@ -799,27 +800,40 @@ def _multicolumn_body(cell: Cell) -> tuple[int, Cell] | None:
 
 def _name_spanned_columns(table: Table) -> None:
     """Head the k-th column a header's ``\\multicolumn{n}{c}{PSNR/SSIM}`` covers with the k-th
-    of its n slash names (the header's other words kept, as `_slash_header` keeps them): the
-    columns under it are PSNR and SSIM side by side, and the whole text heading each named both,
-    so a drifted SSIM read as PSNR-or-SSIM. Another count of names, a second slash list in the
-    column's header, or a claim marker in it leaves every covered column headed by the whole."""
-    plans: list[tuple[int, tuple[str, list[Cell]]]] = []
+    of its n slash names (`head_spans_by_name`; the names are read from the cell's text
+    argument, not its column format)."""
+    spans: list[tuple[int, int, Cell, Cell]] = []
     for hrow in table.header_rows:
         for col, cell in enumerate(hrow):
             found = _multicolumn_body(cell) if "/" in cell.text else None
-            if found is None or found[0] < 2 or col + found[0] > len(table.header):
-                continue
-            n, body = found
-            # each covered column's own parts (its other header rows' cells differ), with the
-            # cell's text argument in its place: the names, not the column format, are read
-            view = Table(table.start, table.end, table.header, [], table.header_rows,
-                         [[body if p == cell else p for p in table.parts_of(c)]
-                          for c in range(len(table.header))])
-            subs = [_slash_header(view, col + k) for k in range(n)]
-            # a body still whole in a column's parts: the one slash list was found elsewhere
-            if all(s is not None and len(s) == n and body not in s[k][1]
-                   for k, s in enumerate(subs)):
-                plans.extend((col + k, s[k]) for k, s in enumerate(subs) if s is not None)
+            if found is not None:
+                spans.append((col, found[0], cell, found[1]))
+    head_spans_by_name(table, spans)
+
+
+def head_spans_by_name(table: Table, spans: Sequence[tuple[int, int, Cell, Cell]]) -> None:
+    """For each header cell spanning columns (``(first column, n, the cell as the header's
+    parts hold it, the part of it holding the names)``: a LaTeX ``\\multicolumn``, an HTML
+    ``colspan``), head the k-th column it covers with the k-th of its n slash names, the
+    header's other words kept (as `_slash_header` keeps them): the columns under "PSNR/SSIM"
+    are PSNR and SSIM side by side, and the whole text heading each named both, so a drifted
+    SSIM read as PSNR-or-SSIM. Another count of names, a second slash list in the column's
+    header, or a claim marker in it leaves every covered column headed by the whole."""
+    plans: list[tuple[int, tuple[str, list[Cell]]]] = []
+    for col, n, cell, names in spans:
+        if n < 2 or col + n > len(table.header):
+            continue
+        # each covered column's own parts (its other header rows' cells differ), with the part
+        # holding the names in the cell's place
+        view = table if names is cell else Table(
+            table.start, table.end, table.header, [], table.header_rows,
+            [[names if p == cell else p for p in table.parts_of(c)]
+             for c in range(len(table.header))])
+        subs = [_slash_header(view, col + k) for k in range(n)]
+        # the names still whole in a column's parts: the one slash list was found elsewhere
+        if all(s is not None and len(s) == n and names not in s[k][1]
+               for k, s in enumerate(subs)):
+            plans.extend((col + k, s[k]) for k, s in enumerate(subs) if s is not None)
     # planned on the table as read: a column under two such cells has two lists, and no plan
     for col, (text, parts) in plans:
         head = table.header[col]
@@ -897,7 +911,7 @@ _INTEGER = re.compile(r"[+\-]?\d+")
 _ALIGNED_MAX_LINES = 1000  # a longer block of lines is prose or a log, not a printed frame
 
 
-def _aligned_table(segment: Segment, pos: int) -> Table | None:
+def aligned_table(segment: Segment, pos: int) -> Table | None:
     """The plain-text table around ``pos``, when the block of non-blank lines holding it is one
     as pandas prints a DataFrame (a notebook's ``text/plain`` output, a ``print(df)`` stream,
     a results log): a header line of column names, each right-aligned with its column's values;
@@ -930,7 +944,11 @@ def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
     if len(first) == 1 and body[0][1].startswith(first[0]) and len(body) > 1:
         index_name, body = body[0], body[1:]  # "method" under the names: the index's name
     names = [m.end() for m in _TOKEN.finditer(head)]
-    if not names or any(len(line) > len(head) for _, line in body):
+    # A line holding a decimal value is a record, not column names: COCO's summarize() lines
+    # (" Average Precision  (AP) @[ ... ] = 0.405") align too, and read as a frame their first
+    # line headed the others' values
+    if not names or _DECIMAL_TOKEN.search(head) \
+            or any(len(line) > len(head) for _, line in body):
         return None
     edges = [e for e in names if all(e <= len(line) and line[e - 1] != " "
                                      and (e == len(line) or line[e] == " ")
@@ -989,6 +1007,7 @@ def _index_width(rows: list[str], edge: int) -> int | None:
 
 
 _NUMBER_CELL = re.compile(r"\s*[+\-\u2212]?(?:\d|\.\d)")
+_DECIMAL_TOKEN = re.compile(r"(?<!\S)[+\-\u2212]?\d*\.\d+(?!\S)")
 
 
 # --- units -----------------------------------------------------------------------------------
@@ -1002,7 +1021,7 @@ class Sentence:
 _FENCE = re.compile(r"\n[ \t]*(?:```|~~~)")
 
 
-def _in_fence(segment: Segment, pos: int) -> tuple[int, int] | None:
+def in_fence(segment: Segment, pos: int) -> tuple[int, int] | None:
     """The line around ``pos`` when it is inside a fenced code block (Markdown)."""
     fences = segment._cache.get("fences")
     if fences is None:
@@ -1020,23 +1039,47 @@ def _in_fence(segment: Segment, pos: int) -> tuple[int, int] | None:
     return ls, len(text) if le < 0 else le
 
 
-def unit_at(segment: Segment, pos: int) -> Sentence | Table:
-    """The sentence or table of ``segment`` that holds offset ``pos``."""
-    if segment.syntax in ("csv", "tsv"):
-        return delimited_table(segment)
-    if segment.syntax == "md":
-        fenced = _in_fence(segment, pos)
-        if fenced is not None:
-            return Sentence(*fenced)  # a code block: each line is its own unit
-        table = _markdown_table(segment, pos)
-        if table is not None:
-            return table
-    elif segment.syntax == "tex":
-        tex_table = _latex_table(segment, pos)
-        if tex_table is not None:
-            return tex_table
-    elif segment.syntax == "txt":
-        aligned = _aligned_table(segment, pos)
-        if aligned is not None:
-            return aligned
-    return Sentence(*_sentence(segment, pos))
+# --- printed logs: a record a line ----------------------------------------------------------
+
+# What may follow a log record's last number: closing brackets and quotes, a comma, the period
+# of "DONE (t=11.52s).", and one unit word ("31.42 dB", "@ 5000 iter", "37ms").
+_RECORD_TAIL = " \t\r%)]}'\"`,.;"
+_UNIT_WORDS = frozenset(["db", "ms", "s", "sec", "secs", "min", "h", "it", "its", "iter",
+                         "iters", "step", "steps", "epoch", "epochs", "k", "m", "g", "b", "t",
+                         "kb", "mb", "gb", "x", "fps"])
+_LOG_SAMPLE = 2000  # lines: enough to tell a log from prose; a huge file is not read twice
+
+
+def _ends_in_number(line: str) -> bool:
+    end = line.rstrip(_RECORD_TAIL)
+    if end[-1:].isdigit():
+        return True
+    word = end.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/")
+    if word == end or end[len(word):].lower() not in _UNIT_WORDS:
+        return False
+    return word.rstrip(" \t@")[-1:].isdigit()
+
+
+def is_log(segment: Segment) -> bool:
+    """Whether a plain-text segment is a printed log: 3 or more non-blank lines, 60% or more of
+    them ending in a number (a metric's value, "Epoch 3/15", "DONE (t=0.20s).").
+
+    Such text has no sentence punctuation, so read as prose the whole log (up to 4,000
+    characters) was one unit and every line's anchors named every line's numbers: an earlier
+    epoch's value satisfied the last epoch's claim, per-image lines made a dataset's average
+    ambiguous. Decided once per segment; hard-wrapped prose (lines ending in words) stays prose.
+    """
+    got = segment._cache.get("log")
+    if got is None:
+        lines = [line for line in segment.text.split("\n", _LOG_SAMPLE) if line.strip()]
+        got = len(lines) >= 3 and sum(map(_ends_in_number, lines)) >= 0.6 * len(lines)
+        segment._cache["log"] = got
+    return bool(got)
+
+
+def line_at(text: str, pos: int) -> tuple[int, int]:
+    """The line holding ``pos`` as (start, end), its newline (and a CR before it) left out."""
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos)
+    le = len(text) if le < 0 else le
+    return ls, le - 1 if le > ls and text[le - 1] == "\r" else le

@@ -6,7 +6,7 @@ Two ways a number is tied to a claim, exact first:
    delta with the difference of two) whatever its size or surroundings; a marker naming no
    current claim, or marking no number, is a finding of its own.
 2. **Anchors** (`anchors`) catch hand-typed numbers. A *unit* is a sentence, or a table in which
-   a cell's context is its row and its column header (`doc_readers.unit_at`). Per unit:
+   a cell's context is its row and its column header (`units.unit_at`). Per unit:
 
    * a claim takes part only when a *decisive* anchor names it (its metric, or an alias only
      claims of one metric have), less a claim whose anchors in the unit all name another claim
@@ -49,13 +49,14 @@ from labledger.reconcile.doc_readers import (
     Segment,
     Sentence,
     Table,
+    is_log,
     mask,
     mask_text,
-    unit_at,
 )
 from labledger.reconcile.fanout import cpu_count, fork_map, split_by_size
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.judge_cache import JudgeCache
+from labledger.reconcile.log_units import headed, strongest_records
 from labledger.reconcile.metric_directions import metric_key
 from labledger.reconcile.number_roles import (
     DELTA_HEADER,
@@ -75,6 +76,7 @@ from labledger.reconcile.numbers import (
     pow10,
     scan_numbers,
 )
+from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
 
@@ -125,6 +127,7 @@ _BROAD = 16   # a term naming more claims than this is not expanded claim by cla
 # a long sentence names other quantities too ("noise 0.2, 400 steps, ... the lowest loss").
 _NEAR_WORDS = 8
 _WORD = re.compile(r"\S+")
+_KEY_MARK = re.compile(r"[:=]")
 
 
 class _ValueIndex:
@@ -492,7 +495,11 @@ class _Run:
         return got
 
     def sentence(self, seg: Segment, unit: Sentence, markers: list[Marker],
-                 hits: list[Hit]) -> None:
+                 hits: list[Hit], heading: Sequence[Hit] = (),
+                 records: list[_Item] | None = None) -> None:
+        """Judge a sentence's anchored numbers. A log's line (`log_units`) is given the hits of
+        the heading over it, which name every number of the line as a row's label names its
+        cells, and hands its numbers to ``records``: the log's lines are judged together."""
         for marker in markers:
             if marker.kind == "bind":
                 if not self.unknown(seg, marker):
@@ -503,15 +510,19 @@ class _Run:
                              None, marker.via)
             elif marker.kind != "noclaim":
                 self.marker(seg, marker)
-        if not hits or any(m.kind == "noclaim" for m in markers):
+        if not (hits or heading) or any(m.kind == "noclaim" for m in markers):
             return
+        above = frozenset([h.term for h in heading]) if heading else frozenset()
         # No claim takes part for all the unit's terms, so none does for the visible ones (a
         # subset): skip masking and scanning (a marker's sentence naming just a method).
-        if not self.candidates(frozenset([h.term for h in hits])):
+        named_here = frozenset([h.term for h in hits])
+        if not self.candidates(named_here | above if above else named_here):
             return
         start = unit.start
         masked = mask(seg, start, unit.end)
         terms = self.visible(hits, masked, start)
+        if above:
+            terms |= above
         strength = self.candidates(terms)
         if not strength:
             return
@@ -530,15 +541,21 @@ class _Run:
                 continue  # a marker's number is checked exactly; an anchor's digits are no value
             if words is None:
                 words = [m.start() + start for m in _WORD.finditer(masked)]
-                anchored = sorted(bisect.bisect_right(words, h.start) for h in hits
-                                  if masked[h.start - start] != " ")
-            if not _near(anchored, bisect.bisect_right(words, at)):
+                # an anchor's first and last words: a label of many words ("IoU=0.50 | area=
+                # all | maxDets=100") ends near its number, though it starts far from it
+                anchored = sorted(bisect.bisect_right(words, p) for h in hits
+                                  if masked[h.start - start] != " " for p in (h.start, h.end - 1))
+            if not above and not _near(anchored, bisect.bisect_right(words, at)):
                 continue  # "noise 0.2) with ... the lowest loss": another noun's number
             items.append(_Item(shown, cands, "?", strength=strength,
                                context=(masked, start, taken), named=self.named(terms)))
-        if items and is_listing(masked):  # "loss: 0.04 - val_accuracy: 0.99": keys say whose
+        # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
+        # ("  predict_accuracy = 0.9826"), too
+        if items and (is_listing(masked) if records is None else _KEY_MARK.search(masked)):
             self._keyed(items, hits, masked, start)
-        if items:
+        if records is not None:
+            records.extend(items)
+        elif items:
             self.assign(seg, items)
 
     def _keyed(self, items: list[_Item], hits: list[Hit], masked: str, start: int) -> None:
@@ -911,8 +928,21 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
             unit = unit_at(seg, hit.start)
             current = units.setdefault((isinstance(unit, Table), unit.start), (unit, [], []))
         current[2].append(hit)
+    # a printed log: a unit a line, the lines under a heading named by it too, and every line's
+    # numbers judged together (`log_units`)
+    records: list[_Item] | None = [] if seg.syntax == "txt" and is_log(seg) else None
+    headings = headed(seg, hits) if records is not None and hits else {}
+    for start, (end, _) in list(headings.items()):
+        if isinstance(unit_at(seg, start), Table):  # a printed frame's rows: its header names them
+            del headings[start]
+        else:
+            units.setdefault((False, start), (Sentence(start, end), [], []))
     for unit, unit_markers, unit_hits in units.values():
         if isinstance(unit, Table):
             run.table(seg, unit, unit_markers, unit_hits)
         else:
-            run.sentence(seg, unit, unit_markers, unit_hits)
+            above = headings.get(unit.start)
+            run.sentence(seg, unit, unit_markers, unit_hits, above[1] if above else (), records)
+    if records:
+        whole = run.candidates(frozenset([h.term for h in hits]))
+        run.assign(seg, strongest_records(records, whole))

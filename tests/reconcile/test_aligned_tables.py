@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labledger.reconcile.doc_readers import Sentence, Table, read_document, unit_at
+from labledger.reconcile.doc_readers import Sentence, Table, read_document
 from labledger.reconcile.documents import reconcile_segments
+from labledger.reconcile.units import unit_at
 from tests.reconcile.test_documents import claim
 
 CLAIMS = [claim("P1", "psnr", 31.42, run="ours", aliases=("Ours",)),

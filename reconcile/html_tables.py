@@ -1,0 +1,337 @@
+"""HTML tables written inside Markdown (``<table><tr><th>Method</th><th>PSNR</th></tr>...``), as
+the `Table` the other readers give, so a cell is judged by its row and its column header as in a
+pipe table.
+
+Invariants:
+
+* **Offsets are the segment's.** A cell is its inner content (between ``<td ...>`` and its end),
+  less the white space around it; its ``start``/``end`` are offsets into the segment's text and
+  its ``text`` has exactly ``end - start`` characters: tags inside it (``<b>``, ``<sup>``,
+  ``<br>``, ``<a href=..>``) are blanked one space per character (line breaks kept) and an
+  entity (``&plusmn;``, ``&#177;``, ``&nbsp;``) is the character it stands for, padded with
+  spaces to its length. A sign (``±``, ``−``) is put at the entity's end, against the number it
+  signs; any other character at its start, against what it follows (``91.3&#37;`` reads
+  ``91.3%``). HTML comments are left as written (`mask_text` blanks them; a ``claim:`` marker
+  in one is seen as in a pipe table).
+* **Read:** a ``<table>`` ... ``</table>`` (any case, any attributes) not in a code fence nor in
+  an HTML comment; rows ``<tr>``, cells ``<td>`` and ``<th>``, with the end tags HTML lets one
+  leave out (``</td>``, ``</th>``, ``</tr>``); ``<thead>``/``<tbody>``/``<tfoot>``;
+  ``colspan`` (the cell stands for that many columns; the columns it covers are empty cells in
+  a body row, and in a header row are headed by it: ``<th colspan="2">Set5</th>`` over
+  PSNR/SSIM heads "Set5 PSNR" and "Set5 SSIM"); ``rowspan`` (a label names every row it spans,
+  offsets and all, as LaTeX ``\\multirow`` does; a number is read once, in its own row). The
+  header is the ``<thead>`` rows, else the leading rows made only of ``<th>`` cells, else the
+  first row. A ``<caption>`` and text between cells without a digit are ignored.
+* **Refused** (None: the text is read as prose, as before there was this reader; never an
+  exception): a table with no ``</table>``; one holding another table (a layout table; the
+  inner one is read); a cell outside a row, an end tag with nothing open to end, a digit in
+  text outside every cell (a number the table would hide); a ``colspan`` over
+  `_MAX_SPAN` or a grid wider than `_MAX_COLUMNS`; fewer than two rows.
+* **Cheap.** A segment without ``<table`` costs one substring search; each table is parsed once
+  per segment (`doc_readers._table_once`), however many of its numbers ask for it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from dataclasses import dataclass
+
+from labledger.reconcile.doc_readers import (
+    Cell,
+    Segment,
+    Table,
+    _fill_group_labels,
+    _split_slash_columns,
+    _table_once,
+    head_spans_by_name,
+    in_fence,
+)
+
+__all__ = ["html_table"]
+
+_MAX_SPAN = 1000      # a colspan/rowspan past this is a hostile or broken page, not a results table
+_MAX_COLUMNS = 1000
+
+# <table ...> and </table>, and comments (a table inside one is no table: old results are kept
+# commented out); an unclosed comment hides the rest of the text, as a browser reads it
+_TABLE_TAG = re.compile(r"<!--(?:.*?-->|.*\Z)|<(/?)table\b[^<>]*>", re.I | re.S)
+# every tag of a table's body, comments first (a tag inside one is text). A tag ends at its
+# first '>' and holds no '<': quotes are not followed (a quote left open made the search
+# quadratic), so a '>' written inside an attribute's value ends the tag early.
+_TAG = re.compile(r"<!--(?:.*?-->|.*\Z)|<(/?)([A-Za-z][A-Za-z0-9]*)\b([^<>]*)>", re.S)
+_SPAN_ATTR = re.compile(r"""\b(colspan|rowspan)\s*=\s*["']?\s*(\d{1,9})""", re.I)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_SIGNS = frozenset("\u00b1\u2213\u2212+-")
+# a value, not a label, after its formatting (a rowspan value is read once, not in every row)
+_VALUE = re.compile(r"[ \t\n*_`~$({]*[+\-\u2212\u00b1]?\.?\d")
+_DIGIT = re.compile(r"\d")
+
+
+def html_table(segment: Segment, pos: int) -> Table | None:
+    """The HTML table of a Markdown ``segment`` that holds offset ``pos``; None when ``pos`` is
+    in none, or in one this reader refuses (see the module docstring)."""
+    spans = _spans(segment)
+    if not spans:
+        return None
+    i = bisect.bisect_right(spans, (pos, len(segment.text) + 1)) - 1
+    if i < 0 or not spans[i][0] <= pos < spans[i][1]:
+        return None
+    start, end = spans[i]
+    return _table_once(segment, "html_tables", start,
+                       lambda: _parse(segment.text, start, end))
+
+
+def _spans(segment: Segment) -> list[tuple[int, int]]:
+    """(start, end) of each ``<table>`` ... ``</table>`` holding no other table, in text order."""
+    found = segment._cache.get("html_table_spans")
+    if isinstance(found, list):
+        return found
+    text = segment.text
+    spans: list[tuple[int, int]] = []
+    if "<table" in text or "<TABLE" in text or "<Table" in text:
+        # (opening offset, holds another table) per table still open
+        open_: list[list[int]] = []
+        for m in _TABLE_TAG.finditer(text):
+            if m.group(0).startswith("<!--"):
+                continue
+            if m.group(1) == "":
+                if in_fence(segment, m.start()) is None:
+                    if open_:
+                        open_[-1][1] = 1
+                    open_.append([m.start(), 0])
+            elif open_ and in_fence(segment, m.start()) is None:
+                begin, nested = open_.pop()
+                if not nested:
+                    spans.append((begin, m.end()))
+        spans.sort()
+    segment._cache["html_table_spans"] = spans
+    return spans
+
+
+# --- a cell's text: markup blanked, entities replaced, one for one ---------------------------
+
+def _blank(s: str) -> str:
+    return re.sub(r"[^\n]", " ", s)
+
+
+def _entity(m: re.Match[str]) -> str:
+    raw = m.group(0)
+    char = html.unescape(raw)
+    if char == raw or len(char) > len(raw):
+        return raw  # not an entity HTML knows: left as written
+    if char.isspace():
+        return " " * len(raw)
+    pad = " " * (len(raw) - len(char))
+    return pad + char if char in _SIGNS else char + pad
+
+
+def _plain(raw: str) -> str:
+    """``raw`` (a cell's inner HTML) as the text it shows, character for character."""
+    if "<" in raw:
+        raw = _TAG.sub(lambda m: m.group(0) if m.group(0).startswith("<!--")
+                       else _blank(m.group(0)), raw)
+    if "&" in raw:
+        raw = _ENTITY.sub(_entity, raw)
+    return raw
+
+
+# --- parsing --------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class _Raw:
+    cell: Cell
+    th: bool
+    colspan: int
+    rowspan: int
+
+
+class _Refused(Exception):
+    """The table is not read (a reason for a reader, never raised out of this module)."""
+
+
+def _parse(text: str, start: int, end: int) -> Table | None:
+    try:
+        return _build(text, start, end)
+    except _Refused:
+        return None
+
+
+def _trimmed(text: str, a: int, b: int) -> Cell:
+    """The cell whose inner HTML is ``text[a:b]``, less the white space around it."""
+    raw = text[a:b]
+    lead = len(raw) - len(raw.lstrip())
+    body = raw.strip()
+    if not body:
+        return Cell("", a, a)
+    return Cell(_plain(body), a + lead, a + lead + len(body))
+
+
+def _stray(text: str) -> None:
+    """Refuse the table when ``text``, outside every cell, shows a digit."""
+    if _DIGIT.search(text) and _DIGIT.search(_plain(text)):
+        raise _Refused
+
+
+def _read_rows(text: str, start: int, end: int) -> tuple[list[list[_Raw]], set[int]]:
+    """The table's rows (cells as written, spans not yet laid out) and which are ``<thead>``'s."""
+    opening = _TABLE_TAG.match(text, start)
+    assert opening is not None  # the span starts where its <table> tag was found
+    body = opening.end()
+    close = text.rindex("<", start, end)  # </table>
+    rows: list[list[_Raw]] = []
+    head_rows: set[int] = set()
+    row: list[_Raw] | None = None
+    cell: tuple[int, bool, str] | None = None   # content start, <th>?, its attributes
+    section = ""
+    in_caption = False
+    at = body
+
+    def end_cell(upto: int) -> None:
+        nonlocal cell
+        if cell is not None:
+            assert row is not None
+            spans = {k.lower(): int(v) for k, v in _SPAN_ATTR.findall(cell[2])}
+            colspan, rowspan = spans.get("colspan", 1), spans.get("rowspan", 1)
+            if colspan > _MAX_SPAN or rowspan > _MAX_SPAN:
+                raise _Refused
+            row.append(_Raw(_trimmed(text, cell[0], upto), cell[1], max(colspan, 1),
+                            rowspan if rowspan > 0 else _MAX_SPAN))  # 0: to the section's end
+            cell = None
+
+    def end_row(upto: int) -> None:
+        nonlocal row
+        end_cell(upto)
+        if row is not None:
+            if section == "thead":
+                head_rows.add(len(rows))
+            rows.append(row)
+            row = None
+
+    for m in _TAG.finditer(text, body, close):
+        if m.group(0).startswith("<!--"):
+            continue
+        if cell is None and not in_caption:
+            _stray(text[at:m.start()])
+        at = m.end()
+        name = m.group(2).lower()
+        closing = m.group(1) == "/"
+        if name == "caption":
+            in_caption = not closing
+            continue
+        if in_caption:
+            continue
+        if name in ("td", "th"):
+            if closing:
+                if cell is None:
+                    raise _Refused  # </td> with no cell open
+                end_cell(m.start())
+                continue
+            if row is None:
+                raise _Refused  # a cell outside any row
+            end_cell(m.start())
+            cell = (m.end(), name == "th", m.group(3))
+        elif name == "tr":
+            if closing:
+                if row is None:
+                    raise _Refused
+                end_row(m.start())
+            else:
+                end_row(m.start())
+                row = []
+        elif name in ("thead", "tbody", "tfoot"):
+            end_row(m.start())
+            section = "" if closing else name
+        elif name == "table":
+            raise _Refused  # (a nested table is found before parsing; this is a stray tag)
+    if cell is None and not in_caption:
+        _stray(text[at:close])
+    end_row(close)
+    return rows, head_rows
+
+
+def _build(text: str, start: int, end: int) -> Table | None:
+    raws, head_rows = _read_rows(text, start, end)
+    if len(raws) < 2:
+        return None
+    # lay the cells out on a grid: (rows still covered, the cell, fills with it) per column
+    down: dict[int, tuple[int, Cell, bool]] = {}
+    spanned: dict[tuple[int, int], Cell] = {}   # (row, column) covered by a colspan: its cell
+    grid: list[list[Cell]] = []
+    for r, raw_row in enumerate(raws):
+        slots: dict[int, Cell] = {}
+        for col, (left, cell, fills) in list(down.items()):
+            slots[col] = cell if fills else Cell("", cell.end, cell.end)
+            if not fills and cell.text:
+                spanned[(r, col)] = cell
+            if left <= 1:
+                del down[col]
+            else:
+                down[col] = (left - 1, cell, fills)
+        col = 0
+        for raw in raw_row:
+            while col in slots:
+                col += 1
+            if col + raw.colspan > _MAX_COLUMNS:
+                raise _Refused
+            slots[col] = raw.cell
+            label = not _VALUE.match(raw.cell.text)
+            for k in range(1, raw.colspan):
+                slots[col + k] = Cell("", raw.cell.end, raw.cell.end)
+                spanned[(r, col + k)] = raw.cell
+            if raw.rowspan > 1:
+                for k in range(raw.colspan):
+                    # a label names each row it spans; a value, and the columns a colspan
+                    # covers, are read once
+                    down[col + k] = (raw.rowspan - 1, raw.cell, label and k == 0)
+            col += raw.colspan
+        row_end = max((c.end for c in slots.values()), default=start)
+        grid.append([slots.get(c, Cell("", row_end, row_end))
+                     for c in range(max(slots, default=-1) + 1)])
+    if head_rows:
+        n_head = [i for i in range(len(grid)) if i in head_rows]
+    else:
+        lead = 0
+        while lead < len(raws) and raws[lead] and all(c.th for c in raws[lead]):
+            lead += 1
+        n_head = list(range(lead if 0 < lead < len(raws) else 1))
+    header_rows = [grid[i] for i in n_head]
+    in_head = set(n_head)
+    rows = [row for i, row in enumerate(grid) if i not in in_head and row]
+    if not rows:
+        return None
+    width = max((len(r) for r in header_rows), default=0)
+    header: list[Cell] = []
+    header_parts: list[list[Cell]] = []
+    for col in range(width):
+        parts: list[Cell] = []
+        for r, hrow in zip(n_head, header_rows, strict=True):
+            if col < len(hrow):
+                part = spanned.get((r, col), hrow[col])
+                if part not in parts:  # a rowspan header names its column once
+                    parts.append(part)
+        texts = [p.text.strip() for p in parts if p.text.strip()]
+        first = parts[0] if parts else Cell("", start, start)
+        header.append(Cell(" ".join(texts), first.start, parts[-1].end if parts else start))
+        header_parts.append(parts)
+    _fill_group_labels(rows)
+    table = Table(start, end, header, rows, header_rows, header_parts)
+    _name_spanned_columns(table, spanned, n_head)
+    return _split_slash_columns("md", table)
+
+
+def _name_spanned_columns(table: Table, spanned: dict[tuple[int, int], Cell],
+                          head: list[int]) -> None:
+    """Head the k-th column a header's ``<th colspan="n">PSNR/SSIM</th>`` covers with the k-th
+    of its n slash names (`doc_readers.head_spans_by_name`, as for LaTeX's ``\\multicolumn``)."""
+    spans: list[tuple[int, int, Cell, Cell]] = []
+    for r, hrow in zip(head, table.header_rows, strict=True):
+        for col, cell in enumerate(hrow):
+            if "/" not in cell.text or (r, col) in spanned:
+                continue
+            n = 1
+            while spanned.get((r, col + n)) is cell:
+                n += 1
+            spans.append((col, n, cell, cell))
+    head_spans_by_name(table, spans)

@@ -1,0 +1,103 @@
+"""Printed logs read record by record: the headings over a log's lines, and which lines a claim is
+judged on.
+
+A plain-text segment that `doc_readers.is_log` finds to be a printed log (a notebook's stream,
+a ``.txt`` results log) has one unit per line. Two things then tie lines together:
+
+* **Headings.** A line whose anchors name a claim and that holds no number of its own
+  (``Validation Set5``, ``Epoch 11/15``, ``==> Ours``) heads the lines below it, up to the next
+  line without a number (another heading: ``Test bird``, ``Epoch 12/15``) or a blank line:
+  those lines are judged as if the heading's anchors were in them, as a table row's label names
+  its cells (`headed`).
+* **Records.** A log repeats its keys on every record (``val_accuracy`` on each epoch's line,
+  ``# psnr`` under each dataset). A claim named on some line by more anchors than on the others
+  (its metric and ``Epoch 11/15``, or ``Validation Set5``) is that line's: the other lines'
+  numbers are not candidates for it, as the rows of other methods are not in a table. The lines
+  that name it most are judged together, so a claim named on each line alike (its bare metric
+  over every epoch) is satisfied by one matching record, as before (`strongest_records`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection, Sequence
+from typing import Protocol, TypeVar
+
+from labledger.reconcile.anchors import Hit
+from labledger.reconcile.doc_readers import Segment, line_at, mask_text
+from labledger.reconcile.numbers import scan_numbers
+
+__all__ = ["headed", "strongest_records"]
+
+
+def _numberless(text: str, start: int, end: int, hits: Sequence[Hit]) -> bool:
+    """Whether the line ``text[start:end]`` holds no number but the digits of its anchors."""
+    line = text[start:end]
+    if not any(c.isdigit() for c in line):
+        return True
+    return all(any(h.start <= n.start < h.end for h in hits)
+               for n in scan_numbers(mask_text("txt", line), base=start))
+
+
+def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[Hit]]]:
+    """Per line under a heading, keyed by its start: (its end, the heading's hits).
+
+    ``hits``: every anchor of the segment, in text order (as `anchors.AnchorIndex.scan` gives
+    them). Only a log's lines are units (`doc_readers.is_log`); the caller asks for those only.
+    """
+    text = segment.text
+    starts = [h.start for h in hits]
+    out: dict[int, tuple[int, list[Hit]]] = {}
+    i = 0
+    while i < len(hits):
+        ls, le = line_at(text, hits[i].start)
+        j = bisect.bisect_left(starts, le, i)
+        heading = list(hits[i:j])
+        i = j
+        if not _numberless(text, ls, le, heading):
+            continue
+        at = text.find("\n", le)
+        while at >= 0:
+            nls, nle = line_at(text, at + 1)
+            if not text[nls:nle].strip():
+                break  # a blank line ends what a heading heads
+            lo = bisect.bisect_left(starts, nls)
+            if _numberless(text, nls, nle, hits[lo:bisect.bisect_left(starts, nle, lo)]):
+                break  # the next heading ("Test bird", "Epoch 12/15")
+            out[nls] = (nle, heading)
+            at = text.find("\n", nle)
+    return out
+
+
+class _Record(Protocol):
+    cands: frozenset[str]
+    named: frozenset[str]
+    strength: dict[str, int]
+
+
+_R = TypeVar("_R", bound=_Record)
+
+
+def strongest_records(items: Sequence[_R], taking_part: Collection[str]) -> list[_R]:
+    """``items`` (numbers of a log's lines) less, for each claim, the lines that name it with
+    fewer anchors than another line does; an item left with no candidate is dropped.
+
+    ``taking_part``: the claims that take part for the whole log's anchors. A claim that the
+    log names only with anchors that name another claim of its metric more (``test_accuracy``
+    by the ``accuracy`` of a line where ``val_accuracy`` is printed) is none of its lines' either
+    (a Keras epoch cut short prints "accuracy: 0.9877" alone: the training accuracy)."""
+    best: dict[str, int] = {}
+    for it in items:
+        for cid in it.cands:
+            best[cid] = max(best.get(cid, 0), it.strength.get(cid, 0))
+    out: list[_R] = []
+    for it in items:
+        weaker = {c for c in it.cands | it.named
+                  if it.strength.get(c, 0) < best.get(c, 0) or c not in taking_part}
+        if weaker:
+            it.cands = it.cands - weaker
+            it.named = it.named - weaker
+            it.strength = {c: n for c, n in it.strength.items() if c not in weaker}
+        if it.cands:
+            out.append(it)
+    return out

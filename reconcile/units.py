@@ -1,0 +1,57 @@
+"""Which unit of a segment holds a position: a table (of any kind a reader knows) or a sentence.
+
+Units are found lazily, around the positions reconcile asks about (an anchor, a marker), never by
+cutting whole documents (see `doc_readers`). Tables are tried first, by syntax: CSV/TSV (the whole
+segment), Markdown (an HTML table, `html_tables`, else a pipe table; a fenced code line is its own
+unit), LaTeX tabulars, reST tables (`rst_tables`), and for plain text a printed frame, else one
+line of a printed log (`doc_readers.is_log`). Everything else is the sentence around the position.
+Each table is built once per segment, however many positions ask for it.
+"""
+
+from __future__ import annotations
+
+from labledger.reconcile.doc_readers import (
+    Segment,
+    Sentence,
+    Table,
+    aligned_table,
+    delimited_table,
+    in_fence,
+    is_log,
+    latex_table,
+    line_at,
+    markdown_table,
+    sentence_around,
+)
+from labledger.reconcile.html_tables import html_table
+from labledger.reconcile.rst_tables import rst_table
+
+__all__ = ["unit_at"]
+
+
+def unit_at(segment: Segment, pos: int) -> Sentence | Table:
+    """The sentence or table of ``segment`` that holds offset ``pos``."""
+    if segment.syntax in ("csv", "tsv"):
+        return delimited_table(segment)
+    if segment.syntax == "md":
+        fenced = in_fence(segment, pos)
+        if fenced is not None:
+            return Sentence(*fenced)  # a code block: each line is its own unit
+        table = html_table(segment, pos) or markdown_table(segment, pos)
+        if table is not None:
+            return table
+    elif segment.syntax == "tex":
+        tex_table = latex_table(segment, pos)
+        if tex_table is not None:
+            return tex_table
+    elif segment.syntax == "txt":
+        aligned = aligned_table(segment, pos)
+        if aligned is not None:
+            return aligned
+        if is_log(segment):
+            return Sentence(*line_at(segment.text, pos))  # a printed log: a record a line
+    elif segment.syntax == "rst":
+        rst = rst_table(segment, pos)
+        if rst is not None:
+            return rst
+    return Sentence(*sentence_around(segment, pos))
