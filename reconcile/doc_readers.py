@@ -922,6 +922,12 @@ def aligned_table(segment: Segment, pos: int) -> Table | None:
     is no table (prose is read as sentences). An integer index (0, 1, 2: row numbers) is not a
     value, so its cells are given as empty; a named index (method names) labels the rows.
     """
+    report = _report_around(segment, pos)
+    if report is not None:
+        got = _table_once(segment, "reports", report[0][0],
+                          lambda: _parse_aligned(report, gaps=True))
+        if got is not None:
+            return got
     text = segment.text
     start = _block_start(text, pos, _filled, 64 * _ALIGNED_MAX_LINES)
     if start is None:
@@ -935,7 +941,9 @@ def aligned_table(segment: Segment, pos: int) -> Table | None:
     return _table_once(segment, "aligned_tables", start, build)
 
 
-def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
+def _parse_aligned(lines: list[tuple[int, str]], gaps: bool = False) -> Table | None:
+    """``lines`` (offset, text) as a printed frame, or None. ``gaps``: a row may leave a
+    column blank (a classification report's ``accuracy`` row has no precision or recall)."""
     (head_at, head), body = lines[0], lines[1:]
     if head.endswith(" \\"):  # a wide frame printed in blocks: "...  psnr  \\"
         head = head[:-2].rstrip()
@@ -943,16 +951,19 @@ def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
     first = _TOKEN.findall(body[0][1])
     if len(first) == 1 and body[0][1].startswith(first[0]) and len(body) > 1:
         index_name, body = body[0], body[1:]  # "method" under the names: the index's name
-    names = [m.end() for m in _TOKEN.finditer(head)]
+    tokens = list(_TOKEN.finditer(head))
+    names = [m.end() for m in tokens]
     # A line holding a decimal value is a record, not column names: COCO's summarize() lines
     # (" Average Precision  (AP) @[ ... ] = 0.405") align too, and read as a frame their first
     # line headed the others' values
     if not names or _DECIMAL_TOKEN.search(head) \
             or any(len(line) > len(head) for _, line in body):
         return None
-    edges = [e for e in names if all(e <= len(line) and line[e - 1] != " "
-                                     and (e == len(line) or line[e] == " ")
-                                     for _, line in body)]
+    edges = [m.end() for m in tokens
+             if all((m.end() <= len(line) and line[m.end() - 1] != " "
+                     and (m.end() == len(line) or line[m.end()] == " "))
+                    or (gaps and not line[m.start():m.end()].strip())
+                    for _, line in body)]
     if not edges or edges[-1] != len(head):
         return None
     width = _index_width([line for _, line in body], edges[0])
@@ -977,6 +988,62 @@ def _parse_aligned(lines: list[tuple[int, str]]) -> Table | None:
         return None
     end = body[-1][0] + len(body[-1][1])
     return _split_slash_columns("txt", Table(head_at, end, header, rows, [header]))
+
+
+# sklearn's classification_report: its header line, a blank line, a row per class (labels
+# right-aligned, "macro avg" with its space), a blank line, then the averages, where "accuracy"
+# leaves precision and recall blank. Blank lines cut it into blocks of which none is a frame,
+# so each line was read as a log record and its label named none of its numbers.
+_REPORT_HEAD = re.compile(r"[ \t]*precision[ \t]+recall[ \t]+f1-score[ \t]+support[ \t]*\r?$")
+_REPORT_AVERAGES = ("accuracy", "macro avg", "weighted avg", "micro avg", "samples avg")
+
+
+def _report_around(segment: Segment, pos: int) -> list[tuple[int, str]] | None:
+    """The lines (offset, text) of the classification report holding ``pos``, its header
+    first and its blank lines left out; None outside one."""
+    reports = segment._cache.get("reports_at")
+    if reports is None:
+        reports = _reports(segment.text)
+        segment._cache["reports_at"] = reports
+    assert isinstance(reports, list)
+    if not reports:
+        return None
+    i = bisect.bisect_right([lines[0][0] for lines in reports], pos) - 1
+    if i < 0:
+        return None
+    lines = reports[i]
+    return lines if pos <= lines[-1][0] + len(lines[-1][1]) else None
+
+
+def _reports(text: str) -> list[list[tuple[int, str]]]:
+    """Every classification report in ``text``, found once per segment."""
+    out: list[list[tuple[int, str]]] = []
+    at = text.find("f1-score")
+    while at >= 0:
+        ls, le = line_at(text, at)
+        if _REPORT_HEAD.match(text, ls, le):
+            lines = [(ls, text[ls:le].rstrip())]
+            averages = False
+            cur = text.find("\n", le)
+            while cur >= 0:
+                ls, le = line_at(text, cur + 1)
+                line = text[ls:le].rstrip()
+                if not line:
+                    if averages:
+                        break  # the averages close the report
+                elif line[-1].isdigit():  # a row ends in its support
+                    average = line.lstrip().startswith(_REPORT_AVERAGES)
+                    if averages and not average:
+                        break
+                    averages = averages or average
+                    lines.append((ls, line))
+                else:
+                    break
+                cur = text.find("\n", le)
+            if len(lines) > 1:
+                out.append(lines)
+        at = text.find("f1-score", le)
+    return out
 
 
 def _index_width(rows: list[str], edge: int) -> int | None:

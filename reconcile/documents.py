@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -908,41 +908,84 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     hits = run.index.scan(seg.text)
     if not markers and not hits:
         return
-    units: dict[tuple[bool, int], tuple[Sentence | Table, list[Marker], list[Hit]]] = {}
+    # A printed log: a unit a line, the lines under a heading named by it too, and every line's
+    # numbers judged together (`log_units`). Markdown: its list items and "key: value" lines
+    # under headings are units of their own, named by the headings and judged so too.
+    log = seg.syntax == "txt" and is_log(seg)
+    headings = headed(seg, hits) if hits and (log or seg.syntax == "md") else {}
+    if log:
+        for start in list(headings):
+            if isinstance(unit_at(seg, start), Table):  # a frame's rows: named by its header
+                del headings[start]
+    text = seg.text
+    heads = sorted(headings) if seg.syntax == "md" else []
+
+    def unit_of(pos: int) -> Sentence | Table:
+        if not headings:
+            return unit_at(seg, pos)
+        ls = text.rfind("\n", 0, pos) + 1
+        got = headings.get(ls)
+        if got is not None:
+            return Sentence(ls, got[0])
+        unit = unit_at(seg, pos)
+        if heads and isinstance(unit, Sentence):
+            # a Markdown sentence runs on over the lines under a heading ("## Model\nacc:
+            # 0.97"): it ends where a headed line starts, as their numbers are the line's
+            i = bisect.bisect_right(heads, pos)
+            start, end = unit.start, unit.end
+            if i < len(heads) and heads[i] < end:
+                end = heads[i]
+            if i > 0 and headings[heads[i - 1]][0] > start:
+                start = headings[heads[i - 1]][0]
+            if (start, end) != (unit.start, unit.end):
+                unit = Sentence(start, end)
+        return unit
+
+    # keyed by start and end: a headed line and the Markdown sentence it opens start together
+    units: dict[tuple[bool, int, int], tuple[Sentence | Table, list[Marker], list[Hit]]] = {}
     for marker in markers:
         places = [marker.start]
         if marker.kind == "noclaim":
             # "... 29.8 dB. <!-- noclaim -->": it also silences the sentence it follows
-            before = len(seg.text[:marker.start].rstrip())
+            before = len(text[:marker.start].rstrip())
             if before > 0:
                 places.append(before - 1)
         for place in places:
-            unit = unit_at(seg, place)
-            key = (isinstance(unit, Table), unit.start)
+            unit = unit_of(place)
+            key = (isinstance(unit, Table), unit.start, unit.end)
             entry = units.setdefault(key, (unit, [], []))
             if marker not in entry[1]:
                 entry[1].append(marker)
     current: tuple[Sentence | Table, list[Marker], list[Hit]] | None = None
     for hit in hits:  # in text order: most hits fall in the unit of the one before
-        if current is None or not current[0].start <= hit.start < current[0].end:
-            unit = unit_at(seg, hit.start)
-            current = units.setdefault((isinstance(unit, Table), unit.start), (unit, [], []))
+        inside = current is not None and current[0].start <= hit.start < current[0].end
+        if inside and headings and current is not None and current[0].start not in headings:
+            inside = text.rfind("\n", 0, hit.start) + 1 not in headings  # a headed line's own
+        if not inside:
+            unit = unit_of(hit.start)
+            current = units.setdefault((isinstance(unit, Table), unit.start, unit.end),
+                                       (unit, [], []))
+        assert current is not None
         current[2].append(hit)
-    # a printed log: a unit a line, the lines under a heading named by it too, and every line's
-    # numbers judged together (`log_units`)
-    records: list[_Item] | None = [] if seg.syntax == "txt" and is_log(seg) else None
-    headings = headed(seg, hits) if records is not None and hits else {}
-    for start, (end, _) in list(headings.items()):
-        if isinstance(unit_at(seg, start), Table):  # a printed frame's rows: its header names them
-            del headings[start]
-        else:
-            units.setdefault((False, start), (Sentence(start, end), [], []))
+    for start, (end, _) in headings.items():
+        units.setdefault((False, start, end), (Sentence(start, end), [], []))
+    records: list[_Item] | None = [] if log or headings else None
     for unit, unit_markers, unit_hits in units.values():
         if isinstance(unit, Table):
             run.table(seg, unit, unit_markers, unit_hits)
-        else:
-            above = headings.get(unit.start)
-            run.sentence(seg, unit, unit_markers, unit_hits, above[1] if above else (), records)
+            continue
+        above = headings.get(unit.start)
+        if above is not None and above[0] != unit.end:
+            above = None  # the sentence a headed line opens, not the line
+        run.sentence(seg, unit, unit_markers, unit_hits, above[1] if above else (),
+                     records if log or above is not None else None)
     if records:
-        whole = run.candidates(frozenset([h.term for h in hits]))
+        whole: Collection[str]
+        if log:
+            whole = run.candidates(frozenset([h.term for h in hits]))
+        else:
+            # every claim a line names: a claim named on one line only by a bare metric
+            # that names another claim more there ("- precision: 0.9694" under "## Notes",
+            # the forest's) still takes part on another line
+            whole = frozenset().union(*(it.cands | it.named for it in records))
         run.assign(seg, strongest_records(records, whole))

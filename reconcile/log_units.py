@@ -15,16 +15,21 @@ a ``.txt`` results log) has one unit per line. Two things then tie lines togethe
   numbers are not candidates for it, as the rows of other methods are not in a table. The lines
   that name it most are judged together, so a claim named on each line alike (its bare metric
   over every epoch) is satisfied by one matching record, as before (`strongest_records`).
+
+Markdown model reports are read the same way: a ``#`` heading names the list items and
+``key: value`` lines under it, and those lines are judged together (`headed`).
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Collection, Sequence
+from itertools import pairwise
 from typing import Protocol, TypeVar
 
 from labledger.reconcile.anchors import Hit
-from labledger.reconcile.doc_readers import Segment, line_at, mask_text
+from labledger.reconcile.doc_readers import Segment, in_fence, line_at, mask_text
 from labledger.reconcile.numbers import scan_numbers
 
 __all__ = ["headed", "strongest_records"]
@@ -43,8 +48,11 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
     """Per line under a heading, keyed by its start: (its end, the heading's hits).
 
     ``hits``: every anchor of the segment, in text order (as `anchors.AnchorIndex.scan` gives
-    them). Only a log's lines are units (`doc_readers.is_log`); the caller asks for those only.
+    them). In plain text only a log's lines are units (`doc_readers.is_log`); the caller asks
+    for those only. In Markdown, the headings are ``#`` lines (`_md_headed`).
     """
+    if segment.syntax == "md":
+        return _md_headed(segment, hits)
     text = segment.text
     starts = [h.start for h in hits]
     out: dict[int, tuple[int, list[Hit]]] = {}
@@ -66,6 +74,58 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
                 break  # the next heading ("Test bird", "Epoch 12/15")
             out[nls] = (nle, heading)
             at = text.find("\n", nle)
+    return out
+
+
+# An ATX heading: its level is its count of #; a fence's "# comment" is none (`in_fence`)
+_MD_HEADING = re.compile(r"\n {0,3}(#{1,6})(?=[ \t]|\r?\n|$)")
+# A line a generated report lists a result on: a list item, or "key: value" ("Accuracy: 0.97",
+# "**F1 Score:** 76.67%") where a number follows the key
+_MD_RECORD = re.compile(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t])"
+                        r"|[ \t]*[^\s:=#|><][^:=\n]{0,80}[:=][ \t*_`]*[+\-\u2212]?\.?\d")
+
+
+def _md_headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[Hit]]]:
+    """Markdown's list items and ``key: value`` lines under headings, each with the hits of
+    every heading over it: a heading names the records under it up to the next heading of its
+    level or higher (a model report's "## RandomForestClassifier" over "- precision: 0.9694"),
+    as a row's label names its cells. A prose line under it is not named (a "## Results" over
+    a page says little of each sentence). Lines under a heading naming no claim are given too
+    (with the hits of the headings over them: none), when some heading of the segment names
+    one: they are judged with the others, so the named model's claim is not theirs
+    (`strongest_records`). Empty when no heading holds an anchor."""
+    text = segment.text
+    starts = [h.start for h in hits]
+    heads: list[tuple[int, int, int]] = []  # (line start, line end, level)
+    named = False
+    for m in _MD_HEADING.finditer("\n" + text):
+        ls = m.start()  # the "\n" put before the text: offsets are the text's
+        if in_fence(segment, ls) is not None:
+            continue
+        le = line_at(text, ls)[1]
+        heads.append((ls, le, len(m.group(1))))
+        lo = bisect.bisect_left(starts, ls)
+        named = named or (lo < len(starts) and starts[lo] < le)
+    out: dict[int, tuple[int, list[Hit]]] = {}
+    if not named:
+        return out
+    heads.append((len(text), len(text), 0))  # the end closes every heading
+    stack: list[tuple[int, list[Hit]]] = []  # the open headings: (level, their hits)
+    for (ls, le, level), (nxt, _, _) in pairwise(heads):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        lo = bisect.bisect_left(starts, ls)
+        stack.append((level, list(hits[lo:bisect.bisect_left(starts, le, lo)])))
+        above = [h for _, own in stack for h in own]
+        at = le + 1
+        while at < nxt:
+            ls2, le2 = line_at(text, at)
+            if _MD_RECORD.match(text, ls2, le2) and in_fence(segment, ls2) is None:
+                lo = bisect.bisect_left(starts, ls2)
+                if above or (lo < len(starts) and starts[lo] < le2):
+                    out[ls2] = (le2, above)
+            at = text.find("\n", le2, nxt)
+            at = nxt if at < 0 else at + 1
     return out
 
 
