@@ -279,8 +279,11 @@ _NOT_ABBREV = (r"(?<!\b(?i:vs)\.)(?<!\b(?i:cf)\.)(?<!\b(?i:al)\.)(?<!\b(?i:fig)\
 # leading [.?!] class; the same matches).
 _SENTENCE_END = r"\." + _NOT_ABBREV + r"(?=\s)|\?(?=\s)|!(?=\s)"
 _BOUNDARY: dict[str, re.Pattern[str]] = {
-    "md": re.compile(_SENTENCE_END + r"|:(?=\r?\n)"
-                     r"|\n(?=[ \t]*(?:\r?\n|#{1,6}\s|[-*+>]\s|\d+[.)]\s|\||```|~~~|<!--))"),
+    # (a table's lines are no sentence's: a newline before a pipe row or a <table>, the end
+    # of a pipe row and a </table> end one, so prose next to a table never runs into it)
+    "md": re.compile(_SENTENCE_END + r"|:(?=\r?\n)|\|(?=[ \t]*\r?\n)|</(?i:table)>"
+                     r"|\n(?=[ \t]*(?:\r?\n|#{1,6}\s|[-*+>]\s|\d+[.)]\s|\||```|~~~|<!--"
+                     r"|<(?i:table)\b))"),
     "tex": re.compile(_SENTENCE_END + r"|:(?=\r?\n)|\\\\"
                       r"|\n(?=[ \t]*(?:\r?\n|\\item\b|\\(?:sub)*section\b"
                       r"|\\(?:paragraph|caption|begin|end)\b))"),

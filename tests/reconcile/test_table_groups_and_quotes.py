@@ -130,3 +130,30 @@ def test_a_noclaim_on_the_header_line_silences_the_whole_table() -> None:
         ("drift", 4, ("O",)), ("drift", 5, ("B",))]
     # before: only the first body row (Ours) was silenced, and Baseline's 29.00 drifted
     assert found(run("t.tex", LATEX.format(comment=" % noclaim"), claims)) == []
+
+
+ABUTTING = {
+    "html": ("We report PSNR for Ours and Baseline\n<table>\n"
+             "<tr><th>Method</th><th>PSNR</th></tr>\n<tr><td>Ours</td><td>{ours}</td></tr>\n"
+             "<tr><td>Baseline</td><td>30.10</td></tr>\n</table>\n"
+             "Ours and Baseline are compared above\n"),
+    "pipe": ("We report PSNR for Ours and Baseline\n| Method | PSNR |\n|---|---|\n"
+             "| Ours | {ours} |\n| Baseline | 30.10 |\nOurs and Baseline are compared above\n"),
+}
+
+
+@pytest.mark.parametrize("kind", list(ABUTTING))
+def test_prose_touching_a_table_does_not_run_into_it(kind: str) -> None:
+    """A sentence on the line above or below a table, with no blank line between: before, the
+    sentence above ran on over an HTML table (whose numbers were then judged as its prose, not
+    as cells), and the one below reached back into a pipe table's last row (30.10 judged twice,
+    as a cell and as prose)."""
+    claims = [claim("O", "psnr", 31.4218, run="ours", aliases=("Ours",)),
+              claim("B", "psnr", 30.1043, run="base", aliases=("Baseline",))]
+    report = run("README.md", ABUTTING[kind].format(ours="31.42"), claims)
+    assert found(report) == []
+    assert [(m.line, m.claims, m.via) for m in report.matches] == [
+        (4, ("O",), "table"), (5, ("B",), "table")]
+    report = run("README.md", ABUTTING[kind].format(ours="31.52"), claims)
+    assert [(f.type, f.line, f.claims, f.via) for f in report.findings] == [
+        ("drift", 4, ("O",), "table")]
