@@ -187,7 +187,54 @@ def mask_text(syntax: str, text: str) -> str:
         text = siunitx_plain(text)
     elif syntax == "rst" and "`" in text:
         text = _RST_SHOWN.sub(_rst_shown, text)
+    elif syntax == "md":
+        return _mask_md(text)
     return _MASKS[syntax].sub(_blank, text)
+
+
+# Markdown openers that match nothing when their closer does not follow (on their line; for a
+# comment, anywhere after it): (the opener, the character of it a stand-in replaces, what
+# closes it). Each failed try of `_MASKS["md"]` scanned to the line's end (a comment's to the
+# text's), so a long line of "<a<a<a", "](](](" or "[^[^[^" (a log line, a list item under a
+# heading: units of any length) cost its length squared.
+_DEAD_OPENERS = ((re.compile(r"<[A-Za-z/]"), 0, ">"), (re.compile(r"\]\("), 1, ")"),
+                 (re.compile(r"\[\^"), 1, "]"))
+_STAND_IN = "\x00"  # matched by every other alternative as the character it stands for
+
+
+def _mask_md(text: str) -> str:
+    """`_MASKS` for Markdown, linear in the text: the openers after the last closer of their
+    line (or, for a comment, of the text) are first replaced by a character that starts no
+    match (they start none anyway) and is read as they are by every other alternative; those
+    left unblanked are put back."""
+    rx = _MASKS["md"]
+    if _STAND_IN in text or text.count("<") + text.count("](") + text.count("[^") < 32:
+        return rx.sub(_blank, text)
+    dead: list[tuple[int, str]] = []
+    for opener, at, stop in _DEAD_OPENERS:
+        # each line's tail after its last closer (a line without one: all of it)
+        tails = re.compile(rf"(?<![^{re.escape(stop)}\n])[^{re.escape(stop)}\n]*+")
+        for tail in tails.finditer(text):
+            if tail.end() < len(text) and text[tail.end()] != "\n":
+                continue  # a closer follows: this is no tail
+            dead += [(m.start() + at, m.group(0)[at])
+                     for m in opener.finditer(text, tail.start(), tail.end())]
+    last = text.rfind("-->")
+    at = text.find("<!--", max(0, last - 3))
+    while at >= 0:
+        if last < at + 4:
+            dead.append((at, "<"))
+        at = text.find("<!--", at + 1)
+    if not dead:
+        return rx.sub(_blank, text)
+    chars = list(text)
+    for at, _ in dead:
+        chars[at] = _STAND_IN
+    out = list(rx.sub(_blank, "".join(chars)))
+    for at, ch in dead:
+        if out[at] == _STAND_IN:
+            out[at] = ch
+    return "".join(out)
 
 
 # reST roles whose content is printed as it stands (:math:`0.913`, :strong:`31.42`): the role
@@ -542,22 +589,75 @@ def _split_slash_columns(syntax: str, table: Table) -> Table:
 _PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 
-def _block_start(text: str, pos: int, keep: Callable[[str], bool], most: int) -> int | None:
+def _block_start(segment: Segment, pos: int, keep: Callable[[str], bool],
+                 most: int) -> int | None:
     """Where the run of lines that ``keep`` accepts, holding the line of ``pos``, starts; None
     when that line is not kept or the run reaches back more than ``most`` characters."""
+    # The runs of kept lines are found once per segment and looked up by bisection: walking
+    # back line by line from every position asked about was quadratic (a log's every line is a
+    # unit, and each walked back over up to 64,000 characters of the lines above it; every line
+    # of a Markdown page of pipe rows walked back to the first).
+    key = "runs:" + keep.__name__
+    runs = segment._cache.get(key)
+    if runs is None:
+        runs = segment._cache[key] = _kept_runs(segment.text, keep)
+    assert isinstance(runs, tuple)
+    starts, ends = runs
+    text = segment.text
     ls = text.rfind("\n", 0, pos) + 1
-    le = text.find("\n", pos)
-    if not keep(text[ls:len(text) if le < 0 else le]):
-        return None
-    start = ls
-    while start > 0:
-        prev = text.rfind("\n", 0, start - 1) + 1
-        if not keep(text[prev:start - 1]):
-            break
-        start = prev
-        if ls - start > most:
-            return None
-    return start
+    i = bisect.bisect_right(starts, ls) - 1
+    if i < 0 or ls > ends[i]:
+        return None  # the line of ``pos`` is not kept
+    return None if ls - starts[i] > most else starts[i]
+
+
+_BLANK_RUN = re.compile(r"\n(?:[^\S\n]*\n)+")
+
+
+def _kept_runs(text: str, keep: Callable[[str], bool]) -> tuple[list[int], list[int]]:
+    """The runs of consecutive lines ``keep`` accepts: (their starts, where their last line
+    ends), in text order. `_piped` and `_filled` are found with C-speed string searches (pipes
+    are rare in prose; blank lines split a text into its runs), any other ``keep`` line by
+    line."""
+    starts: list[int] = []
+    ends: list[int] = []
+
+    def add(ls: int, le: int) -> None:
+        if ends and ends[-1] + 1 == ls:  # the line right after the run's last: the same run
+            ends[-1] = le
+        else:
+            starts.append(ls)
+            ends.append(le)
+
+    if keep is _piped:  # a line with a pipe is never blank
+        at = text.find("|")
+        while at >= 0:
+            ls = text.rfind("\n", 0, at) + 1
+            le = text.find("\n", at)
+            le = len(text) if le < 0 else le
+            add(ls, le)
+            at = text.find("|", le)
+    elif keep is _filled:
+        # the blocks between runs of blank lines (a match's offsets in the padded text are one
+        # more than in ``text``); a block runs from its first line holding something to the
+        # end of its last
+        bounds = [0]
+        for m in _BLANK_RUN.finditer("\n" + text + "\n"):
+            bounds += [max(0, m.start() - 1), min(len(text), m.end() - 1)]
+        bounds.append(len(text))
+        for block_start, block_end in zip(bounds[::2], bounds[1::2], strict=True):
+            chunk = text[block_start:block_end]
+            if chunk.strip():
+                lead = len(chunk) - len(chunk.lstrip())
+                starts.append(text.rfind("\n", 0, block_start + lead) + 1)
+                ends.append(block_start + len(chunk.rstrip()))
+    else:
+        at = 0
+        for line in text.split("\n"):
+            if keep(line):
+                add(at, at + len(line))
+            at += len(line) + 1
+    return starts, ends
 
 
 def _block_lines(text: str, start: int, keep: Callable[[str], bool],
@@ -586,7 +686,7 @@ def _filled(line: str) -> bool:
 
 def markdown_table(segment: Segment, pos: int) -> Table | None:
     text = segment.text
-    start = _block_start(text, pos, _piped, len(text))
+    start = _block_start(segment, pos, _piped, len(text))
     if start is None:
         return None
 
@@ -932,7 +1032,7 @@ def aligned_table(segment: Segment, pos: int) -> Table | None:
         if got is not None:
             return got
     text = segment.text
-    start = _block_start(text, pos, _filled, 64 * _ALIGNED_MAX_LINES)
+    start = _block_start(segment, pos, _filled, 64 * _ALIGNED_MAX_LINES)
     if start is None:
         return None
 

@@ -33,6 +33,7 @@ value index (`_ValueIndex`) instead of being compared with every claim.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -531,14 +532,27 @@ class _Run:
             return
         cands = frozenset(strength)
         taken = [(h.start, h.end) for h in hits]
+        # whether a number is in an anchor, by bisection when there are many: a log line or a
+        # headed line is a unit of any length, and trying each of its anchors for each of its
+        # numbers was quadratic (hits come in text order; the furthest end of those starting
+        # at or before each). A sentence's few anchors are tried one by one: cheaper.
+        many = len(taken) > 16
+        hit_starts = [s for s, _ in taken] if many else []
+        reach = list(itertools.accumulate((e for _, e in taken), max)) if many else []
         marked = {m.number.start for m in markers if m.number is not None}
         words: list[int] | None = None
         anchored: list[int] = []
         items = []
         for shown in found:
             at = shown.start
-            if at in marked or any(s <= at < e for s, e in taken):
-                continue  # a marker's number is checked exactly; an anchor's digits are no value
+            if at in marked:
+                continue  # a marker's number is checked exactly
+            if many:
+                k = bisect.bisect_right(hit_starts, at)
+                if k and reach[k - 1] > at:
+                    continue  # an anchor's digits are no value
+            elif any(s <= at < e for s, e in taken):
+                continue
             if words is None:
                 words = [m.start() + start for m in _WORD.finditer(masked)]
                 # an anchor's first and last words: a label of many words ("IoU=0.50 | area=
@@ -597,6 +611,11 @@ class _Run:
         head_end = _row_end(seg.text, max(c.end for c in last_head)) if last_head else -1
         table_off = any(m.kind == "noclaim" and (m.start < head_end or not _in_rows(table, m.start))
                         for m in markers)
+        # (sorted, and the binding markers alone: looked up by bisection per row and cell, as a
+        # table may hold a marker in every row)
+        noclaims = sorted(m.start for m in markers if m.kind == "noclaim")
+        markers_by_start = sorted((m for m in markers if m.kind == "bind"), key=lambda m: m.start)
+        bind_starts = [m.start for m in markers_by_start]
         for column, cell in enumerate(table.header):
             terms: frozenset[str] = frozenset()
             binds: set[str] = set()
@@ -604,7 +623,7 @@ class _Run:
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
                 terms |= self.visible(_within(hits, starts, part), masked, part.start)
-                binds |= self._binds(seg, markers, part)
+                binds |= self._binds(seg, markers_by_start, bind_starts, part)
                 # \si{\percent} masks to \%; a threshold in a name ("Ag@5\%", "Recall@1%") is
                 # no unit: its column holds fractions, not percents
                 pct = pct or "%" in _AT_THRESHOLD.sub("", part.text) \
@@ -620,7 +639,7 @@ class _Run:
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
         marked = {m.number.start for m in value_markers if m.number is not None}
-        in_cells = [m.start for m in value_markers]
+        in_cells = sorted(m.start for m in value_markers)
         items: list[_Item] = []
         rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool]] = []
         above = head_end  # where the row above ends: text before it is that row's, not this one's
@@ -631,9 +650,7 @@ class _Run:
             # (their first cell is that label, back in the row above), nor the row after a
             # "... \\ % noclaim" comment, which ends the line of the row it follows.
             own_end = _row_end(seg.text, row[-1].end)
-            row_off = table_off or any(
-                m.kind == "noclaim" and max(row[0].start, above) <= m.start < own_end
-                for m in markers)
+            row_off = table_off or _holds(noclaims, Cell("", max(row[0].start, above), own_end))
             above = own_end
             numeric: list[tuple[int, Cell, str]] = []
             row_terms: set[str] = set()
@@ -652,7 +669,7 @@ class _Run:
                 if in_row:
                     row_terms |= self.visible(in_row, masked, cell.start)
                 if markers:
-                    row_bind |= self._binds(seg, markers, cell)
+                    row_bind |= self._binds(seg, markers_by_start, bind_starts, cell)
             if len(labels) == 1 and names_a_spread(labels[0]):
                 row_off = True  # "std", "min", "25%": the column's spread, not its value
             rows.append((numeric, frozenset(row_terms), row_bind, row_off))
@@ -688,7 +705,7 @@ class _Run:
                     # "Params(M)" drifted against the parameter count 20,770,000 the evidence
                     # records (a claim recorded in millions says so with its unit, "M").
                     shown = _scaled(shown, scale_word)
-                if shown.start in marked or any(cell.start <= p < cell.end for p in in_cells):
+                if shown.start in marked or _holds(in_cells, cell):
                     continue  # a value marker in the cell: checked exactly below
                 pct = ci < len(col_pct) and col_pct[ci]
                 bound = (col_bind[ci] if ci < len(col_bind) else set()) | row_bind
@@ -719,15 +736,20 @@ class _Run:
                     "delta" if shown.sign == "+" else "value")
                 items.append(_Item(shown, frozenset(strength), kind, pct, via="table",
                                    strength=strength, alone=alone))
+        columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
-            col = _column_of(table, m.start)
+            col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
         self.assign(seg, _strongest_cells(items))
 
-    def _binds(self, seg: Segment, markers: list[Marker], cell: Cell) -> set[str]:
+    def _binds(self, seg: Segment, binders: list[Marker], starts: list[int],
+               cell: Cell) -> set[str]:
+        """The claims the bind markers in ``cell`` bind (``binders``: the table's bind markers
+        in text order; ``starts``: theirs)."""
         out: set[str] = set()
-        for m in markers:
-            if m.kind == "bind" and cell.start <= m.start < cell.end and not self.unknown(seg, m):
+        lo = bisect.bisect_left(starts, cell.start)
+        for m in binders[lo:bisect.bisect_left(starts, cell.end, lo)]:
+            if not self.unknown(seg, m):
                 out.update(m.ids)
         return out
 
@@ -767,6 +789,13 @@ def _near(anchored: list[int], word: int) -> bool:
                for j in (i - 1, i) if 0 <= j < len(anchored))
 
 
+def _holds(places: list[int], cell: Cell) -> bool:
+    """Whether one of ``places`` (sorted) is in ``cell``: by bisection, as a table may hold a
+    marker in every cell."""
+    i = bisect.bisect_left(places, cell.start)
+    return i < len(places) and places[i] < cell.end
+
+
 def _within(hits: list[Hit], starts: list[int], cell: Cell) -> list[Hit]:
     """The hits inside ``cell`` (``starts``: the hits' start offsets, sorted)."""
     lo = bisect.bisect_left(starts, cell.start)
@@ -790,12 +819,19 @@ def _in_rows(table: Table, pos: int) -> bool:
     return any(row and row[0].start <= pos < row[-1].end for row in table.rows)
 
 
-def _column_of(table: Table, pos: int) -> int | None:
+def _columns_of(table: Table, places: list[int]) -> dict[int, int]:
+    """The column of the first cell (header rows first) holding each of ``places``, for those
+    in one. One pass over the cells for all places: a pass per marker was quadratic."""
+    todo = sorted(set(places))
+    out: dict[int, int] = {}
     for row in (*table.header_rows, *table.rows):
+        if len(out) == len(todo):
+            break
         for ci, cell in enumerate(row):
-            if cell.start <= pos < cell.end:
-                return ci
-    return None
+            lo = bisect.bisect_left(todo, cell.start)
+            for pos in todo[lo:bisect.bisect_left(todo, cell.end, lo)]:
+                out.setdefault(pos, ci)
+    return out
 
 
 _AT_THRESHOLD = re.compile(r"@[ \t]*\d+(?:\.\d+)?[ \t]*\\?%")
@@ -943,6 +979,9 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
 
     # keyed by start and end: a headed line and the Markdown sentence it opens start together
     units: dict[tuple[bool, int, int], tuple[Sentence | Table, list[Marker], list[Hit]]] = {}
+    # the markers each unit holds, as a set: a list's `in` made a table of thousands of markers
+    # quadratic
+    held: dict[tuple[bool, int, int], set[Marker]] = {}
     for marker in markers:
         places = [marker.start]
         if marker.kind == "noclaim":
@@ -954,7 +993,8 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
             unit = unit_of(place)
             key = (isinstance(unit, Table), unit.start, unit.end)
             entry = units.setdefault(key, (unit, [], []))
-            if marker not in entry[1]:
+            if marker not in held.setdefault(key, set()):
+                held[key].add(marker)
                 entry[1].append(marker)
     current: tuple[Sentence | Table, list[Marker], list[Hit]] | None = None
     for hit in hits:  # in text order: most hits fall in the unit of the one before

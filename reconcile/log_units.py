@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Collection, Sequence
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import Protocol, TypeVar
 
 from labledger.reconcile.anchors import Hit
@@ -40,12 +40,34 @@ def _numberless(text: str, start: int, end: int, hits: Sequence[Hit]) -> bool:
     line = text[start:end]
     if not any(c.isdigit() for c in line):
         return True
-    return all(any(h.start <= n.start < h.end for h in hits)
-               for n in scan_numbers(mask_text("txt", line), base=start))
+    # by bisection (``hits`` are in text order; the furthest end of those starting at or before
+    # each): a line of thousands of anchors with digits ("Set5 Set5 ...") tried each of them
+    # for each of its numbers
+    starts = [h.start for h in hits]
+    reach = list(accumulate((h.end for h in hits), max))
+
+    def in_anchor(at: int) -> bool:
+        k = bisect.bisect_right(starts, at)
+        return k > 0 and reach[k - 1] > at
+
+    return all(in_anchor(n.start) for n in scan_numbers(mask_text("txt", line), base=start))
+
+
+def _one_per_term(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` less those naming a term an earlier one names: what a heading gives the lines
+    under it is its terms (a heading of thousands of anchors gave each line all of them)."""
+    seen: set[str] = set()
+    out: list[Hit] = []
+    for h in hits:
+        if h.term not in seen:
+            seen.add(h.term)
+            out.append(h)
+    return out
 
 
 def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[Hit]]]:
-    """Per line under a heading, keyed by its start: (its end, the heading's hits).
+    """Per line under a heading, keyed by its start: (its end, the heading's hits, the first
+    of each term).
 
     ``hits``: every anchor of the segment, in text order (as `anchors.AnchorIndex.scan` gives
     them). In plain text only a log's lines are units (`doc_readers.is_log`); the caller asks
@@ -64,6 +86,7 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
         i = j
         if not _numberless(text, ls, le, heading):
             continue
+        heading = _one_per_term(heading)
         at = text.find("\n", le)
         while at >= 0:
             nls, nle = line_at(text, at + 1)
@@ -115,7 +138,7 @@ def _md_headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, li
         while stack and stack[-1][0] >= level:
             stack.pop()
         lo = bisect.bisect_left(starts, ls)
-        stack.append((level, list(hits[lo:bisect.bisect_left(starts, le, lo)])))
+        stack.append((level, _one_per_term(hits[lo:bisect.bisect_left(starts, le, lo)])))
         above = [h for _, own in stack for h in own]
         at = le + 1
         while at < nxt:

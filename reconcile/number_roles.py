@@ -22,6 +22,7 @@ few characters of the number. Markers are never judged by these words: they say 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 
@@ -178,8 +179,23 @@ def _counts(masked: str, noun: re.Match[str], base: int,
 # "'eval_f1': 0.953", "BLEU4 = 34.78", "BP=0.963", "# psnr: 28.4321"): the gap between a key and
 # its number, and a whole pair.
 _KEY_GAP = re.compile(r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*""")
-_KEY_VALUE = re.compile(r"""[^\W\d][\w.\-/@]*['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*"""
-                        r"[+\-\u2212]?\.?\d")
+_GAP_CHARS = frozenset("'\"])\t :=")  # every character _KEY_GAP matches
+# A pair is a key (a word character that is no digit, then key characters) and the gap and
+# number after it. Searched for as runs of key characters, each tried once: a regex starting
+# the key at every letter of a long run ("abcdefghij..." or "a1a1a1...") scanned to the run's
+# end from each, which cost a unit its length squared.
+_KEY_RUN = re.compile(r"[\w.\-/@]++")
+_KEY_START = re.compile(r"[^\W\d]")
+_KEY_TAIL = re.compile(r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*[+\-\u2212]?\.?\d""")
+
+
+def _key_value_end(masked: str, pos: int) -> int | None:
+    """Where the first "key: value" pair of ``masked`` that starts at ``pos`` or later ends."""
+    for run in _KEY_RUN.finditer(masked, pos):
+        tail = _KEY_TAIL.match(masked, run.end())
+        if tail is not None and _KEY_START.search(masked, run.start(), run.end()):
+            return tail.end()
+    return None
 
 
 def is_listing(masked: str) -> bool:
@@ -187,8 +203,8 @@ def is_listing(masked: str) -> bool:
     a printed dict. In prose a single "Ours vs. Baseline: 31.52 vs. 30.10" labels nothing."""
     if masked.count(":") + masked.count("=") < 2:  # most sentences: no regex search at all
         return False
-    found = _KEY_VALUE.search(masked)
-    return found is not None and _KEY_VALUE.search(masked, found.end()) is not None
+    found = _key_value_end(masked, 0)
+    return found is not None and _key_value_end(masked, found) is not None
 
 
 def labels(masked: str, base: int, numbers: Sequence[int],
@@ -199,13 +215,25 @@ def labels(masked: str, base: int, numbers: Sequence[int],
     anchor is its key (another word's, "loss: 0.0406", or none).
     ``anchors``: (start, end, term), offsets as the numbers'."""
     ends = {e: (s, t) for s, e, t in anchors}
+    # Only the anchors ending in the gap before a number can be its key: they are found by
+    # bisection, and tried in the order of ``ends`` as before. Trying every anchor for every
+    # number cost a long log line (thousands of each) its length squared.
+    rank = {e: i for i, e in enumerate(ends)}
+    by_end = sorted(ends)
     out: list[str | None] = []
     for at in numbers:
         term: str | None = None
         gap_end = at - base
-        line = masked.rfind("\n", 0, gap_end) + 1
-        for end, (begin, name) in ends.items():
-            if base + line <= end <= at and _KEY_GAP.fullmatch(masked, end - base, gap_end):
+        # the gap: what _KEY_GAP may match, back from the number (never past the line's start:
+        # a newline is none of it)
+        lo = gap_end
+        while lo > 0 and masked[lo - 1] in _GAP_CHARS:
+            lo -= 1
+        near = sorted(by_end[bisect.bisect_left(by_end, base + lo):
+                             bisect.bisect_right(by_end, at)], key=rank.__getitem__)
+        for end in near:
+            begin, name = ends[end]
+            if _KEY_GAP.fullmatch(masked, end - base, gap_end):
                 # the tail of a longer key ("accuracy" in "predict_accuracy = 0.9826") is not
                 # that key: the number is another key's
                 glued = begin > base and masked[begin - base - 1] in "_./@-"

@@ -39,6 +39,7 @@ Invariants:
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,8 +57,12 @@ __all__ = ["rst_table"]
 
 _MAX_LINES = 5000  # a longer "table" is not read as one: each number falls back to its sentence
 
-_GRID_TOP = re.compile(r"\+(?:-+\+)+[ \t]*(?=\r?\n|$)")
-_SIMPLE_RULE = re.compile(r"=+(?:[ \t]+=+)+[ \t]*(?=\r?\n|$)")
+# Tried only where a table's top may start (a line's first non-blank is after a blank or a
+# newline): tried from every "+" of a long "+-+-+-" line, each try ran to the line's end, and
+# from every "=" of "== == ==", so a long line cost its length squared. A match anywhere else
+# was never a table's top (`_line_start`).
+_GRID_TOP = re.compile(r"(?<![^\n \t])\+(?:-+\+)+[ \t]*(?=\r?\n|$)")
+_SIMPLE_RULE = re.compile(r"(?m:^)[ \t]*=+(?:[ \t]+=+)+[ \t]*(?=\r?\n|$)")
 _DIRECTIVE = re.compile(r"\.\.[ \t]+(list-table|csv-table)::")
 _RUN = {ch: re.compile(re.escape(ch) + "+") for ch in "=-"}
 _DIGIT = re.compile(r"\d")
@@ -162,27 +167,51 @@ def _grid_spans(text: str) -> list[_Span]:
     return out
 
 
+def _indexed_lines(text: str) -> tuple[list[int], list[float], list[int]]:
+    """Per line of ``text``: its start and its indent (infinite when blank); and the indexes
+    of the lines that end a simple table (a ``=`` rule followed by a blank line or the end)."""
+    starts: list[int] = []
+    indents: list[float] = []
+    closers: list[int] = []
+    raw = text.split("\n")
+    at = 0
+    for i, piece in enumerate(raw):
+        if at >= len(text):
+            break
+        line = piece.rstrip("\r")
+        starts.append(at)
+        indents.append(_indent(line) if line.strip() else math.inf)
+        if _is_rule(line, "=") and (i + 1 == len(raw) or not raw[i + 1].strip()):
+            closers.append(i)
+        at += len(piece) + 1
+    return starts, indents, closers
+
+
 def _simple_spans(text: str) -> list[_Span]:
     out: list[_Span] = []
     last = -1
+    lines: tuple[list[int], list[float], list[int]] | None = None
     for m in _SIMPLE_RULE.finditer(text):
         ls = _line_start(text, m.start())
         if ls is None or ls < last:
             continue
         rule = text[ls:m.end()].rstrip()
         d = _indent(rule)
-        at, count = m.end() + 1, 0
+        # The table runs to the first rule followed by a blank line (or the end) within
+        # _MAX_LINES lines, unless a line less indented than its rule comes first. Looked up in
+        # the segment's lines, indexed once: walking them from every rule was quadratic ("=====
+        # =====" rules in prose: each walked the 5,000 lines below it to find no end).
+        if lines is None:
+            lines = _indexed_lines(text)
+        starts, indents, closers = lines
+        at = m.end() + 1
+        first = bisect.bisect_left(starts, at)
+        count = 0 if first < len(starts) and starts[first] == at else 1  # "\r": a blank line
+        c = bisect.bisect_left(closers, first)
         end = None
-        while at < len(text) and count <= _MAX_LINES:
-            le = _line_end(text, at)
-            line = text[at:le].rstrip("\r")
-            if line.strip() and _indent(line) < d:
-                break
-            nxt = text[le + 1:_line_end(text, le + 1)] if le < len(text) else ""
-            if _is_rule(line, "=") and not nxt.strip():
-                end = le  # a rule followed by a blank line (or the end) ends the table
-                break
-            at, count = le + 1, count + 1
+        if at < len(text) and c < len(closers) and closers[c] - first + count <= _MAX_LINES \
+                and min(indents[first:closers[c] + 1]) >= d:
+            end = _line_end(text, starts[closers[c]])
         if end is not None:
             out.append(_Span(ls, end, "simple"))
             last = end

@@ -10,9 +10,12 @@ table) come up far more often than in random characters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from labledger.reconcile import doc_readers
 from labledger.reconcile.doc_readers import Segment, Table, is_log
 from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.units import unit_at
@@ -148,3 +151,33 @@ def test_printed_logs_never_raise_and_each_record_is_one_line(text: str) -> None
             unit = unit_at(seg, pos)
             if not isinstance(unit, Table):  # a log's unit never spans two lines
                 assert "\n" not in text[unit.start:unit.end], (pos, unit)
+
+
+def _walk_back(text: str, pos: int, keep: Callable[[str], bool], most: int) -> int | None:
+    """The block start as it was found before runs were indexed: line by line, backwards."""
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos)
+    if not keep(text[ls:len(text) if le < 0 else le]):
+        return None
+    start = ls
+    while start > 0:
+        prev = text.rfind("\n", 0, start - 1) + 1
+        if not keep(text[prev:start - 1]):
+            break
+        start = prev
+        if ls - start > most:
+            return None
+    return start
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\n", "|", "\t", "b c", "\n\n", " \n", "| x |"]),
+                max_size=40).map("".join), st.sampled_from([5, 1000]))
+def test_indexed_runs_find_the_block_start_the_walk_back_found(text: str, most: int) -> None:
+    # _block_start looks runs of kept lines up (found once per segment, by string searches);
+    # it must answer exactly what walking back from each position answered
+    for keep in (doc_readers._piped, doc_readers._filled, str.isupper):
+        seg = Segment("x.md", "md", text)
+        for pos in range(len(text) + 1):
+            assert doc_readers._block_start(seg, pos, keep, most) == \
+                _walk_back(text, pos, keep, most), (pos, keep)
