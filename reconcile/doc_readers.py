@@ -32,9 +32,10 @@ from pathlib import Path
 
 from labledger.reconcile.errors import DocumentError
 
-__all__ = ["FORMATS", "Cell", "Segment", "Sentence", "Table", "aligned_table", "delimited_table",
-           "format_of", "head_spans_by_name", "in_fence", "is_log", "latex_table", "line_at",
-           "markdown_table", "mask", "mask_text", "read_document", "sentence_around"]
+__all__ = ["FORMATS", "Cell", "Segment", "Sentence", "Table", "aligned_table", "blanked",
+           "delimited_table", "format_of", "head_spans_by_name", "in_fence", "is_log",
+           "latex_table", "line_at", "markdown_table", "mask", "mask_text", "read_document",
+           "sentence_around"]
 
 FORMATS: dict[str, str] = {
     ".md": "md", ".markdown": "md", ".tex": "tex", ".latex": "tex", ".rst": "rst",
@@ -167,8 +168,13 @@ _MASKS: dict[str, re.Pattern[str]] = {
 _MASKS["csv"] = _MASKS["tsv"] = _MASKS["txt"]
 
 
+def blanked(text: str) -> str:
+    """``text`` with every character but its line breaks a space (offsets and lines kept)."""
+    return re.sub(r"[^\n]", " ", text)
+
+
 def _blank(m: re.Match[str]) -> str:
-    return re.sub(r"[^\n]", " ", m.group(0))
+    return blanked(m.group(0))
 
 
 # Without one of these a text has nothing to mask (most table cells): skip the big regex.
@@ -1104,14 +1110,15 @@ _REPORT_AVERAGES = ("accuracy", "macro avg", "weighted avg", "micro avg", "sampl
 def _report_around(segment: Segment, pos: int) -> list[tuple[int, str]] | None:
     """The lines (offset, text) of the classification report holding ``pos``, its header
     first and its blank lines left out; None outside one."""
-    reports = segment._cache.get("reports_at")
-    if reports is None:
+    found = segment._cache.get("reports_at")
+    if found is None:
         reports = _reports(segment.text)
-        segment._cache["reports_at"] = reports
-    assert isinstance(reports, list)
+        found = segment._cache["reports_at"] = ([lines[0][0] for lines in reports], reports)
+    assert isinstance(found, tuple)
+    starts, reports = found
     if not reports:
         return None
-    i = bisect.bisect_right([lines[0][0] for lines in reports], pos) - 1
+    i = bisect.bisect_right(starts, pos) - 1
     if i < 0:
         return None
     lines = reports[i]

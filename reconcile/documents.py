@@ -582,16 +582,17 @@ class _Run:
                       [(h.start, h.end, h.term) for h in hits if masked[h.start - start] != " "])
         claims_of = self.index.claims_of
         fullest: dict[str, int] = {}  # claim -> the most words of a name keying its numbers
-        for term in keys:
-            if term:
-                for cid in claims_of.get(term, ()):
-                    fullest[cid] = max(fullest.get(cid, 0), len(term.split()))
-        for it, term in zip(items, keys, strict=True):
-            named = claims_of.get(term, frozenset()) if term else frozenset()
-            size = len(term.split()) if term else 0
+        for key in keys:
+            if key is not None and not key[1]:
+                for cid in claims_of.get(key[0], ()):
+                    fullest[cid] = max(fullest.get(cid, 0), len(key[0].split()))
+        for it, key in zip(items, keys, strict=True):
+            term, glued = key if key is not None else ("", False)
+            named = claims_of.get(term, frozenset()) if term and not glued else frozenset()
+            size = len(term.split()) if term and not glued else 0
             drop = {c for c in fullest if not (c in named and size == fullest[c])}
-            if term and term[0] == "~":  # "predict_accuracy = 0.9826": not the eval_accuracy's
-                drop |= claims_of.get(term[1:], frozenset())
+            if glued:  # "predict_accuracy = 0.9826": not the eval_accuracy claim's
+                drop |= claims_of.get(term, frozenset())
             elif term:  # keyed by a name: only the claims that name is a name of
                 drop |= (it.cands | it.named) - named
             if drop & (it.cands | it.named):
@@ -704,7 +705,7 @@ class _Run:
                     # bare numbers as a glued one ("20.8M") would: without it, 20.8 under
                     # "Params(M)" drifted against the parameter count 20,770,000 the evidence
                     # records (a claim recorded in millions says so with its unit, "M").
-                    shown = _scaled(shown, scale_word)
+                    shown = shown.scaled_by(scale_word)
                 if shown.start in marked or _holds(in_cells, cell):
                     continue  # a value marker in the cell: checked exactly below
                 pct = ci < len(col_pct) and col_pct[ci]
@@ -840,12 +841,6 @@ _AT_THRESHOLD = re.compile(r"@[ \t]*\d+(?:\.\d+)?[ \t]*\\?%")
 # "FLOPs<br><sup>@640 (B)", "Multi-Adds(G)" (not a unit: "(ms)", "(dB)", "(%)")
 _HEADER_SCALE = re.compile(r"\(\s*([kKMBG])\s*\)")
 
-
-def _scaled(shown: Shown, word: str) -> Shown:
-    """``shown`` read with the multiplier ``word`` its column's header gives it (the suffix is
-    not printed: it ends where the number does)."""
-    return Shown(shown.text, shown.start, shown.end, shown.literal, shown.sign, shown.percent,
-                 word, shown.end, shown.uncertainty, shown.exponent)
 
 
 def _shift(shown: Shown, base: int) -> Shown:

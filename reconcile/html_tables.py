@@ -45,6 +45,7 @@ from labledger.reconcile.doc_readers import (
     _fill_group_labels,
     _split_slash_columns,
     _table_once,
+    blanked,
     head_spans_by_name,
     in_fence,
 )
@@ -112,10 +113,6 @@ def _spans(segment: Segment) -> list[tuple[int, int]]:
 
 # --- a cell's text: markup blanked, entities replaced, one for one ---------------------------
 
-def _blank(s: str) -> str:
-    return re.sub(r"[^\n]", " ", s)
-
-
 def _entity(m: re.Match[str]) -> str:
     raw = m.group(0)
     char = html.unescape(raw)
@@ -131,7 +128,7 @@ def _plain(raw: str) -> str:
     """``raw`` (a cell's inner HTML) as the text it shows, character for character."""
     if "<" in raw:
         raw = _TAG.sub(lambda m: m.group(0) if m.group(0).startswith("<!--")
-                       else _blank(m.group(0)), raw)
+                       else blanked(m.group(0)), raw)
     if "&" in raw:
         raw = _ENTITY.sub(_entity, raw)
     return raw

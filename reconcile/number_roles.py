@@ -208,10 +208,10 @@ def is_listing(masked: str) -> bool:
 
 
 def labels(masked: str, base: int, numbers: Sequence[int],
-           anchors: Sequence[tuple[int, int, str]]) -> list[str | None]:
+           anchors: Sequence[tuple[int, int, str]]) -> list[tuple[str, bool] | None]:
     """Per number (its start offset), the anchor term that is its key in a listing ("val
-    accuracy" for "val_accuracy: 0.9920"), "~" and the term when the key only ends with it
-    ("~accuracy" for "predict_accuracy = 0.9826", another split's accuracy), None when no
+    accuracy" for "val_accuracy: 0.9920") and whether the key only ends with it (True for
+    "accuracy" in "predict_accuracy = 0.9826", another split's accuracy), None when no
     anchor is its key (another word's, "loss: 0.0406", or none).
     ``anchors``: (start, end, term), offsets as the numbers'."""
     ends = {e: (s, t) for s, e, t in anchors}
@@ -220,9 +220,9 @@ def labels(masked: str, base: int, numbers: Sequence[int],
     # number cost a long log line (thousands of each) its length squared.
     rank = {e: i for i, e in enumerate(ends)}
     by_end = sorted(ends)
-    out: list[str | None] = []
+    out: list[tuple[str, bool] | None] = []
     for at in numbers:
-        term: str | None = None
+        key: tuple[str, bool] | None = None
         gap_end = at - base
         # the gap: what _KEY_GAP may match, back from the number (never past the line's start:
         # a newline is none of it)
@@ -236,8 +236,7 @@ def labels(masked: str, base: int, numbers: Sequence[int],
             if _KEY_GAP.fullmatch(masked, end - base, gap_end):
                 # the tail of a longer key ("accuracy" in "predict_accuracy = 0.9826") is not
                 # that key: the number is another key's
-                glued = begin > base and masked[begin - base - 1] in "_./@-"
-                term = "~" + name if glued else name
+                key = (name, begin > base and masked[begin - base - 1] in "_./@-")
                 break
-        out.append(term)
+        out.append(key)
     return out

@@ -128,6 +128,12 @@ class Shown:
                      self.percent, self.suffix, self.suffix_end + base, self.uncertainty,
                      self.exponent)
 
+    def scaled_by(self, multiplier: str) -> Shown:
+        """The same number read with ``multiplier`` ("M", "k") as if glued to it, though not
+        printed after it (a column header's "Params (M)"): its suffix ends where it does."""
+        return Shown(self.text, self.start, self.end, self.literal, self.sign, self.percent,
+                     multiplier, self.end, self.uncertainty, self.exponent)
+
     def __repr__(self) -> str:
         return f"Shown({self.text!r} at {self.start})"
 

@@ -4,8 +4,8 @@ Units are found lazily, around the positions reconcile asks about (an anchor, a 
 cutting whole documents (see `doc_readers`). Tables are tried first, by syntax: CSV/TSV (the whole
 segment), Markdown (an HTML table, `html_tables`, else a pipe table; a fenced code line is its own
 unit), LaTeX tabulars, reST tables (`rst_tables`), and for plain text a printed frame (or
-sklearn's classification report, blank lines and all), else one
-line of a printed log (`doc_readers.is_log`). Everything else is the sentence around the position.
+sklearn's classification report, blank lines and all), else one line of a printed log
+(`doc_readers.is_log`). Everything else is the sentence around the position.
 Each table is built once per segment, however many positions ask for it.
 """
 

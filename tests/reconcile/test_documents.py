@@ -479,7 +479,8 @@ def test_a_malformed_marker_shows_itself_and_the_form_expected(text: str, says: 
     assert ("marker", says) in [(f.type, f.message) for f in report.findings]
 
 
-def _judge(text: str, claims: list[Claim], path: str = "a.md") -> Report:
+def judge(text: str, claims: list[Claim], path: str = "a.md") -> Report:
+    """The report of reconciling ``text``, as the document ``path``, against ``claims``."""
     return reconcile_segments(read_document(path, text.encode()), claims)
 
 
@@ -487,10 +488,10 @@ def test_a_metric_key_with_split_or_statistic_words_is_anchored_by_the_quantity(
     """A claim on a result file's key (`test_psnr`, `psnr_mean`, `val/loss`) was anchored only
     by "test psnr" etc., which prose never writes: "PSNR of 31.5" went unchecked."""
     for metric in ("test_psnr", "psnr_mean", "val/PSNR_dB"):
-        report = _judge("Ours reaches a PSNR of 31.5 dB on Kodak.\n",
+        report = judge("Ours reaches a PSNR of 31.5 dB on Kodak.\n",
                         [claim("K1", metric, 31.42, unit="dB", aliases=("Ours",))])
         assert [(f.type, f.claims) for f in report.findings] == [("drift", ("K1",))], metric
-        report = _judge("Ours reaches a PSNR of 31.4 dB on Kodak.\n",
+        report = judge("Ours reaches a PSNR of 31.4 dB on Kodak.\n",
                         [claim("K1", metric, 31.42, unit="dB", aliases=("Ours",))])
         assert report.findings == []
         assert [m.claims for m in report.matches] == [("K1",)]
@@ -501,15 +502,15 @@ def test_claims_on_one_quantity_keep_its_name_decisive() -> None:
     (decisively), the run's own alias picks its claim, and neither drifts against the other."""
     claims = [claim("A", "psnr", 31.42, aliases=("Ours",), run="ours"),
               claim("B", "test_psnr", 29.95, aliases=("Baseline",), run="base")]
-    report = _judge("Ours reaches a PSNR of 31.4 and the Baseline a PSNR of 30.4.\n", claims)
+    report = judge("Ours reaches a PSNR of 31.4 and the Baseline a PSNR of 30.4.\n", claims)
     assert [(f.type, f.claims) for f in report.findings] == [("drift", ("B",))]
-    report = _judge("PSNR: 31.42 (ours) vs 29.95 (baseline).\n", claims)
+    report = judge("PSNR: 31.42 (ours) vs 29.95 (baseline).\n", claims)
     assert report.findings == []
     assert sorted(m.claims for m in report.matches) == [("A",), ("B",)]
 
 
 def test_top1_and_top5_stay_different_quantities() -> None:
     claims = [claim("T1", "top1", 0.7634), claim("T5", "top5_acc", 0.9312)]
-    report = _judge("Top-1 is 76.3% and top-5 acc is 93.1%.\n", claims)
+    report = judge("Top-1 is 76.3% and top-5 acc is 93.1%.\n", claims)
     assert report.findings == []
     assert sorted(m.claims for m in report.matches) == [("T1",), ("T5",)]

@@ -19,10 +19,8 @@ from functools import partial
 import pytest
 
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.doc_readers import read_document
-from labledger.reconcile.documents import reconcile_segments
-from labledger.reconcile.findings import Report
 from tests.reconcile.test_documents import claim as documents_claim
+from tests.reconcile.test_documents import judge
 
 claim = partial(documents_claim, run="ours")
 
@@ -35,8 +33,7 @@ class Paper:
     bound: list[tuple[str, int, str, str]]    # (claim, line, as written, moved past half a unit)
 
 
-def _run(text: str, claims: list[Claim]) -> Report:
-    return reconcile_segments(read_document("paper.tex", text.encode()), claims)
+_run = partial(judge, path="paper.tex")
 
 
 _ICCV = "dennis-park-TRI/ICCV2021-Pretraining:"

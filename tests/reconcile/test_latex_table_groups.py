@@ -14,11 +14,8 @@ from functools import partial
 
 import pytest
 
-from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.doc_readers import read_document
-from labledger.reconcile.documents import reconcile_segments
-from labledger.reconcile.findings import Report
 from tests.reconcile.test_documents import claim as documents_claim
+from tests.reconcile.test_documents import judge
 from tests.reconcile.test_papers_review_1 import Case, assert_case
 from tests.reconcile.test_papers_review_2 import DATASETS, MULTIROW
 from tests.reconcile.test_slash_pair_cells import CLAIMS
@@ -26,8 +23,7 @@ from tests.reconcile.test_slash_pair_cells import CLAIMS
 claim = partial(documents_claim, run="ours")
 
 
-def run(text: str, claims: list[Claim]) -> Report:
-    return reconcile_segments(read_document("t.tex", text.encode()), claims)
+run = partial(judge, path="t.tex")
 
 
 # --- noclaim in a \multirow group silences its own row only --------------------------------------

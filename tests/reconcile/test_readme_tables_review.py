@@ -17,10 +17,8 @@ from functools import partial
 import pytest
 
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.doc_readers import read_document
-from labledger.reconcile.documents import reconcile_segments
-from labledger.reconcile.findings import Report
 from tests.reconcile.test_documents import claim as documents_claim
+from tests.reconcile.test_documents import judge
 
 claim = partial(documents_claim, run="ours")
 
@@ -33,8 +31,7 @@ class Readme:
     bound: list[tuple[str, int, str, str]]    # (claim, line, as shown, moved past half a unit)
 
 
-def _run(text: str, claims: list[Claim]) -> Report:
-    return reconcile_segments(read_document("README.md", text.encode()), claims)
+_run = partial(judge, path="README.md")
 
 
 _YOLO = "https://github.com/ultralytics/yolov5/releases/download/v7.0/"

@@ -301,6 +301,12 @@ def test_malformed_table_is_prose(kind: str) -> None:
 
 # --- spans ------------------------------------------------------------------------------------
 
+# the claims of the two tables below that head a dataset over its PSNR and SSIM columns
+DATASET_CLAIMS = [claim("P5", "psnr", 32.1234, unit="dB", aliases=("Ours", "Set5")),
+                  claim("S14", "ssim", 0.77904, aliases=("Ours", "Set14")),
+                  claim("B14", "psnr", 28.3011, unit="dB", aliases=("Baseline", "Set14"),
+                        run="baseline")]
+
 SPANNED = [
     Readme(
         "grid: a header cell over two columns, a label cell over two header rows",
@@ -313,10 +319,7 @@ SPANNED = [
         "+----------+--------+--------+--------+--------+\n"
         "| Baseline | 31.90  | 0.8900 | 28.30  | 0.7700 |\n"
         "+----------+--------+--------+--------+--------+\n",
-        [claim("P5", "psnr", 32.1234, unit="dB", aliases=("Ours", "Set5")),
-         claim("S14", "ssim", 0.77904, aliases=("Ours", "Set14")),
-         claim("B14", "psnr", 28.3011, unit="dB", aliases=("Baseline", "Set14"),
-               run="baseline")],
+        DATASET_CLAIMS,
         [("P5", 6, "32.12", "32.32"), ("S14", 6, "0.7790", "0.7810"),
          ("B14", 8, "28.30", "28.50")]),
     Readme(
@@ -343,10 +346,7 @@ SPANNED = [
         "Ours        32.12   0.8995  28.50   0.7790\n"
         "Baseline    31.90   0.8900  28.30   0.7700\n"
         "==========  ======  ======  ======  ======\n",
-        [claim("P5", "psnr", 32.1234, unit="dB", aliases=("Ours", "Set5")),
-         claim("S14", "ssim", 0.77904, aliases=("Ours", "Set14")),
-         claim("B14", "psnr", 28.3011, unit="dB", aliases=("Baseline", "Set14"),
-               run="baseline")],
+        DATASET_CLAIMS,
         [("P5", 6, "32.12", "32.32"), ("S14", 6, "0.7790", "0.7810"),
          ("B14", 7, "28.30", "28.50")]),
     Readme(

@@ -14,15 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.doc_readers import read_document
-from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.findings import Report
-from tests.reconcile.test_documents import claim
-
-
-def run(path: str, text: str, claims: list[Claim]) -> Report:
-    return reconcile_segments(read_document(path, text.encode()), claims)
+from tests.reconcile.test_documents import claim, judge
 
 
 def found(report: Report) -> list[tuple[str, int, tuple[str, ...]]]:
@@ -45,12 +38,12 @@ KODAK = [claim("B", "psnr", 30.1043, run="base", aliases=("Baseline",)),
 
 
 def test_a_quoted_markdown_table_is_a_table() -> None:
-    report = run("README.md", QUOTED.format(psnr="31.42"), KODAK)
+    report = judge(QUOTED.format(psnr="31.42"), KODAK, "README.md")
     assert found(report) == []
     assert matched(report) == [(5, ("B",)), (6, ("P",)), (6, ("S",))]
     # before: read as lines of prose, where "Ours" names a PSNR and an SSIM claim and so
     # says which quantity neither number is: the drift went unseen
-    assert found(run("README.md", QUOTED.format(psnr="31.52"), KODAK)) == [("drift", 6, ("P",))]
+    assert found(judge(QUOTED.format(psnr="31.52"), KODAK, "README.md")) == [("drift", 6, ("P",))]
 
 
 GROUPED = ("| Backbone | Upsampler | Set5 | Urban100 |\n"
@@ -74,7 +67,7 @@ def test_an_empty_first_cell_continues_the_group_above(
         matches: list[tuple[int, tuple[str, ...]]]) -> None:
     # each FGA row is its own backbone's (before, both rows named only "FGA" and "Set5", and
     # each claim was judged against both numbers)
-    report = run("README.md", GROUPED.format(edsr_fga=edsr, rcan_fga=rcan), GROUP_CLAIMS)
+    report = judge(GROUPED.format(edsr_fga=edsr, rcan_fga=rcan), GROUP_CLAIMS, "README.md")
     assert found(report) == drifts
     assert matched(report) == matches
 
@@ -85,8 +78,8 @@ def test_a_spreadsheet_export_of_merged_cells_groups_its_rows() -> None:
            ",FGA,{edsr}\n"
            "RCAN,SPC,32.34\n"
            ",FGA,32.43\n")
-    assert found(run("results.csv", csv.format(edsr="32.30"), GROUP_CLAIMS)) == []
-    assert found(run("results.csv", csv.format(edsr="32.20"), GROUP_CLAIMS)) == \
+    assert found(judge(csv.format(edsr="32.30"), GROUP_CLAIMS, "results.csv")) == []
+    assert found(judge(csv.format(edsr="32.20"), GROUP_CLAIMS, "results.csv")) == \
         [("drift", 3, ("E",))]
 
 
@@ -95,7 +88,7 @@ def test_a_row_with_no_label_of_its_own_stays_out_of_the_group() -> None:
     # the last row's 32.40 would be EDSR's or RCAN's FGA number if it took the label above
     claims = [claim("M", "psnr", 32.4012, run="mean", aliases=("RCAN",))]
     text = GROUPED.format(edsr_fga="32.30", rcan_fga="32.43")
-    report = run("README.md", text, claims)
+    report = judge(text, claims, "README.md")
     assert (7, ("M",)) not in matched(report)
 
 
@@ -109,10 +102,10 @@ def test_a_resolution_is_a_row_label_not_a_number(label: str, alias: str) -> Non
             "| ConvNeXt-B | 224x224 | 83.8 |\n"
             "| ConvNeXt-B | " + label + " | {acc} |\n")
     claims = [claim("V", "acc@1", 0.85104, aliases=("ConvNeXt-B", alias))]
-    assert found(run("README.md", text.format(acc="85.1"), claims)) == []
+    assert found(judge(text.format(acc="85.1"), claims, "README.md")) == []
     # before: "384x384" was a number cell (and "×" no anchor), so the row named only
     # ConvNeXt-B, like the 224 row, and the claim drifted against 83.8
-    assert found(run("README.md", text.format(acc="85.3"), claims)) == [("drift", 4, ("V",))]
+    assert found(judge(text.format(acc="85.3"), claims, "README.md")) == [("drift", 4, ("V",))]
 
 
 LATEX = ("\\begin{{tabular}}{{lc}}\n"
@@ -126,10 +119,10 @@ LATEX = ("\\begin{{tabular}}{{lc}}\n"
 def test_a_noclaim_on_the_header_line_silences_the_whole_table() -> None:
     claims = [claim("O", "psnr", 31.4218, run="ours", aliases=("Ours",)),
               claim("B", "psnr", 30.1043, run="base", aliases=("Baseline",))]
-    assert found(run("t.tex", LATEX.format(comment=""), claims)) == [
+    assert found(judge(LATEX.format(comment=""), claims, "t.tex")) == [
         ("drift", 4, ("O",)), ("drift", 5, ("B",))]
     # before: only the first body row (Ours) was silenced, and Baseline's 29.00 drifted
-    assert found(run("t.tex", LATEX.format(comment=" % noclaim"), claims)) == []
+    assert found(judge(LATEX.format(comment=" % noclaim"), claims, "t.tex")) == []
 
 
 ABUTTING = {
@@ -150,10 +143,10 @@ def test_prose_touching_a_table_does_not_run_into_it(kind: str) -> None:
     as a cell and as prose)."""
     claims = [claim("O", "psnr", 31.4218, run="ours", aliases=("Ours",)),
               claim("B", "psnr", 30.1043, run="base", aliases=("Baseline",))]
-    report = run("README.md", ABUTTING[kind].format(ours="31.42"), claims)
+    report = judge(ABUTTING[kind].format(ours="31.42"), claims, "README.md")
     assert found(report) == []
     assert [(m.line, m.claims, m.via) for m in report.matches] == [
         (4, ("O",), "table"), (5, ("B",), "table")]
-    report = run("README.md", ABUTTING[kind].format(ours="31.52"), claims)
+    report = judge(ABUTTING[kind].format(ours="31.52"), claims, "README.md")
     assert [(f.type, f.line, f.claims, f.via) for f in report.findings] == [
         ("drift", 4, ("O",), "table")]
