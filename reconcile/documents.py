@@ -54,7 +54,7 @@ from labledger.reconcile.doc_readers import (
     mask,
     mask_text,
 )
-from labledger.reconcile.fanout import cpu_count, fork_map, split_by_size
+from labledger.reconcile.fanout import cpu_count, fork_each
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.judge_cache import JudgeCache
 from labledger.reconcile.log_units import headed, strongest_records
@@ -903,28 +903,22 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
             jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
         rows = memo is not None or jobs > 1  # kept or sent back: plain data, without the text
 
-        def judge(share: list[int]) -> list[tuple[int, list[Finding], list[Any]]]:
-            out: list[tuple[int, list[Finding], list[Any]]] = []
-            for i in share:  # the shares are positions in `todo`
-                run.report = Report()
-                _segment(run, segments[todo[i]], binds)
-                matches = run.report.matches
-                out.append((todo[i], run.report.findings,
-                            [m.row() for m in matches] if rows else matches))
-            return out
+        def judge(k: int) -> tuple[list[Finding], list[Any]]:
+            run.report = Report()  # k: a position in `todo`
+            _segment(run, segments[todo[k]], binds)
+            matches = run.report.matches
+            return run.report.findings, [m.row() for m in matches] if rows else matches
 
-        shares = split_by_size(sizes, jobs) if jobs > 1 else [list(range(len(todo)))]
-        parts = fork_map(judge, shares) if len(shares) > 1 else [judge(shares[0])]
-        for part in parts:
-            for i, findings, judged in part:
-                report.findings.extend(findings)
-                if not rows:
-                    report.matches.extend(judged)
-                    continue
-                seg = segments[i]
-                report.matches.extend([Match.from_row(seg.path, seg.where, row) for row in judged])
-                if memo is not None:
-                    memo.put(keys[i], seg, findings, judged)
+        for k, (findings, judged) in enumerate(fork_each(judge, sizes, jobs)):
+            i = todo[k]
+            report.findings.extend(findings)
+            if not rows:
+                report.matches.extend(judged)
+                continue
+            seg = segments[i]
+            report.matches.extend([Match.from_row(seg.path, seg.where, row) for row in judged])
+            if memo is not None:
+                memo.put(keys[i], seg, findings, judged)
     if memo is not None:
         memo.save()
     report.documents = documents if documents is not None else len({s.path for s in segments})
