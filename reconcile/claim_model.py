@@ -11,6 +11,9 @@ Invariants:
 
 This module is the contract between claim capture (``claims.py``), EVIDENCE.json
 (``evidence.py``) and document reconcile (``documents/``): they all read ``current_claims``.
+What needs the claims and nothing else reads only `CLAIM_KINDS` from the ledger: a project's
+ledger is mostly heartbeats and checkpoints (hundreds of thousands over a few long runs), and
+decoding them all made every ``reconcile`` and ``claim list`` take seconds.
 """
 
 from __future__ import annotations
@@ -20,7 +23,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from labledger.reconcile.pull_verified import Event
+from labledger.reconcile.pull_verified import Event, load_events
+
+# The events `current_claims` and `claim_history` read: load only these where claims are all
+# that is needed (`load_claim_events`).
+CLAIM_KINDS = ("claim.declared", "claim.retracted")
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,11 @@ class Claim:
             seeds=tuple(b.get("seeds") or ()), variance_type=b.get("variance_type"),
             variance=b.get("variance"), source_event=b.get("source_event"),
         )
+
+
+def load_claim_events(ledger: Any) -> list[Event]:
+    """The ledger's `CLAIM_KINDS` events, in ledger time order (the others are not parsed)."""
+    return load_events(ledger, CLAIM_KINDS)
 
 
 def current_claims(events: Iterable[Event]) -> list[Claim]:

@@ -29,7 +29,7 @@ from labledger.cas import Store
 from labledger.cas.errors import CasError
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
-from labledger.reconcile.claim_model import Claim, current_claims
+from labledger.reconcile.claim_model import Claim, current_claims, load_claim_events
 from labledger.reconcile.claim_values import Extracted, read_value, split_from_path
 from labledger.reconcile.errors import (
     ClaimInputError,
@@ -221,7 +221,7 @@ def retract_claim(ledger: Ledger, claim_id: str, reason: str,
     """
     check_id(claim_id)
     text = _text("--reason", reason, claim_id)
-    current = current_claims(load_events(ledger) if events is None else events)
+    current = current_claims(load_claim_events(ledger) if events is None else events)
     claim = next((c for c in current if c.id == claim_id), None)
     if claim is None:
         raise ClaimNotFoundError(claim_id, [c.id for c in current])

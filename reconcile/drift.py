@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labledger.reconcile.claim_model import Claim, current_claims
+from labledger.reconcile.claim_model import Claim, current_claims, load_claim_events
 from labledger.reconcile.doc_sources import (
     configured_globs,
     display_path,
@@ -58,7 +58,7 @@ def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None
     """`reconcile_paths` over ``paths``, or over the project's configured document globs."""
     globs = None if paths else configured_globs(ledger.paths.config)
     documents = resolve_documents(paths, ledger.paths.project, globs)
-    claims = current_claims(load_events(ledger))
+    claims = current_claims(load_claim_events(ledger))
     return reconcile_paths(documents, claims, cwd, jobs,
                            cache_folder(ledger) if use_cache else None)
 
@@ -103,7 +103,7 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
     return add_locations(document, report, globs)
 
 
-def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
+def _evidence(ledger: Any, top: Path, report: Report,
               cwd: Path | None, cache: Path | None) -> None:
     try:
         from labledger.reconcile.evidence import (
@@ -127,7 +127,9 @@ def _evidence(ledger: Any, events: list[Event], top: Path, report: Report,
         data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
     shown = display_path(path, cwd)
-    document = evidence_document(ledger, locations=wants_locations(text), events=events,
+    # every event is read only here, for a project that keeps an EVIDENCE.json: its projection
+    # needs the runs' pulls and activity, not only the claims
+    document = evidence_document(ledger, locations=wants_locations(text), events=None,
                                  index_of=top, written_with=shown, cache=cache,
                                  name=kept_name(text))
     report.evidence = {"path": shown, "differences": differences(text, document),
@@ -141,9 +143,8 @@ def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,
     project = Path(ledger.paths.project).resolve()
     globs = configured_globs(ledger.paths.config)
     segments, shown = staged_documents(top.resolve(), project, globs, cwd)
-    events = load_events(ledger)
     cache = cache_folder(ledger) if use_cache else None
-    report = reconcile_segments(segments, current_claims(events), documents=len(shown),
-                                jobs=jobs, cache=cache)
-    _evidence(ledger, events, top.resolve(), report, cwd, cache)
+    report = reconcile_segments(segments, current_claims(load_claim_events(ledger)),
+                                documents=len(shown), jobs=jobs, cache=cache)
+    _evidence(ledger, top.resolve(), report, cwd, cache)
     return report

@@ -110,11 +110,10 @@ def claim_list(all_: bool) -> None:
 
     Example: labledger claim list --json
     """
-    from labledger.reconcile.claim_model import current_claims, reading_order
+    from labledger.reconcile.claim_model import current_claims, load_claim_events, reading_order
     from labledger.reconcile.claims import claim_history
-    from labledger.reconcile.pull_verified import load_events
 
-    events = load_events(open_ledger())
+    events = load_claim_events(open_ledger())
     if all_:
         history = claim_history(events)
         if state().json:
