@@ -12,7 +12,6 @@ two writers.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,7 @@ def _beats(ledger: Ledger, count: int) -> None:
 
 
 @pytest.fixture
-def kinds_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
+def kinds_read(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The ``kinds`` of every `Ledger.records` call made while the test runs."""
     asked: list[Any] = []
     records = Ledger.records
@@ -62,7 +61,7 @@ def kinds_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
         return records(self, kinds)
 
     monkeypatch.setattr(Ledger, "records", spy)
-    yield asked
+    return asked
 
 
 def test_claim_commands_and_reconcile_read_only_the_claim_events(
