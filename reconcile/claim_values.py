@@ -8,12 +8,24 @@ JSON (``metrics.json``, any ``*.json``)
                        selector that reads two ways is refused as ambiguous
     ``/test/psnr``     a JSON pointer (RFC 6901; ``~1`` is ``/``, ``~0`` is ``~``)
     ``mean(per_image.psnr)``  an aggregate over a list of numbers
-Tables (``results.parquet``, ``*.csv``, ``*.tsv``)
+Tables (``results.parquet``, ``*.csv``, ``*.tsv``; JSON records, below)
     ``mean(psnr)``     an aggregate over the column's non-empty cells, in row order
-    ``psnr[-1]``       one cell: data row I of the column (0-based; negative counts from the end)
+    ``psnr[-1]``       one cell: data row I of the table (0-based; negative counts from the end),
+                       whichever column is read; an empty cell there is refused, naming the row
+                       that holds the column's last value (``last(psnr)`` reads it)
     ``psnr[epoch=100]``  one cell: the one row whose column ``epoch`` reads ``100``; several
-                       conditions, comma-separated, all hold (``value[metric=psnr,split=test]``)
+                       conditions, comma-separated, all hold (``value[metric=psnr,split=test]``);
+                       of several rows they pick, those whose ``psnr`` cell is empty are passed
+                       over (a sparse log has a training and an evaluation row per epoch)
     ``mean(psnr[split=test])``  an aggregate over the rows the conditions pick
+JSON records (`json_records`): a file of one JSON object per line (``*.jsonl``, ``*.ndjson``,
+or a ``*.json`` that JSON itself finds "extra data" in: detectron2's ``metrics.json``,
+mmengine's ``scalars.json``) is a table, each line a row, its keys (nested ones joined with a
+dot; the metric is the last key) the columns, a missing key an empty cell; so is a list of
+objects in a JSON document,
+named before the column: ``max(log_history.eval_accuracy)``,
+``log_history.eval_accuracy[epoch=3.0]`` (the document itself, when it is such a list: what
+``df.to_json(orient="records")`` writes). A column a record gives twice is refused where read.
 
 A long table (one ``value`` column; ``metric``/``variable`` names each row's quantity, ``statistic``
 its statistic) is read by conditions, and the claim's metric is the quantity they pick; an
@@ -27,15 +39,19 @@ a sum that does not fit a float is refused too. A name the file gives twice (a r
 a repeated column in the header) is refused as ambiguous when it is read.
 
 Besides the value, what the object itself says about it is read too, never guessed: ``n``
-(samples behind the value), the split it was evaluated on (a ``split`` key or column, else the
-keys on the way to the value or the column's name: ``val.psnr``, ``test_psnr``), seeds
-(``seed``/``seeds`` keys, a ``seed`` column) and a reported spread (``psnr_std``,
-``std: {psnr: ...}``, ``psnr_sem``, the ``std`` beside ``{"mean": ...}``, a ``psnr_std`` column
-in a cell's row; for the mean of a table with one row per seed, the sample standard deviation
-over those rows).
+(samples behind the value: an ``n``-like key, or ``eval_samples`` beside ``eval_accuracy``), the
+split it was evaluated on (a ``split`` key or column, else the keys on the way to the value or
+the column's name: ``val.psnr``, ``test_psnr``; ``eval_`` names none), seeds (``seed``/``seeds``
+keys, a ``seed`` column) and a reported spread (``psnr_std``, ``std: {psnr: ...}``,
+``psnr_sem``, the ``std`` beside ``{"mean": ...}``, a ``psnr_std`` column in a cell's row; for
+the mean of a table with one row per seed, the sample standard deviation over those rows). An
+lm-evaluation-harness ``results.TASK.acc,none`` reads its ``acc_stderr,none`` (sem), the task's
+``n-samples`` and its config's test (else validation) split (`_harness_facts`).
 
 The metric is the last key or the column, unless that key is a statistic of the key above it
-(``psnr.mean`` reads metric ``psnr``, `metric_name`). A float32 or float16 Parquet cell is read
+(``psnr.mean`` reads metric ``psnr``, `metric_name`), or the file names it otherwise
+(``acc`` for lm-evaluation-harness's ``acc,none``, ``BLEU`` for sacrebleu's ``score`` beside
+``"name": "BLEU"``: `_named_metric`). A float32 or float16 Parquet cell is read
 as the shortest decimal that is that float (``31.52``, not 31.520000457763672 or 31.515625), and
 an aggregate reads those decimals.
 
@@ -57,6 +73,7 @@ in the object (JSON pointer; row, line and column); a selector that is none of t
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -71,7 +88,14 @@ from fractions import Fraction
 from typing import Any
 
 from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
-from labledger.reconcile.metric_directions import PERCENTILE, summary_stat
+from labledger.reconcile.json_records import (
+    RecordColumns,
+    RecordsError,
+    is_record_list,
+    parse_json_lines,
+    records_columns,
+)
+from labledger.reconcile.metric_directions import PERCENTILE, direction_of, summary_stat
 
 AGGREGATES: dict[str, Callable[[list[float]], float]] = {
     "mean": lambda v: math.fsum(v) / len(v),
@@ -84,10 +108,18 @@ AGGREGATES: dict[str, Callable[[list[float]], float]] = {
     "last": lambda v: v[-1],
 }
 _AGG_RE = re.compile(r"^(" + "|".join(AGGREGATES) + r")\((.+)\)$")
+# Aggregates whose value is one of the values read (an epoch's, a seed's), not a combination of
+# them: the count of values is not the samples behind it (``n``), that row's own ``n`` is.
+_PICKS = frozenset({"first", "last", "min", "max"})
 _CELL_RE = re.compile(r"^(.+)\[(.+)\]$")
 _INT_RE = re.compile(r"^-?\d+$")
 _NAME_RE = re.compile(r"^\s*[A-Za-z_][\w.\-/]*\s*$")  # a column a condition names
 _CALL_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(")
+# lm-evaluation-harness names a value METRIC,FILTER ("acc,none", "exact_match,strict-match")
+# and its standard error METRIC_stderr,FILTER.
+_FILTERED = re.compile(r"^(?P<metric>[^,\s]+),(?P<filter>[^,\s]+)$")
+# A row named before the column of a list of records: log_history[epoch=3.0].eval_accuracy
+_ROW_FIRST = re.compile(r"^(?P<list>[^\[\]]+)\[(?P<row>[^\[\]]+)\]\.(?P<column>[^\[\]]+)$")
 FORMS = ("a selector is a dotted key (test.psnr) or a JSON pointer (/test/psnr), "
          f"{'|'.join(AGGREGATES)}(KEY or COLUMN), or, in a table, COLUMN[-1] (a data row, "
          "0-based) or COLUMN[KEY=VALUE] (the one row whose column KEY reads VALUE)")
@@ -96,6 +128,7 @@ _SPREAD = (("std", ("std", "sd")), ("sem", ("sem", "stderr", "se")))
 _SPLITS = {"test": "test", "testing": "test", "val": "val", "valid": "val", "validation": "val",
            "dev": "val", "train": "train", "training": "train"}
 TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")  # always JSON lines; a *.json file may be too
 
 
 @dataclass(frozen=True)
@@ -193,13 +226,17 @@ def metric_name(tokens: Sequence[Token], fallback: str) -> str:
 def _spread_keys(leaf: str) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
     """Where a spread of the value named ``leaf`` may be: flat sibling keys ``(kind, key)``
     (``psnr_std``; for ``psnr_mean`` also ``psnr_std``, for ``mean_psnr`` ``std_psnr``) and
-    nested ones ``(kind, object, key)`` (``std: {psnr: ...}``), std before sem."""
+    nested ones ``(kind, object, key)`` (``std: {psnr: ...}``), std before sem; for an
+    lm-evaluation-harness ``acc,none`` also ``acc_stderr,none``."""
     suffix, prefix = _MEAN_SUFFIX.match(leaf), _MEAN_PREFIX.match(leaf)
+    filtered = _FILTERED.match(leaf)
     flat: list[tuple[str, str]] = []
     nested: list[tuple[str, str, str]] = []
     for kind, names in _SPREAD:
         for name in names:
             flat.append((kind, f"{leaf}_{name}"))
+            if filtered:  # acc,none -> acc_stderr,none
+                flat.append((kind, f"{filtered['metric']}_{name},{filtered['filter']}"))
             if suffix:
                 flat.append((kind, f"{suffix['base']}{suffix['sep']}{name}"))
             if prefix:
@@ -223,6 +260,8 @@ def read_value(data: bytes, path: str, selector: str, where: str) -> Extracted:
     lower = path.lower()
     if lower.endswith(".json"):
         return _from_json(data, selector, where)
+    if lower.endswith(JSON_LINES_SUFFIXES):
+        return _from_table(_read_json_lines(data, where), selector, where)
     if lower.endswith(".parquet"):
         return _from_table(_read_parquet(data, where), selector, where)
     if lower.endswith((".csv", ".tsv")):
@@ -230,7 +269,8 @@ def read_value(data: bytes, path: str, selector: str, where: str) -> Extracted:
                            selector, where)
     raise ClaimInputError(
         f"{where}: cannot read a value from a {path.rsplit('/', 1)[-1]!r} file; claims read "
-        "*.json (keys), *.parquet, *.csv and *.tsv (aggregates and cells)", where=where)
+        "*.json (keys), *.jsonl, *.ndjson, *.parquet, *.csv and *.tsv (aggregates and cells)",
+        where=where)
 
 
 # --- numbers --------------------------------------------------------------------------------------
@@ -403,7 +443,7 @@ def _facts_unrepeated(doc: Any, parent: Sequence[Token], leaf: str | None, selec
     `_spread_of`, an aggregate (``leaf`` None) neither."""
     spread = [name for _, names in _SPREAD for name in names] if leaf is not None else []
     flat, nested_keys = _spread_keys(leaf) if leaf is not None else ([], [])
-    keys = ["seeds", "seed", "split", *(N_KEYS if leaf is not None else ()), *spread,
+    keys = ["seeds", "seed", "split", *(_n_keys(leaf) if leaf is not None else ()), *spread,
             *(key for _, key in flat)]
     for tokens in (parent, []):
         node = _by_pointer(doc, _pointer(tokens))[0][1]
@@ -503,8 +543,16 @@ def _near(parent: Any, doc: Any, pick: Callable[[Any], Any]) -> Any:
     return None
 
 
-def _n_of(node: dict[str, Any]) -> int | None:
-    for key in N_KEYS:
+def _n_keys(leaf: str | None) -> list[str]:
+    """The keys that may give ``n`` for the value named ``leaf``: ``PREFIX_samples`` for a
+    ``PREFIX_...`` value (Hugging Face's ``eval_samples`` beside ``eval_accuracy``,
+    ``train_samples`` beside ``train_loss``), then `N_KEYS`."""
+    prefix = leaf.split("_", 1)[0] if leaf is not None and "_" in leaf else ""
+    return [f"{prefix}_samples", *N_KEYS] if prefix else list(N_KEYS)
+
+
+def _n_of(node: dict[str, Any], leaf: str | None = None) -> int | None:
+    for key in _n_keys(leaf):
         value = node.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
@@ -574,27 +622,85 @@ def _at(tokens: Sequence[Token], selector: str) -> str:
     return "" if pointer == selector else f" (at {pointer})"
 
 
-def _from_json(data: bytes, selector: str, where: str) -> Extracted:
+def _json_loads(text: str) -> Any:
+    """``text`` parsed as JSON the way every claim reads it: repeated keys kept countable
+    (`_Object`), integers too large for a float kept refusable (`_parse_int`)."""
+    return json.loads(text, object_pairs_hook=_object, parse_int=_parse_int)
+
+
+def _json_text(data: bytes, where: str, what: str = "JSON") -> str:
     try:
-        doc = json.loads(data.decode("utf-8-sig"), object_pairs_hook=_object,
-                         parse_int=_parse_int)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ClaimInputError(f"{where} is not valid JSON ({exc})", where=where) from None
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ClaimInputError(f"{where} is not valid {what} ({exc})", where=where) from None
+
+
+def _records_table(records: RecordColumns, tokens: Sequence[Token] | None = None) -> _Table:
+    """Records (`json_records`) as a table; ``tokens`` is where the list is in a JSON document
+    (None for a JSON lines file, whose rows are named by their lines)."""
+    return _Table(columns=records.columns, rows=records.rows, text=False, lines=records.lines,
+                  ambiguous=records.ambiguous, keys=records.keys, records=True,
+                  pointer=None if tokens is None else _pointer(tokens),
+                  prefix="".join(f"{t}." for t in tokens or ()))
+
+
+def _json_lines_table(text: str) -> _Table:
+    """A JSON lines text as a table; raises `RecordsError`."""
+    lines = parse_json_lines(text, _json_loads)
+    return _records_table(records_columns([record for _, record in lines],
+                                          [number for number, _ in lines]))
+
+
+def _read_json_lines(data: bytes, where: str) -> _Table:
+    """A ``*.jsonl``/``*.ndjson`` file: one JSON object per line, always a table (one line
+    too)."""
+    try:
+        return _json_lines_table(_json_text(data, where, "JSON lines"))
+    except RecordsError as exc:
+        raise ClaimInputError(f"{where} is not valid JSON lines: {exc}", where=where) from None
+
+
+def _load_json(data: bytes, where: str) -> Any:
+    """The document in a ``*.json`` file, or, when the file holds one JSON object per line (a
+    detectron2 ``metrics.json``, an mmengine ``scalars.json``: JSON itself says "extra data"
+    after the first), those lines as a `_Table`."""
+    text = _json_text(data, where)
+    try:
+        return _json_loads(text)
     except RecursionError:
         raise ClaimInputError(f"{where} is nested too deeply to read (a results file nests "
                               "a few levels)", where=where) from None
+    except ValueError as exc:
+        if not (isinstance(exc, json.JSONDecodeError) and exc.msg == "Extra data"):
+            raise ClaimInputError(f"{where} is not valid JSON ({exc})", where=where) from None
+        try:
+            return _json_lines_table(text)
+        except RecordsError as lines_error:
+            raise ClaimInputError(f"{where} is not valid JSON ({exc}), nor JSON lines "
+                                  f"({lines_error})", where=where) from None
+
+
+def _from_json(data: bytes, selector: str, where: str) -> Extracted:
+    doc = _load_json(data, where)
+    if isinstance(doc, _Table):
+        return _from_table(doc, selector, where)
     # A key is looked up first: JSON keys may hold anything, "mean(x)" and "a[0]" included.
     found = _resolve(doc, selector)
+    if not found and not selector.startswith("/"):
+        embedded = _record_list_read(doc, selector, where)
+        if embedded is not None:
+            return embedded
     aggregate = _AGG_RE.match(selector) if not found else None
     if aggregate is not None:
         return _json_aggregate(doc, aggregate.group(1), aggregate.group(2).strip(), selector,
                                where)
     if not found:
         if not selector.startswith("/"):  # a pointer is keys only; nothing in it is syntax
+            _refuse_record_list_name(doc, selector, where)
             cell = _CELL_RE.match(selector)
             problem = (f"{cell.group(1)}[...] picks a row of a table; in JSON name a list item "
                        f"by its index ({cell.group(1)}.0 or /{cell.group(1)}/0)" if cell
-                       else _malformed(selector))
+                       else _row_before_column(doc, selector) or _malformed(selector))
             if problem is not None:
                 raise _bad_selector(selector, where, problem,
                                     f"it has: {_listing(json_metrics(doc))}")
@@ -616,12 +722,133 @@ def _from_json(data: bytes, selector: str, where: str) -> Extracted:
               if isinstance(parent, dict) else None)
     if spread is None and isinstance(doc, dict):
         spread = _spread_of(doc, leaf)
-    return Extracted(value=number, metric=metric_name(tokens, leaf),
-                     selector=selector, n=_near(parent, doc, _n_of),
-                     split=_split_near(parent, doc, tokens),
+    harness_n, harness_split = _harness_facts(doc, tokens)
+    return Extracted(value=number, metric=_named_metric(doc, parent, tokens, leaf),
+                     selector=selector,
+                     n=harness_n if harness_n is not None else _near(
+                         parent, doc, lambda node: _n_of(node, leaf)),
+                     split=harness_split or _split_near(parent, doc, tokens),
                      seeds=_near(parent, doc, _seeds_of) or (),
                      variance_type=spread[0] if spread else None,
                      variance=spread[1] if spread else None)
+
+
+def _is_harness_result(doc: Any, tokens: Sequence[Token]) -> bool:
+    """Whether ``tokens`` is ``results/TASK/KEY`` of an lm-evaluation-harness results file (it
+    also has ``n-samples`` or ``configs`` by task)."""
+    return (isinstance(doc, dict) and len(tokens) == 3 and tokens[0] == "results"
+            and isinstance(tokens[1], str)
+            and any(isinstance(doc.get(key), dict) for key in ("n-samples", "configs")))
+
+
+def _harness_facts(doc: Any, tokens: Sequence[Token]) -> tuple[int | None, str | None]:
+    """(n, split) an lm-evaluation-harness results file gives for ``results.TASK.KEY``: n is
+    ``n-samples.TASK.effective`` (the documents scored, after ``--limit``); the split is the
+    task config's ``test_split``, else its ``validation_split`` (the harness scores the test
+    documents when a task has them). (None, None) for any other value, or what is not there."""
+    if not _is_harness_result(doc, tokens):
+        return None, None
+    task = tokens[1]
+    samples = doc.get("n-samples")
+    entry = samples.get(task) if isinstance(samples, dict) else None
+    effective = entry.get("effective") if isinstance(entry, dict) else None
+    n = (effective if isinstance(effective, int) and not isinstance(effective, bool)
+         and effective >= 0 else None)
+    configs = doc.get("configs")
+    config = configs.get(task) if isinstance(configs, dict) else None
+    splits = [config.get(key) for key in ("test_split", "validation_split")
+              if isinstance(config, dict)]
+    split = next((s for s in splits if isinstance(s, str) and s.strip()), None)
+    return n, split
+
+
+def _named_metric(doc: Any, parent: Any, tokens: Sequence[Token], leaf: str) -> str:
+    """The metric a JSON value is a value of: `metric_name`, except where the file names it
+    otherwise: an lm-evaluation-harness ``results.TASK.acc,none`` is ``acc`` (the filter is
+    in the selector); a ``score`` beside a ``name`` that is a known metric (sacrebleu's
+    ``{"name": "BLEU", "score": 20.8}``) is that name. A ``name`` the direction registry does not
+    know may be a model's or a dataset's: the metric stays ``score``."""
+    name = metric_name(tokens, leaf)
+    filtered = _FILTERED.match(name)
+    if filtered is not None and _is_harness_result(doc, tokens):
+        return filtered["metric"]
+    named = parent.get("name") if isinstance(parent, dict) and leaf == "score" else None
+    if isinstance(named, str) and direction_of(named.strip()) is not None:
+        return named.strip()
+    return name
+
+
+# --- lists of records in a JSON document (trainer_state.json's log_history) ---------------------
+def _table_parts(selector: str) -> tuple[str | None, str, str | None] | None:
+    """(aggregate, name, row) of a table selector: ``max(NAME)``, ``NAME[ROW]``,
+    ``mean(NAME[ROW])``; None for a name alone."""
+    aggregate = _AGG_RE.match(selector)
+    inner = aggregate.group(2).strip() if aggregate else selector
+    cell = _CELL_RE.match(inner)
+    if aggregate is None and cell is None:
+        return None
+    return (aggregate.group(1) if aggregate else None,
+            cell.group(1).strip() if cell else inner, cell.group(2) if cell else None)
+
+
+def _record_lists(doc: Any, name: str) -> list[tuple[list[Token], Any, str]]:
+    """Every way of reading the dotted ``name`` as a list of records (`json_records`) and one
+    of its columns, as (path to the list, the list, column): ``log_history.eval_accuracy`` is
+    the column ``eval_accuracy`` of the list ``log_history``; in a document that is itself a
+    list of records (``df.to_json(orient="records")``) the whole name is the column."""
+    parts = name.split(".")
+    return [(tokens, node, ".".join(parts[k:])) for k in range(len(parts))
+            for tokens, node in _by_dots(doc, parts[:k], []) if is_record_list(node)]
+
+
+def _record_list_read(doc: Any, selector: str, where: str) -> Extracted | None:
+    """A table selector on a list of records in the document, read as on any table
+    (``max(log_history.eval_accuracy)``, ``log_history.eval_accuracy[epoch=3.0]``); None when
+    the selector is no table selector or names no such list."""
+    parts = _table_parts(selector)
+    lists = _record_lists(doc, parts[1]) if parts is not None else []
+    if parts is None or not lists:
+        return None
+    if len(lists) > 1:
+        ways = " or ".join(f"column {column!r} of {_pointer(tokens) or '/ (the top)'}"
+                           for tokens, _, column in lists)
+        raise ClaimInputError(f"{selector!r} in {where} is ambiguous: it reads as {ways}; "
+                              "nothing was written", where=where)
+    agg, _, row = parts
+    tokens, records, column = lists[0]
+    _unrepeated(doc, tokens, selector, where)
+    _facts_unrepeated(doc, tokens[:-1], None, selector, where)
+    inner = column if row is None else f"{column}[{row}]"
+    table = _records_table(records_columns(records), tokens)
+    got = _from_table(table, selector, where, parsed=f"{agg}({inner})" if agg else inner)
+    # What the document says around the list, where its records say nothing: the split the
+    # keys on the way name, a split or the seeds at the top.
+    top = doc if isinstance(doc, dict) else {}
+    return dataclasses.replace(got, split=got.split or _key_split(tokens) or _split_of(top),
+                               seeds=got.seeds or _seeds_of(top) or ())
+
+
+def _refuse_record_list_name(doc: Any, selector: str, where: str) -> None:
+    """A column of a list of records named alone (``log_history.eval_accuracy``) names one
+    value per record: refused, saying how to name one."""
+    for tokens, records, column in _record_lists(doc, selector):
+        if column in records_columns(records).columns:
+            raise ClaimInputError(
+                f"{selector!r} in {where}: {_pointer(tokens) or 'the document'} is a list of "
+                f"records, read as a table, and {column!r} is one of its columns; name an "
+                f"aggregate or a cell, e.g. last({selector}), max({selector}) or "
+                f"{selector}[KEY=VALUE] (aggregates: {', '.join(AGGREGATES)})", where=where)
+
+
+def _row_before_column(doc: Any, selector: str) -> str | None:
+    """What is wrong with ``log_history[epoch=3.0].eval_accuracy``: in a list of records, as
+    in any table, the column comes before the row. None for any other selector."""
+    match = _ROW_FIRST.match(selector)
+    if match is None or not any(is_record_list(node) for _, node in
+                                _by_dots(doc, match["list"].split("."), [])):
+        return None
+    return (f"in a list of records, as in a table, the column comes before the row: "
+            f"{match['list']}.{match['column']}[{match['row']}]")
 
 
 def _json_aggregate(doc: Any, agg: str, key: str, selector: str, where: str) -> Extracted:
@@ -652,7 +879,8 @@ def _json_aggregate(doc: Any, agg: str, key: str, selector: str, where: str) -> 
             f"{_pointer(tokens)} is too large for a float, not a finite number; a claim needs a "
             "real value", where=where) from None
     return Extracted(value=result, metric=metric_name(tokens, leaf), aggregate=agg,
-                     selector=selector, n=len(numbers), split=_split_near(parent, doc, tokens),
+                     selector=selector, n=None if agg in _PICKS else len(numbers),
+                     split=_split_near(parent, doc, tokens),
                      seeds=_near(parent, doc, _seeds_of) or ())
 
 
@@ -666,6 +894,15 @@ class _Table:
     repeated: dict[str, list[int]] = field(default_factory=dict)
     # CSV: the file line each data row starts on (blank lines and quoted line breaks counted).
     lines: list[int] = field(default_factory=list)
+    # JSON records: columns a record gives twice, with why; reading one is refused.
+    ambiguous: dict[str, str] = field(default_factory=dict)
+    records: bool = False  # JSON records (`json_records`): a log, never a summary table
+    # A list of records inside a JSON document: its JSON pointer (rows are named by it) and its
+    # dotted name with a final dot (a selector suggested in a message names the column by it).
+    pointer: str | None = None
+    prefix: str = ""
+    # JSON records: the keys a nested column is made of (its metric is the last, `metric_name`).
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _repeated(names: Sequence[str]) -> dict[str, list[int]]:
@@ -774,8 +1011,13 @@ def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
 
 
 def _column(table: _Table, name: str, selector: str, where: str) -> list[Any]:
-    """The cells of column ``name``; refused when the header gives that name more than once
-    (which column was meant is not for us to guess)."""
+    """The cells of column ``name``; refused when the header gives that name more than once,
+    or a JSON record gives it twice (which column was meant is not for us to guess)."""
+    why = table.ambiguous.get(name)
+    if why is not None:
+        raise ClaimInputError(f"{selector!r} in {where} is ambiguous: column {name!r}: {why}; "
+                              "which value counts is not for us to guess; nothing was written",
+                              where=where)
     positions = table.repeated.get(name)
     if positions:
         raise ClaimInputError(
@@ -808,17 +1050,23 @@ def _int_text(cell: Any) -> int | None:
 
 
 def _row_name(table: _Table, index: int) -> str:
-    return f"row {index}" + (f" (line {table.lines[index]})" if table.lines else "")
+    if table.lines:
+        return f"row {index} (line {table.lines[index]})"
+    if table.pointer is not None:
+        return f"row {index} (at {table.pointer}/{index})"
+    return f"row {index}"
 
 
 def table_metrics(table: _Table) -> list[str]:
-    """Columns holding only numbers, each with the aggregate syntax; a long table's value
-    column once per quantity (and statistic) its rows hold."""
+    """Columns holding only numbers, each with the aggregate syntax (``last`` in a log of JSON
+    records, ``mean`` else; named as the document names them: ``last(log_history.loss)``); a
+    long table's value column once per quantity (and statistic) its rows hold."""
     out = []
+    agg = "last" if table.records else "mean"
     for name, cells in table.columns.items():
         filled = [c for c in cells if c is not None]
         if filled and all(_as_number(c, table) is not None for c in filled):
-            out.extend(_long_selectors(table, name) or [f"mean({name})"])
+            out.extend(_long_selectors(table, name) or [f"{agg}({table.prefix}{name})"])
     return out
 
 
@@ -833,13 +1081,16 @@ def _long_selectors(table: _Table, column: str) -> list[str]:
     out = []
     for values, rows in groups.items():
         pick = _shown_conditions(list(zip(keys, values, strict=True)))
-        out.append(f"{column}[{pick}]" if rows == 1 else f"mean({column}[{pick}])")
+        name = table.prefix + column
+        out.append(f"{name}[{pick}]" if rows == 1 else f"mean({name}[{pick}])")
     return out
 
 
 def _non_finite(table: _Table, column: str, index: int, number: float, selector: str,
                 where: str) -> ClaimInputError:
-    shown = table.columns[column][index] if table.text else number  # the text as in the file
+    cell = table.columns[column][index]
+    # the text as the file writes it; an integer too large for a float by its length
+    shown = cell if table.text else _shown(cell) if isinstance(cell, _HugeInt) else number
     return ClaimInputError(
         f"{selector!r} in {where}: {_row_name(table, index)} of column {column!r} "
         f"is {shown}, not a finite number; every value read must be a real number", where=where)
@@ -899,7 +1150,11 @@ def _matches(cell: Any, wanted: str, table: _Table) -> bool:
         return False
 
 
-def _pick_row(table: _Table, row: str, selector: str, where: str) -> int:
+def _pick_row(table: _Table, row: str, selector: str, where: str,
+              column: str | None = None) -> int:
+    """The data row ``row`` names: an index (``-1``), or the one row the ``KEY=VALUE``
+    conditions pick; with ``column``, of the rows they pick, the one with a value in it
+    (`_rows_with_value`)."""
     text = row.strip()
     if _INT_RE.match(text):
         # A text this long is out of range anyway; int() would refuse one over 4300 digits.
@@ -913,12 +1168,47 @@ def _pick_row(table: _Table, row: str, selector: str, where: str) -> int:
     hits = _rows_where(table, conditions, selector, where)
     if not hits:
         raise _no_row(table, conditions, selector, where)
-    if len(hits) != 1:
-        lines = ", ".join(_row_name(table, i) for i in hits[:10])
+    candidates = (_rows_with_value(table, column, hits, selector, where)
+                  if column is not None and len(hits) > 1 else hits)
+    if len(candidates) != 1:
+        lines = ", ".join(_row_name(table, i) for i in candidates[:10])
+        filled = (f", {len(candidates)} with a value in column {column!r}"
+                  if len(candidates) != len(hits) else "")
         raise ClaimInputError(f"{selector!r} in {where}: {_shown_conditions(conditions)} "
-                              f"matches {len(hits)} rows{': ' + lines if lines else ''}; it "
-                              "must match exactly one", where=where)
-    return hits[0]
+                              f"matches {len(hits)} rows{filled}{': ' + lines if lines else ''}; "
+                              "it must match exactly one", where=where)
+    return candidates[0]
+
+
+def _rows_with_value(table: _Table, column: str, hits: list[int], selector: str,
+                     where: str) -> list[int]:
+    """Of the rows ``hits`` (more than one), those whose cell in ``column`` is not empty.
+
+    A log is sparse: Lightning's ``metrics.csv`` and detectron2's ``metrics.json`` write a
+    training row and an evaluation row for the same epoch or iteration, each leaving the other's
+    columns empty. An empty cell is no value, so ``val_acc[epoch=3]`` reads the one row of epoch
+    3 that has a ``val_acc``. A failed measurement is a NaN, not an empty cell: it stays a
+    candidate (and is refused when read). When every row is empty, there is nothing to read."""
+    cells = _column(table, column, selector, where)
+    filled = [i for i in hits if cells[i] is not None]
+    if not filled:
+        shown = ", ".join(_row_name(table, i) for i in hits[:10])
+        raise ClaimInputError(f"{selector!r} in {where}: column {column!r} is empty in every "
+                              f"row the conditions pick ({shown})", where=where)
+    return filled
+
+
+def _empty_cell(table: _Table, column: str, index: int, selector: str,
+                where: str) -> ClaimInputError:
+    """Row ``index`` of ``column`` is empty: refused. ``[-1]`` is the table's last data row,
+    whichever column is read (a row number means one row of the file); in a sparse log that row
+    may be a training row after the last evaluation, so the message names the row that holds
+    the column's last value and the selector that reads it."""
+    filled = [i for i, cell in enumerate(table.columns[column]) if cell is not None]
+    hint = (f"; the column's last value is in {_row_name(table, filled[-1])}: "
+            f"last({table.prefix}{column}) reads it" if filled else "; the column has no value")
+    return ClaimInputError(f"{selector!r} in {where}: {_row_name(table, index)} of column "
+                           f"{column!r} is empty{hint}", where=where)
 
 
 def _conditions(text: str, table: _Table, selector: str, where: str) -> list[tuple[str, str]]:
@@ -1072,14 +1362,19 @@ def _long_companions(table: _Table, column: str, conditions: list[tuple[str, str
     return n, None
 
 
-def _from_table(table: _Table, selector: str, where: str) -> Extracted:
-    summary = _summary(table)
+def _from_table(table: _Table, selector: str, where: str, parsed: str | None = None) -> Extracted:
+    """Apply ``selector`` to a table. ``parsed`` is the selector as the table reads it when that
+    differs from the one shown in messages (``eval_accuracy[epoch=3.0]`` for
+    ``log_history.eval_accuracy[epoch=3.0]`` in a JSON document)."""
+    text = selector if parsed is None else parsed
+    summary = None if table.records else _summary(table)
     if summary is not None:
         return _from_summary(table, summary, selector, where)
-    aggregate = _AGG_RE.match(selector)
-    cell = _CELL_RE.match(selector) if aggregate is None else None
+    aggregate = _AGG_RE.match(text)
+    cell = _CELL_RE.match(text) if aggregate is None else None
     if aggregate is None and cell is None:
-        hint = f"e.g. mean({selector}) or {selector}[-1]"
+        hint = (f"e.g. last({selector}) or {selector}[KEY=VALUE]" if table.records
+                else f"e.g. mean({selector}) or {selector}[-1]")
         if selector not in table.columns:
             problem = _malformed(selector)
             if problem is not None:
@@ -1098,26 +1393,22 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
         where_rows = _conditions(filtered.group(2), table, selector, where)
     if column not in table.columns:
         # A cell names a column, which need not hold numbers: list the columns themselves.
-        raise MetricNotFoundError(selector, where,
-                                  table_metrics(table) if aggregate else list(table.columns),
+        raise MetricNotFoundError(selector, where, table_metrics(table) if aggregate else
+                                  [table.prefix + name for name in table.columns],
                                   problem=f"no column {column!r}")
     if cell is not None:
-        index = _pick_row(table, cell.group(2), selector, where)
+        index = _pick_row(table, cell.group(2), selector, where, column)
         values, _ = _numbers(table, column, [index], selector, where)
         if not values:
-            raise ClaimInputError(f"{selector!r} in {where}: "
-                                  f"{_row_name(table, index)} of column {column!r} "
-                                  "is empty", where=where)
+            raise _empty_cell(table, column, index, selector, where)
         split, seeds = _facts(table, column, [index], selector, where)
-        n_column = next((k for k in N_KEYS if k in table.columns), None)
-        n = (_int_text(_column(table, n_column, selector, where)[index])
-             if n_column is not None else None)
+        n = _row_n(table, index, selector, where)
         spread = _cell_spread(table, column, index, selector, where)
-        metric, stat = column, None
+        metric, stat = _column_metric(table, column), None
         if not _INT_RE.match(cell.group(2).strip()):  # picked by conditions: a long table?
             conditions = _conditions(cell.group(2), table, selector, where)
             quantity, stat = _long_quantity(table, conditions)
-            metric = quantity or column
+            metric = quantity or metric
             if stat == "mean":
                 n, spread = _long_companions(table, column, conditions, selector, where)
         return Extracted(value=values[0], metric=metric, aggregate=stat,
@@ -1168,9 +1459,28 @@ def _from_table(table: _Table, selector: str, where: str) -> Extracted:
             "is too large for a float, not a finite number; a claim needs a real value",
             where=where) from None
     quantity, _stat = _long_quantity(table, where_rows)
-    return Extracted(value=result, metric=quantity or column, aggregate=agg,
-                     selector=selector, n=len(values), split=split, seeds=seeds,
+    if agg in _PICKS:  # the n of the row the value is from (the first such, for a tie)
+        at = {"first": 0, "last": len(values) - 1}.get(agg)
+        n = _row_n(table, used[values.index(result) if at is None else at], selector, where)
+    else:
+        n = len(values)
+    return Extracted(value=result, metric=quantity or _column_metric(table, column), aggregate=agg,
+                     selector=selector, n=n, split=split, seeds=seeds,
                      variance_type="std" if variance is not None else None, variance=variance)
+
+
+def _row_n(table: _Table, index: int, selector: str, where: str) -> int | None:
+    """The samples behind row ``index``'s values: its ``n``-like cell, else None."""
+    n_column = next((k for k in N_KEYS if k in table.columns), None)
+    return (_int_text(_column(table, n_column, selector, where)[index])
+            if n_column is not None else None)
+
+
+def _column_metric(table: _Table, column: str) -> str:
+    """The metric a column holds: its name, or for a nested JSON record key the last key, as in
+    a JSON document (``val.mAP@0.5`` holds ``mAP@0.5``; ``psnr.mean`` holds ``psnr``)."""
+    keys = table.keys.get(column)
+    return metric_name(list(keys), column) if keys else column
 
 
 def _cell_spread(table: _Table, column: str, index: int, selector: str,

@@ -9,7 +9,12 @@ NMSE, loss, error, WER, FID: lower) and the usual spellings around them:
   ``psnr_test``;
 * unit suffixes are dropped: ``psnr_db``, ``acc_pct``, ``accuracy(%)``;
 * top-k accuracy: ``top1``, ``top5_acc``, ``top1_err`` (an error is lower-is-better);
-* a trailing cut-off: ``map50``, ``mAP@0.5``, ``mAP@0.5:0.95``, ``bleu4``, ``recall@10``.
+* a trailing cut-off: ``map50``, ``mAP@0.5``, ``mAP@0.5:0.95``, ``bleu4``, ``recall@10``;
+* the keys training frameworks log, for the direction only: a namespace before the name
+  (detectron2's ``bbox/AP``, mmdetection's ``coco/bbox_mAP_50``, Ultralytics'
+  ``metrics/mAP50-95(B)``), a channel, normalization or object size after it (``psnr_y``,
+  lm-evaluation-harness's ``acc_norm``, ``bbox_mAP_l``). These stay in `metric_key`: PSNR on Y
+  and PSNR on RGB are two quantities, though both are better higher.
 
 Anything else is unknown, and the caller must be told the direction: a wrong guess would turn
 "better" into "worse" in a paper, a missing guess costs one flag.
@@ -24,13 +29,16 @@ from typing import Literal
 Direction = Literal["higher", "lower"]
 
 HIGHER: frozenset[str] = frozenset({
-    "psnr", "ssim", "msssim", "map", "ap", "accuracy", "acc", "f1", "bleu", "auc", "rocauc",
-    "auroc", "auprc", "precision", "recall", "iou", "miou", "dice", "rouge", "meteor", "cider",
-    "ndcg", "mrr", "r2", "top1", "top5",
+    "psnr", "ssim", "msssim", "map", "ap", "ar", "accuracy", "acc", "f1", "bleu", "chrf", "auc",
+    "rocauc", "auroc", "auprc", "precision", "recall", "iou", "miou", "dice", "rouge", "rougel",
+    "rougelsum", "meteor", "cider", "spice", "ndcg", "mrr", "r2", "top1", "top5", "exactmatch",
+    "em", "pass", "inceptionscore", "clipscore", "musiq", "maniqa", "hota", "mota", "idf1",
+    "delta1", "delta2", "delta3", "aps", "apm", "apl",
 })
 LOWER: frozenset[str] = frozenset({
-    "lpips", "nmse", "mse", "rmse", "mae", "loss", "error", "err", "errorrate", "wer", "cer",
-    "fid", "kid", "nll", "perplexity", "ppl", "eer", "bpd", "epe", "chamfer",
+    "lpips", "dists", "nmse", "mse", "rmse", "rmselog", "mae", "absrel", "sqrel", "loss",
+    "error", "err", "errorrate", "wer", "cer", "fid", "kid", "nll", "perplexity", "ppl", "eer",
+    "bpd", "bpb", "bpc", "bitsperbyte", "epe", "chamfer", "niqe", "brisque", "ate", "rpe",
 })
 
 # Tokens that qualify a name without changing its direction.
@@ -40,6 +48,11 @@ _PREFIXES = ("train", "training", "val", "valid", "validation", "dev", "test", "
 _SUFFIXES = ("train", "val", "valid", "validation", "dev", "test", "eval", "db", "pct",
              "percent", "mean", "avg", "macro", "micro", "weighted")
 _CUTOFF = re.compile(r"^(?P<name>[a-z]+?)(@?\d[\d.:]*|@k)?$")
+# Direction only (see the module docstring): a framework's namespace before a metric, a
+# channel, normalization or object size after it, and the unit a perplexity is counted in.
+_NAMESPACES = ("bbox", "segm", "coco", "metrics", "keypoints", "word", "byte", "token")
+_DIRECTION_SUFFIXES = (*_SUFFIXES, "y", "rgb", "norm", "s", "m", "l", "small", "medium",
+                       "large", "b")
 
 
 def _tokens(name: str) -> list[str]:
@@ -66,16 +79,16 @@ def direction_of(metric: str) -> Direction | None:
     ``direction_of("top1_err") == "lower"``, ``direction_of("throughput") is None``.
     """
     tokens = _tokens(metric)
-    while len(tokens) > 1 and tokens[-1] in _SUFFIXES:
+    while len(tokens) > 1 and tokens[-1] in _DIRECTION_SUFFIXES:
         tokens.pop()
-    while len(tokens) > 1 and tokens[0] in _PREFIXES:
+    while len(tokens) > 1 and (tokens[0] in _PREFIXES or tokens[0] in _NAMESPACES):
         qualifier = tokens.pop(0)
         if qualifier in ("top1", "top5") and tokens in (["err"], ["error"]):
             return "lower"
+    if len(tokens) > 1 and _lookup("".join(tokens)) is not None:
+        tokens = ["".join(tokens)]  # ms_ssim, roc_auc, clip_score, map_50 (mmdetection)
     if len(tokens) == 2 and tokens[1] in ("rate", "score"):
         tokens = tokens[:1]  # error_rate, f1_score
-    if len(tokens) > 1 and _lookup("".join(tokens)) is not None:
-        tokens = ["".join(tokens)]  # ms_ssim, roc_auc
     if len(tokens) != 1:
         return None  # two names (psnr_ssim, loss_acc): unsure, so unknown
     return _lookup(tokens[0])

@@ -63,7 +63,7 @@ def test_add_json(run_r1: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["source_route"] == "artifact.recorded"
     claim = data["claim"]
     assert (claim["id"], claim["value"], claim["selector"], claim["source_path"], claim["n"]) == (
-        "C2", 30.2, "last(psnr)", "train.csv", 2)
+        "C2", 30.2, "last(psnr)", "train.csv", None)
     assert claim["aliases"] == ["PSNR", "psnr_db"]
     assert claim["implementation"] == "src/eval.py:42"
 

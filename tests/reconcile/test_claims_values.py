@@ -17,7 +17,7 @@ from labledger.reconcile.claim_values import (
     split_from_path,
 )
 from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
-from labledger.reconcile.metric_directions import direction_of
+from labledger.reconcile.metric_directions import direction_of, metric_key
 
 WHERE = "r1:test/kodak/metrics.json (blake3:00)"
 METRICS = {
@@ -172,7 +172,9 @@ RESULTS = parquet({"image": ["a", "b", "c", "d", "e"], "psnr": PSNR,
 def test_parquet_aggregates(agg: str, expected: float) -> None:
     got = read_value(RESULTS, "test/kodak/results.parquet", f"{agg}(psnr)", WHERE)
     assert got.value == pytest.approx(expected)
-    assert got.n == 4  # the null cell is not a sample
+    # the null cell is not a sample; a picked value (min, first...) is one row's, whose n the
+    # table does not give
+    assert got.n == (None if agg in ("min", "max", "first", "last") else 4)
     assert got.metric == "psnr"
     assert got.split == "test"
 
@@ -247,8 +249,8 @@ def test_csv_cells_and_aggregates() -> None:
     assert read_value(TRAIN, "train.csv", "loss[-1]", WHERE).value == 0.30
     assert read_value(TRAIN, "train.csv", "psnr[1]", WHERE).value == 30.2
     last = read_value(TRAIN, "train.csv", "last(psnr)", WHERE)
-    assert last.value == 31.0
-    assert last.n == 3  # the empty cell is skipped
+    assert last.value == 31.0  # the empty cell of epoch 3 is skipped
+    assert last.n is None  # one epoch's value: the epochs logged are not its samples
     assert last.split == "val"
     assert read_value(TRAIN, "train.csv", "min(loss)", WHERE).value == 0.30
     assert read_value(TRAIN, "train.csv", "count(psnr)", WHERE).value == 3
@@ -316,8 +318,32 @@ def test_registry_knows_common_metrics(name: str, direction: str) -> None:
     assert direction_of(name) == direction
 
 
+@pytest.mark.parametrize(("name", "direction"), [
+    # the keys frameworks write (detectron2, mmdetection, Ultralytics, lm-evaluation-harness,
+    # Hugging Face, BasicSR, depth and tracking benchmarks): they needed --direction before
+    ("bbox/AP", "higher"), ("bbox/AP50", "higher"), ("bbox/APl", "higher"),
+    ("segm/AP", "higher"), ("coco/bbox_mAP", "higher"), ("coco/bbox_mAP_50", "higher"),
+    ("coco/bbox_mAP_l", "higher"), ("metrics/mAP50-95(B)", "higher"),
+    ("metrics/precision(B)", "higher"), ("AR_100", "higher"), ("acc_norm", "higher"),
+    ("exact_match", "higher"), ("eval_rougeL", "higher"), ("pass@1", "higher"),
+    ("chrf", "higher"), ("psnr_y", "higher"), ("ssim_rgb", "higher"),
+    ("inception_score", "higher"), ("clip_score", "higher"), ("delta1", "higher"),
+    ("HOTA", "higher"), ("IDF1", "higher"), ("word_perplexity", "lower"),
+    ("bits_per_byte", "lower"), ("abs_rel", "lower"), ("sq_rel", "lower"),
+    ("rmse_log", "lower"), ("ATE", "lower"), ("NIQE", "lower"), ("DISTS", "lower"),
+])
+def test_registry_knows_the_keys_frameworks_log(name: str, direction: str) -> None:
+    assert direction_of(name) == direction
+
+
+def test_a_channel_is_no_key_of_the_quantity() -> None:
+    """PSNR on Y and on RGB are both better higher, and still two quantities."""
+    assert metric_key("psnr_y") != metric_key("psnr") == metric_key("test_psnr")
+
+
 @pytest.mark.parametrize("name", ["throughput", "latency", "psnr_ssim", "loss_acc", "lossless",
-                                  "n", "score", "gap", "delta_psnr", "reward"])
+                                  "n", "score", "gap", "delta_psnr", "reward", "grad_norm",
+                                  "bbox", "metrics", "norm", "y", "lr", "coco/time"])
 def test_registry_is_conservative(name: str) -> None:
     assert direction_of(name) is None
 
@@ -515,3 +541,28 @@ def test_names_with_brackets_and_parentheses_are_still_read() -> None:
     data = b"accuracy(%),top[1]\n91.5,80\n92.5,81\n"
     assert read_value(data, "r.csv", "mean(accuracy(%))", WHERE).value == 92.0
     assert read_value(data, "r.csv", "top[1][-1]", WHERE).value == 81.0
+
+
+PER_SEED = b"seed,n,psnr\n0,24,30.9\n1,24,31.3\n2,12,31.3\n"
+
+
+@pytest.mark.parametrize(("selector", "value", "n"), [
+    ("mean(psnr)", 31.166666666666668, 3),  # three values combined: three behind it
+    ("median(psnr)", 31.3, 3),
+    ("count(psnr)", 3.0, 3),
+    ("first(psnr)", 30.9, 24),  # one row's value: that row's n
+    ("last(psnr)", 31.3, 12),  # the last row, not the first row holding the same value
+    ("max(psnr)", 31.3, 24),  # a tie: the first row holding it
+    ("min(psnr)", 30.9, 24),
+])
+def test_n_of_an_aggregate_is_what_is_behind_its_value(selector: str, value: float,
+                                                        n: int) -> None:
+    got = read_value(PER_SEED, "seeds.csv", selector, WHERE)
+    assert (got.value, got.n) == (value, n)
+
+
+@pytest.mark.parametrize(("selector", "n"), [("mean(per_image)", 3), ("max(per_image)", None),
+                                             ("last(per_image)", None)])
+def test_n_of_a_json_list_aggregate(selector: str, n: int | None) -> None:
+    doc = json.dumps({"per_image": [30.1, 31.2, 29.9]}).encode()
+    assert read_value(doc, "metrics.json", selector, WHERE).n == n
