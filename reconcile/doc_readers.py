@@ -23,7 +23,6 @@ Invariants:
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,10 +31,10 @@ from pathlib import Path
 
 from labledger.reconcile.errors import DocumentError
 
-__all__ = ["FORMATS", "Cell", "Segment", "Sentence", "Table", "aligned_table", "blanked",
-           "delimited_table", "format_of", "head_spans_by_name", "in_fence", "is_log",
-           "latex_table", "line_at", "markdown_table", "mask", "mask_text", "read_document",
-           "sentence_around"]
+__all__ = ["FORMATS", "Cell", "Fence", "Segment", "Sentence", "Table", "aligned_table",
+           "blanked", "delimited_table", "fence_at", "fences", "format_of", "head_spans_by_name",
+           "in_fence", "is_log", "latex_table", "line_at", "markdown_table", "mask", "mask_text",
+           "read_document", "report_table", "sentence_around"]
 
 FORMATS: dict[str, str] = {
     ".md": "md", ".markdown": "md", ".tex": "tex", ".latex": "tex", ".rst": "rst",
@@ -53,6 +52,9 @@ class Segment:
     syntax: str          # md | tex | rst | txt | csv | tsv
     text: str
     where: str | None = None  # "cell 3" / "cell 3, output 1" inside a notebook
+    # A printed log by what wrote it (a notebook stream holding a progress bar), whatever its
+    # lines look like: read a line per unit (`is_log`). Part of the judging cache's key.
+    printed: bool = False
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -85,59 +87,11 @@ def read_document(path: str, data: bytes) -> list[Segment]:
     except UnicodeDecodeError as exc:
         raise DocumentError([(path, f"not UTF-8 text (byte {exc.start}: {exc.reason})")]) from None
     if kind == "ipynb":
-        return _notebook(path, text)
+        # imported here: `notebooks` builds on this module's segments and blanking
+        from labledger.reconcile.notebooks import read_notebook
+
+        return read_notebook(path, text)
     return [Segment(path, kind, text)]
-
-
-def _joined(value: object, path: str, what: str) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return "".join(value)
-    raise DocumentError([(path, f"not a valid notebook: {what} is not text")])
-
-
-def _notebook(path: str, text: str) -> list[Segment]:
-    try:
-        nb = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DocumentError([(path, f"not a valid notebook: malformed JSON at line {exc.lineno} "
-                                    f"column {exc.colno} ({exc.msg})")]) from None
-    except RecursionError:
-        raise DocumentError([(path, "not a valid notebook: its JSON is nested too deeply to "
-                                    "read")]) from None
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    if not isinstance(cells, list):
-        raise DocumentError([(path, "not a valid notebook: no 'cells' list (nbformat 4 is read)")])
-    out: list[Segment] = []
-    for i, cell in enumerate(cells, 1):
-        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
-            raise DocumentError([(path, f"not a valid notebook: cell {i} has no cell_type")])
-        if cell["cell_type"] == "markdown":
-            out.append(Segment(path, "md", _joined(cell.get("source", ""), path,
-                                                   f"cell {i} source"), f"cell {i}"))
-        if cell["cell_type"] != "code":
-            continue
-        outputs = cell.get("outputs", [])
-        if not isinstance(outputs, list):
-            raise DocumentError([(path, f"not a valid notebook: cell {i} outputs is not a list")])
-        for j, output in enumerate(outputs, 1):
-            if not isinstance(output, dict):
-                raise DocumentError([(path, f"not a valid notebook: cell {i} output {j}")])
-            where = f"cell {i}, output {j}"
-            if output.get("output_type") == "stream":
-                out.append(Segment(path, "txt", _joined(output.get("text", ""), path, where),
-                                   where))
-                continue
-            data = output.get("data")
-            if not isinstance(data, dict):
-                continue  # errors and empty outputs carry no claimed numbers
-            for mime, syntax in (("text/markdown", "md"), ("text/latex", "tex"),
-                                 ("text/plain", "txt")):
-                if mime in data:
-                    out.append(Segment(path, syntax, _joined(data[mime], path, where), where))
-                    break
-    return out
 
 
 # --- masking: hide what is not prose from the number scanner, one space per character ---------
@@ -1020,7 +974,8 @@ _INTEGER = re.compile(r"[+\-]?\d+")
 _ALIGNED_MAX_LINES = 1000  # a longer block of lines is prose or a log, not a printed frame
 
 
-def aligned_table(segment: Segment, pos: int) -> Table | None:
+def aligned_table(segment: Segment, pos: int,
+                  within: tuple[int, int] | None = None) -> Table | None:
     """The plain-text table around ``pos``, when the block of non-blank lines holding it is one
     as pandas prints a DataFrame (a notebook's ``text/plain`` output, a ``print(df)`` stream,
     a results log): a header line of column names, each right-aligned with its column's values;
@@ -1030,24 +985,53 @@ def aligned_table(segment: Segment, pos: int) -> Table | None:
     space in them join up with the next edge. A block whose lines do not all keep to the edges
     is no table (prose is read as sentences). An integer index (0, 1, 2: row numbers) is not a
     value, so its cells are given as empty; a named index (method names) labels the rows.
+    sklearn's classification report is one (`report_table`). ``within``: the (start, end) the
+    block is cut to (a Markdown fence's text: its ``` lines are none of the frame's).
     """
-    report = _report_around(segment, pos)
+    report = report_table(segment, pos)
     if report is not None:
-        got = _table_once(segment, "reports", report[0][0],
-                          lambda: _parse_aligned(report, gaps=True))
-        if got is not None:
-            return got
+        return report
     text = segment.text
     start = _block_start(segment, pos, _filled, 64 * _ALIGNED_MAX_LINES)
     if start is None:
         return None
+    lo, hi = within if within is not None else (0, len(text))
+    start = max(start, lo)  # (the fence's opening line may start the block: it is no row)
 
     def build() -> Table | None:
         lines = [(at, line.rstrip()) for at, line in
-                 _block_lines(text, start, _filled, _ALIGNED_MAX_LINES)]
+                 _block_lines(text, start, _filled, _ALIGNED_MAX_LINES) if at < hi]
         return _parse_aligned(lines) if 2 <= len(lines) <= _ALIGNED_MAX_LINES else None
 
     return _table_once(segment, "aligned_tables", start, build)
+
+
+def report_table(segment: Segment, pos: int) -> Table | None:
+    """sklearn's classification report holding ``pos`` as one table (`_report_around`), or
+    None; built once per segment. Costs one substring search on a text without one."""
+    report = _report_around(segment, pos)
+    if report is None:
+        return None
+    return _table_once(segment, "reports", report[0][0], lambda: _parse_report(report))
+
+
+def _parse_report(lines: list[tuple[int, str]]) -> Table | None:
+    """A classification report's lines as a table, its header line first put back over the
+    columns: pasted into a README, the header often lost (or gained) leading spaces that the
+    rows kept ("precision    recall  f1-score   support" flush left over rows indented as
+    printed), so no header name ended where its column does. Its last name, ``support``,
+    ends where the rows end (every row's last value is its support, right-aligned)."""
+    (head_at, head), body = lines[0], lines[1:]
+    shift = len(body[0][1]) - len(head)
+    if shift < 0 and head[:-shift].strip():
+        return None  # words where the header would have to lose spaces: no report
+    table = _parse_aligned([(head_at - shift, " " * shift + head[max(0, -shift):]), *body],
+                           gaps=True)
+    if table is None or shift <= 0:
+        return table
+    # the spaces put before the header are not the text's: its cells start at the line
+    header = [Cell(c.text, max(c.start, head_at), max(c.end, head_at)) for c in table.header]
+    return Table(max(table.start, head_at), table.end, header, table.rows, [header])
 
 
 def _parse_aligned(lines: list[tuple[int, str]], gaps: bool = False) -> Table | None:
@@ -1195,20 +1179,76 @@ class Sentence:
     end: int
 
 
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A fenced code block of Markdown: offsets into the segment's text."""
+
+    start: int  # its opening line
+    body: int   # its first line after the opening one
+    end: int    # where its closing line starts (the text's end when it is never closed)
+    info: str   # the info string after the opening ``` or ~~~ ("python", "", "shell script")
+
+
+# a line that may open or close a fence (found as "\n" + text: a regex starting with ^ would be
+# tried at every place), then the line itself: its ``` or ~~~ and what follows them
 _FENCE = re.compile(r"\n[ \t]*(?:```|~~~)")
+_FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*?)[ \t\r]*(?:\n|$)")
+
+
+def fences(segment: Segment) -> list[Fence]:
+    """The fenced code blocks of a Markdown segment, in text order; found once per segment.
+
+    As CommonMark pairs them: a block is closed by a line of the same character, at least as
+    many of them and nothing after; a line with an info string, or of the other character,
+    inside a block is its text. A backtick line whose info string holds a backtick is inline
+    code, no fence; a block never closed runs to the text's end."""
+    found = segment._cache.get("fence_blocks")
+    if found is None:
+        found = segment._cache["fence_blocks"] = _fences(segment.text)
+    assert isinstance(found, list)
+    return found
+
+
+def _fences(text: str) -> list[Fence]:
+    if "```" not in text and "~~~" not in text:  # most documents: one substring search
+        return []
+    out: list[Fence] = []
+    opened: tuple[int, int, str, str] | None = None  # (line start, body, marker, info)
+    for m in _FENCE.finditer("\n" + text):
+        ls = m.start()  # (the "\n" put before the text: offsets are the text's)
+        line = _FENCE_LINE.match(text, ls)
+        if line is None:
+            continue
+        marker, info = line.group(1), line.group(2)
+        if marker[0] == "`" and "`" in info:
+            continue  # ```inline code``` at a line's start
+        if opened is None:
+            opened = (ls, line.end(), marker, info)
+        elif marker[0] == opened[2][0] and len(marker) >= len(opened[2]) and not info:
+            out.append(Fence(opened[0], opened[1], ls, opened[3]))
+            opened = None
+    if opened is not None:
+        out.append(Fence(opened[0], opened[1], len(text), opened[3]))
+    return out
+
+
+def fence_at(segment: Segment, pos: int) -> Fence | None:
+    """The fenced block whose opening line or text holds ``pos`` (its closing line is not in
+    it), or None."""
+    blocks = fences(segment)
+    if not blocks:
+        return None
+    starts = segment._cache.get("fence_starts")
+    if starts is None:
+        starts = segment._cache["fence_starts"] = [f.start for f in blocks]
+    assert isinstance(starts, list)
+    i = bisect.bisect_right(starts, pos) - 1
+    return blocks[i] if i >= 0 and pos < blocks[i].end else None
 
 
 def in_fence(segment: Segment, pos: int) -> tuple[int, int] | None:
     """The line around ``pos`` when it is inside a fenced code block (Markdown)."""
-    fences = segment._cache.get("fences")
-    if fences is None:
-        text = segment.text
-        fences = []
-        if "```" in text or "~~~" in text:  # (a regex starting with ^ would try every place)
-            fences = [m.end() - 4 for m in _FENCE.finditer("\n" + text)]  # text offsets
-        segment._cache["fences"] = fences
-    assert isinstance(fences, list)
-    if not fences or bisect.bisect_right(fences, pos) % 2 == 0:
+    if fence_at(segment, pos) is None:
         return None
     text = segment.text
     ls = text.rfind("\n", 0, pos) + 1
@@ -1246,6 +1286,8 @@ def is_log(segment: Segment) -> bool:
     epoch's value satisfied the last epoch's claim, per-image lines made a dataset's average
     ambiguous. Decided once per segment; hard-wrapped prose (lines ending in words) stays prose.
     """
+    if segment.printed:
+        return True
     got = segment._cache.get("log")
     if got is None:
         lines = [line for line in segment.text.split("\n", _LOG_SAMPLE) if line.strip()]

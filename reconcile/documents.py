@@ -55,6 +55,7 @@ from labledger.reconcile.doc_readers import (
     mask_text,
 )
 from labledger.reconcile.fanout import cpu_count, fork_each
+from labledger.reconcile.fenced import without_code
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.judge_cache import JudgeCache
 from labledger.reconcile.log_units import headed, strongest_records
@@ -862,8 +863,9 @@ def _drift_message(claim: Claim, shown: Shown, got: Check) -> str:
             f"(run {claim.run}, object {_short(claim.source_digest)})")
 
 
-# Below this much text a fork costs more than it saves; above, one share per this much, at most
-# one per core (judging is pure Python: a core per share is the only way to use more than one).
+# Below this much text a fork costs more than it saves; above, one process per this much, at
+# most one per core (judging is pure Python: a process per core is the only way to use more
+# than one).
 _SHARE_CHARS = 512 * 1024
 
 
@@ -931,11 +933,14 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     markers = find_markers(seg, binds)
     hits = run.index.scan(seg.text)
+    if hits and seg.syntax == "md":
+        hits = without_code(seg, hits)  # a fenced program's anchors name no result
     if not markers and not hits:
         return
     # A printed log: a unit a line, the lines under a heading named by it too, and every line's
     # numbers judged together (`log_units`). Markdown: its list items and "key: value" lines
-    # under headings are units of their own, named by the headings and judged so too.
+    # under headings (or under a list item naming them), and the lines of a fenced block of
+    # printed output, are units of their own, named from above and judged so too.
     log = seg.syntax == "txt" and is_log(seg)
     headings = headed(seg, hits) if hits and (log or seg.syntax == "md") else {}
     if log:

@@ -16,8 +16,11 @@ a ``.txt`` results log) has one unit per line. Two things then tie lines togethe
   that name it most are judged together, so a claim named on each line alike (its bare metric
   over every epoch) is satisfied by one matching record, as before (`strongest_records`).
 
-Markdown model reports are read the same way: a ``#`` heading names the list items and
-``key: value`` lines under it, and those lines are judged together (`headed`).
+Markdown model reports are read the same way: a heading (``#``, or a setext line under its
+``===``/``---`` rule) names the list items and ``key: value`` lines under it, a list item naming
+a model or metric and holding no number names the items nested under it, and a fenced block of
+printed output (`fenced`) is a log of its own, named by the headings over it and by a caption
+ending in ":" right above it; all those lines are judged together (`headed`).
 """
 
 from __future__ import annotations
@@ -25,11 +28,21 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Collection, Sequence
-from itertools import accumulate, pairwise
-from typing import Protocol, TypeVar
+from itertools import accumulate
+from typing import NamedTuple, Protocol, TypeVar
 
 from labledger.reconcile.anchors import Hit
-from labledger.reconcile.doc_readers import Segment, in_fence, line_at, mask_text
+from labledger.reconcile.doc_readers import (
+    Fence,
+    Segment,
+    Table,
+    fence_at,
+    fences,
+    in_fence,
+    line_at,
+    mask_text,
+)
+from labledger.reconcile.fenced import fenced_unit, is_output, output_lines
 from labledger.reconcile.numbers import scan_numbers
 
 __all__ = ["headed", "strongest_records"]
@@ -70,12 +83,20 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
     of each term).
 
     ``hits``: every anchor of the segment, in text order (as `anchors.AnchorIndex.scan` gives
-    them). In plain text only a log's lines are units (`doc_readers.is_log`); the caller asks
-    for those only. In Markdown, the headings are ``#`` lines (`_md_headed`).
+    them; in Markdown, none in code: `fenced.without_code`). In plain text only a log's lines
+    are units (`doc_readers.is_log`); the caller asks for those only. In Markdown, the headings
+    are ``#`` and setext lines, list items naming what they list, and a fenced block of printed
+    output is a log of its own (`_md_headed`).
     """
     if segment.syntax == "md":
         return _md_headed(segment, hits)
-    text = segment.text
+    return _log_headed(segment.text, hits, len(segment.text))
+
+
+def _log_headed(text: str, hits: Sequence[Hit], stop: int) -> dict[int, tuple[int, list[Hit]]]:
+    """`headed` for a log's lines, up to ``stop`` (the end of the text, or of a fenced block):
+    a line whose anchors name a claim and that holds no number of its own heads the lines below
+    it, up to a blank line or the next line without a number."""
     starts = [h.start for h in hits]
     out: dict[int, tuple[int, list[Hit]]] = {}
     i = 0
@@ -87,8 +108,8 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
         if not _numberless(text, ls, le, heading):
             continue
         heading = _one_per_term(heading)
-        at = text.find("\n", le)
-        while at >= 0:
+        at = text.find("\n", le, stop)
+        while at >= 0 and at + 1 < stop:
             nls, nle = line_at(text, at + 1)
             if not text[nls:nle].strip():
                 break  # a blank line ends what a heading heads
@@ -96,60 +117,241 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
             if _numberless(text, nls, nle, hits[lo:bisect.bisect_left(starts, nle, lo)]):
                 break  # the next heading ("Test bird", "Epoch 12/15")
             out[nls] = (nle, heading)
-            at = text.find("\n", nle)
+            at = text.find("\n", nle, stop)
     return out
 
 
-# An ATX heading: its level is its count of #; a fence's "# comment" is none (`in_fence`)
-_MD_HEADING = re.compile(r"\n {0,3}(#{1,6})(?=[ \t]|\r?\n|$)")
+# A heading: ATX ("## Results", its level its count of #), or a setext heading's underline
+# ("Results" over "=======" is level 1, over "-------" level 2); a fence's "# comment" is none
+_MD_HEADING = re.compile(r"\n {0,3}(?:(#{1,6})(?=[ \t]|\r?\n|$)|(=+|-{2,})[ \t]*(?=\r?\n|$))")
+# A line that is no setext heading's text: blank, indented code, another block's start (a
+# heading, list item, quote, fence, HTML, an underline) or a table's row (a pipe in it: the
+# "---" under it is no heading's, nor a rule GFM would read a table from)
+_NOT_SETEXT_TEXT = re.compile(r"[ \t]*\r?$| {4}|\t|[ \t]*(?:#|[-*+>][ \t]|\d+[.)][ \t]|```|~~~"
+                              r"|<|=|-)|[^\n]*\|")
+# YAML front matter: its closing "---" underlines no heading
+_FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*\r?(?:\n|$)")
 # A line a generated report lists a result on: a list item, or "key: value" ("Accuracy: 0.97",
 # "**F1 Score:** 76.67%") where a number follows the key
 _MD_RECORD = re.compile(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t])"
                         r"|[ \t]*[^\s:=#|><][^:=\n]{0,80}[:=][ \t*_`]*[+\-\u2212]?\.?\d")
+_LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d+[.)])[ \t]")
+# A caption right above a fenced block ("Expected output:", "**Results on Set5:**")
+_CAPTION_END = re.compile(r"[^\n]*:[ \t*_]*$")
+
+
+class _Heading(NamedTuple):
+    text_start: int  # the line holding its words (a setext heading's: the line above its rule)
+    text_end: int
+    body: int        # where the lines it heads start
+    level: int
 
 
 def _md_headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[Hit]]]:
-    """Markdown's list items and ``key: value`` lines under headings, each with the hits of
-    every heading over it: a heading names the records under it up to the next heading of its
-    level or higher (a model report's "## RandomForestClassifier" over "- precision: 0.9694"),
-    as a row's label names its cells. A prose line under it is not named (a "## Results" over
-    a page says little of each sentence). Lines under a heading naming no claim are given too
-    (with the hits of the headings over them: none), when some heading of the segment names
-    one: they are judged with the others, so the named model's claim is not theirs
-    (`strongest_records`). Empty when no heading holds an anchor."""
+    """Markdown's records, each with the hits that name it from above:
+
+    * list items and ``key: value`` lines under headings, each with the hits of every heading
+      over it: a heading names the records under it up to the next heading of its level or
+      higher (a model report's "## RandomForestClassifier" over "- precision: 0.9694"), as a
+      row's label names its cells. A prose line under it is not named (a "## Results" over a
+      page says little of each sentence). Lines under a heading naming no claim are given too
+      (with the hits of the headings over them: none), when some heading of the segment names
+      one: they are judged with the others, so the named model's claim is not theirs
+      (`strongest_records`);
+    * list items nested under an item that names a claim and holds no number ("- ResNet-50"
+      over "  - Top-1: 76.1"): they have its hits too (`_list_children`);
+    * every line of a fenced block of printed output (`_fence_records`), read as a log's.
+    """
     text = segment.text
     starts = [h.start for h in hits]
-    heads: list[tuple[int, int, int]] = []  # (line start, line end, level)
-    named = False
+    heads = _md_headings(segment)
+    out: dict[int, tuple[int, list[Hit]]] = {}
+    sections: list[tuple[int, int, list[Hit]]] = []  # (body, end, the hits over it)
+    if any(_holds_hit(starts, h.text_start, h.text_end) for h in heads):
+        sections = _sections(text, heads, hits, starts)
+        for body, end, above in sections:
+            _section_records(segment, body, end, above, starts, out)
+    _list_children(segment, hits, starts, out)
+    _fence_records(segment, hits, starts, sections, out)
+    return out
+
+
+def _md_headings(segment: Segment) -> list[_Heading]:
+    """The segment's ATX and setext headings, in text order (none in a fenced block)."""
+    text = segment.text
+    front = _FRONT_MATTER.match(text)
+    heads: list[_Heading] = []
     for m in _MD_HEADING.finditer("\n" + text):
         ls = m.start()  # the "\n" put before the text: offsets are the text's
         if in_fence(segment, ls) is not None:
             continue
         le = line_at(text, ls)[1]
-        heads.append((ls, le, len(m.group(1))))
-        lo = bisect.bisect_left(starts, ls)
-        named = named or (lo < len(starts) and starts[lo] < le)
-    out: dict[int, tuple[int, list[Hit]]] = {}
-    if not named:
-        return out
-    heads.append((len(text), len(text), 0))  # the end closes every heading
+        if m.group(1) is not None:
+            heads.append(_Heading(ls, le, le + 1, len(m.group(1))))
+            continue
+        if ls == 0 or (front is not None and ls < front.end()):
+            continue
+        above_start, above_end = line_at(text, ls - 1)
+        if _NOT_SETEXT_TEXT.match(text, above_start, above_end) is not None \
+                or in_fence(segment, above_start) is not None:
+            continue
+        level = 1 if m.group(2)[0] == "=" else 2
+        heads.append(_Heading(above_start, above_end, le + 1, level))
+    return heads
+
+
+def _holds_hit(starts: list[int], lo: int, hi: int) -> bool:
+    i = bisect.bisect_left(starts, lo)
+    return i < len(starts) and starts[i] < hi
+
+
+def _sections(text: str, heads: list[_Heading], hits: Sequence[Hit],
+              starts: list[int]) -> list[tuple[int, int, list[Hit]]]:
+    """Per heading, the lines it heads (up to the next heading's words) and the hits of it and
+    of every heading over it."""
+    out: list[tuple[int, int, list[Hit]]] = []
     stack: list[tuple[int, list[Hit]]] = []  # the open headings: (level, their hits)
-    for (ls, le, level), (nxt, _, _) in pairwise(heads):
-        while stack and stack[-1][0] >= level:
+    ends = [h.text_start for h in heads[1:]] + [len(text)]  # the end closes every heading
+    for head, nxt in zip(heads, ends, strict=True):
+        while stack and stack[-1][0] >= head.level:
             stack.pop()
-        lo = bisect.bisect_left(starts, ls)
-        stack.append((level, _one_per_term(hits[lo:bisect.bisect_left(starts, le, lo)])))
-        above = [h for _, own in stack for h in own]
-        at = le + 1
-        while at < nxt:
-            ls2, le2 = line_at(text, at)
-            if _MD_RECORD.match(text, ls2, le2) and in_fence(segment, ls2) is None:
-                lo = bisect.bisect_left(starts, ls2)
-                if above or (lo < len(starts) and starts[lo] < le2):
-                    out[ls2] = (le2, above)
-            at = text.find("\n", le2, nxt)
-            at = nxt if at < 0 else at + 1
+        lo = bisect.bisect_left(starts, head.text_start)
+        stack.append((head.level, _one_per_term(
+            hits[lo:bisect.bisect_left(starts, head.text_end, lo)])))
+        out.append((head.body, nxt, [h for _, own in stack for h in own]))
     return out
+
+
+def _section_records(segment: Segment, body: int, end: int, above: list[Hit],
+                     starts: list[int], out: dict[int, tuple[int, list[Hit]]]) -> None:
+    """The list items and ``key: value`` lines of one heading's section (its fenced blocks
+    are left to `_fence_records`)."""
+    text = segment.text
+    at = body
+    while at < end:
+        ls, le = line_at(text, at)
+        fence = fence_at(segment, ls)
+        if fence is not None:  # jumped over: its lines are no list's
+            at = _after(text, fence.end, end)
+            continue
+        if _MD_RECORD.match(text, ls, le) and (above or _holds_hit(starts, ls, le)):
+            out[ls] = (le, above)
+        at = _after(text, ls, end)
+
+
+def _after(text: str, pos: int, end: int) -> int:
+    """The start of the line after the one holding ``pos``, at most ``end``."""
+    nxt = text.find("\n", pos, end)
+    return end if nxt < 0 else nxt + 1
+
+
+def _list_children(segment: Segment, hits: Sequence[Hit], starts: list[int],
+                   out: dict[int, tuple[int, list[Hit]]]) -> None:
+    """Give the records nested under a list item the hits of the item (one per term) when it
+    names a claim and holds no number of its own: "- **ResNet-50**" over "  - Top-1: 76.1",
+    "- **FLOPs**:" over "  - ResNet-50: 84,342,784", as a heading names the lines under it. A
+    parent holding a number ("- Ours reaches 76.1% top-1") states a result; it labels nothing.
+    Each line is walked once, however deep the nesting."""
+    text = segment.text
+    walked = -1  # the end of the last subtree walked: a parent inside it was already seen
+    i = 0
+    while i < len(hits):
+        ls, le = line_at(text, hits[i].start)
+        j = bisect.bisect_left(starts, le, i)
+        own, i = hits[i:j], j
+        item = _LIST_ITEM.match(text, ls, le)
+        if ls < walked or item is None or not _numberless(text, ls, le, own) \
+                or fence_at(segment, ls) is not None:
+            continue
+        walked = _walk_subtree(segment, ls, le, len(item.group(1).expandtabs()),
+                               _one_per_term(own), hits, starts, out)
+
+
+def _walk_subtree(segment: Segment, ls: int, le: int, indent: int, own: list[Hit],
+                  hits: Sequence[Hit], starts: list[int],
+                  out: dict[int, tuple[int, list[Hit]]]) -> int:
+    """The lines more indented than the item at ``ls`` (blank lines between them too): each
+    record among them gets the hits of the numberless items over it. Returns where the walk
+    stopped."""
+    text = segment.text
+    stack: list[tuple[int, list[Hit]]] = [(indent, own)]
+    at = le + 1
+    while at < len(text):
+        nls, nle = line_at(text, at)
+        line = text[nls:nle]
+        if line.strip():
+            width = len(line) - len(line.lstrip())
+            depth = len(line[:width].expandtabs())
+            if depth <= indent:
+                return nls
+            fence = fence_at(segment, nls)
+            if fence is not None:
+                at = _after(text, fence.end, len(text))
+                continue
+            while len(stack) > 1 and stack[-1][0] >= depth:
+                stack.pop()
+            if _MD_RECORD.match(text, nls, nle):
+                above = [h for _, hs in stack for h in hs]
+                if above:
+                    got = out.get(nls)
+                    out[nls] = (nle, above if got is None else [*got[1], *above])
+            lo = bisect.bisect_left(starts, nls)
+            mine = hits[lo:bisect.bisect_left(starts, nle, lo)]
+            if _LIST_ITEM.match(text, nls, nle):
+                stack.append((depth, _one_per_term(mine) if _numberless(text, nls, nle, mine)
+                              else []))
+        at = _after(text, nls, len(text))
+    return len(text)
+
+
+def _fence_records(segment: Segment, hits: Sequence[Hit], starts: list[int],
+                   sections: list[tuple[int, int, list[Hit]]],
+                   out: dict[int, tuple[int, list[Hit]]]) -> None:
+    """Every line of each fenced block of printed output, with the hits that name it from
+    above: the headings over the block, a caption ending in ":" right above it ("Results on
+    wikisql:", "**Best model:**"), and a line inside it holding anchors and no number
+    ("Best Model Performance:", "Validation Set5"), as in a log. A line of a classification
+    report or printed frame inside it is that table's (`fenced.fenced_unit`), no record."""
+    text = segment.text
+    bodies = [b for b, _, _ in sections]
+    for fence in fences(segment):
+        if not is_output(segment, fence):
+            continue
+        k = bisect.bisect_right(bodies, fence.start) - 1
+        above = list(sections[k][2]) if k >= 0 and fence.start < sections[k][1] else []
+        above += _caption_hits(segment, fence, hits, starts)
+        lo = bisect.bisect_left(starts, fence.body)
+        inside = hits[lo:bisect.bisect_left(starts, fence.end, lo)]
+        if not above and not inside:
+            continue
+        inner = _log_headed(text, inside, fence.end)
+        for ls, le in output_lines(segment, fence):
+            heading = inner.get(ls)
+            named = above + heading[1] if heading is not None else above
+            if (named or _holds_hit(starts, ls, le)) \
+                    and not isinstance(fenced_unit(segment, ls), Table):
+                got = out.get(ls)
+                out[ls] = (le, named if got is None else [*got[1], *named])
+
+
+def _caption_hits(segment: Segment, fence: Fence, hits: Sequence[Hit],
+                  starts: list[int]) -> list[Hit]:
+    """The hits (one per term) of the line introducing ``fence``: the last non-blank line above
+    it, at most one blank line up, when it ends with ":" and is no heading."""
+    text = segment.text
+    at = fence.start - 1
+    for _ in range(2):
+        if at <= 0:
+            return []
+        ls, le = line_at(text, at - 1)
+        if text[ls:le].strip():
+            if text[ls:le].lstrip().startswith("#") or not _CAPTION_END.match(text, ls, le) \
+                    or fence_at(segment, ls) is not None:
+                return []
+            lo = bisect.bisect_left(starts, ls)
+            return _one_per_term(hits[lo:bisect.bisect_left(starts, le, lo)])
+        at = ls
+    return []
 
 
 class _Record(Protocol):

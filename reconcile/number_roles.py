@@ -9,7 +9,8 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   *almost*, *close to*, ``<``, ``≥``...;
   either end of a range in words, *between X and Y*, *ranges from X to Y*, *a range of X to Y*
   (a spread, not the value: "from X to Y" alone is read as values, since it says a change as
-  often: "improves PSNR from 30.10 to 31.42 dB");
+  often: "improves PSNR from 30.10 to 31.42 dB"); either end of a dash range of percents,
+  ``98.43%-99.04%``, ``88.4% – 90.9%`` (of bare numbers, ``3-5``, no number is read at all);
 * reference: after *Table*, *Fig.*, *Section*, *Eq.*, *epoch*, *step*, *seed*, *layer*,
   *batch size*, ``#``...;
 * count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
@@ -80,6 +81,11 @@ _RANGE_FIRST = re.compile(r"(?i)\b" + _RANGE_OPEN + r"[\s$~]*$")
 _RANGE_SECOND = re.compile(r"(?i)\b" + _RANGE_OPEN + r"[\s$~]*[+\-\u2212]?[\d.,]*\d"
                            r"(?:\s*(?:%|\\%|[^\W\d_]{1,6}))?[\s$~]+(?:and|to)[\s$~]*$")
 # "the gap between 31.42 and 30.10": two values compared, not a range
+# A dash range of percents ("ResNet-18 achieves 98.43%-99.04% accuracy"): the first end is
+# followed by the dash and a digit, the second preceded by a percent and the dash (glued, the
+# dash was read as its sign: "-99.04%")
+_PERCENT_RANGE_NEXT = re.compile(r"[ \t]?(?:[-\u2013\u2014\u2212~]|--)[ \t]?\d")
+_PERCENT_RANGE_BEFORE = re.compile(r"\d[ \t]?\\?%[ \t]?(?:[-\u2013\u2014\u2212~]|--)?[ \t]?$")
 _COMPARED = re.compile(r"(?i)\b(?:gap|gaps|difference|differences|margin|comparison|contrast|"
                        r"trade-?off)\s+between\b")
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
@@ -123,6 +129,8 @@ def role_of(shown: Shown, masked: str, base: int,
     stripped = head.rstrip(" \t$")
     if stripped and stripped[-1] in _BOUND_CHARS:
         return "bound"
+    if _in_percent_range(shown, masked, base, head):
+        return "bound"
     m = _WORD_BEFORE.search(head)
     before = m.group(1).lower() if m else ""
     if before in _REFERENCE_WORDS or before in ("#", "§"):
@@ -155,6 +163,14 @@ def role_of(shown: Shown, masked: str, base: int,
     if shown.sign == "+":
         return "delta"
     return "value"
+
+
+def _in_percent_range(shown: Shown, masked: str, base: int, head: str) -> bool:
+    """Whether ``shown`` is an end of a dash range of percents (``98.43%-99.04%``)."""
+    if shown.percent and _PERCENT_RANGE_NEXT.match(masked, shown.suffix_end - base):
+        return True
+    before = _PERCENT_RANGE_BEFORE.search(head)
+    return before is not None and (shown.sign == "-" or before.group(0).rstrip()[-1] != "%")
 
 
 _LABEL_NUMBER = re.compile(r"[ \t]*[#:]?[ \t]*\d")

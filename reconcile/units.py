@@ -2,10 +2,11 @@
 
 Units are found lazily, around the positions reconcile asks about (an anchor, a marker), never by
 cutting whole documents (see `doc_readers`). Tables are tried first, by syntax: CSV/TSV (the whole
-segment), Markdown (an HTML table, `html_tables`, else a pipe table; a fenced code line is its own
-unit), LaTeX tabulars, reST tables (`rst_tables`), and for plain text a printed frame (or
-sklearn's classification report, blank lines and all), else one line of a printed log
-(`doc_readers.is_log`). Everything else is the sentence around the position.
+segment), Markdown (in a fenced block, `fenced`: a line, or in printed output a report or
+printed frame; else an HTML table, `html_tables`, a pipe table, or sklearn's classification
+report pasted unfenced), LaTeX tabulars, reST tables (`rst_tables`), and for plain text a
+printed frame (or sklearn's classification report, blank lines and all), else one line of a
+printed log (`doc_readers.is_log`). Everything else is the sentence around the position.
 Each table is built once per segment, however many positions ask for it.
 """
 
@@ -17,13 +18,14 @@ from labledger.reconcile.doc_readers import (
     Table,
     aligned_table,
     delimited_table,
-    in_fence,
     is_log,
     latex_table,
     line_at,
     markdown_table,
+    report_table,
     sentence_around,
 )
+from labledger.reconcile.fenced import fenced_unit
 from labledger.reconcile.html_tables import html_table
 from labledger.reconcile.rst_tables import rst_table
 
@@ -35,10 +37,11 @@ def unit_at(segment: Segment, pos: int) -> Sentence | Table:
     if segment.syntax in ("csv", "tsv"):
         return delimited_table(segment)
     if segment.syntax == "md":
-        fenced = in_fence(segment, pos)
+        fenced = fenced_unit(segment, pos)
         if fenced is not None:
-            return Sentence(*fenced)  # a code block: each line is its own unit
-        table = html_table(segment, pos) or markdown_table(segment, pos)
+            return fenced
+        table = (html_table(segment, pos) or markdown_table(segment, pos)
+                 or report_table(segment, pos))
         if table is not None:
             return table
     elif segment.syntax == "tex":

@@ -127,6 +127,17 @@ CASES: dict[str, tuple[str, int, Callable[[int], str]]] = {
         + "   * - Ours\n     - 31.42\n" * 10000)),
     "a grid table 300 columns wide (rst)": (".rst", 256 * KB, _grid),
     "a report header over 50,000 rows (txt)": (".txt", 50000 * 55, lambda n: _report(50000)),
+    # fenced blocks (`fenced`): thousands of output and code blocks under a heading, a caption
+    # over each; one printed block of a line per record; list items nested hundreds deep
+    "thousands of fenced blocks (md)": (".md", 256 * KB, lambda n: "# Ours\n" + _fill(
+        "Results on Set5:\n```\nPSNR: 31.42\nacc 0.9134\n```\n```python\nlr = 0.1  # PSNR\n```\n"
+        "```bash\npython train.py --psnr 31.42 \\\n  --acc 0.9\n```\n", n)),
+    "a printed block of short lines (md)": (".md", 256 * KB, lambda n: "## Ours\n```\n"
+                                            + _fill("epoch 3 PSNR 31.42 acc 0.9134\n", n)
+                                            + "```\n"),
+    "list items nested deep (md)": (".md", 256 * KB, lambda n: "".join(
+        "  " * k + "- Ours PSNR\n" + "  " * k + "  - acc: 0.9134\n" for k in range(min(400, n)))
+        + _fill("- Ours\n  - PSNR: 31.42\n", n)),
 }
 
 _REFERENCE: dict[tuple[str, int], float] = {}
