@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
+
+import msgspec
 
 from labledger.ledger.errors import CorruptionError
 from labledger.ledger.record import Record, RecordError, verify_line
@@ -83,3 +87,232 @@ def iter_writer_records(writer_dir: Path, kinds: Collection[str] | None = None
                         ) -> Iterator[Record]:
     for segment in list_segments(writer_dir):
         yield from iter_segment_records(segment, kinds)
+
+
+# --- a writer's records with only the latest of one kind ---------------------------------------
+# A record's position: (segment index << _POSITION_BITS) + its byte offset in a JSONL segment, or
+# its row (in seq order) in a sealed one. Positions sort in chain order.
+_POSITION_BITS = 40
+_LOCAL = (1 << _POSITION_BITS) - 1
+_KEY_COLUMNS = ["seq", "ts", "writer", "kind", "run", "instance"]
+
+
+class _Key(msgspec.Struct, frozen=True, gc=False):
+    """What the cheap pass reads of a record: the envelope fields that say which record of a
+    kind is the latest (a JSONL line's other fields, its id and body, are skipped unread).
+    Only text and numbers: untracked by the garbage collector (one per record of the kind)."""
+
+    seq: int
+    ts: str
+    writer: str
+    kind: str
+    run: str | None = None
+    instance: str | None = None
+
+    def fields_of(self, record: Record) -> bool:
+        """Whether ``record`` (verified) holds the fields this key was read as."""
+        return (record.seq, record.ts, record.writer, record.kind, record.run,
+                record.instance) == (self.seq, self.ts, self.writer, self.kind, self.run,
+                                     self.instance)
+
+
+_key_decoder = msgspec.json.Decoder(_Key)
+
+
+class _Unsure(Exception):
+    """The cheap pass met something only the ordinary read may judge: a record that does not
+    verify, a segment or column it cannot read, a selected record that is not what it read."""
+
+
+# A record of the thinned kind, not verified yet: its key, position, and line (None: sealed).
+_Candidate = tuple[_Key, int, bytes | None]
+
+
+class _Latest:
+    """Per (writer, run, instance): the candidate last in ledger order (ts, seq: the writer is
+    the same) and the one last in chain order (seq). A tie goes to the later position."""
+
+    def __init__(self) -> None:
+        self.by_time: dict[tuple[str, str | None, str | None], _Candidate] = {}
+        self.by_chain: dict[tuple[str, str | None, str | None], _Candidate] = {}
+
+    def offer(self, key: _Key, position: int, line: bytes | None) -> None:
+        # called once per record of the kind (hundreds of thousands): no tuple per comparison
+        group = (key.writer, key.run, key.instance)
+        candidate = (key, position, line)
+        best = self.by_time.get(group)
+        if best is None or key.ts > best[0].ts or (key.ts == best[0].ts
+                                                   and key.seq >= best[0].seq):
+            self.by_time[group] = candidate
+        best = self.by_chain.get(group)
+        if best is None or key.seq >= best[0].seq:
+            self.by_chain[group] = candidate
+
+    def chosen(self) -> list[_Candidate]:
+        """The selected candidates, each once, in chain order."""
+        unique = {c[1]: c for c in (*self.by_time.values(), *self.by_chain.values())}
+        return [unique[position] for position in sorted(unique)]
+
+
+def iter_writer_records_latest(writer_dir: Path, kind: str) -> Iterator[Record]:
+    """A writer's records in chain order, except that of the records of ``kind`` only the
+    latest per (writer, run, instance) are read: the one last in ledger order (ts, seq) and
+    the one last in chain order (seq). The others are neither verified nor decoded: a cheap
+    pass reads their envelope fields only (a JSONL line's ``seq``, ``ts``, ``writer``,
+    ``kind``, ``run`` and ``instance``; a sealed segment's columns of those names).
+
+    Meant for a kind whose records matter only through the latest of each run and instance
+    (a run's heartbeats: see `labledger.reconcile.pull_verified.load_events`). A caller gets
+    what `iter_writer_records` gives, less those superseded records.
+
+    Invariants:
+
+    * Every record of another kind, and every selected one, is verified from its bytes and
+      decoded exactly as `iter_writer_records` does it.
+    * Whenever the cheap pass meets a problem (a record that does not verify, a segment or
+      column it cannot read, a selected record that does not hold what the pass read of it),
+      the writer is read again by `iter_writer_records`: the records, or the error raised,
+      are then exactly its.
+    * Only a superseded record is never verified here, so damage to one goes unnoticed (in
+      the fields the pass reads, it may change which record counts as the latest);
+      `labledger check` verifies every line and every sealed column.
+    """
+    try:
+        records = _read_latest(writer_dir, kind)
+    except _Unsure:
+        records = list(iter_writer_records(writer_dir))
+    yield from records
+
+
+def _read_latest(writer_dir: Path, kind: str) -> list[Record]:
+    latest = _Latest()
+    kept: list[tuple[int, Record]] = []  # verified records, with their positions
+    unread: list[int] = []  # sealed rows of other kinds: verified once their lines are read
+    sealed: dict[int, _SealedRows] = {}
+    for index, segment in enumerate(list_segments(writer_dir)):
+        base = index << _POSITION_BITS
+        if segment.suffix == ".parquet":
+            sealed[index] = _scan_sealed(segment, base, kind, latest, unread)
+        else:
+            _scan_jsonl(segment, base, kind, latest, kept)
+    chosen = latest.chosen()
+    lines = _sealed_lines(sealed, unread + [c[1] for c in chosen if c[2] is None])
+    kept.extend((position, _verified(lines[position])) for position in unread)
+    for key, position, line in chosen:
+        record = _verified(line if line is not None else lines[position])
+        if not key.fields_of(record):  # a sealed column disagrees with its record
+            raise _Unsure
+        kept.append((position, record))
+    kept.sort(key=lambda item: item[0])
+    return [record for _, record in kept]
+
+
+def _verified(line: bytes) -> Record:
+    try:
+        return verify_line(line)
+    except RecordError:
+        raise _Unsure from None
+
+
+def _scan_jsonl(segment: Path, base: int, kind: str, latest: _Latest,
+                kept: list[tuple[int, Record]]) -> None:
+    """Offer each line of ``kind`` to ``latest``; verify and keep every other line. A torn
+    final line (never acknowledged) is skipped, as `iter_segment_records` skips it."""
+    try:
+        data = segment.read_bytes()
+    except OSError:
+        raise _Unsure from None
+    needle = f'"kind":"{kind}"'.encode()  # as msgspec's compact JSON writes it
+    lines = data.split(b"\n")
+    lines.pop()  # the bytes after the last newline: none, or a torn final line
+    offer, position = latest.offer, base  # bound once: this loop runs for every line
+    for line in lines:
+        key = _key_of(line, kind) if needle in line else None
+        if key is not None:
+            offer(key, position, line)
+        else:
+            kept.append((position, _verified(line)))
+        position += len(line) + 1
+
+
+def _key_of(line: bytes, kind: str) -> _Key | None:
+    """The key of a line of ``kind``; None for a line of another kind (the needle stood in its
+    body) or one the pass cannot read (it is then verified like any other)."""
+    try:
+        key = _key_decoder.decode(line)
+    except msgspec.DecodeError:
+        return None
+    return key if key.kind == kind else None
+
+
+class _SealedRows(NamedTuple):
+    """A sealed segment as the cheap pass opened it."""
+
+    file: Any  # pyarrow.parquet.ParquetFile
+    rows: list[int]  # per row in seq order, its row in the file
+
+
+def _scan_sealed(segment: Path, base: int, kind: str, latest: _Latest,
+                 unread: list[int]) -> _SealedRows:
+    """`_scan_jsonl` for a sealed segment, from its columns, rows in seq order (as
+    `seal.iter_sealed_records` reads them); the rows of other kinds go to ``unread``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        file = pq.ParquetFile(segment)
+        table = file.read(columns=_KEY_COLUMNS)
+        order = pc.sort_indices(table, sort_keys=[("seq", "ascending")])  # stable, as sort_by
+        columns = [table.column(name).take(order).to_pylist() for name in _KEY_COLUMNS]
+        rows: list[int] = order.to_pylist()
+    except (OSError, ValueError, KeyError, pa.ArrowException):
+        raise _Unsure from None
+    for index, (seq, ts, writer, row_kind, run, instance) in enumerate(zip(*columns,
+                                                                             strict=True)):
+        if row_kind == kind and isinstance(seq, int) and isinstance(ts, str) and \
+                isinstance(writer, str):
+            latest.offer(_Key(seq=seq, ts=ts, writer=writer, kind=row_kind, run=run,
+                              instance=instance), base + index, None)
+        else:  # another kind (or columns the key cannot hold): read and verified as usual
+            unread.append(base + index)
+    return _SealedRows(file, rows)
+
+
+def _sealed_lines(sealed: dict[int, _SealedRows], positions: list[int]) -> dict[int, bytes]:
+    """The original lines (the ``record`` column) of the sealed rows at ``positions``."""
+    if not positions:  # no sealed segment: pyarrow stays unimported (a pre-commit hook)
+        return {}
+    import pyarrow as pa
+
+    wanted: dict[int, list[int]] = {}
+    for position in positions:
+        wanted.setdefault(position >> _POSITION_BITS, []).append(position)
+    out: dict[int, bytes] = {}
+    for index, group in wanted.items():
+        segment = sealed[index]
+        try:
+            texts = _record_column(segment.file, [segment.rows[p & _LOCAL] for p in group])
+        except (OSError, ValueError, KeyError, pa.ArrowException):
+            raise _Unsure from None
+        if not all(isinstance(text, str) for text in texts):
+            raise _Unsure  # a null record: the ordinary read says what it says of it
+        out.update(zip(group, (text.encode("utf-8") for text in texts), strict=True))
+    return out
+
+
+def _record_column(file: Any, rows: list[int]) -> list[str]:
+    """The ``record`` column at file ``rows`` of a Parquet file, in that order, read from the
+    row groups that hold them only (a segment of heartbeats needs one or two)."""
+    starts = [0]  # the first file row of each row group, then the row count
+    for group in range(file.metadata.num_row_groups):
+        starts.append(starts[-1] + file.metadata.row_group(group).num_rows)
+    group_of = [bisect.bisect_right(starts, row) - 1 for row in rows]
+    groups = sorted(set(group_of))
+    first: dict[int, int] = {}  # row group -> its first row in the table read
+    for group in groups:
+        first[group] = sum(starts[g + 1] - starts[g] for g in groups if g < group)
+    table = file.read_row_groups(groups, columns=["record"])
+    taken = [first[g] + row - starts[g] for row, g in zip(rows, group_of, strict=True)]
+    texts: list[str] = table.column("record").take(taken).to_pylist()
+    return texts

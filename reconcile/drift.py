@@ -76,7 +76,9 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
     """
     from labledger.reconcile.evidence import add_locations, build_evidence
 
-    events = load_events(ledger) if events is None else events
+    # only the latest heartbeat of each run and instance can change the projection
+    # (`load_events`): a ledger of hundreds of thousands of beats loads in a fraction
+    events = load_events(ledger, latest_heartbeats=True) if events is None else events
     document = build_evidence(ledger, events=events, name=name)
     if not locations:
         return document
@@ -127,8 +129,9 @@ def _evidence(ledger: Any, top: Path, report: Report,
         data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
     shown = display_path(path, cwd)
-    # every event is read only here, for a project that keeps an EVIDENCE.json: its projection
-    # needs the runs' pulls and activity, not only the claims
+    # the ledger beyond the claims is read only here, for a project that keeps an EVIDENCE.json:
+    # its projection needs the runs' pulls and latest activity (`evidence_document` reads the
+    # latest heartbeat of each run and instance, not every one)
     document = evidence_document(ledger, locations=wants_locations(text), events=None,
                                  index_of=top, written_with=shown, cache=cache,
                                  name=kept_name(text))

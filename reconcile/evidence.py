@@ -19,6 +19,11 @@ Invariants:
   by the store, and its ``object.quarantined`` event recorded (as by every reader).
 * A run never hosted on a box (no instance, no pull) is said to be local: ``pull_verified`` is
   null with ``"pull": "local run, no remote box"``, never a false ``true``.
+* Read fast, judged the same: a project's ledger is mostly heartbeats, and only the latest of
+  each run and instance can change a judgement here, so `build_evidence` loads the ledger with
+  ``load_events(..., latest_heartbeats=True)``: a heartbeat superseded by a later one of its run
+  and instance decides nothing, so it is not verified here; `labledger check` verifies every
+  line. The document is the same as from every event (a property test holds it so).
 * Document locations (where reconcile finds each claim in the configured documents) are
   opt-in (`add_locations`): a file generated with them says so (``locations_from``) and is
   checked with them, by ``evidence --check`` and by the pre-commit hook alike.
@@ -246,14 +251,15 @@ def build_evidence(ledger: Ledger, *, events: list[Event] | None = None,
                    checker: ObjectChecker | None = None,
                    name: str | None = None) -> dict[str, Any]:
     """The EVIDENCE.json document for every current claim (see the module docstring);
-    ``name``: the project name to keep (`project_name`).
+    ``name``: the project name to keep (`project_name`). ``events``: the ledger as `load_events`
+    gives it, with every heartbeat or only the latest ones (the default reads those only).
 
     Judging pull-verification re-hashes the runs' stored objects: one found corrupt is moved to
     quarantine by the store, and (unless the caller passed its own ``checker``, and records
     what it found itself) its ``object.quarantined`` event is appended here, as every reader
     that moves an object does.
     """
-    events = load_events(ledger) if events is None else events
+    events = load_events(ledger, latest_heartbeats=True) if events is None else events
     own = checker is None
     checker = checker or ObjectChecker(Store(ledger.paths.cas))
     runs = _Runs(events, checker)

@@ -35,6 +35,10 @@ glob characters escaped for ``--only``, and it names where to pull from (``--ins
 a pull from I named the folder, else the ``--from``/``--from-dir`` of the listing that showed
 the file).
 
+Reading a large ledger: `load_events(..., latest_heartbeats=True)` reads of a run's heartbeats
+only the latest of each writer and instance, and every judgement here gives the same result from
+it as from every event (the argument is in its docstring; `build_evidence` reads it so).
+
 Invariant (DOMAIN principle 3): nothing here reads a PULL_VERIFIED.json. The marker is written
 from a passing evaluation and invalidated by a failing one; it never satisfies a check.
 """
@@ -46,7 +50,7 @@ import hashlib
 import json
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +62,7 @@ from labledger.cas import Store
 from labledger.cas.errors import CasError, ObjectCorruptError, ObjectNotFoundError
 from labledger.ledger.events import now_ts
 from labledger.ledger.ledger import Ledger
+from labledger.ledger.record import Record
 from labledger.reconcile._files import write_text_atomic
 
 SCHEMA = "remote-gpu-trainer/PULL-VERIFIED/v1"
@@ -79,14 +84,54 @@ class Event(msgspec.Struct, frozen=True, kw_only=True):
     body: dict[str, Any]
 
 
-def load_events(ledger: Ledger, kinds: Sequence[str] | None = None) -> list[Event]:
+HEARTBEAT = "run.heartbeat"
+
+
+def load_events(ledger: Ledger, kinds: Sequence[str] | None = None, *,
+                latest_heartbeats: bool = False) -> list[Event]:
     """Every readable event (of ``kinds``, when given) in ledger time order (ts, writer, seq);
-    no DuckDB involved."""
-    records = ledger.records(kinds=tuple(kinds)) if kinds is not None else ledger.records()
+    no DuckDB involved.
+
+    ``latest_heartbeats`` (with no ``kinds``): of the ``run.heartbeat`` events, only the latest
+    per (writer, run, instance) are read, the one last in ledger order and the one last in
+    chain order (`labledger.ledger.read.iter_writer_records_latest`); every other event is
+    read as without it. A heartbeat superseded by a later one of its run and instance decides
+    nothing, so it is not verified here; `labledger check` verifies every line. What the
+    judgements here read of heartbeats, and why the latest ones say all of it:
+
+    * `verify_run`: whether the run was active (a heartbeat or an exit; at a gate, on its
+      instance or on none) after its latest full listing, and which such event came last in
+      ledger order. The last of a run's heartbeats (of an instance) is the last of its writers'
+      lasts, and one came after the listing exactly when the last one did.
+    * which (run, instance) pairs occur (`evidence`'s remote runs, `hosted_runs`, the gate's
+      known instances): every pair keeps a heartbeat.
+    * `ledger_head`: a writer's event last in chain order (its highest seq) is kept.
+
+    Every other reader (`run_files`, `pull_source`, the claims, announcements, launches and
+    verifications) passes heartbeats over by kind. A property test
+    (tests/reconcile/test_evidence_big_ledger.py) holds `verify_run`, `evaluate_gate` and
+    `build_evidence` to the same results either way. The teardown gate's callers still read
+    every event all the same: before a box is destroyed, any damaged line, even a superseded
+    beat's, should stop it.
+    """
+    if kinds is not None:
+        records: Iterable[Record] = ledger.records(kinds=tuple(kinds))
+    elif latest_heartbeats:
+        records = _records_with_latest_heartbeats(ledger)
+    else:
+        records = ledger.records()
     events = [Event(id=r.id, ts=r.ts, writer=r.writer, seq=r.seq, kind=r.kind, run=r.run,
                     instance=r.instance, body=r.body_dict()) for r in records]
     events.sort(key=lambda e: (e.ts, e.writer, e.seq))
     return events
+
+
+def _records_with_latest_heartbeats(ledger: Ledger) -> Iterator[Record]:
+    """`Ledger.records`, writer by writer, with only the latest heartbeats (`load_events`)."""
+    from labledger.ledger.read import iter_writer_records_latest
+
+    for writer in ledger.writers():
+        yield from iter_writer_records_latest(ledger.paths.segments / writer, HEARTBEAT)
 
 
 def ledger_head(events: Iterable[Event]) -> dict[str, str]:
@@ -286,7 +331,7 @@ def _current_announcements(run_events: list[Event]) -> list[Event]:
             if not (e.kind == "checkpoint.saved" and e.body.get("role") == "latest")]
 
 
-_ACTIVITY = frozenset({"run.heartbeat", "run.exited"})
+_ACTIVITY = frozenset({HEARTBEAT, "run.exited"})
 
 
 def _partial(listing: Event) -> bool:
