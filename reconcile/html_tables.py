@@ -26,7 +26,9 @@ Invariants:
   exception): a table with no ``</table>``; one holding another table (a layout table; the
   inner one is read); a cell outside a row, an end tag with nothing open to end, a digit in
   text outside every cell (a number the table would hide); a ``colspan`` over
-  `_MAX_SPAN` or a grid wider than `_MAX_COLUMNS`; fewer than two rows.
+  `_MAX_SPAN`, a grid wider than `_MAX_COLUMNS`, or one whose spans cover far more places than
+  its cells fill (`_MAX_COVERED`: 999 cells of ``rowspan="999"`` stepping right row by row
+  made a grid of half a million places out of 55 KB); fewer than two rows.
 * **Cheap.** A segment without ``<table`` costs one substring search; each table is parsed once
   per segment (`doc_readers._table_once`), however many of its numbers ask for it.
 """
@@ -54,6 +56,9 @@ __all__ = ["html_table"]
 
 _MAX_SPAN = 1000      # a colspan/rowspan past this is a hostile or broken page, not a results table
 _MAX_COLUMNS = 1000
+# Places a span may cover per cell written, beyond a few hundred: a results table's spans are
+# group labels over a handful of rows and dataset headers over two or three columns.
+_MAX_COVERED = 16
 
 # <table ...> and </table>, and comments (a table inside one is no table: old results are kept
 # commented out); an unclosed comment hides the rest of the text, as a browser reads it
@@ -256,6 +261,9 @@ def _build(text: str, start: int, end: int) -> Table | None:
     down: dict[int, tuple[int, Cell, bool]] = {}
     spanned: dict[tuple[int, int], Cell] = {}   # (row, column) covered by a colspan: its cell
     grid: list[list[Cell]] = []
+    # the places spans may cover in all, beyond which the grid is no results table (building
+    # it costs a step per place: see `_MAX_COVERED`)
+    room = _MAX_COVERED * sum(len(row) for row in raws) + 256
     for r, raw_row in enumerate(raws):
         slots: dict[int, Cell] = {}
         for col, (left, cell, fills) in list(down.items()):
@@ -284,8 +292,11 @@ def _build(text: str, start: int, end: int) -> Table | None:
                     down[col + k] = (raw.rowspan - 1, raw.cell, label and k == 0)
             col += raw.colspan
         row_end = max((c.end for c in slots.values()), default=start)
-        grid.append([slots.get(c, Cell("", row_end, row_end))
-                     for c in range(max(slots, default=-1) + 1)])
+        width = max(slots, default=-1) + 1
+        room -= width - len(raw_row)
+        if room < 0:
+            raise _Refused
+        grid.append([slots.get(c, Cell("", row_end, row_end)) for c in range(width)])
     if head_rows:
         n_head = [i for i in range(len(grid)) if i in head_rows]
     else:
