@@ -7,10 +7,20 @@ number (``top1``, ``map50``) is also found written apart (``Top-1``, ``mAP 50``)
 a letter, of one character, or starting with a backslash (a LaTeX macro name, bound instead by
 `documents`) are not anchors.
 
+A term that ends in a digit is not whole where the text carries its number on into a longer
+name (`_carried_on`): ``mAP@0.5`` in ``mAP@0.5:0.95``, ``AP50`` in ``AP50:95`` and
+``mAP50-95``, ``GPT-3`` in ``GPT-3.5``. The number goes on after ``.`` and a digit (a decimal or
+a version), after ``-`` or ``–`` and a digit (a range, a size: ``Llama-2-7b``), and after ``:``
+and a number of the same shape and larger (a threshold range: ``0.5:0.95``, ``.5:.95``,
+``50:95``; ``top1:0.91`` and ``F1:0.88`` are a key and its value). There the longest shorter
+term ending before the number is the anchor, as elsewhere (``mAP`` in ``mAP@0.5:0.95``), or
+none when the number is glued to the name (``AP`` in ``AP50:95``).
+
 Performance (the 10 MB benchmark): the text is lowered and its punctuation folded to spaces
 with ``str.translate`` (C speed, one for one so offsets are kept), then ONE compiled regex finds
 every anchor: a trie of all terms behind a literal space, so the regex engine only tries word
 starts and walks shared prefixes once instead of trying 1,000 alternatives at every position.
+The longer-name rule costs a comparison per hit (its term's last character), never per position.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable
+from typing import AnyStr
 
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.metric_directions import metric_key
@@ -167,14 +178,22 @@ class AnchorIndex:
         """Every whole-word anchor in ``text``, left to right, longest at each place."""
         if self._regex is None:
             return []
-        hits = []
+        hits: list[Hit] = []
         if self._bytes_regex is not None and text.isascii():
             folded_bytes = b" " + text.encode("ascii").translate(_FOLD_ASCII)
             for mb in self._bytes_regex.finditer(folded_bytes):
                 term = mb.group(0)[1:].decode("ascii")
                 if "  " in term:
                     term = " ".join(term.split())
-                hits.append(Hit(mb.start(), mb.end() - 1, term))
+                hit = Hit(mb.start(), mb.end() - 1, term)
+                # (the character after the term first: nearly always none of "." ":" "-")
+                if text[hit.end:hit.end + 1] in _CARRIERS and term[-1].isdigit() \
+                        and _carried_on(text, hit.start, hit.end):
+                    shorter = _before_number(self._bytes_regex, folded_bytes, text, hit)
+                    if shorter is None:
+                        continue
+                    hit = shorter
+                hits.append(hit)
             return hits
         low = text.lower()
         if len(low) != len(text):  # a few characters lower to two (İ): keep offsets exact
@@ -185,5 +204,77 @@ class AnchorIndex:
             if "  " in term:
                 term = " ".join(term.split())
             # m.start() is the space before the term in `folded`: the term's offset in `text`.
-            hits.append(Hit(m.start(), m.end() - 1, term))
+            hit = Hit(m.start(), m.end() - 1, term)
+            if text[hit.end:hit.end + 1] in _CARRIERS and term[-1].isdigit() \
+                    and _carried_on(text, hit.start, hit.end):
+                shorter = _before_number(self._regex, folded, text, hit)
+                if shorter is None:
+                    continue
+                hit = shorter
+            hits.append(hit)
         return hits
+
+
+# --- a number carried on into a longer name: "mAP@0.5" in "mAP@0.5:0.95" ------------------------
+
+# What follows a term's last digit when its number goes on: "." and a digit ("GPT-3.5"), a dash
+# and a digit ("mAP50-95", "mAP@.5-.95", "Llama-2-7b"), or ":" and a number (group 1), which
+# goes on only when it is a threshold range ("0.5:0.95"), not a key's value ("top1:0.91").
+_CARRIERS = frozenset(".:-\u2013")
+_CARRIED = re.compile(r"\.\d|[-\u2013]\.?\d|:(\.?\d+(?:\.\d+)?)")
+_NUMBER_END = re.compile(r"[\d.]*$")
+
+
+def _carried_on(text: str, start: int, end: int) -> bool:
+    """Whether the number that ends the term ``text[start:end]`` goes on past ``end`` into a
+    longer name (see the module's docstring)."""
+    m = _CARRIED.match(text, end)
+    if m is None:
+        return False
+    if m.group(1) is None:
+        return True
+    return _threshold_range(_trailing_number(text, start, end), m.group(1))
+
+
+def _trailing_number(text: str, start: int, end: int) -> str:
+    """The digits and decimal points that end ``text[start:end]`` ("0.5" of "mAP@0.5")."""
+    found = _NUMBER_END.search(text, start, end)
+    return found.group(0) if found else ""
+
+
+def _threshold_range(first: str, second: str) -> bool:
+    """Whether ``first:second`` reads as a range of thresholds: two numbers of one shape (whole
+    numbers of as many digits, "50:95"; decimals with the same whole part, "0.5:0.95",
+    ".5:.95"), the second larger. "1:0.9134" (top1:0.9134) is a key's value."""
+    whole1, dot1, _ = first.partition(".")
+    whole2, dot2, _ = second.partition(".")
+    if dot1 != dot2 or not first.strip("."):
+        return False
+    same_shape = whole1 == whole2 if dot1 else len(whole1) == len(whole2)
+    return same_shape and float(second) > float(first)
+
+
+def _before_number(regex: re.Pattern[AnyStr], folded: AnyStr, text: str,
+                   hit: Hit) -> Hit | None:
+    """The longest anchor at ``hit``'s place that ends before the number it carries on (the
+    regex tried again with the text cut there), or None: the number is glued to the name
+    ("AP50:95" holds no whole "AP"), or no shorter term is there. Runs once per such hit."""
+    while True:
+        cut = hit.end
+        while cut > hit.start and (text[cut - 1].isdigit() or text[cut - 1] == "."):
+            cut -= 1
+        # `folded` has a space put before the text: its index cut is the text's cut - 1, which
+        # must fold to a space (a word ends there) for a shorter term to be whole
+        if cut <= hit.start + 1 or folded[cut] not in (32, " "):
+            return None
+        m = regex.match(folded, hit.start, cut)
+        if m is None:
+            return None
+        got = m.group(0)[1:]
+        term = got.decode("ascii") if isinstance(got, bytes) else got
+        if "  " in term:
+            term = " ".join(term.split())
+        # (it ends before ``cut``, so each round is shorter: the loop ends)
+        hit = Hit(m.start(), m.end() - 1, term)
+        if not (term[-1].isdigit() and _carried_on(text, hit.start, hit.end)):
+            return hit

@@ -14,9 +14,14 @@ Syntaxes (the contract documented in docs/reconcile.md):
   cell silences anchors for its row (in the header: the table).
 
 A marker is found where it is written; its number must start right after it (after formatting
-only), else the marker is reported as marking nothing. Every regex here that runs over a whole
-document starts with a literal character, so the regex engine skips ahead instead of trying
-every position (a pattern starting with a group or ``^`` does not).
+only), else the marker is reported as marking nothing. A marker in text shown verbatim (a
+Markdown fenced block or code span, a reST literal block or inline literal, a LaTeX
+``verbatim``/``lstlisting``/``minted`` environment or ``\\verb``: `fenced.shown_verbatim`) is
+shown, not read: it is text, as the page renders it (a README showing how to write one).
+
+Every regex here that runs over a whole document starts with a literal character, so the regex
+engine skips ahead instead of trying every position (a pattern starting with a group or ``^``
+does not).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import dataclass
 
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.doc_readers import Segment, siunitx_plain
+from labledger.reconcile.fenced import inside, shown_verbatim
 from labledger.reconcile.numbers import Shown, number_at
 
 __all__ = ["Marker", "find_markers", "number_in", "tex_bindings"]
@@ -129,6 +135,24 @@ def _md_markers(seg: Segment) -> list[Marker]:
         if m.start() not in read:
             out.append(_malformed(text, m.start()))
     out.sort(key=lambda marker: marker.start)
+    return _not_verbatim(seg, out)
+
+
+def _not_verbatim(seg: Segment, markers: list[Marker]) -> list[Marker]:
+    """``markers`` (in text order) less those in text ``seg`` shows verbatim; the spans are
+    found only when there are markers, and walked once beside them."""
+    if not markers:
+        return markers
+    shown = shown_verbatim(seg)
+    if not shown:
+        return markers
+    out: list[Marker] = []
+    k = 0
+    for marker in markers:
+        while k < len(shown) and shown[k][1] <= marker.start:
+            k += 1
+        if k == len(shown) or marker.start < shown[k][0]:
+            out.append(marker)
     return out
 
 
@@ -192,7 +216,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
             shown = number_in(plain, m.end(), close)
             out.append(Marker("value" if shown else "empty", (cid,), m.start(), close + 1,
                               shown, via="macro"))
-    return out
+    return _not_verbatim(seg, out)
 
 
 def _cell_markers(seg: Segment) -> list[Marker]:
@@ -217,7 +241,8 @@ def tex_bindings(segments: Iterable[Segment], claims: Iterable[Claim]) -> dict[s
     for seg in segments:
         if seg.syntax == "tex" and "\\claimbind" in seg.text:
             for m in _TEX_BIND.finditer(seg.text):
-                binds[m.group(2)] = m.group(1).strip()
+                if not inside(shown_verbatim(seg), m.start()):  # (shown, not read)
+                    binds[m.group(2)] = m.group(1).strip()
     return binds
 
 

@@ -987,16 +987,28 @@ def aligned_table(segment: Segment, pos: int,
     value, so its cells are given as empty; a named index (method names) labels the rows.
     sklearn's classification report is one (`report_table`). ``within``: the (start, end) the
     block is cut to (a Markdown fence's text: its ``` lines are none of the frame's).
+
+    A frame wider than the display, which pandas prints as blocks of columns a blank line
+    apart, each block's header line but the last ending in `` \\``, is one table
+    (`_wrapped_frame`): the blocks' columns side by side, a row's cells from every block, so a
+    label or text column of the first block ("Model") names the row's numbers in the others.
     """
     report = report_table(segment, pos)
     if report is not None:
         return report
-    text = segment.text
     start = _block_start(segment, pos, _filled, 64 * _ALIGNED_MAX_LINES)
     if start is None:
         return None
-    lo, hi = within if within is not None else (0, len(text))
+    lo, hi = within if within is not None else (0, len(segment.text))
     start = max(start, lo)  # (the fence's opening line may start the block: it is no row)
+    frame = _wrapped_frame(segment, start, lo, hi)
+    return frame if frame is not None else _printed_block(segment, start, hi)
+
+
+def _printed_block(segment: Segment, start: int, hi: int) -> Table | None:
+    """The block of non-blank lines at ``start`` (cut at ``hi``) read as a printed frame, or
+    None; built once per segment."""
+    text = segment.text
 
     def build() -> Table | None:
         lines = [(at, line.rstrip()) for at, line in
@@ -1004,6 +1016,116 @@ def aligned_table(segment: Segment, pos: int,
         return _parse_aligned(lines) if 2 <= len(lines) <= _ALIGNED_MAX_LINES else None
 
     return _table_once(segment, "aligned_tables", start, build)
+
+
+# --- a wide frame printed in blocks of columns ------------------------------------------------
+
+def _wrapped_frame(segment: Segment, start: int, lo: int, hi: int) -> Table | None:
+    """The wrapped frame whose blocks include the block of lines at ``start`` (within ``lo``,
+    ``hi``), as one table; None when that block is none of one. Built once per frame."""
+    blocks = _frame_blocks(segment, start, lo, hi)
+    if blocks is None:
+        return None
+    cache = segment._cache.setdefault("wrapped_frames", {})
+    assert isinstance(cache, dict)
+    got = cache.get(blocks[0])
+    if got is None:
+        got = cache[blocks[0]] = _joined_blocks(segment, blocks, hi)
+    table, joined = got
+    return table if start in joined else None
+
+
+def _frame_blocks(segment: Segment, start: int, lo: int, hi: int) -> tuple[int, ...] | None:
+    """Where the blocks of the wrapped frame holding the block at ``start`` begin: the block
+    and its neighbours (blocks of non-blank lines, a blank line apart) chained by header lines
+    ending in `` \\``; None when the block is chained to none. Each frame is walked once (the
+    answer is kept for each of its blocks), so a frame of many blocks costs no more per block."""
+    starts, ends = _filled_runs(segment)
+    memo = segment._cache.setdefault("frame_blocks", {})
+    assert isinstance(memo, dict)
+    i = bisect.bisect_right(starts, start) - 1
+    if (i, lo, hi) in memo:
+        found: tuple[int, ...] | None = memo[(i, lo, hi)]
+        return found
+    text = segment.text
+
+    def begin(j: int) -> int:
+        return max(starts[j], lo)
+
+    first = i
+    while first > 0 and ends[first - 1] > lo and _continued(text, begin(first - 1)):
+        first -= 1
+    last = first
+    while last + 1 < len(starts) and starts[last + 1] < hi and _continued(text, begin(last)):
+        last += 1
+    found = tuple(begin(j) for j in range(first, last + 1)) if first < last else None
+    for j in range(first, max(last, i) + 1):
+        memo[(j, lo, hi)] = found
+    return found
+
+
+def _filled_runs(segment: Segment) -> tuple[list[int], list[int]]:
+    """The runs of non-blank lines (`_kept_runs`), as `_block_start` keeps them."""
+    runs = segment._cache.get("runs:_filled")
+    if runs is None:
+        runs = segment._cache["runs:_filled"] = _kept_runs(segment.text, _filled)
+    assert isinstance(runs, tuple)
+    return runs
+
+
+def _continued(text: str, at: int) -> bool:
+    """Whether the line at ``at`` ends in `` \\``: a wrapped frame's header, continued in the
+    next block."""
+    end = text.find("\n", at)
+    line = text[at:len(text) if end < 0 else end].rstrip()
+    return len(line) > 2 and line.endswith(" \\")
+
+
+def _joined_blocks(segment: Segment, blocks: tuple[int, ...],
+                   hi: int) -> tuple[Table | None, frozenset[int]]:
+    """The consecutive ``blocks``, from the first that reads as a frame, that read as frames
+    of the same rows (count, labels, index name), joined side by side; with where they begin.
+    (None, nothing) when fewer than two do: each block is then read alone."""
+    text = segment.text
+    group: list[tuple[int, Table]] = []
+    for at in blocks:
+        table = _printed_block(segment, at, hi)
+        if table is not None and (not group or _same_rows(text, group[0][1], table)):
+            group.append((at, table))
+        elif group:
+            break  # (the blocks after it are read alone)
+    if len(group) < 2:
+        return None, frozenset()
+    return _side_by_side([t for _, t in group]), frozenset(at for at, _ in group)
+
+
+def _same_rows(text: str, a: Table, b: Table) -> bool:
+    """Whether two blocks of a wrapped frame print the same rows: pandas repeats the index (its
+    name and each row's label) in every block."""
+    return (len(a.rows) == len(b.rows) and a.header[0].text == b.header[0].text
+            and all(_row_label(text, x) == _row_label(text, y)
+                    for x, y in zip(a.rows, b.rows, strict=True)))
+
+
+def _row_label(text: str, row: list[Cell]) -> str:
+    """A printed frame's row label as printed (an integer one too, whose cell is empty): the
+    text from the line's start to its first value."""
+    return text[row[0].start:row[1].start].strip() if len(row) > 1 else row[0].text.strip()
+
+
+def _side_by_side(tables: list[Table]) -> Table:
+    """Blocks of one frame as one table: the first block's index and columns, then each later
+    block's columns (its index repeats the first's)."""
+    first = tables[0]
+    header = list(first.header)
+    parts = [first.parts_of(col) for col in range(len(first.header))]
+    rows = [list(row) for row in first.rows]
+    for table in tables[1:]:
+        header += table.header[1:]
+        parts += [table.parts_of(col) for col in range(1, len(table.header))]
+        for row, more in zip(rows, table.rows, strict=True):
+            row += more[1:]
+    return Table(first.start, tables[-1].end, header, rows, [header], parts)
 
 
 def report_table(segment: Segment, pos: int) -> Table | None:

@@ -15,7 +15,13 @@ Two ways a number is tied to a claim, exact first:
      claim's; a claim no number matches owns the one remaining *plausible* number (drift), or is
      ambiguous when several remain; a number several unmatched claims would own goes to the one
      named by more anchors, else is ambiguous with all their ids, never drift;
-   * a table cell whose row and column both name a claim is that claim's and judged alone.
+   * a table cell whose row and column both name a claim is that claim's and judged alone; the
+     headings over a Markdown table name each cell as its row's label does, and a claim that a
+     heading over another part of the page names more (by a term the table writes nowhere) is
+     not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
+   * a number whose key, record label or nearby words name a split (train, val, test, eval)
+     is not a candidate of a claim on another split (`_other_splits`: "acc: 0.9874" beside
+     "val_acc: 0.9920" is the training accuracy, no test_acc claim's).
 
    Only values are candidates (`number_roles`: not deltas, bounds, references, uncertainties),
    never the digits of an anchor, and a unit holding ``noclaim`` is not judged by anchors.
@@ -58,15 +64,27 @@ from labledger.reconcile.fanout import cpu_count, fork_each
 from labledger.reconcile.fenced import without_code
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.judge_cache import JudgeCache
-from labledger.reconcile.log_units import headed, strongest_records
+from labledger.reconcile.log_units import (
+    from_above,
+    headed,
+    md_headings,
+    over_table,
+    strongest_records,
+)
 from labledger.reconcile.metric_directions import metric_key
 from labledger.reconcile.number_roles import (
     DELTA_HEADER,
+    Key,
     is_listing,
+    key_split,
     labels,
+    metric_split,
     names_a_count,
     names_a_spread,
+    prose_splits,
+    record_split,
     role_of,
+    splits_conflict,
 )
 from labledger.reconcile.numbers import (
     Check,
@@ -121,6 +139,59 @@ class _Item:
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0
+
+
+class _Above:
+    """Per claim, the sets of terms by which the headings of a Markdown segment name it
+    (`log_units.from_above`), each with where the first and the last heading naming it so
+    start: a segment repeating a heading ("## Ours" over each dataset) keeps one entry."""
+
+    def __init__(self) -> None:
+        self.named: dict[str, dict[frozenset[str], tuple[int, int]]] = {}
+
+    def add(self, cid: str, terms: frozenset[str], at: int) -> None:
+        places = self.named.setdefault(cid, {})
+        first, last = places.get(terms, (at, at))
+        places[terms] = (min(first, at), max(last, at))
+
+    def outranks(self, cid: str, scope: tuple[int, int], mine: int,
+                 holds: frozenset[str]) -> bool:
+        """Whether a heading starting outside ``scope`` (start, end) names ``cid`` by more terms
+        than ``mine``, one of them a term not in ``holds``."""
+        for terms, (first, last) in self.named.get(cid, {}).items():
+            if len(terms) > mine and (first < scope[0] or last >= scope[1]) \
+                    and not terms <= holds:
+                return True
+        return False
+
+
+@dataclass(slots=True)
+class _Over:
+    """What names a Markdown table from above (`log_units.over_table`): the terms of the
+    headings over it, which name every cell as its row's label does, the claims they name (with
+    how many terms), the part of the text those headings are over, and every term the table
+    holds (its headings' and its own anchors')."""
+
+    terms: frozenset[str]
+    mine: dict[str, int]
+    scope: tuple[int, int]
+    holds: frozenset[str]
+    above: _Above
+    _elsewhere: dict[str, bool] = field(default_factory=dict)
+
+    def elsewhere(self, cid: str) -> bool:
+        """Whether ``cid`` is another heading's: a heading over another part of the text names
+        it by more terms than the table's headings do, one of them written nowhere in the
+        table. "#### SVM" over one report and "#### NB" over another: the SVM claim is not the
+        NB report's. A summary table under "## Results", whose subsections are "#### NB" and
+        "#### SVM", keeps it (they are its own part of the text), and so does a table that
+        names the run itself in a row ("| val4 | 0.92 |" under "### Historical Results",
+        though "### Latest Validation (val4)" names it too)."""
+        got = self._elsewhere.get(cid)
+        if got is None:
+            got = self._elsewhere[cid] = self.above.outranks(
+                cid, self.scope, self.mine.get(cid, 0), self.holds)
+        return got
 
 
 _INDEXED = 8  # candidates above which a number is looked up in a sorted value index
@@ -183,8 +254,12 @@ class _Run:
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._named_cache: dict[frozenset[str], frozenset[str]] = {}
-        self._cell_cache: dict[tuple[frozenset[str], frozenset[str]],
+        self._cell_cache: dict[tuple[frozenset[str], frozenset[str], frozenset[str]],
                                tuple[dict[str, int], bool]] = {}
+        # the split each claim on one is on (`number_roles.metric_split`): "test" for
+        # test_accuracy; a number whose words name another split is not its
+        self.split_of = {c.id: split for c in claims
+                         if (split := metric_split(c.metric, c.split)) is not None}
         self.report = Report()
 
     # -- recording --
@@ -476,10 +551,12 @@ class _Run:
         return out
 
     def cell_candidates(self, col: frozenset[str], row: frozenset[str],
-                        ) -> tuple[dict[str, int], bool]:
+                        above: frozenset[str] = frozenset()) -> tuple[dict[str, int], bool]:
         """`candidates` for a table cell; true when its row and its column both name them
-        (then the cell is that claim's number and is judged by itself)."""
-        key = (col, row)
+        (then the cell is that claim's number and is judged by itself). ``above``: the terms
+        naming the whole table from above (its headings): they name each cell as its row's
+        label does, but only a row and a column together make a cell a claim's alone."""
+        key = (col, row, above)
         got = self._cell_cache.get(key)
         if got is None:
             claims_of = self.index.claims_of
@@ -488,13 +565,35 @@ class _Run:
             for cid, terms in by_row.items():
                 named = {t for t in col if cid in claims_of.get(t, ())}
                 if named:
-                    both[cid] = terms | named
+                    both[cid] = terms | named | {t for t in above if cid in claims_of.get(t, ())}
             strength = self._strongest(both)
             alone = bool(strength)
             if not alone:
-                strength = self.candidates(col | row)
+                strength = self.candidates(col | row | above)
             got = self._cell_cache[key] = (strength, alone)
         return got
+
+    def _heading_terms(self, terms: Iterable[str]) -> dict[str, set[str]]:
+        """Per claim, which of ``terms`` name it; a term naming more than `_BROAD` claims (a
+        bare metric name in a big project) tells none of them apart, and is left out."""
+        claims_of = self.index.claims_of
+        return self._named(t for t in set(terms) if len(claims_of.get(t, ())) <= _BROAD)
+
+    def above(self, headings: list[tuple[int, list[Hit]]]) -> _Above:
+        """`_Above` of a segment's ``headings`` (`log_units.from_above`)."""
+        out = _Above()
+        for at, hits in headings:
+            for cid, terms in self._heading_terms(h.term for h in hits).items():
+                out.add(cid, frozenset(terms), at)
+        return out
+
+    def over(self, hits: Sequence[Hit], scope: tuple[int, int], above: _Above,
+             inside: Sequence[Hit]) -> _Over:
+        """`_Over` of a table under the headings whose hits are ``hits`` (``inside``: the
+        table's own hits)."""
+        terms = frozenset([h.term for h in hits])
+        mine = {cid: len(by) for cid, by in self._heading_terms(terms).items()}
+        return _Over(terms, mine, scope, terms | {h.term for h in inside}, above)
 
     def sentence(self, seg: Segment, unit: Sentence, markers: list[Marker],
                  hits: list[Hit], heading: Sequence[Hit] = (),
@@ -566,29 +665,35 @@ class _Run:
                                context=(masked, start, taken), named=self.named(terms)))
         # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
         # ("  predict_accuracy = 0.9826"), too
+        keys: list[Key | None] | None = None
         if items and (is_listing(masked) if records is None else _KEY_MARK.search(masked)):
-            self._keyed(items, hits, masked, start)
+            keys = self._keyed(items, hits, masked, start)
+        if items and self.split_of and self._names_a_split(cands, self.named(terms)):
+            assert words is not None
+            self._other_splits(items, masked, start, keys, records is not None, words)
         if records is not None:
             records.extend(items)
         elif items:
             self.assign(seg, items)
 
-    def _keyed(self, items: list[_Item], hits: list[Hit], masked: str, start: int) -> None:
+    def _keyed(self, items: list[_Item], hits: list[Hit], masked: str,
+               start: int) -> list[Key | None]:
         """In a listing of "key: value" pairs (a Keras log line, a printed dict, "BLEU4 = 34.78
         ... BP=0.963"), a claim that one of its names keys a number is judged only on the
         numbers its fullest name keys: "val_accuracy: 0.9920" is the val_accuracy claim's, and
         "accuracy: 0.9874" (the training accuracy) or "loss: 0.0406" beside it is not, which
-        else made the claim ambiguous among them, or drift on the wrong one."""
+        else made the claim ambiguous among them, or drift on the wrong one. Returns each
+        number's key (`number_roles.labels`)."""
         keys = labels(masked, start, [it.shown.start for it in items],
                       [(h.start, h.end, h.term) for h in hits if masked[h.start - start] != " "])
         claims_of = self.index.claims_of
         fullest: dict[str, int] = {}  # claim -> the most words of a name keying its numbers
         for key in keys:
-            if key is not None and not key[1]:
-                for cid in claims_of.get(key[0], ()):
-                    fullest[cid] = max(fullest.get(cid, 0), len(key[0].split()))
+            if key is not None and not key.glued:
+                for cid in claims_of.get(key.term, ()):
+                    fullest[cid] = max(fullest.get(cid, 0), len(key.term.split()))
         for it, key in zip(items, keys, strict=True):
-            term, glued = key if key is not None else ("", False)
+            term, glued = (key.term, key.glued) if key is not None else ("", False)
             named = claims_of.get(term, frozenset()) if term and not glued else frozenset()
             size = len(term.split()) if term and not glued else 0
             drop = {c for c in fullest if not (c in named and size == fullest[c])}
@@ -598,8 +703,38 @@ class _Run:
                 drop |= (it.cands | it.named) - named
             if drop & (it.cands | it.named):
                 it.cands, it.named = it.cands - drop, it.named - drop
+        return keys
 
-    def table(self, seg: Segment, table: Table, markers: list[Marker], hits: list[Hit]) -> None:
+    def _names_a_split(self, *claim_sets: frozenset[str]) -> bool:
+        """Whether a claim of ``claim_sets`` is on one split (`split_of`)."""
+        on_one = self.split_of.keys()
+        return any(not on_one.isdisjoint(ids) for ids in claim_sets)
+
+    def _other_splits(self, items: list[_Item], masked: str, start: int,
+                      keys: list[Key | None] | None, record: bool, words: list[int]) -> None:
+        """Drop from each number the claims on a split its words say it is not of
+        (`_split_named`): "acc: 0.9874" beside "val_acc: 0.9920" is not a test_acc claim's, nor
+        "an accuracy of 0.989 on the training data" a test_accuracy claim's."""
+        split_of = self.split_of
+        unit = record_split(masked, epochs=record)
+        prose = prose_splits(masked, start) if keys is None and unit is None else []
+        qualified = _qualified(masked, start, keys) if keys is not None else frozenset()
+        for i, it in enumerate(items):
+            key = keys[i] if keys is not None else None
+            split = _split_named(masked, start, key, qualified) or unit
+            if split is None and prose:
+                split = _nearest_split(prose, words, it.shown.start)
+            if split is None:
+                continue
+            drop = {c for c in it.cands | it.named
+                    if c in split_of and splits_conflict(split, split_of[c])}
+            if drop:
+                it.cands, it.named = it.cands - drop, it.named - drop
+
+    def table(self, seg: Segment, table: Table, markers: list[Marker], hits: list[Hit],
+              over: _Over | None = None) -> None:
+        """Judge a table's anchored numbers: a cell's context is its row and its column header,
+        and ``over``, what names the whole table from above (a Markdown table's headings)."""
         starts = [h.start for h in hits]
         col_terms: list[frozenset[str]] = []
         col_bind: list[set[str]] = []
@@ -682,7 +817,7 @@ class _Run:
             if rterms:
                 for ci, _, _ in numeric:
                     if ci < len(col_terms) and col_terms[ci]:
-                        strength, alone = self.cell_candidates(col_terms[ci], rterms)
+                        strength, alone = self._cell(col_terms[ci], rterms, over)
                         if alone:
                             taken.update(strength)
         # the runs each row's label names, and all of them: see the row filter below
@@ -722,7 +857,7 @@ class _Run:
                     continue
                 if not cterms and ci < len(col_words) and col_words[ci]:
                     continue  # "Epochs", "GPUs": settings of the run, not its results
-                strength, alone = self.cell_candidates(cterms, rterms)
+                strength, alone = self._cell(cterms, rterms, over)
                 if not alone and taken:
                     strength = {c: n for c, n in strength.items() if c not in taken}
                 if not alone and rterms:
@@ -743,6 +878,17 @@ class _Run:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
         self.assign(seg, _strongest_cells(items))
+
+    def _cell(self, col: frozenset[str], row: frozenset[str],
+              over: _Over | None) -> tuple[dict[str, int], bool]:
+        """`cell_candidates` of a cell of a table named from above by ``over``, less the claims
+        another heading names more (`_Over.elsewhere`)."""
+        if over is None:
+            return self.cell_candidates(col, row)
+        strength, alone = self.cell_candidates(col, row, over.terms)
+        if any(over.elsewhere(c) for c in strength):
+            strength = {c: n for c, n in strength.items() if not over.elsewhere(c)}
+        return strength, alone
 
     def _binds(self, seg: Segment, binders: list[Marker], starts: list[int],
                cell: Cell) -> set[str]:
@@ -789,6 +935,39 @@ def _near(anchored: list[int], word: int) -> bool:
     i = bisect.bisect_left(anchored, word)
     return any(abs(anchored[j] - word) <= _NEAR_WORDS
                for j in (i - 1, i) if 0 <= j < len(anchored))
+
+
+def _qualified(masked: str, start: int, keys: list[Key | None]) -> frozenset[str]:
+    """The quantities a listing keys with a held-out split ("acc" for "val_acc: 0.9920",
+    "test_loss = 0.31"): beside one, the bare key of the quantity ("acc: 0.9874") is the
+    training split's, as Keras' fit() prints them."""
+    out: set[str] = set()
+    for key in keys:
+        if key is not None and key_split(masked, start, key) in ("val", "test", "eval"):
+            out.add(metric_key(key.term))
+    return frozenset(out)
+
+
+def _split_named(masked: str, start: int, key: Key | None,
+                 qualified: frozenset[str]) -> str | None:
+    """The split a number's key names (`number_roles.key_split`), or "train" for a bare key
+    of a quantity the listing also keys with a held-out split (`_qualified`)."""
+    if key is None:
+        return None
+    split = key_split(masked, start, key)
+    if split is None and qualified and metric_key(key.term) in qualified:
+        return "train"
+    return split
+
+
+def _nearest_split(prose: list[tuple[int, str]], words: list[int], at: int) -> str | None:
+    """The split a sentence names near the number at ``at``: that of every split word within
+    `_NEAR_WORDS` words of it ("an accuracy of 0.989 (i.e. 98.9%) on the training data"),
+    when they are of one split; else None ("training accuracy 0.99, test accuracy 0.97")."""
+    word = bisect.bisect_right(words, at)
+    near = {split for pos, split in prose
+            if abs(bisect.bisect_right(words, pos) - word) <= _NEAR_WORDS}
+    return near.pop() if len(near) == 1 else None
 
 
 def _holds(places: list[int], cell: Cell) -> bool:
@@ -942,7 +1121,8 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     # under headings (or under a list item naming them), and the lines of a fenced block of
     # printed output, are units of their own, named from above and judged so too.
     log = seg.syntax == "txt" and is_log(seg)
-    headings = headed(seg, hits) if hits and (log or seg.syntax == "md") else {}
+    md = md_headings(seg, hits) if hits and seg.syntax == "md" else None
+    headings = md.lines if md is not None else headed(seg, hits) if hits and log else {}
     if log:
         for start in list(headings):
             if isinstance(unit_at(seg, start), Table):  # a frame's rows: named by its header
@@ -1004,9 +1184,17 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     for start, (end, _) in headings.items():
         units.setdefault((False, start, end), (Sentence(start, end), [], []))
     records: list[_Item] | None = [] if log or headings else None
+    by_headings: _Above | None = None  # made for the first table under a heading
     for unit, unit_markers, unit_hits in units.values():
         if isinstance(unit, Table):
-            run.table(seg, unit, unit_markers, unit_hits)
+            over: _Over | None = None
+            if md is not None:
+                over_hits, scope = over_table(seg, md, unit.start)
+                if scope is not None:
+                    if by_headings is None:
+                        by_headings = run.above(from_above(seg, md))
+                    over = run.over(over_hits, scope, by_headings, unit_hits)
+            run.table(seg, unit, unit_markers, unit_hits, over)
             continue
         above = headings.get(unit.start)
         if above is not None and above[0] != unit.end:

@@ -20,10 +20,21 @@ Which is which, per block and then per line:
   (``python``, ``pip``, ``torchrun``, ``CUDA_VISIBLE_DEVICES=0 python``, ``./run.sh``), a long
   option (``--lr 0.001``), a Python statement (``x = f(...)``, ``f(...)``, ``for ... in ...:``).
   A shell block is mostly such lines, and a console session mixes the two; a ``shell`` block
-  of COCO's summarize() lines, as READMEs label them, is output.
+  of COCO's summarize() lines, as READMEs label them, is output. The body of a heredoc a
+  command line opens (``$ cat > paper/results.md <<'EOF'`` up to ``EOF``) is that command's
+  input, not what it printed: code too.
 
 Each block is classified once per segment (`segment._cache`); a document without a fence costs
 the one substring search `doc_readers.fences` makes.
+
+Text shown verbatim (`shown_verbatim`), where a claim marker is text, not a marker (a page
+showing how to write one): in Markdown each fenced block and inline code span (a run of
+backticks closed by the next run as long, within its paragraph); in reST each literal block (a
+paragraph ending in ``::``, or a ``code-block``/``code``/``sourcecode``/``parsed-literal``/
+``doctest``/``testcode``/``testoutput`` directive, and the lines indented under it) and inline
+literal; in LaTeX the ``verbatim``, ``Verbatim``, ``lstlisting`` and ``minted`` environments and
+``\\verb``, ``\\lstinline``, ``\\mintinline``. Found once per segment, and only for a segment
+that holds something written like a marker.
 """
 
 from __future__ import annotations
@@ -44,8 +55,8 @@ from labledger.reconcile.doc_readers import (
     line_at,
 )
 
-__all__ = ["code_spans", "fenced_unit", "is_code_line", "is_output", "output_lines",
-           "without_code"]
+__all__ = ["code_spans", "fenced_unit", "inside", "is_code_line", "is_output", "output_lines",
+           "shown_verbatim", "without_code"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -125,11 +136,35 @@ def _lines(text: str, fence: Fence) -> Iterator[tuple[int, int]]:
         at = fence.end if nxt < 0 else nxt + 1
 
 
+# A heredoc: "<<EOF", "<< 'EOF'", "<<-\"END\"" (a delimiter quoted, or in capitals: "x << y" is
+# a shift), on a shell line (not after Python's prompt: ">>> 1 << BITS" is a shift too)
+_HEREDOC = re.compile(r"<<-?[ \t]*(?:(['\"])(\w+)\1|([A-Z_][A-Z0-9_]*)\b)")
+_PYTHON_PROMPT = re.compile(r"[ \t]*(?:>>>|\.\.\.|In[ \t]*\[)")
+
+
+def _classified(text: str, fence: Fence) -> Iterator[tuple[int, int, bool]]:
+    """Each line of an output block as (start, end, whether it is code): a command or
+    statement line (`is_code_line`), or a line of the heredoc one opens, to its delimiter."""
+    until: str | None = None
+    for ls, le in _lines(text, fence):
+        if until is not None:
+            if text[ls:le].strip() == until:
+                until = None
+            yield ls, le, True
+            continue
+        code = is_code_line(text, ls, le)
+        heredoc = (_HEREDOC.search(text, ls, le) if code and "<<" in text[ls:le]
+                   and not _PYTHON_PROMPT.match(text, ls, le) else None)
+        if heredoc is not None:
+            until = heredoc.group(2) or heredoc.group(3)
+        yield ls, le, code
+
+
 def output_lines(segment: Segment, fence: Fence) -> Iterator[tuple[int, int]]:
     """The (start, end) of each non-blank line of an output block that is no code line."""
     text = segment.text
-    for ls, le in _lines(text, fence):
-        if text[ls:le].strip() and not is_code_line(text, ls, le):
+    for ls, le, code in _classified(text, fence):
+        if not code and text[ls:le].strip():
             yield ls, le
 
 
@@ -150,7 +185,7 @@ def _code_spans(segment: Segment) -> list[tuple[int, int]]:
         if not is_output(segment, fence):
             out.append((fence.start, fence.end))
         else:
-            out.extend((ls, le) for ls, le in _lines(text, fence) if is_code_line(text, ls, le))
+            out.extend((ls, le) for ls, le, code in _classified(text, fence) if code)
     return out
 
 
@@ -181,3 +216,175 @@ def fenced_unit(segment: Segment, pos: int) -> Sentence | Table | None:
         if table is not None:
             return table
     return Sentence(*line_at(segment.text, pos))
+
+
+# --- text shown verbatim: a marker written there is shown, not read ----------------------------
+
+def shown_verbatim(segment: Segment) -> list[tuple[int, int]]:
+    """Where ``segment`` shows text verbatim, as sorted (start, end) spans (see the module's
+    docstring); found once per segment."""
+    spans = segment._cache.get("verbatim")
+    if spans is None:
+        spans = segment._cache["verbatim"] = _verbatim_spans(segment)
+    assert isinstance(spans, list)
+    return spans
+
+
+def inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    """Whether ``pos`` is in one of ``spans`` (sorted, not overlapping)."""
+    i = bisect.bisect_right(spans, pos, key=_start_of) - 1
+    return i >= 0 and pos < spans[i][1]
+
+
+def _start_of(span: tuple[int, int]) -> int:
+    return span[0]
+
+
+def _verbatim_spans(segment: Segment) -> list[tuple[int, int]]:
+    text = segment.text
+    if segment.syntax == "md":
+        # (to the end of the closing line: its backticks pair with none of the text's)
+        blocks = [(f.start, _line_end(text, f.end)) for f in fences(segment)]
+    elif segment.syntax == "rst":
+        blocks = _rst_literal_blocks(text)
+    elif segment.syntax == "tex":
+        return _merged(_tex_verbatim(text))
+    else:
+        return []
+    return _merged(blocks + _inline_code(text, blocks))
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, those that overlap made one (a \\verb running into an environment)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _inline_code(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Markdown's code spans (reST's inline literals are the ``double`` case): a run of
+    backticks and the next run of as many, in one paragraph and outside ``blocks`` (sorted)."""
+    if "`" not in text:
+        return []
+    out: list[tuple[int, int]] = []
+    at = 0
+    for lo, hi in [*blocks, (len(text), len(text))]:
+        paragraph = at
+        for gap in _BLANK_LINES.finditer(text, at, lo):
+            out += _paired_backticks(text, paragraph, gap.start())
+            paragraph = gap.end()
+        out += _paired_backticks(text, paragraph, lo)
+        at = max(at, hi)
+    return out
+
+
+def _paired_backticks(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """CommonMark's pairing in ``text[lo:hi]``: a run of backticks opens a span that the next
+    run of the same length closes; a run no later run matches is literal text. Linear: the next
+    run of each length is found in one pass from the right."""
+    runs = [m.span() for m in _BACKTICKS.finditer(text, lo, hi)]
+    closer = [-1] * len(runs)
+    last: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        size = runs[k][1] - runs[k][0]
+        closer[k] = last.get(size, -1)
+        last[size] = k
+    out: list[tuple[int, int]] = []
+    k = 0
+    while k < len(runs):
+        j = closer[k]
+        if j < 0:
+            k += 1
+        else:
+            out.append((runs[k][0], runs[j][1]))
+            k = j + 1
+    return out
+
+
+# A reST literal block's introducer: a paragraph line ending in "::" (not a directive's own
+# line, ".. note::", whose content is prose), or a directive whose content is code.
+_RST_LITERAL = re.compile(
+    r"\n([ \t]*+)(?:\.\. (?:code-block|code|sourcecode|parsed-literal|doctest|testcode"
+    r"|testoutput)::[^\n]*|(?!\.\.[ \t])[^\n]*::[ \t]*)(?=\n|$)")
+
+
+def _rst_literal_blocks(text: str) -> list[tuple[int, int]]:
+    """reST's literal blocks: from the end of each introducer (`_RST_LITERAL`) to the end of
+    the last line under it that is indented deeper than the introducer's line."""
+    if "::" not in text:
+        return []
+    out: list[tuple[int, int]] = []
+    done = 0
+    for m in _RST_LITERAL.finditer("\n" + text):
+        intro_end = m.end() - 1  # in the text ("\n" was put before it): its line's end
+        if intro_end < done:
+            continue  # an introducer inside the block before: that block's text
+        end = _indented_until(text, intro_end, len(m.group(1).expandtabs()))
+        if end > intro_end:
+            out.append((intro_end, end))
+            done = end
+    return out
+
+
+def _indented_until(text: str, at: int, depth: int) -> int:
+    """The end of the last of the lines after ``at`` (a line's end) that are blank or
+    indented deeper than ``depth``, up to the first that is neither; ``at`` when none holds
+    anything."""
+    end = at
+    while at < len(text):
+        ls = at + 1
+        le = text.find("\n", ls)
+        le = len(text) if le < 0 else le
+        line = text[ls:le].expandtabs()
+        if line.strip():
+            if len(line) - len(line.lstrip()) <= depth:
+                break
+            end = le
+        at = le
+    return end
+
+
+_TEX_VERBATIM_ENV = re.compile(r"\\begin\{(verbatim\*?|Verbatim\*?|BVerbatim|LVerbatim|lstlisting"
+                               r"|minted)\}")
+# \verb|...| (any delimiter), \lstinline|...| or {...}, \mintinline{lang}|...| or {...}
+# (braces one deep inside the braced form: \lstinline{\claim{C1}{31.5}}); at most 400
+# characters to the closing delimiter, so a line of unclosed ones is not read to its end each
+_TEX_VERBATIM_INLINE = re.compile(
+    r"\\verb\*?([^\sA-Za-z*])[^\n]{0,400}?\1"
+    r"|\\(?:lstinline|mintinline(?:\[[^\]\n]{0,400}\])?\{[^{}\n]{0,400}\})"
+    r"(?:\[[^\]\n]{0,400}\])?"
+    r"(?:\{(?:[^{}\n]|\{[^{}\n]{0,400}\}){0,400}\}|([^\s{\[])[^\n]{0,400}?\2)")
+_TEX_COMMENT_START = re.compile(r"(?<!\\)%")
+
+
+def _tex_verbatim(text: str) -> list[tuple[int, int]]:
+    """LaTeX's verbatim environments (to their \\end, or the text's end) and inline verbatim;
+    a \\begin on a commented-out line opens nothing."""
+    if "\\begin" not in text and "\\verb" not in text and "inline" not in text:
+        return []
+    envs: list[tuple[int, int]] = []
+    done = 0
+    for m in _TEX_VERBATIM_ENV.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if m.start() < done or _TEX_COMMENT_START.search(text, line_start, m.start()):
+            continue
+        close = text.find("\\end{" + m.group(1) + "}", m.end())
+        done = len(text) if close < 0 else close + len(m.group(1)) + 6
+        envs.append((m.start(), done))
+    # (a \verb inside an environment is that environment's text)
+    inline = [(m.start(), m.end()) for m in _TEX_VERBATIM_INLINE.finditer(text)
+              if not inside(envs, m.start())]
+    return envs + inline

@@ -20,7 +20,10 @@ Markdown model reports are read the same way: a heading (``#``, or a setext line
 ``===``/``---`` rule) names the list items and ``key: value`` lines under it, a list item naming
 a model or metric and holding no number names the items nested under it, and a fenced block of
 printed output (`fenced`) is a log of its own, named by the headings over it and by a caption
-ending in ":" right above it; all those lines are judged together (`headed`).
+ending in ":" right above it; all those lines are judged together (`headed`). The same headings
+and caption name the tables under them (a pipe table, a classification report in a fence),
+cell by cell: `over_table` says which hits name a table and over what part of the text, and
+`from_above` lists every heading's hits, for the judge to tell one model's table from another's.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ from labledger.reconcile.doc_readers import (
 from labledger.reconcile.fenced import fenced_unit, is_output, output_lines
 from labledger.reconcile.numbers import scan_numbers
 
-__all__ = ["headed", "strongest_records"]
+__all__ = ["MdHeadings", "from_above", "headed", "md_headings", "over_table",
+           "strongest_records"]
 
 
 def _numberless(text: str, start: int, end: int, hits: Sequence[Hit]) -> bool:
@@ -86,10 +90,10 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
     them; in Markdown, none in code: `fenced.without_code`). In plain text only a log's lines
     are units (`doc_readers.is_log`); the caller asks for those only. In Markdown, the headings
     are ``#`` and setext lines, list items naming what they list, and a fenced block of printed
-    output is a log of its own (`_md_headed`).
+    output is a log of its own (`md_headings`).
     """
     if segment.syntax == "md":
-        return _md_headed(segment, hits)
+        return md_headings(segment, hits).lines
     return _log_headed(segment.text, hits, len(segment.text))
 
 
@@ -147,7 +151,19 @@ class _Heading(NamedTuple):
     level: int
 
 
-def _md_headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[Hit]]]:
+class MdHeadings(NamedTuple):
+    """What names a Markdown segment's units from above: its records, each with the hits over
+    it (`headed`), and its headings' sections, which name its tables (`over_table`)."""
+
+    lines: dict[int, tuple[int, list[Hit]]]
+    sections: list[tuple[int, int, list[Hit]]]  # (body, end, the hits over it), in text order
+    bodies: list[int]                           # each section's body: looked up by bisection
+    reaches: list[int]  # where each heading's subsections end (the next heading of its level)
+    hits: Sequence[Hit]
+    starts: list[int]                           # the hits' starts
+
+
+def md_headings(segment: Segment, hits: Sequence[Hit]) -> MdHeadings:
     """Markdown's records, each with the hits that name it from above:
 
     * list items and ``key: value`` lines under headings, each with the hits of every heading
@@ -161,18 +177,76 @@ def _md_headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, li
     * list items nested under an item that names a claim and holds no number ("- ResNet-50"
       over "  - Top-1: 76.1"): they have its hits too (`_list_children`);
     * every line of a fenced block of printed output (`_fence_records`), read as a log's.
+
+    The sections are kept: they name the tables under them too (`over_table`).
     """
     text = segment.text
     starts = [h.start for h in hits]
     heads = _md_headings(segment)
     out: dict[int, tuple[int, list[Hit]]] = {}
     sections: list[tuple[int, int, list[Hit]]] = []  # (body, end, the hits over it)
+    reaches: list[int] = []
     if any(_holds_hit(starts, h.text_start, h.text_end) for h in heads):
         sections = _sections(text, heads, hits, starts)
+        reaches = _reaches(heads, len(text))
         for body, end, above in sections:
             _section_records(segment, body, end, above, starts, out)
+    bodies = [b for b, _, _ in sections]
     _list_children(segment, hits, starts, out)
-    _fence_records(segment, hits, starts, sections, out)
+    _fence_records(segment, hits, starts, sections, bodies, out)
+    return MdHeadings(out, sections, bodies, reaches, hits, starts)
+
+
+def _reaches(heads: list[_Heading], end: int) -> list[int]:
+    """Per heading, where the part of the text it is over ends: at the next heading of its
+    level or higher (its subsections are in it), else at ``end``."""
+    out = [end] * len(heads)
+    open_: list[int] = []  # headings whose reach is not found yet, their levels rising
+    for i, head in enumerate(heads):
+        while open_ and heads[open_[-1]].level >= head.level:
+            out[open_.pop()] = head.text_start
+        open_.append(i)
+    return out
+
+
+def over_table(segment: Segment, headings: MdHeadings,
+               pos: int) -> tuple[list[Hit], tuple[int, int] | None]:
+    """What names the table at ``pos`` from above, as it names a record's line: (the hits, one
+    per term, of the headings over it and, for a classification report or frame printed in a
+    fenced block, of the caption ending in ":" right above the block; the part of the text
+    they are over: the captioned block, else the innermost heading's section with its
+    subsections, None before the first heading). "#### SVM" over one report and "#### NB"
+    over another: each names its own report's cells."""
+    k = bisect.bisect_right(headings.bodies, pos) - 1
+    above: list[Hit] = []
+    scope: tuple[int, int] | None = None
+    if k >= 0 and pos < headings.sections[k][1]:
+        above = list(headings.sections[k][2])
+        scope = (headings.bodies[k], headings.reaches[k])
+    fence = fence_at(segment, pos)
+    if fence is not None:
+        caption = _caption_hits(segment, fence, headings.hits, headings.starts)
+        if caption:
+            above += caption
+            scope = (fence.start, fence.end)
+    return _one_per_term(above), scope
+
+
+def from_above(segment: Segment, headings: MdHeadings) -> list[tuple[int, list[Hit]]]:
+    """Everything that names units of the segment from above, as (where it starts, its hits):
+    each heading's section (with the hits of the headings over it), and each captioned fenced
+    block of printed output (with its caption's). A claim one of them names more than the
+    headings over a table do, outside that table's part of the text, is not the table's
+    (`documents`)."""
+    out = [(body, above) for body, _, above in headings.sections]
+    for fence in fences(segment):
+        if is_output(segment, fence):
+            caption = _caption_hits(segment, fence, headings.hits, headings.starts)
+            if caption:
+                k = bisect.bisect_right(headings.bodies, fence.start) - 1
+                above = list(headings.sections[k][2]) if k >= 0 \
+                    and fence.start < headings.sections[k][1] else []
+                out.append((fence.start, above + caption))
     return out
 
 
@@ -305,7 +379,7 @@ def _walk_subtree(segment: Segment, ls: int, le: int, indent: int, own: list[Hit
 
 
 def _fence_records(segment: Segment, hits: Sequence[Hit], starts: list[int],
-                   sections: list[tuple[int, int, list[Hit]]],
+                   sections: list[tuple[int, int, list[Hit]]], bodies: list[int],
                    out: dict[int, tuple[int, list[Hit]]]) -> None:
     """Every line of each fenced block of printed output, with the hits that name it from
     above: the headings over the block, a caption ending in ":" right above it ("Results on
@@ -313,7 +387,6 @@ def _fence_records(segment: Segment, hits: Sequence[Hit], starts: list[int],
     ("Best Model Performance:", "Validation Set5"), as in a log. A line of a classification
     report or printed frame inside it is that table's (`fenced.fenced_unit`), no record."""
     text = segment.text
-    bodies = [b for b, _, _ in sections]
     for fence in fences(segment):
         if not is_output(segment, fence):
             continue

@@ -19,6 +19,10 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
 few characters of the number. Markers are never judged by these words: they say what they mark.
+
+Which split a number is of (train, val, test, eval), where its words say so, is read here too
+(`metric_split`, `key_split`, `record_split`, `prose_splits`): a number of another split than
+a claim's is not that claim's.
 """
 
 from __future__ import annotations
@@ -26,11 +30,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from labledger.reconcile.metric_directions import summary_stat
+from labledger.reconcile.metric_directions import metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["DELTA_HEADER", "is_listing", "labels", "names_a_count", "role_of"]
+__all__ = ["DELTA_HEADER", "Key", "is_listing", "key_split", "labels", "metric_split",
+           "names_a_count", "prose_splits", "record_split", "role_of", "splits_conflict"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -223,8 +229,16 @@ def is_listing(masked: str) -> bool:
     return found is not None and _key_value_end(masked, found) is not None
 
 
+class Key(NamedTuple):
+    """The anchor keying a number in a listing (`labels`)."""
+
+    term: str
+    glued: bool  # the key only ends with it: "accuracy" in "predict_accuracy = 0.9826"
+    start: int   # where the anchor starts (offsets as the numbers')
+
+
 def labels(masked: str, base: int, numbers: Sequence[int],
-           anchors: Sequence[tuple[int, int, str]]) -> list[tuple[str, bool] | None]:
+           anchors: Sequence[tuple[int, int, str]]) -> list[Key | None]:
     """Per number (its start offset), the anchor term that is its key in a listing ("val
     accuracy" for "val_accuracy: 0.9920") and whether the key only ends with it (True for
     "accuracy" in "predict_accuracy = 0.9826", another split's accuracy), None when no
@@ -236,9 +250,9 @@ def labels(masked: str, base: int, numbers: Sequence[int],
     # number cost a long log line (thousands of each) its length squared.
     rank = {e: i for i, e in enumerate(ends)}
     by_end = sorted(ends)
-    out: list[tuple[str, bool] | None] = []
+    out: list[Key | None] = []
     for at in numbers:
-        key: tuple[str, bool] | None = None
+        key: Key | None = None
         gap_end = at - base
         # the gap: what _KEY_GAP may match, back from the number (never past the line's start:
         # a newline is none of it)
@@ -252,7 +266,95 @@ def labels(masked: str, base: int, numbers: Sequence[int],
             if _KEY_GAP.fullmatch(masked, end - base, gap_end):
                 # the tail of a longer key ("accuracy" in "predict_accuracy = 0.9826") is not
                 # that key: the number is another key's
-                key = (name, begin > base and masked[begin - base - 1] in "_./@-")
+                key = Key(name, begin > base and masked[begin - base - 1] in "_./@-", begin)
                 break
         out.append(key)
     return out
+
+
+# --- splits: which data a number is of -----------------------------------------------------------
+#
+# A claim on one split (`test_accuracy`, `val/loss`, or `Claim.split`) is named by its bare
+# quantity ("accuracy") wherever that is written, and the bare quantity is written of every
+# split: Keras' fit() prints the training accuracy as "acc: 0.9874" beside "val_acc: 0.9920",
+# tqdm's "epoch 1: ... {'acc': 0.8315}" is the training pass, "an accuracy of 0.989 on the
+# training data" says so. A number whose words name another split than the claim's is not that
+# claim's (`documents._other_splits`). The words, one family each:
+_SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "val",
+                 "validation": "val", "dev": "val", "test": "test", "testing": "test",
+                 "eval": "eval", "evaluation": "eval"}
+_SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
+# In prose, a split word that qualifies the data or a metric ("the training data", "test set",
+# "validation accuracy"): "after training, ..." or "we test on ..." names no split.
+_SPLIT_NOUNS = (r"sets?|data|datasets?|splits?|images|samples|examples|accuracy|acc|loss"
+                r"|error|err|f1|scores?|auc|metrics?|results?|performance")
+_PROSE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t_\-/]+(?:" + _SPLIT_NOUNS
+                          + r")(?![^\W_])")
+# A record's label at the start of its line: "valid: 100%|...", "Test set: Average loss: ...",
+# "Train: Loss=0.0047 ...", "[Validation] ..."; or an epoch's record ("epoch 1: 100%|...",
+# "Epoch 3/10 - loss: ..."), which is the training pass when it names no split
+_RECORD_LABEL = re.compile(r"(?i)[\s\W_]*(" + _SPLIT_WORD + r")(?:[ \t]+(?:set|data|split))?"
+                           r"[ \t]*[:\]|]")
+_EPOCH_RECORD = re.compile(r"(?i)[\s\W_]*epoch[ \t]*\d")
+_ANY_SPLIT = re.compile(r"(?i)(?<![^\W_])(?:" + _SPLIT_WORD + r")(?![^\W_])")
+_TOKENS = re.compile(r"[^\W_]+")
+
+
+def splits_conflict(a: str, b: str) -> bool:
+    """Whether a number of split ``a`` cannot be a claim's of split ``b``: two of train, val and
+    test; "eval" (a held-out split: validation or test, as frameworks print it) conflicts with
+    train only."""
+    if a == b:
+        return False
+    return "train" in (a, b) or "eval" not in (a, b)
+
+
+def metric_split(metric: str, split: str | None = None) -> str | None:
+    """The split a claim is on: its ``split`` (``Claim.split``), else the split word its metric
+    key carries beside the quantity (``test_accuracy``, ``val/loss``, ``psnr_test``: test, val,
+    test), else None. Two split words of two families name none."""
+    words = _TOKENS.findall((split or metric).lower())
+    quantity = set() if split else set(metric_key(metric).split())
+    families = {_SPLIT_FAMILY[w] for i, w in enumerate(words)
+                if w in _SPLIT_FAMILY and w not in quantity
+                and not (w == "dev" and i > 0 and words[i - 1] == "std")}  # std_dev: no split
+    return families.pop() if len(families) == 1 else None
+
+
+def key_split(masked: str, base: int, key: Key) -> str | None:
+    """The split a listing's key names: its anchor's own split word ("val accuracy", an anchor
+    of the val_accuracy claim), else the word glued before its anchor ("val_" in "val_acc",
+    none in "predict_accuracy")."""
+    words = key.term.split()
+    for word in (words[0], words[-1]):
+        if word in _SPLIT_FAMILY:
+            return _SPLIT_FAMILY[word]
+    if not key.glued:
+        return None
+    at = key.start - base - 1  # the "_" before the anchor
+    begin = at
+    while begin > 0 and (masked[begin - 1].isalnum()):
+        begin -= 1
+    return _SPLIT_FAMILY.get(masked[begin:at].lower())
+
+
+def record_split(masked: str, epochs: bool = True) -> str | None:
+    """The split a unit names by its label ("valid: 100%|...", "Test set: ...", "Train:
+    Loss=..."), or, with ``epochs`` (a log's record), "train" for an epoch's record that names
+    no split anywhere ("epoch 1: 100%|... {'acc': 0.8315}": frameworks print a validation pass
+    on a line of its own, or with keys of its own, "val_acc"); else None."""
+    label = _RECORD_LABEL.match(masked)
+    if label is not None:
+        return _SPLIT_FAMILY[label.group(1).lower()]
+    if epochs and _EPOCH_RECORD.match(masked) and not _ANY_SPLIT.search(masked):
+        return "train"
+    return None
+
+
+def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
+    """(offset, family) of each split word of a sentence that qualifies the data or a metric
+    ("on the training data", "the test set", "validation accuracy")."""
+    if not _ANY_SPLIT.search(masked):  # most sentences: one search, no list
+        return []
+    return [(m.start() + base, _SPLIT_FAMILY[m.group(1).lower()])
+            for m in _PROSE_SPLIT.finditer(masked)]

@@ -119,6 +119,10 @@ CASES: dict[str, tuple[str, int, Callable[[int], str]]] = {
     "tens of thousands of <td> without </table> (md)": (".md", 256 * KB, lambda n: "<table>\n"
                                                         + _fill("<tr><td>Ours</td><td>31.42</td>",
                                                                 n)),
+    # a heading over each of thousands of tables, all naming one claim: each table asks the
+    # other headings once per claim, not once per heading
+    "thousands of headed tables (md)": (".md", 256 * KB, lambda n: _fill(
+        "## Ours on Set5\n\n| Method | PSNR |\n|---|---|\n| Ours | 31.42 |\n\n", n)),
     # each row's cell spans 999 rows, so each row starts a column further right: a grid of
     # half a million places out of 110 KB (refused: read as prose)
     "999 cells of rowspan 999 (md)": (".md", 110 * KB, lambda n: "<table>\n" + "".join(
