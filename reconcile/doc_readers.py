@@ -115,8 +115,11 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"|\\(?:textcolor|colorbox|color|[hv]?phantom)(?:\[[^\]]*\])?\{[^{}]*\}"
         r"|\\\\(?:\[[^\]]*\])?|\\(?!(?:pm|mp|times|cdot)(?![A-Za-z]))[A-Za-z@]+\*?(?:\[[^\]]*\])?"
         r"|\\[^A-Za-z%,\s]", re.S),
+    # (a role starts a run of name characters and colons: tried from every colon of a long
+    # "a:a:a:" run, it read the run to its end from each, quadratic in the run)
     "rst": re.compile(
-        r"(?m:^\.\. .*$)|:[\w:.-]+:`[^`]*`|`[^`<]*<[^>]*>`_|\[#?[\w-]*\]_|https?://\S+"),
+        r"(?m:^\.\. .*$)|(?<![\w:.-]):(?:[\w.-]++:)++`[^`]*`|`[^`<]*<[^>]*>`_|\[#?[\w-]*\]_"
+        r"|https?://\S+"),
     "txt": re.compile(r"https?://\S+"),
 }
 _MASKS["csv"] = _MASKS["tsv"] = _MASKS["txt"]

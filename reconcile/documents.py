@@ -48,7 +48,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from labledger.reconcile.anchors import AnchorIndex, Hit
+from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
@@ -770,7 +770,7 @@ class _Run:
             col_bind.append(binds)
             col_pct.append(pct)
             col_words.append(words)
-            col_delta.append(bool(DELTA_HEADER.search(cell.text)))
+            col_delta.append(_delta_column(cell.text, terms))
             scale = _HEADER_SCALE.search(cell.text)
             col_scale.append(scale.group(1) if scale else None)
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
@@ -1034,6 +1034,18 @@ def _short(digest: str) -> str:
 
 def _value(claim: Claim) -> str:
     return f"{claim.value!r}" + (f" {claim.unit}" if claim.unit else "")
+
+
+def _delta_column(header: str, terms: frozenset[str]) -> bool:
+    """Whether a column's header says it holds differences or spreads ("\u0394 PSNR", "Gain",
+    "std"): a word that is part of an anchor naming the column's quantity says nothing of the
+    kind (a census frame's "capital-gain" column, a claim aliased "PSNR gain": the gain is the
+    claim's own value)."""
+    for m in DELTA_HEADER.finditer(header):
+        word = normalize(m.group(0))
+        if not word or not any(f" {word} " in f" {term} " for term in terms):
+            return True
+    return False
 
 
 def _drift_message(claim: Claim, shown: Shown, got: Check) -> str:

@@ -548,6 +548,18 @@ def test_a_label_in_the_first_block_names_its_row_in_the_last(label: str, hours:
             ] == [("drift", "cell 1, output 1", line, str(hours))]
 
 
+def test_a_column_named_by_its_claim_is_no_column_of_gains() -> None:
+    """"capital-gain" holds the claim's own quantity: read as a column of gains (deltas), its
+    numbers were never judged, so a moved value went unseen."""
+    claims = [claim("G", "capital-gain", 0, aliases=("Local-gov",))]
+    report = judge(ADULT, claims, "nb.ipynb")
+    assert found(report) == []
+    assert {(m.claims, m.line, m.shown) for m in report.matches} == {(("G",), 11, "0")}
+    moved = [claim("G", "capital-gain", 7688, aliases=("Local-gov",))]
+    assert [(f.type, f.line, f.shown) for f in judge(ADULT, moved, "nb.ipynb").findings] == [
+        ("drift", 11, "0")]
+
+
 # CODAIT/text-extensions-for-pandas text_extensions_for_pandas/io/test_conll.py (the expected
 # str() of compute_accuracy_by_document, dedented): per-document scores wrapped after precision.
 CONLL = """\

@@ -82,6 +82,9 @@ CASES: dict[str, tuple[str, int, Callable[[int], str]]] = {
     # "=====  =====" rules in prose, none closing a table: each walked 5,000 lines down
     "rules in prose (rst)": (".rst", 256 * KB,
                              lambda n: _fill("Ours PSNR 31.42.\n\n=====  =====\n", n)),
+    # runs of "a:" in anchored sentences: a role's pattern tried from every colon of a run
+    "a:a:a: runs in sentences (rst)": (".rst", 256 * KB, lambda n: _fill(
+        "Ours PSNR 31.42 " + "a:" * 1900 + "\n\n", n)),
     "== == == line (rst)": (".rst", 256 * KB, lambda n: "PSNR 31.4\n" + _fill("== ", n) + "x\n"),
     # "<", "](" and "[^" never closed, on one list item a heading names (a unit of any length)
     "<a<a<a under a heading (md)": (".md", 256 * KB,
