@@ -16,7 +16,8 @@ Tables (``results.parquet``, ``*.csv``, ``*.tsv``; JSON records, below)
     ``psnr[epoch=100]``  one cell: the one row whose column ``epoch`` reads ``100``; several
                        conditions, comma-separated, all hold (``value[metric=psnr,split=test]``);
                        of several rows they pick, those whose ``psnr`` cell is empty are passed
-                       over (a sparse log has a training and an evaluation row per epoch)
+                       over (a sparse log has a training and an evaluation row per epoch), and
+                       rows saying the same of it (value, n, split, seeds, spread) are one
     ``mean(psnr[split=test])``  an aggregate over the rows the conditions pick
 JSON records (`json_records`): a file of one JSON object per line (``*.jsonl``, ``*.ndjson``,
 or a ``*.json`` that JSON itself finds "extra data" in: detectron2's ``metrics.json``,
@@ -1170,6 +1171,10 @@ def _pick_row(table: _Table, row: str, selector: str, where: str,
         raise _no_row(table, conditions, selector, where)
     candidates = (_rows_with_value(table, column, hits, selector, where)
                   if column is not None and len(hits) > 1 else hits)
+    if len(candidates) > 1 and column is not None and all(
+            _same_reading(table, column, candidates[0], i, selector, where)
+            for i in candidates[1:]):
+        return candidates[0]  # one measurement logged twice (mmengine writes each eval twice)
     if len(candidates) != 1:
         lines = ", ".join(_row_name(table, i) for i in candidates[:10])
         filled = (f", {len(candidates)} with a value in column {column!r}"
@@ -1178,6 +1183,20 @@ def _pick_row(table: _Table, row: str, selector: str, where: str,
                               f"matches {len(hits)} rows{filled}{': ' + lines if lines else ''}; "
                               "it must match exactly one", where=where)
     return candidates[0]
+
+
+def _same_reading(table: _Table, column: str, a: int, b: int, selector: str,
+                  where: str) -> bool:
+    """Whether rows ``a`` and ``b`` say the same of ``column``: the same cell, and the same
+    facts around it (n, split, seeds, spread). Then which of them is read makes no difference
+    (a log writing an evaluation twice, its timings aside); else the choice is not ours."""
+    cells = _column(table, column, selector, where)
+    return (cells[a] == cells[b]
+            and _row_n(table, a, selector, where) == _row_n(table, b, selector, where)
+            and _facts(table, column, [a], selector, where)
+            == _facts(table, column, [b], selector, where)
+            and _cell_spread(table, column, a, selector, where)
+            == _cell_spread(table, column, b, selector, where))
 
 
 def _rows_with_value(table: _Table, column: str, hits: list[int], selector: str,

@@ -566,3 +566,16 @@ def test_n_of_an_aggregate_is_what_is_behind_its_value(selector: str, value: flo
 def test_n_of_a_json_list_aggregate(selector: str, n: int | None) -> None:
     doc = json.dumps({"per_image": [30.1, 31.2, 29.9]}).encode()
     assert read_value(doc, "metrics.json", selector, WHERE).n == n
+
+
+@pytest.mark.parametrize(("second_n", "ok"), [("24", True), ("12", False)])
+def test_a_row_logged_twice_is_read_when_both_say_the_same(second_n: str, ok: bool) -> None:
+    """Two rows the conditions pick, with the same value and the same facts (n, split...):
+    either says the same, so the value is read; with another n they are two measurements."""
+    data = f"epoch,n,psnr,time\n3,24,31.42,1.5\n3,{second_n},31.42,1.7\n".encode()
+    if ok:
+        got = read_value(data, "log.csv", "psnr[epoch=3]", WHERE)
+        assert (got.value, got.n) == (31.42, 24)
+    else:
+        with pytest.raises(ClaimInputError, match="epoch=3 matches 2 rows"):
+            read_value(data, "log.csv", "psnr[epoch=3]", WHERE)

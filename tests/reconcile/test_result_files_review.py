@@ -147,9 +147,20 @@ def test_mmengine_scalars(path: str) -> None:
     # (val/clf_acc is in both evaluation lines of step 1, loss in no line of step 1)
     assert "column 'loss' is empty in every row the conditions pick (row 2 (line 3), row 4 " \
            "(line 5))" in refusal(MMENGINE, path, "loss[step=1]")
-    # The evaluation of step 1 is logged twice: which line counts is not for us to decide.
+    # The evaluation of step 1 is logged twice (its timings aside, the same): either line says
+    # the same of coco/bbox_mAP, so it is read; two lines saying different values are refused.
+    assert read(MMENGINE, path, "coco/bbox_mAP[step=1]").value == 0.26
+    differing = MMENGINE.replace(b'"coco/bbox_mAP": 0.26, "coco/bbox_mAP_50": 0.555, '
+                                 b'"coco/bbox_mAP_75": 0.2, "coco/bbox_mAP_s": -1.0, '
+                                 b'"coco/bbox_mAP_m": -1.0, "coco/bbox_mAP_l": 0.26, '
+                                 b'"val/clf_acc": 0.0, "data_time": 3.33',
+                                 b'"coco/bbox_mAP": 0.27, "coco/bbox_mAP_50": 0.555, '
+                                 b'"coco/bbox_mAP_75": 0.2, "coco/bbox_mAP_s": -1.0, '
+                                 b'"coco/bbox_mAP_m": -1.0, "coco/bbox_mAP_l": 0.26, '
+                                 b'"val/clf_acc": 0.0, "data_time": 3.33')
+    assert differing != MMENGINE
     assert "step=1 matches 2 rows: row 2 (line 3), row 4 (line 5)" in \
-        refusal(MMENGINE, path, "coco/bbox_mAP[step=1]")
+        refusal(differing, path, "coco/bbox_mAP[step=1]")
 
 
 # --- mmdetection 2.x *.log.json -------------------------------------------------------------------
