@@ -96,6 +96,7 @@ from labledger.reconcile.numbers import (
     pow10,
     scan_numbers,
 )
+from labledger.reconcile.tex_macros import MacroAnchors, macro_texts, with_uses
 from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
@@ -260,6 +261,8 @@ class _Run:
         # test_accuracy; a number whose words name another split is not its
         self.split_of = {c.id: split for c in claims
                          if (split := metric_split(c.metric, c.split)) is not None}
+        # the LaTeX macros printing an anchor (`tex_macros`), read over every document
+        self.macros: MacroAnchors | None = None
         self.report = Report()
 
     # -- recording --
@@ -1073,7 +1076,9 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
     not judged again. The report is the same whatever ``jobs`` and ``cache`` are.
     """
     binds = tex_bindings(segments, claims)  # before the fork: a macro bound in one file binds all
-    memo = JudgeCache(cache, claims, binds) if cache is not None else None
+    # likewise a macro naming the method (`tex_macros`): defined in one file, used in others
+    texts = macro_texts(segments, binds)
+    memo = JudgeCache(cache, claims, binds, texts) if cache is not None else None
     report = Report()
     todo: list[int] = []
     keys: list[str] = []
@@ -1091,6 +1096,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
         run = _Run(claims, memo.anchors() if memo is not None else None)
         if memo is not None:
             memo.keep_anchors(run.index)
+        run.macros = MacroAnchors(texts, run.index.claims_of)
         sizes = [len(segments[i].text) for i in todo]
         if jobs is None:
             jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
@@ -1124,6 +1130,8 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     markers = find_markers(seg, binds)
     hits = run.index.scan(seg.text)
+    if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)
+        seg, hits = with_uses(seg, hits, run.macros.uses(seg))
     if hits and seg.syntax == "md":
         hits = without_code(seg, hits)  # a fenced program's anchors name no result
     if not markers and not hits:

@@ -5,7 +5,8 @@ Judging a segment (`documents.reconcile_segments`) is a pure function of
 * the segment: its path as shown, its place in a notebook, its syntax and its text;
 * every current claim (ids, values, units, aliases, runs, digests: the anchors, the candidates
   and the messages all come from them);
-* the LaTeX macro bindings of all the documents (`doc_markers.tex_bindings`);
+* the LaTeX macro bindings of all the documents (`doc_markers.tex_bindings`) and the text
+  each of their macros prints (`tex_macros.macro_texts`: ``\\method`` naming "FooNet");
 * the code that judges (the bytes of this package's modules) and the Python that runs it.
 
 The *context* is the BLAKE3 of the last three; a segment's *key* is the BLAKE3 of the context
@@ -91,22 +92,26 @@ def _code() -> bytes:
     return _code_digest
 
 
-def _context(claims: Iterable[Claim], binds: dict[str, str]) -> bytes:
+def _context(claims: Iterable[Claim], binds: dict[str, str],
+             macros: dict[str, str] | None = None) -> bytes:
     import blake3
 
     h = blake3.blake3(FORMAT + b"\0" + _code())
     # every field of every claim (msgpack: floats as their exact 64 bits), sorted by id
     h.update(msgspec.msgpack.encode(sorted(claims, key=lambda c: c.id)))
     h.update(msgspec.msgpack.encode(sorted(binds.items())))
+    # a macro's text decides what it anchors in every file: a changed definition is a new context
+    h.update(msgspec.msgpack.encode(sorted((macros or {}).items())))
     return h.digest()
 
 
 class JudgeCache:
     """The cached judgements of one context, read from and written back to ``folder``."""
 
-    def __init__(self, folder: Path, claims: Sequence[Claim], binds: dict[str, str]) -> None:
+    def __init__(self, folder: Path, claims: Sequence[Claim], binds: dict[str, str],
+                 macros: dict[str, str] | None = None) -> None:
         self.folder = folder
-        self.context = _context(claims, binds)
+        self.context = _context(claims, binds, macros)
         self.path = folder / (self.context.hex()[:32] + ".msgpack")
         self._anchors: _Anchors | None = None
         self._changed = False
