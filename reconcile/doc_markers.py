@@ -56,10 +56,10 @@ _TEX_MARKERS = re.compile(
     r"|\\(?:ledger)?claimdelta\{(?P<a>[^{}]+)\}\{(?P<b>[^{}]+)\}\{"
     r"|\\claimref\{(?P<ref>[^{}]+)\}"
     r"|(?P<noclaim>\\noclaim\b|%[ \t]*noclaim\b)"
-    r"|\\(?:re|provide)?newcommand\*?\s*\{?\\(?P<name>[A-Za-z@]+)\}?\s*(?:\[\d\])?\s*\{"
+    r"|\\(?:(?:re)?new|provide)command\*?\s*\{?\\(?P<name>[A-Za-z@]+)\}?\s*(?:\[\d\])?\s*\{"
     r"|\\def\s*\\(?P<defname>[A-Za-z@]+)\s*\{")
 _TEX_FIND = re.compile(r"[\\%](?:(?:ledger)?claim(?:delta)?\{|claimref\{|noclaim\b|[ \t]*noclaim\b"
-                       r"|(?:re|provide)?newcommand|def\s*\\)")
+                       r"|(?:(?:re)?new|provide)command|def\s*\\)")
 _TEX_BIND = re.compile(r"\\claimbind\{([^{}]+)\}\{\\([A-Za-z@]+)\}")
 _CELL_BIND = re.compile(r"\bclaim:([^\s,;|<>\"]+)")
 _LEAD = re.compile(r"[ \t*_`~$({]*")

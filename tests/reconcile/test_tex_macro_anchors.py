@@ -6,9 +6,9 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,9 +17,7 @@ from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.doc_readers import read_document
 from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.findings import Report
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_documents import claim  # noqa: E402
+from tests.reconcile.test_documents import claim, judge
 
 CLAIMS = [claim("F1", "psnr", 31.42, unit="dB", aliases=("FooNet",)),
           claim("B0", "psnr", 30.10, unit="dB", aliases=("Bicubic",), run="r0")]
@@ -147,3 +145,14 @@ def test_damaged_latex_never_raises_and_hits_point_at_the_macro(parts: list[str]
             assert re.fullmatch(r"[A-Za-z@]+", seg.text[hit.start:hit.end])
             assert texts[seg.text[hit.start:hit.end]] == hit.term
     reconcile_segments(segments, CLAIMS, jobs=1)
+
+
+@pytest.mark.parametrize("define", ["\\newcommand", "\\renewcommand", "\\providecommand",
+                                    "\\newcommand*", "\\def"])
+def test_a_number_macro_bound_by_a_comment_is_a_marker_whatever_defines_it(define: str) -> None:
+    """`\\providecommand{\\psnrours}{31.5} % claim:C1` was never read as a marker (the pattern
+    spelt it "providenewcommand"): its drift went unseen."""
+    name = "\\psnrours" if define == "\\def" else "{\\psnrours}"
+    text = f"{define}{name}{{31.5}} % claim:C1\nWe get \\psnrours{{}} dB.\n"
+    report = judge(text, [claim("C1", "psnr", 31.42, unit="dB")], "paper.tex")
+    assert [(f.type, f.claims, f.shown) for f in report.findings] == [("drift", ("C1",), "31.5")]
