@@ -1,4 +1,4 @@
-"""What every benchmark script shares: where its temporary files go.
+"""What every benchmark script shares: where its temporary files go, and a timer.
 
 Imported as ``from _bench import ...``: the scripts run as ``python benchmarks/bench_x.py``, so
 this folder is first on ``sys.path``.
@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -27,3 +30,10 @@ def make_tmp(base: str) -> Path:
     same = os.stat(path).st_dev == os.stat(REPO).st_dev
     print(f"temp dir: {path} ({'same device as' if same else 'NOT the same device as'} {REPO})")
     return path
+
+
+def timed(work: Callable[[], Any]) -> float:
+    """Seconds ``work()`` takes (wall clock)."""
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start

@@ -39,7 +39,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from _bench import add_tmp_base, make_tmp
+from _bench import add_tmp_base, make_tmp, timed
 
 RUNS = 5
 FILES = ("ckpt/best.pth", "train.csv", "test/kodak/metrics.json")
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"same document from both readings: {len(document['claims'])} claims, {held} "
               "pull-verified")
 
-        contenders = {f"{how} ({where})": (lambda f=f, led=led: _time(lambda: f(led)))
+        contenders = {f"{how} ({where})": (lambda f=f, led=led: timed(lambda: f(led)))
                       for where, led in ledgers.items()
                       for how, f in (("full", full), ("latest", build_evidence))}
         names = list(contenders)
@@ -192,12 +192,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
-
-
-def _time(work: Any) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _bench import add_tmp_base, make_tmp
+from _bench import add_tmp_base, make_tmp, timed
 
 GOAL = 5.0  # reconcile time / grep time, at most
 LABLEDGER = Path(sys.executable).with_name("labledger")
@@ -299,13 +299,13 @@ def main(argv: list[str] | None = None) -> int:
             # the pre-commit case: one document changed since the last run, the rest cached
             edited.write_text(original + f"\nModel-001 reaches a PSNR of {next(edits)} dB.\n",
                               encoding="utf-8")
-            return _time(lambda: reconcile_paths(files, loaded, tree, cache=cache))
+            return timed(lambda: reconcile_paths(files, loaded, tree, cache=cache))
 
         contenders: dict[str, Any] = {
-            "reconcile (library)": lambda: _time(lambda: reconcile_paths(files, loaded, tree)),
-            "reconcile (library, -j 1)": lambda: _time(
+            "reconcile (library)": lambda: timed(lambda: reconcile_paths(files, loaded, tree)),
+            "reconcile (library, -j 1)": lambda: timed(
                 lambda: reconcile_paths(files, loaded, tree, jobs=1)),
-            "reconcile (cached)": lambda: _time(
+            "reconcile (cached)": lambda: timed(
                 lambda: reconcile_paths(files, loaded, tree, cache=cache)),
             "reconcile (cached, 1 edited)": one_edited,
             "grep -rn": lambda: timed_cmd(["grep", "-rn", "-f", str(tmp / "anchors.txt"), "."],
@@ -370,12 +370,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
-
-
-def _time(work: Any) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from labledger.reconcile.doc_readers import Segment, siunitx_plain
 from labledger.reconcile.fenced import inside, shown_verbatim
 from labledger.reconcile.numbers import Shown, number_at
 
-__all__ = ["Marker", "find_markers", "number_in", "tex_bindings"]
+__all__ = ["Marker", "braced_end", "find_markers", "number_in", "tex_bindings"]
 
 # --- markers -------------------------------------------------------------------------------------
 
@@ -77,7 +77,7 @@ class Marker:
     problem: str | None = None  # a "malformed" one: what is wrong with it
 
 
-def _braced(text: str, pos: int) -> int:
+def braced_end(text: str, pos: int) -> int:
     """Offset of the ``}`` closing a group whose ``{`` is just before ``pos`` (or -1)."""
     depth = 1
     for i in range(pos, min(len(text), pos + 4000)):
@@ -191,7 +191,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
         elif m.group("ref"):
             out.append(Marker("bind", (m.group("ref").strip(),), m.start(), m.end()))
         elif m.group("claim") or m.group("a"):
-            close = _braced(text, m.end())
+            close = braced_end(text, m.end())
             shown = number_in(plain, m.end(), close) if close >= 0 else None
             if m.group("claim"):
                 ids: tuple[str, ...] = (m.group("claim").strip(),)
@@ -203,7 +203,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
                               delta=kind == "delta"))
         else:
             name = m.group("name") or m.group("defname")
-            close = _braced(text, m.end())
+            close = braced_end(text, m.end())
             if close < 0:
                 continue
             line_end = text.find("\n", close)

@@ -33,7 +33,8 @@ from labledger.reconcile.errors import DocumentError
 
 __all__ = ["FORMATS", "Cell", "Fence", "Segment", "Sentence", "Table", "aligned_table",
            "blanked", "delimited_table", "fence_at", "fences", "format_of", "head_spans_by_name",
-           "in_fence", "is_log", "latex_table", "line_at", "markdown_table", "mask", "mask_text",
+           "in_fence", "is_log", "latex_table", "line_at", "line_end", "markdown_table", "mask",
+           "mask_text",
            "read_document", "report_table", "sentence_around"]
 
 FORMATS: dict[str, str] = {
@@ -1419,6 +1420,12 @@ def is_log(segment: Segment) -> bool:
         got = len(lines) >= 3 and sum(map(_ends_in_number, lines)) >= 0.6 * len(lines)
         segment._cache["log"] = got
     return bool(got)
+
+
+def line_end(text: str, at: int) -> int:
+    """Where the line holding ``at`` ends: its newline, or the text's end."""
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
 
 
 def line_at(text: str, pos: int) -> tuple[int, int]:

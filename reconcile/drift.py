@@ -105,19 +105,19 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
     return add_locations(document, report, globs)
 
 
-def _evidence(ledger: Any, top: Path, report: Report,
-              cwd: Path | None, cache: Path | None) -> None:
+def _evidence_module() -> Any:
+    """`labledger.reconcile.evidence`, or None in a build without claim capture."""
     try:
-        from labledger.reconcile.evidence import (
-            EVIDENCE_NAME,
-            differences,
-            kept_name,
-            wants_locations,
-        )
-    except ImportError:  # claim capture not installed in this build
-        report.notes.append("EVIDENCE.json not checked: labledger.reconcile.evidence is missing")
-        return
-    path = Path(ledger.paths.project) / EVIDENCE_NAME
+        from labledger.reconcile import evidence
+    except ImportError:
+        return None
+    return evidence
+
+
+def _kept_evidence(ledger: Any, top: Path, name: str) -> tuple[Path, str] | None:
+    """The project's EVIDENCE.json as the commit would hold it (its staged bytes, else the
+    file), with its text; None when the project keeps none."""
+    path = Path(ledger.paths.project) / name
     try:
         rel = path.relative_to(top).as_posix()
     except ValueError:
@@ -125,18 +125,20 @@ def _evidence(ledger: Any, top: Path, report: Report,
     data = staged_blob(top, rel) if rel is not None else None
     if data is None:
         if not path.exists():
-            return  # no EVIDENCE.json in this project: nothing to keep in step
+            return None  # no EVIDENCE.json in this project: nothing to keep in step
         data = path.read_bytes()
-    text = data.decode("utf-8", errors="replace")
+    return path, data.decode("utf-8", errors="replace")
+
+
+def _check_evidence(ledger: Any, evidence: Any, kept: tuple[Path, str], events: list[Event],
+                    top: Path, report: Report, cwd: Path | None, cache: Path | None) -> None:
+    path, text = kept
     shown = display_path(path, cwd)
-    # the ledger beyond the claims is read only here, for a project that keeps an EVIDENCE.json:
-    # its projection needs the runs' pulls and latest activity (`evidence_document` reads the
-    # latest heartbeat of each run and instance, not every one)
-    document = evidence_document(ledger, locations=wants_locations(text), events=None,
-                                 index_of=top, written_with=shown, cache=cache,
-                                 name=kept_name(text))
-    report.evidence = {"path": shown, "differences": differences(text, document),
-                       "locations": wants_locations(text)}
+    document = evidence_document(ledger, locations=evidence.wants_locations(text),
+                                 events=events, index_of=top, written_with=shown, cache=cache,
+                                 name=evidence.kept_name(text))
+    report.evidence = {"path": shown, "differences": evidence.differences(text, document),
+                       "locations": evidence.wants_locations(text)}
 
 
 def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,
@@ -147,7 +149,17 @@ def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,
     globs = configured_globs(ledger.paths.config)
     segments, shown = staged_documents(top.resolve(), project, globs, cwd)
     cache = cache_folder(ledger) if use_cache else None
-    report = reconcile_segments(segments, current_claims(load_claim_events(ledger)),
-                                documents=len(shown), jobs=jobs, cache=cache)
-    _evidence(ledger, top.resolve(), report, cwd, cache)
+    evidence = _evidence_module()
+    kept = _kept_evidence(ledger, top.resolve(), evidence.EVIDENCE_NAME) if evidence else None
+    # The ledger is read once: the claim events alone, unless the project keeps an
+    # EVIDENCE.json, whose projection needs the runs' pulls and latest activity too (of the
+    # heartbeats only the latest of each run and instance: `load_events`)
+    events = (load_events(ledger, latest_heartbeats=True) if kept is not None
+              else load_claim_events(ledger))
+    report = reconcile_segments(segments, current_claims(events), documents=len(shown),
+                                jobs=jobs, cache=cache)
+    if evidence is None:
+        report.notes.append("EVIDENCE.json not checked: labledger.reconcile.evidence is missing")
+    elif kept is not None:
+        _check_evidence(ledger, evidence, kept, events, top.resolve(), report, cwd, cache)
     return report

@@ -85,8 +85,7 @@ def fork_each(work: Callable[[int], R], sizes: Sequence[int], jobs: int) -> list
         os.write(write_fd, b"".join(_TICKET.pack(k) for k in range(len(runs))))
     finally:
         os.close(write_fd)
-    children: list[int] = []  # read ends of the children's answer pipes, by pid below
-    pids: dict[int, int] = {}
+    children: list[tuple[int, int]] = []  # (pid, read end of its answer pipe)
     done: dict[int, R] = {}
     try:
         for _ in range(min(jobs, len(runs)) - 1):
@@ -101,21 +100,19 @@ def fork_each(work: Callable[[int], R], sizes: Sequence[int], jobs: int) -> list
                 os.close(answer_read)
                 _child(work, runs, read_fd, answer_write)
             os.close(answer_write)
-            pids[answer_read] = pid
-            children.append(answer_read)
+            children.append((pid, answer_read))
         done.update(_take(work, runs, read_fd))
         while children:
-            answer_read = children.pop(0)
-            got: dict[int, R] | None = _collect(pids.pop(answer_read), answer_read)
+            pid, answer_read = children.pop(0)
+            got: dict[int, R] | None = _collect(pid, answer_read)
             if got is not None:
                 done.update(got)
         # a dead child's items, or items a child never answered for: done here
         return [done[i] if i in done else work(i) for i in range(count)]
     finally:
         os.close(read_fd)
-        for answer_read in children:  # something raised: stop the rest, reap them
+        for pid, answer_read in children:  # something raised: stop the rest, reap them
             os.close(answer_read)
-            pid = pids[answer_read]
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -53,6 +53,7 @@ from labledger.reconcile.doc_readers import (
     fence_at,
     fences,
     line_at,
+    line_end,
 )
 
 __all__ = ["code_spans", "fenced_unit", "inside", "is_code_line", "is_output", "output_lines",
@@ -244,7 +245,7 @@ def _verbatim_spans(segment: Segment) -> list[tuple[int, int]]:
     text = segment.text
     if segment.syntax == "md":
         # (to the end of the closing line: its backticks pair with none of the text's)
-        blocks = [(f.start, _line_end(text, f.end)) for f in fences(segment)]
+        blocks = [(f.start, line_end(text, f.end)) for f in fences(segment)]
     elif segment.syntax == "rst":
         blocks = _rst_literal_blocks(text)
     elif segment.syntax == "tex":
@@ -252,11 +253,6 @@ def _verbatim_spans(segment: Segment) -> list[tuple[int, int]]:
     else:
         return []
     return _merged(blocks + _inline_code(text, blocks))
-
-
-def _line_end(text: str, at: int) -> int:
-    end = text.find("\n", at)
-    return len(text) if end < 0 else end
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

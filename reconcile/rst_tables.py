@@ -51,6 +51,7 @@ from labledger.reconcile.doc_readers import (
     _fill_group_labels,
     _split_slash_columns,
     _table_once,
+    line_end,
 )
 
 __all__ = ["rst_table"]
@@ -110,16 +111,11 @@ def _line_start(text: str, at: int) -> int | None:
     return ls if not text[ls:at].strip() else None
 
 
-def _line_end(text: str, at: int) -> int:
-    le = text.find("\n", at)
-    return len(text) if le < 0 else le
-
-
 def _lines(text: str, start: int, end: int) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     at = start
     while at <= end and at < len(text):
-        le = _line_end(text, at)
+        le = line_end(text, at)
         out.append((at, text[at:le].rstrip("\r")))
         at = le + 1
     return out
@@ -155,7 +151,7 @@ def _grid_spans(text: str) -> list[_Span]:
         lead = text[ls:m.start()]
         at, end, count = ls, ls, 0
         while at < len(text) and count <= _MAX_LINES:
-            le = _line_end(text, at)
+            le = line_end(text, at)
             line = text[at:le]
             body = line[len(lead):]
             if not line.startswith(lead) or body[:1] not in ("+", "|"):
@@ -211,7 +207,7 @@ def _simple_spans(text: str) -> list[_Span]:
         end = None
         if at < len(text) and c < len(closers) and closers[c] - first + count <= _MAX_LINES \
                 and min(indents[first:closers[c] + 1]) >= d:
-            end = _line_end(text, starts[closers[c]])
+            end = line_end(text, starts[closers[c]])
         if end is not None:
             out.append(_Span(ls, end, "simple"))
             last = end
@@ -225,10 +221,10 @@ def _directive_spans(text: str) -> list[_Span]:
         if ls is None:
             continue
         d = m.start() - ls
-        end = _line_end(text, m.end())
+        end = line_end(text, m.end())
         at, count = end + 1, 0
         while at < len(text) and count <= _MAX_LINES:
-            le = _line_end(text, at)
+            le = line_end(text, at)
             line = text[at:le].rstrip("\r")
             if line.strip():
                 if _indent(line) <= d:

@@ -40,7 +40,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from labledger.reconcile.anchors import Hit, normalize
-from labledger.reconcile.doc_markers import _braced
+from labledger.reconcile.doc_markers import braced_end
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.fenced import inside, shown_verbatim
 
@@ -106,13 +106,13 @@ def _read_definition(text: str, pos: int, kind: str) -> tuple[str, str | None] |
     if kind.endswith("DocumentCommand"):
         if not text.startswith("{", pos):
             return name, None
-        close = _braced(text, pos + 1)
+        close = braced_end(text, pos + 1)
         if close < 0 or text[pos + 1:close].strip():
             return name, None  # an argument spec: it takes arguments
         pos = _SPACE.match(text, close + 1).end()  # type: ignore[union-attr]
     if not text.startswith("{", pos):
         return name, None  # [1] or #1: it takes arguments (\def\x#1{...})
-    close = _braced(text, pos + 1)
+    close = braced_end(text, pos + 1)
     return name, (text[pos + 1:close] if close >= 0 else None)
 
 
