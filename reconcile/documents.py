@@ -75,8 +75,10 @@ from labledger.reconcile.metric_directions import metric_key
 from labledger.reconcile.number_roles import (
     DELTA_HEADER,
     Key,
+    header_split,
     is_listing,
     key_split,
+    label_split,
     labels,
     metric_split,
     names_a_count,
@@ -96,6 +98,7 @@ from labledger.reconcile.numbers import (
     pow10,
     scan_numbers,
 )
+from labledger.reconcile.section_splits import section_splits
 from labledger.reconcile.tex_macros import MacroAnchors, macro_texts, with_uses
 from labledger.reconcile.units import unit_at
 
@@ -600,10 +603,11 @@ class _Run:
 
     def sentence(self, seg: Segment, unit: Sentence, markers: list[Marker],
                  hits: list[Hit], heading: Sequence[Hit] = (),
-                 records: list[_Item] | None = None) -> None:
+                 records: list[_Item] | None = None, section: str | None = None) -> None:
         """Judge a sentence's anchored numbers. A log's line (`log_units`) is given the hits of
         the heading over it, which name every number of the line as a row's label names its
-        cells, and hands its numbers to ``records``: the log's lines are judged together."""
+        cells, and hands its numbers to ``records``: the log's lines are judged together.
+        ``section``: the split the section holding the sentence reports (`section_splits`)."""
         for marker in markers:
             if marker.kind == "bind":
                 if not self.unknown(seg, marker):
@@ -673,7 +677,8 @@ class _Run:
             keys = self._keyed(items, hits, masked, start)
         if items and self.split_of and self._names_a_split(cands, self.named(terms)):
             assert words is not None
-            self._other_splits(items, masked, start, keys, records is not None, words)
+            self._other_splits(items, masked, start, keys, records is not None, words,
+                               section)
         if records is not None:
             records.extend(items)
         elif items:
@@ -714,10 +719,12 @@ class _Run:
         return any(not on_one.isdisjoint(ids) for ids in claim_sets)
 
     def _other_splits(self, items: list[_Item], masked: str, start: int,
-                      keys: list[Key | None] | None, record: bool, words: list[int]) -> None:
+                      keys: list[Key | None] | None, record: bool, words: list[int],
+                      section: str | None) -> None:
         """Drop from each number the claims on a split its words say it is not of
         (`_split_named`): "acc: 0.9874" beside "val_acc: 0.9920" is not a test_acc claim's, nor
-        "an accuracy of 0.989 on the training data" a test_accuracy claim's."""
+        "an accuracy of 0.989 on the training data" a test_accuracy claim's; where its words
+        name none, the split its ``section``'s heading names ("## Validation")."""
         split_of = self.split_of
         unit = record_split(masked, epochs=record)
         prose = prose_splits(masked, start) if keys is None and unit is None else []
@@ -728,6 +735,8 @@ class _Run:
             if split is None and prose:
                 split = _nearest_split(prose, words, it.shown.start)
             if split is None:
+                split = section
+            if split is None:
                 continue
             drop = {c for c in it.cands | it.named
                     if c in split_of and splits_conflict(split, split_of[c])}
@@ -735,9 +744,11 @@ class _Run:
                 it.cands, it.named = it.cands - drop, it.named - drop
 
     def table(self, seg: Segment, table: Table, markers: list[Marker], hits: list[Hit],
-              over: _Over | None = None) -> None:
+              over: _Over | None = None, section: str | None = None) -> None:
         """Judge a table's anchored numbers: a cell's context is its row and its column header,
-        and ``over``, what names the whole table from above (a Markdown table's headings)."""
+        and ``over``, what names the whole table from above (a Markdown table's headings).
+        ``section``: the split the section holding the table reports (`section_splits`), where
+        its header and row labels name none."""
         starts = [h.start for h in hits]
         col_terms: list[frozenset[str]] = []
         col_bind: list[set[str]] = []
@@ -745,6 +756,7 @@ class _Run:
         col_words: list[bool] = []  # the header names a count of a setting (Epochs, GPUs)
         col_delta: list[bool] = []
         col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
+        col_split: list[str | None] = []  # "Val Acc": the column's numbers are of that split
         # a noclaim outside the body rows, or on the header's line ("Method & PSNR \\\\ % noclaim"),
         # silences the whole table
         last_head = table.header_rows[-1] if table.header_rows else []
@@ -760,6 +772,7 @@ class _Run:
             terms: frozenset[str] = frozenset()
             binds: set[str] = set()
             pct = words = False
+            heads: list[str] = []
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
                 terms |= self.visible(_within(hits, starts, part), masked, part.start)
@@ -769,7 +782,9 @@ class _Run:
                 pct = pct or "%" in _AT_THRESHOLD.sub("", part.text) \
                     or "%" in _AT_THRESHOLD.sub("", masked)
                 words = words or names_a_count(masked)
+                heads.append(masked)
             col_terms.append(terms)
+            col_split.append(header_split(" ".join(heads)) if self.split_of else None)
             col_bind.append(binds)
             col_pct.append(pct)
             col_words.append(words)
@@ -781,7 +796,8 @@ class _Run:
         marked = {m.number.start for m in value_markers if m.number is not None}
         in_cells = sorted(m.start for m in value_markers)
         items: list[_Item] = []
-        rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool]] = []
+        rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool,
+                         str | None]] = []
         above = head_end  # where the row above ends: text before it is that row's, not this one's
         for row in table.rows:
             if not row:
@@ -812,22 +828,28 @@ class _Run:
                     row_bind |= self._binds(seg, markers_by_start, bind_starts, cell)
             if len(labels) == 1 and names_a_spread(labels[0]):
                 row_off = True  # "std", "min", "25%": the column's spread, not its value
-            rows.append((numeric, frozenset(row_terms), row_bind, row_off))
+            # a row labelled by a split alone ("| Val | 93.4 |"): its numbers are of that split
+            row_split = next((sp for label in labels if (sp := label_split(label))), None) \
+                if self.split_of else None
+            rows.append((numeric, frozenset(row_terms), row_bind, row_off, row_split))
         # A claim whose own row names it ("| Ours | 31.42 |" under "PSNR") is that row's: the
         # rows of other methods ("| JPEG | 28.50 |") are not candidates for it.
         taken: set[str] = set()
-        for numeric, rterms, _, _ in rows:
+        for numeric, rterms, _, _, row_split in rows:
             if rterms:
                 for ci, _, _ in numeric:
                     if ci < len(col_terms) and col_terms[ci]:
                         strength, alone = self._cell(col_terms[ci], rterms, over)
+                        split = col_split[ci] or row_split or section
+                        if split is not None:
+                            strength = self._of_split(strength, split)
                         if alone:
                             taken.update(strength)
         # the runs each row's label names, and all of them: see the row filter below
         runs_of = {rterms: {self.claims[c].run for c in self.named(rterms)}
-                   for _, rterms, _, _ in rows}
+                   for _, rterms, _, _, _ in rows}
         all_runs = set().union(*runs_of.values()) if runs_of else set()
-        for numeric, rterms, row_bind, row_off in rows:
+        for numeric, rterms, row_bind, row_off, row_split in rows:
             row_decisive = not rterms.isdisjoint(self.index.decisive)
             for ci, cell, masked in numeric:
                 if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
@@ -861,6 +883,10 @@ class _Run:
                 if not cterms and ci < len(col_words) and col_words[ci]:
                     continue  # "Epochs", "GPUs": settings of the run, not its results
                 strength, alone = self._cell(cterms, rterms, over)
+                split = (col_split[ci] if ci < len(col_split) else None) or row_split \
+                    or section
+                if split is not None:  # "Val Acc" is not a test_acc claim's column
+                    strength = self._of_split(strength, split)
                 if not alone and taken:
                     strength = {c: n for c, n in strength.items() if c not in taken}
                 if not alone and rterms:
@@ -881,6 +907,14 @@ class _Run:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
         self.assign(seg, _strongest_cells(items))
+
+    def _of_split(self, strength: dict[str, int], split: str) -> dict[str, int]:
+        """``strength`` less the claims on a split that ``split`` is not (`split_of`)."""
+        split_of = self.split_of
+        if not any(c in split_of and splits_conflict(split, split_of[c]) for c in strength):
+            return strength
+        return {c: n for c, n in strength.items()
+                if not (c in split_of and splits_conflict(split, split_of[c]))}
 
     def _cell(self, col: frozenset[str], row: frozenset[str],
               over: _Over | None) -> tuple[dict[str, int], bool]:
@@ -1205,6 +1239,8 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
         units.setdefault((False, start, end), (Sentence(start, end), [], []))
     records: list[_Item] | None = [] if log or headings else None
     by_headings: _Above | None = None  # made for the first table under a heading
+    # "## Test results": the split a section's numbers are of, where their own words say none
+    sections = section_splits(seg) if run.split_of else None
     for unit, unit_markers, unit_hits in units.values():
         if isinstance(unit, Table):
             over: _Over | None = None
@@ -1214,13 +1250,15 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
                     if by_headings is None:
                         by_headings = run.above(from_above(seg, md))
                     over = run.over(over_hits, scope, by_headings, unit_hits)
-            run.table(seg, unit, unit_markers, unit_hits, over)
+            run.table(seg, unit, unit_markers, unit_hits, over,
+                      sections.at(unit.start) if sections is not None else None)
             continue
         above = headings.get(unit.start)
         if above is not None and above[0] != unit.end:
             above = None  # the sentence a headed line opens, not the line
         run.sentence(seg, unit, unit_markers, unit_hits, above[1] if above else (),
-                     records if log or above is not None else None)
+                     records if log or above is not None else None,
+                     sections.at(unit.start) if sections is not None else None)
     if records:
         whole: Collection[str]
         if log:

@@ -48,8 +48,8 @@ from labledger.reconcile.doc_readers import (
 from labledger.reconcile.fenced import fenced_unit, is_output, output_lines
 from labledger.reconcile.numbers import scan_numbers
 
-__all__ = ["MdHeadings", "from_above", "headed", "md_headings", "over_table",
-           "strongest_records"]
+__all__ = ["Heading", "MdHeadings", "from_above", "heading_reaches", "headed",
+           "markdown_headings", "md_headings", "over_table", "strongest_records"]
 
 
 def _numberless(text: str, start: int, end: int, hits: Sequence[Hit]) -> bool:
@@ -144,7 +144,7 @@ _LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d+[.)])[ \t]")
 _CAPTION_END = re.compile(r"[^\n]*:[ \t*_]*$")
 
 
-class _Heading(NamedTuple):
+class Heading(NamedTuple):
     text_start: int  # the line holding its words (a setext heading's: the line above its rule)
     text_end: int
     body: int        # where the lines it heads start
@@ -182,13 +182,13 @@ def md_headings(segment: Segment, hits: Sequence[Hit]) -> MdHeadings:
     """
     text = segment.text
     starts = [h.start for h in hits]
-    heads = _md_headings(segment)
+    heads = markdown_headings(segment)
     out: dict[int, tuple[int, list[Hit]]] = {}
     sections: list[tuple[int, int, list[Hit]]] = []  # (body, end, the hits over it)
     reaches: list[int] = []
     if any(_holds_hit(starts, h.text_start, h.text_end) for h in heads):
         sections = _sections(text, heads, hits, starts)
-        reaches = _reaches(heads, len(text))
+        reaches = heading_reaches(heads, len(text))
         for body, end, above in sections:
             _section_records(segment, body, end, above, starts, out)
     bodies = [b for b, _, _ in sections]
@@ -197,7 +197,7 @@ def md_headings(segment: Segment, hits: Sequence[Hit]) -> MdHeadings:
     return MdHeadings(out, sections, bodies, reaches, hits, starts)
 
 
-def _reaches(heads: list[_Heading], end: int) -> list[int]:
+def heading_reaches(heads: list[Heading], end: int) -> list[int]:
     """Per heading, where the part of the text it is over ends: at the next heading of its
     level or higher (its subsections are in it), else at ``end``."""
     out = [end] * len(heads)
@@ -250,18 +250,18 @@ def from_above(segment: Segment, headings: MdHeadings) -> list[tuple[int, list[H
     return out
 
 
-def _md_headings(segment: Segment) -> list[_Heading]:
+def markdown_headings(segment: Segment) -> list[Heading]:
     """The segment's ATX and setext headings, in text order (none in a fenced block)."""
     text = segment.text
     front = _FRONT_MATTER.match(text)
-    heads: list[_Heading] = []
+    heads: list[Heading] = []
     for m in _MD_HEADING.finditer("\n" + text):
         ls = m.start()  # the "\n" put before the text: offsets are the text's
         if in_fence(segment, ls) is not None:
             continue
         le = line_at(text, ls)[1]
         if m.group(1) is not None:
-            heads.append(_Heading(ls, le, le + 1, len(m.group(1))))
+            heads.append(Heading(ls, le, le + 1, len(m.group(1))))
             continue
         if ls == 0 or (front is not None and ls < front.end()):
             continue
@@ -270,7 +270,7 @@ def _md_headings(segment: Segment) -> list[_Heading]:
                 or in_fence(segment, above_start) is not None:
             continue
         level = 1 if m.group(2)[0] == "=" else 2
-        heads.append(_Heading(above_start, above_end, le + 1, level))
+        heads.append(Heading(above_start, above_end, le + 1, level))
     return heads
 
 
@@ -279,7 +279,7 @@ def _holds_hit(starts: list[int], lo: int, hi: int) -> bool:
     return i < len(starts) and starts[i] < hi
 
 
-def _sections(text: str, heads: list[_Heading], hits: Sequence[Hit],
+def _sections(text: str, heads: list[Heading], hits: Sequence[Hit],
               starts: list[int]) -> list[tuple[int, int, list[Hit]]]:
     """Per heading, the lines it heads (up to the next heading's words) and the hits of it and
     of every heading over it."""

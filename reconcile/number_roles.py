@@ -35,8 +35,10 @@ from typing import NamedTuple
 from labledger.reconcile.metric_directions import metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["DELTA_HEADER", "Key", "is_listing", "key_split", "labels", "metric_split",
-           "names_a_count", "prose_splits", "record_split", "role_of", "splits_conflict"]
+__all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing", "key_split",
+           "label_split",
+           "labels", "metric_split", "names_a_count", "prose_splits", "record_split", "role_of",
+           "splits_conflict"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -349,6 +351,42 @@ def record_split(masked: str, epochs: bool = True) -> str | None:
     if epochs and _EPOCH_RECORD.match(masked) and not _ANY_SPLIT.search(masked):
         return "train"
     return None
+
+
+# A table's header naming a split ("Val Acc", "Test accuracy", "Accuracy (val)", "Val. F1"); a
+# split word before "time" names a phase, not data ("Test-time aug.", "Train time (h)").
+_HEADER_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")(?![^\W_])(?![ \t\-_]*time\b)")
+# A row label that is a split alone ("Val", "Test set", "validation split").
+_LABEL_SPLIT = re.compile(r"(?i)[\s\W_]*(" + _SPLIT_WORD + r")(?:[ \t]+(?:set|data|split))?"
+                          r"[\s\W_]*")
+
+
+def header_split(header: str) -> str | None:
+    """The split a table column's header names ("Val Acc": val; "Test F1": test), when it names
+    one family; else None ("Train/Test", "Test-time aug.", "PSNR")."""
+    families = {_SPLIT_FAMILY[m.group(1).lower()] for m in _HEADER_SPLIT.finditer(header)}
+    return families.pop() if len(families) == 1 else None
+
+
+def label_split(label: str) -> str | None:
+    """The split a table row's label names when the label is that split alone ("Val", "Test
+    set"): the rows of a table transposed, a split a row; else None."""
+    m = _LABEL_SPLIT.fullmatch(label)
+    return _SPLIT_FAMILY[m.group(1).lower()] if m else None
+
+
+def heading_split(heading: str) -> str | None:
+    """The split a section's heading says its results are of: a split word qualifying the data
+    or a metric ("Test results", "Results on the validation set"), or a split alone
+    ("Validation", "Test"), when one family; else None. "Training" alone heads how to train,
+    not the training split's results."""
+    named = {_SPLIT_FAMILY[m.group(0).lower()] for m in _ANY_SPLIT.finditer(heading)}
+    if len(named) != 1:  # "Validation and test results": neither
+        return None
+    if _PROSE_SPLIT.search(heading):
+        return named.pop()
+    alone = label_split(heading)
+    return alone if alone != "train" else None
 
 
 def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:

@@ -1,0 +1,108 @@
+"""The split (train, val, test, eval) each section of a document reports, by its heading.
+
+"## Test results" over a table or a sentence says its numbers are the test split's; a claim on
+another split (`number_roles.metric_split`) is not theirs, as when the numbers' own words say
+so. A unit's own words (a column's header, a row's label, a key, a sentence's "on the training
+data") come first; a section's split is the fallback (`documents`).
+
+Invariants: sections are read from Markdown headings (ATX and setext, none in a fence) and
+LaTeX sectioning commands outside comments; a section runs to the next heading of its level or
+higher. A LaTeX table or figure environment whose ``\\caption`` names a split ("Accuracy on the
+test set.") is a section of its own, inside the one it is in. The split over a place is that of
+the innermost section holding it whose heading names one (`number_roles.heading_split`), so
+"## Test results" then "### CIFAR-10" is still the test split's. Other syntaxes have no
+sections here.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from labledger.reconcile.doc_markers import braced_end
+from labledger.reconcile.doc_readers import Segment
+from labledger.reconcile.log_units import Heading, heading_reaches, markdown_headings
+from labledger.reconcile.number_roles import heading_split
+
+__all__ = ["SectionSplits", "section_splits"]
+
+_TEX_LEVELS = {"part": -1, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3,
+               "paragraph": 4, "subparagraph": 5}
+_TEX_SECTION = re.compile(r"\\(" + "|".join(_TEX_LEVELS) + r")\*?(?:\[[^\]\n]*\])?\{")
+_TEX_COMMENT = re.compile(r"(?<!\\)%")
+_TEX_FLOAT = re.compile(r"\\begin\{(table|figure)(\*?)\}")
+_TEX_CAPTION = re.compile(r"\\caption(?:\[[^\]\n]*\])?\{")
+
+
+class SectionSplits:
+    """The sections of one segment whose headings name a split: `at` answers for a place."""
+
+    def __init__(self, sections: list[tuple[int, int, str]]) -> None:
+        self._sections = sections  # (body, end, split), by body
+        self._bodies = [body for body, _, _ in sections]
+
+    def at(self, pos: int) -> str | None:
+        """The split of the innermost section holding ``pos`` whose heading names one."""
+        # sections nest: of those starting at or before pos, the last one still open holds it
+        for k in range(bisect.bisect_right(self._bodies, pos) - 1, -1, -1):
+            body, end, split = self._sections[k]
+            if pos < end:
+                return split
+        return None
+
+
+def section_splits(seg: Segment) -> SectionSplits | None:
+    """The segment's sections naming a split, or None when none does (most documents)."""
+    if seg.syntax == "md":
+        heads = markdown_headings(seg)
+        titles = [seg.text[h.text_start:h.text_end].strip("#= \t-") for h in heads]
+    elif seg.syntax == "tex":
+        heads, titles = _tex_headings(seg.text)
+    else:
+        return None
+    reaches = heading_reaches(heads, len(seg.text))
+    sections = [(head.body, end, split) for head, end, title in zip(heads, reaches, titles,
+                                                                    strict=True)
+                if (split := heading_split(title)) is not None]
+    if seg.syntax == "tex":
+        sections = sorted(sections + _tex_floats(seg.text))
+    return SectionSplits(sections) if sections else None
+
+
+def _tex_headings(text: str) -> tuple[list[Heading], list[str]]:
+    """LaTeX's sectioning commands outside comments, with their titles."""
+    heads: list[Heading] = []
+    titles: list[str] = []
+    for m in _TEX_SECTION.finditer(text):
+        ls = text.rfind("\n", 0, m.start()) + 1
+        if _TEX_COMMENT.search(text, ls, m.start()):
+            continue
+        close = braced_end(text, m.end())
+        if close < 0:
+            continue
+        heads.append(Heading(m.start(), close + 1, close + 1, _TEX_LEVELS[m.group(1)]))
+        titles.append(text[m.end():close])
+    return heads, titles
+
+
+def _tex_floats(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, split) of each table or figure environment outside comments whose caption
+    names a split."""
+    out: list[tuple[int, int, str]] = []
+    for m in _TEX_FLOAT.finditer(text):
+        ls = text.rfind("\n", 0, m.start()) + 1
+        if _TEX_COMMENT.search(text, ls, m.start()):
+            continue
+        end = text.find(f"\\end{{{m.group(1)}{m.group(2)}}}", m.end())
+        if end < 0:
+            continue
+        caption = _TEX_CAPTION.search(text, m.end(), end)
+        if caption is None:
+            continue
+        close = braced_end(text, caption.end())
+        if close < 0 or close > end:
+            continue
+        split = heading_split(text[caption.end():close])
+        if split is not None:
+            out.append((m.start(), end, split))
+    return out

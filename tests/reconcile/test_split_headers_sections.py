@@ -1,0 +1,300 @@
+"""A claim on one split (``test_accuracy``, or ``--split test``) in a table or section that says
+which split its numbers are of.
+
+Results tables in READMEs and papers put each split in a column of its own ("| Model | Val Acc
+| Test Acc |"), under a header row over the metrics (``<th colspan="2">Validation</th>``,
+``\\multicolumn{2}{c}{Test}``), or in a row of its own ("| Training | 97.98% |"); sections
+report one split each ("## Test results"). Before, none of these words were read: a
+``test_accuracy`` claim drifted against the validation column of its own row, or was ambiguous
+among the rows of a transposed table. Now a column's header, a row's label and, where a unit's
+own words say none, its section's heading say which split its numbers are of, and a claim on
+another split is not theirs (`number_roles.header_split`, `label_split`, `heading_split`,
+`section_splits`).
+
+The fixtures follow the shapes of real READMEs, with names and numbers of our own (cited above
+each); each case gives the findings it gave before and must give now.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labledger.reconcile.doc_readers import read_document
+from labledger.reconcile.number_roles import header_split, heading_split, label_split
+from labledger.reconcile.section_splits import section_splits
+from tests.reconcile.test_documents import claim
+from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+
+TEST_ACC = claim("T1", "test_accuracy", 0.8162, aliases=("LiteNet", "Accuracy"))
+VAL_ACC = claim("V1", "val_accuracy", 0.9363, aliases=("LiteNet", "Accuracy"))
+
+
+# === columns ======================================================================================
+
+# The shape of many README results tables: a column per split and metric.
+# Before: [("drift", ("T1",), 3, "93.63")] beside the match.
+SPLIT_COLUMNS = (
+    "| Model | Val Accuracy | Val F1 | Test Accuracy | Test F1 |\n"
+    "|---|---|---|---|---|\n"
+    "| LiteNet | 93.63 | 0.93 | 81.62 | 0.80 |\n"
+)
+
+# Ebadi-Fereshteh/Deep-Learning 46-17-flowers/Readme.md's shape: an HTML table whose first
+# header row spans each split over its Loss and Accuracy columns.
+# Before: drift on the training (98.19%) and validation (93.63%) accuracies.
+SPANNED_HTML = (
+    "<table>\n"
+    " <thead>\n"
+    "  <tr><th></th><th colspan=\"2\">Train</th><th colspan=\"2\">Validation</th>"
+    "<th colspan=\"2\">Test</th></tr>\n"
+    " </thead>\n"
+    " <thead>\n"
+    "  <tr><th>Model</th><th>Loss</th><th>Accuracy</th><th>Loss</th><th>Accuracy</th>"
+    "<th>Loss</th><th>Accuracy</th></tr>\n"
+    " </thead>\n"
+    " <tbody>\n"
+    " <tr><td>BigNet</td><td>0.0073</td><td>99.89%</td><td>0.3853</td><td>90.20%</td>"
+    "<td>1.0339</td><td>73.90%</td></tr>\n"
+    " <tr><td>LiteNet</td><td>0.1580</td><td>98.19%</td><td>0.2763</td><td>93.63%</td>"
+    "<td>0.5725</td><td>81.62%</td></tr>\n"
+    " </tbody>\n"
+    "</table>\n"
+)
+
+# A paper's table: \multicolumn over each split's metrics. Before: drift on 93.63.
+MULTICOLUMN_TEX = (
+    "\\begin{tabular}{lcccc}\n"
+    "\\toprule\n"
+    " & \\multicolumn{2}{c}{Validation} & \\multicolumn{2}{c}{Test} \\\\\n"
+    "Method & Loss & Accuracy & Loss & Accuracy \\\\\n"
+    "\\midrule\n"
+    "LiteNet & 0.2763 & 93.63 & 0.5725 & 81.62 \\\\\n"
+    "\\bottomrule\n"
+    "\\end{tabular}\n"
+)
+
+# divyansh-iitk/Large-Language-Model-from-scratch README.md's shape: a table transposed, a split
+# a row. Before: with the test value drifted, T1 was ambiguous among the three rows (reported
+# at the training row's 97.98%); now it drifts at the test row.
+SPLIT_ROWS = (
+    "LiteNet results:\n"
+    "\n"
+    "| Dataset | Accuracy |\n"
+    "|---|---|\n"
+    "| Training | 97.98% |\n"
+    "| Validation | 97.33% |\n"
+    "| Test set | {test} |\n"
+)
+
+
+@pytest.mark.parametrize(("name", "text", "path", "line", "shown"), [
+    ("columns", SPLIT_COLUMNS, "README.md", 3, "81.62"),
+    ("spanned HTML header", SPANNED_HTML, "README.md", 10, "81.62%"),
+    ("LaTeX multicolumn", MULTICOLUMN_TEX, "paper.tex", 6, "81.62"),
+    ("split rows", SPLIT_ROWS.format(test="81.62%"), "README.md", 7, "81.62%"),
+])
+def test_a_test_claim_is_judged_on_its_split_only(name: str, text: str, path: str, line: int,
+                                                  shown: str) -> None:
+    report = judge(text, [TEST_ACC], path)
+    assert findings(report) == []
+    assert matches(report) == {(("T1",), line, shown)}
+
+
+def test_a_drifted_test_value_drifts_at_its_own_split() -> None:
+    report = judge(SPLIT_ROWS.format(test="81.70%"), [TEST_ACC])
+    assert findings(report) == [("drift", ("T1",), 7, "81.70%")]
+    drifted = SPLIT_COLUMNS.replace("81.62", "81.70")
+    assert findings(judge(drifted, [TEST_ACC])) == [("drift", ("T1",), 3, "81.70")]
+
+
+def test_each_split_claim_takes_its_own_column() -> None:
+    report = judge(SPLIT_COLUMNS, [TEST_ACC, VAL_ACC])
+    assert findings(report) == []
+    assert matches(report) == {(("T1",), 3, "81.62"), (("V1",), 3, "93.63")}
+    drifted = judge(SPLIT_COLUMNS.replace("93.63", "93.70"), [TEST_ACC, VAL_ACC])
+    assert findings(drifted) == [("drift", ("V1",), 3, "93.70")]
+
+
+def test_a_claim_on_no_split_is_judged_in_every_column() -> None:
+    # a plain "accuracy" claim says no split: each accuracy cell of its row is its number (as
+    # before), so the one it does not match drifts
+    plain = claim("A1", "accuracy", 0.9363, aliases=("LiteNet",))
+    report = judge(SPLIT_COLUMNS, [plain])
+    assert findings(report) == [("drift", ("A1",), 3, "81.62")]
+    assert matches(report) == {(("A1",), 3, "93.63")}
+
+
+def test_headers_naming_no_single_split_change_nothing() -> None:
+    # "Test-time aug." is a phase, not data; "Train/Test" names two splits
+    tta = "| Model | Test-time aug. accuracy |\n|---|---|\n| LiteNet | 93.63 |\n"
+    assert findings(judge(tta, [TEST_ACC])) == [("drift", ("T1",), 3, "93.63")]
+    both = "| Model | Train/Test accuracy |\n|---|---|\n| LiteNet | 93.63 |\n"
+    assert findings(judge(both, [TEST_ACC])) == [("drift", ("T1",), 3, "93.63")]
+
+
+# === sections =====================================================================================
+
+# Before: drift on 93.63 (the validation section's number).
+SECTIONS_MD = (
+    "## Validation results\n"
+    "\n"
+    "LiteNet reaches an accuracy of 93.63%.\n"
+    "\n"
+    "## Test results\n"
+    "\n"
+    "### CIFAR-10\n"
+    "\n"
+    "LiteNet reaches an accuracy of {test}.\n"
+    "\n"
+    "| Model | Accuracy |\n"
+    "|---|---|\n"
+    "| LiteNet | {test} |\n"
+)
+
+SECTIONS_TEX = (
+    "\\section{Validation results}\n"
+    "LiteNet reaches an accuracy of 93.63\\%.\n"
+    "\\section{Results on the test set}\n"
+    "\\subsection{CIFAR-10}\n"
+    "LiteNet reaches an accuracy of {test}\\%.\n"
+)
+
+
+def test_a_section_heading_names_the_split_of_its_numbers() -> None:
+    report = judge(SECTIONS_MD.format(test="81.62%"), [TEST_ACC])
+    assert findings(report) == []
+    assert matches(report) == {(("T1",), 9, "81.62%"), (("T1",), 13, "81.62%")}
+    drifted = judge(SECTIONS_MD.format(test="81.70%"), [TEST_ACC])
+    assert findings(drifted) == [("drift", ("T1",), 9, "81.70%"),
+                                 ("drift", ("T1",), 13, "81.70%")]
+    tex = judge(SECTIONS_TEX.replace("{test}", "81.62"), [TEST_ACC], "paper.tex")
+    assert findings(tex) == []
+    assert matches(tex) == {(("T1",), 5, "81.62%")}
+
+
+CAPTIONED_TEX = (
+    "\\section{{Results on the validation set}}\n"
+    "LiteNet reaches an accuracy of 93.63\\%.\n"
+    "\\begin{{table}}[t]\n"
+    "\\caption{{Accuracy on the {split} set.}}\n"
+    "\\begin{{tabular}}{{lc}}\n"
+    "Method & Accuracy \\\\\n"
+    "LiteNet & {value} \\\\\n"
+    "\\end{{tabular}}\n"
+    "\\end{{table}}\n"
+)
+
+
+def test_a_latex_tables_caption_names_the_split_of_its_cells() -> None:
+    # the caption's split, inside the section's: the table is the test split's, the sentence
+    # before it the validation split's. Before: drift on the sentence's 93.63.
+    report = judge(CAPTIONED_TEX.format(split="test", value="81.62"), [TEST_ACC], "paper.tex")
+    assert findings(report) == []
+    assert matches(report) == {(("T1",), 7, "81.62")}
+    drifted = judge(CAPTIONED_TEX.format(split="test", value="81.70"), [TEST_ACC], "paper.tex")
+    assert findings(drifted) == [("drift", ("T1",), 7, "81.70")]
+    # a validation table in a validation section: no test claim's number anywhere
+    val = judge(CAPTIONED_TEX.format(split="validation", value="93.63"), [TEST_ACC],
+                "paper.tex")
+    assert findings(val) == []
+    assert matches(val) == set()
+
+
+def test_a_sentences_own_words_come_before_its_section() -> None:
+    text = ("## Test results\n\nLiteNet reaches an accuracy of 93.63% on the validation set "
+            "and 81.62% on the test set.\n")
+    report = judge(text, [TEST_ACC])
+    assert findings(report) == []
+    assert matches(report) == {(("T1",), 3, "81.62%")}
+
+
+@pytest.mark.parametrize("text", [
+    # "## Training" heads how to train, not the training split's results
+    "## Training\n\nLiteNet reaches an accuracy of 93.63%.\n",
+    # a heading in a LaTeX comment is no heading
+    "% \\section{Validation results}\nLiteNet reaches an accuracy of 93.63\\%.\n",
+    # a heading in a fence is no heading
+    "```\n## Validation\n```\n\nLiteNet reaches an accuracy of 93.63%.\n",
+    # the section ended at the next heading of its level
+    "## Validation\n\nSee below.\n\n## Ablation\n\nLiteNet reaches an accuracy of 93.63%.\n",
+])
+def test_what_is_no_split_section(text: str) -> None:
+    path = "paper.tex" if text.startswith("%") else "README.md"
+    report = judge(text, [TEST_ACC], path)
+    assert [(f.type, f.claims) for f in report.findings] == [("drift", ("T1",))]
+
+
+def test_a_setext_heading_names_its_section() -> None:
+    text = "Validation\n----------\n\nLiteNet reaches an accuracy of 93.63%.\n"
+    report = judge(text, [TEST_ACC])
+    assert findings(report) == []
+    assert matches(report) == set()
+
+
+# === the readers ==================================================================================
+
+@pytest.mark.parametrize(("header", "split"), [
+    ("Val Acc", "val"), ("Test Accuracy", "test"), ("Accuracy (val)", "val"),
+    ("Val. F1", "val"), ("Validation", "val"), ("train_acc", "train"), ("Dev EM", "val"),
+    ("PSNR", None), ("Train/Test", None), ("Test-time aug.", None), ("Train time (h)", None),
+    ("Testing accuracy", "test"), ("Eval loss", "eval"), ("contest score", None),
+])
+def test_header_split(header: str, split: str | None) -> None:
+    assert header_split(header) == split
+
+
+@pytest.mark.parametrize(("label", "split"), [
+    ("Training", "train"), ("Val", "val"), ("Test set", "test"), (" validation split ", "val"),
+    ("**Test**", "test"), ("Test accuracy", None), ("LiteNet (val)", None), ("Ours", None),
+])
+def test_label_split(label: str, split: str | None) -> None:
+    assert label_split(label) == split
+
+
+@pytest.mark.parametrize(("heading", "split"), [
+    ("Test results", "test"), ("Results on the validation set", "val"), ("Validation", "val"),
+    ("Test", "test"), ("Training", None), ("Training results", "train"),
+    ("Validation and test results", None), ("Results", None), ("Evaluation", "eval"),
+    ("Test results after training", None), ("Conclusion", None),
+])
+def test_heading_split(heading: str, split: str | None) -> None:
+    assert heading_split(heading) == split
+
+
+_TITLES = ["Test results", "Validation", "Ablation", "Training results", "Setup"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from(_TITLES), st.integers(0, 3)),
+                max_size=12))
+def test_the_split_over_a_place_is_its_innermost_naming_section(
+        heads: list[tuple[int, str, int]]) -> None:
+    lines: list[str] = []
+    opened: list[tuple[int, int, str | None]] = []  # (line, level, split) of each heading
+    for level, title, body in heads:
+        opened.append((len(lines), level, heading_split(title)))
+        lines.append("#" * level + " " + title)
+        lines.extend(["text"] * body)
+    text = "\n".join(lines) + "\n"
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    got = section_splits(read_document("README.md", text.encode())[0])
+    for n in range(len(lines)):
+        # brute force: the headings open at line n, innermost last
+        stack: list[tuple[int, str | None]] = []
+        for at, level, split in opened:
+            if at > n:
+                break
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, split))
+        if bisect.bisect_right([at for at, _, _ in opened], n) and \
+                opened[bisect.bisect_right([at for at, _, _ in opened], n) - 1][0] == n:
+            continue  # a heading's own line is in no section of its own
+        want = next((split for _, split in reversed(stack) if split is not None), None)
+        assert (got.at(starts[n]) if got is not None else None) == want, (text, n)
