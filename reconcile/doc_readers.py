@@ -56,6 +56,10 @@ class Segment:
     # A printed log by what wrote it (a notebook stream holding a progress bar), whatever its
     # lines look like: read a line per unit (`is_log`). Part of the judging cache's key.
     printed: bool = False
+    # The headings naming a split (`section_splits`) open where the segment starts, as (level,
+    # split), outermost first: a notebook's markdown cells head the cells after them ("## Test"
+    # over a cell printing a report). Part of the judging cache's key.
+    sections: tuple[tuple[int, str], ...] = ()
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def position(self, offset: int) -> tuple[int, int]:

@@ -153,7 +153,7 @@ class JudgeCache:
         import blake3
 
         head = (f"{seg.path}\0{seg.where or ''}\0{seg.where is None}\0{seg.syntax}\0"
-                f"{seg.printed}\0")
+                f"{seg.printed}\0{seg.sections}\0")
         h = blake3.blake3(self.context + head.encode("utf-8", "surrogatepass"))
         h.update(seg.text.encode("utf-8", "surrogatepass"))
         return h.hexdigest()[:32]

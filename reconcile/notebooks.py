@@ -47,6 +47,8 @@ from typing import Any
 
 from labledger.reconcile.doc_readers import Segment, blanked
 from labledger.reconcile.errors import DocumentError
+from labledger.reconcile.log_units import markdown_headings
+from labledger.reconcile.number_roles import heading_split
 
 __all__ = ["read_notebook", "visible_output"]
 
@@ -92,9 +94,36 @@ def read_notebook(path: str, text: str) -> list[Segment]:
     not a notebook."""
     notebook = _parsed(path, text)
     out: list[Segment] = []
+    headings = _Headings()
     for n, cell in enumerate(_cells(path, notebook), 1):
-        out += _cell_segments(path, cell, n)
+        segments = _cell_segments(path, cell, n)
+        for segment in segments:
+            segment.sections = headings.open()
+        out += segments
+        if cell["cell_type"] == "heading":  # nbformat 3: a cell of its own, its level apart
+            level = cell.get("level", 1)
+            headings.add(level if isinstance(level, int) else 1, segments[0].text)
+        elif cell["cell_type"] == "markdown":
+            for head in markdown_headings(segments[0]):
+                headings.add(head.level, segments[0].text[head.text_start:head.text_end])
     return out
+
+
+class _Headings:
+    """The headings of the markdown cells read so far that are still open (none of their level
+    or higher came after), and the splits they name (`number_roles.heading_split`)."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[int, str | None]] = []
+
+    def add(self, level: int, title: str) -> None:
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, heading_split(title.strip("#= \t\n-"))))
+
+    def open(self) -> tuple[tuple[int, str], ...]:
+        """(level, split) of each open heading naming a split, outermost first."""
+        return tuple((level, split) for level, split in self._stack if split is not None)
 
 
 def _parsed(path: str, text: str) -> Any:

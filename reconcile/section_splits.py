@@ -6,12 +6,14 @@ so. A unit's own words (a column's header, a row's label, a key, a sentence's "o
 data") come first; a section's split is the fallback (`documents`).
 
 Invariants: sections are read from Markdown headings (ATX and setext, none in a fence) and
-LaTeX sectioning commands outside comments; a section runs to the next heading of its level or
-higher. A LaTeX table or figure environment whose ``\\caption`` names a split ("Accuracy on the
-test set.") is a section of its own, inside the one it is in. The split over a place is that of
-the innermost section holding it whose heading names one (`number_roles.heading_split`), so
-"## Test results" then "### CIFAR-10" is still the test split's. Other syntaxes have no
-sections here.
+LaTeX sectioning commands outside comments, and, in a notebook, from the markdown cells above
+a cell (`Segment.sections`, the headings still open where it starts: "## Test" over the next
+cells' outputs); a section runs to the next heading of its level or higher. A LaTeX table or
+figure environment whose ``\\caption`` names a split ("Accuracy on the test set.") is a
+section of its own, inside the one it is in. The split over a place is that of the innermost
+section holding it whose heading names one (`number_roles.heading_split`), so "## Test
+results" then "### CIFAR-10" is still the test split's. Other syntaxes have no sections of
+their own.
 """
 
 from __future__ import annotations
@@ -53,17 +55,25 @@ class SectionSplits:
 
 def section_splits(seg: Segment) -> SectionSplits | None:
     """The segment's sections naming a split, or None when none does (most documents)."""
+    # the headings open where the segment starts (a notebook's cells above it) come first, as
+    # headings at its start: a heading of the segment closes those of its level or lower
+    heads = [Heading(0, 0, 0, level) for level, _ in seg.sections]
+    splits: list[str | None] = [split for _, split in seg.sections]
     if seg.syntax == "md":
-        heads = markdown_headings(seg)
-        titles = [seg.text[h.text_start:h.text_end].strip("#= \t-") for h in heads]
+        own = markdown_headings(seg)
+        titles = [seg.text[h.text_start:h.text_end].strip("#= \t-") for h in own]
     elif seg.syntax == "tex":
-        heads, titles = _tex_headings(seg.text)
-    else:
+        own, titles = _tex_headings(seg.text)
+    elif not heads:
         return None
+    else:
+        own, titles = [], []
+    heads += own
+    splits += [heading_split(title) for title in titles]
     reaches = heading_reaches(heads, len(seg.text))
-    sections = [(head.body, end, split) for head, end, title in zip(heads, reaches, titles,
+    sections = [(head.body, end, split) for head, end, split in zip(heads, reaches, splits,
                                                                     strict=True)
-                if (split := heading_split(title)) is not None]
+                if split is not None]
     if seg.syntax == "tex":
         sections = sorted(sections + _tex_floats(seg.text))
     return SectionSplits(sections) if sections else None

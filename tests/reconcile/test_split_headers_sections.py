@@ -18,12 +18,15 @@ each); each case gives the findings it gave before and must give now.
 from __future__ import annotations
 
 import bisect
+import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labledger.reconcile.doc_readers import read_document
+from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.number_roles import header_split, heading_split, label_split
 from labledger.reconcile.section_splits import section_splits
 from tests.reconcile.test_documents import claim
@@ -233,6 +236,79 @@ def test_a_setext_heading_names_its_section() -> None:
     report = judge(text, [TEST_ACC])
     assert findings(report) == []
     assert matches(report) == set()
+
+
+# === notebooks ====================================================================================
+
+def _markdown(source: str) -> dict[str, object]:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def _printed(text: str) -> dict[str, object]:
+    return {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": "evaluate()",
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": text}]}
+
+
+def _notebook(cells: list[dict[str, object]], nbformat: int = 4) -> str:
+    if nbformat == 3:
+        return json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {},
+                           "worksheets": [{"cells": cells}]}, indent=1)
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells},
+                      indent=1)
+
+
+# A notebook evaluating on each split with the same code, under a markdown heading per split,
+# as many Kaggle and course notebooks do. Before: drift on the validation cell's 0.9363.
+SPLIT_NOTEBOOK = [
+    _markdown("# LiteNet\n\n## Validation"),
+    _printed("Accuracy: 0.9363\n"),
+    _markdown("## Test set evaluation"),
+    _printed("Accuracy: {test}\n"),
+    _markdown("### Notes\n\nLiteNet reaches an accuracy of {test} here."),
+    _markdown("## Ablation"),
+    _printed("Accuracy: 0.9363\n"),
+]
+
+
+def _split_notebook(test: str, nbformat: int = 4) -> str:
+    cells = json.loads(json.dumps(SPLIT_NOTEBOOK).replace("{test}", test))
+    return _notebook(cells, nbformat)
+
+
+def test_a_notebooks_markdown_headings_name_the_split_of_the_cells_after_them() -> None:
+    report = judge(_split_notebook("0.8162"), [TEST_ACC], "eval.ipynb")
+    # the ablation's accuracy is under no split's heading: judged as before
+    assert [(f.type, f.where, f.shown) for f in report.findings] == [
+        ("drift", "cell 7, output 1", "0.9363")]
+    assert {(m.where, m.shown) for m in report.matches} == {
+        ("cell 4, output 1", "0.8162"), ("cell 5", "0.8162")}
+    drifted = judge(_split_notebook("0.8170"), [TEST_ACC], "eval.ipynb")
+    assert [(f.type, f.where, f.shown) for f in drifted.findings] == [
+        ("drift", "cell 4, output 1", "0.8170"), ("drift", "cell 5", "0.8170"),
+        ("drift", "cell 7, output 1", "0.9363")]
+
+
+def test_nbformat_3_heading_cells_name_the_split_too() -> None:
+    cells = [{"cell_type": "heading", "level": 2, "metadata": {}, "source": "Validation"},
+             {"cell_type": "code", "language": "python", "input": "evaluate()",
+              "metadata": {}, "outputs": [{"output_type": "stream", "stream": "stdout",
+                                           "text": "LiteNet accuracy: 0.9363\n"}]}]
+    report = judge(_notebook(cells, nbformat=3), [TEST_ACC], "old.ipynb")
+    assert findings(report) == []
+    assert matches(report) == set()
+
+
+def test_a_heading_cell_edited_is_no_cached_result(tmp_path: Path) -> None:
+    # the output's text is the same, its heading is not: the judging cache must not answer
+    # with the first judgement (`Segment.sections` is part of its key)
+    cache = tmp_path / "cache"
+    first = reconcile_segments(read_document("eval.ipynb", _split_notebook("0.8162").encode()),
+                               [TEST_ACC], jobs=1, cache=cache)
+    assert [f.where for f in first.findings] == ["cell 7, output 1"]
+    renamed = _split_notebook("0.8162").replace("## Validation", "## Results")
+    second = reconcile_segments(read_document("eval.ipynb", renamed.encode()), [TEST_ACC],
+                                jobs=1, cache=cache)
+    assert [f.where for f in second.findings] == ["cell 2, output 1", "cell 7, output 1"]
 
 
 # === the readers ==================================================================================
