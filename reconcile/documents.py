@@ -129,6 +129,8 @@ class _Item:
     named: frozenset[str] = frozenset()  # every claim the unit names decisively (see probe)
     owners: set[str] = field(default_factory=set)
     checks: dict[str, Check] = field(default_factory=dict)
+    # (its row, the split its column's header names) for a table's cell: see `_one_split_each`
+    cell_split: tuple[int, str] | None = None
 
     def check(self, claim: Claim) -> Check:
         got = self.checks.get(claim.id)
@@ -784,7 +786,7 @@ class _Run:
                 words = words or names_a_count(masked)
                 heads.append(masked)
             col_terms.append(terms)
-            col_split.append(header_split(" ".join(heads)) if self.split_of else None)
+            col_split.append(header_split(" ".join(heads)))
             col_bind.append(binds)
             col_pct.append(pct)
             col_words.append(words)
@@ -849,7 +851,7 @@ class _Run:
         runs_of = {rterms: {self.claims[c].run for c in self.named(rterms)}
                    for _, rterms, _, _, _ in rows}
         all_runs = set().union(*runs_of.values()) if runs_of else set()
-        for numeric, rterms, row_bind, row_off, row_split in rows:
+        for row_no, (numeric, rterms, row_bind, row_off, row_split) in enumerate(rows):
             row_decisive = not rterms.isdisjoint(self.index.decisive)
             for ci, cell, masked in numeric:
                 if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
@@ -900,13 +902,43 @@ class _Run:
                     continue
                 kind = "uncertainty" if shown.uncertainty else (
                     "delta" if shown.sign == "+" else "value")
+                col_named = col_split[ci] if ci < len(col_split) else None
                 items.append(_Item(shown, frozenset(strength), kind, pct, via="table",
-                                   strength=strength, alone=alone))
+                                   strength=strength, alone=alone,
+                                   cell_split=(row_no, col_named) if col_named else None))
         columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
-        self.assign(seg, _strongest_cells(items))
+        self.assign(seg, self._one_split_each(_strongest_cells(items)))
+
+    def _one_split_each(self, items: list[_Item]) -> list[_Item]:
+        """``items`` less, in a row whose columns are of different splits ("| LiteNet | 93.63 |
+        81.62 |" under "Val Acc" and "Test Acc"), a claim on no split that the cell of one
+        split matches, in the cells of the others: the claim says no split, and the row gives
+        one number of each; before, the claim drifted against every other split's cell."""
+        claims, split_of = self.claims, self.split_of
+        taken: dict[tuple[int, str], str] = {}  # (row, claim) -> the split of the cell matching
+        for it in items:
+            if it.alone and it.cell_split is not None:
+                for cid in it.cands:
+                    if cid not in split_of and it.is_value_for(claims[cid]) \
+                            and it.check(claims[cid]).matches:
+                        taken.setdefault((it.cell_split[0], cid), it.cell_split[1])
+        if not taken:
+            return items
+        out: list[_Item] = []
+        for it in items:
+            if it.alone and it.cell_split is not None:
+                row, split = it.cell_split
+                kept = {c: n for c, n in it.strength.items()
+                        if taken.get((row, c), split) == split}
+                if len(kept) < len(it.strength):
+                    if not kept:
+                        continue
+                    it = _alone_with(it, kept)
+            out.append(it)
+        return out
 
     def _of_split(self, strength: dict[str, int], split: str) -> dict[str, int]:
         """``strength`` less the claims on a split that ``split`` is not (`split_of`)."""
@@ -961,10 +993,15 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
             strength = {c: n for c, n in it.strength.items() if n >= best[c]}
             if not strength:
                 continue
-            it = _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
-                       strength=strength, alone=True)
+            it = _alone_with(it, strength)
         out.append(it)
     return out
+
+
+def _alone_with(it: _Item, strength: dict[str, int]) -> _Item:
+    """The cell ``it`` (``alone``) judged for the claims of ``strength`` only."""
+    return _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
+                 strength=strength, alone=True, cell_split=it.cell_split)
 
 
 def _near(anchored: list[int], word: int) -> bool:

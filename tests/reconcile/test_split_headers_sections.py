@@ -122,13 +122,23 @@ def test_each_split_claim_takes_its_own_column() -> None:
     assert findings(drifted) == [("drift", ("V1",), 3, "93.70")]
 
 
-def test_a_claim_on_no_split_is_judged_in_every_column() -> None:
-    # a plain "accuracy" claim says no split: each accuracy cell of its row is its number (as
-    # before), so the one it does not match drifts
+def test_a_claim_on_no_split_is_the_number_of_the_split_it_matches() -> None:
+    # A plain "accuracy" claim says no split: the row gives one accuracy per split, and the
+    # claim is the one it matches, not the other's. Before: drift on the test cell's 81.62.
     plain = claim("A1", "accuracy", 0.9363, aliases=("LiteNet",))
     report = judge(SPLIT_COLUMNS, [plain])
-    assert findings(report) == [("drift", ("A1",), 3, "81.62")]
+    assert findings(report) == []
     assert matches(report) == {(("A1",), 3, "93.63")}
+    # matching none, it drifts against each: which split it is, nothing says
+    drifted = judge(SPLIT_COLUMNS.replace("93.63", "93.70"), [plain])
+    assert findings(drifted) == [("drift", ("A1",), 3, "93.70"), ("drift", ("A1",), 3, "81.62")]
+    # rows apart: each row's claim takes its own row's split
+    other = claim("B1", "accuracy", 0.85, aliases=("BigNet",), run="r2")
+    rows = ("| Model | Accuracy (val) | Accuracy (test) |\n|---|---|---|\n"
+            "| LiteNet | 93.63 | 81.62 |\n| BigNet | 95.00 | 85.00 |\n")
+    both = judge(rows, [plain, other])
+    assert findings(both) == []
+    assert matches(both) == {(("A1",), 3, "93.63"), (("B1",), 4, "85.00")}
 
 
 def test_headers_naming_no_single_split_change_nothing() -> None:
