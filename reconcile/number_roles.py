@@ -15,7 +15,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   *batch size*, ``#``...;
 * count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
   40 epochs": a setting of the run, not a result);
-* uncertainty: after ``±``, ``\\pm`` or ``+/-``.
+* uncertainty: after ``±``, ``\\pm`` or ``+/-``;
+* level: a confidence level, before *CI*, *confidence interval*, *credible interval*... ("the
+  bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result).
 
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
 few characters of the number. Markers are never judged by these words: they say what they mark.
@@ -65,6 +67,11 @@ category categories prompt prompts participant participants subject subjects ann
 annotators query queries token tokens sequence sequences video videos clip clips scene scenes
 episode episodes neighbor neighbors neighbour neighbours
 """)
+# A confidence level ("95% CI", "99% confidence interval", "90% credible region"): the word after
+# it, or "confidence"/"credible" and one of these
+_LEVEL_AFTER = _words("ci cis hdi hpd")
+_LEVEL_OF = _words("confidence credible")
+_LEVEL_NOUNS = _words("interval intervals level levels band bands bound bounds region regions")
 # A count noun written as a rate ("25 frames per second", "1200 tokens/s") is a quantity: a
 # throughput claim's value, not a setting of the run.
 _RATE = re.compile(r"\s*(?:/|per\s+(?:s|sec|second|step|iteration|iter)\b)")
@@ -124,7 +131,8 @@ than vs versus when while after before under using via into onto as is are was w
 
 def role_of(shown: Shown, masked: str, base: int,
             anchors: Sequence[tuple[int, int]] = ()) -> str:
-    """value | delta | bound | reference | count | uncertainty, from the words around it.
+    """value | delta | bound | reference | count | uncertainty | level, from the words around
+    it.
 
     ``anchors``: the spans (offsets as ``shown``'s) of the anchor terms in the unit. A count
     noun inside one names the claimed quantity itself ("12,000 training images" for a claim
@@ -160,6 +168,12 @@ def role_of(shown: Shown, masked: str, base: int,
         word = after.group(1).lower()
         if word in _DELTA_AFTER:
             return "delta"
+        if word in _LEVEL_AFTER:
+            return "level"
+        if word in _LEVEL_OF:
+            then = _NEXT_WORD.match(masked, after.end())
+            if then and then.group(1).lower() in _LEVEL_NOUNS:
+                return "level"
         if word in _COUNT_AFTER:
             if _counts(masked, after, base, anchors):
                 return "count"
