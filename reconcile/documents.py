@@ -131,6 +131,9 @@ class _Item:
     checks: dict[str, Check] = field(default_factory=dict)
     # (its row, the split its column's header names) for a table's cell: see `_one_split_each`
     cell_split: tuple[int, str] | None = None
+    # per claim of ``strength``, how many of its row's label and its column's header are an
+    # anchor of it whole ("| Ours |" and "PSNR", not "| Ours w/o attention |"): `_strongest_cells`
+    whole: dict[str, int] = field(default_factory=dict)
 
     def check(self, claim: Claim) -> Check:
         got = self.checks.get(claim.id)
@@ -197,6 +200,42 @@ class _Over:
         if got is None:
             got = self._elsewhere[cid] = self.above.outranks(
                 cid, self.scope, self.mine.get(cid, 0), self.holds)
+        return got
+
+
+class _Outnamed:
+    """Which claims a table names less than another claim of their metric: every term of the
+    table's header, row labels and headings (``terms``) naming the claim names the other too,
+    which the table names by more, and the claim has an alias the table writes nowhere. Such a
+    claim is not a number of the table's rows that name no claim: an ablation's "w/o gating"
+    top-1 claim, which the main results' "Top-1" column names by its metric alone, is not the
+    baseline rows' (it was `ambiguous` on them), while "FooNet" in a row names FooNet's claim
+    there. A claim named by the metric alone and no alias (nothing says whose it is) is judged
+    in the column as before. Built per table when a cell needs it; each claim looked up once."""
+
+    def __init__(self, run: _Run, terms: frozenset[str]) -> None:
+        claims_of = run.index.claims_of
+        self.run, self.terms = run, terms
+        # a bare metric naming many claims: not expanded, looked up per claim
+        self.broad = [t for t in terms if len(claims_of.get(t, ())) > _BROAD]
+        self.named = run._named(t for t in terms if len(claims_of.get(t, ())) <= _BROAD)
+        self.by_metric: dict[str, list[set[str]]] = {}
+        for cid, by in self.named.items():
+            by.update(b for b in self.broad if cid in claims_of[b])
+            self.by_metric.setdefault(run.metric_of[cid], []).append(by)
+        self.memo: dict[str, bool] = {}
+
+    def __call__(self, cid: str) -> bool:
+        got = self.memo.get(cid)
+        if got is None:
+            run = self.run
+            mine = self.named.get(cid)
+            if mine is None:
+                claims_of = run.index.claims_of
+                mine = {b for b in self.broad if cid in claims_of[b]}
+            got = self.memo[cid] = any(
+                mine < other for other in self.by_metric.get(run.metric_of[cid], ())) \
+                and any(normalize(a) not in self.terms for a in run.claims[cid].aliases)
         return got
 
 
@@ -759,6 +798,7 @@ class _Run:
         col_delta: list[bool] = []
         col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
         col_split: list[str | None] = []  # "Val Acc": the column's numbers are of that split
+        col_whole: list[frozenset[str]] = []  # the terms a header part is the whole of ("PSNR")
         # a noclaim outside the body rows, or on the header's line ("Method & PSNR \\\\ % noclaim"),
         # silences the whole table
         last_head = table.header_rows[-1] if table.header_rows else []
@@ -775,9 +815,14 @@ class _Run:
             binds: set[str] = set()
             pct = words = False
             heads: list[str] = []
+            whole: set[str] = set()
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
-                terms |= self.visible(_within(hits, starts, part), masked, part.start)
+                in_part = _within(hits, starts, part)
+                named = self.visible(in_part, masked, part.start)
+                if named:
+                    terms |= named
+                    whole |= _whole_terms(in_part, masked, part.start)
                 binds |= self._binds(seg, markers_by_start, bind_starts, part)
                 # \si{\percent} masks to \%; a threshold in a name ("Ag@5\%", "Recall@1%") is
                 # no unit: its column holds fractions, not percents
@@ -786,6 +831,7 @@ class _Run:
                 words = words or names_a_count(masked)
                 heads.append(masked)
             col_terms.append(terms)
+            col_whole.append(frozenset(whole))
             col_split.append(header_split(" ".join(heads)))
             col_bind.append(binds)
             col_pct.append(pct)
@@ -799,7 +845,7 @@ class _Run:
         in_cells = sorted(m.start for m in value_markers)
         items: list[_Item] = []
         rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool,
-                         str | None]] = []
+                         str | None, frozenset[str]]] = []
         above = head_end  # where the row above ends: text before it is that row's, not this one's
         for row in table.rows:
             if not row:
@@ -812,6 +858,7 @@ class _Run:
             above = own_end
             numeric: list[tuple[int, Cell, str]] = []
             row_terms: set[str] = set()
+            whole_labels: set[str] = set()
             row_bind: set[str] = set()
             labels: list[str] = []
             for ci, cell in enumerate(row):
@@ -826,6 +873,7 @@ class _Run:
                 in_row = _within(hits, starts, cell)
                 if in_row:
                     row_terms |= self.visible(in_row, masked, cell.start)
+                    whole_labels |= _whole_terms(in_row, masked, cell.start)
                 if markers:
                     row_bind |= self._binds(seg, markers_by_start, bind_starts, cell)
             if len(labels) == 1 and names_a_spread(labels[0]):
@@ -833,11 +881,12 @@ class _Run:
             # a row labelled by a split alone ("| Val | 93.4 |"): its numbers are of that split
             row_split = next((sp for label in labels if (sp := label_split(label))), None) \
                 if self.split_of else None
-            rows.append((numeric, frozenset(row_terms), row_bind, row_off, row_split))
+            rows.append((numeric, frozenset(row_terms), row_bind, row_off, row_split,
+                         frozenset(whole_labels)))
         # A claim whose own row names it ("| Ours | 31.42 |" under "PSNR") is that row's: the
         # rows of other methods ("| JPEG | 28.50 |") are not candidates for it.
         taken: set[str] = set()
-        for numeric, rterms, _, _, row_split in rows:
+        for numeric, rterms, _, _, row_split, _ in rows:
             if rterms:
                 for ci, _, _ in numeric:
                     if ci < len(col_terms) and col_terms[ci]:
@@ -847,11 +896,13 @@ class _Run:
                             strength = self._of_split(strength, split)
                         if alone:
                             taken.update(strength)
+        outnamed: _Outnamed | None = None  # built when a cell no row and column name needs it
         # the runs each row's label names, and all of them: see the row filter below
         runs_of = {rterms: {self.claims[c].run for c in self.named(rterms)}
-                   for _, rterms, _, _, _ in rows}
+                   for _, rterms, _, _, _, _ in rows}
         all_runs = set().union(*runs_of.values()) if runs_of else set()
-        for row_no, (numeric, rterms, row_bind, row_off, row_split) in enumerate(rows):
+        for row_no, (numeric, rterms, row_bind, row_off, row_split, row_whole) \
+                in enumerate(rows):
             row_decisive = not rterms.isdisjoint(self.index.decisive)
             for ci, cell, masked in numeric:
                 if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
@@ -891,6 +942,13 @@ class _Run:
                     strength = self._of_split(strength, split)
                 if not alone and taken:
                     strength = {c: n for c, n in strength.items() if c not in taken}
+                if not alone and strength:
+                    if outnamed is None:
+                        outnamed = _Outnamed(self, frozenset().union(
+                            *col_terms, *(r[1] for r in rows),
+                            over.terms if over is not None else ()))
+                    if any(outnamed(c) for c in strength):
+                        strength = {c: n for c, n in strength.items() if not outnamed(c)}
                 if not alone and rterms:
                     # a claim whose run another row names ("Ours" in its own row) is not a
                     # number of this row ("Baseline"): the rows say whose each number is
@@ -903,9 +961,12 @@ class _Run:
                 kind = "uncertainty" if shown.uncertainty else (
                     "delta" if shown.sign == "+" else "value")
                 col_named = col_split[ci] if ci < len(col_split) else None
+                col_whole_ = col_whole[ci] if ci < len(col_whole) else frozenset()
                 items.append(_Item(shown, frozenset(strength), kind, pct, via="table",
                                    strength=strength, alone=alone,
-                                   cell_split=(row_no, col_named) if col_named else None))
+                                   cell_split=(row_no, col_named) if col_named else None,
+                                   whole=self._wholes(strength, row_whole, col_whole_)
+                                   if alone and (row_whole or col_whole_) else {}))
         columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
             col = columns.get(m.start)
@@ -959,6 +1020,17 @@ class _Run:
             strength = {c: n for c, n in strength.items() if not over.elsewhere(c)}
         return strength, alone
 
+    def _wholes(self, strength: dict[str, int], *parts: frozenset[str]) -> dict[str, int]:
+        """Per claim of ``strength``, how many of ``parts`` (each the terms a label or header
+        part is the whole of) name it."""
+        claims_of = self.index.claims_of
+        out: dict[str, int] = {}
+        for terms in parts:
+            for c in strength:
+                if any(c in claims_of.get(t, ()) for t in terms):
+                    out[c] = out.get(c, 0) + 1
+        return out
+
     def _binds(self, seg: Segment, binders: list[Marker], starts: list[int],
                cell: Cell) -> set[str]:
         """The claims the bind markers in ``cell`` bind (``binders``: the table's bind markers
@@ -971,6 +1043,24 @@ class _Run:
         return out
 
 
+# what may surround an anchor in a label or header cell it is the whole of: formatting left by
+# the mask ("{Ours}", "Ours$^       $" from \textbf{Ours}, Ours$^\dagger$), footnote marks
+_DECOR = frozenset(" \t\r\n{}$^*~_\u2020\u2021")
+
+
+def _whole_terms(hits: list[Hit], masked: str, base: int) -> set[str]:
+    """The terms of ``hits`` that are the whole of the cell whose masked text is ``masked``
+    (at ``base``): "Ours" in "\\textbf{Ours}", not in "Ours w/o attention", "Ours-S" or
+    "+ Ours" (each another method, a variant of Ours)."""
+    out: set[str] = set()
+    for h in hits:
+        a, b = h.start - base, h.end - base
+        if masked[a] != " " and _DECOR.issuperset(masked[:a]) \
+                and _DECOR.issuperset(masked[b:]):
+            out.add(h.term)
+    return out
+
+
 def _strongest_cells(items: list[_Item]) -> list[_Item]:
     """``items`` less, in each cell its row and column both name claims in (``alone``), the
     claims another such cell names with more anchors.
@@ -979,7 +1069,12 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
     the "Q2 PSNR" column too (its method and its metric), and "ConvNeXt-T | 384x384" is named
     by the "ConvNeXt-T | 224x224" row as well: judged alone in each, the claim drifted against
     its method's every other dataset or resolution. Its number is the cell naming it most;
-    a cell left with no claim is nobody's. Cells naming a claim equally are all judged."""
+    a cell left with no claim is nobody's. Of the cells naming a claim equally, those where a
+    whole row label or header part is its anchor ("| Ours |", "PSNR") are its, not those where
+    the anchor is part of a longer label ("| Ours w/o attention |", "| Ours-S |", "| + Ours |",
+    "PSNR-Y"): an ablation's variants of the method, written in the rows under or above it,
+    drifted against the method's claim. Cells naming a claim equally and alike are all
+    judged."""
     best: dict[str, int] = {}
     for it in items:
         if it.alone:
@@ -987,10 +1082,18 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
                 best[cid] = max(best.get(cid, 0), n)
     if not best:
         return items
+    whole: dict[str, int] = {}
+    for it in items:
+        if it.alone and it.whole:
+            for cid, w in it.whole.items():
+                if it.strength[cid] == best[cid]:
+                    whole[cid] = max(whole.get(cid, 0), w)
     out: list[_Item] = []
     for it in items:
-        if it.alone and any(n < best[c] for c, n in it.strength.items()):
-            strength = {c: n for c, n in it.strength.items() if n >= best[c]}
+        if it.alone and any(n < best[c] or it.whole.get(c, 0) < whole.get(c, 0)
+                            for c, n in it.strength.items()):
+            strength = {c: n for c, n in it.strength.items()
+                        if n >= best[c] and it.whole.get(c, 0) >= whole.get(c, 0)}
             if not strength:
                 continue
             it = _alone_with(it, strength)
@@ -1001,7 +1104,7 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
 def _alone_with(it: _Item, strength: dict[str, int]) -> _Item:
     """The cell ``it`` (``alone``) judged for the claims of ``strength`` only."""
     return _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
-                 strength=strength, alone=True, cell_split=it.cell_split)
+                 strength=strength, alone=True, cell_split=it.cell_split, whole=it.whole)
 
 
 def _near(anchored: list[int], word: int) -> bool:
