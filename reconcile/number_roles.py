@@ -300,6 +300,7 @@ _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "
                  "validation": "val", "dev": "val", "test": "test", "testing": "test",
                  "eval": "eval", "evaluation": "eval"}
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
+_LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
 # "validation accuracy"): "after training, ..." or "we test on ..." names no split.
 _SPLIT_NOUNS = (r"sets?|data|datasets?|splits?|images|samples|examples|accuracy|acc|loss"
@@ -340,13 +341,26 @@ def metric_split(metric: str, split: str | None = None) -> str | None:
 def key_split(masked: str, base: int, key: Key) -> str | None:
     """The split a listing's key names: its anchor's own split word ("val accuracy", an anchor
     of the val_accuracy claim), else the word glued before its anchor ("val_" in "val_acc",
-    none in "predict_accuracy")."""
+    none in "predict_accuracy"), else a split word written before it ("Train accuracy:
+    0.9978", "Test Loss = 0.31")."""
     words = key.term.split()
     for word in (words[0], words[-1]):
         if word in _SPLIT_FAMILY:
             return _SPLIT_FAMILY[word]
     if not key.glued:
-        return None
+        # "Train accuracy: 0.9978" printed on a log's line of its own: the key is the anchor
+        # "accuracy", qualified by the word before it. Read as a sentence, the prose rule
+        # (`prose_splits`) saw it; read as a log's record, the line was every split's and a
+        # test_accuracy claim drifted against the training line.
+        end = key.start - base
+        while end > 0 and masked[end - 1] in " \t":
+            end -= 1
+        if end == key.start - base:
+            return None
+        begin = end
+        while begin > 0 and end - begin <= _LONGEST_SPLIT_WORD and masked[begin - 1].isalnum():
+            begin -= 1  # (a bounded walk back: a log line has thousands of keys)
+        return _SPLIT_FAMILY.get(masked[begin:end].lower())
     at = key.start - base - 1  # the "_" before the anchor
     begin = at
     while begin > 0 and (masked[begin - 1].isalnum()):
