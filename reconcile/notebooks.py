@@ -31,6 +31,11 @@ Invariants:
   (`doc_readers.is_log`) however few its lines: each bar line is one epoch's record, its
   description (``valid:``) the record's label. (Keras' epoch lines end in numbers and are found
   to be a log by themselves; a Keras stream mixing warnings and prints stays prose.)
+* **A fit's earlier phase is not read.** fastai's ``fine_tune`` shows two HTML tables of epochs
+  (``epoch``, ``train_loss``, ...) in one cell: the frozen epoch's, then the rest. Read as two
+  outputs, a claim on the last epoch drifted against the frozen epoch's only row; a table that
+  the next output of its cell goes on from is left out, so the last one's rows are judged
+  together, as a log's epochs are. A fit's table in a cell of its own is read.
 * **Damage is a `DocumentError`**, never another exception: malformed JSON (with its line and
   column), JSON nested too deeply, no cells, a cell or output that is not an object, text that is
   not a string or a list of strings.
@@ -84,6 +89,8 @@ _KERAS_TIMING = r"(?:ETA:[ \t]*\S+|\d+(?:\.\d+)?[mµu]?s(?:/(?:step|sample))?)"
 _KERAS = re.compile(
     rf"\b\d+/\d+[ \t]+(?:\[[=>.]*\]|[\u2501\u2500]+)"
     rf"(?:[ \t]+(?:-[ \t]+)?{_KERAS_TIMING})*")
+# fastai's progress table: "<thead><tr ...><th>epoch</th><th>train_loss</th>..."
+_EPOCH_TABLE = re.compile(r"<thead>\s*<tr\b[^>]*>\s*<th>epoch</th>\s*<th>train_loss</th>")
 _HTML_CODE = re.compile(r"<(style|script)\b", re.I)
 _HTML_CODE_END = {"style": re.compile(r"</style\b[^>]*>", re.I),
                   "script": re.compile(r"</script\b[^>]*>", re.I)}
@@ -171,14 +178,23 @@ def _cell_segments(path: str, cell: dict[str, Any], n: int) -> list[Segment]:
     outputs = cell.get("outputs", [])
     if not isinstance(outputs, list):
         raise _invalid(path, f"{where} outputs is not a list")
-    out = []
+    out: list[Segment] = []
     for m, output in enumerate(outputs, 1):
         if not isinstance(output, dict):
             raise _invalid(path, f"{where} output {m} is not an object")
         segment = _output_segment(path, output, f"{where}, output {m}")
         if segment is not None:
+            if out and _is_epoch_table(out[-1]) and _is_epoch_table(segment):
+                out.pop()  # an earlier phase of the training this table goes on with
             out.append(segment)
     return out
+
+
+def _is_epoch_table(segment: Segment) -> bool:
+    """Whether an output is fastai's table of a fit's epochs (HTML, headed ``epoch``)."""
+    text = segment.text
+    return (segment.syntax == "md" and "<th>epoch</th>" in text
+            and _EPOCH_TABLE.search(text) is not None)
 
 
 def _output_segment(path: str, output: dict[str, Any], where: str) -> Segment | None:

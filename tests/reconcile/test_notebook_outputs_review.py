@@ -65,3 +65,58 @@ def test_a_cell_printing_training_metrics_only_gives_no_test_drift(tmp_path: Pat
     # before: ("drift", ("A",), "cell 1, output 1", 1, 20, "0.9978")
     assert found(report) == []
     assert matched(report) == {(("A",), "cell 2, output 1", 1, "0.9386")}
+
+
+# fastai/fastbook 02_production.ipynb (the `learn.fine_tune(4)` cell) and every fastai
+# notebook calling fine_tune: fastprogress shows each fit as an HTML table (text/plain only
+# names the object), one output for the frozen epoch, then one for the rest, in the same
+# cell. Before: the claim on the last epoch's error rate drifted against the frozen epoch's
+# table (its only row). Now that table, which the next output of its cell goes on from, is
+# not read: the last table's rows are the training's epochs, judged together.
+_STYLE = "<style>\n    /* Turns off some styling */\n    progress { border: none; }\n</style>\n"
+
+
+def _fit_table(rows: list[tuple[str, ...]]) -> dict[str, Any]:
+    head = "".join(f"      <th>{c}</th>\n"
+                   for c in ("epoch", "train_loss", "valid_loss", "error_rate", "time"))
+    body = "".join("    <tr>\n" + "".join(f"      <td>{v}</td>\n" for v in row) + "    </tr>\n"
+                   for row in rows)
+    html = (_STYLE + '<table border="1" class="dataframe">\n  <thead>\n'
+            '    <tr style="text-align: left;">\n' + head + "    </tr>\n  </thead>\n"
+            "  <tbody>\n" + body + "  </tbody>\n</table>")
+    return {"data": {"text/html": html.splitlines(keepends=True),
+                     "text/plain": ["<IPython.core.display.HTML object>"]},
+            "metadata": {}, "output_type": "display_data"}
+
+
+_FROZEN = [("0", "0.913842", "0.094171", "0.041320", "00:14")]
+_UNFROZEN = [("0", "0.351027", "0.102236", "0.037736", "00:17"),
+             ("1", "0.262190", "0.071409", "0.028302", "00:17"),
+             ("2", "0.201455", "0.066318", "0.023585", "00:17")]
+_FASTAI_CLAIMS = [claim("E", "error_rate", 0.023585, aliases=("error rate",)),
+                  claim("L", "valid_loss", 0.066318)]
+
+
+def test_fastai_fine_tune_frozen_epoch_table_is_no_drift(tmp_path: Path) -> None:
+    text = _cells(_code(_fit_table(_FROZEN), _fit_table(_UNFROZEN), source="learn.fine_tune(3)"))
+    report = judge(tmp_path, text, _FASTAI_CLAIMS)
+    # before: ("drift", ("L",), "cell 1, output 1", 19, 11, "0.094171") and
+    # ("drift", ("E",), "cell 1, output 1", 20, 11, "0.041320")
+    assert found(report) == []
+    assert matched(report) == {(("E",), "cell 1, output 2", 34, "0.023585"),
+                               (("L",), "cell 1, output 2", 33, "0.066318")}
+    moved = [*_UNFROZEN[:2], ("2", "0.201455", "0.066318", "0.025585", "00:17")]
+    text = _cells(_code(_fit_table(_FROZEN), _fit_table(moved), source="learn.fine_tune(3)"))
+    report = judge(tmp_path, text, _FASTAI_CLAIMS)
+    # which epoch's is claimed, the claim does not say: ambiguous among the last fit's epochs
+    assert [(f.type, f.claims, f.where) for f in report.findings] == [
+        ("ambiguous", ("E",), "cell 1, output 2")]
+
+
+def test_fastai_tables_of_separate_cells_are_each_read(tmp_path: Path) -> None:
+    """Only a table the same cell's next output goes on from is left out: a fit in a cell of
+    its own is read (its drift is a finding, as for any other output)."""
+    text = _cells(_code(_fit_table(_FROZEN)), _code(_fit_table(_UNFROZEN)))
+    report = judge(tmp_path, text, _FASTAI_CLAIMS)
+    assert [(f.type, f.claims, f.where) for f in report.findings] == [
+        ("drift", ("L",), "cell 1, output 1"), ("drift", ("E",), "cell 1, output 1")]
