@@ -134,6 +134,7 @@ class _Item:
     # per claim of ``strength``, how many of its row's label and its column's header are an
     # anchor of it whole ("| Ours |" and "PSNR", not "| Ours w/o attention |"): `_strongest_cells`
     whole: dict[str, int] = field(default_factory=dict)
+    column: int = -1            # a table cell's column: see `_one_row_each`
 
     def check(self, claim: Claim) -> Check:
         got = self.checks.get(claim.id)
@@ -966,12 +967,44 @@ class _Run:
                                    strength=strength, alone=alone,
                                    cell_split=(row_no, col_named) if col_named else None,
                                    whole=self._wholes(strength, row_whole, col_whole_)
-                                   if alone and (row_whole or col_whole_) else {}))
+                                   if alone and (row_whole or col_whole_) else {},
+                                   column=ci))
         columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
-        self.assign(seg, self._one_split_each(_strongest_cells(items)))
+        self.assign(seg, self._one_split_each(self._one_row_each(_strongest_cells(items))))
+
+    def _one_row_each(self, items: list[_Item]) -> list[_Item]:
+        """``items`` less, in a column where several rows name a claim alike (one model at two
+        resolutions: "| resnet152d | 320 | 83.67 |" and "| resnet152d | 256 | 83.14 |" under
+        "top1"), the claim in the cells that do not match it, when one does: the claim names no
+        resolution, and the table gives one number per setting; before, the claim drifted
+        against every other setting's row. When none matches, each is judged, as before."""
+        seen: dict[tuple[str, int], int] = {}  # (claim, column) -> the cells naming it alone
+        for it in items:
+            if it.alone:
+                for cid in it.strength:
+                    seen[cid, it.column] = seen.get((cid, it.column), 0) + 1
+        if all(n == 1 for n in seen.values()):
+            return items
+        claims = self.claims
+        matched = {(cid, it.column) for it in items if it.alone for cid in it.strength
+                   if seen[cid, it.column] > 1 and it.is_value_for(claims[cid])
+                   and it.check(claims[cid]).matches}
+        if not matched:
+            return items
+        out: list[_Item] = []
+        for it in items:
+            if it.alone:
+                kept = {c: n for c, n in it.strength.items() if (c, it.column) not in matched
+                        or (it.is_value_for(claims[c]) and it.check(claims[c]).matches)}
+                if len(kept) < len(it.strength):
+                    if not kept:
+                        continue
+                    it = _alone_with(it, kept)
+            out.append(it)
+        return out
 
     def _one_split_each(self, items: list[_Item]) -> list[_Item]:
         """``items`` less, in a row whose columns are of different splits ("| LiteNet | 93.63 |
@@ -1104,7 +1137,8 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
 def _alone_with(it: _Item, strength: dict[str, int]) -> _Item:
     """The cell ``it`` (``alone``) judged for the claims of ``strength`` only."""
     return _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
-                 strength=strength, alone=True, cell_split=it.cell_split, whole=it.whole)
+                 strength=strength, alone=True, cell_split=it.cell_split, whole=it.whole,
+                 column=it.column)
 
 
 def _near(anchored: list[int], word: int) -> bool:
