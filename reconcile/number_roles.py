@@ -120,6 +120,9 @@ DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b
 # ($: LaTeX math around the number, "is $11\%$ higher", "by up to $30\%$", says nothing)
 _WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:$]*$")
 _WORD_AFTER = re.compile(r"[\s%$]*([^\W\d_]+)")
+# A count noun hyphenated to its number makes a compound modifier ("25-shot", "5-fold",
+# "3-layer"): a setting of the evaluation, as "25 shots" is ("ARC (25-Shot)" next to its score)
+_HYPHENATED = re.compile(r"-([^\W\d_]+)")
 _NEXT_WORD = re.compile(r"[\w-]*[ \t]+([^\W\d_]+)")
 # Words that link a value to what follows ("31.42 on images", "12.7 over samples"): the noun
 # after them is not what the number counts.
@@ -164,6 +167,11 @@ def role_of(shown: Shown, masked: str, base: int,
     if _BATCH_SIZE.search(head):
         return "reference"
     after = _WORD_AFTER.match(masked, shown.suffix_end - base)
+    if after is None:
+        glued = _HYPHENATED.match(masked, shown.suffix_end - base)
+        if glued and glued.group(1).lower() in _COUNT_AFTER \
+                and _counts(masked, glued, base, anchors):
+            return "count"
     if after:
         word = after.group(1).lower()
         if word in _DELTA_AFTER:

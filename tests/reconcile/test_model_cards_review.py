@@ -3,7 +3,9 @@
 follows its source's shape (named above it) with model names and numbers of its own, and says
 what reconcile found in it before and finds now.
 
-1. **One model in several rows** (a timm comparison table at two resolutions, an mmdetection
+1. **A count hyphenated to its number** ("(25-Shot)", "5-fold") was a value: a claim whose
+   number drifted was ambiguous on the 25 instead of drift on its number.
+2. **One model in several rows** (a timm comparison table at two resolutions, an mmdetection
    table at two schedules): each row naming the claim alike was judged alone, so the claim
    drifted against every other setting's row. Now one matching row satisfies it.
 """
@@ -12,6 +14,16 @@ from __future__ import annotations
 
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings, judge, line_of, matches
+
+# === 2. a count hyphenated to its number ========================================================
+
+def test_a_hyphenated_count_is_no_value() -> None:
+    arc = [claim("ARC", "arc_challenge/acc_norm", 0.3456, aliases=("AI2 Reasoning Challenge",))]
+    text = "# Results\n\n- AI2 Reasoning Challenge (25-Shot): 38.56\n"
+    assert findings(judge(text, arc)) == [("drift", ("ARC",), 3, "38.56")]  # was: ambiguous, "25"
+    prose = "On the AI2 Reasoning Challenge, in a 5-fold setting, it reaches 38.56.\n"
+    assert findings(judge(prose, arc)) == [("drift", ("ARC",), 1, "38.56")]
+
 
 # === 3. one model in several rows ===============================================================
 
