@@ -19,6 +19,9 @@ Two ways a number is tied to a claim, exact first:
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
+   * a model card's YAML ``model-index`` entries are units of their own, named by their
+     result's dataset and task, judged together apart from the rest of the page
+     (`front_matter`);
    * a number whose key, record label or nearby words name a split (train, val, test, eval)
      is not a candidate of a claim on another split (`_other_splits`: "acc: 0.9874" beside
      "val_acc: 0.9920" is the training accuracy, no test_acc claim's).
@@ -63,6 +66,7 @@ from labledger.reconcile.doc_readers import (
 from labledger.reconcile.fanout import cpu_count, fork_each
 from labledger.reconcile.fenced import without_code
 from labledger.reconcile.findings import Finding, Match, Report, Tie
+from labledger.reconcile.front_matter import model_index
 from labledger.reconcile.judge_cache import JudgeCache
 from labledger.reconcile.log_units import (
     from_above,
@@ -1351,6 +1355,12 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     log = seg.syntax == "txt" and is_log(seg)
     md = md_headings(seg, hits) if hits and seg.syntax == "md" else None
     headings = md.lines if md is not None else headed(seg, hits) if hits and log else {}
+    # a model card's YAML model-index: each metric entry a unit, named by its result's dataset
+    # and task, judged with the other entries only (`front_matter`)
+    card = model_index(seg) if md is not None else None
+    if card is not None:
+        for start in [s for s in headings if card.start <= s < card.end]:
+            del headings[start]
     if log:
         for start in list(headings):
             if isinstance(unit_at(seg, start), Table):  # a frame's rows: named by its header
@@ -1359,6 +1369,10 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     heads = sorted(headings) if seg.syntax == "md" else []
 
     def unit_of(pos: int) -> Sentence | Table:
+        if card is not None and card.start <= pos < card.end:
+            entry = card.entry_at(pos)
+            if entry is not None:
+                return Sentence(entry.start, entry.end)
         if not headings:
             return unit_at(seg, pos)
         ls = text.rfind("\n", 0, pos) + 1
@@ -1400,6 +1414,9 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
                 entry[1].append(marker)
     current: tuple[Sentence | Table, list[Marker], list[Hit]] | None = None
     for hit in hits:  # in text order: most hits fall in the unit of the one before
+        if card is not None and card.start <= hit.start < card.end \
+                and card.entry_at(hit.start) is None:
+            continue  # a model-index line of no metric (its dataset) names entries, no unit
         inside = current is not None and current[0].start <= hit.start < current[0].end
         if inside and headings and current is not None and current[0].start not in headings:
             inside = text.rfind("\n", 0, hit.start) + 1 not in headings  # a headed line's own
@@ -1411,11 +1428,21 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
         current[2].append(hit)
     for start, (end, _) in headings.items():
         units.setdefault((False, start, end), (Sentence(start, end), [], []))
+    for one in card.entries if card is not None else ():  # named by its dataset alone
+        units.setdefault((False, one.start, one.end), (Sentence(one.start, one.end), [], []))
     records: list[_Item] | None = [] if log or headings else None
     by_headings: _Above | None = None  # made for the first table under a heading
     # "## Test results": the split a section's numbers are of, where their own words say none
     sections = section_splits(seg) if run.split_of else None
+    entries = {e.start: e for e in card.entries} if card is not None else {}
+    results: list[_Item] = []  # the model-index entries' numbers, judged together
     for unit, unit_markers, unit_hits in units.values():
+        result = entries.get(unit.start) if entries else None
+        if result is not None and result.end == unit.end and isinstance(unit, Sentence):
+            run.sentence(seg, unit, unit_markers, unit_hits,
+                         [h for h in hits if any(s <= h.start < e for s, e in result.context)],
+                         results, result.split)
+            continue
         if isinstance(unit, Table):
             over: _Over | None = None
             if md is not None:
@@ -1443,3 +1470,6 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
             # the forest's) still takes part on another line
             whole = frozenset().union(*(it.cands | it.named for it in records))
         run.assign(seg, strongest_records(records, whole))
+    if results:
+        run.assign(seg, strongest_records(
+            results, frozenset().union(*(it.cands | it.named for it in results))))

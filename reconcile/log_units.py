@@ -259,11 +259,13 @@ def markdown_headings(segment: Segment) -> list[Heading]:
         ls = m.start()  # the "\n" put before the text: offsets are the text's
         if in_fence(segment, ls) is not None:
             continue
+        if front is not None and 0 < ls < front.end():
+            continue  # YAML: "  # ARC (25-shot)" is a comment, its "---" closes it
         le = line_at(text, ls)[1]
         if m.group(1) is not None:
             heads.append(Heading(ls, le, le + 1, len(m.group(1))))
             continue
-        if ls == 0 or (front is not None and ls < front.end()):
+        if ls == 0:
             continue
         above_start, above_end = line_at(text, ls - 1)
         if _NOT_SETEXT_TEXT.match(text, above_start, above_end) is not None \
