@@ -13,8 +13,11 @@ from labledger.reconcile.doc_readers import _BOUNDARY, _NOT_ABBREV
 # position): the reference the faster patterns must agree with.
 _END = r"[.?!]" + _NOT_ABBREV + r"(?=\s)"
 _REFERENCE = {
-    "md": re.compile(_END + r"|:(?=\r?\n)"
-                     r"|\n(?=[ \t]*(?:\r?\n|#{1,6}\s|[-*+>]\s|\d+[.)]\s|\||```|~~~|<!--))"),
+    # (a pipe row's end, a </table>, and a newline before a pipe row or a <table> end a
+    # Markdown sentence: prose next to a table never runs into it)
+    "md": re.compile(_END + r"|:(?=\r?\n)|\|(?=[ \t]*\r?\n)|</(?i:table)>"
+                     r"|\n(?=[ \t]*(?:\r?\n|#{1,6}\s|[-*+>]\s|\d+[.)]\s|\||```|~~~|<!--"
+                     r"|<(?i:table)\b))"),
     "tex": re.compile(_END + r"|:(?=\r?\n)|\\\\"
                       r"|\n(?=[ \t]*(?:\r?\n|\\item\b|\\(?:sub)*section\b"
                       r"|\\(?:paragraph|caption|begin|end)\b))"),
@@ -25,7 +28,7 @@ _REFERENCE = {
 _PIECES = st.sampled_from([".", "?", "!", ":", "\n", "\r\n", " ", "\t", "\\\\", "\\item ",
                            "\\section", "\\begin", "# ", "- ", "1. ", "2) ", "|", "```", "~~~",
                            "<!--", ".. ", "a", "PSNR", "31.42", "x", "vs", "e.g", "Fig", " al",
-                           "VS"])
+                           "VS", "<table>", "</TABLE>"])
 
 
 @settings(max_examples=400)
