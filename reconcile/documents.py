@@ -45,7 +45,7 @@ import bisect
 import itertools
 import math
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -133,12 +133,12 @@ class _Item:
     named: frozenset[str] = frozenset()  # every claim the unit names decisively (see probe)
     owners: set[str] = field(default_factory=set)
     checks: dict[str, Check] = field(default_factory=dict)
-    # (its row, the split its column's header names) for a table's cell: see `_one_split_each`
+    # (its row, the split its column's header names) for a table's cell: see `_one_cell_each`
     cell_split: tuple[int, str] | None = None
     # per claim of ``strength``, how many of its row's label and its column's header are an
     # anchor of it whole ("| Ours |" and "PSNR", not "| Ours w/o attention |"): `_strongest_cells`
     whole: dict[str, int] = field(default_factory=dict)
-    column: int = -1            # a table cell's column: see `_one_row_each`
+    column: int = -1            # a table cell's column: see `_one_cell_each`
 
     def check(self, claim: Claim) -> Check:
         got = self.checks.get(claim.id)
@@ -977,60 +977,46 @@ class _Run:
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
-        self.assign(seg, self._one_split_each(self._one_row_each(_strongest_cells(items))))
+        items = self._one_cell_each(_strongest_cells(items), _column_of)
+        self.assign(seg, self._one_cell_each(items, _row_of_split_cell))
 
-    def _one_row_each(self, items: list[_Item]) -> list[_Item]:
-        """``items`` less, in a column where several rows name a claim alike (one model at two
-        resolutions: "| resnet152d | 320 | 83.67 |" and "| resnet152d | 256 | 83.14 |" under
-        "top1"), the claim in the cells that do not match it, when one does: the claim names no
-        resolution, and the table gives one number per setting; before, the claim drifted
-        against every other setting's row. When none matches, each is judged, as before."""
-        seen: dict[tuple[str, int], int] = {}  # (claim, column) -> the cells naming it alone
+    def _one_cell_each(self, items: list[_Item],
+                       group: Callable[[_Item], int | None]) -> list[_Item]:
+        """``items`` less, among the cells judged alone (``alone``) that ``group`` puts
+        together, a claim several of them name in those that do not match it, when one does;
+        when none matches, each is judged, as before. The groups:
+
+        * a column (`_Item.column`): one model at two resolutions ("| resnet152d | 320 | 83.67
+          |" and "| resnet152d | 256 | 83.14 |" under "top1"), one backbone at two schedules.
+          The claim names no setting, and the table gives one number per setting;
+        * a row's cells under different splits' headers (`_Item.cell_split`: "| LiteNet |
+          93.63 | 81.62 |" under "Val Acc" and "Test Acc"). A claim on no split (or "eval",
+          either held-out split) is the one number of the row it matches.
+
+        Before, the claim drifted against every other setting's or split's cell."""
+        seen: dict[tuple[str, int], int] = {}  # (claim, group) -> the cells naming it alone
         for it in items:
-            if it.alone:
+            at = group(it) if it.alone else None
+            if at is not None:
                 for cid in it.strength:
-                    seen[cid, it.column] = seen.get((cid, it.column), 0) + 1
+                    seen[cid, at] = seen.get((cid, at), 0) + 1
         if all(n == 1 for n in seen.values()):
             return items
         claims = self.claims
-        matched = {(cid, it.column) for it in items if it.alone for cid in it.strength
-                   if seen[cid, it.column] > 1 and it.is_value_for(claims[cid])
-                   and it.check(claims[cid]).matches}
+
+        def matches(it: _Item, cid: str) -> bool:
+            return it.is_value_for(claims[cid]) and it.check(claims[cid]).matches
+
+        matched = {(cid, at) for it in items if it.alone and (at := group(it)) is not None
+                   for cid in it.strength if seen[cid, at] > 1 and matches(it, cid)}
         if not matched:
             return items
         out: list[_Item] = []
         for it in items:
-            if it.alone:
-                kept = {c: n for c, n in it.strength.items() if (c, it.column) not in matched
-                        or (it.is_value_for(claims[c]) and it.check(claims[c]).matches)}
-                if len(kept) < len(it.strength):
-                    if not kept:
-                        continue
-                    it = _alone_with(it, kept)
-            out.append(it)
-        return out
-
-    def _one_split_each(self, items: list[_Item]) -> list[_Item]:
-        """``items`` less, in a row whose columns are of different splits ("| LiteNet | 93.63 |
-        81.62 |" under "Val Acc" and "Test Acc"), a claim on no split that the cell of one
-        split matches, in the cells of the others: the claim says no split, and the row gives
-        one number of each; before, the claim drifted against every other split's cell."""
-        claims, split_of = self.claims, self.split_of
-        taken: dict[tuple[int, str], str] = {}  # (row, claim) -> the split of the cell matching
-        for it in items:
-            if it.alone and it.cell_split is not None:
-                for cid in it.cands:
-                    if cid not in split_of and it.is_value_for(claims[cid]) \
-                            and it.check(claims[cid]).matches:
-                        taken.setdefault((it.cell_split[0], cid), it.cell_split[1])
-        if not taken:
-            return items
-        out: list[_Item] = []
-        for it in items:
-            if it.alone and it.cell_split is not None:
-                row, split = it.cell_split
+            at = group(it) if it.alone else None
+            if at is not None:
                 kept = {c: n for c, n in it.strength.items()
-                        if taken.get((row, c), split) == split}
+                        if (c, at) not in matched or matches(it, c)}
                 if len(kept) < len(it.strength):
                     if not kept:
                         continue
@@ -1136,6 +1122,14 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
             it = _alone_with(it, strength)
         out.append(it)
     return out
+
+
+def _column_of(it: _Item) -> int | None:
+    return it.column if it.column >= 0 else None
+
+
+def _row_of_split_cell(it: _Item) -> int | None:
+    return it.cell_split[0] if it.cell_split is not None else None
 
 
 def _alone_with(it: _Item, strength: dict[str, int]) -> _Item:

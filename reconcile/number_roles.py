@@ -411,6 +411,11 @@ def label_split(label: str) -> str | None:
     return _SPLIT_FAMILY[m.group(1).lower()] if m else None
 
 
+_TRAIN_DATA = re.compile(r"(?i)(?<![^\W_])(?:train|training)[ \t_\-/]+(?:sets?|data|datasets?"
+                         r"|splits?|images|samples|examples|accuracy|acc|loss|error|err|f1|auc)"
+                         r"(?![^\W_])")
+
+
 def heading_split(heading: str) -> str | None:
     """The split a section's heading says its results are of: a split word qualifying the data
     or a metric ("Test results", "Results on the validation set"), or a split alone
@@ -419,10 +424,14 @@ def heading_split(heading: str) -> str | None:
     named = {_SPLIT_FAMILY[m.group(0).lower()] for m in _ANY_SPLIT.finditer(heading)}
     if len(named) != 1:  # "Validation and test results": neither
         return None
+    if named == {"train"}:
+        # "Training results" heads a training run's results, which are its validation numbers
+        # (the Hugging Face Trainer's card: "### Training results" over each epoch's
+        # "Validation Loss" and metrics); only the training data or a metric on it says train
+        return "train" if _TRAIN_DATA.search(heading) else None
     if _PROSE_SPLIT.search(heading):
         return named.pop()
-    alone = label_split(heading)
-    return alone if alone != "train" else None
+    return label_split(heading)
 
 
 def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:

@@ -241,6 +241,33 @@ def test_what_is_no_split_section(text: str) -> None:
     assert [(f.type, f.claims) for f in report.findings] == [("drift", ("T1",))]
 
 
+# The Hugging Face Trainer's generated model card (its "### Training results" table is each
+# epoch's validation loss and metrics), with names and numbers of our own.
+TRAINER_CARD = (
+    "It achieves the following results on the evaluation set:\n"
+    "- Loss: 0.2815\n"
+    "- Accuracy: {final}\n"
+    "\n"
+    "### Training results\n"
+    "\n"
+    "| Training Loss | Epoch | Step | Validation Loss | Accuracy |\n"
+    "|:-------------:|:-----:|:----:|:---------------:|:--------:|\n"
+    "| 0.4127        | 1.0   | 500  | 0.3190          | 0.9012   |\n"
+    "| 0.2236        | 2.0   | 1000 | 0.2815          | {final}   |\n"
+)
+
+
+def test_training_results_are_no_training_splits_numbers() -> None:
+    # "Training results" heads the run's validation numbers: an eval_accuracy claim is judged
+    # in its table (a "train" section had left the table unjudged)
+    evaluated = claim("E1", "eval_accuracy", 0.9243, aliases=("Accuracy",))
+    report = judge(TRAINER_CARD.format(final="0.9243"), [evaluated])
+    assert findings(report) == []
+    assert matches(report) == {(("E1",), 3, "0.9243"), (("E1",), 10, "0.9243")}
+    drifted = judge(TRAINER_CARD.format(final="0.9250"), [evaluated])
+    assert [(f.type, f.line) for f in drifted.findings] == [("drift", 3), ("ambiguous", 9)]
+
+
 def test_a_setext_heading_names_its_section() -> None:
     text = "Validation\n----------\n\nLiteNet reaches an accuracy of 93.63%.\n"
     report = judge(text, [TEST_ACC])
@@ -343,7 +370,8 @@ def test_label_split(label: str, split: str | None) -> None:
 
 @pytest.mark.parametrize(("heading", "split"), [
     ("Test results", "test"), ("Results on the validation set", "val"), ("Validation", "val"),
-    ("Test", "test"), ("Training", None), ("Training results", "train"),
+    ("Test", "test"), ("Training", None), ("Training results", None),
+    ("Results on the training set", "train"), ("Training loss", "train"),
     ("Validation and test results", None), ("Results", None), ("Evaluation", "eval"),
     ("Test results after training", None), ("Conclusion", None),
 ])
