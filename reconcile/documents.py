@@ -135,9 +135,9 @@ class _Item:
     checks: dict[str, Check] = field(default_factory=dict)
     # (its row, the split its column's header names) for a table's cell: see `_one_cell_each`
     cell_split: tuple[int, str] | None = None
-    # per claim of ``strength``, how many of its row's label and its column's header are an
-    # anchor of it whole ("| Ours |" and "PSNR", not "| Ours w/o attention |"): `_strongest_cells`
-    whole: dict[str, int] = field(default_factory=dict)
+    # the terms its row's label and its column's header parts are the whole of ("| Ours |" and
+    # "PSNR", not "| Ours w/o attention |"): `_strongest_cells`
+    wholes: tuple[frozenset[str], ...] = ()
     column: int = -1            # a table cell's column: see `_one_cell_each`
 
     def check(self, claim: Claim) -> Check:
@@ -304,6 +304,7 @@ class _Run:
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._named_cache: dict[frozenset[str], frozenset[str]] = {}
+        self._claims_named: dict[frozenset[str], frozenset[str]] = {}  # every claim terms name
         self._cell_cache: dict[tuple[frozenset[str], frozenset[str], frozenset[str]],
                                tuple[dict[str, int], bool]] = {}
         # the split each claim on one is on (`number_roles.metric_split`): "test" for
@@ -970,14 +971,14 @@ class _Run:
                 items.append(_Item(shown, frozenset(strength), kind, pct, via="table",
                                    strength=strength, alone=alone,
                                    cell_split=(row_no, col_named) if col_named else None,
-                                   whole=self._wholes(strength, row_whole, col_whole_)
-                                   if alone and (row_whole or col_whole_) else {},
+                                   wholes=(row_whole, col_whole_)
+                                   if alone and (row_whole or col_whole_) else (),
                                    column=ci))
         columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
-        items = self._one_cell_each(_strongest_cells(items), _column_of)
+        items = self._one_cell_each(_strongest_cells(items, self._wholes), _column_of)
         self.assign(seg, self._one_cell_each(items, _row_of_split_cell))
 
     def _one_cell_each(self, items: list[_Item],
@@ -1046,11 +1047,17 @@ class _Run:
     def _wholes(self, strength: dict[str, int], *parts: frozenset[str]) -> dict[str, int]:
         """Per claim of ``strength``, how many of ``parts`` (each the terms a label or header
         part is the whole of) name it."""
-        claims_of = self.index.claims_of
         out: dict[str, int] = {}
         for terms in parts:
+            if not terms:
+                continue
+            named = self._claims_named.get(terms)
+            if named is None:  # (a row's or a column's: asked once per cell, kept per run)
+                claims_of = self.index.claims_of
+                named = self._claims_named[terms] = frozenset().union(
+                    *(claims_of.get(t, ()) for t in terms))
             for c in strength:
-                if any(c in claims_of.get(t, ()) for t in terms):
+                if c in named:
                     out[c] = out.get(c, 0) + 1
         return out
 
@@ -1084,7 +1091,8 @@ def _whole_terms(hits: list[Hit], masked: str, base: int) -> set[str]:
     return out
 
 
-def _strongest_cells(items: list[_Item]) -> list[_Item]:
+def _strongest_cells(items: list[_Item],
+                     wholes_of: Callable[..., dict[str, int]]) -> list[_Item]:
     """``items`` less, in each cell its row and column both name claims in (``alone``), the
     claims another such cell names with more anchors.
 
@@ -1096,8 +1104,8 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
     whole row label or header part is its anchor ("| Ours |", "PSNR") are its, not those where
     the anchor is part of a longer label ("| Ours w/o attention |", "| Ours-S |", "| + Ours |",
     "PSNR-Y"): an ablation's variants of the method, written in the rows under or above it,
-    drifted against the method's claim. Cells naming a claim equally and alike are all
-    judged."""
+    drifted against the method's claim (``wholes_of``: `_Run._wholes`). Cells naming a claim
+    equally and alike are all judged."""
     best: dict[str, int] = {}
     for it in items:
         if it.alone:
@@ -1105,18 +1113,30 @@ def _strongest_cells(items: list[_Item]) -> list[_Item]:
                 best[cid] = max(best.get(cid, 0), n)
     if not best:
         return items
+    # the tie-break, for the claims several cells name at their best only (most name one)
+    at_best: dict[str, int] = {}
+    for it in items:
+        if it.alone:
+            for cid, n in it.strength.items():
+                if n == best[cid]:
+                    at_best[cid] = at_best.get(cid, 0) + 1
+    tied = {cid for cid, k in at_best.items() if k > 1}
     whole: dict[str, int] = {}
-    for it in items:
-        if it.alone and it.whole:
-            for cid, w in it.whole.items():
-                if it.strength[cid] == best[cid]:
-                    whole[cid] = max(whole.get(cid, 0), w)
+    wholes: dict[int, dict[str, int]] = {}  # per item (its index), per tied claim
+    if tied:
+        for i, it in enumerate(items):
+            if it.alone and it.wholes and not tied.isdisjoint(it.strength):
+                got = wholes[i] = wholes_of(it.strength, *it.wholes)
+                for cid, w in got.items():
+                    if cid in tied and it.strength[cid] == best[cid]:
+                        whole[cid] = max(whole.get(cid, 0), w)
     out: list[_Item] = []
-    for it in items:
-        if it.alone and any(n < best[c] or it.whole.get(c, 0) < whole.get(c, 0)
+    for i, it in enumerate(items):
+        mine = wholes.get(i, {})
+        if it.alone and any(n < best[c] or mine.get(c, 0) < whole.get(c, 0)
                             for c, n in it.strength.items()):
             strength = {c: n for c, n in it.strength.items()
-                        if n >= best[c] and it.whole.get(c, 0) >= whole.get(c, 0)}
+                        if n >= best[c] and mine.get(c, 0) >= whole.get(c, 0)}
             if not strength:
                 continue
             it = _alone_with(it, strength)
@@ -1133,10 +1153,11 @@ def _row_of_split_cell(it: _Item) -> int | None:
 
 
 def _alone_with(it: _Item, strength: dict[str, int]) -> _Item:
-    """The cell ``it`` (``alone``) judged for the claims of ``strength`` only."""
+    """The cell ``it`` (``alone``) judged for the claims of ``strength`` only (its checks
+    kept: the same number against the same claims)."""
     return _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
-                 strength=strength, alone=True, cell_split=it.cell_split, whole=it.whole,
-                 column=it.column)
+                 strength=strength, alone=True, checks=it.checks, cell_split=it.cell_split,
+                 wholes=it.wholes, column=it.column)
 
 
 def _near(anchored: list[int], word: int) -> bool:
