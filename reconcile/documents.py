@@ -843,8 +843,7 @@ class _Run:
             col_pct.append(pct)
             col_words.append(words)
             col_delta.append(_delta_column(cell.text, terms))
-            scale = _HEADER_SCALE.search(cell.text)
-            col_scale.append(scale.group(1) if scale else None)
+            col_scale.append(_header_scale(cell.text))
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
         marked = {m.number.start for m in value_markers if m.number is not None}
@@ -1250,6 +1249,19 @@ _AT_THRESHOLD = re.compile(r"@[ \t]*\d+(?:\.\d+)?[ \t]*\\?%")
 # A multiplier alone in parentheses in a column header: "Params(M)", "#Params (M)",
 # "FLOPs<br><sup>@640 (B)", "Multi-Adds(G)" (not a unit: "(ms)", "(dB)", "(%)")
 _HEADER_SCALE = re.compile(r"\(\s*([kKMBG])\s*\)")
+# A score's task tag, not a multiplier: Ultralytics' results.csv heads its columns
+# "metrics/mAP50(B)", "metrics/precision(M)" (box, mask); a score is never in billions
+_TASK_TAGGED = re.compile(r"(?<![A-Za-z])(?:[Pp]recision|[Rr]ecall|m?AP[\d.\-:]*|map[\d.\-:]*"
+                          r"|F1|f1|[Ff]itness)[ \t]*$")
+
+
+def _header_scale(header: str) -> str | None:
+    """The multiplier a column's header writes in parentheses ("Params (M)": millions), or
+    None (none, or a score's task tag: "mAP50-95(B)")."""
+    m = _HEADER_SCALE.search(header)
+    if m is None or _TASK_TAGGED.search(header, 0, m.start()):
+        return None
+    return m.group(1)
 
 
 
