@@ -286,6 +286,7 @@ def mask(segment: Segment, start: int, end: int) -> str:
 # colon ending a line, a blank line, or a line that starts a block (heading, list item, quote,
 # table row, fence; in LaTeX \item, sectioning, \begin/\end, and the \\ line break).
 # A period after an abbreviation ends no sentence ("Ours vs. Baseline: 31.52 vs. 30.10 dB").
+_PER_CLASS = re.compile(r"(?i:categor(?:y|ies)|class(?:es)?|class[ _]name)")
 _NOT_ABBREV = (r"(?<!\b(?i:vs)\.)(?<!\b(?i:cf)\.)(?<!\b(?i:al)\.)(?<!\b(?i:fig)\.)"
                r"(?<!\b(?i:eq)\.)(?<!\b(?i:approx)\.)(?<!\b(?i:resp)\.)(?<!\b(?i:e\.g)\.)"
                r"(?<!\b(?i:i\.e)\.)")
@@ -353,6 +354,11 @@ class Table:
 
     def column_header(self, col: int) -> str:
         return self.header[col].text if col < len(self.header) else ""
+
+    def per_class(self) -> bool:
+        """Whether the rows are classes, labelled by a first column headed "category" or
+        "class" (detectron2's and mmdetection's per-category AP): no row is the whole."""
+        return _PER_CLASS.fullmatch(self.column_header(0).strip()) is not None
 
     def parts_of(self, col: int) -> list[Cell]:
         if col < len(self.header_parts):
@@ -1407,6 +1413,15 @@ def _ends_in_number(line: str) -> bool:
     return word.rstrip(" \t@")[-1:].isdigit()
 
 
+def _telling(line: str) -> bool:
+    """Whether a line tells a log from prose: not blank, no pipe table's row (detectron2 prints
+    its results as a table between its log lines) and no progress message ending in an
+    ellipsis (pycocotools' "Loading and preparing results...", "creating index..."), which
+    count neither way."""
+    body = line.strip()
+    return bool(body) and not body.startswith("|") and not body.endswith(("...", "\u2026"))
+
+
 def is_log(segment: Segment) -> bool:
     """Whether a plain-text segment is a printed log: 3 or more non-blank lines, 60% or more of
     them ending in a number (a metric's value, "Epoch 3/15", "DONE (t=0.20s).").
@@ -1420,7 +1435,7 @@ def is_log(segment: Segment) -> bool:
         return True
     got = segment._cache.get("log")
     if got is None:
-        lines = [line for line in segment.text.split("\n", _LOG_SAMPLE) if line.strip()]
+        lines = [line for line in segment.text.split("\n", _LOG_SAMPLE) if _telling(line)]
         got = len(lines) >= 3 and sum(map(_ends_in_number, lines)) >= 0.6 * len(lines)
         segment._cache["log"] = got
     return bool(got)

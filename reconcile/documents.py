@@ -906,6 +906,7 @@ class _Run:
         runs_of = {rterms: {self.claims[c].run for c in self.named(rterms)}
                    for _, rterms, _, _, _, _ in rows}
         all_runs = set().union(*runs_of.values()) if runs_of else set()
+        per_class = table.per_class()
         for row_no, (numeric, rterms, row_bind, row_off, row_split, row_whole) \
                 in enumerate(rows):
             row_decisive = not rterms.isdisjoint(self.index.decisive)
@@ -938,9 +939,14 @@ class _Run:
                 cterms = col_terms[ci] if ci < len(col_terms) else frozenset()
                 if not cterms and not rterms:
                     continue
+                if per_class and not rterms:
+                    continue  # one class's score, no claim's: a claim on a class names its row
                 if not cterms and ci < len(col_words) and col_words[ci]:
                     continue  # "Epochs", "GPUs": settings of the run, not its results
                 strength, alone = self._cell(cterms, rterms, over)
+                if per_class:  # a class's row: no other claim's (the overall AP's) number
+                    by_row = self.named(rterms)
+                    strength = {c: n for c, n in strength.items() if c in by_row}
                 split = (col_split[ci] if ci < len(col_split) else None) or row_split \
                     or section
                 if split is not None:  # "Val Acc" is not a test_acc claim's column

@@ -5,8 +5,9 @@ cutting whole documents (see `doc_readers`). Tables are tried first, by syntax: 
 segment), Markdown (in a fenced block, `fenced`: a line, or in printed output a report or
 printed frame; else an HTML table, `html_tables`, a pipe table, or sklearn's classification
 report pasted unfenced), LaTeX tabulars, reST tables (`rst_tables`), and for plain text a
-printed frame (or sklearn's classification report, blank lines and all), else one line of a
-printed log (`doc_readers.is_log`). Everything else is the sentence around the position.
+printed frame (or sklearn's classification report, blank lines and all) or a pipe table (as
+detectron2 prints its results in its log), else one line of a printed log
+(`doc_readers.is_log`). Everything else is the sentence around the position.
 Each table is built once per segment, however many positions ask for it.
 """
 
@@ -52,6 +53,11 @@ def unit_at(segment: Segment, pos: int) -> Sentence | Table:
         aligned = aligned_table(segment, pos)
         if aligned is not None:
             return aligned
+        # a pipe table in a log: detectron2's evaluator prints its results as one (tabulate's
+        # "pipe" format) between its log lines
+        piped = markdown_table(segment, pos)
+        if piped is not None:
+            return piped
         if is_log(segment):
             return Sentence(*line_at(segment.text, pos))  # a printed log: a record a line
     elif segment.syntax == "rst":

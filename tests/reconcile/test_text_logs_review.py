@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the fixtures keep their log lines whole)
 """Judging gaps found by reviewing results files committed to repositories (training logs saved
 as text, evaluation printouts, per-epoch CSV files), each fixture shaped as its source (named
 above it) with our own names and numbers, with the findings it gave before and gives now.
@@ -7,6 +8,12 @@ above it) with our own names and numbers, with the findings it gave before and g
    ``(M)`` were read as billions and millions (`Params (M)`), so every cell of those columns
    was a number of billions, never plausible for a claim on a score: nothing was checked, and
    a moved mAP went unreported.
+2. **detectron2's evaluation log.** Its pipe tables (the results, the per-category AP) and
+   pycocotools' progress messages ("creating index...") outnumbered its records, so the log was
+   read as prose and its tables as sentences. Now a pipe table in a ``.txt`` is a table, its
+   rows and lines ending in "..." count neither way when telling a log from prose
+   (`doc_readers.is_log`), and in a table whose rows are classes (first column "category" or
+   "class") a cell is only a claim's that its row names (`doc_readers.Table.per_class`).
 """
 
 from __future__ import annotations
@@ -62,3 +69,68 @@ def test_a_multiplier_in_parentheses_still_scales_a_count() -> None:
     report = judge(text, claims, path="results/summary.csv")
     assert findings(report) == []
     assert matches(report) == {(("P",), 2, "25.6"), (("F",), 2, "4.1")}
+
+
+# === 2. detectron2's evaluation log ==============================================================
+
+# The evaluation detectron2 writes to its output/log.txt, as vaishali41/Mask2Former-MARs-
+# Integration output_eval_mars_5k_50ep.md shows it: pycocotools' progress lines and summary,
+# then the results as a pipe table, the per-category AP as a pipe table of (category, AP) pairs,
+# and the copypaste lines. Before: the table rows and the progress messages ("creating
+# index...") outnumbered the records, so the file was read as prose and the pipe table was no
+# table: ambiguous B50 on "maxDets=100" (line 12) and ambiguous BOX on the results row's last
+# cell, "49.071" (line 21), the file right or its AP cell moved. Now the file is a log, the results table a table (its AP cell matches the claim; moved, it
+# is drift), and the per-category table's AP column is each class's, no overall AP claim's.
+DETECTRON2_EVAL_LOG = """\
+[03/08 09:41:17 d2.evaluation.evaluator]: Inference done 612/625. Dataloading: 0.0011 s/iter. Inference: 0.0712 s/iter. ETA=0:00:01
+[03/08 09:41:18 d2.evaluation.evaluator]: Total inference time: 0:00:45.102 (0.072163 s / iter per device, on 1 devices)
+Loading and preparing results...
+DONE (t=0.05s)
+creating index...
+index created!
+Running per image evaluation...
+Evaluate annotation type *bbox*
+DONE (t=0.71s).
+Accumulating evaluation results...
+DONE (t=0.13s).
+ Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.377
+ Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.581
+ Average Precision  (AP) @[ IoU=0.75      | area=   all | maxDets=100 ] = 0.402
+ Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=  1 ] = 0.309
+ Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets= 10 ] = 0.488
+ Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.517
+[03/08 09:41:19 d2.evaluation.coco_evaluation]: Evaluation results for bbox:
+|   AP   |  AP50  |  AP75  |  APs   |  APm   |  APl   |
+|:------:|:------:|:------:|:------:|:------:|:------:|
+| 37.714 | 58.061 | 40.228 | 19.905 | 41.366 | 49.071 |
+[03/08 09:41:19 d2.evaluation.coco_evaluation]: Per-category bbox AP:
+| category   | AP     | category   | AP     |
+|:-----------|:-------|:-----------|:-------|
+| heron      | 52.318 | egret      | 28.140 |
+| stork      | 37.090 | ibis       | 33.612 |
+[03/08 09:41:19 d2.evaluation.testing]: copypaste: Task: bbox
+[03/08 09:41:19 d2.evaluation.testing]: copypaste: AP,AP50,AP75,APs,APm,APl
+[03/08 09:41:19 d2.evaluation.testing]: copypaste: 37.7140,58.0610,40.2280,19.9050,41.3660,49.0710
+"""
+D2_CLAIMS = [claim("BOX", "ap", 37.714, aliases=("box AP",)), claim("B50", "ap50", 58.061)]
+D2_PATH = "output/eval/log.txt"
+
+
+def test_a_detectron2_evaluation_log_is_a_log_with_its_results_table() -> None:
+    report = judge(DETECTRON2_EVAL_LOG, D2_CLAIMS, path=D2_PATH)
+    assert findings(report) == []
+    assert matches(report) == {(("BOX",), 21, "37.714"), (("B50",), 21, "58.061")}
+
+
+def test_a_moved_cell_of_a_pipe_table_in_a_log_is_drift() -> None:
+    moved = DETECTRON2_EVAL_LOG.replace("| 37.714 |", "| 37.724 |")
+    report = judge(moved, D2_CLAIMS, path=D2_PATH)
+    assert findings(report) == [("drift", ("BOX",), 21, "37.724")]
+    assert matches(report) == {(("B50",), 21, "58.061")}
+
+
+def test_a_claim_on_one_class_is_judged_in_its_row_of_the_per_category_table() -> None:
+    claims = [*D2_CLAIMS, claim("STK", "stork_ap", 37.090, aliases=("stork",))]
+    report = judge(DETECTRON2_EVAL_LOG, claims, path=D2_PATH)
+    assert findings(report) == []
+    assert (("STK",), 26, "37.090") in matches(report)
