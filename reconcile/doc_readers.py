@@ -286,7 +286,9 @@ def mask(segment: Segment, start: int, end: int) -> str:
 # colon ending a line, a blank line, or a line that starts a block (heading, list item, quote,
 # table row, fence; in LaTeX \item, sectioning, \begin/\end, and the \\ line break).
 # A period after an abbreviation ends no sentence ("Ours vs. Baseline: 31.52 vs. 30.10 dB").
-_PER_CLASS = re.compile(r"(?i:categor(?:y|ies)|class(?:es)?|class[ _]name)")
+# detectron2's and mmdetection's per-category AP tables head their label column so ("Class"
+# heads a classification report's rows, where a binary task's F1 claim is its positive class's)
+_PER_CLASS = re.compile(r"(?i:categor(?:y|ies))")
 _NOT_ABBREV = (r"(?<!\b(?i:vs)\.)(?<!\b(?i:cf)\.)(?<!\b(?i:al)\.)(?<!\b(?i:fig)\.)"
                r"(?<!\b(?i:eq)\.)(?<!\b(?i:approx)\.)(?<!\b(?i:resp)\.)(?<!\b(?i:e\.g)\.)"
                r"(?<!\b(?i:i\.e)\.)")
@@ -356,8 +358,8 @@ class Table:
         return self.header[col].text if col < len(self.header) else ""
 
     def per_class(self) -> bool:
-        """Whether the rows are classes, labelled by a first column headed "category" or
-        "class" (detectron2's and mmdetection's per-category AP): no row is the whole."""
+        """Whether the rows are classes, labelled by a first column headed "category"
+        (detectron2's and mmdetection's per-category AP): no row is the whole."""
         return _PER_CLASS.fullmatch(self.column_header(0).strip()) is not None
 
     def parts_of(self, col: int) -> list[Cell]:

@@ -12,8 +12,7 @@ above it) with our own names and numbers, with the findings it gave before and g
    pycocotools' progress messages ("creating index...") outnumbered its records, so the log was
    read as prose and its tables as sentences. Now a pipe table in a ``.txt`` is a table, its
    rows and lines ending in "..." count neither way when telling a log from prose
-   (`doc_readers.is_log`), and in a table whose rows are classes (first column "category" or
-   "class") a cell is only a claim's that its row names (`doc_readers.Table.per_class`).
+   (`doc_readers.is_log`), and in a table whose rows are classes (first column "category") a cell is only a claim's that its row names (`doc_readers.Table.per_class`).
 """
 
 from __future__ import annotations
