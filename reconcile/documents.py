@@ -1080,20 +1080,19 @@ class _Run:
 
 # what may surround an anchor in a label or header cell it is the whole of: formatting left by
 # the mask ("{Ours}", "Ours$^       $" from \textbf{Ours}, Ours$^\dagger$), footnote marks
-_DECOR = frozenset(" \t\r\n{}$^*~_\u2020\u2021")
+_DECOR = " \t\r\n{}$^*~_\u2020\u2021"
 
 
 def _whole_terms(hits: list[Hit], masked: str, base: int) -> set[str]:
     """The terms of ``hits`` that are the whole of the cell whose masked text is ``masked``
     (at ``base``): "Ours" in "\\textbf{Ours}", not in "Ours w/o attention", "Ours-S" or
     "+ Ours" (each another method, a variant of Ours)."""
-    out: set[str] = set()
-    for h in hits:
-        a, b = h.start - base, h.end - base
-        if masked[a] != " " and _DECOR.issuperset(masked[:a]) \
-                and _DECOR.issuperset(masked[b:]):
-            out.add(h.term)
-    return out
+    # (the text before the hit is all decoration where the cell's first other character is at
+    # or after the hit's start; likewise after its end)
+    lead = len(masked) - len(masked.lstrip(_DECOR))
+    tail = len(masked.rstrip(_DECOR))
+    return {h.term for h in hits
+            if lead >= h.start - base and tail <= h.end - base and masked[h.start - base] != " "}
 
 
 def _strongest_cells(items: list[_Item],
