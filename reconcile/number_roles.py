@@ -2,7 +2,8 @@
 
 Only a *value* can be a claimed number found by anchors; the rest are read for what they are:
 
-* delta: written with a ``+`` sign; after *by*, *gain*, *improvement*, *drop*, *Δ*...; before
+* delta: written with a ``+`` sign; after *by*, *gain*, *improvement*, *drop*, *Δ*... (also with
+  *of* between: "a gain of 0.81 dB"); before
   *higher*, *lower*, *better*, *faster*... (``-0.3`` is a delta unless the claim is negative,
   which the caller decides);
 * bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, *nearly*,
@@ -15,9 +16,13 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   *batch size*, ``#``...;
 * count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
   40 epochs": a setting of the run, not a result);
-* uncertainty: after ``±``, ``\\pm`` or ``+/-``;
+* uncertainty: after ``±``, ``\\pm`` or ``+/-``, or a spread's noun and *of* ("a standard
+  deviation of 0.05");
 * level: a confidence level, before *CI*, *confidence interval*, *credible interval*... ("the
   bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result).
+
+A later number of a list ("gains of 4 dB, 0.81 dB and 0.21 dB", "above 92% and 88%") is what
+the words before the list's first number make it (`list_head`).
 
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
 few characters of the number. Markers are never judged by these words: they say what they mark.
@@ -39,8 +44,8 @@ from labledger.reconcile.numbers import Shown
 
 __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing", "key_split",
            "label_split",
-           "labels", "metric_split", "names_a_count", "prose_splits", "record_split", "role_of",
-           "splits_conflict"]
+           "labels", "list_head", "metric_split", "names_a_count", "prose_splits",
+           "record_split", "respectively", "role_of", "splits_conflict"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -103,7 +108,7 @@ _PERCENT_RANGE_NEXT = re.compile(r"[ \t]?(?:[-\u2013\u2014\u2212~]|--)[ \t]?\d")
 _PERCENT_RANGE_BEFORE = re.compile(r"\d[ \t]?\\?%[ \t]?(?:[-\u2013\u2014\u2212~]|--)?[ \t]?$")
 _COMPARED = re.compile(r"(?i)\b(?:gap|gaps|difference|differences|margin|comparison|contrast|"
                        r"trade-?off)\s+between\b")
-_BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?\s*$")
+_BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?[\s$~]*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
                        "upto beyond nearly almost approaching surpassing surpasses exceed "
                        "exceeded")
@@ -117,6 +122,20 @@ DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b
                            r"|^(?![\s\S]*(?:mean|avg|average|median|\u00b1|\\pm|\+-|\+/-))[\s\S]*?"
                            r"(?<![^\W_])(?:std|stdev|stddev|sem|stderr|variance|ci|ci95"
                            r"|standard\s+(?:deviation|error)|std\.\s*dev)(?![^\W_])")
+# The noun before "of" that makes the number after it a spread, not the value: "with a standard
+# deviation of 0.05", "a std of 0.3", "a standard error of 0.02" (an error alone is a metric:
+# "a top-1 error of 23.9%", and so is a variance: "an explained variance of 0.93")
+_SPREAD_NOUNS = _words("deviation deviations std stdev stddev sd sem")
+_NOUN_OF = re.compile(r"((?:standard\s+)?[^\W\d_]+)[\s.]*$")
+# A list of numbers, each with its unit or percent, joined by commas, "and" or "or": a number
+# before the separator that ends at a later item (no glued word before it: "Set5, and" is a
+# name's digit), and whether the separator has a word ("and"/"or": group 1)
+_NUMBER_ITEM = r"(?<![\w.])[+\-\u2212]?\.?\d[\d.,]*\$?(?:[ \t]?(?:\\?%|[^\W\d_]{1,4}\b))?\$?"
+_LIST_PREV = re.compile(_NUMBER_ITEM + r"[ \t]*(?:,[ \t]*(?:(and|or)[ \t]+)?|(and|or)[ \t]+)"
+                        r"[$~ \t]*\Z")
+_LIST_GOES_ON = re.compile(r"[$ \t]*,?[ \t]*(?:and|or)[ \t]+[$~ \t]*[+\-\u2212]?\.?\d")
+_LIST_ENDS = (",", "and", "or")
+_LIST_MAX = 8  # items walked back: a list is short, a log line of commas is not one
 # ($: LaTeX math around the number, "is $11\%$ higher", "by up to $30\%$", says nothing)
 _WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:$]*$")
 _WORD_AFTER = re.compile(r"[\s%$]*([^\W\d_]+)")
@@ -145,27 +164,17 @@ def role_of(shown: Shown, masked: str, base: int,
         return "uncertainty"
     s = shown.start - base
     head = masked[max(0, s - 24):s]
-    stripped = head.rstrip(" \t$")
-    if stripped and stripped[-1] in _BOUND_CHARS:
-        return "bound"
     if _in_percent_range(shown, masked, base, head):
         return "bound"
-    m = _WORD_BEFORE.search(head)
-    before = m.group(1).lower() if m else ""
-    if before in _REFERENCE_WORDS or before in ("#", "§"):
-        return "reference"
-    if before in _DELTA_BEFORE:
-        return "delta"
-    if before in _BOUND_BEFORE or head.lower().rstrip(" \t\n$~").endswith(("up to", "close to")):
-        return "bound"
-    wide = masked[max(0, s - 48):s]
-    lowered = wide.lower()
-    if ("between" in lowered or "rang" in lowered) and (
-            _RANGE_FIRST.search(wide) or _RANGE_SECOND.search(wide)) \
-            and not _COMPARED.search(wide):
-        return "bound"
-    if _BATCH_SIZE.search(head):
-        return "reference"
+    role = _role_before(masked, s, head)
+    if role is None and head.rstrip(" \t$~").endswith(_LIST_ENDS):
+        # a later item of a list ("gains of 4 dB, 0.81 dB and 0.21 dB"): what the words
+        # before its first number say it is
+        first = list_head(masked, s, shown.suffix_end - base)
+        if first != s:
+            role = _role_before(masked, first, masked[max(0, first - 24):first])
+    if role is not None:
+        return role
     after = _WORD_AFTER.match(masked, shown.suffix_end - base)
     if after is None:
         glued = _HYPHENATED.match(masked, shown.suffix_end - base)
@@ -193,6 +202,87 @@ def role_of(shown: Shown, masked: str, base: int,
     if shown.sign == "+":
         return "delta"
     return "value"
+
+
+def _role_before(masked: str, s: int, head: str) -> str | None:
+    """The role the words before offset ``s`` of ``masked`` give the number there (``head``:
+    the 24 characters before it), or None when they give none."""
+    stripped = head.rstrip(" \t$")
+    if stripped and stripped[-1] in _BOUND_CHARS:
+        return "bound"
+    m = _WORD_BEFORE.search(head)
+    before = m.group(1).lower() if m else ""
+    if m is not None and before == "of":
+        # "a gain of 0.81 dB", "a decrease of 2.6%", "a standard deviation of 0.05": the noun
+        # the number is of says what it is
+        of = _NOUN_OF.search(head, 0, m.start(1))
+        noun = of.group(1).lower().split() if of else [""]
+        if noun[-1] in _DELTA_BEFORE:
+            return "delta"
+        if noun[-1] in _SPREAD_NOUNS or noun == ["standard", "error"]:
+            return "uncertainty"
+    if before in _REFERENCE_WORDS or before in ("#", "§"):
+        return "reference"
+    if before in _DELTA_BEFORE:
+        return "delta"
+    if before in _BOUND_BEFORE or head.lower().rstrip(" \t\n$~").endswith(("up to", "close to")):
+        return "bound"
+    wide = masked[max(0, s - 48):s]
+    lowered = wide.lower()
+    if ("between" in lowered or "rang" in lowered) and (
+            _RANGE_FIRST.search(wide) or _RANGE_SECOND.search(wide)) \
+            and not _COMPARED.search(wide):
+        return "bound"
+    if _BATCH_SIZE.search(head):
+        return "reference"
+    return None
+
+
+def list_head(masked: str, s: int, end: int) -> int:
+    """Where the list of numbers holding the number at ``s`` (ending at ``end``, with its unit)
+    starts: the offset of its first number ("4 dB, 0.81 dB and 0.21 dB", "31% and 24%",
+    "1.19, 2.11, and 0.4"), or ``s`` when it is in none. A number after a bare comma is a list's
+    only where the list goes on with "and" or "or" after it ("by 2.3%, 76.1% vs. 73.8%" lists
+    nothing)."""
+    first = s
+    for _ in range(_LIST_MAX):
+        prev = _LIST_PREV.search(masked, max(0, first - 40), first)
+        if prev is None:
+            break
+        if first == s and prev.group(1) is None and prev.group(2) is None \
+                and not _LIST_GOES_ON.match(masked, end):
+            break  # a bare comma, and no "and" after: no list
+        first = prev.start()
+    return first
+
+
+# Names of a list joined as numbers are ("Set5, Set14 and B100", "GoPro and DND")
+_NAME_GAP = re.compile(r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+)")
+
+
+def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                 names: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """In a sentence saying *respectively*, which number goes with which name: (number's index,
+    name's index) pairs, when the sentence holds one list of numbers (``numbers``: (start,
+    end with its unit)) and one list of names (``names``: anchors' (start, end), in text order)
+    of the same length ("32.46, 28.80 and 27.71 dB on Set5, Set14 and B100, respectively");
+    else none. Offsets are ``base`` on from ``masked``'s start."""
+    if "respectively" not in masked or len(numbers) < 2 or len(names) < 2:
+        return []
+    heads: dict[int, list[int]] = {}
+    for i, (at, end) in enumerate(numbers):
+        heads.setdefault(list_head(masked, at - base, end - base), []).append(i)
+    lists = [ids for ids in heads.values() if len(ids) > 1]
+    runs: list[list[int]] = []
+    for k, (at, _) in enumerate(names):
+        if runs and _NAME_GAP.fullmatch(masked, names[runs[-1][-1]][1] - base, at - base):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    named = [run for run in runs if len(run) > 1]
+    if len(lists) != 1 or len(named) != 1 or len(lists[0]) != len(named[0]):
+        return []
+    return list(zip(lists[0], named[0], strict=True))
 
 
 def _in_percent_range(shown: Shown, masked: str, base: int, head: str) -> bool:
