@@ -19,7 +19,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * uncertainty: after ``±``, ``\\pm`` or ``+/-``, or a spread's noun and *of* ("a standard
   deviation of 0.05");
 * level: a confidence level, before *CI*, *confidence interval*, *credible interval*... ("the
-  bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result).
+  bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result);
+  or an operating point, before *sparsity*, *FPR*, *IoU*, *threshold*... ("matches full
+  attention at 65% sparsity", "TPR at 1% FPR": where the result is measured).
 
 A later number of a list ("gains of 4 dB, 0.81 dB and 0.21 dB", "above 92% and 88%") is what
 the words before the list's first number make it (`list_head`).
@@ -77,6 +79,11 @@ episode episodes neighbor neighbors neighbour neighbours
 _LEVEL_AFTER = _words("ci cis hdi hpd")
 _LEVEL_OF = _words("confidence credible")
 _LEVEL_NOUNS = _words("interval intervals level levels band bands bound bounds region regions")
+# An operating point: the number before one of these is where a result is measured ("at 65%
+# sparsity", "TPR at 1% FPR", "AP at 0.5 IoU"), not the result (unless the noun is an anchor:
+# a claim on the sparsity itself)
+_POINT_AFTER = _words("sparsity fpr fnr far frr iou threshold thresholds pruning density "
+                      "occlusion")
 # A count noun written as a rate ("25 frames per second", "1200 tokens/s") is a quantity: a
 # throughput claim's value, not a setting of the run.
 _RATE = re.compile(r"\s*(?:/|per\s+(?:s|sec|second|step|iteration|iter)\b)")
@@ -186,6 +193,8 @@ def role_of(shown: Shown, masked: str, base: int,
         if word in _DELTA_AFTER:
             return "delta"
         if word in _LEVEL_AFTER:
+            return "level"
+        if word in _POINT_AFTER and _counts(masked, after, base, anchors):
             return "level"
         if word in _LEVEL_OF:
             then = _NEXT_WORD.match(masked, after.end())

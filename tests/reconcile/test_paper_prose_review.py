@@ -19,6 +19,10 @@ source (named above it, with the findings before and now) with names and numbers
    dataset's claim, and the slip was no finding. Now, in a sentence saying *respectively* with
    one list of numbers and one list of names as long, each number is only its own name's
    claims' (`number_roles.respectively`).
+6. **An operating point is no result.** "matches full-attention accuracy at 65% sparsity",
+   "a TPR of 0.93 at 1% FPR": the 65% matched an accuracy claim of 0.652 at the precision it
+   shows, so the claimed number beside it went unchecked. A number before *sparsity*, *FPR*,
+   *IoU*, *threshold*... is a level (unless that noun is the claim's anchor).
 """
 
 from __future__ import annotations
@@ -187,3 +191,30 @@ def test_a_batch_size_in_math_is_a_reference(text: str, want: Found) -> None:
 ])
 def test_a_respectively_list_pairs_numbers_with_names(text: str, want: Found) -> None:
     _check(text, SR, "README.md", want)
+
+
+# === 6. an operating point ======================================================================
+
+# ziplab/PSA sec/0_abstract.tex (a commented-out draft of the abstract, read as prose shows it):
+# "PSA matches full-attention accuracy at 65\% sparsity on the Video-MME benchmark using
+# Qwen2.5-VL". Before: the sparsity matched an accuracy claim of 0.652 at its shown precision,
+# and a moved accuracy beside it was no finding; now the sparsity is a level and the moved
+# accuracy drifts.
+VIDEO = [claim("V1", "accuracy", 0.638, aliases=("FooAttn", "Video-MME"))]
+SPARSE = [claim("S1", "sparsity", 0.64, aliases=("FooAttn",))]
+
+
+@pytest.mark.parametrize(("text", "claims", "want", "matched"), [
+    (r"FooAttn keeps full-attention accuracy at 64\% sparsity on Video-MME, reaching 63.9\% "
+     r"accuracy.", VIDEO, [("drift", ("V1",), 1, "63.9%")], set()),
+    (r"FooAttn keeps full-attention accuracy at 64\% sparsity on Video-MME, reaching 63.8\% "
+     r"accuracy.", VIDEO, [], {"63.8%"}),
+    (r"On Video-MME, FooAttn reaches a recall of 63.9\% at 1\% FPR.", VIDEO,
+     [("drift", ("V1",), 1, "63.9%")], set()),
+    # a claim on the noun itself: its number is that claim's value
+    (r"FooAttn runs at 64\% sparsity.", SPARSE, [], {"64%"}),
+    (r"FooAttn runs at 66\% sparsity.", SPARSE, [("drift", ("S1",), 1, "66%")], set()),
+])
+def test_an_operating_point_is_no_value(
+        text: str, claims: list[Claim], want: Found, matched: set[str]) -> None:
+    _check(text, claims, "paper.tex", want, matched)
