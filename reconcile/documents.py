@@ -715,13 +715,13 @@ class _Run:
                 # all | maxDets=100") ends near its number, though it starts far from it
                 anchored = sorted(bisect.bisect_right(words, p) for h in hits
                                   if masked[h.start - start] != " " for p in (h.start, h.end - 1))
-            if not above and not _near(anchored, bisect.bisect_right(words, at)) and not (
-                    _near(anchored, bisect.bisect_right(
-                        words, list_head(masked, at - start, shown.suffix_end - start) + start))):
+            if not above and not _near(anchored, bisect.bisect_right(words, at)):
                 # "noise 0.2) with ... the lowest loss": another noun's number; a list's later
                 # item is as near as its first ("On Set5, Set14 and B100, ... PSNRs of 32.46,
                 # 28.80 and 27.71 dB, respectively")
-                continue
+                first = list_head(masked, at - start, shown.suffix_end - start) + start
+                if first == at or not _near(anchored, bisect.bisect_right(words, first)):
+                    continue
             items.append(_Item(shown, cands, "?", strength=strength,
                                context=(masked, start, taken), named=self.named(terms)))
         if len(items) > 1 and "respectively" in masked:

@@ -253,6 +253,8 @@ def list_head(masked: str, s: int, end: int) -> int:
     "1.19, 2.11, and 0.4"), or ``s`` when it is in none. A number after a bare comma is a list's
     only where the list goes on with "and" or "or" after it ("by 2.3%, 76.1% vs. 73.8%" lists
     nothing)."""
+    if not masked[max(0, s - 8):s].rstrip(" \t$~").endswith(_LIST_ENDS):
+        return s  # no separator just before it (most numbers): no list, no search
     first = s
     for _ in range(_LIST_MAX):
         prev = _LIST_PREV.search(masked, max(0, first - 40), first)
