@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import AnyStr
 
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.metric_directions import metric_key
+from labledger.reconcile.metric_directions import KEY_QUALIFIERS, metric_key
 
 __all__ = ["AnchorIndex", "Hit", "normalize"]
 
@@ -98,6 +98,45 @@ def _trie_pattern(terms: Iterable[str]) -> str:
     return build(frozenset(terms))
 
 
+# lm-evaluation-harness's default filter (its table writes "none" in the Filter column), and the
+# namespaces frameworks put before a metric that no document writes beside it (mmengine's
+# `coco/bbox_mAP`, Ultralytics' `metrics/mAP50-95(B)`); detectron2's `bbox/` and `segm/` say
+# which quantity, and its log's "Evaluation results for bbox:" writes them
+_NO_FILTER = "none"
+_FRAMEWORK_NAMESPACES = frozenset({"coco", "metrics"})
+
+
+def _compound_parts(metric: str) -> list[str]:
+    """The parts a namespaced metric key is written in, apart, as anchor terms: each ``/``
+    level (a task, an IoU type) and the metric with its lm-evaluation-harness filter
+    (``exact_match,strict-match``: "exact match" and "strict match"), less a split or selection
+    level (``val/``: the key's quantity anchors it already) and a framework's namespace no
+    document writes (mmengine's ``coco/``, Ultralytics' ``metrics/``). ``[]`` for a plain key;
+    one part is a plain term of its own."""
+    if "/" not in metric:
+        return []
+    *levels, leaf = metric.split("/")
+    name, _, filters = leaf.partition(",")
+    out = []
+    for raw in (*levels, name, *filters.split(",")):
+        term = normalize(raw)
+        if not _is_anchor(term, raw.strip()) or term == _NO_FILTER \
+                or term in _FRAMEWORK_NAMESPACES or all(w in KEY_QUALIFIERS for w in term.split()):
+            continue
+        if term not in out:
+            out.append(term)
+    return out
+
+
+def _parts_index(compound: dict[str, tuple[frozenset[str], str]]) -> dict[str, frozenset[str]]:
+    """part term -> the claims whose namespaced key has it (`_compound_parts`)."""
+    out: dict[str, set[str]] = {}
+    for cid, (parts, _) in compound.items():
+        for part in parts:
+            out.setdefault(part, set()).add(cid)
+    return {t: frozenset(ids) for t, ids in out.items()}
+
+
 def _class_char(ch: str) -> str:
     return "\\" + ch if ch in "\\]^-[" else ch
 
@@ -120,8 +159,10 @@ class AnchorIndex:
     def __init__(self, claims: Iterable[Claim]) -> None:
         claims_list = list(claims)
         found: dict[str, set[str]] = {}
+        compound: dict[str, tuple[frozenset[str], str]] = {}  # claim -> (its parts, its key)
         # raw name -> its anchor terms: a method's name or a metric's is shared by many claims
         terms_of: dict[str, tuple[str, ...]] = {}
+        parts_of: dict[str, list[str]] = {}  # (and a metric's parts)
         for claim in claims_list:
             for raw in (claim.metric, *claim.aliases):
                 terms = terms_of.get(raw)
@@ -141,31 +182,63 @@ class AnchorIndex:
             key = metric_key(claim.metric)
             if key != metric and _is_anchor(key, key):
                 found.setdefault(key, set()).add(claim.id)
+            # A namespaced key (`agieval_aqua_rat/acc_norm`, `gsm8k/exact_match,strict-match`,
+            # `bbox/AP`) is written apart in a harness's table: the task in one cell (or the
+            # heading), the metric and its filter in others. Its parts name it together only.
+            parts = parts_of.get(claim.metric)
+            if parts is None:
+                parts = parts_of[claim.metric] = _compound_parts(claim.metric)
+            if len(parts) == 1:  # `coco/bbox_mAP_50`: the framework's namespace, never written
+                found.setdefault(parts[0], set()).add(claim.id)
+            elif parts and metric in found:
+                compound[claim.id] = (frozenset(parts), metric)
         self.claims_of = {t: frozenset(ids) for t, ids in found.items()}
+        self.compound = compound
+        self.parts_of = _parts_index(compound)
         # claims on one quantity (`test_psnr`, `psnr`) have one metric here: "PSNR" stays decisive
         metric_of = {c.id: metric_key(c.metric) for c in claims_list}
         # A term is decisive when it says which quantity is meant: every claim it names has the
         # same metric ("PSNR", "Model-017 PSNR"); "Model-017" alone, naming ten metrics, is not.
         self.decisive = frozenset(t for t, ids in found.items()
                                   if len({metric_of[i] for i in ids}) == 1)
-        self.pattern = " " + _trie_pattern(found) if found else None
+        every = found.keys() | self.parts_of.keys()
+        self.pattern = " " + _trie_pattern(every) if every else None
         self._compile()
 
-    def parts(self) -> tuple[dict[str, list[str]], list[str], str | None]:
+    def parts(self) -> tuple[dict[str, list[str]], list[str], str | None,
+                             dict[str, list[str]]]:
         """What `from_parts` rebuilds this index from (plain data, to be kept in a cache)."""
         return ({t: sorted(ids) for t, ids in self.claims_of.items()}, sorted(self.decisive),
-                self.pattern)
+                self.pattern,
+                {cid: [key, *sorted(parts)] for cid, (parts, key) in self.compound.items()})
 
     @classmethod
     def from_parts(cls, claims_of: dict[str, list[str]], decisive: list[str],
-                   pattern: str | None) -> AnchorIndex:
+                   pattern: str | None,
+                   compound: dict[str, list[str]] | None = None) -> AnchorIndex:
         """The index `parts` described, without building the trie again."""
         index = cls.__new__(cls)
         index.claims_of = {t: frozenset(ids) for t, ids in claims_of.items()}
         index.decisive = frozenset(decisive)
+        index.compound = {cid: (frozenset(got[1:]), got[0])
+                          for cid, got in (compound or {}).items()}
+        index.parts_of = _parts_index(index.compound)
         index.pattern = pattern
         index._compile()
         return index
+
+    def compounds(self, terms: Collection[str]) -> Iterator[tuple[str, frozenset[str], str]]:
+        """(claim, its parts, its key) of each namespaced key all of whose parts ``terms``
+        holds (`_compound_parts`): "agieval aqua rat" and "acc norm" in one table row."""
+        parts_of = self.parts_of
+        seen: set[str] = set()
+        for term in terms:
+            for cid in parts_of.get(term, ()):
+                if cid not in seen:
+                    seen.add(cid)
+                    parts, key = self.compound[cid]
+                    if parts.issubset(terms):
+                        yield cid, parts, key
 
     def _compile(self) -> None:
         self._regex = re.compile(self.pattern) if self.pattern else None

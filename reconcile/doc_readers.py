@@ -686,7 +686,10 @@ def _fill_group_labels(rows: list[list[Cell]]) -> None:
     "| EDSR-µ | SPC | 32.12 |" is EDSR-µ's FGA row, as READMEs and spreadsheet exports (merged
     cells) write groups. Its empty cells take the labels above, offsets and all, as a
     ``\\multirow`` label does in LaTeX (`_fill_multirow`), so the row names its group.
-    A row with no label of its own ("|  | 31.20 |": a total) is left alone."""
+    A row with no label of its own ("|  | 31.20 |": a total) is left alone. A number among the
+    labels above (lm-evaluation-harness's Version column: "|agieval_aqua_rat| 0|acc|", then
+    "|  |  |acc_norm|" for the task's next metric) is not taken: it is no label; nor is an
+    empty cell (a group's third row, under its second)."""
     above: list[Cell] = []
     for cells in rows:
         lead = 0
@@ -694,10 +697,13 @@ def _fill_group_labels(rows: list[list[Cell]]) -> None:
             lead += 1
         if (0 < lead < len(cells) and lead <= len(above)
                 and not _NUMBER_PIECE.match(cells[lead].text)
-                and all(above[k].text.strip() and not _NUMBER_PIECE.match(above[k].text)
-                        for k in range(lead))):
-            cells[:lead] = above[:lead]
+                and _label(above[0])):
+            cells[:lead] = [above[k] if _label(above[k]) else cells[k] for k in range(lead)]
         above = cells
+
+
+def _label(cell: Cell) -> bool:
+    return bool(cell.text.strip()) and not _NUMBER_PIECE.match(cell.text)
 
 
 def _table_once(segment: Segment, kind: str, start: int,

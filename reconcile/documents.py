@@ -514,6 +514,12 @@ class _Run:
     def _named(self, terms: Iterable[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         claims_of = self.index.claims_of
+        if self.index.compound:
+            terms = set(terms)
+            # a namespaced key written apart ("agieval_aqua_rat" over "acc_norm") names its
+            # claim as the key whole does, by its parts and its key; a part alone names none
+            for cid, parts, key in self.index.compounds(terms):
+                out.setdefault(cid, set()).update(parts, (key,))
         for term in terms:
             for cid in claims_of.get(term, ()):
                 named = out.get(cid)
@@ -621,6 +627,14 @@ class _Run:
                 named = {t for t in col if cid in claims_of.get(t, ())}
                 if named:
                     both[cid] = terms | named | {t for t in above if cid in claims_of.get(t, ())}
+            if self.index.compound:
+                # a namespaced key's parts split between the row and the column (a task's row
+                # under an "acc_norm" column): the cell is its claim's as row and column
+                for cid, parts, _ in self.index.compounds(row | col | above):
+                    if not parts.isdisjoint(row) and not parts.isdisjoint(col):
+                        both.setdefault(cid, set()).update(
+                            t for t in row | col | above if cid in claims_of.get(t, ())
+                            or t in parts)
             strength = self._strongest(both)
             alone = bool(strength)
             if not alone:
@@ -940,7 +954,9 @@ class _Run:
         per_class = table.per_class()
         for row_no, (numeric, rterms, row_bind, row_off, row_split, row_whole) \
                 in enumerate(rows):
-            row_decisive = not rterms.isdisjoint(self.index.decisive)
+            row_decisive = not rterms.isdisjoint(self.index.decisive) or (
+                bool(self.index.compound) and self._names_compound(
+                    rterms | over.terms if over is not None else rterms))
             for ci, cell, masked in numeric:
                 if not (row_bind or row_decisive or (ci < len(col_terms) and col_terms[ci])
                         or (ci < len(col_bind) and col_bind[ci])):
@@ -1014,7 +1030,8 @@ class _Run:
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
-        items = self._one_cell_each(_strongest_cells(items, self._wholes), _column_of)
+        items = self._one_cell_each(
+            self._strongest_rows(_strongest_cells(items, self._wholes)), _column_of)
         self.assign(seg, self._one_cell_each(items, _row_of_split_cell))
 
     def _one_cell_each(self, items: list[_Item],
@@ -1060,6 +1077,40 @@ class _Run:
                     it = _alone_with(it, kept)
             out.append(it)
         return out
+
+    def _strongest_rows(self, items: list[_Item]) -> list[_Item]:
+        """``items`` less, in each cell no row and column both name a claim in, the claims
+        another such cell names with more anchors (as `_strongest_cells` does for the cells
+        they do).
+
+        An lm-evaluation-harness table names a task once, in its first row, and each metric in
+        its own row: a claim on a task's ``acc_norm``, aliased by the task, is named by the
+        task's ``acc`` row (its alias) and its ``acc_norm`` row (its alias and its metric), and
+        a claim on ``acc`` by every task's ``acc`` row. Judged in each, a moved value was
+        ambiguous between its row and the others; its number is the row naming it most."""
+        best: dict[str, int] = {}
+        claims = self.claims
+        for it in items:
+            if not it.alone:
+                for cid, n in it.strength.items():
+                    if n > best.get(cid, 0) and it.is_value_for(claims[cid]):
+                        best[cid] = n
+        if not best or all(n == 1 for n in best.values()):
+            return items
+        out: list[_Item] = []
+        for it in items:
+            if not it.alone and any(n < best.get(c, 0) for c, n in it.strength.items()):
+                strength = {c: n for c, n in it.strength.items() if n >= best.get(c, 0)}
+                if not strength:
+                    continue
+                it = _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
+                           strength=strength, cell_split=it.cell_split, column=it.column)
+            out.append(it)
+        return out
+
+    def _names_compound(self, terms: frozenset[str]) -> bool:
+        """Whether ``terms`` hold every part of a namespaced key (`AnchorIndex.compounds`)."""
+        return next(self.index.compounds(terms), None) is not None
 
     def _of_split(self, strength: dict[str, int], split: str) -> dict[str, int]:
         """``strength`` less the claims on a split that ``split`` is not (`split_of`)."""

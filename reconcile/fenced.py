@@ -54,6 +54,7 @@ from labledger.reconcile.doc_readers import (
     fences,
     line_at,
     line_end,
+    markdown_table,
 )
 
 __all__ = ["code_spans", "fenced_unit", "inside", "is_code_line", "is_output", "output_lines",
@@ -213,7 +214,10 @@ def fenced_unit(segment: Segment, pos: int) -> Sentence | Table | None:
     if fence is None:
         return None
     if pos >= fence.body and is_output(segment, fence):
-        table = aligned_table(segment, pos, (fence.body, fence.end))
+        # (lm-evaluation-harness prints its results as a Markdown pipe table: pasted in a fence,
+        # a continuation row "|  |  |strict-match|" is its task's, as on the page)
+        table = markdown_table(segment, pos) or aligned_table(segment, pos,
+                                                              (fence.body, fence.end))
         if table is not None:
             return table
     return Sentence(*line_at(segment.text, pos))

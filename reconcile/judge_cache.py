@@ -45,7 +45,7 @@ from labledger.reconcile.findings import Finding, Match
 
 __all__ = ["JudgeCache", "KEEP_CONTEXTS", "Judged"]
 
-FORMAT = b"labledger-reconcile-cache-2"
+FORMAT = b"labledger-reconcile-cache-3"
 KEEP_CONTEXTS = 8
 _STALE_TMP_SECONDS = 600
 MAX_ENTRIES = 100_000  # segments kept per context file; beyond it, only this run's are kept
@@ -57,7 +57,7 @@ _StoredMatch = tuple[int, int, int, tuple[str, ...], str, str]
 # An entry: (the segment's path and place, which a newer version of it supersedes; findings;
 # matches).
 _Entry = tuple[str, list[Finding], list[_StoredMatch]]
-_Anchors = tuple[dict[str, list[str]], list[str], "str | None"]
+_Anchors = tuple[dict[str, list[str]], list[str], "str | None", dict[str, list[str]]]
 Judged = tuple[list[Finding], list[Match]]
 
 

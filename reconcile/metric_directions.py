@@ -96,6 +96,9 @@ def direction_of(metric: str) -> Direction | None:
 
 # top-1 and top-5 accuracy are different quantities: those prefixes stay in a metric's key.
 _KEY_PREFIXES = tuple(q for q in _PREFIXES if q not in ("top1", "top5"))
+# The words a metric key's split or selection is (`val`, `test`, `best`): a namespaced key's
+# level of these alone (`val/`) names no part of it (`anchors`).
+KEY_QUALIFIERS = frozenset(_KEY_PREFIXES)
 
 
 @functools.lru_cache(maxsize=4096)  # pure; a project's thousand claims share a few metrics

@@ -50,14 +50,12 @@ def unit_at(segment: Segment, pos: int) -> Sentence | Table:
         if tex_table is not None:
             return tex_table
     elif segment.syntax == "txt":
-        aligned = aligned_table(segment, pos)
-        if aligned is not None:
-            return aligned
-        # a pipe table in a log: detectron2's evaluator prints its results as one (tabulate's
-        # "pipe" format) between its log lines
-        piped = markdown_table(segment, pos)
-        if piped is not None:
-            return piped
+        # a pipe table in a log or a printed report: detectron2's evaluator prints its results
+        # as one (tabulate's "pipe" format) between its log lines, lm-evaluation-harness its
+        # results table
+        table = markdown_table(segment, pos) or aligned_table(segment, pos)
+        if table is not None:
+            return table
         if is_log(segment):
             return Sentence(*line_at(segment.text, pos))  # a printed log: a record a line
     elif segment.syntax == "rst":
