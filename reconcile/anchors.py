@@ -7,6 +7,12 @@ number (``top1``, ``map50``) is also found written apart (``Top-1``, ``mAP 50``)
 a letter, of one character, or starting with a backslash (a LaTeX macro name, bound instead by
 `documents`) are not anchors.
 
+A namespaced metric key (``agieval_aqua_rat/acc_norm``, ``gsm8k/exact_match,strict-match``,
+``bbox/AP``) is also found written apart, as a harness's table writes it: its parts
+(`_compound_parts`: each level, the metric, its filter) are terms of the pattern that name no
+claim alone (not in ``claims_of``); a unit holding all of a claim's parts names it by them and
+its key (`AnchorIndex.compounds`, read by `documents._Run._named`).
+
 A term that ends in a digit is not whole where the text carries its number on into a longer
 name (`_carried_on`): ``mAP@0.5`` in ``mAP@0.5:0.95``, ``AP50`` in ``AP50:95`` and
 ``mAP50-95``, ``GPT-3`` in ``GPT-3.5``. The number goes on after ``.`` and a digit (a decimal or
@@ -111,8 +117,9 @@ def _compound_parts(metric: str) -> list[str]:
     level (a task, an IoU type) and the metric with its lm-evaluation-harness filter
     (``exact_match,strict-match``: "exact match" and "strict match"), less a split or selection
     level (``val/``: the key's quantity anchors it already) and a framework's namespace no
-    document writes (mmengine's ``coco/``, Ultralytics' ``metrics/``). ``[]`` for a plain key;
-    one part is a plain term of its own."""
+    document writes (mmengine's ``coco/``, Ultralytics' ``metrics/``). ``[]`` for a plain key.
+    A key left with one part (``coco/bbox_mAP``) is anchored by its whole only: its metric
+    alone begins other keys of the same log (``bbox_mAP_copypaste: 0.804 0.967 ...``)."""
     if "/" not in metric:
         return []
     *levels, leaf = metric.split("/")
@@ -188,9 +195,7 @@ class AnchorIndex:
             parts = parts_of.get(claim.metric)
             if parts is None:
                 parts = parts_of[claim.metric] = _compound_parts(claim.metric)
-            if len(parts) == 1:  # `coco/bbox_mAP_50`: the framework's namespace, never written
-                found.setdefault(parts[0], set()).add(claim.id)
-            elif parts and metric in found:
+            if len(parts) > 1 and metric in found:
                 compound[claim.id] = (frozenset(parts), metric)
         self.claims_of = {t: frozenset(ids) for t, ids in found.items()}
         self.compound = compound

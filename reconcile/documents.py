@@ -15,6 +15,8 @@ Two ways a number is tied to a claim, exact first:
      claim's; a claim no number matches owns the one remaining *plausible* number (drift), or is
      ambiguous when several remain; a number several unmatched claims would own goes to the one
      named by more anchors, else is ambiguous with all their ids, never drift;
+   * a namespaced key's parts written apart name its claim together only (`anchors`: the
+     task's row and the metric's cell of a harness table), a part alone names none;
    * a table cell whose row and column both name a claim is that claim's and judged alone; the
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
@@ -252,6 +254,8 @@ _BROAD = 16   # a term naming more claims than this is not expanded claim by cla
 # a long sentence names other quantities too ("noise 0.2, 400 steps, ... the lowest loss").
 _NEAR_WORDS = 8
 _WORD = re.compile(r"\S+")
+# what separates a table's cells in its text: a hit holding one may run across cells
+_CELL_SEP = re.compile(r"[|&\t,;]")
 _KEY_MARK = re.compile(r"[:=]")
 
 
@@ -841,6 +845,7 @@ class _Run:
         and ``over``, what names the whole table from above (a Markdown table's headings).
         ``section``: the split the section holding the table reports (`section_splits`), where
         its header and row labels name none."""
+        hits = self._cell_hits(seg, table, hits)
         starts = [h.start for h in hits]
         col_terms: list[frozenset[str]] = []
         col_bind: list[set[str]] = []
@@ -1076,6 +1081,29 @@ class _Run:
                         continue
                     it = _alone_with(it, kept)
             out.append(it)
+        return out
+
+    def _cell_hits(self, seg: Segment, table: Table, hits: list[Hit]) -> list[Hit]:
+        """``hits`` with each that runs across cells replaced by the anchors each cell it spans
+        holds alone: cells fold to words as prose does, so "| musr_average | - |
+        naive_average |" (OpenCompass' dataset, version and metric) read as the key
+        `musr_average/naive_average` whole, which no one cell holds, and hid its parts."""
+        text = seg.text
+        if not any(_CELL_SEP.search(text, h.start, h.end) for h in hits):
+            return hits  # (nearly always: one search per hit, over the hit's few characters)
+        cells = sorted({(c.start, c.end) for row in (table.header, *table.rows) for c in row})
+        ends = [s for s, _ in cells]
+        out: list[Hit] = []
+        for h in hits:
+            i = bisect.bisect_right(ends, h.start) - 1
+            if i < 0 or cells[i][1] >= h.end or not _CELL_SEP.search(text, h.start, h.end):
+                out.append(h)
+                continue
+            while i < len(cells) and cells[i][0] < h.end:
+                a, b = cells[i]
+                out.extend(Hit(a + g.start, a + g.end, g.term)
+                           for g in self.index.scan(text[a:b]) if h.start <= a + g.start < h.end)
+                i += 1
         return out
 
     def _strongest_rows(self, items: list[_Item]) -> list[_Item]:

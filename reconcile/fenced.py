@@ -6,9 +6,10 @@ settings, and its anchors (``--lr``, ``accuracy = evaluate(...)``) name no resul
 in it is judged (`without_code`). Printed output: an eval log, ``key = value`` metrics, COCO's
 ``summarize()`` lines, sklearn's classification report, ``Test set: Average loss: 0.0204,
 Accuracy: 9934/10000 (99.34%)``: it is read as the same text is read in a ``.txt`` log
-(`doc_readers.is_log`): a unit a line (`fenced_unit`), a classification report or a printed
-frame a table, and its lines judged together with the page's other records, named by the
-headings over the block (`log_units.headed`).
+(`doc_readers.is_log`): a unit a line (`fenced_unit`), a classification report, a printed
+frame or a Markdown pipe table (lm-evaluation-harness prints its results as one) a table, and
+its lines judged together with the page's other records, named by the headings over the block
+(`log_units.headed`).
 
 Which is which, per block and then per line:
 
