@@ -1092,10 +1092,10 @@ class _Run:
         if not any(_CELL_SEP.search(text, h.start, h.end) for h in hits):
             return hits  # (nearly always: one search per hit, over the hit's few characters)
         cells = sorted({(c.start, c.end) for row in (table.header, *table.rows) for c in row})
-        ends = [s for s, _ in cells]
+        firsts = [s for s, _ in cells]
         out: list[Hit] = []
         for h in hits:
-            i = bisect.bisect_right(ends, h.start) - 1
+            i = bisect.bisect_right(firsts, h.start) - 1
             if i < 0 or cells[i][1] >= h.end or not _CELL_SEP.search(text, h.start, h.end):
                 out.append(h)
                 continue
