@@ -1079,7 +1079,7 @@ class _Run:
                 if len(kept) < len(it.strength):
                     if not kept:
                         continue
-                    it = _alone_with(it, kept)
+                    it = _narrowed(it, kept)
             out.append(it)
         return out
 
@@ -1131,8 +1131,7 @@ class _Run:
                 strength = {c: n for c, n in it.strength.items() if n >= best.get(c, 0)}
                 if not strength:
                     continue
-                it = _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
-                           strength=strength, cell_split=it.cell_split, column=it.column)
+                it = _narrowed(it, strength)
             out.append(it)
         return out
 
@@ -1253,7 +1252,7 @@ def _strongest_cells(items: list[_Item],
                         if n >= best[c] and mine.get(c, 0) >= whole.get(c, 0)}
             if not strength:
                 continue
-            it = _alone_with(it, strength)
+            it = _narrowed(it, strength)
         out.append(it)
     return out
 
@@ -1266,12 +1265,12 @@ def _row_of_split_cell(it: _Item) -> int | None:
     return it.cell_split[0] if it.cell_split is not None else None
 
 
-def _alone_with(it: _Item, strength: dict[str, int]) -> _Item:
-    """The cell ``it`` (``alone``) judged for the claims of ``strength`` only (its checks
-    kept: the same number against the same claims)."""
+def _narrowed(it: _Item, strength: dict[str, int]) -> _Item:
+    """The table cell ``it`` judged for the claims of ``strength`` only (its checks kept: the
+    same number against the same claims)."""
     return _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
-                 strength=strength, alone=True, checks=it.checks, cell_split=it.cell_split,
-                 wholes=it.wholes, column=it.column)
+                 strength=strength, alone=it.alone, checks=it.checks,
+                 cell_split=it.cell_split, wholes=it.wholes, column=it.column)
 
 
 def _near(anchored: list[int], word: int) -> bool:
