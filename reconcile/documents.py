@@ -1494,11 +1494,12 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     # under headings (or under a list item naming them), and the lines of a fenced block of
     # printed output, are units of their own, named from above and judged so too.
     log = seg.syntax == "txt" and is_log(seg)
-    md = md_headings(seg, hits) if hits and seg.syntax == "md" else None
+    # (a reST page's section titles name its tables as Markdown's headings do: no lines)
+    md = md_headings(seg, hits) if hits and seg.syntax in ("md", "rst") else None
     headings = md.lines if md is not None else headed(seg, hits) if hits and log else {}
     # a model card's YAML model-index: each metric entry a unit, named by its result's dataset
     # and task, judged with the other entries only (`front_matter`)
-    card = model_index(seg) if md is not None else None
+    card = model_index(seg) if md is not None and seg.syntax == "md" else None
     if card is not None:
         for start in [s for s in headings if card.start <= s < card.end]:
             del headings[start]

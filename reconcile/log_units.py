@@ -24,6 +24,12 @@ ending in ":" right above it; all those lines are judged together (`headed`). Th
 and caption name the tables under them (a pipe table, a classification report in a fence),
 cell by cell: `over_table` says which hits name a table and over what part of the text, and
 `from_above` lists every heading's hits, for the judge to tell one model's table from another's.
+
+reStructuredText's section titles (`rst_titles`: a title line under an adornment line of one
+punctuation character, and maybe over one too; levels in the order the styles first appear, as
+docutils numbers them) name the tables under them the same way: "ImageNette" and "CIFAR-10"
+over one benchmark ``csv-table`` each. They name no list items or lines: a ``list-table``'s
+``* -`` items are its cells.
 """
 
 from __future__ import annotations
@@ -43,13 +49,14 @@ from labledger.reconcile.doc_readers import (
     fences,
     in_fence,
     line_at,
+    line_end,
     mask_text,
 )
 from labledger.reconcile.fenced import fenced_unit, is_output, output_lines
 from labledger.reconcile.numbers import scan_numbers
 
 __all__ = ["Heading", "MdHeadings", "from_above", "heading_reaches", "headed",
-           "markdown_headings", "md_headings", "over_table", "strongest_records"]
+           "markdown_headings", "md_headings", "over_table", "rst_titles", "strongest_records"]
 
 
 def _numberless(text: str, start: int, end: int, hits: Sequence[Hit]) -> bool:
@@ -178,22 +185,26 @@ def md_headings(segment: Segment, hits: Sequence[Hit]) -> MdHeadings:
       over "  - Top-1: 76.1"): they have its hits too (`_list_children`);
     * every line of a fenced block of printed output (`_fence_records`), read as a log's.
 
-    The sections are kept: they name the tables under them too (`over_table`).
+    The sections are kept: they name the tables under them too (`over_table`). A reST segment
+    has its section titles' sections only (`rst_titles`), and no records.
     """
     text = segment.text
     starts = [h.start for h in hits]
-    heads = markdown_headings(segment)
+    md = segment.syntax == "md"
+    heads = markdown_headings(segment) if md else rst_titles(segment)
     out: dict[int, tuple[int, list[Hit]]] = {}
     sections: list[tuple[int, int, list[Hit]]] = []  # (body, end, the hits over it)
     reaches: list[int] = []
     if any(_holds_hit(starts, h.text_start, h.text_end) for h in heads):
         sections = _sections(text, heads, hits, starts)
         reaches = heading_reaches(heads, len(text))
-        for body, end, above in sections:
-            _section_records(segment, body, end, above, starts, out)
+        if md:
+            for body, end, above in sections:
+                _section_records(segment, body, end, above, starts, out)
     bodies = [b for b, _, _ in sections]
-    _list_children(segment, hits, starts, out)
-    _fence_records(segment, hits, starts, sections, bodies, out)
+    if md:
+        _list_children(segment, hits, starts, out)
+        _fence_records(segment, hits, starts, sections, bodies, out)
     return MdHeadings(out, sections, bodies, reaches, hits, starts)
 
 
@@ -223,7 +234,7 @@ def over_table(segment: Segment, headings: MdHeadings,
     if k >= 0 and pos < headings.sections[k][1]:
         above = list(headings.sections[k][2])
         scope = (headings.bodies[k], headings.reaches[k])
-    fence = fence_at(segment, pos)
+    fence = fence_at(segment, pos) if segment.syntax == "md" else None
     if fence is not None:
         caption = _caption_hits(segment, fence, headings.hits, headings.starts)
         if caption:
@@ -239,7 +250,7 @@ def from_above(segment: Segment, headings: MdHeadings) -> list[tuple[int, list[H
     headings over a table do, outside that table's part of the text, is not the table's
     (`documents`)."""
     out = [(body, above) for body, _, above in headings.sections]
-    for fence in fences(segment):
+    for fence in fences(segment) if segment.syntax == "md" else ():
         if is_output(segment, fence):
             caption = _caption_hits(segment, fence, headings.hits, headings.starts)
             if caption:
@@ -273,6 +284,51 @@ def markdown_headings(segment: Segment) -> list[Heading]:
             continue
         level = 1 if m.group(2)[0] == "=" else 2
         heads.append(Heading(above_start, above_end, le + 1, level))
+    return heads
+
+
+# A reST adornment line: one punctuation character repeated, at the margin, nothing after it
+# (a simple table's "=====  =====" rule has gaps; a grid table's "+----+" border two characters)
+_RST_ADORNMENT = re.compile(r"(?m)^([!-/:-@\[-`{-~])\1*[ \t]*(?=\r?$)")
+
+
+def rst_titles(segment: Segment) -> list[Heading]:
+    """reST's section titles, in text order, as docutils reads them: a line of text at the
+    margin, after a blank line (or the text's start), under an adornment line at least as long
+    (or of 4 characters or more: docutils only warns that it is short), and maybe over one of
+    the same character too; each style (its character, with or without the line over it) is a
+    level, numbered in the order the styles first appear. A ``----`` between blank lines is a
+    transition, no title. A title's ``text_start`` is its overline's start, where the section
+    before it ends."""
+    text = segment.text
+    heads: list[Heading] = []
+    levels: dict[tuple[str, bool], int] = {}
+    done = 0  # the end of the last title: its underline is no other title's overline
+    for m in _RST_ADORNMENT.finditer(text):
+        ls = m.start()
+        if ls < done or ls == 0:
+            continue
+        adornment = m.group(0).rstrip()
+        ts = text.rfind("\n", 0, ls - 1) + 1  # the title's line: the one above
+        title = text[ts:ls - 1].rstrip()
+        if not title.strip() or _RST_ADORNMENT.match(title) is not None:
+            continue  # an overline (its title is below it), or a transition
+        start, over = ts, False
+        if ts > 0:
+            above_start = text.rfind("\n", 0, ts - 1) + 1
+            above = text[above_start:ts - 1].rstrip()
+            if above == adornment:
+                start, over = above_start, True
+                if above_start > 0 and text[text.rfind("\n", 0, above_start - 1) + 1:
+                                            above_start - 1].strip():
+                    continue
+            elif above.strip():
+                continue  # a paragraph's last line: no title
+        if not over and (title[0] in " \t" or len(adornment) < min(len(title), 4)):
+            continue  # indented (a block quote's, a directive's), or an underline too short
+        level = levels.setdefault((m.group(1), over), len(levels) + 1)
+        done = line_end(text, ls)
+        heads.append(Heading(start, ls - 1, min(done + 1, len(text)), level))
     return heads
 
 

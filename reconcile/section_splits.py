@@ -5,8 +5,9 @@ another split (`number_roles.metric_split`) is not theirs, as when the numbers' 
 so. A unit's own words (a column's header, a row's label, a key, a sentence's "on the training
 data") come first; a section's split is the fallback (`documents`).
 
-Invariants: sections are read from Markdown headings (ATX and setext, none in a fence) and
-LaTeX sectioning commands outside comments, and, in a notebook, from the markdown cells above
+Invariants: sections are read from Markdown headings (ATX and setext, none in a fence),
+reST section titles (`log_units.rst_titles`), LaTeX sectioning commands outside comments, and,
+in a notebook, from the markdown cells above
 a cell (`Segment.sections`, the headings still open where it starts: "## Test" over the next
 cells' outputs); a section runs to the next heading of its level or higher. A LaTeX table or
 figure environment whose ``\\caption`` names a split ("Accuracy on the test set.") is a
@@ -23,7 +24,12 @@ import re
 
 from labledger.reconcile.doc_markers import braced_end
 from labledger.reconcile.doc_readers import Segment
-from labledger.reconcile.log_units import Heading, heading_reaches, markdown_headings
+from labledger.reconcile.log_units import (
+    Heading,
+    heading_reaches,
+    markdown_headings,
+    rst_titles,
+)
 from labledger.reconcile.number_roles import heading_split
 
 __all__ = ["SectionSplits", "section_splits"]
@@ -64,6 +70,10 @@ def section_splits(seg: Segment) -> SectionSplits | None:
         titles = [seg.text[h.text_start:h.text_end].strip("#= \t-") for h in own]
     elif seg.syntax == "tex":
         own, titles = _tex_headings(seg.text)
+    elif seg.syntax == "rst":
+        own = rst_titles(seg)
+        # (an overlined title's text_start is its overline: the title is its last line)
+        titles = [seg.text[h.text_start:h.text_end].rsplit("\n", 1)[-1].strip() for h in own]
     elif not heads:
         return None
     else:
