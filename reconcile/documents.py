@@ -90,6 +90,8 @@ from labledger.reconcile.number_roles import (
     metric_split,
     names_a_count,
     names_a_spread,
+    names_runs,
+    names_the_mean,
     prose_splits,
     record_split,
     respectively,
@@ -894,6 +896,9 @@ class _Run:
             col_words.append(words)
             col_delta.append(_delta_column(cell.text, terms))
             col_scale.append(_header_scale(cell.text))
+        # a column telling runs apart ("seed"): its "mean" row states the runs' value
+        run_col = next((ci for ci, cell in enumerate(table.header)
+                        if names_runs(mask(seg, cell.start, cell.end))), -1)
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
         marked = {m.number.start for m in value_markers if m.number is not None}
@@ -902,6 +907,8 @@ class _Run:
         rows: list[tuple[list[tuple[int, Cell, str]], frozenset[str], set[str], bool,
                          str | None, frozenset[str]]] = []
         above = head_end  # where the row above ends: text before it is that row's, not this one's
+        # per row, its labels but its run's (the group it is a run of) and whether it is the mean
+        run_rows: list[tuple[tuple[str, ...] | None, bool]] = []
         for row in table.rows:
             if not row:
                 continue
@@ -933,11 +940,28 @@ class _Run:
                     row_bind |= self._binds(seg, markers_by_start, bind_starts, cell)
             if len(labels) == 1 and names_a_spread(labels[0]):
                 row_off = True  # "std", "min", "25%": the column's spread, not its value
+            run_key: tuple[str, ...] | None = None
+            run_mean = False
+            if 0 <= run_col < len(row):
+                run_label = mask_text(seg.syntax, row[run_col].text).strip()
+                if names_a_spread(run_label):
+                    row_off = True  # "resnet18,std,0.0023": the model's runs' spread
+                run_key = tuple(lb.strip() for lb in labels if lb.strip() != run_label)
+                run_mean = names_the_mean(run_label)
+            run_rows.append((run_key, run_mean))
             # a row labelled by a split alone ("| Val | 93.4 |"): its numbers are of that split
             row_split = next((sp for label in labels if (sp := label_split(label))), None) \
                 if self.split_of else None
             rows.append((numeric, frozenset(row_terms), row_bind, row_off, row_split,
                          frozenset(whole_labels)))
+        # A results file with a row per seed and a "mean" row over them ("resnet18,mean,0.9127"):
+        # a claim is the mean's, not one seed's (unless it records that one seed), so the rows
+        # of the runs the mean sums up are not candidates for it. Before, a moved mean that
+        # another seed's row happened to show matched it, and one matching no row was
+        # ambiguous between every seed's.
+        means = {key for key, mean in run_rows if mean and key is not None}
+        runs_only = {row_no for row_no, (key, mean) in enumerate(run_rows)
+                     if key in means and not mean} if means else set()
         # A claim whose own row names it ("| Ours | 31.42 |" under "PSNR") is that row's: the
         # rows of other methods ("| JPEG | 28.50 |") are not candidates for it.
         taken: set[str] = set()
@@ -1019,6 +1043,9 @@ class _Run:
                     strength = {c: n for c, n in strength.items()
                                 if self.claims[c].run in mine
                                 or self.claims[c].run not in all_runs}
+                if row_no in runs_only:  # one seed's row: a claim on that seed's alone
+                    strength = {c: n for c, n in strength.items()
+                                if len(self.claims[c].seeds) == 1}
                 if not strength:
                     continue
                 kind = "uncertainty" if shown.uncertainty else (

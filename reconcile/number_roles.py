@@ -46,7 +46,8 @@ from labledger.reconcile.numbers import Shown
 
 __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing", "key_split",
            "label_split",
-           "labels", "list_head", "metric_split", "names_a_count", "prose_splits",
+           "labels", "list_head", "metric_split", "names_a_count", "names_runs",
+           "names_the_mean", "prose_splits",
            "record_split", "respectively", "role_of", "splits_conflict"]
 
 
@@ -93,6 +94,25 @@ def names_a_count(text: str) -> bool:
     return not _COUNT_AFTER.isdisjoint(re.findall(r"[a-z]+", text.lower()))
 
 
+# A table column whose cells say which run of several a row is (a results file with a row per
+# seed: "seed", "run", "fold"), and the labels such a column gives the rows summing them up
+_RUN_WORDS = _words("seed seeds run runs trial trials fold folds repeat repeats replicate "
+                    "replicates")
+_MEAN_WORDS = _words("mean avg average")
+
+
+def names_runs(header: str) -> bool:
+    """Whether a table header says its column tells runs apart ("seed", "Run", "fold"): a
+    row there is one run's, or a statistic over them ("mean", "std")."""
+    words = re.findall(r"[a-z]+", header.lower())
+    return len(words) == 1 and words[0] in _RUN_WORDS
+
+
+def names_the_mean(label: str) -> bool:
+    """Whether a row's label in such a column names the runs' mean ("mean", "avg")."""
+    return label.strip().lower() in _MEAN_WORDS
+
+
 def names_a_spread(label: str) -> bool:
     """Whether a row's label says its numbers are not values: a statistic other than the value
     itself (as pandas' describe() labels them: ``count``, ``std``, ``min``, ``25%``...), which
@@ -121,14 +141,17 @@ _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding
                        "exceeded")
 _BOUND_CHARS = frozenset("<>\u2264\u2265")
 # A table header whose column holds no claimed values: deltas ("Δ PSNR", "Gain"), or the
-# spread of a quantity alone ("psnr_std", "PSNR std", "SEM"; not "mean ± std", whose cells
-# hold the value first): a column named by the metric ("psnr_std" names PSNR) would otherwise
-# have its spreads judged as the claim's value.
+# spread of a quantity alone ("psnr_std", "PSNR std", "accuracy_sd", "SEM"; not "mean ± std",
+# whose cells hold the value first): a column named by the metric ("psnr_std" names PSNR)
+# would otherwise have its spreads judged as the claim's value.
 DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b|\bimprov|"
                            r"\bdiff(?!us)|\bchange\b)"
                            r"|^(?![\s\S]*(?:mean|avg|average|median|\u00b1|\\pm|\+-|\+/-))[\s\S]*?"
                            r"(?<![^\W_])(?:std|stdev|stddev|sem|stderr|variance|ci|ci95"
-                           r"|standard\s+(?:deviation|error)|std\.\s*dev)(?![^\W_])")
+                           r"|standard\s+(?:deviation|error)|std\.\s*dev"
+                           # R's "sd", glued to its quantity ("accuracy_sd", "sd_acc") or
+                           # alone: "SD FID" is Stable Diffusion's
+                           r"|(?<=_)sd|sd(?=_))(?![^\W_])|^\s*sd\s*$")
 # The noun before "of" that makes the number after it a spread, not the value: "with a standard
 # deviation of 0.05", "a std of 0.3", "a standard error of 0.02" (an error alone is a metric:
 # "a top-1 error of 23.9%", and so is a variance: "an explained variance of 0.93")
