@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_readers import Segment, siunitx_plain
 from labledger.reconcile.fenced import inside, shown_verbatim
 from labledger.reconcile.numbers import Shown, number_at
@@ -95,15 +96,16 @@ _FORMAT_COMMANDS = ("\\textbf{", "\\mathbf{", "\\underline{", "\\num{", "\\emph{
                     "\\textit{")
 
 
-def number_in(text: str, start: int, end: int) -> Shown | None:
-    """The first number of ``text[start:end]`` when only formatting comes before it."""
+def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | None:
+    """The first number of ``text[start:end]`` when only formatting comes before it (``comma``:
+    the text writes decimal commas, `decimal_mark`)."""
     lead = _LEAD.match(text, start, end)
     pos = lead.end() if lead else start
     while text.startswith(_FORMAT_COMMANDS, pos):
         pos = text.index("{", pos) + 1
         lead = _LEAD.match(text, pos, end)
         pos = lead.end() if lead else pos
-    return number_at(text, pos, end)
+    return number_at(text, pos, end, comma=comma)
 
 
 def _md_markers(seg: Segment) -> list[Marker]:
@@ -111,6 +113,7 @@ def _md_markers(seg: Segment) -> list[Marker]:
     out: list[Marker] = []
     if "<!--" not in text and "data-claim" not in text:
         return out
+    comma = decimal_comma(seg)
     read: set[int] = set()
     for m in _MD_MARKERS.finditer(text):
         read.add(m.start())
@@ -118,14 +121,14 @@ def _md_markers(seg: Segment) -> list[Marker]:
         if m.group("noclaim"):
             out.append(Marker("noclaim", (), m.start(), m.end()))
         elif span:
-            shown = number_in(text, m.start("content"), m.end("content"))
+            shown = number_in(text, m.start("content"), m.end("content"), comma)
             out.append(Marker("value" if shown else "empty", (span.strip(),),
                               m.start(), m.end(), shown))
         else:
             kind = m.group("kind").lower()
             ids = tuple(i for i in m.group("ids").split(",") if i)
             nl = text.find("\n", m.end())
-            shown = number_in(text, m.end(), len(text) if nl < 0 else nl)
+            shown = number_in(text, m.end(), len(text) if nl < 0 else nl, comma)
             if kind == "delta":
                 out.append(Marker("delta" if shown and len(ids) == 2 else "empty", ids,
                                   m.start(), m.end(), shown, delta=True))
@@ -177,7 +180,8 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
     out: list[Marker] = []
     if "\\" not in text and "noclaim" not in text:
         return out
-    plain = siunitx_plain(text)  # numbers are read from it: \SI{91.3}{\percent} is 91.3%
+    comma = decimal_comma(seg)
+    plain = siunitx_plain(text, comma)  # numbers are read from it: \SI{91.3}{\percent} is 91.3%
     for found in _TEX_FIND.finditer(text):
         # NOTE: the full pattern starts with groups, which stops the regex engine from skipping
         # ahead by its first character; a plain prefix finds the places, the full one reads them.
@@ -192,7 +196,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
             out.append(Marker("bind", (m.group("ref").strip(),), m.start(), m.end()))
         elif m.group("claim") or m.group("a"):
             close = braced_end(text, m.end())
-            shown = number_in(plain, m.end(), close) if close >= 0 else None
+            shown = number_in(plain, m.end(), close, comma) if close >= 0 else None
             if m.group("claim"):
                 ids: tuple[str, ...] = (m.group("claim").strip(),)
                 kind = "value"
@@ -213,7 +217,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
             body = text[m.end():close]
             if cid is None or "\\claim" in body:
                 continue  # not bound, or bound by the \claim marker inside it
-            shown = number_in(plain, m.end(), close)
+            shown = number_in(plain, m.end(), close, comma)
             out.append(Marker("value" if shown else "empty", (cid,), m.start(), close + 1,
                               shown, via="macro"))
     return _not_verbatim(seg, out)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
+from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
 
 __all__ = ["FORMATS", "Cell", "Fence", "Segment", "Sentence", "Table", "aligned_table",
@@ -147,12 +148,13 @@ _MASK_TRIGGERS = {
 _MASK_TRIGGERS["csv"] = _MASK_TRIGGERS["tsv"] = _MASK_TRIGGERS["txt"]
 
 
-def mask_text(syntax: str, text: str) -> str:
-    """``text`` with non-prose spans (commands, URLs, citations, comments) blanked."""
+def mask_text(syntax: str, text: str, comma: bool = False) -> str:
+    """``text`` with non-prose spans (commands, URLs, citations, comments) blanked (siunitx's
+    numbers printed with a decimal comma where ``comma``: see `siunitx_plain`)."""
     if _MASK_TRIGGERS[syntax].search(text) is None:
         return text
     if syntax == "tex":
-        text = siunitx_plain(text)
+        text = siunitx_plain(text, comma)
     elif syntax == "rst" and "`" in text:
         text = _RST_SHOWN.sub(_rst_shown, text)
     elif syntax == "md":
@@ -223,13 +225,13 @@ _SIUNITX = re.compile(r"\\(num|SI|qty|si)\b\s*(?:\[[^\]{}]*\])?\s*\{([^{}]*)\}"
 _PERCENT_UNIT = re.compile(r"\\percent\b|\\%|(?<!\\)%")
 
 
-def _siunitx(m: re.Match[str]) -> str:
+def _siunitx(m: re.Match[str], comma: bool = False) -> str:
     command, first, second = m.group(1), m.group(2), m.group(3)
     if command in ("num", "si") and second is not None:  # one argument: the group after is text
         head = m.end(2) + 1 - m.start()
         alone = _SIUNITX.match(m.string, m.start(), m.start() + head)
         assert alone is not None  # the same command and argument, cut before the second group
-        return _siunitx(alone) + m.group(0)[head:]
+        return _siunitx(alone, comma) + m.group(0)[head:]
     out = [" "] * len(m.group(0))
     # a percent is written \% (a bare % starts a LaTeX comment, and is masked as one)
     if command == "si":  # a unit alone ("PSNR (\si{\percent})")
@@ -245,12 +247,18 @@ def _siunitx(m: re.Match[str]) -> str:
     # (read as an uncertainty) behind the value's percent sign: "91.3\% \pm 0.2"
     value = _SI_VALUE.match(first)
     shown = first
+    if value is not None:
+        # siunitx reads both "." and "," as the decimal marker of its input, and prints the
+        # document's (output-decimal-marker): \num{31,42} is 31.42 in an English text, and
+        # \num{31.42} is 31,42 in one that writes decimal commas
+        lead = value.group(0).replace(*((".", ",") if comma else (",", ".")))
+        shown = lead + first[value.end():]
     if value is not None and value.end() < len(first):
         rest = _SI_COMPACT.sub(lambda c: " " * len(c.group(0)), first[value.end():])
-        shown = value.group(0) + rest
+        shown = lead + rest
     percent = unit is not None and _PERCENT_UNIT.search(unit) is not None
     if percent and value is not None and shown[value.end():].strip():
-        shown = value.group(0) + "\\% " + shown[value.end():].strip()
+        shown = lead + "\\% " + shown[value.end():].strip()
         percent = False
     out[at:at + len(shown)] = shown  # the number where it stands: offsets are kept
     if percent:
@@ -266,18 +274,20 @@ _SI_VALUE = re.compile(r"\s*[+\-\u2212]?(?:\d[\d.,]*|[.,]\d+)(?:[eE][+\-\u2212]?
 _SI_COMPACT = re.compile(r"\(\s*\d+(?:[.,]\d+)?\s*\)")
 
 
-def siunitx_plain(text: str) -> str:
+def siunitx_plain(text: str, comma: bool = False) -> str:
     r"""``text`` (LaTeX) with siunitx's number and unit macros as the plain text they print,
-    ``\SI{91.3}{\percent}`` as ``91.3\%``, character for character (same length, same offsets)."""
+    ``\SI{91.3}{\percent}`` as ``91.3\%``, character for character (same length, same offsets);
+    its numbers with a decimal comma where ``comma`` (the text writes them: `decimal_mark`)."""
     if "\\num" not in text and "\\SI" not in text and "\\qty" not in text \
             and "\\si" not in text:
         return text
-    return _SIUNITX.sub(_siunitx, text)
+    return _SIUNITX.sub((lambda m: _siunitx(m, True)) if comma else _siunitx, text)
 
 
 def mask(segment: Segment, start: int, end: int) -> str:
     """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept."""
-    return mask_text(segment.syntax, segment.text[start:end])
+    return mask_text(segment.syntax, segment.text[start:end],
+                     segment.syntax == "tex" and decimal_comma(segment))
 
 
 # --- sentences ---------------------------------------------------------------------------------

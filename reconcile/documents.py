@@ -55,6 +55,7 @@ from typing import Any
 
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
     Cell,
@@ -703,7 +704,7 @@ class _Run:
         strength = self.candidates(terms)
         if not strength:
             return
-        found = scan_numbers(masked, base=start)
+        found = scan_numbers(masked, base=start, comma=decimal_comma(seg))
         if not found:
             return
         cands = frozenset(strength)
@@ -849,6 +850,7 @@ class _Run:
         its header and row labels name none."""
         hits = self._cell_hits(seg, table, hits)
         starts = [h.start for h in hits]
+        comma = decimal_comma(seg)  # its cells write decimal commas ("31,42")
         col_terms: list[frozenset[str]] = []
         col_bind: list[set[str]] = []
         col_pct: list[bool] = []
@@ -924,7 +926,7 @@ class _Run:
             row_bind: set[str] = set()
             labels: list[str] = []
             for ci, cell in enumerate(row):
-                masked = mask_text(seg.syntax, cell.text)
+                masked = mask_text(seg.syntax, cell.text, comma)
                 # (a first cell "25%" is describe()'s label of a quartile row, not a value)
                 if _NUMERIC_START.match(masked) and not (ci == 0 and names_a_spread(masked)) \
                         and not _DIMENSIONS.match(masked):
@@ -991,7 +993,8 @@ class _Run:
                         or (ci < len(col_bind) and col_bind[ci])):
                     continue  # nothing here names a claim: the number is nobody's
                 # from the cell's first non-blank: a LaTeX cell may start on a line of its own
-                parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked))
+                parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
+                                   comma)
                 if parsed is None or _WORDS.search(masked, parsed.suffix_end):
                     continue
                 shown = _shift(parsed, cell.start)

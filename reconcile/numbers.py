@@ -1,7 +1,8 @@
 """Numbers as documents show them, and comparing them with a claim at the precision shown.
 
 A *shown number* is a token of text: an optional sign, digits with optional thousands
-separators (``1,000``, ``1{,}000``, ``1\\,000``, a thin space), a decimal part, an optional
+separators (``1,000``, ``1{,}000``, ``1\\,000``, a thin space), a decimal part (after a point;
+after a comma in a text that writes decimal commas, where ``1.234,5`` is 1234.5), an optional
 exponent (``1.2e-3``, ``1.2 \\times 10^{-3}``, ``1.2 × 10^-3``), then optionally a multiplier
 (``50k``, ``1.2M``), a percent sign (``91.3%``, ``91.3\\%``, ``91.3 percent``) or a unit word.
 
@@ -51,6 +52,20 @@ _NUMBER = re.compile(
     r"|\s?(?:\\times|\u00d7|\\cdot)\s?10\^\{?(?P<exp2>[+\-\u2212]?\d+)\}?)?"
 )
 _SEP_CHARS = re.compile(_SEP)
+# The same where the document writes decimal commas (`decimal_mark`): "31,42" and "31{,}42" are
+# 31.42; thousands go by a dot, a thin or no-break space, "\," or "~" ("1.234,5", "1\,234,5"),
+# or a plain space before a decimal part ("1 234,5": a plain space alone parts two numbers);
+# an English "31.42" is no number there, as "31,42" is none in English.
+_CSEP = r"(?:\.|\\,|~|[\u2009\u202f\u00a0])"
+_NUMBER_COMMA = re.compile(
+    r"(?P<sign>[+\-\u2212])?"
+    r"(?:(?P<int>\d{1,3}(?:" + _CSEP + r"\d{3})+(?!\d)|\d{1,3}(?: \d{3})+(?=(?:,|\{,\})\d)"
+    r"|\d+)(?:(?:,|\{,\})(?P<frac>\d+))?"
+    r"|(?P<frac0>(?!)\d+))"
+    r"(?:[eE](?P<exp>[+\-\u2212]?\d+)(?!\w|,\d)"
+    r"|\s?(?:\\times|\u00d7|\\cdot)\s?10\^\{?(?P<exp2>[+\-\u2212]?\d+)\}?)?"
+)
+_CSEP_CHARS = re.compile(r"(?:\.|\\,|~|[ \u2009\u202f\u00a0])")
 _GLUE_BEFORE = frozenset("_@.^/\\#")
 _EMPHASIS_OPENERS = frozenset("(|*[>\"'")  # what may stand before an emphasis `_`
 # What may follow a number and still leave it a number: the letters of a unit or multiplier
@@ -65,6 +80,8 @@ _FOOTNOTE_MARK = re.compile(r"\^\{?[ \t{]*(?:\\(?:dagger|ddagger|ast|star|S|P|sh
 # or a date (3/4, 12/05/2024): each is read.
 _PAIRED_AFTER = re.compile(r"\d+\.\d+(?![\d.]|/\d)|\d+\.\d+/\d+\.\d+")
 _PAIRED_BEFORE = re.compile(r"(?:^|[^\w./])(?:\d+\.\d+/)*\d+\.\d+$")
+_PAIRED_AFTER_COMMA = re.compile(r"\d+,\d+(?![\d,]|/\d)|\d+,\d+/\d+,\d+")
+_PAIRED_BEFORE_COMMA = re.compile(r"(?:^|[^\w,/])(?:\d+,\d+/)*\d+,\d+$")
 # A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
 # $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
 _SUB_UNCERTAINTY = re.compile(r"_(?:[ \t{$]|\\(?!pm|mp)[A-Za-z]+)*(?:\\pm|\\mp|\u00b1)")
@@ -161,7 +178,9 @@ def _uncertainty_before(text: str, start: int) -> bool:
     return head.endswith(("\u00b1", "\\pm", "+/-", "+-"))
 
 
-def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
+def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> Shown | None:
+    """The number ``m`` (of `_NUMBER`, or of `_NUMBER_COMMA` when ``comma``) found, or None
+    where it is glued to what stands around it."""
     start, end = m.start(), m.end()
     before = text[start - 1] if start > 0 else " "
     sign = m.group("sign")
@@ -175,7 +194,8 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
             return None
         emphasis = True
     elif before.isalnum() or (before in _GLUE_BEFORE and not (
-            before == "/" and _PAIRED_BEFORE.search(text, max(0, start - 64), start - 1)
+            before == "/" and (_PAIRED_BEFORE_COMMA if comma else _PAIRED_BEFORE).search(
+                text, max(0, start - 64), start - 1)
             and m.group("frac") is not None)):
         return None
     if before in "-\u2212\u2013:,":
@@ -186,7 +206,8 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
         return None
     nxt = text[end] if end < len(text) else " "
     nxt2 = text[end + 1] if end + 1 < len(text) else " "
-    paired = nxt == "/" and m.group("frac") is not None and _PAIRED_AFTER.match(text, end + 1)
+    paired = nxt == "/" and m.group("frac") is not None and (
+        _PAIRED_AFTER_COMMA if comma else _PAIRED_AFTER).match(text, end + 1)
     if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit() and not paired) or (
             nxt == "^" and not _FOOTNOTE_MARK.match(text, end)) or (
             nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)):
@@ -194,7 +215,8 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
     _, int_part, frac, frac0, exp, exp2 = m.groups()
     if int_part is None:
         frac = frac0
-    literal = _SEP_CHARS.sub("", int_part) if int_part is not None else "0"
+    literal = (_CSEP_CHARS if comma else _SEP_CHARS).sub("", int_part) \
+        if int_part is not None else "0"
     exponent = 0
     if frac is not None:
         literal += "." + frac
@@ -226,28 +248,30 @@ def _build(m: re.Match[str], text: str, base: int = 0) -> Shown | None:
 
 
 def scan_numbers(text: str, start: int = 0, end: int | None = None, *,
-                 base: int = 0) -> list[Shown]:
+                 base: int = 0, comma: bool = False) -> list[Shown]:
     """Every number token in ``text[start:end]`` (offsets relative to ``text``, plus ``base``:
-    where ``text`` starts in the segment it was cut from)."""
+    where ``text`` starts in the segment it was cut from). ``comma``: the text writes decimal
+    commas (`decimal_mark.decimal_comma`)."""
     out: list[Shown] = []
     stop = len(text) if end is None else end
-    for m in _NUMBER.finditer(text, start, stop):
-        shown = _build(m, text, base)
+    for m in (_NUMBER_COMMA if comma else _NUMBER).finditer(text, start, stop):
+        shown = _build(m, text, base, comma)
         if shown is not None:
             out.append(shown)
     return out
 
 
-def number_at(text: str, pos: int, end: int | None = None) -> Shown | None:
+def number_at(text: str, pos: int, end: int | None = None, *,
+              comma: bool = False) -> Shown | None:
     """The number that starts exactly at ``pos`` (and ends by ``end``), or None."""
-    m = _NUMBER.match(text, pos, len(text) if end is None else end)
-    return _build(m, text) if m is not None else None
+    m = (_NUMBER_COMMA if comma else _NUMBER).match(text, pos, len(text) if end is None else end)
+    return _build(m, text, 0, comma) if m is not None else None
 
 
-def parse_number(text: str) -> Shown | None:
+def parse_number(text: str, *, comma: bool = False) -> Shown | None:
     """The number a whole cell or macro argument shows (leading formatting skipped), or None."""
-    for m in _NUMBER.finditer(text):
-        shown = _build(m, text)
+    for m in (_NUMBER_COMMA if comma else _NUMBER).finditer(text):
+        shown = _build(m, text, 0, comma)
         if shown is not None:
             return shown
     return None

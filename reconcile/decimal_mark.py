@@ -1,0 +1,112 @@
+"""Whether a segment writes decimal commas (``31,42`` for 31.42), from unambiguous evidence.
+
+German, French, Spanish, Portuguese, Russian... theses and READMEs write ``31,42 dB``,
+``0,912``, ``91,3 %``, LaTeX ``$31{,}42$`` and siunitx ``\\num{31.42}`` printed with
+``output-decimal-marker={,}``. Read as English, ``31,42`` is no number (or ``31{,}42`` is 31
+and 42, so a drifted ``31{,}45`` still matched 31.42 at whole precision), and ``0,912`` was 912.
+
+Invariants:
+
+* **Per segment, never guessed.** A segment (a document, a notebook cell or output) writes
+  decimal commas when it shows evidence of them and none of English decimals. Evidence: a
+  babel or polyglossia main language that writes them (``\\usepackage[ngerman]{babel}``), a
+  siunitx locale or ``output-decimal-marker={,}``, the ``icomma``/``ncccomma`` packages, or a
+  number no thousands reading explains: a comma (or LaTeX ``{,}``) between digits followed by
+  other than three digits (``31,42``, ``32,1``) or after a lone 0 (``0,912``). English: a
+  decimal point so written (``31.42``, ``0.912``). Both, or neither: English, today's reading.
+* **Not English evidence:** what is no decimal of a result, whatever the document's language:
+  a dot number with three decimals (``1.234`` is a thousand in German), a section, table or
+  version number (``Tabelle 4.2``, ``Python 3.10``), TeX lengths and settings (``0.5\\textwidth``,
+  ``1.5pt``, ``scale=0.8``, ``\\linespread{1.3}``), siunitx's input (``\\num{31.42}`` prints
+  ``31,42`` with a comma marker), comments, and Markdown code.
+* **English segments pay one search.** `_HINT` finds any evidence for decimal commas; only a
+  segment where it finds some is read further. CSV and TSV are not judged here: a
+  semicolon-separated file reads its decimal commas itself (`doc_readers.delimited_table`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # doc_readers reads siunitx's numbers by `decimal_comma`
+    from labledger.reconcile.doc_readers import Segment
+
+__all__ = ["decimal_comma", "writes_decimal_comma"]
+
+# The main languages whose numbers take a decimal comma (babel and polyglossia names).
+_LANGS = (r"(?:n?german|n?austrian|n?swissgerman|french|francais|frenchb|acadian|spanish"
+          r"|catalan|galician|portuges|portuguese|brazil|brazilian|italian|dutch|polish"
+          r"|czech|slovak|russian|ukrainian|bulgarian|serbian|croatian|slovene|romanian"
+          r"|hungarian|finnish|swedish|danish|norsk|nynorsk|norwegian|estonian|latvian"
+          r"|lithuanian|turkish|greek|indonesian|vietnamese)")
+_LOCALES = r"(?:DE|FR|ES|IT|PT|NL|PL|CZ|RU|SE|DK|FI|NO|AT|CH)"
+# Declared: babel's last language option (or main=), polyglossia, siunitx, comma packages.
+_DECLARED = re.compile(
+    r"\\usepackage\[(?:[^\]]*,\s*)?(?:main\s*=\s*)?" + _LANGS + r"\s*\]\s*\{babel\}"
+    r"|\\usepackage\[[^\]]*main\s*=\s*" + _LANGS + r"\b[^\]]*\]\s*\{babel\}"
+    r"|\\set(?:main|default)language\s*(?:\[[^\]]*\])?\s*\{" + _LANGS + r"\}"
+    r"|output-decimal-marker\s*=\s*\{?\s*,|locale\s*=\s*" + _LOCALES + r"\b"
+    r"|\\usepackage(?:\[[^\]]*\])?\{(?:icomma|ncccomma)\}")
+# A comma between digits that no thousands reading explains (not a list's: "1,2,3", "[1,2]")
+_WRITTEN = r"(?<![\w.,\[])(?:0(?:,|\{,\})\d+|\d+(?:,|\{,\})(?!\d{3}(?!\d))\d+)(?![\w\]]|[.,]\d)"
+# The one search an English segment pays: any evidence for decimal commas at all.
+_HINT = re.compile(_WRITTEN + r"|" + _DECLARED.pattern)
+_WRITTEN_RX = re.compile(_WRITTEN)
+
+# What is read past when looking for English decimals: comments, code, siunitx input, the
+# numbers of sections, tables and versions, TeX settings.
+_SKIP = {
+    "tex": r"(?<!\\)%[^\n]*|\\(?:num|SI|qty|numlist|numrange|SIrange|SIlist|qtyrange|ang)\s*"
+           r"(?:\[[^\]]*\])?\{[^{}]*\}|\[[^\]\n]*\]"
+           r"|\\(?:linespread|setstretch|arraystretch\}|baselinestretch\})\s*\{[^{}]*\}",
+    "md": r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`|<!--.*?-->|https?://\S+",
+    "rst": r"``[^`]*``|::\n(?:[ \t]*\n|[ \t]+[^\n]*\n)*|https?://\S+",
+    "txt": r"https?://\S+",
+}
+_REFERENCE = (r"(?i:tab(?:elle|le|la|ela|leau)?|abb(?:ildung)?|fig(?:ure|ura)?|kap(?:itel)?"
+              r"|abschnitt|section|sec|chapitre|chapter|cap[ií]tulo|secci[oó]n|se[cç][cç][aã]o"
+              r"|gl(?:eichung)?|eq(?:uation)?|version|python|v)\.?[ \t~]*\d+(?:\.\d+)+")
+_ENGLISH = r"(?P<en>(?<![\w.,\\])(?P<int>\d*)\.(?P<frac>\d+))(?!\w|[.,]\d)"
+_TEX_SETTING_AFTER = re.compile(r"[ \t]*(?:(?:pt|cm|mm|em|ex|in|bp|sp|pc|dd|cc|mu)\b"
+                                r"|\\[a-z]*(?:width|height|skip|size|sep|stretch)\b)")
+_READERS = {syntax: re.compile(rf"{skip}|{_REFERENCE}|{_ENGLISH}", re.S)
+            for syntax, skip in _SKIP.items()}
+
+
+def _english(syntax: str, text: str) -> bool:
+    """Does ``text`` write a decimal point as English does (one instance is enough)?"""
+    for m in _READERS[syntax].finditer(text):
+        if m.group("en") is None:
+            continue
+        whole, frac = m.group("int"), m.group("frac")
+        if len(frac) == 3 and whole not in ("", "0"):
+            continue  # 1.234: a thousand where commas are decimal, a decimal where not
+        if syntax == "tex" and (text[max(0, m.start() - 1):m.start()] == "="
+                                or _TEX_SETTING_AFTER.match(text, m.end())):
+            continue  # scale=0.8, 0.5\textwidth, 1.5pt: TeX's own numbers are always dotted
+        return True
+    return False
+
+
+def writes_decimal_comma(syntax: str, text: str) -> bool:
+    """Whether ``text`` (of ``syntax``) writes decimal commas (see the module's invariants)."""
+    if syntax not in _READERS or _HINT.search(text) is None:
+        return False
+    if _DECLARED.search(text) is None and not any(
+            m.group(0) for m in _WRITTEN_RX.finditer(_strip(syntax, text))):
+        return False  # the hint was in a comment or code only
+    return not _english(syntax, text)
+
+
+def _strip(syntax: str, text: str) -> str:
+    """``text`` with what `_SKIP` reads past blanked (offsets kept)."""
+    return re.sub(_SKIP[syntax], lambda m: " " * len(m.group(0)), text, flags=re.S)
+
+
+def decimal_comma(seg: Segment) -> bool:
+    """`writes_decimal_comma` of a segment, worked out once per segment."""
+    got = seg._cache.get("decimal_comma")
+    if got is None:
+        got = seg._cache["decimal_comma"] = writes_decimal_comma(seg.syntax, seg.text)
+    return bool(got)
