@@ -19,8 +19,9 @@ Invariants:
   version number (``Tabelle 4.2``, ``Python 3.10``), TeX lengths and settings (``0.5\\textwidth``,
   ``1.5pt``, ``scale=0.8``, ``\\linespread{1.3}``), siunitx's input (``\\num{31.42}`` prints
   ``31,42`` with a comma marker), comments, and Markdown code.
-* **English segments pay one search.** `_HINT` finds any evidence for decimal commas; only a
-  segment where it finds some is read further. CSV and TSV are not judged here: a
+* **English segments pay one search.** `_DECLARED` and `_COMMA_DIGIT` find any evidence for
+  decimal commas (a comma between digits is checked where found: a few in an English text);
+  only a segment where they find some is read further. CSV and TSV are not judged here: a
   semicolon-separated file reads its decimal commas itself (`doc_readers.delimited_table`).
 """
 
@@ -50,9 +51,12 @@ _DECLARED = re.compile(
     r"|\\usepackage(?:\[[^\]]*\])?\{(?:icomma|ncccomma)\}")
 # A comma between digits that no thousands reading explains (not a list's: "1,2,3", "[1,2]")
 _WRITTEN = r"(?<![\w.,\[])(?:0(?:,|\{,\})\d+|\d+(?:,|\{,\})(?!\d{3}(?!\d))\d+)(?![\w\]]|[.,]\d)"
-# The one search an English segment pays: any evidence for decimal commas at all.
-_HINT = re.compile(_WRITTEN + r"|" + _DECLARED.pattern)
 _WRITTEN_RX = re.compile(_WRITTEN)
+# Where such a number may be: found from its comma, a literal the regex engine skips ahead to
+# (tried from every digit, `_WRITTEN` cost an English text twenty times as much)
+_COMMA_DIGIT = re.compile(r",\}?\d")
+# What each declaration holds: `_DECLARED` is searched only in a text holding one of them
+_DECLARING = ("{babel}", "language", "decimal-marker", "locale", "comma}")
 
 # What is read past when looking for English decimals: comments, code, siunitx input, the
 # numbers of sections, tables and versions, TeX settings.
@@ -89,13 +93,26 @@ def _english(syntax: str, text: str) -> bool:
     return False
 
 
+def _written(text: str) -> bool:
+    """Does ``text`` hold a number with a comma no thousands reading explains (`_WRITTEN`)?"""
+    for m in _COMMA_DIGIT.finditer(text):
+        mark = m.start() - (text[m.start() - 1:m.start()] == "{")  # 31{,}42
+        start = mark
+        while start > 0 and text[start - 1].isdigit():
+            start -= 1
+        if start < mark and _WRITTEN_RX.match(text, start):
+            return True
+    return False
+
+
 def writes_decimal_comma(syntax: str, text: str) -> bool:
     """Whether ``text`` (of ``syntax``) writes decimal commas (see the module's invariants)."""
-    if syntax not in _READERS or _HINT.search(text) is None:
+    if syntax not in _READERS:
         return False
-    if _DECLARED.search(text) is None and not any(
-            m.group(0) for m in _WRITTEN_RX.finditer(_strip(syntax, text))):
-        return False  # the hint was in a comment or code only
+    # the searches an English text pays: any evidence for decimal commas at all
+    declared = any(word in text for word in _DECLARING) and _DECLARED.search(text) is not None
+    if not declared and not (_written(text) and _written(_strip(syntax, text))):
+        return False  # none, or in a comment or code only
     return not _english(syntax, text)
 
 
