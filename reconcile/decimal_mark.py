@@ -19,14 +19,16 @@ Invariants:
   version number (``Tabelle 4.2``, ``Python 3.10``), TeX lengths and settings (``0.5\\textwidth``,
   ``1.5pt``, ``scale=0.8``, ``\\linespread{1.3}``), siunitx's input (``\\num{31.42}`` prints
   ``31,42`` with a comma marker), comments, and Markdown code.
-* **English segments pay one search.** `_DECLARED` and `_COMMA_DIGIT` find any evidence for
-  decimal commas (a comma between digits is checked where found: a few in an English text);
-  only a segment where they find some is read further. CSV and TSV are not judged here: a
+* **English segments pay one search.** `_COMMA_DIGIT` finds any number with a comma (checked
+  where found: a few in an English text), and in LaTeX `_DECLARED_PATTERN` any declaration (searched
+  only in a text holding one of its words); only a segment where they find evidence is read
+  further. CSV and TSV are not judged here: a
   semicolon-separated file reads its decimal commas itself (`doc_readers.delimited_table`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -43,7 +45,7 @@ _LANGS = (r"(?:n?german|n?austrian|n?swissgerman|french|francais|frenchb|acadian
           r"|lithuanian|turkish|greek|indonesian|vietnamese)")
 _LOCALES = r"(?:DE|FR|ES|IT|PT|NL|PL|CZ|RU|SE|DK|FI|NO|AT|CH)"
 # Declared: babel's last language option (or main=), polyglossia, siunitx, comma packages.
-_DECLARED = re.compile(
+_DECLARED_PATTERN = (
     r"\\usepackage\[(?:[^\]]*,\s*)?(?:main\s*=\s*)?" + _LANGS + r"\s*\]\s*\{babel\}"
     r"|\\usepackage\[[^\]]*main\s*=\s*" + _LANGS + r"\b[^\]]*\]\s*\{babel\}"
     r"|\\set(?:main|default)language\s*(?:\[[^\]]*\])?\s*\{" + _LANGS + r"\}"
@@ -55,7 +57,7 @@ _WRITTEN_RX = re.compile(_WRITTEN)
 # Where such a number may be: found from its comma, a literal the regex engine skips ahead to
 # (tried from every digit, `_WRITTEN` cost an English text twenty times as much)
 _COMMA_DIGIT = re.compile(r",\}?\d")
-# What each declaration holds: `_DECLARED` is searched only in a text holding one of them
+# What each declaration holds: `_DECLARED_PATTERN` is searched only in a text holding one of them
 _DECLARING = ("{babel}", "language", "decimal-marker", "locale", "comma}")
 
 # What is read past when looking for English decimals: comments, code, siunitx input, the
@@ -74,13 +76,20 @@ _REFERENCE = (r"(?i:tab(?:elle|le|la|ela|leau)?|abb(?:ildung)?|fig(?:ure|ura)?|k
 _ENGLISH = r"(?P<en>(?<![\w.,\\])(?P<int>\d*)\.(?P<frac>\d+))(?!\w|[.,]\d)"
 _TEX_SETTING_AFTER = re.compile(r"[ \t]*(?:(?:pt|cm|mm|em|ex|in|bp|sp|pc|dd|cc|mu)\b"
                                 r"|\\[a-z]*(?:width|height|skip|size|sep|stretch)\b)")
-_READERS = {syntax: re.compile(rf"{skip}|{_REFERENCE}|{_ENGLISH}", re.S)
-            for syntax, skip in _SKIP.items()}
+
+
+@functools.cache
+def _compiled(name: str) -> re.Pattern[str]:
+    """A pattern compiled when first needed: an English segment (nearly all) never reads past
+    `_COMMA_DIGIT`, and compiling these at import cost every command's start-up 3 ms."""
+    if name == "declared":
+        return re.compile(_DECLARED_PATTERN)
+    return re.compile(rf"{_SKIP[name]}|{_REFERENCE}|{_ENGLISH}", re.S)
 
 
 def _english(syntax: str, text: str) -> bool:
     """Does ``text`` write a decimal point as English does (one instance is enough)?"""
-    for m in _READERS[syntax].finditer(text):
+    for m in _compiled(syntax).finditer(text):
         if m.group("en") is None:
             continue
         whole, frac = m.group("int"), m.group("frac")
@@ -107,10 +116,12 @@ def _written(text: str) -> bool:
 
 def writes_decimal_comma(syntax: str, text: str) -> bool:
     """Whether ``text`` (of ``syntax``) writes decimal commas (see the module's invariants)."""
-    if syntax not in _READERS:
+    if syntax not in _SKIP:
         return False
     # the searches an English text pays: any evidence for decimal commas at all
-    declared = any(word in text for word in _DECLARING) and _DECLARED.search(text) is not None
+    # (every declaration is LaTeX's: a Markdown or text segment shows its numbers only)
+    declared = syntax == "tex" and any(word in text for word in _DECLARING) \
+        and _compiled("declared").search(text) is not None
     if not declared and not (_written(text) and _written(_strip(syntax, text))):
         return False  # none, or in a comment or code only
     return not _english(syntax, text)

@@ -40,7 +40,6 @@ import msgspec
 
 from labledger.reconcile.anchors import AnchorIndex
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.findings import Finding, Match
 
@@ -154,7 +153,7 @@ class JudgeCache:
         import blake3
 
         head = (f"{seg.path}\0{seg.where or ''}\0{seg.where is None}\0{seg.syntax}\0"
-                f"{seg.printed}\0{seg.sections}\0{decimal_comma(seg)}\0")
+                f"{seg.printed}\0{seg.sections}\0")
         h = blake3.blake3(self.context + head.encode("utf-8", "surrogatepass"))
         h.update(seg.text.encode("utf-8", "surrogatepass"))
         return h.hexdigest()[:32]

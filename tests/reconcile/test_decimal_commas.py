@@ -24,7 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labledger.reconcile.decimal_mark import writes_decimal_comma
-from labledger.reconcile.doc_readers import Segment
+from labledger.reconcile.doc_readers import Segment, read_document
+from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.judge_cache import JudgeCache
 from labledger.reconcile.numbers import check, scan_numbers
 from tests.reconcile.test_documents import claim
@@ -152,11 +153,21 @@ def test_evidence() -> None:
     assert not writes_decimal_comma("csv", "a;b\n31,42;1\n")  # read by delimited_table
 
 
-def test_cache_key_holds_the_convention(tmp_path: Path) -> None:
+def test_the_convention_is_the_texts_so_the_cache_key_holds_it(tmp_path: Path) -> None:
+    # The convention is decided from the segment's syntax and text alone, which the judging
+    # cache's key holds: the key does not decide it (a cached run pays no reading of it), and a
+    # cached run reports what an uncached one does.
     cache = JudgeCache(tmp_path, CLAIMS, {})
     de = Segment("a.md", "md", "PSNR 31,42 dB")
     assert cache.key(de) != cache.key(Segment("a.md", "md", "PSNR 31.42 dB"))
-    assert de._cache["decimal_comma"] is True
+    assert "decimal_comma" not in de._cache
+    text = "Ours erreicht einen PSNR von 31,45 dB.\n"
+    uncached = reconcile_segments(read_document("a.md", text.encode()), CLAIMS, jobs=1)
+    for _ in range(2):  # filling the cache, then answered from it
+        cached = reconcile_segments(read_document("a.md", text.encode()), CLAIMS, jobs=1,
+                                    cache=tmp_path / "c")
+        assert [(f.type, f.shown) for f in cached.findings] == \
+            [(f.type, f.shown) for f in uncached.findings] == [("drift", "31,45")]
 
 
 # --- properties ------------------------------------------------------------------------------
