@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
+from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
+from labledger.reconcile.coco_summary import blank_brackets
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
 
@@ -151,6 +153,8 @@ _MASK_TRIGGERS["csv"] = _MASK_TRIGGERS["tsv"] = _MASK_TRIGGERS["txt"]
 def mask_text(syntax: str, text: str, comma: bool = False) -> str:
     """``text`` with non-prose spans (commands, URLs, citations, comments) blanked (siunitx's
     numbers printed with a decimal comma where ``comma``: see `siunitx_plain`)."""
+    if _COCO_TRIGGER in text:  # a COCOeval summary's bracket: thresholds, no values
+        text = blank_brackets(text)
     if _MASK_TRIGGERS[syntax].search(text) is None:
         return text
     if syntax == "tex":

@@ -55,6 +55,8 @@ from typing import Any
 
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
+from labledger.reconcile.coco_summary import Spec, named_lines, spec_of, summaries
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
@@ -323,6 +325,25 @@ class _Run:
         # the LaTeX macros printing an anchor (`tex_macros`), read over every document
         self.macros: MacroAnchors | None = None
         self.report = Report()
+        self._coco: list[tuple[str, Spec]] | None = None
+
+    def coco_specs(self) -> list[tuple[str, Spec]]:
+        """(anchor term, the summary lines it names) of each decisive term that is a COCO
+        statistic's name (`coco_summary.spec_of`), made on the first document needing them.
+        A term that two names of different statistics fold to names none."""
+        if self._coco is None:
+            got: dict[str, Spec | None] = {}
+            claims_of, decisive = self.index.claims_of, self.index.decisive
+            for claim in self.claims.values():
+                for raw in (claim.metric, *claim.aliases):
+                    term = normalize(raw)
+                    if term not in decisive or claim.id not in claims_of.get(term, ()):
+                        continue
+                    spec = spec_of(raw)
+                    if spec is not None:
+                        got[term] = spec if got.get(term, spec) == spec else None
+            self._coco = [(t, s) for t, s in got.items() if s is not None]
+        return self._coco
 
     # -- recording --
     def tie(self, claim: Claim) -> Tie:
@@ -1222,6 +1243,17 @@ class _Run:
 _DECOR = " \t\r\n{}$^*~_\u2020\u2021"
 
 
+def _summary_apart(records: list[_Item], text: str) -> list[list[_Item]]:
+    """``records`` as groups judged apart: the values of COCOeval summary lines, and the rest
+    (one group, all of them, in a text without a summary)."""
+    if _COCO_TRIGGER not in text:
+        return [records]
+    values = {s.value_start for s in summaries(text)}
+    groups = ([it for it in records if it.shown.start in values],
+              [it for it in records if it.shown.start not in values])
+    return [g for g in groups if g]
+
+
 def _whole_terms(hits: list[Hit], masked: str, base: int) -> set[str]:
     """The terms of ``hits`` that are the whole of the cell whose masked text is ``masked``
     (at ``base``): "Ours" in "\\textbf{Ours}", not in "Ours w/o attention", "Ours-S" or
@@ -1515,6 +1547,11 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     hits = run.index.scan(seg.text)
     if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)
         seg, hits = with_uses(seg, hits, run.macros.uses(seg))
+    if _COCO_TRIGGER in seg.text:
+        # a COCOeval summary line is named by the claims that are its statistic, not by the
+        # "Average Precision" every line writes (`coco_summary`); before `without_code`, which
+        # drops those of a program's string as any
+        hits = named_lines(seg.text, hits, run.coco_specs())
     if hits and seg.syntax == "md":
         hits = without_code(seg, hits)  # a fenced program's anchors name no result
     if not markers and not hits:
@@ -1632,7 +1669,10 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
         run.sentence(seg, unit, unit_markers, unit_hits, above[1] if above else (),
                      records if log or above is not None else None,
                      sections.at(unit.start) if sections is not None else None)
-    if records:
+    # COCOeval summary lines are judged apart from the log's other records: mmdetection's
+    # "bbox_mAP_50: 0.5810" under the summary reports the same evaluation, and a moved value
+    # there is drift, not satisfied by the summary's line (`coco_summary`)
+    for group in _summary_apart(records, text) if records else ():
         whole: Collection[str]
         if log:
             whole = run.candidates(frozenset([h.term for h in hits]))
@@ -1640,8 +1680,8 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
             # every claim a line names: a claim named on one line only by a bare metric
             # that names another claim more there ("- precision: 0.9694" under "## Notes",
             # the forest's) still takes part on another line
-            whole = frozenset().union(*(it.cands | it.named for it in records))
-        run.assign(seg, strongest_records(records, whole))
+            whole = frozenset().union(*(it.cands | it.named for it in group))
+        run.assign(seg, strongest_records(group, whole))
     if results:
         run.assign(seg, strongest_records(
             results, frozenset().union(*(it.cands | it.named for it in results))))
