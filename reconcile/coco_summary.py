@@ -21,7 +21,12 @@ document without it costs nothing here):
   ``map_small`` the small-area AP; ``AR@100``, ``AR_100``, ``mar_100`` the AR at 100 detections;
   ``ARs`` the small-area AR; ``APr`` LVIS' rare categories. A line's value is then judged for
   exactly the claims it is, as a log's ``key: value`` line is (`log_units`): a moved value is
-  drift on its own line, not ambiguity among twelve.
+  drift on its own line, not ambiguity among twelve. A log's summary lines are judged apart
+  from its other records (`documents._summary_apart`): mmdetection's ``bbox_mAP_50: 0.5810``
+  record under the summary is checked on its own, not satisfied by the summary's line.
+* `in_points`: a summary's value is a fraction; for a claim recorded in percent points
+  (detectron2's and cvpods' ``bbox/AP`` = 37.41) it is read as the points it shows (``0.374``
+  is 37.4 at its precision).
 
 Invariants: a name is read only when all of it is understood (``AP`` glued to anything else,
 ``apple``, ``AP50:95`` written otherwise than a range, names nothing here); a name that fits
@@ -38,10 +43,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from labledger.reconcile.anchors import Hit
+from labledger.reconcile.numbers import Shown
 
-__all__ = ["Spec", "Summary", "blank_brackets", "named_lines", "parse_line", "spec_of"]
+__all__ = ["Spec", "Summary", "blank_brackets", "in_points", "named_lines", "parse_line",
+           "spec_of", "summaries"]
 
 # The one substring every summary line holds; nothing here runs on a text without it.
 TRIGGER = "maxDets"
@@ -121,6 +129,15 @@ def blank_brackets(text: str) -> str:
     return _LINE.sub(lambda m: m[0][:m.start("bracket") - m.start()]
                      + " " * (m.end("bracket") - m.start("bracket"))
                      + m[0][m.end("bracket") - m.start():], text)
+
+
+def in_points(shown: Shown) -> Shown:
+    """A summary's value (a fraction, ``0.374``) as the percent points it is (37.4, at the
+    precision shown), for a claim recorded in points: detectron2's ``bbox/AP`` = 37.41 is the
+    ``0.374`` its log prints. The text and offsets stay the number's own."""
+    literal = str(Decimal(shown.literal).scaleb(2))
+    return Shown(shown.text, shown.start, shown.end, literal, shown.sign, False, None,
+                 shown.end, False, shown.exponent + 2)
 
 
 # --- what a claim's name says --------------------------------------------------------------------

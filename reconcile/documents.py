@@ -28,6 +28,10 @@ Two ways a number is tied to a claim, exact first:
      is not a candidate of a claim on another split (`_other_splits`: "acc: 0.9874" beside
      "val_acc: 0.9920" is the training accuracy, no test_acc claim's).
 
+   * a COCOeval ``summarize()`` line is named by the claims whose name is its statistic
+     (``bbox_mAP``, ``AP50``, ``AR@100``), not by the "Average Precision" every line writes,
+     and its bracket's thresholds are no values (`coco_summary`).
+
    Only values are candidates (`number_roles`: not deltas, bounds, references, uncertainties),
    never the digits of an anchor, and a unit holding ``noclaim`` is not judged by anchors.
 
@@ -56,7 +60,7 @@ from typing import Any
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
-from labledger.reconcile.coco_summary import Spec, named_lines, spec_of, summaries
+from labledger.reconcile.coco_summary import Spec, in_points, named_lines, spec_of, summaries
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
@@ -148,11 +152,17 @@ class _Item:
     # "PSNR", not "| Ours w/o attention |"): `_strongest_cells`
     wholes: tuple[frozenset[str], ...] = ()
     column: int = -1            # a table cell's column: see `_one_cell_each`
+    # a COCOeval summary's value (a fraction) in percent points, for a claim recorded in them
+    # (detectron2's bbox/AP = 37.4): `coco_summary.in_points`
+    points: Shown | None = None
 
     def check(self, claim: Claim) -> Check:
         got = self.checks.get(claim.id)
         if got is None:
-            got = check(self.shown, claim.value, claim.unit, percent_context=self.percent)
+            shown = self.shown
+            if self.points is not None and percent_scale(claim.value, claim.unit) == 0:
+                shown = self.points
+            got = check(shown, claim.value, claim.unit, percent_context=self.percent)
             self.checks[claim.id] = got
         return got
 
@@ -326,6 +336,8 @@ class _Run:
         self.macros: MacroAnchors | None = None
         self.report = Report()
         self._coco: list[tuple[str, Spec]] | None = None
+        # where the segment being judged shows a COCOeval summary's values (`coco_summary`)
+        self.summary_values: frozenset[int] = frozenset()
 
     def coco_specs(self) -> list[tuple[str, Spec]]:
         """(anchor term, the summary lines it names) of each decisive term that is a COCO
@@ -766,6 +778,10 @@ class _Run:
                     continue
             items.append(_Item(shown, cands, "?", strength=strength,
                                context=(masked, start, taken), named=self.named(terms)))
+        if self.summary_values:
+            for it in items:
+                if it.shown.start in self.summary_values:
+                    it.points = in_points(it.shown)
         if len(items) > 1 and "respectively" in masked:
             self._respectively(items, found, hits, masked, start)
         # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
@@ -1547,11 +1563,13 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     hits = run.index.scan(seg.text)
     if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)
         seg, hits = with_uses(seg, hits, run.macros.uses(seg))
+    run.summary_values = frozenset()
     if _COCO_TRIGGER in seg.text:
         # a COCOeval summary line is named by the claims that are its statistic, not by the
         # "Average Precision" every line writes (`coco_summary`); before `without_code`, which
         # drops those of a program's string as any
         hits = named_lines(seg.text, hits, run.coco_specs())
+        run.summary_values = frozenset(s.value_start for s in summaries(seg.text))
     if hits and seg.syntax == "md":
         hits = without_code(seg, hits)  # a fenced program's anchors name no result
     if not markers and not hits:

@@ -306,6 +306,18 @@ def test_a_readme_fence_and_its_percent_table(lead: str) -> None:
     assert findings(judge(moved, README_CLAIMS)) == [("drift", ("A5",), 23, "60.911")]
 
 
+def test_claims_in_percent_points_against_the_fraction() -> None:
+    # cvpods' and detectron2's metrics store `bbox/AP` in points (41.237): the summary's 0.412
+    # is that at its precision (before: neither matched nor drifted, the fraction implausible)
+    claims = [claim("A", "bbox/AP", 41.237), claim("A5", "bbox/AP50", 60.311)]
+    text = readme(" ")
+    report = judge(text, claims)
+    assert findings(report) == []
+    assert {(("A",), 8, "0.412"), (("A5",), 9, "0.603")} <= matches(report)
+    moved = text.replace("= 0.603", "= 0.609")
+    assert findings(judge(moved, claims)) == [("drift", ("A5",), 9, "0.609")]
+
+
 # Megvii-BaseDetection/DisAlign segmentation/lvis0.5/mask_rcnn/res50/
 # mask_rcnn.res50.fpn.lvis.multiscale.rfs.1x/README.md: LVIS' summaries ("area=     s",
 # "catIds=  r"), one under "## Evaluation results for bbox:", one under "... for segm:", each
