@@ -224,7 +224,9 @@ def test_an_iou_type_from_the_heading_and_a_metric_from_the_column() -> None:
     claims = [claim("AP", "bbox/AP", 39.247), claim("AP50", "bbox/AP50", 57.391),
               claim("SG", "segm/AP", 35.118)]
     assert findings(judge(DETECTION, claims)) == []
-    assert matches(judge(DETECTION, claims)) == {(("AP",), 11, "39.247"), (("AP50",), 11, "57.391")}
+    # the summary's lines are the claims' too, their fractions read in points (`coco_summary`)
+    assert matches(judge(DETECTION, claims)) == {(("AP",), 11, "39.247"), (("AP50",), 11, "57.391"),
+                                                 (("AP",), 6, "0.392"), (("AP50",), 7, "0.574")}
     for cid, old, new in (("AP", "39.247", "39.347"), ("AP50", "57.391", "57.491")):
         moved = DETECTION.replace(old, new)
         assert findings(judge(moved, claims)) == [("drift", (cid,), 11, new)]

@@ -118,14 +118,18 @@ D2_PATH = "output/eval/log.txt"
 def test_a_detectron2_evaluation_log_is_a_log_with_its_results_table() -> None:
     report = judge(DETECTRON2_EVAL_LOG, D2_CLAIMS, path=D2_PATH)
     assert findings(report) == []
-    assert matches(report) == {(("BOX",), 21, "37.714"), (("B50",), 21, "58.061")}
+    # the summary's first two lines are the claims' too, their fractions read in the claims'
+    # percent points (`coco_summary`)
+    assert matches(report) == {(("BOX",), 21, "37.714"), (("B50",), 21, "58.061"),
+                               (("BOX",), 12, "0.377"), (("B50",), 13, "0.581")}
 
 
 def test_a_moved_cell_of_a_pipe_table_in_a_log_is_drift() -> None:
     moved = DETECTRON2_EVAL_LOG.replace("| 37.714 |", "| 37.724 |")
     report = judge(moved, D2_CLAIMS, path=D2_PATH)
     assert findings(report) == [("drift", ("BOX",), 21, "37.724")]
-    assert matches(report) == {(("B50",), 21, "58.061")}
+    assert matches(report) == {(("B50",), 21, "58.061"), (("BOX",), 12, "0.377"),
+                               (("B50",), 13, "0.581")}
 
 
 def test_a_claim_on_one_class_is_judged_in_its_row_of_the_per_category_table() -> None:
