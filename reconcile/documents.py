@@ -907,6 +907,7 @@ class _Run:
         noclaims = sorted(m.start for m in markers if m.kind == "noclaim")
         markers_by_start = sorted((m for m in markers if m.kind == "bind"), key=lambda m: m.start)
         bind_starts = [m.start for m in markers_by_start]
+        run_col = -1  # a column telling runs apart ("seed"): its "mean" row states their value
         for column, cell in enumerate(table.header):
             terms: frozenset[str] = frozenset()
             binds: set[str] = set()
@@ -929,15 +930,15 @@ class _Run:
                 heads.append(masked)
             col_terms.append(terms)
             col_whole.append(frozenset(whole))
-            col_split.append(header_split(" ".join(heads)))
+            header = " ".join(heads)
+            col_split.append(header_split(header))
+            if run_col < 0 and names_runs(header):
+                run_col = column  # telling runs apart ("seed"): its "mean" row is the runs'
             col_bind.append(binds)
             col_pct.append(pct)
             col_words.append(words)
             col_delta.append(_delta_column(cell.text, terms))
             col_scale.append(_header_scale(cell.text))
-        # a column telling runs apart ("seed"): its "mean" row states the runs' value
-        run_col = next((ci for ci, cell in enumerate(table.header)
-                        if names_runs(mask(seg, cell.start, cell.end))), -1)
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
         marked = {m.number.start for m in value_markers if m.number is not None}
