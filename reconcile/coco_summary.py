@@ -48,8 +48,8 @@ from decimal import Decimal
 from labledger.reconcile.anchors import Hit
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["Spec", "Summary", "blank_brackets", "in_points", "named_lines", "parse_line",
-           "spec_of", "summaries"]
+__all__ = ["TRIGGER", "Spec", "Summary", "blank_brackets", "in_points", "named_lines",
+           "parse_line", "spec_of", "summaries"]
 
 # The one substring every summary line holds; nothing here runs on a text without it.
 TRIGGER = "maxDets"

@@ -46,13 +46,22 @@ _LANGS = (r"(?:n?german|n?austrian|n?swissgerman|french|francais|frenchb|acadian
 _LOCALES = r"(?:DE|FR|ES|IT|PT|NL|PL|CZ|RU|SE|DK|FI|NO|AT|CH)"
 # Declared: babel's last language option (or main=), polyglossia, siunitx, comma packages.
 _DECLARED_PATTERN = (
-    r"\\usepackage\[(?:[^\]]*,\s*)?(?:main\s*=\s*)?" + _LANGS + r"\s*\]\s*\{babel\}"
-    r"|\\usepackage\[[^\]]*main\s*=\s*" + _LANGS + r"\b[^\]]*\]\s*\{babel\}"
+    r"\\usepackage\[(?:[^\]\n]{0,200},\s*)?(?:main\s*=\s*)?" + _LANGS + r"\s*\]\s*\{babel\}"
+    r"|\\usepackage\[[^\]\n]{0,200}main\s*=\s*" + _LANGS + r"\b[^\]\n]{0,200}\]\s*\{babel\}"
     r"|\\set(?:main|default)language\s*(?:\[[^\]]*\])?\s*\{" + _LANGS + r"\}"
     r"|output-decimal-marker\s*=\s*\{?\s*,|locale\s*=\s*" + _LOCALES + r"\b"
     r"|\\usepackage(?:\[[^\]]*\])?\{(?:icomma|ncccomma)\}")
 # A comma between digits that no thousands reading explains (not a list's: "1,2,3", "[1,2]")
-_WRITTEN = r"(?<![\w.,\[])(?:0(?:,|\{,\})\d+|\d+(?:,|\{,\})(?!\d{3}(?!\d))\d+)(?![\w\]]|[.,]\d)"
+# (nor a tuple's or an option's: "(3,3)", "(seeds 1,2)", "gpus=0,1")
+_WRITTEN = (r"(?<![\w.,\[(=])(?:0(?:,|\{,\})\d+|\d+(?:,|\{,\})(?!\d{3}(?!\d))\d+)"
+            r"(?![\w\])]|[.,]\d)")
+# One is enough where it cannot be a list of ids: a leading zero and two digits or more
+# ("0,912"), LaTeX's "{,}" (not "1{,}000": a thousand), or a unit after it ("31,42 dB",
+# "91,3 %"); else it takes three ("GPUs 0,1" and "batch sizes 32,64" in an English README
+# with no decimal point are two)
+_STRONG = re.compile(r"0(?:,|\{,\})\d\d|\d+\{,\}")
+_UNIT_AFTER = re.compile(r"[ \t\u00a0\u202f~]?(?:\\?%|(?:dB|ms|Mio|MB|GB)\b)")
+_ENOUGH = 3
 _WRITTEN_RX = re.compile(_WRITTEN)
 # Where such a number may be: found from its comma, a literal the regex engine skips ahead to
 # (tried from every digit, `_WRITTEN` cost an English text twenty times as much)
@@ -64,9 +73,9 @@ _DECLARING = ("{babel}", "language", "decimal-marker", "locale", "comma}")
 # numbers of sections, tables and versions, TeX settings.
 _SKIP = {
     "tex": r"(?<!\\)%[^\n]*|\\(?:num|SI|qty|numlist|numrange|SIrange|SIlist|qtyrange|ang)\s*"
-           r"(?:\[[^\]]*\])?\{[^{}]*\}|\[[^\]\n]*\]"
+           r"(?:\[[^\]\n]*\])?\{[^{}]*\}|\[[^\]\n]*\]"
            r"|\\(?:linespread|setstretch|arraystretch\}|baselinestretch\})\s*\{[^{}]*\}",
-    "md": r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`|<!--.*?-->|https?://\S+",
+    "md": r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`|<!--.*?(?:-->|$)|https?://\S+",
     "rst": r"``[^`]*``|::\n(?:[ \t]*\n|[ \t]+[^\n]*\n)*|https?://\S+",
     "txt": r"https?://\S+",
 }
@@ -103,14 +112,19 @@ def _english(syntax: str, text: str) -> bool:
 
 
 def _written(text: str) -> bool:
-    """Does ``text`` hold a number with a comma no thousands reading explains (`_WRITTEN`)?"""
+    """Does ``text`` hold numbers with a comma no thousands reading explains (`_WRITTEN`): one
+    that cannot be a list of ids (`_STRONG`), or `_ENOUGH` of them?"""
+    found = 0
     for m in _COMMA_DIGIT.finditer(text):
         mark = m.start() - (text[m.start() - 1:m.start()] == "{")  # 31{,}42
         start = mark
         while start > 0 and text[start - 1].isdigit():
             start -= 1
-        if start < mark and _WRITTEN_RX.match(text, start):
-            return True
+        if start < mark and (got := _WRITTEN_RX.match(text, start)) is not None:
+            found += 1
+            if found >= _ENOUGH or _STRONG.match(got.group(0)) \
+                    or _UNIT_AFTER.match(text, got.end()):
+                return True
     return False
 
 
@@ -134,7 +148,4 @@ def _strip(syntax: str, text: str) -> str:
 
 def decimal_comma(seg: Segment) -> bool:
     """`writes_decimal_comma` of a segment, worked out once per segment."""
-    got = seg._cache.get("decimal_comma")
-    if got is None:
-        got = seg._cache["decimal_comma"] = writes_decimal_comma(seg.syntax, seg.text)
-    return bool(got)
+    return seg.remembered("decimal_comma", lambda: writes_decimal_comma(seg.syntax, seg.text))

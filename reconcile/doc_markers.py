@@ -78,10 +78,11 @@ class Marker:
     problem: str | None = None  # a "malformed" one: what is wrong with it
 
 
-def braced_end(text: str, pos: int) -> int:
-    """Offset of the ``}`` closing a group whose ``{`` is just before ``pos`` (or -1)."""
+def braced_end(text: str, pos: int, limit: int = 4000) -> int:
+    """Offset of the ``}`` closing a group whose ``{`` is just before ``pos`` (or -1), within
+    ``limit`` characters."""
     depth = 1
-    for i in range(pos, min(len(text), pos + 4000)):
+    for i in range(pos, min(len(text), pos + limit)):
         ch = text[i]
         if ch == "{" and text[i - 1] != "\\":
             depth += 1

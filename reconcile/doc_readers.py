@@ -65,6 +65,13 @@ class Segment:
     sections: tuple[tuple[int, str], ...] = ()
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
+    def remembered(self, key: str, make: Callable[[], bool]) -> bool:
+        """``make()``, worked out once per segment (a fact of its text, as ``key``)."""
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = make()
+        return bool(got)
+
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of ``offset``."""
         # Counted with str.count from the last place asked (C speed; places are mostly asked in

@@ -230,16 +230,19 @@ class _Over:
 class _Outnamed:
     """Which claims a table names less than another claim of their metric: every term of the
     table's header, row labels and headings (``terms``) naming the claim names the other too,
-    which the table names by more, and the claim has an alias the table writes nowhere. Such a
-    claim is not a number of the table's rows that name no claim: an ablation's "w/o gating"
-    top-1 claim, which the main results' "Top-1" column names by its metric alone, is not the
-    baseline rows' (it was `ambiguous` on them), while "FooNet" in a row names FooNet's claim
-    there. A claim named by the metric alone and no alias (nothing says whose it is) is judged
-    in the column as before. Built per table when a cell needs it; each claim looked up once."""
+    which the table names by more, and the claim has an alias the table writes nowhere but the
+    document does (``elsewhere``: its own table or sentence). Such a claim is not a number of
+    the table's rows that name no claim: an ablation's "w/o gating" top-1 claim, which the main
+    results' "Top-1" column names by its metric alone, is not the baseline rows' (it was
+    `ambiguous` on them), while "FooNet" in a row names FooNet's claim there. A claim named by
+    the metric alone and no alias (nothing says whose it is), or whose aliases the document
+    writes nowhere (its row may be its method's, "Ours"), is judged in the column as before:
+    a drift there is never silenced. Built per table when a cell needs it; each claim looked
+    up once."""
 
-    def __init__(self, run: _Run, terms: frozenset[str]) -> None:
+    def __init__(self, run: _Run, terms: frozenset[str], elsewhere: frozenset[str]) -> None:
         claims_of = run.index.claims_of
-        self.run, self.terms = run, terms
+        self.run, self.terms, self.elsewhere = run, terms, elsewhere
         # a bare metric naming many claims: not expanded, looked up per claim
         self.broad = [t for t in terms if len(claims_of.get(t, ())) > _BROAD]
         self.named = run._named(t for t in terms if len(claims_of.get(t, ())) <= _BROAD)
@@ -259,7 +262,8 @@ class _Outnamed:
                 mine = {b for b in self.broad if cid in claims_of[b]}
             got = self.memo[cid] = any(
                 mine < other for other in self.by_metric.get(run.metric_of[cid], ())) \
-                and any(normalize(a) not in self.terms for a in run.claims[cid].aliases)
+                and any((term := normalize(a)) not in self.terms and term in self.elsewhere
+                        for a in run.claims[cid].aliases)
         return got
 
 
@@ -880,11 +884,13 @@ class _Run:
                 it.cands, it.named = it.cands - drop, it.named - drop
 
     def table(self, seg: Segment, table: Table, markers: list[Marker], hits: list[Hit],
-              over: _Over | None = None, section: str | None = None) -> None:
+              over: _Over | None = None, section: str | None = None,
+              written: frozenset[str] = frozenset()) -> None:
         """Judge a table's anchored numbers: a cell's context is its row and its column header,
         and ``over``, what names the whole table from above (a Markdown table's headings).
         ``section``: the split the section holding the table reports (`section_splits`), where
-        its header and row labels name none."""
+        its header and row labels name none. ``written``: every anchor term the document writes
+        (`_Outnamed`)."""
         hits = self._cell_hits(seg, table, hits)
         starts = [h.start for h in hits]
         comma = decimal_comma(seg)  # its cells write decimal commas ("31,42")
@@ -1074,7 +1080,7 @@ class _Run:
                     if outnamed is None:
                         outnamed = _Outnamed(self, frozenset().union(
                             *col_terms, *(r[1] for r in rows),
-                            over.terms if over is not None else ()))
+                            over.terms if over is not None else ()), written)
                     if any(outnamed(c) for c in strength):
                         strength = {c: n for c, n in strength.items() if not outnamed(c)}
                 if not alone and rterms:
@@ -1662,14 +1668,21 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     by_headings: _Above | None = None  # made for the first table under a heading
     # "## Test results": the split a section's numbers are of, where their own words say none
     sections = section_splits(seg) if run.split_of else None
+    written: frozenset[str] | None = None  # every anchor the segment writes (for its tables)
     entries = {e.start: e for e in card.entries} if card is not None else {}
     results: list[_Item] = []  # the model-index entries' numbers, judged together
+    over_entry: dict[tuple[tuple[int, int], ...], list[Hit]] = {}  # (a result's, once)
+    hit_starts = [h.start for h in hits] if entries else []
     for unit, unit_markers, unit_hits in units.values():
         result = entries.get(unit.start) if entries else None
         if result is not None and result.end == unit.end and isinstance(unit, Sentence):
-            run.sentence(seg, unit, unit_markers, unit_hits,
-                         [h for h in hits if any(s <= h.start < e for s, e in result.context)],
-                         results, result.split)
+            named = over_entry.get(result.context)
+            if named is None:
+                named = over_entry[result.context] = [
+                    h for s, e in result.context
+                    for h in hits[bisect.bisect_left(hit_starts, s):
+                                  bisect.bisect_left(hit_starts, e)]]
+            run.sentence(seg, unit, unit_markers, unit_hits, named, results, result.split)
             continue
         if isinstance(unit, Table):
             over: _Over | None = None
@@ -1679,8 +1692,10 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
                     if by_headings is None:
                         by_headings = run.above(from_above(seg, md))
                     over = run.over(over_hits, scope, by_headings, unit_hits)
+            if written is None:
+                written = frozenset([h.term for h in hits])
             run.table(seg, unit, unit_markers, unit_hits, over,
-                      sections.at(unit.start) if sections is not None else None)
+                      sections.at(unit.start) if sections is not None else None, written)
             continue
         above = headings.get(unit.start)
         if above is not None and above[0] != unit.end:

@@ -38,16 +38,17 @@ and anything it does not understand is left to be read as before.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.number_roles import header_split, label_split
 
-__all__ = ["Entry", "ModelIndex", "model_index"]
+__all__ = ["FRONT_MATTER", "Entry", "ModelIndex", "model_index"]
 
 # YAML front matter: "---" on the first line, up to a closing "---" (or "...") line
-_FRONT_MATTER = re.compile(r"---[ \t]*\r?\n((?:[^\n]*\n)*?)(?:---|\.\.\.)[ \t]*\r?(?:\n|$)")
+FRONT_MATTER = re.compile(r"---[ \t]*\r?\n((?:[^\n]*\n)*?)(?:---|\.\.\.)[ \t]*\r?(?:\n|$)")
 _MODEL_INDEX = re.compile(r"^model-index[ \t]*:[ \t]*\r?$", re.MULTILINE)
 # a line's indentation, its list dash, and its key ("- type: accuracy", "  value: 81.6")
 _LINE = re.compile(r"([ ]*)(-(?:[ ]+|$))?(?:([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]|$))?")
@@ -70,10 +71,9 @@ class ModelIndex:
     entries: tuple[Entry, ...]
 
     def entry_at(self, pos: int) -> Entry | None:
-        for entry in self.entries:  # a card lists a few dozen results at most
-            if entry.start <= pos < entry.end:
-                return entry
-        return None
+        # (entries are in text order and apart: the last starting at or before pos)
+        k = bisect.bisect_right(self.entries, pos, key=lambda e: e.start) - 1
+        return self.entries[k] if k >= 0 and pos < self.entries[k].end else None
 
 
 @dataclass(slots=True)
@@ -95,7 +95,7 @@ def model_index(segment: Segment) -> ModelIndex | None:
     text = segment.text
     if segment.syntax != "md" or not text.startswith("---"):
         return None
-    front = _FRONT_MATTER.match(text)
+    front = FRONT_MATTER.match(text)
     if front is None:
         return None
     block = _MODEL_INDEX.search(text, front.start(1), front.end(1))
@@ -133,23 +133,32 @@ def model_index(segment: Segment) -> ModelIndex | None:
             open_[-1].keys.setdefault(key, (ls, le))
     for item in open_:
         item.end = stop
-    entries = [_entry(text, item, items) for item in items
+    # per result, the lines of its metric entries (each result's context is made once)
+    metric_lines: dict[int, set[int]] = {}
+    for item in items:
+        if "value" in item.keys and item.parent is not None:
+            metric_lines.setdefault(id(item.parent), set()).update(ls for ls, _ in item.lines)
+    contexts: dict[int, tuple[tuple[int, int], ...]] = {}
+    entries = [_entry(text, item, metric_lines, contexts) for item in items
                if "value" in item.keys and item.parent is not None]
     return ModelIndex(block.start(), stop, tuple(entries)) if entries else None
 
 
-def _entry(text: str, item: _Item, items: list[_Item]) -> Entry:
+def _entry(text: str, item: _Item, metric_lines: dict[int, set[int]],
+           contexts: dict[int, tuple[tuple[int, int], ...]]) -> Entry:
     """A metric entry: the lines of its result that are no metric's (the task, the dataset)
-    and its model's ``name`` line name it."""
+    and its model's ``name`` line name it (``contexts``: those made, per result)."""
     result = item.parent
     assert result is not None
-    inside = [(o.start, o.end) for o in items if o.parent is result and "value" in o.keys]
-    context = [(ls, le) for ls, le in result.lines
-               if not any(s <= ls < e for s, e in inside) and ls != result.keys.get(
-                   "metrics", (-1, -1))[0]]
-    model = result.parent
-    if model is not None and "name" in model.keys:
-        context.append(model.keys["name"])
+    context = contexts.get(id(result))
+    if context is None:
+        inside = metric_lines[id(result)]
+        lines = [(ls, le) for ls, le in result.lines
+                 if ls not in inside and ls != result.keys.get("metrics", (-1, -1))[0]]
+        model = result.parent
+        if model is not None and "name" in model.keys:
+            lines.append(model.keys["name"])
+        context = contexts[id(result)] = tuple(lines)
     # the split its own name says ("Test ROUGE-1", as a column's header would), else its
     # dataset's ("split: validation")
     split = None
@@ -161,7 +170,7 @@ def _entry(text: str, item: _Item, items: list[_Item]) -> Entry:
             if _SPLIT_KEY.match(text, ls, le):
                 split = label_split(_scalar(text, ls, le))
                 break
-    return Entry(item.start, item.end, tuple(context), split)
+    return Entry(item.start, item.end, context, split)
 
 
 _SPLIT_KEY = re.compile(r"[ \t]*split[ \t]*:")

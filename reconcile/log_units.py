@@ -53,6 +53,7 @@ from labledger.reconcile.doc_readers import (
     mask_text,
 )
 from labledger.reconcile.fenced import fenced_unit, is_output, output_lines
+from labledger.reconcile.front_matter import FRONT_MATTER
 from labledger.reconcile.numbers import scan_numbers
 
 __all__ = ["Heading", "MdHeadings", "from_above", "heading_reaches", "headed",
@@ -140,8 +141,6 @@ _MD_HEADING = re.compile(r"\n {0,3}(?:(#{1,6})(?=[ \t]|\r?\n|$)|(=+|-{2,})[ \t]*
 # "---" under it is no heading's, nor a rule GFM would read a table from)
 _NOT_SETEXT_TEXT = re.compile(r"[ \t]*\r?$| {4}|\t|[ \t]*(?:#|[-*+>][ \t]|\d+[.)][ \t]|```|~~~"
                               r"|<|=|-)|[^\n]*\|")
-# YAML front matter: its closing "---" underlines no heading
-_FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*\r?(?:\n|$)")
 # A line a generated report lists a result on: a list item, or "key: value" ("Accuracy: 0.97",
 # "**F1 Score:** 76.67%") where a number follows the key
 _MD_RECORD = re.compile(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t])"
@@ -264,7 +263,7 @@ def from_above(segment: Segment, headings: MdHeadings) -> list[tuple[int, list[H
 def markdown_headings(segment: Segment) -> list[Heading]:
     """The segment's ATX and setext headings, in text order (none in a fenced block)."""
     text = segment.text
-    front = _FRONT_MATTER.match(text)
+    front = FRONT_MATTER.match(text)  # YAML: its closing "---" underlines no heading
     heads: list[Heading] = []
     for m in _MD_HEADING.finditer("\n" + text):
         ls = m.start()  # the "\n" put before the text: offsets are the text's

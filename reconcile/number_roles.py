@@ -196,13 +196,16 @@ def role_of(shown: Shown, masked: str, base: int,
     head = masked[max(0, s - 24):s]
     if _in_percent_range(shown, masked, base, head):
         return "bound"
-    role = _role_before(masked, s, head)
-    if role is None and head.rstrip(" \t$~").endswith(_LIST_ENDS):
+    role = _role_before(masked, s, head, anchors, base)
+    if role is None and head.rstrip(" \t$~").endswith(_LIST_ENDS) \
+            and not _anchor_after(masked, shown.suffix_end - base, anchors, base):
         # a later item of a list ("gains of 4 dB, 0.81 dB and 0.21 dB"): what the words
-        # before its first number say it is
+        # before its first number say it is (not one an anchor names after it: "improves by
+        # 1.2% and 76.9% top-1 accuracy is reached")
         first = list_head(masked, s, shown.suffix_end - base)
         if first != s:
-            role = _role_before(masked, first, masked[max(0, first - 24):first])
+            role = _role_before(masked, first, masked[max(0, first - 24):first], anchors,
+                                base)
     if role is not None:
         return role
     after = _WORD_AFTER.match(masked, shown.suffix_end - base)
@@ -217,7 +220,11 @@ def role_of(shown: Shown, masked: str, base: int,
             return "delta"
         if word in _LEVEL_AFTER:
             return "level"
-        if word in _POINT_AFTER and _counts(masked, after, base, anchors):
+        if word in _POINT_AFTER and _counts(masked, after, base, anchors) \
+                and masked[after.end():after.end() + 1] != "-" \
+                and (" " + head.rstrip(" \t$~").lower()).endswith(" at"):
+            # "matches full attention at 65% sparsity", "TPR at 1% FPR": where the result is
+            # measured ("reaches 0.75 IoU", "0.89 threshold-free" state results)
             return "level"
         if word in _LEVEL_OF:
             then = _NEXT_WORD.match(masked, after.end())
@@ -236,9 +243,22 @@ def role_of(shown: Shown, masked: str, base: int,
     return "value"
 
 
-def _role_before(masked: str, s: int, head: str) -> str | None:
+def _anchor_after(masked: str, end: int, anchors: Sequence[tuple[int, int]],
+                  base: int) -> bool:
+    """Whether an anchor (``anchors``: offsets ``base`` on from ``masked``'s) starts right
+    after ``end``, spaces and a percent sign between."""
+    at = end
+    while at < len(masked) and masked[at] in " \t%$":
+        at += 1
+    return any(a - base == at for a, _ in anchors)
+
+
+def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, int]] = (),
+                 base: int = 0) -> str | None:
     """The role the words before offset ``s`` of ``masked`` give the number there (``head``:
-    the 24 characters before it), or None when they give none."""
+    the 24 characters before it), or None when they give none. ``anchors``: their spans
+    (offsets ``base`` on from ``masked``'s): a noun inside one is the claim's quantity ("a mean
+    absolute deviation of 0.15" for a claim on it), no spread's or change's."""
     stripped = head.rstrip(" \t$")
     if stripped and stripped[-1] in _BOUND_CHARS:
         return "bound"
@@ -249,10 +269,12 @@ def _role_before(masked: str, s: int, head: str) -> str | None:
         # the number is of says what it is
         of = _NOUN_OF.search(head, 0, m.start(1))
         noun = of.group(1).lower().split() if of else [""]
-        if noun[-1] in _DELTA_BEFORE:
-            return "delta"
-        if noun[-1] in _SPREAD_NOUNS or noun == ["standard", "error"]:
-            return "uncertainty"
+        role = "delta" if noun[-1] in _DELTA_BEFORE else "uncertainty" if (
+            noun[-1] in _SPREAD_NOUNS or noun == ["standard", "error"]) else None
+        if role is not None and of is not None:
+            noun_at = s - len(head) + of.end(1) - 1 + base
+            if not any(a <= noun_at < b for a, b in anchors):
+                return role
     if before in _REFERENCE_WORDS or before in ("#", "§"):
         return "reference"
     if before in _DELTA_BEFORE:
@@ -542,9 +564,10 @@ _TRAIN_DATA = re.compile(r"(?i)(?<![^\W_])(?:train|training)[ \t_\-/]+(?:sets?|d
 
 def heading_split(heading: str) -> str | None:
     """The split a section's heading says its results are of: a split word qualifying the data
-    or a metric ("Test results", "Results on the validation set"), or a split alone
-    ("Validation", "Test"), when one family; else None. "Training" alone heads how to train,
-    not the training split's results."""
+    or a metric ("Test results", "Results on the validation set", "Validation accuracy"), when
+    one family; else None. A split word alone names none: "## Testing" and "## Test" head how
+    to run an evaluation (whose expected numbers may be any split's), "## Training" how to
+    train."""
     named = {_SPLIT_FAMILY[m.group(0).lower()] for m in _ANY_SPLIT.finditer(heading)}
     if len(named) != 1:  # "Validation and test results": neither
         return None
@@ -553,9 +576,7 @@ def heading_split(heading: str) -> str | None:
         # (the Hugging Face Trainer's card: "### Training results" over each epoch's
         # "Validation Loss" and metrics); only the training data or a metric on it says train
         return "train" if _TRAIN_DATA.search(heading) else None
-    if _PROSE_SPLIT.search(heading):
-        return named.pop()
-    return label_split(heading)
+    return named.pop() if _PROSE_SPLIT.search(heading) else None
 
 
 def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:

@@ -38,6 +38,7 @@ _TEX_LEVELS = {"part": -1, "chapter": 0, "section": 1, "subsection": 2, "subsubs
                "paragraph": 4, "subparagraph": 5}
 _TEX_SECTION = re.compile(r"\\(" + "|".join(_TEX_LEVELS) + r")\*?(?:\[[^\]\n]*\])?\{")
 _TEX_COMMENT = re.compile(r"(?<!\\)%")
+_TITLE_MAX = 300  # characters a section's title may take (on its line)
 _TEX_FLOAT = re.compile(r"\\begin\{(table|figure)(\*?)\}")
 _TEX_CAPTION = re.compile(r"\\caption(?:\[[^\]\n]*\])?\{")
 
@@ -53,7 +54,7 @@ class SectionSplits:
         """The split of the innermost section holding ``pos`` whose heading names one."""
         # sections nest: of those starting at or before pos, the last one still open holds it
         for k in range(bisect.bisect_right(self._bodies, pos) - 1, -1, -1):
-            body, end, split = self._sections[k]
+            _, end, split = self._sections[k]
             if pos < end:
                 return split
         return None
@@ -89,15 +90,37 @@ def section_splits(seg: Segment) -> SectionSplits | None:
     return SectionSplits(sections) if sections else None
 
 
+class _Comments:
+    """Whether a place of a LaTeX text is in a comment: each line's ``%`` found once (a line
+    of a thousand ``\\section{...}`` was searched from its start a thousand times)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._line = (-1, -1)  # (a line's start, where its comment starts, or its end)
+
+    def __contains__(self, pos: int) -> bool:
+        text = self._text
+        ls = text.rfind("\n", 0, pos) + 1
+        if self._line[0] != ls:
+            le = text.find("\n", ls)
+            le = len(text) if le < 0 else le
+            m = _TEX_COMMENT.search(text, ls, le)
+            self._line = (ls, m.start() if m else le)
+        return pos > self._line[1]
+
+
 def _tex_headings(text: str) -> tuple[list[Heading], list[str]]:
     """LaTeX's sectioning commands outside comments, with their titles."""
     heads: list[Heading] = []
     titles: list[str] = []
+    comments = _Comments(text)
     for m in _TEX_SECTION.finditer(text):
-        ls = text.rfind("\n", 0, m.start()) + 1
-        if _TEX_COMMENT.search(text, ls, m.start()):
+        if m.start() in comments:
             continue
-        close = braced_end(text, m.end())
+        # (a title on its line, of a few words: an unclosed brace is no title, and is not
+        # walked past them)
+        le = text.find("\n", m.end(), m.end() + _TITLE_MAX)
+        close = braced_end(text, m.end(), _TITLE_MAX if le < 0 else le - m.end())
         if close < 0:
             continue
         heads.append(Heading(m.start(), close + 1, close + 1, _TEX_LEVELS[m.group(1)]))
@@ -109,12 +132,15 @@ def _tex_floats(text: str) -> list[tuple[int, int, str]]:
     """(start, end, split) of each table or figure environment outside comments whose caption
     names a split."""
     out: list[tuple[int, int, str]] = []
+    comments = _Comments(text)
+    unended: set[str] = set()  # environments with no \end after some \begin: none after later
     for m in _TEX_FLOAT.finditer(text):
-        ls = text.rfind("\n", 0, m.start()) + 1
-        if _TEX_COMMENT.search(text, ls, m.start()):
+        name = m.group(1) + m.group(2)
+        if name in unended or m.start() in comments:
             continue
-        end = text.find(f"\\end{{{m.group(1)}{m.group(2)}}}", m.end())
+        end = text.find(f"\\end{{{name}}}", m.end())
         if end < 0:
+            unended.add(name)
             continue
         caption = _TEX_CAPTION.search(text, m.end(), end)
         if caption is None:

@@ -113,7 +113,7 @@ def test_mixed_document_keeps_the_english_reading() -> None:
 def test_thousands_with_dot_space_and_thin_space() -> None:
     big = claim("N1", "images", 1234.5, aliases=("Bilder",), run="r1")
     for shown in ("1.234,5", "1 234,5", "1\u202f234,5"):
-        report = judge(f"Wir zählen 0,5 und {shown} Bilder.\n", [big], path="notes.md")
+        report = judge(f"Wir zählen 0,50 und {shown} Bilder.\n", [big], path="notes.md")
         assert matches(report) == {(("N1",), 1, shown)}, shown
     tex = judge("\\usepackage[french]{babel}\nIl y a $1\\,234{,}5$ Bilder.\n", [big],
                 path="these.tex")
@@ -123,7 +123,7 @@ def test_thousands_with_dot_space_and_thin_space() -> None:
 def test_ambiguous_number_follows_the_convention() -> None:
     # "1,234" is 1.234 where the document writes decimal commas, a thousand where it does not
     loss = claim("L1", "loss", 1.234, aliases=("Verlust",), run="r1")
-    de = judge("Der Verlust sinkt von 2,5 auf 1,234.\n", [loss], path="notes.md")
+    de = judge("Der Verlust sinkt von 2,50 % auf 1,234.\n", [loss], path="notes.md")
     assert matches(de) == {(("L1",), 1, "1,234")}
     en = judge("The loss falls from 2.5 to 1,234.\n", [loss], path="notes.md")
     assert matches(en) == set()
@@ -151,6 +151,10 @@ def test_evidence() -> None:
     assert not writes_decimal_comma("md", "Wir nutzen 1,000 Bilder.")
     assert not writes_decimal_comma("md", "PSNR 31,42 dB und 0.912 Genauigkeit")
     assert not writes_decimal_comma("csv", "a;b\n31,42;1\n")  # read by delimited_table
+    # ids, tuples and options are no decimals: one such number, or two, is no evidence
+    assert not writes_decimal_comma("md", "Trained on 12,500 images (seeds 1,2) with GPUs 0,1.")
+    assert not writes_decimal_comma("md", "GPUs 0,1 and batch sizes 32,64, kernel (3,3).")
+    assert writes_decimal_comma("md", "Werte 32,1 und 33,4 und 31,4 im Mittel.")
 
 
 def test_the_convention_is_the_texts_so_the_cache_key_holds_it(tmp_path: Path) -> None:

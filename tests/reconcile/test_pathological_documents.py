@@ -150,6 +150,28 @@ CASES: dict[str, tuple[str, int, Callable[[int], str]]] = {
     "list items nested deep (md)": (".md", 256 * KB, lambda n: "".join(
         "  " * k + "- Ours PSNR\n" + "  " * k + "  - acc: 0.9134\n" for k in range(min(400, n)))
         + _fill("- Ours\n  - PSNR: 31.42\n", n)),
+    # decimal-comma evidence: unclosed comments each scanned to the end; siunitx options and
+    # babel declarations each walked across the text
+    "unclosed comments after a decimal comma (md)": (".md", 100 * KB, lambda n: "31,42 dB "
+                                                     + _fill("<!--x", n)),
+    "siunitx options never closed (tex)": (".tex", 100 * KB, lambda n: "31,42 dB "
+                                           + _fill("\\num[x\n", n)),
+    "babel options never closed (tex)": (".tex", 100 * KB, lambda n: "language "
+                                         + _fill("\\usepackage[a,", n)),
+    # a line of section commands: its comment searched from its start for each; unclosed ones
+    # each walked 4,000 characters; tables never ended each searched to the end
+    "a line of sections (tex)": (".tex", 100 * KB, lambda n: "Ours PSNR 31.42.\n"
+                                 + _fill("\\section{Test results}", n)),
+    "unclosed sections (tex)": (".tex", 100 * KB, lambda n: "Ours PSNR 31.42.\n"
+                                + _fill("\\section{", n)),
+    "tables never ended (tex)": (".tex", 100 * KB, lambda n: "Ours PSNR 31.42.\n"
+                                 + _fill("\\begin{table}", n)),
+    # a model card of a thousand results: each entry's context rebuilt over every result line
+    "a model-index of 1,000 results (md)": (".md", 100 * KB, lambda n: "---\nmodel-index:\n"
+                                          "- name: Ours\n  results:\n" + "".join(
+        f"  - task: {{type: x}}\n    dataset:\n      name: D{i}\n    metrics:\n"
+        f"    - type: psnr\n      value: {30 + i % 3}.42\n" for i in range(1040))
+        + "---\n\nOurs PSNR 31.42.\n"),
 }
 
 _REFERENCE: dict[tuple[str, int], float] = {}

@@ -226,8 +226,10 @@ def test_a_sentences_own_words_come_before_its_section() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    # "## Training" heads how to train, not the training split's results
+    # "## Training" heads how to train, not the training split's results; "## Testing" and
+    # "## Test" how to run an evaluation, whose expected numbers may be any split's
     "## Training\n\nLiteNet reaches an accuracy of 93.63%.\n",
+    "## Testing\n\nRun `python test.py`. LiteNet reaches an accuracy of 93.63%.\n",
     # a heading in a LaTeX comment is no heading
     "% \\section{Validation results}\nLiteNet reaches an accuracy of 93.63\\%.\n",
     # a heading in a fence is no heading
@@ -269,7 +271,7 @@ def test_training_results_are_no_training_splits_numbers() -> None:
 
 
 def test_a_setext_heading_names_its_section() -> None:
-    text = "Validation\n----------\n\nLiteNet reaches an accuracy of 93.63%.\n"
+    text = "Validation set\n--------------\n\nLiteNet reaches an accuracy of 93.63%.\n"
     report = judge(text, [TEST_ACC])
     assert findings(report) == []
     assert matches(report) == set()
@@ -297,7 +299,7 @@ def _notebook(cells: list[dict[str, object]], nbformat: int = 4) -> str:
 # A notebook evaluating on each split with the same code, under a markdown heading per split,
 # as many Kaggle and course notebooks do. Before: drift on the validation cell's 0.9363.
 SPLIT_NOTEBOOK = [
-    _markdown("# LiteNet\n\n## Validation"),
+    _markdown("# LiteNet\n\n## Validation results"),
     _printed("Accuracy: 0.9363\n"),
     _markdown("## Test set evaluation"),
     _printed("Accuracy: {test}\n"),
@@ -326,7 +328,7 @@ def test_a_notebooks_markdown_headings_name_the_split_of_the_cells_after_them() 
 
 
 def test_nbformat_3_heading_cells_name_the_split_too() -> None:
-    cells = [{"cell_type": "heading", "level": 2, "metadata": {}, "source": "Validation"},
+    cells = [{"cell_type": "heading", "level": 2, "metadata": {}, "source": "Validation set"},
              {"cell_type": "code", "language": "python", "input": "evaluate()",
               "metadata": {}, "outputs": [{"output_type": "stream", "stream": "stdout",
                                            "text": "LiteNet accuracy: 0.9363\n"}]}]
@@ -342,7 +344,7 @@ def test_a_heading_cell_edited_is_no_cached_result(tmp_path: Path) -> None:
     first = reconcile_segments(read_document("eval.ipynb", _split_notebook("0.8162").encode()),
                                [TEST_ACC], jobs=1, cache=cache)
     assert [f.where for f in first.findings] == ["cell 7, output 1"]
-    renamed = _split_notebook("0.8162").replace("## Validation", "## Results")
+    renamed = _split_notebook("0.8162").replace("## Validation results", "## Results")
     second = reconcile_segments(read_document("eval.ipynb", renamed.encode()), [TEST_ACC],
                                 jobs=1, cache=cache)
     assert [f.where for f in second.findings] == ["cell 2, output 1", "cell 7, output 1"]
@@ -369,10 +371,12 @@ def test_label_split(label: str, split: str | None) -> None:
 
 
 @pytest.mark.parametrize(("heading", "split"), [
-    ("Test results", "test"), ("Results on the validation set", "val"), ("Validation", "val"),
-    ("Test", "test"), ("Training", None), ("Training results", None),
+    ("Test results", "test"), ("Results on the validation set", "val"), ("Validation", None),
+    ("Test", None), ("Testing", None), ("Training", None), ("Training results", None),
+    ("Validation accuracy", "val"),
     ("Results on the training set", "train"), ("Training loss", "train"),
-    ("Validation and test results", None), ("Results", None), ("Evaluation", "eval"),
+    ("Validation and test results", None), ("Results", None), ("Evaluation", None),
+    ("Evaluation results", "eval"),
     ("Test results after training", None), ("Conclusion", None),
 ])
 def test_heading_split(heading: str, split: str | None) -> None:
