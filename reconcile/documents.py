@@ -156,12 +156,16 @@ class _Item:
     # (detectron2's bbox/AP = 37.4): `coco_summary.in_points`
     points: Shown | None = None
 
+    def in_points(self, claim: Claim) -> Shown | None:
+        """The number in percent points where it is judged so for ``claim`` (`points`)."""
+        if self.points is not None and percent_scale(claim.value, claim.unit) == 0:
+            return self.points
+        return None
+
     def check(self, claim: Claim) -> Check:
         got = self.checks.get(claim.id)
         if got is None:
-            shown = self.shown
-            if self.points is not None and percent_scale(claim.value, claim.unit) == 0:
-                shown = self.points
+            shown = self.in_points(claim) or self.shown
             got = check(shown, claim.value, claim.unit, percent_context=self.percent)
             self.checks[claim.id] = got
         return got
@@ -540,7 +544,8 @@ class _Run:
                              f"{_short(claim.source_digest)})", it.shown, it.via)
                 else:
                     self.add(seg, it.shown.start, "drift", [claim],
-                             _drift_message(claim, it.shown, got), it.shown, it.via)
+                             _drift_message(claim, it.shown, got, it.in_points(claim)),
+                             it.shown, it.via)
             else:
                 owners = [claims[c] for c in cids]
                 could = " or ".join(f"{c.id} ({_value(c)}, run {c.run})" for c in owners[:6])
@@ -1266,12 +1271,11 @@ class _Run:
 _DECOR = " \t\r\n{}$^*~_\u2020\u2021"
 
 
-def _summary_apart(records: list[_Item], text: str) -> list[list[_Item]]:
-    """``records`` as groups judged apart: the values of COCOeval summary lines, and the rest
-    (one group, all of them, in a text without a summary)."""
-    if _COCO_TRIGGER not in text:
+def _summary_apart(records: list[_Item], values: frozenset[int]) -> list[list[_Item]]:
+    """``records`` as groups judged apart: the values of COCOeval summary lines (``values``:
+    where they start), and the rest (one group, all of them, in a text without a summary)."""
+    if not values:
         return [records]
-    values = {s.value_start for s in summaries(text)}
     groups = ([it for it in records if it.shown.start in values],
               [it for it in records if it.shown.start not in values])
     return [g for g in groups if g]
@@ -1489,9 +1493,12 @@ def _delta_column(header: str, terms: frozenset[str]) -> bool:
     return False
 
 
-def _drift_message(claim: Claim, shown: Shown, got: Check) -> str:
+def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None = None) -> str:
     scaled = f" (= {got.expected(claim.value)}%)" if got.scale else ""
-    return (f"{claim.id} says {shown.display()}, evidence says {claim.value!r}{scaled} "
+    # a COCOeval summary's fraction judged in the claim's percent points says so
+    said = f"{shown.display()} (= {points.literal} points)" if points is not None \
+        else shown.display()
+    return (f"{claim.id} says {said}, evidence says {claim.value!r}{scaled} "
             f"(run {claim.run}, object {_short(claim.source_digest)})")
 
 
@@ -1706,7 +1713,7 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     # COCOeval summary lines are judged apart from the log's other records: mmdetection's
     # "bbox_mAP_50: 0.5810" under the summary reports the same evaluation, and a moved value
     # there is drift, not satisfied by the summary's line (`coco_summary`)
-    for group in _summary_apart(records, text) if records else ():
+    for group in _summary_apart(records, run.summary_values) if records else ():
         whole: Collection[str]
         if log:
             whole = run.candidates(frozenset([h.term for h in hits]))

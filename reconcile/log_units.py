@@ -56,7 +56,7 @@ from labledger.reconcile.fenced import fenced_unit, is_output, output_lines
 from labledger.reconcile.front_matter import FRONT_MATTER
 from labledger.reconcile.numbers import scan_numbers
 
-__all__ = ["Heading", "MdHeadings", "from_above", "heading_reaches", "headed",
+__all__ = ["Heading", "MdHeadings", "from_above", "heading_reaches", "heading_title", "headed",
            "markdown_headings", "md_headings", "over_table", "rst_titles", "strongest_records"]
 
 
@@ -258,6 +258,12 @@ def from_above(segment: Segment, headings: MdHeadings) -> list[tuple[int, list[H
                     and fence.start < headings.sections[k][1] else []
                 out.append((fence.start, above + caption))
     return out
+
+
+def heading_title(line: str) -> str:
+    """A Markdown heading's words: its line without the ``#`` marks (or a setext rule's
+    characters) and the spaces around them."""
+    return line.strip("#= \t\r\n-")
 
 
 def markdown_headings(segment: Segment) -> list[Heading]:

@@ -52,7 +52,7 @@ from typing import Any
 
 from labledger.reconcile.doc_readers import Segment, blanked
 from labledger.reconcile.errors import DocumentError
-from labledger.reconcile.log_units import markdown_headings
+from labledger.reconcile.log_units import heading_title, markdown_headings
 from labledger.reconcile.number_roles import heading_split
 
 __all__ = ["read_notebook", "visible_output"]
@@ -126,7 +126,7 @@ class _Headings:
     def add(self, level: int, title: str) -> None:
         while self._stack and self._stack[-1][0] >= level:
             self._stack.pop()
-        self._stack.append((level, heading_split(title.strip("#= \t\n-"))))
+        self._stack.append((level, heading_split(heading_title(title))))
 
     def open(self) -> tuple[tuple[int, str], ...]:
         """(level, split) of each open heading naming a split, outermost first."""

@@ -27,6 +27,7 @@ from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.log_units import (
     Heading,
     heading_reaches,
+    heading_title,
     markdown_headings,
     rst_titles,
 )
@@ -68,7 +69,7 @@ def section_splits(seg: Segment) -> SectionSplits | None:
     splits: list[str | None] = [split for _, split in seg.sections]
     if seg.syntax == "md":
         own = markdown_headings(seg)
-        titles = [seg.text[h.text_start:h.text_end].strip("#= \t-") for h in own]
+        titles = [heading_title(seg.text[h.text_start:h.text_end]) for h in own]
     elif seg.syntax == "tex":
         own, titles = _tex_headings(seg.text)
     elif seg.syntax == "rst":

@@ -314,8 +314,11 @@ def test_claims_in_percent_points_against_the_fraction() -> None:
     report = judge(text, claims)
     assert findings(report) == []
     assert {(("A",), 8, "0.412"), (("A5",), 9, "0.603")} <= matches(report)
-    moved = text.replace("= 0.603", "= 0.609")
-    assert findings(judge(moved, claims)) == [("drift", ("A5",), 9, "0.609")]
+    moved = judge(text.replace("= 0.603", "= 0.609"), claims)
+    assert findings(moved) == [("drift", ("A5",), 9, "0.609")]
+    # the message says the scale it was judged at
+    assert moved.findings[0].message.startswith(
+        "A5 says 0.609 (= 60.9 points), evidence says 60.311 ")
 
 
 # Megvii-BaseDetection/DisAlign segmentation/lvis0.5/mask_rcnn/res50/
