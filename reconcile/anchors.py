@@ -263,15 +263,10 @@ class AnchorIndex:
                 term = mb.group(0)[1:].decode("ascii")
                 if "  " in term:
                     term = " ".join(term.split())
-                hit = Hit(mb.start(), mb.end() - 1, term)
-                # (the character after the term first: nearly always none of "." ":" "-")
-                if text[hit.end:hit.end + 1] in _CARRIERS and term[-1].isdigit() \
-                        and _carried_on(text, hit.start, hit.end):
-                    shorter = _before_number(self._bytes_regex, folded_bytes, text, hit)
-                    if shorter is None:
-                        continue
-                    hit = shorter
-                hits.append(hit)
+                hit = _whole(self._bytes_regex, folded_bytes, text,
+                             Hit(mb.start(), mb.end() - 1, term))
+                if hit is not None:
+                    hits.append(hit)
             return hits
         low = text.lower()
         if len(low) != len(text):  # a few characters lower to two (İ): keep offsets exact
@@ -282,14 +277,9 @@ class AnchorIndex:
             if "  " in term:
                 term = " ".join(term.split())
             # m.start() is the space before the term in `folded`: the term's offset in `text`.
-            hit = Hit(m.start(), m.end() - 1, term)
-            if text[hit.end:hit.end + 1] in _CARRIERS and term[-1].isdigit() \
-                    and _carried_on(text, hit.start, hit.end):
-                shorter = _before_number(self._regex, folded, text, hit)
-                if shorter is None:
-                    continue
-                hit = shorter
-            hits.append(hit)
+            hit = _whole(self._regex, folded, text, Hit(m.start(), m.end() - 1, term))
+            if hit is not None:
+                hits.append(hit)
         return hits
 
 
@@ -301,6 +291,16 @@ class AnchorIndex:
 _CARRIERS = frozenset(".:-\u2013")
 _CARRIED = re.compile(r"\.\d|[-\u2013]\.?\d|:(\.?\d+(?:\.\d+)?)")
 _NUMBER_END = re.compile(r"[\d.]*$")
+
+
+def _whole(regex: re.Pattern[AnyStr], folded: AnyStr, text: str, hit: Hit) -> Hit | None:
+    """``hit``, or the shorter term it holds where the text carries its number on into a longer
+    name (`_carried_on`), or None where it holds none."""
+    # (the character after the term first: nearly always none of "." ":" "-")
+    if text[hit.end:hit.end + 1] in _CARRIERS and hit.term[-1].isdigit() \
+            and _carried_on(text, hit.start, hit.end):
+        return _before_number(regex, folded, text, hit)
+    return hit
 
 
 def _carried_on(text: str, start: int, end: int) -> bool:

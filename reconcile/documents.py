@@ -1149,18 +1149,8 @@ class _Run:
                    for cid in it.strength if seen[cid, at] > 1 and matches(it, cid)}
         if not matched:
             return items
-        out: list[_Item] = []
-        for it in items:
-            at = group(it) if it.alone else None
-            if at is not None:
-                kept = {c: n for c, n in it.strength.items()
-                        if (c, at) not in matched or matches(it, c)}
-                if len(kept) < len(it.strength):
-                    if not kept:
-                        continue
-                    it = _narrowed(it, kept)
-            out.append(it)
-        return out
+        return _narrowing(items, lambda it: it.alone and group(it) is not None,
+                          lambda it, c, _: (c, group(it)) not in matched or matches(it, c))
 
     def _cell_hits(self, seg: Segment, table: Table, hits: list[Hit]) -> list[Hit]:
         """``hits`` with each that runs across cells replaced by the anchors each cell it spans
@@ -1204,15 +1194,7 @@ class _Run:
                         best[cid] = n
         if not best or all(n == 1 for n in best.values()):
             return items
-        out: list[_Item] = []
-        for it in items:
-            if not it.alone and any(n < best.get(c, 0) for c, n in it.strength.items()):
-                strength = {c: n for c, n in it.strength.items() if n >= best.get(c, 0)}
-                if not strength:
-                    continue
-                it = _narrowed(it, strength)
-            out.append(it)
-        return out
+        return _narrowing(items, lambda it: not it.alone, lambda _, c, n: n >= best.get(c, 0))
 
     def _names_compound(self, terms: frozenset[str]) -> bool:
         """Whether ``terms`` hold every part of a namespaced key (`AnchorIndex.compounds`)."""
@@ -1324,24 +1306,31 @@ def _strongest_cells(items: list[_Item],
                     at_best[cid] = at_best.get(cid, 0) + 1
     tied = {cid for cid, k in at_best.items() if k > 1}
     whole: dict[str, int] = {}
-    wholes: dict[int, dict[str, int]] = {}  # per item (its index), per tied claim
+    wholes: dict[int, dict[str, int]] = {}  # per item (its id), per claim
     if tied:
-        for i, it in enumerate(items):
+        for it in items:
             if it.alone and it.wholes and not tied.isdisjoint(it.strength):
-                got = wholes[i] = wholes_of(it.strength, *it.wholes)
+                got = wholes[id(it)] = wholes_of(it.strength, *it.wholes)
                 for cid, w in got.items():
                     if cid in tied and it.strength[cid] == best[cid]:
                         whole[cid] = max(whole.get(cid, 0), w)
+    return _narrowing(items, lambda it: it.alone, lambda it, c, n: n >= best[c] and wholes.get(
+        id(it), {}).get(c, 0) >= whole.get(c, 0))
+
+
+def _narrowing(items: list[_Item], applies: Callable[[_Item], bool],
+               kept: Callable[[_Item, str, int], bool]) -> list[_Item]:
+    """``items``, each that ``applies`` to judged for the claims of its strength ``kept``
+    (the item, the claim, the anchors naming it) says only (`_narrowed`), and left out when
+    none is kept: a cell left with no claim is nobody's."""
     out: list[_Item] = []
-    for i, it in enumerate(items):
-        mine = wholes.get(i, {})
-        if it.alone and any(n < best[c] or mine.get(c, 0) < whole.get(c, 0)
-                            for c, n in it.strength.items()):
-            strength = {c: n for c, n in it.strength.items()
-                        if n >= best[c] and mine.get(c, 0) >= whole.get(c, 0)}
-            if not strength:
-                continue
-            it = _narrowed(it, strength)
+    for it in items:
+        if applies(it):
+            strength = {c: n for c, n in it.strength.items() if kept(it, c, n)}
+            if len(strength) < len(it.strength):
+                if not strength:
+                    continue
+                it = _narrowed(it, strength)
         out.append(it)
     return out
 
