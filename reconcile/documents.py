@@ -104,6 +104,7 @@ from labledger.reconcile.number_roles import (
     respectively,
     role_of,
     splits_conflict,
+    spread_label,
 )
 from labledger.reconcile.numbers import (
     Check,
@@ -991,6 +992,8 @@ class _Run:
                     row_bind |= self._binds(seg, markers_by_start, bind_starts, cell)
             if len(labels) == 1 and names_a_spread(labels[0]):
                 row_off = True  # "std", "min", "25%": the column's spread, not its value
+            elif any(spread_label(label, row_terms) for label in labels):
+                row_off = True  # "acc_norm_stderr": the metric's standard error, no value
             run_key: tuple[str, ...] | None = None
             run_mean = False
             if 0 <= run_col < len(row):

@@ -17,7 +17,8 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
   40 epochs": a setting of the run, not a result);
 * uncertainty: after ``±``, ``\\pm`` or ``+/-``, or a spread's noun and *of* ("a standard
-  deviation of 0.05");
+  deviation of 0.05"); the value of a key naming a metric's spread (``"acc_norm_stderr": 0.0143``,
+  ``'acc_stderr,none': 0.01``, ``psnr_std: 0.05``);
 * level: a confidence level, before *CI*, *confidence interval*, *credible interval*... ("the
   bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result);
   or an operating point, before *sparsity*, *FPR*, *IoU*, *threshold*... ("matches full
@@ -38,7 +39,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from labledger.reconcile.metric_directions import metric_key, summary_stat
@@ -48,7 +49,7 @@ __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing",
            "label_split",
            "labels", "list_head", "metric_split", "names_a_count", "names_runs",
            "names_the_mean", "prose_splits",
-           "record_split", "respectively", "role_of", "splits_conflict"]
+           "record_split", "respectively", "role_of", "splits_conflict", "spread_label"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -152,6 +153,15 @@ DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b
                            # R's "sd", glued to its quantity ("accuracy_sd", "sd_acc") or
                            # alone: "SD FID" is Stable Diffusion's
                            r"|(?<=_)sd|sd(?=_))(?![^\W_])|^\s*sd\s*$")
+# A key or label naming a metric's spread, glued to the metric's name: lm-evaluation-harness
+# writes each metric's standard error as METRIC_stderr ("acc_norm_stderr", in 0.4
+# "acc_norm_stderr,none" with its filter), as a results JSON's key, a printed dict's, or a row of
+# its own in older tables; "psnr_std", R's "accuracy_sd" likewise. The metric's name in it is an
+# anchor, so its number read as the metric's value (`role_of`, `spread_label`).
+_SPREAD_NAME = r"(?i)(?<![^\W_])(?:stderr|stdev|stddev|std|sem|(?<=_)sd)(?:,[\w\-]+)?"
+_SPREAD_KEYED = re.compile(_SPREAD_NAME + r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*\Z""")
+_SPREAD_LABEL = re.compile(_SPREAD_NAME + r"[ \t*_`]*\Z")
+_SPREAD_KEY_REACH = 64  # characters back from a number: the longest key with its filter
 # The noun before "of" that makes the number after it a spread, not the value: "with a standard
 # deviation of 0.05", "a std of 0.3", "a standard error of 0.02" (an error alone is a metric:
 # "a top-1 error of 23.9%", and so is a variance: "an explained variance of 0.93")
@@ -193,6 +203,8 @@ def role_of(shown: Shown, masked: str, base: int,
     if shown.uncertainty:
         return "uncertainty"
     s = shown.start - base
+    if _keyed_by_spread(masked, s, anchors, base):
+        return "uncertainty"
     head = masked[max(0, s - 24):s]
     if _in_percent_range(shown, masked, base, head):
         return "bound"
@@ -241,6 +253,40 @@ def role_of(shown: Shown, masked: str, base: int,
     if shown.sign == "+":
         return "delta"
     return "value"
+
+
+def _keyed_by_spread(masked: str, s: int, anchors: Sequence[tuple[int, int]],
+                     base: int) -> bool:
+    """Whether the number at offset ``s`` of ``masked`` is a key's value ("key: 0.01", "key =
+    0.01", "'key': 0.01") whose key names a spread ("acc_norm_stderr", "acc_stderr,none",
+    "psnr_std"), a spread word that is part of no anchor (a claim on ``acc_norm_stderr``
+    itself is judged on it)."""
+    k = s
+    while k > 0 and masked[k - 1] in " \t'\"":
+        k -= 1
+    if k == 0 or masked[k - 1] not in ":=":
+        return False  # no key before it (most numbers): no search
+    m = _SPREAD_KEYED.search(masked, max(0, s - _SPREAD_KEY_REACH), s)
+    if m is None:
+        return False
+    at = m.start() + base
+    return not any(a <= at < b for a, b in anchors)
+
+
+def spread_label(label: str, terms: Collection[str]) -> bool:
+    """Whether a table row's label names a spread of a metric ("acc_norm_stderr",
+    "exact_match_stderr,strict-match", "psnr_std"): its cells are no claim's value. A spread
+    word that is part of an anchor term naming the row (a claim on ``psnr_std``) says nothing
+    of the kind."""
+    low = label.lower()
+    if "std" not in low and "sem" not in low and "_sd" not in low:
+        return False  # most labels: no search
+    m = _SPREAD_LABEL.search(label.rstrip())
+    if m is None:
+        return False
+    word = re.match(r"[a-z]+", m.group(0).lower())
+    spread = word.group(0) if word else ""
+    return not any(f" {spread} " in f" {term} " for term in terms)
 
 
 def _anchor_after(masked: str, end: int, anchors: Sequence[tuple[int, int]],

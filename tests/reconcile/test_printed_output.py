@@ -1,0 +1,218 @@
+# ruff: noqa: E501  (the fixtures keep their printed widths)
+"""Misreadings of printed evaluation output, each fixture in the shape of a real file (named
+above it, with what reconcile found before and finds now), with names and numbers of our own.
+
+1. **A standard error is named by its metric, and is no value of it.** lm-evaluation-harness
+   writes each metric's standard error under the metric's name and ``_stderr``: a results
+   JSON's ``"acc_norm_stderr": 0.0143`` (0.4: ``"acc_norm_stderr,none"``, with the filter),
+   the dict a script prints, a row of its own in older tables (``|  |acc_norm_stderr|0.0104|``).
+   The metric's name in the key is an anchor, so the stderr was read as the metric's value: a
+   claim matched it, or was ambiguous between it and the value. A spread is the metric's
+   spread, never its value: a number keyed by a spread's name is no claim's (unless the claim
+   is on the spread itself, ``acc_norm_stderr``), and neither is a row labelled by one. The
+   ``±`` column of the harness's usual table was already read as an uncertainty.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.reconcile.test_documents import claim
+from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+from tests.reconcile.test_notebooks_review import found, matched, notebook
+from tests.reconcile.test_notebooks_review import judge as judge_notebook
+
+
+def _notebook(*cells: dict[str, Any]) -> str:
+    return notebook(",".join(json.dumps(c) for c in cells))
+
+
+def _code(*outputs: dict[str, Any]) -> dict[str, Any]:
+    return {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": "",
+            "outputs": list(outputs)}
+
+
+def _result(text: str) -> dict[str, Any]:
+    return {"data": {"text/plain": text.splitlines(keepends=True)}, "execution_count": 1,
+            "metadata": {}, "output_type": "execute_result"}
+
+
+# === 1. standard errors ==========================================================================
+
+# Oneflow-Inc/libai projects/Eval_LLM/README.md ("## Example of Eval Result"): the dict
+# lm-evaluation-harness 0.4 returns, printed in a bare fence, a task a line: each metric's value
+# then its stderr under METRIC_stderr,FILTER. A small model's gsm8k scores are so near zero that
+# the stderr is within a factor 2 of the value. Before: a moved strict-match score was ambiguous
+# with the stderr, and a claim recorded as the stderr's number matched it. Now: drift, on the
+# value.
+PRINTED_DICT = """## Example of Eval Result
+Using Lumen-7b
+```
+{'sciq':
+    {'acc,none': 0.812, 'acc_stderr,none': 0.012369, 'acc_norm,none': 0.731, 'acc_norm_stderr,none': 0.014032, 'alias': 'sciq'},
+'gsm8k':
+    {'exact_match,strict-match': 0.0023, 'exact_match_stderr,strict-match': 0.0013, 'exact_match,flexible-extract': 0.0129, 'exact_match_stderr,flexible-extract': 0.0031, 'alias': 'gsm8k'}
+}
+```
+"""
+DICT_CLAIMS = [claim("S", "gsm8k/exact_match,strict-match", 0.0023),
+               claim("N", "acc_norm", 0.731, aliases=("sciq",))]
+
+
+def test_a_printed_results_dict_stderr_is_no_value() -> None:
+    report = judge(PRINTED_DICT, DICT_CLAIMS)
+    assert findings(report) == []
+    assert matches(report) == {(("S",), 7, "0.0023"), (("N",), 5, "0.731")}
+    moved = PRINTED_DICT.replace("'exact_match,strict-match': 0.0023",
+                                 "'exact_match,strict-match': 0.0025")
+    # before: ("ambiguous", ("S",), 7, "0.0025"), between it and the stderrs 0.0013 and 0.0031
+    assert findings(judge(moved, DICT_CLAIMS)) == [("drift", ("S",), 7, "0.0025")]
+
+
+def test_a_claim_holding_the_stderr_number_does_not_match_it() -> None:
+    claims = [claim("S", "gsm8k/exact_match,strict-match", 0.0013),
+              claim("N", "acc_norm", 0.014032, aliases=("sciq",))]
+    report = judge(PRINTED_DICT, claims)
+    # before: {(("N",), 5, "0.014032")}, sciq's acc_norm claim matched its stderr; now sciq's
+    # acc_norm (0.731) is no candidate for it, and the strict-match score drifts on its value
+    # (0.0023 is within a factor 2 of 0.0013), not matching its stderr
+    assert matches(report) == set()
+    assert findings(report) == [("drift", ("S",), 7, "0.0023")]
+
+
+# A model card's README (code index file id 13785447700, a Nous-Hermes model card; the index
+# names no repository): "Benchmark results:" over a bare fence of the old harness's results
+# JSON, pasted without its outer braces: "acc", "acc_stderr", "acc_norm", "acc_norm_stderr" a
+# line each. Before: a claim holding hellaswag's acc_norm stderr matched it, and a moved gsm8k
+# accuracy (the old harness scored gsm8k as "acc") was ambiguous with its stderr. Now: no
+# match, and drift.
+RESULTS_JSON = """Benchmark results:
+
+```
+    "arc_challenge": {
+      "acc": 0.4421,
+      "acc_stderr": 0.0145,
+      "acc_norm": 0.4658,
+      "acc_norm_stderr": 0.0146
+    },
+    "gsm8k": {
+      "acc": 0.0023,
+      "acc_stderr": 0.0013
+    },
+    "hellaswag": {
+      "acc": 0.5874,
+      "acc_stderr": 0.0049,
+      "acc_norm": 0.7702,
+      "acc_norm_stderr": 0.0042
+    }
+```
+"""
+
+
+def test_results_json_stderr_keys_are_no_values() -> None:
+    claims = [claim("G", "acc", 0.0023, aliases=("gsm8k",)),
+              claim("H", "acc_norm", 0.7702, aliases=("hellaswag",))]
+    report = judge(RESULTS_JSON, claims)
+    assert findings(report) == []
+    assert matches(report) == {(("G",), 11, "0.0023"), (("H",), 17, "0.7702")}
+    moved = RESULTS_JSON.replace('"acc": 0.0023', '"acc": 0.0025')
+    # before: ("ambiguous", ("G",), 11, "0.0025"), between it and its stderr 0.0013
+    assert findings(judge(moved, claims)) == [("drift", ("G",), 11, "0.0025")]
+    on_stderr = [claim("H", "acc_norm", 0.0042, aliases=("hellaswag",))]
+    # before: {(("H",), 18, "0.0042")}
+    assert matches(judge(RESULTS_JSON, on_stderr)) == set()
+    assert findings(judge(RESULTS_JSON, on_stderr)) == []
+
+
+# A notebook cell evaluating with lm_eval.simple_evaluate, its last line
+# `results["results"]["gsm8k"]`: IPython shows the dict pretty-printed, a key a line in sorted
+# order (as `pprint.pprint(dict(results[task_name]))` prints it, code index file id
+# 54517203293), so each stderr line follows the values. Before: the stderr line's number was a
+# candidate, so a moved score was ambiguous. Now: drift.
+PRETTY = """{'alias': 'gsm8k',
+ 'exact_match,flexible-extract': 0.0129,
+ 'exact_match,strict-match': 0.0023,
+ 'exact_match_stderr,flexible-extract': 0.0031,
+ 'exact_match_stderr,strict-match': 0.0013}"""
+
+
+def test_a_notebook_pretty_printed_results_stderr_is_no_value(tmp_path: Path) -> None:
+    claims = [claim("S", "exact_match", 0.0023, aliases=("gsm8k",))]
+    report = judge_notebook(tmp_path, _notebook(_code(_result(PRETTY))), claims)
+    assert found(report) == []
+    assert matched(report) == {(("S",), "cell 1, output 1", 3, "0.0023")}
+    moved = PRETTY.replace("'exact_match,strict-match': 0.0023", "'exact_match,strict-match': 0.0025")
+    report = judge_notebook(tmp_path, _notebook(_code(_result(moved))), claims)
+    # before: ("ambiguous", ("S",), "cell 1, output 1", 3, 30, "0.0025")
+    assert found(report) == [("drift", ("S",), "cell 1, output 1", 3, 30, "0.0025")]
+
+
+# Older lm-evaluation-harness forks print a Task | Metric | Value table with each stderr in a
+# row of its own (code index file ids 27256265005 and 27606889758, "## EleutherAI/gpt-neo-2.7B,
+# fp32"; the index names no repository). Before: a claim holding piqa's acc_norm stderr matched
+# that row, and a moved gsm8k accuracy was ambiguous with its stderr row. Now: no match, drift.
+STDERR_ROWS = """|   Task   |    Metric     | Value |
+|----------|---------------|------:|
+|lambada   |ppl            |6.1027|
+|          |ppl_stderr     |0.1512|
+|          |acc            |0.6121|
+|          |acc_stderr     |0.0068|
+|gsm8k     |acc            |0.0023|
+|          |acc_stderr     |0.0013|
+|piqa      |acc            |0.7193|
+|          |acc_stderr     |0.0105|
+|          |acc_norm       |0.7301|
+|          |acc_norm_stderr|0.0104|
+"""
+
+
+def test_a_harness_stderr_row_is_no_value() -> None:
+    claims = [claim("G", "acc", 0.0023, aliases=("gsm8k",)),
+              claim("P", "acc_norm", 0.7301, aliases=("piqa",))]
+    report = judge(STDERR_ROWS, claims)
+    assert findings(report) == []
+    assert matches(report) == {(("G",), 7, "0.0023"), (("P",), 11, "0.7301")}
+    moved = STDERR_ROWS.replace("|gsm8k     |acc            |0.0023|", "|gsm8k     |acc            |0.0025|")
+    # before: ("ambiguous", ("G",), 7, "0.0025"), between it and the acc_stderr row's 0.0013
+    assert findings(judge(moved, claims)) == [("drift", ("G",), 7, "0.0025")]
+    on_stderr = [claim("P", "acc_norm", 0.0104, aliases=("piqa",))]
+    # before: {(("P",), 12, "0.0104")}
+    assert matches(judge(STDERR_ROWS, on_stderr)) == set()
+    assert findings(judge(STDERR_ROWS, on_stderr)) == []
+
+
+# teknium1/LLM-Benchmark-Logs benchmark-logs/Hermes-2-Pro-Llama-3-Instruct-8B-Merge-DPO.md
+# ("GPT4All:" over a fence holding the harness's usual table): the stderr is in the column after
+# "±". It was already read as an uncertainty (the cell after "±", under "Stderr"): no claim
+# matched it before either.
+PLUS_MINUS = """GPT4All:
+```
+|    Task     |Version| Metric |Value |   |Stderr|
+|-------------|------:|--------|-----:|---|-----:|
+|arc_challenge|      0|acc     |0.5412|±  |0.0146|
+|             |       |acc_norm|0.5794|±  |0.0144|
+|gsm8k        |      0|acc     |0.0023|±  |0.0013|
+```
+"""
+
+
+def test_the_plus_minus_column_stays_no_value() -> None:
+    for claims in ([claim("N", "acc_norm", 0.0144, aliases=("arc_challenge",))],
+                   [claim("G", "gsm8k/acc", 0.0013)]):
+        assert matches(judge(PLUS_MINUS, claims)) == set()
+    claims = [claim("G", "gsm8k/acc", 0.0023)]
+    assert matches(judge(PLUS_MINUS, claims)) == {(("G",), 7, "0.0023")}
+    moved = PLUS_MINUS.replace("0.0023", "0.0025")
+    assert findings(judge(moved, claims)) == [("drift", ("G",), 7, "0.0025")]
+
+
+def test_a_claim_on_the_stderr_itself_is_judged_on_it() -> None:
+    # a claim recorded on the spread (its metric names it) keeps its number, in a key or a row
+    claims = [claim("E", "acc_norm_stderr", 0.0042, aliases=("hellaswag",))]
+    assert matches(judge(RESULTS_JSON, claims)) == {(("E",), 18, "0.0042")}
+    claims = [claim("E", "acc_norm_stderr", 0.0104, aliases=("piqa",))]
+    assert matches(judge(STDERR_ROWS, claims)) == {(("E",), 12, "0.0104")}
+    moved = STDERR_ROWS.replace("0.0104", "0.0114")
+    assert findings(judge(moved, claims)) == [("drift", ("E",), 12, "0.0114")]
