@@ -1453,19 +1453,23 @@ def _telling(line: str) -> bool:
 
 def is_log(segment: Segment) -> bool:
     """Whether a plain-text segment is a printed log: 3 or more non-blank lines, 60% or more of
-    them ending in a number (a metric's value, "Epoch 3/15", "DONE (t=0.20s).").
+    them ending in a number (a metric's value, "Epoch 3/15", "DONE (t=0.20s)."), or two lines
+    that both end in one (a notebook cell's ``print(f"Test loss {loss}")`` and ``print(f"Test
+    accuracy {acc}")``, a two-line results file).
 
     Such text has no sentence punctuation, so read as prose the whole log (up to 4,000
     characters) was one unit and every line's anchors named every line's numbers: an earlier
     epoch's value satisfied the last epoch's claim, per-image lines made a dataset's average
-    ambiguous. Decided once per segment; hard-wrapped prose (lines ending in words) stays prose.
+    ambiguous, the test loss went to the test accuracy's claim. Decided once per segment;
+    hard-wrapped prose (lines ending in words) stays prose, and so does a single line.
     """
     if segment.printed:
         return True
     got = segment._cache.get("log")
     if got is None:
         lines = [line for line in segment.text.split("\n", _LOG_SAMPLE) if _telling(line)]
-        got = len(lines) >= 3 and sum(map(_ends_in_number, lines)) >= 0.6 * len(lines)
+        # (60% of two lines is both: the bar a longer log must clear, kept for the shortest)
+        got = len(lines) >= 2 and sum(map(_ends_in_number, lines)) >= 0.6 * len(lines)
         segment._cache["log"] = got
     return bool(got)
 

@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (the fixtures keep their printed widths)
-"""Misreadings of printed evaluation output, each fixture in the shape of a real file (named
+"""Two misreadings of printed evaluation output, each fixture in the shape of a real file (named
 above it, with what reconcile found before and finds now), with names and numbers of our own.
 
 1. **A standard error is named by its metric, and is no value of it.** lm-evaluation-harness
@@ -11,6 +11,12 @@ above it, with what reconcile found before and finds now), with names and number
    spread, never its value: a number keyed by a spread's name is no claim's (unless the claim
    is on the spread itself, ``acc_norm_stderr``), and neither is a row labelled by one. The
    ``±`` column of the harness's usual table was already read as an uncertainty.
+2. **A two-line printed output is two records.** A cell printing ``print('test loss', loss)``
+   and ``print('test accuracy', acc)`` shows two lines with no sentence punctuation; under the
+   3-line bar for a printed log they were read as one sentence, so the loss went to the
+   accuracy's claim (a false match, or drift). Two lines that both end in a number are a log's
+   two records, in a notebook's output and in a ``.txt`` alike; hard-wrapped prose (a line
+   ending in a word) and Markdown cells stay sentences.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.reconcile.test_documents import claim
-from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+from tests.reconcile.test_headed_tables_and_splits import findings, judge, line_of, matches
 from tests.reconcile.test_notebooks_review import found, matched, notebook
 from tests.reconcile.test_notebooks_review import judge as judge_notebook
 
@@ -34,9 +40,17 @@ def _code(*outputs: dict[str, Any]) -> dict[str, Any]:
             "outputs": list(outputs)}
 
 
+def _stream(text: str) -> dict[str, Any]:
+    return {"name": "stdout", "output_type": "stream", "text": text.splitlines(keepends=True)}
+
+
 def _result(text: str) -> dict[str, Any]:
     return {"data": {"text/plain": text.splitlines(keepends=True)}, "execution_count": 1,
             "metadata": {}, "output_type": "execute_result"}
+
+
+def _markdown(text: str) -> dict[str, Any]:
+    return {"cell_type": "markdown", "metadata": {}, "source": text.splitlines(keepends=True)}
 
 
 # === 1. standard errors ==========================================================================
@@ -216,3 +230,74 @@ def test_a_claim_on_the_stderr_itself_is_judged_on_it() -> None:
     assert matches(judge(STDERR_ROWS, claims)) == {(("E",), 12, "0.0104")}
     moved = STDERR_ROWS.replace("0.0104", "0.0114")
     assert findings(judge(moved, claims)) == [("drift", ("E",), 12, "0.0114")]
+
+
+# === 2. two-line printed outputs =================================================================
+
+# Keras scripts and notebooks printing evaluate()'s results with print's comma, no colon:
+# `loss, accuracy = model.evaluate(x_test, y_test)` then `print('test loss', loss)` and
+# `print('test accuracy', accuracy)` (code index file ids 43090044344 and 18180717524; PyTorch
+# the same, `print('Test Accuracy', accuracy)` over `print('Test Loss', loss)`, file id
+# 38166313634); with verbose=0 the stream is those two lines. Before: one sentence, so a
+# test-accuracy claim holding the loss's number matched the loss line, and one near it drifted
+# there. Now: two records; the loss is no accuracy's.
+TWO_LINES = "test loss 0.2871436572074890\ntest accuracy 0.9133000373840332\n"
+
+
+def test_a_two_line_stream_is_two_records(tmp_path: Path) -> None:
+    claims = [claim("A", "test_accuracy", 0.9133000373840332),
+              claim("L", "test_loss", 0.2871436572074890)]
+    report = judge_notebook(tmp_path, _notebook(_code(_stream(TWO_LINES))), claims)
+    assert found(report) == []
+    assert matched(report) == {(("L",), "cell 1, output 1", 1, "0.2871436572074890"),
+                               (("A",), "cell 1, output 1", 2, "0.9133000373840332")}
+    text = _notebook(_code(_stream(TWO_LINES)))
+    on_loss = [claim("A", "test_accuracy", 0.2871436572074890)]
+    # before: {(("A",), "cell 1, output 1", 1, "0.2871436572074890")}
+    assert matched(judge_notebook(tmp_path, text, on_loss)) == set()
+    # before: [("drift", ("A",), "cell 1, output 1", 1, 11, "0.2871436572074890")]
+    assert found(judge_notebook(tmp_path, text, [claim("A", "test_accuracy", 0.2881)])) == []
+    moved = TWO_LINES.replace("0.91330", "0.92330")
+    report = judge_notebook(tmp_path, _notebook(_code(_stream(moved))), claims)
+    assert found(report) == [("drift", ("A",), "cell 1, output 1", 2, 15, "0.9233000373840332")]
+
+
+# A dehazing/restoration script's evaluation (code index file id 22559268844:
+# `print('ssim', sum_ssim / count)` then `print('psnr', sum_psnr / count)`; file id 5750131086
+# prints "average SSIM" and "average PSNR" so), in a notebook cell's stream and redirected to a
+# results .txt. Before: the SSIM went to the PSNR claim (drift on the SSIM line) and the PSNR
+# to an SSIM claim holding its number. Now: each line its own record.
+PSNR_SSIM = "ssim 0.8912\npsnr 31.20\n"
+
+
+def test_a_two_line_output_in_a_notebook_or_a_txt_is_two_records(tmp_path: Path) -> None:
+    claims = [claim("P", "val_psnr", 31.20, unit="dB", aliases=("PSNR",)),
+              claim("S", "val_ssim", 0.8912, aliases=("SSIM",))]
+    text = _notebook(_code(_stream(PSNR_SSIM)))
+    assert found(judge_notebook(tmp_path, text, claims)) == []
+    assert matched(judge_notebook(tmp_path, text, claims)) == {
+        (("S",), "cell 1, output 1", 1, "0.8912"), (("P",), "cell 1, output 1", 2, "31.20")}
+    # before: [("drift", ("P",), "cell 1, output 1", 1, 6, "0.8912")]
+    assert found(judge_notebook(tmp_path, text, [claim("P", "psnr", 0.8922)])) == []
+    # before: [("drift", ("P",), 1, "0.8912")]
+    assert findings(judge(PSNR_SSIM, [claim("P", "psnr", 0.8922)], "results.txt")) == []
+    # before: {(("S",), 2, "31.20")}
+    assert matches(judge(PSNR_SSIM, [claim("S", "ssim", 31.20)], "results.txt")) == set()
+    moved = PSNR_SSIM.replace("31.20", "31.50")
+    assert findings(judge(moved, claims, "results.txt")) == [("drift", ("P",), 2, "31.50")]
+
+
+def test_prose_and_single_lines_stay_sentences(tmp_path: Path) -> None:
+    # hard-wrapped prose (its first line ends in a word), in a .txt or a notebook's output,
+    # and a Markdown cell whatever its lines end in: one sentence, its anchor naming the
+    # number on the next line
+    prose = "The fine-tuned model reaches a test accuracy of\n0.9133 on the held-out split.\n"
+    claims = [claim("A", "test_accuracy", 0.9133)]
+    assert matches(judge(prose, claims, "notes.txt")) == {(("A",), 2, "0.9133")}
+    text = _notebook(_markdown("Test accuracy after fine-tuning for 12\nepochs is 0.9133\n"),
+                     _code(_stream(prose)))
+    assert matched(judge_notebook(tmp_path, text, claims)) == {
+        (("A",), "cell 1", 2, "0.9133"), (("A",), "cell 2, output 1", 2, "0.9133")}
+    one_line = "test loss 0.2871 test accuracy 0.9133\n"
+    assert line_of(one_line, "0.9133") == 1
+    assert matches(judge(one_line, claims, "results.txt")) == {(("A",), 1, "0.9133")}
