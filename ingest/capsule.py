@@ -5,17 +5,18 @@ Protocol (DOMAIN.md, "Canonical run capsule"), with the cost of breaking each st
 1. Refuse, before touching anything, when ``<export-root>/<run>`` exists (a sealed capsule is
    never overwritten; re-running mints a new run id) or when ``<export-root>/.partial/<run>``
    exists (an interrupted closure whose files may be the only copy).
-2. Wait until no file of the source has changed for ``settle`` seconds (a writer that paused
-   half-way through a file must not be taken for finished; `labledger.ingest.checkpoint`,
-   "Settling"); a source that keeps changing for `settle_timeout` is closed anyway, and the
-   change checks below quarantine it. Copy the source
+2. Wait until no file of the source has changed for ``settle`` seconds and none is held open
+   for writing by another live process (a writer that paused half-way through a file must not
+   be taken for finished; `labledger.ingest.checkpoint`, "Settling"); a source that keeps
+   changing, or stays open for writing, for `settle_timeout` is closed anyway, and the checks
+   below quarantine it. Copy the source
    into ``<export-root>/.partial/<run>`` and fsync it; with ``move`` rename the
    source there instead (same filesystem) or copy it (across filesystems, the source is removed
    only after the capsule is sealed and recorded).
 3. Check the candidate against the rules (`labledger.ingest.capsule_rules`), collecting every
    problem; load checkpoints in a child process. Then the source must still be as it was
    before the copy, and still for ``2 * settle`` seconds in all: a change is a problem
-   (quarantine).
+   (quarantine), and so is a file still held open for writing then (naming the processes).
 4. Store the candidate as a CAS tree (bytes first), then append `capsule.sealed` (tree digest,
    file count, bytes) and one `checkpoint.verified` per loaded checkpoint, in one batch.
 5. Rename ``.partial/<run>`` to ``<run>`` with ``RENAME_NOREPLACE`` and fsync the export root.
@@ -54,6 +55,7 @@ from labledger.ingest._fs import (
     move_dir,
     rename_noreplace,
 )
+from labledger.ingest._writers import Writer, describe_writers, open_writers
 from labledger.ingest.capsule_rules import CapsuleRules, check_capsule, load_rules
 from labledger.ingest.checkpoint import resolve_run, resolve_settle, settle_timeout
 from labledger.ingest.checkpoint_load import LoadResult
@@ -377,10 +379,14 @@ def _lock(export_root: Path, run: str) -> int:
     return fd
 
 
-def _snapshot(root: Path) -> dict[str, tuple[int, int, int, int]]:
-    """(inode, size, mtime, ctime) of every file below ``root``: a later difference means a
-    process is still writing into the candidate."""
-    out: dict[str, tuple[int, int, int, int]] = {}
+_Snapshot = dict[str, tuple[int, int, int, int, int]]
+"""Relative path -> (inode, size, mtime, ctime, device) of every file below a folder."""
+
+
+def _snapshot(root: Path) -> _Snapshot:
+    """(inode, size, mtime, ctime, device) of every file below ``root``: a later difference
+    means a process is still writing into the candidate."""
+    out: _Snapshot = {}
     stack = [root]
     while stack:
         here = stack.pop()
@@ -391,12 +397,11 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int, int, int]]:
                     stack.append(Path(entry.path))
                 else:
                     out[os.path.relpath(entry.path, root)] = (
-                        st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                        st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
     return out
 
 
-def _changed(before: dict[str, tuple[int, int, int, int]],
-             after: dict[str, tuple[int, int, int, int]]) -> list[str]:
+def _changed(before: _Snapshot, after: _Snapshot) -> list[str]:
     names = sorted(set(before) | set(after))
     return [n for n in names if before.get(n) != after.get(n)]
 
@@ -407,27 +412,44 @@ def _changing(paths: list[str]) -> str:
             "writing? Close it once its process has finished")
 
 
-def _newest_change(snapshot: dict[str, tuple[int, int, int, int]]) -> float:
+def _newest_change(snapshot: _Snapshot) -> float:
     """When the newest file of a snapshot last changed (its ctime; seconds since the epoch)."""
     return max((max(v[2], v[3]) for v in snapshot.values()), default=0) / 1e9
 
 
-def _settled_snapshot(source: Path, settle: float, deadline: float
-                      ) -> dict[str, tuple[int, int, int, int]]:
+def _writers(snapshot: _Snapshot) -> list[Writer]:
+    """The live processes holding a file of ``snapshot`` open for writing: one ``/proc`` scan
+    for all of them (`labledger.ingest._writers`)."""
+    return open_writers({(v[4], v[0]) for v in snapshot.values()})
+
+
+def _held_open(snapshot: _Snapshot, writers: list[Writer]) -> str:
+    names = {(v[4], v[0]): rel for rel, v in snapshot.items()}
+    held = sorted({names[w.file] for w in writers if w.file in names})
+    shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
+    verb = "is" if len(held) == 1 else "are"
+    return (f"{shown} {verb} still held open for writing by {describe_writers(writers)}: is "
+            "the run still writing? Close it once its process has finished")
+
+
+def _settled_snapshot(source: Path, settle: float, deadline: float) -> _Snapshot:
     """`_snapshot` of ``source`` once none of its files has changed for ``settle`` seconds
-    (by their ctimes; a ctime in the future is watched for a whole interval instead), or at
-    ``deadline`` the latest one (the closure then goes on, and its change checks quarantine a
-    run that is still being written)."""
+    (by their ctimes; a ctime in the future is watched for a whole interval instead) and none
+    is held open for writing by another process (one scan per poll), or at ``deadline`` the
+    latest one (the closure then goes on, and its checks quarantine a run that is still being
+    written)."""
     snap = _snapshot(source)
+    watched = False  # unchanged for a whole interval (a ctime in the future)
     while True:
         still = time.time() - _newest_change(snap)
-        wait = settle - still if still >= 0 else settle
+        wait = 0.0 if watched else (settle - still if still >= 0 else settle)
+        if wait <= 0 and settle > 0 and _writers(snap):
+            wait = settle  # still, but not closed: look again a settle time later
         if wait <= 0 or time.monotonic() >= deadline:
             return snap
         time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
         now = _snapshot(source)
-        if now == snap and still < 0:
-            return now
+        watched = now == snap and still < 0
         snap = now
 
 
@@ -522,7 +544,11 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
         changed = _changed(before, _snapshot(watched))
         if not changed and settle > 0:  # still, in all, for twice the settle time
             time.sleep(max(0.0, _newest_change(before) + 2 * settle - time.time()))
-            changed = _changed(before, _snapshot(watched))
+            after = _snapshot(watched)
+            changed = _changed(before, after)
+            writers = [] if changed else _writers(after)
+            if writers:  # still not closed at the end: more may come (the settle timeout)
+                raise _Rejected([_held_open(after, writers)])
         if changed:
             raise _Rejected([_changing(changed)])
         files = sum(1 for e in put.entries if e.kind == "file")
@@ -567,8 +593,7 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
     return capsule
 
 
-def _remove_moved_source(source: Path, before: dict[str, tuple[int, int, int, int]]
-                         ) -> tuple[str, bool] | None:
+def _remove_moved_source(source: Path, before: _Snapshot) -> tuple[str, bool] | None:
     """Delete the source of a move that had to copy (across filesystems), only once the sealed
     copy is known to hold it: the source is still exactly as it was before the copy (the
     capsule's tree was hashed from that copy and recorded). Folders of the run that are

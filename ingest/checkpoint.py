@@ -26,9 +26,15 @@ A change at any point starts the wait again; a file that never settles within `s
 (10 settle times, at least 10 s) is refused (`CheckpointSourceError`). ctime, which no writer
 can set back, is the clock: the wait is skipped for a file last changed long ago, and a ctime
 in the future (a clock skewed against a network filesystem) is watched for a whole interval
-instead. A writer that pauses for longer than the settle time cannot be told from a finished
-one: write to a temp file and rename it (as `save_checkpoint` does). ``settle`` defaults to
-``$LABLEDGER_SETTLE_S``, else `DEFAULT_SETTLE_S`; 0 turns the waiting off (the before/after
+instead. A file still held open for writing (``O_WRONLY``/``O_RDWR``) by another live process
+on this machine is not settled however long it stood still (`labledger.ingest._writers`, one
+scan of ``/proc`` each time the stillness is met, then once per settle time while it is held):
+a writer that pauses for longer than the settle time is waited for, and one that still holds
+the file at `settle_timeout` is named (pid, command) in the refusal. Where ``/proc`` cannot
+tell (not Linux, another user's process, a writer on another machine) a pause longer than the
+settle time cannot be told from a finished file: write to a temp file and rename it (as
+`save_checkpoint` does). ``settle`` defaults to ``$LABLEDGER_SETTLE_S``, else
+`DEFAULT_SETTLE_S`; 0 turns the waiting off, and with it the scan (the before/after
 comparison stays).
 
 torch is imported only inside `save_checkpoint`, so importing this module (and recording a
@@ -49,6 +55,7 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 from labledger.cas._threads import hash_threads
 from labledger.ingest._fs import fsync_dir, fsync_file
+from labledger.ingest._writers import FileId, Writer, describe_writers, open_writers
 from labledger.ingest.errors import CheckpointSourceError
 from labledger.ledger.errors import InvalidEventError, LedgerError
 from labledger.ledger.ledger import Ledger, make_draft
@@ -170,16 +177,19 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
 class Stillness(NamedTuple):
     """What `read_settled` watches: ``identity`` (any change means the source changed),
     ``changed_ns`` (when it last changed: the newest ctime or mtime, nanoseconds since the
-    epoch) and ``size`` (bytes, for the message of a source that never settles)."""
+    epoch), ``size`` (bytes, for the message of a source that never settles) and ``files``
+    (``(st_dev, st_ino)`` of its regular files: none may be open for writing elsewhere)."""
 
     identity: Hashable
     changed_ns: int
     size: int
+    files: frozenset[FileId] = frozenset()
 
 
 def _look_file(path: Path) -> Stillness:
     st = _stat_regular(path)
-    return Stillness(_identity(st), max(st.st_ctime_ns, st.st_mtime_ns), st.st_size)
+    return Stillness(_identity(st), max(st.st_ctime_ns, st.st_mtime_ns), st.st_size,
+                     frozenset({(st.st_dev, st.st_ino)}))
 
 
 def _still_for(look: Stillness) -> float:
@@ -212,16 +222,48 @@ class _NotSettled(Exception):
     pass
 
 
+def _wait_out_writers(seen: Stillness, settle: float, deadline: float) -> list[Writer]:
+    """The processes holding ``seen``'s files open for writing (one `/proc` scan); while there
+    are some, first sleep one settle time (raising `_NotSettled` when that passes
+    ``deadline``), so the caller looks again. Empty: none (or none this process can see)."""
+    held = open_writers(seen.files)
+    if held:
+        if time.monotonic() + settle > deadline:
+            raise _NotSettled
+        time.sleep(settle)
+    return held
+
+
+def _not_settled(*, seconds: float, changes: int, first: Stillness, last: Stillness,
+                 settle: float) -> str:
+    """Why a source that never settled is refused: who still holds it open for writing (one
+    last scan), and how it kept changing."""
+    changing = (f"it kept changing for {seconds:.1f} s ({changes + 1} changes seen; size "
+                f"{first.size} -> {last.size} bytes)")
+    held = open_writers(last.files) if settle > 0 else []
+    if not held:
+        return (f"it is still being written: {changing} and never stood still for {settle:g} "
+                f"s; record it once its writer has finished")
+    if changes or first.identity != last.identity:
+        how = f"; {changing}"
+    else:
+        how = f", unchanged for the {seconds:.1f} s watched but never closed"
+    return (f"it is still being written: it is held open for writing by "
+            f"{describe_writers(held)}{how}; record it once that process has closed it")
+
+
 def read_settled(path: Path, read: Callable[[], _T | None], *, settle: float,
                  timeout: float | None = None,
                  watch: Callable[[], Stillness] | None = None) -> _T:
     """``read()`` the file at ``path`` once it has settled, and return what it returned only
     if the file was still throughout (see the module docstring): still for ``settle`` seconds
-    before the read, unchanged after it, and still for ``2 * settle`` seconds in all.
+    and held open for writing by no other process before the read, unchanged after it, and
+    still for ``2 * settle`` seconds in all.
 
-    A change anywhere waits and reads again, until ``timeout`` (default `settle_timeout`); then
-    raises
-    `CheckpointSourceError` ("still being written"). ``read`` itself should raise on a change
+    A change anywhere waits and reads again, and a file another process holds open for writing
+    is looked at again one settle time later, until ``timeout`` (default `settle_timeout`);
+    then raises `CheckpointSourceError` ("still being written", naming the processes that
+    still hold it open for writing). ``read`` itself should raise on a change
     it sees while it reads (``digest_file`` and the store do), or return None to say so.
     ``watch`` tells how the source looks (default: the regular file at ``path``): a caller
     that reads a whole directory passes one that looks at every entry in it
@@ -238,6 +280,10 @@ def read_settled(path: Path, read: Callable[[], _T | None], *, settle: float,
     while True:
         try:
             settled = _settle_wait(look, last, settle, deadline)
+            if settled is not None and settle > 0 and _wait_out_writers(
+                    settled, settle, deadline):
+                last = look()  # still open for writing: look again, a settle time later
+                continue
             if settled is not None:
                 try:
                     result = read()
@@ -253,11 +299,9 @@ def read_settled(path: Path, read: Callable[[], _T | None], *, settle: float,
                         return result
         except _NotSettled:
             last = look()
-            raise CheckpointSourceError(
-                path, f"it is still being written: it kept changing for "
-                      f"{time.monotonic() - started:.1f} s ({changes + 1} changes seen; size "
-                      f"{first.size} -> {last.size} bytes) and never stood still for "
-                      f"{settle:g} s; record it once its writer has finished") from None
+            raise CheckpointSourceError(path, _not_settled(
+                seconds=time.monotonic() - started, changes=changes, first=first, last=last,
+                settle=settle)) from None
         changes += 1
         last = look()
 

@@ -11,8 +11,11 @@ pause. So the directory is read only once it has *settled*, by the rule `labledg
 uses (`labledger.ingest.checkpoint.read_settled`): no entry in it (files, folders, symlinks: their
 identity, size, mtime and ctime) has changed for ``settle`` seconds before the read, none
 changed while it was read, and it has been still for ``2 * settle`` seconds in all; a change
-waits and reads again (objects already stored stay, unnamed, for `labledger cas gc`), and a
-directory that never settles within `settle_timeout` is refused with nothing recorded.
+waits and reads again (objects already stored stay, unnamed, for `labledger cas gc`). No file
+of it may be held open for writing by another live process (one ``/proc`` scan for the whole
+directory per settle poll, `labledger.ingest._writers`). A directory that never settles within
+`settle_timeout` is refused with nothing recorded, naming any process that still holds one of
+its files open for writing.
 """
 
 from __future__ import annotations
@@ -67,8 +70,10 @@ def _fit(path: str) -> str:
 
 def _look_tree(base: Path) -> Stillness:
     """How ``base`` looks for `read_settled`: every entry's identity, size, mtime and ctime
-    (symlinks never followed; folders included, so a file created or removed is a change)."""
+    (symlinks never followed; folders included, so a file created or removed is a change), and
+    its regular files' identities (none may be open for writing in another process)."""
     entries: list[tuple[str, int, int, int, int, int, int]] = []
+    files: set[tuple[int, int]] = set()
     newest = size = 0
     stack = [""]
     while stack:
@@ -101,7 +106,9 @@ def _look_tree(base: Path) -> Stillness:
             newest = max(newest, est.st_ctime_ns, est.st_mtime_ns)
             if name and not stat.S_ISDIR(est.st_mode):
                 size += est.st_size
-    return Stillness(tuple(sorted(entries)), newest, size)
+            if stat.S_ISREG(est.st_mode):
+                files.add((est.st_dev, est.st_ino))
+    return Stillness(tuple(sorted(entries)), newest, size, frozenset(files))
 
 
 def ingest_run_dir(
