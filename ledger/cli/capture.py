@@ -19,8 +19,9 @@ SETTLE_MAX_S = 60.0  # labledger.ingest.checkpoint.MAX_SETTLE_S, without importi
 _RUN_HELP = "Run id (default: $LABLEDGER_RUN, which `labledger run` sets)."
 _SETTLE_HELP = ("Seconds {what} must stand still before it is read, and twice that in all "
                 "around the read, so a writer that paused half-way is not taken for finished "
-                "(default: $LABLEDGER_SETTLE_S, else 1; 0: no wait). Costs nothing for files "
-                "last changed long ago.")
+                "(default: $LABLEDGER_SETTLE_S, else 1; 0: no wait). On Linux a file another "
+                "process still holds open for writing is waited for too. Costs nothing for "
+                "files last changed long ago.")
 
 
 def _settle_option(what: str) -> Callable[[_F], _F]:
