@@ -11,8 +11,11 @@ Invariants:
   names another file is not.
 * Only write access counts (``O_WRONLY`` or ``O_RDWR`` in the ``flags:`` field); a reader, an
   ``O_PATH`` handle or a shared mapping whose fd was closed is no writer.
-* This process is never a writer: it cannot wait for itself (a training loop that calls
-  `ingest_run_dir` while its own log is open must not stall).
+* This process and its ancestors are never writers: it cannot wait for itself (a training loop
+  that calls `ingest_run_dir` while its own log is open must not stall), nor for a process
+  that is waiting for it (a training script that runs ``labledger close`` as its last step
+  while its stdout is redirected into the run's folder, or `labledger run` holding a log of
+  the command it wraps).
 * What cannot be inspected is skipped without a word: another user's processes (their
   ``/proc/PID/fd`` needs ptrace access), processes that exit mid-scan, fds closed mid-scan.
   Without ``/proc`` (macOS, BSD, Windows) nothing is found, so settling falls back to stillness
@@ -49,23 +52,45 @@ class Writer(NamedTuple):
 
 
 def open_writers(files: Collection[FileId], *, proc: str = _PROC) -> list[Writer]:
-    """Every live process but this one that holds one of ``files`` open for writing, in pid
-    order (one entry per process and file). Empty when ``files`` is, or without ``/proc``."""
+    """Every live process but this one and its ancestors that holds one of ``files`` open for
+    writing, in pid order (one entry per process and file). Empty when ``files`` is, or without
+    ``/proc``."""
     if not files:
         return []
     try:
         pids = os.listdir(proc)
     except OSError:
         return []  # no procfs: not Linux, or hidden in this container
-    me = os.getpid()
+    exempt = _self_and_ancestors(proc)
     found: list[Writer] = []
     for name in pids:
-        if not name.isdigit() or int(name) == me:
+        if not name.isdigit() or int(name) in exempt:
             continue
         for file in _written_by(f"{proc}/{name}", files):
             found.append(Writer(int(name), _command(f"{proc}/{name}"), file))
     found.sort()
     return found
+
+
+def _self_and_ancestors(proc: str) -> set[int]:
+    """This process's pid and its parents' up to pid 1, read from ``/proc/PID/stat``."""
+    chain = {os.getpid()}
+    pid = os.getppid()
+    while pid > 1 and pid not in chain:
+        chain.add(pid)
+        try:
+            with open(f"{proc}/{pid}/stat", "rb") as fh:
+                stat = fh.read(1024)
+        except OSError:
+            break  # exited meanwhile: its parent is unknown
+        # "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so split after
+        # the last ")"
+        fields = stat[stat.rfind(b")") + 1:].split()
+        try:
+            pid = int(fields[1])
+        except (IndexError, ValueError):
+            break
+    return chain
 
 
 def _written_by(process: str, files: Collection[FileId]) -> list[FileId]:

@@ -26,7 +26,7 @@ from labledger.ingest._writers import open_writers
 from labledger.ingest.errors import CheckpointSourceError
 from labledger.ledger.ledger import Ledger
 from tests.ingest.conftest import RunFactory
-from tests.ingest.test_capture_leftouts import WRITER, blake3_of, cli, events
+from tests.ingest.test_capture_leftouts import EXE, WRITER, blake3_of, cli, events
 
 Start = Callable[..., subprocess.Popen[str]]
 
@@ -263,3 +263,26 @@ def test_a_writer_this_process_may_not_inspect_is_skipped_silently(
     # the same holder is found by a process that may inspect it (root, or its own user)
     assert [w.pid for w in open_writers({file_id(path)})] == (
         [holder.pid] if os.geteuid() == 0 else [])
+
+
+# A training script that records its own run as its last step while its stdout is redirected
+# into the run's folder: the script (labledger's parent) holds the log open for writing, and is
+# waiting for labledger, not writing.
+PARENT_RECORDS = textwrap.dedent("""
+    import subprocess, sys
+    print("epoch 9 val psnr 30.10", flush=True)
+    sys.exit(subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode)
+""")
+
+
+def test_the_processes_labledger_was_started_by_are_no_writers(
+        ledger: Ledger, project: Path) -> None:
+    log = project / "train.log"
+    with open(log, "w") as out:  # the script's stdout: inherited, held open for writing
+        done = subprocess.run(
+            [sys.executable, "-c", PARENT_RECORDS, EXE, "checkpoint", str(log), "--run", "r1",
+             "--settle", "0.2"],
+            stdout=out, stderr=subprocess.PIPE, text=True, cwd=project, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (saved,) = events(project, "checkpoint.saved")
+    assert saved["digest"] == blake3_of(log)
