@@ -36,6 +36,8 @@ none leaves it ambiguous), never guessed. A name saying its IoU type (``bbox_mAP
 ``segm_mAP``, ``bbox/AP``) names only the lines of a summary of that type, when the text
 above the summary says which (``Evaluate annotation type *segm*``, ``IoU metric: bbox``,
 ``Evaluation results for bbox``); a summary of unknown type, or a name of none, fits either.
+A training log printing a summary after each evaluation repeats each line: those are one
+statistic's history (`progress`), a drift on the last block's line when none matches.
 """
 
 from __future__ import annotations

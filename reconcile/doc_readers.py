@@ -63,6 +63,10 @@ class Segment:
     # split), outermost first: a notebook's markdown cells head the cells after them ("## Test"
     # over a cell printing a report). Part of the judging cache's key.
     sections: tuple[tuple[int, str], ...] = ()
+    # A notebook's stream output (stdout, stderr: what the code printed as it ran), not a
+    # result's repr: a training's epochs are printed so, `evaluate()`'s dict is returned. Read
+    # after judging only (`progress.judge_history`), so no part of the judging cache's key.
+    stream: bool = False
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def remembered(self, key: str, make: Callable[[], bool]) -> bool:

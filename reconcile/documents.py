@@ -13,8 +13,9 @@ Two ways a number is tied to a claim, exact first:
      of its metric that more anchors name (`_Run._strongest`);
    * a number that matches a taking-part claim at the precision shown (`numbers.check`) is that
      claim's; a claim no number matches owns the one remaining *plausible* number (drift), or is
-     ambiguous when several remain; a number several unmatched claims would own goes to the one
-     named by more anchors, else is ambiguous with all their ids, never drift;
+     ambiguous when several remain (unless they are a log's records of one quantity over a
+     training: it owns the last, `progress`); a number several unmatched claims would own goes
+     to the one named by more anchors, else is ambiguous with all their ids, never drift;
    * a namespaced key's parts written apart name its claim together only (`anchors`: the
      task's row and the metric's cell of a harness table), a part alone names none;
    * a table cell whose row and column both name a claim is that claim's and judged alone; the
@@ -31,6 +32,9 @@ Two ways a number is tied to a claim, exact first:
    * a COCOeval ``summarize()`` line is named by the claims whose name is its statistic
      (``bbox_mAP``, ``AP50``, ``AR@100``), not by the "Average Precision" every line writes,
      and its bracket's thresholds are no values (`coco_summary`).
+   * a notebook's training outputs (a first ``fit``, a fine-tuning ``fit``) are one history:
+     after every segment is judged, a claim's findings there are judged again as one log's
+     records across cells (`progress.judge_history`).
 
    Only values are candidates (`number_roles`: not deltas, bounds, references, uncertainties),
    never the digits of an anchor, and a unit holding ``noclaim`` is not judged by anchors.
@@ -52,7 +56,7 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -60,7 +64,15 @@ from typing import Any
 from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
-from labledger.reconcile.coco_summary import Spec, in_points, named_lines, spec_of, summaries
+from labledger.reconcile.coco_summary import (
+    Spec,
+    blank_brackets,
+    in_points,
+    named_lines,
+    parse_line,
+    spec_of,
+    summaries,
+)
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
@@ -69,6 +81,7 @@ from labledger.reconcile.doc_readers import (
     Sentence,
     Table,
     is_log,
+    line_at,
     mask,
     mask_text,
 )
@@ -116,6 +129,7 @@ from labledger.reconcile.numbers import (
     pow10,
     scan_numbers,
 )
+from labledger.reconcile.progress import judge_history, last_record, series_note
 from labledger.reconcile.section_splits import section_splits
 from labledger.reconcile.tex_macros import MacroAnchors, macro_texts, with_uses
 from labledger.reconcile.units import unit_at
@@ -489,13 +503,16 @@ class _Run:
                      and (it.exact or it.check(claims[c]).plausible)]
         return [], plausible
 
-    def assign(self, seg: Segment, items: list[_Item]) -> None:
+    def assign(self, seg: Segment, items: list[_Item], records: bool = False) -> None:
         """Give each number to the anchored claim it matches; report what is left over.
 
         A number matching a candidate claim is that claim's. An unmatched claim then owns its
         one remaining plausible number (drift), or is ambiguous between several; a number that
         several unmatched claims would own goes to the most specifically named one, and is
         ambiguous when they are named equally. An item marked ``alone`` is judged by itself.
+        ``records``: the items are a log's records (`log_units.strongest_records`); a claim
+        left with several that are one training's progress series owns the last of them, the
+        most recent value (`progress.last_record`), instead of being ambiguous among them.
         """
         claims = self.claims
         satisfied: set[str] = set()
@@ -516,10 +533,16 @@ class _Run:
                 values = [c for c in it.cands if it.is_value_for(claims[c])]
                 if values:
                     pending[i] = values
+        series: dict[tuple[int, str], int] = {}  # (item, claim): the records it is the last of
         for cid in sorted(rests.keys() - satisfied):
             claim = claims[cid]
             rest = rests[cid]
-            if len(rest) == 1:
+            last = last_record(seg.text, [items[i].shown.start for i in rest]) \
+                if records and len(rest) > 1 else None
+            if last is not None:
+                pending.setdefault(rest[last], []).append(cid)
+                series[(rest[last], cid)] = len(rest)
+            elif len(rest) == 1:
                 pending.setdefault(rest[0], []).append(cid)
             elif rest:
                 first = items[rest[0]]
@@ -544,9 +567,10 @@ class _Run:
                              f"{_value(claim)} (run {claim.run}, object "
                              f"{_short(claim.source_digest)})", it.shown, it.via)
                 else:
+                    count = series.get((i, claim.id))
                     self.add(seg, it.shown.start, "drift", [claim],
-                             _drift_message(claim, it.shown, got, it.in_points(claim)),
-                             it.shown, it.via)
+                             _drift_message(claim, it.shown, got, it.in_points(claim))
+                             + (series_note(count) if count else ""), it.shown, it.via)
             else:
                 owners = [claims[c] for c in cids]
                 could = " or ".join(f"{c.id} ({_value(c)}, run {c.run})" for c in owners[:6])
@@ -1485,6 +1509,31 @@ def _delta_column(header: str, terms: frozenset[str]) -> bool:
     return False
 
 
+def _drift_at(claims: dict[str, Claim], seg: Segment, at: int, finding: Finding,
+              cid: str) -> Finding | None:
+    """``finding`` (a number two unmatched claims could own) as ``cid``'s drift on its number
+    at ``at``, once a notebook's training history satisfied the others
+    (`progress.judge_history`); None when that number is no drift of ``cid``."""
+    claim = claims.get(cid)
+    if claim is None:
+        return None
+    ls, le = line_at(seg.text, at)
+    line = seg.text[ls:le]
+    shown = next((n for n in scan_numbers(mask_text(seg.syntax, blank_brackets(line)), base=ls)
+                  if n.start == at), None)
+    if shown is None:
+        return None
+    it = _Item(shown, frozenset([cid]))
+    if _COCO_TRIGGER in line and parse_line(line) is not None:
+        it.points = in_points(shown)
+    got = it.check(claim)
+    if got.matches or not got.unit_ok:
+        return None
+    return replace(finding, type="drift", claims=(cid,), candidates=(),
+                   evidence=tuple(t for t in finding.evidence if t.claim == cid),
+                   message=_drift_message(claim, shown, got, it.in_points(claim)))
+
+
 def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None = None) -> str:
     scaled = f" (= {got.expected(claim.value)}%)" if got.scale else ""
     # a COCOeval summary's fraction judged in the claim's percent points says so
@@ -1557,6 +1606,10 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
                 memo.put(keys[i], seg, findings, judged)
     if memo is not None:
         memo.save()
+    # a notebook's training prints its metrics in several cells: judged as one log's history
+    by_id = {c.id: c for c in claims}
+    judge_history(segments, report,
+                  lambda seg, at, f, cid: _drift_at(by_id, seg, at, f, cid))
     report.documents = documents if documents is not None else len({s.path for s in segments})
     report.claims = len(claims)
     report.findings.sort(key=lambda f: (f.path, f.where or "", f.line, f.col))
@@ -1714,7 +1767,7 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
             # that names another claim more there ("- precision: 0.9694" under "## Notes",
             # the forest's) still takes part on another line
             whole = frozenset().union(*(it.cands | it.named for it in group))
-        run.assign(seg, strongest_records(group, whole))
+        run.assign(seg, strongest_records(group, whole), records=True)
     if results:
         run.assign(seg, strongest_records(
             results, frozenset().union(*(it.cands | it.named for it in results))))

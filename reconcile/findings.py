@@ -5,7 +5,8 @@ A finding's ``type`` is one of
 * ``drift``: a number tied to a claim (by a marker, or as the one remaining anchored number)
   that differs from its evidence at the precision shown;
 * ``ambiguous``: a number two unmatched claims could own, or a claim named next to several
-  numbers none of which matches; never reported as drift;
+  numbers none of which matches; never reported as drift (but for a training's records of one
+  quantity, epoch after epoch: drift on the last of them, `progress`);
 * ``unit``: a number whose unit is shown and is not the claim's;
 * ``unknown_claim``: a marker naming no current claim;
 * ``marker``: a marker that marks no number.

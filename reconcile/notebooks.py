@@ -36,6 +36,10 @@ Invariants:
   outputs, a claim on the last epoch drifted against the frozen epoch's only row; a table that
   the next output of its cell goes on from is left out, so the last one's rows are judged
   together, as a log's epochs are. A fit's table in a cell of its own is read.
+* **A stream says so** (`Segment.stream`): what code printed as it ran, not a result's repr.
+  A training's progress outputs are streams; after judging, a notebook's progress outputs are
+  judged as one training's history (`progress.judge_history`), an evaluation's returned dict
+  alone.
 * **Damage is a `DocumentError`**, never another exception: malformed JSON (with its line and
   column), JSON nested too deeply, no cells, a cell or output that is not an object, text that is
   not a string or a list of strings.
@@ -238,7 +242,7 @@ def _stream_segment(path: str, raw: str, where: str) -> Segment:
     # Each line of a progress stream is one record (an epoch's bar and its postfix); read as
     # prose, two short bar lines were one unit and the train line's 'acc' drifted against the
     # validation claim.
-    return Segment(path, "txt", text, where, printed=progress)
+    return Segment(path, "txt", text, where, printed=progress, stream=True)
 
 
 def visible_output(text: str) -> tuple[str, bool]:

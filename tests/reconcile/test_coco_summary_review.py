@@ -251,7 +251,8 @@ def test_bbox_and_segm_summaries() -> None:
 
 # A training log evaluating every 10 epochs ("Epoch:10/140" over "IoU metric: bbox" and the
 # summary, as in the DETR logs the search turned up). A claim named alike on each epoch's line
-# is satisfied by any, as a log's records are (`log_units`); none matching is ambiguous.
+# is satisfied by any, as a log's records are (`log_units`); none matching drifts on the last
+# epoch's line, the most recent value (`progress`; before: ambiguous on the first epoch's).
 EPOCHS = "".join(f"Epoch:{e}/140\nIoU metric: bbox\n" + summary([v, *OURS[1:]])
                  for e, v in ((10, 0.213), (20, 0.301), (30, 0.412)))
 
@@ -259,7 +260,7 @@ EPOCHS = "".join(f"Epoch:{e}/140\nIoU metric: bbox\n" + summary([v, *OURS[1:]])
 def test_epochs_of_a_training_log() -> None:
     assert findings(judge(EPOCHS, [claim("A", "bbox_mAP", 0.412)], path="train.txt")) == []
     assert findings(judge(EPOCHS, [claim("A", "bbox_mAP", 0.417)], path="train.txt")) == [
-        ("ambiguous", ("A",), 3, "0.213")]
+        ("drift", ("A",), 31, "0.412")]
 
 
 # === READMEs =====================================================================================

