@@ -235,7 +235,9 @@ def _rst_shown(m: re.Match[str]) -> str:
 
 
 # siunitx: \num{31.4}, \SI{91.3}{\percent}, \qty{91.3}{\%}, \si{\percent}, \SI[opts]{..}{..}
-_SIUNITX = re.compile(r"\\(num|SI|qty|si)\b\s*(?:\[[^\]{}]*\])?\s*\{([^{}]*)\}"
+# (options hold no backslash: an unclosed "[" stops at the next command instead of being
+# searched to the end of the text from every \num, a quadratic scan)
+_SIUNITX = re.compile(r"\\(num|SI|qty|si)\b\s*(?:\[[^\]{}\\]*\])?\s*\{([^{}]*)\}"
                       r"(?:\s*\{((?:[^{}]|\{[^{}]*\})*)\})?")
 _PERCENT_UNIT = re.compile(r"\\percent\b|\\%|(?<!\\)%")
 
