@@ -49,7 +49,8 @@ __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing",
            "label_split",
            "labels", "list_head", "metric_split", "names_a_count", "names_runs",
            "names_the_mean", "prose_splits",
-           "record_split", "respectively", "role_of", "splits_conflict", "spread_label"]
+           "record_split", "respectively", "role_of", "splits_conflict", "spread_label",
+           "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -385,6 +386,103 @@ def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
     if len(lists) != 1 or len(named) != 1 or len(lists[0]) != len(named[0]):
         return []
     return list(zip(lists[0], named[0], strict=True))
+
+
+# What may stand between a name and the number it is written with, the name first: "PSNR of
+# 31.42", "an SSIM of 0.913", "PSNR: 31.42", "PSNR=31.42", "AUC 0.89", "Ours reaches 31.42",
+# "**PSNR**: **31.42**", "Ours (31.42 dB)", "an F1-score of 0.89", "a PSNR value of 31.42",
+# "PSNRs of 32.46, 28.80 and 27.71 dB"; and
+# the number first: "31.42 dB PSNR", "91.3% top-1 accuracy", "0.912 in SSIM"
+_DECOR_CHARS = r"[*_`~$ \t]*"
+_BEFORE_GAP = re.compile(r"s?(?:[- ](?i:score|scores|value|values|measure))?"
+                         + _DECOR_CHARS + r"(?:(?:[:=\u2248]|(?<![^\W\d_])(?:of|is|was|are|were|"
+                         r"reaches|reached|achieves|achieved|attains|attained|equals)"
+                         r"(?![^\W\d_]))" + _DECOR_CHARS + r")?\(?" + _DECOR_CHARS)
+_AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:in[ \t]+" + _DECOR_CHARS + r")?")
+# A setting a number is written with, after it ("31.42 dB on Set5", "0.912 SSIM on the DPE
+# set") or heading its clause before it ("On Set5, our model reaches a PSNR of 31.42 dB")
+_SETTING_AFTER = re.compile(_DECOR_CHARS + r"[ \t]+(?i:on|for|in)[ \t]+(?i:the[ \t]+)?"
+                            + _DECOR_CHARS)
+_CLAUSE_BREAK = re.compile(r"[,;]")
+_SETTING_BEFORE = re.compile(r"(?<![^\W\d_])(?i:on|for|in)[ \t]+(?i:the[ \t]+)?" + _DECOR_CHARS
+                             + r"\Z")
+# Names joined into a list ("Set5, Set14 and B100", "PSNR/SSIM", "PSNR and SSIM", "Ours vs.
+# Baseline"): a name of one is written with no one number. A list's other item may be a word
+# no claim has ("on Set5, Urban100 and Set14"): a word after the name, capitalized or holding a
+# digit ("Set5, and 27.3 dB" and "Set5, while" list nothing), or one before it joined by a
+# word or a slash ("Urban100 and Set14"; "On Set5, Ours reaches" is no list), that follows no
+# number ("31.42 dB and SSIM of 0.912" is none)
+_JOIN_WORD = r"[ \t]+(?:and|or|&|vs\.?|versus)[ \t]+"
+_NAME_LIST_NEXT = re.compile(r"(?:[ \t]*,[ \t]*(?:(?:and|or)[ \t]+)?|" + _JOIN_WORD
+                             + r"|[ \t]*/[ \t]*)(?=[^\W\d_])[^\W_]*[A-Z\d]")
+_NAME_LIST_PREV = re.compile(r"(?<![\w.,%])(?<![\d.,%][ \t])[^\W\d_][\w\-]*(?:,?"
+                             + _JOIN_WORD + r"|[ \t]*/[ \t]*)\Z")
+
+
+def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                 names: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """Per number (``numbers``: (start, end with its unit), in text order), the names it is
+    written with (indices into ``names``: anchors' (start, end), in text order, one a place),
+    strongest first:
+
+    1. the name right before it ("PSNR of 31.42", "PSNR: 31.42", "Ours 31.42"; a later number
+       of a list, its first number's: "PSNRs of 32.46, 28.80 and 27.71 dB") and the name
+       right after it ("31.42 dB PSNR", "0.912 SSIM");
+    2. its setting after it ("31.42 dB on Set5", "27.3 dB PSNR on Urban100");
+    3. the setting heading its clause, with no other number between ("On Set5, our model
+       reaches a PSNR of 31.42 dB, and on Urban100 ...").
+
+    A name in a list of names ("Set5, Set14 and B100", "PSNR/SSIM of 31.42/0.912") is written
+    with no one number (`respectively` pairs such lists). Offsets are ``base`` on from
+    ``masked``'s start."""
+    starts = [s for s, _ in names]
+    firsts = [s for s, _ in numbers]
+
+    def joined_before(k: int) -> bool:
+        at = names[k][0] - base
+        return _NAME_LIST_PREV.search(masked, max(0, at - 40), at) is not None
+
+    def joined_after(k: int) -> bool:
+        return _NAME_LIST_NEXT.match(masked, names[k][1] - base) is not None
+
+    def alone(k: int) -> bool:
+        return not joined_before(k) and not joined_after(k)
+
+    out: list[list[int]] = []
+    for at, end in numbers:
+        own: list[int] = []
+        head = list_head(masked, at - base, end - base) + base
+        k = bisect.bisect_right(starts, head) - 1
+        if k >= 0 and names[k][1] <= head and alone(k) \
+                and _BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base):
+            own.append(k)
+        after = bisect.bisect_left(starts, end)
+        tail = end
+        if after < len(names) and alone(after) \
+                and _AFTER_GAP.fullmatch(masked, end - base, names[after][0] - base):
+            own.append(after)
+            tail = names[after][1]
+            after += 1
+        if after < len(names) and alone(after) \
+                and _SETTING_AFTER.fullmatch(masked, tail - base, names[after][0] - base):
+            own.append(after)
+        # the clause's setting: the nearest name before the number (its list's) that follows
+        # "on", "for" or "in", with no number between, nor a number before it in its clause
+        # (then it is that number's setting: "0.912 SSIM on Set5, and 27.3 dB")
+        k = bisect.bisect_right(starts, head) - 1
+        before = bisect.bisect_left(firsts, head) - 1  # the number before this one's list
+        lo = numbers[before][1] if before >= 0 else base
+        while k >= 0 and names[k][0] >= lo:
+            if _SETTING_BEFORE.search(masked, max(0, names[k][0] - base - 12),
+                                      names[k][0] - base) and alone(k):
+                if k not in own and ";" not in masked[names[k][1] - base:head - base] \
+                        and (before < 0 or _CLAUSE_BREAK.search(
+                            masked, lo - base, names[k][0] - base)):
+                    own.append(k)
+                break
+            k -= 1
+        out.append(own)
+    return out
 
 
 def _in_percent_range(shown: Shown, masked: str, base: int, head: str) -> bool:
