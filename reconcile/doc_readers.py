@@ -312,13 +312,14 @@ def mask(segment: Segment, start: int, end: int) -> str:
 # Where one unit of prose ends and the next begins: sentence punctuation before white space, a
 # colon ending a line, a blank line, or a line that starts a block (heading, list item, quote,
 # table row, fence; in LaTeX \item, sectioning, \begin/\end, and the \\ line break).
-# A period after an abbreviation ends no sentence ("Ours vs. Baseline: 31.52 vs. 30.10 dB").
+# A period after an abbreviation ends no sentence ("Ours vs. Baseline: 31.52 vs. 30.10 dB",
+# German "32,21 bzw. 27,58 dB").
 # detectron2's and mmdetection's per-category AP tables head their label column so ("Class"
 # heads a classification report's rows, where a binary task's F1 claim is its positive class's)
 _PER_CLASS = re.compile(r"(?i:categor(?:y|ies))")
 _NOT_ABBREV = (r"(?<!\b(?i:vs)\.)(?<!\b(?i:cf)\.)(?<!\b(?i:al)\.)(?<!\b(?i:fig)\.)"
                r"(?<!\b(?i:eq)\.)(?<!\b(?i:approx)\.)(?<!\b(?i:resp)\.)(?<!\b(?i:e\.g)\.)"
-               r"(?<!\b(?i:i\.e)\.)")
+               r"(?<!\b(?i:i\.e)\.)(?<!\b(?i:bzw)\.)")
 # Each alternative starts with one literal character, so the regex engine skips ahead to the next
 # '.', '?', '!', ':', '\\' or newline instead of trying every position (twice as fast as a
 # leading [.?!] class; the same matches).

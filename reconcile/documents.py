@@ -29,6 +29,11 @@ Two ways a number is tied to a claim, exact first:
      is not a candidate of a claim on another split (`_other_splits`: "acc: 0.9874" beside
      "val_acc: 0.9920" is the training accuracy, no test_acc claim's).
 
+   * in a sentence naming several claims, a number is only the claims of the names it is
+     written with (`_written_with`): in "a PSNR of 24.81 dB and an SSIM of 0.917 on DPE, and a
+     PSNR of 23.92 dB on UPE" the 23.92 is the UPE PSNR claim's, and the UPE claim is not
+     the 24.81's.
+
    * a COCOeval ``summarize()`` line is named by the claims whose name is its statistic
      (``bbox_mAP``, ``AP50``, ``AR@100``), not by the "Average Precision" every line writes,
      and its bracket's thresholds are no values (`coco_summary`).
@@ -116,6 +121,7 @@ from labledger.reconcile.number_roles import (
     record_split,
     respectively,
     role_of,
+    says_respectively,
     splits_conflict,
     spread_label,
     written_with,
@@ -817,7 +823,7 @@ class _Run:
             for it in items:
                 if it.shown.start in self.summary_values:
                     it.points = in_points(it.shown)
-        if len(items) > 1 and "respectively" in masked:
+        if len(items) > 1 and says_respectively(masked):
             self._respectively(items, found, hits, masked, start)
         # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
         # ("  predict_accuracy = 0.9826"), too

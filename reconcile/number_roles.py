@@ -27,6 +27,11 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 A later number of a list ("gains of 4 dB, 0.81 dB and 0.21 dB", "above 92% and 88%") is what
 the words before the list's first number make it (`list_head`).
 
+Which names a number is written with ("PSNR of 31.42", "31.42 dB PSNR on Set5": `written_with`)
+and which list of numbers goes with which list of names in order (*respectively*: `respectively`)
+are read here too. Lists are joined, and *respectively* said, in English, German and French
+("32,1, 33,4 und 31,4 dB", "jeweils", "bzw.", "respectivement").
+
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
 few characters of the number. Markers are never judged by these words: they say what they mark.
 
@@ -49,7 +54,8 @@ __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing",
            "label_split",
            "labels", "list_head", "metric_split", "names_a_count", "names_runs",
            "names_the_mean", "prose_splits",
-           "record_split", "respectively", "role_of", "splits_conflict", "spread_label",
+           "record_split", "respectively", "role_of", "says_respectively", "splits_conflict",
+           "spread_label",
            "written_with"]
 
 
@@ -172,10 +178,15 @@ _NOUN_OF = re.compile(r"((?:standard\s+)?[^\W\d_]+)[\s.]*$")
 # before the separator that ends at a later item (no glued word before it: "Set5, and" is a
 # name's digit), and whether the separator has a word ("and"/"or": group 1)
 _NUMBER_ITEM = r"(?<![\w.])[+\-\u2212]?\.?\d[\d.,]*\$?(?:[ \t]?(?:\\?%|[^\W\d_]{1,4}\b))?\$?"
-_LIST_PREV = re.compile(_NUMBER_ITEM + r"[ \t]*(?:,[ \t]*(?:(and|or)[ \t]+)?|(and|or)[ \t]+)"
+# the words joining a list's last item, in English, German and French ("32,1, 33,4 und 31,4 dB",
+# "32,21 dB bzw. 27,58 dB", "32,21, 28,67 et 27,58 dB")
+_LIST_WORDS = r"and|or|und|oder|sowie|bzw\.|et|ou"
+_LIST_PREV = re.compile(_NUMBER_ITEM + r"[ \t]*(?:,[ \t]*(?:(" + _LIST_WORDS + r")[ \t]+)?|("
+                        + _LIST_WORDS + r")[ \t]+)"
                         r"[$~ \t]*\Z")
-_LIST_GOES_ON = re.compile(r"[$ \t]*,?[ \t]*(?:and|or)[ \t]+[$~ \t]*[+\-\u2212]?\.?\d")
-_LIST_ENDS = (",", "and", "or")
+_LIST_GOES_ON = re.compile(r"[$ \t]*,?[ \t]*(?:" + _LIST_WORDS
+                           + r")[ \t]+[$~ \t]*[+\-\u2212]?\.?\d")
+_LIST_ENDS = (",", "and", "or", "und", "oder", "sowie", "bzw.", "et", "ou")
 _LIST_MAX = 8  # items walked back: a list is short, a log line of commas is not one
 # ($: LaTeX math around the number, "is $11\%$ higher", "by up to $30\%$", says nothing)
 _WORD_BEFORE = re.compile(r"([^\W\d_]+|[Δ#§])[\s.~(:$]*$")
@@ -360,7 +371,17 @@ def list_head(masked: str, s: int, end: int) -> int:
 
 
 # Names of a list joined as numbers are ("Set5, Set14 and B100", "GoPro and DND")
-_NAME_GAP = re.compile(r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+)")
+_NAME_GAP = re.compile(r"[ \t]*(?:,[ \t]*(?:(?:" + _LIST_WORDS + r")[ \t]+)?|(?:" + _LIST_WORDS
+                       + r")[ \t]+)")
+# Words saying a list of numbers goes with a list of names in order: "respectively", "resp.",
+# German "jeweils", "respektive", "beziehungsweise" and "bzw.", French "respectivement"
+_RESPECTIVELY = ("respectively", "resp.", "respectivement", "jeweils", "respektive",
+                 "beziehungsweise", "bzw.")
+
+
+def says_respectively(masked: str) -> bool:
+    """Whether ``masked`` says its lists go together in order (`_RESPECTIVELY`)."""
+    return any(word in masked for word in _RESPECTIVELY)
 
 
 def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
@@ -370,7 +391,7 @@ def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
     end with its unit)) and one list of names (``names``: anchors' (start, end), in text order)
     of the same length ("32.46, 28.80 and 27.71 dB on Set5, Set14 and B100, respectively");
     else none. Offsets are ``base`` on from ``masked``'s start."""
-    if "respectively" not in masked or len(numbers) < 2 or len(names) < 2:
+    if len(numbers) < 2 or len(names) < 2 or not says_respectively(masked):
         return []
     heads: dict[int, list[int]] = {}
     for i, (at, end) in enumerate(numbers):
@@ -396,24 +417,24 @@ def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
 _DECOR_CHARS = r"[*_`~$ \t]*"
 _BEFORE_GAP = re.compile(r"s?(?:[- ](?i:score|scores|value|values|measure))?"
                          + _DECOR_CHARS + r"(?:(?:[:=\u2248]|(?<![^\W\d_])(?:of|is|was|are|were|"
-                         r"reaches|reached|achieves|achieved|attains|attained|equals)"
+                         r"reaches|reached|achieves|achieved|attains|attained|equals|"
+                         r"von|ist|beträgt|erreicht|de|est|atteint)"
                          r"(?![^\W\d_]))" + _DECOR_CHARS + r")?\(?" + _DECOR_CHARS)
-_AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:in[ \t]+" + _DECOR_CHARS + r")?")
+_AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:(?:in|de)[ \t]+" + _DECOR_CHARS + r")?")
 # A setting a number is written with, after it ("31.42 dB on Set5", "0.912 SSIM on the DPE
 # set") or heading its clause before it ("On Set5, our model reaches a PSNR of 31.42 dB")
-_SETTING_AFTER = re.compile(_DECOR_CHARS + r"[ \t]+(?i:on|for|in)[ \t]+(?i:the[ \t]+)?"
-                            + _DECOR_CHARS)
+_SETTING_WORDS = r"(?i:on|for|in|auf|für|sur|pour|dans)[ \t]+(?i:(?:the|dem|le|la|les)[ \t]+)?"
+_SETTING_AFTER = re.compile(_DECOR_CHARS + r"[ \t]+" + _SETTING_WORDS + _DECOR_CHARS)
 _CLAUSE_BREAK = re.compile(r"[,;]")
-_SETTING_BEFORE = re.compile(r"(?<![^\W\d_])(?i:on|for|in)[ \t]+(?i:the[ \t]+)?" + _DECOR_CHARS
-                             + r"\Z")
+_SETTING_BEFORE = re.compile(r"(?<![^\W\d_])" + _SETTING_WORDS + _DECOR_CHARS + r"\Z")
 # Names joined into a list ("Set5, Set14 and B100", "PSNR/SSIM", "PSNR and SSIM", "Ours vs.
 # Baseline"): a name of one is written with no one number. A list's other item may be a word
 # no claim has ("on Set5, Urban100 and Set14"): a word after the name, capitalized or holding a
 # digit ("Set5, and 27.3 dB" and "Set5, while" list nothing), or one before it joined by a
 # word or a slash ("Urban100 and Set14"; "On Set5, Ours reaches" is no list), that follows no
 # number ("31.42 dB and SSIM of 0.912" is none)
-_JOIN_WORD = r"[ \t]+(?:and|or|&|vs\.?|versus)[ \t]+"
-_NAME_LIST_NEXT = re.compile(r"(?:[ \t]*,[ \t]*(?:(?:and|or)[ \t]+)?|" + _JOIN_WORD
+_JOIN_WORD = r"[ \t]+(?:" + _LIST_WORDS + r"|&|vs\.?|versus)[ \t]+"
+_NAME_LIST_NEXT = re.compile(r"(?:[ \t]*,[ \t]*(?:(?:" + _LIST_WORDS + r")[ \t]+)?|" + _JOIN_WORD
                              + r"|[ \t]*/[ \t]*)(?=[^\W\d_])[^\W_]*[A-Z\d]")
 _NAME_LIST_PREV = re.compile(r"(?<![\w.,%])(?<![\d.,%][ \t])[^\W\d_][\w\-]*(?:,?"
                              + _JOIN_WORD + r"|[ \t]*/[ \t]*)\Z")

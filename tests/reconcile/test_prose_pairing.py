@@ -27,7 +27,7 @@ from __future__ import annotations
 import pytest
 
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.number_roles import written_with
+from labledger.reconcile.number_roles import list_head, written_with
 from labledger.reconcile.numbers import scan_numbers
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
@@ -186,7 +186,68 @@ def test_what_stays(text: str, claims: list[Claim], want: Found, matched: set[st
     _check(text, claims, want, matched)
 
 
-# === 6. written_with itself =====================================================================
+# === 6. German and French ======================================================================
+
+# The shapes above as German and French READMEs write them, with decimal commas (as the German
+# and French documents `test_decimal_commas` follows do: MINT-the-GAP/Aufgabensammlung,
+# thecoons/minerminor): "und", "sowie", "bzw." and "et" join lists as "and" does, "jeweils",
+# "bzw." and "respectivement" say "respectively", "von"/"de" name a number as "of" does and
+# "auf"/"sur" give its setting as "on" does. Before: the swapped numbers each matched the other
+# dataset's claim, two moved ones were `ambiguous` twice, and "bzw." ended a sentence, so the
+# number after it drifted against the one claim its half named (P5, on "27,58").
+SR3 = [claim("P5", "psnr", 32.21, unit="dB", aliases=("Set5",)),
+       claim("P14", "psnr", 28.67, unit="dB", aliases=("Set14",)),
+       claim("P100", "psnr", 27.58, unit="dB", aliases=("B100",))]
+SWAPPED = [("drift", ("P14",), 1, "27,58"), ("drift", ("P100",), 1, "28,67")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Unser Modell erreicht auf Set5, Set14 und B100 jeweils 32,21, 27,58 und 28,67 dB PSNR.\n",
+     SWAPPED),
+    ("Unser Modell erreicht auf Set5, Set14 und B100 jeweils 32,21, 28,67 und 27,58 dB PSNR.\n",
+     []),
+    ("Unser Modell erreicht PSNR-Werte von 32,21, 27,58 und 28,67 dB auf Set5, Set14 bzw. "
+     "B100.\n", SWAPPED),
+    ("Unser Modell erreicht eine PSNR von 32,21 dB bzw. 27,58 dB auf Set5 bzw. Set14.\n",
+     [("drift", ("P14",), 1, "27,58")]),
+    ("Notre modèle obtient 32,21, 27,58 et 28,67 dB de PSNR sur Set5, Set14 et B100 "
+     "respectivement.\n", SWAPPED),
+    ("Notre modèle obtient 32,21, 28,67 et 27,58 dB de PSNR sur Set5, Set14 et B100 "
+     "respectivement.\n", []),
+    # no word saying "respectively": the order is unsaid, as in English
+    ("Auf Set5, Set14 und B100 erreicht unser Modell PSNR-Werte von 32,21, 27,58 und 28,67 "
+     "dB.\n", []),
+])
+def test_german_and_french_lists_pair_in_order(text: str, want: Found) -> None:
+    _check(text, SR3, want, path="LIESMICH.md")
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Unser Modell erreicht eine PSNR von 24,91 dB und eine SSIM von 0,917 auf Adobe-DPE sowie "
+     "eine PSNR von 23,82 dB auf Adobe-UPE.\n",
+     [("drift", ("PD",), 1, "24,91"), ("drift", ("PU",), 1, "23,82")]),
+    ("Unser Modell erreicht eine PSNR von 23,92 dB und eine SSIM von 0,917 auf Adobe-DPE sowie "
+     "eine PSNR von 24,81 dB auf Adobe-UPE.\n",
+     [("drift", ("PD",), 1, "23,92"), ("drift", ("PU",), 1, "24,81")]),
+    ("Notre modèle atteint une PSNR de 24,91 dB et une SSIM de 0,917 sur Adobe-DPE, et une PSNR "
+     "de 23,82 dB sur Adobe-UPE.\n",
+     [("drift", ("PD",), 1, "24,91"), ("drift", ("PU",), 1, "23,82")]),
+    ("Notre modèle atteint une PSNR de 24,81 dB et une SSIM de 0,917 sur Adobe-DPE, et une PSNR "
+     "de 23,92 dB sur Adobe-UPE.\n", []),
+])
+def test_german_and_french_numbers_go_to_their_names(text: str, want: Found) -> None:
+    _check(text, FIVEK, want, path="LIESMICH.md")
+
+
+def test_list_words_join_german_and_french_lists() -> None:
+    for text in ("PSNR-Werte von 32,1, 33,4 und 31,4 dB", "32,1 dB bzw. 33,4 dB",
+                 "32,1 dB sowie 33,4 dB", "des PSNR de 32,1, 33,4 et 31,4 dB"):
+        last = scan_numbers(text, comma=True)[-1]
+        first = scan_numbers(text, comma=True)[0]
+        assert list_head(text, last.start, last.suffix_end) == first.start, text
+
+
+# === 7. written_with itself =====================================================================
 
 def _pairs(text: str, names: list[str]) -> list[list[str]]:
     """The names each number of ``text`` is written with, by `written_with`."""
