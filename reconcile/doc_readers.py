@@ -67,6 +67,10 @@ class Segment:
     # result's repr: a training's epochs are printed so, `evaluate()`'s dict is returned. Read
     # after judging only (`progress.judge_history`), so no part of the judging cache's key.
     stream: bool = False
+    # The file whose declaration (babel ngerman, siunitx's decimal marker) says this LaTeX file
+    # writes decimal commas: a main.tex that \inputs it, or a preamble that main.tex \inputs
+    # (`included`). Part of the judging cache's key.
+    decimal_from: str | None = None
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def remembered(self, key: str, make: Callable[[], bool]) -> bool:

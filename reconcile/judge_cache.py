@@ -2,7 +2,9 @@
 
 Judging a segment (`documents.reconcile_segments`) is a pure function of
 
-* the segment: its path as shown, its place in a notebook, its syntax and its text;
+* the segment: its path as shown, its place in a notebook, its syntax and its text, with
+  what other files give it (`included`: the file whose declaration sets a LaTeX file's
+  decimal mark);
 * every current claim (ids, values, units, aliases, runs, digests: the anchors, the candidates
   and the messages all come from them);
 * the LaTeX macro bindings of all the documents (`doc_markers.tex_bindings`) and the text
@@ -152,8 +154,9 @@ class JudgeCache:
     def key(self, seg: Segment) -> str:
         import blake3
 
+        # (the file whose declaration sets a LaTeX file's decimal mark is here: `included`)
         head = (f"{seg.path}\0{seg.where or ''}\0{seg.where is None}\0{seg.syntax}\0"
-                f"{seg.printed}\0{seg.sections}\0")
+                f"{seg.printed}\0{seg.sections}\0{seg.decimal_from}\0")
         h = blake3.blake3(self.context + head.encode("utf-8", "surrogatepass"))
         h.update(seg.text.encode("utf-8", "surrogatepass"))
         return h.hexdigest()[:32]
