@@ -396,13 +396,13 @@ class _Run:
             shown: Shown | None, via: str, **extra: object) -> None:
         line, col = seg.position(offset)
         self.report.findings.append(Finding(
-            type=kind, path=seg.path, line=line, col=col, where=seg.where,
+            type=kind, path=seg.path_at(offset), line=line, col=col, where=seg.where,
             claims=tuple(c.id for c in claims), shown=shown.display() if shown else None,
             evidence=tuple(self.tie(c) for c in claims), via=via, message=message,
             **extra))  # type: ignore[arg-type]
 
     def matched(self, seg: Segment, shown: Shown, claims: Sequence[Claim], via: str) -> None:
-        self.report.matches.append(Match(seg.path, seg.where, seg, shown.start,
+        self.report.matches.append(Match(seg.path_at(shown.start), seg.where, seg, shown.start,
                                          tuple([c.id for c in claims]), shown.display(), via))
 
     # -- explicit markers --
@@ -1710,7 +1710,8 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
                 report.matches.extend(judged)
                 continue
             seg = segments[i]
-            report.matches.extend([Match.from_row(seg.path, seg.where, row) for row in judged])
+            report.matches.extend([Match.from_row(seg.path_at(row[0]), seg.where, row)
+                                   for row in judged])
             if memo is not None:
                 memo.put(keys[i], seg, findings, judged)
     if memo is not None:
