@@ -39,7 +39,7 @@ from typing import AnyStr
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.metric_directions import KEY_QUALIFIERS, metric_key
 
-__all__ = ["AnchorIndex", "Hit", "normalize"]
+__all__ = ["AnchorIndex", "Hit", "metric_terms", "normalize"]
 
 # Symbols papers glue to a metric's name fold like punctuation: "PSNR↑", "FID↓", "SSIM†",
 # "PSNR–Y", “PSNR” (each is one character, so offsets are kept).
@@ -133,6 +133,19 @@ def _compound_parts(metric: str) -> list[str]:
         if term not in out:
             out.append(term)
     return out
+
+
+def metric_terms(metric: str) -> frozenset[str]:
+    """The anchor terms a claim's metric gives it (its aliases give others), as `AnchorIndex`
+    finds them: the key (``acc_norm``), written apart where it glues letters to a number
+    (``map 50``), its quantity alone (``psnr`` of ``test_psnr``), and a namespaced key's metric
+    (``acc norm`` of ``arc_challenge/acc_norm``, ``exact match`` of
+    ``gsm8k/exact_match,strict-match``)."""
+    term = normalize(metric)
+    out = {term, _SPLIT_DIGITS.sub(" ", term), metric_key(metric)}
+    if "/" in metric:
+        out.add(normalize(metric.rsplit("/", 1)[1].partition(",")[0]))
+    return frozenset(t for t in out if _is_anchor(t, t))
 
 
 def _parts_index(compound: dict[str, tuple[frozenset[str], str]]) -> dict[str, frozenset[str]]:

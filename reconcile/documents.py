@@ -18,6 +18,8 @@ Two ways a number is tied to a claim, exact first:
      to the one named by more anchors, else is ambiguous with all their ids, never drift;
    * a namespaced key's parts written apart name its claim together only (`anchors`: the
      task's row and the metric's cell of a harness table), a part alone names none;
+   * a metric's name that ``_`` carries on into a longer key of another quantity (``acc`` in
+     ``acc_norm``) is no anchor there (`_Run.whole_keys`);
    * a table cell whose row and column both name a claim is that claim's and judged alone; the
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
@@ -66,7 +68,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
+from labledger.reconcile.anchors import AnchorIndex, Hit, metric_terms, normalize
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
 from labledger.reconcile.coco_summary import (
@@ -302,6 +304,27 @@ _WORD = re.compile(r"\S+")
 # what separates a table's cells in its text: a hit holding one may run across cells
 _CELL_SEP = re.compile(r"[|&\t,;]")
 _KEY_MARK = re.compile(r"[:=]")
+# what carries a name on into a longer key: "_" and a word ("_norm" of "acc_norm,none")
+_KEY_GOES_ON = re.compile(r"_[^\W_]\w*")
+# words a key ends a metric's name with that name no other quantity ("f1_score", "error_rate")
+_NAME_ENDS = (" score", " rate")
+
+
+def _another_key(text: str, start: int, end: int) -> bool:
+    """Whether the name ``text[start:end]`` goes on (`_KEY_GOES_ON`) into a longer key of
+    another quantity: ``acc`` in ``acc_norm``, ``exact_match`` in ``exact_match_stderr``, ``map``
+    in ``map_50``, ``loss`` in ``loss_cls``; not ``psnr`` in ``psnr_mean`` or ``psnr_db``, nor
+    ``f1`` in ``f1_score`` (`metric_directions.metric_key` drops those words)."""
+    m = _KEY_GOES_ON.match(text, end)
+    return m is not None and _quantity(text[start:m.end()]) != _quantity(text[start:end])
+
+
+def _quantity(name: str) -> str:
+    key = metric_key(name)
+    for end in _NAME_ENDS:
+        if key.endswith(end) and len(key) > len(end):
+            return key[:-len(end)]
+    return key
 
 
 class _ValueIndex:
@@ -352,6 +375,8 @@ class _Run:
         self.claims = {c.id: c for c in claims}
         self.metric_of = {c.id: metric_key(c.metric) for c in claims}  # as anchors has it
         self.index = AnchorIndex(claims) if index is None else index
+        # the anchor terms that are a claim's metric (not an alias): `_Run.whole_keys`
+        self.metric_terms = frozenset().union(*map(metric_terms, {c.metric for c in claims}))
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._named_cache: dict[frozenset[str], frozenset[str]] = {}
@@ -872,6 +897,25 @@ class _Run:
                 it.cands, it.named = it.cands - drop, it.named - drop
         return keys
 
+    def whole_keys(self, text: str, hits: list[Hit]) -> list[Hit]:
+        """``hits`` less each metric's name that ``_`` carries on into a longer key naming
+        another quantity (`_another_key`): lm-evaluation-harness's ``acc_norm`` (a row's label,
+        a results JSON's key) holds the anchor ``acc`` of an ``acc`` claim, and read so, the
+        task's ``acc_norm`` value was as much the claim's as its ``acc`` value (ambiguous
+        between them). A key that only begins with a metric's name is another metric's, as
+        one that only ends with it is (`_keyed`: ``predict_accuracy``)."""
+        out: list[Hit] | None = None
+        for i, h in enumerate(hits):
+            # (one character compared per hit: nearly none is followed by "_")
+            if text.startswith("_", h.end) and h.term in self.metric_terms \
+                    and _another_key(text, h.start, h.end):
+                if out is None:
+                    out = hits[:i]
+                continue
+            if out is not None:
+                out.append(h)
+        return hits if out is None else out
+
     def _respectively(self, items: list[_Item], found: list[Shown], hits: list[Hit],
                       masked: str, start: int) -> None:
         """"32.46, 28.80 and 27.71 dB on Set5, Set14 and B100, respectively": each number of
@@ -1279,7 +1323,8 @@ class _Run:
             while i < len(cells) and cells[i][0] < h.end:
                 a, b = cells[i]
                 out.extend(Hit(a + g.start, a + g.end, g.term)
-                           for g in self.index.scan(text[a:b]) if h.start <= a + g.start < h.end)
+                           for g in self.whole_keys(text[a:b], self.index.scan(text[a:b]))
+                           if h.start <= a + g.start < h.end)
                 i += 1
         return out
 
@@ -1729,7 +1774,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
 
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     markers = find_markers(seg, binds)
-    hits = run.index.scan(seg.text)
+    hits = run.whole_keys(seg.text, run.index.scan(seg.text))
     if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)
         seg, hits = with_uses(seg, hits, run.macros.uses(seg))
     run.summary_values = frozenset()

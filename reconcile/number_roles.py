@@ -534,6 +534,10 @@ def _counts(masked: str, noun: re.Match[str], base: int,
 # its number, and a whole pair.
 _KEY_GAP = re.compile(r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*""")
 _GAP_CHARS = frozenset("'\"])\t :=")  # every character _KEY_GAP matches
+# lm-evaluation-harness 0.4 keys a metric with no filter by its name and "none" ("'acc,none':
+# 0.853", "acc_norm,none"): the filter says nothing, the metric's name is the key. (Another
+# filter, "exact_match,strict-match", is a part of its own key: `anchors._compound_parts`.)
+_NO_FILTER = ",none"
 # A pair is a key (a word character that is no digit, then key characters) and the gap and
 # number after it. Searched for as runs of key characters, each tried once: a regex starting
 # the key at every letter of a long run ("abcdefghij..." or "a1a1a1...") scanned to the run's
@@ -591,11 +595,17 @@ def labels(masked: str, base: int, numbers: Sequence[int],
         lo = gap_end
         while lo > 0 and masked[lo - 1] in _GAP_CHARS:
             lo -= 1
+        gap = lo
+        if masked.endswith(_NO_FILTER, 0, lo):
+            lo -= len(_NO_FILTER)  # "'acc,none': 0.853": the key is "acc"
         near = sorted(by_end[bisect.bisect_left(by_end, base + lo):
                              bisect.bisect_right(by_end, at)], key=rank.__getitem__)
         for end in near:
             begin, name = ends[end]
-            if _KEY_GAP.fullmatch(masked, end - base, gap_end):
+            after = end - base
+            if after == lo < gap:
+                after = gap  # (the anchor ends at ",none")
+            if _KEY_GAP.fullmatch(masked, after, gap_end):
                 # the tail of a longer key ("accuracy" in "predict_accuracy = 0.9826") is not
                 # that key: the number is another key's
                 key = Key(name, begin > base and masked[begin - base - 1] in "_./@-", begin)
