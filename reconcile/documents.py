@@ -19,7 +19,8 @@ Two ways a number is tied to a claim, exact first:
    * a namespaced key's parts written apart name its claim together only (`anchors`: the
      task's row and the metric's cell of a harness table), a part alone names none;
    * a metric's name that ``_`` carries on into a longer key of another quantity (``acc`` in
-     ``acc_norm``) is no anchor there (`_Run.whole_keys`);
+     ``acc_norm``) is no anchor there (`_Run.whole_keys`), and in printed output an anchor
+     does not run across a line break (`_Run.lines_apart`: a line is a record there);
    * a table cell whose row and column both name a claim is that claim's and judged alone; the
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
@@ -87,13 +88,15 @@ from labledger.reconcile.doc_readers import (
     Segment,
     Sentence,
     Table,
+    fence_at,
+    fences,
     is_log,
     line_at,
     mask,
     mask_text,
 )
 from labledger.reconcile.fanout import cpu_count, fork_each
-from labledger.reconcile.fenced import without_code
+from labledger.reconcile.fenced import is_output, without_code
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.front_matter import model_index
 from labledger.reconcile.judge_cache import JudgeCache
@@ -317,6 +320,12 @@ def _another_key(text: str, start: int, end: int) -> bool:
     ``f1`` in ``f1_score`` (`metric_directions.metric_key` drops those words)."""
     m = _KEY_GOES_ON.match(text, end)
     return m is not None and _quantity(text[start:m.end()]) != _quantity(text[start:end])
+
+
+def _in_output(seg: Segment, pos: int) -> bool:
+    """Whether ``pos`` is in the text of a fenced block of printed output (`fenced`)."""
+    fence = fence_at(seg, pos)
+    return fence is not None and pos >= fence.body and is_output(seg, fence)
 
 
 def _quantity(name: str) -> str:
@@ -878,19 +887,19 @@ class _Run:
         number's key (`number_roles.labels`)."""
         keys = labels(masked, start, [it.shown.start for it in items],
                       [(h.start, h.end, h.term) for h in hits if masked[h.start - start] != " "])
-        claims_of = self.index.claims_of
+        name_of = self._key_names
         fullest: dict[str, int] = {}  # claim -> the most words of a name keying its numbers
         for key in keys:
             if key is not None and not key.glued:
-                for cid in claims_of.get(key.term, ()):
+                for cid in name_of(key.term):
                     fullest[cid] = max(fullest.get(cid, 0), len(key.term.split()))
         for it, key in zip(items, keys, strict=True):
             term, glued = (key.term, key.glued) if key is not None else ("", False)
-            named = claims_of.get(term, frozenset()) if term and not glued else frozenset()
+            named = name_of(term) if term and not glued else frozenset()
             size = len(term.split()) if term and not glued else 0
             drop = {c for c in fullest if not (c in named and size == fullest[c])}
             if glued:  # "predict_accuracy = 0.9826": not the eval_accuracy claim's
-                drop |= claims_of.get(term, frozenset())
+                drop |= name_of(term)
             elif term:  # keyed by a name: only the claims that name is a name of
                 drop |= (it.cands | it.named) - named
             if drop & (it.cands | it.named):
@@ -915,6 +924,48 @@ class _Run:
             if out is not None:
                 out.append(h)
         return hits if out is None else out
+
+    def lines_apart(self, seg: Segment, hits: list[Hit], log: bool) -> list[Hit]:
+        """``hits`` with each that runs across a line break of printed output (a log's, ``log``;
+        a fenced block of output, or into one) replaced by the anchors each line holds alone.
+        There a line is a record, and a line holding anchors and no number names the lines
+        under it (`log_units`): folded to words, a results JSON's ``"arc_challenge": {`` over
+        ``"acc_norm": 0.2901,`` held the key ``arc_challenge/acc_norm`` whole, which named every
+        line under the task as much as its own (its ``acc`` line too: ambiguous)."""
+        text = seg.text
+        out: list[Hit] | None = None
+        for i, h in enumerate(hits):
+            # (one bounded search per hit, over its few characters: nearly none crosses a line)
+            crosses = text.find("\n", h.start, h.end) >= 0 and (
+                log or _in_output(seg, h.start) or _in_output(seg, h.end - 1))
+            if crosses and out is None:
+                out = hits[:i]
+            if not crosses:
+                if out is not None:
+                    out.append(h)
+                continue
+            assert out is not None
+            ls = text.rfind("\n", 0, h.start) + 1
+            while ls < h.end:
+                le = text.find("\n", ls)
+                le = len(text) if le < 0 else le
+                line = text[ls:le]
+                out.extend(Hit(ls + g.start, ls + g.end, g.term)
+                           for g in self.whole_keys(line, self.index.scan(line))
+                           if h.start <= ls + g.start < h.end)
+                ls = le + 1
+        return hits if out is None else out
+
+    def _key_names(self, term: str) -> frozenset[str]:
+        """The claims a listing's key ``term`` names: those it is a name of, and those whose
+        namespaced key it is a part of (`anchors._compound_parts`): in libai's printed dict
+        ``{'exact_match,flexible-extract': 0.0129, ...}`` under ``'gsm8k':``, the key's anchor is
+        the filter "flexible extract", a part of ``gsm8k/exact_match,flexible-extract``, which
+        names no claim alone; read as no claim's name, it took the claim off its own value (the
+        line's other parts and its heading name the claim: `_named`)."""
+        named = self.index.claims_of.get(term, frozenset())
+        parts = self.index.parts_of.get(term) if self.index.compound else None
+        return named | parts if parts else named
 
     def _respectively(self, items: list[_Item], found: list[Shown], hits: list[Hit],
                       masked: str, start: int) -> None:
@@ -1777,6 +1828,9 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     hits = run.whole_keys(seg.text, run.index.scan(seg.text))
     if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)
         seg, hits = with_uses(seg, hits, run.macros.uses(seg))
+    log = seg.syntax == "txt" and is_log(seg)
+    if hits and (log or seg.syntax == "md" and fences(seg)):
+        hits = run.lines_apart(seg, hits, log)
     run.summary_values = frozenset()
     if _COCO_TRIGGER in seg.text:
         # a COCOeval summary line is named by the claims that are its statistic, not by the
@@ -1792,7 +1846,6 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     # numbers judged together (`log_units`). Markdown: its list items and "key: value" lines
     # under headings (or under a list item naming them), and the lines of a fenced block of
     # printed output, are units of their own, named from above and judged so too.
-    log = seg.syntax == "txt" and is_log(seg)
     # (a reST page's section titles name its tables as Markdown's headings do: no lines)
     md = md_headings(seg, hits) if hits and seg.syntax in ("md", "rst") else None
     headings = md.lines if md is not None else headed(seg, hits) if hits and log else {}

@@ -10,12 +10,24 @@ names and numbers of our own.
    ambiguous between the two. A key that only begins with a metric's name and goes on with
    ``_`` into another quantity's name is another metric's (`documents._another_key`); the
    0.4 harness's default filter, ``'acc,none'``, keys ``acc`` (`number_roles.labels`).
+2. **A namespaced claim's parts as a listing's key.** ``arc_challenge/acc_norm`` and
+   ``gsm8k/exact_match,flexible-extract`` are found written apart (the task on one line, the
+   metric and its filter as the key on the next); but a listing's key that was such a part
+   ("acc norm", "flexible extract") was read as no claim's name, so the claim was taken off
+   the number it keys: never judged, or judged on a neighbour's value
+   (`documents._Run._key_names`).
+3. **A key found whole across two lines.** Folded to words, ``"arc_challenge": {`` over
+   ``"acc": 0.2712,`` holds the key ``arc_challenge/acc`` whole; read as the line heading the
+   task's lines, it named every one of them as much as the ``acc`` line (ambiguous). In
+   printed output, where a line is a record, an anchor is found line by line
+   (`documents._Run.lines_apart`).
 """
 
 from __future__ import annotations
 
+from labledger.reconcile.claim_model import Claim
 from tests.reconcile.test_documents import claim
-from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+from tests.reconcile.test_headed_tables_and_splits import findings, judge, line_of, matches
 
 
 def _moved(text: str, old: str, new: str) -> str:
@@ -153,3 +165,54 @@ def test_prose_naming_acc_norm_is_still_the_acc_norm_claims() -> None:
     for norm in (claim("N", "acc_norm", 0.2901, aliases=("arc_challenge",)),
                  claim("N", "arc_challenge/acc_norm", 0.2901)):
         assert findings(judge(prose, [norm])) == [("drift", ("N",), 1, "0.2950")]
+
+
+# === 2. a namespaced claim keyed by its parts ====================================================
+
+def _namespaced(cid: str, key: str, value: float) -> list[Claim]:
+    return [claim(cid, key, value)]
+
+
+def test_a_namespaced_claim_is_judged_in_a_results_json_split_across_lines() -> None:
+    claims = _namespaced("N", "arc_challenge/acc_norm", 0.2901)
+    # before: no match and no finding, in a bare fence and a json fence alike
+    assert matches(judge(RESULTS, claims)) == {(("N",), 7, "0.2901")}
+    moved = _moved(RESULTS, "0.2901", "0.2933")
+    assert findings(judge(moved, claims)) == [("drift", ("N",), 7, "0.2933")]
+    as_json = moved.replace("```\n    \"arc", "```json\n    \"arc")
+    assert findings(judge(as_json, claims)) == [("drift", ("N",), 7, "0.2933")]
+    # hellaswag's acc_norm (0.5512) names one part only: nobody's
+    assert findings(judge(moved, _namespaced("N", "hellaswag/acc_norm", 0.5512))) == []
+
+
+def test_a_flexible_extract_claim_is_judged_in_libais_printed_dict() -> None:
+    claims = _namespaced("F", "gsm8k/exact_match,flexible-extract", 0.0425)
+    # before: no match (the flexible-extract key took the claim off its own value)
+    assert matches(judge(LIBAI, claims)) == {(("F",), line_of(LIBAI, "0.0425"), "0.0425")}
+    moved = _moved(LIBAI, "0.0425", "0.0437")
+    assert findings(judge(moved, claims)) == [("drift", ("F",), 9, "0.0437")]
+    # before: a claim of 0.0400 drifted on the strict-match value, 0.0311
+    off = _namespaced("F", "gsm8k/exact_match,flexible-extract", 0.0400)
+    assert findings(judge(LIBAI, off)) == [("drift", ("F",), 9, "0.0425")]
+    # the strict-match claim stays its own value's
+    strict = _namespaced("S", "gsm8k/exact_match,strict-match", 0.0290)
+    assert findings(judge(LIBAI, strict)) == [("drift", ("S",), 9, "0.0311")]
+
+
+# === 3. a key whole across two lines =============================================================
+
+def test_a_key_across_the_task_line_names_its_own_line_only() -> None:
+    claims = _namespaced("C", "arc_challenge/acc", 0.2712)
+    assert matches(judge(RESULTS, claims)) == {(("C",), 5, "0.2712")}
+    moved = _moved(RESULTS, "0.2712", "0.2698")
+    # before: [("ambiguous", ("C",), 5, "0.2698")]: "arc_challenge": { over "acc" named every
+    # line under the task, acc_norm's 0.2901 as much as acc's
+    assert findings(judge(moved, claims)) == [("drift", ("C",), 5, "0.2698")]
+
+
+def test_a_key_across_the_task_line_of_a_printed_dict() -> None:
+    claims = _namespaced("Q", "sciq/acc", 0.853)
+    assert matches(judge(LIBAI, claims)) == {(("Q",), 5, "0.853")}
+    moved = _moved(LIBAI, "0.853", "0.849")
+    # before: [("ambiguous", ("Q",), 5, "0.849")], between it and acc_norm's 0.788
+    assert findings(judge(moved, claims)) == [("drift", ("Q",), 5, "0.849")]
