@@ -1042,7 +1042,9 @@ class _Run:
                     it.cands, it.named = mine, it.named - (it.cands - mine)
 
     def _values_of(self, members: list[_Item], claim_ids: frozenset[str]) -> set[str]:
-        """The claims of ``claim_ids`` that a number of ``members`` is a value for."""
+        """The claims of ``claim_ids`` that a number of ``members`` could be the value of (a
+        value, and plausible: "BYOL 128 200 0.861" writes 128 with BYOL, but 128 is no kNN
+        accuracy's, so it takes BYOL's claim from no other number)."""
         out: set[str] = set()
         claims = self.claims
         any_claim = claims[next(iter(claim_ids))]
@@ -1050,9 +1052,8 @@ class _Run:
             it.is_value_for(any_claim)  # (reads its kind from its words, once)
             if it.kind != "value":
                 continue
-            if it.shown.sign != "-":
-                return set(claim_ids)  # a value for every claim (the usual case)
-            out.update(c for c in claim_ids if claims[c].value < 0)
+            out.update(c for c in claim_ids
+                       if c not in out and (it.exact or it.check(claims[c]).plausible))
         return out
 
     def _names_a_split(self, *claim_sets: frozenset[str]) -> bool:

@@ -226,19 +226,22 @@ def test_the_cli_exits_2_and_names_the_missing_file(ledger: Ledger, project: Pat
 
 def test_options_docutils_reads_apply(tmp_path: Path) -> None:
     # an absolute :file: is read from the Sphinx source folder (conf.py's), as Sphinx does;
-    # :encoding: decodes the file; :delim: splits it
+    # :encoding: decodes the file; :delim: splits it (its header row too: docutils reads a
+    # :header: option in the table's own delimiter, so a tab-separated file heads itself)
     page = ("Results\n=======\n\n"
             ".. csv-table:: kNN accuracy on CIFAR-10\n"
             "   :file: /_static/cifar10.tsv\n   :encoding: latin-1\n   :delim: tab\n"
-            '   :header: "Modèle", "Batch Size", "Epochs", "KNN Accuracy"\n')
+            "   :header-rows: 1\n")
     root = _project(tmp_path / "proj", {"docs/source/conf.py": "project = 'x'\n",
                                         "docs/source/guide/page.rst": page})
     (root / "docs/source/_static").mkdir()
     (root / "docs/source/_static/cifar10.tsv").write_bytes(
+        "Modèle\tBatch Size\tEpochs\tKNN Accuracy\n"
         "BYOL\t128\t200\t0.861\nSwAV\t128\t200\t0.858\n".encode("latin-1"))
     report = _judge(root, ["docs/source/guide/page.rst"], KNN[1:])
     assert _found(report) == [
-        ("drift", "docs/source/_static/cifar10.tsv", 2, 14, ("C2",), "0.858")]
+        ("drift", "docs/source/_static/cifar10.tsv", 3, 14, ("C2",), "0.858")]
+    assert [m.via for m in report.matches] == ["table"]  # read as the table it is
 
 
 def test_a_directive_shown_as_code_and_a_url_read_nothing(tmp_path: Path) -> None:
