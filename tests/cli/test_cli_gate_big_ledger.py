@@ -1,9 +1,10 @@
-"""`gate teardown`, `teardown`, `verify-pull` and `hook` on a ledger of many
+"""`gate teardown`, `teardown`, `verify-pull`, `instances` and `hook` on a ledger of many
 heartbeats: the same output as judged from every event, and a damaged line, even a beat a later
 one supersedes, still stops the gate and the hook.
 
-The commands read only the heartbeats that can decide (`pull_verified.gate_events`); these
-tests hold their output to the judgement over every event, computed here from `load_events`.
+The commands read only the heartbeats that can decide (`pull_verified.gate_events`,
+`instances.load_events(..., latest_heartbeats=True)`); these tests hold their output to the
+judgement over every event, computed here from `load_events`.
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.query import SegmentDamageWarning
+from labledger.reconcile import instances
 from labledger.reconcile.pull_verified import (
     ObjectChecker,
     evaluate_gate,
@@ -92,6 +96,17 @@ def test_verify_pull_writes_the_head_every_event_gives(beating: Ledger, project:
     code, out, err = call(capsys, "verify-pull", "r1", "--instance", "box-a")
     assert code == 0, err
     assert json.loads(Path(out.strip()).read_text())["ledger_head"] == want
+
+
+def test_instances_says_what_every_event_says(beating: Ledger,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    events = instances.load_events(beating.paths)
+    for now in (NOW, stamp(1800), stamp(1805)):
+        code, out, _ = call(capsys, "instances", "--json", "--now", now)
+        assert code == 0
+        when = datetime.strptime(now, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        want = [msgspec.to_builtins(r) for r in instances.report(events, now=when)]
+        assert json.loads(out)["instances"] == want
 
 
 def damage_a_superseded_beat(ledger: Ledger) -> tuple[Path, int]:

@@ -1,9 +1,11 @@
-"""The teardown gate on a large ledger: only what decides is made into events,
+"""The teardown gate and `instances` on a large ledger: only what decides is made into events,
 and every judgement is the same as from every event.
 
 * `gate_events` (`gate teardown`, `teardown`, `verify-pull`, the agent hook): every line of the
   ledger is still verified, superseded heartbeats too, so a damaged line anywhere raises exactly
   as reading every event raises it; of heartbeats only those that can decide are decoded.
+* `instances.load_events(..., latest_heartbeats=True)` (`labledger instances`, `lease_of`):
+  `report` and `fold` the same as from every event, at any ``now``.
 
 The property tests write random ledgers through `Ledger.append`/`append_batch` (several writers,
 out-of-order and tied timestamps, small segments, some sealed to Parquet by `compact` midway);
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ from labledger.ledger.ledger import Ledger
 from labledger.ledger.read import _Fields, iter_writer_records, iter_writer_records_checked_latest
 from labledger.ledger.record import Record
 from labledger.ledger.seal import compact
+from labledger.reconcile import instances
 from labledger.reconcile.hook import _Destroy, _judge_destroys, judge
 from labledger.reconcile.pull_verified import (
     HEARTBEAT,
@@ -50,6 +54,8 @@ from tests.reconcile.test_evidence_big_ledger import (
     INSTANCES,
     RUNS,
     TIMES,
+    WRITERS,
+    Action,
     Plan,
     Project,
     a_busy_run,
@@ -266,3 +272,119 @@ def test_the_fields_checked_are_a_records() -> None:
     for decoded in (_Fields, Record):
         with pytest.raises(msgspec.ValidationError):
             msgspec.json.decode(line, type=decoded)
+
+
+# --- instances ----------------------------------------------------------------------------------
+INSTANCE_KINDS = st.sampled_from([HEARTBEAT] * 10 + [
+    "run.launched", "run.launched", "run.exited", "capsule.sealed", "capsule.quarantined",
+    "instance.rented", "instance.rented", "instance.stopped", "instance.started",
+    "instance.released", "teardown.requested", "teardown.confirmed", "note"])
+DIGEST = "blake3:" + "0" * 64
+
+
+@st.composite
+def instance_actions(draw: st.DrawFn) -> Action:
+    kind = draw(INSTANCE_KINDS)
+    body: dict[str, Any] = {}
+    run: str | None = draw(st.sampled_from(RUNS))
+    instance = draw(st.sampled_from(INSTANCES))
+    if kind == HEARTBEAT:
+        body = {"step": draw(st.integers(0, 100))}
+    elif kind == "run.launched":
+        body = {"command": ["python", "train.py"]}
+        interval = draw(st.sampled_from([None, 1, 10]))
+        if interval is not None:
+            body["heartbeat_interval_s"] = interval
+    elif kind == "run.exited":
+        body = {"exit_code": draw(st.sampled_from([0, 1]))}
+    elif kind == "capsule.sealed":
+        body = {"path": "capsules/c1", "digest": DIGEST, "files": 1, "bytes": 1}
+    elif kind == "capsule.quarantined":
+        body = {"path": "capsules/c1", "reason": "no metrics"}
+    else:  # the instance's own events: tagged with a box, no run (a note may name one)
+        run = None if kind != "note" else run
+        instance = draw(st.sampled_from(INSTANCES[1:]))
+        body = {"instance.rented": {"profile": "vastai", "price_per_hour": 1.5,
+                                    "currency": "USD", "profile_snapshot": SNAPSHOT},
+                "teardown.requested": {"acknowledged": draw(st.booleans())},
+                "teardown.confirmed": {"method": "observed"},
+                "note": {"text": "box check"}}.get(kind, {})
+    return Action(writer=draw(st.sampled_from(WRITERS)), at=draw(st.sampled_from(TIMES)),
+                  kind=kind, run=run, instance=instance, body=body)
+
+
+@st.composite
+def instance_plans(draw: st.DrawFn) -> Plan:
+    drawn = draw(st.lists(st.tuples(st.lists(instance_actions(), min_size=1, max_size=8),
+                                    st.booleans()), min_size=1, max_size=10))
+    chunks = [([Action(group[0].writer, a.at, a.kind, a.run, a.instance, a.body)
+                for a in group], batched) for group, batched in drawn]
+    seal = draw(st.one_of(st.none(), st.integers(0, len(chunks) - 1)))
+    return Plan(chunks, seal, draw(st.sampled_from([3, 200_000])))
+
+
+def moment(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+LATER = moment(TIMES[-1]) + timedelta(hours=1)
+
+
+def assert_instances_as_from_every_event(led: Ledger, nows: list[datetime]) -> None:
+    full = instances.load_events(led.paths)
+    thin = instances.load_events(led.paths, latest_heartbeats=True)
+    assert [e for e in thin if e.kind != HEARTBEAT] == [e for e in full if e.kind != HEARTBEAT]
+    assert instances.fold(thin) == instances.fold(full)  # lease_of: rent, stop, teardown
+    for now in nows:
+        until = instances.load_events(led.paths, until=now, latest_heartbeats=True)
+        assert instances.report(until, now=now) == instances.report(full, now=now), now
+        assert instances.report(until, now=now, idle_hours=0) == \
+            instances.report(full, now=now, idle_hours=0), now
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(plan=instance_plans(),
+       nows=st.lists(st.sampled_from([*(moment(t) for t in TIMES), LATER]), min_size=1,
+                     max_size=2, unique=True))
+def test_instances_report_as_from_every_event(plan: Plan, nows: list[datetime]) -> None:
+    with tempfile.TemporaryDirectory(prefix="labledger-leases-") as name:
+        project = written(plan, Path(name))
+        try:
+            assert_instances_as_from_every_event(project.first, nows)
+        finally:
+            project.close()
+
+
+def test_instances_read_few_heartbeats_of_a_long_run(tmp_path: Path) -> None:
+    project = a_long_run(tmp_path)
+    led = project.first
+    thin = instances.load_events(led.paths, latest_heartbeats=True)
+    # a run's beats until its next event: r3 moves from box-a to box-b once
+    assert [(e.run, e.instance) for e in thin if e.kind == HEARTBEAT] == [
+        ("r3", "box-a"), ("r3", "box-b"), ("r2", "box-b"), ("r1", "box-a")]
+    nows = [moment("2025-03-01T11:00:05.000000Z"), moment("2025-03-01T11:00:10.000000Z"),
+            moment("2025-03-01T12:59:50.000000Z") + timedelta(minutes=30)]
+    assert_instances_as_from_every_event(led, nows)
+    project.close()
+
+
+def test_a_run_beating_without_its_instance_after_a_relaunch(tmp_path: Path) -> None:
+    """Beats recorded without the instance count for the box the run was launched on at the
+    time: a relaunch on another box between two of them keeps the earlier one."""
+    project = Project(tmp_path)
+    led = project.writer("w-a")
+    for box in ("box-a", "box-b"):
+        led.append("instance.rented", instance=box, at=TIMES[0], profile="vastai",
+                   profile_snapshot=SNAPSHOT)
+    led.append("run.launched", run="r1", instance="box-a", at=TIMES[1], command=["x"])
+    beats(led, "r1", None, TIMES[2:5])
+    led.append("run.launched", run="r1", instance="box-b", at=TIMES[5], command=["x"])
+    beats(led, "r1", None, TIMES[6:9])
+    thin = instances.load_events(led.paths, latest_heartbeats=True)
+    assert [e.ts for e in thin if e.kind == HEARTBEAT] == [moment(TIMES[4]), moment(TIMES[8])]
+    now = moment(TIMES[11]) + timedelta(hours=3)
+    reports = {r.instance: r for r in instances.report(thin, now=now)}
+    assert reports["box-a"].last_run_event_at == TIMES[4]  # not its launch at TIMES[1]
+    assert_instances_as_from_every_event(led, [now, moment(TIMES[3])])
+    project.close()
