@@ -15,16 +15,24 @@ stopped at the end.
 Contenders, interleaved (order rotated every round), medians over the rounds, on the ledger as
 written (JSONL) and on a copy whose segments `compact` sealed to Parquet:
 
-* ``gate``: `evaluate_gate(ledger, "box-0", events=load_events(ledger))`, what
-  `labledger gate teardown --instance box-0` computes (every event read, verified, decoded);
+* ``gate, every event``: `evaluate_gate(ledger, "box-0", events=load_events(ledger))`: every
+  event read, verified and decoded, as the gate's callers read before;
+* ``gate``: `evaluate_gate(ledger, "box-0")`, what `labledger gate teardown --instance box-0`
+  computes: `gate_events`, every line still verified, only the heartbeats that decide decoded;
 * ``hook``: `hook.judge("vastai destroy instance 4242", ...)`, the agent hook's whole verdict
-  on a destroy naming no recorded instance (so the gate of every live one is evaluated);
-* ``instances``: `report(load_events(paths), now=...)`, what `labledger instances` computes.
+  on a destroy naming no recorded instance (so the gate of every live one is evaluated), as
+  shipped (run the script at an earlier commit for the earlier number);
+* ``instances, every event``: `report(load_events(paths), now=...)`, as `labledger instances`
+  computed before;
+* ``instances``: `report(load_events(paths, until=now, latest_heartbeats=True), now=now)`,
+  what `labledger instances --now ...` computes.
+
+The gate's evaluations and the reports are checked identical both ways before any timing.
 
     .venv/bin/python benchmarks/bench_teardown_gate.py            # 7 rounds
     .venv/bin/python benchmarks/bench_teardown_gate.py --quick    # 3 rounds
 
-Exit status 0.
+Exit status 0, or 1 when the two readings judge differently.
 """
 
 from __future__ import annotations
@@ -99,40 +107,65 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ledger: {events:,} events ({args.beats:,} heartbeats), built in "
               f"{time.perf_counter() - started:.1f} s")
 
-        def gate(ledger: Any) -> Any:
+        def gate_every(ledger: Any) -> Any:
             return evaluate_gate(ledger, INSTANCE, events=load_events(ledger))
+
+        def gate(ledger: Any) -> Any:
+            return evaluate_gate(ledger, INSTANCE)
 
         def hook(ledger: Any) -> Any:
             project = str(ledger.paths.project)
             return judge(DESTROY, project, project)
 
-        def leases(ledger: Any) -> Any:
+        def leases_every(ledger: Any) -> Any:
             return instances.report(instances.load_events(ledger.paths), now=now)
 
+        def leases(ledger: Any) -> Any:
+            return instances.report(instances.load_events(ledger.paths, until=now,
+                                                          latest_heartbeats=True), now=now)
+
+        for where, ledger in ledgers.items():
+            if gate(ledger).to_json() != gate_every(ledger).to_json() or \
+                    leases(ledger) != leases_every(ledger):
+                print(f"DIFFERENT judgements from the two readings ({where})")
+                return 1
         verdict = hook(ledgers["JSONL"])
         result = gate(ledgers["JSONL"])
-        print(f"gate of {INSTANCE}: {'passes' if result.ok else 'refuses'} "
-              f"({len(result.unmet())} unmet); hook: "
+        print(f"same judgements from both readings: gate of {INSTANCE} "
+              f"{'passes' if result.ok else 'refuses'} ({len(result.unmet())} unmet); hook "
               f"{'allows' if verdict.allowed else 'refuses'} `{DESTROY}`; instances: "
               f"{len(leases(ledgers['JSONL']))}")
 
-        work: dict[str, Callable[[Any], Any]] = {"gate": gate, "hook": hook,
-                                                 "instances": leases}
+        work: dict[str, Callable[[Any], Any]] = {
+            "gate, every event": gate_every, "gate": gate, "hook": hook,
+            "instances, every event": leases_every, "instances": leases}
         contenders = {f"{how} ({where})": (lambda f=f, led=led: timed(lambda: f(led)))
                       for where, led in ledgers.items() for how, f in work.items()}
         names = list(contenders)
         times: dict[str, list[float]] = {n: [] for n in names}
+        paired: dict[str, list[float]] = {f"{how} ({where})": [] for where in ledgers
+                                          for how in ("gate", "instances")}
         for r in range(args.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             this = {name: contenders[name]() for name in order}
             for name in names:
                 times[name].append(this[name])
+            for name in paired:
+                how, where = name.split(" (")
+                paired[name].append(this[f"{how}, every event ({where}"] / this[name])
             print(f"  round {r + 1}: " + ", ".join(f"{n} {this[n] * 1000:.0f} ms" for n in names),
                   flush=True)
         print()
-        print(f"{'contender':22s} {'median ms':>10s}")
+        print(f"{'contender':32s} {'median ms':>10s}")
         for name in names:
-            print(f"{name:22s} {statistics.median(times[name]) * 1000:10.1f}")
+            print(f"{name:32s} {statistics.median(times[name]) * 1000:10.1f}")
+        print()
+        for name in paired:
+            how, where = name.split(" (")
+            every = statistics.median(times[f"{how}, every event ({where}"])
+            print(f"{how}: every event / as read now ({where}: median of paired per-round "
+                  f"ratios {statistics.median(paired[name]):.2f}x (ratio of medians "
+                  f"{every / statistics.median(times[name]):.2f}x)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
