@@ -59,7 +59,8 @@ _StoredMatch = tuple[int, int, int, tuple[str, ...], str, str]
 # An entry: (the segment's path and place, which a newer version of it supersedes; findings;
 # matches).
 _Entry = tuple[str, list[Finding], list[_StoredMatch]]
-_Anchors = tuple[dict[str, list[str]], list[str], "str | None", dict[str, list[str]]]
+_Anchors = tuple[dict[str, list[str]], list[str], "str | None", dict[str, list[str]],
+                 dict[str, str]]
 Judged = tuple[list[Finding], list[Match]]
 
 
