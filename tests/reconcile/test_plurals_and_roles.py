@@ -192,3 +192,76 @@ def test_the_baselines_are_not_the_baselines_claim() -> None:
               claim("C0", "psnr", 30.10, unit="dB", aliases=("Baseline",), run="r0")]
     _check("Ours reaches 31.42 dB, while the baselines stay near 28.7 dB.\n", claims, [],
            {"31.42"})
+
+
+# === 2. German and French delta and bound words =================================================
+
+C = [claim("P1", "psnr", 31.42, unit="dB", aliases=("PSNR",)),
+     claim("A1", "accuracy", 0.912, aliases=("Genauigkeit", "précision"))]
+
+
+# German READMEs: Hey1Marvin/AIPneumoniaDetection README.md ("Wir haben eine KI entwickelt, die
+# Pneumonie ... mit einer Genauigkeit von über 90 % erkennen kann", "Höchste Genauigkeit: Über
+# 90 %"); Sharaal/ai-newsfeed data/2025-07-21-neues-ki-modell-verbessert-die-praezision-bei-
+# medizinischen-diagnosen.md ("eine beeindruckende Steigerung der Diagnosegenauigkeit um 20,8
+# %"); a training script's comment (find_string "PSNR um ", file 61027166176: "wenn der PSNR um
+# ... 12 dB einbricht ODER auf unter 10.0 dB fällt"). Before: each number drifted against the
+# claim it is near (a change or a bound read as the value).
+@pytest.mark.parametrize("text", [
+    "Unser Modell verbessert die PSNR um 0,4 dB gegenüber der Baseline.",
+    "Die Feinabstimmung steigert die PSNR um 2,3 dB.",
+    "Eine Steigerung der PSNR um 2,3 dB und 1,1 dB auf den beiden Datensätzen.",
+    "Die PSNR ist 0,4 dB höher als bei der Baseline.",
+    "Das Modell erreicht eine PSNR, die 0,4 dB besser ist.",
+    "Eine Verbesserung von 0,4 dB PSNR gegenüber der Baseline.",
+    "Wir erkennen Pneumonie mit einer Genauigkeit von über 90,5 %.",
+    "Die PSNR liegt bei mehr als 30,5 dB.",
+    "Die PSNR liegt bei weniger als 33,5 dB.",
+    "Die PSNR fällt nie unter 30,5 dB.",
+    "Die Genauigkeit liegt bei mindestens 90,5 % und höchstens 95,5 %.",
+    "Die PSNR erreicht bis zu 33,5 dB.",
+])
+def test_german_deltas_and_bounds_are_no_values(text: str) -> None:
+    _check(text + "\n", C, [], path="LIESMICH.md")
+
+
+# French READMEs: a MLP project's "Résultats clés" (find_string "une précision de plus de", file
+# 47600566690: "Le MLP atteint une précision de plus de 80 % sur les mouvements de
+# validation"); a roadmap's go/no-go table (find_string "améliore le PSNR", file 66427409880:
+# "Une 2e passe améliore le PSNR d'au moins 1 dB"); acoustics notes (find_string " dB de plus",
+# file 59714932690: "ils font seulement 3 dB de plus"). Before: each number drifted.
+@pytest.mark.parametrize("text", [
+    "Notre modèle améliore le PSNR de 0,4 dB par rapport à la référence.",
+    "Le recalage réduit le bruit et améliore la PSNR de 1,5 dB sur le test.",
+    "Notre modèle obtient une PSNR de 0,4 dB de plus que la référence.",
+    "Une amélioration de 0,4 dB en PSNR.",
+    "Un gain de 0,4 dB en PSNR, soit 0,3 dB de mieux qu'avant.",
+    "Le MLP atteint une précision de plus de 85,5 % sur la validation.",
+    "Une deuxième passe améliore le PSNR d'au moins 1,5 dB.",
+    "La PSNR reste au-dessus de 30,5 dB.",
+    "La PSNR reste en dessous de 33,5 dB.",
+    "Une PSNR de moins de 33,5 dB.",
+    "Une PSNR jusqu'à 33,5 dB.",
+    "Une PSNR supérieure à 30,5 dB.",
+    "La PSNR dépasse 30,5 dB.",
+])
+def test_french_deltas_and_bounds_are_no_values(text: str) -> None:
+    _check(text + "\n", C, [], path="LISEZMOI.md")
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # values stay values
+    ("Unser Modell erreicht eine PSNR von 31,52 dB.", [("drift", ("P1",), 1, "31,52")]),
+    ("Die PSNR beträgt 31,52 dB.", [("drift", ("P1",), 1, "31,52")]),
+    ("Notre modèle atteint une PSNR de 31,52 dB.", [("drift", ("P1",), 1, "31,52")]),
+    ("Notre modèle obtient 31,52 dB de PSNR.", [("drift", ("P1",), 1, "31,52")]),
+    # "de 30,10 à 31,52 dB": the values, as "from ... to" is read in English
+    ("Notre modèle améliore la PSNR de 30,10 dB à 31,52 dB.",
+     [("ambiguous", ("P1",), 1, "30,10")]),
+    # "von ... auf": the values too
+    ("Unser Modell verbessert die PSNR von 30,10 dB auf 31,42 dB.", []),
+    # "plus" with no "de" before the number is no bound ("une PSNR de 31,52 dB, plus stable")
+    ("Une PSNR de 31,52 dB, plus stable que la référence.", [("drift", ("P1",), 1, "31,52")]),
+])
+def test_german_and_french_values_stay_values(text: str, want: Found) -> None:
+    _check(text + "\n", C, want, path="LIESMICH.md")
