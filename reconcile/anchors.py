@@ -374,7 +374,6 @@ class AnchorIndex:
         if self._regex is None:
             return []
         hits: list[Hit] = []
-        plurals = self.plurals
         if self._bytes_regex is not None and text.isascii():
             folded_bytes = b" " + text.encode("ascii").translate(_FOLD_ASCII)
             for mb in self._bytes_regex.finditer(folded_bytes):
@@ -383,7 +382,7 @@ class AnchorIndex:
                     term = " ".join(term.split())
                 hit = _whole(self._bytes_regex, folded_bytes, text,
                              Hit(mb.start(), mb.end() - 1, term))
-                if hit is not None and (hit.term not in plurals or self._singular(text, hit)):
+                if hit is not None and (hit.term[-1] != "s" or self._singular(text, hit)):
                     hits.append(hit)
             return hits
         low = text.lower()
@@ -396,14 +395,17 @@ class AnchorIndex:
                 term = " ".join(term.split())
             # m.start() is the space before the term in `folded`: the term's offset in `text`.
             hit = _whole(self._regex, folded, text, Hit(m.start(), m.end() - 1, term))
-            if hit is not None and (hit.term not in plurals or self._singular(text, hit)):
+            if hit is not None and (hit.term[-1] != "s" or self._singular(text, hit)):
                 hits.append(hit)
         return hits
 
     def _singular(self, text: str, hit: Hit) -> bool:
-        """Whether the plural ``hit`` (`_plural`) names its claims (where written as an acronym
-        if it must be: `_acronym_only`); if so it carries its singular term from now on."""
-        singular = self.plurals[hit.term]
+        """Whether ``hit`` names its claims: a singular term does; a plural (`_plural`) where
+        written so (as an acronym if it must be: `_acronym_only`), and then it carries its
+        singular term from now on. (Called for terms ending in "s" only, as every plural does.)"""
+        singular = self.plurals.get(hit.term)
+        if singular is None:
+            return True
         if hit.term in self._acronyms and not _written_as_acronym(text, hit.end, hit.term):
             return False
         hit.term = singular
