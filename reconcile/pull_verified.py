@@ -22,7 +22,12 @@ An expected file **holds** when
 2. the local object is present and re-hashes to its digest *at evaluation time*
    (``Store.verify``; a corrupt object is quarantined by the store and the file does not hold);
 3. a checkpoint (by suffix, or announced by ``checkpoint.saved``) also has an ok
-   ``checkpoint.verified`` bound to the same digest, and no later failed one.
+   ``checkpoint.verified`` bound to the same digest, and no later failed one;
+4. the listing entry that shows it names no ``writers``: no process on the box held the file
+   open for writing when the box hashed it (`labledger.ingest.pull`). One that did may be
+   half-written, and its box hash and the copy then agree on the half: it holds only once a
+   later listing (a full one, or ``--only`` matching it) shows it closed. Listings recorded
+   before labledger looked carry no ``writers`` and read as closed.
 
 At the teardown gate of instance I only listings taken from I count (the event's
 ``instance``): a pull from a copy, another box or no box says nothing about I's disk. A run
@@ -342,6 +347,19 @@ def _pulled_match(entry: Mapping[str, Any], pulls: list[dict[str, Any]]) -> tupl
     return None, reason
 
 
+def _still_written(entry: Mapping[str, Any]) -> str | None:
+    """Why a listed file may be half-written (the box processes its entry names as holding it
+    open for writing when the box hashed it), or None when it names none."""
+    writers = entry.get("writers")
+    if not isinstance(writers, list) or not writers:
+        return None
+    named = [f"pid {w.get('pid')} ({w.get('command') or '?'})" if isinstance(w, dict)
+             else "an unnamed process" for w in writers]
+    who = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    return (f"still being written on the box when it was listed: {who} held it open for "
+            f"writing, so the copy may be a partial file; pull it again once it is closed")
+
+
 def _current_announcements(run_events: list[Event]) -> list[Event]:
     """The box's announcements that still name bytes it holds: per path, the latest one.
 
@@ -620,6 +638,10 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
                 check.next_step = f"labledger pull --run {run}{nxt(check)} {_only(path)}"
             else:
                 check.pulled, check.digest_match, check.digest = True, True, pull["digest"]
+            writing = _still_written(entry)
+            if writing is not None:
+                check.problems.append(writing)
+                check.next_step = f"labledger pull --run {run}{nxt(check)} {_only(path)}"
             checks[path] = check
         # Written by pull when it refused an entry (unsafe name, symlink out of the tree) or
         # when the box's hash of a roster entry differs from the roster's: never safe.
