@@ -573,7 +573,7 @@ class SshTransport:
         gone: dict[str, str] = {}
         failed: list[str] = []
         writers: dict[str, list[BoxWriter]] = {}
-        for line in out.decode("utf-8", "surrogateescape").splitlines():
+        for line in out.decode("utf-8", "surrogateescape").split("\n"):
             tag, _, rest = line.partition(" ")
             if tag == "W":  # "W <pid> <name>\0<command>": <pid> holds <name> open for writing
                 pid, _, rest = rest.partition(" ")
