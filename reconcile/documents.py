@@ -308,7 +308,15 @@ _WORD = re.compile(r"\S+")
 _CELL_SEP = re.compile(r"[|&\t,;]")
 _KEY_MARK = re.compile(r"[:=]")
 # what carries a name on into a longer key: "_" and a word ("_norm" of "acc_norm,none")
-_KEY_GOES_ON = re.compile(r"_[^\W_]\w*")
+# A metric's name carried on by "_" into a key of another quantity, by the suffixes that make
+# one: a normalised or spread variant (lm-evaluation-harness's acc_norm, acc_stderr), a detection
+# metric's IoU threshold or object size (map_50, ap_75, map_s), a loss's component (loss_cls,
+# loss_bbox). Any other suffix keeps the quantity (psnr_y, fid_50k, acc_top1, miou_ms,
+# loss_total, bleu_4 are still the claim's name).
+_KEY_GOES_ON = re.compile(
+    r"_(?:(?:norm|stderr|stdev|stddev|std|sem|sd|var)(?![^\W_])"
+    r"|(?<=ap_)(?:\d+|s|m|l|small|medium|large)(?![^\W_])"
+    r"|(?<=loss_)(?:cls|bbox|mask|iou|dfl|box|obj|rpn_\w+|ce|kl|aux)(?![^\W_]))", re.IGNORECASE)
 # words a key ends a metric's name with that name no other quantity ("f1_score", "error_rate")
 _NAME_ENDS = (" score", " rate")
 
@@ -316,8 +324,8 @@ _NAME_ENDS = (" score", " rate")
 def _another_key(text: str, start: int, end: int) -> bool:
     """Whether the name ``text[start:end]`` goes on (`_KEY_GOES_ON`) into a longer key of
     another quantity: ``acc`` in ``acc_norm``, ``exact_match`` in ``exact_match_stderr``, ``map``
-    in ``map_50``, ``loss`` in ``loss_cls``; not ``psnr`` in ``psnr_mean`` or ``psnr_db``, nor
-    ``f1`` in ``f1_score`` (`metric_directions.metric_key` drops those words)."""
+    in ``map_50``, ``loss`` in ``loss_cls``; not ``psnr`` in ``psnr_mean``, ``psnr_y`` or
+    ``psnr_db``, ``fid`` in ``fid_50k``, nor ``f1`` in ``f1_score``."""
     m = _KEY_GOES_ON.match(text, end)
     return m is not None and _quantity(text[start:m.end()]) != _quantity(text[start:end])
 
@@ -1035,11 +1043,17 @@ class _Run:
                 if (wide_bound or len(narrow) == 1) and narrow < wide \
                         and not values.isdisjoint(wide):
                     drops.setdefault(key, set()).update(values)
+        claims = self.claims
         for key, members in groups.items():
             mine = key[0] - drops[key] if key in drops else key[0]
             for it in members:
-                if mine != it.cands:
-                    it.cands, it.named = mine, it.named - (it.cands - mine)
+                # (a number written with no name keeps a claim it matches: "31.20 dB at 200k
+                # iterations, and with self-ensemble 31.42 dB" keeps 31.42 Ours' though 31.20 is
+                # written with Ours; one written with a name loses it, so swapped numbers drift)
+                own = mine | {c for c in key[0] - mine if it.check(claims[c]).matches} \
+                    if key in drops and not key[1] else mine
+                if own != it.cands:
+                    it.cands, it.named = own, it.named - (it.cands - own)
 
     def _values_of(self, members: list[_Item], claim_ids: frozenset[str]) -> set[str]:
         """The claims of ``claim_ids`` that a number of ``members`` could be the value of (a
@@ -1074,11 +1088,12 @@ class _Run:
         unit = record_split(masked, epochs=record)
         prose = prose_splits(masked, start) if keys is None and unit is None else []
         qualified = _qualified(masked, start, keys) if keys is not None else frozenset()
-        if held_out and keys is not None:
-            qualified |= held_out
         for i, it in enumerate(items):
             key = keys[i] if keys is not None else None
             split = _split_named(masked, start, key, qualified) or unit
+            if split is None and held_out and key is not None \
+                    and metric_key(key.term) in held_out:
+                split = "train"  # its log keys the quantity with a held-out split elsewhere
             if split is None and prose:
                 split = _nearest_split(prose, words, it.shown.start)
             if split is None:
@@ -1590,13 +1605,25 @@ _HELD_OUT_KEY = re.compile(r"(?i)(?<![^\W_])(?:val|valid|validation|test|eval)[_
 
 
 def _held_out_keys(seg: Segment) -> frozenset[str]:
-    """The quantities a log keys with a held-out split anywhere in it (``accuracy`` for
-    ``Test accuracy : 0.9479``): beside them, a line's bare key of the quantity (Keras'
-    ``- loss: 0.16 - accuracy: 0.9479`` bar over that print) names no held-out split's claim,
-    as beside ``val_accuracy`` on its own line (`_qualified`). Found once per segment."""
+    """The quantities a log keys with a held-out split on a line of their own (``accuracy``
+    for ``Test accuracy : 0.9479``): beside them, another line's bare key of the quantity that
+    names no split itself (Keras' ``- loss: 0.16 - accuracy: 0.9479`` bar over that print)
+    names no held-out split's claim, as beside ``val_accuracy`` on its line (`_qualified`).
+    A line keying the quantity bare too (fit()'s ``- accuracy: ... - val_accuracy: ...``)
+    says nothing of the other lines: an evaluate() bar after it is the held-out split's. Found
+    once per segment."""
     got = seg._cache.get("held_out")
     if got is None:
-        got = frozenset(metric_key(m.group(1)) for m in _HELD_OUT_KEY.finditer(seg.text))
+        text = seg.text
+        found: set[str] = set()
+        for m in _HELD_OUT_KEY.finditer(text):
+            ls = text.rfind("\n", 0, m.start()) + 1
+            le = text.find("\n", m.end())
+            line = text[ls:len(text) if le < 0 else le]
+            bare = re.compile(r"(?i)(?<![\w-])" + re.escape(m.group(1)) + r"['\"]?[ \t]*[:=]")
+            if not any(b.start() + ls != m.start(1) for b in bare.finditer(line)):
+                found.add(metric_key(m.group(1)))
+        got = frozenset(found)
         seg._cache["held_out"] = got
     assert isinstance(got, frozenset)
     return got

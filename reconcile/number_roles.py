@@ -198,7 +198,8 @@ DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b
 # "acc_norm_stderr,none" with its filter), as a results JSON's key, a printed dict's, or a row of
 # its own in older tables; "psnr_std", R's "accuracy_sd" likewise. The metric's name in it is an
 # anchor, so its number read as the metric's value (`role_of`, `spread_label`).
-_SPREAD_NAME = r"(?i)(?<![^\W_])(?:stderr|stdev|stddev|std|sem|(?<=_)sd)(?:,[\w\-]+)?"
+# (glued by "_" only: a module named SEM or STD in an ablation row, "Ours + SEM", is no spread)
+_SPREAD_NAME = r"(?i)(?<=_)(?:stderr|stdev|stddev|std|sem|sd)(?:,[\w\-]+)?"
 _SPREAD_KEYED = re.compile(_SPREAD_NAME + r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*\Z""")
 _SPREAD_LABEL = re.compile(_SPREAD_NAME + r"[ \t*_`]*\Z")
 _SPREAD_KEY_REACH = 64  # characters back from a number: the longest key with its filter
