@@ -36,6 +36,7 @@ be ambiguous, so no number's common path pays for it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from itertools import pairwise
@@ -58,6 +59,7 @@ _NUMBER = re.compile(r"(?<![A-Za-z_\d.])[+\-]?\d+(?:[.,:]\d+)*(?:[eE][+\-]?\d+)?
 _SPACES = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=8192)
 def record_key(text: str, at: int) -> str:
     """The key of the record whose number starts at ``at`` in ``text``: the statistic of a
     COCOeval summary line (its bracket), else the words just before the number
@@ -209,7 +211,12 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
                 continue
             last[(path, cid)] = max(last.get((path, cid), -1), out.place)
             if at is not None:
-                keys.setdefault((path, cid), set()).add(record_key(out.segment.text, at))
+                # only an output's last record under its key is a training's result: an
+                # earlier epoch of another model's fit that happens to print the claim's value
+                # satisfies nothing
+                key = record_key(out.segment.text, at)
+                if _last_of_key(out.segment, key) == line_at(out.segment.text, at)[0]:
+                    keys.setdefault((path, cid), set()).add(key)
 
     for m in report.matches:
         saw(m.path, m.where, m.claims, m.offset)
@@ -217,6 +224,20 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
         saw(f.path, f.where, f.claims, None)
     return {k: _Judged(keys.get(k, set()), last.get(k, -1), evaluated.get(k, -1))
             for k in last.keys() | evaluated.keys()}
+
+
+def _last_of_key(seg: Segment, key: str) -> int:
+    """Where the line of ``seg``'s last record under ``key`` starts (-1: none); the records'
+    keys are found once per segment."""
+    lasts = seg._cache.get("record_keys")
+    if lasts is None:
+        text = seg.text
+        lasts = {}
+        for m in _NUMBER.finditer(text):
+            lasts[record_key(text, m.start())] = line_at(text, m.start())[0]
+        seg._cache["record_keys"] = lasts
+    assert isinstance(lasts, dict)
+    return int(lasts.get(key, -1))
 
 
 def _offset(text: str, line: int, col: int) -> int:

@@ -9,11 +9,14 @@ twice (without and with self-ensemble).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from labledger.reconcile.doc_readers import read_document
 from labledger.reconcile.documents import reconcile_segments
 from tests.reconcile.test_documents import claim
+from tests.reconcile.test_progress_series import _cells, _code, _markdown, _stream, judge
 
 Found = list[tuple[str, tuple[str, ...], str | None]]
 
@@ -78,3 +81,21 @@ def test_a_number_written_with_no_name_keeps_its_match() -> None:
                             "Baseline 30.10 dB, and with self-ensemble 31.42 dB.\n", claims)
     assert found == []  # before: a false drift "C1 says 31.20"
     assert matched == {"30.10", "31.42"}
+
+
+# Two models trained in one notebook, each claim a model's last epoch: an earlier epoch of the
+# other model's fit that happens to print a claim's value satisfies nothing: B drifts on the
+# ResNet's last epoch (before: dropped, because the CNN's epoch 2 printed 0.9101)
+def test_another_models_epoch_does_not_satisfy_a_claim(tmp_path: Path) -> None:
+    def fit(vals: list[str]) -> str:
+        return "".join(f"Epoch {i + 1}/3\n32/32 [====] - 1s 30ms/step - loss: 0.3 - accuracy: "
+                       f"0.8 - val_loss: 0.2 - val_accuracy: {v}\n" for i, v in enumerate(vals))
+    text = _cells(_markdown("## Model A (CNN)"),
+                  _code(_stream(fit(["0.8500", "0.9101", "0.8812"]))),
+                  _markdown("## Model B (ResNet)"),
+                  _code(_stream(fit(["0.8800", "0.9050", "0.9150"]))))
+    claims = [claim("A", "val_accuracy", 0.8812, run="rA"),
+              claim("B", "val_accuracy", 0.9101, run="rB")]
+    report = judge(tmp_path, text, claims)
+    assert [(f.type, f.claims, f.where, f.shown) for f in report.findings] == [
+        ("drift", ("B",), "cell 4, output 1", "0.9150")]
