@@ -1050,10 +1050,10 @@ class _Run:
                 # (a number written with no name keeps a claim it matches: "31.20 dB at 200k
                 # iterations, and with self-ensemble 31.42 dB" keeps 31.42 Ours' though 31.20 is
                 # written with Ours; one written with a name loses it, so swapped numbers drift)
-                own = mine | {c for c in key[0] - mine if it.check(claims[c]).matches} \
+                kept = mine | {c for c in key[0] - mine if it.check(claims[c]).matches} \
                     if key in drops and not key[1] else mine
-                if own != it.cands:
-                    it.cands, it.named = own, it.named - (it.cands - own)
+                if kept != it.cands:
+                    it.cands, it.named = kept, it.named - (it.cands - kept)
 
     def _values_of(self, members: list[_Item], claim_ids: frozenset[str]) -> set[str]:
         """The claims of ``claim_ids`` that a number of ``members`` could be the value of (a

@@ -229,15 +229,15 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
 def _last_of_key(seg: Segment, key: str) -> int:
     """Where the line of ``seg``'s last record under ``key`` starts (-1: none); the records'
     keys are found once per segment."""
-    lasts = seg._cache.get("record_keys")
-    if lasts is None:
+    got = seg._cache.get("record_keys")
+    if got is None:
         text = seg.text
-        lasts = {}
+        lasts: dict[str, int] = {}
         for m in _NUMBER.finditer(text):
             lasts[record_key(text, m.start())] = line_at(text, m.start())[0]
-        seg._cache["record_keys"] = lasts
-    assert isinstance(lasts, dict)
-    return int(lasts.get(key, -1))
+        seg._cache["record_keys"] = got = lasts
+    assert isinstance(got, dict)
+    return int(got.get(key, -1))
 
 
 def _offset(text: str, line: int, col: int) -> int:
