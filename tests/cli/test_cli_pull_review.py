@@ -253,7 +253,8 @@ def test_ctrl_c_at_the_terminal_mid_transfer_then_pull_again(
     proc = subprocess.Popen([str(LABLEDGER), "pull", "--run", "r1", "--instance", "box1",
                              "--no-verify", "--identity", str(sshd.client_key), "--from",
                              sshd.target(box)], cwd=project, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "PYTHONFAULTHANDLER": "1"})
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
@@ -263,7 +264,13 @@ def test_ctrl_c_at_the_terminal_mid_transfer_then_pull_again(
             time.sleep(0.01)
         assert proc.poll() is None, "the pull ended before it could be interrupted"
         os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            # Hung: SIGABRT makes faulthandler print every thread's stack, to say where.
+            os.kill(proc.pid, signal.SIGABRT)
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"the interrupted pull did not exit within 60 s; its threads:\n{err}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
