@@ -75,16 +75,20 @@ class _Chain:
     def corrupt(self, segment: Path, problem: str, seq: int | None, offset: int | None) -> None:
         self.report.findings.append(Finding("corruption", str(segment), problem, seq, offset))
 
+    def damaged(self, segment: Path, problem: str, offset: int | None) -> None:
+        """One record that cannot be verified, at the seq expected next."""
+        self.corrupt(segment, problem, self.expected_seq, offset)
+        # Assume one damaged record and keep checking the rest; its real id is unknown, so
+        # the next record's prev cannot be checked.
+        self.expected_seq += 1
+        self.resync = True
+
     def take(self, segment: Path, line: bytes, offset: int | None) -> bool | None:
         """Check one line; returns its ``more`` flag (None when it does not verify)."""
         try:
             record = verify_line(line)
         except RecordError as exc:
-            self.corrupt(segment, f"record does not verify: {exc}", self.expected_seq, offset)
-            # Assume one damaged record and keep checking the rest; its real id is unknown, so
-            # the next record's prev cannot be checked.
-            self.expected_seq += 1
-            self.resync = True
+            self.damaged(segment, f"record does not verify: {exc}", offset)
             return None
         self.report.events += 1
         if record.writer != self.writer:
@@ -134,7 +138,7 @@ def _check_jsonl(chain: _Chain, segment: Path, is_open: bool) -> None:
 
 
 def _check_parquet(chain: _Chain, segment: Path) -> None:
-    from labledger.ledger.seal import _sorted_table, sealed_columns_match
+    from labledger.ledger.seal import _sorted_table, sealed_columns_match, sealed_line
 
     try:
         table = _sorted_table(segment, ["record"])
@@ -143,7 +147,13 @@ def _check_parquet(chain: _Chain, segment: Path) -> None:
         return
     unfinished = 0  # a trailing run of `more` records: a batch that was never acknowledged
     for text in table.column("record").to_pylist():
-        unfinished = unfinished + 1 if chain.take(segment, text.encode("utf-8"), None) else 0
+        try:
+            line = sealed_line(text)
+        except RecordError as exc:
+            chain.damaged(segment, str(exc), None)
+            unfinished = 0
+            continue
+        unfinished = unfinished + 1 if chain.take(segment, line, None) else 0
     if unfinished:
         # A batch never spans segments (one write() to the open one), so a sealed segment that
         # ends inside one holds records of an append that never finished, sealed as history.

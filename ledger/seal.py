@@ -124,9 +124,19 @@ def iter_sealed_records(segment: Path, kinds: Collection[str] | None = None
         if wanted is not None and wanted[index] not in kinds:  # type: ignore[operator]
             continue
         try:
-            yield verify_line(text.encode("utf-8"))
+            yield verify_line(sealed_line(text))
         except RecordError as exc:
-            raise CorruptionError(segment, None, None, f"row {index}: {exc}") from None
+            seq = table.column("seq")[index].as_py()
+            raise CorruptionError(segment, seq if isinstance(seq, int) else None, None,
+                                  f"row {index}: {exc}") from None
+
+
+def sealed_line(text: str | None) -> bytes:
+    """A sealed row's ``record`` cell as the line it was sealed from; a null cell (a tool
+    rewrote the file) holds no record to verify: `RecordError`."""
+    if not isinstance(text, str):
+        raise RecordError("the record cell is null: no record to verify")
+    return text.encode("utf-8")
 
 
 def sealed_columns_match(segment: Path) -> list[str]:
@@ -137,7 +147,7 @@ def sealed_columns_match(segment: Path) -> list[str]:
              "recorded"]
     for row in table.to_pylist():
         try:
-            record = verify_line(row["record"].encode("utf-8"))
+            record = verify_line(sealed_line(row["record"]))
         except RecordError:
             continue  # reported by the record check
         for name in names:

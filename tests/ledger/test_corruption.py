@@ -195,6 +195,31 @@ def test_flipped_byte_in_a_sealed_record_column(ledger: Ledger, run_cli: RunCli)
         list(Ledger.open(ledger.paths.project).records())
 
 
+def test_a_null_record_cell_in_a_sealed_segment_is_corruption(
+        ledger: Ledger, run_cli: RunCli) -> None:
+    """A sealed row whose ``record`` cell is null (a tool that rewrote the Parquet file) holds
+    no verifiable record: check reports it at its seq (exit 3) and the verifying readers raise
+    CorruptionError, never an AttributeError traceback."""
+    _fill(ledger)
+    compact(ledger.paths)
+    sealed = _segment(ledger, suffix=".parquet")
+
+    def blank(columns: dict[str, list[object]]) -> None:
+        columns["record"][columns["seq"].index(3)] = None
+
+    _rewrite_parquet(sealed, blank)
+
+    findings = _corruption(check_ledger(ledger.paths))
+    assert [(f.segment, f.seq) for f in findings] == [(str(sealed), 3)]
+    assert "null" in findings[0].problem
+    _assert_cli_reports(run_cli, sealed, 3)
+    reopened = Ledger.open(ledger.paths.project)
+    with pytest.raises(CorruptionError, match="null"):
+        list(reopened.records())
+    with pytest.raises(CorruptionError, match="null"):
+        list(reopened.records(kinds=["note"]))
+
+
 def test_sealed_column_that_disagrees_with_its_record(ledger: Ledger) -> None:
     _fill(ledger)
     compact(ledger.paths)
