@@ -114,7 +114,6 @@ def directive_titles(segment: Segment) -> list[tuple[int, int, int, int]]:
         return got
     text = segment.text
     out: list[tuple[int, int, int, int]] = []
-    segment._cache["rst_table_titles"] = out
     for span in _spans_of(segment)[1]:
         if span.kind not in ("list-table", "csv-table"):
             continue
@@ -126,6 +125,7 @@ def directive_titles(segment: Segment) -> list[tuple[int, int, int, int]]:
         lead = len(title) - len(title.lstrip())
         if title.strip():
             out.append((m.end() + lead, m.end() + len(title.rstrip()), span.start, span.end))
+    segment._cache["rst_table_titles"] = out  # only once whole: a raise leaves nothing cached
     return out
 
 
