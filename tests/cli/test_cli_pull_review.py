@@ -240,6 +240,22 @@ def test_the_ssh_stream_runs_in_its_own_session(ledger: Ledger, box: Path, tmp_p
     assert probe.own_session is True
 
 
+def _hang_report(proc: subprocess.Popen[str]) -> str:
+    """What a hung child was doing: the processes around it, then (SIGABRT, with
+    PYTHONFAULTHANDLER=1 in its environment) every thread's stack, or why there is none."""
+    listing = subprocess.run(["ps", "--ppid", "2", "-p", "2", "--deselect",  # no kernel threads
+                              "-o", "pid,ppid,pgid,stat,wchan:20,args"],
+                             capture_output=True, text=True, check=False).stdout
+    running = proc.poll() is None
+    if running:
+        os.kill(proc.pid, signal.SIGABRT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        err = "(its pipes stayed open after it ended: a process it started holds them)"
+    return f"running at the timeout: {running}\nprocesses:\n{listing}\nstderr:\n{err}"
+
+
 def test_ctrl_c_at_the_terminal_mid_transfer_then_pull_again(
         capsys: pytest.CaptureFixture[str], box: Path, project: Path, sshd: Any) -> None:
     """A real `labledger pull` over SSH, SIGINT to its process group (what Ctrl-C does) while a
@@ -267,10 +283,7 @@ def test_ctrl_c_at_the_terminal_mid_transfer_then_pull_again(
         try:
             _, err = proc.communicate(timeout=60)
         except subprocess.TimeoutExpired:
-            # Hung: SIGABRT makes faulthandler print every thread's stack, to say where.
-            os.kill(proc.pid, signal.SIGABRT)
-            _, err = proc.communicate(timeout=30)
-            pytest.fail(f"the interrupted pull did not exit within 60 s; its threads:\n{err}")
+            pytest.fail(f"the interrupted pull did not finish within 60 s:\n{_hang_report(proc)}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
