@@ -224,6 +224,20 @@ class HostKeyError(TransportError):
         self.host, self.fingerprint, self.known_hosts = host, fingerprint, known_hosts
 
 
+class SftpRefusedError(TransportError):
+    """The box's SSH server let us in but refused the SFTP subsystem that pull reads with: a
+    setting of that server, never retried (RunPod's "Basic SSH" proxy carries no SFTP)."""
+
+    def __init__(self, source: str) -> None:
+        IngestError.__init__(
+            self, f"{source}: the SSH server refused SFTP, which pull reads files with; nothing "
+            "was read or recorded. RunPod's \"Basic SSH\" proxy (ssh.runpod.io) carries no "
+            "SFTP or SCP: pull from the pod's public IP and SSH port instead (\"SSH over "
+            "exposed TCP\" in its Connect menu). Elsewhere, enable the server's SFTP (OpenSSH: "
+            "a `Subsystem sftp` line in sshd_config; Dropbear: install sftp-server)")
+        self.source, self.problem = source, "the SSH server refused SFTP"
+
+
 class PullSourceError(IngestError):
     """`labledger pull` was given a source, roster or manifest it cannot use (exit 2)."""
 

@@ -56,7 +56,12 @@ from typing import Any, Literal
 
 import paramiko
 
-from labledger.ingest.errors import HostKeyError, PullSourceError, TransportError
+from labledger.ingest.errors import (
+    HostKeyError,
+    PullSourceError,
+    SftpRefusedError,
+    TransportError,
+)
 from labledger.ingest.transport import (
     CHUNK,
     FILE_ERRNOS,
@@ -288,8 +293,8 @@ class SshTransport:
             try:
                 self._connect()
                 return
-            except HostKeyError:
-                raise
+            except (HostKeyError, SftpRefusedError):
+                raise  # a setting of the box or of this machine: trying again changes nothing
             except TransportError:
                 if attempt == self.connect_retries:
                     raise
@@ -347,9 +352,14 @@ class SshTransport:
         cfg = dict(self.config.lookup(self.target.host))
         sock = self._open_sock(self.hostname, self.port, cfg)
         t = self._handshake(sock, self.target.host, self.hostname, self.port, self.user, cfg)
-        self._sftp = paramiko.SFTPClient.from_transport(t)
+        try:
+            self._sftp = paramiko.SFTPClient.from_transport(t)
+        except paramiko.SSHException:
+            if t.is_active():  # logged in and still connected: the server said no to SFTP
+                raise SftpRefusedError(self.source) from None
+            raise
         if self._sftp is None:
-            raise TransportError(self.source, "the server refused the SFTP subsystem")
+            raise SftpRefusedError(self.source)
         self._sftp.get_channel().settimeout(self.timeout * 3)
 
     def _check_host_key(self, key: paramiko.PKey, host: str, port: int) -> None:
