@@ -224,18 +224,16 @@ class HostKeyError(TransportError):
         self.host, self.fingerprint, self.known_hosts = host, fingerprint, known_hosts
 
 
-class SftpRefusedError(TransportError):
-    """The box's SSH server let us in but refused the SFTP subsystem that pull reads with: a
-    setting of that server, never retried (RunPod's "Basic SSH" proxy carries no SFTP)."""
+class SftpUnavailableError(TransportError):
+    """The box's SSH server let us in, but SFTP, which pull reads with, cannot be used there: a
+    setting of that box (refused, or a start-up file printing into the session), so never
+    retried. ``fix`` says what to change."""
 
-    def __init__(self, source: str) -> None:
-        IngestError.__init__(
-            self, f"{source}: the SSH server refused SFTP, which pull reads files with; nothing "
-            "was read or recorded. RunPod's \"Basic SSH\" proxy (ssh.runpod.io) carries no "
-            "SFTP or SCP: pull from the pod's public IP and SSH port instead (\"SSH over "
-            "exposed TCP\" in its Connect menu). Elsewhere, enable the server's SFTP (OpenSSH: "
-            "a `Subsystem sftp` line in sshd_config; Dropbear: install sftp-server)")
-        self.source, self.problem = source, "the SSH server refused SFTP"
+    _fields: tuple[str, ...] = ("source", "problem", "fix")
+
+    def __init__(self, source: str, problem: str, fix: str) -> None:
+        IngestError.__init__(self, f"{source}: {problem}; nothing was read or recorded. {fix}")
+        self.source, self.problem, self.fix = source, problem, fix
 
 
 class PullSourceError(IngestError):

@@ -59,7 +59,7 @@ import paramiko
 from labledger.ingest.errors import (
     HostKeyError,
     PullSourceError,
-    SftpRefusedError,
+    SftpUnavailableError,
     TransportError,
 )
 from labledger.ingest.transport import (
@@ -231,6 +231,23 @@ def _load_config(path: Path | None) -> paramiko.SSHConfig:
     return paramiko.SSHConfig()
 
 
+# Why SFTP cannot be used on a box, and what to change there (`SftpUnavailableError`).
+_REFUSED = "the SSH server refused SFTP, which pull reads files with"
+_REFUSED_FIX = (
+    "RunPod's \"Basic SSH\" proxy (ssh.runpod.io) carries no SFTP or SCP: pull from the pod's "
+    "public IP and SSH port instead (\"SSH over exposed TCP\" in its Connect menu). Elsewhere, "
+    "enable the server's SFTP (OpenSSH: a `Subsystem sftp` line in sshd_config; Dropbear: "
+    "install sftp-server)")
+# OpenSSH starts the SFTP server through the login shell, which reads ~/.bashrc even when not
+# interactive: anything it prints lands in front of the protocol (OpenSSH FAQ 2.9, "sftp/scp
+# fails at connection, but ssh is OK").
+_PRINTED_FIX = (
+    "A shell start-up file on the box prints something even when the login is not interactive "
+    "(~/.bashrc, ~/.profile, /etc/bash.bashrc, a login banner script): make it print only for "
+    "interactive shells, e.g. `[[ $- == *i* ]] || return` before its output, then pull again "
+    "(`ssh BOX true | head -c 100` shows what it prints)")
+
+
 class SshTransport:
     """A directory on a box reached over SSH (see the module docstring for the rules)."""
 
@@ -293,7 +310,7 @@ class SshTransport:
             try:
                 self._connect()
                 return
-            except (HostKeyError, SftpRefusedError):
+            except (HostKeyError, SftpUnavailableError):
                 raise  # a setting of the box or of this machine: trying again changes nothing
             except TransportError:
                 if attempt == self.connect_retries:
@@ -354,12 +371,15 @@ class SshTransport:
         t = self._handshake(sock, self.target.host, self.hostname, self.port, self.user, cfg)
         try:
             self._sftp = paramiko.SFTPClient.from_transport(t)
+        except paramiko.SFTPError as exc:  # what came back was not SFTP
+            raise SftpUnavailableError(self.source, f"the box's SFTP session began with bytes "
+                                       f"that are not SFTP ({exc})", _PRINTED_FIX) from None
         except paramiko.SSHException:
             if t.is_active():  # logged in and still connected: the server said no to SFTP
-                raise SftpRefusedError(self.source) from None
+                raise SftpUnavailableError(self.source, _REFUSED, _REFUSED_FIX) from None
             raise
         if self._sftp is None:
-            raise SftpRefusedError(self.source)
+            raise SftpUnavailableError(self.source, _REFUSED, _REFUSED_FIX)
         self._sftp.get_channel().settimeout(self.timeout * 3)
 
     def _check_host_key(self, key: paramiko.PKey, host: str, port: int) -> None:

@@ -179,7 +179,9 @@ def pull_seed(ledger: Ledger, tmp_path: Path) -> PullSeed:
 class Sshd:
     """A real OpenSSH sshd on 127.0.0.1 (random port) with a generated host and client key."""
 
-    def __init__(self, folder: Path, *, password_auth: bool = False, sftp: bool = True) -> None:
+    def __init__(self, folder: Path, *, password_auth: bool = False,
+                 sftp: str | None = "internal-sftp") -> None:
+        """``sftp``: the SFTP subsystem's command (None: the server offers no SFTP)."""
         import getpass
         import shutil
         import socket
@@ -209,7 +211,7 @@ class Sshd:
             f"PidFile {folder / 'sshd.pid'}", f"AuthorizedKeysFile {folder / 'authorized_keys'}",
             "StrictModes no", "UsePAM no", "PermitRootLogin yes",
             f"PasswordAuthentication {'yes' if password_auth else 'no'}",
-            *(["Subsystem sftp internal-sftp"] if sftp else []), "MaxStartups 100",
+            *([f"Subsystem sftp {sftp}"] if sftp else []), "MaxStartups 100",
             "MaxSessions 100",
             "LogLevel ERROR", ""]), encoding="ascii")
         self.log = open(folder / "sshd.log", "wb")  # noqa: SIM115 - closed in stop()
