@@ -141,11 +141,11 @@ class FileStream:
     """One ``ssh`` process streaming many files; iterate `files` in request order."""
 
     def __init__(self, login: OpenSshLogin, root: str, items: Sequence[tuple[str, int]],
-                 source: str) -> None:
+                 source: str, *, python: str = "python3") -> None:
         self.source = source
         self.items = list(items)
         command = (f"cd -- {shlex.quote(root)} || exit 97; "
-                   f"exec python3 -c {shlex.quote(_SENDER)}")
+                   f"exec {shlex.quote(python)} -c {shlex.quote(_SENDER)}")
         try:
             # In a session of its own: a Ctrl-C at the terminal goes to labledger alone, which
             # stops the stream itself (`close`), instead of killing ``ssh`` under a running

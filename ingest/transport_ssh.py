@@ -16,7 +16,11 @@ Names travel as bytes and are decoded as POSIX does (UTF-8, ``surrogateescape``)
 valid UTF-8, so the ``READDIR`` loop is done here.
 Hashing is one remote command fed the NUL-separated list of files on stdin: a Python helper
 (``hashlib`` SHA-256, plus BLAKE3 when the box's python has ``blake3``) when the box has
-``python3``, else ``xargs -0 sha256sum`` (plus ``b3sum`` when present). A file the box can no
+``python3``, else ``xargs -0 sha256sum`` (plus ``b3sum`` when present). The box's ``python3`` is
+the first of the login's ``PATH`` and the usual install places (``/usr/bin``, a conda under
+``/opt/conda``, ``~/miniconda3``...) that runs: an SSH command's ``PATH`` is sshd's default,
+not the one a container image's ``ENV`` or a ``.bashrc``'s conda init gives a terminal, so a
+pytorch image's only Python is often not on it (`python3`). A file the box can no
 longer open (rotated away since the listing) is that file's `RemoteHash.error`, not a failed
 hash: the helper says so per file; after ``sha256sum`` an SFTP ``lstat`` tells a vanished file
 from a box that failed to hash.
@@ -231,6 +235,21 @@ def _load_config(path: Path | None) -> paramiko.SSHConfig:
     return paramiko.SSHConfig()
 
 
+# Where a box's python3 may be when an SSH command's PATH (sshd's default) does not have it: a
+# container image's ENV and a .bashrc's `conda init` set PATH for terminals only. The first
+# that runs and is 3.5 or later (the helpers' bytes formatting) is printed, as an absolute path.
+_PYTHON3_PLACES = ("python3", "/usr/bin/python3", "/usr/local/bin/python3",
+                   "/opt/conda/bin/python3", '"$HOME/miniconda3/bin/python3"',
+                   '"$HOME/miniforge3/bin/python3"', '"$HOME/anaconda3/bin/python3"',
+                   "/opt/miniconda3/bin/python3", "/opt/miniforge3/bin/python3",
+                   "/opt/anaconda3/bin/python3", "/root/miniconda3/bin/python3")
+_FIND_PYTHON3 = (
+    f"for p in {' '.join(_PYTHON3_PLACES)}; do "
+    "q=$(command -v \"$p\" 2>/dev/null) && "
+    "\"$q\" -c 'import sys; sys.exit(sys.version_info < (3, 5))' >/dev/null 2>&1 && "
+    "{ printf '%s\\n' \"$q\"; exit 0; }; done; exit 1")
+
+
 # Why SFTP cannot be used on a box, and what to change there (`SftpUnavailableError`).
 _REFUSED = "the SSH server refused SFTP, which pull reads files with"
 _REFUSED_FIX = (
@@ -273,7 +292,8 @@ class SshTransport:
         self.identity, self.password, self.use_agent = identity, password, use_agent
         self.hasher, self.timeout, self.bulk = hasher, timeout, bulk
         self.ssh_config_path = ssh_config
-        self._python3: bool | None = None
+        self._python3: str | None = None  # the box's python3 (`python3`), once looked for
+        self._python3_probed = False
         self.bulk_note: str | None = None  # why the OpenSSH stream was not used, if it was not
         self.stream: Any = None  # the running OpenSSH stream (FileStream), if any
         self.connect_retries, self.backoff = connect_retries, backoff
@@ -556,10 +576,18 @@ class SshTransport:
         code, _, _ = self.run(f"command -v {command} >/dev/null 2>&1")
         return code == 0
 
-    def has_python3(self) -> bool:
-        if self._python3 is None:
-            self._python3 = self._has("python3")
+    def python3(self) -> str | None:
+        """The box's python3 (3.5 or later) as a command line word, or None (asked once)."""
+        if not self._python3_probed:
+            code, out, _ = self.run(_FIND_PYTHON3)
+            # The last line: a start-up file may have printed before the probe did.
+            found = out.decode("utf-8", "surrogateescape").strip().rsplit("\n", 1)[-1].strip()
+            self._python3 = found if code == 0 and found.startswith("/") else None
+            self._python3_probed = True
         return self._python3
+
+    def has_python3(self) -> bool:
+        return self.python3() is not None
 
     def run(self, command: str, stdin: bytes = b"") -> tuple[int, bytes, bytes]:
         """Run one remote command; returns (exit code, stdout, stderr)."""
@@ -591,7 +619,8 @@ class SshTransport:
         if not rels:
             return {}
         use_python = self.hasher == "python" or (self.hasher == "auto" and self.has_python3())
-        body = f"python3 -c {shlex.quote(_PY_HASHER)}" if use_python else _COREUTILS
+        python = shlex.quote(self.python3() or "python3")
+        body = f"{python} -c {shlex.quote(_PY_HASHER)}" if use_python else _COREUTILS
         command = f"cd -- {shlex.quote(self.root)} || exit 97; {body}"
         names = b"".join(r.encode("utf-8", "surrogateescape") + b"\0" for r in rels)
         code, out, err = self.run(command, names)
@@ -732,7 +761,8 @@ class SshTransport:
             known_hosts=(self.known_hosts, self.user_known_hosts), identity=self.identity,
             ssh_config=self.ssh_config_path, use_agent=self.use_agent, timeout=self.timeout)
         try:
-            return FileStream(login, self.root, items, self.source)
+            return FileStream(login, self.root, items, self.source,
+                              python=self.python3() or "python3")
         except TransportError as exc:
             if self.bulk == "openssh":
                 raise

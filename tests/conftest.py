@@ -180,8 +180,9 @@ class Sshd:
     """A real OpenSSH sshd on 127.0.0.1 (random port) with a generated host and client key."""
 
     def __init__(self, folder: Path, *, password_auth: bool = False,
-                 sftp: str | None = "internal-sftp") -> None:
-        """``sftp``: the SFTP subsystem's command (None: the server offers no SFTP)."""
+                 sftp: str | None = "internal-sftp", extra: tuple[str, ...] = ()) -> None:
+        """``sftp``: the SFTP subsystem's command (None: the server offers no SFTP);
+        ``extra``: more sshd_config lines."""
         import getpass
         import shutil
         import socket
@@ -213,7 +214,7 @@ class Sshd:
             f"PasswordAuthentication {'yes' if password_auth else 'no'}",
             *([f"Subsystem sftp {sftp}"] if sftp else []), "MaxStartups 100",
             "MaxSessions 100",
-            "LogLevel ERROR", ""]), encoding="ascii")
+            "LogLevel ERROR", *extra, ""]), encoding="ascii")
         self.log = open(folder / "sshd.log", "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen([str(binary), "-D", "-e", "-f", str(config)],
                                      stdout=self.log, stderr=subprocess.STDOUT)
