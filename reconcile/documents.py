@@ -837,7 +837,7 @@ class _Run:
         if items and self.split_of and self._names_a_split(cands, self.named(terms)):
             assert words is not None
             self._other_splits(items, masked, start, keys, records is not None, words,
-                               section)
+                               section, _held_out_keys(seg) if records is not None else None)
         if records is not None:
             records.extend(items)
         elif items:
@@ -967,15 +967,19 @@ class _Run:
 
     def _other_splits(self, items: list[_Item], masked: str, start: int,
                       keys: list[Key | None] | None, record: bool, words: list[int],
-                      section: str | None) -> None:
+                      section: str | None, held_out: frozenset[str] | None = None) -> None:
         """Drop from each number the claims on a split its words say it is not of
         (`_split_named`): "acc: 0.9874" beside "val_acc: 0.9920" is not a test_acc claim's, nor
         "an accuracy of 0.989 on the training data" a test_accuracy claim's; where its words
-        name none, the split its ``section``'s heading names ("## Validation")."""
+        name none, the split its ``section``'s heading names ("## Validation"). ``held_out``:
+        a log record's, the quantities its log keys with a held-out split on any line
+        (`_held_out_keys`)."""
         split_of = self.split_of
         unit = record_split(masked, epochs=record)
         prose = prose_splits(masked, start) if keys is None and unit is None else []
         qualified = _qualified(masked, start, keys) if keys is not None else frozenset()
+        if held_out and keys is not None:
+            qualified |= held_out
         for i, it in enumerate(items):
             key = keys[i] if keys is not None else None
             split = _split_named(masked, start, key, qualified) or unit
@@ -1481,6 +1485,24 @@ def _qualified(masked: str, start: int, keys: list[Key | None]) -> frozenset[str
         if key is not None and key_split(masked, start, key) in ("val", "test", "eval"):
             out.add(metric_key(key.term))
     return frozenset(out)
+
+
+# A key of a held-out split on a log's line: "val_acc: ", "Test accuracy : ", "eval_loss = "
+_HELD_OUT_KEY = re.compile(r"(?i)(?<![^\W_])(?:val|valid|validation|test|eval)[_ ]"
+                           r"([a-z][\w@.\-]*)['\"]?[ \t]*[:=]")
+
+
+def _held_out_keys(seg: Segment) -> frozenset[str]:
+    """The quantities a log keys with a held-out split anywhere in it (``accuracy`` for
+    ``Test accuracy : 0.9479``): beside them, a line's bare key of the quantity (Keras'
+    ``- loss: 0.16 - accuracy: 0.9479`` bar over that print) names no held-out split's claim,
+    as beside ``val_accuracy`` on its own line (`_qualified`). Found once per segment."""
+    got = seg._cache.get("held_out")
+    if got is None:
+        got = frozenset(metric_key(m.group(1)) for m in _HELD_OUT_KEY.finditer(seg.text))
+        seg._cache["held_out"] = got
+    assert isinstance(got, frozenset)
+    return got
 
 
 def _split_named(masked: str, start: int, key: Key | None,

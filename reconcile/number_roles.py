@@ -51,12 +51,9 @@ from labledger.reconcile.metric_directions import metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
 __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing", "key_split",
-           "label_split",
-           "labels", "list_head", "metric_split", "names_a_count", "names_runs",
-           "names_the_mean", "prose_splits",
-           "record_split", "respectively", "role_of", "says_respectively", "splits_conflict",
-           "spread_label",
-           "written_with"]
+           "label_split", "labels", "list_head", "metric_split", "names_a_count", "names_runs",
+           "names_the_mean", "prose_splits", "record_split", "respectively", "role_of",
+           "says_respectively", "splits_conflict", "spread_label", "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:

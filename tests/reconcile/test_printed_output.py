@@ -301,3 +301,22 @@ def test_prose_and_single_lines_stay_sentences(tmp_path: Path) -> None:
     one_line = "test loss 0.2871 test accuracy 0.9133\n"
     assert line_of(one_line, "0.9133") == 1
     assert matches(judge(one_line, claims, "results.txt")) == {(("A",), 1, "0.9133")}
+
+
+# Keras' evaluate() prints its bar with the bare key of the quantity, and the notebook then
+# prints the test accuracy itself (tensorflow/docs site/en/tutorials/images/transfer_learning.ipynb:
+# `loss, accuracy = model.evaluate(test_dataset)` then `print('Test accuracy :', accuracy)`).
+# Read a line per record, the bar's bare `accuracy` named no split, so a val_accuracy claim
+# drifted against it; beside a line keying the quantity with a held-out split it is no held-out
+# split's claim, as `accuracy` beside `val_accuracy` on one of fit()'s lines.
+_EVALUATE = ("6/6 [==============================] - 1s 95ms/step - loss: 0.1611 - "
+             "accuracy: 0.9417\nTest accuracy : 0.9416666865348816\n")
+
+
+def test_an_evaluate_bar_beside_a_held_out_key_is_no_held_out_claims(tmp_path: Path) -> None:
+    text = _notebook(_code(_stream(_EVALUATE)))
+    val = judge_notebook(tmp_path, text, [claim("V", "val_accuracy", 0.9052)])
+    assert found(val) == []  # before: a drift of V on the bar's 0.9417
+    test = judge_notebook(tmp_path, text, [claim("T", "test_accuracy", 0.9416666865348816)])
+    assert found(test) == []
+    assert matched(test) == {(("T",), "cell 1, output 1", 2, "0.9416666865348816")}
