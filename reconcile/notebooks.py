@@ -27,10 +27,15 @@ Invariants:
   37ms/step``: percentages, counts, timings and rates, never a result; a bar's postfix
   ``loss=0.312`` stays), and the ``<style>``/``<script>`` bodies of HTML. So a finding's line and
   column point into the cell or output as the file holds it.
-* **A tqdm stream is a log.** A stream holding a tqdm bar is read a line per record
-  (`doc_readers.is_log`) however few its lines: each bar line is one epoch's record, its
-  description (``valid:``) the record's label. (Keras' epoch lines end in numbers and are found
-  to be a log by themselves; a Keras stream mixing warnings and prints stays prose.)
+* **Printed output is read a line per record.** A stream, or a ``text/plain`` result, of two
+  or more lines is a log (`doc_readers.is_log`, through `Segment.printed`), whatever its lines
+  end in: ``print()`` writes a line per call, so a line is what the program said together.
+  Read as prose, a cell printing ``Loading checkpoint ...``, ``Evaluating the model``, ``Test
+  loss 0.2871`` and ``Test accuracy 0.9133`` (no sentence punctuation) was one sentence, and
+  the loss matched or drifted for a test-accuracy claim. A tqdm stream is a log however few
+  its lines (each bar line is one epoch's record, its description, ``valid:``, the record's
+  label). A single line stays a sentence (its sentence punctuation still parts it), and
+  markdown cells, ``text/markdown`` and ``text/latex`` results are prose as ever.
 * **A fit's earlier phase is not read.** fastai's ``fine_tune`` shows two HTML tables of epochs
   (``epoch``, ``train_loss``, ...) in one cell: the frozen epoch's, then the rest. Read as two
   outputs, a claim on the last epoch drifted against the frozen epoch's only row; a table that
@@ -211,7 +216,10 @@ def _output_segment(path: str, output: dict[str, Any], where: str) -> Segment | 
     if shown is None:
         return None
     syntax, text = shown
-    return Segment(path, syntax, visible_output(text)[0] if syntax == "txt" else text, where)
+    if syntax != "txt":
+        return Segment(path, syntax, text, where)
+    text = visible_output(text)[0]
+    return Segment(path, syntax, text, where, printed=_several_lines(text))
 
 
 def _representations(output: dict[str, Any]) -> dict[str, Any]:
@@ -241,8 +249,15 @@ def _stream_segment(path: str, raw: str, where: str) -> Segment:
     text, progress = visible_output(raw)
     # Each line of a progress stream is one record (an epoch's bar and its postfix); read as
     # prose, two short bar lines were one unit and the train line's 'acc' drifted against the
-    # validation claim.
-    return Segment(path, "txt", text, where, printed=progress, stream=True)
+    # validation claim. So is each line of any printed output of several lines.
+    return Segment(path, "txt", text, where, printed=progress or _several_lines(text),
+                   stream=True)
+
+
+def _several_lines(text: str) -> bool:
+    """Whether ``text`` holds two or more lines that are not blank: a program's printed lines,
+    each a record of its own (see the module docstring)."""
+    return "\n" in text.strip()
 
 
 def visible_output(text: str) -> tuple[str, bool]:
