@@ -42,9 +42,9 @@ Invariants:
   the next output of its cell goes on from is left out, so the last one's rows are judged
   together, as a log's epochs are. A fit's table in a cell of its own is read.
 * **A stream says so** (`Segment.stream`): what code printed as it ran, not a result's repr.
-  A training's progress outputs are streams; after judging, a notebook's progress outputs are
-  judged as one training's history (`progress.judge_history`), an evaluation's returned dict
-  alone.
+  A training's progress outputs are streams, and the HTML tables of epochs its fit shows
+  (`progress.epoch_table`); after judging, a notebook's progress outputs are judged as one
+  training's history (`progress.judge_history`), an evaluation's returned dict alone.
 * **Damage is a `DocumentError`**, never another exception: malformed JSON (with its line and
   column), JSON nested too deeply, no cells, a cell or output that is not an object, text that is
   not a string or a list of strings.
