@@ -11,11 +11,12 @@ Invariants:
   names another file is not.
 * Only write access counts (``O_WRONLY`` or ``O_RDWR`` in the ``flags:`` field); a reader, an
   ``O_PATH`` handle or a shared mapping whose fd was closed is no writer.
-* This process and its ancestors are never writers: it cannot wait for itself (a training loop
-  that calls `ingest_run_dir` while its own log is open must not stall), nor for a process
-  that is waiting for it (a training script that runs ``labledger close`` as its last step
-  while its stdout is redirected into the run's folder, or `labledger run` holding a log of
-  the command it wraps).
+* This process and its ancestors are never writers, nor is anyone of a file they write
+  themselves (a forked worker shares the descriptor it inherited): it cannot wait for itself
+  (a training loop that calls `ingest_run_dir` while its own log is open must not stall), nor
+  for a process that is waiting for it (a training script that runs ``labledger close`` as
+  its last step while its stdout is redirected into the run's folder, or `labledger run`
+  holding a log of the command it wraps).
 * What cannot be inspected is skipped without a word: another user's processes (their
   ``/proc/PID/fd`` needs ptrace access), processes that exit mid-scan, fds closed mid-scan.
   Without ``/proc`` (macOS, BSD, Windows) nothing is found, so settling falls back to stillness
@@ -62,12 +63,17 @@ def open_writers(files: Collection[FileId], *, proc: str = _PROC) -> list[Writer
     except OSError:
         return []  # no procfs: not Linux, or hidden in this container
     exempt = _self_and_ancestors(proc)
+    # a file this process or an ancestor writes is theirs: the other processes writing it
+    # inherited it from them (a training script's DataLoader workers or DDP ranks holding its
+    # redirected stdout while it waits for labledger)
+    ours = {file for pid in exempt for file in _written_by(f"{proc}/{pid}", files)}
     found: list[Writer] = []
     for name in pids:
         if not name.isdigit() or int(name) in exempt:
             continue
         for file in _written_by(f"{proc}/{name}", files):
-            found.append(Writer(int(name), _command(f"{proc}/{name}"), file))
+            if file not in ours:
+                found.append(Writer(int(name), _command(f"{proc}/{name}"), file))
     found.sort()
     return found
 

@@ -19,6 +19,12 @@ Order, and why (each step records before the next starts, so an interruption lea
    bytes); nothing about them is compared, stored or recorded before ``pull.listed``.
    A file the box could no longer open to hash (rotated away after the listing) leaves the
    manifest, which holds only what the box hashed, and is recorded as failed.
+   A file a live process on the box still held open for writing once the box had hashed it
+   (`RemoteHash.writers`: a slow ``torch.save``, a log kept open) may be half-written, and the
+   box's hash and the received bytes then agree on the half. It is pulled all the same (the
+   bytes may be needed), but its manifest entry names those processes (``writers``), its result
+   is not ok (the pull exits 3), and `labledger.reconcile.pull_verified` holds it unverified
+   until a later listing shows it closed.
 3. **Transfer** each file into ``cas/tmp/pull-<key>.partial`` (keyed by source, path and size),
    hashing while receiving, over one OpenSSH stream when the transport has one, else file by
    file. A transport error is retried (bounded, with backoff, after a reconnect) from the
@@ -91,7 +97,7 @@ from labledger.cas.gc import (
 )
 from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_limit
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
-from labledger.ingest.transport import FileUnreadableError, RemoteHash, Transport
+from labledger.ingest.transport import BoxWriter, FileUnreadableError, RemoteHash, Transport
 from labledger.ledger.artifacts import open_store
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.segment import Draft
@@ -167,6 +173,8 @@ class Entry:
     target: str | None = None
     sha256: str | None = None
     blake3: str | None = None
+    # Processes on the box that held the file open for writing when the box hashed it
+    writers: tuple[BoxWriter, ...] = ()
 
     def manifest(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "type": self.type, "size": self.size}
@@ -175,7 +183,13 @@ class Entry:
                 out[key] = getattr(self, key)
         if self.blake3 is not None:
             out["blake3"] = "blake3:" + self.blake3
+        if self.writers:  # absent when none: a listing without writers reads as before
+            out["writers"] = _writers_json(self.writers)
         return out
+
+
+def _writers_json(writers: Sequence[BoxWriter]) -> list[dict[str, Any]]:
+    return [{"pid": w.pid, "command": w.command} for w in writers]
 
 
 @dataclass
@@ -193,10 +207,13 @@ class FileResult:
     attempts: int = 0
     checkpoint_ok: bool | None = None
     checkpoint_error: str | None = None
+    # Still being written on the box (`Entry.writers`): its bytes are copied, never verified
+    writers: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.status in ("pulled", "present") and self.checkpoint_ok is not False
+        return (self.status in ("pulled", "present") and self.checkpoint_ok is not False
+                and not self.writers)
 
 
 @dataclass
@@ -822,7 +839,8 @@ class _Puller:
         if local != entry.sha256:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,
-                            digest=candidate, local_sha256=local)
+                            digest=candidate, local_sha256=local,
+                            writers=_writers_json(entry.writers))
         if noted is not None and candidate == noted:
             self.report.earlier_commit[-1]["found"] = True
         self._record(result)
@@ -898,7 +916,7 @@ class _Puller:
                     early.path.unlink(missing_ok=True)
                 self._partial(e).unlink(missing_ok=True)
                 e.size = h.size
-            e.sha256, e.blake3 = h.sha256, h.blake3
+            e.sha256, e.blake3, e.writers = h.sha256, h.blake3, h.writers
         if not gone:
             return
         for e in files:
@@ -997,7 +1015,8 @@ class _Puller:
         """Compare what was received with the box's hashes; store it or retry once. A file the
         box can no longer open is recorded as failed (the pull goes on with the others)."""
         assert entry.sha256 is not None
-        result = FileResult(entry.path, entry.size, "failed", remote_sha256=entry.sha256)
+        result = FileResult(entry.path, entry.size, "failed", remote_sha256=entry.sha256,
+                            writers=_writers_json(entry.writers))
         partial = self._partial(entry)
         for attempt in (1, 2):
             result.attempts = attempt

@@ -16,6 +16,12 @@ in the file's `RemoteHash.error`), so a pull records it as failed and goes on wi
 Names are `str` as POSIX decodes them (``surrogateescape``): a name that is not valid UTF-8 is
 listed, never raised on, and the caller decides (``pull`` refuses it).
 
+A file some live process on the box held open for writing when the box hashed it (a checkpoint
+a slow ``torch.save`` is still writing, a log kept open) is hashed all the same; `hash_files`
+names that process in the file's `RemoteHash.writers` (one ``/proc`` pass for the whole batch,
+where the box has ``/proc`` and a ``python3``: see `labledger.ingest.transport_ssh`), so the
+caller can tell a finished file from a half-written one whose box hash and copy agree.
+
 Hashing a box can take minutes (hundreds of GiB of checkpoints). It runs in daemon threads, so a
 Ctrl-C is never held up until the box finishes: the caller stops at once, and a process that
 exits leaves no thread to wait for.
@@ -29,10 +35,11 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, NamedTuple, Protocol, TypeVar
 
+from labledger.ingest._writers import open_writers
 from labledger.ingest.errors import IngestError, TransportError
 
 Kind = Literal["file", "dir", "symlink", "other"]
@@ -67,17 +74,28 @@ class RemoteStat:
     target: str | None = None
 
 
+class BoxWriter(NamedTuple):
+    """A live process on the box that held a listed file open for writing (``O_WRONLY`` or
+    ``O_RDWR``) when the box hashed it: the file may be half-written."""
+
+    pid: int
+    command: str  # its command line, one printable line, shortened
+
+
 @dataclass(frozen=True)
 class RemoteHash:
     """Digests computed on the box: SHA-256, and BLAKE3 (hex) when the box can; or, for a file
     the box could not open any more (`FileUnreadableError`'s cases), no digest and ``error``.
     ``size``: how many bytes were hashed, when the hasher says (a file that grew or shrank
-    between the listing and the hash is recorded with the size of the bytes hashed)."""
+    between the listing and the hash is recorded with the size of the bytes hashed).
+    ``writers``: the processes that held the file open for writing once the box had hashed
+    the batch (empty when none, and when the hasher cannot tell: no ``/proc``, no python)."""
 
     sha256: str | None
     blake3: str | None = None
     error: str | None = None
     size: int | None = None
+    writers: tuple[BoxWriter, ...] = ()
 
 
 class Transport(Protocol):
@@ -127,7 +145,9 @@ def kind_of(mode: int) -> Kind:
     return "other"
 
 
-def _hash_one(path: Path) -> RemoteHash:
+def _hash_one(path: Path) -> tuple[RemoteHash, tuple[int, int] | None]:
+    """The file's hashes, and its ``(st_dev, st_ino)`` (of the very file hashed: the open
+    descriptor's) when it could be opened."""
     import blake3
 
     sha, b3 = hashlib.sha256(), blake3.blake3()
@@ -135,15 +155,17 @@ def _hash_one(path: Path) -> RemoteHash:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno in FILE_ERRNOS:
-            return RemoteHash(None, error=f"cannot open it to hash: {exc.strerror}")
+            return RemoteHash(None, error=f"cannot open it to hash: {exc.strerror}"), None
         raise
     size = 0
     with open(fd, "rb", buffering=0) as fh:
+        st = os.fstat(fd)
         while chunk := fh.read(CHUNK):
             sha.update(chunk)
             b3.update(chunk)
             size += len(chunk)
-    return RemoteHash(sha256=sha.hexdigest(), blake3=b3.hexdigest(), size=size)
+    return (RemoteHash(sha256=sha.hexdigest(), blake3=b3.hexdigest(), size=size),
+            (st.st_dev, st.st_ino))
 
 
 _T = TypeVar("_T")
@@ -212,11 +234,25 @@ class LocalTransport:
 
     def hash_files(self, rels: Sequence[str]) -> dict[str, RemoteHash]:
         try:
-            hashes = daemon_map(lambda r: _hash_one(self._path(r)), rels,
+            hashed = daemon_map(lambda r: _hash_one(self._path(r)), rels,
                                 min(8, os.cpu_count() or 1))
         except OSError as exc:
             raise TransportError(self.source, f"cannot hash: {exc}") from exc
-        return dict(zip(rels, hashes, strict=True))
+        hashes = dict(zip(rels, (h for h, _ in hashed), strict=True))
+        # Once every file is hashed, one /proc pass for the batch, as the SSH box's hasher
+        # does: who still holds one of them open for writing (this process and its
+        # ancestors never count, `labledger.ingest._writers`).
+        names: dict[tuple[int, int], list[str]] = {}
+        for rel, (_, file) in zip(rels, hashed, strict=True):
+            if file is not None:
+                names.setdefault(file, []).append(rel)
+        held: dict[str, list[BoxWriter]] = {}
+        for w in open_writers(names):
+            for rel in names[w.file]:
+                held.setdefault(rel, []).append(BoxWriter(w.pid, w.command))
+        for rel, writers in held.items():
+            hashes[rel] = replace(hashes[rel], writers=tuple(writers))
+        return hashes
 
     def read(self, rel: str, offset: int = 0) -> Iterator[bytes]:
         try:

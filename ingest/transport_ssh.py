@@ -21,6 +21,18 @@ longer open (rotated away since the listing) is that file's `RemoteHash.error`, 
 hash: the helper says so per file; after ``sha256sum`` an SFTP ``lstat`` tells a vanished file
 from a box that failed to hash.
 
+Still being written: once the batch is hashed, the Python helper makes ONE pass over the box's
+``/proc`` (the method of `labledger.ingest._writers`, written out again: the helper is a
+self-contained ``python3 -c`` script and cannot import labledger): for every process but the
+helper and its ancestors (the login's shell and sshd), every ``/proc/PID/fd`` link is matched to
+the hashed files by ``(st_dev, st_ino)`` (``fstat`` of the descriptor each file was hashed
+from), and one held with write access (``O_WRONLY``/``O_RDWR`` in ``/proc/PID/fdinfo/FD``) is
+reported (``W <pid> <name>\0<command>``) in `RemoteHash.writers`. Its cost grows with the
+descriptors open on the box, not with the files listed. What the pass cannot see is not
+reported: another user's processes when the login is not root, a writer on another machine of
+a network volume, and any writer at all on a box without ``/proc`` or without ``python3`` (the
+``sha256sum`` fallback has no such pass).
+
 ``DIR`` may start with ``~/`` (the login's home folder, as ``scp`` reads it; SFTP and the remote
 commands start there). A ``DIR`` that does not exist on the box, or is not a folder, is bad
 input (`PullSourceError`, exit 2), not a connection problem. paramiko's own log lines (a
@@ -48,6 +60,7 @@ from labledger.ingest.errors import HostKeyError, PullSourceError, TransportErro
 from labledger.ingest.transport import (
     CHUNK,
     FILE_ERRNOS,
+    BoxWriter,
     FileUnreadableError,
     RemoteHash,
     RemoteStat,
@@ -62,7 +75,7 @@ logging.getLogger("paramiko").addHandler(logging.NullHandler())
 Hasher = Literal["auto", "python", "coreutils"]
 Bulk = Literal["auto", "openssh", "sftp"]
 
-_PY_HASHER = r"""
+_PY_HASH = r"""
 import sys, os, hashlib
 from concurrent.futures import ThreadPoolExecutor
 try:
@@ -77,6 +90,7 @@ def h(n):
         fd = os.open(n, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         size = 0
         with os.fdopen(fd, "rb", buffering=0) as f:
+            st = os.fstat(fd)
             while True:
                 c = f.read(1 << 20)
                 if not c:
@@ -85,20 +99,85 @@ def h(n):
                 size += len(c)
                 if b is not None:
                     b.update(c)
-        return n, s.hexdigest(), (b.hexdigest() if b is not None else None), size, None
+        return n, s.hexdigest(), (b.hexdigest() if b is not None else None), size, None, \
+            (st.st_dev, st.st_ino)
     except OSError as e:
-        return n, None, None, None, e
+        return n, None, None, None, e, None
 out = sys.stdout.buffer
+ids = {}
 with ThreadPoolExecutor(4) as p:
-    for n, s, b, size, e in p.map(h, names):
+    for n, s, b, size, e, i in p.map(h, names):
         if e is not None:
             msg = (e.strerror or str(e)).encode("utf-8", "replace").replace(b"\n", b" ")
             out.write(b"E %d " % (e.errno or 0) + n + b"\0" + msg + b"\n")
             continue
+        ids.setdefault(i, []).append(n)
         out.write(b"S " + s.encode() + b" %d  " % size + n + b"\n")
         if b is not None:
             out.write(b"B " + b.encode() + b"  " + n + b"\n")
 """
+
+# Appended to `_PY_HASH` (same script: ``ids`` maps (st_dev, st_ino) to the names hashed): ONE
+# pass over /proc once the batch is hashed, as `labledger.ingest._writers` does here. Skips the
+# script itself and its ancestors (the login's shell, sshd); says nothing of what it cannot read.
+_PY_WRITERS = r"""
+def writable(info):
+    try:
+        with open(info, "rb") as f:
+            for line in f.read(4096).splitlines():
+                if line.startswith(b"flags:"):
+                    return int(line.split(b":", 1)[1].strip(), 8) & 3 in (1, 2)
+    except (OSError, ValueError):
+        pass
+    return False
+def command(d):
+    t = ""
+    for part in ("/cmdline", "/comm"):
+        try:
+            with open(d + part, "rb") as f:
+                t = f.read(4096).replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if t.strip():
+            break
+    t = " ".join("".join(c if c.isprintable() else " " for c in t).split())
+    return (t[:79] + "\u2026" if len(t) > 80 else t) or "?"
+skip, pid = set([os.getpid()]), os.getppid()
+while pid > 1 and pid not in skip:
+    skip.add(pid)
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            pid = int(f.read(1024).rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        break
+try:
+    pids = os.listdir("/proc") if ids else []
+except OSError:
+    pids = []
+for p in pids:
+    if not p.isdigit() or int(p) in skip:
+        continue
+    d = "/proc/" + p
+    try:
+        fds = os.listdir(d + "/fd")
+    except OSError:
+        continue
+    held = []
+    for fd in fds:
+        try:
+            st = os.stat(d + "/fd/" + fd)
+        except OSError:
+            continue
+        i = (st.st_dev, st.st_ino)
+        if i in ids and i not in held and writable(d + "/fdinfo/" + fd):
+            held.append(i)
+    if held:
+        c = command(d).encode("utf-8", "replace")
+        for i in held:
+            for n in ids[i]:
+                out.write(b"W " + p.encode() + b" " + n + b"\0" + c + b"\n")
+"""
+_PY_HASHER = _PY_HASH + _PY_WRITERS
 
 _COREUTILS = (
     't=$(mktemp) || exit 98; cat > "$t"; '
@@ -493,8 +572,15 @@ class SshTransport:
         b3: dict[str, str] = {}
         gone: dict[str, str] = {}
         failed: list[str] = []
-        for line in out.decode("utf-8", "surrogateescape").splitlines():
+        writers: dict[str, list[BoxWriter]] = {}
+        for line in out.decode("utf-8", "surrogateescape").split("\n"):
             tag, _, rest = line.partition(" ")
+            if tag == "W":  # "W <pid> <name>\0<command>": <pid> holds <name> open for writing
+                pid, _, rest = rest.partition(" ")
+                name, _, command = rest.partition("\0")
+                if pid.isdigit():
+                    writers.setdefault(name, []).append(BoxWriter(int(pid), command))
+                continue
             if tag == "E":  # "E <errno> <name>\0<message>": the helper could not open <name>
                 number, _, rest = rest.partition(" ")
                 name, _, message = rest.partition("\0")
@@ -529,7 +615,8 @@ class SshTransport:
             raise TransportError(self.source, f"the box did not hash {len(missing)} file(s) "
                                  f"(first: {missing[0]}): {why[0]}")
         return {r: (RemoteHash(None, error=gone[r]) if r in gone
-                    else RemoteHash(sha256=sha[r], blake3=b3.get(r), size=sizes.get(r)))
+                    else RemoteHash(sha256=sha[r], blake3=b3.get(r), size=sizes.get(r),
+                                    writers=tuple(writers.get(r, ()))))
                 for r in rels}
 
     def _vanished(self, rel: str) -> str | None:

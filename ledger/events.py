@@ -233,6 +233,13 @@ class CapsuleQuarantined(Body, frozen=True, kw_only=True, omit_defaults=True):
 
 
 # --- pulls and verification ----------------------------------------------------------------------
+class BoxWriter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A process on the box that held a listed file open for writing when the box hashed it."""
+
+    pid: NonNeg
+    command: str = ""
+
+
 class ManifestEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     path: Name
     type: Literal["file", "dir", "symlink"] = "file"
@@ -241,6 +248,9 @@ class ManifestEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     blake3: Digest | None = None
     mode: NonNeg | None = None
     target: str | None = None
+    # Still being written on the box at the listing: the bytes hashed may be a partial file,
+    # so the file is not pull-verified by this listing (reconcile.pull_verified)
+    writers: list[BoxWriter] = []
 
 
 class PullListed(Body, frozen=True, kw_only=True, omit_defaults=True):

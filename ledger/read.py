@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
+from blake3 import blake3
 
+from labledger.ledger._line import ID_END, ID_PREFIX, REST
 from labledger.ledger.errors import CorruptionError
 from labledger.ledger.record import Record, RecordError, verify_line
 from labledger.ledger.segment import iter_lines, list_segments, unreadable
@@ -124,33 +126,47 @@ class _Unsure(Exception):
     verify, a segment or column it cannot read, a selected record that is not what it read."""
 
 
-# A record of the thinned kind, not verified yet: its key, position, and line (None: sealed).
-_Candidate = tuple[_Key, int, bytes | None]
+# A record of the thinned kind: its key (not verified yet) or its verified record, its position,
+# and its line (None: sealed, or verified already).
+_Candidate = tuple["_Key | _Fields | Record", int, bytes | None]
 
 
 class _Latest:
     """Per (writer, run, instance): the candidate last in ledger order (ts, seq: the writer is
-    the same) and the one last in chain order (seq). A tie goes to the later position."""
+    the same; a tie goes to the later position, as the last of equal keys in a stable sort), the
+    one last in chain order (highest seq; a tie to the lower ts, then the earlier position: the
+    one `ledger_head` meets first among them in ledger order) and, with ``first``, the one first
+    in ledger order (a tie to the earlier position)."""
 
-    def __init__(self) -> None:
-        self.by_time: dict[tuple[str, str | None, str | None], _Candidate] = {}
-        self.by_chain: dict[tuple[str, str | None, str | None], _Candidate] = {}
+    def __init__(self, *, first: bool = False) -> None:
+        # group -> [last in ledger order, last in chain order, first in ledger order]
+        self.groups: dict[tuple[str, str | None, str | None], list[_Candidate]] = {}
+        self.first = first
 
-    def offer(self, key: _Key, position: int, line: bytes | None) -> None:
-        # called once per record of the kind (hundreds of thousands): no tuple per comparison
-        group = (key.writer, key.run, key.instance)
+    def offer(self, key: _Key | _Fields | Record, position: int, line: bytes | None
+              ) -> None:
+        # called once per record of the kind (hundreds of thousands): one lookup, no tuple per
+        # comparison
         candidate = (key, position, line)
-        best = self.by_time.get(group)
-        if best is None or key.ts > best[0].ts or (key.ts == best[0].ts
-                                                   and key.seq >= best[0].seq):
-            self.by_time[group] = candidate
-        best = self.by_chain.get(group)
-        if best is None or key.seq >= best[0].seq:
-            self.by_chain[group] = candidate
+        slots = self.groups.get((key.writer, key.run, key.instance))
+        if slots is None:
+            self.groups[(key.writer, key.run, key.instance)] = [candidate, candidate, candidate]
+            return
+        ts, seq = key.ts, key.seq
+        best = slots[0][0]
+        if ts > best.ts or (ts == best.ts and seq >= best.seq):
+            slots[0] = candidate
+        best = slots[1][0]
+        if seq > best.seq or (seq == best.seq and ts < best.ts):
+            slots[1] = candidate
+        best = slots[2][0]
+        if ts < best.ts or (ts == best.ts and seq < best.seq):
+            slots[2] = candidate
 
     def chosen(self) -> list[_Candidate]:
         """The selected candidates, each once, in chain order."""
-        unique = {c[1]: c for c in (*self.by_time.values(), *self.by_chain.values())}
+        kept = 3 if self.first else 2
+        unique = {c[1]: c for slots in self.groups.values() for c in slots[:kept]}
         return [unique[position] for position in sorted(unique)]
 
 
@@ -184,6 +200,139 @@ def iter_writer_records_latest(writer_dir: Path, kind: str) -> Iterator[Record]:
     yield from records
 
 
+def iter_writer_records_checked_latest(writer_dir: Path, kind: str) -> Iterator[Record]:
+    """`iter_writer_records_latest` for a reader that must not pass damage over (the teardown
+    gate): every record of the writer is verified as `iter_writer_records` verifies it (the
+    line against its id, its fields decoded), superseded ones too, so a damaged one raises
+    exactly as there; only then are the records of ``kind`` thinned, to the latest per
+    (writer, run, instance) in ledger order and in chain order, and the first in ledger order
+    (`_Latest`). What is saved is what a reader does with every record afterwards (decoding
+    bodies, sorting, judging); a superseded record's fields are only validated (`_Fields`).
+
+    Invariants:
+
+    * The records returned are `iter_writer_records`' in its order, less the superseded records
+      of ``kind``.
+    * A fast pass reads the lines itself; whenever it meets a problem (a line that does not
+      verify, a segment it cannot read, a sealed record that is not text), the writer is read
+      again through `iter_writer_records`, so the error raised is exactly its error.
+    """
+    try:
+        records = _read_checked_latest(writer_dir, kind)
+    except _Unsure:
+        records = _checked_latest_plainly(writer_dir, kind)
+    yield from records
+
+
+class _Fields(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """`Record`'s fields with its types and defaults, so a line decodes here exactly when it
+    decodes as a `Record` (a test pins them equal); untracked by the garbage collector, as
+    hundreds of thousands of them are decoded and dropped."""
+
+    id: str
+    v: int
+    seq: int
+    prev: str | None
+    ts: str
+    writer: str
+    actor: str
+    kind: str
+    run: str | None = None
+    instance: str | None = None
+    recorded: str | None = None
+    more: bool = False
+    body: msgspec.Raw = msgspec.Raw(b"{}")
+
+
+_fields_decoder = msgspec.json.Decoder(_Fields)
+
+
+def _read_checked_latest(writer_dir: Path, kind: str) -> list[Record]:
+    latest = _Latest(first=True)
+    kept: list[tuple[int, Record]] = []
+    for index, segment in enumerate(list_segments(writer_dir)):
+        lines = _sealed_lines_all(segment) if segment.suffix == ".parquet" else \
+            _complete_lines(segment)
+        _scan_checked(lines, index << _POSITION_BITS, kind, latest, kept)
+    for _, position, line in latest.chosen():
+        assert line is not None  # every candidate was offered with its line
+        kept.append((position, _verified(line)))
+    kept.sort(key=lambda item: item[0])
+    return [record for _, record in kept]
+
+
+def _scan_checked(lines: list[bytes], base: int, kind: str, latest: _Latest,
+                  kept: list[tuple[int, Record]]) -> None:
+    """Verify every line of a segment as `verify_line` does; offer those of ``kind`` to
+    ``latest`` (their fields validated, no `Record` built) and keep the others verified."""
+    needle = f'"kind":"{kind}"'.encode()  # as msgspec's compact JSON writes it
+    hasher = blake3()  # one for every line (a new one per line costs a quarter more)
+    reset, update, hexdigest = hasher.reset, hasher.update, hasher.hexdigest
+    decode, offer = _fields_decoder.decode, latest.offer  # bound once: run for every line
+    prefix, start, end = ID_PREFIX, len(ID_PREFIX), ID_END
+    try:
+        for position, line in enumerate(lines, base):
+            if needle in line:
+                # `_line.checked_id`'s test, inlined: this runs for every line of the kind
+                reset()
+                update(b"{")
+                update(line[REST:])
+                if line[:start] != prefix or line[end:REST] != b'",' or \
+                        hexdigest().encode() != line[start:end]:
+                    raise _Unsure
+                fields = decode(line)
+                if fields.kind == kind:
+                    offer(fields, position, line)
+                    continue
+            kept.append((position, _verified(line)))
+    except msgspec.DecodeError:
+        raise _Unsure from None
+
+
+def _complete_lines(segment: Path) -> list[bytes]:
+    """A JSONL segment's lines but a torn final one (never acknowledged), as
+    `iter_segment_records` reads them."""
+    try:
+        data = segment.read_bytes()
+    except OSError:
+        raise _Unsure from None
+    lines = data.split(b"\n")
+    lines.pop()  # the bytes after the last newline: none, or a torn final line
+    return lines
+
+
+def _sealed_lines_all(segment: Path) -> list[bytes]:
+    """A sealed segment's original lines in seq order, as `seal.iter_sealed_records` reads
+    them (the same table, the same conversions)."""
+    import pyarrow as pa
+
+    from labledger.ledger.seal import _sorted_table
+
+    try:
+        texts = _sorted_table(segment, ["record"]).column("record").to_pylist()
+    except (OSError, ValueError, KeyError, pa.ArrowException):
+        raise _Unsure from None
+    if not all(isinstance(text, str) for text in texts):
+        raise _Unsure  # a null record: the ordinary read says what it says of it
+    return [text.encode("utf-8") for text in texts]
+
+
+def _checked_latest_plainly(writer_dir: Path, kind: str) -> list[Record]:
+    """`_read_checked_latest` through `iter_writer_records`: its records, or its error."""
+    latest = _Latest(first=True)
+    kept: list[tuple[int, Record]] = []
+    for position, record in enumerate(iter_writer_records(writer_dir)):
+        if record.kind == kind:
+            latest.offer(record, position, None)
+        else:
+            kept.append((position, record))
+    for verified, position, _ in latest.chosen():
+        assert isinstance(verified, Record)  # offered verified, above
+        kept.append((position, verified))
+    kept.sort(key=lambda item: item[0])
+    return [record for _, record in kept]
+
+
 def _read_latest(writer_dir: Path, kind: str) -> list[Record]:
     latest = _Latest()
     kept: list[tuple[int, Record]] = []  # verified records, with their positions
@@ -200,6 +349,7 @@ def _read_latest(writer_dir: Path, kind: str) -> list[Record]:
     kept.extend((position, _verified(lines[position])) for position in unread)
     for key, position, line in chosen:
         record = _verified(line if line is not None else lines[position])
+        assert isinstance(key, _Key)  # offered so, by the scans
         if not key.fields_of(record):  # a sealed column disagrees with its record
             raise _Unsure
         kept.append((position, record))

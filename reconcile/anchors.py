@@ -22,6 +22,25 @@ and a number of the same shape and larger (a threshold range: ``0.5:0.95``, ``.5
 term ending before the number is the anchor, as elsewhere (``mAP`` in ``mAP@0.5:0.95``), or
 none when the number is glued to the name (``AP`` in ``AP50:95``).
 
+A quantity's name in the plural names what the singular names (`_plural`): "PSNRs of 32.14 dB
+and 28.51 dB", "SSIMs of 0.902 and 0.781", "top-1 accuracies of 76.2% and 78.9%", "F1 scores of
+0.91". The plural is English (``+s``; ``+es`` after ``ss``, ``x``, ``z``, ``ch``, ``sh``;
+``y`` to ``ies`` after a consonant) of the term's last word, found as a whole word like the
+singular, and the hit carries the singular term (`Hit.term`), so everything downstream reads it
+as the singular. Invariants:
+
+* Only a quantity's name takes a plural: the claim's metric (and its key and spaced forms), and
+  an alias whose last word is a metric's name or a quantity's noun ("top-1 accuracy", "F1
+  score", "error rate"; `_QUANTITY_NOUNS`). A method's or a dataset's name does not: "the
+  baselines" are other methods, never the claim on "Baseline".
+* No plural of a word that ends in a single ``s`` ("Ours", "FLOPs", "params": already plural or
+  no noun), of a word that is no letters alone ("mAP@50", "top1"), nor one that is itself a
+  term, a metric's name (COCO's ``APs`` is AP on small objects), or two terms' plural.
+* A one-word name's plural that is short (three letters or fewer: "mAPs", "FIDs", "IoUs",
+  "ACCs") or a common word of another sense ("times", "means"; `_COMMON_PLURALS`) names the
+  claim only written as an acronym: a capital after its first letter and a lower-case ``s``.
+  "feature maps", "3 times faster" and "fids" (file ids) name nothing; "inference times" does.
+
 Performance (the 10 MB benchmark): the text is lowered and its punctuation folded to spaces
 with ``str.translate`` (C speed, one for one so offsets are kept), then ONE compiled regex finds
 every anchor: a trie of all terms behind a literal space, so the regex engine only tries word
@@ -37,9 +56,9 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import AnyStr
 
 from labledger.reconcile.claim_model import Claim
-from labledger.reconcile.metric_directions import KEY_QUALIFIERS, metric_key
+from labledger.reconcile.metric_directions import HIGHER, KEY_QUALIFIERS, LOWER, metric_key
 
-__all__ = ["AnchorIndex", "Hit", "normalize"]
+__all__ = ["AnchorIndex", "Hit", "metric_terms", "normalize"]
 
 # Symbols papers glue to a metric's name fold like punctuation: "PSNR↑", "FID↓", "SSIM†",
 # "PSNR–Y", “PSNR” (each is one character, so offsets are kept).
@@ -135,6 +154,19 @@ def _compound_parts(metric: str) -> list[str]:
     return out
 
 
+def metric_terms(metric: str) -> frozenset[str]:
+    """The anchor terms a claim's metric gives it (its aliases give others), as `AnchorIndex`
+    finds them: the key (``acc_norm``), written apart where it glues letters to a number
+    (``map 50``), its quantity alone (``psnr`` of ``test_psnr``), and a namespaced key's metric
+    (``acc norm`` of ``arc_challenge/acc_norm``, ``exact match`` of
+    ``gsm8k/exact_match,strict-match``)."""
+    term = normalize(metric)
+    out = {term, _SPLIT_DIGITS.sub(" ", term), metric_key(metric)}
+    if "/" in metric:
+        out.add(normalize(metric.rsplit("/", 1)[1].partition(",")[0]))
+    return frozenset(t for t in out if _is_anchor(t, t))
+
+
 def _parts_index(compound: dict[str, tuple[frozenset[str], str]]) -> dict[str, frozenset[str]]:
     """part term -> the claims whose namespaced key has it (`_compound_parts`)."""
     out: dict[str, set[str]] = {}
@@ -146,6 +178,79 @@ def _parts_index(compound: dict[str, tuple[frozenset[str], str]]) -> dict[str, f
 
 def _class_char(ch: str) -> str:
     return "\\" + ch if ch in "\\]^-[" else ch
+
+
+# --- plurals: "PSNRs of 32.14 dB and 28.51 dB", "top-1 accuracies of 76.2% and 78.9%" ----------
+
+_METRIC_NAMES = HIGHER | LOWER
+# The nouns that end a quantity's name in an alias ("F1 score", "error rate", "top-1 accuracy",
+# "cosine similarity"), besides the metrics' own names: such an alias takes a plural.
+_QUANTITY_NOUNS = _METRIC_NAMES | frozenset({
+    "score", "rate", "ratio", "distance", "similarity", "coefficient", "latency", "throughput",
+    "speed", "accuracy", "error", "metric"})
+# Plurals that are common words of another sense ("feature maps", "3 times faster", "by means
+# of", "training steps"): they name a claim only written as an acronym.
+_COMMON_PLURALS = frozenset({"maps", "times", "means", "sets", "runs", "steps", "points",
+                             "lines", "units", "parts", "bits", "ones", "tops"})
+_SHORT = 3  # letters: a name this short ("map", "fid", "acc") is an acronym's
+
+
+def _plural(term: str) -> str | None:
+    """The English plural of ``term`` (its last word's), or None where it takes none (see the
+    module's docstring)."""
+    head, _, last = term.rpartition(" ")
+    if len(last) < 2 or not (last.isascii() and last.isalpha()):
+        return None
+    if last.endswith("s") and not last.endswith("ss"):
+        return None  # "ours", "flops", "params": already plural, or no noun
+    if last.endswith(("ss", "x", "z", "ch", "sh")):
+        plural = last + "es"
+    elif last.endswith("y") and last[-2] not in "aeiou":
+        plural = last[:-1] + "ies"
+    else:
+        plural = last + "s"
+    if plural in _METRIC_NAMES:
+        return None  # COCO's "APs" is AP on small objects, no plural of AP
+    return f"{head} {plural}" if head else plural
+
+
+def _plurals(eligible: Iterable[str], taken: Collection[str]) -> dict[str, str]:
+    """plural term -> its singular, for the ``eligible`` terms whose plural is no term of
+    ``taken`` and the plural of no other eligible term."""
+    out: dict[str, str] = {}
+    clashing: set[str] = set()
+    for term in eligible:
+        plural = _plural(term)
+        if plural is None or plural in taken:
+            continue
+        if out.get(plural, term) != term:
+            clashing.add(plural)
+        out[plural] = term
+    for plural in clashing:
+        del out[plural]
+    return out
+
+
+def _names_a_quantity(alias: str, metric: str) -> bool:
+    """Whether the alias term ``alias`` of a claim on the quantity ``metric`` (its key) names
+    a quantity by its last word ("top 1 accuracy", "f1 score", "psnr" for `psnr`), not a
+    method or a dataset ("baseline", "set5")."""
+    last = alias.rpartition(" ")[2]
+    return last in _QUANTITY_NOUNS or last == metric.rpartition(" ")[2]
+
+
+def _acronym_only(plural: str, singular: str) -> bool:
+    """Whether ``plural`` names its claim only written as an acronym (see the module's
+    docstring): a name of one word, short or a common word's plural. A longer name says what it
+    is ("inference times", "val accs")."""
+    return " " not in plural and (plural in _COMMON_PLURALS or len(singular) <= _SHORT)
+
+
+def _written_as_acronym(text: str, end: int, plural: str) -> bool:
+    """Whether the plural ending at ``end`` of ``text`` is written as an acronym's: a capital
+    after the word's first letter, and a lower-case ``s`` ("mAPs", "FIDs"; not "maps")."""
+    word = text[end - len(plural.rpartition(" ")[2]):end]
+    return word.endswith("s") and any(c.isupper() for c in word[1:-1])
 
 
 class Hit:
@@ -170,25 +275,30 @@ class AnchorIndex:
         # raw name -> its anchor terms: a method's name or a metric's is shared by many claims
         terms_of: dict[str, tuple[str, ...]] = {}
         parts_of: dict[str, list[str]] = {}  # (and a metric's parts)
+        quantities: set[str] = set()  # the terms naming a quantity: they take a plural
         for claim in claims_list:
-            for raw in (claim.metric, *claim.aliases):
+            key = metric_key(claim.metric)
+            for place, raw in enumerate((claim.metric, *claim.aliases)):
                 terms = terms_of.get(raw)
                 if terms is None:
                     term = normalize(raw)
                     terms = terms_of[raw] = (term,) if _is_anchor(term, raw.strip()) else ()
                 for term in terms:
                     found.setdefault(term, set()).add(claim.id)
+                    if place == 0 or _names_a_quantity(term, key):  # (0: the metric)
+                        quantities.add(term)
             # A metric key glues its name to a number that prose writes apart: the claim on
             # `top1` is anchored by "Top-1" too, `map50` by "mAP 50" (not `f1` by "f 1").
             metric = normalize(claim.metric)
             spaced = _SPLIT_DIGITS.sub(" ", metric)
             if spaced != metric:
                 found.setdefault(spaced, set()).add(claim.id)
+                quantities.add(spaced)
             # A result file's key names the split or statistic too (`test_psnr`, `psnr_mean`,
             # `val/loss`), which prose does not write: the quantity alone anchors it as well.
-            key = metric_key(claim.metric)
             if key != metric and _is_anchor(key, key):
                 found.setdefault(key, set()).add(claim.id)
+                quantities.add(key)
             # A namespaced key (`agieval_aqua_rat/acc_norm`, `gsm8k/exact_match,strict-match`,
             # `bbox/AP`) is written apart in a harness's table: the task in one cell (or the
             # heading), the metric and its filter in others. Its parts name it together only.
@@ -206,21 +316,26 @@ class AnchorIndex:
         # same metric ("PSNR", "Model-017 PSNR"); "Model-017" alone, naming ten metrics, is not.
         self.decisive = frozenset(t for t, ids in found.items()
                                   if len({metric_of[i] for i in ids}) == 1)
-        every = found.keys() | self.parts_of.keys()
+        # "PSNRs of 32.14 dB and 28.51 dB": a quantity's plural names what its singular does
+        self.plurals = _plurals(sorted(quantities & found.keys()),
+                                found.keys() | self.parts_of.keys())
+        every = found.keys() | self.parts_of.keys() | self.plurals.keys()
         self.pattern = " " + _trie_pattern(every) if every else None
         self._compile()
 
     def parts(self) -> tuple[dict[str, list[str]], list[str], str | None,
-                             dict[str, list[str]]]:
+                             dict[str, list[str]], dict[str, str]]:
         """What `from_parts` rebuilds this index from (plain data, to be kept in a cache)."""
         return ({t: sorted(ids) for t, ids in self.claims_of.items()}, sorted(self.decisive),
                 self.pattern,
-                {cid: [key, *sorted(parts)] for cid, (parts, key) in self.compound.items()})
+                {cid: [key, *sorted(parts)] for cid, (parts, key) in self.compound.items()},
+                dict(self.plurals))
 
     @classmethod
     def from_parts(cls, claims_of: dict[str, list[str]], decisive: list[str],
                    pattern: str | None,
-                   compound: dict[str, list[str]] | None = None) -> AnchorIndex:
+                   compound: dict[str, list[str]] | None = None,
+                   plurals: dict[str, str] | None = None) -> AnchorIndex:
         """The index `parts` described, without building the trie again."""
         index = cls.__new__(cls)
         index.claims_of = {t: frozenset(ids) for t, ids in claims_of.items()}
@@ -228,6 +343,7 @@ class AnchorIndex:
         index.compound = {cid: (frozenset(got[1:]), got[0])
                           for cid, got in (compound or {}).items()}
         index.parts_of = _parts_index(index.compound)
+        index.plurals = dict(plurals or {})
         index.pattern = pattern
         index._compile()
         return index
@@ -246,6 +362,7 @@ class AnchorIndex:
                         yield cid, parts, key
 
     def _compile(self) -> None:
+        self._acronyms = frozenset(p for p, one in self.plurals.items() if _acronym_only(p, one))
         self._regex = re.compile(self.pattern) if self.pattern else None
         # ASCII text (nearly all) is folded and scanned as bytes: a regex over bytes runs as
         # fast, and one 256-entry table both lowers and folds (the str path takes two passes).
@@ -265,7 +382,7 @@ class AnchorIndex:
                     term = " ".join(term.split())
                 hit = _whole(self._bytes_regex, folded_bytes, text,
                              Hit(mb.start(), mb.end() - 1, term))
-                if hit is not None:
+                if hit is not None and (hit.term[-1] != "s" or self._singular(text, hit)):
                     hits.append(hit)
             return hits
         low = text.lower()
@@ -278,9 +395,21 @@ class AnchorIndex:
                 term = " ".join(term.split())
             # m.start() is the space before the term in `folded`: the term's offset in `text`.
             hit = _whole(self._regex, folded, text, Hit(m.start(), m.end() - 1, term))
-            if hit is not None:
+            if hit is not None and (hit.term[-1] != "s" or self._singular(text, hit)):
                 hits.append(hit)
         return hits
+
+    def _singular(self, text: str, hit: Hit) -> bool:
+        """Whether ``hit`` names its claims: a singular term does; a plural (`_plural`) where
+        written so (as an acronym if it must be: `_acronym_only`), and then it carries its
+        singular term from now on. (Called for terms ending in "s" only, as every plural does.)"""
+        singular = self.plurals.get(hit.term)
+        if singular is None:
+            return True
+        if hit.term in self._acronyms and not _written_as_acronym(text, hit.end, hit.term):
+            return False
+        hit.term = singular
+        return True
 
 
 # --- a number carried on into a longer name: "mAP@0.5" in "mAP@0.5:0.95" ------------------------

@@ -14,6 +14,9 @@ Invariants:
   number no thousands reading explains: a comma (or LaTeX ``{,}``) between digits followed by
   other than three digits (``31,42``, ``32,1``) or after a lone 0 (``0,912``). English: a
   decimal point so written (``31.42``, ``0.912``). Both, or neither: English, today's reading.
+  A declaration in a ``%`` comment is none. A LaTeX file whose document declares them in
+  another file (main.tex, or a preamble main.tex ``\\input``s: `Segment.decimal_from`, set by
+  `included`) is read as if it held the declaration.
 * **Not English evidence:** what is no decimal of a result, whatever the document's language:
   a dot number with three decimals (``1.234`` is a thousand in German), a section, table or
   version number (``Tabelle 4.2``, ``Python 3.10``), TeX lengths and settings (``0.5\\textwidth``,
@@ -35,7 +38,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # doc_readers reads siunitx's numbers by `decimal_comma`
     from labledger.reconcile.doc_readers import Segment
 
-__all__ = ["decimal_comma", "writes_decimal_comma"]
+__all__ = ["decimal_comma", "declares_decimal_comma", "writes_decimal_comma"]
 
 # The main languages whose numbers take a decimal comma (babel and polyglossia names).
 _LANGS = (r"(?:n?german|n?austrian|n?swissgerman|french|francais|frenchb|acadian|spanish"
@@ -128,14 +131,30 @@ def _written(text: str) -> bool:
     return False
 
 
-def writes_decimal_comma(syntax: str, text: str) -> bool:
-    """Whether ``text`` (of ``syntax``) writes decimal commas (see the module's invariants)."""
+def declares_decimal_comma(text: str) -> bool:
+    """Whether LaTeX ``text`` declares decimal commas (a babel or polyglossia main language,
+    siunitx's marker or locale, icomma), outside ``%`` comments: a thesis keeps
+    ``%\\usepackage[ngerman]{babel}`` beside the English it is written in."""
+    if not any(word in text for word in _DECLARING):
+        return False
+    for m in _compiled("declared").finditer(text):
+        if _COMMENTED.search(text, text.rfind("\n", 0, m.start()) + 1, m.start()) is None:
+            return True
+    return False
+
+
+_COMMENTED = re.compile(r"(?<!\\)%")
+
+
+def writes_decimal_comma(syntax: str, text: str, declared_elsewhere: bool = False) -> bool:
+    """Whether ``text`` (of ``syntax``) writes decimal commas (see the module's invariants).
+    ``declared_elsewhere``: another file of the same LaTeX document declares them (the main
+    file that \\inputs this one: `included`), as if ``text`` did."""
     if syntax not in _SKIP:
         return False
     # the searches an English text pays: any evidence for decimal commas at all
     # (every declaration is LaTeX's: a Markdown or text segment shows its numbers only)
-    declared = syntax == "tex" and any(word in text for word in _DECLARING) \
-        and _compiled("declared").search(text) is not None
+    declared = syntax == "tex" and (declared_elsewhere or declares_decimal_comma(text))
     if not declared and not (_written(text) and _written(_strip(syntax, text))):
         return False  # none, or in a comment or code only
     return not _english(syntax, text)
@@ -148,4 +167,5 @@ def _strip(syntax: str, text: str) -> str:
 
 def decimal_comma(seg: Segment) -> bool:
     """`writes_decimal_comma` of a segment, worked out once per segment."""
-    return seg.remembered("decimal_comma", lambda: writes_decimal_comma(seg.syntax, seg.text))
+    return seg.remembered("decimal_comma", lambda: writes_decimal_comma(
+        seg.syntax, seg.text, seg.decimal_from is not None))

@@ -13,7 +13,9 @@ Invariants:
   unchanged; every offset a caller gets is into it, and `Segment.position` turns an offset into
   a 1-based line and column (for a notebook: within that cell or output). Masking (hiding
   citations, URLs, LaTeX commands and comments from the number scanner) replaces characters
-  with spaces one for one, so offsets never shift.
+  with spaces one for one, so offsets never shift. The one exception is another file's lines
+  read into a segment (`Splice`: a reST csv-table's ``:file:``, `included`): `Segment.position`
+  and `Segment.path_at` give a place in them as that file's line and column.
 * **Units are found lazily**, around a position: `units.unit_at` returns the sentence (prose) or the
   table (Markdown pipe table, LaTeX ``tabular``, a plain-text table aligned the way pandas
   prints a DataFrame: `aligned_table`) that holds it. Only text near an anchor or a
@@ -34,7 +36,7 @@ from labledger.reconcile.coco_summary import blank_brackets
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
 
-__all__ = ["FORMATS", "Cell", "Fence", "Segment", "Sentence", "Table", "aligned_table",
+__all__ = ["FORMATS", "Cell", "Fence", "Segment", "Sentence", "Splice", "Table", "aligned_table",
            "blanked", "delimited_table", "fence_at", "fences", "format_of", "head_spans_by_name",
            "in_fence", "is_log", "latex_table", "line_at", "line_end", "markdown_table", "mask",
            "mask_text",
@@ -46,6 +48,20 @@ FORMATS: dict[str, str] = {
     ".ipynb": "ipynb",
 }
 _MAX_UNIT = 4000  # a sentence longer than this is cut: no scan runs away on a huge line
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """Another file's lines inserted into a segment's text: a reST ``csv-table``'s ``:file:``
+    read as the directive's body (`included`). Its numbers are that file's: a finding there
+    names the file, and the line and column the number has in it."""
+
+    start: int   # where the inserted text starts in the segment's text (a blank line first)
+    body: int    # where the included file's first line starts
+    end: int     # where the inserted text ends (the host's text goes on)
+    path: str    # the included file, as displayed
+    indent: int  # characters put before each of its lines (the directive's body indent)
+    lines: int   # newlines inserted: the host's lines after it are that many lower
 
 
 @dataclass(eq=False)
@@ -68,6 +84,13 @@ class Segment:
     # result's repr: a training's epochs are printed so, `evaluate()`'s dict is returned. Read
     # after judging only (`progress.judge_history`), so no part of the judging cache's key.
     stream: bool = False
+    # Other files' lines inserted into ``text`` (a reST csv-table's ``:file:``), in text order:
+    # `position` and `path_at` give their places in those files. Part of the judging cache's key.
+    splices: tuple[Splice, ...] = ()
+    # The file whose declaration (babel ngerman, siunitx's decimal marker) says this LaTeX file
+    # writes decimal commas: a main.tex that \inputs it, or a preamble that main.tex \inputs
+    # (`included`). Part of the judging cache's key.
+    decimal_from: str | None = None
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def remembered(self, key: str, make: Callable[[], bool]) -> bool:
@@ -78,7 +101,35 @@ class Segment:
         return bool(got)
 
     def position(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of ``offset``."""
+        """1-based (line, column) of ``offset``: in the file `path_at` names."""
+        if self.splices:
+            return self._spliced(offset)
+        return self._position(offset)
+
+    def path_at(self, offset: int) -> str:
+        """The file (as displayed) whose text is at ``offset``: ``path``, or a spliced file's."""
+        if self.splices:
+            splice = self._splice_at(offset)
+            if splice is not None:
+                return splice.path
+        return self.path
+
+    def _splice_at(self, offset: int) -> Splice | None:
+        i = bisect.bisect_right(self.splices, offset, key=_body_of) - 1
+        if i >= 0 and offset < self.splices[i].end:
+            return self.splices[i]
+        return None
+
+    def _spliced(self, offset: int) -> tuple[int, int]:
+        splice = self._splice_at(offset)
+        text = self.text
+        if splice is not None:  # the included file's own line and column
+            line = 1 + text.count("\n", splice.body, offset)
+            return line, max(1, offset - text.rfind("\n", 0, offset) - splice.indent)
+        line, col = self._position(offset)
+        return line - sum(s.lines for s in self.splices if s.end <= offset), col
+
+    def _position(self, offset: int) -> tuple[int, int]:
         # Counted with str.count from the last place asked (C speed; places are mostly asked in
         # text order), not from a table of line starts: building one loops in Python per line.
         text = self.text
@@ -89,6 +140,10 @@ class Segment:
             line = text.count("\n", 0, offset) + 1
         self._cache["at"] = (offset, line)
         return line, offset - text.rfind("\n", 0, offset)
+
+
+def _body_of(splice: Splice) -> int:
+    return splice.body
 
 
 def format_of(path: str) -> str | None:

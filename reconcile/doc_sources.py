@@ -182,12 +182,18 @@ def resolve_documents(paths: Sequence[str], project: Path | None,
     return list(dict.fromkeys(matched))
 
 
-def read_documents(paths: Sequence[Path], cwd: Path | None = None) -> list[Segment]:
-    """Read every document; one `DocumentError` naming all that cannot be read."""
-    segments: list[Segment] = []
+def read_documents(paths: Sequence[Path], cwd: Path | None = None,
+                   project: Path | None = None) -> list[Segment]:
+    """Read every document, with what other files say about it (`included.link`: a reST
+    csv-table's ``:file:``, read from inside ``project`` only; the decimal mark a LaTeX file's
+    includer declares); one `DocumentError` naming all that cannot be read."""
+    from labledger.reconcile.included import WorkTree, link
+
+    read: list[tuple[str, list[Segment]]] = []
     problems: list[tuple[str, str]] = []
     process_cwd = Path.cwd().absolute()
     here = process_cwd if cwd is None else cwd.absolute()
+    files = WorkTree(project)
     for path in paths:
         shown = _below(here, path, here == process_cwd)
         try:
@@ -195,7 +201,7 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None) -> list[Segme
                 problems.append((shown, "not a regular file (a FIFO, socket or device)"))
                 continue
             data = path.read_bytes()
-            segments += read_document(shown, data)
+            read.append((files.key(path), read_document(shown, data)))
         except DocumentError as exc:
             problems += exc.problems
         except FileNotFoundError:
@@ -205,6 +211,10 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None) -> list[Segme
                                     f"({', '.join(sorted(FORMATS))})"))
         except OSError as exc:
             problems.append((shown, f"cannot read it ({exc.strerror or exc})"))
+    try:
+        segments = link(read, files)
+    except DocumentError as exc:
+        problems += exc.problems
     if problems:
         raise DocumentError(problems)
     return segments
@@ -307,16 +317,24 @@ def staged_documents(top: Path, project: Path, globs: list[str] | None,
 def _read_staged(top: Path, chosen: list[tuple[str, str]]) -> list[Segment]:
     """The segments of each ``(path in the work tree, path shown)`` as the index holds it;
     one `DocumentError` naming every document that cannot be read."""
+    from labledger.reconcile.included import Index, link
+
     blobs = _blobs(top, [name for name, _ in chosen])
-    segments: list[Segment] = []
+    read: list[tuple[str, list[Segment]]] = []
     problems: list[tuple[str, str]] = []
     links = _staged_links(top, blobs)
+    files = Index(lambda: index_names(top),
+                  lambda name: blobs[name] if name in blobs else _blobs(top, [name])[name])
     for name, shown in chosen:
         try:
             data = blobs[name] if name not in links else _through_link(top, name, blobs[name])
-            segments += read_document(shown, data)
+            read.append((files.key(name), read_document(shown, data)))
         except DocumentError as exc:
             problems += [(shown, why) for _, why in exc.problems]
+    try:
+        segments = link(read, files)
+    except DocumentError as exc:
+        problems += exc.problems
     if problems:
         raise DocumentError(problems)
     return segments

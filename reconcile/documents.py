@@ -19,6 +19,9 @@ Two ways a number is tied to a claim, exact first:
      ambiguous with all their ids, never drift;
    * a namespaced key's parts written apart name its claim together only (`anchors`: the
      task's row and the metric's cell of a harness table), a part alone names none;
+   * a metric's name that ``_`` carries on into a longer key of another quantity (``acc`` in
+     ``acc_norm``) is no anchor there (`_Run.whole_keys`), and in printed output an anchor
+     does not run across a line break (`_Run.lines_apart`: a line is a record there);
    * a table cell whose row and column both name a claim is that claim's and judged alone; the
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
@@ -67,7 +70,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from labledger.reconcile.anchors import AnchorIndex, Hit, normalize
+from labledger.reconcile.anchors import AnchorIndex, Hit, metric_terms, normalize
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
 from labledger.reconcile.coco_summary import (
@@ -86,13 +89,15 @@ from labledger.reconcile.doc_readers import (
     Segment,
     Sentence,
     Table,
+    fence_at,
+    fences,
     is_log,
     line_at,
     mask,
     mask_text,
 )
 from labledger.reconcile.fanout import cpu_count, fork_each
-from labledger.reconcile.fenced import without_code
+from labledger.reconcile.fenced import is_output, without_code
 from labledger.reconcile.findings import Finding, Match, Report, Tie
 from labledger.reconcile.front_matter import model_index
 from labledger.reconcile.judge_cache import JudgeCache
@@ -310,6 +315,41 @@ _WORD = re.compile(r"\S+")
 # what separates a table's cells in its text: a hit holding one may run across cells
 _CELL_SEP = re.compile(r"[|&\t,;]")
 _KEY_MARK = re.compile(r"[:=]")
+# what carries a name on into a longer key: "_" and a word ("_norm" of "acc_norm,none")
+# A metric's name carried on by "_" into a key of another quantity, by the suffixes that make
+# one: a normalised or spread variant (lm-evaluation-harness's acc_norm, acc_stderr), a detection
+# metric's IoU threshold or object size (map_50, ap_75, map_s), a loss's component (loss_cls,
+# loss_bbox). Any other suffix keeps the quantity (psnr_y, fid_50k, acc_top1, miou_ms,
+# loss_total, bleu_4 are still the claim's name).
+_KEY_GOES_ON = re.compile(
+    r"_(?:(?:norm|stderr|stdev|stddev|std|sem|sd|var)(?![^\W_])"
+    r"|(?<=ap_)(?:\d+|s|m|l|small|medium|large)(?![^\W_])"
+    r"|(?<=loss_)(?:cls|bbox|mask|iou|dfl|box|obj|rpn_\w+|ce|kl|aux)(?![^\W_]))", re.IGNORECASE)
+# words a key ends a metric's name with that name no other quantity ("f1_score", "error_rate")
+_NAME_ENDS = (" score", " rate")
+
+
+def _another_key(text: str, start: int, end: int) -> bool:
+    """Whether the name ``text[start:end]`` goes on (`_KEY_GOES_ON`) into a longer key of
+    another quantity: ``acc`` in ``acc_norm``, ``exact_match`` in ``exact_match_stderr``, ``map``
+    in ``map_50``, ``loss`` in ``loss_cls``; not ``psnr`` in ``psnr_mean``, ``psnr_y`` or
+    ``psnr_db``, ``fid`` in ``fid_50k``, nor ``f1`` in ``f1_score``."""
+    m = _KEY_GOES_ON.match(text, end)
+    return m is not None and _quantity(text[start:m.end()]) != _quantity(text[start:end])
+
+
+def _in_output(seg: Segment, pos: int) -> bool:
+    """Whether ``pos`` is in the text of a fenced block of printed output (`fenced`)."""
+    fence = fence_at(seg, pos)
+    return fence is not None and pos >= fence.body and is_output(seg, fence)
+
+
+def _quantity(name: str) -> str:
+    key = metric_key(name)
+    for end in _NAME_ENDS:
+        if key.endswith(end) and len(key) > len(end):
+            return key[:-len(end)]
+    return key
 
 
 class _ValueIndex:
@@ -360,6 +400,8 @@ class _Run:
         self.claims = {c.id: c for c in claims}
         self.metric_of = {c.id: metric_key(c.metric) for c in claims}  # as anchors has it
         self.index = AnchorIndex(claims) if index is None else index
+        # the anchor terms that are a claim's metric (not an alias): `_Run.whole_keys`
+        self.metric_terms = frozenset().union(*map(metric_terms, {c.metric for c in claims}))
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._named_cache: dict[frozenset[str], frozenset[str]] = {}
@@ -404,13 +446,13 @@ class _Run:
             shown: Shown | None, via: str, **extra: object) -> None:
         line, col = seg.position(offset)
         self.report.findings.append(Finding(
-            type=kind, path=seg.path, line=line, col=col, where=seg.where,
+            type=kind, path=seg.path_at(offset), line=line, col=col, where=seg.where,
             claims=tuple(c.id for c in claims), shown=shown.display() if shown else None,
             evidence=tuple(self.tie(c) for c in claims), via=via, message=message,
             **extra))  # type: ignore[arg-type]
 
     def matched(self, seg: Segment, shown: Shown, claims: Sequence[Claim], via: str) -> None:
-        self.report.matches.append(Match(seg.path, seg.where, seg, shown.start,
+        self.report.matches.append(Match(seg.path_at(shown.start), seg.where, seg, shown.start,
                                          tuple([c.id for c in claims]), shown.display(), via))
 
     # -- explicit markers --
@@ -867,24 +909,85 @@ class _Run:
         number's key (`number_roles.labels`)."""
         keys = labels(masked, start, [it.shown.start for it in items],
                       [(h.start, h.end, h.term) for h in hits if masked[h.start - start] != " "])
-        claims_of = self.index.claims_of
+        name_of = self._key_names
         fullest: dict[str, int] = {}  # claim -> the most words of a name keying its numbers
         for key in keys:
             if key is not None and not key.glued:
-                for cid in claims_of.get(key.term, ()):
+                for cid in name_of(key.term):
                     fullest[cid] = max(fullest.get(cid, 0), len(key.term.split()))
         for it, key in zip(items, keys, strict=True):
             term, glued = (key.term, key.glued) if key is not None else ("", False)
-            named = claims_of.get(term, frozenset()) if term and not glued else frozenset()
+            named = name_of(term) if term and not glued else frozenset()
             size = len(term.split()) if term and not glued else 0
             drop = {c for c in fullest if not (c in named and size == fullest[c])}
             if glued:  # "predict_accuracy = 0.9826": not the eval_accuracy claim's
-                drop |= claims_of.get(term, frozenset())
+                drop |= name_of(term)
             elif term:  # keyed by a name: only the claims that name is a name of
                 drop |= (it.cands | it.named) - named
             if drop & (it.cands | it.named):
                 it.cands, it.named = it.cands - drop, it.named - drop
         return keys
+
+    def whole_keys(self, text: str, hits: list[Hit]) -> list[Hit]:
+        """``hits`` less each metric's name that ``_`` carries on into a longer key naming
+        another quantity (`_another_key`): lm-evaluation-harness's ``acc_norm`` (a row's label,
+        a results JSON's key) holds the anchor ``acc`` of an ``acc`` claim, and read so, the
+        task's ``acc_norm`` value was as much the claim's as its ``acc`` value (ambiguous
+        between them). A key that only begins with a metric's name is another metric's, as
+        one that only ends with it is (`_keyed`: ``predict_accuracy``)."""
+        out: list[Hit] | None = None
+        for i, h in enumerate(hits):
+            # (one character compared per hit: nearly none is followed by "_")
+            if text.startswith("_", h.end) and h.term in self.metric_terms \
+                    and _another_key(text, h.start, h.end):
+                if out is None:
+                    out = hits[:i]
+                continue
+            if out is not None:
+                out.append(h)
+        return hits if out is None else out
+
+    def lines_apart(self, seg: Segment, hits: list[Hit], log: bool) -> list[Hit]:
+        """``hits`` with each that runs across a line break of printed output (a log's, ``log``;
+        a fenced block of output, or into one) replaced by the anchors each line holds alone.
+        There a line is a record, and a line holding anchors and no number names the lines
+        under it (`log_units`): folded to words, a results JSON's ``"arc_challenge": {`` over
+        ``"acc_norm": 0.2901,`` held the key ``arc_challenge/acc_norm`` whole, which named every
+        line under the task as much as its own (its ``acc`` line too: ambiguous)."""
+        text = seg.text
+        out: list[Hit] | None = None
+        for i, h in enumerate(hits):
+            # (one bounded search per hit, over its few characters: nearly none crosses a line)
+            crosses = text.find("\n", h.start, h.end) >= 0 and (
+                log or _in_output(seg, h.start) or _in_output(seg, h.end - 1))
+            if crosses and out is None:
+                out = hits[:i]
+            if not crosses:
+                if out is not None:
+                    out.append(h)
+                continue
+            assert out is not None
+            ls = text.rfind("\n", 0, h.start) + 1
+            while ls < h.end:
+                le = text.find("\n", ls)
+                le = len(text) if le < 0 else le
+                line = text[ls:le]
+                out.extend(Hit(ls + g.start, ls + g.end, g.term)
+                           for g in self.whole_keys(line, self.index.scan(line))
+                           if h.start <= ls + g.start < h.end)
+                ls = le + 1
+        return hits if out is None else out
+
+    def _key_names(self, term: str) -> frozenset[str]:
+        """The claims a listing's key ``term`` names: those it is a name of, and those whose
+        namespaced key it is a part of (`anchors._compound_parts`): in libai's printed dict
+        ``{'exact_match,flexible-extract': 0.0129, ...}`` under ``'gsm8k':``, the key's anchor is
+        the filter "flexible extract", a part of ``gsm8k/exact_match,flexible-extract``, which
+        names no claim alone; read as no claim's name, it took the claim off its own value (the
+        line's other parts and its heading name the claim: `_named`)."""
+        named = self.index.claims_of.get(term, frozenset())
+        parts = self.index.parts_of.get(term) if self.index.compound else None
+        return named | parts if parts else named
 
     def _respectively(self, items: list[_Item], found: list[Shown], hits: list[Hit],
                       masked: str, start: int) -> None:
@@ -954,14 +1057,22 @@ class _Run:
                 if (wide_bound or len(narrow) == 1) and narrow < wide \
                         and not values.isdisjoint(wide):
                     drops.setdefault(key, set()).update(values)
+        claims = self.claims
         for key, members in groups.items():
             mine = key[0] - drops[key] if key in drops else key[0]
             for it in members:
-                if mine != it.cands:
-                    it.cands, it.named = mine, it.named - (it.cands - mine)
+                # (a number written with no name keeps a claim it matches: "31.20 dB at 200k
+                # iterations, and with self-ensemble 31.42 dB" keeps 31.42 Ours' though 31.20 is
+                # written with Ours; one written with a name loses it, so swapped numbers drift)
+                kept = mine | {c for c in key[0] - mine if it.check(claims[c]).matches} \
+                    if key in drops and not key[1] else mine
+                if kept != it.cands:
+                    it.cands, it.named = kept, it.named - (it.cands - kept)
 
     def _values_of(self, members: list[_Item], claim_ids: frozenset[str]) -> set[str]:
-        """The claims of ``claim_ids`` that a number of ``members`` is a value for."""
+        """The claims of ``claim_ids`` that a number of ``members`` could be the value of (a
+        value, and plausible: "BYOL 128 200 0.861" writes 128 with BYOL, but 128 is no kNN
+        accuracy's, so it takes BYOL's claim from no other number)."""
         out: set[str] = set()
         claims = self.claims
         any_claim = claims[next(iter(claim_ids))]
@@ -969,9 +1080,8 @@ class _Run:
             it.is_value_for(any_claim)  # (reads its kind from its words, once)
             if it.kind != "value":
                 continue
-            if it.shown.sign != "-":
-                return set(claim_ids)  # a value for every claim (the usual case)
-            out.update(c for c in claim_ids if claims[c].value < 0)
+            out.update(c for c in claim_ids
+                       if c not in out and (it.exact or it.check(claims[c]).plausible))
         return out
 
     def _names_a_split(self, *claim_sets: frozenset[str]) -> bool:
@@ -992,11 +1102,12 @@ class _Run:
         unit = record_split(masked, epochs=record)
         prose = prose_splits(masked, start) if keys is None and unit is None else []
         qualified = _qualified(masked, start, keys) if keys is not None else frozenset()
-        if held_out and keys is not None:
-            qualified |= held_out
         for i, it in enumerate(items):
             key = keys[i] if keys is not None else None
             split = _split_named(masked, start, key, qualified) or unit
+            if split is None and held_out and key is not None \
+                    and metric_key(key.term) in held_out:
+                split = "train"  # its log keys the quantity with a held-out split elsewhere
             if split is None and prose:
                 split = _nearest_split(prose, words, it.shown.start)
             if split is None:
@@ -1294,7 +1405,8 @@ class _Run:
             while i < len(cells) and cells[i][0] < h.end:
                 a, b = cells[i]
                 out.extend(Hit(a + g.start, a + g.end, g.term)
-                           for g in self.index.scan(text[a:b]) if h.start <= a + g.start < h.end)
+                           for g in self.whole_keys(text[a:b], self.index.scan(text[a:b]))
+                           if h.start <= a + g.start < h.end)
                 i += 1
         return out
 
@@ -1527,13 +1639,25 @@ _HELD_OUT_KEY = re.compile(r"(?i)(?<![^\W_])(?:val|valid|validation|test|eval)[_
 
 
 def _held_out_keys(seg: Segment) -> frozenset[str]:
-    """The quantities a log keys with a held-out split anywhere in it (``accuracy`` for
-    ``Test accuracy : 0.9479``): beside them, a line's bare key of the quantity (Keras'
-    ``- loss: 0.16 - accuracy: 0.9479`` bar over that print) names no held-out split's claim,
-    as beside ``val_accuracy`` on its own line (`_qualified`). Found once per segment."""
+    """The quantities a log keys with a held-out split on a line of their own (``accuracy``
+    for ``Test accuracy : 0.9479``): beside them, another line's bare key of the quantity that
+    names no split itself (Keras' ``- loss: 0.16 - accuracy: 0.9479`` bar over that print)
+    names no held-out split's claim, as beside ``val_accuracy`` on its line (`_qualified`).
+    A line keying the quantity bare too (fit()'s ``- accuracy: ... - val_accuracy: ...``)
+    says nothing of the other lines: an evaluate() bar after it is the held-out split's. Found
+    once per segment."""
     got = seg._cache.get("held_out")
     if got is None:
-        got = frozenset(metric_key(m.group(1)) for m in _HELD_OUT_KEY.finditer(seg.text))
+        text = seg.text
+        found: set[str] = set()
+        for m in _HELD_OUT_KEY.finditer(text):
+            ls = text.rfind("\n", 0, m.start()) + 1
+            le = text.find("\n", m.end())
+            line = text[ls:len(text) if le < 0 else le]
+            bare = re.compile(r"(?i)(?<![\w-])" + re.escape(m.group(1)) + r"['\"]?[ \t]*[:=]")
+            if not any(b.start() + ls != m.start(1) for b in bare.finditer(line)):
+                found.add(metric_key(m.group(1)))
+        got = frozenset(found)
         seg._cache["held_out"] = got
     assert isinstance(got, frozenset)
     return got
@@ -1744,7 +1868,8 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
                 report.matches.extend(judged)
                 continue
             seg = segments[i]
-            report.matches.extend([Match.from_row(seg.path, seg.where, row) for row in judged])
+            report.matches.extend([Match.from_row(seg.path_at(row[0]), seg.where, row)
+                                   for row in judged])
             if memo is not None:
                 memo.put(keys[i], seg, findings, judged)
     if memo is not None:
@@ -1762,9 +1887,12 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
 
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     markers = find_markers(seg, binds)
-    hits = run.index.scan(seg.text)
+    hits = run.whole_keys(seg.text, run.index.scan(seg.text))
     if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)
         seg, hits = with_uses(seg, hits, run.macros.uses(seg))
+    log = seg.syntax == "txt" and is_log(seg)
+    if hits and (log or seg.syntax == "md" and fences(seg)):
+        hits = run.lines_apart(seg, hits, log)
     run.summary_values = frozenset()
     if _COCO_TRIGGER in seg.text:
         # a COCOeval summary line is named by the claims that are its statistic, not by the
@@ -1780,7 +1908,6 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     # numbers judged together (`log_units`). Markdown: its list items and "key: value" lines
     # under headings (or under a list item naming them), and the lines of a fenced block of
     # printed output, are units of their own, named from above and judged so too.
-    log = seg.syntax == "txt" and is_log(seg)
     # (a reST page's section titles name its tables as Markdown's headings do: no lines)
     md = md_headings(seg, hits) if hits and seg.syntax in ("md", "rst") else None
     headings = md.lines if md is not None else headed(seg, hits) if hits and log else {}

@@ -45,11 +45,11 @@ def cache_folder(ledger: Any) -> Path:
 
 def reconcile_paths(paths: Sequence[Path], claims: Sequence[Claim],
                     cwd: Path | None = None, jobs: int | None = None,
-                    cache: Path | None = None) -> Report:
-    """Read ``paths`` (all of them, or `DocumentError`) and judge them against ``claims``
-    (in ``jobs`` processes, remembering judged segments in ``cache``: see
-    `reconcile_segments`)."""
-    segments = read_documents(paths, cwd)
+                    cache: Path | None = None, project: Path | None = None) -> Report:
+    """Read ``paths`` (all of them, or `DocumentError`; the files they include from inside
+    ``project``) and judge them against ``claims`` (in ``jobs`` processes, remembering judged
+    segments in ``cache``: see `reconcile_segments`)."""
+    segments = read_documents(paths, cwd, project)
     return reconcile_segments(segments, claims, documents=len(paths), jobs=jobs, cache=cache)
 
 
@@ -60,7 +60,7 @@ def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None
     documents = resolve_documents(paths, ledger.paths.project, globs)
     claims = current_claims(load_claim_events(ledger))
     return reconcile_paths(documents, claims, cwd, jobs,
-                           cache_folder(ledger) if use_cache else None)
+                           cache_folder(ledger) if use_cache else None, ledger.paths.project)
 
 
 def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | None = None,
@@ -98,7 +98,7 @@ def evidence_document(ledger: Any, *, locations: bool, events: list[Event] | Non
                        f"{written_with}`)")
         raise DocumentsConfigError(problem, str(ledger.paths.config))
     if index_of is None:
-        segments = read_documents(resolve_documents([], project, globs), project)
+        segments = read_documents(resolve_documents([], project, globs), project, project)
     else:
         segments = index_documents(index_of, project.resolve(), globs)
     report = reconcile_segments(segments, current_claims(events), cache=cache)

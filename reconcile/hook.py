@@ -909,11 +909,11 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
 def _judge_with_ledger(command: str, parsed: list[Any], destroys: list[_Destroy],
                        cwd: str | None, config: HookConfig, project: Path) -> Verdict:
     from labledger.ledger.ledger import Ledger
-    from labledger.reconcile.pull_verified import ObjectChecker, load_events, record_corrupt
+    from labledger.reconcile.pull_verified import ObjectChecker, gate_events, record_corrupt
     from labledger.reconcile.pull_verified import open_store as store_of
 
     with Ledger.open(project) as ledger:
-        events = load_events(ledger)
+        events = gate_events(ledger)  # every line verified: damage anywhere stops a destroy
         checker = ObjectChecker(store_of(ledger))
         try:
             reasons = _judge_deletes(parsed, command, cwd, config, project, events, checker)

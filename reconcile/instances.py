@@ -75,23 +75,77 @@ class InstanceEvent(msgspec.Struct, frozen=True, kw_only=True):
     body: dict[str, Any] = {}
 
 
-def load_events(paths: LedgerPaths) -> list[InstanceEvent]:
+# What `load_events` reads: every event tagged with an instance, and the run lifecycle events
+# recorded without one of the runs such events name.
+_PICKED = ("FROM events WHERE (instance IS NOT NULL OR (kind IN ('run.launched', "
+           "'run.heartbeat', 'run.exited', 'capsule.sealed', 'capsule.quarantined') "
+           "AND run IN (SELECT run FROM events "
+           "WHERE instance IS NOT NULL AND run IS NOT NULL)))")
+_UNTIL = " AND CAST(ts AS TIMESTAMP) <= $until"
+_COLUMNS = "CAST(ts AS TIMESTAMP), writer, seq, kind, instance, run, CAST(body AS VARCHAR)"
+# Events after which a heartbeat may not stand for an earlier one (`load_events`): those that
+# change an instance's state, or end the runs on it.
+_BARRIERS = (*LIFECYCLE, "teardown.confirmed")
+
+
+def _thinned(picked: str) -> str:
+    """The query of ``picked`` less the heartbeats `fold` cannot tell from a later one
+    (`load_events`): ledger order numbered once (``n``), the barriers before each event counted
+    (``epoch``), and a run's heartbeat left out when its run's next event is a heartbeat of the
+    same instance with no barrier between them."""
+    barriers = ", ".join(f"'{kind}'" for kind in _BARRIERS)
+    return (
+        "WITH picked AS (SELECT ts, writer, seq, kind, instance, run, body, "
+        "row_number() OVER (ORDER BY ts, writer, seq) AS n "
+        f"{picked}), "
+        "counted AS (SELECT *, sum(CASE WHEN kind IN "
+        f"({barriers}) THEN 1 ELSE 0 END) OVER (ORDER BY n) AS epoch FROM picked), "
+        "followed AS (SELECT *, lead(kind) OVER w AS next_kind, "
+        "lead(instance) OVER w AS next_instance, lead(epoch) OVER w AS next_epoch "
+        "FROM counted WINDOW w AS (PARTITION BY run ORDER BY n)) "
+        f"SELECT {_COLUMNS} FROM followed "
+        "WHERE NOT coalesce(kind = 'run.heartbeat' AND run IS NOT NULL "
+        "AND next_kind = 'run.heartbeat' AND next_instance IS NOT DISTINCT FROM instance "
+        "AND next_epoch = epoch, false) "
+        "ORDER BY n")
+
+
+def load_events(paths: LedgerPaths, *, until: datetime | None = None,
+                latest_heartbeats: bool = False) -> list[InstanceEvent]:
     """Every event tagged with an instance, plus the run lifecycle events (launch, heartbeat,
     exit, capsule sealed or quarantined) recorded without one of the runs such events name, in
-    ledger time order."""
+    ledger time order; with ``until``, none after it (as `fold` leaves them out).
+
+    ``latest_heartbeats``: a run's heartbeat is left out when the run's next event (in ledger
+    order) is a heartbeat of the same instance (or of none, both) and no instance was rented,
+    stopped, started, released or confirmed absent between them. `fold` then gives the same
+    leases (and `report` the same reports) with ``until`` as given here, as from every event:
+
+    * the later beat does all the earlier one did: the run's latest lifecycle event (its kind
+      and time; a stop or release after it loses the run, and none came between), the
+      instance the run is on (set from the first such event: none of the run's came between),
+      the instance's runs and its last run activity (a later time, assigned or maximized, over
+      anything set between);
+    * an event between them of another run, or of no run, reads and writes only its own run
+      and its instance's lease: what the earlier beat set there is written again by the later
+      one.
+
+    A ledger of week-long runs keeps a few beats per run and instance, not one per interval.
+    A property test (tests/reconcile/test_gate_big_ledger.py) holds `report` and `fold` to
+    the same results either way.
+    """
     import duckdb
 
     from labledger.ledger.query import connect, read_error
 
+    picked = _PICKED + (_UNTIL if until is not None else "")
+    query = _thinned(picked) if latest_heartbeats else (
+        f"SELECT {_COLUMNS} {picked} ORDER BY ts, writer, seq")
+    parameters = {} if until is None else {
+        "until": until.astimezone(UTC).replace(tzinfo=None)}  # TIMESTAMP is UTC here
     con = connect(paths)
     try:
-        rows = con.execute(
-            "SELECT CAST(ts AS TIMESTAMP), writer, seq, kind, instance, run, CAST(body AS VARCHAR) "
-            "FROM events WHERE instance IS NOT NULL OR (kind IN ('run.launched', "
-            "'run.heartbeat', 'run.exited', 'capsule.sealed', 'capsule.quarantined') "
-            "AND run IN (SELECT run FROM events "
-            "WHERE instance IS NOT NULL AND run IS NOT NULL)) "
-            "ORDER BY ts, writer, seq").fetchall()
+        rows = (con.execute(query, parameters) if parameters else con.execute(query)).fetchall()
     except duckdb.Error as exc:  # damage found mid-query, an interrupt: the mapped error
         raise read_error(exc, paths, "reading the instances' events failed") from None
     finally:

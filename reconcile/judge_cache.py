@@ -2,7 +2,9 @@
 
 Judging a segment (`documents.reconcile_segments`) is a pure function of
 
-* the segment: its path as shown, its place in a notebook, its syntax and its text;
+* the segment: its path as shown, its place in a notebook, its syntax and its text, with
+  what other files give it (`included`: a csv-table's ``:file:`` rows, in its text, and their
+  names; the file whose declaration sets a LaTeX file's decimal mark);
 * every current claim (ids, values, units, aliases, runs, digests: the anchors, the candidates
   and the messages all come from them);
 * the LaTeX macro bindings of all the documents (`doc_markers.tex_bindings`) and the text
@@ -57,7 +59,8 @@ _StoredMatch = tuple[int, int, int, tuple[str, ...], str, str]
 # An entry: (the segment's path and place, which a newer version of it supersedes; findings;
 # matches).
 _Entry = tuple[str, list[Finding], list[_StoredMatch]]
-_Anchors = tuple[dict[str, list[str]], list[str], "str | None", dict[str, list[str]]]
+_Anchors = tuple[dict[str, list[str]], list[str], "str | None", dict[str, list[str]],
+                 dict[str, str]]
 Judged = tuple[list[Finding], list[Match]]
 
 
@@ -152,8 +155,10 @@ class JudgeCache:
     def key(self, seg: Segment) -> str:
         import blake3
 
+        # (the files spliced in are in the text; their names and places, and the file whose
+        # declaration sets a LaTeX file's decimal mark, are here: `included`)
         head = (f"{seg.path}\0{seg.where or ''}\0{seg.where is None}\0{seg.syntax}\0"
-                f"{seg.printed}\0{seg.sections}\0")
+                f"{seg.printed}\0{seg.sections}\0{seg.splices}\0{seg.decimal_from}\0")
         h = blake3.blake3(self.context + head.encode("utf-8", "surrogatepass"))
         h.update(seg.text.encode("utf-8", "surrogatepass"))
         return h.hexdigest()[:32]
@@ -166,7 +171,7 @@ class JudgeCache:
         _, findings, stored = got
         self._new[key] = got
         self.hits += 1
-        matches = [Match.from_row(seg.path, seg.where, row) for row in stored]
+        matches = [Match.from_row(seg.path_at(row[0]), seg.where, row) for row in stored]
         return list(findings), matches
 
     def put(self, key: str, seg: Segment, findings: list[Finding],

@@ -55,6 +55,7 @@ from labledger.reconcile.doc_readers import (
 from labledger.reconcile.fenced import fenced_unit, is_output, output_lines
 from labledger.reconcile.front_matter import FRONT_MATTER
 from labledger.reconcile.numbers import scan_numbers
+from labledger.reconcile.rst_tables import directive_titles
 
 __all__ = ["Heading", "MdHeadings", "from_above", "heading_reaches", "heading_title", "headed",
            "markdown_headings", "md_headings", "over_table", "rst_titles", "strongest_records"]
@@ -239,7 +240,21 @@ def over_table(segment: Segment, headings: MdHeadings,
         if caption:
             above += caption
             scope = (fence.start, fence.end)
+    elif segment.syntax == "rst":
+        titles = directive_titles(segment)  # (in text order: found by bisection)
+        i = bisect.bisect_right(titles, pos, key=lambda t: t[2]) - 1
+        if i >= 0 and pos < titles[i][3]:  # a csv-table's title: its caption
+            ts, te, start, end = titles[i]
+            title = _hits_between(headings, ts, te)
+            if title:
+                above += title
+                scope = (start, end)
     return _one_per_term(above), scope
+
+
+def _hits_between(headings: MdHeadings, lo: int, hi: int) -> list[Hit]:
+    i = bisect.bisect_left(headings.starts, lo)
+    return list(headings.hits[i:bisect.bisect_left(headings.starts, hi, i)])
 
 
 def from_above(segment: Segment, headings: MdHeadings) -> list[tuple[int, list[Hit]]]:
@@ -257,6 +272,13 @@ def from_above(segment: Segment, headings: MdHeadings) -> list[tuple[int, list[H
                 above = list(headings.sections[k][2]) if k >= 0 \
                     and fence.start < headings.sections[k][1] else []
                 out.append((fence.start, above + caption))
+    for ts, te, start, _ in directive_titles(segment) if segment.syntax == "rst" else ():
+        title = _hits_between(headings, ts, te)
+        if title:
+            k = bisect.bisect_right(headings.bodies, start) - 1
+            above = list(headings.sections[k][2]) if k >= 0 \
+                and start < headings.sections[k][1] else []
+            out.append((start, above + title))
     return out
 
 

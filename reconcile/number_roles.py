@@ -30,7 +30,10 @@ the words before the list's first number make it (`list_head`).
 Which names a number is written with ("PSNR of 31.42", "31.42 dB PSNR on Set5": `written_with`)
 and which list of numbers goes with which list of names in order (*respectively*: `respectively`)
 are read here too. Lists are joined, and *respectively* said, in English, German and French
-("32,1, 33,4 und 31,4 dB", "jeweils", "bzw.", "respectivement").
+("32,1, 33,4 und 31,4 dB", "jeweils", "bzw.", "respectivement"); deltas and bounds are read in
+German and French too ("um 0,4 dB", "0,4 dB höher", "über 90 %", "mehr als"; "une amélioration
+de 0,4 dB", "0,4 dB de plus", "améliore le PSNR de 0,4 dB", "plus de 80 %", "au-dessus de"),
+each a word or a fixed phrase ("de" alone is any "of").
 
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
 few characters of the number. Markers are never judged by these words: they say what they mark.
@@ -66,11 +69,32 @@ appendix app algorithm alg line lines chapter ch theorem thm lemma corollary def
 proposition prop page pages p pp step steps item items no nr ref version v row rows column col
 epoch epochs iteration iter seed seeds layer layers block stage stages id issue pr cell
 """)
+# (German and French too: "verbessert die PSNR um 0,4 dB", "eine Steigerung von 1,2 %", "une
+# amélioration de 0,4 dB", "gagne 0,4 dB"; "0,4 dB höher", "0,4 dB supplémentaires")
 _DELTA_BEFORE = _words("by gain gains improvement improvements margin delta Δ increase "
-                       "increases decrease decreases drop drops boost reduction")
+                       "increases decrease decreases drop drops boost reduction "
+                       "um verbesserung verbesserungen steigerung zuwachs anstieg erhöhung "
+                       "verringerung reduktion reduzierung rückgang abnahme verschlechterung "
+                       "gewinn vorsprung "
+                       "amélioration améliorations augmentation augmentations hausse baisse "
+                       "diminution réduction écart progression gagne gagnent")
 _DELTA_AFTER = _words("higher lower better worse more less gain gains improvement increase "
                       "decrease drop faster slower smaller larger ahead behind above below "
-                      "greater")
+                      "greater "
+                      "höher niedriger besser schlechter mehr weniger größer kleiner schneller "
+                      "langsamer geringer supplémentaire supplémentaires")
+# French "0,4 dB de plus" (de moins, de mieux): "de" alone is any "of", with one of these a delta
+_MORE_FR = _words("plus moins mieux")
+# The noun a number is "of" ("a gain of 0.81 dB"): German "von", French "de"
+_OF_WORDS = _words("of von de")
+# French says a change by its verb and "de": "améliore le PSNR de 0,4 dB", "réduit l'erreur de
+# 1,2 %" ("de" then a number, a few words after the verb, in one clause), unless "à" and a
+# number follow: "améliore le PSNR de 30,10 à 31,42 dB" says the values, as "from ... to" does
+_CHANGED_BY_FR = re.compile(r"(?i)(?<![^\W\d_])(?:amélior|augment|rédui|diminu|abaiss|accro[iî]t)"
+                            r"[^\W\d_]*(?:[ \t]*['’][ \t]*|[ \t]+)(?:[^\W\d_]+(?:[ \t]*['’][ \t]*"
+                            r"|[ \t]+)){0,5}de[\s$~]*\Z")
+_FROM_TO_FR = re.compile(r"[+\-\u2212]?\.?\d[\d.,]*[\s$~]*(?:\\?%|[^\W\d_]{1,6})?[\s$~]+à[\s$~]+"
+                         r"[+\-\u2212]?\.?\d")
 _COUNT_AFTER = _words("""
 epoch epochs step steps iteration iterations iter iters seed seeds run runs trial trials fold
 folds layer layers block blocks stage stages head heads channel channels gpu gpus core cores
@@ -143,7 +167,19 @@ _COMPARED = re.compile(r"(?i)\b(?:gap|gaps|difference|differences|margin|compari
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?[\s$~]*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
                        "upto beyond nearly almost approaching surpassing surpasses exceed "
-                       "exceeded")
+                       "exceeded "
+                       "über unter mindestens höchstens knapp nahezu annähernd beinahe "
+                       "oberhalb unterhalb übertrifft überschreitet "
+                       "presque dépasse dépassent dépassant surpasse surpassent")
+# Bounds of more than one word, before the number, each after no letter ("d'au moins 30 dB")
+_BOUND_PHRASES = ("up to", "close to",
+                  "bis zu", "mehr als", "weniger als", "größer als", "kleiner als", "höher als",
+                  "niedriger als", "besser als", "schlechter als",
+                  "plus de", "moins de", "au moins", "au plus", "au-dessus de", "au dessus de",
+                  "au-dessous de", "au dessous de", "en dessous de", "en deçà de", "jusqu'à",
+                  "jusqu’à", "près de", "supérieur à", "supérieure à", "supérieurs à",
+                  "supérieures à", "inférieur à", "inférieure à", "inférieurs à",
+                  "inférieures à")
 _BOUND_CHARS = frozenset("<>\u2264\u2265")
 # A table header whose column holds no claimed values: deltas ("Δ PSNR", "Gain"), or the
 # spread of a quantity alone ("psnr_std", "PSNR std", "accuracy_sd", "SEM"; not "mean ± std",
@@ -162,7 +198,8 @@ DELTA_HEADER = re.compile(r"(?i)(?:\u0394|\\delta\b|\\Delta\b|\bdelta\b|\bgain\b
 # "acc_norm_stderr,none" with its filter), as a results JSON's key, a printed dict's, or a row of
 # its own in older tables; "psnr_std", R's "accuracy_sd" likewise. The metric's name in it is an
 # anchor, so its number read as the metric's value (`role_of`, `spread_label`).
-_SPREAD_NAME = r"(?i)(?<![^\W_])(?:stderr|stdev|stddev|std|sem|(?<=_)sd)(?:,[\w\-]+)?"
+# (glued by "_" only: a module named SEM or STD in an ablation row, "Ours + SEM", is no spread)
+_SPREAD_NAME = r"(?i)(?<=_)(?:stderr|stdev|stddev|std|sem|sd)(?:,[\w\-]+)?"
 _SPREAD_KEYED = re.compile(_SPREAD_NAME + r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*\Z""")
 _SPREAD_LABEL = re.compile(_SPREAD_NAME + r"[ \t*_`]*\Z")
 _SPREAD_KEY_REACH = 64  # characters back from a number: the longest key with its filter
@@ -239,6 +276,10 @@ def role_of(shown: Shown, masked: str, base: int,
         word = after.group(1).lower()
         if word in _DELTA_AFTER:
             return "delta"
+        if word == "de":  # French "0,4 dB de plus"
+            then = _NEXT_WORD.match(masked, after.end())
+            if then and then.group(1).lower() in _MORE_FR:
+                return "delta"
         if word in _LEVEL_AFTER:
             return "level"
         if word in _POINT_AFTER and _counts(masked, after, base, anchors) \
@@ -319,7 +360,7 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
         return "bound"
     m = _WORD_BEFORE.search(head)
     before = m.group(1).lower() if m else ""
-    if m is not None and before == "of":
+    if m is not None and before in _OF_WORDS:
         # "a gain of 0.81 dB", "a decrease of 2.6%", "a standard deviation of 0.05": the noun
         # the number is of says what it is
         of = _NOUN_OF.search(head, 0, m.start(1))
@@ -334,9 +375,11 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
         return "reference"
     if before in _DELTA_BEFORE:
         return "delta"
-    if before in _BOUND_BEFORE or head.lower().rstrip(" \t\n$~").endswith(("up to", "close to")):
+    if before in _BOUND_BEFORE or _bound_phrase(head):
         return "bound"
     wide = masked[max(0, s - 48):s]
+    if before == "de" and _CHANGED_BY_FR.search(wide) and not _FROM_TO_FR.match(masked, s):
+        return "delta"  # "améliore le PSNR de 0,4 dB"
     lowered = wide.lower()
     if ("between" in lowered or "rang" in lowered) and (
             _RANGE_FIRST.search(wide) or _RANGE_SECOND.search(wide)) \
@@ -345,6 +388,16 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
     if _BATCH_SIZE.search(head):
         return "reference"
     return None
+
+
+def _bound_phrase(head: str) -> bool:
+    """Whether ``head`` (the words before a number) ends with a bound of several words ("up to",
+    "mehr als", "plus de", "au-dessus de"; `_BOUND_PHRASES`) after no letter."""
+    lowered = head.lower().rstrip(" \t\n$~")
+    if not lowered.endswith(_BOUND_PHRASES):  # most numbers: one C-speed test
+        return False
+    return any(lowered.endswith(p) and not lowered[-len(p) - 1:-len(p)].isalpha()
+               for p in _BOUND_PHRASES)
 
 
 def list_head(masked: str, s: int, end: int) -> int:
@@ -534,6 +587,10 @@ def _counts(masked: str, noun: re.Match[str], base: int,
 # its number, and a whole pair.
 _KEY_GAP = re.compile(r"""['"\])]?[ \t]*[:=][ \t]*['"]?[ \t]*""")
 _GAP_CHARS = frozenset("'\"])\t :=")  # every character _KEY_GAP matches
+# lm-evaluation-harness 0.4 keys a metric with no filter by its name and "none" ("'acc,none':
+# 0.853", "acc_norm,none"): the filter says nothing, the metric's name is the key. (Another
+# filter, "exact_match,strict-match", is a part of its own key: `anchors._compound_parts`.)
+_NO_FILTER = ",none"
 # A pair is a key (a word character that is no digit, then key characters) and the gap and
 # number after it. Searched for as runs of key characters, each tried once: a regex starting
 # the key at every letter of a long run ("abcdefghij..." or "a1a1a1...") scanned to the run's
@@ -591,11 +648,17 @@ def labels(masked: str, base: int, numbers: Sequence[int],
         lo = gap_end
         while lo > 0 and masked[lo - 1] in _GAP_CHARS:
             lo -= 1
+        gap = lo
+        if masked.endswith(_NO_FILTER, 0, lo):
+            lo -= len(_NO_FILTER)  # "'acc,none': 0.853": the key is "acc"
         near = sorted(by_end[bisect.bisect_left(by_end, base + lo):
                              bisect.bisect_right(by_end, at)], key=rank.__getitem__)
         for end in near:
             begin, name = ends[end]
-            if _KEY_GAP.fullmatch(masked, end - base, gap_end):
+            after = end - base
+            if after == lo < gap:
+                after = gap  # (the anchor ends at ",none")
+            if _KEY_GAP.fullmatch(masked, after, gap_end):
                 # the tail of a longer key ("accuracy" in "predict_accuracy = 0.9826") is not
                 # that key: the number is another key's
                 key = Key(name, begin > base and masked[begin - base - 1] in "_./@-", begin)

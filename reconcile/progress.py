@@ -53,6 +53,7 @@ looked at once, then), so no number's common path pays for it.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -91,6 +92,7 @@ _NUMERIC = re.compile(r"[\s*_`~$({]*[+\-\u2212]?\.?\d")
 _NO_VALUE = re.compile(r"(?i)\s*(?:no log|nan|none|n/?a|[-\u2013\u2014]+)?\s*")
 
 
+@functools.lru_cache(maxsize=8192)
 def record_key(text: str, at: int) -> str:
     """The key of the record whose number starts at ``at`` in ``text``: the statistic of a
     COCOeval summary line (its bracket), else the words just before the number
@@ -196,15 +198,9 @@ def _column_key(segment: Segment, at: int) -> str | None:
     """The header of the HTML table column whose cell holds ``at`` (lower-cased, its spaces
     one), or None when no table cell does."""
     table = html_table(segment, at)
-    if table is None:
+    got = _table_rows(segment, at, table)
+    if table is None or got is None:
         return None
-    # (each table's rows and their starts, once per segment: every match in it asks)
-    key = f"progress_rows {table.start}"
-    got = segment._cache.get(key)
-    if got is None:
-        kept = [row for row in table.rows if row]
-        got = segment._cache[key] = (kept, [row[0].start for row in kept])
-    assert isinstance(got, tuple)
     rows, starts = got
     i = bisect.bisect_right(starts, at) - 1
     if i < 0:
@@ -213,6 +209,22 @@ def _column_key(segment: Segment, at: int) -> str | None:
         if cell.start <= at < cell.end:
             return _SPACES.sub(" ", table.column_header(column)).strip().lower()
     return None
+
+
+def _table_rows(segment: Segment, at: int, table: Table | None = None
+                ) -> tuple[list[list[Cell]], list[int]] | None:
+    """The body rows (not empty) of the HTML table holding ``at``, and where each starts;
+    None outside a table. Once per table: every match in it asks."""
+    table = table or html_table(segment, at)
+    if table is None or not any(table.rows):
+        return None
+    key = f"progress_rows {table.start}"
+    got = segment._cache.get(key)
+    if got is None:
+        kept = [row for row in table.rows if row]
+        got = segment._cache[key] = (kept, [row[0].start for row in kept])
+    assert isinstance(got, tuple)
+    return got
 
 
 # --- across a notebook's outputs -----------------------------------------------------------------
@@ -236,6 +248,15 @@ class _Output(NamedTuple):
             if header:
                 return header
         return record_key(self.segment.text, at)
+
+    def last_of(self, key: str, at: int) -> bool:
+        """Whether the record whose number starts at ``at`` (under ``key``) is the output's
+        last under its key: in a table of epochs, a cell of its last row."""
+        if self.table:
+            rows = _table_rows(self.segment, at)
+            if rows is not None:
+                return rows[1][-1] <= at
+        return _last_of_key(self.segment, key) == line_at(self.segment.text, at)[0]
 
 
 class _Judged(NamedTuple):
@@ -341,7 +362,12 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
                 continue
             last[(path, cid)] = max(last.get((path, cid), -1), out.place)
             if at is not None:
-                keys.setdefault((path, cid), set()).add(out.key(at))
+                # only an output's last record under its key is a training's result: an
+                # earlier epoch of another model's fit that happens to print the claim's value
+                # satisfies nothing
+                key = out.key(at)
+                if out.last_of(key, at):
+                    keys.setdefault((path, cid), set()).add(key)
 
     for m in report.matches:
         saw(m.path, m.where, m.claims, m.offset)
@@ -349,6 +375,20 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
         saw(f.path, f.where, f.claims, None)
     return {k: _Judged(keys.get(k, set()), last.get(k, -1), evaluated.get(k, -1))
             for k in last.keys() | evaluated.keys()}
+
+
+def _last_of_key(seg: Segment, key: str) -> int:
+    """Where the line of ``seg``'s last record under ``key`` starts (-1: none); the records'
+    keys are found once per segment."""
+    got = seg._cache.get("record_keys")
+    if got is None:
+        text = seg.text
+        lasts: dict[str, int] = {}
+        for m in _NUMBER.finditer(text):
+            lasts[record_key(text, m.start())] = line_at(text, m.start())[0]
+        seg._cache["record_keys"] = got = lasts
+    assert isinstance(got, dict)
+    return int(got.get(key, -1))
 
 
 def _offset(text: str, line: int, col: int) -> int:

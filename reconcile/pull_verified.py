@@ -22,7 +22,12 @@ An expected file **holds** when
 2. the local object is present and re-hashes to its digest *at evaluation time*
    (``Store.verify``; a corrupt object is quarantined by the store and the file does not hold);
 3. a checkpoint (by suffix, or announced by ``checkpoint.saved``) also has an ok
-   ``checkpoint.verified`` bound to the same digest, and no later failed one.
+   ``checkpoint.verified`` bound to the same digest, and no later failed one;
+4. the listing entry that shows it names no ``writers``: no process on the box held the file
+   open for writing when the box hashed it (`labledger.ingest.pull`). One that did may be
+   half-written, and its box hash and the copy then agree on the half: it holds only once a
+   later listing (a full one, or ``--only`` matching it) shows it closed. Listings recorded
+   before labledger looked carry no ``writers`` and read as closed.
 
 At the teardown gate of instance I only listings taken from I count (the event's
 ``instance``): a pull from a copy, another box or no box says nothing about I's disk. A run
@@ -37,7 +42,9 @@ the file).
 
 Reading a large ledger: `load_events(..., latest_heartbeats=True)` reads of a run's heartbeats
 only the latest of each writer and instance, and every judgement here gives the same result from
-it as from every event (the argument is in its docstring; `build_evidence` reads it so).
+it as from every event (the argument is in its docstring; `build_evidence` reads it so). The
+teardown gate reads with `gate_events`: the same few heartbeats made into events, every line of
+the ledger still verified, so damage anywhere stops the gate as reading every event would.
 
 Invariant (DOMAIN principle 3): nothing here reads a PULL_VERIFIED.json. The marker is written
 from a passing evaluation and invalidated by a failing one; it never satisfies a check.
@@ -88,7 +95,8 @@ HEARTBEAT = "run.heartbeat"
 
 
 def load_events(ledger: Ledger, kinds: Sequence[str] | None = None, *,
-                latest_heartbeats: bool = False) -> list[Event]:
+                latest_heartbeats: bool = False, verify_superseded: bool = False
+                ) -> list[Event]:
     """Every readable event (of ``kinds``, when given) in ledger time order (ts, writer, seq);
     no DuckDB involved.
 
@@ -96,8 +104,16 @@ def load_events(ledger: Ledger, kinds: Sequence[str] | None = None, *,
     per (writer, run, instance) are read, the one last in ledger order and the one last in
     chain order (`labledger.ledger.read.iter_writer_records_latest`); every other event is
     read as without it. A heartbeat superseded by a later one of its run and instance decides
-    nothing, so it is not verified here; `labledger check` verifies every line. What the
-    judgements here read of heartbeats, and why the latest ones say all of it:
+    nothing, so it is not verified here; `labledger check` verifies every line.
+
+    ``verify_superseded`` (with ``latest_heartbeats``): the superseded heartbeats are verified
+    all the same, each line against its id and its fields decoded, only not made into events
+    (`labledger.ledger.read.iter_writer_records_checked_latest`): a damaged line, even a
+    superseded beat's, raises exactly as reading every event raises it. The first heartbeat of
+    each (writer, run, instance) in ledger order is kept too. The teardown gate reads so
+    (`gate_events`): before a box is destroyed, any damaged line should stop it.
+
+    What the judgements here read of heartbeats, and why those kept say all of it:
 
     * `verify_run`: whether the run was active (a heartbeat or an exit; at a gate, on its
       instance or on none) after its latest full listing, and which such event came last in
@@ -105,19 +121,22 @@ def load_events(ledger: Ledger, kinds: Sequence[str] | None = None, *,
       lasts, and one came after the listing exactly when the last one did.
     * which (run, instance) pairs occur (`evidence`'s remote runs, `hosted_runs`, the gate's
       known instances): every pair keeps a heartbeat.
-    * `ledger_head`: a writer's event last in chain order (its highest seq) is kept.
+    * `ledger_head`: the event of a writer it names (the first in ledger order of those with the
+      writer's highest seq) is kept.
+    * the agent hook's instances, in the order the ledger first names each one (its reasons
+      follow that order): the first event naming an instance is another kind's, or the first
+      heartbeat of its (writer, run, instance), kept with ``verify_superseded``.
 
     Every other reader (`run_files`, `pull_source`, the claims, announcements, launches and
-    verifications) passes heartbeats over by kind. A property test
-    (tests/reconcile/test_evidence_big_ledger.py) holds `verify_run`, `evaluate_gate` and
-    `build_evidence` to the same results either way. The teardown gate's callers still read
-    every event all the same: before a box is destroyed, any damaged line, even a superseded
-    beat's, should stop it.
+    verifications, the gate's approvals, rents and releases) passes heartbeats over by kind. A
+    property test (tests/reconcile/test_evidence_big_ledger.py) holds `verify_run`,
+    `evaluate_gate` and `build_evidence` to the same results either way, and
+    tests/reconcile/test_gate_big_ledger.py the gate's callers with ``verify_superseded``.
     """
     if kinds is not None:
         records: Iterable[Record] = ledger.records(kinds=tuple(kinds))
     elif latest_heartbeats:
-        records = _records_with_latest_heartbeats(ledger)
+        records = _records_with_latest_heartbeats(ledger, verify_superseded)
     else:
         records = ledger.records()
     events = [Event(id=r.id, ts=r.ts, writer=r.writer, seq=r.seq, kind=r.kind, run=r.run,
@@ -126,12 +145,26 @@ def load_events(ledger: Ledger, kinds: Sequence[str] | None = None, *,
     return events
 
 
-def _records_with_latest_heartbeats(ledger: Ledger) -> Iterator[Record]:
-    """`Ledger.records`, writer by writer, with only the latest heartbeats (`load_events`)."""
-    from labledger.ledger.read import iter_writer_records_latest
+def gate_events(ledger: Ledger) -> list[Event]:
+    """The events the teardown gate reads (`gate teardown`, `teardown`, `verify-pull`, the
+    agent hook): every line verified as reading every event verifies it, so any damage stops
+    the gate as it would there; of heartbeats only those that can decide are made into events
+    (`load_events`, ``verify_superseded``). Every judgement is the same as from every event."""
+    return load_events(ledger, latest_heartbeats=True, verify_superseded=True)
 
+
+def _records_with_latest_heartbeats(ledger: Ledger, verify_superseded: bool
+                                    ) -> Iterator[Record]:
+    """`Ledger.records`, writer by writer, with only the latest heartbeats (`load_events`)."""
+    from labledger.ledger.read import (
+        iter_writer_records_checked_latest,
+        iter_writer_records_latest,
+    )
+
+    read = iter_writer_records_checked_latest if verify_superseded else \
+        iter_writer_records_latest
     for writer in ledger.writers():
-        yield from iter_writer_records_latest(ledger.paths.segments / writer, HEARTBEAT)
+        yield from read(ledger.paths.segments / writer, HEARTBEAT)
 
 
 def ledger_head(events: Iterable[Event]) -> dict[str, str]:
@@ -312,6 +345,19 @@ def _pulled_match(entry: Mapping[str, Any], pulls: list[dict[str, Any]]) -> tupl
         if remote == sha:
             return None, reason  # the newest pull of these bytes decides
     return None, reason
+
+
+def _still_written(entry: Mapping[str, Any]) -> str | None:
+    """Why a listed file may be half-written (the box processes its entry names as holding it
+    open for writing when the box hashed it), or None when it names none."""
+    writers = entry.get("writers")
+    if not isinstance(writers, list) or not writers:
+        return None
+    named = [f"pid {w.get('pid')} ({w.get('command') or '?'})" if isinstance(w, dict)
+             else "an unnamed process" for w in writers]
+    who = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    return (f"still being written on the box when it was listed: {who} held it open for "
+            f"writing, so the copy may be a partial file; pull it again once it is closed")
 
 
 def _current_announcements(run_events: list[Event]) -> list[Event]:
@@ -592,6 +638,10 @@ def verify_run(run: str, events: list[Event], checker: ObjectChecker, *,
                 check.next_step = f"labledger pull --run {run}{nxt(check)} {_only(path)}"
             else:
                 check.pulled, check.digest_match, check.digest = True, True, pull["digest"]
+            writing = _still_written(entry)
+            if writing is not None:
+                check.problems.append(writing)
+                check.next_step = f"labledger pull --run {run}{nxt(check)} {_only(path)}"
             checks[path] = check
         # Written by pull when it refused an entry (unsafe name, symlink out of the tree) or
         # when the box's hash of a roster entry differs from the roster's: never safe.
@@ -709,7 +759,7 @@ def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None =
     """Whether instance ``instance`` may be torn down now: every run it hosted pull-verified
     from listings taken from this instance, local bytes re-verified. An instance with no
     recorded run never passes (nothing proves its results are safe)."""
-    events = load_events(ledger) if events is None else events
+    events = gate_events(ledger) if events is None else events
     checker = checker or ObjectChecker(open_store(ledger))
     runs = hosted_runs(events, instance)
     problems = [] if runs else [

@@ -88,7 +88,7 @@ def time_of(kind: str, at: str | None, now: datetime) -> tuple[str | None, datet
 
 def lease_of(ledger: Ledger, instance: str) -> Lease | None:
     """The instance's current lease as its recorded events make it (None: never seen)."""
-    return fold(load_events(ledger.paths)).get(instance)
+    return fold(load_events(ledger.paths, latest_heartbeats=True)).get(instance)
 
 
 def not_before_last_change(lease: Lease, action: str, when: datetime) -> None:

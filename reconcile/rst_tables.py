@@ -1,5 +1,6 @@
 """reStructuredText tables as `doc_readers.Table`: grid tables, simple tables, and the
-``list-table`` and ``csv-table`` directives (inline content).
+``list-table`` and ``csv-table`` directives (rows written in them, or a csv-table's ``:file:``
+that `included` read into the text as its body: `file_tables` finds those).
 
 `rst_table` is what `units.unit_at` asks for a reST segment: the table holding an offset,
 or None (the text there is prose, read as sentences). What comes back is judged as any other
@@ -28,9 +29,10 @@ Invariants:
   second header rule, a cell across the header rule, text in the gap between a simple table's
   columns with no ``-----`` joining them, a ``-----`` that does not fall on column edges, a
   number in a body cell spanning columns (whose column would it be?), list-table rows of
-  different lengths, a csv-table read from ``:file:``/``:url:``, with another quote or escape
-  character, a value over several lines, or an unknown ``:delim:``. A number in a body cell
-  spanning rows is read in its first row only (the rows below leave that cell empty).
+  different lengths, a csv-table read from ``:url:`` or from a ``:file:`` not read into the
+  text, with another quote or escape character, a value over several lines, or an unknown
+  ``:delim:``. A number in a body cell spanning rows is read in its first row only (the rows
+  below leave that cell empty).
 * **Cheap.** A segment is scanned for tables once (regexes that start with a literal
   character, run only when the text holds ``+-``, ``==`` or ``-table::``); each table is parsed
   once however many numbers ask for it (`doc_readers._table_once`).
@@ -54,7 +56,7 @@ from labledger.reconcile.doc_readers import (
     line_end,
 )
 
-__all__ = ["rst_table"]
+__all__ = ["FileTable", "directive_titles", "file_tables", "rst_table"]
 
 _MAX_LINES = 5000  # a longer "table" is not read as one: each number falls back to its sentence
 
@@ -80,27 +82,104 @@ class _Span:
 
 def rst_table(segment: Segment, pos: int) -> Table | None:
     """The reST table of ``segment`` holding offset ``pos``, or None (prose, or a table refused)."""
+    starts, spans = _spans_of(segment)
+    i = bisect.bisect_right(starts, pos) - 1
+    if i < 0 or pos >= spans[i].end:
+        return None
+    span: _Span = spans[i]
+    # a csv-table whose :file: `included` read into the text as its body
+    spliced = any(span.start < s.start <= span.end for s in segment.splices)
+    return _table_once(segment, "rst_tables", span.start,
+                       lambda: _build(segment.text, span, spliced))
+
+
+def _spans_of(segment: Segment) -> tuple[list[int], list[_Span]]:
+    """The segment's table spans, found once: their starts, and the spans."""
     found = segment._cache.get("rst_table_spans")
     if found is None:
         found = _spans(segment.text)
         segment._cache["rst_table_spans"] = found
     assert isinstance(found, tuple)
-    starts, spans = found
-    i = bisect.bisect_right(starts, pos) - 1
-    if i < 0 or pos >= spans[i].end:
-        return None
-    span: _Span = spans[i]
-    return _table_once(segment, "rst_tables", span.start,
-                       lambda: _build(segment.text, span))
+    return found
 
 
-def _build(text: str, span: _Span) -> Table | None:
+def directive_titles(segment: Segment) -> list[tuple[int, int, int, int]]:
+    """Per ``list-table`` or ``csv-table`` whose directive gives a title (``.. csv-table::
+    kNN accuracy on CIFAR-10``): (the title's start and end, the table's start and end). A
+    title names its table as a caption does (`log_units.over_table`)."""
+    if "-table::" not in segment.text:
+        return []
+    got = segment._cache.get("rst_table_titles")
+    if isinstance(got, list):
+        return got
+    text = segment.text
+    out: list[tuple[int, int, int, int]] = []
+    segment._cache["rst_table_titles"] = out
+    for span in _spans_of(segment)[1]:
+        if span.kind not in ("list-table", "csv-table"):
+            continue
+        le = line_end(text, span.start)
+        m = _DIRECTIVE.search(text, span.start, le)
+        if m is None:
+            continue
+        title = text[m.end():le]
+        lead = len(title) - len(title.lstrip())
+        if title.strip():
+            out.append((m.end() + lead, m.end() + len(title.rstrip()), span.start, span.end))
+    return out
+
+
+def _build(text: str, span: _Span, spliced: bool = False) -> Table | None:
     lines = _lines(text, span.start, span.end)
-    build: Callable[[str, list[tuple[int, str]]], Table | None] = {
-        "grid": _grid, "simple": _simple, "list-table": _list_table,
-        "csv-table": _csv_table}[span.kind]
-    table = build(text, lines)
+    if span.kind == "csv-table":
+        table = _csv_table(text, lines, spliced)
+    else:
+        build: Callable[[str, list[tuple[int, str]]], Table | None] = {
+            "grid": _grid, "simple": _simple, "list-table": _list_table}[span.kind]
+        table = build(text, lines)
     return None if table is None else _split_slash_columns("rst", table)
+
+
+# --- csv-tables read from a file --------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FileTable:
+    """A ``.. csv-table::`` with a ``:file:`` option and no body of its own: where its rows come
+    from, and where they go to be read as its body (`included`)."""
+
+    start: int      # offset of the directive's line
+    insert_at: int  # after its options' last line (its body's place)
+    indent: int     # its options' indent, which its body takes
+    file: str
+    options: dict[str, str]
+
+
+_FILE_OPTION = re.compile(r"[ \t]+:([\w-]+):[ \t]*(.*?)[ \t]*$")
+
+
+def file_tables(text: str) -> list[FileTable]:
+    """Every csv-table of ``text`` reading its rows from ``:file:``; one that also has rows
+    written in it (which docutils refuses) is not among them."""
+    if ":file:" not in text:
+        return []
+    out: list[FileTable] = []
+    for span in _directive_spans(text):
+        if span.kind != "csv-table":
+            continue
+        lines = _lines(text, span.start, span.end)
+        options: dict[str, str] = {}
+        i = 1
+        while i < len(lines) and lines[i][1].strip():  # the option block: to a blank line
+            m = _FILE_OPTION.match(lines[i][1])
+            if m is not None:  # (a line going on with an option's value is none)
+                options.setdefault(m.group(1), m.group(2))
+            i += 1
+        if "file" not in options or any(line.strip() for _, line in lines[i:]):
+            continue
+        insert_at = min(len(text), line_end(text, lines[i - 1][0]) + 1)
+        out.append(FileTable(span.start, insert_at, _indent(lines[1][1]), options["file"],
+                             options))
+    return out
 
 
 # --- finding the tables ----------------------------------------------------------------------
@@ -602,13 +681,14 @@ def _list_table(text: str, lines: list[tuple[int, str]]) -> Table | None:
 _DELIMS = {"tab": "\t", "space": " "}
 
 
-def _csv_table(text: str, lines: list[tuple[int, str]]) -> Table | None:
+def _csv_table(text: str, lines: list[tuple[int, str]], spliced: bool = False) -> Table | None:
+    """``spliced``: its ``:file:`` was read into the text as its body (`included`)."""
     read = _options(lines)
     if read is None:
         return None
     opts, i = read
     n_head = _header_rows(opts)
-    if n_head is None or "file" in opts or "url" in opts or "escape" in opts \
+    if n_head is None or ("file" in opts and not spliced) or "url" in opts or "escape" in opts \
             or opts.get("quote", (0, '"'))[1].strip() != '"':
         return None
     raw = opts.get("delim", (0, ","))[1].strip()

@@ -150,8 +150,9 @@ def instances(now: str | None, idle_hours: float, warn_hours: float) -> None:
     from labledger.reconcile.instances import load_events, report
 
     when = _now(now)
-    reports = report(load_events(ledger_paths()), now=when, idle_hours=idle_hours,
-                     warn_hours=warn_hours)
+    # of a run's heartbeats only those that can change the report (`load_events`)
+    events = load_events(ledger_paths(), until=when, latest_heartbeats=True)
+    reports = report(events, now=when, idle_hours=idle_hours, warn_hours=warn_hours)
     if state().json:
         from labledger.ledger.events import format_ts  # RFC 3339 for any year (4 digits)
 

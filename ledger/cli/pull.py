@@ -73,7 +73,8 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
     """Pull a run's files into the store: list, hash on the box, transfer, merge, verify.
 
     Prints a table (expected, pulled, verified, failed, with sizes); exits 3 when any file
-    failed, is missing or unexpected, was refused, or a checkpoint did not load.
+    failed, is missing or unexpected, was refused, is still being written on the box (copied,
+    not verified), or a checkpoint did not load.
 
     Example: labledger pull --run r1 --from root@box:2222:/root/runs/r1 --accept-new-host-key
     """
@@ -157,7 +158,8 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
                     *(f"failed: {f.path}: {f.error}" for f in report.files
                       if f.status == "failed"),
                     *(f"checkpoint: {f.path}: {f.checkpoint_error}" for f in report.files
-                      if f.checkpoint_ok is False)]
+                      if f.checkpoint_ok is False),
+                    *(_still_written(f.path, f.writers) for f in report.files if f.writers)]
         for line in problems:
             click.echo(line, err=True)
         if report.earlier_commit:
@@ -171,6 +173,15 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
                   f"(manifest {report.manifest_digest})")
     if not report.ok:
         ctx.exit(EXIT_PROBLEMS)
+
+
+def _still_written(path: str, writers: list[dict[str, Any]]) -> str:
+    """The stderr line for a file a box process still held open for writing."""
+    who = ", ".join(f"pid {w['pid']} ({w['command']})" for w in writers[:3])
+    more = f" and {len(writers) - 3} more" if len(writers) > 3 else ""
+    return (f"still being written: {path}: held open for writing on the box by {who}{more}; "
+            f"its bytes so far were copied, but it is not verified (the run is not "
+            f"pull-verified) until a pull finds it closed")
 
 
 def _recorded_source(run_id: str, instance: str) -> tuple[str | None, str | None]:

@@ -79,9 +79,9 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
     from labledger.reconcile.pull_verified import (
         ObjectChecker,
         default_marker,
+        gate_events,
         invalidate_markers,
         ledger_head,
-        load_events,
         open_store,
         record_corrupt,
         verify_run,
@@ -89,7 +89,7 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
     )
 
     ledger = open_ledger()
-    events = load_events(ledger)
+    events = gate_events(ledger)
     checker = ObjectChecker(open_store(ledger))
     if instance is not None and not any(e.instance == instance for e in events):
         known = sorted({e.instance for e in events if e.instance is not None})
@@ -158,17 +158,17 @@ def _evaluate(instance: str) -> tuple[Any, GateResult, list[Any]]:
     from labledger.reconcile.pull_verified import (
         ObjectChecker,
         evaluate_gate,
-        load_events,
+        gate_events,
         open_store,
         record_corrupt,
     )
 
     ledger = open_ledger()
-    events = load_events(ledger)
+    events = gate_events(ledger)
     checker = ObjectChecker(open_store(ledger))
     result = evaluate_gate(ledger, instance, events=events, checker=checker)
     if record_corrupt(ledger, checker):
-        events = load_events(ledger)
+        events = gate_events(ledger)
     return ledger, result, events
 
 

@@ -12,7 +12,9 @@
 --               excluded) whose digest is not listed. With no full listing, the files of the
 --               partial ones.
 --   pulled      listed files with an ok artifact.pulled whose remote SHA-256 equals the listing's
---               and the local one (announced artifacts: an ok pull of the same digest)
+--               and the local one (announced artifacts: an ok pull of the same digest), and
+--               whose listing entry names no `writers` (a box process held it open for writing
+--               when it was hashed: the copy may be a partial file)
 --   checkpoints listed files with a checkpoint suffix plus announced checkpoint.saved
 --   verified    of those, the ones whose latest checkpoint.verified for the digest is ok
 --   missing     the expected paths not pulled with matching digests, sorted
@@ -51,15 +53,17 @@ counted AS (
                                                   OR (r.ts, r.writer, r.seq) > l.listed_key))
 ),
 listed_any AS (
-    SELECT run, ts, writer, seq, e.path AS path, e.sha256 AS sha256, e.blake3 AS blake3
+    SELECT run, ts, writer, seq, e.path AS path, e.sha256 AS sha256, e.blake3 AS blake3,
+           coalesce(json_array_length(e.writers), 0) > 0 AS writing
     FROM (SELECT run, ts, writer, seq, unnest(from_json(body->'entries',
-              '[{"path": "VARCHAR", "type": "VARCHAR", "sha256": "VARCHAR", "blake3": "VARCHAR"}]'
+              '[{"path": "VARCHAR", "type": "VARCHAR", "sha256": "VARCHAR", "blake3": "VARCHAR",
+                 "writers": "JSON"}]'
           )) AS e FROM counted)
     WHERE coalesce(e.type, 'file') = 'file'
 ),
 listed AS (
     -- Per path, the entry of the latest counted listing that shows it.
-    SELECT run, path, sha256, blake3
+    SELECT run, path, sha256, blake3, writing
     FROM (SELECT *, row_number() OVER (PARTITION BY run, path
                                        ORDER BY ts DESC, writer DESC, seq DESC) AS nth
           FROM listed_any)
@@ -90,12 +94,13 @@ latest_verification AS (
 ),
 listed_status AS (
     SELECT l.run, l.path,
-           bool_or(p.path IS NOT NULL AND (l.blake3 IS NULL OR p.digest = l.blake3)) AS pulled,
+           bool_or(p.path IS NOT NULL AND (l.blake3 IS NULL OR p.digest = l.blake3))
+               AND NOT l.writing AS pulled,
            any_value(p.digest) FILTER (WHERE p.path IS NOT NULL) AS digest,
            regexp_matches(lower(l.path), '\.(pth|pt|ckpt|bin|safetensors)$') AS is_checkpoint
     FROM listed l
     LEFT JOIN pulled_ok p ON p.run = l.run AND p.path = l.path AND p.sha256 = l.sha256
-    GROUP BY l.run, l.path, l.blake3
+    GROUP BY l.run, l.path, l.blake3, l.writing
 ),
 latest_announcement AS (
     -- Per (run, path) only the latest save counts: earlier ones were overwritten on the box.

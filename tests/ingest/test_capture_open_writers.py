@@ -269,20 +269,30 @@ def test_a_writer_this_process_may_not_inspect_is_skipped_silently(
 # into the run's folder: the script (labledger's parent) holds the log open for writing, and is
 # waiting for labledger, not writing.
 PARENT_RECORDS = textwrap.dedent("""
-    import subprocess, sys
+    import os, subprocess, sys, time
     print("epoch 9 val psnr 30.10", flush=True)
-    sys.exit(subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode)
+    if os.environ.get("WITH_WORKER"):  # a DataLoader worker: a fork holding the same stdout
+        worker = os.fork()
+        if worker == 0:
+            time.sleep(60)
+            os._exit(0)
+    code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+    if os.environ.get("WITH_WORKER"):
+        os.kill(worker, 9)
+    sys.exit(code)
 """)
 
 
+@pytest.mark.parametrize("worker", [False, True])
 def test_the_processes_labledger_was_started_by_are_no_writers(
-        ledger: Ledger, project: Path) -> None:
+        ledger: Ledger, project: Path, worker: bool) -> None:
     log = project / "train.log"
     with open(log, "w") as out:  # the script's stdout: inherited, held open for writing
         done = subprocess.run(
             [sys.executable, "-c", PARENT_RECORDS, EXE, "checkpoint", str(log), "--run", "r1",
              "--settle", "0.2"],
-            stdout=out, stderr=subprocess.PIPE, text=True, cwd=project, timeout=60)
+            stdout=out, stderr=subprocess.PIPE, text=True, cwd=project, timeout=60,
+            env={**os.environ, "WITH_WORKER": "1" if worker else ""})
     assert done.returncode == 0, done.stderr
     (saved,) = events(project, "checkpoint.saved")
     assert saved["digest"] == blake3_of(log)

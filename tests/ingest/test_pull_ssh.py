@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import threading
 from pathlib import Path
@@ -116,3 +117,20 @@ def test_ssh_config_alias_port_user_and_proxyjump(tmp_path: Path, sshd: Any) -> 
         assert b"".join(t.read("a.txt")) == b"hello\n"
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("hasher", ["python", "coreutils"])
+def test_names_with_unicode_line_separators_are_hashed(tmp_path: Path, sshd: Any,
+                                                       hasher: str) -> None:
+    # U+2028 and U+0085 are no line breaks of the hasher's output (one line per file, ended by
+    # "\n"): read with str.splitlines(), such a name was cut in two and reported never hashed
+    root = tmp_path / "box"
+    root.mkdir()
+    names = ["notes\u2028v2.txt", "log\x85.txt", "plain.txt"]
+    for name in names:
+        (root / name).write_bytes(name.encode() * 3)
+    t = connect(sshd, root, tmp_path, accept_new=True, hasher=hasher)
+    got = t.hash_files(names)
+    assert sorted(got) == sorted(names)
+    for name in names:
+        assert got[name].sha256 == hashlib.sha256(name.encode() * 3).hexdigest()

@@ -181,6 +181,11 @@ PAIRS = [claim("P1", "psnr", 31.42, unit="dB", aliases=("Ours", "Kodak")),
     # the order is unsaid: each number matches as before)
     ("Our model obtains 27.3, 27.58 and 31.42 dB PSNR on Set5, Set14 and Urban100.\n", SR,
      [], {"31.42", "27.3"}),
+    # a number written with a name that is no plausible value of its claims (a batch size
+    # after the method's name) takes that claim from no other number: before, the 128s took
+    # Ours' and the Baseline's claims from the PSNRs after them, and the moved 31.52 was lost
+    ("PSNR at batch size: Ours 128 31.52, Baseline 128 30.10.\n", [C1, C0],
+     [("drift", ("C1",), 1, "31.52")], {"30.10"}),
 ])
 def test_what_stays(text: str, claims: list[Claim], want: Found, matched: set[str]) -> None:
     _check(text, claims, want, matched)
