@@ -305,6 +305,14 @@ def test_each_fits_claim_is_satisfied_by_its_own_table(tmp_path: Path) -> None:
                                (("E",), "cell 4, output 1", 51, "0.063599")}
 
 
+def test_an_earlier_epoch_of_another_fit_satisfies_no_claim(tmp_path: Path) -> None:
+    """Across outputs only a table's last row is a fit's result: the frozen fit's second epoch
+    showing the claimed value does not hide the last fit's drift (as a stream's earlier
+    epoch of another fit does not)."""
+    report = judge(tmp_path, _pet_breeds(), [claim("E", "error_rate", 0.08119)])
+    assert found(report) == [("drift", ("E",), "cell 4, output 1", 51, 11, "0.063599")]
+
+
 # === no history: rows of models, a setting column =================================================
 
 def test_a_table_of_models_stays_ambiguous() -> None:
