@@ -137,13 +137,16 @@ def declares_decimal_comma(text: str) -> bool:
     ``%\\usepackage[ngerman]{babel}`` beside the English it is written in."""
     if not any(word in text for word in _DECLARING):
         return False
-    for m in _compiled("declared").finditer(text):
-        if _COMMENTED.search(text, text.rfind("\n", 0, m.start()) + 1, m.start()) is None:
-            return True
-    return False
+    return any(not in_tex_comment(text, m.start())
+               for m in _compiled("declared").finditer(text))
 
 
 _COMMENTED = re.compile(r"(?<!\\)%")
+
+
+def in_tex_comment(text: str, at: int) -> bool:
+    """Whether ``at`` in LaTeX ``text`` is after an unescaped ``%`` on its line."""
+    return _COMMENTED.search(text, text.rfind("\n", 0, at) + 1, at) is not None
 
 
 def writes_decimal_comma(syntax: str, text: str, declared_elsewhere: bool = False) -> bool:

@@ -46,7 +46,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from labledger.reconcile.decimal_mark import declares_decimal_comma
+from labledger.reconcile.decimal_mark import declares_decimal_comma, in_tex_comment
 from labledger.reconcile.doc_readers import Segment, Splice
 from labledger.reconcile.errors import DocumentError
 
@@ -257,7 +257,6 @@ _INCLUDE = re.compile(
     r"|\\(?:sub)?(?:import|inputfrom|includefrom)\*?\s*\{(?P<dir>[^{}\n]*)\}\s*"
     r"\{(?P<file>[^{}\n]+)\}"
     r"|\\documentclass\s*\[(?P<main>[^\]\n]+)\]\s*\{subfiles\}")
-_COMMENT = re.compile(r"(?<!\\)%")
 
 
 def _declare_decimal_commas(tex: list[tuple[str, Segment]], files: Files) -> None:
@@ -327,8 +326,7 @@ def _includes(key: str, seg: Segment, by_key: dict[str, Segment],
 
     out: list[tuple[str, str]] = []
     for m in _INCLUDE.finditer(text, first.start()):
-        if _COMMENT.search(text, text.rfind("\n", 0, m.start()) + 1, m.start()) \
-                or inside(shown_verbatim(seg), m.start()):
+        if in_tex_comment(text, m.start()) or inside(shown_verbatim(seg), m.start()):
             continue  # commented out, or shown: not compiled
         name = m.group("name") or m.group("bare") or m.group("main")
         if m.group("file") is not None:

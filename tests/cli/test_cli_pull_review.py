@@ -268,6 +268,9 @@ def test_ctrl_c_at_the_terminal_mid_transfer_then_pull_again(
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        for pipe in (proc.stdout, proc.stderr):  # (left open, a failure here fails a later test)
+            if pipe is not None:
+                pipe.close()
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "pull interrupted" in err

@@ -130,7 +130,10 @@ def test_names_with_unicode_line_separators_are_hashed(tmp_path: Path, sshd: Any
     for name in names:
         (root / name).write_bytes(name.encode() * 3)
     t = connect(sshd, root, tmp_path, accept_new=True, hasher=hasher)
-    got = t.hash_files(names)
+    try:
+        got = t.hash_files(names)
+    finally:
+        t.close()  # (its reader thread must not outlive the test: fanout forks only alone)
     assert sorted(got) == sorted(names)
     for name in names:
         assert got[name].sha256 == hashlib.sha256(name.encode() * 3).hexdigest()

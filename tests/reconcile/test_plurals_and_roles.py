@@ -24,17 +24,7 @@ import pytest
 from labledger.reconcile.anchors import AnchorIndex, normalize
 from labledger.reconcile.claim_model import Claim
 from tests.reconcile.test_documents import claim
-from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
-
-Found = list[tuple[str, tuple[str, ...], int, str | None]]
-
-
-def _check(text: str, claims: list[Claim], want: Found, matched: set[str] | None = None,
-           path: str = "README.md") -> None:
-    report = judge(text, claims, path=path)
-    assert findings(report) == want
-    if matched is not None:
-        assert {m[2] for m in matches(report)} == matched
+from tests.reconcile.test_prose_pairing import Found, _check
 
 
 def _terms(claims: list[Claim], text: str) -> list[str]:
