@@ -32,7 +32,9 @@ notebook's outputs:
   notebook (streams that print a progress word: a ``fit``'s epochs, a loop's per-epoch lines,
   tqdm) are judged as one log's records: those under one key (`record_key`: ``val_accuracy``,
   ``validation accuracy``, a summary line's statistic) are satisfied by a match under that key
-  in any progress output, and when none matches only the last finding is kept. An HTML table
+  in any progress output (its last record there, or any record of the last progress output
+  judging the claim: the last fit's best epoch), and when none matches only the last finding
+  is kept. An HTML table
   of epochs shown by a code cell (`epoch_table`: the Trainer's, fastai's) is a progress output
   too, its cells keyed by their column's header (``Accuracy`` as ``accuracy``, as a stream's
   ``accuracy:``). A code output that is no progress output (a ``model.evaluate`` line,
@@ -348,9 +350,9 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
             ) -> dict[tuple[str, str], _Judged]:
     """Per (notebook, claim) judged in those ``outputs``: the keys of its matches in progress
     outputs, the last progress output and the last other output judging it."""
-    keys: dict[tuple[str, str], set[str]] = {}
     last: dict[tuple[str, str], int] = {}
     evaluated: dict[tuple[str, str], int] = {}
+    judging: list[tuple[_Output, str, str, int]] = []  # a match in a progress output
 
     def saw(path: str, where: str | None, cids: Iterable[str], at: int | None) -> None:
         out = outputs.get((path, where or ""))
@@ -362,17 +364,22 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
                 continue
             last[(path, cid)] = max(last.get((path, cid), -1), out.place)
             if at is not None:
-                # only an output's last record under its key is a training's result: an
-                # earlier epoch of another model's fit that happens to print the claim's value
-                # satisfies nothing
-                key = out.key(at)
-                if out.last_of(key, at):
-                    keys.setdefault((path, cid), set()).add(key)
+                judging.append((out, path, cid, at))
 
     for m in report.matches:
         saw(m.path, m.where, m.claims, m.offset)
     for f in report.findings:
         saw(f.path, f.where, f.claims, None)
+    keys: dict[tuple[str, str], set[str]] = {}
+    for out, path, cid, at in judging:
+        # only an output's last record under its key is a training's result: an earlier
+        # epoch of another model's fit that happens to print the claim's value satisfies
+        # nothing. But any record of the last progress output judging the claim is its
+        # newest history, which one record matching satisfies (the best epoch of the last
+        # fit, not its last): the earlier fits' records under that key are its past.
+        key = out.key(at)
+        if out.place == last[(path, cid)] or out.last_of(key, at):
+            keys.setdefault((path, cid), set()).add(key)
     return {k: _Judged(keys.get(k, set()), last.get(k, -1), evaluated.get(k, -1))
             for k in last.keys() | evaluated.keys()}
 

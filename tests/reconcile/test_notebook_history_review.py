@@ -10,6 +10,10 @@
    into the next as words do stays prose; read a line per record, the claim's number lost its
    metric's name to the next line, and the baseline's number there drifted for a claim the
    first line's number matches.
+3. **The best epoch of the last fit** (`progress._judged`): a claim one record of the last
+   progress output judging it matches (the fit's best epoch, not its last) is satisfied there,
+   and an earlier fit's records under that key are its past: its last epoch was reported as the
+   claim's drift.
 """
 
 from __future__ import annotations
@@ -17,7 +21,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.reconcile.test_documents import claim
-from tests.reconcile.test_notebook_history import _cells, _code, _stream
+from tests.reconcile.test_notebook_history import (
+    _ERROR,
+    _cells,
+    _code,
+    _pet_breeds,
+    _stream,
+)
 from tests.reconcile.test_notebooks_review import found, judge, matched
 
 _TEST_ACC = claim("TA", "test_accuracy", 91.46, aliases=("Test accuracy",))
@@ -81,3 +91,49 @@ def test_a_series_of_words_is_still_a_record_a_line(tmp_path: Path) -> None:
                                 "accuracy             91.86\nloss                0.3127\n")))
     report = judge(tmp_path, text, [_TEST_ACC])
     assert found(report) == [("drift", ("TA",), "cell 1, output 1", 3, 22, "91.86")]
+
+
+# === 3. the best epoch of the last fit ============================================================
+
+def test_the_last_fits_best_epoch_leaves_no_drift_on_an_earlier_fit(tmp_path: Path) -> None:
+    """The unfrozen fit's fourth epoch (not its last) shows the claimed error rate: satisfied
+    there, as in that table alone; the frozen fit's last epoch is no drift of it."""
+    claims = [claim("E", "error_rate", 0.064953, aliases=("error rate",))]
+    report = judge(tmp_path, _pet_breeds(), claims)
+    # before: ("drift", ("E",), "cell 1, output 1", 30, 11, "0.072395")
+    assert found(report) == []
+    assert matched(report) == {(("E",), "cell 4, output 1", 37, "0.064953")}
+
+
+def test_an_earlier_fits_epoch_still_satisfies_no_later_drift(tmp_path: Path) -> None:
+    """The other way round stays as it was: the frozen fit's second epoch is no result."""
+    report = judge(tmp_path, _pet_breeds(), [claim("E", "error_rate", 0.08119)])
+    assert found(report) == [("drift", ("E",), "cell 4, output 1", 51, 11, "0.063599")]
+    assert found(judge(tmp_path, _pet_breeds(), [_ERROR])) == []
+
+
+# keras-team/keras-io guides/ipynb/transfer_learning.ipynb: `model.fit(train_ds, epochs=...,
+# validation_data=validation_ds)` with the base model frozen, then `base_model.trainable =
+# True` and a second `model.fit` in a cell of its own, each printing "Epoch i/n" over the
+# epoch's line; the fine-tuning fit here stops early and keeps its best weights
+# (EarlyStopping(restore_best_weights=True)), so the claim is its third epoch's.
+def _keras_epochs(values: list[tuple[str, str]]) -> str:
+    lines = []
+    for i, (train, val) in enumerate(values, 1):
+        lines.append(f"Epoch {i}/{len(values)}\n")
+        lines.append(f"291/291 [==============================] - 21s 71ms/step - loss: 0.2 - "
+                     f"binary_accuracy: {train} - val_loss: 0.1 - val_binary_accuracy: {val}\n")
+    return "".join(lines)
+
+
+def test_the_fine_tunings_best_epoch_leaves_no_drift_on_the_frozen_fit(tmp_path: Path) -> None:
+    frozen = _keras_epochs([("0.9021", "0.9604"), ("0.9312", "0.9673")])
+    tuned = _keras_epochs([("0.9455", "0.9712"), ("0.9523", "0.9738"), ("0.9611", "0.9781"),
+                           ("0.9688", "0.9759")])
+    text = _cells(_code(_stream(frozen), source="model.fit(train_ds, epochs=2)"),
+                  _code(_stream(tuned), source="model.fit(train_ds, epochs=4, callbacks=cb)"))
+    claims = [claim("V", "val_binary_accuracy", 0.9781)]
+    report = judge(tmp_path, text, claims)
+    # before: ("drift", ("V",), "cell 1, output 1", 4, 135, "0.9673")
+    assert found(report) == []
+    assert matched(report) == {(("V",), "cell 2, output 1", 6, "0.9781")}
