@@ -72,8 +72,9 @@ class Segment:
     syntax: str          # md | tex | rst | txt | csv | tsv
     text: str
     where: str | None = None  # "cell 3" / "cell 3, output 1" inside a notebook
-    # A printed log by what wrote it (a notebook stream holding a progress bar), whatever its
-    # lines look like: read a line per unit (`is_log`). Part of the judging cache's key.
+    # A printed log by what wrote it (a notebook's stream or text/plain output of several
+    # lines, or one holding a progress bar), whatever its lines look like: read a line per unit
+    # (`is_log`). Part of the judging cache's key.
     printed: bool = False
     # The headings naming a split (`section_splits`) open where the segment starts, as (level,
     # split), outermost first: a notebook's markdown cells head the cells after them ("## Test"

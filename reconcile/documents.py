@@ -14,8 +14,9 @@ Two ways a number is tied to a claim, exact first:
    * a number that matches a taking-part claim at the precision shown (`numbers.check`) is that
      claim's; a claim no number matches owns the one remaining *plausible* number (drift), or is
      ambiguous when several remain (unless they are a log's records of one quantity over a
-     training: it owns the last, `progress`); a number several unmatched claims would own goes
-     to the one named by more anchors, else is ambiguous with all their ids, never drift;
+     training, or one column's cells in a table of epochs: it owns the last, `progress`); a
+     number several unmatched claims would own goes to the one named by more anchors, else is
+     ambiguous with all their ids, never drift;
    * a namespaced key's parts written apart name its claim together only (`anchors`: the
      task's row and the metric's cell of a harness table), a part alone names none;
    * a metric's name that ``_`` carries on into a longer key of another quantity (``acc`` in
@@ -141,7 +142,13 @@ from labledger.reconcile.numbers import (
     pow10,
     scan_numbers,
 )
-from labledger.reconcile.progress import judge_history, last_record, series_note
+from labledger.reconcile.progress import (
+    epoch_rows,
+    judge_history,
+    last_record,
+    last_row,
+    series_note,
+)
 from labledger.reconcile.section_splits import section_splits
 from labledger.reconcile.tex_macros import MacroAnchors, macro_texts, with_uses
 from labledger.reconcile.units import unit_at
@@ -179,6 +186,7 @@ class _Item:
     # "PSNR", not "| Ours w/o attention |"): `_strongest_cells`
     wholes: tuple[frozenset[str], ...] = ()
     column: int = -1            # a table cell's column: see `_one_cell_each`
+    row: int = -1               # a table cell's body row: see `_EpochRows`
     # a COCOeval summary's value (a fraction) in percent points, for a claim recorded in them
     # (detectron2's bbox/AP = 37.4): `coco_summary.in_points`
     points: Shown | None = None
@@ -552,7 +560,8 @@ class _Run:
                      and (it.exact or it.check(claims[c]).plausible)]
         return [], plausible
 
-    def assign(self, seg: Segment, items: list[_Item], records: bool = False) -> None:
+    def assign(self, seg: Segment, items: list[_Item], records: bool = False,
+               epochs: _EpochRows | None = None) -> None:
         """Give each number to the anchored claim it matches; report what is left over.
 
         A number matching a candidate claim is that claim's. An unmatched claim then owns its
@@ -562,6 +571,8 @@ class _Run:
         ``records``: the items are a log's records (`log_units.strongest_records`); a claim
         left with several that are one training's progress series owns the last of them, the
         most recent value (`progress.last_record`), instead of being ambiguous among them.
+        ``epochs``: the items are a table's cells, and its rows may be a training's epochs
+        (`_EpochRows`): a claim left with several cells of one column owns the last row's.
         """
         claims = self.claims
         satisfied: set[str] = set()
@@ -586,8 +597,11 @@ class _Run:
         for cid in sorted(rests.keys() - satisfied):
             claim = claims[cid]
             rest = rests[cid]
-            last = last_record(seg.text, [items[i].shown.start for i in rest]) \
-                if records and len(rest) > 1 else None
+            last = None
+            if len(rest) > 1 and records:
+                last = last_record(seg.text, [items[i].shown.start for i in rest])
+            elif len(rest) > 1 and epochs is not None:
+                last = epochs.last([items[i] for i in rest])
             if last is not None:
                 pending.setdefault(rest[last], []).append(cid)
                 series[(rest[last], cid)] = len(rest)
@@ -1328,14 +1342,15 @@ class _Run:
                                    cell_split=(row_no, col_named) if col_named else None,
                                    wholes=(row_whole, col_whole_)
                                    if alone and (row_whole or col_whole_) else (),
-                                   column=ci))
+                                   column=ci, row=row_no))
         columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
         items = self._one_cell_each(
             self._strongest_rows(_strongest_cells(items, self._wholes)), _column_of)
-        self.assign(seg, self._one_cell_each(items, _row_of_split_cell))
+        self.assign(seg, self._one_cell_each(items, _row_of_split_cell),
+                    epochs=_EpochRows(seg, table))
 
     def _one_cell_each(self, items: list[_Item],
                        group: Callable[[_Item], int | None]) -> list[_Item]:
@@ -1565,6 +1580,25 @@ def _narrowing(items: list[_Item], applies: Callable[[_Item], bool],
     return out
 
 
+class _EpochRows:
+    """Whether a table's body rows are a training's epochs or steps (`progress.epoch_rows`),
+    worked out once, when a claim is left with several of its cells (`assign`); then a
+    claim's cells of one column are its history, and it owns the last row's
+    (`progress.last_row`)."""
+
+    def __init__(self, seg: Segment, table: Table) -> None:
+        self.seg, self.table = seg, table
+        self._epochs: bool | None = None
+
+    def last(self, cells: list[_Item]) -> int | None:
+        """The index in ``cells`` of the last row's when they are one column's history."""
+        if any(it.row < 0 for it in cells):
+            return None
+        if self._epochs is None:
+            self._epochs = epoch_rows(self.table, self.seg.syntax, decimal_comma(self.seg))
+        return last_row([(it.row, it.column) for it in cells]) if self._epochs else None
+
+
 def _column_of(it: _Item) -> int | None:
     return it.column if it.column >= 0 else None
 
@@ -1578,7 +1612,7 @@ def _narrowed(it: _Item, strength: dict[str, int]) -> _Item:
     same number against the same claims)."""
     return _Item(it.shown, frozenset(strength), it.kind, it.percent, via=it.via,
                  strength=strength, alone=it.alone, checks=it.checks,
-                 cell_split=it.cell_split, wholes=it.wholes, column=it.column)
+                 cell_split=it.cell_split, wholes=it.wholes, column=it.column, row=it.row)
 
 
 def _near(anchored: list[int], word: int) -> bool:

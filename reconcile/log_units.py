@@ -8,7 +8,9 @@ a ``.txt`` results log) has one unit per line. Two things then tie lines togethe
   (``Validation Set5``, ``Epoch 11/15``, ``==> Ours``) heads the lines below it, up to the next
   line without a number (another heading: ``Test bird``, ``Epoch 12/15``) or a blank line:
   those lines are judged as if the heading's anchors were in them, as a table row's label names
-  its cells (`headed`).
+  its cells (`headed`). In a program's printed output, a line naming a claim with a number of
+  another kind and ending in none (``Test accuracy over 5 seeds``) names the line under it
+  that names nothing and holds a number (the value ``print()`` wrote next).
 * **Records.** A log repeats its keys on every record (``val_accuracy`` on each epoch's line,
   ``# psnr`` under each dataset). A claim named on some line by more anchors than on the others
   (its metric and ``Epoch 11/15``, or ``Validation Set5``) is that line's: the other lines'
@@ -79,6 +81,31 @@ def _numberless(text: str, start: int, end: int, hits: Sequence[Hit]) -> bool:
     return all(in_anchor(n.start) for n in scan_numbers(mask_text("txt", line), base=start))
 
 
+# A line ending in a number ("after epoch 10", "0.9133", "50%:")
+_ENDS_IN_NUMBER = re.compile(r"\d[\s%).,;:]*$")
+_DIGIT = re.compile(r"\d")
+
+
+def _value_under(text: str, start: int, end: int, stop: int,
+                 starts: Sequence[int]) -> tuple[int, int] | None:
+    """The line under ``text[start:end]`` (a printed line naming a claim and holding a number)
+    as (start, end) when it goes on with that line's value: the line ends in no number (``Test
+    accuracy over 5 seeds``, ``After 30 epochs the test accuracy``) and the next names nothing
+    and holds a number (``93.17 ± 0.12``, ``was 93.17 percent``: ``print(label)`` then
+    ``print(value)``, or a message wrapped). Read a record a line, the value was no claim's
+    and the first line's count was no value: the claim went unjudged (read as prose, as before
+    a notebook's output was, the two lines are one sentence)."""
+    if end >= stop or _ENDS_IN_NUMBER.search(text, start, end) is not None:
+        return None
+    nls, nle = line_at(text, end + 1)
+    if nle > stop or _DIGIT.search(text, nls, nle) is None:
+        return None
+    k = bisect.bisect_left(starts, nls)
+    if k < len(starts) and starts[k] < nle:
+        return None  # a line naming something of its own: a record, not a value
+    return nls, nle
+
+
 def _one_per_term(hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` less those naming a term an earlier one names: what a heading gives the lines
     under it is its terms (a heading of thousands of anchors gave each line all of them)."""
@@ -103,13 +130,16 @@ def headed(segment: Segment, hits: Sequence[Hit]) -> dict[int, tuple[int, list[H
     """
     if segment.syntax == "md":
         return md_headings(segment, hits).lines
-    return _log_headed(segment.text, hits, len(segment.text))
+    return _log_headed(segment.text, hits, len(segment.text), segment.printed)
 
 
-def _log_headed(text: str, hits: Sequence[Hit], stop: int) -> dict[int, tuple[int, list[Hit]]]:
+def _log_headed(text: str, hits: Sequence[Hit], stop: int,
+                printed: bool = False) -> dict[int, tuple[int, list[Hit]]]:
     """`headed` for a log's lines, up to ``stop`` (the end of the text, or of a fenced block):
     a line whose anchors name a claim and that holds no number of its own heads the lines below
-    it, up to a blank line or the next line without a number."""
+    it, up to a blank line or the next line without a number. In a program's ``printed``
+    output, a line naming a claim with a number of another kind and ending in none also names
+    the value printed on the line under it (`_value_under`)."""
     starts = [h.start for h in hits]
     out: dict[int, tuple[int, list[Hit]]] = {}
     i = 0
@@ -119,6 +149,9 @@ def _log_headed(text: str, hits: Sequence[Hit], stop: int) -> dict[int, tuple[in
         heading = list(hits[i:j])
         i = j
         if not _numberless(text, ls, le, heading):
+            under = _value_under(text, ls, le, stop, starts) if printed else None
+            if under is not None:
+                out[under[0]] = (under[1], _one_per_term(heading))
             continue
         heading = _one_per_term(heading)
         at = text.find("\n", le, stop)

@@ -27,19 +27,25 @@ Invariants:
   37ms/step``: percentages, counts, timings and rates, never a result; a bar's postfix
   ``loss=0.312`` stays), and the ``<style>``/``<script>`` bodies of HTML. So a finding's line and
   column point into the cell or output as the file holds it.
-* **A tqdm stream is a log.** A stream holding a tqdm bar is read a line per record
-  (`doc_readers.is_log`) however few its lines: each bar line is one epoch's record, its
-  description (``valid:``) the record's label. (Keras' epoch lines end in numbers and are found
-  to be a log by themselves; a Keras stream mixing warnings and prints stays prose.)
+* **Printed output is read a line per record.** A stream, or a ``text/plain`` result, of two
+  or more lines is a log (`doc_readers.is_log`, through `Segment.printed`), whatever its lines
+  end in: ``print()`` writes a line per call, so a line is what the program said together.
+  Read as prose, a cell printing ``Loading checkpoint ...``, ``Evaluating the model``, ``Test
+  loss 0.2871`` and ``Test accuracy 0.9133`` (no sentence punctuation) was one sentence, and
+  the loss matched or drifted for a test-accuracy claim. A tqdm stream is a log however few
+  its lines (each bar line is one epoch's record, its description, ``valid:``, the record's
+  label). A single line stays a sentence (its sentence punctuation still parts it), an output
+  whose line runs on into the next as a sentence's words do stays prose (`_wrapped`), and
+  markdown cells, ``text/markdown`` and ``text/latex`` results are prose as ever.
 * **A fit's earlier phase is not read.** fastai's ``fine_tune`` shows two HTML tables of epochs
   (``epoch``, ``train_loss``, ...) in one cell: the frozen epoch's, then the rest. Read as two
   outputs, a claim on the last epoch drifted against the frozen epoch's only row; a table that
   the next output of its cell goes on from is left out, so the last one's rows are judged
   together, as a log's epochs are. A fit's table in a cell of its own is read.
 * **A stream says so** (`Segment.stream`): what code printed as it ran, not a result's repr.
-  A training's progress outputs are streams; after judging, a notebook's progress outputs are
-  judged as one training's history (`progress.judge_history`), an evaluation's returned dict
-  alone.
+  A training's progress outputs are streams, and the HTML tables of epochs its fit shows
+  (`progress.epoch_table`); after judging, a notebook's progress outputs are judged as one
+  training's history (`progress.judge_history`), an evaluation's returned dict alone.
 * **Damage is a `DocumentError`**, never another exception: malformed JSON (with its line and
   column), JSON nested too deeply, no cells, a cell or output that is not an object, text that is
   not a string or a list of strings.
@@ -95,6 +101,8 @@ _KERAS = re.compile(
     rf"(?:[ \t]+(?:-[ \t]+)?{_KERAS_TIMING})*")
 # fastai's progress table: "<thead><tr ...><th>epoch</th><th>train_loss</th>..."
 _EPOCH_TABLE = re.compile(r"<thead>\s*<tr\b[^>]*>\s*<th>epoch</th>\s*<th>train_loss</th>")
+# a line ending in a lowercase word and the next beginning with one: maybe a sentence wrapped
+_RUN_ON = re.compile(r"[a-z][ \t]*\r?\n[ \t]*[a-z]")
 _HTML_CODE = re.compile(r"<(style|script)\b", re.I)
 _HTML_CODE_END = {"style": re.compile(r"</style\b[^>]*>", re.I),
                   "script": re.compile(r"</script\b[^>]*>", re.I)}
@@ -211,7 +219,10 @@ def _output_segment(path: str, output: dict[str, Any], where: str) -> Segment | 
     if shown is None:
         return None
     syntax, text = shown
-    return Segment(path, syntax, visible_output(text)[0] if syntax == "txt" else text, where)
+    if syntax != "txt":
+        return Segment(path, syntax, text, where)
+    text = visible_output(text)[0]
+    return Segment(path, syntax, text, where, printed=_several_lines(text))
 
 
 def _representations(output: dict[str, Any]) -> dict[str, Any]:
@@ -241,8 +252,30 @@ def _stream_segment(path: str, raw: str, where: str) -> Segment:
     text, progress = visible_output(raw)
     # Each line of a progress stream is one record (an epoch's bar and its postfix); read as
     # prose, two short bar lines were one unit and the train line's 'acc' drifted against the
-    # validation claim.
-    return Segment(path, "txt", text, where, printed=progress, stream=True)
+    # validation claim. So is each line of any printed output of several lines.
+    return Segment(path, "txt", text, where, printed=progress or _several_lines(text),
+                   stream=True)
+
+
+def _several_lines(text: str) -> bool:
+    """Whether ``text`` holds two or more lines that are not blank: a program's printed lines,
+    each a record of its own (see the module docstring), unless it is prose wrapped."""
+    return "\n" in text.strip() and not _wrapped(text)
+
+
+def _wrapped(text: str) -> bool:
+    """Whether ``text`` holds a sentence wrapped onto the next line: a line of words, ending in
+    a word (no punctuation, no number) where the next line begins with one (``The final model
+    reaches 93.17% test`` over ``accuracy, up from 91.02% for the baseline.``: read a line per
+    record, the test accuracy's line named no accuracy, and the baseline's 91.02% drifted for
+    the claim 93.17% matches). A key and its value aligned in columns (a Series' ``split
+    test`` over ``loss  0.6871``) are no sentence: a record a line."""
+    for m in _RUN_ON.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        line = text[start:m.start() + 1].strip()
+        if line.count(" ") >= 2 and "  " not in line and "\t" not in line:
+            return True
+    return False
 
 
 def visible_output(text: str) -> tuple[str, bool]:

@@ -108,15 +108,23 @@ def test_fastai_fine_tune_frozen_epoch_table_is_no_drift(tmp_path: Path) -> None
     moved = [*_UNFROZEN[:2], ("2", "0.201455", "0.066318", "0.025585", "00:17")]
     text = _cells(_code(_fit_table(_FROZEN), _fit_table(moved), source="learn.fine_tune(3)"))
     report = judge(tmp_path, text, _FASTAI_CLAIMS)
-    # which epoch's is claimed, the claim does not say: ambiguous among the last fit's epochs
-    assert [(f.type, f.claims, f.where) for f in report.findings] == [
-        ("ambiguous", ("E",), "cell 1, output 2")]
+    # the last fit's epochs are the claim's history: drift on the last of them, the most recent
+    # value (`progress`; before: ambiguous among them)
+    assert [(f.type, f.claims, f.where, f.shown) for f in report.findings] == [
+        ("drift", ("E",), "cell 1, output 2", "0.025585")]
 
 
 def test_fastai_tables_of_separate_cells_are_each_read(tmp_path: Path) -> None:
     """Only a table the same cell's next output goes on from is left out: a fit in a cell of
-    its own is read (its drift is a finding, as for any other output)."""
+    its own is read. Two fits' tables are one training's history (`progress.judge_history`):
+    a claim one of them matches is satisfied (before: each claim on the last fit drifted
+    against the first fit's row), and one none matches drifts on the last fit's last row."""
     text = _cells(_code(_fit_table(_FROZEN)), _code(_fit_table(_UNFROZEN)))
     report = judge(tmp_path, text, _FASTAI_CLAIMS)
-    assert [(f.type, f.claims, f.where) for f in report.findings] == [
-        ("drift", ("L",), "cell 1, output 1"), ("drift", ("E",), "cell 1, output 1")]
+    assert found(report) == []
+    frozen = [claim("E0", "error_rate", 0.04132, run="frozen", aliases=("error rate",))]
+    assert matched(judge(tmp_path, text, frozen)) == {
+        (("E0",), "cell 1, output 1", 20, "0.041320")}
+    moved = judge(tmp_path, text, [claim("E", "error_rate", 0.021585)])
+    assert [(f.type, f.claims, f.where, f.shown) for f in moved.findings] == [
+        ("drift", ("E",), "cell 2, output 1", "0.023585")]
