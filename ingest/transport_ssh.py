@@ -210,14 +210,76 @@ class SshTarget:
 
 
 def parse_target(spec: str) -> SshTarget:
-    """Parse ``[user@]HOST[:PORT]:DIR``; raises `PullSourceError` when it does not fit."""
+    """Parse ``[user@]HOST[:PORT]:DIR``, or ``ssh://[user@]HOST[:PORT]/DIR`` (the source
+    labledger prints and records; ``/~/DIR`` is under the login's home); raises
+    `PullSourceError` when it does not fit, with the ``--from`` form of an ``ssh`` command
+    line pasted from a provider's console (``ssh -p 41234 root@ssh5.vast.ai``)."""
+    written = spec
+    if spec.startswith("ssh://"):
+        spec = _url_as_spec(spec)
+        if spec is None:
+            raise PullSourceError(written, "expected ssh://[user@]HOST[:PORT]/DIR (a folder after "
+                                  "the host), e.g. ssh://root@box:2222/data/r1")
     m = _SPEC.match(spec)
-    if m is None or not m["dir"]:
-        raise PullSourceError(spec, "expected [user@]HOST[:PORT]:DIR, e.g. root@box:2222:/data/r1")
+    if m is None or not m["dir"] or any(c.isspace() for c in m["host"] + (m["user"] or "")):
+        raise PullSourceError(spec, "expected [user@]HOST[:PORT]:DIR, e.g. root@box:2222:/data/r1"
+                              + _as_spec_hint(spec))
     port = int(m["port"]) if m["port"] else None
     if port is not None and not 0 < port < 65536:
         raise PullSourceError(spec, f"port {port} is out of range")
     return SshTarget(host=m["host"].strip("[]"), dir=m["dir"], user=m["user"], port=port)
+
+
+def _url_as_spec(url: str) -> str | None:
+    """``ssh://[user@]HOST[:PORT]/DIR`` as ``[user@]HOST[:PORT]:DIR``, parted as labledger
+    prints a source (`SshTransport.source`): the path is taken as it is (a ``#`` or ``?`` in a
+    folder's name is part of it), ``/~/`` starts a folder under the login's home, and an IPv6
+    host may be bare when a port follows it (``ssh://root@::1:22/r``). None without a host or
+    a folder."""
+    rest = url[len("ssh://"):]
+    cut = rest.find("/")
+    if cut <= 0 or cut == len(rest) - 1:
+        return None
+    authority, path = rest[:cut], rest[cut:]
+    folder = path[3:] if path.startswith("/~/") else path
+    user, at, hostport = authority.rpartition("@")
+    host, port = hostport, ""
+    if hostport.startswith("["):
+        host, _, tail = hostport.partition("]")
+        host, port = host + "]", tail[1:] if tail.startswith(":") else ""
+    elif ":" in hostport:
+        host, _, port = hostport.rpartition(":")
+        host = f"[{host}]" if ":" in host else host
+    return f"{user}{at}{host}{':' + port if port else ''}:{folder}"
+
+
+def _as_spec_hint(spec: str) -> str:
+    """For an ``ssh`` command line (``ssh -p 41234 root@ssh5.vast.ai``, as a provider's console
+    shows it): the ``--from`` that reaches the same login; else ""."""
+    try:
+        words = shlex.split(spec)
+    except ValueError:
+        return ""
+    if not words or words[0] != "ssh":
+        return ""
+    port, login = "", ""
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word == "-p" and i + 1 < len(words):
+            port, i = words[i + 1], i + 2
+            continue
+        if word.startswith("-p") and word[2:].isdigit():
+            port = word[2:]
+        elif word.startswith("-") and word[1:2] in "bcDEeFIiJLlmOoQRSWw" and len(word) == 2:
+            i += 1  # an option taking a value (-i KEY, -L 8080:localhost:8080)
+        elif not word.startswith("-") and not login:
+            login = word
+        i += 1
+    if not login:
+        return ""
+    return (f" (an ssh command: pull from the same login with --from "
+            f"{login}{':' + port if port else ''}:DIR, DIR the run's folder on the box)")
 
 
 def _known_name(host: str, port: int) -> str:

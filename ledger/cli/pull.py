@@ -26,7 +26,8 @@ def _human(n: int) -> str:
 @click.option("--run", "run_id", metavar="RUN",
               help="Run id the pulled files belong to (required).")
 @click.option("--from", "from_", metavar="[USER@]HOST[:PORT]:DIR",
-              help="Pull over SSH (HOST may be a ~/.ssh/config alias).")
+              help="Pull over SSH (HOST may be a ~/.ssh/config alias; the "
+                   "ssh://USER@HOST:PORT/DIR source a pull prints works too).")
 @click.option("--from-dir", type=click.Path(file_okay=False, exists=True), metavar="DIR",
               help="Pull from a directory on this machine (owned box, mounted storage).")
 @click.option("--instance", metavar="INSTANCE",
