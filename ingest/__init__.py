@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         CapsuleQuarantinedError,
         CapsuleRunningError,
         CapsuleSourceError,
+        CapsuleSourceMissingError,
         CheckpointSourceError,
         IngestError,
     )
@@ -40,6 +41,7 @@ _HOME = {
     "CapsuleRules": "capsule_rules",
     "CapsuleRunningError": "errors",
     "CapsuleSourceError": "errors",
+    "CapsuleSourceMissingError": "errors",
     "CheckpointSourceError": "errors",
     "IngestError": "errors",
     "IngestedRun": "run_dir",
@@ -65,6 +67,7 @@ __all__: list[str] = [
     "CapsuleRules",
     "CapsuleRunningError",
     "CapsuleSourceError",
+    "CapsuleSourceMissingError",
     "CheckpointSourceError",
     "IngestError",
     "IngestedRun",

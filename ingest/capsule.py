@@ -67,6 +67,7 @@ from labledger.ingest.errors import (
     CapsuleRunningError,
     CapsuleSourceError,
     CapsuleSourceKeptError,
+    CapsuleSourceMissingError,
     CapsuleUnplacedError,
 )
 from labledger.ledger.errors import InvalidEventError
@@ -220,7 +221,8 @@ def close_capsule(
     ------
     CapsuleExistsError, CapsuleInterruptedError, CapsuleSourceError, CapsuleRunningError,
     CapsuleBusyError
-        Refused before anything was copied or moved.
+        Refused before anything was copied or moved (`CapsuleSourceMissingError`, a
+        `CapsuleSourceError`: the source does not exist or is not a directory).
     CapsuleQuarantinedError
         The candidate broke a rule or the closure failed; it is in quarantine and
         `capsule.quarantined` was recorded.
@@ -483,7 +485,8 @@ def _precheck(led: Ledger, source: Path, *, run: str, export_root: Path, move: b
 def _check_source(source: Path, *, run: str, move: bool, destination: Path, partial: Path,
                   quarantine_root: Path) -> None:
     if not source.is_dir():
-        raise CapsuleSourceError(source, "it is not a directory")
+        raise CapsuleSourceMissingError(
+            source, "it is not a directory" if os.path.lexists(source) else "it does not exist")
     if move and source.is_symlink():
         raise CapsuleSourceError(source, "it is a symlink; pass the directory it points to")
     if move and not os.access(source.parent, os.W_OK | os.X_OK):

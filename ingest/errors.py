@@ -8,6 +8,7 @@ and renders them with ``to_json()`` so the CLI can print them under ``--json``::
      ├── CapsuleConfigError            `.labledger/capsule.toml` is not valid
      ├── CapsuleExistsError            the export destination already exists (nothing was moved)
      ├── CapsuleSourceError            a source directory that cannot be closed (nothing moved)
+     │    └── CapsuleSourceMissingError  exit 2: it does not exist, or is not a directory
      ├── CapsuleInterruptedError       an earlier closure left `.partial/<run>` behind
      ├── CapsuleBusyError              another closure of the same run is in progress
      ├── CapsuleRunningError           the ledger shows the run as still running
@@ -76,6 +77,12 @@ class CapsuleSourceError(IngestError):
     def __init__(self, source: Path, problem: str) -> None:
         super().__init__(f"{source}: {problem}; nothing was copied, moved or recorded")
         self.source, self.problem = source, problem
+
+
+class CapsuleSourceMissingError(CapsuleSourceError):
+    """The source names no directory (a typo, a file): bad input, exit 2 like any path on the
+    command line that does not exist. The rest of `CapsuleSourceError` (a source that holds the
+    export root, an unwritable parent for --move, an unreadable file) is a failure, exit 1."""
 
 
 class CapsuleInterruptedError(IngestError):

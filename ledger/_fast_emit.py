@@ -94,10 +94,12 @@ def _body(found: dict[str, Any]) -> dict[str, Any] | None:
         if not isinstance(parsed, dict):
             return None
         body = parsed
+    given: set[str] = set()
     for pair in found["sets"]:
         key, eq, value = pair.partition("=")
-        if not eq or not key:
-            return None
+        if not eq or not key or key in given or any(g.startswith(key + ".") for g in given):
+            return None  # a key --set twice: the full CLI refuses it
+        given.add(key)
         node = body
         parts = key.split(".")
         for part in parts[:-1]:

@@ -58,6 +58,31 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+class NonEmptyPath(click.Path):
+    """`click.Path` that refuses an empty argument. Python reads ``Path("")`` as ``.``, so
+    ``labledger cas put "$DIR"`` with DIR unset would store the whole current folder, and
+    ``close ""`` would close it: an empty path is almost always an unset shell variable."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value == "":
+            self.fail("the path is empty (an unset shell variable?); name the file or folder, "
+                      "or '.' for this one", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def refuse_bad_id(what: str, value: str | None) -> None:
+    """Exit 2, nothing written, for a run or instance id that no event can carry (empty, a
+    space, a slash, ...): a command that only reads must not judge it as one with nothing
+    recorded (exit 3), nor a pull reach the box before the ledger refuses it."""
+    from labledger.ledger._identity import id_problem
+    from labledger.ledger.errors import InvalidEventError
+
+    problem = id_problem(what, value)
+    if problem is not None:
+        raise InvalidEventError(problem, field=what)
+
+
 def _set_verbose(ctx: click.Context, _param: click.Parameter, value: int) -> None:
     if value:
         state(ctx).verbose += value

@@ -37,6 +37,7 @@ _CODES: dict[tuple[str, str], int] = {
     ("labledger.cas.errors", "CasError"): EXIT_FAILED,
     ("labledger.ingest.errors", "CapsuleQuarantinedError"): EXIT_PROBLEMS,
     ("labledger.ingest.errors", "PullSourceError"): EXIT_USAGE,
+    ("labledger.ingest.errors", "CapsuleSourceMissingError"): EXIT_USAGE,
     ("labledger.ingest.errors", "IngestError"): EXIT_FAILED,
     ("labledger.profiles.errors", "ProfileError"): EXIT_USAGE,
     ("labledger.reconcile.errors", "InstanceStateError"): EXIT_USAGE,

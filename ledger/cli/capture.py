@@ -8,7 +8,13 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from labledger.ledger.cli._context import FiniteFloatRange, common, open_ledger, state
+from labledger.ledger.cli._context import (
+    FiniteFloatRange,
+    NonEmptyPath,
+    common,
+    open_ledger,
+    state,
+)
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, progress_bar, warn
 from labledger.ledger.errors import InvalidEventError
@@ -36,6 +42,10 @@ def _parse_metrics(pairs: tuple[str, ...]) -> dict[str, float]:
         if not eq or not key:
             raise InvalidEventError(f"--metric {pair!r} is not key=value",
                                     kind="checkpoint.saved", field="metrics")
+        if key in metrics:  # silently keeping the last would drop what was typed first
+            raise InvalidEventError(f"--metric {key!r} is given twice (only one value can be "
+                                    "recorded); give each metric once",
+                                    kind="checkpoint.saved", field=f"metrics.{key}")
         try:
             metrics[key] = float(value)
         except ValueError:
@@ -90,14 +100,14 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
 
 
 @click.command()
-@click.argument("source", type=click.Path(file_okay=False))
+@click.argument("source", type=NonEmptyPath(file_okay=False))
 @click.option("--run", metavar="RUN", help=_RUN_HELP + " Also the capsule's directory name.")
-@click.option("--export-root", required=True, type=click.Path(file_okay=False), metavar="DIR",
+@click.option("--export-root", required=True, type=NonEmptyPath(file_okay=False), metavar="DIR",
               help="Where sealed capsules live: the capsule becomes DIR/<run>.")
 @click.option("--move", is_flag=True,
               help="Move the files instead of copying them (on failure they are in quarantine; "
                    "nothing is ever deleted).")
-@click.option("--quarantine-root", type=click.Path(file_okay=False), metavar="DIR",
+@click.option("--quarantine-root", type=NonEmptyPath(file_okay=False), metavar="DIR",
               help="Where failed candidates go (default: EXPORT_ROOT/../quarantine).")
 @click.option("--allow-running", is_flag=True,
               help="Close a run the ledger shows as still running (run.launched without "

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import click
 
-from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._context import NonEmptyPath, common, open_ledger, state
 from labledger.ledger.cli._output import emit_json, info, progress_bar, table
 
 
@@ -71,7 +71,7 @@ def cas() -> None:
 
 
 @cas.command("put")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=NonEmptyPath())
 @click.option("--sha256", is_flag=True, help="Also compute SHA-256 in the same pass.")
 @click.option("--refuse-symlinks", is_flag=True,
               help="Fail on a symlink inside a directory instead of recording it as a link.")
@@ -128,7 +128,7 @@ def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
 
 @cas.command("get")
 @click.argument("digest")
-@click.option("-o", "--output", required=True, type=click.Path(), help="Where to restore it.")
+@click.option("-o", "--output", required=True, type=NonEmptyPath(), help="Where to restore it.")
 @click.option("--force", is_flag=True, help="Replace an existing file or folder at OUTPUT.")
 @common
 def get(digest: str, output: str, force: bool) -> None:

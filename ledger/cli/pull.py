@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._context import common, open_ledger, refuse_bad_id, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import LateBar, dumps, emit_json, info, table, warn
 
@@ -82,6 +82,9 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
     ctx = click.get_current_context()
     if run_id is None:
         raise click.UsageError("--run is required")
+    # before the box is reached (an SSH connection may pin its host key) or anything listed
+    refuse_bad_id("run", run_id)
+    refuse_bad_id("instance", instance)
     if from_ and from_dir:
         raise click.UsageError("give one of --from and --from-dir")
     if roster and import_manifest:

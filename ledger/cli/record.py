@@ -67,6 +67,11 @@ def _parse_sets(pairs: tuple[str, ...]) -> dict[str, Any]:
             if not isinstance(child, dict):
                 raise InvalidEventError(f"--set {key!r} nests under a plain value", field=key)
             node = child
+        if parts[-1] in node:  # silently keeping the last would drop what was typed first
+            what = ("would replace what earlier --set options put under it"
+                    if isinstance(node[parts[-1]], dict) else
+                    "is given twice (only one value can be recorded)")
+            raise InvalidEventError(f"--set {key!r} {what}; give each key once", field=key)
         node[parts[-1]] = _free_form(value) if parts[0] == "extra" else value
     return body
 

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from labledger.ledger.cli._context import FiniteFloatRange, common, open_ledger, state
+from labledger.ledger.cli._context import (
+    FiniteFloatRange,
+    common,
+    open_ledger,
+    refuse_bad_id,
+    state,
+)
 from labledger.ledger.cli._errors import EXIT_FAILED, EXIT_PROBLEMS, EXIT_USAGE
 from labledger.ledger.cli._output import emit_json, info, table, warn
 
@@ -88,6 +94,8 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
         write_marker,
     )
 
+    refuse_bad_id("run", run)
+    refuse_bad_id("instance", instance)
     ledger = open_ledger()
     events = gate_events(ledger)
     checker = ObjectChecker(open_store(ledger))
@@ -183,6 +191,7 @@ def gate_teardown(instance: str) -> None:
 
     Example: labledger gate teardown --instance box1 --json
     """
+    refuse_bad_id("instance", instance)
     _, result, _ = _evaluate(instance)
     if state().json:
         emit_json(result.to_json())
@@ -247,6 +256,7 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
     )
 
     ctx = click.get_current_context()
+    refuse_bad_id("instance", instance)
     if command and command[0] == "--":
         command = command[1:]
     if override is not None and not override.strip():
