@@ -6,10 +6,41 @@ import contextlib
 import ctypes
 import os
 import secrets
+import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+
+def _full_fsync_command() -> int | None:
+    if sys.platform != "darwin":
+        return None
+    import fcntl
+
+    command = getattr(fcntl, "F_FULLFSYNC", None)
+    return command if isinstance(command, int) else None
+
+
+_FULL_FSYNC = _full_fsync_command()
+
+
+def sync_file(fd: int) -> None:
+    """Make the file (or directory) open at ``fd`` durable, as `labledger.ledger.durable`'s
+    `sync_file` does (``fcntl(F_FULLFSYNC)`` on macOS, whose ``fsync`` stops at the drive's
+    cache; ``fsync`` elsewhere or where a filesystem refuses it). A copy, kept equal by
+    tests/ingest/test_platform_portability.py: the store never imports ``labledger.ledger``,
+    and the ledger's ``emit`` fast path never imports the store."""
+    if _FULL_FSYNC is not None:
+        import fcntl
+
+        try:
+            fcntl.fcntl(fd, _FULL_FSYNC)
+            return
+        except OSError:
+            pass  # a filesystem without it: fsync is the most it offers
+    os.fsync(fd)
+
 
 TEMP_SUFFIX = ".labledger-tmp"
 """Every temp file the store creates ends with this, so leftovers are recognisable."""
@@ -49,7 +80,7 @@ def fsync_dir(path: Path) -> None:
     """fsync a directory so renames and creations inside it are durable."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        os.fsync(fd)
+        sync_file(fd)
     finally:
         os.close(fd)
 
@@ -61,7 +92,7 @@ def fsync_paths(paths: Iterable[Path], *, workers: int = 16) -> None:
     def one(path: Path) -> None:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            os.fsync(fd)
+            sync_file(fd)
         finally:
             os.close(fd)
 

@@ -67,7 +67,7 @@ from collections.abc import Callable
 from blake3 import blake3
 
 from labledger.cas._copy import ReadError, _buffer
-from labledger.cas._fs import write_all
+from labledger.cas._fs import sync_file, write_all
 from labledger.cas._threads import hash_threads
 from labledger.cas.errors import FULL_ERRNOS
 
@@ -198,7 +198,7 @@ def hash_and_sync(fd: int, size: int, *, fsync: bool) -> str:
 
     def sync() -> None:
         try:
-            os.fsync(fd)
+            sync_file(fd)
         except BaseException as exc:  # noqa: BLE001 - re-raised below
             errors.append(exc)
 

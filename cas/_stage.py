@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from labledger.cas._copy import Copied, ReadError, copy_and_hash
-from labledger.cas._fs import create_temp, unlink_quietly, write_all
+from labledger.cas._fs import create_temp, sync_file, unlink_quietly, write_all
 from labledger.cas._kcopy import KERNEL_COPY_MIN, ShaPipe, copy_in_kernel, hash_and_sync
 from labledger.cas._threads import hash_threads
 from labledger.cas.digest import PREFIX, parse_digest
@@ -156,7 +156,7 @@ def _stage_fd(
                 _check_unchanged(path, src_fd, before, copied.size)
                 os.fchmod(tmp_fd, OBJECT_MODE)
                 if fsync:
-                    os.fsync(tmp_fd)
+                    sync_file(tmp_fd)
         except ReadError as exc:
             raise SourceUnreadableError(path, exc.cause.strerror or str(exc.cause)) from exc
     except OSError as exc:
@@ -228,7 +228,7 @@ def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool, blake3_hex: str | None
         else:
             hex_ = parse_digest(PREFIX + blake3_hex)
             if fsync:
-                os.fsync(fd)
+                sync_file(fd)
     except OSError as exc:
         raise write_error(exc, path, None, kept=True) from exc
     finally:
@@ -254,7 +254,7 @@ def stage_bytes(data: bytes | bytearray | memoryview, tmp_dir: Path, *, sha256: 
         write_all(tmp_fd, view)
         os.fchmod(tmp_fd, OBJECT_MODE)
         if fsync:
-            os.fsync(tmp_fd)
+            sync_file(tmp_fd)
         os.close(tmp_fd)
     except OSError as exc:
         try:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from labledger.cas import _fs
 from labledger.cas._copy import copy_and_hash
+from labledger.cas._fs import sync_file
 from labledger.cas._stage import write_error
 from labledger.cas.digest import PREFIX, parse_digest
 from labledger.cas.errors import (
@@ -171,7 +172,7 @@ def restore(store: StoreLike, digest: str, dest: Path, *, force: bool,
             _copy_object(store, PREFIX + parse_digest(digest), tmp, None)
             fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
             try:
-                os.fsync(fd)
+                sync_file(fd)
             finally:
                 os.close(fd)
         _install(tmp, dest)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from labledger.cas._fs import fsync_dir as fsync_dir  # the store's, re-exported, not a copy
+from labledger.ledger.durable import sync_file
 
 _RENAME_NOREPLACE = 1
 _AT_FDCWD = -100
@@ -34,7 +35,7 @@ class ChangedWhileCopiedError(OSError):
 def fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        os.fsync(fd)
+        sync_file(fd)
     finally:
         os.close(fd)
 

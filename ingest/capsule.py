@@ -70,6 +70,7 @@ from labledger.ingest.errors import (
     CapsuleSourceMissingError,
     CapsuleUnplacedError,
 )
+from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
@@ -130,7 +131,7 @@ def _write_reason(target: Path, attempt: int, text: str) -> Path:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
-            os.fsync(fh.fileno())
+            sync_file(fh.fileno())
         fsync_dir(target)
         return path
     raise FileExistsError(errno.EEXIST, "no free name for the reason file", str(target))

@@ -57,6 +57,7 @@ from labledger.cas._threads import hash_threads
 from labledger.ingest._fs import fsync_dir, fsync_file
 from labledger.ingest._writers import FileId, Writer, describe_writers, open_writers
 from labledger.ingest.errors import CheckpointSourceError
+from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import InvalidEventError, LedgerError
 from labledger.ledger.ledger import Ledger, make_draft
 from labledger.ledger.record import Record
@@ -509,7 +510,7 @@ def _write_temp(obj: Any, target: Path) -> Path:
         with open(tmp, "xb") as fh:
             torch.save(obj, fh)
             fh.flush()
-            os.fsync(fh.fileno())
+            sync_file(fh.fileno())
     except BaseException:
         tmp.unlink(missing_ok=True)  # our own incomplete temp file, never the checkpoint
         raise

@@ -25,6 +25,8 @@ from pathlib import Path
 import msgspec
 
 LOADER = "torch.load(weights_only=True)"
+# Where the child reads its own mappings (Linux); a platform without it (macOS) loads uncapped.
+PROC_STATUS = "/proc/self/status"
 
 _CHILD = r"""
 import json, os, sys, warnings
@@ -34,11 +36,20 @@ with warnings.catch_warnings():
     import torch
 if cfg["memory_limit"]:
     # After torch's own mappings: the budget is for the checkpoint, not the interpreter.
+    # Linux shows the mappings in /proc and enforces RLIMIT_AS; macOS does neither, so there
+    # the child loads without a cap (the timeout and the separate process still hold).
     import resource
-    with open("/proc/self/status") as fh:
-        vm = [int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:")]
-    limit = (vm[0] if vm else 0) + int(cfg["memory_limit"])
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        with open(cfg["proc_status"]) as fh:
+            vm = [int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:")]
+    except OSError:
+        vm = None
+    if vm is not None:
+        limit = (vm[0] if vm else 0) + int(cfg["memory_limit"])
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except (ValueError, OSError):
+            pass  # a hard limit below this one: that one holds
 WEIGHT_KEYS = ("model_state_dict", "model", "state_dict")
 import re as _re
 _v = _re.match(r"(\d+)\.(\d+)", str(getattr(torch, "__version__", "")))
@@ -206,7 +217,8 @@ class CheckpointLoader:
                  memory_limit: int | None = None) -> None:
         self.memory_limit = memory_limit if memory_limit is not None else default_memory_limit(0)
         config = json.dumps({"allow_pickle": allow_pickle, "memory_limit": self.memory_limit,
-                             "require_weights_key": require_weights_key})
+                             "require_weights_key": require_weights_key,
+                             "proc_status": PROC_STATUS})
         self._proc = subprocess.Popen([sys.executable, "-c", _CHILD, config],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True)

@@ -99,6 +99,7 @@ from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_li
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
 from labledger.ingest.transport import BoxWriter, FileUnreadableError, RemoteHash, Transport
 from labledger.ledger.artifacts import open_store
+from labledger.ledger.durable import sync_data, sync_file
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.segment import Draft
 
@@ -1140,7 +1141,7 @@ def _datasync(path: Path) -> None:
     except FileNotFoundError:
         return  # dropped meanwhile (a mismatch is received again)
     try:
-        os.fdatasync(fd)
+        sync_data(fd)
     except OSError as exc:
         raise PullWriteError(path, exc) from exc
     finally:
@@ -1245,7 +1246,7 @@ def merge_box_ledger(ledger: Ledger, transport: Transport, staging: Path,
         with open(tmp, "wb") as out:
             out.write(new)
             out.flush()
-            os.fsync(out.fileno())
+            sync_file(out.fileno())
         os.replace(tmp, dst)
         report.merged_segments.append(f"{writer}/{name}")
     if report.merged_segments:
@@ -1280,7 +1281,7 @@ def _keep_cut(ledger: Ledger, writer: str, segment: Path, at: int, cut: bytes) -
     with open(keep, "wb") as out:
         out.write(cut)
         out.flush()
-        os.fsync(out.fileno())
+        sync_file(out.fileno())
     fsync_dir(folder)
 
 

@@ -75,6 +75,7 @@ from labledger.ingest.transport import (
     RemoteStat,
     kind_of,
 )
+from labledger.ledger.durable import sync_file
 
 # paramiko logs every failed handshake with a traceback; with no handler configured, Python's
 # last-resort handler printed it on stderr before labledger's own one-line error. A NullHandler
@@ -214,12 +215,12 @@ def parse_target(spec: str) -> SshTarget:
     labledger prints and records; ``/~/DIR`` is under the login's home); raises
     `PullSourceError` when it does not fit, with the ``--from`` form of an ``ssh`` command
     line pasted from a provider's console (``ssh -p 41234 root@ssh5.vast.ai``)."""
-    written = spec
     if spec.startswith("ssh://"):
-        spec = _url_as_spec(spec)
-        if spec is None:
-            raise PullSourceError(written, "expected ssh://[user@]HOST[:PORT]/DIR (a folder after "
+        as_spec = _url_as_spec(spec)
+        if as_spec is None:
+            raise PullSourceError(spec, "expected ssh://[user@]HOST[:PORT]/DIR (a folder after "
                                   "the host), e.g. ssh://root@box:2222/data/r1")
+        spec = as_spec
     m = _SPEC.match(spec)
     if m is None or not m["dir"] or any(c.isspace() for c in m["host"] + (m["user"] or "")):
         raise PullSourceError(spec, "expected [user@]HOST[:PORT]:DIR, e.g. root@box:2222:/data/r1"
@@ -494,7 +495,7 @@ class SshTransport:
         with open(self.known_hosts, "a", encoding="ascii") as fh:
             fh.write(f"{name} {key.get_name()} {key.get_base64()}\n")
             fh.flush()
-            os.fsync(fh.fileno())
+            sync_file(fh.fileno())
 
     def _keys(self, cfg: dict[str, Any]) -> Iterator[paramiko.PKey]:
         if self.identity is not None:

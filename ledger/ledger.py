@@ -24,6 +24,7 @@ import msgspec
 from labledger.ledger import events as ev
 from labledger.ledger._fast_emit import needs_run, runless_problem
 from labledger.ledger._identity import default_actor, default_writer, id_problem
+from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import (
     InvalidEventError,
     UnsafeFilesystemError,
@@ -204,7 +205,7 @@ class Ledger:
         tmp = paths.home / "config.toml.tmp"
         tmp.write_text(render_config(config), encoding="utf-8")
         with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
+            sync_file(fh.fileno())
         os.replace(tmp, paths.config)
         fsync_dir(paths.home)
         fsync_dir(paths.project)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import (
     LedgerError,
     NotALedgerError,
@@ -216,6 +217,6 @@ def fsync_dir(path: Path) -> None:
     # `emit` fast path (which creates segments and so needs this) must not pay for.
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        os.fsync(fd)
+        sync_file(fd)
     finally:
         os.close(fd)

@@ -25,6 +25,7 @@ import msgspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import CorruptionError, LedgerError
 from labledger.ledger.record import Record, RecordError, verify_line
 from labledger.ledger.root import LedgerPaths, fsync_dir
@@ -82,7 +83,7 @@ def seal_segment(segment: Path) -> Path | None:
         pq.write_table(table, tmp, compression="zstd", row_group_size=128 * 1024)
         fd = os.open(tmp, os.O_RDONLY)
         try:
-            os.fsync(fd)
+            sync_file(fd)
         finally:
             os.close(fd)
         os.chmod(tmp, 0o444)

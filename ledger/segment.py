@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from labledger.ledger._line import LineError, chain_fields, encode_line
+from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import (
     CorruptionError,
     DurabilityError,
@@ -311,10 +312,10 @@ class SegmentWriter:
         with open(keep, "wb") as out:  # evidence first: the cut bytes survive the cut
             out.write(torn)
             out.flush()
-            os.fsync(out.fileno())
+            sync_file(out.fileno())
         fsync_dir(self.recovered_dir)
         os.ftruncate(fd, end)
-        os.fsync(fd)
+        sync_file(fd)
         if self.on_recover is not None:
             self.on_recover(segment, end, len(torn), keep)
 
@@ -454,7 +455,7 @@ class SegmentWriter:
                     raise OSError(errno.EIO, "short write")
                 view = view[written:]
             action = "fsync"
-            os.fsync(fd)
+            sync_file(fd)
         except OSError as exc:
             self._undo(fd, start)
             raise DurabilityError(tail.path, action, exc) from exc
@@ -463,7 +464,7 @@ class SegmentWriter:
         # Best effort: remove any bytes of the failed batch so it can never be read as recorded.
         try:
             os.ftruncate(fd, start)
-            os.fsync(fd)
+            sync_file(fd)
         except OSError:
             pass  # the next append cuts a torn tail; a complete stray line is reported by check
         self._tail = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from labledger.ledger.durable import sync_file
+
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text``: a reader sees the old file or the new one, never a torn
@@ -14,5 +16,5 @@ def write_text_atomic(path: Path, text: str) -> None:
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
         f.flush()
-        os.fsync(f.fileno())
+        sync_file(f.fileno())
     os.replace(tmp, path)
