@@ -10,7 +10,12 @@ Invariants:
 * **No weaker host-key rule.** The ``ssh`` process runs with ``StrictHostKeyChecking=yes``
   against the same two known_hosts files paramiko checked (labledger's pins first), so it can
   only reach a host whose key is already pinned; it never adds one. ``BatchMode=yes``: it never
-  prompts (a password login cannot use this path; the caller falls back to SFTP).
+  prompts. A password login (``--password-stdin``) is answered by an askpass helper instead
+  (``SSH_ASKPASS_REQUIRE=force``, a script in a private temp folder that prints the password
+  from the ``ssh`` process's environment, readable by the same user and root only, as that
+  user's files are); it is offered to the password and keyboard-interactive methods once, so a
+  second factor fails the login and the caller falls back to SFTP, as it does wherever this
+  path cannot start.
 * **Framing cannot be confused by file contents.** For each requested ``(offset, name)`` the
   sender writes ``F <n>\\n`` and then exactly ``n`` bytes (``n`` = size at open minus offset;
   a file that shrinks while being sent is padded with zeros, which the receiver's SHA-256
@@ -30,8 +35,9 @@ import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from labledger.ingest.errors import TransportError
@@ -110,6 +116,7 @@ class OpenSshLogin:
     ssh_config: Path | None = None  # None: the user's default (~/.ssh/config)
     use_agent: bool = True
     timeout: float = 20.0
+    password: str | None = field(default=None, repr=False)  # never shown in a repr or a log
 
     def argv(self, remote_command: str) -> list[str]:
         exe = shutil.which("ssh")
@@ -120,8 +127,13 @@ class OpenSshLogin:
                    if has_aes_ni() else
                    "chacha20-poly1305@openssh.com,aes128-gcm@openssh.com,aes256-gcm@openssh.com")
         ciphers += ",aes128-ctr,aes192-ctr,aes256-ctr"
-        argv = [exe, "-T", "-e", "none", "-x", "-a",
-                "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+        if self.password is None:
+            login = ["-o", "BatchMode=yes"]
+        else:  # answered by the askpass helper (`askpass_env`), once, and never a key
+            login = ["-o", "BatchMode=no", "-o", "NumberOfPasswordPrompts=1",
+                     "-o", "PreferredAuthentications=password,keyboard-interactive"]
+        argv = [exe, "-T", "-e", "none", "-x", "-a", *login,
+                "-o", "StrictHostKeyChecking=yes",
                 "-o", f"UserKnownHostsFile={files}", "-o", "GlobalKnownHostsFile=/dev/null",
                 "-o", "UpdateHostKeys=no", "-o", "CheckHostIP=no",
                 "-o", f"ConnectTimeout={max(1, int(self.timeout))}",
@@ -136,6 +148,21 @@ class OpenSshLogin:
             argv += ["-o", "IdentityAgent=none"]
         return [*argv, "--", self.host, remote_command]
 
+    def askpass_env(self, folder: Path) -> dict[str, str] | None:
+        """The environment that has ``ssh`` take the password from an askpass helper written
+        into ``folder`` (a private temp folder), or None without a password."""
+        if self.password is None:
+            return None
+        helper = folder / "askpass"
+        helper.write_text('#!/bin/sh\nprintf \'%s\\n\' "$LABLEDGER_SSH_PASSWORD"\n',
+                          encoding="ascii")
+        helper.chmod(0o700)
+        return {**os.environ, "SSH_ASKPASS": str(helper), "SSH_ASKPASS_REQUIRE": "force",
+                # OpenSSH before 8.4 asks the helper only with a DISPLAY and no terminal (the
+                # stream runs in a session of its own, so it has none)
+                "DISPLAY": os.environ.get("DISPLAY") or ":0",
+                "LABLEDGER_SSH_PASSWORD": self.password}
+
 
 class FileStream:
     """One ``ssh`` process streaming many files; iterate `files` in request order."""
@@ -146,15 +173,25 @@ class FileStream:
         self.items = list(items)
         command = (f"cd -- {shlex.quote(root)} || exit 97; "
                    f"exec {shlex.quote(python)} -c {shlex.quote(_SENDER)}")
+        self._askpass: Path | None = None
         try:
+            env = None
+            if login.password is not None:
+                self._askpass = Path(tempfile.mkdtemp(prefix="labledger-askpass-"))
+                env = login.askpass_env(self._askpass)
             # In a session of its own: a Ctrl-C at the terminal goes to labledger alone, which
             # stops the stream itself (`close`), instead of killing ``ssh`` under a running
             # read first (a cut stream read as a transport failure, then retried over SFTP).
             self.proc = subprocess.Popen(
                 login.argv(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, bufsize=0, close_fds=True, start_new_session=True)
+                stderr=subprocess.PIPE, bufsize=0, close_fds=True, start_new_session=True,
+                env=env)
         except OSError as exc:
+            self._drop_askpass()
             raise TransportError(source, f"cannot start ssh: {exc}") from exc
+        except BaseException:
+            self._drop_askpass()
+            raise
         assert self.proc.stdin is not None
         assert self.proc.stdout is not None
         self._fd = self.proc.stdout.fileno()
@@ -254,3 +291,9 @@ class FileStream:
         for f in (self.proc.stdout, self.proc.stderr):
             if f is not None:
                 f.close()
+        self._drop_askpass()
+
+    def _drop_askpass(self) -> None:
+        if self._askpass is not None:
+            shutil.rmtree(self._askpass, ignore_errors=True)
+            self._askpass = None
