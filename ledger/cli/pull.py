@@ -49,7 +49,8 @@ def _human(n: int) -> str:
 @click.option("--identity", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
               help="SSH private key file.")
 @click.option("--password-stdin", is_flag=True,
-              help="Read the SSH password from the first line of stdin (never from argv).")
+              help="Read the SSH password from the first line of stdin (never from argv; at a "
+                   "terminal, typed without echo).")
 @click.option("--known-hosts", type=click.Path(dir_okay=False), metavar="FILE",
               help="labledger's known_hosts file (default: .labledger/known_hosts).")
 @click.option("--ssh-config", type=click.Path(dir_okay=False), metavar="FILE",
@@ -120,7 +121,7 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
     else:
         from labledger.ingest.transport_ssh import SshTransport, parse_target
 
-        password = sys.stdin.readline().rstrip("\r\n") if password_stdin else None
+        password = _read_password(from_ or "") if password_stdin else None
         assert from_ is not None
         transport = SshTransport(
             parse_target(from_),
@@ -222,6 +223,16 @@ def _export(ledger: Any, run_id: str, dest: Path, *, summary: bool = False) -> N
                    "created_at_utc": document["created_at_utc"], **document["totals"]})
     else:
         info(click.get_current_context(), f"wrote {dest} (PULL/v1)")
+
+
+def _read_password(target: str) -> str:
+    """The first line of stdin; at a terminal, typed without echo (a plain read would show it
+    on the screen and in a recording of the session)."""
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(f"SSH password for {target}: ")
+    return sys.stdin.readline().rstrip("\r\n")
 
 
 def _need_paramiko(source: str) -> None:

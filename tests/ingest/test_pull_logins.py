@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,7 @@ from labledger.ingest.pull import pull
 from labledger.ingest.transport_ssh import SshTransport, parse_target
 from labledger.ledger.ledger import Ledger
 
+LABLEDGER = Path(sys.executable).with_name("labledger")
 PW_USER = "labledger-pw"
 PW_PASSWORD = "correct horse battery staple"
 
@@ -168,6 +171,53 @@ def test_a_password_login_streams_the_bytes_through_openssh(
                    "run.json": (public_box / "run.json").read_bytes()}
     assert len(made) == 1
     assert not made[0].exists()  # the helper (and the folder it was in) is gone
+
+
+def test_a_password_typed_at_a_terminal_is_not_echoed(
+        ledger: Ledger, tmp_path: Path, password_sshd: Any, public_box: Path,
+        project: Path) -> None:
+    """`--password-stdin` at a terminal read the line with echo on: the password showed on the
+    screen. A real pseudo-terminal is the child's controlling terminal here."""
+    import pty
+    import select
+
+    home = tmp_path / "home"
+    home.mkdir()
+    target = f"{PW_USER}@127.0.0.1:{password_sshd.port}:{public_box}"
+    argv = [str(LABLEDGER), "pull", "--run", "r1", "--from", target, "--password-stdin",
+            "--accept-new-host-key", "--no-verify"]
+    env = {**os.environ, "HOME": str(home), "SSH_AUTH_SOCK": ""}
+    pid, master = pty.fork()
+    if pid == 0:  # the child: its stdin, stdout and stderr are the terminal
+        os.chdir(project)
+        os.execve(argv[0], argv, env)
+    seen = b""
+    sent = False
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 60)
+            if not ready:
+                raise AssertionError(f"no prompt, no output for 60 s: {seen!r}")
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if not sent and b"SSH password for" in seen:
+                os.write(master, PW_PASSWORD.encode() + b"\n")
+                sent = True
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)  # waiting for a line that never came: never hang the suite
+        raise
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(master)
+    assert sent, seen
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    assert PW_PASSWORD.encode() not in seen  # not echoed
+    assert pulled_paths(ledger) == ["big.dat", "run.json", "test/t1/metrics.json"]
 
 
 def test_a_wrong_password_fails_and_records_nothing(ledger: Ledger, tmp_path: Path,
