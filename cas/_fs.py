@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import secrets
 import sys
@@ -23,6 +24,8 @@ def _full_fsync_command() -> int | None:
 
 
 _FULL_FSYNC = _full_fsync_command()
+# What a filesystem that has no F_FULLFSYNC answers (Go falls back on these alone).
+_NOT_SUPPORTED = frozenset({errno.ENOTSUP, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOTTY})
 
 
 def sync_file(fd: int) -> None:
@@ -37,8 +40,10 @@ def sync_file(fd: int) -> None:
         try:
             fcntl.fcntl(fd, _FULL_FSYNC)
             return
-        except OSError:
-            pass  # a filesystem without it: fsync is the most it offers
+        except OSError as exc:
+            if exc.errno not in _NOT_SUPPORTED:
+                raise  # an I/O error: fsync could return success without the bytes
+            # a filesystem without it: fsync is the most it offers
     os.fsync(fd)
 
 

@@ -196,7 +196,9 @@ _COREUTILS = (
     '| sed "s/^/B /"; fi; rm -f "$t"'
 )
 
-_SPEC = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>\[[^\]]+\]|[^:/\[\]]+)"
+# The user runs to the LAST "@" before the host, as OpenSSH reads it (a directory user such as
+# "jdoe@ad.univ.edu"); a user holds no ":" or "/", a host no "@".
+_SPEC = re.compile(r"^(?:(?P<user>[^/:]+)@)?(?P<host>\[[^\]]+\]|[^:/\[\]@]+)"
                    r"(?::(?P<port>\d+))?:(?P<dir>.*)$")
 
 
@@ -218,8 +220,9 @@ def parse_target(spec: str) -> SshTarget:
     if spec.startswith("ssh://"):
         as_spec = _url_as_spec(spec)
         if as_spec is None:
-            raise PullSourceError(spec, "expected ssh://[user@]HOST[:PORT]/DIR (a folder after "
-                                  "the host), e.g. ssh://root@box:2222/data/r1")
+            raise PullSourceError(spec, "expected ssh://[user@]HOST[:PORT]/DIR (a host, a "
+                                  "numeric port, a folder after them; IPv6 in brackets), e.g. "
+                                  "ssh://root@box:2222/data/r1")
         spec = as_spec
     m = _SPEC.match(spec)
     if m is None or not m["dir"] or any(c.isspace() for c in m["host"] + (m["user"] or "")):
@@ -234,12 +237,12 @@ def parse_target(spec: str) -> SshTarget:
 def _url_as_spec(url: str) -> str | None:
     """``ssh://[user@]HOST[:PORT]/DIR`` as ``[user@]HOST[:PORT]:DIR``, parted as labledger
     prints a source (`SshTransport.source`): the path is taken as it is (a ``#`` or ``?`` in a
-    folder's name is part of it), ``/~/`` starts a folder under the login's home, and an IPv6
-    host may be bare when a port follows it (``ssh://root@::1:22/r``). None without a host or
-    a folder."""
+    folder's name is part of it), ``/~/`` starts a folder under the login's home, ``/`` alone is
+    the root, and an IPv6 host may be bare when a port follows it (``ssh://root@::1:22/r``).
+    None when it names no host, or a port that is not a number."""
     rest = url[len("ssh://"):]
     cut = rest.find("/")
-    if cut <= 0 or cut == len(rest) - 1:
+    if cut <= 0:
         return None
     authority, path = rest[:cut], rest[cut:]
     folder = path[3:] if path.startswith("/~/") else path
@@ -247,11 +250,33 @@ def _url_as_spec(url: str) -> str | None:
     host, port = hostport, ""
     if hostport.startswith("["):
         host, _, tail = hostport.partition("]")
-        host, port = host + "]", tail[1:] if tail.startswith(":") else ""
+        if tail and not tail.startswith(":"):
+            return None  # "[::1]x"
+        host, port = host + "]", tail[1:]
     elif ":" in hostport:
         host, _, port = hostport.rpartition(":")
-        host = f"[{host}]" if ":" in host else host
+        if ":" in host:
+            if not port.isdigit() or not _is_ipv6(host):
+                return None  # a bare IPv6 address needs its port after it, or brackets
+            host = f"[{host}]"
+    if not host or (port and not port.isdigit()) or (hostport.endswith(":") and not port):
+        return None
     return f"{user}{at}{host}{':' + port if port else ''}:{folder}"
+
+
+def _is_ipv6(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(host.partition("%")[0])  # (a zone: fe80::1%eth0)
+    except ValueError:
+        return False
+    return True
+
+
+# ssh's options that take a value (ssh(1)): in a group (-vp 2222) the first of them takes the
+# rest of the word, or the next word.
+_SSH_VALUE_OPTIONS = "BbcDEeFIiJLlmOoPpQRSWw"
 
 
 def _as_spec_hint(spec: str) -> str:
@@ -263,24 +288,47 @@ def _as_spec_hint(spec: str) -> str:
         return ""
     if not words or words[0] != "ssh":
         return ""
-    port, login = "", ""
+    port = user = login = ""
     i = 1
     while i < len(words):
         word = words[i]
-        if word == "-p" and i + 1 < len(words):
-            port, i = words[i + 1], i + 2
-            continue
-        if word.startswith("-p") and word[2:].isdigit():
-            port = word[2:]
-        elif word.startswith("-") and word[1:2] in "bcDEeFIiJLlmOoQRSWw" and len(word) == 2:
-            i += 1  # an option taking a value (-i KEY, -L 8080:localhost:8080)
-        elif not word.startswith("-") and not login:
-            login = word
         i += 1
-    if not login:
+        if word == "--":
+            login = login or (words[i] if i < len(words) else "")
+            break
+        if not word.startswith("-") or word == "-":
+            login = login or word
+            continue
+        for k, flag in enumerate(word[1:], start=1):
+            if flag not in _SSH_VALUE_OPTIONS:
+                continue
+            value = word[k + 1:]
+            if not value:
+                if i >= len(words):
+                    return ""
+                value, i = words[i], i + 1
+            if flag == "p":
+                port = value
+            elif flag == "l":
+                user = value
+            elif flag == "o":
+                key, _, setting = value.replace("=", " ", 1).partition(" ")
+                if key.lower() == "port":
+                    port = setting.strip()
+                elif key.lower() == "user":
+                    user = setting.strip()
+            break
+    if login.startswith("ssh://"):
         return ""
+    at_user, at, host = login.rpartition("@")
+    user = at_user if at else user
+    if not host or (port and not port.isdigit()):
+        return ""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
     return (f" (an ssh command: pull from the same login with --from "
-            f"{login}{':' + port if port else ''}:DIR, DIR the run's folder on the box)")
+            f"{user + '@' if user else ''}{host}{':' + port if port else ''}:DIR, DIR the run's "
+            "folder on the box)")
 
 
 def _known_name(host: str, port: int) -> str:
@@ -308,7 +356,8 @@ _PYTHON3_PLACES = ("python3", "/usr/bin/python3", "/usr/local/bin/python3",
                    "/opt/anaconda3/bin/python3", "/root/miniconda3/bin/python3")
 _FIND_PYTHON3 = (
     f"for p in {' '.join(_PYTHON3_PLACES)}; do "
-    "q=$(command -v \"$p\" 2>/dev/null) && "
+    "q=$(command -v \"$p\" 2>/dev/null) || continue; "
+    "case \"$q\" in /*) ;; *) continue;; esac; "  # a relative PATH entry: the next place
     "\"$q\" -c 'import sys; sys.exit(sys.version_info < (3, 5))' >/dev/null 2>&1 && "
     "{ printf '%s\\n' \"$q\"; exit 0; }; done; exit 1")
 
@@ -452,18 +501,32 @@ class SshTransport:
         cfg = dict(self.config.lookup(self.target.host))
         sock = self._open_sock(self.hostname, self.port, cfg)
         t = self._handshake(sock, self.target.host, self.hostname, self.port, self.user, cfg)
+        self._sftp = self._start_sftp(t)
+        self._sftp.get_channel().settimeout(self.timeout * 3)
+
+    def _start_sftp(self, t: paramiko.Transport) -> paramiko.SFTPClient:
+        """SFTP over the logged-in transport ``t``. Only the server's own answers are a setting
+        of the box (`SftpUnavailableError`, never retried): a "no" to the subsystem request,
+        and bytes that are not SFTP where its first reply belongs. A channel that cannot be
+        opened, or an SFTP server that starts and then dies (a fork failing on a busy box),
+        is an ordinary failure, retried."""
+        chan = t.open_session(timeout=self.timeout)
         try:
-            self._sftp = paramiko.SFTPClient.from_transport(t)
-        except paramiko.SFTPError as exc:  # what came back was not SFTP
-            raise SftpUnavailableError(self.source, f"the box's SFTP session began with bytes "
-                                       f"that are not SFTP ({exc})", _PRINTED_FIX) from None
+            chan.invoke_subsystem("sftp")
         except paramiko.SSHException:
-            if t.is_active():  # logged in and still connected: the server said no to SFTP
+            chan.close()
+            if t.is_active():  # the server answered, and its answer was no
                 raise SftpUnavailableError(self.source, _REFUSED, _REFUSED_FIX) from None
             raise
-        if self._sftp is None:
-            raise SftpUnavailableError(self.source, _REFUSED, _REFUSED_FIX)
-        self._sftp.get_channel().settimeout(self.timeout * 3)
+        try:
+            return paramiko.SFTPClient(chan)
+        except paramiko.SFTPError as exc:  # what came back was not SFTP
+            chan.close()
+            raise SftpUnavailableError(self.source, f"the box's SFTP session began with bytes "
+                                       f"that are not SFTP ({exc})", _PRINTED_FIX) from None
+        except BaseException:
+            chan.close()
+            raise
 
     def _check_host_key(self, key: paramiko.PKey, host: str, port: int) -> None:
         name = _known_name(host, port)

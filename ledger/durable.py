@@ -6,16 +6,18 @@ a power loss, as far as the operating system can promise it.
 * Linux: ``fsync(2)`` and ``fdatasync(2)`` wait for the device, cache flush included.
 * macOS: ``fsync(2)`` only hands the data to the drive, whose write cache can still lose it;
   ``fcntl(F_FULLFSYNC)`` is what makes the drive write it out (Go's and Rust's file syncs
-  use it there for the same reason). A filesystem that refuses it (a network share, FAT)
-  gets ``fsync``. macOS has no ``fdatasync`` (Python's ``os.fdatasync`` is missing there),
-  so a data sync is the full one.
+  use it there for the same reason). A filesystem that does not support it (a network share,
+  FAT: ENOTSUP, EINVAL) gets ``fsync``; any other error (EIO) is raised, never papered over.
+  macOS has no ``fdatasync`` (Python's ``os.fdatasync`` is missing there), so a data sync is
+  the full one.
 
-Only ``os``, ``sys`` and ``fcntl``: the ``emit`` fast path in a training loop syncs through
-here.
+Only ``errno``, ``os``, ``sys`` and ``fcntl``: the ``emit`` fast path in a training loop
+syncs through here.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -32,6 +34,8 @@ def _full_fsync_command() -> int | None:
 
 
 _FULL_FSYNC = _full_fsync_command()
+# What a filesystem that has no F_FULLFSYNC answers (Go falls back on these alone).
+_NOT_SUPPORTED = frozenset({errno.ENOTSUP, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOTTY})
 
 
 def sync_file(fd: int) -> None:
@@ -42,8 +46,10 @@ def sync_file(fd: int) -> None:
         try:
             fcntl.fcntl(fd, _FULL_FSYNC)
             return
-        except OSError:
-            pass  # a filesystem without it: fsync is the most it offers
+        except OSError as exc:
+            if exc.errno not in _NOT_SUPPORTED:
+                raise  # an I/O error: fsync could return success without the bytes
+            # a filesystem without it: fsync is the most it offers
     os.fsync(fd)
 
 

@@ -251,8 +251,12 @@ def _hang_report(proc: subprocess.Popen[str]) -> str:
         os.kill(proc.pid, signal.SIGABRT)
     try:
         _, err = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        err = "(its pipes stayed open after it ended: a process it started holds them)"
+    except subprocess.TimeoutExpired as exc:
+        # what was read before the pipes stalled (the stack dump among it) is kept
+        got = exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else \
+            (exc.stderr or "")
+        ended = "after SIGABRT" if running else "after it ended"
+        err = f"{got}\n(its pipes stayed open {ended}: a process it started holds them)"
     return f"running at the timeout: {running}\nprocesses:\n{listing}\nstderr:\n{err}"
 
 

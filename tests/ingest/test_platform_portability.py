@@ -133,3 +133,26 @@ def test_on_linux_a_data_sync_is_fdatasync(monkeypatch: pytest.MonkeyPatch,
     with open(tmp_path / "data", "wb") as fh:
         durable.sync_data(fh.fileno())
     assert called == ["fdatasync"]
+
+
+@pytest.mark.parametrize("module", [durable, cas_fs], ids=["ledger", "store"])
+def test_an_io_error_from_full_fsync_is_raised_not_papered_over(
+        module: object, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Only "not supported" falls back to fsync: after an EIO, macOS's fsync could return
+    success with the bytes still in the drive's cache, and the append would count as durable."""
+    import errno
+    import fcntl
+
+    monkeypatch.setattr(module, "_FULL_FSYNC", 51)
+
+    def failing(fd: int, command: int, *args: object) -> int:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(fcntl, "fcntl", failing)
+
+    def fsync(fd: int) -> None:
+        raise AssertionError("fsync after an I/O error")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with open(tmp_path / "data", "wb") as fh, pytest.raises(OSError, match="Input/output"):
+        module.sync_file(fh.fileno())  # type: ignore[attr-defined]

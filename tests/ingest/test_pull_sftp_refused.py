@@ -116,3 +116,27 @@ def test_a_server_with_sftp_still_connects(tmp_path: Path, sshd: Any) -> None:
         assert sorted(s.name for s in transport.list_dir(".")) == ["a.txt"]
     finally:
         transport.close()
+
+
+def test_an_sftp_server_that_dies_once_is_retried_not_called_refused(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """The server said yes to SFTP, but its SFTP server died at start (a fork failing on a box
+    busy with training): that is no setting of the box, and the next try works."""
+    starts = tmp_path / "starts"
+    script = tmp_path / "sftp.sh"
+    script.write_text(f"#!/bin/sh\necho start >> {starts}\n"
+                      f"if [ $(wc -l < {starts}) -gt 1 ]; then exec /usr/lib/openssh/sftp-server; "
+                      "fi\necho 'fork: Resource temporarily unavailable' >&2; exit 1\n")
+    script.chmod(0o755)
+    server = Sshd(tmp_path_factory.mktemp("sshd-flaky"), sftp=str(script))
+    (tmp_path / "known_hosts").write_text(server.host_key_line)
+    try:
+        transport = SshTransport(parse_target(server.target(tmp_path)),
+                                 known_hosts=tmp_path / "known_hosts",
+                                 identity=server.client_key, ssh_config=tmp_path / "none",
+                                 use_agent=False, user_known_hosts=tmp_path / "none2",
+                                 connect_retries=3, backoff=0.01)
+        transport.close()
+    finally:
+        server.stop()
+    assert starts.read_text().count("start") == 2  # one failed start, then the retry worked

@@ -33,13 +33,22 @@ from tests.conftest import cli_call as call
     # a folder's name is taken as it is: no URL query, fragment or escapes
     ("ssh://root@box:22/data/run #3?v=2%20", SshTarget(host="box", dir="/data/run #3?v=2%20",
                                                       user="root", port=22)),
+    # what a pull from the root prints
+    ("ssh://u@box:22/", SshTarget(host="box", dir="/", user="u", port=22)),
+    # a directory user (SSSD): the user runs to the last "@", as OpenSSH reads it
+    ("ssh://jdoe@ad.univ.edu@box:22/d", SshTarget(host="box", dir="/d", user="jdoe@ad.univ.edu",
+                                                  port=22)),
+    ("jdoe@ad.univ.edu@box:/d", SshTarget(host="box", dir="/d", user="jdoe@ad.univ.edu")),
+    ("box:runs/x@y", SshTarget(host="box", dir="runs/x@y")),
+    ("root@box:/data/x@y", SshTarget(host="box", dir="/data/x@y", user="root")),
 ])
 def test_the_printed_ssh_source_is_a_from(spec: str, want: SshTarget) -> None:
     assert parse_target(spec) == want
 
 
-@pytest.mark.parametrize("spec", ["ssh://root@box:22/", "ssh://root@box", "ssh://", "ssh:///r",
-                                  "ssh://root@box:99999/r"])
+@pytest.mark.parametrize("spec", ["ssh://root@box", "ssh://", "ssh:///r", "ssh://root@box:99999/r",
+                                  "ssh://root@box:abc/data", "ssh://root@box:/d", "ssh://:22/d",
+                                  "ssh://root@[::1]x/d", "ssh://root@fe80::1/data"])
 def test_an_ssh_url_without_a_host_or_folder_is_refused(spec: str) -> None:
     with pytest.raises(PullSourceError):
         parse_target(spec)
@@ -55,11 +64,18 @@ def test_an_ssh_url_without_a_host_or_folder_is_refused(spec: str) -> None:
     ("ssh 1a2b3c-64410d@ssh.runpod.io -i ~/.ssh/id_ed25519",
      "--from 1a2b3c-64410d@ssh.runpod.io:DIR"),
     ("ssh -p2222 -i key.pem ubuntu@203.0.113.7", "--from ubuntu@203.0.113.7:2222:DIR"),
+    ("ssh -l root -p 2222 box", "--from root@box:2222:DIR"),
+    ("ssh -o Port=2222 root@h", "--from root@h:2222:DIR"),
+    ("ssh -oPort=2222 -o User=u h", "--from u@h:2222:DIR"),
+    ("ssh -vp 2222 root@h", "--from root@h:2222:DIR"),
+    ("ssh -p 22 root@::1", "--from root@[::1]:22:DIR"),
 ])
 def test_a_pasted_ssh_command_is_refused_with_its_from(pasted: str, hint: str) -> None:
     with pytest.raises(PullSourceError) as info:
         parse_target(pasted)
     assert hint in str(info.value)
+    suggested = hint.split()[1].replace("DIR", "/data/r1")
+    parse_target(suggested)  # the hint itself is a --from that parses
 
 
 _NAME = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=1, max_size=12)
