@@ -66,6 +66,7 @@ from labledger.ingest.errors import (
     SftpUnavailableError,
     TransportError,
 )
+from labledger.ingest.ssh_url import url_as_spec
 from labledger.ingest.transport import (
     CHUNK,
     FILE_ERRNOS,
@@ -218,7 +219,7 @@ def parse_target(spec: str) -> SshTarget:
     `PullSourceError` when it does not fit, with the ``--from`` form of an ``ssh`` command
     line pasted from a provider's console (``ssh -p 41234 root@ssh5.vast.ai``)."""
     if spec.startswith("ssh://"):
-        as_spec = _url_as_spec(spec)
+        as_spec = url_as_spec(spec)
         if as_spec is None:
             raise PullSourceError(spec, "expected ssh://[user@]HOST[:PORT]/DIR (a host, a "
                                   "numeric port, a folder after them; IPv6 in brackets), e.g. "
@@ -232,46 +233,6 @@ def parse_target(spec: str) -> SshTarget:
     if port is not None and not 0 < port < 65536:
         raise PullSourceError(spec, f"port {port} is out of range")
     return SshTarget(host=m["host"].strip("[]"), dir=m["dir"], user=m["user"], port=port)
-
-
-def _url_as_spec(url: str) -> str | None:
-    """``ssh://[user@]HOST[:PORT]/DIR`` as ``[user@]HOST[:PORT]:DIR``, parted as labledger
-    prints a source (`SshTransport.source`): the path is taken as it is (a ``#`` or ``?`` in a
-    folder's name is part of it), ``/~/`` starts a folder under the login's home, ``/`` alone is
-    the root, and an IPv6 host may be bare when a port follows it (``ssh://root@::1:22/r``).
-    None when it names no host, or a port that is not a number."""
-    rest = url[len("ssh://"):]
-    cut = rest.find("/")
-    if cut <= 0:
-        return None
-    authority, path = rest[:cut], rest[cut:]
-    folder = path[3:] if path.startswith("/~/") else path
-    user, at, hostport = authority.rpartition("@")
-    host, port = hostport, ""
-    if hostport.startswith("["):
-        host, _, tail = hostport.partition("]")
-        if tail and not tail.startswith(":"):
-            return None  # "[::1]x"
-        host, port = host + "]", tail[1:]
-    elif ":" in hostport:
-        host, _, port = hostport.rpartition(":")
-        if ":" in host:
-            if not port.isdigit() or not _is_ipv6(host):
-                return None  # a bare IPv6 address needs its port after it, or brackets
-            host = f"[{host}]"
-    if not host or (port and not port.isdigit()) or (hostport.endswith(":") and not port):
-        return None
-    return f"{user}{at}{host}{':' + port if port else ''}:{folder}"
-
-
-def _is_ipv6(host: str) -> bool:
-    import ipaddress
-
-    try:
-        ipaddress.IPv6Address(host.partition("%")[0])  # (a zone: fe80::1%eth0)
-    except ValueError:
-        return False
-    return True
 
 
 # ssh's options that take a value (ssh(1)): in a group (-vp 2222) the first of them takes the

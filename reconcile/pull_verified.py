@@ -475,18 +475,10 @@ def _source_option(source: object) -> tuple[str, str] | None:
         return "--from-dir", source[4:]
     if not source.startswith("ssh://"):
         return None
-    rest = source[len("ssh://"):]
-    cut = rest.find("/")
-    if cut <= 0:
-        return None
-    authority, path = rest[:cut], rest[cut:]
-    folder = path[3:] if path.startswith("/~/") else path
-    userhost, _, port = authority.rpartition(":")
-    user, _, host = userhost.rpartition("@")
-    if not (user and host and port.isdigit() and folder):
-        return None
-    host = f"[{host}]" if ":" in host else host
-    return "--from", f"{user}@{host}:{port}:{folder}"
+    from labledger.ingest.ssh_url import url_as_spec
+
+    spec = url_as_spec(source)
+    return None if spec is None else ("--from", spec)
 
 
 @dataclass

@@ -26,26 +26,32 @@ from labledger.ledger.ledger import Ledger
 from tests.conftest import cli_call as call
 
 
+@pytest.fixture
+def synced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The descriptors ``os.fsync`` was called on (it still syncs them)."""
+    calls: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        calls.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return calls
+
+
 def _checkpoint(torch: ModuleType, path: Path) -> None:
     torch.save({"model_state_dict": {"w": torch.ones(3, 3)}, "epoch": 3}, path)
 
 
 def test_a_pull_where_os_has_no_fdatasync(
         monkeypatch: pytest.MonkeyPatch, ledger: Ledger, tmp_path: Path, torch: ModuleType,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], synced: list[int]) -> None:
     box = tmp_path / "box"
     (box / "ckpt").mkdir(parents=True)
     (box / "metrics.json").write_text('{"psnr": 31.42}')
     _checkpoint(torch, box / "ckpt" / "last.pth")
     monkeypatch.delattr(os, "fdatasync")  # as on macOS
-    synced: list[int] = []
-    real_fsync = os.fsync
-
-    def fsync(fd: int) -> None:
-        synced.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
     code, out, err = call(capsys, "--json", "pull", "--run", "r1", "--from-dir", str(box))
     assert code == 0, err
     assert "Traceback" not in err
@@ -77,19 +83,11 @@ def test_the_two_copies_are_one_definition() -> None:
 
 
 def test_a_filesystem_refusing_full_fsync_gets_fsync(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, synced: list[int]) -> None:
     """On macOS a sync is ``fcntl(F_FULLFSYNC)``; a filesystem that refuses it (a network
     share) is synced with ``fsync``. Here Linux's fcntl refuses the command number itself."""
     monkeypatch.setattr(durable, "_FULL_FSYNC", 51)  # F_FULLFSYNC's number on macOS
     monkeypatch.setattr(cas_fs, "_FULL_FSYNC", 51)
-    synced: list[int] = []
-    real_fsync = os.fsync
-
-    def fsync(fd: int) -> None:
-        synced.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
     path = tmp_path / "data"
     with open(path, "wb") as fh:
         fh.write(b"bytes that must survive")

@@ -20,7 +20,6 @@ our own; the findings it gave before this change are in the comment over each as
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -32,29 +31,8 @@ from labledger.reconcile.progress import epoch_rows, epoch_table, last_row
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings, line_of
 from tests.reconcile.test_headed_tables_and_splits import judge as judge_text
-from tests.reconcile.test_notebooks_review import found, judge, matched, notebook
-
-
-def _cells(*cells: dict[str, Any]) -> str:
-    return notebook(",".join(json.dumps(c) for c in cells))
-
-
-def _code(*outputs: dict[str, Any], source: str = "") -> dict[str, Any]:
-    return {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": source,
-            "outputs": list(outputs)}
-
-
-def _markdown(source: str) -> dict[str, Any]:
-    return {"cell_type": "markdown", "metadata": {}, "source": source}
-
-
-def _stream(text: str) -> dict[str, Any]:
-    return {"name": "stdout", "output_type": "stream", "text": text.splitlines(keepends=True)}
-
-
-def _result(text: str) -> dict[str, Any]:
-    return {"output_type": "execute_result", "execution_count": 1, "metadata": {},
-            "data": {"text/plain": text.splitlines(keepends=True)}}
+from tests.reconcile.test_notebooks_review import found, judge, matched
+from tests.reconcile.test_progress_series import _cells, _code, _markdown, _result, _stream
 
 
 def _html_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
