@@ -54,6 +54,14 @@ def start_holders(base: Path, procs: int, fds: int) -> list[subprocess.Popen[str
     return started
 
 
+def stop_holders(holders: list[subprocess.Popen[str]]) -> None:
+    for proc in holders:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
 def machine() -> tuple[int, int]:
     """Processes and open descriptors this user can see."""
     pids = [p for p in os.listdir("/proc") if p.isdigit()]
@@ -107,11 +115,7 @@ def main() -> None:
             print(f"{name:<20} {med * 1e3:>10.2f} {min(values) * 1e3:>8.2f} "
                   f"{max(values) * 1e3:>8.2f} {med * 1e6 / max(descriptors, 1):>14.2f}")
     finally:
-        for proc in holders:
-            proc.kill()
-            proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+        stop_holders(holders)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

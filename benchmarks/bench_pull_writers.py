@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _bench import add_tmp_base, make_tmp
-from bench_open_writers import machine, start_holders
+from bench_open_writers import machine, start_holders, stop_holders
 from bench_pull import start_sshd
 
 from labledger.ingest import transport_ssh
@@ -157,11 +157,7 @@ def main() -> None:
         if sshd is not None:
             sshd.terminate()
             sshd.wait()
-        for proc in holders:
-            proc.kill()
-            proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+        stop_holders(holders)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
