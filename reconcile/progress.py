@@ -241,6 +241,8 @@ class _Output(NamedTuple):
     segment: Segment
     progress: bool     # a training's progress output: a stream printing a PROGRESS word, or
     table: bool        # an HTML table of epochs (`epoch_table`), its cells keyed by column
+    cell: str          # the code cell showing it ("cell 4"): a cell's progress outputs are one
+    #                    fit's, however many outputs tqdm's stderr cuts its stdout into
 
     def key(self, at: int) -> str:
         """The key of the record whose number starts at ``at``: its column's header in a table
@@ -259,6 +261,21 @@ class _Output(NamedTuple):
             if rows is not None:
                 return rows[1][-1] <= at
         return _last_of_key(self.segment, key) == line_at(self.segment.text, at)[0]
+
+    def has_key(self, key: str) -> bool:
+        """Whether the output holds a record under ``key``: a column so headed in a table of
+        epochs, a record so keyed in a stream."""
+        if self.table:
+            headers = self.segment._cache.get("progress_headers")
+            if headers is None:
+                table = html_table(self.segment, self.segment.text.find("<th"))
+                headers = self.segment._cache["progress_headers"] = frozenset(
+                    _SPACES.sub(" ", table.column_header(c)).strip().lower()
+                    for c in range(len(table.header))) if table is not None else frozenset()
+            assert isinstance(headers, frozenset)
+            if key in headers:
+                return True
+        return _last_of_key(self.segment, key) >= 0
 
 
 class _Judged(NamedTuple):
@@ -342,7 +359,9 @@ def _outputs(segments: Sequence[Segment], paths: set[str]) -> dict[tuple[str, st
         if seg.path in paths and _in_output(seg.where):
             table = not seg.stream and epoch_table(seg)
             progress = table or (seg.stream and PROGRESS.search(seg.text) is not None)
-            out[(seg.path, seg.where or "")] = _Output(n, seg, progress, table)
+            where = seg.where or ""
+            out[(seg.path, where)] = _Output(n, seg, progress, table,
+                                             where[:where.index(", output ")])
     return out
 
 
@@ -370,15 +389,26 @@ def _judged(report: Report, outputs: dict[tuple[str, str], _Output]
         saw(m.path, m.where, m.claims, m.offset)
     for f in report.findings:
         saw(f.path, f.where, f.claims, None)
+    # a fit is a code cell's progress outputs: a loop printing each epoch in an output of its
+    # own (tqdm's stderr cuts its stdout) is one fit, not one fit an epoch
+    fits: dict[tuple[str, str], list[_Output]] = {}
+    for out in outputs.values():
+        if out.progress:
+            fits.setdefault((out.segment.path, out.cell), []).append(out)
+    at_place = {o.place: o for o in outputs.values()}
+    last_fit = {k: at_place[place].cell for k, place in last.items()}
     keys: dict[tuple[str, str], set[str]] = {}
     for out, path, cid, at in judging:
-        # only an output's last record under its key is a training's result: an earlier
-        # epoch of another model's fit that happens to print the claim's value satisfies
-        # nothing. But any record of the last progress output judging the claim is its
-        # newest history, which one record matching satisfies (the best epoch of the last
-        # fit, not its last): the earlier fits' records under that key are its past.
+        # only a fit's last record under its key is a training's result: an earlier epoch
+        # of another model's fit that happens to print the claim's value satisfies nothing.
+        # But any record of the last fit judging the claim is its newest history, which one
+        # record matching satisfies (its best epoch, not its last): the earlier fits'
+        # records under that key are its past.
         key = out.key(at)
-        if out.place == last[(path, cid)] or out.last_of(key, at):
+        if out.cell == last_fit[(path, cid)] or (
+                out.last_of(key, at) and not any(
+                    later.place > out.place and later.has_key(key)
+                    for later in fits[(path, out.cell)])):
             keys.setdefault((path, cid), set()).add(key)
     return {k: _Judged(keys.get(k, set()), last.get(k, -1), evaluated.get(k, -1))
             for k in last.keys() | evaluated.keys()}
