@@ -27,11 +27,18 @@ numbers of our own; what the code gave before the fix is in the comment over eac
 
 from __future__ import annotations
 
+import ast
+import pprint
 from pathlib import Path
 
+from labledger.reconcile.claim_model import Claim
 from tests.reconcile.test_documents import claim
+from tests.reconcile.test_headed_tables_and_splits import findings
+from tests.reconcile.test_headed_tables_and_splits import judge as judge_text
 from tests.reconcile.test_notebooks_review import found, judge, matched
-from tests.reconcile.test_progress_series import _cells, _code, _pytorch, _stream
+from tests.reconcile.test_progress_series import _cells, _code, _pytorch, _result, _stream
+
+Found = list[tuple[str, tuple[str, ...], str | None, int, int, str | None]]
 
 # === 1. a fit is a code cell ======================================================================
 
@@ -99,3 +106,106 @@ def test_a_label_holding_its_own_value_heads_nothing(tmp_path: Path) -> None:
     report = judge(tmp_path, text, [_TEST_ACC])
     assert found(report) == []
     assert matched(report) == {(("TA",), "cell 1, output 1", 1, "0.9317")}
+
+
+# === 4. a classification report printed as a dict =================================================
+
+# seqeval's classification_report(..., output_dict=True) (chakki-works/seqeval
+# seqeval/metrics/v1.py: a row per entity type, then 'micro avg', 'macro avg', 'weighted avg',
+# each {'precision', 'recall', 'f1-score', 'support'}), printed on one line as a docstring keeps
+# it (GitHub index file id 15192289812), by pprint a key a line, sorted (index file id
+# 26328429508), or with numpy 2's reprs (index file id 11289749723); entity types and numbers
+# of our own.
+def _ner_report(micro_f1: str = "0.9069", wrap: str = "{}") -> str:
+    rows = [("LOC", "0.9102", "0.9233", "0.9167", "1668"),
+            ("MISC", "0.7810", "0.8034", "0.7920", "702"),
+            ("micro avg", "0.8990", "0.9150", micro_f1, "5648"),
+            ("macro avg", "0.8814", "0.8958", "0.8885", "5648")]
+    return "{" + ", ".join(
+        f"'{label}': {{'precision': {wrap.format(p)}, 'recall': {wrap.format(r)}, "
+        f"'f1-score': {wrap.format(f)}, 'support': {wrap.format(s)}}}"
+        for label, p, r, f, s in rows) + "}"
+
+
+def _pprinted(micro_f1: str = "0.9069") -> str:
+    return pprint.pformat(ast.literal_eval(_ner_report(micro_f1)))
+
+
+def _micro(value: float) -> list[Claim]:
+    return [claim("MF", "f1", value, aliases=("micro avg",))]
+
+
+def _judge_report(tmp_path: Path, text: str, value: float) -> Found:
+    return found(judge(tmp_path, _cells(_code(_result(text), source="classification_report("
+                                              "y_true, y_pred, output_dict=True)")),
+                       _micro(value)))
+
+
+def test_a_micro_avg_claim_is_not_satisfied_by_the_macro_avg(tmp_path: Path) -> None:
+    # before: no finding; 0.8885 is the macro avg's f1-score, which named the claim as much
+    assert _judge_report(tmp_path, _ner_report(), 0.8885) == [
+        ("drift", ("MF",), "cell 1, output 1", 1, 237, "0.9069")]
+
+
+def test_a_moved_micro_avg_f1_drifts_on_its_own_cell(tmp_path: Path) -> None:
+    # before: ("ambiguous", ("MF",), "cell 1, output 1", 1, 23, "0.9102") among every number
+    assert _judge_report(tmp_path, _ner_report("0.9169"), 0.9069) == [
+        ("drift", ("MF",), "cell 1, output 1", 1, 237, "0.9169")]
+    assert _judge_report(tmp_path, _ner_report(), 0.9069) == []
+
+
+def test_a_pprinted_and_a_numpy_report_are_tables_too(tmp_path: Path) -> None:
+    # before: ambiguous among every f1-score, and satisfied by the macro avg's
+    pp = _pprinted("0.9169")
+    line = pp[:pp.index("0.9169")].count("\n") + 1
+    assert [f[:4] for f in _judge_report(tmp_path, pp, 0.9069)] == [
+        ("drift", ("MF",), "cell 1, output 1", line)]
+    assert [f[:4] for f in _judge_report(tmp_path, _pprinted(), 0.8885)] == [
+        ("drift", ("MF",), "cell 1, output 1", line)]
+    numpy = _ner_report("0.9169", wrap="np.float64({})")
+    got = _judge_report(tmp_path, numpy, 0.9069)
+    assert [(f[0], f[5]) for f in got] == [("drift", "0.9169")]
+
+
+def test_support_counts_are_never_values(tmp_path: Path) -> None:
+    """A claim whose digits are the support's (5648) drifts on the f1-score, never on the
+    count."""
+    assert _judge_report(tmp_path, _ner_report(), 0.5648) == [
+        ("drift", ("MF",), "cell 1, output 1", 1, 237, "0.9069")]
+
+
+# sklearn's classification_report(..., output_dict=True): integer class labels, the scalar
+# 'accuracy' between the classes and the averages (the shape of index file id 36271872028).
+_SKLEARN = ("{'0': {'precision': 0.53, 'recall': 0.77, 'f1-score': 0.63, 'support': 57.0}, "
+            "'1': {'precision': 0.71, 'recall': 0.39, 'f1-score': 0.5, 'support': 62.0}, "
+            "'accuracy': 0.57, 'macro avg': {'precision': 0.62, 'recall': 0.58, "
+            "'f1-score': 0.565, 'support': 119.0}, 'weighted avg': {'precision': 0.63, "
+            "'recall': 0.57, 'f1-score': 0.56, 'support': 119.0}}")
+
+
+def test_sklearns_accuracy_entry_and_weighted_avg(tmp_path: Path) -> None:
+    text = _cells(_code(_result(_SKLEARN)))
+    assert found(judge(tmp_path, text, [claim("A", "accuracy", 0.57)])) == []
+    moved = found(judge(tmp_path, text, [claim("A", "accuracy", 0.59)]))
+    assert [(f[0], f[5]) for f in moved] == [("drift", "0.57")]
+    # before: satisfied by class 0's and class 1's f1-score 0.5 and 0.63 (read as a sentence)
+    weighted = found(judge(tmp_path, text, [claim("W", "f1", 0.50, aliases=("weighted avg",))]))
+    assert [(f[0], f[5]) for f in weighted] == [("drift", "0.56")]
+
+
+# A README's "Metrics" section pasting the Trainer's evaluation dict with seqeval's report
+# nested under 'eval_report' (GitHub index file id 45756118174, repository not resolved).
+_README = ("## Metrics\nResults: {'eval_loss': 0.0136,\n 'eval_f1': 0.9912,\n  'eval_report': "
+           "{'PRODUCT': {'precision': 0.9903, 'recall': 0.9921, 'f1-score': 0.9912, "
+           "'support': 8120}, \n  'micro avg': {'precision': 0.9903, 'recall': 0.9921, "
+           "'f1-score': 0.9912, 'support': 8120}, \n  'macro avg': {'precision': 0.9890, "
+           "'recall': 0.9921, 'f1-score': 0.9905, 'support': 8120}}, \n  'eval_runtime': "
+           "61.2, 'epoch': 9.0}\n")
+
+
+def test_a_report_nested_in_the_trainers_metrics_in_a_readme() -> None:
+    report = judge_text(_README, [claim("M", "f1", 0.9912, aliases=("macro avg",))])
+    # before: no finding; the product's and the micro avg's f1-score matched the claim
+    assert findings(report) == [("drift", ("M",), 6, "0.9905")]
+    assert findings(judge_text(_README, [claim("M", "f1", 0.9905,
+                                               aliases=("macro avg",))])) == []
