@@ -35,7 +35,8 @@ Invariants:
   the loss matched or drifted for a test-accuracy claim. A tqdm stream is a log however few
   its lines (each bar line is one epoch's record, its description, ``valid:``, the record's
   label). A single line stays a sentence (its sentence punctuation still parts it), an output
-  whose line runs on into the next as a sentence's words do stays prose (`_wrapped`), and
+  whose line runs on into the next as a sentence's words do stays prose (`_wrapped`), over
+  any number of lines, unless its lines outside such sentences are a log (`_prose`), and
   markdown cells, ``text/markdown`` and ``text/latex`` results are prose as ever.
 * **A fit's earlier phase is not read.** fastai's ``fine_tune`` shows two HTML tables of epochs
   (``epoch``, ``train_loss``, ...) in one cell: the frozen epoch's, then the rest. Read as two
@@ -60,7 +61,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from labledger.reconcile.doc_readers import Segment, blanked
+from labledger.reconcile.doc_readers import Segment, blanked, is_log
 from labledger.reconcile.errors import DocumentError
 from labledger.reconcile.log_units import heading_title, markdown_headings
 from labledger.reconcile.number_roles import heading_split
@@ -222,7 +223,9 @@ def _output_segment(path: str, output: dict[str, Any], where: str) -> Segment | 
     if syntax != "txt":
         return Segment(path, syntax, text, where)
     text = visible_output(text)[0]
-    return Segment(path, syntax, text, where, printed=_several_lines(text))
+    printed = _several_lines(text)
+    segment = Segment(path, syntax, text, where, printed=printed)
+    return segment if printed or "\n" not in text.strip() else _prose(segment)
 
 
 def _representations(output: dict[str, Any]) -> dict[str, Any]:
@@ -253,8 +256,9 @@ def _stream_segment(path: str, raw: str, where: str) -> Segment:
     # Each line of a progress stream is one record (an epoch's bar and its postfix); read as
     # prose, two short bar lines were one unit and the train line's 'acc' drifted against the
     # validation claim. So is each line of any printed output of several lines.
-    return Segment(path, "txt", text, where, printed=progress or _several_lines(text),
-                   stream=True)
+    printed = progress or _several_lines(text)
+    segment = Segment(path, "txt", text, where, printed=printed, stream=True)
+    return segment if printed or "\n" not in text.strip() else _prose(segment)
 
 
 def _several_lines(text: str) -> bool:
@@ -270,12 +274,31 @@ def _wrapped(text: str) -> bool:
     record, the test accuracy's line named no accuracy, and the baseline's 91.02% drifted for
     the claim 93.17% matches). A key and its value aligned in columns (a Series' ``split
     test`` over ``loss  0.6871``) are no sentence: a record a line."""
+    return next(_run_ons(text), None) is not None
+
+
+def _run_ons(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each two lines a sentence runs on across (see `_wrapped`)."""
     for m in _RUN_ON.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         line = text[start:m.start() + 1].strip()
         if line.count(" ") >= 2 and "  " not in line and "\t" not in line:
-            return True
-    return False
+            end = text.find("\n", m.end())
+            yield start, len(text) if end < 0 else end
+
+
+def _prose(segment: Segment) -> Segment:
+    """``segment`` (an output of several lines, a sentence running on across two of them)
+    told to be prose unless its other lines are a log by themselves: three lines of one
+    sentence, two of them ending in a number (``... after 30 epochs`` over ``of training, up
+    from 88.03%``), were a log by `doc_readers.is_log`'s share of such lines, and read a line
+    per record, the claim's name and its number, on two lines, named nothing together."""
+    text = segment.text
+    chars = list(text)
+    for start, end in _run_ons(text):
+        chars[start:end] = blanked(text[start:end])
+    segment._cache["log"] = is_log(Segment(segment.path, "txt", "".join(chars)))
+    return segment
 
 
 def visible_output(text: str) -> tuple[str, bool]:

@@ -209,3 +209,41 @@ def test_a_report_nested_in_the_trainers_metrics_in_a_readme() -> None:
     assert findings(report) == [("drift", ("M",), 6, "0.9905")]
     assert findings(judge_text(_README, [claim("M", "f1", 0.9905,
                                                aliases=("macro avg",))])) == []
+
+
+# === 5. a sentence printed over three lines =======================================================
+
+# csce585-mlsystems/CSCE585ProjectROI results.py prints one sentence over several print()
+# calls (the shape test_notebook_history_review follows for two lines); here three, two of
+# them ending in a number (a count of epochs, the baseline's accuracy).
+def _three_lines(value: str) -> str:
+    return _cells(_code(_stream(f"The fine-tuned model reaches {value} test\n"
+                                "accuracy on the held-out split after 30 epochs\n"
+                                "of training, up from 88.03%\n")))
+
+
+_HELD_OUT = claim("TA", "test_accuracy", 0.9317, aliases=("test accuracy",))
+
+
+def test_a_sentence_over_three_lines_is_one_sentence(tmp_path: Path) -> None:
+    report = judge(tmp_path, _three_lines("93.17%"), [_HELD_OUT])
+    # before: no match (a log by the share of lines ending in a number: "test" and "accuracy"
+    # apart, nothing named the claim)
+    assert found(report) == []
+    assert matched(report) == {(("TA",), "cell 1, output 1", 1, "93.17%")}
+
+
+def test_a_moved_value_in_a_sentence_over_three_lines_drifts(tmp_path: Path) -> None:
+    report = judge(tmp_path, _three_lines("93.57%"), [_HELD_OUT])
+    # before: no finding
+    assert found(report) == [("drift", ("TA",), "cell 1, output 1", 1, 30, "93.57%")]
+
+
+def test_a_log_holding_a_wrapped_message_is_still_a_log(tmp_path: Path) -> None:
+    """A message wrapped over two lines above a loop's per-epoch lines: the epochs are still
+    records, a series whose last one a moved claim drifts on."""
+    epochs = "".join(f"Epoch {e}/5 - train loss: 0.4{e} - val acc: 0.8{e}\n" for e in range(1, 6))
+    text = _cells(_code(_stream("Loading the pretrained weights from the\nlocal model cache "
+                                "directory\n" + epochs)))
+    report = judge(tmp_path, text, [claim("V", "val_acc", 0.86, aliases=("val acc",))])
+    assert found(report) == [("drift", ("V",), "cell 1, output 1", 7, 41, "0.85")]
