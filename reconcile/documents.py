@@ -594,6 +594,7 @@ class _Run:
                 if values:
                     pending[i] = values
         series: dict[tuple[int, str], int] = {}  # (item, claim): the records it is the last of
+        taken: dict[tuple[int, str], int] = {}  # ... and the later ones other claims matched
         for cid in sorted(rests.keys() - satisfied):
             claim = claims[cid]
             rest = rests[cid]
@@ -605,6 +606,12 @@ class _Run:
             if last is not None:
                 pending.setdefault(rest[last], []).append(cid)
                 series[(rest[last], cid)] = len(rest)
+                at = items[rest[last]].shown.start
+                # records naming it after the one judged, each another claim's match: the
+                # note says so, not that the judged one is the last (`series_note`)
+                taken[(rest[last], cid)] = sum(1 for it in items
+                                               if it.shown.start > at and it.owners
+                                               and cid in it.cands)
             elif len(rest) == 1:
                 pending.setdefault(rest[0], []).append(cid)
             elif rest:
@@ -633,7 +640,8 @@ class _Run:
                     count = series.get((i, claim.id))
                     self.add(seg, it.shown.start, "drift", [claim],
                              _drift_message(claim, it.shown, got, it.in_points(claim))
-                             + (series_note(count) if count else ""), it.shown, it.via)
+                             + (series_note(count, taken[(i, claim.id)]) if count else ""),
+                             it.shown, it.via)
             else:
                 owners = [claims[c] for c in cids]
                 could = " or ".join(f"{c.id} ({_value(c)}, run {c.run})" for c in owners[:6])

@@ -436,6 +436,12 @@ def _offset(text: str, line: int, col: int) -> int:
     return at + col - 1
 
 
-def series_note(count: int) -> str:
-    """What a drift on the last of ``count`` records says of the others."""
-    return f"; the last of {count} records naming it, none of which matches"
+def series_note(count: int, taken: int = 0) -> str:
+    """What a drift on the last of ``count`` records says of the others; ``taken``: how many
+    records naming the claim come after it, each another claim's match (a table's last row
+    matching the other run's claim): then it is the last of those left, not the last."""
+    if not taken:
+        return f"; the last of {count} records naming it, none of which matches"
+    after = "the one after it is" if taken == 1 else f"the {taken} after it are"
+    return (f"; the last of {count} records naming it that no other claim matches ({after} "
+            "another claim's), none of which matches it")

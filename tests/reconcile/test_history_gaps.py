@@ -35,6 +35,7 @@ from labledger.reconcile.claim_model import Claim
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings
 from tests.reconcile.test_headed_tables_and_splits import judge as judge_text
+from tests.reconcile.test_notebook_history import _CARD
 from tests.reconcile.test_notebooks_review import found, judge, matched
 from tests.reconcile.test_progress_series import _cells, _code, _pytorch, _result, _stream
 
@@ -247,3 +248,23 @@ def test_a_log_holding_a_wrapped_message_is_still_a_log(tmp_path: Path) -> None:
                                 "directory\n" + epochs)))
     report = judge(tmp_path, text, [claim("V", "val_acc", 0.86, aliases=("val acc",))])
     assert found(report) == [("drift", ("V",), "cell 1, output 1", 7, 41, "0.85")]
+
+
+# === 6. "the last of N records" is true ===========================================================
+
+def test_the_note_says_when_a_later_record_is_another_claims() -> None:
+    """The model card's last evaluation is the other run's claim (matched there): a moved
+    claim drifts on the row before, and the note does not call that row the last."""
+    claims = [claim("A", "accuracy", 0.9250), claim("B", "accuracy", 0.9243, run="r2")]
+    report = judge_text(_CARD, claims)
+    assert findings(report) == [("drift", ("A",), 7, "0.9131")]
+    # before: "; the last of 3 records naming it, none of which matches" (4 name it)
+    assert report.findings[0].message.endswith(
+        "; the last of 3 records naming it that no other claim matches (the one after it is "
+        "another claim's), none of which matches it")
+
+
+def test_the_note_of_a_last_record_is_unchanged() -> None:
+    report = judge_text(_CARD, [claim("A", "accuracy", 0.9250)])
+    assert report.findings[0].message.endswith(
+        "; the last of 4 records naming it, none of which matches")
