@@ -25,16 +25,17 @@ notebook's outputs:
   ambiguous among them all. Only a table whose rows a progress column counts, headed by the
   word alone (``Epoch``, ``step``, ``global_step``: not ``Epochs`` or ``Sampling steps``, how
   long each row's run trained, a setting), rising row after row, with no row label but the
-  Trainer's ``No log``; rows of datasets or models, and cells of two columns (``train_loss``
+  Trainer's ``No log`` and no column of a setting (``warmup_steps``, ``LR``: a row per run or
+  a configuration); rows of datasets or models, and cells of two columns (``train_loss``
   and ``valid_loss`` for a bare ``loss``), stay ambiguous.
 * **Across a notebook** (`judge_history`): the outputs of code cells are judged one by one
   (each is a segment); afterwards, a claim's findings in the *progress outputs* of one
   notebook (streams that print a progress word: a ``fit``'s epochs, a loop's per-epoch lines,
   tqdm) are judged as one log's records: those under one key (`record_key`: ``val_accuracy``,
   ``validation accuracy``, a summary line's statistic) are satisfied by a match under that key
-  in any progress output (its last record there, or any record of the last progress output
-  judging the claim: the last fit's best epoch), and when none matches only the last finding
-  is kept. An HTML table
+  that is a fit's last record (a *fit* is one code cell's progress outputs, however many
+  outputs tqdm's stderr cuts it into), or any record of the last fit judging the claim (its
+  best epoch), and when none matches only the last finding is kept. An HTML table
   of epochs shown by a code cell (`epoch_table`: the Trainer's, fastai's) is a progress output
   too, its cells keyed by their column's header (``Accuracy`` as ``accuracy``, as a stream's
   ``accuracy:``). A code output that is no progress output (a ``model.evaluate`` line,
@@ -84,6 +85,12 @@ _SPACES = re.compile(r"\s+")
 # "Epoch" and "Step", fastai's "epoch", "global_step"; not "Epochs" or "Sampling steps" (a
 # setting: how long each row's run trained or sampled)
 _COUNTER = re.compile(r"(?i)(?:global[ _]?)?(?:epoch|step|iteration|iter)")
+# A column naming a setting of the run ("warmup_steps", "Batch size", "LR", "Setting"): the
+# table's rows are runs or a configuration, whatever its "Step" or "Epoch" column counts (the
+# steps trained, the warmup's, a schedule's), not a training's epochs
+_SETTING = re.compile(r"(?i)(?<![a-z])(?:warm[ _-]?up|batch[ _-]?size|learning[ _-]?rate|lr"
+                      r"|weight[ _-]?decay|optimi[sz]er|scheduler|seed|dropout|momentum"
+                      r"|settings?|hyper[ _-]?param(?:eter)?s?|config(?:uration)?)(?![a-z])")
 # an HTML table's header cell that is such a word: the Trainer's and fastai's epoch tables
 _COUNTER_TH = re.compile(r"(?i)<th\b[^>]*>\s*(?:global[ _]?)?(?:epoch|step|iteration|iter)\s*</th>")
 # formatting around a header's word ("**Epoch**", "{Epoch}" from \textbf{Epoch})
@@ -142,14 +149,16 @@ def epoch_rows(table: Table, syntax: str, comma: bool = False) -> bool:
     commas) are a training's epochs or steps: a column headed by a progress word alone (the
     Trainer's "Epoch", fastai's "epoch", "Step") holds a number in every row, rising row after
     row (one row: a fit of one epoch), and no row has a label but a missing value's ("No
-    log"): "| ResNet-50 | 90 | 76.1 |" under "Model | Epoch | Top-1" is a row per model."""
+    log"): "| ResNet-50 | 90 | 76.1 |" under "Model | Epoch | Top-1" is a row per model. A
+    table with a column of a setting (``warmup_steps``, ``Batch size``, ``LR``, ``Setting``)
+    is a configuration or a row per run, its ``Step`` the steps trained or warmed up."""
     rows = [row for row in table.rows if row]
     if not rows:
         return False
-    columns = [column for column, cell in enumerate(table.header)
-               if _COUNTER.fullmatch(mask_text(syntax, cell.text).strip(_DECOR))]
-    if not columns:
-        return False
+    heads = [mask_text(syntax, cell.text).strip(_DECOR) for cell in table.header]
+    columns = [column for column, head in enumerate(heads) if _COUNTER.fullmatch(head)]
+    if not columns or any(_SETTING.search(head) for head in heads):
+        return False  # (a setting's column: runs or a configuration, not epochs)
     for row in rows:
         for cell in row:
             text = mask_text(syntax, cell.text, comma)

@@ -30,12 +30,13 @@ from __future__ import annotations
 import ast
 import pprint
 from pathlib import Path
+from typing import Any
 
 from labledger.reconcile.claim_model import Claim
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings
 from tests.reconcile.test_headed_tables_and_splits import judge as judge_text
-from tests.reconcile.test_notebook_history import _CARD
+from tests.reconcile.test_notebook_history import _CARD, _html_table, _ner_training
 from tests.reconcile.test_notebooks_review import found, judge, matched
 from tests.reconcile.test_progress_series import _cells, _code, _pytorch, _result, _stream
 
@@ -72,6 +73,55 @@ def test_a_value_no_fit_shows_drifts_once(tmp_path: Path) -> None:
     report = judge(tmp_path, _pytorch(), [claim("VA", "val_accuracy", 0.8150, aliases=(_VA,))])
     assert found(report) == [("drift", ("VA",), "cell 2, output 6", 2, 22, "82.56%")]
 
+
+
+# === 2. a settings table is no history ============================================================
+
+# The Trainer's epoch table of huggingface/notebooks examples/token_classification.ipynb (as
+# test_notebook_history builds it), then a cell showing the run's summary as a pandas Styler
+# (`summary.style`: text/html, its text/plain "<pandas.io.formats.style.Styler at 0x...>"): its
+# "step" the steps trained, beside the warmup and the learning rate, its f1 the final
+# evaluation's.
+def _styled(html: str) -> dict[str, Any]:
+    return {"output_type": "execute_result", "execution_count": 2, "metadata": {},
+            "data": {"text/html": html.splitlines(keepends=True),
+                     "text/plain": ["<pandas.io.formats.style.Styler at 0x7f2a5c3e1d90>"]}}
+
+
+def _trained_then_summary(f1: str) -> str:
+    summary = _html_table(("step", "warmup_steps", "learning_rate", "f1"),
+                          [("2634", "500", "2e-05", f1)])
+    return _cells(_ner_training(), _code(_styled(summary), source="summary.style"))
+
+
+def test_a_summary_with_a_step_and_settings_is_no_history(tmp_path: Path) -> None:
+    """The summary's f1 differs from the claim, which the table's last epoch shows: a summary
+    is judged alone, as an evaluation after the training is."""
+    report = judge(tmp_path, _trained_then_summary("0.9381"), [claim("F", "f1", 0.931842)])
+    # before: no finding; read as a table of epochs, the summary was training history, which
+    # the first table's last row satisfied
+    assert found(report) == [("drift", ("F",), "cell 2, output 1", 15, 11, "0.9381")]
+    assert found(judge(tmp_path, _trained_then_summary("0.9318"),
+                       [claim("F", "f1", 0.931842)])) == []
+
+
+def test_a_table_of_runs_with_a_step_column_stays_ambiguous() -> None:
+    """"Step" here is how long each run trained, beside its learning rate and warmup: a row
+    per run, not a training's evaluations."""
+    text = ("| Step | LR | Warmup | Top-1 |\n|---:|---:|---:|---:|\n| 1000 | 0.1 | 100 | 76.2 |\n"
+            "| 2000 | 0.2 | 200 | 77.1 |\n| 4000 | 0.4 | 500 | 77.9 |\n")
+    report = judge_text(text, [claim("T", "top1", 76.9, aliases=("Top-1",))])
+    # before: ("drift", ("T",), 5, "77.9"), "the last of 3 records"
+    assert findings(report) == [("ambiguous", ("T",), 3, "76.2")]
+
+
+def test_a_setting_value_table_was_never_a_history() -> None:
+    """Pinned (no gap): a "Setting | Value" table's rows are labelled ("Step", "Epoch"), so it
+    never read as epochs: the claim is its own row's."""
+    text = ("| Setting | Value |\n|---|---:|\n| Step | 5000 |\n| Epoch | 3 |\n"
+            "| Top-1 | 76.2 |\n")
+    report = judge_text(text, [claim("T", "top1", 76.9, aliases=("Top-1",))])
+    assert findings(report) == [("drift", ("T",), 5, "76.2")]
 
 # === 3. a value under a label ending in an epoch ==================================================
 
