@@ -157,7 +157,7 @@ def test_a_whole_pull_logs_in_once_and_records_what_paramiko_records(
     assert list(private_tmp.iterdir()) == []
 
 
-# -- a second factor, at a real terminal ------------------------------------------------------------
+# -- a second factor, at a real terminal -----------------------------------------------------------
 @pytest.fixture
 def two_factor_sshd(password_sshd: Any, scratch: Path) -> Iterator[Sshd]:  # noqa: F811
     """A box that wants the key AND the password (``AuthenticationMethods publickey,password``,
