@@ -238,14 +238,15 @@ class MuxTransport:
         return [*(["-l", self.target.user] if self.target.user else []),
                 *(["-p", str(self.target.port)] if self.target.port else [])]
 
-    def _checking(self) -> list[str]:
-        """The host-key rule and login options of the master and of every hop."""
+    def _checking(self, *, batch: bool = False) -> list[str]:
+        """The host-key rule and login options of the master and of every hop (``batch``:
+        never prompt, even at a terminal)."""
         files = " ".join('"' + str(p).replace("%", "%%") + '"'
                          for p in (self.known_hosts, self.user_known_hosts))
         argv = ["-o", f"StrictHostKeyChecking={'accept-new' if self.accept_new else 'yes'}",
                 "-o", f"UserKnownHostsFile={files}", "-o", "GlobalKnownHostsFile=/dev/null",
                 "-o", "UpdateHostKeys=no", "-o", "CheckHostIP=no", "-o", "HashKnownHosts=no",
-                "-o", f"BatchMode={'no' if self.prompt else 'yes'}",
+                "-o", f"BatchMode={'no' if self.prompt and not batch else 'yes'}",
                 "-o", f"ConnectTimeout={max(1, int(self.timeout))}",
                 "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
                 "-o", "ClearAllForwardings=yes", "-o", "PermitLocalCommand=no",
@@ -256,7 +257,7 @@ class MuxTransport:
             argv += ["-o", "IdentityAgent=none"]
         return argv
 
-    def _hops(self) -> list[str]:
+    def _hops(self, *, batch: bool = False) -> list[str]:
         """``ProxyCommand`` for the master when the config names ``ProxyJump`` hops: each hop an
         ``ssh -W`` with the same checking (ssh's own ProxyJump would not pass it on)."""
         if self.jumps.lower() == "none":
@@ -267,7 +268,7 @@ class MuxTransport:
                          r"(?::(?P<port>\d+))?$", hop.strip())
             if m is None:
                 raise TransportError(self.source, f"ProxyJump {hop!r} is not [user@]host[:port]")
-            words = [self.ssh, *self.config_args, *self._checking(),
+            words = [self.ssh, *self.config_args, *self._checking(batch=batch),
                      "-o", "ControlMaster=no", "-o", "ControlPath=none",
                      "-o", f"ProxyCommand={command}",
                      *(["-l", m["user"]] if m["user"] else []),
@@ -354,8 +355,8 @@ class MuxTransport:
         it, before any login."""
         from labledger.ingest.transport_ssh import changed_host_key, unknown_host_key
 
-        argv = [self.ssh, *self.config_args, *self._checking(), *self._hops(),
-                "-o", "BatchMode=yes", "-o", "ControlMaster=no", "-o", "ControlPath=none",
+        argv = [self.ssh, *self.config_args, *self._checking(batch=True),
+                *self._hops(batch=True), "-o", "ControlMaster=no", "-o", "ControlPath=none",
                 "-v", *self._login_args(), "--", self.target.host, "true"]
         probe = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False,
                                timeout=self.timeout * 3)

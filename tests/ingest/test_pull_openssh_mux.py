@@ -401,3 +401,34 @@ def test_a_changed_host_key_is_refused_as_paramiko_refuses_it(
     assert "does not match the pinned ssh-ed25519 key" in errors[0]
     assert known.read_text() == f"[127.0.0.1]:{verbose_sshd.port} {kind} {blob}\n"
     assert list(private_tmp.iterdir()) == []
+
+
+def test_a_jump_host_is_reached_with_the_same_checking(ledger: Ledger, tmp_path: Path,
+                                                       verbose_sshd: Sshd, scratch: Path,
+                                                       private_tmp: Path) -> None:
+    """ProxyJump hops run as ``ssh -W`` processes carrying labledger's host-key options (ssh's
+    own ProxyJump would check them against the user's files only); the pull logs in twice, once
+    at the hop and once at the box, for the whole pull."""
+    from tests.ingest.test_pull_logins import write_config
+
+    config = write_config(tmp_path, verbose_sshd, "  ProxyJump jump\n")
+    box = small_box(scratch / "box")
+    mark = log_mark(verbose_sshd)
+    transport = MuxTransport(parse_target(f"gpubox:{box}"), known_hosts=tmp_path / "known_hosts",
+                             ssh_config=config, user_known_hosts=tmp_path / "none",
+                             use_agent=False, prompt=False, connect_retries=0)
+    try:
+        report = pull(ledger, transport, run="r1", verify_checkpoints=False)
+    finally:
+        transport.close()
+    assert report.ok, report.to_json()
+    assert transport.source.startswith(f"ssh://{verbose_sshd.user}@gpubox:{verbose_sshd.port}/")
+    assert log_since(verbose_sshd, mark).count("Accepted publickey") == 2
+    assert processes_naming(str(private_tmp)) == []
+
+    (tmp_path / "known_hosts").write_text("")  # the hop's key is pinned nowhere: refused
+    with pytest.raises(TransportError):
+        MuxTransport(parse_target(f"gpubox:{box}"), known_hosts=tmp_path / "known_hosts",
+                     ssh_config=config, user_known_hosts=tmp_path / "none", use_agent=False,
+                     prompt=False, connect_retries=0)
+    assert list(private_tmp.iterdir()) == []
