@@ -231,6 +231,41 @@ class HostKeyError(TransportError):
         self.host, self.fingerprint, self.known_hosts = host, fingerprint, known_hosts
 
 
+class SecondFactorError(TransportError):
+    """The box accepted the key (or password) and then asked for more: a second factor
+    (keyboard-interactive: a TOTP code, a Duo push; or a password after the key), which paramiko
+    cannot show at a terminal. Never retried; ``labledger pull`` answers it through OpenSSH at a
+    terminal (``--ssh auto``/``openssh``, `labledger.ingest.transport_mux`). ``methods``: what
+    the box still asks for."""
+
+    _fields: tuple[str, ...] = ("source", "problem", "methods")
+
+    def __init__(self, source: str, user: str, methods: list[str]) -> None:
+        asked = ", ".join(methods) or "more"
+        problem = (f"authentication as {user} needs a second factor: the box accepted the first "
+                   f"one and asks for {asked}, which paramiko cannot prompt for")
+        IngestError.__init__(self, f"{source}: {problem}; nothing was read or recorded. Pull "
+                             f"from a terminal with --ssh openssh (or the default --ssh auto): "
+                             f"OpenSSH asks for it once, at the terminal")
+        self.source, self.problem, self.methods = source, problem, methods
+
+
+class BoxPythonMissingError(TransportError):
+    """The OpenSSH transport (`labledger.ingest.transport_mux`) lists and hashes with the box's
+    ``python3``, and the box has none (3.5 or later) where the probe looks. A setting of the
+    box, never retried (exit 1)."""
+
+    _fields: tuple[str, ...] = ("source", "problem")
+
+    def __init__(self, source: str) -> None:
+        problem = ("the box has no python3 (3.5 or later, on the login's PATH or in the usual "
+                   "places), which --ssh openssh lists and hashes with")
+        IngestError.__init__(self, f"{source}: {problem}; nothing was read or recorded. Install "
+                             f"python3 on the box, or pull with --ssh paramiko (SFTP lists, "
+                             f"sha256sum hashes) where the box lets paramiko log in")
+        self.source, self.problem = source, problem
+
+
 class SftpUnavailableError(TransportError):
     """The box's SSH server let us in, but SFTP, which pull reads with, cannot be used there: a
     setting of that box (refused, or a start-up file printing into the session), so never

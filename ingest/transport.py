@@ -6,12 +6,14 @@ target), and `read` only opens paths the caller listed as regular files. Hashing
 the bytes are (`hash_files`): on a remote box that is one batched remote command, never a
 download.
 
-Two transports exist: `LocalTransport` (a directory on this machine: owned boxes, mounted
-storage, the demo) and `labledger.ingest.transport_ssh.SshTransport` (paramiko; imported only
-when used). Any failure to reach or read the box raises `TransportError`, except one file that is
-no longer there to read while the box itself answers (a training loop rotated it away between the
-listing and the read): that is `FileUnreadableError` for that file alone (`hash_files` reports it
-in the file's `RemoteHash.error`), so a pull records it as failed and goes on with the rest.
+Three transports exist: `LocalTransport` (a directory on this machine: owned boxes, mounted
+storage, the demo), `labledger.ingest.transport_ssh.SshTransport` (paramiko; imported only
+when used) and `labledger.ingest.transport_mux.MuxTransport` (the system ssh over one master
+connection: a second factor answered once at the terminal). Any failure to reach or read the
+box raises `TransportError`, except one file that is no longer there to read while the box itself
+answers (a training loop rotated it away between the listing and the read): that is
+`FileUnreadableError` for that file alone (`hash_files` reports it in the file's
+`RemoteHash.error`), so a pull records it as failed and goes on with the rest.
 
 Names are `str` as POSIX decodes them (``surrogateescape``): a name that is not valid UTF-8 is
 listed, never raised on, and the caller decides (``pull`` refuses it).

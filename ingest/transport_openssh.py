@@ -39,6 +39,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from labledger.ingest.errors import TransportError
 from labledger.ingest.transport import FileUnreadableError
@@ -164,10 +165,22 @@ class OpenSshLogin:
                 "LABLEDGER_SSH_PASSWORD": self.password}
 
 
+class SshCommandLine(Protocol):
+    """What `FileStream` needs of a login: `OpenSshLogin`, or a multiplexed connection's
+    (`labledger.ingest.transport_mux`)."""
+
+    @property
+    def password(self) -> str | None: ...
+
+    def argv(self, remote_command: str) -> list[str]: ...
+
+    def askpass_env(self, folder: Path) -> dict[str, str] | None: ...
+
+
 class FileStream:
     """One ``ssh`` process streaming many files; iterate `files` in request order."""
 
-    def __init__(self, login: OpenSshLogin, root: str, items: Sequence[tuple[str, int]],
+    def __init__(self, login: SshCommandLine, root: str, items: Sequence[tuple[str, int]],
                  source: str, *, python: str = "python3") -> None:
         self.source = source
         self.items = list(items)

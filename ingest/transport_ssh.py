@@ -63,6 +63,7 @@ import paramiko
 from labledger.ingest.errors import (
     HostKeyError,
     PullSourceError,
+    SecondFactorError,
     SftpUnavailableError,
     TransportError,
 )
@@ -197,6 +198,48 @@ _COREUTILS = (
     '| sed "s/^/B /"; fi; rm -f "$t"'
 )
 
+def parse_hash_output(out: bytes) -> tuple[dict[str, str], dict[str, int], dict[str, str],
+                                            dict[str, str], list[str], dict[str, list[BoxWriter]]]:
+    """The box hasher's lines (`_PY_HASHER`, `_COREUTILS`): ``(sha256, sizes, blake3, gone,
+    failed, writers)`` by name; ``gone``: files the box could no longer open (why), ``failed``:
+    other files it could not hash (``name: message``)."""
+    sha: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    b3: dict[str, str] = {}
+    gone: dict[str, str] = {}
+    failed: list[str] = []
+    writers: dict[str, list[BoxWriter]] = {}
+    for line in out.decode("utf-8", "surrogateescape").split("\n"):
+        tag, _, rest = line.partition(" ")
+        if tag == "W":  # "W <pid> <name>\0<command>": <pid> holds <name> open for writing
+            pid, _, rest = rest.partition(" ")
+            name, _, command = rest.partition("\0")
+            if pid.isdigit():
+                writers.setdefault(name, []).append(BoxWriter(int(pid), command))
+            continue
+        if tag == "E":  # "E <errno> <name>\0<message>": the helper could not open <name>
+            number, _, rest = rest.partition(" ")
+            name, _, message = rest.partition("\0")
+            if number.isdigit() and int(number) in FILE_ERRNOS:
+                gone[name] = f"cannot open it to hash: {message}"
+            else:
+                failed.append(f"{name}: {message}")
+            continue
+        # "<hex>[ <bytes hashed>]  <name>": the name is everything after the two spaces, as
+        # it is (a name may itself start with "*" or a space).
+        digest, sep, name = rest.partition("  ")
+        if not sep:
+            continue
+        digest, _, hashed = digest.partition(" ")
+        if tag == "S":
+            sha[name] = digest
+            if hashed.isdigit():
+                sizes[name] = int(hashed)
+        elif tag == "B":
+            b3[name] = digest
+    return sha, sizes, b3, gone, failed, writers
+
+
 # The user runs to the LAST "@" before the host, as OpenSSH reads it (a directory user such as
 # "jdoe@ad.univ.edu"); a user holds no ":" or "/", a host no "@".
 _SPEC = re.compile(r"^(?:(?P<user>[^/:]+)@)?(?P<host>\[[^\]]+\]|[^:/\[\]@]+)"
@@ -292,12 +335,43 @@ def _as_spec_hint(spec: str) -> str:
             "folder on the box)")
 
 
+def box_root(target: SshTarget, user: str, port: int) -> tuple[str, str]:
+    """The pulled folder as remote commands name it, and the source recorded for it.
+
+    "~/runs/r1" (as scp writes it) is "runs/r1": SFTP and remote commands start in the login's
+    home folder, and a quoted "~" would be a folder named "~"."""
+    folder = "." if target.dir in ("~", "~/") else (
+        target.dir[2:] if target.dir.startswith("~/") else target.dir)
+    root = folder.rstrip("/") or "/"
+    sep = "" if root.startswith("/") else "/~/"
+    return root, f"ssh://{user}@{target.host}:{port}{sep}{root}"
+
+
 def _known_name(host: str, port: int) -> str:
     return host if port == 22 else f"[{host}]:{port}"
 
 
 def fingerprint(key: paramiko.PKey) -> str:
     return str(key.fingerprint)  # "SHA256:..." (paramiko >= 3.2)
+
+
+def unknown_host_key(name: str, fingerprint: str, known_hosts: Path) -> HostKeyError:
+    """The refusal of a key pinned nowhere (both transports word it alike)."""
+    return HostKeyError(name, fingerprint,
+                        "is unknown. Check the fingerprint out of band (the provider's console), "
+                        f"then pass --accept-new-host-key to pin it in {known_hosts}",
+                        str(known_hosts))
+
+
+def changed_host_key(name: str, fingerprint: str, kind: str, pinned: str,
+                     files: tuple[Path, Path]) -> HostKeyError:
+    """The refusal of a key that differs from the pinned one of its type ``kind``."""
+    return HostKeyError(name, fingerprint,
+                        f"does not match the pinned {kind} key {pinned} (in {files[0]} or "
+                        f"{files[1]}). The box was replaced or someone is in the middle; a "
+                        f"changed key is always refused. If the box really was reinstalled, "
+                        f"remove its old line after checking the new fingerprint out of band",
+                        str(files[0]))
 
 
 def _load_config(path: Path | None) -> paramiko.SSHConfig:
@@ -377,13 +451,7 @@ class SshTransport:
         self.hostname = str(found.get("hostname", target.host))
         self.port = target.port or int(found.get("port", 22))
         self.user = target.user or str(found.get("user") or os.environ.get("USER") or "root")
-        # "~/runs/r1" (as scp writes it) is "runs/r1": SFTP and remote commands start in the
-        # login's home folder, and a quoted "~" would be a folder named "~".
-        folder = "." if target.dir in ("~", "~/") else (
-            target.dir[2:] if target.dir.startswith("~/") else target.dir)
-        self.root = folder.rstrip("/") or "/"
-        sep = "" if self.root.startswith("/") else "/~/"
-        self.source = f"ssh://{self.user}@{target.host}:{self.port}{sep}{self.root}"
+        self.root, self.source = box_root(target, self.user, self.port)
         self._chain: list[paramiko.Transport] = []
         self._proxies: list[paramiko.ProxyCommand] = []
         self._sftp: paramiko.SFTPClient | None = None
@@ -403,7 +471,7 @@ class SshTransport:
             try:
                 self._connect()
                 return
-            except (HostKeyError, SftpUnavailableError):
+            except (HostKeyError, SftpUnavailableError, SecondFactorError):
                 raise  # a setting of the box or of this machine: trying again changes nothing
             except TransportError:
                 if attempt == self.connect_retries:
@@ -503,18 +571,10 @@ class SshTransport:
         if pinned is not None:
             if pinned == key:
                 return
-            raise HostKeyError(name, fingerprint(key),
-                               f"does not match the pinned {key.get_name()} key "
-                               f"{fingerprint(pinned)} (in {self.known_hosts} or "
-                               f"{self.user_known_hosts}). The box was replaced or someone is "
-                               f"in the middle; a changed key is always refused. If the box "
-                               f"really was reinstalled, remove its old line after checking the "
-                               f"new fingerprint out of band", str(self.known_hosts))
+            raise changed_host_key(name, fingerprint(key), key.get_name(), fingerprint(pinned),
+                                   (self.known_hosts, self.user_known_hosts))
         if not self.accept_new:
-            raise HostKeyError(name, fingerprint(key),
-                               "is unknown. Check the fingerprint out of band (the provider's "
-                               "console), then pass --accept-new-host-key to pin it in "
-                               f"{self.known_hosts}", str(self.known_hosts))
+            raise unknown_host_key(name, fingerprint(key), self.known_hosts)
         self.known_hosts.parent.mkdir(parents=True, exist_ok=True)
         with open(self.known_hosts, "a", encoding="ascii") as fh:
             fh.write(f"{name} {key.get_name()} {key.get_base64()}\n")
@@ -549,20 +609,25 @@ class SshTransport:
                     continue  # an encrypted or unreadable default key: try the next one
 
     def _authenticate(self, t: paramiko.Transport, user: str, cfg: dict[str, Any]) -> None:
+        # A partial success (the key was accepted, the box wants more: AuthenticationMethods
+        # publickey,keyboard-interactive) returns the methods still asked for.
+        further: list[str] = []
         for key in self._keys(cfg):
             try:
-                t.auth_publickey(user, key)
+                further = list(t.auth_publickey(user, key) or ()) or further
             except paramiko.AuthenticationException:
                 continue
             if t.is_authenticated():
                 return
         if self.password is not None:
             try:
-                t.auth_password(user, self.password)
+                further = list(t.auth_password(user, self.password) or ()) or further
             except paramiko.AuthenticationException:
                 pass
             if t.is_authenticated():
                 return
+        if further:
+            raise SecondFactorError(self.source, user, further)
         raise TransportError(self.source, f"authentication as {user} failed (tried the "
                              f"identity file, agent and default keys"
                              f"{', and a password' if self.password is not None else ''})")
@@ -713,40 +778,7 @@ class SshTransport:
         code, out, err = self.run(command, names)
         if code == 97:
             raise TransportError(self.source, f"cannot enter {self.root} on the box")
-        sha: dict[str, str] = {}
-        sizes: dict[str, int] = {}
-        b3: dict[str, str] = {}
-        gone: dict[str, str] = {}
-        failed: list[str] = []
-        writers: dict[str, list[BoxWriter]] = {}
-        for line in out.decode("utf-8", "surrogateescape").split("\n"):
-            tag, _, rest = line.partition(" ")
-            if tag == "W":  # "W <pid> <name>\0<command>": <pid> holds <name> open for writing
-                pid, _, rest = rest.partition(" ")
-                name, _, command = rest.partition("\0")
-                if pid.isdigit():
-                    writers.setdefault(name, []).append(BoxWriter(int(pid), command))
-                continue
-            if tag == "E":  # "E <errno> <name>\0<message>": the helper could not open <name>
-                number, _, rest = rest.partition(" ")
-                name, _, message = rest.partition("\0")
-                if number.isdigit() and int(number) in FILE_ERRNOS:
-                    gone[name] = f"cannot open it to hash: {message}"
-                else:
-                    failed.append(f"{name}: {message}")
-                continue
-            # "<hex>[ <bytes hashed>]  <name>": the name is everything after the two spaces, as
-            # it is (a name may itself start with "*" or a space).
-            digest, sep, name = rest.partition("  ")
-            if not sep:
-                continue
-            digest, _, hashed = digest.partition(" ")
-            if tag == "S":
-                sha[name] = digest
-                if hashed.isdigit():
-                    sizes[name] = int(hashed)
-            elif tag == "B":
-                b3[name] = digest
+        sha, sizes, b3, gone, failed, writers = parse_hash_output(out)
         missing = [r for r in rels if r not in sha and r not in gone]
         if missing and not failed:
             # sha256sum only complains on stderr: ask SFTP whether the file is still there.

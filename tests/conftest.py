@@ -182,7 +182,8 @@ class Sshd:
     def __init__(self, folder: Path, *, password_auth: bool = False,
                  sftp: str | None = "internal-sftp", extra: tuple[str, ...] = ()) -> None:
         """``sftp``: the SFTP subsystem's command (None: the server offers no SFTP);
-        ``extra``: more sshd_config lines."""
+        ``extra``: more sshd_config lines, written first (sshd keeps a keyword's first value,
+        so ``LogLevel VERBOSE`` there wins over the default below)."""
         import getpass
         import shutil
         import socket
@@ -208,13 +209,13 @@ class Sshd:
             self.port = s.getsockname()[1]
         config = folder / "sshd_config"
         config.write_text("\n".join([
-            f"Port {self.port}", "ListenAddress 127.0.0.1", f"HostKey {self.host_key}",
+            *extra, f"Port {self.port}", "ListenAddress 127.0.0.1", f"HostKey {self.host_key}",
             f"PidFile {folder / 'sshd.pid'}", f"AuthorizedKeysFile {folder / 'authorized_keys'}",
             "StrictModes no", "UsePAM no", "PermitRootLogin yes",
             f"PasswordAuthentication {'yes' if password_auth else 'no'}",
             *([f"Subsystem sftp {sftp}"] if sftp else []), "MaxStartups 100",
             "MaxSessions 100",
-            "LogLevel ERROR", *extra, ""]), encoding="ascii")
+            "LogLevel ERROR", ""]), encoding="ascii")
         self.log = open(folder / "sshd.log", "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen([str(binary), "-D", "-e", "-f", str(config)],
                                      stdout=self.log, stderr=subprocess.STDOUT)

@@ -55,6 +55,12 @@ def _human(n: int) -> str:
               help="labledger's known_hosts file (default: .labledger/known_hosts).")
 @click.option("--ssh-config", type=click.Path(dir_okay=False), metavar="FILE",
               help="SSH config file (default: ~/.ssh/config).")
+@click.option("--ssh", "ssh_mode", type=click.Choice(["auto", "openssh", "paramiko"]),
+              default="auto", show_default=True,
+              help="How to log in: paramiko; openssh (the system ssh over one connection: a "
+                   "second factor, a password or a passphrase asked once at the terminal); "
+                   "auto: paramiko, or openssh at a terminal when the box asks for a second "
+                   "factor.")
 @click.option("--allow-pickle", is_flag=True,
               help="Load checkpoints with weights_only=False: their code RUNS. Recorded.")
 @click.option("--checkpoint-glob", "checkpoint_globs", multiple=True, metavar="GLOB",
@@ -70,8 +76,8 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
          roster: str | None, import_manifest: str | None, export_manifest: str | None,
          only: tuple[str, ...], allow_symlinks: bool, accept_new_host_key: bool,
          identity: str | None, password_stdin: bool, known_hosts: str | None,
-         ssh_config: str | None, allow_pickle: bool, checkpoint_globs: tuple[str, ...],
-         no_verify: bool, retries: int) -> None:
+         ssh_config: str | None, ssh_mode: str, allow_pickle: bool,
+         checkpoint_globs: tuple[str, ...], no_verify: bool, retries: int) -> None:
     """Pull a run's files into the store: list, hash on the box, transfer, merge, verify.
 
     Prints a table (expected, pulled, verified, failed, with sizes); exits 3 when any file
@@ -90,6 +96,9 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
         raise click.UsageError("give one of --from and --from-dir")
     if roster and import_manifest:
         raise click.UsageError("give one of --roster and --import-manifest")
+    if ssh_mode == "openssh" and password_stdin:
+        raise click.UsageError("--ssh openssh asks for a password at the terminal (once); leave "
+                               "out --password-stdin")
     if not from_ and not from_dir and export_manifest is not None:
         _export(open_ledger(), run_id, Path(export_manifest), summary=True)
         return
@@ -119,15 +128,17 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
 
         transport = LocalTransport(from_dir)
     else:
-        from labledger.ingest.transport_ssh import SshTransport, parse_target
+        from labledger.ingest.transport_mux import connect
+        from labledger.ingest.transport_ssh import parse_target
 
         password = _read_password(from_ or "") if password_stdin else None
         assert from_ is not None
-        transport = SshTransport(
-            parse_target(from_),
+        transport = connect(
+            ssh_mode, parse_target(from_),  # type: ignore[arg-type]  # click checked the choice
             known_hosts=Path(known_hosts) if known_hosts else ledger.paths.home / "known_hosts",
             accept_new=accept_new_host_key, identity=Path(identity) if identity else None,
-            password=password, ssh_config=Path(ssh_config) if ssh_config else None)
+            password=password, ssh_config=Path(ssh_config) if ssh_config else None,
+            on_switch=warn)
     bar = LateBar("pulling")
     try:
         report = do_pull(ledger, transport, run=run_id, instance=instance, roster=loaded,
