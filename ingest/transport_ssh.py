@@ -351,6 +351,31 @@ def _known_name(host: str, port: int) -> str:
     return host if port == 22 else f"[{host}]:{port}"
 
 
+def _load_known_hosts(known: paramiko.HostKeys, path: Path) -> None:
+    """Add the keys of known_hosts file ``path`` to ``known``, skipping each line that is not
+    one, as OpenSSH does: a line of bad base64, an unknown key type, bytes that are not UTF-8
+    (paramiko's own `load` raised on the first two kinds, a traceback out of `pull`)."""
+    from paramiko.hostkeys import HostKeyEntry
+
+    for raw in path.read_bytes().splitlines():
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            continue
+        if not line or line.startswith("#"):
+            continue
+        try:
+            entry = HostKeyEntry.from_line(line)
+        except Exception:  # noqa: BLE001 - any line paramiko cannot read is no pinned key
+            continue
+        if entry is None or entry.key is None:
+            continue
+        # as paramiko's `load` keeps an entry (lookups read its list, first line first)
+        entry.hostnames = [name for name in entry.hostnames if not known.check(name, entry.key)]
+        if entry.hostnames:
+            known._entries.append(entry)
+
+
 def fingerprint(key: paramiko.PKey) -> str:
     return str(key.fingerprint)  # "SHA256:..." (paramiko >= 3.2)
 
@@ -563,8 +588,8 @@ class SshTransport:
         for path in (self.user_known_hosts, self.known_hosts):
             if path.is_file():
                 try:
-                    known.load(str(path))
-                except (OSError, paramiko.SSHException) as exc:
+                    _load_known_hosts(known, path)
+                except OSError as exc:
                     raise TransportError(self.source, f"cannot read {path}: {exc}") from exc
         entries = known.lookup(name) or {}
         pinned = entries.get(key.get_name())

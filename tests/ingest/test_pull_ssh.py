@@ -61,6 +61,26 @@ def test_user_known_hosts_is_honoured(tmp_path: Path, sshd: Any) -> None:
     assert not (tmp_path / "known_hosts").exists()
 
 
+@pytest.mark.parametrize("bad", [
+    b"oldbox ssh-ed25519 AAAA%%%not-base64\n",       # bad base64 (InvalidHostKey)
+    b"oldbox ssh-ed25519 AAAAC3NzaC1lZDI1NTE5\n",    # a key cut short
+    b"caf\xe9box ssh-rsa AAAAB3NzaC1yc2E=\n",        # not UTF-8 (a Latin-1 editor)
+    b"oldbox ssh-foo AAAAB3NzaC1yc2E=\n",             # a key type paramiko does not know
+], ids=["base64", "short", "latin1", "unknown-type"])
+def test_a_bad_line_in_known_hosts_is_skipped_as_openssh_does(tmp_path: Path, sshd: Any,
+                                                               bad: bytes) -> None:
+    """OpenSSH skips a known_hosts line it cannot read; paramiko's loader raised on some
+    (InvalidHostKey, UnicodeDecodeError): a traceback out of every pull, or a refusal of a
+    host whose key the file pins on another line."""
+    (tmp_path / "user_known_hosts").write_bytes(bad + sshd.host_key_line.encode())
+    connect(sshd, tmp_path, tmp_path).close()
+    assert not (tmp_path / "known_hosts").exists()
+    # a bad line alone pins nothing: the host is still unknown, and said so
+    (tmp_path / "user_known_hosts").write_bytes(bad)
+    with pytest.raises(HostKeyError, match="is unknown"):
+        connect(sshd, tmp_path, tmp_path)
+
+
 @pytest.mark.parametrize("accept_new", [False, True])
 def test_changed_host_key_is_always_refused(tmp_path: Path, sshd: Any, accept_new: bool) -> None:
     other = tmp_path / "other_key"
