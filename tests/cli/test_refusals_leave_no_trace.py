@@ -388,3 +388,26 @@ def test_a_query_that_runs_keeps_its_read_caches(seed: Path, project: Path,
     done = _cli(project, tmp_path / "home", "sql", "select count(*) from events")
     assert done.returncode == 0, done.stderr
     assert list((project / ".labledger" / "cache" / "query").glob("*.json"))
+
+
+def test_a_count_of_one_takes_the_singular(project: Path, tmp_path: Path) -> None:
+    """Messages said "appended 1 events", "recorded 1 files", "in 1 segments from 1 writers"."""
+    from labledger.ledger._words import counted
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (project / "run" / "test").mkdir(parents=True)
+    (project / "run" / "test" / "metrics.json").write_text(METRICS)
+    (project / "events.jsonl").write_text(EVENTS_BAD_LINE.splitlines()[0] + "\n")
+    said = {}
+    for step in (["init"], ["ingest", "events.jsonl"], ["ingest-dir", "run", "--run", "r1"],
+                 ["check"]):
+        done = _cli(project, home, *step)
+        assert done.returncode == 0, done.stderr
+        said[step[0]] = done.stderr
+    assert "appended 1 event\n" in said["ingest"]
+    assert f"recorded 1 file ({len(METRICS)} bytes, 2 new objects) for run r1" \
+        in said["ingest-dir"]
+    assert "events in 1 segment from 1 writer: ok" in said["check"]
+    assert [counted(n, "entry", "entries") for n in (0, 1, 2)] == ["0 entries", "1 entry",
+                                                                   "2 entries"]
