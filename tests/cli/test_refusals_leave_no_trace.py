@@ -33,16 +33,19 @@ from blake3 import blake3
 LABLEDGER = Path(sys.executable).with_name("labledger")
 NO_OBJECT = "blake3:" + "0" * 64
 
-# A stored result in the shape of the metrics files evaluation scripts write: a split holding
-# metric -> number (cf. huggingface/transformers examples/pytorch/*/run_*.py, which save
-# all_results.json / eval_results.json as flat {"eval_<metric>": value}; here nested by split).
+# A stored result in the shape of the metrics files evaluation scripts write: metric -> number
+# (huggingface/transformers examples/pytorch/text-classification/run_glue.py saves them with
+# trainer.save_metrics("eval", ...) as eval_results.json; here nested by split, our numbers).
 METRICS = '{"test": {"psnr": 31.42, "ssim": 0.8731}, "epoch": 300}\n'
 METRICS_DIGEST = "blake3:" + blake3(METRICS.encode()).hexdigest()
-# A README results section that states the claim with a marker (docs/reconcile.md).
+# A README results section, a Markdown table of PSNR per model as in
+# PrasannaPulakurthi/U2Net-Image-Denoising README.md, stating the claim with a marker
+# (docs/reconcile.md).
 README = ("# Denoising on Kodak24\n\n## Results\n\n| Model | PSNR (dB) |\n|---|---|\n"
           "| ours | <!-- claim:C1 -->31.42 |\n")
-# A pre-commit hook someone wrote by hand (cf. the samples `git init` installs under
-# .git/hooks/pre-commit.sample): a shell script that runs a check and exits non-zero to stop.
+# A pre-commit hook someone wrote by hand, a shell script like git/git
+# templates/hooks--pre-commit.sample (what `git init` installs as pre-commit.sample): it runs a
+# check and a non-zero exit stops the commit.
 OWN_HOOK = "#!/bin/sh\n# run the linters before every commit\nexec ruff check .\n"
 
 
@@ -159,8 +162,12 @@ EVENTS_BAD_LINE = ('{"kind": "note", "run": "r1", "body": {"text": "eval started
                    '{"kind": "checkpoint.saved", "run": "r1", "body": {"step": "four"}}\n')
 # A roster in the PULL/v1 shape (docs/pull.md), cut off mid-way as a failed copy leaves it.
 ROSTER_CUT = '{"schema": "PULL/v1", "run": "r1", "files": [{"path": "ckpt/best.pth", "si'
-# A platform profile with a fact that has no stamp (profiles/*.toml carry `verified` dates).
-PROFILE_BAD = '[platform]\nname = "mycloud"\ntitle = "My cloud"\nkind = "gpu-vm"\n[facts.x\n'
+# Platform profiles in the shape of the shipped ones (profiles/vastai.toml: name, title, one
+# table per fact with its value, `verified` stamp and source): one cut off mid-string by a bad
+# paste, one whose fact has no stamp.
+PROFILE_HEAD = 'name = "mycloud"\ntitle = "My cloud"\n\n[kind]\nvalue = "gpu-vm"\n'
+PROFILE_CUT = PROFILE_HEAD + 'verified = "2026-05"\nsource = "the cluster wiki, page Billi\n'
+PROFILE_UNSTAMPED = PROFILE_HEAD + 'source = "the cluster wiki"\n'
 # A notebook whose JSON was cut off by a crashed save.
 NOTEBOOK_CUT = '{"cells": [{"cell_type": "markdown", "source": ["PSNR 31.4'
 # The ledger's settings with a [reconcile] section that names an option it does not have (a
@@ -266,6 +273,8 @@ ROWS: dict[str, Refusal] = {
                                files={"known_hosts": "[127.0.0.1]:{port} " + _other_host_key()
                                       + "\n"},
                                code=1, words="host key"),
+    # (its host key pinned beforehand: --accept-new-host-key pins it on first contact, and
+    # that pin stays when the folder is then found missing)
     "pull-missing-box-folder": R("pull", "--run", "r1", "--from", "{box}/gone", "--identity",
                                  "{key}", "--known-hosts", "known_hosts",
                                  files={"known_hosts": "{pinned}"},
@@ -308,9 +317,12 @@ ROWS: dict[str, Refusal] = {
     # -- profiles, advice, reading ----------------------------------------------------------------
     "profiles-show-unknown": R("profiles", "show", "nosuch",
                                words="no platform profile named 'nosuch'"),
-    "profiles-bad-own-profile": R("profiles", "list",
-                                  files={".labledger/profiles/mycloud.toml": PROFILE_BAD},
+    "profiles-cut-own-profile": R("profiles", "list",
+                                  files={".labledger/profiles/mycloud.toml": PROFILE_CUT},
                                   words="mycloud.toml"),
+    "profiles-unstamped-fact": R("profiles", "show", "mycloud",
+                                 files={".labledger/profiles/mycloud.toml": PROFILE_UNSTAMPED},
+                                 words=("mycloud.toml", "verified")),
     "profiles-stale-bad-today": R("profiles", "stale", "--today", "someday", words="--today"),
     "advise-unknown-profile": R("advise", "cadence", "--profile", "nosuch",
                                 words="no platform profile named 'nosuch'"),
