@@ -222,6 +222,9 @@ ROWS: dict[str, Refusal] = {
                                 "--from", "eval.json", words="no stored file 'eval.json'"),
     "claim-retract-unknown": R("claim", "retract", "C9", "--reason", "typo",
                                words="no current claim 'C9'"),
+    "evidence-check-cut-file": R("evidence", "--check", code=3,
+                                 files={"EVIDENCE.json": '{"claims": [{"id": "C1", "val'},
+                                 words=("EVIDENCE.json", "not valid JSON")),
     "evidence-output-is-folder": R("evidence", "-o", "runs", words=("runs", "is a directory")),
     "reconcile-missing-doc": R("reconcile", "paper.md", words=("paper.md", "no such file")),
     "reconcile-cut-notebook": R("reconcile", "report.ipynb",
@@ -303,6 +306,7 @@ ROWS: dict[str, Refusal] = {
                                  words="--evidence goes with --confirm-absent"),
     "verify-pull-bad-run": R("verify-pull", "a b", words="'a b' is not a valid run id"),
     "hook-blocks-destroy": R("hook", stdin=HOOK_DESTROY, words=("blocked", "box1")),
+    "hook-blocks-cut-destroy": R("hook", stdin=HOOK_DESTROY[:-3], words="blocked"),
     # -- cas --------------------------------------------------------------------------------------
     "cas-put-missing": R("cas", "put", "gone.bin", words="gone.bin"),
     "cas-put-empty-path": R("cas", "put", "", words="the path is empty"),
