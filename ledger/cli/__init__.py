@@ -155,7 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the CLI and map errors to documented exit codes.
 
     The read caches a command fills (`_stamp_cache`) are written only when it exits 0 or 3 (it
-    ran to its end): a refused command (2) or a failed one leaves the project as it was.
+    ran to its end): a refused command (2), a failed one (1) or an interrupted one writes none,
+    so a refusal leaves the project as it was.
     """
     from labledger.ledger import _stamp_cache
 
