@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from labledger.ledger._words import counted
 from labledger.ledger.errors import CorruptionError
 from labledger.ledger.record import RecordError, verify_line
 from labledger.ledger.root import LedgerPaths
@@ -114,8 +115,9 @@ def _check_jsonl(chain: _Chain, segment: Path, is_open: bool) -> None:
             if is_open and index == len(lines) - 1:
                 chain.report.findings.append(Finding(
                     "torn", str(segment),
-                    f"{len(line)} bytes after the last complete record (a crash mid-append; never "
-                    "acknowledged; the next append cuts them and keeps a copy)", None, offset))
+                    f"{counted(len(line), 'byte')} after the last complete record (a crash "
+                    "mid-append; never acknowledged; the next append cuts them and keeps a copy)",
+                    None, offset))
             else:
                 chain.corrupt(segment, "torn record inside a closed segment", chain.expected_seq,
                               offset)

@@ -15,7 +15,12 @@ from typing import Any, NoReturn
 import click
 
 from labledger.ledger.cli._context import State, state
-from labledger.ledger.cli._errors import EXIT_INTERRUPTED, exit_code_for
+from labledger.ledger.cli._errors import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    exit_code_for,
+)
 
 # name -> (module, attribute, one-line help shown by `labledger --help` without importing it)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -147,7 +152,26 @@ _plain_format = warnings.formatwarning
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: run the CLI and map errors to documented exit codes."""
+    """Console-script entry point: run the CLI and map errors to documented exit codes.
+
+    The read caches a command fills (`_stamp_cache`) are written only when it exits 0 or 3 (it
+    ran to its end): a refused command (2), a failed one (1) or an interrupted one writes none,
+    so a refusal leaves the project as it was.
+    """
+    from labledger.ledger import _stamp_cache
+
+    held = _stamp_cache.hold()
+    try:
+        _main(argv)
+    except SystemExit as exc:
+        if exc.code in (None, EXIT_OK, EXIT_PROBLEMS):
+            held.write()
+        raise
+    finally:
+        held.release()
+
+
+def _main(argv: list[str] | None) -> None:
     warnings.formatwarning = _format_warning
     obj = State()
     try:

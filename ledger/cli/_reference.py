@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import click
 
+from labledger.ledger._words import counted
+
 WIDTH = 100
 PROG = "labledger"
 OUTPUT = "docs/cli.md"
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     with open(temp, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(page)
     os.replace(temp, target)
-    print(f"wrote {target} ({len(items)} commands)", file=sys.stderr)
+    print(f"wrote {target} ({counted(len(items), 'command')})", file=sys.stderr)
     return 0
 
 

@@ -8,6 +8,7 @@ from typing import Any, TypeVar, cast
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import (
     FiniteFloatRange,
     NonEmptyPath,
@@ -154,7 +155,8 @@ def close(source: str, run: str | None, export_root: str, move: bool,
         emit_json({"sealed": True, **sealed.to_json()})
         return
     click.echo(sealed.path)
-    info(ctx, f"sealed {sealed.digest}  {sealed.files} files, {sealed.bytes} bytes")
+    info(ctx, f"sealed {sealed.digest}  {counted(sealed.files, 'file')}, "
+              f"{counted(sealed.bytes, 'byte')}")
 
 
 @click.command("ingest-dir")
@@ -180,7 +182,8 @@ def ingest_dir(run_dir: str, run: str | None, instance: str | None,
         emit_json(result.to_json())
         return
     click.echo(result.digest)
-    extra = f", {len(result.symlinks)} symlinks kept as links" if result.symlinks else ""
+    extra = (f", {counted(len(result.symlinks), 'symlink')} kept as links" if result.symlinks
+             else "")
     info(click.get_current_context(),
-         f"recorded {result.files} files ({result.bytes} bytes, {result.objects_new} new "
-         f"objects){extra} for run {result.run}")
+         f"recorded {counted(result.files, 'file')} ({counted(result.bytes, 'byte')}, "
+         f"{counted(result.objects_new, 'new object')}){extra} for run {result.run}")

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import NonEmptyPath, common, open_ledger, state
 from labledger.ledger.cli._output import emit_json, info, progress_bar, table
 
@@ -269,14 +270,15 @@ def gc(dry_run: bool, grace: str, partial_grace: str | None) -> None:
     else:
         verb = "would remove" if dry_run else "removed"
         for item in (*report.removed, *report.temp_removed):
-            click.echo(f"{verb} {item.digest or item.path}  {item.size} bytes")
+            click.echo(f"{verb} {item.digest or item.path}  {counted(item.size, 'byte')}")
         for item in report.partials_removed:
             origin = origins.get(item.path.name)
             came = f"{origin[0]}: {origin[1]}" if origin else "from a pull with no listing"
-            click.echo(f"{verb} pull partial {item.path}  {item.size} bytes  ({came}; last "
-                       f"written {item.mtime:%Y-%m-%d %H:%M} UTC)")
+            click.echo(f"{verb} pull partial {item.path}  {counted(item.size, 'byte')}  "
+                       f"({came}; last written {item.mtime:%Y-%m-%d %H:%M} UTC)")
         for item in report.failed:
-            click.echo(f"could not remove {item.digest or item.path}  {item.size} bytes")
+            click.echo(f"could not remove {item.digest or item.path}  "
+                       f"{counted(item.size, 'byte')}")
         partials = ""
         if report.partials_removed or report.partials_kept_recent or report.partials_in_use:
             partials = (f"; {verb} {len(report.partials_removed)} pull partial file(s), kept "
@@ -285,7 +287,8 @@ def gc(dry_run: bool, grace: str, partial_grace: str | None) -> None:
                 partials += (f" and {report.partials_in_use} because a pull is running (run gc "
                              "again once it ends)")
         info(click.get_current_context(),
-             f"{verb} {len(report.removed)} object(s), {report.bytes_freed} bytes; kept "
+             f"{verb} {len(report.removed)} object(s), {counted(report.bytes_freed, 'byte')}; "
+             "kept "
              f"{report.kept_referenced} referenced and {report.kept_recent} recent"
              + partials
              + (f"; {len(report.missing)} referenced object(s) are missing from the store "

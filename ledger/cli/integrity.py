@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import common, ledger_paths, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, warn
@@ -45,10 +46,11 @@ def check(deep: bool) -> None:
         if objects is not None:
             _render_objects(ctx, objects)
         verdict = "ok" if not problems else f"{problems} problem(s)"
-        checked = (f" and {objects.verified.checked} objects ({objects.verified.bytes} bytes)"
-                   if objects is not None else "")
-        info(ctx, f"checked {report.events} events in {report.segments} segments from "
-                  f"{report.writers} writers{checked}: {verdict}")
+        checked = (f" and {counted(objects.verified.checked, 'object')} "
+                   f"({counted(objects.verified.bytes, 'byte')})" if objects is not None else "")
+        info(ctx, f"checked {counted(report.events, 'event')} in "
+                  f"{counted(report.segments, 'segment')} from "
+                  f"{counted(report.writers, 'writer')}{checked}: {verdict}")
         if deep and not report.ok:
             info(ctx, "objects not checked: repair or restore the ledger first")
     if problems:

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import common, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, table
@@ -178,8 +179,10 @@ def stale_(months: int, today: str | None) -> None:
               f"{Path(s.file).name}:{s.line}", s.source] for s in found]))
     ctx = click.get_current_context()
     if not state().json:
-        info(ctx, f"{len(found)} of {total} facts are stamped more than {months} months before "
-                  f"{day}; re-check them against the provider before money or data depends on "
-                  "them")
+        one = len(found) == 1
+        info(ctx, f"{len(found)} of {counted(total, 'fact')} {'is' if one else 'are'} stamped "
+                  f"more than {counted(months, 'month')} before {day}; re-check "
+                  f"{'it' if one else 'them'} against the provider before money or data depends "
+                  f"on {'it' if one else 'them'}")
     if found:
         ctx.exit(EXIT_PROBLEMS)

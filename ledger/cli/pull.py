@@ -99,6 +99,8 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
     if ssh_mode == "openssh" and password_stdin:
         raise click.UsageError("--ssh openssh asks for a password at the terminal (once); leave "
                                "out --password-stdin")
+    if export_manifest is not None:
+        _refuse_missing_folder(Path(export_manifest))
     if not from_ and not from_dir and export_manifest is not None:
         _export(open_ledger(), run_id, Path(export_manifest), summary=True)
         return
@@ -220,6 +222,18 @@ def _recorded_source(run_id: str, instance: str) -> tuple[str | None, str | None
     return found.value, None
 
 
+def _refuse_missing_folder(dest: Path) -> None:
+    """Exit 2 before anything is pulled when --export-manifest's folder does not exist: found
+    only after the pull, it ended in a traceback with the pull recorded."""
+    from labledger.ingest.errors import PullSourceError
+
+    folder = dest.parent
+    if not folder.is_dir():
+        problem = "is not a folder" if folder.exists() else "does not exist"
+        raise PullSourceError(str(dest), f"its folder {folder} {problem}; create it, or name "
+                              "another --export-manifest")
+
+
 def _export(ledger: Any, run_id: str, dest: Path, *, summary: bool = False) -> None:
     from labledger.ingest.errors import PullSourceError
     from labledger.ingest.pull import latest_listing, pull_v1
@@ -228,7 +242,10 @@ def _export(ledger: Any, run_id: str, dest: Path, *, summary: bool = False) -> N
     if found is None:
         raise PullSourceError(run_id, "no pull.listed event for this run; pull it first")
     document = pull_v1(run_id, found[0], found[1])
-    dest.write_text(dumps(document, indent=2) + "\n", encoding="utf-8")
+    try:
+        dest.write_text(dumps(document, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:  # a full disk, a folder removed meanwhile: exit 1, no traceback
+        raise click.FileError(str(dest), hint=exc.strerror or str(exc)) from exc
     if summary and state().json:  # the export was the whole command: its one JSON document
         emit_json({"ok": True, "run": run_id, "path": str(dest), "schema": document["schema"],
                    "created_at_utc": document["created_at_utc"], **document["totals"]})

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._output import dumps, emit_json, info, progress_bar, warn
 from labledger.ledger.errors import InvalidEventError
@@ -274,7 +275,7 @@ def ingest(source: str) -> None:
     if state().json:
         emit_json(summary)
     else:
-        info(click.get_current_context(), f"appended {done.appended} events")
+        info(click.get_current_context(), f"appended {counted(done.appended, 'event')}")
 
 
 @click.command()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import (
     FiniteFloatRange,
     common,
@@ -116,7 +117,8 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
         else:
             click.echo(str(target))
             where = f" from instance {instance}" if instance else ""
-            info(ctx, f"run {run}: {result.files} file(s), {result.bytes} bytes pull-verified"
+            info(ctx, f"run {run}: {result.files} file(s), {counted(result.bytes, 'byte')} "
+                      "pull-verified"
                       f"{where}")
         return
     moved = invalidate_markers(ledger, result, [target, default_marker(ledger, run, instance)])
