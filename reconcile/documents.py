@@ -1145,6 +1145,7 @@ class _Run:
         col_delta: list[bool] = []
         col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
         col_split: list[str | None] = []  # "Val Acc": the column's numbers are of that split
+        col_head: list[str] = []
         col_whole: list[frozenset[str]] = []  # the terms a header part is the whole of ("PSNR")
         # a noclaim outside the body rows, or on the header's line ("Method & PSNR \\\\ % noclaim"),
         # silences the whole table
@@ -1182,6 +1183,7 @@ class _Run:
             col_whole.append(frozenset(whole))
             header = " ".join(heads)
             col_split.append(header_split(header))
+            col_head.append(header)
             if run_col < 0 and names_runs(header):
                 run_col = column  # telling runs apart ("seed"): its "mean" row is the runs'
             col_bind.append(binds)
@@ -1189,6 +1191,7 @@ class _Run:
             col_words.append(words)
             col_delta.append(_delta_column(cell.text, terms))
             col_scale.append(_header_scale(cell.text))
+        _bare_is_training(col_split, col_head)
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
         marked = {m.number.start for m in value_markers if m.number is not None}
@@ -1628,6 +1631,24 @@ def _near(anchored: list[int], word: int) -> bool:
     i = bisect.bisect_left(anchored, word)
     return any(abs(anchored[j] - word) <= _NEAR_WORDS
                for j in (i - 1, i) if 0 <= j < len(anchored))
+
+
+_HEAD_WORDS = re.compile(r"[^\W_]+")
+
+
+def _bare_is_training(col_split: list[str | None], col_head: list[str]) -> None:
+    """A column headed by a quantity alone beside one of the same quantity on a held-out split
+    ("accuracy" beside "val_accuracy": Keras' ``pd.DataFrame(history.history)``, "Acc" beside
+    "Val Acc") holds the training split's numbers, as the bare key beside "val_acc" does on a
+    log's line (`_qualified`); before, a val_accuracy claim was ambiguous over both columns."""
+    held = {metric_key(head) for head, split in zip(col_head, col_split, strict=True)
+            if split in ("val", "test", "eval")}
+    if not held:
+        return
+    for i, head in enumerate(col_head):
+        if col_split[i] is None and metric_key(head) in held \
+                and " ".join(_HEAD_WORDS.findall(head.lower())) == metric_key(head):
+            col_split[i] = "train"
 
 
 def _qualified(masked: str, start: int, keys: list[Key | None]) -> frozenset[str]:

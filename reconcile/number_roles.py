@@ -681,10 +681,12 @@ _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
 _LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
-# "validation accuracy"): "after training, ..." or "we test on ..." names no split.
+# "validation accuracy"): "after training, ..." or "we test on ..." names no split. Any space
+# between the two (a paragraph hard-wrapped at "test\naccuracy" is one sentence: before, its
+# "training set" was the nearest split named and the test claim's number went unjudged).
 _SPLIT_NOUNS = (r"sets?|data|datasets?|splits?|images|samples|examples|accuracy|acc|loss"
                 r"|error|err|f1|scores?|auc|metrics?|results?|performance")
-_PROSE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t_\-/]+(?:" + _SPLIT_NOUNS
+_PROSE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[\s_\-/]+(?:" + _SPLIT_NOUNS
                           + r")(?![^\W_])")
 # A record's label at the start of its line: "valid: 100%|...", "Test set: Average loss: ...",
 # "Train: Loss=0.0047 ...", "[Validation] ..."; or an epoch's record ("epoch 1: 100%|...",

@@ -25,8 +25,8 @@ notebook's outputs:
   ambiguous among them all. Only a table whose rows a progress column counts, headed by the
   word alone (``Epoch``, ``step``, ``global_step``: not ``Epochs`` or ``Sampling steps``, how
   long each row's run trained, a setting), rising row after row, with no row label but the
-  Trainer's ``No log`` and no column of a setting (``warmup_steps``, ``LR``: a row per run or
-  a configuration); rows of datasets or models, and cells of two columns (``train_loss``
+  Trainer's ``No log`` and no column of a setting (``warmup_steps``, ``Batch size``: a row
+  per run or a configuration; a learning rate is logged every epoch); rows of datasets or models, and cells of two columns (``train_loss``
   and ``valid_loss`` for a bare ``loss``), stay ambiguous.
 * **Across a notebook** (`judge_history`): the outputs of code cells are judged one by one
   (each is a segment); afterwards, a claim's findings in the *progress outputs* of one
@@ -85,12 +85,14 @@ _SPACES = re.compile(r"\s+")
 # "Epoch" and "Step", fastai's "epoch", "global_step"; not "Epochs" or "Sampling steps" (a
 # setting: how long each row's run trained or sampled)
 _COUNTER = re.compile(r"(?i)(?:global[ _]?)?(?:epoch|step|iteration|iter)")
-# A column naming a setting of the run ("warmup_steps", "Batch size", "LR", "Setting"): the
-# table's rows are runs or a configuration, whatever its "Step" or "Epoch" column counts (the
-# steps trained, the warmup's, a schedule's), not a training's epochs
-_SETTING = re.compile(r"(?i)(?<![a-z])(?:warm[ _-]?up|batch[ _-]?size|learning[ _-]?rate|lr"
-                      r"|weight[ _-]?decay|optimi[sz]er|scheduler|seed|dropout|momentum"
-                      r"|settings?|hyper[ _-]?param(?:eter)?s?|config(?:uration)?)(?![a-z])")
+# A column naming a setting of the run ("warmup_steps", "Batch size", "Setting"): the table's
+# rows are runs or a configuration, whatever its "Step" or "Epoch" column counts (the steps
+# trained, the warmup's, a schedule's), not a training's epochs. Not a quantity a schedule
+# changes epoch by epoch (the learning rate, momentum, weight decay, dropout): a training's
+# history logs it every epoch (Keras' ReduceLROnPlateau "lr", the Trainer's "learning_rate").
+_SETTING = re.compile(r"(?i)(?<![a-z])(?:warm[ _-]?up|batch[ _-]?size|optimi[sz]er|scheduler"
+                      r"|seed|settings?|hyper[ _-]?param(?:eter)?s?|config(?:uration)?)"
+                      r"(?![a-z])")
 # an HTML table's header cell that is such a word: the Trainer's and fastai's epoch tables
 _COUNTER_TH = re.compile(r"(?i)<th\b[^>]*>\s*(?:global[ _]?)?(?:epoch|step|iteration|iter)\s*</th>")
 # formatting around a header's word ("**Epoch**", "{Epoch}" from \textbf{Epoch})
@@ -150,8 +152,8 @@ def epoch_rows(table: Table, syntax: str, comma: bool = False) -> bool:
     Trainer's "Epoch", fastai's "epoch", "Step") holds a number in every row, rising row after
     row (one row: a fit of one epoch), and no row has a label but a missing value's ("No
     log"): "| ResNet-50 | 90 | 76.1 |" under "Model | Epoch | Top-1" is a row per model. A
-    table with a column of a setting (``warmup_steps``, ``Batch size``, ``LR``, ``Setting``)
-    is a configuration or a row per run, its ``Step`` the steps trained or warmed up."""
+    table with a column of a setting (``warmup_steps``, ``Batch size``, ``Setting``) is a
+    configuration or a row per run, its ``Step`` the steps trained or warmed up."""
     rows = [row for row in table.rows if row]
     if not rows:
         return False

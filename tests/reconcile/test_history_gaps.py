@@ -318,3 +318,53 @@ def test_the_note_of_a_last_record_is_unchanged() -> None:
     report = judge_text(_CARD, [claim("A", "accuracy", 0.9250)])
     assert report.findings[0].message.endswith(
         "; the last of 4 records naming it, none of which matches")
+
+
+# -- a learning-rate column is history, not a setting (review of the setting-column rule) ------
+
+# Keras' `pd.DataFrame(history.history)` with ReduceLROnPlateau's "lr" beside each epoch
+# (keras-team/keras-io examples/vision/*.py plot the same history dict): two fits in two cells
+_KERAS_ROWS = [("1", "0.61", "0.8012", "0.55", "0.8233", "0.001"),
+               ("2", "0.42", "0.8711", "0.41", "0.8802", "0.001"),
+               ("3", "0.33", "0.9010", "0.37", "0.9105", "0.0005"),
+               ("4", "0.30", "0.9122", "0.36", "0.9117", "0.0005")]
+
+
+def _keras_history(lr: str) -> str:
+    from tests.reconcile.test_notebook_history import _display
+
+    header = ("epoch", "loss", "accuracy", "val_loss", "val_accuracy", lr)
+    return _cells(_code(_display(_html_table(header, _KERAS_ROWS[:2])), source="h1"),
+                  _code(_display(_html_table(header, _KERAS_ROWS)), source="h2"))
+
+
+def test_a_history_logging_its_learning_rate_is_still_a_training_history(
+        tmp_path: Path) -> None:
+    """An epoch table with a learning-rate column was taken for a table of runs: the last fit's
+    last epoch, the right number, was flagged ambiguous, and a moved claim was ambiguous twice
+    instead of drifting on the last fit's last row."""
+    for lr in ("lr", "learning_rate"):
+        right = judge(tmp_path, _keras_history(lr), [claim("V", "val_accuracy", 0.9117)])
+        assert found(right) == [], lr
+        moved = judge(tmp_path, _keras_history(lr), [claim("V", "val_accuracy", 0.95)])
+        assert [(f[0], f[-1]) for f in found(moved)] == [("drift", "0.9117")], lr
+
+
+def test_a_markdown_epoch_table_with_an_lr_column_drifts_on_its_last_row() -> None:
+    table = ("| Epoch | Train loss | Val acc | LR |\n|---|---|---|---|\n"
+             "| 1 | 0.61 | 80.12 | 0.001 |\n| 2 | 0.42 | 87.11 | 0.001 |\n"
+             "| 3 | 0.33 | 90.10 | 0.0005 |\n")
+    got = findings(judge_text(table, [claim("V", "val_acc", 0.85, aliases=("Val acc",))]))
+    assert [(f[0], f[-1]) for f in got] == [("drift", "90.10")]
+
+
+def test_a_bare_quantity_column_beside_its_held_out_column_is_the_training_split() -> None:
+    """"Acc" beside "Val Acc" (a README's per-epoch table, Keras' history frame) holds the
+    training accuracy: a val_acc claim was ambiguous over both columns, right or wrong."""
+    table = ("| Epoch | Loss | Acc | Val Acc |\n|---|---|---|---|\n"
+             "| 1 | 0.61 | 80.12 | 82.33 |\n| 2 | 0.42 | 87.11 | 88.02 |\n"
+             "| 3 | 0.33 | 90.10 | 91.17 |\n")
+    right = judge_text(table, [claim("V", "val_acc", 0.9117, aliases=("Val Acc",))])
+    assert findings(right) == []
+    moved = judge_text(table, [claim("V", "val_acc", 0.95, aliases=("Val Acc",))])
+    assert [(f[0], f[-1]) for f in findings(moved)] == [("drift", "91.17")]
