@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import re
 import shlex
@@ -238,12 +239,19 @@ class MuxTransport:
         return [*(["-l", self.target.user] if self.target.user else []),
                 *(["-p", str(self.target.port)] if self.target.port else [])]
 
-    def _checking(self, *, batch: bool = False) -> list[str]:
+    def _checking(self, alias: str, *, batch: bool = False) -> list[str]:
         """The host-key rule and login options of the master and of every hop (``batch``:
-        never prompt, even at a terminal)."""
+        never prompt, even at a terminal). ``alias``: the name its key is pinned under, as
+        paramiko pins it (``host`` or ``[host]:port``). Options from the command line win over
+        the user's config, so none there can widen what is trusted: no ``KnownHostsCommand``
+        (its output would be trusted beside the files), no ``HostKeyAlias`` (the key looked up
+        under another name), no ``VerifyHostKeyDNS`` (a key trusted from SSHFP records)."""
         files = " ".join('"' + str(p).replace("%", "%%") + '"'
                          for p in (self.known_hosts, self.user_known_hosts))
         argv = ["-o", f"StrictHostKeyChecking={'accept-new' if self.accept_new else 'yes'}",
+                "-o", f"HostKeyAlias={alias}", "-o", "VerifyHostKeyDNS=no",
+                *(["-o", "KnownHostsCommand=none"] if _has_known_hosts_command(self.ssh)
+                  else []),
                 "-o", f"UserKnownHostsFile={files}", "-o", "GlobalKnownHostsFile=/dev/null",
                 "-o", "UpdateHostKeys=no", "-o", "CheckHostIP=no", "-o", "HashKnownHosts=no",
                 "-o", f"BatchMode={'no' if self.prompt and not batch else 'yes'}",
@@ -268,7 +276,9 @@ class MuxTransport:
                          r"(?::(?P<port>\d+))?$", hop.strip())
             if m is None:
                 raise TransportError(self.source, f"ProxyJump {hop!r} is not [user@]host[:port]")
-            words = [self.ssh, *self.config_args, *self._checking(batch=batch),
+            words = [self.ssh, *self.config_args,
+                     *self._checking(self._hop_alias(m["host"].strip("[]"), m["port"]),
+                                     batch=batch),
                      "-o", "ControlMaster=no", "-o", "ControlPath=none",
                      "-o", f"ProxyCommand={command}",
                      *(["-l", m["user"]] if m["user"] else []),
@@ -279,6 +289,27 @@ class MuxTransport:
             command = " ".join(w if w == "[%h]:%p" else shlex.quote(w.replace("%", "%%"))
                                for w in words)
         return ["-o", f"ProxyCommand={command}"]
+
+    @property
+    def alias(self) -> str:
+        """The name the box's key is pinned under (as paramiko pins it)."""
+        from labledger.ingest.transport_ssh import _known_name
+
+        return _known_name(self.hostname, self.port)
+
+    def _hop_alias(self, host: str, port: str | None) -> str:
+        """The name a ProxyJump hop's key is pinned under: its HostName and Port as the user's
+        config resolves them (``ssh -G``), as the paramiko path names it."""
+        from labledger.ingest.transport_ssh import _known_name
+
+        done = subprocess.run([self.ssh, *self.config_args, "-G",
+                               *(["-p", port] if port else []), "--", host],
+                              capture_output=True, stdin=subprocess.DEVNULL, check=False)
+        found: dict[str, str] = {}
+        for line in done.stdout.decode("utf-8", "replace").splitlines():
+            key, _, value = line.partition(" ")
+            found.setdefault(key.lower(), value.strip())
+        return _known_name(found.get("hostname", host), int(found.get("port") or port or 22))
 
     def _connect_with_retries(self) -> None:
         delay = self.backoff
@@ -294,12 +325,14 @@ class MuxTransport:
 
     def _open_master(self) -> None:
         if self._dir is None:
-            # A short folder: a unix socket path has ~100 bytes, and ssh adds 17 while binding.
+            # A short folder: a unix socket path has ~100 bytes, and ssh adds 17 while binding;
+            # and a plain one: ssh splits ControlPath at a space and expands its "%" tokens.
             base = tempfile.gettempdir()
+            plain = len(base) <= 40 and _PLAIN_PATH.fullmatch(base) is not None
             self._dir = Path(tempfile.mkdtemp(prefix="labledger-mux-",
-                                              dir=base if len(base) <= 40 else "/tmp"))
+                                              dir=base if plain else "/tmp"))
         socket = self._dir / "s"
-        argv = [self.ssh, *self.config_args, *self._checking(), *self._hops(),
+        argv = [self.ssh, *self.config_args, *self._checking(self.alias), *self._hops(),
                 "-o", "ControlMaster=yes", "-o", f"ControlPath={socket}",
                 "-o", f"ControlPersist={IDLE_S}", "-N", "-f", *self._login_args(),
                 "--", self.target.host]
@@ -322,7 +355,10 @@ class MuxTransport:
         reader.join(5)
         if code != 0:
             self._login_failed("".join(said))
-        self._master_pid = self._check()
+        try:
+            self._master_pid = self._check()
+        except subprocess.TimeoutExpired:
+            self._master_pid = None
         if self._master_pid is None:
             raise TransportError(self.source, "ssh logged in but its control socket does not "
                                  "answer")
@@ -355,12 +391,15 @@ class MuxTransport:
         it, before any login."""
         from labledger.ingest.transport_ssh import changed_host_key, unknown_host_key
 
-        argv = [self.ssh, *self.config_args, *self._checking(batch=True),
+        argv = [self.ssh, *self.config_args, *self._checking(self.alias, batch=True),
                 *self._hops(batch=True), "-o", "ControlMaster=no", "-o", "ControlPath=none",
                 "-v", *self._login_args(), "--", self.target.host, "true"]
-        probe = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False,
-                               timeout=self.timeout * 3)
-        debug = probe.stderr.decode("utf-8", "replace")
+        try:
+            probe = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL,
+                                   check=False, timeout=self.timeout * 3)
+            debug = probe.stderr.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            debug = ""  # the refusal stands; only the fingerprint goes unsaid
         key = _SERVER_KEY.search(debug)
         kind, fingerprint = (key[1], key[2]) if key else ("?", "(not shown by ssh)")
         name = self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
@@ -590,6 +629,22 @@ class MuxTransport:
 
 class _Unreached(Exception):
     """ssh never reached the login (refused, timed out): retried like paramiko's connect."""
+
+
+# A temp folder ssh takes as a ControlPath as it is: no space, no "%" token
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9._/-]+")
+
+
+@functools.cache
+def _has_known_hosts_command(ssh: str) -> bool:
+    """Whether this ssh knows ``KnownHostsCommand`` (OpenSSH 8.5 and later; an older one
+    refuses the option, and has no such command to turn off)."""
+    try:
+        said = subprocess.run([ssh, "-V"], capture_output=True, check=False, timeout=10).stderr
+    except (OSError, subprocess.SubprocessError):
+        return False
+    m = re.search(rb"OpenSSH_(\d+)\.(\d+)", said)
+    return m is not None and (int(m[1]), int(m[2])) >= (8, 5)
 
 
 def _text(raw: bytes) -> str:

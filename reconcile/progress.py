@@ -26,8 +26,9 @@ notebook's outputs:
   word alone (``Epoch``, ``step``, ``global_step``: not ``Epochs`` or ``Sampling steps``, how
   long each row's run trained, a setting), rising row after row, with no row label but the
   Trainer's ``No log`` and no column of a setting (``warmup_steps``, ``Batch size``: a row
-  per run or a configuration; a learning rate is logged every epoch); rows of datasets or models, and cells of two columns (``train_loss``
-  and ``valid_loss`` for a bare ``loss``), stay ambiguous.
+  per run or a configuration; a learning rate is logged every epoch); rows of datasets or
+  models, and cells of two columns (``train_loss`` and ``valid_loss`` for a bare ``loss``),
+  stay ambiguous.
 * **Across a notebook** (`judge_history`): the outputs of code cells are judged one by one
   (each is a segment); afterwards, a claim's findings in the *progress outputs* of one
   notebook (streams that print a progress word: a ``fit``'s epochs, a loop's per-epoch lines,

@@ -86,17 +86,17 @@ def log_since(server: Sshd, mark: int) -> str:
 
 def mux(server: Sshd, box: Path, known_hosts: Path, **kw: Any) -> MuxTransport:
     kw.setdefault("identity", server.client_key)
+    kw.setdefault("ssh_config", known_hosts.parent / "no_ssh_config")
+    kw.setdefault("user_known_hosts", known_hosts.parent / "no_user_known_hosts")
     return MuxTransport(parse_target(server.target(box)), known_hosts=known_hosts,
-                        ssh_config=known_hosts.parent / "no_ssh_config",
-                        user_known_hosts=known_hosts.parent / "no_user_known_hosts",
                         use_agent=False, prompt=False, connect_retries=0, **kw)
 
 
 def paramiko_box(server: Sshd, box: Path, known_hosts: Path, **kw: Any) -> SshTransport:
     kw.setdefault("identity", server.client_key)
+    kw.setdefault("ssh_config", known_hosts.parent / "no_ssh_config")
+    kw.setdefault("user_known_hosts", known_hosts.parent / "no_user_known_hosts")
     return SshTransport(parse_target(server.target(box)), known_hosts=known_hosts,
-                        ssh_config=known_hosts.parent / "no_ssh_config",
-                        user_known_hosts=known_hosts.parent / "no_user_known_hosts",
                         use_agent=False, connect_retries=0, **kw)
 
 
@@ -243,7 +243,8 @@ def test_a_second_factor_is_asked_once_at_the_terminal(
     env = {**os.environ, "HOME": str(home), "SSH_AUTH_SOCK": "", "TMPDIR": str(scratch)}
     pull_argv = [str(LABLEDGER), "pull", "--run", "r1", "--from", f"hpc-login:{box}",
                  "--no-verify", "--ssh-config", str(config)]
-    prompt = f"{PW_USER}@127.0.0.1's password:".encode()
+    # (ssh names the host by its HostKeyAlias, the name its key is pinned under)
+    prompt = f"{PW_USER}@[127.0.0.1]:{two_factor_sshd.port}'s password:".encode()
 
     # paramiko alone cannot: the key is accepted, the password it cannot prompt for
     code, seen, answered = at_terminal([*pull_argv, "--ssh", "paramiko"], env, project,
@@ -432,3 +433,55 @@ def test_a_jump_host_is_reached_with_the_same_checking(ledger: Ledger, tmp_path:
                      ssh_config=config, user_known_hosts=tmp_path / "none", use_agent=False,
                      prompt=False, connect_retries=0)
     assert list(private_tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("widening", [
+    "KnownHostsCommand /bin/cat {key_file}",        # its output trusted beside the files
+    "HostKeyAlias trusted-alias",                   # the key looked up under another name
+    "StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null",
+], ids=["KnownHostsCommand", "HostKeyAlias", "StrictHostKeyChecking"])
+def test_the_users_config_cannot_widen_what_is_trusted(
+        tmp_path: Path, verbose_sshd: Sshd, scratch: Path, private_tmp: Path,
+        widening: str) -> None:
+    """The master reads the user's ssh config (aliases, ports, users, jump hosts), and OpenSSH
+    takes a config's KnownHostsCommand or HostKeyAlias unless the command line sets them: a host
+    whose key labledger's and the user's known_hosts both lack was reached (review). Both paths
+    refuse it, in the same words."""
+    box = small_box(scratch / "box")
+    key_file = scratch / "served_key"
+    key_file.write_text(verbose_sshd.host_key_line)
+    user_known = tmp_path / "user_known_hosts"  # where HostKeyAlias would find its alias
+    user_known.write_text("trusted-alias " + verbose_sshd.host_key_line.split(" ", 1)[1])
+    config = tmp_path / "ssh_config"
+    config.write_text("Host *\n  " + widening.format(key_file=key_file) + "\n")
+    known = tmp_path / "known_hosts"
+    errors = []
+    for connect in (paramiko_box, mux):
+        with pytest.raises(HostKeyError) as info:
+            connect(verbose_sshd, box, known, ssh_config=config, user_known_hosts=user_known)
+        errors.append(str(info.value))
+    assert errors[1] == errors[0]
+    assert "is unknown" in errors[0]
+    assert not known.exists()
+    assert list(private_tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("folder", ["t d", "t%d"])
+def test_a_temp_folder_with_a_space_or_a_percent_is_no_control_path(
+        tmp_path: Path, verbose_sshd: Sshd, scratch: Path, monkeypatch: pytest.MonkeyPatch,
+        folder: str) -> None:
+    """ssh splits a ControlPath at a space and expands its %-tokens: with TMPDIR so named the
+    master could not start (review); its socket now goes under /tmp."""
+    tmp = scratch / folder
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    box = small_box(scratch / "box")
+    known = tmp_path / "known_hosts"
+    known.write_text(verbose_sshd.host_key_line)
+    transport = mux(verbose_sshd, box, known)
+    try:
+        assert sorted(s.name for s in transport.list_dir("")) == sorted(
+            p.name for p in box.iterdir())
+    finally:
+        transport.close()
+    assert list(tmp.iterdir()) == []
