@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import re
 import shlex
@@ -70,6 +69,7 @@ from labledger.ingest.transport import (
     RemoteStat,
     kind_of,
 )
+from labledger.ingest.transport_openssh import has_known_hosts_command
 
 if TYPE_CHECKING:
     from labledger.ingest.transport import Transport
@@ -250,7 +250,7 @@ class MuxTransport:
                          for p in (self.known_hosts, self.user_known_hosts))
         argv = ["-o", f"StrictHostKeyChecking={'accept-new' if self.accept_new else 'yes'}",
                 "-o", f"HostKeyAlias={alias}", "-o", "VerifyHostKeyDNS=no",
-                *(["-o", "KnownHostsCommand=none"] if _has_known_hosts_command(self.ssh)
+                *(["-o", "KnownHostsCommand=none"] if has_known_hosts_command(self.ssh)
                   else []),
                 "-o", f"UserKnownHostsFile={files}", "-o", "GlobalKnownHostsFile=/dev/null",
                 "-o", "UpdateHostKeys=no", "-o", "CheckHostIP=no", "-o", "HashKnownHosts=no",
@@ -633,18 +633,6 @@ class _Unreached(Exception):
 
 # A temp folder ssh takes as a ControlPath as it is: no space, no "%" token
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9._/-]+")
-
-
-@functools.cache
-def _has_known_hosts_command(ssh: str) -> bool:
-    """Whether this ssh knows ``KnownHostsCommand`` (OpenSSH 8.5 and later; an older one
-    refuses the option, and has no such command to turn off)."""
-    try:
-        said = subprocess.run([ssh, "-V"], capture_output=True, check=False, timeout=10).stderr
-    except (OSError, subprocess.SubprocessError):
-        return False
-    m = re.search(rb"OpenSSH_(\d+)\.(\d+)", said)
-    return m is not None and (int(m[1]), int(m[2])) >= (8, 5)
 
 
 def _text(raw: bytes) -> str:

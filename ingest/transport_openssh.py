@@ -31,7 +31,9 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -105,6 +107,18 @@ def has_aes_ni() -> bool:
     return False
 
 
+@functools.cache
+def has_known_hosts_command(ssh: str) -> bool:
+    """Whether this ssh knows ``KnownHostsCommand`` (OpenSSH 8.5 and later; an older one
+    refuses the option, and has no such command to turn off)."""
+    try:
+        said = subprocess.run([ssh, "-V"], capture_output=True, check=False, timeout=10).stderr
+    except (OSError, subprocess.SubprocessError):
+        return False
+    m = re.search(rb"OpenSSH_(\d+)\.(\d+)", said)
+    return m is not None and (int(m[1]), int(m[2])) >= (8, 5)
+
+
 @dataclass(frozen=True)
 class OpenSshLogin:
     """How to reach the box with the ``ssh`` binary, mirroring the paramiko connection."""
@@ -118,6 +132,9 @@ class OpenSshLogin:
     use_agent: bool = True
     timeout: float = 20.0
     password: str | None = field(default=None, repr=False)  # never shown in a repr or a log
+    # the name paramiko checked the key under ("host" or "[host]:port"): the same entry, and
+    # none other, is what this connection may trust
+    host_key_alias: str | None = None
 
     def argv(self, remote_command: str) -> list[str]:
         exe = shutil.which("ssh")
@@ -135,6 +152,11 @@ class OpenSshLogin:
                      "-o", "PreferredAuthentications=password,keyboard-interactive"]
         argv = [exe, "-T", "-e", "none", "-x", "-a", *login,
                 "-o", "StrictHostKeyChecking=yes",
+                # the command line wins over the user's config: nothing there widens what is
+                # trusted (a KnownHostsCommand's keys, a HostKeyAlias, SSHFP records)
+                *(["-o", f"HostKeyAlias={self.host_key_alias}"] if self.host_key_alias else []),
+                "-o", "VerifyHostKeyDNS=no",
+                *(["-o", "KnownHostsCommand=none"] if has_known_hosts_command(exe) else []),
                 "-o", f"UserKnownHostsFile={files}", "-o", "GlobalKnownHostsFile=/dev/null",
                 "-o", "UpdateHostKeys=no", "-o", "CheckHostIP=no",
                 "-o", f"ConnectTimeout={max(1, int(self.timeout))}",

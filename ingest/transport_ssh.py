@@ -904,7 +904,7 @@ class SshTransport:
             host=self.target.host, port=self.port, user=self.user,
             known_hosts=(self.known_hosts, self.user_known_hosts), identity=self.identity,
             ssh_config=self.ssh_config_path, use_agent=self.use_agent, timeout=self.timeout,
-            password=self.password)
+            password=self.password, host_key_alias=_known_name(self.hostname, self.port))
         try:
             return FileStream(login, self.root, items, self.source,
                               python=self.python3() or "python3")

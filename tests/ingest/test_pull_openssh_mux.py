@@ -485,3 +485,27 @@ def test_a_temp_folder_with_a_space_or_a_percent_is_no_control_path(
     finally:
         transport.close()
     assert list(tmp.iterdir()) == []
+
+
+def test_the_bulk_streams_ssh_trusts_only_what_paramiko_checked(tmp_path: Path) -> None:
+    """A paramiko login's bytes stream through a second, OpenSSH connection
+    (`transport_openssh.OpenSshLogin`): its options win over the user's config the same way,
+    so that connection trusts the key paramiko checked, under its name, and nothing a config's
+    KnownHostsCommand, HostKeyAlias or VerifyHostKeyDNS would add. Read back with ``ssh -G``,
+    which evaluates the config as the connection would."""
+    from labledger.ingest.transport_openssh import OpenSshLogin
+
+    config = tmp_path / "ssh_config"
+    config.write_text("Host *\n  KnownHostsCommand /bin/cat /etc/hostname\n"
+                      "  HostKeyAlias evil\n  VerifyHostKeyDNS yes\n")
+    login = OpenSshLogin(host="box", port=2222, user="root", known_hosts=(tmp_path / "kh",),
+                         ssh_config=config, host_key_alias="[10.0.0.5]:2222")
+    argv = login.argv("true")
+    assert argv[-3:] == ["--", "box", "true"]
+    shown = subprocess.run([*argv[:-3], "-G", "box"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    settings = dict(line.split(" ", 1) for line in shown if " " in line)
+    assert settings["hostkeyalias"] == "[10.0.0.5]:2222"
+    assert settings["verifyhostkeydns"] == "false"
+    assert settings.get("knownhostscommand", "none") == "none"
+    assert settings["stricthostkeychecking"] == "true"
