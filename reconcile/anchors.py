@@ -5,7 +5,10 @@ punctuation and white space folded to single spaces (``PSNR-Y`` = ``psnr y``, ``
 ``map 50``), and matched only as whole words. A metric key that glues two or more letters to a
 number (``top1``, ``map50``) is also found written apart (``Top-1``, ``mAP 50``). Terms without
 a letter, of one character, or starting with a backslash (a LaTeX macro name, bound instead by
-`documents`) are not anchors.
+`documents`) are not anchors. An alias of digits alone (``1``: a binary classifier's positive
+class, as sklearn's classification report labels it) is no anchor either, never found in text
+(every number would be one), but it names its claims in ``claims_of``: a classification
+report's row labelled so names them (`documents._Run.table`).
 
 A namespaced metric key (``agieval_aqua_rat/acc_norm``, ``gsm8k/exact_match,strict-match``,
 ``bbox/AP``) is also found written apart, as a harness's table writes it: its parts
@@ -282,7 +285,8 @@ class AnchorIndex:
                 terms = terms_of.get(raw)
                 if terms is None:
                     term = normalize(raw)
-                    terms = terms_of[raw] = (term,) if _is_anchor(term, raw.strip()) else ()
+                    terms = terms_of[raw] = (term,) if _is_anchor(term, raw.strip()) \
+                        or (place and term.isdigit()) else ()
                 for term in terms:
                     found.setdefault(term, set()).add(claim.id)
                     if place == 0 or _names_a_quantity(term, key):  # (0: the metric)
@@ -319,7 +323,9 @@ class AnchorIndex:
         # "PSNRs of 32.14 dB and 28.51 dB": a quantity's plural names what its singular does
         self.plurals = _plurals(sorted(quantities & found.keys()),
                                 found.keys() | self.parts_of.keys())
-        every = found.keys() | self.parts_of.keys() | self.plurals.keys()
+        # (a class label of digits names claims but is never searched for: see the docstring)
+        every = {t for t in found if not t.isdigit()} | self.parts_of.keys() \
+            | self.plurals.keys()
         self.pattern = " " + _trie_pattern(every) if every else None
         self._compile()
 

@@ -113,6 +113,7 @@ from labledger.reconcile.number_roles import (
     DELTA_HEADER,
     Key,
     header_split,
+    is_field_listing,
     is_listing,
     key_split,
     label_split,
@@ -412,6 +413,9 @@ class _Run:
         # test_accuracy; a number whose words name another split is not its
         self.split_of = {c.id: split for c in claims
                          if (split := metric_split(c.metric, c.split)) is not None}
+        # the aliases of digits alone ("1", sklearn's positive class): they name a
+        # classification report's row labelled so, nothing else (`_class_row`)
+        self.class_labels = frozenset(t for t in self.index.claims_of if t.isdigit())
         # the LaTeX macros printing an anchor (`tex_macros`), read over every document
         self.macros: MacroAnchors | None = None
         self.report = Report()
@@ -609,9 +613,10 @@ class _Run:
                 at = items[rest[last]].shown.start
                 # records naming it after the one judged, each another claim's match: the
                 # note says so, not that the judged one is the last (`series_note`)
+                # (not a cell judged alone that matched this claim: its own, no other's)
                 taken[(rest[last], cid)] = sum(1 for it in items
                                                if it.shown.start > at and it.owners
-                                               and cid in it.cands)
+                                               and cid in it.cands and cid not in it.owners)
             elif len(rest) == 1:
                 pending.setdefault(rest[0], []).append(cid)
             elif rest:
@@ -892,8 +897,10 @@ class _Run:
         # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
         # ("  predict_accuracy = 0.9826"), too
         keys: list[Key | None] | None = None
-        if items and (is_listing(masked) if records is None else _KEY_MARK.search(masked)):
-            keys = self._keyed(items, hits, masked, start)
+        fields = False
+        if items and ((is_listing(masked) if records is None else _KEY_MARK.search(masked))
+                      or (fields := is_field_listing(masked))):
+            keys = self._keyed(items, hits, masked, start, fields)
         elif items and records is None and len(cands) > 1 and len(hits) > 1:
             # several claims named: each number is the claims of the names it is written
             # with (a sentence naming one claim pays nothing)
@@ -908,7 +915,7 @@ class _Run:
             self.assign(seg, items)
 
     def _keyed(self, items: list[_Item], hits: list[Hit], masked: str,
-               start: int) -> list[Key | None]:
+               start: int, fields: bool = False) -> list[Key | None]:
         """In a listing of "key: value" pairs (a Keras log line, a printed dict, "BLEU4 = 34.78
         ... BP=0.963"), a claim that one of its names keys a number is judged only on the
         numbers its fullest name keys: "val_accuracy: 0.9920" is the val_accuracy claim's, and
@@ -916,7 +923,8 @@ class _Run:
         else made the claim ambiguous among them, or drift on the wrong one. Returns each
         number's key (`number_roles.labels`)."""
         keys = labels(masked, start, [it.shown.start for it in items],
-                      [(h.start, h.end, h.term) for h in hits if masked[h.start - start] != " "])
+                      [(h.start, h.end, h.term) for h in hits if masked[h.start - start] != " "],
+                      fields)
         name_of = self._key_names
         fullest: dict[str, int] = {}  # claim -> the most words of a name keying its numbers
         for key in keys:
@@ -1202,6 +1210,7 @@ class _Run:
         above = head_end  # where the row above ends: text before it is that row's, not this one's
         # per row, its labels but its run's (the group it is a run of) and whether it is the mean
         run_rows: list[tuple[tuple[str, ...] | None, bool]] = []
+        classes = self.class_labels if self.class_labels and _is_report(table) else None
         for row in table.rows:
             if not row:
                 continue
@@ -1218,6 +1227,11 @@ class _Run:
             labels: list[str] = []
             for ci, cell in enumerate(row):
                 masked = mask_text(seg.syntax, cell.text, comma)
+                if classes is not None and ci == 0 \
+                        and (label := _class_row(masked, seg.text, cell.start, classes)):
+                    labels.append(masked)  # class "1" of a report: a label, its claims' row
+                    row_terms.add(label)
+                    continue
                 # (a first cell "25%" is describe()'s label of a quartile row, not a value)
                 if _NUMERIC_START.match(masked) and not (ci == 0 and names_a_spread(masked)) \
                         and not _DIMENSIONS.match(masked):
@@ -1497,6 +1511,32 @@ class _Run:
 # what may surround an anchor in a label or header cell it is the whole of: formatting left by
 # the mask ("{Ours}", "Ours$^       $" from \textbf{Ours}, Ours$^\dagger$), footnote marks
 _DECOR = " \t\r\n{}$^*~_\u2020\u2021"
+
+
+# a classification report's columns (sklearn's, seqeval's; printed as text or as a dict)
+_REPORT_COLUMNS = frozenset(["precision", "recall", "f1-score"])
+
+
+def _is_report(table: Table) -> bool:
+    """Whether ``table`` is a classification report: a column headed precision, recall or
+    f1-score (a dict report's header keeps the key's quotes)."""
+    return any(c.text.strip().strip("'\"").lower() in _REPORT_COLUMNS for c in table.header)
+
+
+def _class_row(label: str, text: str, at: int, classes: frozenset[str]) -> str | None:
+    """The class label of digits (one of ``classes``, the claims' aliases of digits) that a
+    report's row label ``label`` (its cell at ``at`` in ``text``) is: ``'1'`` in the dict,
+    ``1`` in the printed report (whose reader leaves an integer label's cell empty, as a
+    frame's row numbers: read from the line); None if none.
+    sklearn labels a binary classifier's classes so: an alias "1" names the positive class's
+    row, which else named nothing (its claim judged against every row of its column: the
+    weighted avg's recall satisfied a class-1 recall claim, a moved one was ambiguous)."""
+    if not label.strip():
+        end = text.find("\n", at)
+        words = text[at:end if end >= 0 else len(text)].split(maxsplit=1)
+        label = words[0] if words else ""
+    got = label.strip().strip("'\"")
+    return got if got in classes else None
 
 
 def _one_a_place(hits: list[Hit], masked: str, start: int) -> list[Hit]:

@@ -24,7 +24,8 @@ Invariants:
   first row. A ``<caption>`` and text between cells without a digit are ignored.
 * **Refused** (None: the text is read as prose, as before there was this reader; never an
   exception): a table with no ``</table>``; one holding another table (a layout table; the
-  inner one is read); a cell outside a row, an end tag with nothing open to end, a digit in
+  inner one is read); a cell outside a row (but header cells before the first row, which HTML
+  puts in a row of their own), an end tag with nothing open to end, a digit in
   text outside every cell (a number the table would hide); a ``colspan`` over
   `_MAX_SPAN`, a grid wider than `_MAX_COLUMNS`, or one whose spans cover far more places than
   its cells fill (`_MAX_COVERED`: 999 cells of ``rowspan="999"`` stepping right row by row
@@ -213,6 +214,11 @@ def _read_rows(text: str, start: int, end: int) -> tuple[list[list[_Raw]], set[i
 
     for m in _TAG.finditer(text, body, close):
         if m.group(0).startswith("<!--"):
+            # a comment's digits are no number the table hides (detectron2's "<!-- ROW:
+            # faster_rcnn_R_50_FPN_1x -->" over each row)
+            if cell is None and not in_caption:
+                _stray(text[at:m.start()])
+            at = m.end()
             continue
         if cell is None and not in_caption:
             _stray(text[at:m.start()])
@@ -230,6 +236,10 @@ def _read_rows(text: str, start: int, end: int) -> tuple[list[list[_Raw]], set[i
                     raise _Refused  # </td> with no cell open
                 end_cell(m.start())
                 continue
+            if row is None and name == "th" and not rows:
+                # header cells before the first row: HTML opens a row for them, as
+                # detectron2's MODEL_ZOO.md writes its header (no <tr> around its <th>s)
+                row = []
             if row is None:
                 raise _Refused  # a cell outside any row
             end_cell(m.start())

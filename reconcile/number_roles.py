@@ -53,10 +53,11 @@ from typing import NamedTuple
 from labledger.reconcile.metric_directions import metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_listing", "key_split",
-           "label_split", "labels", "list_head", "metric_split", "names_a_count", "names_runs",
-           "names_the_mean", "prose_splits", "record_split", "respectively", "role_of",
-           "says_respectively", "splits_conflict", "spread_label", "written_with"]
+__all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_field_listing",
+           "is_listing", "key_split", "label_split", "labels", "list_head", "metric_split",
+           "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
+           "respectively", "role_of", "says_respectively", "splits_conflict", "spread_label",
+           "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -618,6 +619,23 @@ def is_listing(masked: str) -> bool:
     return found is not None and _key_value_end(masked, found) is not None
 
 
+# A custom loop (or a Lightning callback) printing an epoch's metrics as fields between pipes,
+# each a name and then its value: "Epoch 3 | train loss 0.4521 | val acc 0.8012". No ":" or "="
+# keys the values, but each field is one: read as a sentence, the line's "val acc" named its
+# train loss as much as its val acc (two candidates a line: no series, ambiguous).
+_FIELD_PAIR = re.compile(r"(?:^|\|)[ \t]*[^\W\d][\w .\-/@]*?[ \t]+[+\-\u2212]?\.?\d")
+_SPACE_GAP = frozenset(" \t")
+
+
+def is_field_listing(masked: str) -> bool:
+    """Whether a unit prints its values as two or more "name value" fields between pipes
+    (`_FIELD_PAIR`): "Epoch 3 | train loss 0.4521 | val acc 0.8012"."""
+    if "|" not in masked:  # nearly every unit: no regex search at all
+        return False
+    first = _FIELD_PAIR.search(masked)
+    return first is not None and _FIELD_PAIR.search(masked, first.end()) is not None
+
+
 class Key(NamedTuple):
     """The anchor keying a number in a listing (`labels`)."""
 
@@ -627,11 +645,13 @@ class Key(NamedTuple):
 
 
 def labels(masked: str, base: int, numbers: Sequence[int],
-           anchors: Sequence[tuple[int, int, str]]) -> list[Key | None]:
+           anchors: Sequence[tuple[int, int, str]], fields: bool = False) -> list[Key | None]:
     """Per number (its start offset), the anchor term that is its key in a listing ("val
     accuracy" for "val_accuracy: 0.9920") and whether the key only ends with it (True for
     "accuracy" in "predict_accuracy = 0.9826", another split's accuracy), None when no
-    anchor is its key (another word's, "loss: 0.0406", or none).
+    anchor is its key (another word's, "loss: 0.0406", or none). In a listing of fields
+    (``fields``: `is_field_listing`) an anchor right before the number, spaces between, keys
+    it too ("val acc 0.8012").
     ``anchors``: (start, end, term), offsets as the numbers'."""
     ends = {e: (s, t) for s, e, t in anchors}
     # Only the anchors ending in the gap before a number can be its key: they are found by
@@ -658,7 +678,8 @@ def labels(masked: str, base: int, numbers: Sequence[int],
             after = end - base
             if after == lo < gap:
                 after = gap  # (the anchor ends at ",none")
-            if _KEY_GAP.fullmatch(masked, after, gap_end):
+            if _KEY_GAP.fullmatch(masked, after, gap_end) or (
+                    fields and after < gap_end and _SPACE_GAP.issuperset(masked[after:gap_end])):
                 # the tail of a longer key ("accuracy" in "predict_accuracy = 0.9826") is not
                 # that key: the number is another key's
                 key = Key(name, begin > base and masked[begin - base - 1] in "_./@-", begin)

@@ -67,7 +67,8 @@ def test_scan_finds_what_the_reference_finds(names: list[tuple[str, list[str]]],
                                              text: str) -> None:
     claims = [_claim(i, metric, tuple(aliases)) for i, (metric, aliases) in enumerate(names)]
     index = AnchorIndex(claims)
-    want = _reference(sorted(index.claims_of), text)
+    # (an alias of digits alone names a report's class row, never searched for in text)
+    want = _reference(sorted(t for t in index.claims_of if not t.isdigit()), text)
     assert _hits(index.scan(text)) == want
     # the str path (non-ASCII text, or a term that is not ASCII) agrees with the bytes path
     index._bytes_regex = None
