@@ -111,7 +111,7 @@ def describe(exc):
     if not lines:
         return ""
     shown = [lines[0][:300]]
-    key = next((l for l in lines[1:] if "Unsupported global" in l), None) or next(
+    key = next((l for l in lines[1:] if "Unsupported" in l), None) or next(
         (l for l in lines[1:] if KEY_LINE.search(l)), None)
     if key and key not in shown[0]:
         shown.append(key[:300])

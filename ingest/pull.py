@@ -1234,7 +1234,8 @@ def merge_box_ledger(ledger: Ledger, transport: Transport, staging: Path,
             kept = old[:len(_acknowledged(dst))] if dst.suffix == ".jsonl" else old
             if not new.startswith(kept) or writer == ledger.writer:
                 report.merge_problems.append(
-                    f"{dst}: differs from the box's {writer}/{name}; never overwritten")
+                    f"{dst}: differs from the box's {writer}/{name}; never overwritten"
+                    + (_same_writer_hint(writer) if writer == ledger.writer else ""))
                 continue
             cut = old[len(kept):]
         elif not new:
@@ -1252,6 +1253,14 @@ def merge_box_ledger(ledger: Ledger, transport: Transport, staging: Path,
     if report.merged_segments:
         after = check_ledger(ledger.paths)
         report.merge_problems += [f"after merge: {f}" for f in after.corrupt]
+
+
+def _same_writer_hint(writer: str) -> str:
+    """Why a box segment can collide with one of ours: both ledgers write under one name."""
+    return (f" (the box's ledger writes as {writer!r}, this ledger's own writer name: two "
+            f"ledgers on one machine, or one LABLEDGER_WRITER for both, so its events in "
+            f"this segment were not merged; give the box a name of its own, `export "
+            f"LABLEDGER_WRITER=box1` before it records, see docs/pull.md)")
 
 
 def _acknowledged(segment: Path) -> bytes:

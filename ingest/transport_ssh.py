@@ -271,11 +271,19 @@ def parse_target(spec: str) -> SshTarget:
     m = _SPEC.match(spec)
     if m is None or not m["dir"] or any(c.isspace() for c in m["host"] + (m["user"] or "")):
         raise PullSourceError(spec, "expected [user@]HOST[:PORT]:DIR, e.g. root@box:2222:/data/r1"
-                              + _as_spec_hint(spec))
+                              + (_as_spec_hint(spec) or _local_folder_hint(spec)))
     port = int(m["port"]) if m["port"] else None
     if port is not None and not 0 < port < 65536:
         raise PullSourceError(spec, f"port {port} is out of range")
     return SshTarget(host=m["host"].strip("[]"), dir=m["dir"], user=m["user"], port=port)
+
+
+def _local_folder_hint(spec: str) -> str:
+    """For a path with no host (``/mnt/runs/r1``, ``../box/export/r1``): the option that pulls a
+    folder of this machine; else ""."""
+    if spec.startswith(("/", "./", "../", "~")) or spec in (".", ".."):
+        return f"; a folder on this machine is pulled with --from-dir {shlex.quote(spec)}"
+    return ""
 
 
 # ssh's options that take a value (ssh(1)): in a group (-vp 2222) the first of them takes the

@@ -31,7 +31,20 @@ def _claim_json(claim: Claim) -> dict[str, Any]:
 
 
 def _value(claim: Claim) -> str:
-    return f"{claim.value:.10g}" + (f" {claim.unit}" if claim.unit else "")
+    return _exact(claim.value) + (f" {claim.unit}" if claim.unit else "")
+
+
+def _exact(value: float) -> str:
+    """The value for reading, never one that looks exact but is not: a whole number in full
+    (123456789012, where ``.10g`` printed 1.23456789e+11, which reads as 123456789000), a value
+    of a billion or more in full too (``.10g`` would drop its fraction); otherwise ten
+    significant digits, as before (an aggregate's float noise, 31.519999999999996, reads 31.52).
+    A claim line is what a user copies into the paper."""
+    if value.is_integer() and abs(value) < 2 ** 53:
+        return str(int(value))
+    if abs(value) >= 1e9:
+        return repr(value)
+    return f"{value:.10g}"
 
 
 @click.group()

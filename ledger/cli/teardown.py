@@ -132,6 +132,11 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
         for path in moved:
             warn(f"invalidated: {path}")
         warn(f"run {run} is NOT pull-verified ({len(result.gaps())} gap(s)); no marker written")
+        if not any(e.run == run for e in events):  # a typo must not read as "pull it first"
+            known = sorted({e.run for e in events if e.run is not None})
+            shown = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "")
+            warn(f"warning: no event names run {run!r}; the runs in the ledger: "
+                 f"{shown or 'none'}")
     ctx.exit(EXIT_PROBLEMS)
 
 
