@@ -10,13 +10,26 @@ a separate interpreter with a timeout and a memory limit so a hostile or huge
 file can neither run code in nor hang the calling process, and a crash (out of memory) fails
 only the child. The child prints one JSON line per file as it finishes, so a timeout still
 reports the files it finished.
+
+**Resume state** (`is_resume_state`: the optimizer, scheduler, scaler, RNG and training-argument
+files that Hugging Face's Trainer, Accelerate and DeepSpeed save beside the weights) is not
+weights, so the weights rule (tensors, a weights key) would fail it for ever. Such a file is
+checked as resume state instead: it must be a whole ``torch.save`` zip archive (a ``data.pkl``
+member, and every member's CRC read back: a cut-short or damaged file fails; nothing is
+unpickled for this), and ``torch.load(weights_only=True)`` must then load it (any tensors it
+holds real and finite, none required), unless weights_only refuses it for a class it will not
+build (``Unsupported global``: a pickled ``TrainingArguments`` dataclass, numpy's RNG arrays,
+DeepSpeed's loss scaler), which is accepted on the whole archive alone and reported
+(`LoadResult.refused`). Resume state is never unpickled with code, ``allow_pickle`` or not.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
 import json
 import os
+import posixpath
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -25,6 +38,30 @@ from pathlib import Path
 import msgspec
 
 LOADER = "torch.load(weights_only=True)"
+# What passed a resume-state file: its archive's CRCs, and weights_only's load of it (or its
+# refusal of a class, when the archive is whole).
+RESUME_LOADER = "zip CRC + torch.load(weights_only=True)"
+RESUME_ARCHIVE_ONLY = "zip CRC"
+# Resume state by file name (the basename), from the savers' own naming:
+# - Hugging Face transformers, trainer.py: TRAINING_ARGS_NAME "training_args.bin",
+#   OPTIMIZER_NAME "optimizer.pt", OPTIMIZER_NAME_BIN "optimizer.bin" (FSDP), SCHEDULER_NAME
+#   "scheduler.pt", SCALER_NAME "scaler.pt", and "rng_state.pth" / "rng_state_{process}.pth";
+# - Accelerate, utils/constants.py + checkpointing.py: "optimizer[_i].bin", "scheduler[_i].bin",
+#   "sampler[_i].bin", "scaler.pt", "random_states_{process}.pkl";
+# - DeepSpeed, runtime/engine.py: "[bf16_]zero_pp_rank_{dp}_mp_rank_{mp:02d}_optim_states.pt"
+#   (and the expert-parallel "expp_rank_..._optim_states.pt").
+# Weights beside them (model.safetensors, pytorch_model*.bin, mp_rank_*_model_states.pt, a
+# Lightning .ckpt) keep the weights rule.
+RESUME_STATE_GLOBS = (
+    "training_args.bin",
+    "optimizer.pt", "optimizer.bin", "optimizer_[0-9]*.bin",
+    "scheduler.pt", "scheduler.bin", "scheduler_[0-9]*.bin",
+    "sampler.bin", "sampler_[0-9]*.bin",
+    "scaler.pt",
+    "rng_state.pth", "rng_state_[0-9]*.pth",
+    "random_states_[0-9]*.pkl",
+    "*_optim_states.pt",
+)
 # Where the child reads its own mappings (Linux); a platform without it (macOS) loads uncapped.
 PROC_STATUS = "/proc/self/status"
 
@@ -50,7 +87,8 @@ if cfg["memory_limit"]:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ValueError, OSError):
             pass  # a hard limit below this one: that one holds
-WEIGHT_KEYS = ("model_state_dict", "model", "state_dict")
+# "module": DeepSpeed's mp_rank_*_model_states.pt keeps the model's state dict there
+WEIGHT_KEYS = ("model_state_dict", "model", "state_dict", "module")
 import re as _re
 _v = _re.match(r"(\d+)\.(\d+)", str(getattr(torch, "__version__", "")))
 # Before 2.6, weights_only=True could still run code from a crafted file (CVE-2025-32434).
@@ -126,56 +164,106 @@ def weights_problem(obj):
     if obj and all(isinstance(v, torch.Tensor) for v in obj.values()):
         return None  # a flat state dict
     keys = ", ".join(sorted(map(str, obj))[:8])
-    return ("no weights key (model_state_dict, model or state_dict) and not a flat state "
-            f"dict of tensors; its keys: {keys}")
+    return ("no weights key (model_state_dict, model, state_dict or module) and not a flat "
+            f"state dict of tensors; its keys: {keys}")
+
+import pickle, zipfile
+REFUSED_GLOBAL = re.compile(r"Unsupported global: GLOBAL ([A-Za-z0-9_.]+)")
+
+def archive_problem(path):
+    # Why path is not a whole torch.save zip archive, or None: every member is read back
+    # against its CRC (zipfile; nothing is unpickled), so a cut-short or damaged file fails.
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if not any(n == "data.pkl" or n.endswith("/data.pkl") for n in zf.namelist()):
+                return "it is a zip archive, but not one torch.save wrote (no data.pkl in it)"
+            bad = zf.testzip()
+    except zipfile.BadZipFile as exc:
+        return ("it is not a whole zip archive (torch.save's format): " + describe(exc)
+                + "; cut short, damaged, or saved in torch's legacy format")
+    except Exception as exc:
+        return "its zip archive could not be read: " + type(exc).__name__ + ": " + describe(exc)
+    if bad is not None:
+        return f"its archive member {bad} fails its CRC check: the file is damaged"
+    return None
+
+def tensors_problem(obj, result, need_tensors):
+    # Every tensor in obj real (not meta) and finite; at least one when need_tensors.
+    tensors = []
+    too_deep = walk(obj, tensors)
+    result["tensors"] = len(tensors)
+    if too_deep:
+        return too_deep
+    if not tensors:
+        return "it holds no tensors" if need_tensors else None
+    meta = [t for t in tensors if t.is_meta]
+    if meta:
+        return (f"{len(meta)} of {len(tensors)} tensors are meta tensors with no data (saved "
+                "from a model on the meta device?); the weights are not in the file")
+    try:
+        bad = [i for i, t in enumerate(tensors)
+               if (t.is_floating_point() or t.is_complex()) and t.numel() and not finite(t)]
+    except Exception as exc:
+        return ("its tensors could not be checked for NaN or infinity: "
+                + type(exc).__name__ + ": " + describe(exc))
+    if bad:
+        return f"{len(bad)} of {len(tensors)} tensors hold NaN or infinity"
+    return None
+
+def check_resume_state(path, result):
+    # Resume state (optimizer, scheduler, scaler, RNG, training arguments): a whole torch.save
+    # archive that weights_only=True loads, or refuses only for a class it will not build.
+    problem = archive_problem(path)
+    if problem:
+        result["error"] = problem
+        return
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        refused = (REFUSED_GLOBAL.search(ANSI.sub("", str(exc)))
+                   if isinstance(exc, pickle.UnpicklingError) else None)
+        if refused is None:  # not a refusal of a class: the bytes do not load
+            first = describe(exc)
+            result["error"] = ("torch.load(weights_only=True) failed: " + type(exc).__name__
+                               + (f": {first}" if first else ""))
+            return
+        result["ok"], result["loader"] = True, cfg["resume_archive_only"]
+        result["refused"] = "Unsupported global: GLOBAL " + refused.group(1)
+        return
+    result["error"] = tensors_problem(obj, result, need_tensors=False)
+    result["ok"] = result["error"] is None
 
 for line in sys.stdin:
-    path, name = json.loads(line)
-    safet = name.endswith(".safetensors")
+    item = json.loads(line)
+    path, name = item[0], item[1]
+    resume = len(item) > 2 and bool(item[2])
+    safet = name.endswith(".safetensors") and not resume
     loader = ("safetensors" if safet else
+              cfg["resume_loader"] if resume else
               "torch.load(weights_only=False)" if cfg["allow_pickle"] else
               "torch.load(weights_only=True)")
-    result = {"path": path, "ok": False, "tensors": 0, "error": None, "loader": loader}
-    if UNSAFE_TORCH and not safet and not cfg["allow_pickle"]:
+    result = {"path": path, "ok": False, "tensors": 0, "error": None, "loader": loader,
+              "resume_state": resume}
+    if UNSAFE_TORCH and not safet and (resume or not cfg["allow_pickle"]):
         result["error"] = UNSAFE_TORCH
         print(json.dumps(result), flush=True)
         continue
     try:
+        if resume:
+            check_resume_state(path, result)
+            print(json.dumps(result), flush=True)
+            continue
         if safet:
             from safetensors.torch import load_file
             obj = load_file(path, device="cpu")
         else:
             obj = torch.load(path, map_location="cpu", weights_only=not cfg["allow_pickle"])
-        tensors = []
-        too_deep = walk(obj, tensors)
-        result["tensors"] = len(tensors)
-        meta = [t for t in tensors if t.is_meta]
-        if too_deep:
-            result["error"] = too_deep
-        elif not tensors:
-            result["error"] = "it holds no tensors"
-        elif meta:
-            result["error"] = (f"{len(meta)} of {len(tensors)} tensors are meta tensors with "
-                               "no data (saved from a model on the meta device?); the weights "
-                               "are not in the file")
-        else:
-            try:
-                bad = [i for i, t in enumerate(tensors)
-                       if (t.is_floating_point() or t.is_complex()) and t.numel()
-                       and not finite(t)]
-            except Exception as exc:
-                bad = None
-                result["error"] = ("its tensors could not be checked for NaN or infinity: "
-                                   + type(exc).__name__ + ": " + describe(exc))
-            problem = weights_problem(obj) if cfg["require_weights_key"] else None
-            if bad is None:
-                pass
-            elif bad:
-                result["error"] = f"{len(bad)} of {len(tensors)} tensors hold NaN or infinity"
-            elif problem:
-                result["error"] = problem
-            else:
-                result["ok"] = True
+        problem = tensors_problem(obj, result, need_tensors=True)
+        if problem is None and cfg["require_weights_key"]:
+            problem = weights_problem(obj)
+        result["error"], result["ok"] = problem, problem is None
     except MemoryError:
         result["error"] = f"{loader} ran out of its memory limit ({cfg['memory_limit']} bytes)"
     except Exception as exc:
@@ -194,6 +282,18 @@ class LoadResult(msgspec.Struct, frozen=True, kw_only=True):
     tensors: int = 0
     error: str | None = None
     loader: str | None = None
+    # Checked as resume state (`is_resume_state`), not weights.
+    resume_state: bool = False
+    # weights_only's refusal of a resume-state file accepted on its whole archive alone
+    # (``Unsupported global: GLOBAL transformers.training_args.TrainingArguments``).
+    refused: str | None = None
+
+
+def is_resume_state(name: str) -> bool:
+    """Whether the file ``name`` (a path; its basename decides) is resume state that a trainer
+    saves beside the weights (`RESUME_STATE_GLOBS`), checked as such rather than as weights."""
+    base = posixpath.basename(name.replace(os.sep, "/"))
+    return any(fnmatch.fnmatchcase(base, g) for g in RESUME_STATE_GLOBS)
 
 
 def torch_available() -> bool:
@@ -218,6 +318,8 @@ class CheckpointLoader:
         self.memory_limit = memory_limit if memory_limit is not None else default_memory_limit(0)
         config = json.dumps({"allow_pickle": allow_pickle, "memory_limit": self.memory_limit,
                              "require_weights_key": require_weights_key,
+                             "resume_loader": RESUME_LOADER,
+                             "resume_archive_only": RESUME_ARCHIVE_ONLY,
                              "proc_status": PROC_STATUS})
         self._proc = subprocess.Popen([sys.executable, "-c", _CHILD, config],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -225,10 +327,11 @@ class CheckpointLoader:
         self._paths: list[str] = []
         self._queued: list[str] = []
 
-    def submit(self, path: Path, name: str) -> None:
-        """Queue one file; ``name`` is its original name (``.safetensors`` picks the reader)."""
+    def submit(self, path: Path, name: str, *, resume_state: bool = False) -> None:
+        """Queue one file; ``name`` is its original name (``.safetensors`` picks the reader).
+        ``resume_state``: check it as resume state, not weights (see the module doc)."""
         self._paths.append(str(path))
-        self._queued.append(json.dumps([str(path), name]) + "\n")
+        self._queued.append(json.dumps([str(path), name, resume_state]) + "\n")
 
     def results(self, timeout: float = 300.0) -> list[LoadResult]:
         """One `LoadResult` per submitted path, in order; unfinished ones (the whole queue
@@ -247,7 +350,9 @@ class CheckpointLoader:
                 item = json.loads(line)
                 done[item["path"]] = LoadResult(path=item["path"], ok=bool(item["ok"]),
                                                 tensors=int(item["tensors"]),
-                                                error=item["error"], loader=item.get("loader"))
+                                                error=item["error"], loader=item.get("loader"),
+                                                resume_state=bool(item.get("resume_state")),
+                                                refused=item.get("refused"))
             except (ValueError, KeyError, TypeError):
                 continue
         last = ((stderr or "").strip().splitlines() or ["no output"])[-1][:300]
@@ -286,7 +391,8 @@ def load_checkpoints(
     ``.safetensors`` is read with the safetensors package, anything else with ``torch.load``.
     ``allow_pickle`` loads with ``weights_only=False``: the file's pickle code RUNS; only for
     files you trust. ``require_weights_key`` also requires a dict checkpoint to hold
-    ``model_state_dict``, ``model`` or ``state_dict`` or to be a flat dict of tensors.
+    ``model_state_dict``, ``model``, ``state_dict`` or ``module`` or to be a flat dict of
+    tensors.
     ``memory_limit`` (bytes, default: 4 GiB or 4x the largest file) caps the child's address
     space beyond what torch itself maps (RLIMIT_AS).
     """

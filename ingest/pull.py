@@ -58,6 +58,11 @@ Order, and why (each step records before the next starts, so an interruption lea
    unacknowledged bytes an older pull copied are then cut, and kept under ``recovered/``.
 5. **Verify** every pulled checkpoint (names matching ``checkpoint_globs``) in a child process
    (`labledger.ingest.checkpoint_load`) and record ``checkpoint.verified`` bound to its digest.
+   A trainer's resume state beside the weights (`checkpoint_load.is_resume_state`: the optimizer,
+   scheduler, scaler, RNG and training-argument files of HF Trainer, Accelerate, DeepSpeed) is
+   checked as resume state, not weights (``resume_state`` in the event). Every pull re-checks
+   what it lists, files already in the store included, and the newest check of a digest is
+   the one that counts, so a file that failed an older rule holds after a pull that passes it.
 
 A `TransportError` that outlives the retries stops the pull: events already written stay true,
 no event claims a file that was not received and compared, and no run's state changes. A roster
@@ -95,7 +100,11 @@ from labledger.cas.gc import (
     hold_pull_partials,
     remove_pull_partials,
 )
-from labledger.ingest.checkpoint_load import CheckpointLoader, default_memory_limit
+from labledger.ingest.checkpoint_load import (
+    CheckpointLoader,
+    default_memory_limit,
+    is_resume_state,
+)
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
 from labledger.ingest.transport import BoxWriter, FileUnreadableError, RemoteHash, Transport
 from labledger.ledger.artifacts import open_store
@@ -1450,14 +1459,20 @@ def _verify(puller: _Puller, store: Store, report: PullReport, globs: Sequence[s
         loader.abort()
         return
     for f in todo:
-        loader.submit(store.object_path(f.digest or ""), f.path)
+        loader.submit(store.object_path(f.digest or ""), f.path,
+                      resume_state=is_resume_state(f.path))
     for f, r in zip(todo, loader.results(timeout), strict=True):
         f.checkpoint_ok, f.checkpoint_error = r.ok, r.error
+        # Resume state is never unpickled with code: allow_pickle did not apply to it.
         body: dict[str, Any] = {"path": f.path, "digest": f.digest, "ok": r.ok,
                                 "tensors": r.tensors, "loader": r.loader,
-                                "allow_pickle": allow_pickle}
+                                "allow_pickle": allow_pickle and not r.resume_state}
         if r.error is not None:
             body["error"] = r.error
+        if r.resume_state:
+            body["resume_state"] = True
+        if r.refused is not None:
+            body["refused"] = r.refused
         puller.add("checkpoint.verified", body)
 
 

@@ -283,8 +283,12 @@ class CheckpointVerified(Body, frozen=True, kw_only=True, omit_defaults=True):
     ok: bool
     error: str | None = None
     tensors: NonNeg | None = None
-    loader: str | None = None
+    loader: str | None = None  # the check that passed (or failed) it
     allow_pickle: bool = False
+    # Checked as a trainer's resume state (optimizer, scheduler, RNG...), not as weights.
+    resume_state: bool = False
+    # weights_only's refusal of a resume-state file accepted on its whole archive alone.
+    refused: str | None = None
 
 
 class ObjectQuarantined(Body, frozen=True, kw_only=True, omit_defaults=True):
