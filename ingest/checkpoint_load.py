@@ -406,5 +406,7 @@ def load_checkpoints(
     loader = CheckpointLoader(allow_pickle=allow_pickle, require_weights_key=require_weights_key,
                               memory_limit=memory_limit)
     for p, n in zip(paths, names, strict=True):
-        loader.submit(Path(p), n)
+        # a trainer's resume state beside the weights (`is_resume_state`) is checked as such
+        # here too: `close` of a Trainer's output folder quarantined it for its scheduler.pt
+        loader.submit(Path(p), n, resume_state=is_resume_state(n))
     return loader.results(timeout)

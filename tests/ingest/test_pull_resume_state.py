@@ -316,3 +316,19 @@ def test_a_deepspeed_checkpoint_passes_the_gate(
 ])
 def test_resume_state_names(path: str, resume: bool) -> None:
     assert is_resume_state(path) is resume
+
+
+def test_close_seals_a_trainer_output_folder(ledger: Ledger, make_run: Any, tmp_path: Path,
+                                             read_events: Any) -> None:
+    """`close` checks a capsule's checkpoints with the same loader: a Trainer's output folder
+    was quarantined for its scheduler.pt and scaler.pt ("it holds no tensors") before its
+    resume state was checked as such."""
+    from labledger.ingest import close_capsule
+
+    source = make_run("r1")
+    hf_trainer_checkpoint(source / "checkpoints")
+    sealed = close_capsule(source, run="r1", export_root=tmp_path / "export", ledger=ledger)
+    assert sealed.digest.startswith("blake3:")
+    verified = {Path(e["path"]).name: e for e in read_events(ledger, "checkpoint.verified")}
+    for name in ("optimizer.pt", "scheduler.pt", "scaler.pt", "rng_state.pth"):
+        assert verified[name]["ok"], verified[name]
