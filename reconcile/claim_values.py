@@ -258,6 +258,8 @@ def read_value(data: bytes, path: str, selector: str, where: str) -> Extracted:
     selector = selector.strip()
     if not selector:
         raise ClaimInputError("--metric is empty; name a key, e.g. --metric psnr", where=where)
+    if not data or data.isspace():  # a parser's "Expecting value: line 1 column 1" says less
+        raise ClaimInputError(_empty(data, where), where=where)
     lower = path.lower()
     if lower.endswith(".json"):
         return _from_json(data, selector, where)
@@ -627,6 +629,12 @@ def _json_loads(text: str) -> Any:
     """``text`` parsed as JSON the way every claim reads it: repeated keys kept countable
     (`_Object`), integers too large for a float kept refusable (`_parse_int`)."""
     return json.loads(text, object_pairs_hook=_object, parse_int=_parse_int)
+
+
+def _empty(data: bytes, where: str) -> str:
+    size = f"{len(data)} bytes of whitespace" if data else "0 bytes"
+    return (f"{where} is empty ({size}): there is no value to read (a results file saved "
+            "over a failed write, or before the evaluation finished?)")
 
 
 def _json_text(data: bytes, where: str, what: str = "JSON") -> str:

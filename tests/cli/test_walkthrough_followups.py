@@ -1,9 +1,14 @@
-"""What a user walkthrough hit, each through the real `labledger` console script:
+"""More of what a user walkthrough hit, each through the real `labledger` console script:
 
 * `close DIR --run r8` over a capsule whose own run.json says it is r1 sealed it as r8, and a
   seal is final: a typo'd --run labelled r1's results as r8's for good. It is now a capsule-rule
   problem (quarantine, exit 3) naming both ids and the fix, and the run closes correctly after;
   without --run (and $LABLEDGER_RUN), close takes the id the run's files name.
+* `claim add` from an empty metrics.json said "is not valid JSON (Expecting value: line 1
+  column 1 (char 0))"; claim refusals did not all say that nothing was written.
+* reconcile printed a whole-number claim value as "evidence says 123456789012.0".
+* reconcile's summary counted only the numbers that matched as "checked" ("1 number(s) checked
+  ...: 2 drift"), though the drifted ones were checked too.
 """
 
 from __future__ import annotations
@@ -155,3 +160,70 @@ def test_a_run_number_that_is_no_id_and_a_project_that_turns_the_check_off(
     bad = run_cli("close", "active/b", "--run", "sweep-c", "--export-root", "export")
     assert bad.returncode == 1
     assert "run-id-fields: 'run_id' is not FILE:KEY" in bad.stderr
+
+
+def _ingest(project: Path, run_cli: Cli, run: str, files: dict[str, str]) -> None:
+    folder = project / "runs" / run
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    done = run_cli("ingest-dir", str(folder), "--run", run, "--settle", "0")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_claim_from_an_empty_metrics_file_says_it_is_empty(project: Path,
+                                                             run_cli: Cli) -> None:
+    # an evaluation killed before it wrote its metrics.json (test/<id>/metrics.json, DOMAIN.md)
+    _ingest(project, run_cli, "r1", {"test/kodak/metrics.json": ""})
+    empty = run_cli("claim", "add", "C1", "--run", "r1", "--metric", "psnr", "--from",
+                    "test/kodak/metrics.json")
+    assert empty.returncode == 2
+    assert "r1:test/kodak/metrics.json (blake3:" in empty.stderr
+    assert "is empty (0 bytes)" in empty.stderr
+    assert "not valid JSON" not in empty.stderr
+    assert empty.stderr.rstrip().endswith("; nothing was written")
+    # a torn write still reads as what it is, and says nothing was written too
+    _ingest(project, run_cli, "r2", {"test/kodak/metrics.json": '{"psnr": 31.4'})
+    torn = run_cli("claim", "add", "C1", "--run", "r2", "--metric", "psnr", "--from",
+                   "test/kodak/metrics.json")
+    assert torn.returncode == 2
+    assert "is not valid JSON (Expecting ',' delimiter" in torn.stderr
+    assert torn.stderr.rstrip().endswith("; nothing was written")
+    assert run_cli("claim", "list", "--json").stdout.strip() in ("[]", "")
+
+
+def test_reconcile_prints_a_whole_number_claim_without_a_fraction(project: Path,
+                                                                 run_cli: Cli) -> None:
+    # the shape of a Hugging Face Trainer's train_results.json (as in Merlinmy/Whisper_small_hi,
+    # train_results.json), with a token count of our own
+    _ingest(project, run_cli, "lm-1", {"train_results.json": json.dumps(
+        {"epoch": 3.0, "train_loss": 2.4113, "train_runtime": 9120.3381, "train_samples": 48211,
+         "train_tokens": 123456789012}, indent=4)})
+    added = run_cli("claim", "add", "T1", "--run", "lm-1", "--metric", "train_tokens",
+                    "--from", "train_results.json", "--direction", "higher")
+    assert added.returncode == 0, added.stderr
+    (project / "paper.md").write_text(
+        "We train on <!-- claim:T1 -->123,456,789,000 tokens.\n")
+    drift = run_cli("reconcile", "paper.md")
+    assert drift.returncode == 3
+    assert "T1 says 123,456,789,000, evidence says 123456789012 (run lm-1" in drift.stdout
+    assert "123456789012.0" not in drift.stdout
+
+
+def test_reconcile_counts_drifted_numbers_as_checked(project: Path, run_cli: Cli) -> None:
+    _ingest(project, run_cli, "r1", {"test/kodak/metrics.json": json.dumps(
+        {"psnr": 31.42, "ssim": 0.8871, "lpips": 0.1034})})
+    for claim, metric in (("P1", "psnr"), ("S1", "ssim"), ("L1", "lpips")):
+        added = run_cli("claim", "add", claim, "--run", "r1", "--metric", metric, "--from",
+                        "test/kodak/metrics.json")
+        assert added.returncode == 0, added.stderr
+    (project / "paper.md").write_text(
+        "PSNR <!-- claim:P1 -->31.42 dB, SSIM <!-- claim:S1 -->0.891 and LPIPS "
+        "<!-- claim:L1 -->0.097 on Kodak.\n")
+    text = run_cli("reconcile", "paper.md")
+    assert text.returncode == 3
+    # before: "1 number(s) checked against 3 claim(s): 2 drift"
+    assert "reconcile: 1 document(s), 3 number(s) checked against 3 claim(s): 2 drift" \
+        in text.stderr
+    data = json.loads(run_cli("reconcile", "paper.md", "--json").stdout)
+    assert (data["checked"], data["matched"], data["counts"]) == (3, 1, {"drift": 2})
