@@ -258,8 +258,6 @@ def read_value(data: bytes, path: str, selector: str, where: str) -> Extracted:
     selector = selector.strip()
     if not selector:
         raise ClaimInputError("--metric is empty; name a key, e.g. --metric psnr", where=where)
-    if not data or data.isspace():  # a parser's "Expecting value: line 1 column 1" says less
-        raise ClaimInputError(_empty(data, where), where=where)
     lower = path.lower()
     if lower.endswith(".json"):
         return _from_json(data, selector, where)
@@ -673,6 +671,8 @@ def _load_json(data: bytes, where: str) -> Any:
     """The document in a ``*.json`` file, or, when the file holds one JSON object per line (a
     detectron2 ``metrics.json``, an mmengine ``scalars.json``: JSON itself says "extra data"
     after the first), those lines as a `_Table`."""
+    if not data or data.isspace():  # a parser's "Expecting value: line 1 column 1" says less
+        raise ClaimInputError(_empty(data, where), where=where)
     text = _json_text(data, where)
     try:
         return _json_loads(text)
