@@ -39,6 +39,7 @@ import errno
 import fcntl
 import os
 import re
+import shlex
 import shutil
 import stat
 import time
@@ -56,8 +57,8 @@ from labledger.ingest._fs import (
     rename_noreplace,
 )
 from labledger.ingest._writers import Writer, describe_writers, open_writers
-from labledger.ingest.capsule_rules import CapsuleRules, check_capsule, load_rules
-from labledger.ingest.checkpoint import resolve_run, resolve_settle, settle_timeout
+from labledger.ingest.capsule_rules import CapsuleRules, check_capsule, load_rules, named_runs
+from labledger.ingest.checkpoint import RUN_ENV, resolve_run, resolve_settle, settle_timeout
 from labledger.ingest.checkpoint_load import LoadResult
 from labledger.ingest.errors import (
     CapsuleBusyError,
@@ -79,6 +80,7 @@ PARTIAL = ".partial"
 _MAX_NAME = 256  # the ledger's limit on a path field
 _MAX_PROBLEMS = 50
 _MAX_REASON = 4000
+_QUARANTINED = "\x00quarantine\x00"  # in a problem: where the candidate went (`_quarantine`)
 
 
 class SealedCapsule(msgspec.Struct, frozen=True, kw_only=True):
@@ -161,6 +163,8 @@ def _quarantine(led: Ledger, candidate: Path, *, run: str, source: Path,
             break
         except FileExistsError:
             attempt += 1
+    # A moved run's files are only in quarantine now: a fix that names them names the folder.
+    problems = [p.replace(_QUARANTINED, shlex.quote(str(target))) for p in problems]
     _write_reason(target, attempt, _reason_text(run, attempt, source, problems))
     listed = [p[:500] for p in problems[:_MAX_PROBLEMS]]
     if len(problems) > _MAX_PROBLEMS:
@@ -198,7 +202,10 @@ def close_capsule(
     source
         The run's finished files (e.g. ``active/<run>``).
     run
-        Run id, also the capsule's directory name; defaults to ``$LABLEDGER_RUN``.
+        Run id, also the capsule's directory name; defaults to ``$LABLEDGER_RUN``, else to the
+        one run id the source's own files name (`named_runs`: ``run.json``'s ``run_id`` or
+        ``run``). A capsule whose files name another run than this is quarantined (a seal is
+        final: a typo would label the results as another run's for good).
     export_root
         Where sealed capsules live; created if missing.
     move
@@ -231,11 +238,13 @@ def close_capsule(
         A bad run id, or an export or quarantine root that cannot be a directory (a file in
         the way); nothing was touched.
     """
-    run = resolve_run(run, action="close a capsule", kind=None)
     wait = resolve_settle(settle)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
     try:
+        if rules is None:
+            rules = load_rules(led.paths.home)
+        run = run or os.environ.get(RUN_ENV) or _run_of_source(source, rules)
         # Validates the run id (it names directories too) before anything moves.
         led.draft("capsule.quarantined", {"path": "-", "reason": "-"}, run=run)
         exports = _absolute(export_root)
@@ -248,15 +257,41 @@ def close_capsule(
         # The ledger is never copied or moved into a capsule (a linked source is copied through
         # its link, so its target is what is checked).
         refuse_ledger_folder(led, os.path.realpath(source))
-        if rules is None:
-            rules = load_rules(led.paths.home)
         if not allow_running:
             _refuse_running(led, run)
+        again = _close_again(source, export_root, quarantine_root, move)
         return _close(led, _absolute(source), run=run, export_root=exports, move=move,
-                      quarantine_root=quarantine, rules=rules, settle=wait)
+                      quarantine_root=quarantine, rules=rules, settle=wait, again=again)
     finally:
         if owned:
             led.close()
+
+
+def _run_of_source(source: str | os.PathLike[str], rules: CapsuleRules) -> str:
+    """The run id the source's own files name (``run.json``'s ``run_id``, ...), for a close
+    given neither ``--run`` nor ``$LABLEDGER_RUN``; raises `InvalidEventError` when they name
+    none, or more than one."""
+    named = named_runs(Path(source), rules)
+    runs = sorted({n.run for n in named})
+    if len(runs) == 1:
+        return runs[0]
+    if runs:
+        listed = ", ".join(f"{n.run} ({n.where})" for n in named)
+        raise InvalidEventError(
+            f"no --run given, and {source} names more than one run: {listed}; pass --run RUN "
+            "(the one it is) and fix the others", field="run")
+    return resolve_run(None, action="close a capsule", kind=None)  # refused: says how
+
+
+def _close_again(source: str | os.PathLike[str], export_root: str | os.PathLike[str],
+                 quarantine_root: str | os.PathLike[str] | None, move: bool) -> str:
+    """The `labledger close` that closes this run again, without its ``--run``: a problem with
+    the run's id names it. A moved run's files are in quarantine then, not in ``source``."""
+    where = _QUARANTINED if move else shlex.quote(os.fspath(source))
+    out = f"labledger close {where} --export-root {shlex.quote(os.fspath(export_root))}"
+    if quarantine_root:
+        out += f" --quarantine-root {shlex.quote(os.fspath(quarantine_root))}"
+    return out
 
 
 def _absolute(path: str | os.PathLike[str]) -> Path:
@@ -457,13 +492,15 @@ def _settled_snapshot(source: Path, settle: float, deadline: float) -> _Snapshot
 
 
 def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
-           quarantine_root: Path, rules: CapsuleRules, settle: float = 0.0) -> SealedCapsule:
+           quarantine_root: Path, rules: CapsuleRules, settle: float = 0.0,
+           again: str = "labledger close DIR") -> SealedCapsule:
     _precheck(led, source, run=run, export_root=export_root, move=move,
               quarantine_root=quarantine_root)  # refusals that need no lock write nothing
     lock = _lock(export_root, run)  # one closure of a run at a time; released by close()
     try:
         return _close_locked(led, source, run=run, export_root=export_root, move=move,
-                             quarantine_root=quarantine_root, rules=rules, settle=settle)
+                             quarantine_root=quarantine_root, rules=rules, settle=settle,
+                             again=again)
     finally:
         os.close(lock)
 
@@ -504,7 +541,8 @@ def _check_source(source: Path, *, run: str, move: bool, destination: Path, part
 
 
 def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
-                  quarantine_root: Path, rules: CapsuleRules, settle: float) -> SealedCapsule:
+                  quarantine_root: Path, rules: CapsuleRules, settle: float,
+                  again: str) -> SealedCapsule:
     destination = export_root / run
     partial = export_root / PARTIAL / run
     sealed = sealed_record(led, run)
@@ -536,7 +574,7 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
                 copied = True
         else:
             copy_tree(source, partial, unchanging=True)
-        check = check_capsule(partial, rules)
+        check = check_capsule(partial, rules, run=run, again=again)
         if check.problems:
             raise _Rejected(check.problems)
         from labledger.ledger.artifacts import open_store

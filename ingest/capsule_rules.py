@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import shlex
 import stat
 import tomllib
 from pathlib import Path
@@ -70,6 +71,13 @@ class CapsuleRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         Symlinks make a capsule depend on files outside it; refused unless true.
     allow_empty
         Whether required files may be empty.
+    run_id_fields
+        ``FILE:KEY`` fields of top-level JSON files that hold the run's own id: ``run.json``'s
+        ``run_id`` or ``run`` (the run's identity, DOMAIN.md), and ``run_id`` of the seed's
+        ``PULL_MANIFEST.json`` / ``PULL_VERIFIED.json``. A field that holds a string other than
+        the run being closed is a problem (a seal is final: a typo in ``--run`` would label the
+        results as another run's for good); a missing file or key, or a value that is not a
+        string (``"run": 3``, an index), says nothing. ``[]`` turns the check off.
     """
 
     required: list[str] = msgspec.field(
@@ -92,6 +100,9 @@ class CapsuleRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     vis_extension: str = "png"
     allow_symlinks: bool = False
     allow_empty: bool = False
+    run_id_fields: list[str] = msgspec.field(
+        default_factory=lambda: ["run.json:run_id", "run.json:run", "PULL_MANIFEST.json:run_id",
+                                 "PULL_VERIFIED.json:run_id"])
 
 
 def load_rules(ledger_home: Path | None) -> CapsuleRules:
@@ -113,9 +124,14 @@ def load_rules(ledger_home: Path | None) -> CapsuleRules:
     except tomllib.TOMLDecodeError as exc:
         raise CapsuleConfigError(path, f"not valid TOML ({exc})") from None
     try:
-        return msgspec.convert(data, CapsuleRules)
+        rules = msgspec.convert(data, CapsuleRules)
     except msgspec.ValidationError as exc:
         raise CapsuleConfigError(path, str(exc)) from None
+    bad = [f for f in rules.run_id_fields if not all(f.rpartition(":")[::2])]
+    if bad:
+        raise CapsuleConfigError(path, f"run-id-fields: {bad[0]!r} is not FILE:KEY "
+                                       "(e.g. \"run.json:run_id\")")
+    return rules
 
 
 class CapsuleCheck(msgspec.Struct, frozen=True, kw_only=True):
@@ -290,20 +306,76 @@ def _check_visuals(run: dict[str, Any], listing: _Listing, rules: CapsuleRules) 
     return []
 
 
-def check_capsule(root: Path, rules: CapsuleRules | None = None) -> CapsuleCheck:
-    """Check the directory ``root`` against ``rules`` (defaults when None); changes nothing."""
+class NamedRun(msgspec.Struct, frozen=True):
+    """A run id the capsule's own files record: ``key`` of the JSON object in ``file``."""
+
+    file: str
+    key: str
+    run: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}'s {self.key}"
+
+
+def named_runs(root: Path, rules: CapsuleRules | None = None) -> list[NamedRun]:
+    """Every run id that a ``rules.run_id_fields`` field of the folder ``root`` holds, in the
+    order of the rules. A file that is missing, unreadable or not a JSON object, a missing
+    key, and a value that is not a non-empty string are skipped: this reads identities, the
+    layout checks judge the files."""
+    rules = rules or CapsuleRules()
+    documents: dict[str, Any] = {}
+    out = []
+    for spec in rules.run_id_fields:
+        name, _, key = spec.rpartition(":")
+        if name not in documents:
+            try:
+                documents[name] = json.loads((root / name).read_bytes())
+            except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+                documents[name] = None
+        doc = documents[name]
+        value = doc.get(key) if isinstance(doc, dict) else None
+        if isinstance(value, str) and value:
+            out.append(NamedRun(name, key, value))
+    return out
+
+
+def _check_run_identity(root: Path, rules: CapsuleRules, run: str, again: str) -> list[str]:
+    """A problem per field of the capsule that names another run than ``run``; ``again`` is the
+    command that closes it again, without its ``--run``."""
+    problems = []
+    for named in named_runs(root, rules):
+        if named.run == run:
+            continue
+        problems.append(
+            f"{named.file} says this is run {named.run!r} ({named.key}), but it is being closed "
+            f"as run {run!r}: a seal is final, so a capsule is never sealed under a run its own "
+            f"files contradict. If it is {named.run}, close it as that run (`{again} --run "
+            f"{shlex.quote(named.run)}`); if it is {run}, fix {named.where}")
+    return problems
+
+
+def check_capsule(root: Path, rules: CapsuleRules | None = None, *, run: str | None = None,
+                  again: str = "labledger close DIR") -> CapsuleCheck:
+    """Check the directory ``root`` against ``rules`` (defaults when None); changes nothing.
+
+    ``run``: the run it is to be sealed as; a field of ``rules.run_id_fields`` that names
+    another is a problem, whose fix names ``again`` (the command to close it again, without
+    ``--run``). None: not checked."""
     rules = rules or CapsuleRules()
     listing = _scan(root)
     problems = _check_layout(listing, rules)
-    problems += _check_tests(root, listing, rules)
-    run, run_problems = _read_run_json(root, listing)
-    problems += run_problems
     if run is not None:
-        inventory = sorted(k for k in rules.inventory_keys if k in run)
+        problems += _check_run_identity(root, rules, run, again)
+    problems += _check_tests(root, listing, rules)
+    run_json, run_problems = _read_run_json(root, listing)
+    problems += run_problems
+    if run_json is not None:
+        inventory = sorted(k for k in rules.inventory_keys if k in run_json)
         if inventory:
             problems.append(f"run.json carries a file inventory (key(s) {', '.join(inventory)}); "
                             "the capsule's tree digest is its inventory")
-        problems += _check_visuals(run, listing, rules)
+        problems += _check_visuals(run_json, listing, rules)
     checkpoints = sorted(p for p in listing.files
                          if any(_matches(p, g) for g in rules.checkpoints))
     loaded: list[LoadResult] = []

@@ -629,6 +629,12 @@ def _json_loads(text: str) -> Any:
     return json.loads(text, object_pairs_hook=_object, parse_int=_parse_int)
 
 
+def _empty(data: bytes, where: str) -> str:
+    size = f"{len(data)} bytes of whitespace" if data else "0 bytes"
+    return (f"{where} is empty ({size}): there is no value to read (a results file saved "
+            "over a failed write, or before the evaluation finished?)")
+
+
 def _json_text(data: bytes, where: str, what: str = "JSON") -> str:
     try:
         return data.decode("utf-8-sig")
@@ -665,6 +671,8 @@ def _load_json(data: bytes, where: str) -> Any:
     """The document in a ``*.json`` file, or, when the file holds one JSON object per line (a
     detectron2 ``metrics.json``, an mmengine ``scalars.json``: JSON itself says "extra data"
     after the first), those lines as a `_Table`."""
+    if not data or data.isspace():  # a parser's "Expecting value: line 1 column 1" says less
+        raise ClaimInputError(_empty(data, where), where=where)
     text = _json_text(data, where)
     try:
         return _json_loads(text)

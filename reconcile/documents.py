@@ -525,13 +525,14 @@ class _Run:
             self.add(seg, shown.start, "unit", [a, b],
                      f"{a.id}\u2212{b.id} says {shown.display_unit()}, but its evidence is "
                      f"{evidence:+}" + (f" {a.unit}" if a.unit else "") + f" ({a.id} "
-                     f"{a.value!r} run {a.run}; {b.id} {b.value!r} run {b.run})", shown, "delta")
+                     f"{_evidence(a.value)} run {a.run}; {b.id} {_evidence(b.value)} run {b.run})",
+                     shown, "delta")
             return
         scaled = f" (= {got.expected(diff):+}%)" if got.scale else ""
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "
-                 f"{evidence:+}{scaled} ({a.id} {a.value!r} run {a.run}, object "
-                 f"{_short(a.source_digest)}; {b.id} {b.value!r} run {b.run}, object "
+                 f"{evidence:+}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
+                 f"{_short(a.source_digest)}; {b.id} {_evidence(b.value)} run {b.run}, object "
                  f"{_short(b.source_digest)})", shown, "delta")
 
     # -- anchored numbers --
@@ -1830,7 +1831,16 @@ def _short(digest: str) -> str:
 
 
 def _value(claim: Claim) -> str:
-    return f"{claim.value!r}" + (f" {claim.unit}" if claim.unit else "")
+    return _evidence(claim.value) + (f" {claim.unit}" if claim.unit else "")
+
+
+def _evidence(value: float) -> str:
+    """A claim's value as a message shows it: every digit (repr), but a whole number without
+    the float's ".0" (``123456789012``, not ``123456789012.0``, which reads as a measured
+    fraction). Rendering only: comparisons use the value itself."""
+    if float(value).is_integer() and abs(value) < 2 ** 53:
+        return str(int(value))
+    return repr(value)
 
 
 def _delta_column(header: str, terms: frozenset[str]) -> bool:
@@ -1875,7 +1885,7 @@ def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None 
     # a COCOeval summary's fraction judged in the claim's percent points says so
     said = f"{shown.display()} (= {points.literal} points)" if points is not None \
         else shown.display()
-    return (f"{claim.id} says {said}, evidence says {claim.value!r}{scaled} "
+    return (f"{claim.id} says {said}, evidence says {_evidence(claim.value)}{scaled} "
             f"(run {claim.run}, object {_short(claim.source_digest)})")
 
 

@@ -24,6 +24,8 @@ Hierarchy (the CLI maps each class to an exit code in `labledger.ledger.cli._err
 
 from __future__ import annotations
 
+_NOTHING_WRITTEN = "nothing was written"
+
 
 class ReconcileError(Exception):
     """Base for reconcile errors a caller can act on."""
@@ -50,6 +52,8 @@ class ClaimInputError(ReconcileError):
 
     def __init__(self, message: str, *, claim: str | None = None,
                  where: str | None = None) -> None:
+        if _NOTHING_WRITTEN not in message:  # every claim refusal says so, as the others do
+            message = f"{message}; {_NOTHING_WRITTEN}"
         super().__init__(message)
         self.claim, self.where = claim, where
 

@@ -22,6 +22,8 @@ from typing import Any
 
 __all__ = ["Finding", "Match", "Report", "Tie"]
 
+_COMPARED = frozenset({"drift", "unit"})  # findings about a number compared with its evidence
+
 
 @dataclass(frozen=True, slots=True)
 class Tie:
@@ -136,6 +138,13 @@ class Report:
     def ok(self) -> bool:
         return not self.findings and not (self.evidence and self.evidence["differences"])
 
+    @property
+    def checked(self) -> int:
+        """How many numbers were compared with their claim's evidence: those that matched and
+        those that did not (drift, a unit that is not the claim's). An ambiguous number, a bad
+        marker and an unknown claim compared nothing."""
+        return len(self.matches) + sum(f.type in _COMPARED for f in self.findings)
+
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for f in self.findings:
@@ -144,7 +153,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "documents": self.documents, "claims": self.claims,
-                "checked": len(self.matches), "counts": self.counts(),
+                "checked": self.checked, "matched": len(self.matches), "counts": self.counts(),
                 "findings": [f.to_json() for f in self.findings],
                 "matches": [m.to_json() for m in self.matches],
                 "evidence": self.evidence, "notes": self.notes}

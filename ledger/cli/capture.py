@@ -102,7 +102,10 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
 
 @click.command()
 @click.argument("source", type=NonEmptyPath(file_okay=False))
-@click.option("--run", metavar="RUN", help=_RUN_HELP + " Also the capsule's directory name.")
+@click.option("--run", metavar="RUN",
+              help="Run id, also the capsule's directory name (default: $LABLEDGER_RUN, else "
+                   "the run SOURCE/run.json names by run_id or run). A capsule whose run.json "
+                   "names another run is quarantined, not sealed under the wrong name.")
 @click.option("--export-root", required=True, type=NonEmptyPath(file_okay=False), metavar="DIR",
               help="Where sealed capsules live: the capsule becomes DIR/<run>.")
 @click.option("--move", is_flag=True,
@@ -155,6 +158,8 @@ def close(source: str, run: str | None, export_root: str, move: bool,
         emit_json({"sealed": True, **sealed.to_json()})
         return
     click.echo(sealed.path)
+    if not run and not os.environ.get("LABLEDGER_RUN"):
+        info(ctx, f"run {sealed.run}: the run {source}'s own files name")
     info(ctx, f"sealed {sealed.digest}  {counted(sealed.files, 'file')}, "
               f"{counted(sealed.bytes, 'byte')}")
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def _summary(report: Report, disclose: bool) -> str:
     counts = report.counts()
-    head = (f"reconcile: {report.documents} document(s), {len(report.matches)} number(s) "
+    head = (f"reconcile: {report.documents} document(s), {report.checked} number(s) "
             f"checked against {report.claims} claim(s)")
     parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(counts.items())]
     if report.evidence is not None and report.evidence["differences"]:
