@@ -25,11 +25,11 @@ DeepSpeed's loss scaler), which is accepted on the whole archive alone and repor
 
 from __future__ import annotations
 
-import fnmatch
 import importlib.util
 import json
 import os
 import posixpath
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -52,16 +52,19 @@ RESUME_ARCHIVE_ONLY = "zip CRC"
 #   (and the expert-parallel "expp_rank_..._optim_states.pt").
 # Weights beside them (model.safetensors, pytorch_model*.bin, mp_rank_*_model_states.pt, a
 # Lightning .ckpt) keep the weights rule.
-RESUME_STATE_GLOBS = (
+# ("N" is a process or rank number: digits only, so "optimizer_2_final.bin" is no resume state)
+RESUME_STATE_NAMES = (
     "training_args.bin",
-    "optimizer.pt", "optimizer.bin", "optimizer_[0-9]*.bin",
-    "scheduler.pt", "scheduler.bin", "scheduler_[0-9]*.bin",
-    "sampler.bin", "sampler_[0-9]*.bin",
+    "optimizer.pt", "optimizer.bin", "optimizer_N.bin",
+    "scheduler.pt", "scheduler.bin", "scheduler_N.bin",
+    "sampler.bin", "sampler_N.bin",
     "scaler.pt",
-    "rng_state.pth", "rng_state_[0-9]*.pth",
-    "random_states_[0-9]*.pkl",
+    "rng_state.pth", "rng_state_N.pth",
+    "random_states_N.pkl",
     "*_optim_states.pt",
 )
+_RESUME_STATE = re.compile("|".join(
+    re.escape(n).replace("N", r"\d+").replace(r"\*", ".*") for n in RESUME_STATE_NAMES))
 # Where the child reads its own mappings (Linux); a platform without it (macOS) loads uncapped.
 PROC_STATUS = "/proc/self/status"
 
@@ -159,8 +162,16 @@ def weights_problem(obj):
     if not isinstance(obj, dict):
         return None if isinstance(obj, torch.Tensor) else (
             f"it holds a {type(obj).__name__}, not a state dict")
-    if any(k in obj for k in WEIGHT_KEYS):
-        return None
+    keys = [k for k in WEIGHT_KEYS if k in obj]
+    if keys:
+        # the key must hold weights: {"module": None, "optimizer": ...} (review) or
+        # {"model": "resnet50"} names a weights key and holds none
+        found = []
+        for k in keys:
+            walk(obj[k], found)
+            if found:
+                return None
+        return f"its weights key ({keys[0]}) holds no tensors"
     if obj and all(isinstance(v, torch.Tensor) for v in obj.values()):
         return None  # a flat state dict
     keys = ", ".join(sorted(map(str, obj))[:8])
@@ -210,6 +221,70 @@ def tensors_problem(obj, result, need_tensors):
         return f"{len(bad)} of {len(tensors)} tensors hold NaN or infinity"
     return None
 
+import pickletools
+# A resume-state file weights_only refuses for a class is passed on its archive alone only when
+# every global its pickle names is one weights_only itself allows, or a trainer library's own
+# (the Trainer's TrainingArguments and its enums, DeepSpeed's loss scaler), or numpy's array
+# and RNG state builders: never builtins.eval, subprocess, os, a torch.nn module (a model with
+# its weights, which the weights rule checks), or any other code.
+TRAINER_MODULES = ("transformers.", "accelerate.", "deepspeed.", "numpy.dtypes.")
+NUMPY_GLOBALS = {"numpy.core.multiarray._reconstruct", "numpy._core.multiarray._reconstruct",
+                 "numpy.core.multiarray.scalar", "numpy._core.multiarray.scalar",
+                 "numpy.ndarray", "numpy.dtype"}
+STRING_OPS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING",
+              "BINSTRING", "STRING"}
+GET_OPS = {"GET", "BINGET", "LONG_BINGET"}
+PUT_OPS = {"PUT", "BINPUT", "LONG_BINPUT"}
+
+def torch_allowed_globals():
+    try:
+        from torch._weights_only_unpickler import _get_allowed_globals
+        names = set(_get_allowed_globals())
+    except Exception:
+        names = {"collections.OrderedDict", "builtins.set", "torch.Size", "torch.device",
+                 "torch.serialization._get_layout", "torch.nn.parameter.Parameter"}
+        names |= {"torch." + n for n in dir(torch)
+                  if isinstance(getattr(torch, n, None), torch.dtype) or n.endswith("Storage")}
+        names |= {"torch._utils." + n for n in dir(torch._utils) if n.startswith("_rebuild_")}
+    return names
+
+def pickle_globals(path):
+    # Every global data.pkl names ("module.name"), read op by op, nothing unpickled; a
+    # STACK_GLOBAL whose two strings are not the two values pushed right before it (as
+    # Python's pickler writes it) is "?", which no rule allows.
+    with zipfile.ZipFile(path) as zf:
+        name = next(n for n in zf.namelist() if n == "data.pkl" or n.endswith("/data.pkl"))
+        data = zf.read(name)
+    found, pushed, memo = [], [], {}
+    for op, arg, _ in pickletools.genops(data):
+        kind = op.name
+        if kind in ("GLOBAL", "INST"):
+            module, _, attr = str(arg).partition(" ")
+            found.append(module + "." + attr)
+            pushed.append(None)
+        elif kind == "STACK_GLOBAL":
+            pair = pushed[-2:]
+            ok = len(pair) == 2 and all(isinstance(v, str) for v in pair)
+            found.append(pair[0] + "." + pair[1] if ok else "?")
+            pushed.append(None)
+        elif kind in STRING_OPS:
+            pushed.append(arg if isinstance(arg, str) else None)
+        elif kind in GET_OPS:
+            pushed.append(memo.get(arg))
+        elif kind in PUT_OPS:
+            memo[arg] = pushed[-1] if pushed else None
+        elif kind == "MEMOIZE":
+            memo[len(memo)] = pushed[-1] if pushed else None
+        elif kind not in ("PROTO", "FRAME"):
+            pushed.append(None)
+    return found
+
+def foreign_globals(path):
+    allowed = torch_allowed_globals()
+    return sorted({g for g in pickle_globals(path)
+                   if g not in allowed and g not in NUMPY_GLOBALS
+                   and not g.startswith(TRAINER_MODULES)})
+
 def check_resume_state(path, result):
     # Resume state (optimizer, scheduler, scaler, RNG, training arguments): a whole torch.save
     # archive that weights_only=True loads, or refuses only for a class it will not build.
@@ -228,6 +303,17 @@ def check_resume_state(path, result):
             first = describe(exc)
             result["error"] = ("torch.load(weights_only=True) failed: " + type(exc).__name__
                                + (f": {first}" if first else ""))
+            return
+        try:
+            foreign = foreign_globals(path)
+        except Exception as exc:
+            foreign = ["(its pickle could not be read: " + type(exc).__name__ + ")"]
+        if foreign:
+            result["error"] = ("torch.load(weights_only=True) refused it, and its pickle names "
+                               "what no trainer's resume state holds: " + ", ".join(foreign[:5])
+                               + (" ..." if len(foreign) > 5 else "")
+                               + " (code that would run if it were loaded with "
+                               "weights_only=False, or a model, which the weights rule checks)")
             return
         result["ok"], result["loader"] = True, cfg["resume_archive_only"]
         result["refused"] = "Unsupported global: GLOBAL " + refused.group(1)
@@ -291,9 +377,9 @@ class LoadResult(msgspec.Struct, frozen=True, kw_only=True):
 
 def is_resume_state(name: str) -> bool:
     """Whether the file ``name`` (a path; its basename decides) is resume state that a trainer
-    saves beside the weights (`RESUME_STATE_GLOBS`), checked as such rather than as weights."""
+    saves beside the weights (`RESUME_STATE_NAMES`), checked as such rather than as weights."""
     base = posixpath.basename(name.replace(os.sep, "/"))
-    return any(fnmatch.fnmatchcase(base, g) for g in RESUME_STATE_GLOBS)
+    return _RESUME_STATE.fullmatch(base) is not None
 
 
 def torch_available() -> bool:

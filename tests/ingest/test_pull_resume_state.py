@@ -54,6 +54,28 @@ class LossScalerState:
         self.cur_iter = 500
 
 
+def _as_library_class(cls: type, module: str, name: str) -> type:
+    """``cls`` pickled as the library's own class (``transformers.training_args.
+    TrainingArguments``): a resume-state file weights_only refuses passes only when its pickle
+    names a trainer library's classes (review: any refused global passed, ``subprocess.Popen``
+    included). The module is registered as pickle looks it up; neither library is installed."""
+    import sys
+    import types
+
+    parts = module.split(".")
+    for i in range(1, len(parts) + 1):
+        sys.modules.setdefault(".".join(parts[:i]), types.ModuleType(".".join(parts[:i])))
+    cls.__module__, cls.__qualname__, cls.__name__ = module, name, name
+    setattr(sys.modules[module], name, cls)
+    return cls
+
+
+TRAINING_ARGS = "transformers.training_args.TrainingArguments"
+LOSS_SCALER = "deepspeed.runtime.fp16.loss_scaler.LossScaler"
+_as_library_class(FinetuneArguments, *TRAINING_ARGS.rsplit(".", 1))
+_as_library_class(LossScalerState, *LOSS_SCALER.rsplit(".", 1))
+
+
 @pytest.fixture
 def in_project(ledger: Ledger, project: Path, tmp_path: Path,
                monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -159,7 +181,7 @@ def test_a_trainer_checkpoint_folder_pulls_and_passes_the_gate(
     # weights_only refused the pickled dataclass; its whole archive passed it, and says so
     args = checks[f"{CKPT}/training_args.bin"]
     assert args["loader"] == "zip CRC"
-    assert args["refused"] == f"Unsupported global: GLOBAL {__name__}.FinetuneArguments"
+    assert args["refused"] == f"Unsupported global: GLOBAL {TRAINING_ARGS}"
     assert checks[f"{CKPT}/optimizer.pt"]["loader"] == "zip CRC + torch.load(weights_only=True)"
     assert checks[f"{CKPT}/optimizer.pt"]["tensors"] > 0
     # the weights keep the weights rule
@@ -286,7 +308,7 @@ def test_a_deepspeed_checkpoint_passes_the_gate(
     checks = verifications(ledger)
     optim = checks["global_step500/bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt"]
     assert (optim["ok"], optim["resume_state"], optim["loader"]) == (True, True, "zip CRC")
-    assert optim["refused"] == f"Unsupported global: GLOBAL {__name__}.LossScalerState"
+    assert optim["refused"] == f"Unsupported global: GLOBAL {LOSS_SCALER}"
     weights = checks["global_step500/mp_rank_00_model_states.pt"]
     assert (weights["ok"], weights["tensors"]) == (True, 2)
     assert "resume_state" not in weights
@@ -313,6 +335,8 @@ def test_a_deepspeed_checkpoint_passes_the_gate(
     ("lightning_logs/version_0/checkpoints/epoch=3-step=500.ckpt", False),
     ("ckpt/optimizer_best.pth", False), ("ckpt/my_optimizer.pt", False),
     ("ckpt/rng_state_final.pth", False),
+    # a process number is digits alone (review: the globs took "optimizer_2_final.bin")
+    ("ckpt/optimizer_2_final.bin", False), ("ckpt/rng_state_0_backup.pth", False),
 ])
 def test_resume_state_names(path: str, resume: bool) -> None:
     assert is_resume_state(path) is resume
@@ -332,3 +356,79 @@ def test_close_seals_a_trainer_output_folder(ledger: Ledger, make_run: Any, tmp_
     verified = {Path(e["path"]).name: e for e in read_events(ledger, "checkpoint.verified")}
     for name in ("optimizer.pt", "scheduler.pt", "scaler.pt", "rng_state.pth"):
         assert verified[name]["ok"], verified[name]
+
+
+class _RunsCode:
+    """A pickle that would start a process if loaded with weights_only=False (review)."""
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        import subprocess
+
+        return (subprocess.Popen, (["true"],))
+
+
+def _code_in_optimizer(path: Path) -> None:
+    torch.save({"state": {}, "param_groups": [], "hook": _RunsCode()}, path)
+
+
+def _eval_only_archive(path: Path) -> None:
+    """A zip torch.save's shape whose data.pkl is `builtins.eval` and nothing else."""
+    path.unlink()
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("archive/version", "3\n")
+        zf.writestr("archive/data.pkl", b"cbuiltins\neval\n.")
+
+
+def _nan_model(path: Path) -> None:
+    model = torch.nn.Linear(4, 2)
+    with torch.no_grad():
+        model.weight.fill_(float("nan"))
+    torch.save(model, path)
+
+
+@pytest.mark.parametrize(("name", "plant", "named"), [
+    ("optimizer.pt", _code_in_optimizer, "Popen"),  # (pickled under the name "commands")
+    ("scheduler.pt", _eval_only_archive, "builtins.eval"),
+    ("optimizer.pt", _nan_model, "torch.nn.modules.linear.Linear"),
+], ids=["popen", "eval", "nan-model"])
+def test_a_refusal_passes_only_a_trainer_librarys_own_classes(
+        in_project: Path, ledger: Ledger, pull_seed: Any, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], name: str, plant: Any, named: str) -> None:
+    """A resume-state file weights_only refuses was passed on its whole archive whatever the
+    refused global was: code that runs on a weights_only=False load, a bare `eval`, or a whole
+    model with NaN weights under a resume-state name passed the gate (review). Now every global
+    its pickle names must be one weights_only allows or a trainer library's own."""
+    box = tmp_path / "node"
+    plant(hf_trainer_checkpoint(box) / name)
+    pull_seed.rent()
+    code, _, err = pull(capsys, box)
+    assert code == 3
+    assert f"checkpoint: {CKPT}/{name}: " in err
+    assert named in err
+    failed = verifications(ledger)[f"{CKPT}/{name}"]
+    assert (failed["ok"], failed["resume_state"]) == (False, True)
+    code, _, _ = call(capsys, "gate", "teardown", "--instance", "box1")
+    assert code == 3
+
+
+def test_a_weights_key_must_hold_weights(in_project: Path, ledger: Ledger, pull_seed: Any,
+                                         tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Only a weights key's presence was checked: `{"module": None, "optimizer": ...}` (a
+    resume dict with the model left out) passed the weights rule once `module` became a
+    weights key (review), and `{"model": "resnet50", ...}` always had."""
+    box = tmp_path / "node"
+    (box / "runs").mkdir(parents=True)
+    model, optimizer, _ = _trained()
+    torch.save({"module": None, "epoch": 3, "optimizer": optimizer.state_dict()},
+               box / "runs" / "best.pth")
+    torch.save({"model": "resnet50", "epoch": 3, "optimizer": optimizer.state_dict()},
+               box / "runs" / "last.pth")
+    torch.save({"model": model.state_dict(), "epoch": 3}, box / "runs" / "good.pth")
+    pull_seed.rent()
+    code, _, err = pull(capsys, box)
+    assert code == 3
+    checked = verifications(ledger)
+    assert "its weights key (module) holds no tensors" in checked["runs/best.pth"]["error"]
+    assert "its weights key (model) holds no tensors" in checked["runs/last.pth"]["error"]
+    assert checked["runs/good.pth"]["ok"]
