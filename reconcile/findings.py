@@ -153,7 +153,9 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "documents": self.documents, "claims": self.claims,
-                "checked": self.checked, "matched": len(self.matches), "counts": self.counts(),
+                # "checked" keeps its meaning (the numbers that matched: fields are only ever
+                # added); "compared" counts as the summary line does, drifted numbers too
+                "checked": len(self.matches), "compared": self.checked, "counts": self.counts(),
                 "findings": [f.to_json() for f in self.findings],
                 "matches": [m.to_json() for m in self.matches],
                 "evidence": self.evidence, "notes": self.notes}

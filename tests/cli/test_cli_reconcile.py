@@ -70,8 +70,8 @@ def test_json_output(claims: Ledger, project: Path, capsys: pytest.CaptureFixtur
     assert code == 3
     data = json.loads(out)
     assert data["ok"] is False
-    assert data["checked"] == 2  # the drifted number was checked too
-    assert data["matched"] == 1
+    assert data["compared"] == 2  # the drifted number was compared too
+    assert data["checked"] == 1  # (as it always was: the numbers that matched)
     (finding,) = data["findings"]
     assert finding["type"] == "drift"
     assert (finding["path"], finding["line"], finding["col"]) == ("a.md", 1, 7)

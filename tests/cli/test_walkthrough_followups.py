@@ -226,4 +226,4 @@ def test_reconcile_counts_drifted_numbers_as_checked(project: Path, run_cli: Cli
     assert "reconcile: 1 document(s), 3 number(s) checked against 3 claim(s): 2 drift" \
         in text.stderr
     data = json.loads(run_cli("reconcile", "paper.md", "--json").stdout)
-    assert (data["checked"], data["matched"], data["counts"]) == (3, 1, {"drift": 2})
+    assert (data["compared"], data["checked"], data["counts"]) == (3, 1, {"drift": 2})
