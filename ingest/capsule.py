@@ -30,7 +30,10 @@ crash (or Ctrl-C, or a failed rename) between the two leaves a recorded capsule 
 On any failure in steps 2-4 the candidate is moved to ``<quarantine-root>/<run>--<attempt>``
 (default quarantine root: ``<export-root>/../quarantine``) with a ``REASON.txt`` listing every
 problem, and `capsule.quarantined` is recorded. Nothing is ever deleted: with ``move`` the files
-are then in quarantine, not lost.
+are then in quarantine, not lost. Closing a quarantined folder again sets aside the top-level
+reason file(s) labledger wrote there (recognised by their first line, `_REASON_HEADER`): a copy
+leaves them out of the candidate, a move first renames them to ``<folder>.<name>`` beside the
+folder. They are never sealed, and a ``REASON.txt`` of any other content is still refused.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import shlex
 import shutil
 import stat
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -81,6 +85,10 @@ _MAX_NAME = 256  # the ledger's limit on a path field
 _MAX_PROBLEMS = 50
 _MAX_REASON = 4000
 _QUARANTINED = "\x00quarantine\x00"  # in a problem: where the candidate went (`_quarantine`)
+_REASON_NAME = re.compile(r"REASON(?:\.labledger-\d+)?\.txt")  # `_write_reason`'s names
+# The first line `_reason_text` writes: a reason file labledger itself wrote.
+_REASON_HEADER = re.compile(rb"labledger quarantined run [A-Za-z0-9][^\s]* \(attempt \d+\) at "
+                            rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\.\n")
 
 
 class SealedCapsule(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,6 +103,7 @@ class SealedCapsule(msgspec.Struct, frozen=True, kw_only=True):
     event_id: str
     checkpoints: list[LoadResult] = msgspec.field(default_factory=list)
     unloaded: list[str] = msgspec.field(default_factory=list)  # no torch: sealed, not loaded
+    warnings: list[str] = msgspec.field(default_factory=list)  # `CapsuleCheck.warnings`
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self)
@@ -145,9 +154,44 @@ def _reason_text(run: str, attempt: int, source: Path, problems: list[str]) -> s
              f"Source: {source}", "", "Problems:"]
     lines += [f"- {p}" for p in problems]
     lines += ["", "Nothing was deleted. Fix the run (in its source, or here), then close it "
-                  "again with `labledger close`; remove this file first (REASON.txt is not "
-                  "allowed inside a capsule)."]
+                  "again with `labledger close`: closing this folder sets this file aside "
+                  "(it is never sealed)."]
     return "\n".join(lines) + "\n"
+
+
+def _own_reasons(folder: Path) -> list[str]:
+    """The top-level reason files of ``folder`` that labledger wrote when it quarantined it
+    (regular files named as `_write_reason` names them, whose first line is `_REASON_HEADER`):
+    closing the folder again sets them aside rather than seal them or refuse the capsule."""
+    out = []
+    for name in sorted(os.listdir(folder)):
+        if not _REASON_NAME.fullmatch(name):
+            continue
+        path = folder / name
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            with open(path, "rb") as fh:
+                head = fh.readline(512)
+        except OSError:
+            continue
+        if _REASON_HEADER.fullmatch(head):
+            out.append(name)
+    return out
+
+
+def _set_aside_reasons(source: Path) -> None:
+    """Before a move: rename labledger's own reason files out of ``source`` to
+    ``<source>.<name>`` beside it (never replacing a file), so the capsule does not hold them."""
+    for name in _own_reasons(source):
+        aside = source.parent / f"{source.name}.{name}"
+        try:
+            rename_noreplace(source / name, aside)
+        except OSError as exc:
+            raise CapsuleSourceError(source, f"its {name} (labledger's reason for quarantining "
+                                             f"it) cannot be set aside as {aside} "
+                                             f"({exc.strerror or exc})") from None
+    fsync_dir(source.parent)
 
 
 def _quarantine(led: Ledger, candidate: Path, *, run: str, source: Path,
@@ -261,7 +305,8 @@ def close_capsule(
             _refuse_running(led, run)
         again = _close_again(source, export_root, quarantine_root, move)
         return _close(led, _absolute(source), run=run, export_root=exports, move=move,
-                      quarantine_root=quarantine, rules=rules, settle=wait, again=again)
+                      quarantine_root=quarantine, rules=rules, settle=wait, again=again,
+                      known=_ledger_knows(led))
     finally:
         if owned:
             led.close()
@@ -281,6 +326,20 @@ def _run_of_source(source: str | os.PathLike[str], rules: CapsuleRules) -> str:
             f"no --run given, and {source} names more than one run: {listed}; pass --run RUN "
             "(the one it is) and fix the others", field="run")
     return resolve_run(None, action="close a capsule", kind=None)  # refused: says how
+
+
+def _ledger_knows(led: Ledger) -> Callable[[str], bool]:
+    """Whether some event of the ledger names a run: read in one pass, on the first question
+    only (asked only when a capsule's files name another run than the one being closed)."""
+    runs: set[str] | None = None
+
+    def known(run: str) -> bool:
+        nonlocal runs
+        if runs is None:
+            runs = {r.run for r in led.records() if r.run}
+        return run in runs
+
+    return known
 
 
 def _close_again(source: str | os.PathLike[str], export_root: str | os.PathLike[str],
@@ -493,14 +552,15 @@ def _settled_snapshot(source: Path, settle: float, deadline: float) -> _Snapshot
 
 def _close(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
            quarantine_root: Path, rules: CapsuleRules, settle: float = 0.0,
-           again: str = "labledger close DIR") -> SealedCapsule:
+           again: str = "labledger close DIR",
+           known: Callable[[str], bool] = lambda _run: True) -> SealedCapsule:
     _precheck(led, source, run=run, export_root=export_root, move=move,
               quarantine_root=quarantine_root)  # refusals that need no lock write nothing
     lock = _lock(export_root, run)  # one closure of a run at a time; released by close()
     try:
         return _close_locked(led, source, run=run, export_root=export_root, move=move,
                              quarantine_root=quarantine_root, rules=rules, settle=settle,
-                             again=again)
+                             again=again, known=known)
     finally:
         os.close(lock)
 
@@ -542,7 +602,7 @@ def _check_source(source: Path, *, run: str, move: bool, destination: Path, part
 
 def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, move: bool,
                   quarantine_root: Path, rules: CapsuleRules, settle: float,
-                  again: str) -> SealedCapsule:
+                  again: str, known: Callable[[str], bool]) -> SealedCapsule:
     destination = export_root / run
     partial = export_root / PARTIAL / run
     sealed = sealed_record(led, run)
@@ -551,6 +611,8 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
                                    partial=partial)
     _check_source(source, run=run, move=move, destination=destination, partial=partial,
                   quarantine_root=quarantine_root)
+    if move:  # a quarantined folder closed again: its reason file is not the run's
+        _set_aside_reasons(source)
     partial.parent.mkdir(parents=True, exist_ok=True)
     fsync_dir(partial.parent.parent)
 
@@ -574,7 +636,9 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
                 copied = True
         else:
             copy_tree(source, partial, unchanging=True)
-        check = check_capsule(partial, rules, run=run, again=again)
+            for name in _own_reasons(partial):  # the copy's; the source keeps its own
+                os.unlink(partial / name)
+        check = check_capsule(partial, rules, run=run, again=again, known=known)
         if check.problems:
             raise _Rejected(check.problems)
         from labledger.ledger.artifacts import open_store
@@ -599,10 +663,9 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
         drafts = [led.draft("capsule.sealed", {
             "path": _fit(str(destination)), "digest": put.digest, "files": files,
             "bytes": put.size, "source": _fit(str(source))}, run=run)]
-        drafts += [led.draft("checkpoint.verified", {
-            "path": _fit(str(destination / r.path)), "digest": digests[r.path], "ok": True,
-            "tensors": r.tensors, "loader": r.loader or check.loader}, run=run)
-            for r in check.loaded]
+        drafts += [led.draft("checkpoint.verified", _verified_body(
+            r, path=_fit(str(destination / r.path)), digest=digests[r.path],
+            loader=r.loader or check.loader), run=run) for r in check.loaded]
         records = led.append_drafts(drafts)  # recorded first: see the module docstring
     except (Exception, KeyboardInterrupt) as exc:
         if not os.path.lexists(partial):
@@ -625,7 +688,8 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
                                    exc.strerror or str(exc)) from None
     capsule = SealedCapsule(run=run, path=str(destination), digest=put.digest, files=files,
                             bytes=put.size, moved=move, event_id=records[0].id,
-                            checkpoints=check.loaded, unloaded=check.unloaded)
+                            checkpoints=check.loaded, unloaded=check.unloaded,
+                            warnings=check.warnings)
     if copied:  # sealed, stored, recorded and in place: the copy is the run now
         kept = _remove_moved_source(source, before)
         if kept is not None:
@@ -633,6 +697,19 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
             raise CapsuleSourceKeptError(run, source, destination, records[0].id, problem,
                                          partly=partly, sealed=capsule)
     return capsule
+
+
+def _verified_body(result: LoadResult, *, path: str, digest: str,
+                   loader: str | None) -> dict[str, Any]:
+    """A `checkpoint.verified` body for a loaded checkpoint, with the same fields as pull's
+    (`labledger.ingest.pull`): ``resume_state`` and ``refused`` when set."""
+    body: dict[str, Any] = {"path": path, "digest": digest, "ok": True,
+                            "tensors": result.tensors, "loader": loader}
+    if result.resume_state:
+        body["resume_state"] = True
+    if result.refused is not None:
+        body["refused"] = result.refused
+    return body
 
 
 def _remove_moved_source(source: Path, before: _Snapshot) -> tuple[str, bool] | None:

@@ -21,6 +21,7 @@ import os
 import shlex
 import stat
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -74,10 +75,13 @@ class CapsuleRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     run_id_fields
         ``FILE:KEY`` fields of top-level JSON files that hold the run's own id: ``run.json``'s
         ``run_id`` or ``run`` (the run's identity, DOMAIN.md), and ``run_id`` of the seed's
-        ``PULL_MANIFEST.json`` / ``PULL_VERIFIED.json``. A field that holds a string other than
-        the run being closed is a problem (a seal is final: a typo in ``--run`` would label the
-        results as another run's for good); a missing file or key, or a value that is not a
-        string (``"run": 3``, an index), says nothing. ``[]`` turns the check off.
+        ``PULL_MANIFEST.json`` / ``PULL_VERIFIED.json``. A field that holds another run that
+        the ledger knows (some event names it) than the run being closed is a problem (a seal
+        is final: a typo in ``--run`` would label the results as another run's for good); one
+        that names a run the ledger has never seen (often a tracker's id, ``wandb-3kq9x1``) is
+        only a warning. A missing file or key, a file that is not a regular file of at most
+        1 MiB, or a value that is not a string (``"run": 3``, an index), says nothing. ``[]``
+        turns the check off.
     """
 
     required: list[str] = msgspec.field(
@@ -146,6 +150,8 @@ class CapsuleCheck(msgspec.Struct, frozen=True, kw_only=True):
     loaded: list[LoadResult]
     loader: str | None
     unloaded: list[str] = msgspec.field(default_factory=list)
+    # Said, not refused: a run id the capsule's files name that the ledger has never seen.
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     @property
     def is_ok(self) -> bool:
@@ -318,21 +324,41 @@ class NamedRun(msgspec.Struct, frozen=True):
         return f"{self.file}'s {self.key}"
 
 
+_MAX_ID_FILE = 1 << 20  # bytes of a file read for run ids: a run.json is a few KiB
+
+
+def _small_json(path: Path) -> Any:
+    """The JSON value of ``path`` when it is a regular file (not followed through a link) of at
+    most `_MAX_ID_FILE` bytes, else None. A FIFO or device named run.json would block a plain
+    read for ever (before any check could refuse it); the layout checks judge such files."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        # O_NONBLOCK: a file swapped for a FIFO since the lstat cannot block the open either.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            data = fh.read(_MAX_ID_FILE + 1)
+        if len(data) > _MAX_ID_FILE:
+            return None
+        return json.loads(data)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
 def named_runs(root: Path, rules: CapsuleRules | None = None) -> list[NamedRun]:
     """Every run id that a ``rules.run_id_fields`` field of the folder ``root`` holds, in the
-    order of the rules. A file that is missing, unreadable or not a JSON object, a missing
-    key, and a value that is not a non-empty string are skipped: this reads identities, the
-    layout checks judge the files."""
+    order of the rules. A file that is missing, unreadable, not a regular file of at most
+    1 MiB or not a JSON object, a missing key, and a value that is not a non-empty string are
+    skipped: this reads identities, the layout checks judge the files."""
     rules = rules or CapsuleRules()
     documents: dict[str, Any] = {}
     out = []
     for spec in rules.run_id_fields:
         name, _, key = spec.rpartition(":")
         if name not in documents:
-            try:
-                documents[name] = json.loads((root / name).read_bytes())
-            except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-                documents[name] = None
+            documents[name] = _small_json(root / name)
         doc = documents[name]
         value = doc.get(key) if isinstance(doc, dict) else None
         if isinstance(value, str) and value:
@@ -340,33 +366,46 @@ def named_runs(root: Path, rules: CapsuleRules | None = None) -> list[NamedRun]:
     return out
 
 
-def _check_run_identity(root: Path, rules: CapsuleRules, run: str, again: str) -> list[str]:
-    """A problem per field of the capsule that names another run than ``run``; ``again`` is the
+def _check_run_identity(root: Path, rules: CapsuleRules, run: str, again: str,
+                        known: Callable[[str], bool]) -> tuple[list[str], list[str]]:
+    """(problems, warnings) for the fields of the capsule that name another run than ``run``:
+    a problem when ``known`` says the ledger knows that run (a typo'd ``--run``), else a
+    warning (a tracker's own id, ``wandb-3kq9x1``, is no run of this ledger). ``again`` is the
     command that closes it again, without its ``--run``."""
-    problems = []
+    problems, warnings = [], []
     for named in named_runs(root, rules):
         if named.run == run:
+            continue
+        if not known(named.run):
+            warnings.append(
+                f"{named.where} names run {named.run!r}, which this ledger has never seen; "
+                f"sealed as run {run!r} (if it is a tracker's id, set run-id-fields in "
+                ".labledger/capsule.toml to silence this)")
             continue
         problems.append(
             f"{named.file} says this is run {named.run!r} ({named.key}), but it is being closed "
             f"as run {run!r}: a seal is final, so a capsule is never sealed under a run its own "
             f"files contradict. If it is {named.run}, close it as that run (`{again} --run "
             f"{shlex.quote(named.run)}`); if it is {run}, fix {named.where}")
-    return problems
+    return problems, warnings
 
 
 def check_capsule(root: Path, rules: CapsuleRules | None = None, *, run: str | None = None,
-                  again: str = "labledger close DIR") -> CapsuleCheck:
+                  again: str = "labledger close DIR",
+                  known: Callable[[str], bool] = lambda _run: True) -> CapsuleCheck:
     """Check the directory ``root`` against ``rules`` (defaults when None); changes nothing.
 
     ``run``: the run it is to be sealed as; a field of ``rules.run_id_fields`` that names
-    another is a problem, whose fix names ``again`` (the command to close it again, without
-    ``--run``). None: not checked."""
+    another run that ``known`` says the ledger knows is a problem, whose fix names ``again``
+    (the command to close it again, without ``--run``); one it does not know is a warning.
+    None: not checked."""
     rules = rules or CapsuleRules()
     listing = _scan(root)
     problems = _check_layout(listing, rules)
+    warnings: list[str] = []
     if run is not None:
-        problems += _check_run_identity(root, rules, run, again)
+        identity, warnings = _check_run_identity(root, rules, run, again, known)
+        problems += identity
     problems += _check_tests(root, listing, rules)
     run_json, run_problems = _read_run_json(root, listing)
     problems += run_problems
@@ -393,5 +432,6 @@ def check_capsule(root: Path, rules: CapsuleRules | None = None, *, run: str | N
             problems.append("torch is not installed, so checkpoints cannot be loaded "
                             "(install labledger[torch] or set load-checkpoints = \"auto\")")
         else:
-            return CapsuleCheck(problems=problems, loaded=[], loader=None, unloaded=checkpoints)
-    return CapsuleCheck(problems=problems, loaded=loaded, loader=loader)
+            return CapsuleCheck(problems=problems, loaded=[], loader=None, unloaded=checkpoints,
+                                warnings=warnings)
+    return CapsuleCheck(problems=problems, loaded=loaded, loader=loader, warnings=warnings)

@@ -105,7 +105,8 @@ def checkpoint(path: str, run: str | None, step: int | None, epoch: int | None,
 @click.option("--run", metavar="RUN",
               help="Run id, also the capsule's directory name (default: $LABLEDGER_RUN, else "
                    "the run SOURCE/run.json names by run_id or run). A capsule whose run.json "
-                   "names another run is quarantined, not sealed under the wrong name.")
+                   "names another run this ledger knows is quarantined, not sealed under the "
+                   "wrong name; one it has never seen (a tracker's id) is only warned about.")
 @click.option("--export-root", required=True, type=NonEmptyPath(file_okay=False), metavar="DIR",
               help="Where sealed capsules live: the capsule becomes DIR/<run>.")
 @click.option("--move", is_flag=True,
@@ -149,6 +150,8 @@ def close(source: str, run: str | None, export_root: str, move: bool,
             for problem in exc.problems:
                 warn(f"  - {problem}")
         ctx.exit(EXIT_PROBLEMS)
+    for warning in sealed.warnings:  # a run id the ledger has never seen: said, not refused
+        warn(f"labledger: warning: {warning}")
     if sealed.unloaded:  # with --json too: a warning goes to stderr in every mode
         shown = ", ".join(sealed.unloaded[:5]) + (", ..." if len(sealed.unloaded) > 5 else "")
         warn(f"labledger: warning: {len(sealed.unloaded)} checkpoint(s) sealed without being "

@@ -4,6 +4,12 @@
   seal is final: a typo'd --run labelled r1's results as r8's for good. It is now a capsule-rule
   problem (quarantine, exit 3) naming both ids and the fix, and the run closes correctly after;
   without --run (and $LABLEDGER_RUN), close takes the id the run's files name.
+* A review of that `close` change: without --run it read SOURCE/run.json whatever it was, and
+  hung for ever on a FIFO; it quarantined every capsule whose run.json holds a tracker's id
+  (`wandb-3kq9x1`), though only an id of a run the ledger knows can be a typo'd --run (one it
+  has never seen now seals, with a warning); the command its quarantine message printed failed
+  as printed (the quarantine folder's own REASON.txt is a forbidden file); and its
+  `checkpoint.verified` events lacked pull's `resume_state` and `refused`.
 * `claim add` from an empty metrics.json said "is not valid JSON (Expecting value: line 1
   column 1 (char 0))"; claim refusals did not all say that nothing was written.
 * reconcile printed a whole-number claim value as "evidence says 123456789012.0".
@@ -13,8 +19,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import re
+import shlex
 import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -64,6 +75,12 @@ def _finished_run(folder: Path, run_json: dict[str, object]) -> Path:
     return folder
 
 
+def _launched(run_cli: Cli, run: str) -> None:
+    """The ledger knows ``run``: `labledger run` recorded its launch and exit."""
+    done = run_cli("run", "--run", run, "--", sys.executable, "-c", "pass")
+    assert done.returncode == 0, done.stderr
+
+
 def _events(project: Path, kind: str) -> list[dict[str, object]]:
     with Ledger.open(project) as led:
         return [{"run": r.run, **r.body_dict()} for r in led.records(kinds=(kind,))]
@@ -71,6 +88,7 @@ def _events(project: Path, kind: str) -> list[dict[str, object]]:
 
 def test_close_refuses_a_run_id_that_the_runs_own_run_json_contradicts(
         project: Path, run_cli: Cli) -> None:
+    _launched(run_cli, "r1")
     _finished_run(project / "active" / "r1", {"run_id": "r1"})
     typo = run_cli("close", "active/r1", "--run", "r8", "--export-root", "export",
                    "--settle", "0")
@@ -123,6 +141,7 @@ def test_close_without_run_refuses_files_that_name_two_runs(project: Path,
 def test_labledger_run_env_that_contradicts_run_json_is_quarantined(project: Path,
                                                                     run_cli: Cli) -> None:
     # `labledger run` exports LABLEDGER_RUN to the script it wraps, which may close its run
+    _launched(run_cli, "r1")
     _finished_run(project / "active" / "r1", {"run_id": "r1"})
     closed = run_cli("close", "active/r1", "--export-root", "export", "--settle", "0",
                      env={"LABLEDGER_RUN": "r2"})
@@ -132,18 +151,62 @@ def test_labledger_run_env_that_contradicts_run_json_is_quarantined(project: Pat
 
 def test_a_moved_run_is_told_to_close_its_quarantined_folder(project: Path,
                                                             run_cli: Cli) -> None:
+    # before: the printed command quarantined it again ("forbidden file (REASON.txt)")
+    _launched(run_cli, "r1")
     _finished_run(project / "active" / "r1", {"run_id": "r1"})
     moved = run_cli("close", "active/r1", "--run", "r8", "--move", "--export-root", "export",
                     "--settle", "0")
     assert moved.returncode == 3
     folder = project / "quarantine" / "r8--1"
     assert not (project / "active" / "r1").exists()
-    assert f"`labledger close {folder} --export-root export --run r1`" in moved.stderr
-    (folder / "REASON.txt").unlink()
-    again = run_cli("close", str(folder), "--run", "r1", "--export-root", "export",
-                    "--settle", "0")
+    printed = f"labledger close {folder} --export-root export --run r1"
+    assert f"`{printed}`" in moved.stderr
+    again = run_cli(*shlex.split(printed)[1:])  # as printed, REASON.txt still in the folder
     assert again.returncode == 0, again.stderr
     assert (project / "export" / "r1" / "run.json").exists()
+    assert not (project / "export" / "r1" / "REASON.txt").exists()
+    reason = (folder / "REASON.txt").read_text()  # a copy: the folder keeps it
+    assert reason.startswith("labledger quarantined run r8 (attempt 1) at ")
+    assert "closing this folder sets this file aside" in reason
+
+
+def test_a_quarantine_folder_moved_into_a_capsule_sets_its_reason_aside(project: Path,
+                                                                        run_cli: Cli) -> None:
+    _finished_run(project / "active" / "r2", {"run_id": "r2"})
+    (project / "active" / "r2" / "latest.pth").write_bytes(b"resume anchor")
+    assert run_cli("close", "active/r2", "--export-root", "export",
+                   "--settle", "0").returncode == 3
+    folder = project / "quarantine" / "r2--1"
+    (folder / "latest.pth").unlink()  # fixed in quarantine, then moved from there
+    again = run_cli("close", str(folder), "--move", "--export-root", "export", "--settle", "0")
+    assert again.returncode == 0, again.stderr
+    assert not (project / "export" / "r2" / "REASON.txt").exists()
+    assert not folder.exists()
+    aside = project / "quarantine" / "r2--1.REASON.txt"  # set aside beside it, not deleted
+    assert aside.read_text().startswith("labledger quarantined run r2 (attempt 1) at ")
+    # a REASON.txt labledger did not write is still a forbidden file
+    _finished_run(project / "active" / "r3", {"run_id": "r3"})
+    (project / "active" / "r3" / "REASON.txt").write_text("why this run was rerun: OOM\n")
+    stale = run_cli("close", "active/r3", "--export-root", "export", "--settle", "0")
+    assert stale.returncode == 3
+    assert "forbidden file (REASON.txt)" in stale.stderr
+
+
+def test_close_without_run_never_blocks_on_a_fifo_run_json(project: Path) -> None:
+    # before: `close` read run.json for its run id and blocked for ever on the FIFO
+    run = _finished_run(project / "active" / "r1", {"run_id": "r1"})
+    (run / "run.json").unlink()
+    os.mkfifo(run / "run.json")
+    exe = Path(sys.executable).with_name("labledger")
+    try:
+        done = subprocess.run([str(exe), "close", "active/r1", "--export-root", "export"],
+                              capture_output=True, text=True, cwd=project, timeout=60,
+                              env={**os.environ, "LABLEDGER_RUN": ""}, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("close blocked reading a FIFO named run.json")
+    assert done.returncode == 2, done.stderr
+    assert "no run id" in done.stderr
+    assert not (project / "export").exists()
 
 
 def test_a_run_number_that_is_no_id_and_a_project_that_turns_the_check_off(
@@ -152,14 +215,55 @@ def test_a_run_number_that_is_no_id_and_a_project_that_turns_the_check_off(
     _finished_run(project / "active" / "a", {"run": 3})
     assert run_cli("close", "active/a", "--run", "sweep-a", "--export-root", "export",
                    "--settle", "0").returncode == 0
+    # a tracker's id (a run this ledger has never seen): sealed, with one warning line
+    # (before: quarantined unless the project set run-id-fields = [])
     _finished_run(project / "active" / "b", {"run_id": "wandb-3kq9x1"})
+    tracked = run_cli("close", "active/b", "--run", "sweep-b", "--export-root", "export",
+                      "--settle", "0")
+    assert tracked.returncode == 0, tracked.stderr
+    (warning,) = [line for line in tracked.stderr.splitlines() if "warning" in line]
+    assert warning.startswith("labledger: warning: run.json's run_id names run 'wandb-3kq9x1', "
+                              "which this ledger has never seen; sealed as run 'sweep-b'")
+    assert [e["run"] for e in _events(project, "capsule.sealed")] == ["sweep-a", "sweep-b"]
+    # a run it knows (sealed above) is a problem; a project that turns the check off seals it
+    _finished_run(project / "active" / "d", {"run_id": "sweep-a"})
+    assert run_cli("close", "active/d", "--run", "sweep-d", "--export-root", "export",
+                   "--settle", "0").returncode == 3
     (project / ".labledger" / "capsule.toml").write_text("run-id-fields = []\n")
-    assert run_cli("close", "active/b", "--run", "sweep-b", "--export-root", "export",
-                   "--settle", "0").returncode == 0
+    off = run_cli("close", "active/d", "--run", "sweep-e", "--export-root", "export",
+                  "--settle", "0")
+    assert off.returncode == 0, off.stderr
+    assert "warning" not in off.stderr
     (project / ".labledger" / "capsule.toml").write_text('run-id-fields = ["run_id"]\n')
     bad = run_cli("close", "active/b", "--run", "sweep-c", "--export-root", "export")
     assert bad.returncode == 1
     assert "run-id-fields: 'run_id' is not FILE:KEY" in bad.stderr
+
+
+@dataclasses.dataclass
+class GradScalerState:
+    """Stands in for an object a trainer pickles whole into its resume state (weights_only
+    refuses its class; the archive alone is checked)."""
+
+    scale: float = 65536.0
+    growth_tracker: int = 12
+
+
+def test_close_records_resume_state_and_refused_like_pull(project: Path, run_cli: Cli) -> None:
+    # before: close's checkpoint.verified had path, digest, ok, tensors and loader only
+    run = _finished_run(project / "active" / "ft-2", {"run_id": "ft-2"})
+    torch = _torch()
+    torch.save(GradScalerState(), run / "scaler.pt")
+    closed = run_cli("close", "active/ft-2", "--export-root", "export", "--settle", "0")
+    assert closed.returncode == 0, closed.stderr
+    rows = run_cli("--json", "sql", "select path, resume_state, refused from verifications "
+                   "order by path")
+    assert rows.returncode == 0, rows.stderr
+    got = {Path(r["path"]).name: (r["resume_state"], r["refused"])
+           for r in json.loads(rows.stdout)}
+    assert got["best.pth"] == (False, None)
+    assert got["scaler.pt"][0] is True
+    assert re.fullmatch(r"Unsupported global: GLOBAL \S+\.GradScalerState", got["scaler.pt"][1])
 
 
 def _ingest(project: Path, run_cli: Cli, run: str, files: dict[str, str]) -> None:
