@@ -253,6 +253,10 @@ def test_close_records_resume_state_and_refused_like_pull(project: Path, run_cli
     # before: close's checkpoint.verified had path, digest, ok, tensors and loader only
     run = _finished_run(project / "active" / "ft-2", {"run_id": "ft-2"})
     torch = _torch()
+    from tests.ingest.test_pull_resume_state import _as_library_class
+
+    # (pickled as a trainer library's own class: only those pass on the archive alone)
+    _as_library_class(GradScalerState, "accelerate.utils.dataclasses", "GradScalerState")
     torch.save(GradScalerState(), run / "scaler.pt")
     closed = run_cli("close", "active/ft-2", "--export-root", "export", "--settle", "0")
     assert closed.returncode == 0, closed.stderr
