@@ -282,7 +282,10 @@ def _local_folder_hint(spec: str) -> str:
     """For a path with no host (``/mnt/runs/r1``, ``../box/export/r1``): the option that pulls a
     folder of this machine; else ""."""
     if spec.startswith(("/", "./", "../", "~")) or spec in (".", ".."):
-        return f"; a folder on this machine is pulled with --from-dir {shlex.quote(spec)}"
+        # (expanded: after "--from=" the shell leaves "~" as it is, and --from-dir takes the
+        # path as given)
+        return ("; a folder on this machine is pulled with --from-dir "
+                + shlex.quote(os.path.expanduser(spec)))
     return ""
 
 

@@ -623,7 +623,10 @@ def is_listing(masked: str) -> bool:
 # each a name and then its value: "Epoch 3 | train loss 0.4521 | val acc 0.8012". No ":" or "="
 # keys the values, but each field is one: read as a sentence, the line's "val acc" named its
 # train loss as much as its val acc (two candidates a line: no series, ambiguous).
-_FIELD_PAIR = re.compile(r"(?:^|\|)[ \t]*[^\W\d][\w .\-/@]*?[ \t]+[+\-\u2212]?\.?\d")
+# (possessive: the name's words and the gaps between them cannot trade spaces, which made a
+# run of spaces between two pipes take quadratic time)
+_FIELD_PAIR = re.compile(r"(?:^|\|)[ \t]*+[^\W\d][\w.\-/@]*+(?:[ \t]++[\w.\-/@]++)*?[ \t]++"
+                         r"[+\-\u2212]?\.?\d")
 _SPACE_GAP = frozenset(" \t")
 
 

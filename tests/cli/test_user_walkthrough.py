@@ -7,6 +7,7 @@ line saying why. Every test runs the real `labledger` console script."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 import subprocess
 import warnings
@@ -105,6 +106,17 @@ def test_from_given_a_local_folder_points_to_from_dir(project: Path, run_cli: Cl
     ssh = run_cli("pull", "--run", "r1", "--from", "ssh -p 41234 root@ssh5.vast.ai")
     assert ssh.returncode == 2
     assert "--from-dir" not in ssh.stderr
+
+
+def test_the_from_dir_hint_expands_a_tilde(project: Path, run_cli: Cli) -> None:
+    """After `--from=~/runs` the shell leaves the "~" as it is; the hint printed
+    `--from-dir '~/runs'`, which --from-dir then refused as a folder that does not exist
+    (review). It prints the home folder's path."""
+    done = run_cli("pull", "--run", "r1", "--from", "~/runs/r1")
+    assert done.returncode == 2
+    home = os.path.expanduser("~")
+    assert f"--from-dir {home}/runs/r1" in done.stderr
+    assert "'~" not in done.stderr
 
 
 def test_verify_pull_of_a_mistyped_run_lists_the_runs(project: Path, tmp_path: Path,
