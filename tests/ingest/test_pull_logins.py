@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ from labledger.ingest.errors import TransportError
 from labledger.ingest.pull import pull
 from labledger.ingest.transport_ssh import SshTransport, parse_target
 from labledger.ledger.ledger import Ledger
+from tests.conftest import at_terminal
 
 LABLEDGER = Path(sys.executable).with_name("labledger")
 PW_USER = "labledger-pw"
@@ -178,44 +178,16 @@ def test_a_password_typed_at_a_terminal_is_not_echoed(
         project: Path) -> None:
     """`--password-stdin` at a terminal read the line with echo on: the password showed on the
     screen. A real pseudo-terminal is the child's controlling terminal here."""
-    import pty
-    import select
-
     home = tmp_path / "home"
     home.mkdir()
     target = f"{PW_USER}@127.0.0.1:{password_sshd.port}:{public_box}"
     argv = [str(LABLEDGER), "pull", "--run", "r1", "--from", target, "--password-stdin",
             "--accept-new-host-key", "--no-verify"]
     env = {**os.environ, "HOME": str(home), "SSH_AUTH_SOCK": ""}
-    pid, master = pty.fork()
-    if pid == 0:  # the child: its stdin, stdout and stderr are the terminal
-        os.chdir(project)
-        os.execve(argv[0], argv, env)
-    seen = b""
-    sent = False
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 60)
-            if not ready:
-                raise AssertionError(f"no prompt, no output for 60 s: {seen!r}")
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-            if not sent and b"SSH password for" in seen:
-                os.write(master, PW_PASSWORD.encode() + b"\n")
-                sent = True
-    except BaseException:
-        os.kill(pid, signal.SIGKILL)  # waiting for a line that never came: never hang the suite
-        raise
-    finally:
-        _, status = os.waitpid(pid, 0)
-        os.close(master)
-    assert sent, seen
-    assert os.waitstatus_to_exitcode(status) == 0, seen
+    code, seen, answered = at_terminal(argv, env, project,
+                                       {b"SSH password for": PW_PASSWORD.encode()})
+    assert answered == 1, seen
+    assert code == 0, seen
     assert PW_PASSWORD.encode() not in seen  # not echoed
     assert pulled_paths(ledger) == ["big.dat", "run.json", "test/t1/metrics.json"]
 

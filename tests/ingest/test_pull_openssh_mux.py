@@ -25,7 +25,7 @@ from labledger.ingest.pull import pull
 from labledger.ingest.transport_mux import MuxTransport
 from labledger.ingest.transport_ssh import SshTransport, parse_target
 from labledger.ledger.ledger import Ledger
-from tests.conftest import Sshd
+from tests.conftest import Sshd, at_terminal
 from tests.ingest.test_pull_logins import (  # noqa: F401 - password_sshd: the password user
     LABLEDGER,
     PW_PASSWORD,
@@ -169,44 +169,6 @@ def two_factor_sshd(password_sshd: Any, scratch: Path) -> Iterator[Sshd]:  # noq
         path.chmod(0o755 if path.is_dir() else 0o644)
     yield server
     server.stop()
-
-
-def at_terminal(argv: list[str], env: dict[str, str], cwd: Path,
-                answers: dict[bytes, bytes]) -> tuple[int, bytes, int]:
-    """Run ``argv`` with a real pseudo-terminal as its controlling terminal (stdin, stdout and
-    stderr); answer each prompt of ``answers`` as it shows. Returns (exit code, everything the
-    terminal showed, prompts answered). The child is killed on any failure: never a hang."""
-    import pty
-    import select
-
-    pid, master = pty.fork()
-    if pid == 0:  # the child
-        os.chdir(cwd)
-        os.execve(argv[0], argv, env)
-    seen, answered, done_at = b"", 0, 0
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 60)
-            if not ready:
-                raise AssertionError(f"no prompt, no output for 60 s: {seen!r}")
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-            for prompt, answer in answers.items():
-                if seen.count(prompt) > answered and seen.rfind(prompt) >= done_at:
-                    os.write(master, answer + b"\n")
-                    answered, done_at = answered + 1, len(seen)
-    except BaseException:
-        os.kill(pid, signal.SIGKILL)
-        raise
-    finally:
-        _, status = os.waitpid(pid, 0)
-        os.close(master)
-    return os.waitstatus_to_exitcode(status), seen, answered
 
 
 # The ~/.ssh/config a cluster's users are told to write, in the shape of the Yale Center for
