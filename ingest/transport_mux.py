@@ -224,11 +224,16 @@ class MuxTransport:
     # -- the master -------------------------------------------------------------------------------
     def _resolve(self) -> dict[str, str]:
         """``ssh -G``: the host as the user's config resolves it (HostName, Port, User...)."""
-        argv = [self.ssh, *self.config_args, "-G", *self._login_args(), "--", self.target.host]
+        return self._config_of(self._login_args(), self.target.host)
+
+    def _config_of(self, login: list[str], host: str) -> dict[str, str]:
+        """What ``ssh -G`` prints for ``host`` under the user's config, keys lower-cased (the
+        first value of each kept, as ssh keeps it)."""
+        argv = [self.ssh, *self.config_args, "-G", *login, "--", host]
         done = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
-            raise TransportError(f"ssh://{self.target.host}", "ssh -G cannot read the SSH "
-                                 f"config: {_last_line(done.stderr)}")
+            raise TransportError(f"ssh://{host}", "ssh -G cannot read the SSH config: "
+                                 f"{_last_line(done.stderr)}")
         found: dict[str, str] = {}
         for line in done.stdout.decode("utf-8", "replace").splitlines():
             key, _, value = line.partition(" ")
@@ -302,13 +307,7 @@ class MuxTransport:
         config resolves them (``ssh -G``), as the paramiko path names it."""
         from labledger.ingest.transport_ssh import _known_name
 
-        done = subprocess.run([self.ssh, *self.config_args, "-G",
-                               *(["-p", port] if port else []), "--", host],
-                              capture_output=True, stdin=subprocess.DEVNULL, check=False)
-        found: dict[str, str] = {}
-        for line in done.stdout.decode("utf-8", "replace").splitlines():
-            key, _, value = line.partition(" ")
-            found.setdefault(key.lower(), value.strip())
+        found = self._config_of(["-p", port] if port else [], host)
         return _known_name(found.get("hostname", host), int(found.get("port") or port or 22))
 
     def _connect_with_retries(self) -> None:

@@ -270,6 +270,16 @@ def permissions_enforced(argv: list[str]) -> list[str]:
     return [setpriv, f"--bounding-set={drop}", f"--inh-caps={drop}", *argv]
 
 
+@pytest.fixture
+def pull_project(ledger: Ledger, project: Path, tmp_path: Path,
+                 monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Work in the project, with a HOME of its own: no ~/.ssh or agent of the developer's."""
+    monkeypatch.chdir(project)
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    return project
+
 def at_terminal(argv: list[str], env: dict[str, str], cwd: Path,
                 answers: dict[bytes, bytes]) -> tuple[int, bytes, int]:
     """Run ``argv`` with a real pseudo-terminal as its controlling terminal (stdin, stdout and

@@ -1,4 +1,5 @@
-"""Fixtures the pull command tests share: a project with no developer ssh state, and a box."""
+"""Fixtures the pull command tests share: a box (the project with no developer ssh state,
+`pull_project`, is in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-
-from labledger.ledger.ledger import Ledger
-
-
-@pytest.fixture
-def pull_project(ledger: Ledger, project: Path, tmp_path: Path,
-                 monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Work in the project, with a HOME of its own: no ~/.ssh or agent of the developer's."""
-    monkeypatch.chdir(project)
-    (tmp_path / "home").mkdir()
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    return project
 
 
 @pytest.fixture
