@@ -29,6 +29,7 @@ import msgspec
 
 from labledger.ingest.checkpoint_load import LOADER, LoadResult, load_checkpoints, torch_available
 from labledger.ingest.errors import CapsuleConfigError
+from labledger.ledger._words import counted, noun_for
 
 RULES_FILE = "capsule.toml"
 _PARQUET_MAGIC = b"PAR1"
@@ -234,7 +235,7 @@ def _check_tests(root: Path, listing: _Listing, rules: CapsuleRules) -> list[str
     problems = []
     tests = _tests(listing, rules)
     if len(tests) < rules.min_tests:
-        problems.append(f"{len(tests)} test(s) under {rules.test_dir}/; at least "
+        problems.append(f"{counted(len(tests), 'test')} under {rules.test_dir}/; at least "
                         f"{rules.min_tests} required")
     for test in tests:
         base = f"{rules.test_dir.strip('/')}/{test}"
@@ -308,7 +309,8 @@ def _check_visuals(run: dict[str, Any], listing: _Listing, rules: CapsuleRules) 
                     if rel not in listing.files:
                         missing.append(rel)
     if missing:
-        return [_named(f"visual coverage incomplete, {len(missing)} image(s) missing", missing)]
+        return [_named(f"visual coverage incomplete, {counted(len(missing), 'image')} missing",
+                       missing)]
     return []
 
 
@@ -412,7 +414,8 @@ def check_capsule(root: Path, rules: CapsuleRules | None = None, *, run: str | N
     if run_json is not None:
         inventory = sorted(k for k in rules.inventory_keys if k in run_json)
         if inventory:
-            problems.append(f"run.json carries a file inventory (key(s) {', '.join(inventory)}); "
+            problems.append("run.json carries a file inventory "
+                            f"({noun_for(len(inventory), 'key')} {', '.join(inventory)}); "
                             "the capsule's tree digest is its inventory")
         problems += _check_visuals(run_json, listing, rules)
     checkpoints = sorted(p for p in listing.files

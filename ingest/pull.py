@@ -107,6 +107,7 @@ from labledger.ingest.checkpoint_load import (
 )
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
 from labledger.ingest.transport import BoxWriter, FileUnreadableError, RemoteHash, Transport
+from labledger.ledger._words import counted, noun_for
 from labledger.ledger.artifacts import open_store
 from labledger.ledger.durable import sync_data, sync_file
 from labledger.ledger.ledger import Ledger
@@ -151,7 +152,8 @@ class PullWriteError(IngestError):
                      "the note of what was stored could not be written either, so they will "
                      "be transferred again")
             message = (f"cannot sync the store's folders under {path}: {problem}. The "
-                       f"{stored} received file(s) are in the store, but their entries may "
+                       f"{stored} received {noun_for(stored, 'file')} "
+                       f"{'is' if stored == 1 else 'are'} in the store, but their entries may "
                        f"not survive a crash, so nothing was recorded for them; {fix}, then "
                        f"run the same `labledger pull` again: {again}")
         else:
@@ -1052,7 +1054,7 @@ class _Puller:
                 break
             got.path.unlink(missing_ok=True)
             partial.unlink(missing_ok=True)
-            result.error = (f"SHA-256 mismatch after {attempt} attempt(s): the box hashed "
+            result.error = (f"SHA-256 mismatch after {counted(attempt, 'attempt')}: the box hashed "
                             f"{entry.sha256} ({entry.size} bytes) at listing, received "
                             f"{got.sha256} ({got.size} bytes); the file changed on the box or "
                             f"in transit")

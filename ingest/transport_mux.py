@@ -70,6 +70,7 @@ from labledger.ingest.transport import (
     kind_of,
 )
 from labledger.ingest.transport_openssh import has_known_hosts_command
+from labledger.ledger._words import counted
 
 if TYPE_CHECKING:
     from labledger.ingest.transport import Transport
@@ -573,8 +574,8 @@ class MuxTransport:
         missing = [r for r in rels if r not in sha and r not in gone]
         if missing:
             why = failed[:1] or [_last_line(err) or f"exit {code}"]
-            raise TransportError(self.source, f"the box did not hash {len(missing)} file(s) "
-                                 f"(first: {missing[0]}): {why[0]}")
+            raise TransportError(self.source, "the box did not hash "
+                                 f"{counted(len(missing), 'file')} (first: {missing[0]}): {why[0]}")
         return {r: (RemoteHash(None, error=gone[r]) if r in gone
                     else RemoteHash(sha256=sha[r], blake3=b3.get(r), size=sizes.get(r),
                                     writers=tuple(writers.get(r, ()))))

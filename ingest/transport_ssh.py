@@ -77,6 +77,7 @@ from labledger.ingest.transport import (
     RemoteStat,
     kind_of,
 )
+from labledger.ledger._words import counted
 from labledger.ledger.durable import sync_file
 
 # paramiko logs every failed handshake with a traceback; with no handler configured, Python's
@@ -826,8 +827,8 @@ class SshTransport:
         if missing:
             why = failed[:1] or err.decode("utf-8", "replace").strip().splitlines()[-1:] or [
                 f"exit {code}"]
-            raise TransportError(self.source, f"the box did not hash {len(missing)} file(s) "
-                                 f"(first: {missing[0]}): {why[0]}")
+            raise TransportError(self.source, "the box did not hash "
+                                 f"{counted(len(missing), 'file')} (first: {missing[0]}): {why[0]}")
         return {r: (RemoteHash(None, error=gone[r]) if r in gone
                     else RemoteHash(sha256=sha[r], blake3=b3.get(r), size=sizes.get(r),
                                     writers=tuple(writers.get(r, ()))))

@@ -33,6 +33,7 @@ from blake3 import blake3
 
 from labledger.ledger import _stamp_cache as stamp_cache
 from labledger.ledger._line import ID_END, ID_PREFIX, REST
+from labledger.ledger._words import counted
 from labledger.ledger.record import Record
 
 __all__ = ["Altered", "SegmentReads", "altered_records", "matches_id", "prefix_digest",
@@ -57,9 +58,12 @@ class Altered:
         where = "; ".join(f"line {n} at byte {o}" for n, o in self.places)
         if self.count > len(self.places):
             where += f"; and {self.count - len(self.places)} more"
-        return (f"ledger segment {segment} is damaged: {self.count} record(s) no longer match "
-                f"their id ({where}): they were changed after they were written and are shown "
-                "as they read now, not as recorded. Run `labledger check` for a full report")
+        one = self.count == 1
+        return (f"ledger segment {segment} is damaged: {counted(self.count, 'record')} no longer "
+                f"{'matches its' if one else 'match their'} id ({where}): "
+                f"{'it was' if one else 'they were'} changed after being written and "
+                f"{'is' if one else 'are'} shown as read now, not as recorded. "
+                "Run `labledger check` for a full report")
 
 
 class SegmentReads:

@@ -96,7 +96,8 @@ class _Chain:
             self.corrupt(segment, f"record names writer {record.writer!r}, segment belongs to "
                          f"{self.writer!r}", record.seq, offset)
         if record.seq != self.expected_seq:
-            what = ("record(s) missing (deleted?)" if record.seq > self.expected_seq
+            missing = record.seq - self.expected_seq
+            what = (f"{counted(missing, 'record')} missing (deleted?)" if missing > 0
                     else "records out of order or duplicated")
             self.corrupt(segment, f"expected seq {self.expected_seq}, found {record.seq}: {what}",
                          record.seq, offset)
@@ -131,9 +132,9 @@ def _check_jsonl(chain: _Chain, segment: Path, is_open: bool) -> None:
         if is_open:
             chain.report.findings.append(Finding(
                 "torn", str(segment),
-                f"{len(unfinished)} record(s) of a batch whose last record was never written (a "
-                "crash mid-append; never acknowledged; the next append cuts them and keeps a "
-                "copy)", first_seq, unfinished[0]))
+                f"{counted(len(unfinished), 'record')} of a batch whose last record was never "
+                "written (a crash mid-append; never acknowledged; the next append cuts them and "
+                "keeps a copy)", first_seq, unfinished[0]))
         else:
             chain.corrupt(segment, "closed segment ends inside an unfinished batch", first_seq,
                           unfinished[0])
@@ -159,8 +160,9 @@ def _check_parquet(chain: _Chain, segment: Path) -> None:
     if unfinished:
         # A batch never spans segments (one write() to the open one), so a sealed segment that
         # ends inside one holds records of an append that never finished, sealed as history.
-        chain.corrupt(segment, f"sealed segment ends inside an unfinished batch ({unfinished} "
-                      "record(s) of an append that was never acknowledged)",
+        chain.corrupt(segment, "sealed segment ends inside an unfinished batch "
+                      f"({counted(unfinished, 'record')} of an append that was never "
+                      "acknowledged)",
                       chain.expected_seq - unfinished, None)
     for problem in sealed_columns_match(segment):
         chain.corrupt(segment, problem, None, None)

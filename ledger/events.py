@@ -27,6 +27,7 @@ import msgspec.inspect
 from labledger.ledger._time import FUTURE_TOLERANCE_S
 from labledger.ledger._time import latest_ts as latest_ts  # re-exported
 from labledger.ledger._time import now_ts as now_ts  # re-exported: part of this module's API
+from labledger.ledger._words import noun_for
 from labledger.ledger.errors import InvalidEventError
 
 SCHEMA_VERSION = 1
@@ -482,7 +483,7 @@ def validate_body(kind: str, body: Mapping[str, Any], *, coerce_strings: bool = 
     unknown = [] if allowed.issuperset(body) else sorted(set(body) - allowed)
     if unknown:
         raise InvalidEventError(
-            f"unknown field(s) {', '.join(unknown)}; {kind} takes: "
+            f"unknown {noun_for(len(unknown), 'field')} {', '.join(unknown)}; {kind} takes: "
             f"{', '.join(sorted(allowed))} (put free-form values under 'extra')",
             kind=kind, field=unknown[0],
         )

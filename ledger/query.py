@@ -39,6 +39,7 @@ import duckdb
 import msgspec
 
 from labledger.ledger import _stamp_cache as stamp_cache
+from labledger.ledger._words import counted
 from labledger.ledger.altered import (
     SegmentReads,
     altered_records,
@@ -421,7 +422,7 @@ def damage_report(segment: Path, count: int, is_open: bool) -> str | None:
     total = max(count, len(lines))
     if total > len(lines):
         shown += ("; " if shown else "") + f"{total - len(lines)} more not located by line"
-    return (f"ledger segment {segment} is damaged: {total} record(s) cannot be "
+    return (f"ledger segment {segment} is damaged: {counted(total, 'record')} cannot be "
             "read and are missing from every view" + (f" ({shown})" if shown else "") +
             "; results that depend on them are wrong. Run `labledger check` for a full report")
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from labledger.ledger._words import noun_for
 from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import (
     LedgerError,
@@ -175,8 +176,8 @@ def _parse_config(path: Path) -> Config:
     # Tables read by other parts (``[reconcile]``: labledger.reconcile.doc_sources) are theirs.
     unknown = sorted(set(data) - known - {"reconcile"})
     if unknown:
-        raise LedgerError(f"{path}: unknown option(s) {', '.join(unknown)}; "
-                          f"known: {', '.join(sorted(known))}")
+        raise LedgerError(f"{path}: unknown {noun_for(len(unknown), 'option')} "
+                          f"{', '.join(unknown)}; known: {', '.join(sorted(known))}")
     return Config(
         format=FORMAT,
         segment_per_process=_option(path, data, "segment_per_process", bool, False),

@@ -88,6 +88,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from labledger.ledger._words import counted
 from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
 from labledger.reconcile.json_records import (
     RecordColumns,
@@ -392,7 +393,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, dict):
         return f"an object with keys {', '.join(map(str, list(value)[:10]))}"
     if isinstance(value, list):
-        return f"a list of {len(value)} item(s)"
+        return f"a list of {counted(len(value), 'item')}"
     if isinstance(value, str):
         return f"the text {value[:40]!r}"
     if value is None:
@@ -1010,8 +1011,8 @@ def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
     body = [(line, row) for line, row in rows[1:] if row]  # a blank line is no row
     for line, row in body:
         if len(row) != len(header):
-            raise ClaimInputError(f"{where} line {line}: {len(row)} cell(s) where the header "
-                                  f"has {len(header)}", where=where)
+            raise ClaimInputError(f"{where} line {line}: {counted(len(row), 'cell')} where the "
+                                  f"header has {len(header)}", where=where)
     columns = {h: [c.strip() or None for c in col]
                for h, col in zip(header, zip(*(row for _, row in body), strict=True) if body else
                                  [() for _ in header], strict=True)}
@@ -1170,7 +1171,8 @@ def _pick_row(table: _Table, row: str, selector: str, where: str,
         index = int(text) if len(text) <= 30 else None
         if index is None or not -table.rows <= index < table.rows:
             raise ClaimInputError(f"{selector!r} in {where}: row {text[:32]} is out of range "
-                                  f"(the table has {table.rows} data row(s), numbered from 0)",
+                                  f"(the table has {counted(table.rows, 'data row')}, "
+                                  "numbered from 0)",
                                   where=where)
         return index % table.rows
     conditions = _conditions(row, table, selector, where)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from labledger.ledger._words import noun_for
 from labledger.reconcile.doc_readers import FORMATS, Segment, format_of, read_document
 from labledger.reconcile.errors import DocumentError, DocumentsConfigError, GitHookError
 
@@ -62,8 +63,9 @@ def configured_globs(config: Path) -> list[str] | None:
                                    str(config))
     unknown = sorted(set(table) - {"documents"})
     if unknown:
-        raise DocumentsConfigError(f"{config}: unknown [reconcile] option(s) "
-                                   f"{', '.join(unknown)}; known: documents", str(config))
+        raise DocumentsConfigError(f"{config}: unknown [reconcile] "
+                                   f"{noun_for(len(unknown), 'option')} {', '.join(unknown)}; "
+                                   "known: documents", str(config))
     globs = table.get("documents")
     if globs is None:
         return None

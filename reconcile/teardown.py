@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from labledger.ledger._words import counted
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.record import Record
 from labledger.reconcile.errors import ReconcileError
@@ -30,7 +31,7 @@ class GateRefusedError(ReconcileError):
     def __init__(self, gate: GateResult) -> None:
         unmet = gate.unmet()
         super().__init__(
-            f"teardown of {gate.instance!r} refused: {len(unmet)} unmet check(s); run "
+            f"teardown of {gate.instance!r} refused: {counted(len(unmet), 'unmet check')}; run "
             f"`labledger gate teardown --instance {gate.instance}` for what to do next, or "
             "give --override REASON; nothing was written")
         self.instance, self.unmet = gate.instance, unmet

@@ -116,8 +116,9 @@ def put(paths: tuple[str, ...], sha256: bool, refuse_symlinks: bool) -> None:
                        f"{', '.join(group)}", err=True)
     restored = record_restored(ledger, results)
     if restored:
-        info(click.get_current_context(), f"restored {len(restored)} quarantined object(s) "
-             "the ledger names: recorded artifact.recorded (role restored)")
+        info(click.get_current_context(),
+             f"restored {counted(len(restored), 'quarantined object')} the ledger names: "
+             "recorded artifact.recorded (role restored)")
     if state().json:
         emit_json([{"path": raw, "digest": r.digest, "type": r.type, "size": r.size,
                     "sha256": r.sha256, "stored_new": r.stored_new} for raw, r in results])
@@ -281,22 +282,23 @@ def gc(dry_run: bool, grace: str, partial_grace: str | None) -> None:
                        f"{counted(item.size, 'byte')}")
         partials = ""
         if report.partials_removed or report.partials_kept_recent or report.partials_in_use:
-            partials = (f"; {verb} {len(report.partials_removed)} pull partial file(s), kept "
-                        f"{report.partials_kept_recent} written to within --partial-grace")
+            partials = (f"; {verb} {counted(len(report.partials_removed), 'pull partial file')}"
+                        f", kept {report.partials_kept_recent} written to within --partial-grace")
             if report.partials_in_use:
                 partials += (f" and {report.partials_in_use} because a pull is running (run gc "
                              "again once it ends)")
         info(click.get_current_context(),
-             f"{verb} {len(report.removed)} object(s), {counted(report.bytes_freed, 'byte')}; "
-             "kept "
+             f"{verb} {counted(len(report.removed), 'object')}, "
+             f"{counted(report.bytes_freed, 'byte')}; kept "
              f"{report.kept_referenced} referenced and {report.kept_recent} recent"
              + partials
-             + (f"; {len(report.missing)} referenced object(s) are missing from the store "
+             + (f"; {counted(len(report.missing), 'referenced object')} "
+                f"{'is' if len(report.missing) == 1 else 'are'} missing from the store "
                 "(`labledger check --deep` names them)" if report.missing else ""))
     if report.failed:
         from labledger.cas import StoreWriteError
 
         # Not a silent partial success: the store was not cleaned as asked (exit 1).
-        raise StoreWriteError(ledger.paths.cas, f"{len(report.failed)} unreferenced object(s), "
-                              "temp file(s) or pull partial(s) could not be removed: "
+        raise StoreWriteError(ledger.paths.cas, f"{len(report.failed)} of the unreferenced "
+                              "objects, temp files or pull partials could not be removed: "
                               + "; ".join(report.failed_because))

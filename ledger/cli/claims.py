@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, table, warn
@@ -277,7 +278,7 @@ def evidence(output: str | None, check: bool, locations: bool) -> None:
             warn(f"{target} differs from the ledger's projection; regenerate it with "
                  f"`labledger evidence{again} -o {target}`")
         else:
-            info(ctx, f"{target} matches the ledger ({len(document['claims'])} claim(s))")
+            info(ctx, f"{target} matches the ledger ({counted(len(document['claims']), 'claim')})")
         if found:
             ctx.exit(EXIT_PROBLEMS)
         return
@@ -292,5 +293,5 @@ def evidence(output: str | None, check: bool, locations: bool) -> None:
     if state().json:
         emit_json({"path": output, "written": written, "claims": len(document["claims"])})
     else:
-        info(ctx, f"{output}: {len(document['claims'])} claim(s)"
+        info(ctx, f"{output}: {counted(len(document['claims']), 'claim')}"
                   + ("" if written else " (unchanged)"))

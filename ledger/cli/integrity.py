@@ -45,7 +45,7 @@ def check(deep: bool) -> None:
             click.echo(str(finding))
         if objects is not None:
             _render_objects(ctx, objects)
-        verdict = "ok" if not problems else f"{problems} problem(s)"
+        verdict = "ok" if not problems else counted(problems, "problem")
         checked = (f" and {counted(objects.verified.checked, 'object')} "
                    f"({counted(objects.verified.bytes, 'byte')})" if objects is not None else "")
         info(ctx, f"checked {counted(report.events, 'event')} in "
@@ -81,16 +81,21 @@ def _render_objects(ctx: click.Context, objects: Any) -> None:
         for path in stray:
             click.echo(f"note: {path} is not an object (its name is not a digest); left alone")
     if stray:
-        info(ctx, f"{len(stray)} file(s) under cas/objects/ are not objects (their names are "
-                  "not digests) and were left alone (-v lists them)")
+        one = len(stray) == 1
+        info(ctx, f"{counted(len(stray), 'file')} under cas/objects/ "
+                  + ("is not an object (its name is not a digest) and was" if one else
+                     "are not objects (their names are not digests) and were")
+                  + " left alone (-v lists them)")
     elsewhere = objects.elsewhere
     if state().verbose:  # a box's own objects: expected after a pull, listed on request
         for m in elsewhere:
             click.echo(f"note: {_describe(m)}")
     if elsewhere:
-        info(ctx, f"{len(elsewhere)} object(s) named only by other writers' events (merged "
-                  "from a box) are not in this store; they live in that writer's store "
-                  "(-v lists them)")
+        one = len(elsewhere) == 1
+        info(ctx, f"{counted(len(elsewhere), 'object')} named only by other writers' events "
+                  f"(merged from a box) {'is' if one else 'are'} not in this store; "
+                  f"{'it lives' if one else 'they live'} in that writer's store (-v lists "
+                  f"{'it' if one else 'them'})")
 
 
 def _names(refs: list[Any]) -> str:
@@ -151,7 +156,7 @@ def compact() -> None:
     else:
         for path in sealed:
             click.echo(str(path))
-        info(ctx, f"sealed {len(sealed)} segment(s)")
+        info(ctx, f"sealed {counted(len(sealed), 'segment')}")
     for finding in left_open:
         if finding.severity == "torn":
             why = "a closed segment is never cut again; compact again after the next append"

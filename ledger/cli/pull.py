@@ -182,7 +182,7 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
             click.echo(line, err=True)
         if report.earlier_commit:
             found = sum(1 for n in report.earlier_commit if n["found"])
-            warn(f"an earlier pull moved {len(report.earlier_commit)} of these file(s) into "
+            warn(f"an earlier pull moved {len(report.earlier_commit)} of these files into "
                  f"the store but did not finish its commit ({report.earlier_commit[0]['error']})"
                  f": {found} found there by their digests (re-hashed), not transferred again"
                  + (f"; {len(report.earlier_commit) - found} no longer there, transferred "

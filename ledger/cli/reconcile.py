@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from labledger.ledger._words import counted
 from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, warn
@@ -18,12 +19,13 @@ if TYPE_CHECKING:
 
 def _summary(report: Report, disclose: bool) -> str:
     counts = report.counts()
-    head = (f"reconcile: {report.documents} document(s), {report.checked} number(s) "
-            f"checked against {report.claims} claim(s)")
+    head = (f"reconcile: {counted(report.documents, 'document')}, "
+            f"{counted(report.checked, 'number')} checked against "
+            f"{counted(report.claims, 'claim')}")
     parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(counts.items())]
     if report.evidence is not None and report.evidence["differences"]:
         parts.append(f"{report.evidence['path']} differs from the ledger in "
-                     f"{len(report.evidence['differences'])} place(s)")
+                     f"{counted(len(report.evidence['differences']), 'place')}")
     if not parts:
         return head + ": no drift"
     return head + ": " + ", ".join(parts) + (" (disclosed with --disclose: exit 0)"

@@ -117,8 +117,8 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
         else:
             click.echo(str(target))
             where = f" from instance {instance}" if instance else ""
-            info(ctx, f"run {run}: {result.files} file(s), {counted(result.bytes, 'byte')} "
-                      "pull-verified"
+            info(ctx, f"run {run}: {counted(result.files, 'file')}, "
+                      f"{counted(result.bytes, 'byte')} pull-verified"
                       f"{where}")
         return
     moved = invalidate_markers(ledger, result, [target, default_marker(ledger, run, instance)])
@@ -131,7 +131,8 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
             warn(f"gap: {gap}")
         for path in moved:
             warn(f"invalidated: {path}")
-        warn(f"run {run} is NOT pull-verified ({len(result.gaps())} gap(s)); no marker written")
+        warn(f"run {run} is NOT pull-verified ({counted(len(result.gaps()), 'gap')}); "
+             "no marker written")
         if not any(e.run == run for e in events):  # a typo must not read as "pull it first"
             known = sorted({e.run for e in events if e.run is not None})
             shown = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "")
@@ -205,13 +206,13 @@ def gate_teardown(instance: str) -> None:
     elif result.ok:
         _show_table(result.runs)
         info(click.get_current_context(),
-             f"gate passed: {instance}: {len(result.runs)} run(s) pull-verified "
+             f"gate passed: {instance}: {counted(len(result.runs), 'run')} pull-verified "
              f"(state {result.state_digest()})")
     else:
         _show_table(result.runs)
         for problem in result.problems:
             warn(f"gate: {problem}")
-        warn(f"gate REFUSED: {instance}: {len(result.unmet())} unmet check(s)")
+        warn(f"gate REFUSED: {instance}: {counted(len(result.unmet()), 'unmet check')}")
     if not result.ok:
         click.get_current_context().exit(EXIT_PROBLEMS)
 
@@ -314,12 +315,13 @@ def teardown(instance: str, yes: bool, override: str | None, confirm_absent: boo
         for problem in gate_result.problems:
             warn(f"gate: {problem}")
         if not override:
-            warn(f"gate REFUSED: {instance}: {len(gate_result.unmet())} unmet check(s); "
+            warn(f"gate REFUSED: {instance}: {counted(len(gate_result.unmet()), 'unmet check')}; "
                  "nothing recorded")
             if state().json:
                 emit_json({"ok": False, "gate": gate_result.to_json(), "plan": plan.to_json()})
             ctx.exit(EXIT_PROBLEMS)
-        warn(f"!!! OVERRIDE: the gate refused ({len(gate_result.unmet())} unmet check(s)); "
+        warn("!!! OVERRIDE: the gate refused "
+             f"({counted(len(gate_result.unmet()), 'unmet check')}); "
              f"approving anyway because: {override}")
     if not yes:
         if not sys.stdin.isatty():

@@ -164,7 +164,7 @@ def test_gc_command_exits_1_when_it_could_not_remove(
     code, out, err = call(capsys, "cas", "gc", "--grace", "60s", "--no-dry-run")
     assert code == 1
     assert f"could not remove {stuck.digest}" in out
-    assert "removed 0 object(s)" in err
+    assert "removed 0 objects" in err
     assert "could not be removed: Permission denied" in err
     code, out, err = call(capsys, "--json", "cas", "gc", "--grace", "60s", "--no-dry-run")
     assert code == 1

@@ -193,7 +193,7 @@ def test_evidence_write_then_check(run_r1: Ledger, project: Path,
                                    "stated split 'val' but the result was evaluated on 'test'")
     code, _, err = call(capsys, "evidence", "-o", "EVIDENCE.json")
     assert code == 0
-    assert "EVIDENCE.json: 1 claim(s)" in err
+    assert "EVIDENCE.json: 1 claim" in err
     assert (project / "EVIDENCE.json").read_text(encoding="utf-8") == out
     code, _, err = call(capsys, "evidence", "--check")
     assert code == 0, err

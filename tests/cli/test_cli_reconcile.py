@@ -42,7 +42,7 @@ def test_clean_document_exits_0(claims: Ledger, project: Path,
     code, out, err = call(capsys, "reconcile", "paper/a.md")
     assert code == 0, err
     assert out == ""
-    assert "2 number(s) checked against 2 claim(s): no drift" in err
+    assert "2 numbers checked against 2 claims: no drift" in err
 
 
 def test_drift_exits_3_with_file_line_col(claims: Ledger, project: Path,

@@ -83,7 +83,7 @@ def test_gate_refuses_with_a_table_then_passes(ledger: Ledger, pull_seed: Any,
     assert ("labledger pull --run r1 --instance box1 --from root@ssh5.vast.ai:22:DIR "
             "--only train.csv") in stdout
     assert "unmet" not in stdout
-    assert "gate REFUSED: box1: 2 unmet check(s)" in err
+    assert "gate REFUSED: box1: 2 unmet checks" in err
     assert "best.pth" not in err
     for path, data in FILES.items():
         pull_seed.pulled(path, data)
@@ -91,7 +91,7 @@ def test_gate_refuses_with_a_table_then_passes(ledger: Ledger, pull_seed: Any,
     code, stdout, err = call(capsys, "gate", "teardown", "--instance", "box1")
     assert code == 0, err
     assert [line.split()[1] for line in stdout.splitlines()[2:]] == ["best.pth", "train.csv"]
-    assert "gate passed: box1: 1 run(s) pull-verified" in err
+    assert "gate passed: box1: 1 run pull-verified" in err
     code, stdout, err = call(capsys, "gate", "teardown", "--instance", "box1", "--json")
     assert code == 0, err
     assert json.loads(stdout)["ok"] is True
@@ -104,7 +104,7 @@ def test_verify_pull_of_an_unknown_run_says_why_once(
     assert stdout.splitlines()[2].split() == ["nope", "-", "NO", "see", "below"]
     assert (stdout + err).count("no pull listing recorded") == 1, err
     assert "gap: nope: no pull listing recorded" in err
-    assert "run nope is NOT pull-verified (1 gap(s))" in err
+    assert "run nope is NOT pull-verified (1 gap)" in err
 
 
 # --- teardown ---------------------------------------------------------------------------------
@@ -259,5 +259,5 @@ def test_a_pull_from_elsewhere_does_not_open_the_gate(ledger: Ledger, pull_seed:
         "vast-9 ...`)"]
     code, _, err = call(capsys, "gate", "teardown", "--instance", "vast-9")
     assert code == 3
-    assert "gate REFUSED: vast-9: 1 unmet check(s)" in err
+    assert "gate REFUSED: vast-9: 1 unmet check" in err
     assert "Traceback" not in err

@@ -39,7 +39,7 @@ def test_close_without_torch_says_what_it_sealed_unloaded(
     code, out, err = call(capsys, "--root", str(project), *args, "close", str(run_dir),
                           "--run", "r1", "--export-root", str(tmp_path / "export"))
     assert code == 0, err
-    assert ("1 checkpoint(s) sealed without being loaded (best.pth): torch is not installed "
+    assert ("1 checkpoint sealed without being loaded (best.pth): torch is not installed "
             "here. pip install 'labledger[torch]'") in err
     if json_mode:
         assert json.loads(out)["unloaded"] == ["best.pth"]

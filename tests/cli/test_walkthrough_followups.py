@@ -331,7 +331,7 @@ def test_reconcile_counts_drifted_numbers_as_checked(project: Path, run_cli: Cli
     text = run_cli("reconcile", "paper.md")
     assert text.returncode == 3
     # before: "1 number(s) checked against 3 claim(s): 2 drift"
-    assert "reconcile: 1 document(s), 3 number(s) checked against 3 claim(s): 2 drift" \
+    assert "reconcile: 1 document, 3 numbers checked against 3 claims: 2 drift" \
         in text.stderr
     data = json.loads(run_cli("reconcile", "paper.md", "--json").stdout)
     assert (data["compared"], data["checked"], data["counts"]) == (3, 1, {"drift": 2})

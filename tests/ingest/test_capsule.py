@@ -242,7 +242,7 @@ def test_no_test_directory_is_quarantined(
         (source / "test" / "t1" / name).unlink()
     (source / "test" / "t1").rmdir()
     assert _quarantined(ledger, source, export).problems == [
-        "0 test(s) under test/; at least 1 required"]
+        "0 tests under test/; at least 1 required"]
 
 
 @pytest.mark.parametrize("cache", ["__pycache__", ".ipynb_checkpoints", "wandb"])
@@ -310,7 +310,7 @@ def test_a_run_json_with_a_file_inventory_is_quarantined(
 ) -> None:
     source = make_run("r1", run_json={"run": "r1", key: ["best.pth", "train.csv"]})
     (problem,) = _quarantined(ledger, source, export).problems
-    assert problem.startswith(f"run.json carries a file inventory (key(s) {key})")
+    assert problem.startswith(f"run.json carries a file inventory (key {key})")
 
 
 def test_missing_visual_sample_is_quarantined(
@@ -321,7 +321,7 @@ def test_missing_visual_sample_is_quarantined(
     source = make_run("r1", run_json=run_json, vis=(["clean"], ["output"], ["s1", "s2", "s3"]))
     (source / "test" / "t1" / "vis" / "clean" / "output" / "s2.png").unlink()
     assert _quarantined(ledger, source, export).problems == [
-        "visual coverage incomplete, 1 image(s) missing: test/t1/vis/clean/output/s2.png"]
+        "visual coverage incomplete, 1 image missing: test/t1/vis/clean/output/s2.png"]
 
 
 def test_malformed_test_outputs_are_quarantined(

@@ -298,7 +298,7 @@ def test_byte_changed_after_listing_is_retried_once_then_failed(ledger: Ledger, 
     assert failed[0].attempts == 2
     event = [e for e in events(ledger, "artifact.pulled")
              if e["path"] == "test/t1/metrics.json" and not e["ok"]][0]
-    assert event["error"].startswith("SHA-256 mismatch after 2 attempt(s)")
+    assert event["error"].startswith("SHA-256 mismatch after 2 attempts")
     assert "digest" not in event
     assert not open_store(ledger).exists("blake3:" + __import__("blake3").blake3(
         target.read_bytes()).hexdigest())

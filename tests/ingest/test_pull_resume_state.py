@@ -180,7 +180,7 @@ def test_a_trainer_checkpoint_folder_pulls_and_passes_the_gate(
     assert "resume_state" not in weights
     code, _, err = call(capsys, "gate", "teardown", "--instance", "box1")
     assert code == 0, err
-    assert "gate passed: box1: 1 run(s) pull-verified" in err
+    assert "gate passed: box1: 1 run pull-verified" in err
     code, _, err = call(capsys, "verify-pull", "r1")
     assert code == 0, err
     code, out, err = call(capsys, "sql", "select verdict from pull_verified")

@@ -348,7 +348,7 @@ BAD_LAST_LINES: list[tuple[bytes, str | None, str]] = [
     (b'{"kind": "nope", "body": {}}', None, "unknown event kind 'nope'"),
     (b'{"kind": "note", "body": {}}', None, "missing required field `text`"),
     (b'{"kind": "note", "body": {"text": 1}}', "text", "Expected `str`, got `int`"),
-    (b'{"kind": "note", "body": {"text": "x", "colour": 1}}', "colour", "unknown field(s)"),
+    (b'{"kind": "note", "body": {"text": "x", "colour": 1}}', "colour", "unknown field colour"),
     (b'{"kind": "pull.listed", "body": {"source": "s", "entries": [{"path": "a", "c": 1}]}}',
      "entries[0].c", "unknown field 'c'"),
     (b'{"kind": "note", "body": {"text": "x"}, "colour": 1}', None, "colour"),

@@ -102,7 +102,7 @@ def test_a_record_whose_body_is_a_string_is_left_out_and_named(
     code, out, err = call(capsys, "sql", "--json", "select kind from events order by seq")
     assert code == 0, err
     assert json.loads(out) == [{"kind": "note"}, {"kind": "run.heartbeat"}]
-    assert "1 record(s) cannot be read" in err
+    assert "1 record cannot be read" in err
     assert "line 2 (byte" in err
     assert "its body is a string" in err
     code, out, err = call(capsys, "sql", "select state from runs")
@@ -122,7 +122,7 @@ def test_a_record_without_a_body_reads_as_an_empty_body(
     code, out, err = call(capsys, "log", "--json")
     assert code == 0, err
     assert [json.loads(line)["body"] for line in out.splitlines()] == [{"text": "a"}, {}]
-    assert "no longer match their id" in err  # and it is still named as altered
+    assert "1 record no longer matches its id" in err  # and it is still named as altered
     code, out, _ = call(capsys, "log")
     assert code == 0
     assert out.splitlines()[1].endswith("  {}")
@@ -148,7 +148,7 @@ def test_counts_cached_under_the_older_rule_are_not_trusted(
         {str(closed): [st.st_ino, st.st_size, st.st_mtime_ns, 0]}))
     with pytest.warns(SegmentDamageWarning) as caught:
         connect(ledger.paths).close()
-    assert any("1 record(s) cannot be read" in str(w.message) for w in caught)
+    assert any("1 record cannot be read" in str(w.message) for w in caught)
 
 
 # --- compact ------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_check_reports_a_sealed_segment_that_ends_inside_an_unfinished_batch(
     seal_segment(segment)
     code, out, _ = call(capsys, "check")
     assert code == 3
-    assert "sealed segment ends inside an unfinished batch (1 record(s)" in out
+    assert "sealed segment ends inside an unfinished batch (1 record " in out
     assert "seq 1" in out
 
 

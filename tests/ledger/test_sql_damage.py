@@ -137,7 +137,7 @@ def test_a_bad_byte_in_a_record_is_reported_not_dropped_silently(
     code, out, err = cli(capsys, "sql", "select run, state from runs")
     assert code == 0
     assert "launched" in out  # the projection without the record, as the warning says
-    assert f"ledger segment {segment} is damaged: 1 record(s) cannot be read" in err
+    assert f"ledger segment {segment} is damaged: 1 record cannot be read" in err
     assert "line 2 (byte " in err
     assert "labledger check" in err
     code, out, err = cli(capsys, "--json", "log")
@@ -286,7 +286,7 @@ def test_closed_segments_are_scanned_once_and_damage_still_reported(
     for _ in range(2):
         query.connect(led.paths, on_damage=reports.append).close()
     assert len(reports) == 2
-    assert all(str(closed) in r and "1 record(s)" in r for r in reports)
+    assert all(str(closed) in r and "1 record " in r for r in reports)
     assert closed in scanned[0]
     # the second connect read every count from the cache: the closed segment's by its stamp,
     # the unchanged open segment's too (see the open-segment tests below)
@@ -304,7 +304,7 @@ def test_a_record_changed_in_place_is_reported_by_every_read(
         code, out, err = cli(capsys, *args)
         assert code == 0, err
         assert "nX" in out  # shown, as the warning says
-        assert (f"ledger segment {segment} is damaged: 1 record(s) no longer match their id "
+        assert (f"ledger segment {segment} is damaged: 1 record no longer matches its id "
                 "(line 8 at byte ") in err, args
         assert "labledger check" in err
         assert err.count("no longer match") == 1
@@ -362,7 +362,7 @@ def test_a_line_of_the_open_segment_changed_after_a_first_read_is_still_found(
     ledger.append("note", text="after")  # and a line appended since
     connect(ledger.paths, on_damage=seen.append).close()
     assert len(seen) == 1
-    assert "1 record(s) no longer match their id (line 2 at byte" in seen[0]
+    assert "1 record no longer matches its id (line 2 at byte" in seen[0]
 
 
 def test_a_ledger_whose_cache_cannot_be_written_keeps_it_in_the_users_cache(

@@ -87,7 +87,7 @@ def test_a_garbage_line_appended_after_a_count_is_reported(
     append_bytes(segment, GARBAGE)
     reports = damage(ledger)
     assert len(reports) == 1
-    assert "1 record(s) cannot be read" in reports[0]
+    assert "1 record cannot be read" in reports[0]
     assert "line 6" in reports[0]
     assert seen == [[segment]]  # a line that does not match an id sends it to the scan
     assert len(damage(ledger)) == 1  # and the damage is reported again on the next read
@@ -105,7 +105,7 @@ def test_damage_inside_the_counted_part_is_reported(ledger: Ledger) -> None:
     segment.write_bytes(data[:at] + b"X" + data[at + 1:])  # same size: a time that does not cast
     reports = damage(ledger)
     assert len(reports) == 1
-    assert "1 record(s) cannot be read" in reports[0]
+    assert "1 record cannot be read" in reports[0]
 
 
 def test_a_torn_tail_after_a_count_is_not_damage(ledger: Ledger) -> None:

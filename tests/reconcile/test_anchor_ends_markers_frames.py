@@ -218,7 +218,7 @@ Top-1 accuracy is 91.5% after fine-tuning, and PSNR improves by +1.32 dB.
 The gain is <!-- delta:C1,C0 -->+1.32 dB; our headline number is <!-- claim:C1 -->31.42 dB.
 EOF
 $ labledger reconcile paper/results.md   # exit 3
-reconcile: 1 document(s), 6 number(s) checked against 3 claim(s): 2 drift
+reconcile: 1 document, 6 numbers checked against 3 claims: 2 drift
 ```
 """
 DOCS_MARKERS = """\

@@ -192,7 +192,7 @@ def test_parquet_cells() -> None:
 
 @pytest.mark.parametrize(("selector", "problem"), [
     ("psnr", "is a table; name an aggregate or a cell, e.g. mean(psnr) or psnr[-1]"),
-    ("psnr[9]", "row 9 is out of range (the table has 5 data row(s)"),
+    ("psnr[9]", "row 9 is out of range (the table has 5 data rows"),
     ("psnr[3]", "row 3 of column 'psnr' is empty"),
     ("psnr[split=test]", "split=test matches 5 rows"),
     ("psnr[epoch=9]", "no row has epoch=9; epoch reads 1, 2, 3, 4, 5"),
@@ -262,7 +262,7 @@ def test_tsv_and_bom() -> None:
 
 
 @pytest.mark.parametrize(("data", "selector", "problem"), [
-    (b"a,b\n1,2\n3\n", "mean(a)", "line 3: 1 cell(s) where the header has 2"),
+    (b"a,b\n1,2\n3\n", "mean(a)", "line 3: 1 cell where the header has 2"),
     (b"a,b\n1,x\n", "b[0]", "row 0 (line 2) of column 'b' is the text 'x', not a number"),
     (b"", "mean(a)", "has no header row"),
     (b"a\ninf\n", "a[0]", "not a finite number"),

@@ -534,7 +534,7 @@ def test_a_clash_blocks_only_its_column() -> None:
     (b'{"loss": ' + b"9" * 400 + b'}\n{"loss": 1}\n', "log.jsonl",
      "of column 'loss' is an integer of 400 digits, too large for a float"),
     (b'{"loss": NaN}\n{"loss": 1}\n', "log.jsonl", "row 0 (line 1) of column 'loss' is nan"),
-    (b'{"loss": [1, 2]}\n{"loss": 1}\n', "log.jsonl", "is a list of 2 item(s), not a number"),
+    (b'{"loss": [1, 2]}\n{"loss": 1}\n', "log.jsonl", "is a list of 2 items, not a number"),
 ])
 def test_bad_bytes_are_refused_naming_the_place(data: bytes, path: str, problem: str) -> None:
     assert problem in refusal(data, path, "last(loss)")
