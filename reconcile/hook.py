@@ -84,7 +84,11 @@ BUILTIN_PATTERNS = (
     r"(?=.*" + _PROVIDER_HOSTS + r")",
     r"\b(requests|httpx|session|s)\.(delete|put)\s*\((?=.*" + _PROVIDER_HOSTS + r")",
     r"\b(podTerminate|podStop)\b",
-    r"\b(terminate_pod|stop_pod|delete_pod|destroy_instance|terminate_instances?)\s*\(",
+    # a provider API URL whose path ends in a stop or destroy action, whatever the method
+    # (RunPod's REST `POST /v1/pods/ID/stop`, Paperspace's old `/machines/ID/destroyMachine`)
+    r"\b" + _PROVIDER_HOSTS + r"/[^\s'\"]*/(stop|terminate|destroy\w*)\b",
+    # SDK calls (vast.ai's `VastAI().stop_instance(ID=...)`, `destroy_instances(ids=...)`)
+    r"\b(terminate_pod|stop_pod|delete_pod|(destroy|stop|recycle|terminate)_instances?)\s*\(",
     # a command word computed when it runs (`V=vastai; $V destroy ...`), an alias hiding one
     r"^[^\s$`]*[$`]\S*\s+(\S+\s+)?(destroy|terminate|delete|remove|rm|stop|recycle)(\s|$)",
     r"^alias\s.*\b(vastai|runpodctl|kubectl|scancel|pspace|paperspace|shutdown|poweroff|halt"
@@ -114,6 +118,9 @@ _DATA_COMMANDS = {
 # Run through ssh on a box, these destroy what it holds (its results, its processes).
 _REMOTE_DESTRUCTIVE = {"kill", "pkill", "killall", "rm", "shred", "truncate", "unlink",
                        "rmdir", "dd", "mkfs", "wipefs"}
+# Run through ssh, these power off or reboot that box (on a machine the ledger does not know,
+# they are not this project's concern, like `_REMOTE_DESTRUCTIVE`)
+_POWER_COMMANDS = {"shutdown", "poweroff", "halt", "reboot", "systemctl", "init", "telinit"}
 # ... and these, with these first words: the sessions a training runs in
 _REMOTE_KILL_VERBS = {"tmux": {"kill-server", "kill-session", "kill-pane", "kill-window"},
                       "screen": {"-X", "-wipe"}}
@@ -477,6 +484,9 @@ class _Destroy:
     why: str
     remote: bool = False  # run on a box through ssh: about a recorded instance, or none
     destination: list[str] | None = None  # that ssh's destination (an alias, maybe) and -F/-o
+    # run through ssh, it acts on that box itself (its files, processes, power), not on a
+    # provider account: on a machine the ledger does not know, it is not this project's
+    on_box: bool = False
 
 
 def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
@@ -509,14 +519,16 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             continue
         computed_destroy = _computed_word_destroys(cmd.argv)
         if cmd.remote:
-            if _destroys_on_the_box(cmd) or computed_destroy or matches(cmd.text):
+            on_box = _destroys_on_the_box(cmd)
+            if on_box or computed_destroy or matches(cmd.text):
                 found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
-                                      destination=cmd.destination))
+                                      destination=cmd.destination,
+                                      on_box=on_box or cmd.name in _POWER_COMMANDS))
             continue
         remote_target = _rsync_remote_delete(cmd.argv)
         if remote_target is not None:  # `rsync --delete ./empty/ box:/root/runs/`
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
-                                  destination=[remote_target]))
+                                  destination=[remote_target], on_box=True))
             continue
         if (cmd.name in _PROVIDER_CLIS and cmd.dynamic) or computed_destroy:
             found.append(_Destroy(cmd.context, True, cmd.text))
@@ -563,7 +575,8 @@ def _rsync_remote_delete(argv: list[str]) -> str | None:
     """The ``[user@]host`` of an ``rsync --delete`` whose destination is on another machine
     (it deletes there what the source lacks); None for anything else."""
     if not argv or os.path.basename(argv[0]) != "rsync" or not any(
-            a.startswith("--delete") or a == "--remove-source-files" for a in argv[1:]):
+            a.startswith("--delete") or a == "--remove-source-files" for a in argv[1:]) or \
+            _dry_run(argv[1:]):
         return None
     paths = [a for a in argv[1:] if not a.startswith("-")]
     if not paths:
@@ -715,7 +728,7 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
                 break
             starts.append(a)
         return starts or ["."], _find_name_tests(args)
-    if name == "git" and args[:1] == ["clean"] and any(
+    if name == "git" and args[:1] == ["clean"] and not _dry_run(args[1:]) and any(
             a.startswith("-") and not a.startswith("--") and "d" in a for a in args[1:]):
         paths = [a for a in args[1:] if not a.startswith("-")]
         return paths or ["."], []
@@ -724,10 +737,18 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         return paths[:-1], []
     if name == "tar" and "--remove-files" in args:
         return [a for a in args if not a.startswith("-")][1:], []
-    if name == "rsync" and any(a.startswith("--delete") for a in args):
+    if name == "rsync" and any(a.startswith("--delete") for a in args) and \
+            not _dry_run(args):
         paths = [a for a in args if not a.startswith("-")]
         return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
     return None
+
+
+def _dry_run(args: list[str]) -> bool:
+    """``-n`` (alone or in a bundle of short flags) or ``--dry-run``: ``git clean`` and
+    ``rsync`` only list what they would delete."""
+    return any(a == "--dry-run" or (a.startswith("-") and not a.startswith("--") and "n" in a)
+               for a in args)
 
 
 def _find_name_tests(args: list[str]) -> list[tuple[str, str]]:
@@ -956,8 +977,11 @@ def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
             real = _ssh_hostname(destroy.destination, cwd)
             matched = [i for i, host in instances.items()
                        if real and host and _host_of(host) == real]
-        if destroy.remote and not matched and not destroy.dynamic:
+        if destroy.remote and destroy.on_box and not matched and not destroy.dynamic:
             continue  # `ssh devbox 'pkill -f jupyter'`: a machine not in the ledger
+        # (a provider's CLI or API, `scancel`, run through ssh on any machine acts on the
+        # provider account, not on that machine: `ssh login1 'scancel -u me'` is judged as
+        # it would be here)
         # A released (or confirmed absent) instance is no longer ours: its id names nothing
         # this project still holds, so a command naming only such ones is not gated (and
         # `labledger teardown` refuses it: advice to run it could not be followed).
@@ -1030,7 +1054,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                                        _quoted(cmd.argv)))
     if not targets:
         return []
-    return _protected_hits(targets, command, config, project, events, checker)
+    return _protected_hits(targets, command, config, project, events, checker, bases)
 
 
 @dataclass
@@ -1046,7 +1070,7 @@ class _Target:
 
 
 def _protected_hits(targets: list[_Target], command: str, config: HookConfig, project: Path,
-                    events: list[Any], checker: Any) -> list[str]:
+                    events: list[Any], checker: Any, bases: list[Path]) -> list[str]:
     home = project / ".labledger"
     # (folder, what deleting it deletes, the capsule's digest: None for always protected)
     protected: list[tuple[Path, str, str | None]] = [
@@ -1067,7 +1091,8 @@ def _protected_hits(targets: list[_Target], command: str, config: HookConfig, pr
             spared = home / "cache" if root == home else None
             hit = any(_deletes_some_of(p, root, t.names, spared) for p in t.places
                       if spared is None or spared not in (p, *p.parents))
-            if not hit and t.computed and (root.name in command or str(root) in command):
+            if not hit and t.computed and (root.name in command or str(root) in command
+                                           or _names_within(command, bases, root, project)):
                 hit = True  # `echo results | xargs rm -rf`, `rm -rf $(echo results)`
             if not hit:
                 continue
@@ -1083,6 +1108,35 @@ def _protected_hits(targets: list[_Target], command: str, config: HookConfig, pr
                 continue
             reasons.append(f"`{t.command}` deletes {what}")
     return reasons
+
+
+# the path-like words of a line (split at blanks, quotes, brackets and shell punctuation)
+_PATH_WORD = re.compile(r"[^\s'\"\\(){}\[\];,|&<>=`$]+")
+_PATH_WORDS_LIMIT = 4096  # words of one line looked at (a longer line: the first ones)
+
+
+def _names_within(command: str, bases: list[Path], root: Path, project: Path) -> bool:
+    """Some word of the line names ``root``, a folder between the project and it, or
+    something inside it (a glob: what it matches now), from a working folder of the line: a
+    delete whose paths are computed then may reach it (``ls capsules | xargs rm -rf``,
+    ``rmtree('capsules')`` in a program, ``rm -rf $(ls -d capsules/*)``). The project folder
+    and those above it do not count (``find . -name '*.pyc' | xargs rm``)."""
+    import glob
+
+    above_project = {project, *project.parents}
+    for n, m in enumerate(_PATH_WORD.finditer(command)):
+        if n >= _PATH_WORDS_LIMIT:
+            break
+        word = m.group()
+        for base in bases:
+            if any(c in word for c in "*?"):
+                pattern = str(_resolve(base, word))
+                places = [Path(os.path.normpath(p)) for p in glob.glob(pattern)[:256]]
+            else:
+                places = [_resolve(base, word)]
+            if any(p not in above_project and _overlaps(p, root) for p in places):
+                return True
+    return False
 
 
 def _deletes_some_of(place: Path, root: Path, names: list[tuple[str, str]],

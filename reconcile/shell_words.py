@@ -5,11 +5,12 @@ quoted words (``vastai 'destroy' instance``, ``$'destroy'``), line continuations
 (``sudo -u root``, ``env``, ``nice``, ``timeout 5``, ``xargs``, ``flock f``), chains (``;``,
 ``&&``, ``||``, ``|``, ``&``, newlines), groups and subshells, ``bash -c '...'``, ``eval``,
 command substitutions, scripts fed to a shell (here-documents, here-strings, ``echo ... |
-bash``), the remote command of ``ssh host ...`` (also a script piped or here-doc'd into ssh),
-a program an interpreter reads from stdin (``python - <<EOF``), the command a runner runs
-(``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``, ``srun``, ``strace``,
-``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command and ``s///e`` flag,
-awk's ``system()`` and pipes, git's ``-c`` values and aliases. The program files some of
+bash``, ``source <(...)``), the remote command of ``ssh host ...`` (also a script piped or
+here-doc'd into ssh), a program an interpreter reads from stdin (``python - <<EOF``), the
+command a runner runs (``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``,
+``srun``, ``strace``, ``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command
+and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases. The
+program files some of
 these read when they run (``sed -f``, ``awk -f``, git's config files and their includes) are
 read here, in Python, from the payload's working folder (`_Files`: regular files only, with a
 size budget; never for a command run through ssh), git's ``[includeIf]`` conditions evaluated
@@ -270,7 +271,11 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     # the files its program may come from are read here, on this machine: not for a command
     # run on another one (through ssh)
     files = None if remote else _FILES.get()
-    reads_script = (name in _SHELLS or name == "su") and _shell_script(argv, name) is None
+    # `source <(echo ...)`, `. <(curl ...)`: the current shell runs what the substitution
+    # prints, as `bash <(...)` does
+    sources_pipe = name in ("source", ".") and argv[1:2] == ["<"]
+    reads_script = ((name in _SHELLS or name == "su") and _shell_script(argv, name) is None) \
+        or sources_pipe
     # what the other parts of the line print into its stdin (`echo '...' | bash`), read only
     # for a command that runs its stdin: a shell, ssh, an interpreter
     piped: list[str] = []
@@ -280,8 +285,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     elif reads_script or name in ("ssh", "mosh"):
         piped = piped_text()
     out.append(SimpleCommand(argv, here, dyn, remote, appended=appended))
-    if name in _SHELLS or name in ("eval", "su", "script", "sbatch"):
-        script = _shell_script(argv, name)
+    if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
+        script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
             _parse(script, context, dyn, remote, out, depth + 1)
         elif reads_script:
