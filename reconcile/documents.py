@@ -520,18 +520,18 @@ class _Run:
         if got.matches:
             self.matched(seg, shown, [a, b], "delta")
             return
-        evidence = round(a.value - b.value, 12)
+        evidence = _signed(round(a.value - b.value, 12))
         if not got.unit_ok:  # "+4.4%" for a difference of two dB values
             self.add(seg, shown.start, "unit", [a, b],
                      f"{a.id}\u2212{b.id} says {shown.display_unit()}, but its evidence is "
-                     f"{evidence:+}" + (f" {a.unit}" if a.unit else "") + f" ({a.id} "
+                     f"{evidence}" + (f" {a.unit}" if a.unit else "") + f" ({a.id} "
                      f"{_evidence(a.value)} run {a.run}; {b.id} {_evidence(b.value)} run {b.run})",
                      shown, "delta")
             return
-        scaled = f" (= {got.expected(diff):+}%)" if got.scale else ""
+        scaled = f" (= {_signed(got.expected(diff))}%)" if got.scale else ""
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "
-                 f"{evidence:+}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
+                 f"{evidence}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
                  f"{_short(a.source_digest)}; {b.id} {_evidence(b.value)} run {b.run}, object "
                  f"{_short(b.source_digest)})", shown, "delta")
 
@@ -1843,6 +1843,14 @@ def _evidence(value: float) -> str:
     return repr(value)
 
 
+def _signed(value: float) -> str:
+    """A difference as a delta's message shows it: `_evidence` with its sign, ``+3`` for a
+    whole difference (not the float's ``+3.0``, which claims a decimal the document may not
+    write), ``+0.03``, ``-1.5``."""
+    shown = _evidence(value)
+    return shown if shown.startswith("-") else "+" + shown
+
+
 def _delta_column(header: str, terms: frozenset[str]) -> bool:
     """Whether a column's header says it holds differences or spreads ("\u0394 PSNR", "Gain",
     "std"): a word that is part of an anchor naming the column's quantity says nothing of the
@@ -1881,7 +1889,7 @@ def _drift_at(claims: dict[str, Claim], seg: Segment, at: int, finding: Finding,
 
 
 def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None = None) -> str:
-    scaled = f" (= {got.expected(claim.value)}%)" if got.scale else ""
+    scaled = f" (= {_evidence(got.expected(claim.value))}%)" if got.scale else ""
     # a COCOeval summary's fraction judged in the claim's percent points says so
     said = f"{shown.display()} (= {points.literal} points)" if points is not None \
         else shown.display()
