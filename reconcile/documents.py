@@ -22,7 +22,8 @@ Two ways a number is tied to a claim, exact first:
    * a metric's name that ``_`` carries on into a longer key of another quantity (``acc`` in
      ``acc_norm``) is no anchor there (`_Run.whole_keys`), and in printed output an anchor
      does not run across a line break (`_Run.lines_apart`: a line is a record there);
-   * a table cell whose row and column both name a claim is that claim's and judged alone; the
+   * a table cell whose row and column both name a claim is that claim's and judged alone
+     (several rows of a column naming it alike, none matching: one finding, `_alike_cells`); the
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
@@ -630,6 +631,7 @@ class _Run:
                          f"{where} matches it; mark the one that is {cid}'s with a claim marker",
                          first.shown, first.via,
                          candidates=tuple(items[i].shown.display() for i in rest))
+        alike: dict[tuple[str, int], list[_Item]] = {}  # (claim, column): its cells left
         for i, cids in sorted(pending.items()):
             it = items[i]
             top = max(it.strength.get(c, 0) for c in cids)
@@ -637,7 +639,9 @@ class _Run:
             if len(cids) == 1:
                 claim = claims[cids[0]]
                 got = it.check(claim)
-                if not got.unit_ok:
+                if it.alone and it.column >= 0 and got.unit_ok:
+                    alike.setdefault((claim.id, it.column), []).append(it)  # judged below
+                elif not got.unit_ok:
                     self.add(seg, it.shown.start, "unit", [claim],
                              f"{claim.id} says {it.shown.display_unit()}, but its evidence is "
                              f"{_value(claim)} (run {claim.run}, object "
@@ -656,6 +660,38 @@ class _Run:
                 self.add(seg, it.shown.start, "ambiguous", owners,
                          f"{it.shown.display()} is ambiguous: it could be {could} and matches "
                          "none; mark it with a claim marker", it.shown, it.via)
+        for (cid, _), cells in alike.items():
+            self._alike_cells(seg, claims[cid], cells)
+
+    def _alike_cells(self, seg: Segment, claim: Claim, cells: list[_Item]) -> None:
+        """Judge ``claim`` on the ``cells`` of one table column naming it alike (its row and
+        the column both name it, as strongly), none of which matches it: one model in two
+        rows, for two datasets, resolutions or schedules the claim does not name, or a long
+        table repeating its header and the method's row under it.
+
+        One cell is drift. Several showing one number are one drift, at the first, naming
+        the others: whichever row is the claim's, its number drifts. Several showing
+        different numbers are one ``ambiguous`` finding naming each: the claim is one row's,
+        and the table does not say which (before, each drifted, so a row of another setting
+        was reported as this claim's drift)."""
+        first = cells[0]
+        if len(cells) == 1 or len({it.shown.display() for it in cells}) == 1:
+            also = ""
+            if len(cells) > 1:
+                also = (f"; the same {first.shown.display()} at "
+                        + ", ".join(_place(seg, it) for it in cells[1:])
+                        + f": {len(cells)} rows name {claim.id} alike")
+            self.add(seg, first.shown.start, "drift", [claim],
+                     _drift_message(claim, first.shown, first.check(claim),
+                                    first.in_points(claim)) + also, first.shown, first.via)
+            return
+        where = ", ".join(f"{it.shown.display()} at {_place(seg, it)}" for it in cells)
+        self.add(seg, first.shown.start, "ambiguous", [claim],
+                 f"{claim.id} ({_value(claim)}, run {claim.run}) is named alike by "
+                 f"{len(cells)} rows of this column, and none of {where} matches it; mark "
+                 f"the one that is {claim.id}'s with a claim marker (or alias {claim.id} by "
+                 "what its row says and the others do not)", first.shown, first.via,
+                 candidates=tuple(it.shown.display() for it in cells))
 
     def visible(self, hits: Iterable[Hit], masked: str, base: int) -> frozenset[str]:
         """The anchor terms among ``hits`` that the mask left visible."""
@@ -1382,7 +1418,8 @@ class _Run:
                        group: Callable[[_Item], int | None]) -> list[_Item]:
         """``items`` less, among the cells judged alone (``alone``) that ``group`` puts
         together, a claim several of them name in those that do not match it, when one does;
-        when none matches, each is judged, as before. The groups:
+        when none matches, each is judged (a column's cells together: `_alike_cells`). The
+        groups:
 
         * a column (`_Item.column`): one model at two resolutions ("| resnet152d | 320 | 83.67
           |" and "| resnet152d | 256 | 83.14 |" under "top1"), one backbone at two schedules.
@@ -1828,6 +1865,11 @@ def _shift(shown: Shown, base: int) -> Shown:
 def _short(digest: str) -> str:
     algo, _, hexpart = digest.partition(":")
     return f"{algo}:{hexpart[:12]}\u2026" if hexpart else digest
+
+
+def _place(seg: Segment, it: _Item) -> str:
+    """``line:col`` of ``it``'s number in ``seg`` (a message naming more than one)."""
+    return ":".join(map(str, seg.position(it.shown.start)))
 
 
 def _value(claim: Claim) -> str:
