@@ -1213,6 +1213,9 @@ class _Run:
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
                 in_part = _within(hits, starts, part)
+                if seg.text.find("<", part.start, part.end) >= 0 \
+                        and part.text != seg.text[part.start:part.end]:
+                    in_part = self._read_hits(part)  # an HTML cell: "box<br/>AP"
                 named = self.visible(in_part, masked, part.start)
                 if named:
                     terms |= named
@@ -1472,6 +1475,15 @@ class _Run:
                            if h.start <= a + g.start < h.end)
                 i += 1
         return out
+
+    def _read_hits(self, cell: Cell) -> list[Hit]:
+        """The anchors in a header cell as its reader gives its text, where that is not the
+        segment's: an HTML cell with its tags blanked (`html_tables`). The segment's text
+        reads a tag's name as a word ("box<br/>AP" as "box br AP", detectron2's MODEL_ZOO.md
+        header), so the "box AP" it shows named nothing."""
+        text = cell.text
+        return [Hit(cell.start + h.start, cell.start + h.end, h.term)
+                for h in self.whole_keys(text, self.index.scan(text))]
 
     def _strongest_rows(self, items: list[_Item]) -> list[_Item]:
         """``items`` less, in each cell no row and column both name a claim in, the claims

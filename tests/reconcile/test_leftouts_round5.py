@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the fixtures keep their sources' long lines)
 """Left-outs of the last round, each with what reconcile did before and does now.
 
 1. **A delta's message showed the float's ``.0``.** A whole difference of two claims (BLEU
@@ -13,6 +14,12 @@
    same number in each is one drift naming every place (it drifts whichever row is the
    claim's); different numbers are one ``ambiguous`` finding naming each (the table does not
    say which is the claim's). One matching row still satisfies the claim, as before.
+3. **A detector's AP key never found its README column.** mmdetection logs ``bbox_mAP`` and
+   ``segm_mAP`` (mmengine: ``coco/bbox_mAP``), detectron2 ``bbox/AP`` and ``segm/AP``; their
+   READMEs head the same numbers "box AP" and "mask AP". Without a "box AP" alias, a claim
+   aliased by its backbone (shared with its mask-AP claim, so naming no quantity) was not
+   judged in the table at all: a moved number passed. Now the IoU type's reader's name and AP
+   anchor the claim (`anchors._IOU_TYPE_AP`): the overall AP only.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from labledger.ledger.ledger import Ledger
+from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.findings import Report
 from tests.conftest import cli_call as call
 from tests.reconcile.test_documents import claim, judge
@@ -51,7 +59,7 @@ ACC = [claim("P", "accuracy", 0.93), claim("Q", "accuracy", 0.90, run="r0")]
      "B\u2212T says -2, evidence says -3 (B 32.5 run r0"),
 ])
 def test_a_delta_drift_shows_its_evidence_as_claim_values_are_shown(
-        text: str, claims: list, says: str) -> None:
+        text: str, claims: list[Claim], says: str) -> None:
     (finding,) = judge(text, claims).findings
     assert finding.type == "drift"
     assert finding.message.startswith(says), finding.message
@@ -166,3 +174,86 @@ def test_a_repeated_row_showing_one_drifted_number_is_one_drift_naming_both() ->
     assert report.to_json()["compared"] == 1
     fixed = judge(REPEATED.replace("32.51", "32.41"), [QUUX], "README.md")
     assert _found(fixed) == []
+
+
+# === 3. "box AP" / "mask AP" for a detector's keys ============================================
+
+# open-mmlab/mmdetection configs/mask_rcnn/README.md: "## Results and models", a centred pipe
+# table "Backbone | Style | Lr schd | Mem (GB) | Inf time (fps) | box AP | mask AP | Config |
+# Download", values in percent points, the checkpoint's name carrying its keys
+# ("..._bbox_mAP-0.38__segm_mAP-0.344_...pth"); our own backbones and numbers.
+MASK_RCNN = """## Results and models
+
+|    Backbone     |  Style  | Lr schd | Mem (GB) | Inf time (fps) | box AP | mask AP | Config | Download |
+| :-------------: | :-----: | :-----: | :------: | :------------: | :----: | :-----: | :------: | :--------: |
+|    Q-50-FPN     | pytorch |   1x    | 4.5      | 15.8           | 38.4   | 34.9    | [config](cfg/q50_1x.py) | [model](https://x.org/q50_1x_bbox_mAP-0.384__segm_mAP-0.349.pth) &#124; [log](https://x.org/q50_1x.log.json) |
+|    Q-101-FPN    | pytorch |   1x    | 6.3      | 13.1           | 40.2   | 36.3    | [config](cfg/q101_1x.py) | [model](https://x.org/q101_1x.pth) &#124; [log](https://x.org/q101_1x.log.json) |
+"""
+
+
+def _detector(box: str, mask: str, b: float, m: float) -> list[Claim]:
+    """A box-AP and a mask-AP claim on one model, aliased by its backbone only (no "box AP")."""
+    return [claim("B", box, b, aliases=("Q-101-FPN",)),
+            claim("S", mask, m, aliases=("Q-101-FPN",))]
+
+
+@pytest.mark.parametrize(("box", "mask"), [("bbox_mAP", "segm_mAP"),
+                                           ("coco/bbox_mAP", "coco/segm_mAP")])
+def test_mmdetection_keys_find_the_box_ap_and_mask_ap_columns(box: str, mask: str) -> None:
+    report = judge(MASK_RCNN, _detector(box, mask, 0.402, 0.363), "README.md")
+    assert _found(report) == []
+    assert [(m.line, m.shown, m.claims) for m in report.matches] == [
+        (6, "40.2", ("B",)), (6, "36.3", ("S",))]
+    # before: neither found nor matched, so the moved numbers passed
+    moved = judge(MASK_RCNN, _detector(box, mask, 0.407, 0.368), "README.md")
+    assert _found(moved) == [("drift", ("B",), 6, "40.2"), ("drift", ("S",), 6, "36.3")]
+
+
+# facebookresearch/detectron2 MODEL_ZOO.md (gen_html_table.py's table: "<th valign=bottom>"
+# cells outside any row, "box<br/>AP" and "mask<br/>AP", a row per config, a model id), as
+# test_real_results_shapes.D2 has it, with a mask AP column; detectron2's metrics.json keys
+# them `bbox/AP` and `segm/AP`, in percent points.
+D2 = """<table><tbody>
+<th valign="bottom">Name</th>
+<th valign="bottom">lr<br/>sched</th>
+<th valign="bottom">box<br/>AP</th>
+<th valign="bottom">mask<br/>AP</th>
+<th valign="bottom">model id</th>
+ <tr><td align="left"><a href="configs/qr_50_fpn_1x.yaml">QR50-FPN</a></td>
+<td align="center">1x</td>
+<td align="center">38.6</td>
+<td align="center">35.2</td>
+<td align="center">137260431</td>
+</tr>
+ <tr><td align="left"><a href="configs/qr_101_fpn_3x.yaml">Q-101-FPN</a></td>
+<td align="center">3x</td>
+<td align="center">42.9</td>
+<td align="center">38.6</td>
+<td align="center">138205316</td>
+</tr>
+</tbody></table>
+"""
+
+
+def test_detectron2_keys_find_the_box_ap_and_mask_ap_columns() -> None:
+    report = judge(D2, _detector("bbox/AP", "segm/AP", 42.9, 38.6), "MODEL_ZOO.md")
+    assert _found(report) == []
+    assert {(m.line, m.shown, m.claims) for m in report.matches} == {
+        (15, "42.9", ("B",)), (16, "38.6", ("S",))}
+    moved = judge(D2, _detector("bbox/AP", "segm/AP", 42.7, 38.6), "MODEL_ZOO.md")
+    assert _found(moved) == [("drift", ("B",), 15, "42.9")]
+
+
+def test_box_ap_names_the_overall_ap_only() -> None:
+    """A threshold's AP (`bbox_mAP_50`) is headed "AP50": the "box AP" column is not its."""
+    report = judge(MASK_RCNN, [claim("B", "bbox_mAP_50", 0.612, aliases=("Q-101-FPN",)),
+                               claim("S", "segm_mAP", 0.363, aliases=("Q-101-FPN",))],
+                   "README.md")
+    assert _found(report) == []
+    assert [(m.shown, m.claims) for m in report.matches] == [("36.3", ("S",))]
+
+
+def test_box_ap_in_prose_names_the_claim() -> None:
+    report = judge("Q-101-FPN reaches a box AP of 40.5 and a mask AP of 36.3 on COCO val.\n",
+                   _detector("bbox_mAP", "segm_mAP", 0.402, 0.363))
+    assert _found(report) == [("drift", ("B",), 1, "40.5")]
