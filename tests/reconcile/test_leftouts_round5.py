@@ -257,3 +257,44 @@ def test_box_ap_in_prose_names_the_claim() -> None:
     report = judge("Q-101-FPN reaches a box AP of 40.5 and a mask AP of 36.3 on COCO val.\n",
                    _detector("bbox_mAP", "segm_mAP", 0.402, 0.363))
     assert _found(report) == [("drift", ("B",), 1, "40.5")]
+
+
+# === 4. ranges in words with decimal commas ===================================================
+
+# decimal_mark already reads "31,42", "0,912" and a dash range "0,91–0,93" (each end a bound);
+# what German and French wrote in words was not a range. The shape of a German docs page's
+# "Der Wert der Genauigkeit liegt zwischen 0,0 und 1,0" (stored file id 15801711036, the index
+# names no repository), as a thesis states a spread over seeds; our own numbers.
+GENAU = claim("A", "accuracy", 0.92, aliases=("Genauigkeit", "précision"))
+
+
+@pytest.mark.parametrize("text", [
+    "Die Genauigkeit beträgt 0,95 und liegt zwischen 0,91 und 0,93 über fünf Läufe.\n",
+    "Die Genauigkeit beträgt 0,95; sie reicht von 0,91 bis 0,93 über fünf Läufe.\n",
+    "La précision atteint 0,95 et varie entre 0,91 et 0,93 selon la graine.\n",
+    "La précision atteint 0,95 et varie de 0,91 à 0,93 selon la graine.\n",
+    "The accuracy reaches 0.95 and lies between 0.91 and 0.93 over five seeds.\n",  # as before
+])
+def test_a_range_in_words_is_two_bounds_and_the_value_is_judged_alone(text: str) -> None:
+    # before (German, French): ambiguous among 0,95, 0,91 and 0,93
+    report = judge(text, [GENAU])
+    assert [(f.type, f.shown) for f in report.findings] == [
+        ("drift", "0.95" if "0.95" in text else "0,95")]
+
+
+@pytest.mark.parametrize("text", [
+    "Die Genauigkeit liegt zwischen 0,91 und 0,93 über fünf Läufe.\n",
+    "La précision varie entre 0,91 et 0,93 selon la graine.\n",
+])
+def test_a_range_alone_is_no_finding(text: str) -> None:
+    # before: ambiguous between its two ends
+    assert judge(text, [GENAU]).findings == []
+
+
+def test_a_difference_between_two_numbers_stays_values() -> None:
+    """"Der Unterschied zwischen 0,95 und 0,91", "l'écart entre": two values compared, as "the
+    gap between" is in English, not a range."""
+    for text in ("Die Genauigkeit: der Unterschied zwischen 0,95 und 0,91 ist groß.\n",
+                 "La précision : l'écart entre 0,95 et 0,91 est grand.\n"):
+        (finding,) = judge(text, [GENAU]).findings
+        assert finding.type == "ambiguous"
