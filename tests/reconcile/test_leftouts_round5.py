@@ -19,7 +19,12 @@
    READMEs head the same numbers "box AP" and "mask AP". Without a "box AP" alias, a claim
    aliased by its backbone (shared with its mask-AP claim, so naming no quantity) was not
    judged in the table at all: a moved number passed. Now the IoU type's reader's name and AP
-   anchor the claim (`anchors._IOU_TYPE_AP`): the overall AP only.
+   anchor the claim (`anchors._IOU_TYPE_AP`): the overall AP only. detectron2's
+   ``box<br/>AP`` header is read as it shows (its tag no word "br").
+4. **German and French ranges in words.** `decimal_mark` reads ``31,42`` and a dash range
+   ``0,91–0,93`` already; "zwischen 0,91 und 0,93" and "varie de 0,91 à 0,93" were two
+   values, so a claim beside them was ambiguous among its value and the range's ends. Now
+   they are ranges, as "between 0.91 and 0.93" is (`number_roles._RANGE_OPEN`).
 """
 
 from __future__ import annotations
