@@ -16,6 +16,10 @@ A namespaced metric key (``agieval_aqua_rat/acc_norm``, ``gsm8k/exact_match,stri
 claim alone (not in ``claims_of``); a unit holding all of a claim's parts names it by them and
 its key (`AnchorIndex.compounds`, read by `documents._Run._named`).
 
+COCO's AP of one IoU type, as mmdetection and detectron2 key it (``bbox_mAP``, ``segm_mAP``,
+``coco/bbox_mAP``, ``bbox/AP``, ``segm/AP``), is also found as their README tables head it:
+``box AP``, ``mask AP`` (`_IOU_TYPE_AP`; the overall AP only, not ``bbox_mAP_50``).
+
 A term that ends in a digit is not whole where the text carries its number on into a longer
 name (`_carried_on`): ``mAP@0.5`` in ``mAP@0.5:0.95``, ``AP50`` in ``AP50:95`` and
 ``mAP50-95``, ``GPT-3`` in ``GPT-3.5``. The number goes on after ``.`` and a digit (a decimal or
@@ -160,14 +164,40 @@ def _compound_parts(metric: str) -> list[str]:
 def metric_terms(metric: str) -> frozenset[str]:
     """The anchor terms a claim's metric gives it (its aliases give others), as `AnchorIndex`
     finds them: the key (``acc_norm``), written apart where it glues letters to a number
-    (``map 50``), its quantity alone (``psnr`` of ``test_psnr``), and a namespaced key's metric
+    (``map 50``), its quantity alone (``psnr`` of ``test_psnr``), a namespaced key's metric
     (``acc norm`` of ``arc_challenge/acc_norm``, ``exact match`` of
-    ``gsm8k/exact_match,strict-match``)."""
+    ``gsm8k/exact_match,strict-match``), and COCO's AP of an IoU type as detection READMEs
+    head it (``box ap`` of ``bbox_mAP`` and ``bbox/AP``, ``mask ap`` of ``segm_mAP``:
+    `_IOU_TYPE_AP`)."""
     term = normalize(metric)
     out = {term, _SPLIT_DIGITS.sub(" ", term), metric_key(metric)}
     if "/" in metric:
         out.add(normalize(metric.rsplit("/", 1)[1].partition(",")[0]))
+    header = _iou_type_header(term)
+    if header is not None:
+        out.add(header)
     return frozenset(t for t in out if _is_anchor(t, t))
+
+
+# COCO's AP (IoU 0.50:0.95, all areas) of one IoU type, as mmdetection logs it (`bbox_mAP`,
+# `segm_mAP`; mmengine's `coco/bbox_mAP`) and detectron2 (`bbox/AP`, `segm/AP`), is what both
+# projects' results tables head "box AP" and "mask AP" (open-mmlab/mmdetection
+# configs/mask_rcnn/README.md, a pipe table per method; facebookresearch/detectron2
+# MODEL_ZOO.md, `box<br/>AP` and `mask<br/>AP` header cells): one quantity, the key's IoU type
+# named as a reader knows it. Only the overall AP: a threshold's or an area's (`bbox_mAP_50`,
+# `bbox/APs`) is headed by its own name (`AP50`, `APs`). (Matched on the normalized key:
+# `coco bbox map`, `bbox ap`.)
+_IOU_TYPE_AP = re.compile(r"(?:^| )(bbox|segm) m?ap$")
+_IOU_TYPE_HEADER = {"bbox": "box ap", "segm": "mask ap"}
+
+
+def _iou_type_header(term: str) -> str | None:
+    """``box ap`` / ``mask ap`` for a normalized metric ``term`` that is COCO's AP of that IoU
+    type (`_IOU_TYPE_AP`), else None."""
+    if "bbox" not in term and "segm" not in term:
+        return None  # (nearly every metric: no search)
+    found = _IOU_TYPE_AP.search(term)
+    return _IOU_TYPE_HEADER[found.group(1)] if found is not None else None
 
 
 def _parts_index(compound: dict[str, tuple[frozenset[str], str]]) -> dict[str, frozenset[str]]:
@@ -303,6 +333,12 @@ class AnchorIndex:
             if key != metric and _is_anchor(key, key):
                 found.setdefault(key, set()).add(claim.id)
                 quantities.add(key)
+            # A detector's COCO AP of one IoU type (`bbox_mAP`, `bbox/AP`) is headed "box AP"
+            # (`segm_mAP`: "mask AP") in its README's tables
+            header = _iou_type_header(metric)
+            if header is not None:
+                found.setdefault(header, set()).add(claim.id)
+                quantities.add(header)
             # A namespaced key (`agieval_aqua_rat/acc_norm`, `gsm8k/exact_match,strict-match`,
             # `bbox/AP`) is written apart in a harness's table: the task in one cell (or the
             # heading), the metric and its filter in others. Its parts name it together only.

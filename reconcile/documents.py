@@ -22,7 +22,8 @@ Two ways a number is tied to a claim, exact first:
    * a metric's name that ``_`` carries on into a longer key of another quantity (``acc`` in
      ``acc_norm``) is no anchor there (`_Run.whole_keys`), and in printed output an anchor
      does not run across a line break (`_Run.lines_apart`: a line is a record there);
-   * a table cell whose row and column both name a claim is that claim's and judged alone; the
+   * a table cell whose row and column both name a claim is that claim's and judged alone
+     (several rows of a column naming it alike, none matching: one finding, `_alike_cells`); the
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
@@ -520,18 +521,18 @@ class _Run:
         if got.matches:
             self.matched(seg, shown, [a, b], "delta")
             return
-        evidence = round(a.value - b.value, 12)
+        evidence = _signed(round(a.value - b.value, 12))
         if not got.unit_ok:  # "+4.4%" for a difference of two dB values
             self.add(seg, shown.start, "unit", [a, b],
                      f"{a.id}\u2212{b.id} says {shown.display_unit()}, but its evidence is "
-                     f"{evidence:+}" + (f" {a.unit}" if a.unit else "") + f" ({a.id} "
+                     f"{evidence}" + (f" {a.unit}" if a.unit else "") + f" ({a.id} "
                      f"{_evidence(a.value)} run {a.run}; {b.id} {_evidence(b.value)} run {b.run})",
                      shown, "delta")
             return
-        scaled = f" (= {got.expected(diff):+}%)" if got.scale else ""
+        scaled = f" (= {_signed(got.expected(diff))}%)" if got.scale else ""
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "
-                 f"{evidence:+}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
+                 f"{evidence}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
                  f"{_short(a.source_digest)}; {b.id} {_evidence(b.value)} run {b.run}, object "
                  f"{_short(b.source_digest)})", shown, "delta")
 
@@ -630,6 +631,7 @@ class _Run:
                          f"{where} matches it; mark the one that is {cid}'s with a claim marker",
                          first.shown, first.via,
                          candidates=tuple(items[i].shown.display() for i in rest))
+        alike: dict[tuple[str, int], list[_Item]] = {}  # (claim, column): its cells left
         for i, cids in sorted(pending.items()):
             it = items[i]
             top = max(it.strength.get(c, 0) for c in cids)
@@ -637,7 +639,9 @@ class _Run:
             if len(cids) == 1:
                 claim = claims[cids[0]]
                 got = it.check(claim)
-                if not got.unit_ok:
+                if it.alone and it.column >= 0 and got.unit_ok:
+                    alike.setdefault((claim.id, it.column), []).append(it)  # judged below
+                elif not got.unit_ok:
                     self.add(seg, it.shown.start, "unit", [claim],
                              f"{claim.id} says {it.shown.display_unit()}, but its evidence is "
                              f"{_value(claim)} (run {claim.run}, object "
@@ -656,6 +660,38 @@ class _Run:
                 self.add(seg, it.shown.start, "ambiguous", owners,
                          f"{it.shown.display()} is ambiguous: it could be {could} and matches "
                          "none; mark it with a claim marker", it.shown, it.via)
+        for (cid, _), cells in alike.items():
+            self._alike_cells(seg, claims[cid], cells)
+
+    def _alike_cells(self, seg: Segment, claim: Claim, cells: list[_Item]) -> None:
+        """Judge ``claim`` on the ``cells`` of one table column naming it alike (its row and
+        the column both name it, as strongly), none of which matches it: one model in two
+        rows, for two datasets, resolutions or schedules the claim does not name, or a long
+        table repeating its header and the method's row under it.
+
+        One cell is drift. Several showing one number are one drift, at the first, naming
+        the others: whichever row is the claim's, its number drifts. Several showing
+        different numbers are one ``ambiguous`` finding naming each: the claim is one row's,
+        and the table does not say which (before, each drifted, so a row of another setting
+        was reported as this claim's drift)."""
+        first = cells[0]
+        if len(cells) == 1 or len({it.shown.display() for it in cells}) == 1:
+            also = ""
+            if len(cells) > 1:
+                also = (f"; the same {first.shown.display()} at "
+                        + ", ".join(_place(seg, it) for it in cells[1:])
+                        + f": {len(cells)} rows name {claim.id} alike")
+            self.add(seg, first.shown.start, "drift", [claim],
+                     _drift_message(claim, first.shown, first.check(claim),
+                                    first.in_points(claim)) + also, first.shown, first.via)
+            return
+        where = ", ".join(f"{it.shown.display()} at {_place(seg, it)}" for it in cells)
+        self.add(seg, first.shown.start, "ambiguous", [claim],
+                 f"{claim.id} ({_value(claim)}, run {claim.run}) is named alike by "
+                 f"{len(cells)} rows of this column, and none of {where} matches it; mark "
+                 f"the one that is {claim.id}'s with a claim marker (or alias {claim.id} by "
+                 "what its row says and the others do not)", first.shown, first.via,
+                 candidates=tuple(it.shown.display() for it in cells))
 
     def visible(self, hits: Iterable[Hit], masked: str, base: int) -> frozenset[str]:
         """The anchor terms among ``hits`` that the mask left visible."""
@@ -1177,6 +1213,9 @@ class _Run:
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
                 in_part = _within(hits, starts, part)
+                if seg.text.find("<", part.start, part.end) >= 0 \
+                        and part.text != seg.text[part.start:part.end]:
+                    in_part = self._read_hits(part)  # an HTML cell: "box<br/>AP"
                 named = self.visible(in_part, masked, part.start)
                 if named:
                     terms |= named
@@ -1382,7 +1421,8 @@ class _Run:
                        group: Callable[[_Item], int | None]) -> list[_Item]:
         """``items`` less, among the cells judged alone (``alone``) that ``group`` puts
         together, a claim several of them name in those that do not match it, when one does;
-        when none matches, each is judged, as before. The groups:
+        when none matches, each is judged (a column's cells together: `_alike_cells`). The
+        groups:
 
         * a column (`_Item.column`): one model at two resolutions ("| resnet152d | 320 | 83.67
           |" and "| resnet152d | 256 | 83.14 |" under "top1"), one backbone at two schedules.
@@ -1435,6 +1475,15 @@ class _Run:
                            if h.start <= a + g.start < h.end)
                 i += 1
         return out
+
+    def _read_hits(self, cell: Cell) -> list[Hit]:
+        """The anchors in a header cell as its reader gives its text, where that is not the
+        segment's: an HTML cell with its tags blanked (`html_tables`). The segment's text
+        reads a tag's name as a word ("box<br/>AP" as "box br AP", detectron2's MODEL_ZOO.md
+        header), so the "box AP" it shows named nothing."""
+        text = cell.text
+        return [Hit(cell.start + h.start, cell.start + h.end, h.term)
+                for h in self.whole_keys(text, self.index.scan(text))]
 
     def _strongest_rows(self, items: list[_Item]) -> list[_Item]:
         """``items`` less, in each cell no row and column both name a claim in, the claims
@@ -1830,6 +1879,11 @@ def _short(digest: str) -> str:
     return f"{algo}:{hexpart[:12]}\u2026" if hexpart else digest
 
 
+def _place(seg: Segment, it: _Item) -> str:
+    """``line:col`` of ``it``'s number in ``seg`` (a message naming more than one)."""
+    return ":".join(map(str, seg.position(it.shown.start)))
+
+
 def _value(claim: Claim) -> str:
     return _evidence(claim.value) + (f" {claim.unit}" if claim.unit else "")
 
@@ -1841,6 +1895,14 @@ def _evidence(value: float) -> str:
     if float(value).is_integer() and abs(value) < 2 ** 53:
         return str(int(value))
     return repr(value)
+
+
+def _signed(value: float) -> str:
+    """A difference as a delta's message shows it: `_evidence` with its sign, ``+3`` for a
+    whole difference (not the float's ``+3.0``, which claims a decimal the document may not
+    write), ``+0.03``, ``-1.5``."""
+    shown = _evidence(value)
+    return shown if shown.startswith("-") else "+" + shown
 
 
 def _delta_column(header: str, terms: frozenset[str]) -> bool:
@@ -1881,7 +1943,7 @@ def _drift_at(claims: dict[str, Claim], seg: Segment, at: int, finding: Finding,
 
 
 def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None = None) -> str:
-    scaled = f" (= {got.expected(claim.value)}%)" if got.scale else ""
+    scaled = f" (= {_evidence(got.expected(claim.value))}%)" if got.scale else ""
     # a COCOeval summary's fraction judged in the claim's percent points says so
     said = f"{shown.display()} (= {points.literal} points)" if points is not None \
         else shown.display()

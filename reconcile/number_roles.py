@@ -9,6 +9,7 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, *nearly*,
   *almost*, *close to*, ``<``, ``≥``...;
   either end of a range in words, *between X and Y*, *ranges from X to Y*, *a range of X to Y*
+  (German *zwischen X und Y*, *reicht von X bis Y*; French *entre X et Y*, *varie de X à Y*)
   (a spread, not the value: "from X to Y" alone is read as values, since it says a change as
   often: "improves PSNR from 30.10 to 31.42 dB"); either end of a dash range of percents,
   ``98.43%-99.04%``, ``88.4% – 90.9%`` (of bare numbers, ``3-5``, no number is read at all);
@@ -152,11 +153,24 @@ def names_a_spread(label: str) -> bool:
 
 
 # The ends of a range in words: the first after "between" / "ranges from" / "range of", the
-# second after that first end (and its unit) and "and" / "to".
-_RANGE_OPEN = r"(?:between|rang(?:e|es|ed|ing)\s+(?:from|of|between)|range\s+of)"
+# second after that first end (and its unit) and "and" / "to". German and French say so too:
+# "zwischen 0,91 und 0,93", "reicht von ... bis", "ein Bereich von ... bis", "entre 0,91 et
+# 0,93", "varie de 0,91 à 0,93", "une plage de ... à" (a decimal comma's end reads as any).
+_RANGE_OPEN = (r"(?:between|rang(?:e|es|ed|ing)\s+(?:from|of|between)|range\s+of"
+               r"|zwischen|(?:reicht|reichen|variiert|variieren|schwankt|schwanken)\s+von"
+               r"|(?:bereich|spanne|spannweite)\s+von|entre|(?:varie|varient|va|vont)\s+de"
+               r"|(?:plage|fourchette|intervalle)\s+de)")
 _RANGE_FIRST = re.compile(r"(?i)\b" + _RANGE_OPEN + r"[\s$~]*$")
 _RANGE_SECOND = re.compile(r"(?i)\b" + _RANGE_OPEN + r"[\s$~]*[+\-\u2212]?[\d.,]*\d"
-                           r"(?:\s*(?:%|\\%|[^\W\d_]{1,6}))?[\s$~]+(?:and|to)[\s$~]*$")
+                           r"(?:\s*(?:%|\\%|[^\W\d_]{1,6}))?[\s$~]+(?:and|to|und|bis|et|à)"
+                           r"[\s$~]*$")
+# The regexes above are searched only before a number whose word before is one a range puts
+# there (an opener's last word, or the connector before the second end), and whose 48
+# characters before hold an opener's stem (most numbers: a set lookup)
+_RANGE_LAST_WORDS = frozenset({"between", "from", "of", "zwischen", "von", "entre", "de",
+                               "and", "to", "und", "bis", "et", "à"})
+_RANGE_HINTS = ("between", "rang", "zwischen", "reich", "variier", "schwank", "spanne",
+                "entre", "varie", "va de", "vont de", "plage", "fourchette", "intervalle")
 # "the gap between 31.42 and 30.10": two values compared, not a range
 # A dash range of percents ("ResNet-18 achieves 98.43%-99.04% accuracy"): the first end is
 # followed by the dash and a digit, the second preceded by a percent and the dash (glued, the
@@ -164,7 +178,9 @@ _RANGE_SECOND = re.compile(r"(?i)\b" + _RANGE_OPEN + r"[\s$~]*[+\-\u2212]?[\d.,]
 _PERCENT_RANGE_NEXT = re.compile(r"[ \t]?(?:[-\u2013\u2014\u2212~]|--)[ \t]?\d")
 _PERCENT_RANGE_BEFORE = re.compile(r"\d[ \t]?\\?%[ \t]?(?:[-\u2013\u2014\u2212~]|--)?[ \t]?$")
 _COMPARED = re.compile(r"(?i)\b(?:gap|gaps|difference|differences|margin|comparison|contrast|"
-                       r"trade-?off)\s+between\b")
+                       r"trade-?off)\s+between\b|(?:abstand|unterschied|differenz|vergleich)"
+                       r"\s+zwischen\b|(?:écart|écarts|différence|différences|comparaison)"
+                       r"\s+entre\b")
 _BATCH_SIZE = re.compile(r"(?i)\bbatch[ -]?sizes?(?:\s+of|\s*[=:])?[\s$~]*$")
 _BOUND_BEFORE = _words("above below over under than least most exceeds exceeding within "
                        "upto beyond nearly almost approaching surpassing surpasses exceed "
@@ -382,7 +398,7 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
     if before == "de" and _CHANGED_BY_FR.search(wide) and not _FROM_TO_FR.match(masked, s):
         return "delta"  # "améliore le PSNR de 0,4 dB"
     lowered = wide.lower()
-    if ("between" in lowered or "rang" in lowered) and (
+    if before in _RANGE_LAST_WORDS and any(hint in lowered for hint in _RANGE_HINTS) and (
             _RANGE_FIRST.search(wide) or _RANGE_SECOND.search(wide)) \
             and not _COMPARED.search(wide):
         return "bound"
