@@ -487,6 +487,36 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
         offset = nl + 1
 
 
+class hold_off_sealing:  # noqa: N801 - used as a function: `with hold_off_sealing(dirs):`
+    """Keep `compact` (and appends) of these writers waiting for the ``with`` block: a shared
+    `flock` on each one's ``.lock``, which both take exclusively. For a reader that lost the
+    race against a sealing compact again and again (its listed JSONL segments sealed away
+    before it read them): under these locks no segment is sealed away. Opens the lock files
+    read-only and never creates one (a read-only project; a writer without one has no
+    appender or compact at work). A class, not `contextlib`: `emit` imports this module."""
+
+    def __init__(self, writer_dirs: Sequence[Path]) -> None:
+        self.writer_dirs, self.fds = writer_dirs, list[int]()
+
+    def __enter__(self) -> None:
+        try:
+            for writer_dir in self.writer_dirs:
+                try:
+                    fd = os.open(writer_dir / ".lock", os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                self.fds.append(fd)
+                fcntl.flock(fd, fcntl.LOCK_SH)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *_: object) -> None:
+        for fd in self.fds:
+            os.close(fd)  # releases its lock
+        self.fds.clear()
+
+
 def has_closed_segments(writer_dir: Path) -> bool:
     """True when a read-only (closed) JSONL segment waits to be sealed."""
     return any(s.suffix == ".jsonl" and not s.stat().st_mode & stat.S_IWUSR
