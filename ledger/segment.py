@@ -112,6 +112,11 @@ def _open(path: Path, flags: int, what: str = "read") -> int:
         return os.open(path, flags | os.O_CLOEXEC, 0o644)
     except PermissionError as exc:
         raise unreadable(path, exc, what) from None
+    except OSError as exc:
+        if exc.errno != errno.EROFS:
+            raise
+        raise LedgerError(f"{path}: cannot {what} ({exc.strerror}): the ledger is on a "
+                          "read-only filesystem; nothing was written") from None
 
 
 def list_segments(writer_dir: Path) -> list[Path]:

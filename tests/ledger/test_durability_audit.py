@@ -21,6 +21,7 @@ No timed assertions: deadlines only stop loops.
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -28,6 +29,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -263,3 +265,171 @@ def test_writers_compact_and_readers_at_once_with_sigkills(tmp_path: Path, proje
     _exactly_once([*storm.acknowledged, "after the storm"], texts)
     assert sorted(texts) == sorted(_texts(project))
     print(storm.counts, len(storm.acknowledged))  # noqa: T201
+
+
+# -- compact killed at many points --------------------------------------------------------------
+
+def test_compact_killed_at_many_points_never_loses_or_doubles_an_event(project: Path) -> None:
+    led = Ledger.init(project)
+    _set_max_events(project, 20)
+    led = Ledger.open(project)
+    acknowledged: list[str] = []
+    rng = random.Random(2208)
+    for round_ in range(10):
+        for i in range(rng.randint(30, 70)):  # closed segments for compact to seal
+            text = f"r{round_}-{i}-" + "x" * rng.randint(0, 300)
+            led.append("note", text=text)
+            acknowledged.append(text)
+        proc = subprocess.Popen([EXE, "compact"], cwd=project, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        time.sleep(0.05 * round_)  # from right at its start to well into the sealing
+        proc.send_signal(signal.SIGKILL)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode in (0, -signal.SIGKILL), err
+        _assert_check_clean(project)
+        _exactly_once(acknowledged, _texts(project))
+        if round_ % 3 == 2:
+            texts = _sql_texts(project)
+            _exactly_once(acknowledged, texts)
+            assert len(texts) == len(acknowledged)
+    done = subprocess.run([EXE, "compact"], cwd=project, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    led.append("note", text="after")
+    _assert_check_clean(project)
+    texts = _sql_texts(project)
+    assert sorted(texts) == sorted([*acknowledged, "after"])
+    assert not list((project / ".labledger" / "ledger").rglob("*.tmp"))
+
+
+# -- a full disk: a small tmpfs -------------------------------------------------------------------
+
+@pytest.fixture
+def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A project on its own 4 MiB tmpfs (root only: the audit runs as root in CI)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
+    try:
+        project = mount / "project"
+        project.mkdir()
+        monkeypatch.setenv("LABLEDGER_ROOT", str(project))
+        yield project
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def _fill(disk: Path) -> Path:
+    """Write a file until the filesystem is full; returns it (remove it to make room)."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        for size in (65536, 4096, 1):  # then the last pages, then the last bytes
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_compact_on_a_full_tmpfs_fails_clearly_and_keeps_every_event(small_disk: Path) -> None:
+    project = small_disk
+    led = Ledger.init(project)
+    _set_max_events(project, 10)
+    led = Ledger.open(project)
+    texts = [f"event {i} " + "y" * 1500 for i in range(45)]
+    for text in texts:
+        led.append("note", text=text)
+    led.close()
+    filler = _fill(project.parent)
+    proc = subprocess.run([EXE, "compact"], cwd=project, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "cannot seal" in proc.stderr
+    _assert_check_clean(project)
+    _exactly_once(texts, _texts(project))
+    filler.unlink()
+    proc = subprocess.run([EXE, "compact"], cwd=project, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    _assert_check_clean(project)
+    assert sorted(_sql_texts(project)) == sorted(texts)
+
+
+def test_ingest_that_appended_on_a_full_disk_exits_0_even_when_sealing_fails(
+    small_disk: Path, tmp_path: Path,
+) -> None:
+    """`ingest` seals closed segments after its append. On a disk with room for the append but
+    not for the Parquet, the events were acknowledged (fsynced): exit 1 would read as "not
+    recorded" and a retry would record them twice."""
+    project = small_disk
+    led = Ledger.init(project)
+    _set_max_events(project, 10)
+    led = Ledger.open(project)
+    for i in range(12):  # segment 0 closed (waits to be sealed), segment 10 open, 2 records
+        led.append("note", text=f"before {i} " + "z" * 800)
+    led.close()
+    source = tmp_path / "more.jsonl"  # off the full disk
+    source.write_text(json.dumps({"kind": "note", "body": {"text": "ingested"}}) + "\n")
+    _fill(project.parent)
+    proc = subprocess.run([EXE, "ingest", str(source)], cwd=project, capture_output=True,
+                          text=True, timeout=120, check=False)
+    present = _texts(project)
+    assert "ingested" in present, proc.stderr  # the append fit in the open segment's last page
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "cannot seal" in proc.stderr  # said, as a warning
+    _assert_check_clean(project)
+    _exactly_once(["ingested"], present)
+
+
+# -- a read-only project ------------------------------------------------------------------
+
+@pytest.fixture
+def read_only_project(project: Path) -> Iterator[Path]:
+    """A ledger with sealed and open segments and a torn tail, then bind-mounted read-only
+    (chmod would not stop root)."""
+    led = Ledger.init(project)
+    _set_max_events(project, 5)
+    led = Ledger.open(project)
+    for i in range(12):
+        led.append("note", run="r1", text=f"ro {i}")
+    led.close()
+    subprocess.run([EXE, "compact"], cwd=project, check=True, capture_output=True)
+    led = Ledger.open(project)
+    led.append("note", run="r1", text="ro open")
+    led.close()
+    subprocess.run(["mount", "--bind", str(project), str(project)], check=True)
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(project)], check=True)
+        yield project
+    finally:
+        subprocess.run(["umount", "-l", str(project)], check=True)
+
+
+@pytest.mark.parametrize("args", [["log"], ["sql", "select count(*) from events"], ["check"],
+                                  ["--json", "sql", "select run, events from runs"]])
+def test_read_commands_work_on_a_read_only_project(read_only_project: Path,
+                                                   args: list[str]) -> None:
+    proc = subprocess.run([EXE, *args], cwd=read_only_project, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["emit", "note", "--set", "text=x"],
+                                  ["emit", "note", "--set", "text=x", "--json"],
+                                  ["compact"]])
+def test_write_commands_fail_clearly_on_a_read_only_project(read_only_project: Path,
+                                                            args: list[str]) -> None:
+    before = _texts(read_only_project)
+    proc = subprocess.run([EXE, *args], cwd=read_only_project, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert "read-only" in proc.stderr.lower(), proc.stderr
+    assert _texts(read_only_project) == before
