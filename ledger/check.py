@@ -24,7 +24,7 @@ from labledger.ledger._words import counted
 from labledger.ledger.errors import CorruptionError
 from labledger.ledger.record import RecordError, verify_line
 from labledger.ledger.root import LedgerPaths
-from labledger.ledger.segment import iter_lines, list_segments
+from labledger.ledger.segment import hold_off_sealing, iter_lines, list_segments
 
 
 @dataclass(frozen=True)
@@ -219,35 +219,72 @@ _STRAY_WHY = ("not a segment, so no view and no check reads it (segments are "
               "belongs, or out of the ledger folder")
 
 
+class _SealedAway(Exception):
+    """A listed JSONL segment vanished while `check` walked its writer: `compact` sealed it
+    (renamed its Parquet in, then removed it) after the listing. Not damage."""
+
+
+# How often one writer is walked after a segment was sealed away under the walk. Each walk
+# lists afresh; the last holds that writer's compact off (`hold_off_sealing`), so it cannot
+# lose the race again (appends of that writer wait for it too: only after three lost races).
+_WALKS = 4
+
+
+def _check_writer(report: CheckReport, writer_dir: Path, *, last_walk: bool) -> None:
+    """Walk one writer's chain into ``report``; raises `_SealedAway` (having added nothing
+    that stays) when a listed segment was sealed away meanwhile, unless ``last_walk``."""
+    chain = _Chain(report, writer_dir.name)
+    try:
+        segments = list_segments(writer_dir)
+    except OSError as exc:  # a problem like an unreadable segment: reported, not raised
+        chain.corrupt(writer_dir, f"cannot list its segments ({exc.strerror})", None, None)
+        return
+    for position, segment in enumerate(segments):
+        report.segments += 1
+        first = int(segment.stem)
+        if first != chain.expected_seq:
+            chain.corrupt(segment, f"segment starts at seq {first} but the chain is at "
+                          f"{chain.expected_seq} (a segment file is missing or misnamed)",
+                          first, None)
+        try:
+            if segment.suffix == ".parquet":
+                _check_parquet(chain, segment)
+            else:
+                _check_jsonl(chain, segment, is_open=position == len(segments) - 1)
+        except CorruptionError as exc:
+            chain.corrupt(segment, exc.problem, exc.seq, exc.offset)
+        except FileNotFoundError as exc:
+            if not last_walk and segment.suffix == ".jsonl":
+                raise _SealedAway from None
+            chain.corrupt(segment, f"cannot read ({exc.strerror})", None, None)
+        except OSError as exc:
+            chain.corrupt(segment, f"cannot read ({exc.strerror})", None, None)
+
+
 def check_ledger(paths: LedgerPaths) -> CheckReport:
-    """Verify every segment of every writer; never modifies anything."""
+    """Verify every segment of every writer; never modifies anything.
+
+    Safe beside a running `compact`: a JSONL segment it seals away while its writer is walked
+    sends that writer's walk back to a fresh listing (its Parquet holds the same records),
+    rather than reading as a missing segment."""
     report = CheckReport()
     root = paths.segments
     writer_dirs = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     for writer_dir in writer_dirs:
         report.writers += 1
-        chain = _Chain(report, writer_dir.name)
-        try:
-            segments = list_segments(writer_dir)
-        except OSError as exc:  # a problem like an unreadable segment: reported, not raised
-            chain.corrupt(writer_dir, f"cannot list its segments ({exc.strerror})", None, None)
-            continue
-        for position, segment in enumerate(segments):
-            report.segments += 1
-            first = int(segment.stem)
-            if first != chain.expected_seq:
-                chain.corrupt(segment, f"segment starts at seq {first} but the chain is at "
-                              f"{chain.expected_seq} (a segment file is missing or misnamed)",
-                              first, None)
+        before = (report.segments, report.events, len(report.findings))
+        for walk in range(_WALKS):
+            last = walk == _WALKS - 1
             try:
-                if segment.suffix == ".parquet":
-                    _check_parquet(chain, segment)
+                if last:  # lost every race so far: compact waits for this walk
+                    with hold_off_sealing([writer_dir]):
+                        _check_writer(report, writer_dir, last_walk=True)
                 else:
-                    _check_jsonl(chain, segment, is_open=position == len(segments) - 1)
-            except CorruptionError as exc:
-                chain.corrupt(segment, exc.problem, exc.seq, exc.offset)
-            except OSError as exc:
-                chain.corrupt(segment, f"cannot read ({exc.strerror})", None, None)
+                    _check_writer(report, writer_dir, last_walk=False)
+                break
+            except _SealedAway:
+                report.segments, report.events = before[0], before[1]
+                del report.findings[before[2]:]
     if root.is_dir():
         _stray(report, root)
     if paths.recovered.is_dir():

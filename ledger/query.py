@@ -24,6 +24,7 @@ query never answers from fewer records than the segments hold without saying so.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import msgspec
@@ -54,7 +55,12 @@ from labledger.ledger.errors import (
 )
 from labledger.ledger.record import Record
 from labledger.ledger.root import LedgerPaths
-from labledger.ledger.segment import iter_lines, last_full_line, list_segments
+from labledger.ledger.segment import (
+    hold_off_sealing,
+    iter_lines,
+    last_full_line,
+    list_segments,
+)
 
 COLUMNS = {
     "id": "VARCHAR", "v": "INTEGER", "seq": "BIGINT", "prev": "VARCHAR", "ts": "VARCHAR",
@@ -82,6 +88,7 @@ _LINES_SHOWN = 3  # unreadable lines named per segment in a damage report
 _QUOTED_PATH = re.compile(r"""['"]([^'"]+\.(?:parquet|jsonl))['"]""")
 
 OnDamage = Callable[[str], None]
+_T = TypeVar("_T")
 
 
 class SegmentDamageWarning(UserWarning):
@@ -195,7 +202,11 @@ def _find_segments(paths: LedgerPaths) -> _Segments:
         except OSError as exc:
             raise unreadable_file(writer_dir, exc, "list its segments") from None
         for segment in segments:
-            size = segment.stat().st_size
+            try:
+                size = segment.stat().st_size
+            except FileNotFoundError:  # sealed away by compact since the listing: listed again
+                raise CorruptionError(segment, None, None,
+                                      "it cannot be read (it is gone)") from None
             if segment.suffix == ".parquet":
                 problem = _parquet_problem(segment, size)
                 if problem is not None:
@@ -545,26 +556,53 @@ def execute_query(paths: LedgerPaths, query: str, *, on_damage: OnDamage | None 
     """Run one read-only query (see `check_read_only`, `check_single_statement`)."""
     check_read_only(query)
     check_single_statement(query)
-    for attempt in (1, 2):
-        try:
-            con = connect(paths, on_damage=on_damage)
-        except CorruptionError as exc:
-            if attempt == 1 and _moved_away(exc):
-                continue
-            raise
-        try:
-            result = con.execute(query)
-            description = result.description or []
-            return QueryResult([d[0] for d in description], [d[1] for d in description],
-                               result.fetchall())
-        except duckdb.Error as exc:
-            error = read_error(exc, paths)
-            if attempt == 1 and _moved_away(error):
-                continue
-            raise error from None
-        finally:
-            con.close()
-    raise AssertionError("unreachable")  # the second attempt returns or raises
+
+    def run(con: duckdb.DuckDBPyConnection) -> QueryResult:
+        result = con.execute(query)
+        description = result.description or []
+        return QueryResult([d[0] for d in description], [d[1] for d in description],
+                           result.fetchall())
+
+    return read_retrying(paths, run, on_damage=on_damage)
+
+
+# How many times a read starts again when `compact` sealed a segment away under it. One retry
+# is not enough beside a compact that runs again and again (a loop in a script): each run seals
+# the open segment, so reads in a row can each lose a race. The last attempt holds compact off
+# (`hold_off_sealing`), so it cannot lose one.
+_READ_ATTEMPTS = 4
+
+
+def read_retrying(paths: LedgerPaths, read: Callable[[duckdb.DuckDBPyConnection], _T], *,
+                  on_damage: OnDamage | None = None, what: str = "query failed",
+                  hint: str = "") -> _T:
+    """``read(con)`` on a fresh `connect`, started again when a segment it listed was sealed
+    away meanwhile (`_moved_away`); a DuckDB failure is raised as `read_error` makes it
+    (``what`` and ``hint`` word it)."""
+    for attempt in range(1, _READ_ATTEMPTS + 1):
+        last = attempt == _READ_ATTEMPTS
+        with hold_off_sealing(_writer_dirs(paths)) if last else contextlib.nullcontext():
+            try:
+                con = connect(paths, on_damage=on_damage)
+            except CorruptionError as exc:
+                if not last and _moved_away(exc):
+                    continue
+                raise
+            try:
+                return read(con)
+            except duckdb.Error as exc:
+                error = read_error(exc, paths, what, hint)
+                if not last and _moved_away(error):
+                    continue
+                raise error from None
+            finally:
+                con.close()
+    raise AssertionError("unreachable")  # the last attempt returns or raises
+
+
+def _writer_dirs(paths: LedgerPaths) -> list[Path]:
+    root = paths.segments
+    return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
 def _moved_away(error: BaseException) -> bool:

@@ -112,6 +112,11 @@ def _open(path: Path, flags: int, what: str = "read") -> int:
         return os.open(path, flags | os.O_CLOEXEC, 0o644)
     except PermissionError as exc:
         raise unreadable(path, exc, what) from None
+    except OSError as exc:
+        if exc.errno != errno.EROFS:
+            raise
+        raise LedgerError(f"{path}: cannot {what} ({exc.strerror}): the ledger is on a "
+                          "read-only filesystem; nothing was written") from None
 
 
 def list_segments(writer_dir: Path) -> list[Path]:
@@ -485,6 +490,36 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
             return
         yield offset, data[offset:nl], True
         offset = nl + 1
+
+
+class hold_off_sealing:  # noqa: N801 - used as a function: `with hold_off_sealing(dirs):`
+    """Keep `compact` (and appends) of these writers waiting for the ``with`` block: a shared
+    `flock` on each one's ``.lock``, which both take exclusively. For a reader that lost the
+    race against a sealing compact again and again (its listed JSONL segments sealed away
+    before it read them): under these locks no segment is sealed away. Opens the lock files
+    read-only and never creates one (a read-only project; a writer without one has no
+    appender or compact at work). A class, not `contextlib`: `emit` imports this module."""
+
+    def __init__(self, writer_dirs: Sequence[Path]) -> None:
+        self.writer_dirs, self.fds = writer_dirs, list[int]()
+
+    def __enter__(self) -> None:
+        try:
+            for writer_dir in self.writer_dirs:
+                try:
+                    fd = os.open(writer_dir / ".lock", os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                self.fds.append(fd)
+                fcntl.flock(fd, fcntl.LOCK_SH)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *_: object) -> None:
+        for fd in self.fds:
+            os.close(fd)  # releases its lock
+        self.fds.clear()
 
 
 def has_closed_segments(writer_dir: Path) -> bool:

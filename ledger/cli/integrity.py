@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 import click
@@ -145,6 +146,11 @@ def compact() -> None:
         raise LedgerError(f"cannot seal the segments: {exc.strerror} ({exc.filename}); fix "
                           "the permissions, or run labledger as the user who owns the "
                           "ledger") from None
+    except OSError as exc:
+        if exc.errno != errno.EROFS:
+            raise
+        raise LedgerError(f"cannot seal the segments: {exc.strerror} ({exc.filename}): the "
+                          "ledger is on a read-only filesystem; nothing was changed") from None
     ctx = click.get_current_context()
     if state().json:
         data: dict[str, Any] = {"sealed": [str(p) for p in sealed]}

@@ -65,7 +65,7 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
     Example: labledger log --run r1 --kind 'checkpoint.*'
     """
     from labledger.ledger import events as ev
-    from labledger.ledger.query import connect, read_error
+    from labledger.ledger.query import read_retrying
 
     where, params = [], []
     if run is not None:
@@ -93,19 +93,17 @@ def log(run: str | None, kind: str | None, instance: str | None, since: str | No
            + (f" LIMIT {int(limit)}" if limit else ""))
     import duckdb
 
-    paths = _paths()
-    con = connect(paths, on_damage=_warn_damage)
-    unknown: list[str] = []
-    try:
+    def read(con: duckdb.DuckDBPyConnection) -> tuple[list[Any], list[str]]:
         rows = con.execute(sql, params).fetchall()
-        if not rows:  # a typo in a run id would otherwise read as "nothing happened"
-            unknown = [_unknown_name(con, column, value)
-                       for column, value in (("run", run), ("instance", instance))
-                       if value is not None and _never_named(con, column, value)]
-    except duckdb.Error as exc:
-        raise read_error(exc, paths, "cannot read the events", "; run `labledger check`") from None
-    finally:
-        con.close()
+        if rows:  # a typo in a run id would otherwise read as "nothing happened"
+            return rows, []
+        return rows, [_unknown_name(con, column, value)
+                      for column, value in (("run", run), ("instance", instance))
+                      if value is not None and _never_named(con, column, value)]
+
+    # started again when a running `compact` seals a segment away under the read
+    rows, unknown = read_retrying(_paths(), read, on_damage=_warn_damage,
+                                  what="cannot read the events", hint="; run `labledger check`")
     for line in unknown:
         warn(f"labledger: warning: {line}")
     rows.reverse()

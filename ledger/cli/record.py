@@ -15,7 +15,7 @@ import click
 from labledger.ledger._words import counted
 from labledger.ledger.cli._context import common, open_ledger, state
 from labledger.ledger.cli._output import dumps, emit_json, info, progress_bar, warn
-from labledger.ledger.errors import InvalidEventError
+from labledger.ledger.errors import InvalidEventError, LedgerError
 
 
 @click.command()
@@ -266,10 +266,16 @@ def ingest(source: str) -> None:
         gc.enable()
     from labledger.ledger.segment import has_closed_segments
 
-    if has_closed_segments(ledger.paths.segments / ledger.writer):
-        from labledger.ledger.seal import seal_writer
+    # The events are acknowledged (fsynced) from here on: sealing is housekeeping, and its
+    # failure (a full disk; a compact racing it) is a warning, never exit 1, which would read
+    # as "not recorded" and make a retry record the events twice.
+    try:
+        if has_closed_segments(ledger.paths.segments / ledger.writer):
+            from labledger.ledger.seal import seal_writer
 
-        seal_writer(ledger.paths.segments / ledger.writer, close_open=False)
+            seal_writer(ledger.paths.segments / ledger.writer, close_open=False)
+    except (LedgerError, OSError) as exc:
+        warn(f"labledger: warning: the events were recorded, but {exc}")
     summary = {"type": "summary", "appended": done.appended, "first_seq": done.first_seq,
                "last_seq": done.last_seq, "writer": ledger.writer}
     if state().json:
