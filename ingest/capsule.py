@@ -61,7 +61,13 @@ from labledger.ingest._fs import (
     rename_noreplace,
 )
 from labledger.ingest._writers import Writer, describe_writers, open_writers
-from labledger.ingest.capsule_rules import CapsuleRules, check_capsule, load_rules, named_runs
+from labledger.ingest.capsule_rules import (
+    CapsuleRules,
+    check_capsule,
+    ledger_knows,
+    load_rules,
+    named_runs,
+)
 from labledger.ingest.checkpoint import RUN_ENV, resolve_run, resolve_settle, settle_timeout
 from labledger.ingest.checkpoint_load import LoadResult
 from labledger.ingest.errors import (
@@ -306,7 +312,7 @@ def close_capsule(
         again = _close_again(source, export_root, quarantine_root, move)
         return _close(led, _absolute(source), run=run, export_root=exports, move=move,
                       quarantine_root=quarantine, rules=rules, settle=wait, again=again,
-                      known=_ledger_knows(led))
+                      known=ledger_knows(led))
     finally:
         if owned:
             led.close()
@@ -326,20 +332,6 @@ def _run_of_source(source: str | os.PathLike[str], rules: CapsuleRules) -> str:
             f"no --run given, and {source} names more than one run: {listed}; pass --run RUN "
             "(the one it is) and fix the others", field="run")
     return resolve_run(None, action="close a capsule", kind=None)  # refused: says how
-
-
-def _ledger_knows(led: Ledger) -> Callable[[str], bool]:
-    """Whether some event of the ledger names a run: read in one pass, on the first question
-    only (asked only when a capsule's files name another run than the one being closed)."""
-    runs: set[str] | None = None
-
-    def known(run: str) -> bool:
-        nonlocal runs
-        if runs is None:
-            runs = {r.run for r in led.records() if r.run}
-        return run in runs
-
-    return known
 
 
 def _close_again(source: str | os.PathLike[str], export_root: str | os.PathLike[str],

@@ -23,13 +23,16 @@ import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import msgspec
 
 from labledger.ingest.checkpoint_load import LOADER, LoadResult, load_checkpoints, torch_available
 from labledger.ingest.errors import CapsuleConfigError
 from labledger.ledger._words import counted, noun_for
+
+if TYPE_CHECKING:
+    from labledger.ledger.ledger import Ledger
 
 RULES_FILE = "capsule.toml"
 _PARQUET_MAGIC = b"PAR1"
@@ -265,16 +268,40 @@ def _looks_like_parquet(path: Path) -> bool:
         return head == _PARQUET_MAGIC and fh.read(4) == _PARQUET_MAGIC
 
 
-def _read_run_json(root: Path, listing: _Listing) -> tuple[dict[str, Any] | None, list[str]]:
+class _RunJson(msgspec.Struct, frozen=True):
+    """``run.json`` as the checker read it, once: its JSON value (None when it is missing, not
+    a regular file or not valid JSON), its size in bytes, and the problems with it."""
+
+    value: Any = None
+    size: int = 0
+    problems: list[str] = msgspec.field(default_factory=list)
+
+    @property
+    def object(self) -> dict[str, Any] | None:
+        return self.value if isinstance(self.value, dict) else None
+
+    @property
+    def for_ids(self) -> Any:
+        """The value as `named_runs` reads a file (`_small_json`): None above `_MAX_ID_FILE`."""
+        return self.value if self.size <= _MAX_ID_FILE else None
+
+
+def _read_run_json(root: Path, listing: _Listing) -> _RunJson:
     if "run.json" not in listing.files:
-        return None, []
+        return _RunJson()
     try:
-        value = json.loads((root / "run.json").read_bytes())
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, [f"run.json is not valid JSON ({exc})"]
+        data = _read_regular(root / "run.json")
+    except OSError as exc:
+        return _RunJson(problems=[f"run.json cannot be read ({exc.strerror or exc})"])
+    if data is None:  # swapped for a FIFO or a link since the scan: never read through it
+        return _RunJson(problems=["run.json is not a regular file"])
+    try:
+        value = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return _RunJson(size=len(data), problems=[f"run.json is not valid JSON ({exc})"])
     if not isinstance(value, dict):
-        return None, ["run.json is not a JSON object"]
-    return value, []
+        return _RunJson(value, len(data), ["run.json is not a JSON object"])
+    return _RunJson(value, len(data))
 
 
 def _safe_component(value: Any) -> str | None:
@@ -329,33 +356,40 @@ class NamedRun(msgspec.Struct, frozen=True):
 _MAX_ID_FILE = 1 << 20  # bytes of a file read for run ids: a run.json is a few KiB
 
 
+def _read_regular(path: Path, limit: int | None = None) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (not followed through a link) of at most
+    ``limit`` bytes (None: any size), else None; an `OSError` propagates. A FIFO or device named
+    run.json would block a plain read for ever (before any check could refuse it)."""
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        return None
+    # O_NONBLOCK: a file swapped for a FIFO since the lstat cannot block the open either.
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        data = fh.read() if limit is None else fh.read(limit + 1)
+    return None if limit is not None and len(data) > limit else data
+
+
 def _small_json(path: Path) -> Any:
-    """The JSON value of ``path`` when it is a regular file (not followed through a link) of at
-    most `_MAX_ID_FILE` bytes, else None. A FIFO or device named run.json would block a plain
-    read for ever (before any check could refuse it); the layout checks judge such files."""
+    """The JSON value of ``path`` when it is a regular file (`_read_regular`) of at most
+    `_MAX_ID_FILE` bytes, else None; the layout checks judge such files."""
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        # O_NONBLOCK: a file swapped for a FIFO since the lstat cannot block the open either.
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            data = fh.read(_MAX_ID_FILE + 1)
-        if len(data) > _MAX_ID_FILE:
-            return None
-        return json.loads(data)
+        data = _read_regular(path, _MAX_ID_FILE)
+        return None if data is None else json.loads(data)
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
 
 
-def named_runs(root: Path, rules: CapsuleRules | None = None) -> list[NamedRun]:
+def named_runs(root: Path, rules: CapsuleRules | None = None, *,
+               documents: dict[str, Any] | None = None) -> list[NamedRun]:
     """Every run id that a ``rules.run_id_fields`` field of the folder ``root`` holds, in the
     order of the rules. A file that is missing, unreadable, not a regular file of at most
     1 MiB or not a JSON object, a missing key, and a value that is not a non-empty string are
-    skipped: this reads identities, the layout checks judge the files."""
+    skipped: this reads identities, the layout checks judge the files. ``documents``: files
+    the caller has read already (name -> the value `_small_json` would give), not read again."""
     rules = rules or CapsuleRules()
-    documents: dict[str, Any] = {}
+    documents = dict(documents or {})
     out = []
     for spec in rules.run_id_fields:
         name, _, key = spec.rpartition(":")
@@ -368,28 +402,71 @@ def named_runs(root: Path, rules: CapsuleRules | None = None) -> list[NamedRun]:
     return out
 
 
-def _check_run_identity(root: Path, rules: CapsuleRules, run: str, again: str,
-                        known: Callable[[str], bool]) -> tuple[list[str], list[str]]:
-    """(problems, warnings) for the fields of the capsule that name another run than ``run``:
-    a problem when ``known`` says the ledger knows that run (a typo'd ``--run``), else a
-    warning (a tracker's own id, ``wandb-3kq9x1``, is no run of this ledger). ``again`` is the
-    command that closes it again, without its ``--run``."""
-    problems, warnings = [], []
-    for named in named_runs(root, rules):
+class IdentityAct(NamedTuple):
+    """What a command does with a folder, in the words of `check_run_identity`'s messages."""
+
+    verb: str  # "close": what the fix does again
+    being: str  # "closed": "... but it is being closed as run 'r8'"
+    done: str  # "sealed": "... sealed as run 'sweep-b'"
+    final: str  # why a run its files contradict is refused
+
+
+CLOSING = IdentityAct("close", "closed", "sealed", "a seal is final, so a capsule is never "
+                      "sealed under a run its own files contradict")
+RECORDING = IdentityAct("record", "recorded", "recorded", "events are final (the ledger is "
+                        "append-only), so a folder is never recorded under a run its own files "
+                        "contradict")
+
+
+def check_run_identity(root: Path, rules: CapsuleRules, run: str, *, again: str,
+                       known: Callable[[str], bool], act: IdentityAct = CLOSING,
+                       documents: dict[str, Any] | None = None) -> tuple[list[str], list[str]]:
+    """(problems, warnings) for the `named_runs` of the folder ``root`` that name another run
+    than ``run``: a problem for each that ``known`` says the ledger knows (a typo'd ``--run``),
+    else one warning line naming them all (a tracker's own id, ``wandb-3kq9x1``, is no run of
+    this ledger). ``again`` is the command that does it again, without its ``--run``; ``act``
+    words the messages (`CLOSING` for `labledger close`, `RECORDING` for `ingest-dir`);
+    ``documents`` as for `named_runs`."""
+    problems: list[str] = []
+    unknown: dict[str, list[str]] = {}  # run id -> the fields naming it, in the rules' order
+    for named in named_runs(root, rules, documents=documents):
         if named.run == run:
             continue
         if not known(named.run):
-            warnings.append(
-                f"{named.where} names run {named.run!r}, which this ledger has never seen; "
-                f"sealed as run {run!r} (if it is a tracker's id, set run-id-fields in "
-                ".labledger/capsule.toml to silence this)")
+            unknown.setdefault(named.run, []).append(named.where)
             continue
         problems.append(
-            f"{named.file} says this is run {named.run!r} ({named.key}), but it is being closed "
-            f"as run {run!r}: a seal is final, so a capsule is never sealed under a run its own "
-            f"files contradict. If it is {named.run}, close it as that run (`{again} --run "
-            f"{shlex.quote(named.run)}`); if it is {run}, fix {named.where}")
-    return problems, warnings
+            f"{named.file} says this is run {named.run!r} ({named.key}), but it is being "
+            f"{act.being} as run {run!r}: {act.final}. If it is {named.run}, {act.verb} it as "
+            f"that run (`{again} --run {shlex.quote(named.run)}`); if it is {run}, fix "
+            f"{named.where}")
+    return problems, [_never_seen(unknown, run, act)] if unknown else []
+
+
+def _never_seen(unknown: dict[str, list[str]], run: str, act: IdentityAct) -> str:
+    """One line for every run id the folder names that the ledger has never seen."""
+    parts = [f"{' and '.join(wheres)} name{'s' if len(wheres) == 1 else ''} run {named!r}"
+             for named, wheres in unknown.items()]
+    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    which, whose = (("which this ledger has never seen", "it is a tracker's id")
+                    if len(unknown) == 1 else
+                    ("runs this ledger has never seen", "they are a tracker's ids"))
+    return (f"{said}, {which}; {act.done} as run {run!r} (if {whose}, set run-id-fields in "
+            ".labledger/capsule.toml to silence this)")
+
+
+def ledger_knows(led: Ledger) -> Callable[[str], bool]:
+    """Whether some event of the ledger names a run: read in one pass, on the first question
+    only (asked only when a folder's files name another run than the one it is put under)."""
+    runs: set[str] | None = None
+
+    def known(run: str) -> bool:
+        nonlocal runs
+        if runs is None:
+            runs = {r.run for r in led.records() if r.run}
+        return run in runs
+
+    return known
 
 
 def check_capsule(root: Path, rules: CapsuleRules | None = None, *, run: str | None = None,
@@ -404,13 +481,15 @@ def check_capsule(root: Path, rules: CapsuleRules | None = None, *, run: str | N
     rules = rules or CapsuleRules()
     listing = _scan(root)
     problems = _check_layout(listing, rules)
+    read = _read_run_json(root, listing)  # once: for the run's id and for its own checks
     warnings: list[str] = []
     if run is not None:
-        identity, warnings = _check_run_identity(root, rules, run, again, known)
+        identity, warnings = check_run_identity(root, rules, run, again=again, known=known,
+                                                documents={"run.json": read.for_ids})
         problems += identity
     problems += _check_tests(root, listing, rules)
-    run_json, run_problems = _read_run_json(root, listing)
-    problems += run_problems
+    problems += read.problems
+    run_json = read.object
     if run_json is not None:
         inventory = sorted(k for k in rules.inventory_keys if k in run_json)
         if inventory:

@@ -6,6 +6,14 @@ one of type ``tree`` for the directory, under one lock and one fsync: either the
 recorded or none of it. The directory is only read, never changed or checked against the
 capsule rules (it predates them; `labledger close` is the way to seal a capsule).
 
+Its run. The folder's own files may name the run they belong to (``run.json``'s ``run_id`` or
+``run``, ...: ``run-id-fields`` of ``.labledger/capsule.toml``). They are compared with the run it
+is recorded as, by `labledger close`'s rule and words (`check_run_identity`): a field naming
+another run that the ledger knows refuses the folder before anything is stored (the ledger is
+append-only: a typo'd ``--run`` would file the results under another run for good); one naming a
+run the ledger has never seen (a tracker's id) is a warning, said once for all of them. They are
+read with the folder, once it has settled: the files compared are the files recorded.
+
 Settling. A results file written with pauses (half, a sync, the rest) looks finished during the
 pause. So the directory is read only once it has *settled*, by the rule `labledger checkpoint`
 uses (`labledger.ingest.checkpoint.read_settled`): no entry in it (files, folders, symlinks: their
@@ -21,6 +29,7 @@ its files open for writing.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +37,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from labledger.ingest.capsule_rules import (
+    RECORDING,
+    check_run_identity,
+    ledger_knows,
+    load_rules,
+)
 from labledger.ingest.checkpoint import (
     INSTANCE_ENV,
     Stillness,
@@ -36,6 +51,7 @@ from labledger.ingest.checkpoint import (
     resolve_settle,
 )
 from labledger.ingest.errors import CapsuleSourceError, CheckpointSourceError
+from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
 
 if TYPE_CHECKING:
@@ -58,6 +74,7 @@ class IngestedRun(msgspec.Struct, frozen=True, kw_only=True):
     objects_new: int
     event_id: str
     symlinks: list[str] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)  # run ids the ledger never saw
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self)
@@ -111,6 +128,26 @@ def _look_tree(base: Path) -> Stillness:
     return Stillness(tuple(sorted(entries)), newest, size, frozenset(files))
 
 
+def _same_run(led: Ledger, base: Path, run: str, instance: str | None,
+              warnings: list[str]) -> Callable[[], None]:
+    """The check that ``base``'s own files name no other run than ``run`` (module docstring,
+    "Its run"), to call before each read: raises `InvalidEventError` for one the ledger knows;
+    else leaves in ``warnings`` the line naming those it has never seen, if any."""
+    rules = load_rules(led.paths.home)
+    known = ledger_knows(led)
+    again = f"labledger ingest-dir {shlex.quote(str(base))}" + (
+        f" --instance {shlex.quote(instance)}" if instance else "")
+
+    def check() -> None:
+        problems, said = check_run_identity(base, rules, run, again=again, known=known,
+                                            act=RECORDING)
+        if problems:
+            raise InvalidEventError("; ".join(problems), field="run")
+        warnings[:] = said
+
+    return check
+
+
 def ingest_run_dir(
     run_dir: str | os.PathLike[str],
     *,
@@ -141,6 +178,11 @@ def ingest_run_dir(
     InvalidEventError
         A bad run or instance id, a bad settle time, or ``run_dir`` is the ledger's own folder,
         inside it or holds it (``.`` at the project root); nothing was stored.
+    InvalidEventError
+        The folder's own files name another run that the ledger knows (module docstring, "Its
+        run"); nothing was stored.
+    CapsuleConfigError
+        ``.labledger/capsule.toml`` (its ``run-id-fields``) is not valid; nothing was stored.
     CasError, LedgerError
         The store or the ledger could not be written (no event was appended).
     """
@@ -159,11 +201,14 @@ def ingest_run_dir(
         # `ingest-dir .` at the project root would store the ledger and every object again.
         refuse_ledger_folder(led, base)
 
+        warnings: list[str] = []
+        same_run = _same_run(led, base, run, instance, warnings)
         store = open_store(led)
         if wait > 0:
             from labledger.cas import SourceChangedError, SourceNotFoundError
 
             def read() -> PutResult | None:
+                same_run()  # inside the settled read: a change to run.json reads it again
                 try:
                     return store.put_tree(base, symlinks="record", progress=progress)
                 except (SourceChangedError, SourceNotFoundError):
@@ -174,6 +219,7 @@ def ingest_run_dir(
             except CheckpointSourceError as exc:
                 raise CapsuleSourceError(base, exc.problem) from None
         else:
+            same_run()
             put = store.put_tree(base, symlinks="record", progress=progress)
         drafts = [
             led.draft("artifact.recorded", {
@@ -188,7 +234,8 @@ def ingest_run_dir(
         return IngestedRun(run=run, path=str(base), digest=put.digest, files=files,
                            bytes=put.size, objects_new=put.objects_new,
                            event_id=records[-1].id,
-                           symlinks=[e.path for e in put.entries if e.kind == "symlink"])
+                           symlinks=[e.path for e in put.entries if e.kind == "symlink"],
+                           warnings=warnings)
     finally:
         if owned:
             led.close()

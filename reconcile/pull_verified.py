@@ -746,6 +746,21 @@ def hosted_runs(events: Iterable[Event], instance: str) -> list[str]:
     return sorted({e.run for e in events if e.instance == instance and e.run})
 
 
+def unknown_instance(events: Iterable[Event], instance: str) -> str | None:
+    """Why ``instance`` is refused when no event names it (a typo must not read as a box with
+    nothing recorded), naming the instances that some event names (20 at most); else None.
+    The gate, `verify-pull --instance` and `pull --instance` (without a source) say it."""
+    known: set[str] = set()
+    for e in events:
+        if e.instance == instance:
+            return None
+        if e.instance is not None:
+            known.add(e.instance)
+    shown = ", ".join(sorted(known)[:20]) + (", ..." if len(known) > 20 else "")
+    return (f"instance {instance!r} is not in the ledger (no event names it; recorded "
+            f"instances: {shown or 'none'})")
+
+
 def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None = None,
                   checker: ObjectChecker | None = None) -> GateResult:
     """Whether instance ``instance`` may be torn down now: every run it hosted pull-verified
@@ -757,10 +772,9 @@ def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None =
     problems = [] if runs else [
         "no run is recorded on this instance, so nothing shows its results are safe "
         "(record runs with --instance, or override with a reason)"]
-    if not any(e.instance == instance for e in events):  # a typo must not read as an empty box
-        known = sorted({e.instance for e in events if e.instance is not None})
-        problems = [f"instance {instance!r} is not in the ledger (no event names it; recorded "
-                    f"instances: {', '.join(known[:20]) or 'none'})"]
+    unknown = unknown_instance(events, instance)
+    if unknown is not None:  # a typo must not read as an empty box
+        problems = [unknown]
     return GateResult(instance=instance,
                       runs=[verify_run(r, events, checker, instance=instance) for r in runs],
                       problems=problems, head=ledger_head(events))

@@ -170,7 +170,10 @@ def close(source: str, run: str | None, export_root: str, move: bool,
 
 @click.command("ingest-dir")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--run", metavar="RUN", help=_RUN_HELP)
+@click.option("--run", metavar="RUN",
+              help=_RUN_HELP + " A RUN_DIR whose run.json names another run this ledger "
+                   "knows is refused (exit 2, nothing stored); one it has never seen (a "
+                   "tracker's id) is only warned about, as by close.")
 @click.option("--instance", metavar="INSTANCE", help="Instance (box) id.")
 @_settle_option("every file of RUN_DIR")
 @common
@@ -187,6 +190,8 @@ def ingest_dir(run_dir: str, run: str | None, instance: str | None,
 
     ledger = open_ledger()
     result = ingest_run_dir(run_dir, run=run, instance=instance, ledger=ledger, settle=settle)
+    for warning in result.warnings:  # a run id the ledger has never seen: said, as by close
+        warn(f"labledger: warning: {warning}")
     if state().json:
         emit_json(result.to_json())
         return

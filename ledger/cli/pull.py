@@ -204,12 +204,27 @@ def _still_written(path: str, writers: list[dict[str, Any]]) -> str:
 
 def _recorded_source(run_id: str, instance: str) -> tuple[str | None, str | None]:
     """``(--from, --from-dir)`` of the latest pull of ``run_id`` recorded from ``instance``;
-    exit 2 (nothing written) naming the --from form when none is recorded."""
-    from labledger.ingest.errors import PullSourceError
-    from labledger.reconcile.pull_verified import PULL_SOURCE_KINDS, load_events, pull_source
+    exit 2 (nothing written) when none is recorded: naming the instances the ledger knows when
+    no event names ``instance`` (a typo; its hint would repeat the typo), else the --from form.
 
-    found = pull_source(load_events(open_ledger(), PULL_SOURCE_KINDS), run_id, instance)
+    With --from or --from-dir an instance no event names is taken: that pull is how a box that
+    was not rented through labledger (an owned box, a second box a run resumed on) enters the
+    ledger, and the pull itself names where it was taken (docs/pull.md)."""
+    from labledger.ingest.errors import PullSourceError
+    from labledger.reconcile.pull_verified import (
+        PULL_SOURCE_KINDS,
+        load_events,
+        pull_source,
+        unknown_instance,
+    )
+
+    ledger = open_ledger()
+    found = pull_source(load_events(ledger, PULL_SOURCE_KINDS), run_id, instance)
     if found.option is None:
+        # Every event only now, to tell a typo from a box with no folder pulled yet.
+        unknown = unknown_instance(load_events(ledger, latest_heartbeats=True), instance)
+        if unknown is not None:
+            raise click.BadParameter(unknown, param_hint="--instance")
         raise PullSourceError(f"--instance {instance}", found.problem())
     info(click.get_current_context(),
          f"pulling from {found.value} (the latest pull of {run_id} from {instance})")

@@ -91,6 +91,7 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
         ledger_head,
         open_store,
         record_corrupt,
+        unknown_instance,
         verify_run,
         write_marker,
     )
@@ -100,11 +101,9 @@ def verify_pull(run: str, instance: str | None, out: str | None) -> None:
     ledger = open_ledger()
     events = gate_events(ledger)
     checker = ObjectChecker(open_store(ledger))
-    if instance is not None and not any(e.instance == instance for e in events):
-        known = sorted({e.instance for e in events if e.instance is not None})
-        raise click.BadParameter(  # a typo must not read as a box with nothing pulled
-            f"instance {instance!r} is not in the ledger (no event names it; recorded "
-            f"instances: {', '.join(known[:20]) or 'none'})", param_hint="--instance")
+    unknown = None if instance is None else unknown_instance(events, instance)
+    if unknown is not None:  # a typo must not read as a box with nothing pulled
+        raise click.BadParameter(unknown, param_hint="--instance")
     result = verify_run(run, events, checker, instance=instance)
     record_corrupt(ledger, checker)
     target = Path(out) if out else default_marker(ledger, run, instance)

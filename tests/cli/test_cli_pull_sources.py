@@ -149,7 +149,8 @@ def test_pull_with_instance_and_no_host_recorded_says_so(
     assert "--from [USER@]HOST[:PORT]:DIR" in err
     code, _, err = call(capsys, "pull", "--run", "r1", "--instance", "never-rented")
     assert code == 2
-    assert "not rented through labledger" in err
+    assert "'never-rented' is not in the ledger (no event names it; recorded instances: " \
+        "box2)" in err  # a typo is named as one, not hinted at as a box to pull from
     assert [k for k in kinds(project) if k.startswith("pull.")] == []
 
 

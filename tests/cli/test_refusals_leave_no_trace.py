@@ -254,6 +254,10 @@ ROWS: dict[str, Refusal] = {
     "pull-bad-run": R("pull", "--run", "a b", "--from-dir", "runs/r1",
                       words="'a b' is not a valid run id"),
     "pull-no-source": R("pull", "--run", "r1", words="give --from or --from-dir"),
+    # an instance no event names (box1 mistyped): the instances the ledger knows are named
+    "pull-instance-never-seen": R("pull", "--run", "r1", "--instance", "bxo1",
+                                  words=("'bxo1' is not in the ledger", "recorded instances: "
+                                         "box1")),
     "pull-instance-no-folder": R("pull", "--run", "r1", "--instance", "box1",
                                  words=("--instance box1", "no earlier pull")),
     "pull-cut-roster": R("pull", "--run", "r1", "--from-dir", "runs/r1", "--roster",
