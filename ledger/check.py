@@ -133,8 +133,9 @@ def _check_jsonl(chain: _Chain, segment: Path, is_open: bool) -> None:
             chain.report.findings.append(Finding(
                 "torn", str(segment),
                 f"{counted(len(unfinished), 'record')} of a batch whose last record was never "
-                "written (a crash mid-append; never acknowledged; the next append cuts them and "
-                "keeps a copy)", first_seq, unfinished[0]))
+                "written (a crash mid-append; never acknowledged; the next append cuts "
+                f"{'it' if len(unfinished) == 1 else 'them'} and keeps a copy)", first_seq,
+                unfinished[0]))
         else:
             chain.corrupt(segment, "closed segment ends inside an unfinished batch", first_seq,
                           unfinished[0])

@@ -433,9 +433,12 @@ def damage_report(segment: Path, count: int, is_open: bool) -> str | None:
     total = max(count, len(lines))
     if total > len(lines):
         shown += ("; " if shown else "") + f"{total - len(lines)} more not located by line"
+    one = total == 1
     return (f"ledger segment {segment} is damaged: {counted(total, 'record')} cannot be "
-            "read and are missing from every view" + (f" ({shown})" if shown else "") +
-            "; results that depend on them are wrong. Run `labledger check` for a full report")
+            f"read and {'is' if one else 'are'} missing from every view"
+            + (f" ({shown})" if shown else "")
+            + f"; results that depend on {'it' if one else 'them'} are wrong. "
+            "Run `labledger check` for a full report")
 
 
 def _report_damage(damaged: dict[Path, int], segments: _Segments,

@@ -110,13 +110,19 @@ def unreadable(path: Path, exc: OSError, what: str = "read") -> LedgerError:
 def _open(path: Path, flags: int, what: str = "read") -> int:
     try:
         return os.open(path, flags | os.O_CLOEXEC, 0o644)
-    except PermissionError as exc:
-        raise unreadable(path, exc, what) from None
     except OSError as exc:
-        if exc.errno != errno.EROFS:
-            raise
-        raise LedgerError(f"{path}: cannot {what} ({exc.strerror}): the ledger is on a "
-                          "read-only filesystem; nothing was written") from None
+        raise _refused(path, exc, what) from None
+
+
+def _refused(path: Path, exc: OSError, what: str) -> OSError | LedgerError:
+    """A permission or read-only-filesystem refusal as a `LedgerError` that says nothing was
+    written (a user's situation, not a crash); any other error as it is."""
+    if isinstance(exc, PermissionError):
+        return unreadable(path, exc, what)
+    if exc.errno == errno.EROFS:
+        return LedgerError(f"{path}: cannot {what} ({exc.strerror}): the ledger is on a "
+                           "read-only filesystem; nothing was written")
+    return exc
 
 
 def list_segments(writer_dir: Path) -> list[Path]:
@@ -199,8 +205,11 @@ class SegmentWriter:
         # After fork the inherited descriptors share the parent's lock: open our own.
         self._lock_fd = self._seg_fd = -1
         self._tail = None
-        if not self.dir.is_dir():
-            self.dir.mkdir(parents=True, exist_ok=True)
+        if not self.dir.is_dir():  # a writer's first append here (a new machine's writer)
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise _refused(self.dir, exc, "create") from None
             fsync_dir(self.dir.parent)
         self._lock_fd = _open(self.dir / ".lock", os.O_RDWR | os.O_CREAT, "open")
         self._pid = os.getpid()

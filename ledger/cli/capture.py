@@ -154,10 +154,11 @@ def close(source: str, run: str | None, export_root: str, move: bool,
         warn(f"labledger: warning: {warning}")
     if sealed.unloaded:  # with --json too: a warning goes to stderr in every mode
         shown = ", ".join(sealed.unloaded[:5]) + (", ..." if len(sealed.unloaded) > 5 else "")
+        them = "it" if len(sealed.unloaded) == 1 else "them"
         warn(f"labledger: warning: {counted(len(sealed.unloaded), 'checkpoint')} sealed "
              f"without being loaded ({shown}): torch is not installed here. "
-             "pip install 'labledger[torch]' to verify them when closing; `labledger pull` "
-             "loads them again on your side")
+             f"pip install 'labledger[torch]' to verify {them} when closing; `labledger pull` "
+             f"loads {them} again on your side")
     if state().json:
         emit_json({"sealed": True, **sealed.to_json()})
         return

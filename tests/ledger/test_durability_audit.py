@@ -433,3 +433,19 @@ def test_write_commands_fail_clearly_on_a_read_only_project(read_only_project: P
     assert "Traceback" not in proc.stderr
     assert "read-only" in proc.stderr.lower(), proc.stderr
     assert _texts(read_only_project) == before
+
+
+@pytest.mark.parametrize("args", [["emit", "note", "--set", "text=x"], ["ingest", "-"]])
+def test_a_new_writers_first_append_fails_clearly_on_a_read_only_project(
+        read_only_project: Path, args: list[str]) -> None:
+    """A project opened on another machine appends under a writer of its own, whose folder
+    does not exist yet: creating it on a read-only filesystem was a traceback (review)."""
+    before = _texts(read_only_project)
+    proc = subprocess.run([EXE, *args], cwd=read_only_project, capture_output=True, text=True,
+                          input='{"kind": "note", "body": {"text": "x"}}\n', timeout=120,
+                          check=False, env={**os.environ, "LABLEDGER_WRITER": "newbox"})
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert "read-only filesystem" in proc.stderr and "newbox" in proc.stderr, proc.stderr
+    assert not (read_only_project / ".labledger" / "ledger" / "newbox").exists()
+    assert _texts(read_only_project) == before

@@ -137,7 +137,9 @@ def test_a_bad_byte_in_a_record_is_reported_not_dropped_silently(
     code, out, err = cli(capsys, "sql", "select run, state from runs")
     assert code == 0
     assert "launched" in out  # the projection without the record, as the warning says
-    assert f"ledger segment {segment} is damaged: 1 record cannot be read" in err
+    assert (f"ledger segment {segment} is damaged: 1 record cannot be read and is missing "
+            "from every view") in err
+    assert "results that depend on it are wrong" in err
     assert "line 2 (byte " in err
     assert "labledger check" in err
     code, out, err = cli(capsys, "--json", "log")
