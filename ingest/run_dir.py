@@ -39,6 +39,7 @@ from labledger.ingest.errors import CapsuleSourceError, CheckpointSourceError
 from labledger.ledger.ledger import Ledger
 
 if TYPE_CHECKING:
+    from labledger.cas import Store
     from labledger.cas.results import PutResult
 
 _MAX_NAME = 256
@@ -160,31 +161,20 @@ def ingest_run_dir(
         refuse_ledger_folder(led, base)
 
         store = open_store(led)
-        if wait > 0:
-            from labledger.cas import SourceChangedError, SourceNotFoundError
-
-            def read() -> PutResult | None:
-                try:
-                    return store.put_tree(base, symlinks="record", progress=progress)
-                except (SourceChangedError, SourceNotFoundError):
-                    return None  # a file changed or went while it was read: settle again
-
-            try:
-                put = read_settled(base, read, settle=wait, watch=lambda: _look_tree(base))
-            except CheckpointSourceError as exc:
-                raise CapsuleSourceError(base, exc.problem) from None
-        else:
-            put = store.put_tree(base, symlinks="record", progress=progress)
-        drafts = [
-            led.draft("artifact.recorded", {
-                "path": _fit(str(base / entry.path)), "digest": entry.digest,
-                "size": entry.size, "type": "file"}, run=run, instance=instance)
-            for entry in put.entries if entry.kind == "file" and entry.digest is not None]
-        files = len(drafts)
-        drafts.append(led.draft("artifact.recorded", {
-            "path": _fit(str(base)), "digest": put.digest, "size": put.size, "type": "tree",
-            "role": "run-dir"}, run=run, instance=instance))
-        records = led.append_drafts(drafts)
+        # From before the put until the append: no gc (even --grace 0) removes what it stored
+        # while it waits out its settle time or builds its events.
+        with store.holding_off_gc():
+            put = _put_dir(store, base, wait, progress)
+            drafts = [
+                led.draft("artifact.recorded", {
+                    "path": _fit(str(base / entry.path)), "digest": entry.digest,
+                    "size": entry.size, "type": "file"}, run=run, instance=instance)
+                for entry in put.entries if entry.kind == "file" and entry.digest is not None]
+            files = len(drafts)
+            drafts.append(led.draft("artifact.recorded", {
+                "path": _fit(str(base)), "digest": put.digest, "size": put.size,
+                "type": "tree", "role": "run-dir"}, run=run, instance=instance))
+            records = led.append_drafts(drafts)
         return IngestedRun(run=run, path=str(base), digest=put.digest, files=files,
                            bytes=put.size, objects_new=put.objects_new,
                            event_id=records[-1].id,
@@ -192,3 +182,22 @@ def ingest_run_dir(
     finally:
         if owned:
             led.close()
+
+
+def _put_dir(store: Store, base: Path, wait: float, progress: Callable[[int], None] | None
+             ) -> PutResult:
+    """Store the folder, once it has stood still for ``wait`` seconds (0: at once)."""
+    if wait <= 0:
+        return store.put_tree(base, symlinks="record", progress=progress)
+    from labledger.cas import SourceChangedError, SourceNotFoundError
+
+    def read() -> PutResult | None:
+        try:
+            return store.put_tree(base, symlinks="record", progress=progress)
+        except (SourceChangedError, SourceNotFoundError):
+            return None  # a file changed or went while it was read: settle again
+
+    try:
+        return read_settled(base, read, settle=wait, watch=lambda: _look_tree(base))
+    except CheckpointSourceError as exc:
+        raise CapsuleSourceError(base, exc.problem) from None
