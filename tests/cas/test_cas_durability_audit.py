@@ -217,3 +217,103 @@ def test_gc_never_removes_an_object_a_concurrent_put_found_present(
     _assert_present_and_whole(store, acked)
     done = _check_deep(fast_project)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# A Lightning CSVLogger run folder (lightning_logs/version_N/metrics.csv, read back by
+# purefunctor/auraloss examples/distance/report.py): our own columns and numbers.
+def _run_dir(root: Path) -> Path:
+    run = root / "lightning_logs" / "version_0"
+    run.mkdir(parents=True)
+    (run / "hparams.yaml").write_text("lr: 0.0003\nbatch_size: 64\n")
+    (run / "metrics.csv").write_text(
+        "epoch,step,train_loss_epoch,val_loss\n0,99,0.912,\n0,99,,0.874\n1,199,0.655,\n"
+        "1,199,,0.641\n")
+    return run
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
+    """Until ``path`` exists (the writer stored it); fails if the writer ended first."""
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("command", ["ingest-dir", "checkpoint"])
+def test_gc_grace_0_waits_for_a_writer_between_its_put_and_its_event(
+    ledger: Ledger, project: Path, tmp_path: Path, command: str
+) -> None:
+    """Hole 2. With --settle, ingest-dir and checkpoint store the bytes, wait out the settle
+    time still watching the source, and only then record the event: `cas gc --grace 0` run in
+    between removed the new object, and the event then named bytes that were gone."""
+    run = _run_dir(tmp_path / "work")
+    source = run if command == "ingest-dir" else run / "metrics.csv"
+    watched = Store(ledger.paths.cas).object_path(
+        "blake3:" + blake3.blake3((run / "metrics.csv").read_bytes()).hexdigest())
+    writer = subprocess.Popen([LABLEDGER, command, str(source), "--settle", "2", "--run", "r1"],
+                              cwd=project,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(watched, writer)  # stored; its event is at least a settle time away
+    gc = subprocess.run([LABLEDGER, "cas", "gc", "--grace", "0", "--no-dry-run"], cwd=project,
+                        capture_output=True, text=True, timeout=120, check=False)
+    out, err = writer.communicate(timeout=120)
+    assert (writer.returncode, gc.returncode) == (0, 0), (err, gc.stderr)
+    assert watched.exists()
+    done = _check_deep(project)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_gc_does_not_create_a_store_nor_need_one(project: Path, ledger: Ledger) -> None:
+    """gc takes its lock in the store's root: with no store there is nothing to lock, and
+    gc leaves the project as it found it."""
+    store = Store(project / "nowhere" / "cas")
+    report = store.gc(iter(()), grace_seconds=0, dry_run=False)
+    assert report.removed == ()
+    assert not store.root.exists()
+
+
+@pytest.fixture
+def small_full_fs(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MiB tmpfs (mounting needs root); unmounted lazily afterwards."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_put_larger_than_the_free_space_fails_cleanly(
+    small_full_fs: Path, tmp_path: Path, snapshot: object
+) -> None:
+    """`cas put` of a file bigger than the store's filesystem has room for: exit 1 with one
+    line saying the store is full, no object under its digest, no temp file left, and the
+    project (ledger and store) byte for byte as it was."""
+    from tests.conftest import _snapshot
+
+    project = small_full_fs / "project"
+    project.mkdir()
+    env = {**os.environ, "LABLEDGER_ROOT": str(project)}
+    subprocess.run([LABLEDGER, "init"], cwd=project, env=env, check=True, capture_output=True)
+    small = tmp_path / "config.yaml"
+    small.write_text("model: resnet18\nepochs: 90\n")
+    subprocess.run([LABLEDGER, "cas", "put", str(small)], cwd=project, env=env, check=True,
+                   capture_output=True)
+    big = tmp_path / "last.ckpt"
+    big.write_bytes(random.Random(23).randbytes(6 << 20))
+    digest = "blake3:" + blake3.blake3(big.read_bytes()).hexdigest()
+    before = _snapshot(project)
+    put = subprocess.run([LABLEDGER, "--json", "cas", "put", str(big)], cwd=project, env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert put.returncode == 1, put.stderr
+    error = json.loads(put.stderr.strip().splitlines()[-1])
+    assert error["error"] == "StoreFullError"
+    assert "no space left" in error["message"]
+    assert "Traceback" not in put.stderr
+    store = Store(project / ".labledger" / "cas")
+    assert not store.exists(digest)
+    assert [p.name for p in store.tmp_dir.iterdir()] == []
+    assert _snapshot(project) == before
+    done = subprocess.run([LABLEDGER, "check", "--deep"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
