@@ -19,6 +19,7 @@ Progress = Callable[[int], None]
 
 
 class StoreLike(Protocol):
+    root: Path
     objects_dir: Path
     tmp_dir: Path
     quarantine_dir: Path

@@ -21,7 +21,6 @@ store it again without receiving it again. `Batch.abort` is a caller's choice an
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,13 +57,15 @@ class Batch:
             else:
                 _fs.unlink_quietly(staged.tmp_path)
             return False
-        final = self._store._path(staged.hex)
-        if os.path.lexists(final):
+        from labledger.cas.gc import hold_off_gc
+        from labledger.cas.store import _refreshed
+
+        # Found present and refreshed under gc's lock: gc cannot be between its stat and its
+        # unlink of this object now (see `labledger.cas.gc`).
+        with hold_off_gc(self._store):
+            present = _refreshed(self._store._path(staged.hex))
+        if present:
             _fs.unlink_quietly(staged.tmp_path)
-            try:
-                os.utime(final)  # refresh: gc's grace period now protects it
-            except OSError:
-                pass
             return False
         self._staged[staged.hex] = staged
         return True

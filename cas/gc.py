@@ -12,6 +12,23 @@ ago than their own grace period go (a box destroyed before its pull was resumed 
 forever otherwise), and never while a pull runs: every pull holds ``tmp/pull.lock`` shared
 (`hold_pull_partials`) for as long as it may write or resume a partial file, and gc removes
 partials only under the same lock held exclusively, which it does not wait for.
+
+gc never removes an object that a writer has been told is stored, nor one a writer is about to
+name in an event. ``gc.lock`` (in the store's root, beside ``objects/``) is the one lock for
+this, taken with ``flock``, so a killed process never leaves it held:
+
+* every put holds it shared while it installs an object or finds it already there and refreshes
+  its mtime (`Store._install`, `Batch`): a dedup put can no longer land between gc's ``stat``
+  of an old object and its ``unlink`` and return a digest whose bytes gc then removes;
+* a writer that stores objects and then records events naming them holds it shared from before
+  its first put until its append returns (`Store.holding_off_gc`: ``ingest-dir``,
+  ``checkpoint``, `record_attachment`), so even ``grace_seconds=0`` cannot remove an object
+  between the two;
+* gc (not a dry run) holds it exclusively from before it reads the references (``referenced``
+  and ``required`` are iterated only then: pass generators that read the ledger) until its last
+  removal. It waits for the writers that hold it (calling ``on_wait`` first); puts wait for gc
+  meanwhile. Locks on different open files of one process conflict too: never run gc inside
+  `Store.holding_off_gc`.
 """
 
 from __future__ import annotations
@@ -20,7 +37,7 @@ import contextlib
 import fcntl
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,6 +64,47 @@ PULL_NOTE_SUFFIX = ".stored"
 that the file is in the store, for the next pull to find it; gc removes it as a partial."""
 PULL_LOCK = "pull.lock"
 """In ``tmp/``: held shared by every running pull, exclusively by gc removing partials."""
+GC_LOCK = "gc.lock"
+"""In the store's root: held shared by puts and by writers until their events are recorded,
+exclusively by gc removing objects (see the module docstring)."""
+
+
+def _open_gc_lock(store: StoreLike) -> int:
+    """Open (creating) ``gc.lock``; raises `StoreWriteError`/`StoreFullError` if it cannot."""
+    path = store.root / GC_LOCK
+    try:
+        return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise write_error(exc, path, None) from exc
+
+
+@contextlib.contextmanager
+def hold_off_gc(store: StoreLike) -> Iterator[None]:
+    """Keep gc from removing any object for the ``with`` block (``gc.lock`` shared; any
+    number of writers hold it at once). Waits while gc is removing objects. The store's root
+    must exist (`Store.init`)."""
+    fd = _open_gc_lock(store)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def _gc_exclusive(store: StoreLike, on_wait: Callable[[], None] | None) -> Iterator[None]:
+    """``gc.lock`` exclusively for the block, calling ``on_wait`` once if a writer holds it."""
+    fd = _open_gc_lock(store)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def is_pull_partial(name: str) -> bool:
@@ -192,12 +250,27 @@ def collect_garbage(
     now: datetime | None,
     required: Iterable[str] | None = None,
     partial_grace_seconds: float | None = None,
+    on_wait: Callable[[], None] | None = None,
 ) -> GcReport:
     """See `Store.gc`."""
     if partial_grace_seconds is None:
         partial_grace_seconds = grace_seconds
     if grace_seconds < 0 or partial_grace_seconds < 0:
         raise ValueError("grace_seconds and partial_grace_seconds must be >= 0")
+    if dry_run or not store.root.is_dir():
+        # Removes nothing (a dry run; no store yet, which gc does not create): no lock, so a
+        # store it may not write can still be looked at.
+        return _collect(store, referenced, grace_seconds=grace_seconds, dry_run=dry_run,
+                        now=now, required=required, partial_grace_seconds=partial_grace_seconds)
+    with _gc_exclusive(store, on_wait):
+        return _collect(store, referenced, grace_seconds=grace_seconds, dry_run=False, now=now,
+                        required=required, partial_grace_seconds=partial_grace_seconds)
+
+
+def _collect(store: StoreLike, referenced: Iterable[str], *, grace_seconds: float,
+             dry_run: bool, now: datetime | None, required: Iterable[str] | None,
+             partial_grace_seconds: float) -> GcReport:
+    """`collect_garbage` once it holds the lock (or on a dry run)."""
     now_ts = now.timestamp() if now is not None else time.time()
     cutoff = now_ts - grace_seconds
     reasons: dict[str, Path] = {}  # why removals failed, each with the first path it hit

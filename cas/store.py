@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,7 +94,8 @@ class Store:
         With ``sync_dir`` the directories are synced here and the list is empty; otherwise the
         caller (a batch) must sync the returned directories before reporting success.
         When the object already exists the temp is dropped and the object's mtime refreshed,
-        so gc's grace period protects it until the caller's event references it. On a failure
+        so gc's grace period protects it until the caller's event references it; both happen
+        under gc's lock, so gc cannot remove it in between (see `labledger.cas.gc`). On a failure
         a temp the store wrote is removed; an adopted file (``staged.adopted``) stays in place.
         """
         final = self._path(staged.hex)
@@ -111,22 +112,22 @@ class Store:
                     _fs.unlink_quietly(staged.tmp_path)
                 raise write_error(exc, fan_out, None, kept=staged.adopted) from exc
             self._fans.add(staged.hex[:2])
-        if os.path.lexists(final):
-            _fs.unlink_quietly(staged.tmp_path)
-            try:
-                os.utime(final)
-            except OSError:
-                pass
-            stored_new = False
-        else:
-            try:
-                os.replace(staged.tmp_path, final)
-            except OSError as exc:
-                if not staged.adopted:
-                    _fs.unlink_quietly(staged.tmp_path)
-                raise write_error(exc, final, None, kept=staged.adopted) from exc
-            dirty.append(fan_out)
-            stored_new = True
+        from labledger.cas.gc import hold_off_gc
+
+        # Under gc's lock: a put that finds its object present must not return while gc is
+        # between its stat and its unlink of that very object (see `labledger.cas.gc`).
+        with hold_off_gc(self):
+            stored_new = not _refreshed(final)
+            if stored_new:
+                try:
+                    os.replace(staged.tmp_path, final)
+                except OSError as exc:
+                    if not staged.adopted:
+                        _fs.unlink_quietly(staged.tmp_path)
+                    raise write_error(exc, final, None, kept=staged.adopted) from exc
+                dirty.append(fan_out)
+            else:
+                _fs.unlink_quietly(staged.tmp_path)
         if sync_dir:
             for d in dirty:
                 _fs.fsync_dir(d)
@@ -194,6 +195,23 @@ class Store:
         stored_new, _ = self._install(staged, sync_dir=True)
         return PutResult(digest=PREFIX + staged.hex, type="file", size=staged.size,
                          stored_new=stored_new, sha256=staged.sha256)
+
+    @contextmanager
+    def holding_off_gc(self) -> Iterator[None]:
+        """Keep `gc` (of any process) from removing objects for the ``with`` block.
+
+        For a writer that stores objects and then records events naming them: held from before
+        its first put until its append returns, no gc, whatever its grace period, can remove
+        what it stored in between. Any number of writers hold it at once; gc waits for them all
+        (and a put waits while gc removes objects). A shared ``flock`` on ``gc.lock`` in the
+        store's root, released when the process dies. Never call `gc` inside it (it would wait
+        for this very block).
+        """
+        from labledger.cas.gc import hold_off_gc
+
+        self.init()
+        with hold_off_gc(self):
+            yield
 
     @contextmanager
     def batch(self) -> Iterator[Batch]:
@@ -420,6 +438,7 @@ class Store:
         now: datetime | None = None,
         required: Iterable[str] | None = None,
         partial_grace_seconds: float | None = None,
+        on_wait: Callable[[], None] | None = None,
     ) -> GcReport:
         """Remove objects nothing references that are older than ``grace_seconds``.
 
@@ -434,14 +453,22 @@ class Store:
         same as ``grace_seconds``; 0: all of them) go too, but none while a pull is running
         (see `labledger.cas.gc`): the report counts them in ``partials_in_use``.
 
+        Unless ``dry_run``, gc first takes ``gc.lock`` exclusively, waiting (after calling
+        ``on_wait``) for every put and every writer in `holding_off_gc`; only then does it
+        iterate ``referenced`` and ``required`` and take the time the grace period counts
+        from. Pass generators that read the ledger, so that events recorded while gc waited
+        count: with a set computed beforehand, ``grace_seconds=0`` can remove an object whose
+        event was recorded in the meantime.
+
         Raises `MalformedTreeError` (removing nothing) when a referenced tree cannot be read,
-        since its files could not be protected.
+        since its files could not be protected; `StoreWriteError` when ``gc.lock`` cannot be
+        created.
         """
         from labledger.cas.gc import collect_garbage
 
         return collect_garbage(self, referenced, grace_seconds=grace_seconds, dry_run=dry_run,
                                now=now, required=required,
-                               partial_grace_seconds=partial_grace_seconds)
+                               partial_grace_seconds=partial_grace_seconds, on_wait=on_wait)
 
     def find_missing(self, digests: Iterable[str]) -> dict[str, list[str | None]]:
         """Which of ``digests``, and of the files of those that are stored trees, are absent.
@@ -464,3 +491,17 @@ class Store:
             return []
         return [self.quarantine_dir / n for n in sorted(names) if n.startswith(hex_ + "-")]
 
+
+def _refreshed(final: Path) -> bool:
+    """Whether the object at ``final`` is there; if so its mtime is set to now, so gc's grace
+    period protects it until an event names it. Call under gc's lock. An object removed in
+    between (a quarantine) reads as absent, and the caller stores its bytes again."""
+    if not os.path.lexists(final):
+        return False
+    try:
+        os.utime(final)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass  # another user's read-only object: present all the same
+    return True

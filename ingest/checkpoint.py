@@ -44,12 +44,14 @@ the instance to ``$LABLEDGER_INSTANCE``, which `labledger run` exports to the co
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import secrets
 import time
 import warnings
 from collections.abc import Callable, Hashable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
 
@@ -385,6 +387,16 @@ def _capture(led: Ledger, path: Path, *, digest_only: bool,
     return read()
 
 
+def _holding_off_gc(led: Ledger, *, stores: bool) -> AbstractContextManager[None]:
+    """The store's `holding_off_gc` when the checkpoint goes into it; nothing (and no store
+    created) for a digest-only one."""
+    if not stores:
+        return contextlib.nullcontext()
+    from labledger.ledger.artifacts import open_store
+
+    return open_store(led).holding_off_gc()
+
+
 def _put(led: Ledger, path: Path, progress: Callable[[int], None] | None) -> tuple[str, int]:
     from labledger.cas import SourceChangedError, SourceNotFoundError
     from labledger.ledger.artifacts import open_store
@@ -482,11 +494,15 @@ def record_checkpoint(
         wait = resolve_settle(settle)
         refuse_sealed(led, run, "checkpoint.saved")
         _stat_regular(path)
-        digest, size = _capture(led, path, digest_only=digest_only, progress=progress,
-                                settle=wait)
-        draft = led.draft("checkpoint.saved", _body(path, digest, size, stored=not digest_only,
-                                                    **options), run=run, instance=instance)
-        return led.append_drafts([draft])[0]
+        # From before the put until the append: no gc (even --grace 0) removes the object
+        # while the settle time is waited out after the read.
+        with _holding_off_gc(led, stores=not digest_only):
+            digest, size = _capture(led, path, digest_only=digest_only, progress=progress,
+                                    settle=wait)
+            draft = led.draft("checkpoint.saved", _body(
+                path, digest, size, stored=not digest_only, **options), run=run,
+                instance=instance)
+            return led.append_drafts([draft])[0]
     finally:
         if owned:
             led.close()

@@ -55,6 +55,7 @@ from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
 
 if TYPE_CHECKING:
+    from labledger.cas import Store
     from labledger.cas.results import PutResult
 
 _MAX_NAME = 256
@@ -204,33 +205,20 @@ def ingest_run_dir(
         warnings: list[str] = []
         same_run = _same_run(led, base, run, instance, warnings)
         store = open_store(led)
-        if wait > 0:
-            from labledger.cas import SourceChangedError, SourceNotFoundError
-
-            def read() -> PutResult | None:
-                same_run()  # inside the settled read: a change to run.json reads it again
-                try:
-                    return store.put_tree(base, symlinks="record", progress=progress)
-                except (SourceChangedError, SourceNotFoundError):
-                    return None  # a file changed or went while it was read: settle again
-
-            try:
-                put = read_settled(base, read, settle=wait, watch=lambda: _look_tree(base))
-            except CheckpointSourceError as exc:
-                raise CapsuleSourceError(base, exc.problem) from None
-        else:
-            same_run()
-            put = store.put_tree(base, symlinks="record", progress=progress)
-        drafts = [
-            led.draft("artifact.recorded", {
-                "path": _fit(str(base / entry.path)), "digest": entry.digest,
-                "size": entry.size, "type": "file"}, run=run, instance=instance)
-            for entry in put.entries if entry.kind == "file" and entry.digest is not None]
-        files = len(drafts)
-        drafts.append(led.draft("artifact.recorded", {
-            "path": _fit(str(base)), "digest": put.digest, "size": put.size, "type": "tree",
-            "role": "run-dir"}, run=run, instance=instance))
-        records = led.append_drafts(drafts)
+        # From before the put until the append: no gc (even --grace 0) removes what it stored
+        # while it waits out its settle time or builds its events.
+        with store.holding_off_gc():
+            put = _put_dir(store, base, wait, progress, same_run)
+            drafts = [
+                led.draft("artifact.recorded", {
+                    "path": _fit(str(base / entry.path)), "digest": entry.digest,
+                    "size": entry.size, "type": "file"}, run=run, instance=instance)
+                for entry in put.entries if entry.kind == "file" and entry.digest is not None]
+            files = len(drafts)
+            drafts.append(led.draft("artifact.recorded", {
+                "path": _fit(str(base)), "digest": put.digest, "size": put.size,
+                "type": "tree", "role": "run-dir"}, run=run, instance=instance))
+            records = led.append_drafts(drafts)
         return IngestedRun(run=run, path=str(base), digest=put.digest, files=files,
                            bytes=put.size, objects_new=put.objects_new,
                            event_id=records[-1].id,
@@ -239,3 +227,26 @@ def ingest_run_dir(
     finally:
         if owned:
             led.close()
+
+
+def _put_dir(store: Store, base: Path, wait: float, progress: Callable[[int], None] | None,
+             check: Callable[[], None]) -> PutResult:
+    """Store the folder, once it has stood still for ``wait`` seconds (0: at once); ``check``
+    runs before each read (the run-id check: a change to run.json while settling is read
+    again)."""
+    if wait <= 0:
+        check()
+        return store.put_tree(base, symlinks="record", progress=progress)
+    from labledger.cas import SourceChangedError, SourceNotFoundError
+
+    def read() -> PutResult | None:
+        check()
+        try:
+            return store.put_tree(base, symlinks="record", progress=progress)
+        except (SourceChangedError, SourceNotFoundError):
+            return None  # a file changed or went while it was read: settle again
+
+    try:
+        return read_settled(base, read, settle=wait, watch=lambda: _look_tree(base))
+    except CheckpointSourceError as exc:
+        raise CapsuleSourceError(base, exc.problem) from None

@@ -209,8 +209,9 @@ def attach(
 def record_attachment(ledger: Ledger, path: str | Path, **options: Any) -> Record:
     """Store ``path`` and append its `artifact.recorded` event (the Python API's one call)."""
     run, instance = options.pop("run", None), options.pop("instance", None)
-    _, body = attach(ledger, path, run=run, instance=instance, **options)
-    return ledger.append("artifact.recorded", run=run, instance=instance, **body)
+    with open_store(ledger).holding_off_gc():  # no gc between the put and the append
+        _, body = attach(ledger, path, run=run, instance=instance, **options)
+        return ledger.append("artifact.recorded", run=run, instance=instance, **body)
 
 
 # Events after which the ledger holds the digest's bytes (the checkpoints view's in_store rule)

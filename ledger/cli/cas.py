@@ -63,6 +63,12 @@ def _parse_duration(text: str, option: str = "--grace") -> float:
     return seconds
 
 
+def _later(read: Any, ledger: Any) -> Iterator[str]:
+    """``read(ledger)``'s digests, read only when first iterated (gc iterates them once it
+    holds the store's lock)."""
+    yield from read(ledger)
+
+
 @click.group()
 def cas() -> None:
     """The BLAKE3 content-addressed store under .labledger/cas/.
@@ -256,11 +262,18 @@ def gc(dry_run: bool, grace: str, partial_grace: str | None) -> None:
     partial_seconds = (_parse_duration(partial_grace, "--partial-grace")
                        if partial_grace is not None else seconds)
     ledger = open_ledger()
+
+    def waiting() -> None:
+        info(click.get_current_context(), "waiting for the commands storing objects (ingest-dir, "
+             "checkpoint, cas put, ...) to record their events")
+
     # Keep every digest any event mentions; call missing only what events say was stored here
-    # (a pull's manifest_digest names a listing, not an object).
-    report = open_store(ledger).gc(referenced_digests(ledger), required=required_digests(ledger),
+    # (a pull's manifest_digest names a listing, not an object). Both are read only once gc
+    # holds the store's lock (generators), so an event recorded while it waited counts.
+    report = open_store(ledger).gc(_later(referenced_digests, ledger),
+                                   required=_later(required_digests, ledger),
                                    grace_seconds=seconds, dry_run=dry_run,
-                                   partial_grace_seconds=partial_seconds)
+                                   partial_grace_seconds=partial_seconds, on_wait=waiting)
     origins = partial_origins(ledger) if report.partials_removed else {}
     if state().json:
         data = report.to_json()

@@ -446,6 +446,7 @@ def test_a_new_writers_first_append_fails_clearly_on_a_read_only_project(
                           check=False, env={**os.environ, "LABLEDGER_WRITER": "newbox"})
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
-    assert "read-only filesystem" in proc.stderr and "newbox" in proc.stderr, proc.stderr
+    assert "read-only filesystem" in proc.stderr, proc.stderr
+    assert "newbox" in proc.stderr, proc.stderr
     assert not (read_only_project / ".labledger" / "ledger" / "newbox").exists()
     assert _texts(read_only_project) == before
