@@ -205,6 +205,7 @@ def ingest_run_dir(
         warnings: list[str] = []
         same_run = _same_run(led, base, run, instance, warnings)
         store = open_store(led)
+        same_run()  # a refusal before gc's lock file is made: the project stays as it was
         # From before the put until the append: no gc (even --grace 0) removes what it stored
         # while it waits out its settle time or builds its events.
         with store.holding_off_gc():
