@@ -963,7 +963,8 @@ def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
                 instances.setdefault(e.instance, None)
     gone = {i for i in instances if is_gone(events, i)}
     live = [i for i in instances if i not in gone]
-    named: dict[str, bool] = {}  # instance -> named by the command (else: live)
+    # instance -> how the command stands for it: named, or (names none / computed) as live
+    named: dict[str, str] = {}
     for destroy in destroys:
         # Only what the destroying command itself names counts ("... && echo 111" names
         # nothing it destroys), and nothing it computes when it runs.
@@ -987,21 +988,24 @@ def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
         # `labledger teardown` refuses it: advice to run it could not be followed).
         for instance in matched:
             if instance not in gone:
-                named[instance] = True
+                named[instance] = "named"
         if not matched:
             for instance in live:
-                named.setdefault(instance, False)
+                named.setdefault(instance, "computed" if destroy.dynamic else "none")
     reasons: list[str] = []
-    for instance, by_name in named.items():
+    for instance, how in named.items():
         gate = evaluate_gate(ledger, instance, events=events, checker=checker)
         if gate.ok or approved_for(events, gate) is not None:
             continue
         unmet = gate.unmet()
         shown = "; ".join(unmet[:5]) + (f"; and {len(unmet) - 5} more"
                                         if len(unmet) > 5 else "")
-        what = f"instance {instance!r}" if by_name else (
+        what = f"instance {instance!r}" if how == "named" else (
             f"live instance {instance!r} (the command names none of the recorded "
-            "instances, so each live one counts)")
+            "instances, so each live one counts)" if how == "none" else
+            f"live instance {instance!r} (the command names none of the recorded "
+            "instances as written: what it acts on is computed when it runs, so each live "
+            "one counts)")
         reasons.append(f"{what} is not pull-verified: {shown}. {_advice(instance)}")
     return reasons
 

@@ -87,6 +87,40 @@ _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before 
 _SSH_VALUE_OPTIONS = set("BbcDEeFIiJLlmOoPpQRSWw")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _DYNAMIC = re.compile(r"[$`]|<(?![<(])")
+# A credential: a variable (or substitution) there says which account acts, never which
+# instance it acts on, so it does not make a command dynamic (`curl -X DELETE -H
+# "Authorization: Bearer $KEY" .../pods/abc123` names pod abc123). A variable anywhere else
+# (the URL, the id) still does. Masked in the raw text of a command, before `_DYNAMIC` is
+# searched again, and only when this hint is found (most commands never pay for it).
+_CREDENTIAL_HINT = re.compile(r"(?i)authoriz|key|token|secret|passw|bearer|--user|\s-[ui]")
+_VAR = r"(?:\$\{?\w+\}?|\$\([^()`]*\)|`[^`]*`)"  # $K, ${K}, $(cat f), `cat f`
+
+
+def _qvar(n: int) -> str:
+    """A variable alone in its word, quoted or not (the quote's group named apart: several
+    alternatives of one regex hold one)."""
+    return rf"""(?P<q{n}>\\?['"]?)""" + _VAR + rf"(?P=q{n})"
+
+
+_CREDENTIALS = re.compile(
+    # a header: `-H "Authorization: Bearer $K"`, `X-API-Key: $K`, httpie's `Authorization:$K`
+    r"(?i)\b(?:proxy-)?authorization\s*:\s*(?:(?:bearer|basic|token)\s+)?" + _VAR
+    + r"|(?<![\w-])[\w-]*(?:api[-_]?key|token|secret)\s*:\s*" + _VAR
+    # an option: `--api-key "$K"`, `--token=$T`
+    + r"|--(?:api[-_]?key|apikey|api[-_]?token|token|access[-_]token|auth[-_]token"
+    r"|password|oauth2-bearer)(?:=|\s+)" + _qvar(0)
+    # a keyword in program text: `VastAI(api_key='$K')`, `runpod.api_key = "$K"`
+    + r"|\b(?:api_key|apikey|api_token|token|password)\s*=\s*" + _qvar(1)
+    # an assignment before the command: `RUNPOD_API_KEY=$(cat key) runpodctl ...` (the
+    # look-ahead keeps it linear: one name, scanned once)
+    + r"|(?:^|(?<=\s))(?=\w*(?:api_?key|token|secret|password))[a-z_]\w*=" + _qvar(2))
+# after an HTTP client: its user and password (`curl -u "$LAMBDA_KEY:"`, `-u me:$PASS`);
+# after ssh: its identity file (`ssh -i "$KEY" box ...`)
+_HTTP_CLIENT = re.compile(r"(?:^|[\s;&|(/'\"])(?:curl|wget|xh|https?)\s")
+_HTTP_USER = re.compile(r"""(?:^|(?<=\s))(?:-u\s*|--user[=\s]\s*)(\\?['"]?)"""
+                        r"(?:[\w.@%+-]|" + _VAR + r")+(?::(?:[\w.@%+-]|" + _VAR + r")*)?\1")
+_SSH_CLIENT = re.compile(r"(?:^|[\s;&|(/'\"])(?:auto)?ssh\s")
+_SSH_IDENTITY = re.compile(r"(?:^|(?<=\s))-i\s*" + _qvar(0))
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z0-9_.\-]+)\2")
 # runs of characters with no meaning to the scanners below (consumed in one step: speed)
 _SPLIT_PLAIN = re.compile(r"[^'\"$\\<#;&|\n()]+")
@@ -214,6 +248,21 @@ def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
         _simple(part, [*heredocs, *stdin], line, context, dynamic, remote, out, depth)
 
 
+def _computed(part: str) -> bool:
+    """Some word of ``part`` is computed when it runs (``$VAR``, ``$(...)``, backticks, ``<``
+    input), credentials aside (`_CREDENTIALS`): those name an account, not what it acts on."""
+    if not _DYNAMIC.search(part):
+        return False
+    if not _CREDENTIAL_HINT.search(part):
+        return True
+    masked = _CREDENTIALS.sub("CREDENTIAL", part)
+    for client, option in ((_HTTP_CLIENT, _HTTP_USER), (_SSH_CLIENT, _SSH_IDENTITY)):
+        m = client.search(masked)
+        if m is not None:  # only what follows the client is its option
+            masked = masked[:m.end()] + option.sub("CREDENTIAL", masked[m.end():])
+    return _DYNAMIC.search(masked) is not None
+
+
 class _Line:
     """The parts of one script, for the commands of it that read a pipe (`echo ... | bash`):
     what the others print. Each reader re-reads the whole line, so past `_MAX_READERS` of
@@ -237,7 +286,7 @@ class _Line:
 def _simple(part: str, heredocs: list[str], line: _Line, context: str | None,
             dynamic: bool, remote: bool, out: list[SimpleCommand], depth: int) -> None:
     argv = _words(_ansi_c(part))
-    dyn = dynamic or bool(_DYNAMIC.search(part))
+    dyn = dynamic or _computed(part)
     fed: list[str] = list(heredocs)  # what the command reads as its standard input
     words: list[str] = []
     i = 0
