@@ -77,6 +77,15 @@ BUILTIN_PATTERNS = (
     r"(^|\W)runpodctl\W+(.*?\W)?(remove|rm|stop|terminate|delete)\W+pods?\b",
     r"(^|\W)runpodctl\W+(.*?\W)?pods?\W+(remove|rm|stop|terminate|delete)\b",
     r"^kubectl\s.*?\bdelete\b",
+    # general clouds, where a box recorded under generic-ssh may live: SkyPilot (`sky down|stop
+    # CLUSTER`, the SDK's `sky.down(`), `gcloud [beta] compute instances delete|stop|suspend
+    # NAME`, `aws ec2 terminate-instances|stop-instances --instance-ids ID` (boto3's
+    # `terminate_instances(` is an SDK call below), `az vm delete|deallocate|stop --name NAME`
+    r"(^|[^\w.-])sky[\s'\",]{1,4}(down|stop)(?![\w-])",
+    r"\bsky\.(down|stop)\s*\(",
+    r"(^|\W)gcloud\W+(.*?\W)?compute\W+instances\W+(delete|stop|suspend)(?![\w-])",
+    r"(^|\W)aws\W+(.*?\W)?ec2\W+(terminate|stop)-instances\b",
+    r"(^|[^\w.-])az\W+(.*?\W)?vm\W+(delete|deallocate|stop)(?![\w-])",
     r"^scancel\b",
     # provider APIs: REST (any client), GraphQL, Python SDKs
     r"instance-operations/terminate\b",
@@ -102,6 +111,10 @@ BUILTIN_PATTERNS = (
 # `... | xargs vastai`), what they do cannot be read, so they count as destroying.
 _PROVIDER_CLIS = {"vastai", "vast.py", "runpodctl", "pspace", "paperspace", "gcloud", "aws",
                   "lambda"}
+# CLIs whose verb may be computed: `sky $V mycluster`, `echo down x | xargs sky`, `az vm $V ...`
+# count as destroying (a computed word elsewhere, `sky launch -c $NAME`, does not). The value:
+# how many words after the command word make its verb.
+_VERB_WORDS = {"sky": 1, "az": 2}
 # Commands whose arguments are text, not actions: a commit message, a search, an echo that
 # names `vastai destroy instance` destroys nothing (unless a shell reads it: see shell_words).
 _DATA_COMMANDS = {
@@ -530,7 +543,8 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                   destination=[remote_target], on_box=True))
             continue
-        if (cmd.name in _PROVIDER_CLIS and cmd.dynamic) or computed_destroy:
+        if (cmd.name in _PROVIDER_CLIS and cmd.dynamic) or computed_destroy or \
+                _computed_verb(cmd):
             found.append(_Destroy(cmd.context, True, cmd.text))
             continue
         if cmd.name in _DATA_COMMANDS:
@@ -560,6 +574,15 @@ def _computed_word_destroys(argv: list[str]) -> bool:
     and it reads like a destroy."""
     return bool(argv) and ("$" in argv[0] or "`" in argv[0]) and any(
         w in _DESTROY_VERBS for w in argv[1:3])
+
+
+def _computed_verb(cmd: Any) -> bool:
+    """A CLI of `_VERB_WORDS` whose verb is computed when it runs, or appended by xargs."""
+    count = _VERB_WORDS.get(cmd.name)
+    if count is None or not cmd.dynamic:
+        return False
+    verb = [w for w in cmd.argv[1:] if not w.startswith("-")][:count]
+    return (cmd.appended and len(verb) < count) or any("$" in w or "`" in w for w in verb)
 
 
 def _destroys_on_the_box(cmd: Any) -> bool:

@@ -10,7 +10,7 @@ fed to the hook as a Claude Code payload on stdin:
   ``i-0a1b2c3d4e5f67890``, GCP ``train-a100``, SkyPilot cluster ``llm-ft7``, Azure ``azvm-q4``;
 - verified (every file pulled and checked): RunPod ``pod-good77``, vast.ai ``vast-4821``, Lambda
   ``d5c3a1e07f2b4c6e9a8b7c6d5e4f3a21``, EC2 ``i-0fedcba9876543210``, GCP ``eval-g2``, SkyPilot
-  ``sweep-k9``, Azure ``azvm-done``.
+  ``sweep-k9``, Azure ``azvm-fin3``.
 
 ``capsules/c2`` is a sealed capsule whose stored copy is missing (deleting it is refused).
 """
@@ -37,7 +37,7 @@ VERIFIED = {"pod-good77": ("runpod", "root@203.0.113.8:22022"),
             "i-0fedcba9876543210": ("generic-ssh", "ubuntu@198.51.100.30"),
             "eval-g2": ("generic-ssh", "198.51.100.31"),
             "sweep-k9": ("generic-ssh", "ubuntu@198.51.100.32"),
-            "azvm-done": ("generic-ssh", "azureuser@198.51.100.34")}
+            "azvm-fin3": ("generic-ssh", "azureuser@198.51.100.34")}
 
 
 @pytest.fixture
@@ -147,4 +147,85 @@ def test_a_variable_where_the_instance_goes_still_stands_for_every_live_one(
 ])
 def test_a_credential_variable_does_not_make_a_harmless_command_a_destroy(
         hook: Callable[..., Any], command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+# 2: the general clouds' own CLIs -----------------------------------------------------------------
+# Syntax from the providers' references: SkyPilot's CLI (docs.skypilot.co/en/stable/reference/
+# cli.html: `sky down [CLUSTERS]...`, `-a/--all`, `sky stop`) and Python SDK (docs.skypilot.co/
+# en/latest/reference/api.html: `sky.down(cluster_name)`); `gcloud compute instances delete|stop
+# INSTANCE_NAMES --zone=ZONE` (cloud.google.com/sdk/gcloud/reference/compute/instances/delete,
+# .../stop); `aws ec2 terminate-instances --instance-ids ID` (docs.aws.amazon.com/cli/latest/
+# reference/ec2/terminate-instances.html, and boto3's `terminate_instances(InstanceIds=...)`);
+# `az vm delete|deallocate --resource-group RG --name NAME` (learn.microsoft.com/cli/azure/vm; the
+# REST operation learn.microsoft.com/rest/api/compute/virtual-machines/deallocate).
+@pytest.mark.parametrize(("command", "instance"), [
+    ("sky down llm-ft7", "llm-ft7"),
+    ("sky down -y llm-ft7", "llm-ft7"),
+    ("sky stop llm-ft7 --yes", "llm-ft7"),
+    ("python -c \"import sky; sky.down('llm-ft7')\"", "llm-ft7"),
+    ("python -c \"import subprocess; subprocess.run(['sky', 'down', '-y', 'llm-ft7'])\"",
+     "llm-ft7"),
+    ("gcloud compute instances delete train-a100 --zone=us-central1-a --quiet", "train-a100"),
+    ("gcloud beta compute instances stop train-a100 --zone us-central1-a", "train-a100"),
+    ("gcloud --project ml-lab compute instances suspend train-a100", "train-a100"),
+    ("aws ec2 terminate-instances --instance-ids i-0a1b2c3d4e5f67890", "i-0a1b2c3d4e5f67890"),
+    ("aws --region us-east-1 ec2 stop-instances --instance-ids i-0a1b2c3d4e5f67890",
+     "i-0a1b2c3d4e5f67890"),
+    ("python -c \"import boto3; boto3.client('ec2').terminate_instances("
+     "InstanceIds=['i-0a1b2c3d4e5f67890'])\"", "i-0a1b2c3d4e5f67890"),
+    ("az vm delete --resource-group rg-ml --name azvm-q4 --yes", "azvm-q4"),
+    ("az vm deallocate -g rg-ml -n azvm-q4", "azvm-q4"),
+    ("az vm stop -g rg-ml -n azvm-q4", "azvm-q4"),
+])
+def test_a_general_cloud_destroy_of_an_unverified_box_is_blocked(
+        hook: Callable[..., Any], command: str, instance: str) -> None:
+    assert_blocks_only(hook(command), command, instance)
+
+
+@pytest.mark.parametrize("command", [
+    "sky down sweep-k9",
+    "gcloud compute instances delete eval-g2 --zone=us-central1-a --quiet",
+    "aws ec2 terminate-instances --instance-ids i-0fedcba9876543210",
+    "az vm delete --resource-group rg-ml --name azvm-fin3 --yes",
+])
+def test_a_general_cloud_destroy_of_a_verified_box_passes(hook: Callable[..., Any],
+                                                          command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+# a name the ledger does not know (or `--all`) stands for every live instance, as an unknown id
+# of vastai or runpodctl does; so does a verb computed when it runs
+@pytest.mark.parametrize("command", [
+    "sky down -a -y",
+    "sky down other-cluster",
+    "gcloud compute instances delete scratch-vm --zone=us-central1-a",
+    "aws ec2 terminate-instances --instance-ids i-0123456789abcdef0",
+    "az vm deallocate --ids /subscriptions/x/resourceGroups/rg/providers/Microsoft.Compute/"
+    "virtualMachines/other",
+    "sky $ACTION llm-ft7",
+    "echo down sweep-k9 | xargs sky",
+])
+def test_a_general_cloud_destroy_naming_no_recorded_box_stands_for_every_live_one(
+        hook: Callable[..., Any], command: str) -> None:
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "live instance 'llm-ft7'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "sky launch -c llm-ft7 --gpus A100:8 train.yaml",
+    "sky launch -c $CLUSTER task.yaml",  # a computed name, not a computed verb
+    "sky status --refresh",
+    "sky exec llm-ft7 'python eval.py'",
+    "bash ~/sky/stop_watch.sh",
+    "gcloud compute instances list --filter=name:train",
+    "gcloud compute instances describe train-a100 --zone us-central1-a",
+    "gcloud compute instances delete-access-config train-a100",
+    "aws ec2 describe-instances --instance-ids i-0a1b2c3d4e5f67890",
+    "az vm list -o table",
+    "az vm start -g rg-ml -n azvm-q4",
+])
+def test_general_cloud_commands_that_destroy_nothing_pass(hook: Callable[..., Any],
+                                                          command: str) -> None:
     assert_passes(hook(command), command)
