@@ -164,7 +164,7 @@ _DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(
 _WHOLE_LINE_LIMIT = 8192
 _DELETE_WORD = re.compile(r"\b(rm|shred|unlink|rmtree|find|mv|clean)\b")
 # in text that cannot be read as commands: a way to a box, then a command destroying there
-_OPAQUE_REMOTE = re.compile(r"(?<![\w.-])(ssh|mosh|rsync)(?![\w.-])")
+_OPAQUE_REMOTE = re.compile(r"(?<![\w.-])(ssh|autossh|mosh|rsync)(?![\w.-])")
 _OPAQUE_REMOTE_DESTROY = re.compile(
     r"(?<![\w.-])(" + "|".join(sorted(_REMOTE_DESTRUCTIVE)) + r"|kill-server|kill-session"
     r"|kill-pane|kill-window|rmtree)(?![\w.-])|--delete|--remove-source-files|\bscreen\s+-X\b")

@@ -85,6 +85,10 @@ _WRAPPERS: dict[str, set[str]] = {
 _WRAPPERS["salloc"] = _WRAPPERS["srun"]
 _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before the command
 _SSH_VALUE_OPTIONS = set("BbcDEeFIiJLlmOoPpQRSWw")
+# ssh and the tools that run it with ssh's own options: autossh adds `-M port[:echo]` (its
+# monitoring port; ssh's own -M is a flag) and passes every other option to ssh
+_SSH_CLIENTS = {"ssh": _SSH_VALUE_OPTIONS, "mosh": _SSH_VALUE_OPTIONS,
+                "autossh": _SSH_VALUE_OPTIONS | {"M"}}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _DYNAMIC = re.compile(r"[$`]|<(?![<(])")
 # A credential: a variable (or substitution) there says which account acts, never which
@@ -119,7 +123,7 @@ _CREDENTIALS = re.compile(
 _HTTP_CLIENT = re.compile(r"(?:^|[\s;&|(/'\"])(?:curl|wget|xh|https?)\s")
 _HTTP_USER = re.compile(r"""(?:^|(?<=\s))(?:-u\s*|--user[=\s]\s*)(\\?['"]?)"""
                         r"(?:[\w.@%+-]|" + _VAR + r")+(?::(?:[\w.@%+-]|" + _VAR + r")*)?\1")
-_SSH_CLIENT = re.compile(r"(?:^|[\s;&|(/'\"])(?:auto)?ssh\s")
+_SSH_WORD = re.compile(r"(?:^|[\s;&|(/'\"])(?:auto)?ssh\s")
 _SSH_IDENTITY = re.compile(r"(?:^|(?<=\s))-i\s*" + _qvar(0))
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z0-9_.\-]+)\2")
 # runs of characters with no meaning to the scanners below (consumed in one step: speed)
@@ -256,7 +260,7 @@ def _computed(part: str) -> bool:
     if not _CREDENTIAL_HINT.search(part):
         return True
     masked = _CREDENTIALS.sub("CREDENTIAL", part)
-    for client, option in ((_HTTP_CLIENT, _HTTP_USER), (_SSH_CLIENT, _SSH_IDENTITY)):
+    for client, option in ((_HTTP_CLIENT, _HTTP_USER), (_SSH_WORD, _SSH_IDENTITY)):
         m = client.search(masked)
         if m is not None:  # only what follows the client is its option
             masked = masked[:m.end()] + option.sub("CREDENTIAL", masked[m.end():])
@@ -331,7 +335,7 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     if _interpreter_reads_stdin(argv, name):  # its program is part of its words
         piped = piped_text()
         argv = [*argv, *fed, *piped]
-    elif reads_script or name in ("ssh", "mosh"):
+    elif reads_script or name in _SSH_CLIENTS:
         piped = piped_text()
     out.append(SimpleCommand(argv, here, dyn, remote, appended=appended))
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
@@ -343,8 +347,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             # `echo`/`printf`/`cat` print into the pipe (`echo 'rm -rf x' | bash`)
             for source in fed + piped:
                 _parse(source, context, True, remote, out, depth + 1)
-    elif name in ("ssh", "mosh"):
-        destination, command = _ssh_remote(argv)
+    elif name in _SSH_CLIENTS:
+        destination, command = _ssh_remote(argv, _SSH_CLIENTS[name])
         first = len(out)
         if command:
             # ssh's stdin (a here-document, a pipe) is the remote command's: a shell or an
@@ -1835,40 +1839,40 @@ def _printed(source: str) -> str:
     return source
 
 
-def _ssh_remote(argv: list[str]) -> tuple[list[str] | None, str]:
+def _ssh_remote(argv: list[str], with_value: set[str] = _SSH_VALUE_OPTIONS
+                ) -> tuple[list[str] | None, str]:
     """The destination (with its -F/-o options) and the remote command of ``ssh [options]
-    host [options] [--] command...``."""
-    host_seen = False
+    host [options] [--] command...`` (``with_value``: the option letters taking a value). A
+    -F or -o after the host counts too: ssh reads options until the command."""
+    host: str | None = None
     where: list[str] = []
-    destination: list[str] | None = None
     i = 1
     while i < len(argv):
         word = argv[i]
         if word == "--":
             i += 1
-            if not host_seen:
-                destination = [*where, argv[i]] if i < len(argv) else None
+            if host is None and i < len(argv):
+                host = argv[i]
                 i += 1  # the host follows
             break
         if word.startswith("-") and len(word) > 1:
             # bundled flags (-vp 22): a value option takes the rest, or the next word
             for k, ch in enumerate(word[1:], 1):
-                if ch in _SSH_VALUE_OPTIONS:
+                if ch in with_value:
                     value = word[k + 1:] if k < len(word) - 1 else (
                         argv[i + 1] if i + 1 < len(argv) else "")
-                    if ch in "Fo" and not host_seen:
+                    if ch in "Fo":
                         where += ["-" + ch, value]
                     if k == len(word) - 1:
                         i += 1
                     break
             i += 1
             continue
-        if host_seen:
+        if host is not None:
             break
-        host_seen = True
-        destination = [*where, word]
+        host = word
         i += 1
-    return destination, " ".join(argv[i:])
+    return (None if host is None else [*where, host]), " ".join(argv[i:])
 
 
 def _ansi_c(part: str) -> str:

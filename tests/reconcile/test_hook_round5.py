@@ -52,6 +52,9 @@ def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
                   files=1, bytes=1)  # its stored copy is not here: deleting it is refused
     (project / "capsules" / "c2").mkdir(parents=True)
     (project / "capsules" / "c2" / "metrics.json").write_text('{"acc": 0.91}\n')
+    # an ssh config alias for the unverified pod, as `~/.ssh/config` would hold it
+    (project / "ssh_config").write_text("Host gpu\n    HostName 203.0.113.7\n"
+                                        "    Port 22022\n    User root\n")
     (project / "build").mkdir()
     (project / "build" / "a.o").write_bytes(b"\x7fELF")
     return project
@@ -228,4 +231,29 @@ def test_a_general_cloud_destroy_naming_no_recorded_box_stands_for_every_live_on
 ])
 def test_general_cloud_commands_that_destroy_nothing_pass(hook: Callable[..., Any],
                                                           command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+# 3: autossh runs ssh, with its own `-M port` before ssh's options ------------------------------
+# Shape: autossh's manual (`autossh [-V] [-M port[:echo_port]] [-f] [SSH_OPTIONS]`; `-M 0` turns
+# its monitoring off, the usual form with ServerAliveInterval).
+@pytest.mark.parametrize("command", [
+    "autossh -M 0 root@203.0.113.7 'shutdown -h now'",
+    "autossh -M0 root@203.0.113.7 -p 22022 'pkill -f train.py'",
+    "autossh -M 20000 -o ServerAliveInterval=30 root@203.0.113.7 'rm -rf /workspace/runs'",
+    "autossh -M 0 -F ssh_config gpu 'sudo shutdown -h now'",
+    "autossh -M 0 gpu -F ssh_config -- tmux kill-server",
+])
+def test_autossh_runs_its_remote_command_on_the_box(hook: Callable[..., Any],
+                                                    command: str) -> None:
+    assert_blocks_only(hook(command), command, "pod-abc123")
+
+
+@pytest.mark.parametrize("command", [
+    "autossh -M 0 -f -N -L 8888:localhost:8888 root@203.0.113.7",
+    "autossh -M 0 root@203.0.113.7 nvidia-smi",
+    "autossh -M 0 devbox 'sudo reboot'",  # a machine the ledger does not know
+])
+def test_autossh_that_destroys_nothing_on_a_recorded_box_passes(hook: Callable[..., Any],
+                                                                command: str) -> None:
     assert_passes(hook(command), command)
