@@ -751,10 +751,9 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
                 break
             starts.append(a)
         return starts or ["."], _find_name_tests(args)
-    if name == "git" and args[:1] == ["clean"] and not _dry_run(args[1:]) and any(
-            a.startswith("-") and not a.startswith("--") and "d" in a for a in args[1:]):
-        paths = [a for a in args[1:] if not a.startswith("-")]
-        return paths or ["."], []
+    if name == "git" and args[:1] == ["clean"]:
+        flags, _, paths = _git_clean(args[1:])
+        return (paths or ["."], []) if "d" in flags and "n" not in flags else None
     if name == "mv":
         paths = [a for a in args if not a.startswith("-")]
         return paths[:-1], []
@@ -765,6 +764,78 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         paths = [a for a in args if not a.startswith("-")]
         return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
     return None
+
+
+def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
+    """(short flags, ``-e`` patterns, paths) of ``git clean ARGS``, read as git's option parser
+    does: ``-e`` takes the rest of its bundle or the next word (``-fdxe capsules``), so its
+    pattern is neither a path nor flags (``-edata`` is not ``-d``); ``--dry-run`` is ``-n``."""
+    flags: set[str] = set()
+    excludes: list[str] = []
+    paths: list[str] = []
+    i, ended = 0, False
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if ended or not word.startswith("-") or word == "-":
+            paths.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            option, eq, value = word[2:].partition("=")
+            if option == "exclude":
+                if not eq:
+                    value, i = (args[i] if i < len(args) else ""), i + 1
+                excludes.append(value)
+            elif option == "dry-run":
+                flags.add("n")
+        else:
+            for k, ch in enumerate(word[1:], 1):
+                if ch == "e":
+                    value = word[k + 1:]
+                    if not value:
+                        value, i = (args[i] if i < len(args) else ""), i + 1
+                    excludes.append(value)
+                    break
+                flags.add(ch)
+    return flags, excludes, paths
+
+
+def _git_kept(argv: list[str]) -> list[str]:
+    """The ``-e``/``--exclude`` patterns of a ``git clean`` that keep what they match (not with
+    ``-X``, which removes only what is ignored: then they add to what it removes)."""
+    if not argv or os.path.basename(argv[0]) != "git" or argv[1:2] != ["clean"]:
+        return []
+    flags, excludes, _ = _git_clean(argv[2:])
+    return [] if "X" in flags else excludes
+
+
+def _git_excluded(place: Path, root: Path, patterns: list[str]) -> bool:
+    """A ``git clean -e PATTERN`` started at ``place`` (at or above ``root``) leaves ``root``
+    alone: a pattern matches it or a folder between, as git matches an ignore pattern from
+    the command line (no slash but a trailing one: any one folder's name; else the path from
+    the repository's top, found by its ``.git``). A ``!`` pattern, which may re-include what
+    another excludes, and a start inside ``root`` keep nothing (cannot tell: deleted)."""
+    from labledger.reconcile.shell_words import _wildmatch
+
+    if not patterns or any(p.startswith("!") for p in patterns) or not (
+            place == root or place in root.parents):
+        return False
+    parts = root.relative_to(place).parts
+    top = next((d for d in (place, *place.parents) if (d / ".git").exists()), None)
+    for pattern in patterns:
+        pattern = pattern[:-1] if pattern.endswith("/") else pattern  # folders only: all are
+        if not pattern:
+            continue
+        if "/" not in pattern:
+            if any(_wildmatch(pattern, part) for part in parts):
+                return True
+        elif top is not None:
+            folders = [place.joinpath(*parts[:k]) for k in range(1, len(parts) + 1)]
+            if any(_wildmatch(pattern.lstrip("/"), f.relative_to(top).as_posix())
+                   for f in folders if top in f.parents):
+                return True
+    return False
 
 
 def _dry_run(args: list[str]) -> bool:
@@ -1074,11 +1145,12 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
             targets.append(_Target("(paths read when it runs)", [], names, True,
                                    _quoted(cmd.argv)))
+        kept = _git_kept(cmd.argv)
         for target in found:
             for each in _braces(target):
                 places, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv)))
+                                       _quoted(cmd.argv), kept))
     if not targets:
         return []
     return _protected_hits(targets, command, config, project, events, checker, bases)
@@ -1094,6 +1166,7 @@ class _Target:
     names: list[tuple[str, str]]
     computed: bool
     command: str
+    kept: list[str] = field(default_factory=list)  # `git clean -e` patterns: left alone
 
 
 def _protected_hits(targets: list[_Target], command: str, config: HookConfig, project: Path,
@@ -1116,7 +1189,8 @@ def _protected_hits(targets: list[_Target], command: str, config: HookConfig, pr
         for root, what, digest in protected:
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
-            hit = any(_deletes_some_of(p, root, t.names, spared) for p in t.places
+            hit = any(_deletes_some_of(p, root, t.names, spared)
+                      and not _git_excluded(p, root, t.kept) for p in t.places
                       if spared is None or spared not in (p, *p.parents))
             if not hit and t.computed and (root.name in command or str(root) in command
                                            or _names_within(command, bases, root, project)):

@@ -17,6 +17,7 @@ fed to the hook as a Claude Code payload on stdin:
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,10 @@ def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
     # an ssh config alias for the unverified pod, as `~/.ssh/config` would hold it
     (project / "ssh_config").write_text("Host gpu\n    HostName 203.0.113.7\n"
                                         "    Port 22022\n    User root\n")
+    # a git work tree (where `.labledger/` is ignored, as getting-started.md advises): git
+    # clean's anchored `-e /capsules` is read from its top
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".gitignore").write_text(".labledger/\n")
     (project / "build").mkdir()
     (project / "build" / "a.o").write_bytes(b"\x7fELF")
     return project
@@ -257,3 +262,43 @@ def test_autossh_runs_its_remote_command_on_the_box(hook: Callable[..., Any],
 def test_autossh_that_destroys_nothing_on_a_recorded_box_passes(hook: Callable[..., Any],
                                                                 command: str) -> None:
     assert_passes(hook(command), command)
+
+
+# 4: `git clean -e PATTERN` keeps what the pattern matches --------------------------------------
+# Shape: the idiom `git clean -fdx -e .venv` (keep an environment through a full clean), as in
+# git-clean(1): `-e <pattern>`, `--exclude=<pattern>` add to the ignore rules, and `-x` still
+# honours them. Checked against real git 2.x in a scratch repository: `-e capsules`, `-e c2`,
+# `-e /capsules`, `-e 'caps*'`, `-e capsules/c2`, `-e 'capsules/*'`, `-e '**/c2'` keep
+# capsules/c2; `-X` removes it (there the pattern adds to what is removed), and so does a later
+# `-e '!capsules'`; from a subfolder, `-e /capsules` is the top's `capsules`, not the subfolder's.
+# The ledger `.labledger/` is ignored, so `-x` removes it unless it is excluded too.
+@pytest.mark.parametrize("command", [
+    "git clean -fdx -e capsules -e .labledger",
+    "git clean -fdxe capsules -e .labledger/",
+    "git clean -fdx --exclude=capsules/ --exclude=.labledger",
+    "git clean -ffdx -e 'caps*' -e '.lab*'",
+    "git clean -fdx -e c2 -e .labledger",
+    "git clean -fdx -e /capsules -e /.labledger",
+    "git clean -fdx -e 'capsules/*' -e '**/.labledger'",
+    "git clean -f -edata",  # `-e data`, not `-d`: no folder is removed
+])
+def test_git_clean_excluding_the_capsule_and_the_ledger_passes(hook: Callable[..., Any],
+                                                               command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize(("command", "deletes"), [
+    ("git clean -fdx -e capsules", "the labledger ledger"),  # -x removes the ignored ledger
+    ("git clean -fdx -e .labledger", "deletes the capsule"),
+    ("git clean -fdX -e capsules -e .labledger", "deletes the capsule"),  # -X: removes those
+    ("git clean -fdx -e '!capsules' -e capsules -e .labledger", "deletes the capsule"),
+    ("git clean -fdx -e build -e .labledger", "deletes the capsule"),
+    ("git clean -fdx -e capsules/c9 -e .labledger", "deletes the capsule"),
+    ("git clean -fdx -enode_modules", "deletes the capsule"),  # `-e node_modules`, not a dry run
+    ("git clean -fdx -e src/capsules -e .labledger", "deletes the capsule"),  # from the top: no
+])
+def test_git_clean_whose_exclusions_miss_a_protected_folder_is_blocked(
+        hook: Callable[..., Any], command: str, deletes: str) -> None:
+    result = hook(command)
+    assert_blocked(result, command)
+    assert deletes in result.stderr, result.stderr
