@@ -89,7 +89,11 @@ BUILTIN_PATTERNS = (
     r"^scancel\b",
     # provider APIs: REST (any client), GraphQL, Python SDKs
     r"instance-operations/terminate\b",
-    r"^(curl|wget|http|https|xh)\b(?=.*(-X\s*|--request[= ]|--method[= ]|\s)(DELETE|PUT)\b)"
+    # (the method in any case after -X: RFC 9110 makes it case-sensitive, so a conforming
+    # server refuses `delete`, but whether a provider's server or proxy does cannot be read
+    # here: fail closed)
+    r"^(curl|wget|http|https|xh)\b(?=.*((-X\s*|--request[= ]|--method[= ])(?i:DELETE|PUT)"
+    r"|\s(DELETE|PUT))\b)"
     r"(?=.*" + _PROVIDER_HOSTS + r")",
     r"\b(requests|httpx|session|s)\.(delete|put)\s*\((?=.*" + _PROVIDER_HOSTS + r")",
     r"\b(podTerminate|podStop)\b",

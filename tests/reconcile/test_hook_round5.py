@@ -302,3 +302,22 @@ def test_git_clean_whose_exclusions_miss_a_protected_folder_is_blocked(
     result = hook(command)
     assert_blocked(result, command)
     assert deletes in result.stderr, result.stderr
+
+
+# 5: the method in lower case -------------------------------------------------------------------
+# curl sends `-X delete` as written; RFC 9110 section 9.1 makes the method case-sensitive, but
+# whether RunPod's server (or a proxy before it) refuses it cannot be checked from here: judged
+# as a DELETE (fail closed).
+@pytest.mark.parametrize("command", [
+    "curl -X delete https://rest.runpod.io/v1/pods/abc123 -H \"Authorization: Bearer $KEY\"",
+    "curl --request Delete https://rest.runpod.io/v1/pods/abc123",
+])
+def test_a_lower_case_delete_method_is_judged_as_a_delete(hook: Callable[..., Any],
+                                                          command: str) -> None:
+    assert_blocks_only(hook(command), command, "pod-abc123")
+
+
+def test_a_word_delete_in_a_request_body_is_no_method(hook: Callable[..., Any]) -> None:
+    command = ("curl -X POST https://rest.runpod.io/v1/pods -H \"Authorization: Bearer $KEY\" "
+               "-d '{\"name\": \"delete me later\", \"imageName\": \"runpod/pytorch\"}'")
+    assert_passes(hook(command), command)
