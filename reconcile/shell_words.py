@@ -106,7 +106,7 @@ def _qvar(n: int) -> str:
     return rf"""(?P<q{n}>\\?['"]?)""" + _VAR + rf"(?P=q{n})"
 
 
-_CREDENTIALS = re.compile(
+_CREDENTIALS = (  # compiled when first needed (`_credential_patterns`): most lines never do
     # a header: `-H "Authorization: Bearer $K"`, `X-API-Key: $K`, httpie's `Authorization:$K`
     r"(?i)\b(?:proxy-)?authorization\s*:\s*(?:(?:bearer|basic|token)\s+)?" + _VAR
     + r"|(?<![\w-])[\w-]*(?:api[-_]?key|token|secret)\s*:\s*" + _VAR
@@ -121,10 +121,10 @@ _CREDENTIALS = re.compile(
 # after an HTTP client: its user and password (`curl -u "$LAMBDA_KEY:"`, `-u me:$PASS`);
 # after ssh: its identity file (`ssh -i "$KEY" box ...`)
 _HTTP_CLIENT = re.compile(r"(?:^|[\s;&|(/'\"])(?:curl|wget|xh|https?)\s")
-_HTTP_USER = re.compile(r"""(?:^|(?<=\s))(?:-u\s*|--user[=\s]\s*)(\\?['"]?)"""
-                        r"(?:[\w.@%+-]|" + _VAR + r")+(?::(?:[\w.@%+-]|" + _VAR + r")*)?\1")
+_HTTP_USER = (r"""(?:^|(?<=\s))(?:-u\s*|--user[=\s]\s*)(\\?['"]?)"""
+              r"(?:[\w.@%+-]|" + _VAR + r")+(?::(?:[\w.@%+-]|" + _VAR + r")*)?\1")
 _SSH_WORD = re.compile(r"(?:^|[\s;&|(/'\"])(?:auto)?ssh\s")
-_SSH_IDENTITY = re.compile(r"(?:^|(?<=\s))-i\s*" + _qvar(0))
+_SSH_IDENTITY = r"(?:^|(?<=\s))-i\s*" + _qvar(0)
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z0-9_.\-]+)\2")
 # runs of characters with no meaning to the scanners below (consumed in one step: speed)
 _SPLIT_PLAIN = re.compile(r"[^'\"$\\<#;&|\n()]+")
@@ -259,12 +259,18 @@ def _computed(part: str) -> bool:
         return False
     if not _CREDENTIAL_HINT.search(part):
         return True
-    masked = _CREDENTIALS.sub("CREDENTIAL", part)
-    for client, option in ((_HTTP_CLIENT, _HTTP_USER), (_SSH_WORD, _SSH_IDENTITY)):
+    credentials, http_user, ssh_identity = _credential_patterns()
+    masked = credentials.sub("CREDENTIAL", part)
+    for client, option in ((_HTTP_CLIENT, http_user), (_SSH_WORD, ssh_identity)):
         m = client.search(masked)
         if m is not None:  # only what follows the client is its option
             masked = masked[:m.end()] + option.sub("CREDENTIAL", masked[m.end():])
     return _DYNAMIC.search(masked) is not None
+
+
+@functools.cache
+def _credential_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    return re.compile(_CREDENTIALS), re.compile(_HTTP_USER), re.compile(_SSH_IDENTITY)
 
 
 class _Line:
