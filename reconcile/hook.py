@@ -77,10 +77,23 @@ BUILTIN_PATTERNS = (
     r"(^|\W)runpodctl\W+(.*?\W)?(remove|rm|stop|terminate|delete)\W+pods?\b",
     r"(^|\W)runpodctl\W+(.*?\W)?pods?\W+(remove|rm|stop|terminate|delete)\b",
     r"^kubectl\s.*?\bdelete\b",
+    # general clouds, where a box recorded under generic-ssh may live: SkyPilot (`sky down|stop
+    # CLUSTER`, the SDK's `sky.down(`), `gcloud [beta] compute instances delete|stop|suspend
+    # NAME`, `aws ec2 terminate-instances|stop-instances --instance-ids ID` (boto3's
+    # `terminate_instances(` is an SDK call below), `az vm delete|deallocate|stop --name NAME`
+    r"(^|[^\w.-])sky[\s'\",]{1,4}(down|stop)(?![\w-])",
+    r"\bsky\.(down|stop)\s*\(",
+    r"(^|\W)gcloud\W+(.*?\W)?compute\W+instances\W+(delete|stop|suspend)(?![\w-])",
+    r"(^|\W)aws\W+(.*?\W)?ec2\W+(terminate|stop)-instances\b",
+    r"(^|[^\w.-])az\W+(.*?\W)?vm\W+(delete|deallocate|stop)(?![\w-])",
     r"^scancel\b",
     # provider APIs: REST (any client), GraphQL, Python SDKs
     r"instance-operations/terminate\b",
-    r"^(curl|wget|http|https|xh)\b(?=.*(-X\s*|--request[= ]|--method[= ]|\s)(DELETE|PUT)\b)"
+    # (the method in any case after -X: RFC 9110 makes it case-sensitive, so a conforming
+    # server refuses `delete`, but whether a provider's server or proxy does cannot be read
+    # here: fail closed)
+    r"^(curl|wget|http|https|xh)\b(?=.*((-X\s*|--request[= ]|--method[= ])(?i:DELETE|PUT)"
+    r"|\s(DELETE|PUT))\b)"
     r"(?=.*" + _PROVIDER_HOSTS + r")",
     r"\b(requests|httpx|session|s)\.(delete|put)\s*\((?=.*" + _PROVIDER_HOSTS + r")",
     r"\b(podTerminate|podStop)\b",
@@ -102,6 +115,10 @@ BUILTIN_PATTERNS = (
 # `... | xargs vastai`), what they do cannot be read, so they count as destroying.
 _PROVIDER_CLIS = {"vastai", "vast.py", "runpodctl", "pspace", "paperspace", "gcloud", "aws",
                   "lambda"}
+# CLIs whose verb may be computed: `sky $V mycluster`, `echo down x | xargs sky`, `az vm $V ...`
+# count as destroying (a computed word elsewhere, `sky launch -c $NAME`, does not). The value:
+# how many words after the command word make its verb.
+_VERB_WORDS = {"sky": 1, "az": 2}
 # Commands whose arguments are text, not actions: a commit message, a search, an echo that
 # names `vastai destroy instance` destroys nothing (unless a shell reads it: see shell_words).
 _DATA_COMMANDS = {
@@ -151,7 +168,7 @@ _DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(
 _WHOLE_LINE_LIMIT = 8192
 _DELETE_WORD = re.compile(r"\b(rm|shred|unlink|rmtree|find|mv|clean)\b")
 # in text that cannot be read as commands: a way to a box, then a command destroying there
-_OPAQUE_REMOTE = re.compile(r"(?<![\w.-])(ssh|mosh|rsync)(?![\w.-])")
+_OPAQUE_REMOTE = re.compile(r"(?<![\w.-])(ssh|autossh|mosh|rsync)(?![\w.-])")
 _OPAQUE_REMOTE_DESTROY = re.compile(
     r"(?<![\w.-])(" + "|".join(sorted(_REMOTE_DESTRUCTIVE)) + r"|kill-server|kill-session"
     r"|kill-pane|kill-window|rmtree)(?![\w.-])|--delete|--remove-source-files|\bscreen\s+-X\b")
@@ -530,7 +547,8 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                   destination=[remote_target], on_box=True))
             continue
-        if (cmd.name in _PROVIDER_CLIS and cmd.dynamic) or computed_destroy:
+        if (cmd.name in _PROVIDER_CLIS and cmd.dynamic) or computed_destroy or \
+                _computed_verb(cmd):
             found.append(_Destroy(cmd.context, True, cmd.text))
             continue
         if cmd.name in _DATA_COMMANDS:
@@ -560,6 +578,15 @@ def _computed_word_destroys(argv: list[str]) -> bool:
     and it reads like a destroy."""
     return bool(argv) and ("$" in argv[0] or "`" in argv[0]) and any(
         w in _DESTROY_VERBS for w in argv[1:3])
+
+
+def _computed_verb(cmd: Any) -> bool:
+    """A CLI of `_VERB_WORDS` whose verb is computed when it runs, or appended by xargs."""
+    count = _VERB_WORDS.get(cmd.name)
+    if count is None or not cmd.dynamic:
+        return False
+    verb = [w for w in cmd.argv[1:] if not w.startswith("-")][:count]
+    return (cmd.appended and len(verb) < count) or any("$" in w or "`" in w for w in verb)
 
 
 def _destroys_on_the_box(cmd: Any) -> bool:
@@ -728,10 +755,9 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
                 break
             starts.append(a)
         return starts or ["."], _find_name_tests(args)
-    if name == "git" and args[:1] == ["clean"] and not _dry_run(args[1:]) and any(
-            a.startswith("-") and not a.startswith("--") and "d" in a for a in args[1:]):
-        paths = [a for a in args[1:] if not a.startswith("-")]
-        return paths or ["."], []
+    if name == "git" and args[:1] == ["clean"]:
+        flags, _, paths = _git_clean(args[1:])
+        return (paths or ["."], []) if "d" in flags and "n" not in flags else None
     if name == "mv":
         paths = [a for a in args if not a.startswith("-")]
         return paths[:-1], []
@@ -742,6 +768,78 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         paths = [a for a in args if not a.startswith("-")]
         return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
     return None
+
+
+def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
+    """(short flags, ``-e`` patterns, paths) of ``git clean ARGS``, read as git's option parser
+    does: ``-e`` takes the rest of its bundle or the next word (``-fdxe capsules``), so its
+    pattern is neither a path nor flags (``-edata`` is not ``-d``); ``--dry-run`` is ``-n``."""
+    flags: set[str] = set()
+    excludes: list[str] = []
+    paths: list[str] = []
+    i, ended = 0, False
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if ended or not word.startswith("-") or word == "-":
+            paths.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            option, eq, value = word[2:].partition("=")
+            if option == "exclude":
+                if not eq:
+                    value, i = (args[i] if i < len(args) else ""), i + 1
+                excludes.append(value)
+            elif option == "dry-run":
+                flags.add("n")
+        else:
+            for k, ch in enumerate(word[1:], 1):
+                if ch == "e":
+                    value = word[k + 1:]
+                    if not value:
+                        value, i = (args[i] if i < len(args) else ""), i + 1
+                    excludes.append(value)
+                    break
+                flags.add(ch)
+    return flags, excludes, paths
+
+
+def _git_kept(argv: list[str]) -> list[str]:
+    """The ``-e``/``--exclude`` patterns of a ``git clean`` that keep what they match (not with
+    ``-X``, which removes only what is ignored: then they add to what it removes)."""
+    if not argv or os.path.basename(argv[0]) != "git" or argv[1:2] != ["clean"]:
+        return []
+    flags, excludes, _ = _git_clean(argv[2:])
+    return [] if "X" in flags else excludes
+
+
+def _git_excluded(place: Path, root: Path, patterns: list[str]) -> bool:
+    """A ``git clean -e PATTERN`` started at ``place`` (at or above ``root``) leaves ``root``
+    alone: a pattern matches it or a folder between, as git matches an ignore pattern from
+    the command line (no slash but a trailing one: any one folder's name; else the path from
+    the repository's top, found by its ``.git``). A ``!`` pattern, which may re-include what
+    another excludes, and a start inside ``root`` keep nothing (cannot tell: deleted)."""
+    from labledger.reconcile.shell_words import _wildmatch
+
+    if not patterns or any(p.startswith("!") for p in patterns) or not (
+            place == root or place in root.parents):
+        return False
+    parts = root.relative_to(place).parts
+    top = next((d for d in (place, *place.parents) if (d / ".git").exists()), None)
+    for pattern in patterns:
+        pattern = pattern[:-1] if pattern.endswith("/") else pattern  # folders only: all are
+        if not pattern:
+            continue
+        if "/" not in pattern:
+            if any(_wildmatch(pattern, part) for part in parts):
+                return True
+        elif top is not None:
+            folders = [place.joinpath(*parts[:k]) for k in range(1, len(parts) + 1)]
+            if any(_wildmatch(pattern.lstrip("/"), f.relative_to(top).as_posix())
+                   for f in folders if top in f.parents):
+                return True
+    return False
 
 
 def _dry_run(args: list[str]) -> bool:
@@ -963,7 +1061,8 @@ def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
                 instances.setdefault(e.instance, None)
     gone = {i for i in instances if is_gone(events, i)}
     live = [i for i in instances if i not in gone]
-    named: dict[str, bool] = {}  # instance -> named by the command (else: live)
+    # instance -> how the command stands for it: named, or (names none / computed) as live
+    named: dict[str, str] = {}
     for destroy in destroys:
         # Only what the destroying command itself names counts ("... && echo 111" names
         # nothing it destroys), and nothing it computes when it runs.
@@ -987,21 +1086,24 @@ def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
         # `labledger teardown` refuses it: advice to run it could not be followed).
         for instance in matched:
             if instance not in gone:
-                named[instance] = True
+                named[instance] = "named"
         if not matched:
             for instance in live:
-                named.setdefault(instance, False)
+                named.setdefault(instance, "computed" if destroy.dynamic else "none")
     reasons: list[str] = []
-    for instance, by_name in named.items():
+    for instance, how in named.items():
         gate = evaluate_gate(ledger, instance, events=events, checker=checker)
         if gate.ok or approved_for(events, gate) is not None:
             continue
         unmet = gate.unmet()
         shown = "; ".join(unmet[:5]) + (f"; and {len(unmet) - 5} more"
                                         if len(unmet) > 5 else "")
-        what = f"instance {instance!r}" if by_name else (
+        what = f"instance {instance!r}" if how == "named" else (
             f"live instance {instance!r} (the command names none of the recorded "
-            "instances, so each live one counts)")
+            "instances, so each live one counts)" if how == "none" else
+            f"live instance {instance!r} (the command names none of the recorded "
+            "instances as written: what it acts on is computed when it runs, so each live "
+            "one counts)")
         reasons.append(f"{what} is not pull-verified: {shown}. {_advice(instance)}")
     return reasons
 
@@ -1047,11 +1149,12 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
             targets.append(_Target("(paths read when it runs)", [], names, True,
                                    _quoted(cmd.argv)))
+        kept = _git_kept(cmd.argv)
         for target in found:
             for each in _braces(target):
                 places, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv)))
+                                       _quoted(cmd.argv), kept))
     if not targets:
         return []
     return _protected_hits(targets, command, config, project, events, checker, bases)
@@ -1067,6 +1170,7 @@ class _Target:
     names: list[tuple[str, str]]
     computed: bool
     command: str
+    kept: list[str] = field(default_factory=list)  # `git clean -e` patterns: left alone
 
 
 def _protected_hits(targets: list[_Target], command: str, config: HookConfig, project: Path,
@@ -1089,7 +1193,8 @@ def _protected_hits(targets: list[_Target], command: str, config: HookConfig, pr
         for root, what, digest in protected:
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
-            hit = any(_deletes_some_of(p, root, t.names, spared) for p in t.places
+            hit = any(_deletes_some_of(p, root, t.names, spared)
+                      and not _git_excluded(p, root, t.kept) for p in t.places
                       if spared is None or spared not in (p, *p.parents))
             if not hit and t.computed and (root.name in command or str(root) in command
                                            or _names_within(command, bases, root, project)):

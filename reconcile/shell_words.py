@@ -85,8 +85,46 @@ _WRAPPERS: dict[str, set[str]] = {
 _WRAPPERS["salloc"] = _WRAPPERS["srun"]
 _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before the command
 _SSH_VALUE_OPTIONS = set("BbcDEeFIiJLlmOoPpQRSWw")
+# ssh and the tools that run it with ssh's own options: autossh adds `-M port[:echo]` (its
+# monitoring port; ssh's own -M is a flag) and passes every other option to ssh
+_SSH_CLIENTS = {"ssh": _SSH_VALUE_OPTIONS, "mosh": _SSH_VALUE_OPTIONS,
+                "autossh": _SSH_VALUE_OPTIONS | {"M"}}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _DYNAMIC = re.compile(r"[$`]|<(?![<(])")
+# A credential: a variable (or substitution) there says which account acts, never which
+# instance it acts on, so it does not make a command dynamic (`curl -X DELETE -H
+# "Authorization: Bearer $KEY" .../pods/abc123` names pod abc123). A variable anywhere else
+# (the URL, the id) still does. Masked in the raw text of a command, before `_DYNAMIC` is
+# searched again, and only when this hint is found (most commands never pay for it).
+_CREDENTIAL_HINT = re.compile(r"(?i)authoriz|key|token|secret|passw|bearer|--user|\s-[ui]")
+_VAR = r"(?:\$\{?\w+\}?|\$\([^()`]*\)|`[^`]*`)"  # $K, ${K}, $(cat f), `cat f`
+
+
+def _qvar(n: int) -> str:
+    """A variable alone in its word, quoted or not (the quote's group named apart: several
+    alternatives of one regex hold one)."""
+    return rf"""(?P<q{n}>\\?['"]?)""" + _VAR + rf"(?P=q{n})"
+
+
+_CREDENTIALS = (  # compiled when first needed (`_credential_patterns`): most lines never do
+    # a header: `-H "Authorization: Bearer $K"`, `X-API-Key: $K`, httpie's `Authorization:$K`
+    r"(?i)\b(?:proxy-)?authorization\s*:\s*(?:(?:bearer|basic|token)\s+)?" + _VAR
+    + r"|(?<![\w-])[\w-]*(?:api[-_]?key|token|secret)\s*:\s*" + _VAR
+    # an option: `--api-key "$K"`, `--token=$T`
+    + r"|--(?:api[-_]?key|apikey|api[-_]?token|token|access[-_]token|auth[-_]token"
+    r"|password|oauth2-bearer)(?:=|\s+)" + _qvar(0)
+    # a keyword in program text: `VastAI(api_key='$K')`, `runpod.api_key = "$K"`
+    + r"|\b(?:api_key|apikey|api_token|token|password)\s*=\s*" + _qvar(1)
+    # an assignment before the command: `RUNPOD_API_KEY=$(cat key) runpodctl ...` (the
+    # look-ahead keeps it linear: one name, scanned once)
+    + r"|(?:^|(?<=\s))(?=\w*(?:api_?key|token|secret|password))[a-z_]\w*=" + _qvar(2))
+# after an HTTP client: its user and password (`curl -u "$LAMBDA_KEY:"`, `-u me:$PASS`);
+# after ssh: its identity file (`ssh -i "$KEY" box ...`)
+_HTTP_CLIENT = re.compile(r"(?:^|[\s;&|(/'\"])(?:curl|wget|xh|https?)\s")
+_HTTP_USER = (r"""(?:^|(?<=\s))(?:-u\s*|--user[=\s]\s*)(\\?['"]?)"""
+              r"(?:[\w.@%+-]|" + _VAR + r")+(?::(?:[\w.@%+-]|" + _VAR + r")*)?\1")
+_SSH_WORD = re.compile(r"(?:^|[\s;&|(/'\"])(?:auto)?ssh\s")
+_SSH_IDENTITY = r"(?:^|(?<=\s))-i\s*" + _qvar(0)
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z0-9_.\-]+)\2")
 # runs of characters with no meaning to the scanners below (consumed in one step: speed)
 _SPLIT_PLAIN = re.compile(r"[^'\"$\\<#;&|\n()]+")
@@ -214,6 +252,27 @@ def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
         _simple(part, [*heredocs, *stdin], line, context, dynamic, remote, out, depth)
 
 
+def _computed(part: str) -> bool:
+    """Some word of ``part`` is computed when it runs (``$VAR``, ``$(...)``, backticks, ``<``
+    input), credentials aside (`_CREDENTIALS`): those name an account, not what it acts on."""
+    if not _DYNAMIC.search(part):
+        return False
+    if not _CREDENTIAL_HINT.search(part):
+        return True
+    credentials, http_user, ssh_identity = _credential_patterns()
+    masked = credentials.sub("CREDENTIAL", part)
+    for client, option in ((_HTTP_CLIENT, http_user), (_SSH_WORD, ssh_identity)):
+        m = client.search(masked)
+        if m is not None:  # only what follows the client is its option
+            masked = masked[:m.end()] + option.sub("CREDENTIAL", masked[m.end():])
+    return _DYNAMIC.search(masked) is not None
+
+
+@functools.cache
+def _credential_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    return re.compile(_CREDENTIALS), re.compile(_HTTP_USER), re.compile(_SSH_IDENTITY)
+
+
 class _Line:
     """The parts of one script, for the commands of it that read a pipe (`echo ... | bash`):
     what the others print. Each reader re-reads the whole line, so past `_MAX_READERS` of
@@ -237,7 +296,7 @@ class _Line:
 def _simple(part: str, heredocs: list[str], line: _Line, context: str | None,
             dynamic: bool, remote: bool, out: list[SimpleCommand], depth: int) -> None:
     argv = _words(_ansi_c(part))
-    dyn = dynamic or bool(_DYNAMIC.search(part))
+    dyn = dynamic or _computed(part)
     fed: list[str] = list(heredocs)  # what the command reads as its standard input
     words: list[str] = []
     i = 0
@@ -282,7 +341,7 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     if _interpreter_reads_stdin(argv, name):  # its program is part of its words
         piped = piped_text()
         argv = [*argv, *fed, *piped]
-    elif reads_script or name in ("ssh", "mosh"):
+    elif reads_script or name in _SSH_CLIENTS:
         piped = piped_text()
     out.append(SimpleCommand(argv, here, dyn, remote, appended=appended))
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
@@ -294,8 +353,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             # `echo`/`printf`/`cat` print into the pipe (`echo 'rm -rf x' | bash`)
             for source in fed + piped:
                 _parse(source, context, True, remote, out, depth + 1)
-    elif name in ("ssh", "mosh"):
-        destination, command = _ssh_remote(argv)
+    elif name in _SSH_CLIENTS:
+        destination, command = _ssh_remote(argv, _SSH_CLIENTS[name])
         first = len(out)
         if command:
             # ssh's stdin (a here-document, a pipe) is the remote command's: a shell or an
@@ -1786,40 +1845,40 @@ def _printed(source: str) -> str:
     return source
 
 
-def _ssh_remote(argv: list[str]) -> tuple[list[str] | None, str]:
+def _ssh_remote(argv: list[str], with_value: set[str] = _SSH_VALUE_OPTIONS
+                ) -> tuple[list[str] | None, str]:
     """The destination (with its -F/-o options) and the remote command of ``ssh [options]
-    host [options] [--] command...``."""
-    host_seen = False
+    host [options] [--] command...`` (``with_value``: the option letters taking a value). A
+    -F or -o after the host counts too: ssh reads options until the command."""
+    host: str | None = None
     where: list[str] = []
-    destination: list[str] | None = None
     i = 1
     while i < len(argv):
         word = argv[i]
         if word == "--":
             i += 1
-            if not host_seen:
-                destination = [*where, argv[i]] if i < len(argv) else None
+            if host is None and i < len(argv):
+                host = argv[i]
                 i += 1  # the host follows
             break
         if word.startswith("-") and len(word) > 1:
             # bundled flags (-vp 22): a value option takes the rest, or the next word
             for k, ch in enumerate(word[1:], 1):
-                if ch in _SSH_VALUE_OPTIONS:
+                if ch in with_value:
                     value = word[k + 1:] if k < len(word) - 1 else (
                         argv[i + 1] if i + 1 < len(argv) else "")
-                    if ch in "Fo" and not host_seen:
+                    if ch in "Fo":
                         where += ["-" + ch, value]
                     if k == len(word) - 1:
                         i += 1
                     break
             i += 1
             continue
-        if host_seen:
+        if host is not None:
             break
-        host_seen = True
-        destination = [*where, word]
+        host = word
         i += 1
-    return destination, " ".join(argv[i:])
+    return (None if host is None else [*where, host]), " ".join(argv[i:])
 
 
 def _ansi_c(part: str) -> str:
