@@ -121,8 +121,11 @@ _CREDENTIALS = (  # compiled when first needed (`_credential_patterns`): most li
 # after an HTTP client: its user and password (`curl -u "$LAMBDA_KEY:"`, `-u me:$PASS`);
 # after ssh: its identity file (`ssh -i "$KEY" box ...`)
 _HTTP_CLIENT = re.compile(r"(?:^|[\s;&|(/'\"])(?:curl|wget|xh|https?)\s")
+# (each piece atomic and the runs possessive: a variable's name is also word characters, so a
+# backtracking run tried every way to split "$AA$AA..." when the closing quote was missing,
+# ten times longer for each "$AA"; the hook's timeout then let the command run)
 _HTTP_USER = (r"""(?:^|(?<=\s))(?:-u\s*|--user[=\s]\s*)(\\?['"]?)"""
-              r"(?:[\w.@%+-]|" + _VAR + r")+(?::(?:[\w.@%+-]|" + _VAR + r")*)?\1")
+              r"(?>[\w.@%+-]|" + _VAR + r")++(?::(?>[\w.@%+-]|" + _VAR + r")*+)?\1")
 _SSH_WORD = re.compile(r"(?:^|[\s;&|(/'\"])(?:auto)?ssh\s")
 _SSH_IDENTITY = r"(?:^|(?<=\s))-i\s*" + _qvar(0)
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z0-9_.\-]+)\2")

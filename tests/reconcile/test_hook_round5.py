@@ -120,6 +120,19 @@ def test_a_credential_variable_leaves_the_named_verified_instance_judged(
     assert_passes(hook(command), command)
 
 
+def test_a_user_value_of_many_variables_without_its_closing_quote_is_judged_at_once(
+        hook: Callable[..., Any]) -> None:
+    """Review: the `-u` pattern tried every way to split "$AA$AA..." between a variable's name
+    and plain word characters when the closing quote was missing, ten times longer for each
+    "$AA" (102 s at seven); the agent's hook timeout then lets the command run. At thirty the
+    old pattern would never finish (`run_cli` gives up after 120 s: a failure)."""
+    command = ('curl -X DELETE -u "' + "$AA" * 30 + '!" '
+               "https://rest.runpod.io/v1/pods/abc123")
+    result = hook(command)  # (no closing quote: no credential, so every live box counts)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
 @pytest.mark.parametrize("command", [
     'curl -X DELETE -H "Authorization: Bearer $RUNPOD_API_KEY" '
     "https://rest.runpod.io/v1/pods/abc123",
