@@ -27,8 +27,10 @@ this, taken with ``flock``, so a killed process never leaves it held:
 * gc (not a dry run) holds it exclusively from before it reads the references (``referenced``
   and ``required`` are iterated only then: pass generators that read the ledger) until its last
   removal. It waits for the writers that hold it (calling ``on_wait`` first); puts wait for gc
-  meanwhile. Locks on different open files of one process conflict too: never run gc inside
-  `Store.holding_off_gc`.
+  meanwhile, saying so. Locks on different open files of one process conflict too: never run gc
+  inside `Store.holding_off_gc`;
+* one process holds it once, however deeply nested its holds (`hold_off_gc` counts them): a
+  batch holds it from its first put to its commit, and each put inside costs nothing more.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -70,25 +73,71 @@ exclusively by gc removing objects (see the module docstring)."""
 
 
 def _open_gc_lock(store: StoreLike) -> int:
-    """Open (creating) ``gc.lock``; raises `StoreWriteError`/`StoreFullError` if it cannot."""
+    """Open (creating) ``gc.lock``; raises `StoreWriteError`/`StoreFullError` if it cannot.
+    Made readable by all, whatever the umask (the lock is taken through a read-only
+    descriptor): a store shared by a group stays usable by every member, as its objects are."""
     path = store.root / GC_LOCK
     try:
-        return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        os.fchmod(fd, 0o644)
+        return fd
     except OSError as exc:
         raise write_error(exc, path, None) from exc
+
+
+# One shared hold per process and store, however deeply nested (a writer's hold, then each
+# put's inside it): one descriptor, locked once. Inner holds cost a dict look-up instead of an
+# open, a flock and a close per object; and on NFS, where flock is emulated by POSIX record
+# locks that belong to the process, closing an inner descriptor would release the outer hold.
+_HELD: dict[tuple[int, str], list[int]] = {}  # (pid, lock path) -> [descriptor, depth]
+_HELD_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
 def hold_off_gc(store: StoreLike) -> Iterator[None]:
     """Keep gc from removing any object for the ``with`` block (``gc.lock`` shared; any
-    number of writers hold it at once). Waits while gc is removing objects. The store's root
-    must exist (`Store.init`)."""
-    fd = _open_gc_lock(store)
+    number of writers hold it at once). Waits while gc is removing objects, saying so once
+    (a WARNING on the ``labledger`` logger: a checkpoint call must not stall in silence). The
+    store's root must exist (`Store.init`)."""
+    key = (os.getpid(), str(store.root / GC_LOCK))  # (a forked child takes its own)
+    # Held across the wait: a thread can only wait here while gc holds the lock, and then no
+    # thread of this process holds it (it would be in `_HELD`), so none needs to release.
+    with _HELD_LOCK:
+        held = _HELD.get(key)
+        if held is None:
+            fd = _open_gc_lock(store)
+            try:
+                _lock_shared(fd, key[1])
+            except BaseException:
+                os.close(fd)
+                raise
+            held = _HELD[key] = [fd, 0]
+        held[1] += 1
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        with _HELD_LOCK:
+            held[1] -= 1
+            if held[1] == 0:
+                del _HELD[key]
+                os.close(held[0])  # releases the lock
+
+
+def _lock_shared(fd: int, path: str) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    import logging
+
+    logging.getLogger("labledger").warning(
+        "labledger: waiting for `labledger cas gc` to finish removing objects (it holds %s)",
+        path)
+    fcntl.flock(fd, fcntl.LOCK_SH)
 
 
 @contextlib.contextmanager

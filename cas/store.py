@@ -223,15 +223,19 @@ class Store:
         raises, every temp file is removed and nothing becomes visible.
         """
         from labledger.cas.batch import Batch
+        from labledger.cas.gc import hold_off_gc
 
         self.init()
-        b = Batch(self)
-        try:
-            yield b
-        except BaseException:
-            b.abort()
-            raise
-        b.commit()
+        # gc held off from the first put to the commit: one lock for the whole batch (a
+        # `put_tree` of 100k files), not one per object
+        with hold_off_gc(self):
+            b = Batch(self)
+            try:
+                yield b
+            except BaseException:
+                b.abort()
+                raise
+            b.commit()
 
     def put_tree(
         self,

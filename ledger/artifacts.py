@@ -209,6 +209,7 @@ def attach(
 def record_attachment(ledger: Ledger, path: str | Path, **options: Any) -> Record:
     """Store ``path`` and append its `artifact.recorded` event (the Python API's one call)."""
     run, instance = options.pop("run", None), options.pop("instance", None)
+    refuse_ledger_folder(ledger, path)  # a refusal before the store (and its lock) is made
     with open_store(ledger).holding_off_gc():  # no gc between the put and the append
         _, body = attach(ledger, path, run=run, instance=instance, **options)
         return ledger.append("artifact.recorded", run=run, instance=instance, **body)

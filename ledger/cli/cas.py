@@ -12,7 +12,7 @@ import click
 
 from labledger.ledger._words import counted
 from labledger.ledger.cli._context import NonEmptyPath, common, open_ledger, state
-from labledger.ledger.cli._output import emit_json, info, progress_bar, table
+from labledger.ledger.cli._output import emit_json, info, progress_bar, table, warn
 
 
 def _store() -> Any:
@@ -263,9 +263,9 @@ def gc(dry_run: bool, grace: str, partial_grace: str | None) -> None:
                        if partial_grace is not None else seconds)
     ledger = open_ledger()
 
-    def waiting() -> None:
-        info(click.get_current_context(), "waiting for the commands storing objects (ingest-dir, "
-             "checkpoint, cas put, ...) to record their events")
+    def waiting() -> None:  # said in every mode (-q, --json): a wait must not look like a hang
+        warn("labledger: waiting for the commands storing objects (ingest-dir, checkpoint, "
+             "cas put, ...) to record their events")
 
     # Keep every digest any event mentions; call missing only what events say was stored here
     # (a pull's manifest_digest names a listing, not an object). Both are read only once gc
