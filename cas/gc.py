@@ -22,8 +22,9 @@ this, taken with ``flock``, so a killed process never leaves it held:
   of an old object and its ``unlink`` and return a digest whose bytes gc then removes;
 * a writer that stores objects and then records events naming them holds it shared from before
   its first put until its append returns (`Store.holding_off_gc`: ``ingest-dir``,
-  ``checkpoint``, `record_attachment`), so even ``grace_seconds=0`` cannot remove an object
-  between the two;
+  ``checkpoint``, `record_attachment`, ``emit --attach``, a ``run`` launch, ``close``; ``pull``
+  around each batch commit and its events only), so even ``grace_seconds=0`` cannot remove an
+  object between the two;
 * gc (not a dry run) holds it exclusively from before it reads the references (``referenced``
   and ``required`` are iterated only then: pass generators that read the ledger) until its last
   removal. It waits for the writers that hold it (calling ``on_wait`` first); puts wait for gc

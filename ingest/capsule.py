@@ -635,30 +635,34 @@ def _close_locked(led: Ledger, source: Path, *, run: str, export_root: Path, mov
             raise _Rejected(check.problems)
         from labledger.ledger.artifacts import open_store
 
-        put = open_store(led).put_tree(partial, symlinks="record")
-        # Renamed: the source's files are the candidate's (a writer follows the inode);
-        # copied: a source that changed since means the copy is already stale.
-        watched = source if copied or not move else partial
-        changed = _changed(before, _snapshot(watched))
-        if not changed and settle > 0:  # still, in all, for twice the settle time
-            time.sleep(max(0.0, _newest_change(before) + 2 * settle - time.time()))
-            after = _snapshot(watched)
-            changed = _changed(before, after)
-            writers = [] if changed else _writers(after)
-            if writers:  # still not closed at the end: more may come (the settle timeout)
-                raise _Rejected([_held_open(after, writers)])
-        if changed:
-            raise _Rejected([_changing(changed)])
-        files = sum(1 for e in put.entries if e.kind == "file")
-        digests = {e.path: e.digest for e in put.entries if e.digest is not None}
-        # Drafts validate now, so nothing can refuse them once the capsule is in place.
-        drafts = [led.draft("capsule.sealed", {
-            "path": _fit(str(destination)), "digest": put.digest, "files": files,
-            "bytes": put.size, "source": _fit(str(source))}, run=run)]
-        drafts += [led.draft("checkpoint.verified", _verified_body(
-            r, path=_fit(str(destination / r.path)), digest=digests[r.path],
-            loader=r.loader or check.loader), run=run) for r in check.loaded]
-        records = led.append_drafts(drafts)  # recorded first: see the module docstring
+        store = open_store(led)
+        # From before the put until the append (the settle wait between them included): no
+        # `cas gc`, even --grace 0, removes the capsule's objects before they are recorded.
+        with store.holding_off_gc():
+            put = store.put_tree(partial, symlinks="record")
+            # Renamed: the source's files are the candidate's (a writer follows the inode);
+            # copied: a source that changed since means the copy is already stale.
+            watched = source if copied or not move else partial
+            changed = _changed(before, _snapshot(watched))
+            if not changed and settle > 0:  # still, in all, for twice the settle time
+                time.sleep(max(0.0, _newest_change(before) + 2 * settle - time.time()))
+                after = _snapshot(watched)
+                changed = _changed(before, after)
+                writers = [] if changed else _writers(after)
+                if writers:  # still not closed at the end: more may come (the settle timeout)
+                    raise _Rejected([_held_open(after, writers)])
+            if changed:
+                raise _Rejected([_changing(changed)])
+            files = sum(1 for e in put.entries if e.kind == "file")
+            digests = {e.path: e.digest for e in put.entries if e.digest is not None}
+            # Drafts validate now, so nothing can refuse them once the capsule is in place.
+            drafts = [led.draft("capsule.sealed", {
+                "path": _fit(str(destination)), "digest": put.digest, "files": files,
+                "bytes": put.size, "source": _fit(str(source))}, run=run)]
+            drafts += [led.draft("checkpoint.verified", _verified_body(
+                r, path=_fit(str(destination / r.path)), digest=digests[r.path],
+                loader=r.loader or check.loader), run=run) for r in check.loaded]
+            records = led.append_drafts(drafts)  # recorded first: see the module docstring
     except (Exception, KeyboardInterrupt) as exc:
         if not os.path.lexists(partial):
             raise  # nothing was copied or moved yet: the source is untouched

@@ -635,6 +635,9 @@ class _Puller:
         self._stored_sha: dict[str, str] = {}  # digest -> SHA-256 of the stored bytes
         self._adopting: list[tuple[Entry, _Received, str]] = []  # in the batch: entry, file, digest
         self._notes_read: list[Path] = []  # removed once what they led to is recorded
+        # drafts (by position) naming an object found already stored, which no put of this
+        # pull protects from gc: each is checked again under gc's lock at `flush`
+        self._found: dict[int, FileResult] = {}
 
     def close(self) -> None:
         if self._syncer is not None:
@@ -670,8 +673,39 @@ class _Puller:
         drafts, self.drafts = self.drafts, []
         adopted, self._adopting = self._adopting, []
         notes, self._notes_read = self._notes_read, []
+        found, self._found = self._found, {}
         for job in pending:
             job.result()  # a failed early sync (EIO, ENOSPC) is raised before any event
+        if batch is None and not found:
+            if drafts:
+                self.ledger.append_drafts(drafts)
+        else:
+            # gc held off from the commit until the events naming its objects are recorded
+            # (milliseconds, once per flush; never while bytes cross the link).
+            with self.store.holding_off_gc():
+                self._commit(batch, adopted)
+                self._forget_removed(drafts, found)
+                if drafts:
+                    self.ledger.append_drafts(drafts)
+        for note in notes:  # what they pointed at is recorded now (present, or sent again)
+            with contextlib.suppress(OSError):
+                note.unlink()
+
+    def _forget_removed(self, drafts: list[Draft], found: dict[int, FileResult]) -> None:
+        """Under gc's lock: an object found already stored that gc removed since (it was
+        named by no event, and older than gc's grace) is no longer there to record; its
+        event says it failed instead of naming bytes that are gone (pull again to send it)."""
+        for at, result in found.items():
+            if result.digest is not None and not self.store.exists(result.digest):
+                result.status, result.digest = "failed", None
+                result.error = ("found in the store, then removed by `cas gc` before it was "
+                                "recorded; pull again to send it")
+                drafts[at] = self.ledger.draft("artifact.pulled", _pulled_body(result),
+                                               run=self.run, instance=self.instance)
+
+    def _commit(self, batch: Batch | None, adopted: list[tuple[Entry, _Received, str]]
+                ) -> None:
+        """Make the batch's objects durable and visible (nothing when there is no batch)."""
         if batch is not None:
             try:
                 batch.commit()
@@ -690,11 +724,6 @@ class _Puller:
                 if moved is None:
                     raise
                 raise moved from exc
-        if drafts:
-            self.ledger.append_drafts(drafts)
-        for note in notes:  # what they pointed at is recorded now (present, or sent again)
-            with contextlib.suppress(OSError):
-                note.unlink()
 
     def _commit_tail_failed(self, adopted: list[tuple[Entry, _Received, str]],
                             exc: OSError) -> PullWriteError | None:
@@ -855,6 +884,7 @@ class _Puller:
                             writers=_writers_json(entry.writers))
         if noted is not None and candidate == noted:
             self.report.earlier_commit[-1]["found"] = True
+        self._found[len(self.drafts)] = result
         self._record(result)
         return result
 
@@ -1063,15 +1093,20 @@ class _Puller:
         return result
 
     def _record(self, r: FileResult) -> None:
-        body: dict[str, Any] = {"path": r.path, "ok": r.status in ("pulled", "present"),
-                                "size": r.size, "remote_sha256": r.remote_sha256}
-        if r.local_sha256 is not None:
-            body["local_sha256"] = r.local_sha256
-        if r.digest is not None and body["ok"]:
-            body["digest"] = r.digest
-        if r.error is not None:
-            body["error"] = r.error
-        self.add("artifact.pulled", body)
+        self.add("artifact.pulled", _pulled_body(r))
+
+
+def _pulled_body(r: FileResult) -> dict[str, Any]:
+    """The body of the `artifact.pulled` event recording ``r``."""
+    body: dict[str, Any] = {"path": r.path, "ok": r.status in ("pulled", "present"),
+                            "size": r.size, "remote_sha256": r.remote_sha256}
+    if r.local_sha256 is not None:
+        body["local_sha256"] = r.local_sha256
+    if r.digest is not None and body["ok"]:
+        body["digest"] = r.digest
+    if r.error is not None:
+        body["error"] = r.error
+    return body
 
 
 _B3_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")

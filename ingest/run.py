@@ -11,7 +11,8 @@ Order of work (each step's failure and what it costs)
    the first ``python3`` on the command's PATH (a guess, recorded as ``python_source: PATH``).
    A probe that fails leaves its field empty (`labledger.ingest._launch_facts`).
 2. **Bytes first, events second**: the scrubbed diff and the scrubbed config go into the CAS,
-   then `run.launched` names their digests. Nothing reaches either store unscrubbed (see
+   then `run.launched` names their digests; `cas gc` is held off from the first put until
+   that append returns (`Store.holding_off_gc`). Nothing reaches either store unscrubbed (see
    `labledger.ingest.secrets`): the command line, the allowlisted environment, the diff and the
    config all pass through it first.
 3. **The command starts** with ``LABLEDGER_RUN`` (and ``LABLEDGER_ROOT``, ``LABLEDGER_INSTANCE``)
@@ -67,6 +68,7 @@ The module never prints or exits: the CLI (`labledger.ledger.cli.run`) renders.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import re
@@ -77,6 +79,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -318,6 +321,26 @@ def _store_launch_objects(ledger: Ledger, facts: Facts, config: Path | None,
                                  "verified": result.verified}
 
 
+def _record_launch(ledger: Ledger, facts: Facts, config: Path | None, body: dict[str, Any],
+                   extra: dict[str, Any], run_id: str, instance: str | None,
+                   result: RunResult) -> None:
+    """Store the launch objects and append `run.launched` naming them. Only when there is
+    something to store is gc held off (`Store.holding_off_gc`) from before the first put until
+    the append returns, so no `cas gc --grace 0` removes them in between; a launch with no
+    diff and no config creates no store (nor its lock file)."""
+    stores = facts.diff is not None or (config is not None and facts.config is not None)
+    hold: AbstractContextManager[None] = contextlib.nullcontext()
+    if stores:
+        from labledger.ledger.artifacts import open_store
+
+        hold = open_store(ledger).holding_off_gc()
+    with hold:
+        _store_launch_objects(ledger, facts, config, body, extra)
+        record = ledger.append("run.launched", run=run_id, instance=instance, **body,
+                               extra=extra)
+    result.launched_id = record.id
+
+
 def _launch_body(argv: Sequence[str], cwd: str, env: Mapping[str, str], facts: Facts,
                  heartbeat: float | None, config: Path | None) -> tuple[dict[str, Any],
                                                                         dict[str, Any]]:
@@ -490,10 +513,7 @@ def _launch_and_supervise(argv: Sequence[str], run_id: str, instance: str | None
                           notify: Report, result: RunResult) -> None:
     if ledger is not None:
         try:
-            _store_launch_objects(ledger, facts, config_path, body, extra)
-            record = ledger.append("run.launched", run=run_id, instance=instance,
-                                   **body, extra=extra)
-            result.launched_id = record.id
+            _record_launch(ledger, facts, config_path, body, extra, run_id, instance, result)
         except _LEDGER_FAILURES as exc:
             launch_problem = str(exc)
     if launch_problem is not None:

@@ -178,7 +178,7 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
                            instance: str | None, at: str | None, coerce: bool,
                            attachments: tuple[str, ...]) -> None:
     """Bytes first, events second: validate everything, store the files, then one batch."""
-    from labledger.ledger.artifacts import attach, refuse_ledger_folder
+    from labledger.ledger.artifacts import attach, open_store, refuse_ledger_folder
 
     merge = kind == "artifact.recorded"
     if merge and len(attachments) != 1:
@@ -193,16 +193,19 @@ def _emit_with_attachments(ledger: Any, kind: str, body: dict[str, Any], *, run:
             raise InvalidEventError(f"{raw}: no such file or directory", kind=kind,
                                     field="--attach")
         refuse_ledger_folder(ledger, raw)  # before anything is stored
-    stored = [attach(ledger, raw, run=run, instance=instance)[1] for raw in attachments]
-    if merge:
-        drafts = [ledger.draft(kind, {**stored[0], **body}, run=run, instance=instance, at=at,
-                               coerce_strings=coerce)]
-    else:
-        drafts = [ledger.draft("artifact.recorded", item, run=run, instance=instance, at=at)
-                  for item in stored]
-        drafts.append(ledger.draft(kind, body, run=run, instance=instance, at=at,
-                                   coerce_strings=coerce))
-    records = ledger.append_drafts(drafts)
+    # From before the first put until the append: no `cas gc` (even --grace 0) removes an
+    # attachment stored while a later one is still being read.
+    with open_store(ledger).holding_off_gc():
+        stored = [attach(ledger, raw, run=run, instance=instance)[1] for raw in attachments]
+        if merge:
+            drafts = [ledger.draft(kind, {**stored[0], **body}, run=run, instance=instance,
+                                   at=at, coerce_strings=coerce)]
+        else:
+            drafts = [ledger.draft("artifact.recorded", item, run=run, instance=instance, at=at)
+                      for item in stored]
+            drafts.append(ledger.draft(kind, body, run=run, instance=instance, at=at,
+                                       coerce_strings=coerce))
+        records = ledger.append_drafts(drafts)
     if state().json:
         emit_json({**records[-1].to_dict(),
                    "attachments": [r.to_dict() for r in records[:-1]] if not merge else []})
