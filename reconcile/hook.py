@@ -20,7 +20,9 @@ or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -d
 ``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, ``rmtree(``) the project's
 ``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
-something it holds now). The arguments of text-handling commands (``git``, ``grep``, ``echo``,
+something it holds now; a delete whose paths are computed counts when what may feed it names
+one: its own pipeline and the line's other pipelines but those that only print, `_Feeds`).
+The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
 (``sed 's/x/CMD/e'``, ``awk -f prog.awk``'s ``system()``, a git alias from a config file:
