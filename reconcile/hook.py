@@ -20,7 +20,9 @@ or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -d
 ``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, ``rmtree(``) the project's
 ``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
-something it holds now). The arguments of text-handling commands (``git``, ``grep``, ``echo``,
+something it holds now; a delete whose paths are computed counts when what may feed it names
+one: its own pipeline and the line's other pipelines but those that only print, `_Feeds`).
+The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
 (``sed 's/x/CMD/e'``, ``awk -f prog.awk``'s ``system()``, a git alias from a config file:
@@ -68,7 +70,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_PROVIDER_HOSTS = r"(vast\.ai|runpod\.io|lambdalabs\.com|paperspace\.com)"
+_PROVIDER_HOSTS = r"(vast\.ai|runpod\.(io|ai)|lambdalabs\.com|lambda\.ai|paperspace\.(com|io))"
+# the hosts of the providers' APIs themselves (not their documentation sites: a page at
+# docs.runpod.io/.../pods/podId/stop describes a stop, fetching it stops nothing)
+_PROVIDER_API_HOSTS = (r"((rest|api)\.runpod\.(io|ai)|(console|cloud)\.vast\.ai/api"
+                       r"|cloud\.lambda(labs\.com|\.ai)/api|api\.paperspace\.(com|io))")
 BUILTIN_PATTERNS = (
     # Provider CLIs as the command word, with any options before the verb (`vastai --raw
     # destroy ...`) and any punctuation between words (`['vastai', 'destroy', 'instance']` in
@@ -99,7 +105,7 @@ BUILTIN_PATTERNS = (
     r"\b(podTerminate|podStop)\b",
     # a provider API URL whose path ends in a stop or destroy action, whatever the method
     # (RunPod's REST `POST /v1/pods/ID/stop`, Paperspace's old `/machines/ID/destroyMachine`)
-    r"\b" + _PROVIDER_HOSTS + r"/[^\s'\"]*/(stop|terminate|destroy\w*)\b",
+    r"(?<![\w.-])" + _PROVIDER_API_HOSTS + r"/[^\s'\"]*/(stop|terminate|destroy\w*)\b",
     # SDK calls (vast.ai's `VastAI().stop_instance(ID=...)`, `destroy_instances(ids=...)`)
     r"\b(terminate_pod|stop_pod|delete_pod|(destroy|stop|recycle|terminate)_instances?)\s*\(",
     # a command word computed when it runs (`V=vastai; $V destroy ...`), an alias hiding one
@@ -113,12 +119,29 @@ BUILTIN_PATTERNS = (
 )
 # Provider CLIs: run with words computed when it runs (`vastai $(echo destroy) ...`,
 # `... | xargs vastai`), what they do cannot be read, so they count as destroying.
-_PROVIDER_CLIS = {"vastai", "vast.py", "runpodctl", "pspace", "paperspace", "gcloud", "aws",
-                  "lambda"}
-# CLIs whose verb may be computed: `sky $V mycluster`, `echo down x | xargs sky`, `az vm $V ...`
-# count as destroying (a computed word elsewhere, `sky launch -c $NAME`, does not). The value:
-# how many words after the command word make its verb.
-_VERB_WORDS = {"sky": 1, "az": 2}
+_PROVIDER_CLIS = {"vastai", "vast.py", "runpodctl", "pspace", "paperspace", "lambda"}
+# General clouds' CLIs, whose verb may be computed: `sky $V mycluster`, `echo down x | xargs
+# sky`, `az vm $V ...`, `aws ec2 $OP ...`, `gcloud compute instances $V ...` count as
+# destroying; a computed word elsewhere does not (`sky launch -c $NAME`, `aws s3 cp "$CKPT"
+# s3://b/`, `gcloud compute ssh "$VM"`: a fixed word on the way already left the destroy's
+# path). The value: what each word from the command word to its destroy verb may be, and the
+# global options that take a value (skipped with it: `aws --profile "$P" s3 ls`).
+_VERB_PATHS: dict[str, tuple[tuple[frozenset[str], ...], frozenset[str]]] = {
+    "sky": ((frozenset({"down", "stop"}),), frozenset()),
+    "az": ((frozenset({"vm"}), frozenset({"delete", "deallocate", "stop"})),
+           frozenset({"--subscription", "--output", "-o", "--query"})),
+    "aws": ((frozenset({"ec2"}), frozenset({"terminate-instances", "stop-instances"})),
+            frozenset({"--region", "--profile", "--output", "--endpoint-url", "--query",
+                       "--color", "--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout",
+                       "--cli-binary-format"})),
+    "gcloud": ((frozenset({"compute"}), frozenset({"instances"}),
+                frozenset({"delete", "stop", "suspend"})),
+               frozenset({"--project", "--account", "--configuration", "--verbosity",
+                          "--format", "--billing-project", "--impersonate-service-account",
+                          "--flags-file", "--flatten", "--filter", "--trace-token", "--zone",
+                          "--region"})),
+}
+_GCLOUD_TRACKS = {"alpha", "beta", "preview"}  # `gcloud beta compute ...`: not a verb word
 # Commands whose arguments are text, not actions: a commit message, a search, an echo that
 # names `vastai destroy instance` destroys nothing (unless a shell reads it: see shell_words).
 _DATA_COMMANDS = {
@@ -581,12 +604,31 @@ def _computed_word_destroys(argv: list[str]) -> bool:
 
 
 def _computed_verb(cmd: Any) -> bool:
-    """A CLI of `_VERB_WORDS` whose verb is computed when it runs, or appended by xargs."""
-    count = _VERB_WORDS.get(cmd.name)
-    if count is None or not cmd.dynamic:
+    """A CLI of `_VERB_PATHS` whose verb is computed when it runs, or appended by xargs: a
+    computed word (or the end of the words, with xargs appending) where a word of the
+    destroy's path goes, every fixed word before it on that path."""
+    spec = _VERB_PATHS.get(cmd.name)
+    if spec is None or not cmd.dynamic:
         return False
-    verb = [w for w in cmd.argv[1:] if not w.startswith("-")][:count]
-    return (cmd.appended and len(verb) < count) or any("$" in w or "`" in w for w in verb)
+    path, valued = spec
+    words: list[str] = []
+    args = iter(cmd.argv[1:])
+    for word in args:
+        if len(words) > len(path):
+            break
+        if word.startswith("-"):
+            if word in valued:
+                next(args, None)  # its value
+            continue
+        words.append(word)
+    if cmd.name == "gcloud" and words[:1] and words[0] in _GCLOUD_TRACKS:
+        words = words[1:]
+    for step, word in zip(path, words, strict=False):
+        if "$" in word or "`" in word:
+            return True
+        if word not in step:
+            return False
+    return cmd.appended and len(words) < len(path)
 
 
 def _destroys_on_the_box(cmd: Any) -> bool:
@@ -755,9 +797,14 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
                 break
             starts.append(a)
         return starts or ["."], _find_name_tests(args)
-    if name == "git" and args[:1] == ["clean"]:
-        flags, _, paths = _git_clean(args[1:])
-        return (paths or ["."], []) if "d" in flags and "n" not in flags else None
+    if name == "git":
+        where, rest = _git_where(args)
+        if rest[:1] != ["clean"]:
+            return None
+        flags, _, paths = _git_clean(rest[1:])
+        if "d" not in flags or "n" in flags:
+            return None
+        return [os.path.join(folder, p) for folder in where for p in paths or ["."]], []
     if name == "mv":
         paths = [a for a in args if not a.startswith("-")]
         return paths[:-1], []
@@ -805,12 +852,44 @@ def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
     return flags, excludes, paths
 
 
+def _git_where(args: list[str]) -> tuple[list[str], list[str]]:
+    """(the folders a git command acts in, its subcommand and what follows), git's global
+    options read as git reads them: ``-C DIR`` (several are joined: ``-C a -C b`` is
+    ``a/b``), ``-c k=v``, ``--git-dir``, ``--work-tree`` (``=VALUE`` or the next word). The
+    folders: where it runs (``.``, or the ``-C`` path), and a ``--work-tree`` (git acts on
+    that tree: its clean may delete anywhere in it)."""
+    from labledger.reconcile.shell_words import _GIT_GLOBAL_VALUES
+
+    here, tree = ".", None
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        word = args[i]
+        option, eq, value = word.partition("=")
+        if not eq and word in _GIT_GLOBAL_VALUES:
+            value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
+        if option == "-C" and value:
+            here = _git_join(here, value)
+        elif option == "--work-tree" and value:
+            tree = _git_join(here, value)
+        i += 1
+    return [here] + ([tree] if tree is not None else []), args[i:]
+
+
+def _git_join(here: str, path: str) -> str:
+    """``path`` from the folder ``here`` (absolute, from home or computed: as written)."""
+    return path if here == "." or path.startswith(("/", "~", "$")) else \
+        os.path.join(here, path)
+
+
 def _git_kept(argv: list[str]) -> list[str]:
     """The ``-e``/``--exclude`` patterns of a ``git clean`` that keep what they match (not with
     ``-X``, which removes only what is ignored: then they add to what it removes)."""
-    if not argv or os.path.basename(argv[0]) != "git" or argv[1:2] != ["clean"]:
+    if not argv or os.path.basename(argv[0]) != "git":
         return []
-    flags, excludes, _ = _git_clean(argv[2:])
+    rest = _git_where(argv[1:])[1]
+    if rest[:1] != ["clean"]:
+        return []
+    flags, excludes, _ = _git_clean(rest[1:])
     return [] if "X" in flags else excludes
 
 
@@ -1127,6 +1206,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     base = Path(cwd) if cwd else Path.cwd()
     bases = [base]
     targets: list[_Target] = []
+    feeds = _Feeds(parsed, command)
     for cmd in parsed:
         if cmd.remote:
             continue
@@ -1137,27 +1217,27 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         if cmd.name == TOO_DEEP:
             if _DELETE_WORD.search(cmd.argv[1]):
                 what = cmd.argv[2] if len(cmd.argv) > 2 else "a script nested too deep to read"
-                targets.append(_Target(f"({what})", [], [], True, what))
+                targets.append(_Target(f"({what})", [], [], True, what, feed=command))
             continue
         got = _deleted(cmd.argv)
         if got is None:
             if _DELETE_CALLS.search(cmd.text):  # python -c "shutil.rmtree('results')"
                 targets.append(_Target("(a delete inside a program)", [], [], True,
-                                       _quoted(cmd.argv)))
+                                       _quoted(cmd.argv), feed=feeds.of(cmd)))
             continue
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
             targets.append(_Target("(paths read when it runs)", [], names, True,
-                                   _quoted(cmd.argv)))
+                                   _quoted(cmd.argv), feed=feeds.of(cmd)))
         kept = _git_kept(cmd.argv)
         for target in found:
             for each in _braces(target):
                 places, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv), kept))
+                                       _quoted(cmd.argv), kept, feeds.of(cmd)))
     if not targets:
         return []
-    return _protected_hits(targets, command, config, project, events, checker, bases)
+    return _protected_hits(targets, config, project, events, checker, bases)
 
 
 @dataclass
@@ -1171,9 +1251,12 @@ class _Target:
     computed: bool
     command: str
     kept: list[str] = field(default_factory=list)  # `git clean -e` patterns: left alone
+    # the text whose words may feed its computed paths (`_Feeds`): what it deletes when it
+    # is computed is what they name
+    feed: str = ""
 
 
-def _protected_hits(targets: list[_Target], command: str, config: HookConfig, project: Path,
+def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     events: list[Any], checker: Any, bases: list[Path]) -> list[str]:
     home = project / ".labledger"
     # (folder, what deleting it deletes, the capsule's digest: None for always protected)
@@ -1189,6 +1272,7 @@ def _protected_hits(targets: list[_Target], command: str, config: HookConfig, pr
             protected.append((root, f"the capsule {root} of run {e.run}",
                               e.body.get("digest") or ""))
     reasons: list[str] = []
+    mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
     for t in targets:
         for root, what, digest in protected:
             # its cache is always safe to delete
@@ -1196,9 +1280,12 @@ def _protected_hits(targets: list[_Target], command: str, config: HookConfig, pr
             hit = any(_deletes_some_of(p, root, t.names, spared)
                       and not _git_excluded(p, root, t.kept) for p in t.places
                       if spared is None or spared not in (p, *p.parents))
-            if not hit and t.computed and (root.name in command or str(root) in command
-                                           or _names_within(command, bases, root, project)):
-                hit = True  # `echo results | xargs rm -rf`, `rm -rf $(echo results)`
+            if not hit and t.computed:
+                # `echo results | xargs rm -rf`, `rm -rf $(echo results)`
+                if t.feed not in mentions:
+                    mentions[t.feed] = _Mentions(t.feed, bases, project)
+                hit = root.name in t.feed or str(root) in t.feed or \
+                    mentions[t.feed].reach(root)
             if not hit:
                 continue
             if digest is not None:
@@ -1218,30 +1305,127 @@ def _protected_hits(targets: list[_Target], command: str, config: HookConfig, pr
 # the path-like words of a line (split at blanks, quotes, brackets and shell punctuation)
 _PATH_WORD = re.compile(r"[^\s'\"\\(){}\[\];,|&<>=`$]+")
 _PATH_WORDS_LIMIT = 4096  # words of one line looked at (a longer line: the first ones)
+# Commands that only print (what they print goes to the terminal, or down their own
+# pipeline): a line's other pipelines made only of these hand nothing to a delete
+# (`du -sh capsules; find /tmp -name '*.tmp' | xargs rm`). Each writes no file and runs
+# nothing given on its command line (`find` with `-fprint`/`-fls` aside, checked below).
+_LOOK_ONLY = {"ls", "du", "df", "wc", "cat", "head", "tail", "stat", "pwd", "date", "echo",
+              "printf", "nvidia-smi", "md5sum", "sha1sum", "sha256sum", "b3sum", "realpath",
+              "readlink", "grep", "egrep", "fgrep", "find", "free", "uptime", "nproc", "whoami",
+              "hostname", "true", "false", "sleep", "file"}
+# what in a pipeline's text may hand a value to a later command: a substitution, an
+# assignment (`D=capsules`), a redirection to a file (`> list.txt`; to /dev/null, or from one
+# descriptor to another, writes none)
+_HANDS_ON = re.compile(r"[$`]\(|`|(^|[\s;&|(])[A-Za-z_]\w*(\[[^\]]*\])?\+?=|[<>]\(")
+_HARMLESS_REDIRECT = re.compile(r"\d*(>>?|&>>?)\s*(/dev/(null|stdout|stderr)\b|&\d-?)")
 
 
-def _names_within(command: str, bases: list[Path], root: Path, project: Path) -> bool:
-    """Some word of the line names ``root``, a folder between the project and it, or
-    something inside it (a glob: what it matches now), from a working folder of the line: a
-    delete whose paths are computed then may reach it (``ls capsules | xargs rm -rf``,
-    ``rmtree('capsules')`` in a program, ``rm -rf $(ls -d capsules/*)``). The project folder
-    and those above it do not count (``find . -name '*.pyc' | xargs rm``)."""
-    import glob
+class _Feeds:
+    """For each delete whose paths are computed when it runs, the text whose words may feed
+    it: its own pipeline (`shell_words.Pipeline`: what is piped into it, its substitutions,
+    its program text) and every other pipeline of the line that may hand it something (a
+    working folder, a variable, a file, a function), i.e. all but those that only print
+    (`_LOOK_ONLY`, with no substitution, assignment or redirection to a file). A command
+    whose pipeline is unknown (inside a top-level ``$(...)``) is fed by the whole line. The
+    line's pipelines are read only when a computed delete asks (most lines have none)."""
 
-    above_project = {project, *project.parents}
-    for n, m in enumerate(_PATH_WORD.finditer(command)):
-        if n >= _PATH_WORDS_LIMIT:
-            break
-        word = m.group()
-        for base in bases:
-            if any(c in word for c in "*?"):
-                pattern = str(_resolve(base, word))
-                places = [Path(os.path.normpath(p)) for p in glob.glob(pattern)[:256]]
-            else:
-                places = [_resolve(base, word)]
-            if any(p not in above_project and _overlaps(p, root) for p in places):
-                return True
-    return False
+    def __init__(self, parsed: list[Any], command: str) -> None:
+        self.parsed = parsed
+        self.command = command
+        self.texts: dict[int, str] = {}
+        self.pipelines: list[Any] | None = None
+        self.handing: set[int] = set()
+
+    def of(self, cmd: Any) -> str:
+        if cmd.pipeline is None:
+            return self.command
+        if self.pipelines is None:
+            from labledger.reconcile.shell_words import line_pipelines
+
+            self.pipelines = line_pipelines(self.command)
+            members: dict[int, list[Any]] = {}
+            for c in self.parsed:
+                if c.pipeline is not None:
+                    members.setdefault(c.pipeline.index, []).append(c)
+            self.handing = {p.index for p in self.pipelines
+                            if not _only_prints(p.text, members.get(p.index, []))}
+        n = cmd.pipeline.index
+        if n not in self.texts:
+            self.texts[n] = "\n".join([cmd.pipeline.text, *(
+                p.text for p in self.pipelines if p.index != n and p.index in self.handing)])
+        return self.texts[n]
+
+
+def _only_prints(text: str, commands: list[Any]) -> bool:
+    """The pipeline ``text`` runs only ``commands`` that print, and hands nothing on."""
+    if _HANDS_ON.search(text) or ">" in _HARMLESS_REDIRECT.sub("", text):
+        return False
+    return all(c.name in _LOOK_ONLY and not c.remote and not (
+        c.name == "find" and any(a.startswith(("-fprint", "-fls")) for a in c.argv))
+        for c in commands)
+
+
+class _Mentions:
+    """The folders the words of a text name, from each working folder of the line (a word
+    with ``*``/``?`` is a glob: what it matches now): a delete whose paths that text feeds may
+    reach a protected folder they name, one between the project and it, or something in it
+    (``ls capsules | xargs rm -rf``, ``rmtree('capsules')`` in a program, ``rm -rf $(ls -d
+    capsules/*)``). The project folder and those above it do not count (``find . -name
+    '*.pyc' | xargs rm``).
+
+    Each word is read once per text, whatever the number of protected folders (`reach` asks
+    about one). A glob is never expanded where it cannot lead: its parts are matched against
+    the protected folder's own path, and only what it may match inside that folder is
+    looked for on disk, up to the first match (``ls data/*/*.jpg`` over 100,000 images
+    costs nothing: it cannot reach ``capsules/c2``)."""
+
+    def __init__(self, text: str, bases: list[Path], project: Path) -> None:
+        self.above_project = {str(project), *map(str, project.parents)}
+        literal: set[str] = set()
+        patterns: set[str] = set()
+        for n, m in enumerate(_PATH_WORD.finditer(text)):
+            if n >= _PATH_WORDS_LIMIT:
+                break
+            word = m.group()
+            for base in bases:
+                place = str(_resolve(base, word))
+                (patterns if any(c in word for c in "*?") else literal).add(place)
+        self.literal = literal - self.above_project
+        self.patterns = patterns
+
+    def reach(self, root: Path) -> bool:
+        top = str(root)
+        inside = top.rstrip(os.sep) + os.sep
+        if any(p == top or inside.startswith(p.rstrip(os.sep) + os.sep) or p.startswith(inside)
+               for p in self.literal):
+            return True
+        return any(self._glob_reaches(p, top) for p in self.patterns)
+
+    def _glob_reaches(self, pattern: str, top: str) -> bool:
+        """The glob ``pattern`` (absolute) matches, now, ``top`` or a folder above it (below
+        the project) or something inside it."""
+        import glob
+
+        wanted, parts = pattern.split(os.sep)[1:], top.split(os.sep)[1:]
+        if not all(_glob_part_matches(w, p) for w, p in zip(wanted, parts, strict=False)):
+            return False
+        if len(wanted) <= len(parts):  # the folder or one above it: there when it is
+            matched = os.sep + os.sep.join(parts[:len(wanted)])
+            return matched not in self.above_project and os.path.lexists(matched)
+        rest = os.sep.join(wanted[len(parts):])
+        return next(glob.iglob(os.path.join(glob.escape(top), rest)), None) is not None
+
+
+def _glob_part_matches(pattern: str, name: str) -> bool:
+    """One path part of a glob matches ``name`` as the shell matches it (a leading dot only
+    by a leading dot)."""
+    import fnmatch
+
+    if not any(c in pattern for c in "*?"):
+        return pattern == name
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, pattern)
 
 
 def _deletes_some_of(place: Path, root: Path, names: list[tuple[str, str]],

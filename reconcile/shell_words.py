@@ -45,8 +45,8 @@ from collections.abc import Callable, Collection, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-__all__ = ["SimpleCommand", "simple_commands", "normalize_line", "skip_options", "MAX_DEPTH",
-           "TOO_DEEP"]
+__all__ = ["Pipeline", "SimpleCommand", "simple_commands", "line_pipelines", "normalize_line",
+           "skip_options", "MAX_DEPTH", "TOO_DEEP"]
 
 MAX_DEPTH = 12
 TOO_DEEP = "<too-deep>"  # the command word of a script nested beyond MAX_DEPTH
@@ -55,6 +55,9 @@ _MAX_READERS = 16  # commands of one line judged as reading the others' output
 _SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "busybox"}
 _KEYWORDS = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")",
              "time", "fi", "done", "esac"}
+# the first words that open and close a compound command (one pipeline, however many `;`)
+_BLOCK_OPENS = {"{", "if", "while", "until", "for", "case", "select"}
+_BLOCK_CLOSES = {"}", "fi", "done", "esac"}
 # wrapper -> options that take a value (skipped with it); the command follows the options
 _WRAPPERS: dict[str, set[str]] = {
     "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group"},
@@ -186,6 +189,18 @@ _GIT_GLOBAL_VALUES = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--
 _AWK_RUNS = re.compile(r"\bsystem\s*\(|\|")
 
 
+@dataclass(frozen=True)
+class Pipeline:
+    """One pipeline of the line's top level, with what is grouped into it (a subshell, a
+    brace group, a loop or a conditional, a process substitution: a ``;`` inside those does
+    not end it): ``index`` counts them in the line's order, ``text`` holds its parts (and the
+    here-documents they read). Commands joined by ``;``, ``&&``, ``||``, ``&`` or a newline
+    are in different pipelines: what one prints does not feed another."""
+
+    index: int
+    text: str
+
+
 @dataclass
 class SimpleCommand:
     argv: list[str]        # quotes removed, wrappers and keywords dropped; argv[0] as written
@@ -197,6 +212,9 @@ class SimpleCommand:
     destination: list[str] | None = None
     # run by xargs/parallel: words read when it runs are appended to ``argv``
     appended: bool = False
+    # the top-level pipeline it runs in (one run inside another, `bash -c '...'`, has the
+    # outer command's); None for a command of a top-level `$(...)` (its pipeline unknown)
+    pipeline: Pipeline | None = None
 
     @property
     def name(self) -> str:
@@ -250,9 +268,28 @@ def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
     for inner in _substitutions(script):  # $(...) and `...` run too
         _parse(inner, context, True, remote, out, depth + 1)
     parts = _split(script)
-    line = _Line([p for p, _ in parts])
-    for part, heredocs in parts:
+    line = _Line([p for p, _, _ in parts])
+    pipelines = _pipelines(parts) if depth == 0 else {}
+    for part, heredocs, group in parts:
+        first = len(out)
         _simple(part, [*heredocs, *stdin], line, context, dynamic, remote, out, depth)
+        if depth == 0:  # the line's own pipelines: every command run from this part is in it
+            for cmd in out[first:]:
+                cmd.pipeline = pipelines[group]
+
+
+def line_pipelines(command: str) -> list[Pipeline]:
+    """The top-level pipelines of ``command``, numbered as `simple_commands` numbers its
+    commands' (those with no command in them too: ``D=capsules``)."""
+    return list(_pipelines(_split(normalize_line(command))).values())
+
+
+def _pipelines(parts: list[tuple[str, list[str], int]]) -> dict[int, Pipeline]:
+    """The pipelines of `_split`'s parts, by their group number."""
+    texts: dict[int, list[str]] = {}
+    for part, heredocs, group in parts:
+        texts.setdefault(group, []).extend([part, *heredocs])
+    return {group: Pipeline(n, "\n".join(text)) for n, (group, text) in enumerate(texts.items())}
 
 
 def _computed(part: str) -> bool:
@@ -1896,22 +1933,42 @@ def _ansi_c(part: str) -> str:
     return re.sub(r"\$'((?:[^'\\]|\\.)*)'", plain, part)
 
 
-def _split(script: str) -> list[tuple[str, list[str]]]:
+def _split(script: str) -> list[tuple[str, list[str], int]]:
     """Cut at ``; & && || | |& newline ( ) { }`` outside quotes (a ``#`` comment ends a line),
-    each part with the bodies of the here-documents it opens. An ``&`` of a redirection
-    (``2>&1``, ``>&2``, ``<&3``, ``&>log``, ``&>>log``) cuts nothing; a here-document's body
-    belongs to the part whose ``<<`` opened it, whatever follows on its line
-    (``python - <<EOF | tail``, ``bash <<EOF && echo done``)."""
+    each part with the bodies of the here-documents it opens and its pipeline's number (parts
+    joined by ``|``, or grouped by parentheses, braces, a loop or a conditional, share one;
+    ``;``, ``&``, ``&&``, ``||`` and a newline outside those start the next). An ``&`` of a
+    redirection (``2>&1``, ``>&2``, ``<&3``, ``&>log``, ``&>>log``) cuts nothing; a
+    here-document's body belongs to the part whose ``<<`` opened it, whatever follows on its
+    line (``python - <<EOF | tail``, ``bash <<EOF && echo done``)."""
     parts: list[tuple[str, list[str]]] = []
+    groups: list[int] = []  # each part's pipeline number
     current: list[str] = []
     # here-document delimiters opened on this line: (delimiter, tabs stripped, the index its
     # part will have in `parts`)
     pending: list[tuple[str, bool, int]] = []
     i, n = 0, len(script)
+    # open parentheses, and open braces, loops and conditionals: a cut inside one does not
+    # end the pipeline (`(cd x; ls) | xargs rm`, `ls | while read d; do rm "$d"; done`)
+    group, parens, blocks = 0, 0, 0
 
-    def close() -> None:
-        parts.append(("".join(current), []))
+    def close(cut: str = "") -> None:
+        nonlocal group, parens, blocks
+        text = "".join(current)
+        first = text.split(None, 1)[0] if text.strip() else ""
+        if first in _BLOCK_OPENS:
+            blocks += 1
+        elif first in _BLOCK_CLOSES:
+            blocks = max(0, blocks - 1)
+        parts.append((text, []))
+        groups.append(group)
         current.clear()
+        if cut == "(":
+            parens += 1
+        elif cut == ")":
+            parens = max(0, parens - 1)
+        elif cut != "|" and not parens and not blocks:
+            group += 1
 
     while i < n:
         ch = script[i]
@@ -1930,7 +1987,12 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
         elif ch == "\\" and i + 1 < n:
             current.append(script[i:i + 2])
             i += 1
-        elif ch == "<" and script.startswith("<<", i) and not script.startswith("<<<", i):
+        elif ch == "<" and script.startswith("<<<", i):
+            # a here-string, whole (its last two `<` open no here-document)
+            current.append("<<<")
+            i += 3
+            continue
+        elif ch == "<" and script.startswith("<<", i):
             m = _HEREDOC.match(script, i)
             if m is None:
                 current.append(ch)
@@ -1946,7 +2008,7 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
         elif ch == "\n" and pending:
             # the here-documents' bodies follow this line, in order: each is the standard
             # input of the part that opened it
-            close()
+            close("\n")
             i += 1
             for delimiter, tabs, owner in pending:
                 lines: list[str] = []
@@ -1964,8 +2026,15 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
         elif ch == "&" and (script.startswith("&>", i) or (
                 current and current[-1].endswith((">", "<")))):
             current.append("&")  # a redirection (`2>&1`, `&>log`), not a separator
-        elif ch in ";&|\n()":
-            close()
+        elif ch == "|":
+            if script.startswith("||", i):  # an or-list: the next pipeline
+                close("||")
+                i += 1
+            else:  # a pipe (`|&` too: its `&` is part of it)
+                close("|")
+                i += 1 if script.startswith("|&", i) else 0
+        elif ch in ";&\n()":
+            close(ch)
         else:
             m = _SPLIT_PLAIN.match(script, i)
             if m is None:
@@ -1976,7 +2045,7 @@ def _split(script: str) -> list[tuple[str, list[str]]]:
                 continue
         i += 1
     close()
-    return [(p.strip(), b) for p, b in parts if p.strip() or b]
+    return [(p.strip(), b, g) for (p, b), g in zip(parts, groups, strict=True) if p.strip() or b]
 
 
 def _substitution_end(script: str, i: int) -> int:
