@@ -40,17 +40,14 @@ def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
     return project
 
 
-@pytest.fixture
-def hook(box: Path, run_cli: Callable[..., Any]) -> Callable[..., Any]:
-    def run(command: str, cwd: str | Path | None = None) -> Any:
-        return run_cli("hook", input=claude(command, box if cwd is None else cwd))
-
-    return run
-
-
 def assert_blocked(result: Any, command: str) -> None:
     assert result.returncode == 2, (command, result.stderr)
     assert result.stderr.startswith("labledger: blocked: "), command
+
+
+def assert_passes(result: Any, command: str) -> None:
+    assert result.returncode == 0, (command, result.stderr)
+    assert result.stderr == "", command
 
 
 # 1: an override or a confirmation is a person's decision -------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from labledger.ledger.ledger import Ledger
-from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked, claude
+from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked
 
 DESTROY = "runpodctl remove pod pod-abc123"
 PY_DESTROY = f'import os; os.system("{DESTROY}")'
@@ -26,14 +26,6 @@ def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
     pull_seed.rent("pod-abc123", profile="runpod", host=f"{BOX}:22022")
     ledger.append("run.launched", run="r2", instance="pod-abc123", command=["x"])
     return project
-
-
-@pytest.fixture
-def hook(box: Path, run_cli: Callable[..., Any]) -> Callable[..., Any]:
-    def run(command: str) -> Any:
-        return run_cli("hook", input=claude(command, box))
-
-    return run
 
 
 # 1: here-documents belong to the command that opened them; `2>&1` is not a separator -------

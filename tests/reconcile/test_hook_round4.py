@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from labledger.ledger.ledger import Ledger
-from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked, claude
+from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked, assert_passes
 
 
 @pytest.fixture
@@ -38,19 +38,6 @@ def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
     (project / "src" / "a.py").write_text("print(1)\n")
     (project / "empty").mkdir()
     return project
-
-
-@pytest.fixture
-def hook(box: Path, run_cli: Callable[..., Any]) -> Callable[..., Any]:
-    def run(command: str) -> Any:
-        return run_cli("hook", input=claude(command, box))
-
-    return run
-
-
-def assert_passes(result: Any, command: str) -> None:
-    assert result.returncode == 0, (command, result.stderr)
-    assert result.stderr == "", command
 
 
 # 1: SDK calls the vast.ai Python SDK documents --------------------------------------------------

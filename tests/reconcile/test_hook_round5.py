@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from labledger.ledger.ledger import Ledger
-from tests.reconcile.test_hook_review_fixes import BOX, FILES, assert_blocked, claude
+from tests.reconcile.test_hook_review_fixes import BOX, FILES, assert_blocked, assert_passes
 
 UNVERIFIED = {"pod-abc123": ("runpod", f"{BOX}:22022"),
               "i-0a1b2c3d4e5f67890": ("generic-ssh", "ubuntu@198.51.100.20"),
@@ -63,19 +63,6 @@ def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
     (project / "build").mkdir()
     (project / "build" / "a.o").write_bytes(b"\x7fELF")
     return project
-
-
-@pytest.fixture
-def hook(box: Path, run_cli: Callable[..., Any]) -> Callable[..., Any]:
-    def run(command: str) -> Any:
-        return run_cli("hook", input=claude(command, box))
-
-    return run
-
-
-def assert_passes(result: Any, command: str) -> None:
-    assert result.returncode == 0, (command, result.stderr)
-    assert result.stderr == "", command
 
 
 def assert_blocks_only(result: Any, command: str, instance: str) -> None:

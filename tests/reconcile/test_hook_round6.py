@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from labledger.ledger.ledger import Ledger
-from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked, claude
+from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked, assert_passes
 
 
 @pytest.fixture
@@ -49,19 +49,6 @@ def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / ".gitignore").write_text(".labledger/\n")
     return project
-
-
-@pytest.fixture
-def hook(box: Path, run_cli: Callable[..., Any]) -> Callable[..., Any]:
-    def run(command: str) -> Any:
-        return run_cli("hook", input=claude(command, box))
-
-    return run
-
-
-def assert_passes(result: Any, command: str) -> None:
-    assert result.returncode == 0, (command, result.stderr)
-    assert result.stderr == "", command
 
 
 def assert_deletes_the_capsule(result: Any, command: str) -> None:
