@@ -66,7 +66,7 @@ from labledger.ingest.capsule_rules import (
     check_capsule,
     ledger_knows,
     load_rules,
-    named_runs,
+    run_of_folder,
 )
 from labledger.ingest.checkpoint import RUN_ENV, resolve_run, resolve_settle, settle_timeout
 from labledger.ingest.checkpoint_load import LoadResult
@@ -294,7 +294,8 @@ def close_capsule(
     try:
         if rules is None:
             rules = load_rules(led.paths.home)
-        run = run or os.environ.get(RUN_ENV) or _run_of_source(source, rules)
+        run = resolve_run(run or os.environ.get(RUN_ENV) or run_of_folder(Path(source), rules),
+                          action="close a capsule", kind=None)
         # Validates the run id (it names directories too) before anything moves.
         led.draft("capsule.quarantined", {"path": "-", "reason": "-"}, run=run)
         exports = _absolute(export_root)
@@ -316,22 +317,6 @@ def close_capsule(
     finally:
         if owned:
             led.close()
-
-
-def _run_of_source(source: str | os.PathLike[str], rules: CapsuleRules) -> str:
-    """The run id the source's own files name (``run.json``'s ``run_id``, ...), for a close
-    given neither ``--run`` nor ``$LABLEDGER_RUN``; raises `InvalidEventError` when they name
-    none, or more than one."""
-    named = named_runs(Path(source), rules)
-    runs = sorted({n.run for n in named})
-    if len(runs) == 1:
-        return runs[0]
-    if runs:
-        listed = ", ".join(f"{n.run} ({n.where})" for n in named)
-        raise InvalidEventError(
-            f"no --run given, and {source} names more than one run: {listed}; pass --run RUN "
-            "(the one it is) and fix the others", field="run")
-    return resolve_run(None, action="close a capsule", kind=None)  # refused: says how
 
 
 def _close_again(source: str | os.PathLike[str], export_root: str | os.PathLike[str],

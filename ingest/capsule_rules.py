@@ -30,6 +30,7 @@ import msgspec
 from labledger.ingest.checkpoint_load import LOADER, LoadResult, load_checkpoints, torch_available
 from labledger.ingest.errors import CapsuleConfigError
 from labledger.ledger._words import counted, noun_for
+from labledger.ledger.errors import InvalidEventError
 
 if TYPE_CHECKING:
     from labledger.ledger.ledger import Ledger
@@ -400,6 +401,21 @@ def named_runs(root: Path, rules: CapsuleRules | None = None, *,
         if isinstance(value, str) and value:
             out.append(NamedRun(name, key, value))
     return out
+
+
+def run_of_folder(root: Path, rules: CapsuleRules | None = None) -> str | None:
+    """The one run id the folder's own files name (`named_runs`), for a command given neither
+    ``--run`` nor ``$LABLEDGER_RUN`` (`close`, `ingest-dir`); None when they name none (the
+    caller's refusal says how to give one). Raises `InvalidEventError` when they name several:
+    which is the run is not for labledger to guess."""
+    named = named_runs(root, rules)
+    runs = sorted({n.run for n in named})
+    if len(runs) > 1:
+        listed = ", ".join(f"{n.run} ({n.where})" for n in named)
+        raise InvalidEventError(
+            f"no --run given, and {root} names more than one run: {listed}; pass --run RUN "
+            "(the one it is) and fix the others", field="run")
+    return runs[0] if runs else None
 
 
 class IdentityAct(NamedTuple):

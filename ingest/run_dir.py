@@ -42,9 +42,11 @@ from labledger.ingest.capsule_rules import (
     check_run_identity,
     ledger_knows,
     load_rules,
+    run_of_folder,
 )
 from labledger.ingest.checkpoint import (
     INSTANCE_ENV,
+    RUN_ENV,
     Stillness,
     read_settled,
     resolve_run,
@@ -187,13 +189,15 @@ def ingest_run_dir(
     CasError, LedgerError
         The store or the ledger could not be written (no event was appended).
     """
-    run = resolve_run(run, action="record a run directory", kind=None)
     instance = instance or os.environ.get(INSTANCE_ENV) or None
     base = Path(run_dir)
     wait = resolve_settle(settle)
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
     try:
+        if not run and not os.environ.get(RUN_ENV) and base.is_dir():  # as `close` does
+            run = run_of_folder(base, load_rules(led.paths.home))
+        run = resolve_run(run, action="record a run directory", kind=None)
         led.draft("note", {"text": "-"}, run=run, instance=instance)  # validates the ids
         if not base.is_dir():
             raise CapsuleSourceError(base, "it is not a directory")

@@ -172,9 +172,10 @@ def close(source: str, run: str | None, export_root: str, move: bool,
 @click.command("ingest-dir")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--run", metavar="RUN",
-              help=_RUN_HELP + " A RUN_DIR whose run.json names another run this ledger "
-                   "knows is refused (exit 2, nothing stored); one it has never seen (a "
-                   "tracker's id) is only warned about, as by close.")
+              help="Run id (default: $LABLEDGER_RUN, else the run RUN_DIR/run.json names by "
+                   "run_id or run, as for close). A RUN_DIR whose run.json names another run "
+                   "this ledger knows is refused (exit 2, nothing stored); one it has never "
+                   "seen (a tracker's id) is only warned about, as by close.")
 @click.option("--instance", metavar="INSTANCE", help="Instance (box) id.")
 @_settle_option("every file of RUN_DIR")
 @common
@@ -197,6 +198,8 @@ def ingest_dir(run_dir: str, run: str | None, instance: str | None,
         emit_json(result.to_json())
         return
     click.echo(result.digest)
+    if not run and not os.environ.get("LABLEDGER_RUN"):
+        info(click.get_current_context(), f"run {result.run}: the run {run_dir}'s own files name")
     extra = (f", {counted(len(result.symlinks), 'symlink')} kept as links" if result.symlinks
              else "")
     info(click.get_current_context(),

@@ -170,3 +170,25 @@ def test_pull_from_a_folder_names_a_new_instance(project: Path, run_cli: Cli,
     again = run_cli("pull", "--run", "r1", "--instance", "box2", "--no-verify")
     assert again.returncode == 0, again.stderr
     assert f"pulling from {box2}" in again.stderr
+
+
+def test_ingest_dir_without_run_takes_the_one_its_own_files_name(
+        project: Path, run_cli: Cli) -> None:
+    # before: "no run id to record a run directory" (exit 2), where close took run.json's id
+    _old_run(project / "runs" / "sweep-12", {"run_id": "sweep-12"})
+    done = run_cli("ingest-dir", "runs/sweep-12", env={"LABLEDGER_RUN": ""})
+    assert done.returncode == 0, done.stderr
+    assert "run sweep-12: the run runs/sweep-12's own files name" in done.stderr
+    assert set(_runs(project, "artifact.recorded")) == {"sweep-12"}
+
+
+def test_ingest_dir_without_run_refuses_files_naming_two_runs(
+        project: Path, run_cli: Cli, snapshot: Snapshot) -> None:
+    _old_run(project / "runs" / "mixed", {"run_id": "r1", "run": "r2"})
+    before = snapshot(project)
+    refused = run_cli("ingest-dir", "runs/mixed", env={"LABLEDGER_RUN": ""})
+    assert refused.returncode == 2, refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert ("no --run given, and runs/mixed names more than one run: r1 (run.json's run_id), "
+            "r2 (run.json's run)") in refused.stderr
+    assert snapshot(project) == before
