@@ -346,10 +346,22 @@ class Ledger:
             yield from iter_writer_records(self.paths.segments / writer, kinds)
 
     def query(self) -> Any:
-        """A read-only DuckDB connection with the ledger's views (imports DuckDB)."""
-        from labledger.ledger.query import connect
+        """A read-only DuckDB connection with the ledger's views (imports DuckDB). Made
+        again when `compact` seals a listed segment away while it is made
+        (`query.connect_retrying`); its views read the segments listed then, so hold it for a
+        query or a few, not for hours beside a compact (docs/ledger.md, "Reads beside
+        compact")."""
+        from labledger.ledger.query import connect_retrying
 
-        return connect(self.paths)
+        return connect_retrying(self.paths)
+
+    def sql(self, query: str) -> Any:
+        """Run one read-only query, as `labledger sql` does: a `query.QueryResult` (columns,
+        types, rows). Read again from a fresh listing when `compact` seals a segment away
+        under it (`query.read_retrying`), so it never fails for that (imports DuckDB)."""
+        from labledger.ledger.query import execute_query
+
+        return execute_query(self.paths, query)
 
     def attach(
         self,

@@ -603,6 +603,24 @@ def read_retrying(paths: LedgerPaths, read: Callable[[duckdb.DuckDBPyConnection]
     raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
+def connect_retrying(paths: LedgerPaths, *, on_damage: OnDamage | None = None
+                     ) -> duckdb.DuckDBPyConnection:
+    """`connect`, made again from a fresh listing when a segment it listed was sealed away
+    meanwhile (`_moved_away`), as `read_retrying` does; the last attempt holds compact off
+    while it connects. The connection's views then name the segment files listed: a JSONL
+    segment sealed away later fails a later query of it (`read_retrying` re-runs one)."""
+    for attempt in range(1, _READ_ATTEMPTS + 1):
+        last = attempt == _READ_ATTEMPTS
+        with hold_off_sealing(_writer_dirs(paths)) if last else contextlib.nullcontext():
+            try:
+                return connect(paths, on_damage=on_damage)
+            except CorruptionError as exc:
+                if not last and _moved_away(exc):
+                    continue
+                raise
+    raise AssertionError("unreachable")  # the last attempt returns or raises
+
+
 def _writer_dirs(paths: LedgerPaths) -> list[Path]:
     root = paths.segments
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []

@@ -134,22 +134,19 @@ def load_events(paths: LedgerPaths, *, until: datetime | None = None,
     A property test (tests/reconcile/test_gate_big_ledger.py) holds `report` and `fold` to
     the same results either way.
     """
-    import duckdb
-
-    from labledger.ledger.query import connect, read_error
+    from labledger.ledger.query import read_retrying
 
     picked = _PICKED + (_UNTIL if until is not None else "")
     query = _thinned(picked) if latest_heartbeats else (
         f"SELECT {_COLUMNS} {picked} ORDER BY ts, writer, seq")
     parameters = {} if until is None else {
         "until": until.astimezone(UTC).replace(tzinfo=None)}  # TIMESTAMP is UTC here
-    con = connect(paths)
-    try:
-        rows = (con.execute(query, parameters) if parameters else con.execute(query)).fetchall()
-    except duckdb.Error as exc:  # damage found mid-query, an interrupt: the mapped error
-        raise read_error(exc, paths, "reading the instances' events failed") from None
-    finally:
-        con.close()
+    # read again from a fresh listing when `compact` seals a segment away under the read;
+    # damage found mid-query, an interrupt: the mapped error (`read_error`)
+    rows = read_retrying(
+        paths, lambda con: (con.execute(query, parameters) if parameters
+                            else con.execute(query)).fetchall(),
+        what="reading the instances' events failed")
     return [InstanceEvent(ts=ts.replace(tzinfo=UTC), writer=writer, seq=seq, kind=kind,
                           instance=instance, run=run, body=msgspec.json.decode(body or "{}"))
             for ts, writer, seq, kind, instance, run, body in rows]
