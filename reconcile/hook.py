@@ -1424,8 +1424,9 @@ class _Mentions:
     with ``*``/``?`` is a glob: what it matches now): a delete whose paths that text feeds may
     reach a protected folder they name, one between the project and it, or something in it
     (``ls capsules | xargs rm -rf``, ``rmtree('capsules')`` in a program, ``rm -rf $(ls -d
-    capsules/*)``), or one whose name a word holds as a path part (``find . -name c2 | xargs
-    rm -rf``; ``ec2`` or ``c21`` does not name ``c2``). The project folder and those above it
+    capsules/*)``), or one whose name a word holds as a path part or a one-part glob word
+    matches (``find . -name c2 | xargs rm -rf``, ``-name 'c?'``; ``ec2`` or ``c21`` does not
+    name ``c2``). The project folder and those above it
     do not count (``find . -name '*.pyc' | xargs rm``).
 
     Each word is read once per text, whatever the number of protected folders (`reach` asks
@@ -1441,15 +1442,19 @@ class _Mentions:
         self.cut = False
         literal: set[str] = set()
         patterns: set[str] = set()
-        self.names: set[str] = set()  # the path parts of its words
-        self.name_globs: set[str] = set()  # ... those that are globs (``'*c2*'``)
+        self.names: set[str] = set()  # the literal path parts of its words
+        self.name_globs: set[str] = set()  # its one-part globs (``'*c2*'``, ``c?``)
         for n, m in enumerate(_PATH_WORD.finditer(text)):
             if n >= _PATH_WORDS_LIMIT:
                 self.cut = True
                 break
             word = m.group()
-            for part in word.split("/"):
-                (self.name_globs if any(c in part for c in "*?") else self.names).add(part)
+            parts = word.split("/")
+            self.names.update(p for p in parts if not any(c in p for c in "*?"))
+            if len(parts) == 1 and any(c in word for c in "*?"):
+                # a name pattern (`find -name 'c?'`); a glob of several parts is a path,
+                # matched against the folder's own path below (`*/*/*.jpg` names no `c2`)
+                self.name_globs.add(word)
             for base in bases:
                 place = str(_resolve(base, word))
                 (patterns if any(c in word for c in "*?") else literal).add(place)
