@@ -17,6 +17,9 @@ waits for):
 * ``look + delete``: ``ls data/*/*.jpg | wc -l; find /tmp/scratch -name '*.tmp' | xargs rm -f``
   (the review's reproduction: the glob is another pipeline's, a count printed to the terminal);
 * ``glob delete``: ``ls */*/*.jpg | xargs rm -f`` (the glob feeds the delete: it is judged);
+* ``rm glob``: ``rm -rf data/*/*.jpg`` (a literal delete target that is a glob: before, it was
+  expanded in full and every match checked against every protected folder; now it is matched
+  part by part against each protected folder's path);
 * ``ls -la``: a command that deletes nothing (the floor: starting Python and the CLI).
 
 Contenders: this tree's hook and, with ``--against REV``, the hook at git revision REV
@@ -49,6 +52,7 @@ from _bench import REPO, add_tmp_base, make_tmp
 COMMANDS = {
     "look + delete": "ls data/*/*.jpg | wc -l; find /tmp/scratch -name '*.tmp' | xargs rm -f",
     "glob delete": "ls */*/*.jpg | xargs rm -f",
+    "rm glob": "rm -rf data/*/*.jpg",
     "ls -la": "ls -la",
 }
 CAPSULES = 31

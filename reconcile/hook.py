@@ -65,7 +65,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1232,9 +1232,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         kept = _git_kept(cmd.argv)
         for target in found:
             for each in _braces(target):
-                places, computed = _expand(each, bases)
+                places, globs, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv), kept, feeds.of(cmd)))
+                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs))
     if not targets:
         return []
     return _protected_hits(targets, config, project, events, checker, bases)
@@ -1254,6 +1254,16 @@ class _Target:
     # the text whose words may feed its computed paths (`_Feeds`): what it deletes when it
     # is computed is what they name
     feed: str = ""
+    # absolute globs it deletes what they match (``rm -rf data/*/*.jpg``): never expanded,
+    # matched against each protected folder's path (`_glob_places`)
+    globs: list[str] = field(default_factory=list)
+
+    def places_near(self, root: Path) -> Iterable[Path]:
+        """Its places that may overlap ``root``: the literal ones, then (lazily) what its
+        globs match at, above or inside ``root``."""
+        yield from self.places
+        for pattern in self.globs:
+            yield from _glob_places(pattern, root)
 
 
 def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
@@ -1278,14 +1288,13 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
             hit = any(_deletes_some_of(p, root, t.names, spared)
-                      and not _git_excluded(p, root, t.kept) for p in t.places
+                      and not _git_excluded(p, root, t.kept) for p in t.places_near(root)
                       if spared is None or spared not in (p, *p.parents))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`
                 if t.feed not in mentions:
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
-                hit = root.name in t.feed or str(root) in t.feed or \
-                    mentions[t.feed].reach(root)
+                hit = mentions[t.feed].reach(root)
             if not hit:
                 continue
             if digest is not None:
@@ -1326,34 +1335,79 @@ class _Feeds:
     its program text) and every other pipeline of the line that may hand it something (a
     working folder, a variable, a file, a function), i.e. all but those that only print
     (`_LOOK_ONLY`, with no substitution, assignment or redirection to a file). A command
-    whose pipeline is unknown (inside a top-level ``$(...)``) is fed by the whole line. The
-    line's pipelines are read only when a computed delete asks (most lines have none)."""
+    whose pipeline is unknown (inside a top-level ``$(...)``) is fed by the whole line.
+
+    A command of a nested script (``bash -c '...'``, `shell_words.Script`) is judged the same
+    way inside that script first: its own pipeline there and the script's pipelines that may
+    hand it something; then, going out one script at a time, the pipeline that runs the
+    script, with the script's text taken out of it (what it held is already judged), and
+    that level's handing pipelines (``bash -c 'du -sh capsules; find /tmp -name x | xargs
+    rm'``: the ``du`` only prints; ``ls capsules | bash -c 'xargs rm -rf'``: ``ls`` feeds
+    it). A script whose text is not found once, as written, in what runs it is left in
+    (fail closed: its whole text feeds). The pipelines are read only when a computed delete
+    asks (most lines have none)."""
 
     def __init__(self, parsed: list[Any], command: str) -> None:
         self.parsed = parsed
         self.command = command
-        self.texts: dict[int, str] = {}
         self.pipelines: list[Any] | None = None
-        self.handing: set[int] = set()
+        # (script, or None for the line) -> the indexes of its pipelines that hand on
+        self.handing: dict[int, set[int]] = {}
+        self.others: dict[tuple[int, int], list[str]] = {}
 
     def of(self, cmd: Any) -> str:
         if cmd.pipeline is None:
             return self.command
-        if self.pipelines is None:
-            from labledger.reconcile.shell_words import line_pipelines
+        feed: str | None = None  # what the scripts nested deeper feed it
+        inner: str | None = None  # the text of the script one level in
+        for script, pipeline in cmd.scopes:  # innermost first
+            own = _taken_out(pipeline.text, inner, feed)
+            feed = "\n".join([own, *self._others(script, pipeline)])
+            inner = script.text
+        own = _taken_out(cmd.pipeline.text, inner, feed)
+        return "\n".join([own, *self._others(None, cmd.pipeline)])
 
-            self.pipelines = line_pipelines(self.command)
+    def _others(self, script: Any, pipeline: Any) -> list[str]:
+        """The texts of the other pipelines of ``script`` (None: the line) that hand on."""
+        key = (id(script), pipeline.index)
+        if key not in self.others:
+            if script is None:
+                from labledger.reconcile.shell_words import line_pipelines
+
+                if self.pipelines is None:
+                    self.pipelines = line_pipelines(self.command)
+                pipelines = self.pipelines
+            else:
+                pipelines = list(script.pipelines)
+            handing = self._handing(script, pipelines)
+            self.others[key] = [p.text for p in pipelines
+                                if p.index != pipeline.index and p.index in handing]
+        return self.others[key]
+
+    def _handing(self, script: Any, pipelines: list[Any]) -> set[int]:
+        if id(script) not in self.handing:
             members: dict[int, list[Any]] = {}
             for c in self.parsed:
-                if c.pipeline is not None:
-                    members.setdefault(c.pipeline.index, []).append(c)
-            self.handing = {p.index for p in self.pipelines
-                            if not _only_prints(p.text, members.get(p.index, []))}
-        n = cmd.pipeline.index
-        if n not in self.texts:
-            self.texts[n] = "\n".join([cmd.pipeline.text, *(
-                p.text for p in self.pipelines if p.index != n and p.index in self.handing)])
-        return self.texts[n]
+                if script is None:
+                    if c.pipeline is not None:
+                        members.setdefault(c.pipeline.index, []).append(c)
+                    continue
+                for s, p in c.scopes:
+                    if s is script:
+                        members.setdefault(p.index, []).append(c)
+            self.handing[id(script)] = {p.index for p in pipelines
+                                        if not _only_prints(p.text, members.get(p.index, []))}
+        return self.handing[id(script)]
+
+
+def _taken_out(text: str, script: str | None, feed: str | None) -> str:
+    """``text`` (a pipeline that runs ``script``) with the script's text replaced by what
+    feeds the delete from inside it; left whole when the text is not found exactly once."""
+    if script is None or feed is None:
+        return text
+    if script and text.count(script) == 1:
+        return text.replace(script, "", 1) + "\n" + feed
+    return text + "\n" + feed
 
 
 def _only_prints(text: str, commands: list[Any]) -> bool:
@@ -1370,23 +1424,37 @@ class _Mentions:
     with ``*``/``?`` is a glob: what it matches now): a delete whose paths that text feeds may
     reach a protected folder they name, one between the project and it, or something in it
     (``ls capsules | xargs rm -rf``, ``rmtree('capsules')`` in a program, ``rm -rf $(ls -d
-    capsules/*)``). The project folder and those above it do not count (``find . -name
-    '*.pyc' | xargs rm``).
+    capsules/*)``), or one whose name a word holds as a path part or a one-part glob word
+    matches (``find . -name c2 | xargs rm -rf``, ``-name 'c?'``; ``ec2`` or ``c21`` does not
+    name ``c2``). The project folder and those above it
+    do not count (``find . -name '*.pyc' | xargs rm``).
 
     Each word is read once per text, whatever the number of protected folders (`reach` asks
     about one). A glob is never expanded where it cannot lead: its parts are matched against
     the protected folder's own path, and only what it may match inside that folder is
     looked for on disk, up to the first match (``ls data/*/*.jpg`` over 100,000 images
-    costs nothing: it cannot reach ``capsules/c2``)."""
+    costs nothing: it cannot reach ``capsules/c2``). A text of more words than are read
+    (`_PATH_WORDS_LIMIT`) names a folder whose name it holds anywhere (fail closed)."""
 
     def __init__(self, text: str, bases: list[Path], project: Path) -> None:
         self.above_project = {str(project), *map(str, project.parents)}
+        self.text = text
+        self.cut = False
         literal: set[str] = set()
         patterns: set[str] = set()
+        self.names: set[str] = set()  # the literal path parts of its words
+        self.name_globs: set[str] = set()  # its one-part globs (``'*c2*'``, ``c?``)
         for n, m in enumerate(_PATH_WORD.finditer(text)):
             if n >= _PATH_WORDS_LIMIT:
+                self.cut = True
                 break
             word = m.group()
+            parts = word.split("/")
+            self.names.update(p for p in parts if not any(c in p for c in "*?"))
+            if len(parts) == 1 and any(c in word for c in "*?"):
+                # a name pattern (`find -name 'c?'`); a glob of several parts is a path,
+                # matched against the folder's own path below (`*/*/*.jpg` names no `c2`)
+                self.name_globs.add(word)
             for base in bases:
                 place = str(_resolve(base, word))
                 (patterns if any(c in word for c in "*?") else literal).add(place)
@@ -1395,6 +1463,11 @@ class _Mentions:
 
     def reach(self, root: Path) -> bool:
         top = str(root)
+        if self.cut and (root.name in self.text or top in self.text):
+            return True
+        if root.name in self.names or any(_glob_part_matches(g, root.name)
+                                          for g in self.name_globs):
+            return True
         inside = top.rstrip(os.sep) + os.sep
         if any(p == top or inside.startswith(p.rstrip(os.sep) + os.sep) or p.startswith(inside)
                for p in self.literal):
@@ -1421,7 +1494,7 @@ def _glob_part_matches(pattern: str, name: str) -> bool:
     by a leading dot)."""
     import fnmatch
 
-    if not any(c in pattern for c in "*?"):
+    if not any(c in pattern for c in "*?["):
         return pattern == name
     if name.startswith(".") and not pattern.startswith("."):
         return False
@@ -1487,13 +1560,14 @@ def _braces(word: str) -> list[str]:
     return out[:256]
 
 
-def _expand(target: str, bases: list[Path]) -> tuple[list[Path], bool]:
-    """Where ``target`` may point, from each working folder the command line passes through;
-    true when part of it is computed when it runs (then only its fixed folder part is a
-    place: `rm -rf "$tmp"` names no place, `rm -rf results/$x` names one inside results)."""
-    import glob
-
+def _expand(target: str, bases: list[Path]) -> tuple[list[Path], list[str], bool]:
+    """Where ``target`` may point, from each working folder the command line passes through:
+    (places, absolute globs, true when part of it is computed when it runs: then only its
+    fixed folder part is a place: `rm -rf "$tmp"` names no place, `rm -rf results/$x` names
+    one inside results). A glob is kept as one, never expanded here (``data/*/*.jpg`` may
+    match 100,000 files): `_glob_places` matches it against each protected folder."""
     places: list[Path] = []
+    globs: list[str] = []
     computed = False
     for base in bases:
         text = target.replace("${PWD}", str(base)).replace("$PWD", str(base))
@@ -1510,12 +1584,34 @@ def _expand(target: str, bases: list[Path]) -> tuple[list[Path], bool]:
                 continue
             text = head.rsplit("/", 1)[0] or "/"
         if any(c in text for c in "*?["):
-            pattern = str(_resolve(base, text))
-            # what it matches now (what does not exist cannot be deleted)
-            places += [Path(os.path.normpath(p)) for p in glob.glob(pattern)]
+            import glob
+
+            # the working folder's own name is literal (a `[` in it is no bracket)
+            globs.append(text if os.path.isabs(text) else
+                         os.path.normpath(os.path.join(glob.escape(str(base)), text)))
             continue
         places.append(_resolve(base, text))
-    return places, computed
+    return places, globs, computed
+
+
+def _glob_places(pattern: str, root: Path) -> Iterator[Path]:
+    """What the absolute glob ``pattern`` matches now (what does not exist cannot be
+    deleted) that is ``root``, a folder above it or something inside it, matched part by
+    part against ``root``'s own path: a glob that leaves that path costs no look at the disk,
+    and inside ``root`` its matches are listed lazily (the caller stops at the first hit)."""
+    import glob
+
+    wanted, parts = pattern.split(os.sep)[1:], str(root).split(os.sep)[1:]
+    if not all(_glob_part_matches(w, p) for w, p in zip(wanted, parts, strict=False)):
+        return
+    if len(wanted) <= len(parts):  # root or a folder above it: there when it is
+        matched = os.sep + os.sep.join(parts[:len(wanted)])
+        if os.path.lexists(matched):
+            yield Path(matched)
+        return
+    rest = os.sep.join(wanted[len(parts):])
+    for found in glob.iglob(os.path.join(glob.escape(str(root)), rest)):
+        yield Path(os.path.normpath(found))
 
 
 def _overlaps(place: Path, root: Path) -> bool:

@@ -19,7 +19,9 @@ FIFO, on the box) runs something unknown: the whole line stands for it, as one c
 cannot be read (`TOO_DEEP`, dynamic; the hook judges its text). `simple_commands` returns each as a
 `SimpleCommand`: its words with quotes removed and wrappers dropped, and its *context* (the
 text that names which instance it acts on: for a command run through ssh, the ssh line with
-its host).
+its host), the line's pipeline it runs in (`Pipeline`) and, for a command of a nested script
+(``bash -c``'s, ssh's remote command, a substitution), that script's pipeline it runs in
+(`Script`, innermost first): the hook reads what may feed a computed delete from them.
 
 This is not a shell: it over-approximates (an odd quoting only yields more commands to judge)
 and marks as *dynamic* any command whose words are computed when it runs (``$VAR``, ``$(...)``,
@@ -43,10 +45,10 @@ import stat
 import string
 from collections.abc import Callable, Collection, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Pipeline", "SimpleCommand", "simple_commands", "line_pipelines", "normalize_line",
-           "skip_options", "MAX_DEPTH", "TOO_DEEP"]
+__all__ = ["Pipeline", "Script", "SimpleCommand", "simple_commands", "line_pipelines",
+           "normalize_line", "skip_options", "MAX_DEPTH", "TOO_DEEP"]
 
 MAX_DEPTH = 12
 TOO_DEEP = "<too-deep>"  # the command word of a script nested beyond MAX_DEPTH
@@ -201,6 +203,16 @@ class Pipeline:
     text: str
 
 
+@dataclass(eq=False)
+class Script:
+    """A script run inside the line (``bash -c``'s, ssh's remote command, a substitution, a
+    program's text): its text as `_parse` read it (quotes removed) and its own pipelines,
+    numbered as `Pipeline` numbers the line's. Compared by identity: each is one place."""
+
+    text: str
+    pipelines: tuple[Pipeline, ...]
+
+
 @dataclass
 class SimpleCommand:
     argv: list[str]        # quotes removed, wrappers and keywords dropped; argv[0] as written
@@ -215,6 +227,9 @@ class SimpleCommand:
     # the top-level pipeline it runs in (one run inside another, `bash -c '...'`, has the
     # outer command's); None for a command of a top-level `$(...)` (its pipeline unknown)
     pipeline: Pipeline | None = None
+    # the scripts it is nested in below the line, innermost first, each with the pipeline of
+    # that script it runs in (`bash -c 'du -sh x; ls | xargs rm'`: the second one)
+    scopes: list[tuple[Script, Pipeline]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -269,13 +284,18 @@ def _parse(script: str, context: str | None, dynamic: bool, remote: bool,
         _parse(inner, context, True, remote, out, depth + 1)
     parts = _split(script)
     line = _Line([p for p, _, _ in parts])
-    pipelines = _pipelines(parts) if depth == 0 else {}
+    pipelines = _pipelines(parts)
+    nested = Script(script, tuple(pipelines.values())) if depth else None
     for part, heredocs, group in parts:
         first = len(out)
         _simple(part, [*heredocs, *stdin], line, context, dynamic, remote, out, depth)
-        if depth == 0:  # the line's own pipelines: every command run from this part is in it
-            for cmd in out[first:]:
+        # every command run from this part is in its pipeline: the line's own (depth 0), or
+        # the nested script's (appended after those of scripts nested deeper: innermost first)
+        for cmd in out[first:]:
+            if nested is None:
                 cmd.pipeline = pipelines[group]
+            else:
+                cmd.scopes.append((nested, pipelines[group]))
 
 
 def line_pipelines(command: str) -> list[Pipeline]:
