@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from labledger.ledger.ledger import Ledger
+from tests.cas.test_cas_durability_audit import _run_dir
 from tests.conftest import Sshd
 
 LABLEDGER = str(Path(sys.executable).with_name("labledger"))
@@ -76,18 +77,6 @@ def _assert_whole(project: Path) -> None:
     done = subprocess.run([LABLEDGER, "check", "--deep"], cwd=project, capture_output=True,
                           text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-
-
-# A Lightning CSVLogger run folder (lightning_logs/version_N/{hparams.yaml,metrics.csv}, read
-# back by purefunctor/auraloss examples/distance/report.py): our own columns and numbers.
-def _run_dir(root: Path) -> Path:
-    run = root / "lightning_logs" / "version_0"
-    run.mkdir(parents=True)
-    (run / "hparams.yaml").write_text("lr: 0.0003\nbatch_size: 64\nmax_epochs: 2\n")
-    (run / "metrics.csv").write_text(
-        "epoch,step,train_loss_epoch,val_loss\n0,99,0.912,\n0,99,,0.874\n1,199,0.655,\n"
-        "1,199,,0.641\n")
-    return run
 
 
 def _paused_by_writer_lock(project: Path, argv: list[str], objects: int) -> None:
