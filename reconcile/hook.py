@@ -75,6 +75,9 @@ _PROVIDER_HOSTS = r"(vast\.ai|runpod\.(io|ai)|lambdalabs\.com|lambda\.ai|papersp
 # docs.runpod.io/.../pods/podId/stop describes a stop, fetching it stops nothing)
 _PROVIDER_API_HOSTS = (r"((rest|api)\.runpod\.(io|ai)|(console|cloud)\.vast\.ai/api"
                        r"|cloud\.lambda(labs\.com|\.ai)/api|api\.paperspace\.(com|io))")
+# words of a command apart: blanks, or the quotes and comma between the items of a list
+# (`['sky', 'down', 'c1']` in a Python one-liner)
+_WORDS_APART = r"""(?:\s+|['"]\s*,\s*['"])"""
 BUILTIN_PATTERNS = (
     # Provider CLIs as the command word, with any options before the verb (`vastai --raw
     # destroy ...`) and any punctuation between words (`['vastai', 'destroy', 'instance']` in
@@ -87,11 +90,16 @@ BUILTIN_PATTERNS = (
     # CLUSTER`, the SDK's `sky.down(`), `gcloud [beta] compute instances delete|stop|suspend
     # NAME`, `aws ec2 terminate-instances|stop-instances --instance-ids ID` (boto3's
     # `terminate_instances(` is an SDK call below), `az vm delete|deallocate|stop --name NAME`
-    r"(^|[^\w.-])sky[\s'\",]{1,4}(down|stop)(?![\w-])",
+    # (words apart by blanks, or quoted items of a list: a path `az/vm/stop.py`, a file
+    # `az.tgz vm/delete` or prose "blue sky, down" is none of these commands)
+    rf"(^|[^\w.-])sky{_WORDS_APART}(down|stop)(?![\w./-])",
     r"\bsky\.(down|stop)\s*\(",
-    r"(^|\W)gcloud\W+(.*?\W)?compute\W+instances\W+(delete|stop|suspend)(?![\w-])",
-    r"(^|\W)aws\W+(.*?\W)?ec2\W+(terminate|stop)-instances\b",
-    r"(^|[^\w.-])az\W+(.*?\W)?vm\W+(delete|deallocate|stop)(?![\w-])",
+    rf"(^|[^\w.-])gcloud{_WORDS_APART}(.*?{_WORDS_APART})?compute{_WORDS_APART}instances"
+    rf"{_WORDS_APART}(delete|stop|suspend)(?![\w./-])",
+    rf"(^|[^\w.-])aws{_WORDS_APART}(.*?{_WORDS_APART})?ec2{_WORDS_APART}"
+    r"(terminate|stop)-instances(?![\w./-])",
+    rf"(^|[^\w.-])az{_WORDS_APART}(.*?{_WORDS_APART})?vm{_WORDS_APART}"
+    r"(delete|deallocate|stop)(?![\w./-])",
     r"^scancel\b",
     # provider APIs: REST (any client), GraphQL, Python SDKs
     r"instance-operations/terminate\b",

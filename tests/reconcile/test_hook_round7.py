@@ -171,3 +171,28 @@ def test_a_look_beside_a_computed_delete_inside_bash_c_passes(hook: Callable[...
 def test_a_computed_delete_inside_bash_c_fed_the_capsules_is_blocked(
         hook: Callable[..., Any], command: str) -> None:
     assert_deletes_a_capsule(hook(command), command)
+
+
+# Review: the general clouds' patterns took any non-word character between their words, so a
+# path, a file name or a sentence holding them read as the command. Their words are apart by
+# blanks, or are the quoted items of a list.
+@pytest.mark.parametrize("command", [
+    "cp -r az/vm/stop.py backup/",
+    "tar czf az.tgz vm/delete",
+    'python plot.py --title "blue sky, down"',
+    "cat notes/gcloud/compute/instances/delete.md",
+])
+def test_a_path_or_sentence_holding_a_cloud_clis_words_is_no_destroy(
+        hook: Callable[..., Any], command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "/usr/bin/az vm deallocate -g rg -n x",
+    "python -c \"import subprocess; subprocess.run(['sky', 'down', 'c1'])\"",
+    "sudo sky stop c1",
+    "aws --region us-east-1 ec2 stop-instances --instance-ids i-1",
+])
+def test_the_cloud_clis_own_destroys_stay_blocked(hook: Callable[..., Any],
+                                                  command: str) -> None:
+    assert_blocked(hook(command), command)
