@@ -39,6 +39,7 @@ import msgspec
 
 from labledger.ingest.capsule_rules import (
     RECORDING,
+    CapsuleRules,
     check_run_identity,
     ledger_knows,
     load_rules,
@@ -132,11 +133,10 @@ def _look_tree(base: Path) -> Stillness:
 
 
 def _same_run(led: Ledger, base: Path, run: str, instance: str | None,
-              warnings: list[str]) -> Callable[[], None]:
+              warnings: list[str], rules: CapsuleRules) -> Callable[[], None]:
     """The check that ``base``'s own files name no other run than ``run`` (module docstring,
     "Its run"), to call before each read: raises `InvalidEventError` for one the ledger knows;
     else leaves in ``warnings`` the line naming those it has never seen, if any."""
-    rules = load_rules(led.paths.home)
     known = ledger_knows(led)
     again = f"labledger ingest-dir {shlex.quote(str(base))}" + (
         f" --instance {shlex.quote(instance)}" if instance else "")
@@ -195,8 +195,10 @@ def ingest_run_dir(
     owned = ledger is None
     led = Ledger.open(root) if ledger is None else ledger
     try:
+        rules: CapsuleRules | None = None  # read once, where first needed
         if not run and not os.environ.get(RUN_ENV) and base.is_dir():  # as `close` does
-            run = run_of_folder(base, load_rules(led.paths.home))
+            rules = load_rules(led.paths.home)
+            run = run_of_folder(base, rules)
         run = resolve_run(run, action="record a run directory", kind=None)
         led.draft("note", {"text": "-"}, run=run, instance=instance)  # validates the ids
         if not base.is_dir():
@@ -207,7 +209,8 @@ def ingest_run_dir(
         refuse_ledger_folder(led, base)
 
         warnings: list[str] = []
-        same_run = _same_run(led, base, run, instance, warnings)
+        same_run = _same_run(led, base, run, instance, warnings,
+                             rules or load_rules(led.paths.home))
         store = open_store(led)
         same_run()  # a refusal before gc's lock file is made: the project stays as it was
         # From before the put until the append: no gc (even --grace 0) removes what it stored

@@ -24,7 +24,13 @@ from labledger.ledger._words import counted
 from labledger.ledger.errors import CorruptionError
 from labledger.ledger.record import RecordError, verify_line
 from labledger.ledger.root import LedgerPaths
-from labledger.ledger.segment import hold_off_sealing, iter_lines, list_segments
+from labledger.ledger.segment import (
+    SealedAway,
+    iter_lines,
+    list_segments,
+    sealing_attempts,
+    writer_dirs,
+)
 
 
 @dataclass(frozen=True)
@@ -220,19 +226,8 @@ _STRAY_WHY = ("not a segment, so no view and no check reads it (segments are "
               "belongs, or out of the ledger folder")
 
 
-class _SealedAway(Exception):
-    """A listed JSONL segment vanished while `check` walked its writer: `compact` sealed it
-    (renamed its Parquet in, then removed it) after the listing. Not damage."""
-
-
-# How often one writer is walked after a segment was sealed away under the walk. Each walk
-# lists afresh; the last holds that writer's compact off (`hold_off_sealing`), so it cannot
-# lose the race again (appends of that writer wait for it too: only after three lost races).
-_WALKS = 4
-
-
 def _check_writer(report: CheckReport, writer_dir: Path, *, last_walk: bool) -> None:
-    """Walk one writer's chain into ``report``; raises `_SealedAway` (having added nothing
+    """Walk one writer's chain into ``report``; raises `SealedAway` (having added nothing
     that stays) when a listed segment was sealed away meanwhile, unless ``last_walk``."""
     chain = _Chain(report, writer_dir.name)
     try:
@@ -256,7 +251,7 @@ def _check_writer(report: CheckReport, writer_dir: Path, *, last_walk: bool) -> 
             chain.corrupt(segment, exc.problem, exc.seq, exc.offset)
         except FileNotFoundError as exc:
             if not last_walk and segment.suffix == ".jsonl":
-                raise _SealedAway from None
+                raise SealedAway from None
             chain.corrupt(segment, f"cannot read ({exc.strerror})", None, None)
         except OSError as exc:
             chain.corrupt(segment, f"cannot read ({exc.strerror})", None, None)
@@ -270,20 +265,14 @@ def check_ledger(paths: LedgerPaths) -> CheckReport:
     rather than reading as a missing segment."""
     report = CheckReport()
     root = paths.segments
-    writer_dirs = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    for writer_dir in writer_dirs:
+    for writer_dir in writer_dirs(root):
         report.writers += 1
         before = (report.segments, report.events, len(report.findings))
-        for walk in range(_WALKS):
-            last = walk == _WALKS - 1
-            try:
-                if last:  # lost every race so far: compact waits for this walk
-                    with hold_off_sealing([writer_dir]):
-                        _check_writer(report, writer_dir, last_walk=True)
-                else:
-                    _check_writer(report, writer_dir, last_walk=False)
+        for last in sealing_attempts(lambda: [writer_dir]):  # noqa: B023 - used at once
+            try:  # on the last walk compact waits for it: it cannot lose a race again
+                _check_writer(report, writer_dir, last_walk=last)
                 break
-            except _SealedAway:
+            except SealedAway:
                 report.segments, report.events = before[0], before[1]
                 del report.findings[before[2]:]
     if root.is_dir():

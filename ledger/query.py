@@ -24,7 +24,6 @@ query never answers from fewer records than the segments hold without saying so.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -56,10 +55,11 @@ from labledger.ledger.errors import (
 from labledger.ledger.record import Record
 from labledger.ledger.root import LedgerPaths
 from labledger.ledger.segment import (
-    hold_off_sealing,
     iter_lines,
     last_full_line,
     list_segments,
+    sealing_attempts,
+    writer_dirs,
 )
 
 COLUMNS = {
@@ -569,61 +569,51 @@ def execute_query(paths: LedgerPaths, query: str, *, on_damage: OnDamage | None 
     return read_retrying(paths, run, on_damage=on_damage)
 
 
-# How many times a read starts again when `compact` sealed a segment away under it. One retry
-# is not enough beside a compact that runs again and again (a loop in a script): each run seals
-# the open segment, so reads in a row can each lose a race. The last attempt holds compact off
-# (`hold_off_sealing`), so it cannot lose one.
-_READ_ATTEMPTS = 4
-
-
 def read_retrying(paths: LedgerPaths, read: Callable[[duckdb.DuckDBPyConnection], _T], *,
                   on_damage: OnDamage | None = None, what: str = "query failed",
                   hint: str = "") -> _T:
     """``read(con)`` on a fresh `connect`, started again when a segment it listed was sealed
-    away meanwhile (`_moved_away`); a DuckDB failure is raised as `read_error` makes it
-    (``what`` and ``hint`` word it)."""
-    for attempt in range(1, _READ_ATTEMPTS + 1):
-        last = attempt == _READ_ATTEMPTS
-        with hold_off_sealing(_writer_dirs(paths)) if last else contextlib.nullcontext():
-            try:
-                con = connect(paths, on_damage=on_damage)
-            except CorruptionError as exc:
-                if not last and _moved_away(exc):
-                    continue
-                raise
-            try:
-                return read(con)
-            except duckdb.Error as exc:
-                error = read_error(exc, paths, what, hint)
-                if not last and _moved_away(error):
-                    continue
-                raise error from None
-            finally:
-                con.close()
+    away meanwhile (`_moved_away`; `segment.sealing_attempts`: the last attempt holds sealing
+    off); a DuckDB failure is raised as `read_error` makes it (``what`` and ``hint`` word it)."""
+    for last in sealing_attempts(lambda: writer_dirs(paths.segments)):
+        con = _connect_or_retry(paths, on_damage, last)
+        if con is None:
+            continue
+        try:
+            return read(con)
+        except duckdb.Error as exc:
+            error = read_error(exc, paths, what, hint)
+            if not last and _moved_away(error):
+                continue
+            raise error from None
+        finally:
+            con.close()
     raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
 def connect_retrying(paths: LedgerPaths, *, on_damage: OnDamage | None = None
                      ) -> duckdb.DuckDBPyConnection:
     """`connect`, made again from a fresh listing when a segment it listed was sealed away
-    meanwhile (`_moved_away`), as `read_retrying` does; the last attempt holds compact off
-    while it connects. The connection's views then name the segment files listed: a JSONL
-    segment sealed away later fails a later query of it (`read_retrying` re-runs one)."""
-    for attempt in range(1, _READ_ATTEMPTS + 1):
-        last = attempt == _READ_ATTEMPTS
-        with hold_off_sealing(_writer_dirs(paths)) if last else contextlib.nullcontext():
-            try:
-                return connect(paths, on_damage=on_damage)
-            except CorruptionError as exc:
-                if not last and _moved_away(exc):
-                    continue
-                raise
+    meanwhile, as `read_retrying` does. The connection's views then name the segment files
+    listed: a JSONL segment sealed away later fails a later query of it (`read_retrying`
+    re-runs one)."""
+    for last in sealing_attempts(lambda: writer_dirs(paths.segments)):
+        con = _connect_or_retry(paths, on_damage, last)
+        if con is not None:
+            return con
     raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
-def _writer_dirs(paths: LedgerPaths) -> list[Path]:
-    root = paths.segments
-    return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+def _connect_or_retry(paths: LedgerPaths, on_damage: OnDamage | None, last: bool
+                      ) -> duckdb.DuckDBPyConnection | None:
+    """`connect`, or None when a listed segment was sealed away meanwhile and this is not the
+    last attempt (list again)."""
+    try:
+        return connect(paths, on_damage=on_damage)
+    except CorruptionError as exc:
+        if not last and _moved_away(exc):
+            return None
+        raise
 
 
 def _moved_away(error: BaseException) -> bool:

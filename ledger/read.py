@@ -14,7 +14,14 @@ from blake3 import blake3
 from labledger.ledger._line import ID_END, ID_PREFIX, REST
 from labledger.ledger.errors import CorruptionError
 from labledger.ledger.record import Record, RecordError, verify_line
-from labledger.ledger.segment import hold_off_sealing, iter_lines, list_segments, unreadable
+from labledger.ledger.segment import (
+    READ_ATTEMPTS,
+    SealedAway,
+    hold_off_sealing,
+    iter_lines,
+    list_segments,
+    unreadable,
+)
 
 
 def iter_segment_records(segment: Path, kinds: Collection[str] | None = None
@@ -86,16 +93,6 @@ def _lines(segment: Path) -> Iterator[tuple[int, bytes, bool]]:
     yield from lines
 
 
-# How many listings a writer's read goes through when `compact` seals listed segments away under
-# it (as `query.read_retrying` and `check`): the last one holds compact off while it reads.
-_READ_ATTEMPTS = 4
-
-
-class _SealedAway(Exception):
-    """A listed JSONL segment is gone: `compact` sealed it (its Parquet twin holds the same
-    records) or, empty, removed it, after the listing. Not damage: list again."""
-
-
 def iter_writer_records(writer_dir: Path, kinds: Collection[str] | None = None
                         ) -> Iterator[Record]:
     """A writer's verified records in chain order (only ``kinds``, when given), safe beside a
@@ -110,14 +107,14 @@ def iter_writer_records(writer_dir: Path, kinds: Collection[str] | None = None
       sealing keeps, and hold disjoint seq ranges): its Parquet twin is read in its place, no
       record is yielded twice and none skipped. The records are then those of a read started
       at that moment, less the segments already yielded.
-    * After `_READ_ATTEMPTS` - 1 lost races, each remaining segment is listed and read under
+    * After `READ_ATTEMPTS` - 1 lost races, each remaining segment is listed and read under
       `hold_off_sealing` (released before its records are yielded: a caller that appends
       while it iterates must not wait on itself), so the read cannot lose again.
     * Damage is raised as before: a segment that is gone on the last attempt, or that exists
       but cannot be read, is never retried.
     """
     done = -1  # the first seq of the last segment yielded: the read resumes after it
-    for _ in range(1, _READ_ATTEMPTS):  # the tries that may lose a race
+    for _ in range(1, READ_ATTEMPTS):  # the tries that may lose a race
         try:
             for segment in list_segments(writer_dir):
                 first = int(segment.stem)
@@ -125,7 +122,7 @@ def iter_writer_records(writer_dir: Path, kinds: Collection[str] | None = None
                     yield from _read_whole(segment, kinds, retry=True)
                     done = first
             return
-        except _SealedAway:
+        except SealedAway:
             continue
     while True:  # the last attempt: compact of this writer waits while a segment is read
         with hold_off_sealing([writer_dir]):
@@ -140,7 +137,7 @@ def iter_writer_records(writer_dir: Path, kinds: Collection[str] | None = None
 def _read_whole(segment: Path, kinds: Collection[str] | None, *, retry: bool
                 ) -> Iterator[Record]:
     """`iter_segment_records` with the segment already read (the first record, or the end, is
-    fetched here); `_SealedAway` when ``retry`` and a listed JSONL segment is gone."""
+    fetched here); `SealedAway` when ``retry`` and a listed JSONL segment is gone."""
     records = iter_segment_records(segment, kinds)
     try:
         first = next(records)
@@ -148,7 +145,7 @@ def _read_whole(segment: Path, kinds: Collection[str] | None, *, retry: bool
         return iter(())
     except FileNotFoundError:
         if retry and segment.suffix == ".jsonl" and not segment.exists():
-            raise _SealedAway from None
+            raise SealedAway from None
         raise
     return itertools.chain((first,), records)
 

@@ -531,6 +531,35 @@ class hold_off_sealing:  # noqa: N801 - used as a function: `with hold_off_seali
         self.fds.clear()
 
 
+def writer_dirs(segments: Path) -> list[Path]:
+    """The writers' folders under the ledger's ``segments`` folder, sorted (none if it is not
+    there yet)."""
+    return sorted(p for p in segments.iterdir() if p.is_dir()) if segments.is_dir() else []
+
+
+READ_ATTEMPTS = 4
+"""How many times a read starts again when `compact` seals a segment it listed away under it
+(`check`, `query.read_retrying`, `read.iter_writer_records`). One retry is not enough beside a
+compact run again and again (each run seals the open segment); the last attempt holds sealing
+off (`hold_off_sealing`), so it cannot lose the race."""
+
+
+class SealedAway(Exception):  # noqa: N818 - a signal to list again, not an error
+    """A listed JSONL segment is gone: `compact` sealed it (its Parquet twin holds the same
+    records) or, empty, removed it, after the listing. Not damage: list again."""
+
+
+def sealing_attempts(writer_dirs: Callable[[], Sequence[Path]]) -> Iterator[bool]:
+    """One flag per attempt of a read beside `compact`: False for each that may lose a race,
+    then True for the last, during which sealing of ``writer_dirs()`` (listed then) is held
+    off. ``for last in sealing_attempts(...)``: ``continue`` after a lost race; leaving the
+    loop ends the hold."""
+    for _ in range(READ_ATTEMPTS - 1):
+        yield False
+    with hold_off_sealing(writer_dirs()):
+        yield True
+
+
 def has_closed_segments(writer_dir: Path) -> bool:
     """True when a read-only (closed) JSONL segment waits to be sealed."""
     return any(s.suffix == ".jsonl" and not s.stat().st_mode & stat.S_IWUSR

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from labledger.ledger.ledger import Ledger
-from tests.cas.test_cas_durability_audit import _run_dir
+from tests.cas.test_cas_durability_audit import _check_deep, _run_dir
 from tests.conftest import Sshd
 
 LABLEDGER = str(Path(sys.executable).with_name("labledger"))
@@ -74,8 +74,7 @@ def _gc_then(project: Path, release: Callable[[], None]) -> subprocess.Completed
 
 
 def _assert_whole(project: Path) -> None:
-    done = subprocess.run([LABLEDGER, "check", "--deep"], cwd=project, capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = _check_deep(project)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
