@@ -1299,10 +1299,10 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                       and not _git_excluded(p, root, t.kept) for p in t.places_near(root)
                       if spared is None or spared not in (p, *p.parents))
             if not hit and t.computed:
-                # `echo results | xargs rm -rf`, `rm -rf $(echo results)`
+                # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
                 if t.feed not in mentions:
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
-                hit = mentions[t.feed].reach(root)
+                hit = mentions[t.feed].reach(root, spared)
             if not hit:
                 continue
             if digest is not None:
@@ -1435,7 +1435,8 @@ class _Mentions:
     capsules/*)``), or one whose name a word holds as a path part or a one-part glob word
     matches (``find . -name c2 | xargs rm -rf``, ``-name 'c?'``; ``ec2`` or ``c21`` does not
     name ``c2``). The project folder and those above it
-    do not count (``find . -name '*.pyc' | xargs rm``).
+    do not count as words (``find . -name '*.pyc' | xargs rm``), but a command of the text that
+    lists a folder whole does (`_Listing`: ``ls``, ``find . -type d``): what it lists is fed.
 
     Each word is read once per text, whatever the number of protected folders (`reach` asks
     about one). A glob is never expanded where it cannot lead: its parts are matched against
@@ -1468,10 +1469,14 @@ class _Mentions:
                 (patterns if any(c in word for c in "*?") else literal).add(place)
         self.literal = literal - self.above_project
         self.patterns = patterns
+        self.bases = bases
+        self._listings: list[_Listing] | None = None
 
-    def reach(self, root: Path) -> bool:
+    def reach(self, root: Path, spared: Path | None = None) -> bool:
         top = str(root)
         if self.cut and (root.name in self.text or top in self.text):
+            return True
+        if any(listing.reaches(root, spared, self.bases) for listing in self.listings()):
             return True
         if root.name in self.names or any(_glob_part_matches(g, root.name)
                                           for g in self.name_globs):
@@ -1481,6 +1486,19 @@ class _Mentions:
                for p in self.literal):
             return True
         return any(self._glob_reaches(p, top) for p in self.patterns)
+
+    def listings(self) -> list[_Listing]:
+        """What the text's ``ls`` and ``find`` commands list, read once (most feeds have
+        none: the text is parsed only when it holds one of their names)."""
+        if self._listings is None:
+            self._listings = []
+            if _LISTERS.search(self.text):
+                from labledger.reconcile.shell_words import simple_commands
+
+                for cmd in simple_commands(self.text, str(self.bases[0])):
+                    if not cmd.remote:
+                        self._listings += _listings_of(cmd.name, cmd.argv[1:], self.bases)
+        return self._listings
 
     def _glob_reaches(self, pattern: str, top: str) -> bool:
         """The glob ``pattern`` (absolute) matches, now, ``top`` or a folder above it (below
@@ -1495,6 +1513,89 @@ class _Mentions:
             return matched not in self.above_project and os.path.lexists(matched)
         rest = os.sep.join(wanted[len(parts):])
         return next(glob.iglob(os.path.join(glob.escape(top), rest)), None) is not None
+
+
+# the commands that list a folder's entries (what a computed delete they feed may delete)
+_LISTERS = re.compile(r"(?<![\w.-])(ls|find)(?![\w.-])")
+_FIND_GLOBAL_OPTIONS = ("-H", "-L", "-P")  # before its start folders
+
+
+@dataclass
+class _Listing:
+    """A folder a command lists whole: ``ls DIR`` (its entries, dot entries only with
+    ``-a``/``-A``/``-f``; printed as bare names, so a delete fed them acts on those names in
+    its own working folder), ``find START`` (everything below, limited by its ``-name``/
+    ``-path`` tests, `_find_name_tests`: none stands for everything)."""
+
+    folder: Path
+    finds: bool
+    names: list[tuple[str, str]] = field(default_factory=list)
+    dot_entries: bool = True  # ls: its dot entries are listed
+
+    def reaches(self, root: Path, spared: Path | None, bases: list[Path]) -> bool:
+        """A delete fed this listing may delete some of ``root`` (``spared`` aside)."""
+        if spared is not None and spared in (self.folder, *self.folder.parents):
+            return False
+        if self.finds:
+            return _deletes_some_of(self.folder, root, self.names, spared)
+        # ls: an entry of the folder holding the root, as listed (`ls /p | xargs -I{} rm -rf
+        # /p/{}`) or taken as a name in the delete's working folder (`ls | xargs rm -rf`)
+        for top in (self.folder, *bases):
+            if top in root.parents:
+                entry = root.relative_to(top).parts[0]
+                if (self.dot_entries or not entry.startswith(".")) and \
+                        os.path.lexists(self.folder / entry):
+                    return True
+        return False
+
+
+def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing]:
+    """The folders ``ls ARGS`` or ``find ARGS`` lists whole, from each working folder: ls's
+    folder operands (none: the working folder; with ``-d`` it lists the operands themselves,
+    words that name what they name), find's start folders (none: the working folder). A
+    computed or glob operand lists what its words name (`_Mentions`)."""
+    if name == "find":
+        while args[:1] and args[0] in _FIND_GLOBAL_OPTIONS:
+            args = args[1:]
+        starts: list[str] = []
+        for a in args:
+            if a.startswith(("-", "(", "!")):
+                break
+            starts.append(a)
+        names = _find_name_tests(args)
+        return [_Listing(place, True, names)
+                for start in starts or ["."] for place in _literal_places(start, bases)]
+    if name != "ls":
+        return []
+    operands: list[str] = []
+    flags: set[str] = set()
+    ended = False
+    for a in args:
+        if ended or not a.startswith("-") or a == "-":
+            operands.append(a)
+        elif a == "--":
+            ended = True
+        elif a.startswith("--"):
+            flags.add(a.split("=", 1)[0])
+        else:
+            flags.update("-" + ch for ch in a[1:])
+    if flags & {"-d", "--directory"}:
+        return []
+    dots = bool(flags & {"-a", "-A", "-f", "--all", "--almost-all"})
+    places = [p for word in operands for p in _literal_places(word, bases)] if operands \
+        else list(bases)
+    return [_Listing(p, False, dot_entries=dots) for p in places if p.is_dir()]
+
+
+def _literal_places(word: str, bases: list[Path]) -> list[Path]:
+    """The places a word names from each working folder, its braces expanded (a glob or a
+    computed word: none here; `_Mentions` reads its words)."""
+    found: list[Path] = []
+    for each in _braces(word):
+        places, globs, computed = _expand(each, bases)
+        if not computed and not globs:
+            found += places
+    return found
 
 
 def _glob_part_matches(pattern: str, name: str) -> bool:

@@ -1,0 +1,113 @@
+"""`labledger hook` against what was left from the seventh round, through the real console script.
+
+A listing of a whole folder fed to a computed delete (``ls | xargs rm -rf``) deletes what that
+folder holds; ``git clean`` without ``-x`` keeps what git ignores (asked of real git); a
+provider CLI asked for its help destroys nothing; a destroy hidden in an ``alias`` of any CLI,
+a TPU VM's delete and a script ``runpodctl exec`` runs on a pod are read.
+
+The ledger holds RunPod ``pod-abc123`` at ``203.0.113.7`` (run r2, never pulled: every destroy
+that may reach it is refused) and ``capsules/c2``, a sealed capsule whose stored copy is
+missing (deleting it is refused). Each test feeds the hook a Claude Code payload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from labledger.ledger.ledger import Ledger
+from tests.reconcile.test_hook_review_fixes import BOX, assert_blocked, assert_passes
+
+
+@pytest.fixture
+def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
+    pull_seed.rent("pod-abc123", profile="runpod", host=f"{BOX}:22022")
+    ledger.append("run.launched", run="r2", instance="pod-abc123", command=["x"])
+    # its stored copy is not here: deleting it is refused
+    ledger.append("capsule.sealed", run="r2", path="capsules/c2", digest="blake3:" + "ab" * 32,
+                  files=1, bytes=1)
+    (project / "capsules" / "c2").mkdir(parents=True)
+    (project / "capsules" / "c2" / "metrics.json").write_text('{"acc": 0.91}\n')
+    (project / "src" / "__pycache__").mkdir(parents=True)
+    (project / "src" / "train.py").write_text("print(1)\n")
+    (project / "src" / "__pycache__" / "train.cpython-312.pyc").write_bytes(b"\x00")
+    (project / "train.log").write_text("step 1\n")
+    (project.parent / "scratch").mkdir()  # a folder beside the project
+    (project.parent / "scratch" / "a.tmp").write_text("x\n")
+    return project
+
+
+def assert_deletes_a_capsule(result: Any, command: str) -> None:
+    assert_blocked(result, command)
+    assert "deletes the capsule" in result.stderr, result.stderr
+
+
+# 1: a folder listed whole feeds a computed delete everything it holds ---------------------------
+# Shapes: `ls | xargs rm -rf` and `find . -mindepth 1 -print0 | xargs -0 rm -rf` (the usual
+# "empty this folder" one-liners of shell Q&A), `find . -type d | xargs rm -rf`, `ls -d */ |
+# xargs rm -rf`, `printf '%s\n' * | xargs rm -rf`; GNU ls prints bare names (no dot entries
+# without -a/-A), GNU find prints every path below its start folders.
+@pytest.mark.parametrize("command", [
+    "ls | xargs rm -rf",
+    "ls -1 | xargs rm -rf",
+    "ls . | xargs -n 1 rm -rf",
+    "ls -A | xargs rm -rf",
+    "ls | grep -v src | xargs rm -rf",  # the filter cannot be read: what ls lists counts
+    "find . -type d | xargs rm -rf",
+    "find . -mindepth 1 -print0 | xargs -0 rm -rf",
+    "find | xargs rm -rf",
+    "find -L . -type f | xargs rm -f",
+    "find . -name '*.json' | xargs rm -f",  # a test that passes for a file the capsule holds
+    "find capsules -type f | xargs rm -f",
+    "ls -d */ | xargs rm -rf",
+    "printf '%s\\n' * | xargs rm -rf",
+])
+def test_a_folder_listed_whole_feeds_the_delete_what_it_holds(
+        hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_a_capsule(hook(command), command)
+
+
+def test_a_listing_from_elsewhere_feeds_the_names_of_its_entries(
+        hook: Callable[..., Any], box: Path) -> None:
+    # `ls OTHER | xargs rm -rf` run in the project deletes the project's entries of the
+    # same names: a folder elsewhere holding a `capsules` entry feeds that name
+    other = box.parent / "other"
+    (other / "capsules").mkdir(parents=True)
+    command = f"ls {other} | xargs rm -rf"
+    assert_deletes_a_capsule(hook(command), command)
+    assert_passes(hook(f"ls {box.parent / 'scratch'} | xargs rm -rf"), "scratch")
+
+
+def test_a_plain_ls_does_not_list_the_ledger(hook: Callable[..., Any], box: Path) -> None:
+    # no capsule in the listed folder: ls without -a prints no `.labledger`, ls -A does
+    cleaned = box / "build"
+    cleaned.mkdir()
+    (cleaned / ".labledger").mkdir()  # not this project's: its name only
+    result = hook("ls -A | xargs rm -rf")
+    assert_blocked(result, "ls -A")
+    assert ".labledger, the labledger ledger" in result.stderr
+    assert ".labledger, the labledger" not in hook("ls | xargs rm -rf").stderr
+
+
+@pytest.mark.parametrize("command", [
+    "find . -name '*.pyc' | xargs rm",
+    "find . -name __pycache__ -type d | xargs rm -rf",
+    "find src -type f -name '*.pyc' -print0 | xargs -0 rm -f",
+    "ls *.log | xargs rm",
+    "ls src | xargs rm -f",
+    "ls -d src/__pycache__ | xargs rm -rf",
+    "find ../scratch -type f | xargs rm",
+    "ls ../scratch | xargs -I{} rm ../scratch/{}",
+    "ls -la; find ../scratch -name '*.tmp' | xargs rm -f",  # the ls only prints
+])
+def test_a_listing_of_what_holds_no_protected_folder_passes(
+        hook: Callable[..., Any], command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+def test_find_elsewhere_by_absolute_path_passes(hook: Callable[..., Any], box: Path) -> None:
+    command = f"find {box.parent / 'scratch'} -type f | xargs rm"
+    assert_passes(hook(command), command)
