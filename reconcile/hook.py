@@ -21,7 +21,10 @@ or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -d
 ``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
 something it holds now; a delete whose paths are computed counts when what may feed it names
-one: its own pipeline and the line's other pipelines but those that only print, `_Feeds`).
+one: its own pipeline and the line's other pipelines but those that only print, `_Feeds`;
+or lists a folder holding one whole, `_Listing`). What a ``git clean`` removes of a protected
+folder it reaches is asked of real git, read-only (`_GitClean`: ignored and tracked files
+stay), the one program run for a delete; fail closed when git cannot answer.
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
@@ -810,7 +813,9 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         if rest[:1] != ["clean"]:
             return None
         flags, _, paths = _git_clean(rest[1:])
-        if "d" not in flags or "n" in flags:
+        # without -d it keeps untracked folders, unless paths are given (git-clean(1): "If a
+        # <pathspec> is specified, -d is irrelevant"): `git clean -f capsules` empties them
+        if ("d" not in flags and not paths) or "n" in flags:
             return None
         return [os.path.join(folder, p) for folder in where for p in paths or ["."]], []
     if name == "mv":
@@ -887,6 +892,81 @@ def _git_join(here: str, path: str) -> str:
     """``path`` from the folder ``here`` (absolute, from home or computed: as written)."""
     return path if here == "." or path.startswith(("/", "~", "$")) else \
         os.path.join(here, path)
+
+
+# global options of git that leave which repository, work tree and config it reads as they are
+# (any other, `-c`, `--git-dir`, `--work-tree`, ...: real git is not asked, see `_GitClean`)
+_GIT_NEUTRAL_OPTIONS = {"--no-pager", "-P", "-p", "--paginate", "--no-optional-locks",
+                        "--literal-pathspecs", "--no-replace-objects"}
+_GIT_ASK_TIMEOUT_S = 2.0
+
+
+@dataclass
+class _GitClean:
+    """A ``git clean`` that removes (no dry run), to ask real git what it removes of a
+    protected folder: its working folders (one from each of the line's; None when git's view
+    cannot be reproduced: a computed ``-C``, ``--git-dir``, ``--work-tree``, a ``-c``, a
+    ``GIT_*`` assignment before it), its short flags (``x``: ignored files too, ``X``: only
+    those) and its ``-e`` patterns."""
+
+    folders: list[Path] | None
+    flags: set[str]
+    excludes: list[str]
+
+    def removes(self, place: Path, root: Path) -> bool:
+        """Cleaning ``place`` removes something of ``root`` (they overlap): what git lists as
+        untracked there (``git ls-files --others --directory``, with the standard ignore
+        rules but with ``-x``, only the ignored with ``-X``, and the ``-e`` patterns) is what
+        the clean removes; a tracked file it keeps. Asked only for a folder the clean would
+        otherwise be refused for; git failing or not answering in time: removed (fail
+        closed). git runs read-only, with ``core.fsmonitor`` (a program the repository's
+        config may name) off."""
+        import subprocess
+
+        if self.folders is None:
+            return True
+        spec = place if (place == root or root in place.parents) else root
+        ask = ["git", "--literal-pathspecs", "--no-optional-locks", "-c", "core.fsmonitor=false",
+               "-c", "core.untrackedCache=false", "ls-files", "-z", "--others", "--directory"]
+        if "x" not in self.flags:
+            ask.append("--exclude-standard")
+            if "X" in self.flags:
+                ask.append("--ignored")
+        ask += [f"--exclude={pattern}" for pattern in self.excludes]
+        env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+        for folder in self.folders:
+            try:
+                done = subprocess.run([*ask, "--", str(spec)], cwd=folder, env=env,
+                                      capture_output=True, timeout=_GIT_ASK_TIMEOUT_S,
+                                      check=False, stdin=subprocess.DEVNULL)
+            except (OSError, subprocess.SubprocessError):
+                return True
+            if done.returncode != 0 or done.stdout:
+                return True
+        return False
+
+
+def _git_clean_of(cmd: Any, bases: list[Path]) -> _GitClean | None:
+    """The `_GitClean` of a ``git clean`` command (None for any other command)."""
+    if cmd.name != "git":
+        return None
+    args = cmd.argv[1:]
+    rest = _git_where(args)[1]
+    if rest[:1] != ["clean"]:
+        return None
+    flags, excludes, _ = _git_clean(rest[1:])
+    options = args[:len(args) - len(rest)]
+    here, known, i = ".", True, 0
+    while i < len(options):
+        if options[i] == "-C" and i + 1 < len(options):
+            here = _git_join(here, options[i + 1])
+            i += 2
+            continue
+        known = known and options[i] in _GIT_NEUTRAL_OPTIONS
+        i += 1
+    if not known or "$" in here or "`" in here or re.search(r"(?<![\w])GIT_\w*=", cmd.context):
+        return _GitClean(None, flags, excludes)
+    return _GitClean([_resolve(base, here) for base in bases], flags, excludes)
 
 
 def _git_kept(argv: list[str]) -> list[str]:
@@ -1238,11 +1318,12 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             targets.append(_Target("(paths read when it runs)", [], names, True,
                                    _quoted(cmd.argv), feed=feeds.of(cmd)))
         kept = _git_kept(cmd.argv)
+        clean = _git_clean_of(cmd, bases)
         for target in found:
             for each in _braces(target):
                 places, globs, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs))
+                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs, clean))
     if not targets:
         return []
     return _protected_hits(targets, config, project, events, checker, bases)
@@ -1265,6 +1346,8 @@ class _Target:
     # absolute globs it deletes what they match (``rm -rf data/*/*.jpg``): never expanded,
     # matched against each protected folder's path (`_glob_places`)
     globs: list[str] = field(default_factory=list)
+    # a `git clean`: real git says what it removes of a protected folder it reaches
+    git: _GitClean | None = None
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -1296,7 +1379,9 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
             hit = any(_deletes_some_of(p, root, t.names, spared)
-                      and not _git_excluded(p, root, t.kept) for p in t.places_near(root)
+                      and not _git_excluded(p, root, t.kept)
+                      and (t.git is None or t.git.removes(p, root))
+                      for p in t.places_near(root)
                       if spared is None or spared not in (p, *p.parents))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`

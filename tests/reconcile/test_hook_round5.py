@@ -291,7 +291,7 @@ def test_git_clean_excluding_the_capsule_and_the_ledger_passes(hook: Callable[..
     ("git clean -fdx -e capsules", "the labledger ledger"),  # -x removes the ignored ledger
     ("git clean -fdx -e .labledger", "deletes the capsule"),
     ("git clean -fdX -e capsules -e .labledger", "deletes the capsule"),  # -X: removes those
-    ("git clean -fdx -e '!capsules' -e capsules -e .labledger", "deletes the capsule"),
+    ("git clean -fdx -e capsules -e '!capsules' -e .labledger", "deletes the capsule"),
     ("git clean -fdx -e build -e .labledger", "deletes the capsule"),
     ("git clean -fdx -e capsules/c9 -e .labledger", "deletes the capsule"),
     ("git clean -fdx -enode_modules", "deletes the capsule"),  # `-e node_modules`, not a dry run

@@ -12,6 +12,7 @@ missing (deleting it is refused). Each test feeds the hook a Claude Code payload
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,3 +112,71 @@ def test_a_listing_of_what_holds_no_protected_folder_passes(
 def test_find_elsewhere_by_absolute_path_passes(hook: Callable[..., Any], box: Path) -> None:
     command = f"find {box.parent / 'scratch'} -type f | xargs rm"
     assert_passes(hook(command), command)
+
+
+# 2: git clean without -x keeps what git ignores: real git is asked --------------------------------
+# A results folder in .gitignore is the usual layout (git-clean(1), git 2.39: "-x Don't use the
+# standard ignore rules", "-X Remove only files ignored by Git", "If a <pathspec> is specified,
+# -d is irrelevant"; a tracked file is never removed). The repositories are real ones.
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=agent@example.com", "-c", "user.name=agent",
+                    *args], cwd=project, check=True, capture_output=True)
+
+
+def _repository(project: Path, ignored: str) -> None:
+    _git(project, "init", "-q", ".")
+    (project / ".gitignore").write_text(ignored)
+    _git(project, "add", ".gitignore", "src")
+    _git(project, "commit", "-qm", "start")
+
+
+@pytest.mark.parametrize("command", [
+    "git clean -fd",
+    "git clean -ffd",
+    "git clean -fd capsules",
+    "git clean -f capsules",
+    "git -C src clean -fd ..",
+    "git clean -fd -e build",
+    # the last matching pattern decides (gitignore(5)): the capsule stays excluded
+    "git clean -fdx -e '!capsules' -e capsules -e .labledger",
+])
+def test_git_clean_without_x_keeps_an_ignored_capsule(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    _repository(box, ".labledger/\ncapsules/\n")
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize(("ignored", "command", "what"), [
+    (".labledger/\ncapsules/\n", "git clean -fdx", "deletes the capsule"),
+    (".labledger/\ncapsules/\n", "git clean -fdX", "deletes the capsule"),
+    (".labledger/\ncapsules/\n", "git clean -fd -e '!capsules'", "deletes the capsule"),
+    (".labledger/\n", "git clean -fd", "deletes the capsule"),  # untracked, not ignored
+    (".labledger/\n", "git clean -f capsules", "deletes the capsule"),  # a path: -d irrelevant
+    ("capsules/\n", "git clean -fd", "the labledger ledger"),  # the ledger is not ignored
+    # git's view cannot be reproduced here: not asked, refused
+    (".labledger/\ncapsules/\n", "git -c core.excludesFile=/dev/null clean -fd",
+     "deletes the capsule"),
+    (".labledger/\ncapsules/\n", "GIT_DIR=.git git clean -fd", "deletes the capsule"),
+    (".labledger/\ncapsules/\n", "git --work-tree=. clean -fd", "deletes the capsule"),
+])
+def test_git_clean_that_removes_the_capsule_is_refused(
+        hook: Callable[..., Any], box: Path, ignored: str, command: str, what: str) -> None:
+    _repository(box, ignored)
+    result = hook(command)
+    assert_blocked(result, command)
+    assert what in result.stderr, result.stderr
+
+
+def test_git_clean_keeps_a_tracked_capsule(hook: Callable[..., Any], box: Path) -> None:
+    _repository(box, ".labledger/\n")
+    _git(box, "add", "capsules")
+    _git(box, "commit", "-qm", "results")
+    for command in ("git clean -fd", "git clean -fdx -e .labledger"):
+        assert_passes(hook(command), command)
+    (box / "capsules" / "c2" / "notes.txt").write_text("untracked\n")  # removed by a clean
+    assert_blocked(hook("git clean -fd"), "an untracked file in the capsule")
+
+
+def test_git_clean_outside_a_repository_is_refused(hook: Callable[..., Any]) -> None:
+    # git cannot tell what it would remove: fail closed
+    assert_deletes_a_capsule(hook("git clean -fd"), "git clean -fd")
