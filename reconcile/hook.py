@@ -152,7 +152,12 @@ _VERB_PATHS: dict[str, tuple[tuple[frozenset[str], ...], frozenset[str]]] = {
                           "--flags-file", "--flatten", "--filter", "--trace-token", "--zone",
                           "--region"})),
 }
-_GCLOUD_TRACKS = {"alpha", "beta", "preview"}  # `gcloud beta compute ...`: not a verb word
+_GCLOUD_TRACKS = {"alpha", "beta", "preview"}
+# CLIs that print their help for `-h`/`--help` (or a first word `help`) instead of acting
+# (`_asks_for_help`); those built on argparse never take `-h` as an option's value
+_HELP_CLIS = {*_PROVIDER_CLIS, *_VERB_PATHS, "kubectl"}
+_ARGPARSE_CLIS = {"vastai", "vast.py", "aws", "az", "gcloud"}
+_AWS_HELP_AFTER = {"ec2", "terminate-instances", "stop-instances"}  # `aws ec2 ... help`  # `gcloud beta compute ...`: not a verb word
 # Commands whose arguments are text, not actions: a commit message, a search, an echo that
 # names `vastai destroy instance` destroys nothing (unless a shell reads it: see shell_words).
 _DATA_COMMANDS = {
@@ -560,7 +565,11 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             return bool(matching_patterns(text, strings, user))
 
     found: list[_Destroy] = []
+    helps: list[str] = []  # the provider CLIs asked for their help: they only print
     for cmd in simple_commands(command) if parsed is None else parsed:
+        if _asks_for_help(cmd.argv):
+            helps.append(cmd.text)
+            continue
         if cmd.name == TOO_DEEP:
             # a script that cannot be read (nested too deep, or a program file: `sed -f`):
             # a destroy when its text matches a pattern or runs a deleting command through
@@ -591,9 +600,39 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text))
     if not found:
         whole = normalize_line(command)
-        if len(whole) <= _WHOLE_LINE_LIMIT and matching_patterns(whole, user, user):
+        if len(whole) <= _WHOLE_LINE_LIMIT and matching_patterns(whole, user, user) and \
+                not any(matching_patterns(text, user, user) for text in helps):
             found.append(_Destroy(whole, bool(re.search(r"[$`]", whole)), whole))
     return found
+
+
+def _asks_for_help(argv: list[str]) -> bool:
+    """A provider CLI asked for its help, which it prints instead of acting: ``-h`` or
+    ``--help`` as a word of its own before ``--`` (``pspace machine stop --help``), or
+    ``help`` as its first word (``gcloud help compute instances delete``, cobra's
+    ``runpodctl help remove pod``; a CLI without that command refuses it: nothing runs
+    either), or after the operation for aws (``aws ec2 terminate-instances help``). An
+    argparse CLI (vastai, aws, az, gcloud) never takes ``-h`` as an option's value (it
+    refuses the command); for the others (click, cobra, cliffy) the word before it must not
+    be an option that may take it as its value (``--name -h``). A word computed before it
+    may be any of those: no help (fail closed)."""
+    name = os.path.basename(argv[0]) if argv else ""
+    if name not in _HELP_CLIS:
+        return False
+    words = argv[1:argv.index("--")] if "--" in argv else argv[1:]
+    if words[:1] == ["help"] or (name == "aws" and any(
+            w == "help" and before in _AWS_HELP_AFTER for before, w in zip(words, words[1:]))):
+        return True
+    for i, word in enumerate(words):
+        if "$" in word or "`" in word:
+            return False
+        if word not in ("-h", "--help"):
+            continue
+        before = words[i - 1] if i else ""
+        if name in _ARGPARSE_CLIS or not before.startswith("-") or "=" in before or \
+                before in ("-h", "--help"):
+            return True
+    return False
 
 
 def _opaque_remote_destroy(text: str) -> bool:

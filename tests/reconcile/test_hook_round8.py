@@ -180,3 +180,54 @@ def test_git_clean_keeps_a_tracked_capsule(hook: Callable[..., Any], box: Path) 
 def test_git_clean_outside_a_repository_is_refused(hook: Callable[..., Any]) -> None:
     # git cannot tell what it would remove: fail closed
     assert_deletes_a_capsule(hook("git clean -fd"), "git clean -fd")
+
+
+# 3: a provider CLI asked for its help destroys nothing -----------------------------------------
+# The CLIs' help conventions: vastai (vast.py, argparse: -h/--help anywhere; argparse refuses
+# `--opt -h` rather than take `-h` as the value), runpodctl and kubectl (cobra, spf13/cobra:
+# -h/--help flags and a `help` command; a string flag takes the next word as its value), pspace
+# (Paperspace/cli, cliffy: -h/--help), the legacy `paperspace` node CLI (--help), sky
+# (SkyPilot, click: -h/--help), gcloud (calliope, argparse: -h, --help, `gcloud help ...`), aws
+# (awscli's operation parser: a `help` positional, `aws ec2 terminate-instances help`), az
+# (knack, argparse: -h/--help).
+@pytest.mark.parametrize("command", [
+    "pspace machine stop --help",
+    "pspace machine delete psz4ktq0 -h",
+    "paperspace machines stop --help",
+    "vastai destroy instance -h",
+    "vastai destroy instance 123 --help",
+    "vastai stop instance 123 --raw --help",
+    "runpodctl remove pod --help",
+    "runpodctl remove pod abc123 -h",
+    "runpodctl help remove pod",
+    "runpodctl pod delete --help",
+    "sky down -h",
+    "sky down mycluster --help",
+    "gcloud compute instances delete vm1 --zone us-central1-a --help",
+    "gcloud help compute instances delete",
+    "gcloud compute tpus tpu-vm delete --help",
+    "aws ec2 terminate-instances help",
+    "az vm delete --name vm1 -h",
+    "kubectl delete pod trainer --help",
+    "sudo vastai destroy instance 123 --help",
+])
+def test_a_provider_cli_asked_for_its_help_passes(hook: Callable[..., Any],
+                                                  command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "runpodctl remove pod help",  # a pod id here, not the help command
+    "runpodctl remove pod abc123 --name -h",  # a string flag's value (cobra)
+    "vastai destroy instance 123 -- --help",  # after --: a word, not an option
+    "vastai destroy instance 123 --label=--help",
+    "aws ec2 terminate-instances --instance-ids i-0abc help",  # may be taken as an id
+    "sky down $C --help",  # a computed word may be an option taking --help as its value
+    "echo --help; vastai destroy instance 123",  # another command's help flag
+    "pspace machine stop --help; pspace machine stop psz4ktq0",
+])
+def test_a_help_word_that_is_not_the_destroys_own_flag_is_judged(
+        hook: Callable[..., Any], command: str) -> None:
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
