@@ -99,6 +99,10 @@ BUILTIN_PATTERNS = (
     r"\bsky\.(down|stop)\s*\(",
     rf"(^|[^\w.-])gcloud{_WORDS_APART}(.*?{_WORDS_APART})?compute{_WORDS_APART}instances"
     rf"{_WORDS_APART}(delete|stop|suspend)(?![\w./-])",
+    # Cloud TPU VMs: `gcloud compute tpus tpu-vm delete|stop NAME`, the older `gcloud compute
+    # tpus delete|stop`, `gcloud compute tpus queued-resources delete` (with --force, its TPUs)
+    rf"(^|[^\w.-])gcloud{_WORDS_APART}(.*?{_WORDS_APART})?compute{_WORDS_APART}tpus"
+    rf"{_WORDS_APART}((tpu-vm|queued-resources){_WORDS_APART})?(delete|stop)(?![\w./-])",
     rf"(^|[^\w.-])aws{_WORDS_APART}(.*?{_WORDS_APART})?ec2{_WORDS_APART}"
     r"(terminate|stop)-instances(?![\w./-])",
     rf"(^|[^\w.-])az{_WORDS_APART}(.*?{_WORDS_APART})?vm{_WORDS_APART}"
@@ -145,19 +149,22 @@ _VERB_PATHS: dict[str, tuple[tuple[frozenset[str], ...], frozenset[str]]] = {
             frozenset({"--region", "--profile", "--output", "--endpoint-url", "--query",
                        "--color", "--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout",
                        "--cli-binary-format"})),
-    "gcloud": ((frozenset({"compute"}), frozenset({"instances"}),
-                frozenset({"delete", "stop", "suspend"})),
+    # (`compute instances delete NAME`, `compute tpus [tpu-vm|queued-resources] delete NAME`:
+    # the words after a verb are the TPU's verbs, any word there that is no verb passes)
+    "gcloud": ((frozenset({"compute"}), frozenset({"instances", "tpus"}),
+                frozenset({"delete", "stop", "suspend", "tpu-vm", "queued-resources"}),
+                frozenset({"delete", "stop"})),
                frozenset({"--project", "--account", "--configuration", "--verbosity",
                           "--format", "--billing-project", "--impersonate-service-account",
                           "--flags-file", "--flatten", "--filter", "--trace-token", "--zone",
                           "--region"})),
 }
-_GCLOUD_TRACKS = {"alpha", "beta", "preview"}
+_GCLOUD_TRACKS = {"alpha", "beta", "preview"}  # `gcloud beta compute ...`: not a verb word
 # CLIs that print their help for `-h`/`--help` (or a first word `help`) instead of acting
 # (`_asks_for_help`); those built on argparse never take `-h` as an option's value
 _HELP_CLIS = {*_PROVIDER_CLIS, *_VERB_PATHS, "kubectl"}
 _ARGPARSE_CLIS = {"vastai", "vast.py", "aws", "az", "gcloud"}
-_AWS_HELP_AFTER = {"ec2", "terminate-instances", "stop-instances"}  # `aws ec2 ... help`  # `gcloud beta compute ...`: not a verb word
+_AWS_HELP_AFTER = {"ec2", "terminate-instances", "stop-instances"}  # `aws ec2 ... help`
 # Commands whose arguments are text, not actions: a commit message, a search, an echo that
 # names `vastai destroy instance` destroys nothing (unless a shell reads it: see shell_words).
 _DATA_COMMANDS = {
@@ -579,7 +586,7 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             continue
         computed_destroy = _computed_word_destroys(cmd.argv)
         if cmd.remote:
-            on_box = _destroys_on_the_box(cmd)
+            on_box = cmd.opaque or _destroys_on_the_box(cmd)
             if on_box or computed_destroy or matches(cmd.text):
                 found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                       destination=cmd.destination,
@@ -621,7 +628,8 @@ def _asks_for_help(argv: list[str]) -> bool:
         return False
     words = argv[1:argv.index("--")] if "--" in argv else argv[1:]
     if words[:1] == ["help"] or (name == "aws" and any(
-            w == "help" and before in _AWS_HELP_AFTER for before, w in zip(words, words[1:]))):
+            w == "help" and before in _AWS_HELP_AFTER
+            for before, w in zip(words, words[1:], strict=False))):
         return True
     for i, word in enumerate(words):
         if "$" in word or "`" in word:

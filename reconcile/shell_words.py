@@ -230,6 +230,9 @@ class SimpleCommand:
     # the scripts it is nested in below the line, innermost first, each with the pipeline of
     # that script it runs in (`bash -c 'du -sh x; ls | xargs rm'`: the second one)
     scopes: list[tuple[Script, Pipeline]] = field(default_factory=list)
+    # runs a program whose text cannot be read here (`runpodctl exec python FILE` with FILE
+    # missing now): on a box, it may delete or stop anything there
+    opaque: bool = False
 
     @property
     def name(self) -> str:
@@ -428,6 +431,18 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             found.destination = found.destination or destination
     elif name == "vastai" and len(argv) >= 4 and argv[1] == "execute":
         _parse(" ".join(argv[3:]), here, dyn, True, out, depth + 1)
+    elif name == "runpodctl" and argv[1:3] == ["exec", "python"]:
+        _runpod_exec(argv[3:], here, dyn, files, out)
+    elif name == "alias":
+        # `alias nuke='vastai destroy instance'`: the value runs wherever the name is used,
+        # with that use's words appended (as xargs appends its input)
+        for definition in argv[1:]:
+            _, eq, value = definition.partition("=")
+            if eq and not definition.startswith("-"):
+                first = len(out)
+                _parse(value, context, True, remote, out, depth + 1)
+                for found in out[first:]:
+                    found.appended = True
     else:
         if name in ("cd", "pushd") and files is not None and not dyn:
             files.enter(argv[1:])
@@ -462,6 +477,32 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         while files.partial:  # a program file too large to read whole
             text = files.partial.pop()
             out.append(SimpleCommand([TOO_DEEP, text], context or text, True, remote))
+
+
+def _runpod_exec(args: list[str], here: str, dyn: bool, files: _Files | None,
+                 out: list[SimpleCommand]) -> None:
+    """``runpodctl exec python [--pod_id ID] FILE``: runpodctl copies the local FILE to the pod
+    and runs it there with ``python3.11`` (runpod/runpodctl cmd/exec/functions.go,
+    PythonOverSSH): a program run on the box, judged as ``python FILE`` with its text (as
+    ``python -c``'s) through ssh, the runpodctl line naming the pod. A FILE that cannot be
+    read here (missing now, computed, a FIFO) runs something unknown there (`opaque`)."""
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--pod_id" or word == "--pod-id":
+            i += 2
+            continue
+        if not word.startswith("-"):
+            operands.append(word)
+        i += 1
+    if not operands:
+        return
+    text = None if files is None or _computed(operands[0]) else files.read(operands[0])
+    if text is None:
+        out.append(SimpleCommand(["python3.11", operands[0]], here, dyn, True, opaque=True))
+        return
+    out.append(SimpleCommand(["python3.11", operands[0], text], here, dyn, True))
 
 
 def _interpreter_reads_stdin(argv: list[str], name: str) -> bool:

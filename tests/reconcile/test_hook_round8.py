@@ -231,3 +231,56 @@ def test_a_help_word_that_is_not_the_destroys_own_flag_is_judged(
     result = hook(command)
     assert_blocked(result, command)
     assert "instance 'pod-abc123'" in result.stderr
+
+
+# 4: an alias of any destroy, a TPU VM's delete, a script runpodctl runs on a pod ----------------
+# Shapes: bash's `alias NAME=VALUE` (the value runs where NAME is used, the use's words after
+# it); gcloud's Cloud TPU commands (`gcloud compute tpus tpu-vm delete|stop NAME --zone Z`,
+# `gcloud compute tpus queued-resources delete NAME --force`, Cloud TPU docs); runpodctl's
+# `exec python --pod_id ID FILE`, which copies the local FILE to the pod and runs it there with
+# python3.11 (runpod/runpodctl cmd/exec/commands.go and functions.go, PythonOverSSH).
+@pytest.mark.parametrize("command", [
+    "alias s=sky; s down c1",
+    "alias g=gcloud; g compute instances delete vm1",
+    "alias k='curl -X DELETE https://rest.runpod.io/v1/pods/abc123'; k",
+    "alias l=lambda; l instance terminate x",
+    "alias nuke='vastai destroy instance'; nuke 123",
+    "gcloud compute tpus tpu-vm delete mytpu --zone us-central1-a",
+    "gcloud compute tpus tpu-vm stop mytpu",
+    "gcloud compute tpus delete mytpu",
+    "gcloud alpha compute tpus queued-resources delete q1 --force",
+    "gcloud compute tpus tpu-vm $VERB mytpu",
+    "runpodctl exec python --pod_id abc123 cleanup.py",  # cleanup.py cannot be read now
+    "runpodctl exec python --pod_id abc123 wipe.py",
+])
+def test_a_hidden_destroy_is_read(hook: Callable[..., Any], box: Path, command: str) -> None:
+    (box / "wipe.py").write_text("import shutil\nshutil.rmtree('/workspace/runs')\n")
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "alias x='rm -rf capsules'; x",
+    "alias c='rm -rf'; c capsules",
+])
+def test_an_alias_deleting_a_capsule_is_judged(hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_a_capsule(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "alias ll='ls -la'; ll",
+    "alias gs='git status'",
+    "alias sk='sky status'; sk",
+    "alias cl='rm -rf build'; cl",
+    "alias",
+    "gcloud compute tpus tpu-vm list --zone us-central1-a",
+    "gcloud compute tpus tpu-vm ssh mytpu --worker=all --command 'python train.py'",
+    "gcloud compute tpus tpu-vm create mytpu --accelerator-type v4-8",
+    "runpodctl exec python --pod_id abc123 src/train.py",  # a program that deletes nothing
+    "runpodctl exec python --pod_id xyz999 wipe.py",  # a pod this ledger does not know
+])
+def test_the_same_tools_doing_nothing_destructive_pass(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    (box / "wipe.py").write_text("import shutil\nshutil.rmtree('/workspace/runs')\n")
+    assert_passes(hook(command), command)
