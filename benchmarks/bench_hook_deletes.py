@@ -20,6 +20,8 @@ waits for):
 * ``rm glob``: ``rm -rf data/*/*.jpg`` (a literal delete target that is a glob: before, it was
   expanded in full and every match checked against every protected folder; now it is matched
   part by part against each protected folder's path);
+* ``find feed``: ``find . -name '*.pyc' | xargs rm -f`` (a find above the capsules feeding the
+  delete: what each protected folder holds is matched against its ``-name`` test);
 * ``ls -la``: a command that deletes nothing (the floor: starting Python and the CLI).
 
 Contenders: this tree's hook and, with ``--against REV``, the hook at git revision REV
@@ -53,6 +55,7 @@ COMMANDS = {
     "look + delete": "ls data/*/*.jpg | wc -l; find /tmp/scratch -name '*.tmp' | xargs rm -f",
     "glob delete": "ls */*/*.jpg | xargs rm -f",
     "rm glob": "rm -rf data/*/*.jpg",
+    "find feed": "find . -name '*.pyc' | xargs rm -f",
     "ls -la": "ls -la",
 }
 CAPSULES = 31
