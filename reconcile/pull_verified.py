@@ -392,8 +392,12 @@ def _looked_for(listing: Event, path: str) -> bool:
 
 
 def _taken_from(listing: Event) -> str:
+    from labledger.ingest.ssh_url import canonical_source
+
     where = f"instance {listing.instance}" if listing.instance else "no instance"
-    return f"{listing.body.get('source') or 'an unnamed source'} ({where})"
+    source = listing.body.get("source")
+    shown = canonical_source(source) if isinstance(source, str) and source else None
+    return f"{shown or 'an unnamed source'} ({where})"
 
 
 @dataclass
