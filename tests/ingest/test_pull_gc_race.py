@@ -106,7 +106,7 @@ def test_an_object_removed_between_the_look_and_the_read_is_sent(
         ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The narrower window inside the look itself: the object is there when the pull looks
     for it, gone when it opens it to re-hash. Before, `ObjectNotFoundError` stopped the pull
-    (exit 3, "store the content again with `labledger cas put`"), with the box right there."""
+    (exit 1, "store the content again with `labledger cas put`"), with the box right there."""
     box = tmp_path / "box" / "r1"
     box.mkdir(parents=True)
     (box / "train.csv").write_text("step,loss\n100,0.41\n200,0.37\n")
