@@ -93,6 +93,7 @@ import msgspec
 
 from labledger.cas import Store, StoreFullError, StoreWriteError
 from labledger.cas.batch import Batch
+from labledger.cas.errors import ObjectNotFoundError
 from labledger.cas.gc import (
     PULL_NOTE_SUFFIX,
     PULL_PARTIAL_PREFIX,
@@ -693,12 +694,15 @@ class _Puller:
 
     def _forget_removed(self, drafts: list[Draft], found: dict[int, FileResult]) -> None:
         """Under gc's lock: an object found already stored that gc removed since (it was
-        named by no event, and older than gc's grace) is no longer there to record; its
-        event says it failed instead of naming bytes that are gone (pull again to send it)."""
+        named by no event, and older than gc's grace), or that was deleted by hand, is no
+        longer there to record; its event says it failed instead of naming bytes that are
+        gone (pull again to send it). Under the lock, gc cannot remove one between this look
+        and the append of its event."""
         for at, result in found.items():
             if result.digest is not None and not self.store.exists(result.digest):
                 result.status, result.digest = "failed", None
-                result.error = ("found in the store, then removed by `cas gc` before it was "
+                result.error = ("found in the store (so not transferred), then removed from "
+                                "it (by `labledger cas gc`, or by hand) before it was "
                                 "recorded; pull again to send it")
                 drafts[at] = self.ledger.draft("artifact.pulled", _pulled_body(result),
                                                run=self.run, instance=self.instance)
@@ -854,6 +858,17 @@ class _Puller:
             sha.update(chunk)
         return sha.hexdigest()
 
+    def _stored_sha256_if_there(self, digest: str) -> str | None:
+        """The SHA-256 of a stored object (kept: each is read at most once per pull), or None
+        when it was removed between the caller's look and this read (by `cas gc`, which may
+        remove an object no event names yet, or by hand): not stored after all, so the file
+        is sent like any other."""
+        try:
+            sha = self._stored_sha[digest] = self._stored_sha256(digest)
+        except ObjectNotFoundError:
+            return None
+        return sha
+
     def _partial(self, entry: Entry) -> Path:
         return self.store.tmp_dir / partial_name(self.transport.source, entry.path, entry.size)
 
@@ -868,7 +883,7 @@ class _Puller:
             # (a checkpoint recorded with `labledger checkpoint`, never pulled).
             for digest in sorted(self.stored_by_size.get(entry.size, ())):
                 if digest not in self._stored_sha and self.store.exists(digest):
-                    self._stored_sha[digest] = self._stored_sha256(digest)
+                    self._stored_sha256_if_there(digest)
                 if self._stored_sha.get(digest) == entry.sha256:
                     candidate = digest
                     break
@@ -876,7 +891,7 @@ class _Puller:
             return None
         local = self._stored_sha.get(candidate)
         if local is None:  # each stored object is read at most once per pull
-            local = self._stored_sha[candidate] = self._stored_sha256(candidate)
+            local = self._stored_sha256_if_there(candidate)
         if local != entry.sha256:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,

@@ -2,12 +2,15 @@
 
 Invariant: `url_as_spec` reads back every source an SSH pull prints and records
 (`SshTransport.source`: ``ssh://USER@HOST:PORT`` then the folder, a relative one after
-``/~/``) as the ``[user@]HOST[:PORT]:DIR`` that reaches the same login and folder.
+``/~/``) as the ``[user@]HOST[:PORT]:DIR`` that reaches the same login and folder. A host is
+rendered by `url_host`: an IPv6 address in brackets (``ssh://root@[::1]:22/r``, as RFC 3986
+writes it), so the host, the port and the folder read apart; sources recorded before with a
+bare IPv6 host (``ssh://root@::1:22/r``) are still read.
 """
 
 from __future__ import annotations
 
-__all__ = ["is_ipv6", "url_as_spec"]
+__all__ = ["canonical_source", "is_ipv6", "url_as_spec", "url_host"]
 
 
 def url_as_spec(url: str) -> str | None:
@@ -38,6 +41,30 @@ def url_as_spec(url: str) -> str | None:
     if not host or (port and not port.isdigit()) or (hostport.endswith(":") and not port):
         return None
     return f"{user}{at}{host}{':' + port if port else ''}:{folder}"
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL or ``--from`` names it: an IPv6 address (a bare one, so any host with a
+    ``:``) in brackets, anything else as it is. ``[::1]:22`` reads as host and port, where a
+    bare ``::1:22`` is itself an IPv6 address."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def canonical_source(source: str) -> str:
+    """A recorded pull source as labledger prints it now: an ``ssh://`` source recorded with a
+    bare IPv6 host (``ssh://root@::1:22/r``, before hosts were bracketed) with its host in
+    brackets; any other source as it is."""
+    if not source.startswith("ssh://"):
+        return source
+    spec = url_as_spec(source)
+    if spec is None:
+        return source
+    authority = source[len("ssh://"):].split("/", 1)[0]
+    user, at, hostport = authority.rpartition("@")
+    if hostport.startswith("[") or hostport.count(":") < 2:
+        return source
+    host, _, port = hostport.rpartition(":")
+    return f"ssh://{user}{at}{url_host(host)}:{port}{source[len('ssh://') + len(authority):]}"
 
 
 def is_ipv6(host: str) -> bool:

@@ -63,6 +63,7 @@ from labledger.ingest.errors import (
     SecondFactorError,
     TransportError,
 )
+from labledger.ingest.ssh_url import url_host
 from labledger.ingest.transport import (
     FileUnreadableError,
     RemoteHash,
@@ -191,8 +192,8 @@ class MuxTransport:
 
         exe = shutil.which("ssh")
         if exe is None:
-            raise TransportError(f"ssh://{target.host}", "--ssh openssh needs the OpenSSH "
-                                 "client (ssh) on PATH, and there is none")
+            raise TransportError(f"ssh://{url_host(target.host)}", "--ssh openssh needs the "
+                                 "OpenSSH client (ssh) on PATH, and there is none")
         self.ssh, self.target = exe, target
         self.known_hosts, self.accept_new = known_hosts, accept_new
         self.user_known_hosts = (user_known_hosts if user_known_hosts is not None
@@ -233,7 +234,7 @@ class MuxTransport:
         argv = [self.ssh, *self.config_args, "-G", *login, "--", host]
         done = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
-            raise TransportError(f"ssh://{host}", "ssh -G cannot read the SSH config: "
+            raise TransportError(f"ssh://{url_host(host)}", "ssh -G cannot read the SSH config: "
                                  f"{_last_line(done.stderr)}")
         found: dict[str, str] = {}
         for line in done.stdout.decode("utf-8", "replace").splitlines():

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Protocol
 
 from labledger.ingest.errors import TransportError
+from labledger.ingest.ssh_url import url_host
 from labledger.ingest.transport import FileUnreadableError
 
 _READ = 1 << 20
@@ -139,7 +140,7 @@ class OpenSshLogin:
     def argv(self, remote_command: str) -> list[str]:
         exe = shutil.which("ssh")
         if exe is None:
-            raise TransportError(f"ssh://{self.host}", "no ssh client on PATH")
+            raise TransportError(f"ssh://{url_host(self.host)}", "no ssh client on PATH")
         files = " ".join(f'"{p}"' for p in self.known_hosts)
         ciphers = ("aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com"
                    if has_aes_ni() else

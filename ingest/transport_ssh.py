@@ -67,7 +67,7 @@ from labledger.ingest.errors import (
     SftpUnavailableError,
     TransportError,
 )
-from labledger.ingest.ssh_url import url_as_spec
+from labledger.ingest.ssh_url import url_as_spec, url_host
 from labledger.ingest.transport import (
     CHUNK,
     FILE_ERRNOS,
@@ -340,8 +340,7 @@ def _as_spec_hint(spec: str) -> str:
     user = at_user if at else user
     if not host or (port and not port.isdigit()):
         return ""
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
+    host = url_host(host)
     return (f" (an ssh command: pull from the same login with --from "
             f"{user + '@' if user else ''}{host}{':' + port if port else ''}:DIR, DIR the run's "
             "folder on the box)")
@@ -356,7 +355,7 @@ def box_root(target: SshTarget, user: str, port: int) -> tuple[str, str]:
         target.dir[2:] if target.dir.startswith("~/") else target.dir)
     root = folder.rstrip("/") or "/"
     sep = "" if root.startswith("/") else "/~/"
-    return root, f"ssh://{user}@{target.host}:{port}{sep}{root}"
+    return root, f"ssh://{user}@{url_host(target.host)}:{port}{sep}{root}"
 
 
 def _known_name(host: str, port: int) -> str:

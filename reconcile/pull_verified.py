@@ -392,8 +392,12 @@ def _looked_for(listing: Event, path: str) -> bool:
 
 
 def _taken_from(listing: Event) -> str:
+    from labledger.ingest.ssh_url import canonical_source
+
     where = f"instance {listing.instance}" if listing.instance else "no instance"
-    return f"{listing.body.get('source') or 'an unnamed source'} ({where})"
+    source = listing.body.get("source")
+    shown = canonical_source(source) if isinstance(source, str) and source else None
+    return f"{shown or 'an unnamed source'} ({where})"
 
 
 @dataclass
@@ -759,6 +763,75 @@ def unknown_instance(events: Iterable[Event], instance: str) -> str | None:
     shown = ", ".join(sorted(known)[:20]) + (", ..." if len(known) > 20 else "")
     return (f"instance {instance!r} is not in the ledger (no event names it; recorded "
             f"instances: {shown or 'none'})")
+
+
+# How alike two instance ids must be (difflib's ratio, case ignored) for a new one to read as
+# a typo of a known one: "vast-132" ~ "vast-123" (0.88), "gpubox" ~ "gpu-box" (0.92); the
+# numbered "box2" ~ "box1" (0.75) is not, a second box being as likely as a slip there.
+_TYPO_RATIO = 0.8
+
+
+@dataclass
+class NewInstance:
+    """An instance no event names, about to enter the ledger through a pull of ``run``.
+    ``typo_of``: a known instance whose id it is close to (the run's own box first), else None.
+    ``run_on``: the instances ``run``'s events name; ``pulled_from``: those of them it was
+    pulled from."""
+
+    instance: str
+    run: str
+    typo_of: str | None
+    run_on: list[str]
+    pulled_from: list[str]
+
+    def message(self) -> str:
+        inst, run = self.instance, self.run
+        if self.typo_of is not None:
+            meant = self.typo_of
+            why = (f", which run {run} was pulled from" if meant in self.pulled_from else
+                   f", where run {run} is recorded" if meant in self.run_on else "")
+            return (f"instance {inst!r} is not in the ledger yet (no event names it) and is "
+                    f"close to {meant!r}{why}: this pull records {inst} as another box, and "
+                    f"the teardown gate of {meant} does not count it. If you meant {meant}, "
+                    f"pull again with --instance {meant} (files already stored are not "
+                    "transferred again)")
+        names = ", ".join(self.run_on[:5]) + (", ..." if len(self.run_on) > 5 else "")
+        return (f"instance {inst!r} is not in the ledger yet: this pull records it as a box "
+                f"of its own, besides {names}, where run {run} is recorded (a run resumed on "
+                f"a second box is pulled from both); the teardown gate of "
+                f"{'each of those' if len(self.run_on) > 1 else names} does not count it")
+
+
+def new_instance(events: Iterable[Event], run: str, instance: str) -> NewInstance | None:
+    """What `pull --from/--from-dir --instance I` tells the user when no event names ``I``
+    yet, else None (``I`` is known, or nothing makes a new id worth a word: no known id is
+    like it and ``run`` is recorded on no other box). The pull goes on either way: a box not
+    rented through labledger enters the ledger so; but the teardown gate of another box will
+    not count it, and a typo is cheapest to fix now."""
+    import difflib
+
+    known: dict[str, None] = {}  # ordered sets
+    run_on: dict[str, None] = {}
+    pulled_from: dict[str, None] = {}
+    for e in events:
+        if e.instance is None:
+            continue
+        if e.instance == instance:
+            return None
+        known[e.instance] = None
+        if e.run == run:
+            run_on[e.instance] = None
+            if e.kind == "pull.listed":
+                pulled_from[e.instance] = None
+    ratio = {k: difflib.SequenceMatcher(None, k.lower(), instance.lower()).ratio()
+             for k in known}
+    # the run's own box first, then the likest
+    close = sorted((k for k in known if ratio[k] >= _TYPO_RATIO),
+                   key=lambda k: (k not in run_on, -ratio[k], k))
+    if not close and not run_on:
+        return None
+    return NewInstance(instance=instance, run=run, typo_of=close[0] if close else None,
+                       run_on=list(run_on), pulled_from=list(pulled_from))
 
 
 def evaluate_gate(ledger: Ledger, instance: str, *, events: list[Event] | None = None,

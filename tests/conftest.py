@@ -255,6 +255,28 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
     server.stop()
 
 
+def _ipv6_loopback() -> bool:
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def sshd6(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
+    """A real sshd that listens on ::1 as well as on 127.0.0.1 (where `Sshd` waits for it);
+    fails, never skips, on a machine without IPv6 loopback."""
+    if not _ipv6_loopback():
+        pytest.fail("no IPv6 loopback (::1) on this machine: these tests need one")
+    server = Sshd(tmp_path_factory.mktemp("sshd6"), extra=("ListenAddress ::1",))
+    yield server
+    server.stop()
+
+
 def permissions_enforced(argv: list[str]) -> list[str]:
     """``argv`` run with file permissions enforced. Root ignores them (CAP_DAC_OVERRIDE), so as
     root the command runs under util-linux's ``setpriv`` without the capabilities that bypass

@@ -104,6 +104,7 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
     if not from_ and not from_dir and export_manifest is not None:
         _export(open_ledger(), run_id, Path(export_manifest), summary=True)
         return
+    source_given = bool(from_ or from_dir)
     if not from_ and not from_dir:
         if instance is None:
             raise click.UsageError("give --from or --from-dir, or --instance I to pull from "
@@ -124,6 +125,8 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
     if not from_dir:
         _need_paramiko(from_ or "")
     ledger = open_ledger()
+    if source_given and instance is not None:
+        _warn_if_new_instance(ledger, run_id, instance)
     transport: Any
     if from_dir:
         from labledger.ingest.transport import LocalTransport
@@ -235,6 +238,31 @@ def _recorded_source(run_id: str, instance: str) -> tuple[str | None, str | None
                                   "give --from or --from-dir")
         return None, found.value
     return found.value, None
+
+
+_NAMING_KINDS = ("instance.rented", "run.launched", "pull.listed")
+
+
+def _warn_if_new_instance(ledger: Any, run_id: str, instance: str) -> None:
+    """Before the box is reached, when no event names ``instance`` yet: a warning on stderr
+    (even with --json or -q: a typo costs a gate that never passes) when it looks like a typo
+    of a known instance; a note (dropped by -q and --json) when the run is recorded on other
+    boxes only. The pull goes on: this is how a box not rented through labledger enters the
+    ledger (docs/pull.md)."""
+    from labledger.reconcile.pull_verified import load_events, new_instance
+
+    # A box rented, launched on or pulled from before is named by one of these kinds: read
+    # first, they settle the usual pull (0.15 s on a ledger of 300,000 heartbeats, where
+    # reading every event takes 1.0-1.4 s: benchmarks/bench_evidence_ledger.py's project).
+    if any(e.instance == instance for e in load_events(ledger, _NAMING_KINDS)):
+        return
+    found = new_instance(load_events(ledger, latest_heartbeats=True), run_id, instance)
+    if found is None:
+        return
+    if found.typo_of is not None:
+        warn(f"labledger: warning: {found.message()}")
+    else:
+        info(click.get_current_context(), f"labledger: note: {found.message()}")
 
 
 def _refuse_missing_folder(dest: Path) -> None:

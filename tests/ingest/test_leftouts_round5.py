@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,25 +55,6 @@ def test_check_capsule_reads_run_json_once(tmp_path: Path) -> None:
     assert problems >= 2  # the id problem (r1, a known run) and the inventory both found
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as s:
-            s.bind(("::1", 0))
-    except OSError:
-        return False
-    return True
-
-
-@pytest.fixture(scope="module")
-def sshd6(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
-    """A real sshd that listens on ::1 as well as on 127.0.0.1 (where `Sshd` waits for it)."""
-    if not _ipv6_loopback():
-        pytest.fail("no IPv6 loopback (::1) on this machine: these tests need one")
-    server = Sshd(tmp_path_factory.mktemp("sshd6"), extra=("ListenAddress ::1",))
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("mode", ["paramiko", "openssh"])
 @pytest.mark.parametrize("form", ["ssh://{user}@[::1]{box}", "{user}@[::1]:{box}"])
 def test_a_bare_ipv6_source_without_a_port_pulls(sshd6: Sshd, tmp_path: Path, mode: str,
@@ -103,7 +82,7 @@ def test_a_bare_ipv6_source_without_a_port_pulls(sshd6: Sshd, tmp_path: Path, mo
         env=env, cwd=project, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
-    assert summary["source"] == f"ssh://{sshd6.user}@::1:{sshd6.port}{box}"
+    assert summary["source"] == f"ssh://{sshd6.user}@[::1]:{sshd6.port}{box}"
     assert sorted(f["path"] for f in summary["files"]) == ["run.json", "train.csv"]
     pinned = (project / ".labledger" / "known_hosts").read_text()
     assert pinned.startswith(f"[::1]:{sshd6.port} ssh-ed25519 ")

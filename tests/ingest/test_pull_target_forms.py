@@ -93,7 +93,9 @@ _FOLDER = st.builds(lambda absolute, parts: ("/" if absolute else "") + "/".join
 def test_every_source_a_pull_prints_parses_back_to_its_target(
         user: str, host: str, port: int, folder: str) -> None:
     """`SshTransport.source` is ``ssh://USER@HOST:PORT`` then the folder: absolute as it is, a
-    relative one after ``/~/``; read back, it names the same login and folder."""
+    relative one after ``/~/``; read back, it names the same login and folder. (Built here with
+    an IPv6 host bare, as labledger recorded it before it bracketed one: still read. The
+    bracketed form it prints now: test_pull_ipv6_source.py.)"""
     root = folder.rstrip("/") or "/"
     sep = "" if root.startswith("/") else "/~/"
     printed = f"ssh://{user}@{host}:{port}{sep}{root}"
