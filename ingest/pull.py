@@ -595,7 +595,15 @@ class _Hashes:
 
 
 class _HashThread:
-    """Feeds chunks to a hash object in a worker thread, in order (bounded queue)."""
+    """Feeds chunks to a hash object in a worker thread, in order (bounded queue).
+
+    The thread never sleeps on its queue without a deadline: a Ctrl-C can land in the main
+    thread's `Queue.put` inside `Condition.notify`, after the thread's waiter was taken off
+    and before it was released, and a thread waiting for that wake-up slept forever, with
+    `finish` waiting on it (an interrupted pull hung). Waking every `_HASH_POLL` seconds, it
+    finds what was put meanwhile. An interrupted feed is `abandon`ed: its hash is thrown away,
+    so nothing waits for the thread; it stops at its next wake-up.
+    """
 
     def __init__(self, hasher: _Hashes) -> None:
         import queue
@@ -603,12 +611,21 @@ class _HashThread:
 
         self._q: queue.Queue[bytes | None] = queue.Queue(maxsize=16)
         self._hasher = hasher
+        self._abandoned = False
         self._thread = threading.Thread(target=self._run, name="labledger-pull-hash",
                                         daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        while (chunk := self._q.get()) is not None:
+        import queue
+
+        while not self._abandoned:
+            try:
+                chunk = self._q.get(timeout=_HASH_POLL)
+            except queue.Empty:
+                continue
+            if chunk is None:
+                return
             self._hasher.update(chunk)
 
     def feed(self, chunk: bytes) -> None:
@@ -617,6 +634,13 @@ class _HashThread:
     def finish(self) -> None:
         self._q.put(None)
         self._thread.join()
+
+    def abandon(self) -> None:
+        """Give up the hash (the feed was interrupted): return at once."""
+        self._abandoned = True
+
+
+_HASH_POLL = 0.2  # seconds the hashing thread sleeps on its queue before looking again
 
 
 class _Puller:
@@ -837,9 +861,12 @@ class _Puller:
                         delay *= 2
                         self.transport.reconnect()
                         chunks = None
-        finally:
+        except BaseException:
             if hasher is not None:
-                hasher.finish()
+                hasher.abandon()  # never wait for a thread an interrupt may have left asleep
+            raise
+        if hasher is not None:
+            hasher.finish()
         self._sync_soon(partial)
         return _Received(partial, offset, sha.sha.hexdigest(), resumed_from, sha.b3.hexdigest())
 
