@@ -1,0 +1,80 @@
+"""What a demanding new user hit (round 32): an empty path read as the current folder, an error
+whose prefix lost its subject, reconcile's summary in the singular for several findings, and a
+`python -m` entry point that ran nothing.
+
+Each test fails on the code before its fix.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from labledger.ledger.errors import InvalidEventError
+from labledger.ledger.ledger import Ledger
+from tests.conftest import cli_call as call
+
+
+def test_python_dash_m_on_the_console_scripts_module_runs_the_cli() -> None:
+    """`python -m labledger.ledger._main --version` printed nothing and exited 0: the module
+    defined main() but never called it, so every command run that way silently did nothing."""
+    proc = subprocess.run([sys.executable, "-m", "labledger.ledger._main", "--version"],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("labledger, version ")
+
+
+def test_an_error_about_an_empty_source_keeps_its_subject() -> None:
+    """An empty source made the prefix ", field 'path': ..." (a comma and nothing before it)."""
+    message = str(InvalidEventError("it is empty", field="path", source=""))
+    assert not message.startswith(",")
+    assert message == "'', field 'path': it is empty; nothing was written"
+
+
+@pytest.mark.parametrize("args", [
+    ("emit", "note", "--set", "text=x", "--attach", ""),
+    ("ingest", ""),
+    ("reconcile", ""),
+    ("reconcile", "README.md", ""),
+], ids=["emit --attach", "ingest", "reconcile", "reconcile among others"])
+def test_an_empty_path_is_refused_as_an_unset_variable(
+        args: tuple[str, ...], ledger: Ledger, project: Path,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        snapshot: Callable[[Path], dict[str, bytes]]) -> None:
+    """`"$PAPER"` with PAPER unset is "": Python reads Path("") as ".", so reconcile judged
+    every document under the project (exit 3 on whatever it found there), `emit --attach ""`
+    tried to store the project folder and `ingest ""` said "cannot read : Is a directory".
+    As for `cas put ""` and `close ""` (docs/exit-codes.md): exit 2, nothing written."""
+    monkeypatch.chdir(project)
+    (project / "README.md").write_text("PSNR is 31.4 dB.\n")
+    (project / "notes.md").write_text("A <!-- claim:C9 -->3.1 marker for no claim.\n")
+    before = snapshot(project)
+    code, out, err = call(capsys, *args)
+    assert (code, out) == (2, "")
+    assert "the path is empty (an unset shell variable?)" in err
+    assert "C9" not in err
+    assert snapshot(project) == before
+
+
+def test_reconcile_summary_counts_each_kind_of_finding_in_the_plural(
+        ledger: Ledger, project: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two unknown-claim markers and two malformed ones read "2 marker, 2 unknown claim"."""
+    monkeypatch.chdir(project)
+    (project / "paper.md").write_text(
+        "A <!-- claim:Z9 -->3.1 and <!-- claim:Z8 -->4.2.\n\n"
+        "Bad <!-- claim: -->1.0.\n\nWorse <!-- claim: -->2.0.\n")
+    code, _, err = call(capsys, "reconcile", "paper.md")
+    assert code == 3
+    summary = err.strip().splitlines()[-1]
+    assert summary.endswith(": 2 bad markers, 2 unknown claims"), summary
+    (project / "paper.md").write_text("One <!-- claim:Z9 -->3.1.\n\nBad <!-- claim: -->2.0.\n")
+    code, _, err = call(capsys, "reconcile", "paper.md")
+    summary = err.strip().splitlines()[-1]
+    assert summary.endswith(": 1 bad marker, 1 unknown claim"), summary
