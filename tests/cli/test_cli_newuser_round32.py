@@ -78,3 +78,23 @@ def test_reconcile_summary_counts_each_kind_of_finding_in_the_plural(
     code, _, err = call(capsys, "reconcile", "paper.md")
     summary = err.strip().splitlines()[-1]
     assert summary.endswith(": 1 bad marker, 1 unknown claim"), summary
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ('{"kind": "note", "text": "eval done"}', "Object contains unknown field `text`"),
+    ('{"body": {"text": "eval done"}}', "Object missing required field `kind`"),
+], ids=["fields beside kind", "no kind"])
+def test_an_ingest_line_with_the_wrong_envelope_says_what_a_line_holds(
+        line: str, problem: str, ledger: Ledger, project: Path,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line written as `emit --set` would write it (the event's fields beside `kind`) was
+    refused with msgspec's words alone: "Object contains unknown field `text`", which does not
+    say that the event's fields belong under `body`."""
+    monkeypatch.chdir(project)
+    (project / "events.jsonl").write_text(line + "\n")
+    code, _, err = call(capsys, "ingest", "events.jsonl")
+    assert code == 2
+    assert f"events.jsonl:1: {problem}; an event line is " in err
+    assert "the event's own fields go under body" in err
+    with pytest.raises(InvalidEventError, match="go under body"):
+        ledger.append_batch([{"kind": "note", "text": "eval done"}])
