@@ -98,3 +98,18 @@ def test_an_ingest_line_with_the_wrong_envelope_says_what_a_line_holds(
     assert "the event's own fields go under body" in err
     with pytest.raises(InvalidEventError, match="go under body"):
         ledger.append_batch([{"kind": "note", "text": "eval done"}])
+
+
+@pytest.mark.usefixtures("pull_project")
+def test_a_pull_of_a_folder_with_no_files_warns_that_nothing_came(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`pull --from-dir` of an empty folder (a wrong path on the box: the run's folder before it
+    was written, `export/` instead of `export/r1/`...) said only "ok", exit 0, though the run
+    then can never be pull-verified from that listing ("the latest listing has no files")."""
+    empty = tmp_path / "box" / "r1"
+    empty.mkdir(parents=True)
+    code, out, err = call(capsys, "pull", "--run", "r1", "--from-dir", str(empty))
+    assert code == 0, err
+    assert out.splitlines()[2].split()[:2] == ["expected", "0"]
+    assert (f"warning: dir:{empty} holds no files: nothing was pulled, and run r1 cannot be "
+            "pull-verified from this listing" in err)
