@@ -720,8 +720,9 @@ def _from_json(data: bytes, selector: str, where: str) -> Extracted:
     tokens, value = _one(doc, found, selector, where)
     if isinstance(value, list) and value and all(_is_number(v) for v in value):
         raise ClaimInputError(
-            f"{selector!r} in {where} is a list of {len(value)} numbers, not one number; name "
-            f"an aggregate, e.g. mean({selector}) (aggregates: {', '.join(AGGREGATES)})",
+            f"{selector!r} in {where} is a list of {counted(len(value), 'number')}, not one "
+            f"number; name an aggregate, e.g. mean({selector}) (aggregates: "
+            f"{', '.join(AGGREGATES)})",
             where=where)
     if not _is_number(value):
         raise MetricNotFoundError(selector, where, json_metrics(doc),

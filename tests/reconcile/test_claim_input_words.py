@@ -43,3 +43,10 @@ def test_a_boolean_is_shown_as_json_writes_it(text: str, shown: str) -> None:
     with pytest.raises(ClaimInputError) as info:
         read_value(f'{{"psnr": {text}}}'.encode(), "metrics.json", "psnr", "r1:metrics.json")
     assert f"not a number ({shown})" in str(info.value)
+
+
+def test_a_list_of_one_number_is_counted_in_the_singular() -> None:
+    """A per-image list of a one-image test set: before, "is a list of 1 numbers"."""
+    with pytest.raises(ClaimInputError) as info:
+        read_value(b'{"psnr": [31.5]}', "metrics.json", "psnr", "r1:metrics.json")
+    assert "'psnr' in r1:metrics.json is a list of 1 number, not one number" in str(info.value)
