@@ -113,3 +113,23 @@ def test_a_pull_of_a_folder_with_no_files_warns_that_nothing_came(
     assert out.splitlines()[2].split()[:2] == ["expected", "0"]
     assert (f"warning: dir:{empty} holds no files: nothing was pulled, and run r1 cannot be "
             "pull-verified from this listing" in err)
+
+
+@pytest.mark.parametrize("layout", ["empty", "only empty folders"])
+def test_ingest_dir_of_a_folder_with_no_files_is_refused(
+        layout: str, ledger: Ledger, project: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, snapshot: Callable[[Path], dict[str, bytes]]) -> None:
+    """`ingest-dir runs/baseline` before the run wrote anything there (or a wrong folder) said
+    "recorded 0 files (0 bytes, 1 new object) for run z1", exit 0: a run adopted with no file
+    of its own, which no claim can read. Like a folder that does not exist: exit 2, nothing
+    stored or recorded."""
+    monkeypatch.chdir(project)
+    folder = project / "runs" / "baseline"
+    folder.mkdir(parents=True)
+    if layout == "only empty folders":
+        (folder / "ckpt" / "old").mkdir(parents=True)
+    before = snapshot(project)
+    code, out, err = call(capsys, "ingest-dir", "runs/baseline", "--run", "baseline")
+    assert (code, out) == (2, "")
+    assert "runs/baseline: it holds no file to record" in err
+    assert snapshot(project) == before
