@@ -9,6 +9,7 @@ and renders them with ``to_json()`` so the CLI can print them under ``--json``::
      ├── CapsuleExistsError            the export destination already exists (nothing was moved)
      ├── CapsuleSourceError            a source directory that cannot be closed (nothing moved)
      │    └── CapsuleSourceMissingError  exit 2: it does not exist, or is not a directory
+     │         └── CapsuleSourceEmptyError  `ingest-dir`: it holds no file to record
      ├── CapsuleInterruptedError       an earlier closure left `.partial/<run>` behind
      ├── CapsuleBusyError              another closure of the same run is in progress
      ├── CapsuleRunningError           the ledger shows the run as still running
@@ -83,6 +84,12 @@ class CapsuleSourceMissingError(CapsuleSourceError):
     """The source names no directory (a typo, a file): bad input, exit 2 like any path on the
     command line that does not exist. The rest of `CapsuleSourceError` (a source that holds the
     export root, an unwritable parent for --move, an unreadable file) is a failure, exit 1."""
+
+
+class CapsuleSourceEmptyError(CapsuleSourceMissingError):
+    """`ingest-dir` of a folder with no file in it (empty, or only empty folders): a run adopted
+    with nothing of its own is a wrong path, not a result; bad input, exit 2, like a folder that
+    does not exist."""
 
 
 class CapsuleInterruptedError(IngestError):

@@ -53,7 +53,11 @@ from labledger.ingest.checkpoint import (
     resolve_run,
     resolve_settle,
 )
-from labledger.ingest.errors import CapsuleSourceError, CheckpointSourceError
+from labledger.ingest.errors import (
+    CapsuleSourceEmptyError,
+    CapsuleSourceError,
+    CheckpointSourceError,
+)
 from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
 
@@ -151,6 +155,18 @@ def _same_run(led: Ledger, base: Path, run: str, instance: str | None,
     return check
 
 
+def _holds_an_entry(folder: Path) -> bool:
+    """Whether ``folder`` holds anything to record: a file or a symlink, at any depth (stops at
+    the first, so a full run folder costs one listing)."""
+    try:
+        with os.scandir(folder) as entries:
+            listing = list(entries)
+    except OSError as exc:
+        raise CapsuleSourceError(folder, f"it cannot be read ({exc.strerror or exc})") from None
+    return any(not entry.is_dir(follow_symlinks=False) or _holds_an_entry(Path(entry.path))
+               for entry in listing)
+
+
 def ingest_run_dir(
     run_dir: str | os.PathLike[str],
     *,
@@ -176,8 +192,8 @@ def ingest_run_dir(
     Raises
     ------
     CapsuleSourceError
-        ``run_dir`` is not a directory, or it kept changing for `settle_timeout` (still being
-        written); nothing was recorded.
+        ``run_dir`` is not a directory, holds no file (`CapsuleSourceEmptyError`), or it kept
+        changing for `settle_timeout` (still being written); nothing was recorded.
     InvalidEventError
         A bad run or instance id, a bad settle time, or ``run_dir`` is the ledger's own folder,
         inside it or holds it (``.`` at the project root); nothing was stored.
@@ -207,6 +223,10 @@ def ingest_run_dir(
 
         # `ingest-dir .` at the project root would store the ledger and every object again.
         refuse_ledger_folder(led, base)
+        if not _holds_an_entry(base):
+            raise CapsuleSourceEmptyError(base, "it holds no file to record (it is empty, or "
+                                                "holds only empty folders): is it the run's "
+                                                "folder?")
 
         warnings: list[str] = []
         same_run = _same_run(led, base, run, instance, warnings,

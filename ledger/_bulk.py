@@ -52,7 +52,7 @@ from labledger.ledger import events as ev
 from labledger.ledger._fast_emit import needs_run
 from labledger.ledger._identity import id_problem
 from labledger.ledger.errors import InvalidEventError
-from labledger.ledger.ledger import EventInput, make_draft
+from labledger.ledger.ledger import EventInput, event_input_problem, make_draft
 
 CHUNK = 1 << 22  # the input is split this many bytes at a time: line objects for a chunk only
 
@@ -335,7 +335,7 @@ def _decode_problem(line: bytes, number: int, check_utf8: bool,
         return InvalidEventError(twice_problem(twice[1]), field=twice[0], line=number,
                                  source=source)
     if invalid is not None:
-        return InvalidEventError(str(invalid), line=number, source=source)
+        return InvalidEventError(event_input_problem(invalid), line=number, source=source)
     return item
 
 

@@ -31,3 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     from labledger.ledger.cli import main as full_main
 
     full_main(args)
+
+
+if __name__ == "__main__":  # `python -m labledger.ledger._main ...` runs the CLI as well
+    main()

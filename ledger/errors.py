@@ -102,7 +102,10 @@ class InvalidEventError(LedgerError):
                  line: int | None = None, source: str | None = None) -> None:
         parts = []
         if source is not None or line is not None:
-            parts.append(f"{source or '<input>'}:{line}" if line is not None else f"{source}")
+            # An empty source ("" from an unset shell variable) is shown quoted, so the
+            # message still names its subject instead of starting with a comma.
+            parts.append(f"{source or '<input>'}:{line}" if line is not None
+                         else source or repr(source))
         if kind is not None:
             parts.append(f"event {kind!r}")
         if field is not None:

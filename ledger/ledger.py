@@ -56,6 +56,20 @@ class EventInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     actor: str | None = None
 
 
+_ENVELOPE = ('an event line is {"kind": ..., "body": {...}} with optional run, instance, at and '
+             "actor: the event's own fields go under body")
+
+
+def event_input_problem(exc: msgspec.ValidationError) -> str:
+    """msgspec's words for an `EventInput` that does not fit, with what a line holds when the
+    envelope itself is wrong (a field beside ``kind``, no ``kind``): the usual slip is writing
+    the body's fields at the top, as ``emit --set`` reads them."""
+    text = str(exc)
+    if text.startswith(("Object contains unknown field", "Object missing required field")):
+        return f"{text}; {_ENVELOPE}"
+    return text
+
+
 def _check_id(what: str, value: str | None) -> None:
     if value is not None and not isinstance(value, str):
         raise InvalidEventError(f"{what} must be text (an id), not {type(value).__name__} "
@@ -291,7 +305,7 @@ class Ledger:
                 raise InvalidEventError(exc.problem, kind=exc.kind, field=exc.field,
                                         line=number) from None
             except msgspec.ValidationError as exc:
-                raise InvalidEventError(str(exc), line=number) from None
+                raise InvalidEventError(event_input_problem(exc), line=number) from None
         return self.append_drafts(drafts)
 
     def ingest(self, data: bytes, *, source: str | None = None,

@@ -398,6 +398,8 @@ def _describe(value: Any) -> str:
         return f"the text {value[:40]!r}"
     if value is None:
         return "null"
+    if isinstance(value, bool):  # as the JSON file writes it, not Python's True
+        return f"the JSON value {'true' if value else 'false'}"
     return f"{value!r} ({type(value).__name__})"
 
 
@@ -718,8 +720,9 @@ def _from_json(data: bytes, selector: str, where: str) -> Extracted:
     tokens, value = _one(doc, found, selector, where)
     if isinstance(value, list) and value and all(_is_number(v) for v in value):
         raise ClaimInputError(
-            f"{selector!r} in {where} is a list of {len(value)} numbers, not one number; name "
-            f"an aggregate, e.g. mean({selector}) (aggregates: {', '.join(AGGREGATES)})",
+            f"{selector!r} in {where} is a list of {counted(len(value), 'number')}, not one "
+            f"number; name an aggregate, e.g. mean({selector}) (aggregates: "
+            f"{', '.join(AGGREGATES)})",
             where=where)
     if not _is_number(value):
         raise MetricNotFoundError(selector, where, json_metrics(doc),
@@ -991,6 +994,24 @@ def _shortest_half(value: float) -> float:
     return value  # not reached: five digits always round-trip
 
 
+_SEPARATORS = {";": "';'", "\t": "tabs", ",": "','"}
+
+
+def _refuse_other_separator(header: list[str], where: str, delimiter: str) -> None:
+    """A header that is one cell holding another separator: the file is not separated by
+    ``delimiter`` (Excel saves "CSV" with ';' where the decimal mark is a comma), and reading it
+    on would only report cell counts or a column named 'epoch;psnr'."""
+    if len(header) != 1:
+        return
+    other = next((sep for sep in _SEPARATORS if sep != delimiter and sep in header[0]), None)
+    if other is None:
+        return
+    expected = "comma-separated" if delimiter == "," else "tab-separated"
+    raise ClaimInputError(f"{where}: its header is one cell, {header[0]!r}: the file is "
+                          f"separated by {_SEPARATORS[other]}, not {_SEPARATORS[delimiter]}; "
+                          f"save it {expected} (with '.' as the decimal mark)", where=where)
+
+
 def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
     try:
         text = data.decode("utf-8-sig")
@@ -1008,6 +1029,7 @@ def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
     if not rows or not rows[0][1]:
         raise ClaimInputError(f"{where} has no header row", where=where)
     header = [h.strip() for h in rows[0][1]]
+    _refuse_other_separator(header, where, delimiter)
     body = [(line, row) for line, row in rows[1:] if row]  # a blank line is no row
     for line, row in body:
         if len(row) != len(header):

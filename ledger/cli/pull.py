@@ -183,6 +183,9 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
                     *(_still_written(f.path, f.writers) for f in report.files if f.writers)]
         for line in problems:
             click.echo(line, err=True)
+        if counts["expected"]["files"] == 0:  # a wrong path, most likely: say so, not just ok
+            warn(f"warning: {report.source} holds no files: nothing was pulled, and run {run_id} "
+                 "cannot be pull-verified from this listing (is it the run's folder?)")
         if report.earlier_commit:
             found = sum(1 for n in report.earlier_commit if n["found"])
             warn(f"an earlier pull moved {len(report.earlier_commit)} of these files into "

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from labledger.ledger._words import counted
-from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._context import NonEmptyPath, common, open_ledger, state
 from labledger.ledger.cli._errors import EXIT_PROBLEMS
 from labledger.ledger.cli._output import emit_json, info, warn
 
@@ -17,12 +17,22 @@ if TYPE_CHECKING:
     from labledger.reconcile.findings import Report
 
 
+# How the summary counts each finding type: "drift" is a mass noun and "ambiguous" an adjective
+# ("2 drift, 1 ambiguous", as the docs show them); the others are nouns that take a plural.
+_FINDING_NOUNS = {"marker": "bad marker", "unit": "wrong unit", "unknown_claim": "unknown claim"}
+
+
+def _finding_count(kind: str, n: int) -> str:
+    noun = _FINDING_NOUNS.get(kind)
+    return counted(n, noun) if noun else f"{n} {kind.replace('_', ' ')}"
+
+
 def _summary(report: Report, disclose: bool) -> str:
     counts = report.counts()
     head = (f"reconcile: {counted(report.documents, 'document')}, "
             f"{counted(report.checked, 'number')} checked against "
             f"{counted(report.claims, 'claim')}")
-    parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(counts.items())]
+    parts = [_finding_count(kind, n) for kind, n in sorted(counts.items())]
     if report.evidence is not None and report.evidence["differences"]:
         parts.append(f"{report.evidence['path']} differs from the ledger in "
                      f"{counted(len(report.evidence['differences']), 'place')}")
@@ -33,7 +43,7 @@ def _summary(report: Report, disclose: bool) -> str:
 
 
 @click.command("reconcile")
-@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=NonEmptyPath())
 @click.option("--staged", is_flag=True,
               help="Reconcile what git would commit (the configured documents as the index "
                    "holds them, else the staged ones, and EVIDENCE.json when staged or "

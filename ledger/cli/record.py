@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from labledger.ledger._words import counted
-from labledger.ledger.cli._context import common, open_ledger, state
+from labledger.ledger.cli._context import NonEmptyPath, common, open_ledger, state
 from labledger.ledger.cli._output import dumps, emit_json, info, progress_bar, warn
 from labledger.ledger.errors import InvalidEventError, LedgerError
 
@@ -114,7 +114,7 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 @click.option("--data", metavar="JSON", help="The body as a JSON object (--set values win).")
 @click.option("--at", metavar="TS",
               help="Backfill: when it happened (RFC 3339); the write time is kept as `recorded`.")
-@click.option("--attach", "attachments", multiple=True, type=click.Path(), metavar="PATH",
+@click.option("--attach", "attachments", multiple=True, type=NonEmptyPath(), metavar="PATH",
               help="Store a file or directory in the CAS first and record `artifact.recorded` "
                    "for it in the same batch (repeatable). With KIND artifact.recorded, fills "
                    "its path, digest and size.")
@@ -229,7 +229,7 @@ _INGEST_BAR_BYTES = 16 * 1024 * 1024  # about a second of ingest: a bar from the
 
 
 @click.command()
-@click.argument("source", metavar="FILE|-")
+@click.argument("source", metavar="FILE|-", type=NonEmptyPath(allow_dash=True))
 @common
 def ingest(source: str) -> None:
     """Append events from a JSON-lines FILE (or - for stdin): all of them, or none.

@@ -24,7 +24,7 @@ from labledger.ledger import _bulk
 from labledger.ledger import events as ev
 from labledger.ledger.check import check_ledger
 from labledger.ledger.errors import InvalidEventError
-from labledger.ledger.ledger import EventInput, Ledger
+from labledger.ledger.ledger import EventInput, Ledger, event_input_problem
 from labledger.ledger.root import Config, render_config
 
 NOW = "2026-01-02T03:04:05.000006Z"
@@ -58,7 +58,7 @@ def reference(ledger: Ledger, data: bytes, source: str | None = None) -> int:
         try:
             item = decoder.decode(line)
         except msgspec.ValidationError as exc:
-            invalid: Exception | None = exc
+            invalid: msgspec.ValidationError | None = exc
         except msgspec.DecodeError as exc:  # in the words ingest uses (a BOM, a lone surrogate)
             raise InvalidEventError(_bulk._not_json(line, number, exc), line=number,
                                     source=source) from None
@@ -69,7 +69,9 @@ def reference(ledger: Ledger, data: bytes, source: str | None = None) -> int:
             raise InvalidEventError(_bulk.twice_problem(twice[1]), field=twice[0], line=number,
                                     source=source)
         if invalid is not None:
-            raise InvalidEventError(str(invalid), line=number, source=source) from None
+            # in the words ingest uses (what an event line holds, when its envelope is wrong)
+            raise InvalidEventError(event_input_problem(invalid), line=number,
+                                    source=source) from None
         items.append((number, item))
     drafts = []
     for number, e in items:

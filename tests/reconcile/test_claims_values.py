@@ -109,7 +109,7 @@ def test_json_missing_metric_lists_the_ones_that_exist() -> None:
 @pytest.mark.parametrize(("selector", "problem"), [
     ("name", "not a number (the text 'kodak')"),
     ("bad", "not a number (the text '31.5')"),
-    ("flag", "not a number (True (bool))"),
+    ("flag", "not a number (the JSON value true)"),
     ("test", "not a number (an object with keys psnr, lpips, psnr_std, num_samples)"),
 ])
 def test_json_non_numbers_are_refused(selector: str, problem: str) -> None:
