@@ -81,6 +81,7 @@ from labledger.ingest.errors import (
     CapsuleSourceMissingError,
     CapsuleUnplacedError,
 )
+from labledger.ledger._identity import id_from_env
 from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import InvalidEventError
 from labledger.ledger.ledger import Ledger
@@ -294,7 +295,7 @@ def close_capsule(
     try:
         if rules is None:
             rules = load_rules(led.paths.home)
-        run = resolve_run(run or os.environ.get(RUN_ENV) or run_of_folder(Path(source), rules),
+        run = resolve_run(run or id_from_env(RUN_ENV, "run") or run_of_folder(Path(source), rules),
                           action="close a capsule", kind=None)
         # Validates the run id (it names directories too) before anything moves.
         led.draft("capsule.quarantined", {"path": "-", "reason": "-"}, run=run)

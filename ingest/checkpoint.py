@@ -59,6 +59,7 @@ from labledger.cas._threads import hash_threads
 from labledger.ingest._fs import fsync_dir, fsync_file
 from labledger.ingest._writers import FileId, Writer, describe_writers, open_writers
 from labledger.ingest.errors import CheckpointSourceError
+from labledger.ledger._identity import id_from_env
 from labledger.ledger.durable import sync_file
 from labledger.ledger.errors import InvalidEventError, LedgerError
 from labledger.ledger.ledger import Ledger, make_draft
@@ -100,7 +101,7 @@ def resolve_run(run: str | None, *, action: str = "record a checkpoint",
     """
     if run:
         return run
-    env = os.environ.get(RUN_ENV)
+    env = id_from_env(RUN_ENV, "run")
     if env:
         return env
     raise InvalidEventError(

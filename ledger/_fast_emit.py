@@ -130,10 +130,12 @@ def run_and_instance(kind: str, run: str | None, instance: str | None
                      ) -> tuple[str | None, str | None]:
     """``--run`` and ``--instance``, else ``$LABLEDGER_RUN`` and ``$LABLEDGER_INSTANCE``
     (set by `labledger run` for the command it runs), as `labledger checkpoint` takes them."""
+    from labledger.ledger._identity import id_from_env
+
     if run is None:
-        run = os.environ.get("LABLEDGER_RUN") or None
+        run = id_from_env("LABLEDGER_RUN", "run")
     if instance is None:
-        instance = os.environ.get("LABLEDGER_INSTANCE") or None
+        instance = id_from_env("LABLEDGER_INSTANCE", "instance")
     return run, instance
 
 
@@ -155,8 +157,12 @@ def try_emit(args: list[str]) -> int | None:
         return None
     from labledger.ledger._fast_body import encode_body
     from labledger.ledger._identity import id_problem
+    from labledger.ledger.errors import InvalidEventError
 
-    run, instance = run_and_instance(found["kind"], found.get("run"), found.get("instance"))
+    try:
+        run, instance = run_and_instance(found["kind"], found.get("run"), found.get("instance"))
+    except InvalidEventError:
+        return None  # the full CLI reports it
     if run is None and needs_run(found["kind"]):
         return None  # the full CLI refuses it
     if id_problem("run", run) or id_problem("instance", instance):

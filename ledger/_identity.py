@@ -67,3 +67,17 @@ def id_problem(what: str, value: str | None) -> str | None:
         return None
     return (f"{value!r} is not a valid {what} id (letters, digits and ._:@+=- ; at most 256; "
             "starting with a letter or digit)")
+
+
+def id_from_env(name: str, what: str) -> str | None:
+    """``$name`` as a run/instance id (``what``), None when unset or empty; an invalid value
+    is refused (`InvalidEventError`) in words that say it came from the environment, since the
+    user never typed it on this command line (`labledger run` exports it to what it runs)."""
+    value = os.environ.get(name) or None
+    problem = id_problem(what, value)
+    if problem is None:
+        return value
+    from labledger.ledger.errors import InvalidEventError
+
+    raise InvalidEventError(f"${name} is set: {problem}; unset it or pass --{what}",
+                            field=what)

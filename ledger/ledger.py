@@ -216,6 +216,12 @@ class Ledger:
         paths.home.mkdir(parents=True, exist_ok=True)
         for sub in (paths.segments, paths.cas):
             sub.mkdir(exist_ok=True)
+        # gc's lock, made now: else the first writer makes it, and a writer refused for bad
+        # input (a FIFO in `ingest-dir`'s folder) left a file behind in a ledger it did not
+        # change (refusals leave the project as it was, docs/exit-codes.md)
+        from labledger.cas.gc import GC_LOCK
+
+        (paths.cas / GC_LOCK).touch(mode=0o644)
         tmp = paths.home / "config.toml.tmp"
         tmp.write_text(render_config(config), encoding="utf-8")
         with open(tmp, "rb") as fh:

@@ -89,6 +89,7 @@ from fractions import Fraction
 from typing import Any
 
 from labledger.ledger._words import counted
+from labledger.reconcile._text import decode_text
 from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
 from labledger.reconcile.json_records import (
     RecordColumns,
@@ -1014,7 +1015,7 @@ def _refuse_other_separator(header: list[str], where: str, delimiter: str) -> No
 
 def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
     try:
-        text = data.decode("utf-8-sig")
+        text = decode_text(data)
     except UnicodeDecodeError as exc:
         raise ClaimInputError(f"{where} is not UTF-8 text ({exc})", where=where) from None
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)

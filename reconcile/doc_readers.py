@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
+from labledger.reconcile._text import decode_text
 from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
 from labledger.reconcile.coco_summary import blank_brackets
 from labledger.reconcile.decimal_mark import decimal_comma
@@ -158,9 +159,15 @@ def read_document(path: str, data: bytes) -> list[Segment]:
         raise DocumentError([(path, f"unknown document type {Path(path).suffix or '(none)'!r}; "
                                     f"reconcile reads {known}")])
     try:
-        text = data.decode("utf-8-sig")
+        text = decode_text(data)
     except UnicodeDecodeError as exc:
         raise DocumentError([(path, f"not UTF-8 text (byte {exc.start}: {exc.reason})")]) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        # valid UTF-8 but no text: UTF-16 without its byte-order mark decodes so (ASCII
+        # letters between NULs), and judging it found no number: a silent skip
+        raise DocumentError([(path, f"not UTF-8 text (a NUL character at offset {nul}: a "
+                                    "binary file, or UTF-16 without its byte-order mark)")])
     if kind == "ipynb":
         # imported here: `notebooks` builds on this module's segments and blanking
         from labledger.reconcile.notebooks import read_notebook

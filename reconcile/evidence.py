@@ -396,7 +396,13 @@ def differences(text: str | None, document: dict[str, Any], *, limit: int = 50) 
         if key != "claims" and committed.get(key) != document.get(key):
             out.append(f"{key}: file has {_short(committed.get(key))}, the ledger gives "
                        f"{_short(document.get(key))}")
-    mine, theirs = _by_id(document.get("claims")), _by_id(committed.get("claims"))
+    listed = committed.get("claims")
+    if not isinstance(listed, list):  # (not read as "no claims": say what is there)
+        out.append(f"claims: file has {_short(listed)}, not a list of claims")
+    else:
+        out.extend(f"claims: item {n} of the file is {_short(item)}, not a claim (an object)"
+                   for n, item in enumerate(listed, 1) if not isinstance(item, dict))
+    mine, theirs = _by_id(document.get("claims")), _by_id(listed)
     for cid in sorted(set(mine) | set(theirs)):
         if cid not in theirs:
             out.append(f"claim {cid}: missing from the file")

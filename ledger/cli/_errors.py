@@ -34,6 +34,9 @@ _CODES: dict[tuple[str, str], int] = {
     ("labledger.ledger.errors", "LedgerError"): EXIT_FAILED,
     ("labledger.cas.errors", "MalformedDigestError"): EXIT_USAGE,
     ("labledger.cas.errors", "ObjectCorruptError"): EXIT_PROBLEMS,
+    # a folder given to be stored that holds what cannot be (a FIFO, a refused symlink): input
+    ("labledger.cas.errors", "UnsupportedFileTypeError"): EXIT_USAGE,
+    ("labledger.cas.errors", "SymlinkRefusedError"): EXIT_USAGE,
     ("labledger.cas.errors", "CasError"): EXIT_FAILED,
     ("labledger.ingest.errors", "CapsuleQuarantinedError"): EXIT_PROBLEMS,
     ("labledger.ingest.errors", "PullSourceError"): EXIT_USAGE,

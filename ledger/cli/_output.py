@@ -35,7 +35,9 @@ def _default(value: Any) -> Any:
         return value.total_seconds()
     if isinstance(value, decimal.Decimal):
         return float(value)
-    if isinstance(value, uuid.UUID | bytes):
+    if isinstance(value, bytes):  # a BLOB: its bytes in hex (str() gave Python's "b'x'")
+        return value.hex()
+    if isinstance(value, uuid.UUID):
         return str(value)
     if isinstance(value, set | frozenset | tuple):
         return list(value)
