@@ -405,6 +405,7 @@ class _Run:
         # the anchor terms that are a claim's metric (not an alias): `_Run.whole_keys`
         self.metric_terms = frozenset().union(*map(metric_terms, {c.metric for c in claims}))
         self._cache: dict[frozenset[str], dict[str, int]] = {}
+        self._cache_ids: dict[frozenset[str], frozenset[str]] = {}  # (their keys: `candidate_ids`)
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._named_cache: dict[frozenset[str], frozenset[str]] = {}
         self._claims_named: dict[frozenset[str], frozenset[str]] = {}  # every claim terms name
@@ -779,6 +780,14 @@ class _Run:
             self._cache[terms] = got
         return got
 
+    def candidate_ids(self, terms: frozenset[str]) -> frozenset[str]:
+        """The claims of `candidates` (its keys), as a set. Cached: a bare metric name's
+        hundred claims were copied into a new set for every sentence naming it."""
+        got = self._cache_ids.get(terms)
+        if got is None:
+            got = self._cache_ids[terms] = frozenset(self.candidates(terms))
+        return got
+
     def _with_broad(self, terms: frozenset[str], broad: str) -> dict[str, int]:
         """`_strongest(_named(terms))` without expanding the one term that names many claims
         (a bare metric name): its claims named by nothing else take part (named by it alone)
@@ -887,7 +896,7 @@ class _Run:
         found = scan_numbers(masked, base=start, comma=decimal_comma(seg))
         if not found:
             return
-        cands = frozenset(strength)
+        cands = self.candidate_ids(terms)
         taken = [(h.start, h.end) for h in hits]
         # whether a number is in an anchor, by bisection when there are many: a log line or a
         # headed line is a unit of any length, and trying each of its anchors for each of its
