@@ -237,7 +237,11 @@ def _tex_places(text: str) -> Iterator[re.Match[str]]:
     backslash, percent = _TEX_FIND
     b, p = backslash.search(text), percent.search(text)
     while b is not None or p is not None:
-        found = b if p is None or (b is not None and b.start() < p.start()) else p
+        if b is not None and (p is None or b.start() < p.start()):
+            found = b
+        else:
+            assert p is not None  # (one of the two is, or the loop had ended)
+            found = p
         yield found
         at = found.end()
         if b is not None and b.start() < at:
