@@ -12,7 +12,8 @@ Invariants:
 * **Offsets are the file's.** A `Segment` is a file's text (or one notebook cell or output)
   unchanged; every offset a caller gets is into it, and `Segment.position` turns an offset into
   a 1-based line and column (for a notebook: within that cell or output). Masking (hiding
-  citations, URLs, LaTeX commands and comments from the number scanner) replaces characters
+  citations, URLs, LaTeX commands, comments and struck-out text from the number scanner)
+  replaces characters
   with spaces one for one, so offsets never shift. The one exception is another file's lines
   read into a segment (`Splice`: a reST csv-table's ``:file:``, `included`): `Segment.position`
   and `Segment.path_at` give a place in them as that file's line and column.
@@ -37,8 +38,9 @@ from labledger.reconcile.coco_summary import blank_brackets
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
 
-__all__ = ["FORMATS", "Cell", "Fence", "Segment", "Sentence", "Splice", "Table", "aligned_table",
-           "blanked", "delimited_table", "fence_at", "fences", "format_of", "head_spans_by_name",
+__all__ = ["FORMATS", "Cell", "Fence", "JoinedName", "Segment", "Sentence", "Splice", "Table",
+           "aligned_table", "blank_struck", "blanked", "delimited_table", "fence_at", "fences",
+           "format_of", "head_spans_by_name",
            "in_fence", "is_log", "latex_table", "line_at", "line_end", "markdown_table", "mask",
            "mask_text",
            "read_document", "report_table", "sentence_around"]
@@ -182,11 +184,19 @@ _MASKS: dict[str, re.Pattern[str]] = {
     "md": re.compile(
         r"<!--.*?-->|<[A-Za-z/][^>\n]*>|\]\([^)\n]*\)|\]\[[^\]\n]*\]|https?://\S+"
         r"|\[\^[^\]\n]*\]|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]"
+        # a link's opening bracket (after a citation's "[12]", which goes whole), so its text
+        # reads as a cell's whole: "| [31.52](logs/ours.txt) |", a README linking a score to
+        # its log (no "[" inside the lookahead: linear in a line of "[[[")
+        r"|!?\[(?=[^\[\]\n]*\][(\[])"
         r"|(?m:^[ \t]*(?:#+[ \t]*[\d.]+|\d+[.)])(?=\s))",
         re.S),
     "tex": re.compile(
         r"(?<!\\)%[^\n]*"
-        r"|\\(?:cite[a-z]*|[a-z]*ref|label|url|href|includegraphics|input|include|bibliography"
+        # \href's URL, not the text it prints (\href{https://...}{31.52} shows 31.52)
+        r"|\\href\*?\{[^{}]*\}"
+        # struck out (ulem's \sout and \xout, soul's \st): an old value, not the one shown
+        r"|\\(?:sout|xout|st)(?![A-Za-z])\s*\{(?:[^{}]|\{[^{}]*\})*\}"
+        r"|\\(?:cite[a-z]*|[a-z]*ref|label|url|includegraphics|input|include|bibliography"
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
         r"|setcounter|addlinespace)\*?(?:\[[^\]]*\]|\([^)]*\))*(?:\{[^{}]*\})?(?:\{[^{}]*\})?"
@@ -216,9 +226,47 @@ def _blank(m: re.Match[str]) -> str:
     return blanked(m.group(0))
 
 
+# --- struck-out text: an old value a corrected document keeps in sight, shown beside the new one
+# ("| Ours | ~~76.9~~ 76.3 |"): no claim's value, blanked whole, markup and all. GFM's
+# strikethrough on one line, HTML's <del>, <s> and <strike> up to their end tag.
+_TILDE_STRUCK = re.compile(r"(?<!~)~~(?!~)[^~\n]+~~(?!~)")
+_STRUCK_OPEN = re.compile(r"<(del|s|strike)(?=[\s>])[^<>]*>", re.I)
+_STRUCK_CLOSE = {tag: re.compile(rf"</{tag}\s*>", re.I) for tag in ("del", "s", "strike")}
+
+
+def blank_struck(text: str) -> str:
+    """``text`` with its struck-out spans blanked (offsets and lines kept). Linear: an end tag
+    is looked for once per opening tag blanked, and once more for a tag none is left for."""
+    if "~~" in text:
+        text = _TILDE_STRUCK.sub(_blank, text)
+    if "<" not in text:
+        return text
+    spans: list[tuple[int, int]] = []
+    unclosed: set[str] = set()  # tags no end tag follows any more
+    at = 0
+    while (m := _STRUCK_OPEN.search(text, at)) is not None:
+        tag = m.group(1).lower()
+        end = None if tag in unclosed else _STRUCK_CLOSE[tag].search(text, m.end())
+        if end is None:
+            unclosed.add(tag)
+            at = m.end()
+            continue
+        spans.append((m.start(), end.end()))
+        at = end.end()
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for a, b in spans:
+        pieces += [text[last:a], blanked(text[a:b])]
+        last = b
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
 # Without one of these a text has nothing to mask (most table cells): skip the big regex.
 _MASK_TRIGGERS = {
-    "md": re.compile(r"[<\[\]:]|(?:^|\n)[ \t]*[#\d]"), "tex": re.compile(r"[\\%]"),
+    "md": re.compile(r"[<\[\]:]|~~|(?:^|\n)[ \t]*[#\d]"), "tex": re.compile(r"[\\%]"),
     "rst": re.compile(r"[.:`\[]"), "txt": re.compile(":"),
 }
 _MASK_TRIGGERS["csv"] = _MASK_TRIGGERS["tsv"] = _MASK_TRIGGERS["txt"]
@@ -236,7 +284,7 @@ def mask_text(syntax: str, text: str, comma: bool = False) -> str:
     elif syntax == "rst" and "`" in text:
         text = _RST_SHOWN.sub(_rst_shown, text)
     elif syntax == "md":
-        return _mask_md(text)
+        return _mask_md(blank_struck(text))
     return _MASKS[syntax].sub(_blank, text)
 
 
@@ -434,6 +482,13 @@ class Cell:
     end: int
 
 
+@dataclass(frozen=True, slots=True)
+class JoinedName(Cell):
+    """A header part that is a name the text writes only in pieces ("MNLI-(m/mm)" holds MNLI-m
+    and MNLI-mm): its anchors are read from its ``text``, not from the segment between its
+    offsets (which span the whole written form)."""
+
+
 @dataclass(eq=False)
 class Table:
     """A table: header rows merged per column, body rows of cells; offsets into the segment."""
@@ -510,6 +565,11 @@ _SLASH_NAME = r"[A-Za-z][^\s/|&()]*"
 _SLASH_LIST = re.compile(r"(?<![^\s(\[{])" + _SLASH_NAME + r"(?:[ \t]*/[ \t]*" + _SLASH_NAME
                          + r")+(?![^\s)\],;])")
 _SLASH_NAMES = re.compile(_SLASH_NAME)
+# A stem shared by the names of a slash list in parentheses after it, "MNLI-(m/mm)",
+# "MNLI (m/mm)" or "MNLI(m/mm)" (GLUE tables since Devlin et al. 2019, BERT, Table 1): the names
+# are MNLI-m and MNLI-mm. Group 1 is the stem, group 2 what joins it to the names (a hyphen
+# where nothing does).
+_SHARED_STEM = re.compile(r"(?<![^\s(\[{|])([A-Za-z][\w.]*)(-| |)\($")
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
@@ -584,12 +644,19 @@ def _slash_header(table: Table, col: int) -> list[tuple[str, list[Cell]]] | None
     before = Cell(part.text[:m.start()], part.start, part.start + m.start())
     after = Cell(part.text[m.end():], part.start + m.end(), part.end)
     head = table.header[col].text
+    shared = _SHARED_STEM.search(before.text) if after.text.startswith(")") else None
     out: list[tuple[str, list[Cell]]] = []
     for name in _SLASH_NAMES.finditer(m.group(0)):
         at = part.start + m.start() + name.start()
         own = [c for c in (before, Cell(name.group(0), at, at + len(name.group(0))), after)
                if c.text.strip()]
         text = head.replace(m.group(0), name.group(0), 1)
+        if shared is not None:
+            # "MNLI-(m/mm)": the name is the stem's variant, "MNLI-m", which no part shows
+            # whole; its text is read for anchors in the place of the whole "MNLI-(m/mm)"
+            joined = shared.group(1) + (shared.group(2) or "-") + name.group(0)
+            own.append(JoinedName(joined, part.start + shared.start(), part.start + m.end() + 1))
+            text = text.replace(shared.group(0) + name.group(0) + ")", joined, 1)
         out.append((text, [*parts[:i], *own, *parts[i + 1:]]))
     return out
 

@@ -89,6 +89,7 @@ from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
     Cell,
+    JoinedName,
     Segment,
     Sentence,
     Table,
@@ -1224,7 +1225,12 @@ class _Run:
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
                 in_part = _within(hits, starts, part)
-                if seg.text.find("<", part.start, part.end) >= 0 \
+                if isinstance(part, JoinedName):
+                    # a name a header's slash list shares a stem with ("MNLI-(m/mm)" read as
+                    # "MNLI-m"): read from the name, which the text writes nowhere whole
+                    masked = mask_text(seg.syntax, part.text)
+                    in_part = self._read_hits(part)
+                elif seg.text.find("<", part.start, part.end) >= 0 \
                         and part.text != seg.text[part.start:part.end]:
                     in_part = self._read_hits(part)  # an HTML cell: "box<br/>AP"
                 named = self.visible(in_part, masked, part.start)

@@ -65,6 +65,7 @@ _NUMBER_COMMA = re.compile(
     r"(?:[eE](?P<exp>[+\-\u2212]?\d+)(?!\w|,\d)"
     r"|\s?(?:\\times|\u00d7|\\cdot)\s?10\^\{?(?P<exp2>[+\-\u2212]?\d+)\}?)?"
 )
+_SUPERSCRIPTS = frozenset("\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079")
 _CSEP_CHARS = re.compile(r"(?:\.|\\,|~|[ \u2009\u202f\u00a0])")
 _GLUE_BEFORE = frozenset("_@.^/\\#")
 _EMPHASIS_OPENERS = frozenset("(|*[>\"'")  # what may stand before an emphasis `_`
@@ -76,11 +77,16 @@ _SUFFIX = re.compile(r"(?:[ \t]?(?:\\,|\\ |~)|[ \t\u00a0])?(\\%|%|[^\W\d_][\w/°
 _FOOTNOTE_MARK = re.compile(r"\^\{?[ \t{]*(?:\\(?:dagger|ddagger|ast|star|S|P|sharp|natural"
                             r"|flat|bullet|circ|diamond|checkmark)(?![A-Za-z])|[*\u2020\u2021"
                             r"\u00a7\u00b6\u22c6\u2217]|[}$])")
+# A footnote mark in Unicode superscript digits glued to a decimal ("31.52¹ dB", a cell's "76.9²"):
+# the number is read, the mark skipped. After a whole number the digits are a power ("10⁴",
+# "256²", "2¹⁰") and the number stays unread, as "10^3" does.
+_SUPERSCRIPT_MARK = re.compile(r"[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+(?![\w\u207b])")
 # Two decimals joined by a slash are a pair of values ("31.42/0.913 PSNR/SSIM"), not a fraction
-# or a date (3/4, 12/05/2024): each is read.
-_PAIRED_AFTER = re.compile(r"\d+\.\d+(?![\d.]|/\d)|\d+\.\d+/\d+\.\d+")
+# or a date (3/4, 12/05/2024): each is read. The pair may end a sentence ("EM/F1 is 84.1/91.3."):
+# a point after it that no digit follows is the full stop, not a third dotted part (1.2/3.4.5).
+_PAIRED_AFTER = re.compile(r"\d+\.\d+(?!\d|\.\d|/\d)|\d+\.\d+/\d+\.\d+")
 _PAIRED_BEFORE = re.compile(r"(?:^|[^\w./])(?:\d+\.\d+/)*\d+\.\d+$")
-_PAIRED_AFTER_COMMA = re.compile(r"\d+,\d+(?![\d,]|/\d)|\d+,\d+/\d+,\d+")
+_PAIRED_AFTER_COMMA = re.compile(r"\d+,\d+(?!\d|,\d|/\d)|\d+,\d+/\d+,\d+")
 _PAIRED_BEFORE_COMMA = re.compile(r"(?:^|[^\w,/])(?:\d+,\d+/)*\d+,\d+$")
 # A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
 # $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
@@ -231,7 +237,12 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
     percent = False
     suffix: str | None = None
     suffix_end = end
-    sm = _SUFFIX.match(text, end)
+    if nxt in _SUPERSCRIPTS and frac is not None:
+        mark = _SUPERSCRIPT_MARK.match(text, end)
+        if mark is None:
+            return None  # superscript digits glued to more: a power or a word, not a mark
+        suffix_end = mark.end()
+    sm = _SUFFIX.match(text, suffix_end)
     if sm is not None:
         word = sm.group(1)
         if word in ("%", "\\%") or word.lower() == "percent":
