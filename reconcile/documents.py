@@ -412,8 +412,8 @@ class _Run:
                                tuple[dict[str, int], bool]] = {}
         # the split each claim on one is on (`number_roles.metric_split`): "test" for
         # test_accuracy; a number whose words name another split is not its
-        self.split_of = {c.id: split for c in claims
-                         if (split := metric_split(c.metric, c.split)) is not None}
+        self.split_of = {c.id: split for c in claims if (split := metric_split(
+            c.metric, c.split, c.evaluated_split)) is not None}
         # the aliases of digits alone ("1", sklearn's positive class): they name a
         # classification report's row labelled so, nothing else (`_class_row`)
         self.class_labels = frozenset(t for t in self.index.claims_of if t.isdigit())

@@ -747,12 +747,25 @@ def splits_conflict(a: str, b: str) -> bool:
     return "train" in (a, b) or "eval" not in (a, b)
 
 
-def metric_split(metric: str, split: str | None = None) -> str | None:
+def metric_split(metric: str, split: str | None = None,
+                 evaluated: str | None = None) -> str | None:
     """The split a claim is on: its ``split`` (``Claim.split``), else the split word its metric
     key carries beside the quantity (``test_accuracy``, ``val/loss``, ``psnr_test``: test, val,
-    test), else None. Two split words of two families name none."""
-    words = _TOKENS.findall((split or metric).lower())
-    quantity = set() if split else set(metric_key(metric).split())
+    test), else the split its result says it was evaluated on (``Claim.evaluated_split``: the
+    keys the value was read under, ``test.em`` and ``/test/em`` in ``{"test": {"em": 85.2}}``,
+    whose metric is ``em``; a split key; a split folder), else None. Two split words of two
+    families name none (``test+val``: a split column's rows of both)."""
+    if split:
+        return _one_family(_TOKENS.findall(split.lower()), set())
+    named = _one_family(_TOKENS.findall(metric.lower()), set(metric_key(metric).split()))
+    if named is None and evaluated:
+        return _one_family(_TOKENS.findall(evaluated.lower()), set())
+    return named
+
+
+def _one_family(words: list[str], quantity: set[str]) -> str | None:
+    """The split family ``words`` name, when one; the words of ``quantity`` (a metric key that
+    is a split word, ``dev``) and ``dev`` after ``std`` (a spread) name none."""
     families = {_SPLIT_FAMILY[w] for i, w in enumerate(words)
                 if w in _SPLIT_FAMILY and w not in quantity
                 and not (w == "dev" and i > 0 and words[i - 1] == "std")}  # std_dev: no split

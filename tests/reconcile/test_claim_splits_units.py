@@ -1,0 +1,75 @@
+"""A claim's split and unit as reconcile reads them (review 35, items 2, 3, 4 and 9).
+
+2. **A split taken from a nested key.** ``claim add --metric test.em`` (or ``/test/em``) on
+   ``{"test": {"em": ...}, "dev": {...}}``, the layout many evaluation scripts write, records
+   ``evaluated_split=test``, but reconcile read the claim as on no split: in a table with
+   ``Dev EM`` and ``Test EM`` columns the Dev cell satisfied it and the drifted Test cell went
+   unreported. Now a claim whose stated split and metric name none is on the split its result
+   says it was evaluated on (``Claim.evaluated_split``), as EVIDENCE.json's ``split`` reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from labledger.reconcile.claim_model import Claim
+from labledger.reconcile.number_roles import metric_split
+from tests.reconcile.test_documents import claim
+from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+
+# === 2. a split from the keys the value was read under ==========================================
+
+# The SQuAD leaderboard's layout (Rajpurkar et al. 2016, Table 5: "Dev EM", "Test EM" columns),
+# as a README's pipe table gives it; the Test cell drifted (evidence 85.2 on test).
+SQUAD = ("| Model | Dev EM | Test EM |\n"
+         "|---|---|---|\n"
+         "| BERT-base | 80.8 | - |\n"
+         "| Ours | 85.2 | 84.1 |\n")
+
+
+def _em(metric: str, *, split: str | None = None, evaluated: str | None = None) -> Claim:
+    return replace(claim("E1", metric, 85.2, unit="%", aliases=("Ours",)), split=split,
+                   evaluated_split=evaluated)
+
+
+@pytest.mark.parametrize("em", [
+    # claim add --metric test.em and --metric /test/em both record metric "em" and
+    # evaluated_split "test" (`claims.declare_claim`)
+    _em("em", evaluated="test"),
+    _em("test.em"),  # a claim whose metric is the dotted key: anchored by "test em", as before
+    _em("test_em"),  # worked before
+    _em("em", split="test"),  # worked before
+], ids=["evaluated-test", "dotted-metric", "glued-key", "stated-split"])
+def test_the_test_column_drifts_for_a_claim_on_test(em: Claim) -> None:
+    """Before (the first): one match at the Dev cell's 85.2 and no finding."""
+    report = judge(SQUAD, [em])
+    assert findings(report) == [("drift", ("E1",), 4, "84.1")]
+    assert matches(report) == set()
+
+
+@pytest.mark.parametrize("em", [
+    _em("em"),  # on no split: the row's one number it matches is its own
+    _em("em", evaluated="val"),  # --metric dev.em: the Dev cell
+    _em("em", evaluated="test+val"),  # read from a split column's rows of both: no split
+], ids=["no-split", "evaluated-val", "evaluated-two-splits"])
+def test_a_claim_on_no_split_or_on_dev_takes_the_dev_cell(em: Claim) -> None:
+    report = judge(SQUAD, [em])
+    assert findings(report) == []
+    assert matches(report) == {(("E1",), 4, "85.2")}
+
+
+@pytest.mark.parametrize(("metric", "split", "evaluated", "want"), [
+    ("em", None, "test", "test"),
+    ("em", None, "validation", "val"),
+    ("em", "val", "test", "val"),  # the stated split first (a mismatch is EVIDENCE's finding)
+    ("val_psnr", None, "test", "val"),  # the key's own split word before the evaluated split
+    ("em", None, "test+val", None),  # several splits' rows: none
+    ("em", None, None, None),
+    ("std_dev", None, None, None),  # a spread, no split
+    ("dev", None, "test", "test"),  # a quantity named "dev" is no split word
+])
+def test_metric_split(metric: str, split: str | None, evaluated: str | None,
+                      want: str | None) -> None:
+    assert metric_split(metric, split, evaluated) == want
