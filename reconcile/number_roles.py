@@ -51,7 +51,7 @@ import re
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
-from labledger.reconcile.metric_directions import metric_key, summary_stat
+from labledger.reconcile.metric_directions import HIGHER, LOWER, metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
 __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_field_listing",
@@ -721,13 +721,23 @@ _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
 _LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
-# "validation accuracy"): "after training, ..." or "we test on ..." names no split. Any space
-# between the two (a paragraph hard-wrapped at "test\naccuracy" is one sentence: before, its
-# "training set" was the nearest split named and the test claim's number went unjudged).
-_SPLIT_NOUNS = (r"sets?|data|datasets?|splits?|images|samples|examples|accuracy|acc|loss"
-                r"|error|err|f1|scores?|auc|metrics?|results?|performance")
-_PROSE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[\s_\-/]+(?:" + _SPLIT_NOUNS
+# "validation accuracy", "test PSNR", "val mAP@50"): "after training, ..." or "we test on ..."
+# names no split. Any space between the two (a paragraph hard-wrapped at "test\naccuracy" is
+# one sentence: before, its "training set" was the nearest split named and the test claim's
+# number went unjudged). The metrics are every name of the direction registry
+# (`metric_directions`), also with a cut-off ("mAP@50", "AP50", "BLEU-4"), and the usual
+# spellings of those it writes glued (before, a fixed few: "a test PSNR of 32.05 dB" named no
+# split and matched the val claim of that value); not "pass" ("a training pass", "the test
+# passes"), nor "precision" after a training word ("bf16 training precision"), which say
+# something else there (`_OTHER_SENSE`).
+_SPELLED_APART = (r"top[\s\-]?[15](?:[\s\-]acc(?:uracy)?|[\s\-]err(?:or)?)?|ms[\s\-]ssim"
+                  r"|exact[\s\-]match|roc[\s\-]auc|error[\s\-]rate|f1[\s\-]scores?")
+_METRIC_NAMES = "|".join(sorted((HIGHER | LOWER) - {"pass"}, key=len, reverse=True))
+_SPLIT_NOUNS = (_SPELLED_APART + r"|sets?|data|datasets?|splits?|images|samples|examples|scores?"
+                r"|metrics?|results?|performance|(?:" + _METRIC_NAMES + r")(?:[@\-]?\d[\d.:]*)?")
+_PROSE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[\s_\-/]+(" + _SPLIT_NOUNS
                           + r")(?![^\W_])")
+_OTHER_SENSE = {"train": frozenset({"precision"})}
 # A record's label at the start of its line: "valid: 100%|...", "Test set: Average loss: ...",
 # "Train: Loss=0.0047 ...", "[Validation] ..."; or an epoch's record ("epoch 1: 100%|...",
 # "Epoch 3/10 - loss: ..."), which is the training pass when it names no split
@@ -856,7 +866,7 @@ def heading_split(heading: str) -> str | None:
         # (the Hugging Face Trainer's card: "### Training results" over each epoch's
         # "Validation Loss" and metrics); only the training data or a metric on it says train
         return "train" if _TRAIN_DATA.search(heading) else None
-    return named.pop() if _PROSE_SPLIT.search(heading) else None
+    return named.pop() if any(_qualifying(m) for m in _PROSE_SPLIT.finditer(heading)) else None
 
 
 def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
@@ -864,5 +874,12 @@ def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
     ("on the training data", "the test set", "validation accuracy")."""
     if not _ANY_SPLIT.search(masked):  # most sentences: one search, no list
         return []
-    return [(m.start() + base, _SPLIT_FAMILY[m.group(1).lower()])
-            for m in _PROSE_SPLIT.finditer(masked)]
+    return [(m.start() + base, family) for m in _PROSE_SPLIT.finditer(masked)
+            if (family := _qualifying(m)) is not None]
+
+
+def _qualifying(found: re.Match[str]) -> str | None:
+    """The family of a `_PROSE_SPLIT` match's split word, or None where the word after it
+    says something else after that split's words (`_OTHER_SENSE`: "training precision")."""
+    family = _SPLIT_FAMILY[found.group(1).lower()]
+    return None if found.group(2).lower() in _OTHER_SENSE.get(family, ()) else family

@@ -6,6 +6,12 @@
    ``Dev EM`` and ``Test EM`` columns the Dev cell satisfied it and the drifted Test cell went
    unreported. Now a claim whose stated split and metric name none is on the split its result
    says it was evaluated on (``Claim.evaluated_split``), as EVIDENCE.json's ``split`` reads it.
+3. **A split word before any metric's name.** In a sentence, a split word names the split of a
+   number only when it qualifies the data or a metric; the metrics were a fixed few (accuracy,
+   loss, error, F1, AUC), so "a test PSNR of 32.05 dB" or "a test mAP of 45.3" named no split
+   and matched the val claim of that value: the test number's drift was missed. Now every
+   metric of the direction registry (`metric_directions`: PSNR, SSIM, mAP, AP50, top-1, BLEU,
+   FID...) qualified by a split word names it too.
 """
 
 from __future__ import annotations
@@ -73,3 +79,53 @@ def test_a_claim_on_no_split_or_on_dev_takes_the_dev_cell(em: Claim) -> None:
 def test_metric_split(metric: str, split: str | None, evaluated: str | None,
                       want: str | None) -> None:
     assert metric_split(metric, split, evaluated) == want
+
+
+# === 3. "a test PSNR of 32.05 dB" ===============================================================
+
+# The val and test claims of one model on four metrics, as an evaluation script writes them
+# ({"val": {"psnr": ..., "f1": ..., "mAP": ...}, "test": {...}, "val_accuracy": ...}); each
+# sentence gives the number of the split it names, and every one of them moved to the value of
+# the other split's claim.
+ON_TWO_SPLITS = [
+    replace(claim(f"{m}_{s}", metric, value, unit=unit), split=s)
+    for m, metric, unit, values in [("P", "psnr", "dB", (32.05, 31.42)),
+                                    ("F", "f1", None, (0.881, 0.866)),
+                                    ("M", "mAP", None, (45.3, 44.1)),
+                                    ("A", "accuracy", "%", (88.12, 86.55))]
+    for s, value in zip(("val", "test"), values, strict=True)]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # before: a match of P_val, P_val, M_val, M_val, P_test
+    ("Our model reaches a test PSNR of 32.05 dB.", ("P_test", "32.05")),
+    ("Our model reaches 32.05 dB test PSNR.", ("P_test", "32.05")),
+    ("Our model reaches a test mAP of 45.3.", ("M_test", "45.3")),
+    ("Our model reaches a test mAP@50 of 45.3.", ("M_test", "45.3")),
+    ("Our model reaches a validation PSNR of 31.42 dB.", ("P_val", "31.42")),
+    # worked before
+    ("Our model reaches a test accuracy of 88.12%.", ("A_test", "88.12%")),
+    ("Our model reaches a validation F1 of 0.866.", ("F_val", "0.866")),
+    ("Our model reaches a PSNR of 32.05 dB on the test set.", ("P_test", "32.05")),
+])
+def test_a_number_after_a_split_and_a_metric_is_of_that_split(text: str,
+                                                             want: tuple[str, str]) -> None:
+    report = judge(text + "\n", ON_TWO_SPLITS)
+    assert findings(report) == [("drift", (want[0],), 1, want[1])]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Our model reaches a test PSNR of 31.42 dB.", ("P_test", "31.42")),
+    ("Our model reaches a test mAP of 44.1.", ("M_test", "44.1")),
+    # no split named: the claim of its value, as before
+    ("Our model reaches a PSNR of 32.05 dB.", ("P_val", "32.05")),
+    # "training pass" and "training precision" are no metric on the training data (a pass
+    # over it, the numeric precision trained in): they name no split, and the number stays
+    # the claim's of its value (as a training number, it would be no claim's)
+    ("After one training pass the PSNR is 31.42 dB.", ("P_test", "31.42")),
+    ("In bf16 training precision the mAP is 44.1.", ("M_test", "44.1")),
+])
+def test_what_matches_stays(text: str, want: tuple[str, str]) -> None:
+    report = judge(text + "\n", ON_TWO_SPLITS)
+    assert findings(report) == []
+    assert matches(report) == {((want[0],), 1, want[1])}
