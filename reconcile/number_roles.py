@@ -57,8 +57,8 @@ from labledger.reconcile.numbers import Shown
 __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_field_listing",
            "is_listing", "key_split", "label_split", "labels", "list_head", "metric_split",
            "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
-           "respectively", "role_of", "says_respectively", "splits_conflict", "spread_label",
-           "written_with"]
+           "respective_splits", "respectively", "role_of", "says_respectively",
+           "splits_conflict", "spread_label", "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -871,11 +871,78 @@ def heading_split(heading: str) -> str | None:
 
 def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
     """(offset, family) of each split word of a sentence that qualifies the data or a metric
-    ("on the training data", "the test set", "validation accuracy")."""
+    ("on the training data", "the test set", "validation accuracy"), also as a word of a list
+    of splits ("the validation and test sets"; `split_lists`): each word of a list is given
+    with every family of the list, so a number near one of its words is near all its splits."""
+    return [(at, family) for run in split_lists(masked, base) for at, _ in run
+            for family in dict.fromkeys(family for _, family in run)]
+
+
+# A split word joined to the next one of a list ("validation and test sets", "train, val, and
+# test splits", "the val/test sets"): it qualifies what the list's last word does. Not in
+# "a train/test split", which names the partition, not the data a number is of.
+_SPLIT_IN_LIST = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*(?:,[ \t]*(?:(?:"
+                            + _LIST_WORDS + r")[ \t]+)?|(?:" + _LIST_WORDS + r")[ \t]+)\Z")
+_SPLIT_SLASHED = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*/[ \t]*\Z")
+
+
+def split_lists(masked: str, base: int) -> list[list[tuple[int, str]]]:
+    """The split words of a sentence that qualify the data or a metric, as (offset, family),
+    one list each run joined by commas or "and" ("on the validation and test sets": one of
+    two; "the test set": one of one), in text order. Offsets are ``base`` on."""
     if not _ANY_SPLIT.search(masked):  # most sentences: one search, no list
         return []
-    return [(m.start() + base, family) for m in _PROSE_SPLIT.finditer(masked)
-            if (family := _qualifying(m)) is not None]
+    out: list[list[tuple[int, str]]] = []
+    for m in _PROSE_SPLIT.finditer(masked):
+        family = _qualifying(m)
+        if family is None:
+            continue
+        run = [(m.start() + base, family)]
+        at = m.start()
+        joins = (_SPLIT_IN_LIST,) if m.group(2).lower() == "split" else (_SPLIT_IN_LIST,
+                                                                         _SPLIT_SLASHED)
+        while (prev := _joined_before(joins, masked, at)) is not None:
+            run.append((prev.start() + base, _SPLIT_FAMILY[prev.group(1).lower()]))
+            at = prev.start()
+        out.append(run[::-1])
+    return out
+
+
+def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
+                   at: int) -> re.Match[str] | None:
+    """The split word joined to the list's word at ``at`` by one of ``joins``, if any (a
+    bounded look back: a list's gap is a few characters)."""
+    for join in joins:
+        if (prev := join.search(masked, max(0, at - 24), at)) is not None:
+            return prev
+    return None
+
+
+def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
+                      ) -> tuple[list[tuple[int, str]], list[list[int]]]:
+    """In a sentence saying *respectively* with one list of splits ("31.42 and 32.05 dB on the
+    validation and test sets, respectively"): (number's index, split) for each number of a list
+    as long as the splits', in order (every such list: "PSNRs of A and B and SSIMs of C and
+    D"), and the lists of numbers of another length (their indices: which number is of which
+    split cannot be told). ``numbers``: (start, end with its unit), in text order; offsets are
+    ``base`` on from ``masked``'s start. Else none of either."""
+    if len(numbers) < 2 or not says_respectively(masked):
+        return [], []
+    runs = [run for run in split_lists(masked, base) if len(run) > 1]
+    if len(runs) != 1:
+        return [], []
+    splits = [family for _, family in runs[0]]
+    heads: dict[int, list[int]] = {}
+    for i, (at, end) in enumerate(numbers):
+        heads.setdefault(list_head(masked, at - base, end - base), []).append(i)
+    paired: list[tuple[int, str]] = []
+    unpaired: list[list[int]] = []
+    for ids in heads.values():
+        if len(ids) == len(splits):
+            paired.extend(zip(ids, splits, strict=True))
+        elif len(ids) > 1:
+            unpaired.append(ids)
+    return paired, unpaired
 
 
 def _qualifying(found: re.Match[str]) -> str | None:

@@ -12,6 +12,13 @@
    and matched the val claim of that value: the test number's drift was missed. Now every
    metric of the direction registry (`metric_directions`: PSNR, SSIM, mAP, AP50, top-1, BLEU,
    FID...) qualified by a split word names it too.
+4. **Numbers given for a list of splits "respectively".** "31.42 and 32.05 dB PSNR on the
+   validation and test sets, respectively" (an abstract's way; here the two swapped): only
+   "test sets" named a split, so both numbers were test numbers, 31.42 matched the test claim
+   and 32.05 was compared with nothing: no finding. Now the split words of a list ("validation
+   and test sets") each name their split, and with *respectively* a list of numbers pairs with
+   them in order, as it does with a list of claims' names; where the lists' lengths differ,
+   the claims on those splits are `ambiguous`, not passed.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.number_roles import metric_split
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+
+Found = list[tuple[str, tuple[str, ...], int, str | None]]
 
 # === 2. a split from the keys the value was read under ==========================================
 
@@ -129,3 +138,83 @@ def test_what_matches_stays(text: str, want: tuple[str, str]) -> None:
     report = judge(text + "\n", ON_TWO_SPLITS)
     assert findings(report) == []
     assert matches(report) == {((want[0],), 1, want[1])}
+
+
+# === 4. "... on the validation and test sets, respectively" =====================================
+
+# The shape of an abstract's summary (e.g. "achieves 85.8% and 86.3% accuracy on the validation
+# and test sets, respectively"), with our own PSNR numbers; val is 32.05 dB, test 31.42 dB.
+P_VAL = replace(claim("P_val", "psnr", 32.05, unit="dB", aliases=("Ours",)), split="val")
+P_TEST = replace(claim("P_test", "psnr", 31.42, unit="dB", aliases=("Ours",)), split="test")
+B_TEST = replace(claim("B_test", "psnr", 30.10, unit="dB", aliases=("Baseline",), run="r0"),
+                 split="test")
+S_VAL = replace(claim("S_val", "ssim", 0.913, aliases=("Ours",)), split="val")
+S_TEST = replace(claim("S_test", "ssim", 0.902, aliases=("Ours",)), split="test")
+SWAPPED_SPLITS = [("drift", ("P_val",), 1, "31.42"), ("drift", ("P_test",), 1, "32.05")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # before: one match (31.42 to P_test), 32.05 compared with nothing
+    ("Ours reaches 31.42 and 32.05 dB PSNR on the validation and test sets, respectively.",
+     SWAPPED_SPLITS),
+    ("Ours reaches PSNRs of 31.42 dB and 32.05 dB on the validation and test splits, "
+     "respectively.", SWAPPED_SPLITS),
+    ("On the validation and test sets, Ours reaches 31.42 and 32.05 dB PSNR, respectively.",
+     SWAPPED_SPLITS),
+    ("Ours reaches 31.42 and 32.05 dB PSNR on the val/test sets, respectively.",
+     SWAPPED_SPLITS),
+])
+def test_numbers_pair_with_the_splits_in_order(text: str, want: Found) -> None:
+    report = judge(text + "\n", [P_VAL, P_TEST])
+    assert findings(report) == want
+
+
+def test_each_list_of_numbers_pairs_with_the_splits() -> None:
+    """Two metrics' lists, one list of splits: each pairs with it in order."""
+    text = ("Ours reaches PSNRs of 32.05 and 31.42 dB and SSIMs of 0.902 and 0.913 on the "
+            "validation and test sets, respectively.\n")
+    report = judge(text, [P_VAL, P_TEST, S_VAL, S_TEST])
+    assert findings(report) == [("drift", ("S_val",), 1, "0.902"),
+                                ("drift", ("S_test",), 1, "0.913")]
+    assert matches(report) == {(("P_val",), 1, "32.05"), (("P_test",), 1, "31.42")}
+
+
+def test_numbers_that_cannot_pair_with_the_splits_are_no_pass() -> None:
+    """Three numbers for two splits: which is whose cannot be told. Before: 31.42 matched
+    P_test, and the rest went uncompared."""
+    text = ("Ours reaches 31.42, 32.05 and 30.5 dB PSNR on the validation and test sets, "
+            "respectively.\n")
+    report = judge(text, [P_VAL, P_TEST])
+    assert [(f.type, f.claims) for f in report.findings] == [("ambiguous", ("P_test",)),
+                                                             ("ambiguous", ("P_val",))]
+    message = report.findings[0].message
+    assert "3 numbers (31.42 at 1:14, 32.05 at 1:21, 30.5 at 1:31)" in message
+    assert "2 splits (validation, test)" in message
+    assert matches(report) == set()
+
+
+@pytest.mark.parametrize(("text", "claims", "want"), [
+    # in order: two matches
+    ("Ours reaches 32.05 and 31.42 dB PSNR on the validation and test sets, respectively.",
+     [P_VAL, P_TEST], {(("P_val",), 1, "32.05"), (("P_test",), 1, "31.42")}),
+    # no "respectively": the order is unsaid, and a list of splits names no one split of its
+    # numbers: each matches the claim of its value (as claims' names in a list do)
+    ("Ours reaches 31.42 and 32.05 dB PSNR on the validation and test sets.",
+     [P_VAL, P_TEST], {(("P_val",), 1, "32.05"), (("P_test",), 1, "31.42")}),
+    # "respectively" of the claims' names, one split: pairs by the names, as before
+    ("Ours and the Baseline reach 31.42 and 30.10 dB PSNR on the test set, respectively.",
+     [P_VAL, P_TEST, B_TEST], {(("P_test",), 1, "31.42"), (("B_test",), 1, "30.10")}),
+])
+def test_what_pairs_as_before(text: str, claims: list[Claim],
+                              want: set[tuple[tuple[str, ...], int, str]]) -> None:
+    report = judge(text + "\n", claims)
+    assert findings(report) == []
+    assert matches(report) == want
+
+
+def test_a_train_test_split_names_the_partition_not_two_splits() -> None:
+    """"a train/test split" is how the data was divided: its "test split" names the test split
+    alone, as before (were "train/" a split of a list, the number would be of no one split and
+    match P_val)."""
+    report = judge("On a 90/10 train/test split, Ours reaches 32.05 dB PSNR.\n", [P_VAL, P_TEST])
+    assert findings(report) == [("drift", ("P_test",), 1, "32.05")]
