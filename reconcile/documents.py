@@ -142,6 +142,7 @@ from labledger.reconcile.numbers import (
     Shown,
     check,
     is_multiplier,
+    is_percent_unit,
     norm_unit,
     percent_scale,
     pow10,
@@ -532,7 +533,7 @@ class _Run:
                      f"{_evidence(a.value)} run {a.run}; {b.id} {_evidence(b.value)} run {b.run})",
                      shown, "delta")
             return
-        scaled = f" (= {_signed(got.expected(diff))}%)" if got.scale else ""
+        scaled = _in_scale(_signed(got.expected(diff)), got.scale)
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "
                  f"{evidence}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
@@ -1996,12 +1997,26 @@ def _drift_at(claims: dict[str, Claim], seg: Segment, at: int, finding: Finding,
 
 
 def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None = None) -> str:
-    scaled = f" (= {_evidence(got.expected(claim.value))}%)" if got.scale else ""
+    scaled = _in_scale(_evidence(got.expected(claim.value)), got.scale)
     # a COCOeval summary's fraction judged in the claim's percent points says so
     said = f"{shown.display()} (= {points.literal} points)" if points is not None \
         else shown.display()
-    return (f"{claim.id} says {said}, evidence says {_evidence(claim.value)}{scaled} "
-            f"(run {claim.run}, object {_short(claim.source_digest)})")
+    return (f"{claim.id} says {said}, evidence says {_evidence(claim.value)}{_sign(claim)}"
+            f"{scaled} (run {claim.run}, object {_short(claim.source_digest)})")
+
+
+def _in_scale(expected: str, scale: int) -> str:
+    """The evidence in the scale the number was shown in, when another: `` (= 76.34%)`` for a
+    fraction claim's ``76.3%``, `` (= 0.7634)`` for a percent claim's ``0.763``."""
+    if scale > 0:
+        return f" (= {expected}%)"
+    return f" (= {expected})" if scale < 0 else ""
+
+
+def _sign(claim: Claim) -> str:
+    """``%`` after a percent claim's value, as the document writes it (``76.34%``: a bare
+    ``76.34`` beside ``says 77.3%`` read as another scale); other units are not repeated."""
+    return "%" if is_percent_unit(claim.unit) else ""
 
 
 # Below this much text a fork costs more than it saves; above, one process per this much, at

@@ -19,6 +19,12 @@
    and test sets") each name their split, and with *respectively* a list of numbers pairs with
    them in order, as it does with a list of claims' names; where the lists' lengths differ,
    the claims on those splits are `ambiguous`, not passed.
+9. **A percent claim's number written as a fraction.** A fraction claim (0.7634) compares
+   ``76.3%`` and a bare ``76.3`` (tables drop the sign), but a claim recorded in percent
+   (``--unit %``, 76.34) skipped ``0.773`` as another quantity: the drift went unreported. Now
+   the rule is mirrored: a percent claim's number shown at most 1, with decimals and no sign or
+   unit, is a fraction (``0.763`` matches, ``0.773`` drifts). And a percent claim's drift
+   message gives the evidence with its sign: ``evidence says 76.34%``, not ``76.34``.
 """
 
 from __future__ import annotations
@@ -218,3 +224,58 @@ def test_a_train_test_split_names_the_partition_not_two_splits() -> None:
     match P_val)."""
     report = judge("On a 90/10 train/test split, Ours reaches 32.05 dB PSNR.\n", [P_VAL, P_TEST])
     assert findings(report) == [("drift", ("P_test",), 1, "32.05")]
+
+
+# === 9. a percent claim's number written as a fraction ==========================================
+
+# A metrics.json recording accuracy in percent ({"acc": 76.34}: timm's train.py summary and
+# torchvision's reference scripts print top-1 in percent points), claimed with --unit %.
+ACC_PCT = claim("X", "acc", 76.34, unit="%", aliases=("accuracy",))
+ACC_FRACTION = claim("Y", "acc", 0.7634, aliases=("accuracy",))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    # before: not compared (0.773 was no plausible value of 76.34)
+    ("The accuracy is 0.773.", "X says 0.773, evidence says 76.34% (= 0.7634)"),
+    ("The accuracy is 0.77.", "X says 0.77, evidence says 76.34% (= 0.7634)"),
+    # before: "evidence says 76.34"
+    ("The accuracy is 77.3%.", "X says 77.3%, evidence says 76.34%"),
+    ("The accuracy is 77.3.", "X says 77.3, evidence says 76.34%"),
+])
+def test_a_percent_claim_drifts_in_either_scale(text: str, message: str) -> None:
+    report = judge(text + "\n", [ACC_PCT])
+    assert findings(report) == [("drift", ("X",), 1, text.split()[-1].rstrip("."))]
+    assert report.findings[0].message.startswith(message + " (run r1, object")
+
+
+@pytest.mark.parametrize("shown", ["0.763", "0.7634", "0.76", "76.3%", "76.3"])
+def test_a_percent_claim_matches_in_either_scale(shown: str) -> None:
+    """Before: 0.763, 0.7634 and 0.76 were not compared."""
+    report = judge(f"The accuracy is {shown}.\n", [ACC_PCT])
+    assert findings(report) == []
+    assert matches(report) == {(("X",), 1, shown)}
+
+
+@pytest.mark.parametrize(("text", "claims", "want_matches"), [
+    # the fraction claim, mirrored: as before
+    ("The accuracy is 0.763.", [ACC_FRACTION], {(("Y",), 1, "0.763")}),
+    ("The accuracy is 76.3%.", [ACC_FRACTION], {(("Y",), 1, "76.3%")}),
+    # a whole number carries no digit of a fraction: "1" is no 100% (nor 0.01%) of anything
+    ("The accuracy is 1.", [ACC_PCT], set()),
+    # a percent claim of at most 1% is read as it is shown: 0.52 is 0.52%, not 52%
+    ("The error is 0.52.", [claim("E", "err", 0.52, unit="%", aliases=("error",))],
+     {(("E",), 1, "0.52")}),
+    # a claim without a unit is no percent claim: a PSNR of 31.42 is not 0.3142
+    ("The PSNR is 0.3142.", [claim("P", "psnr", 31.42, aliases=("PSNR",))], set()),
+])
+def test_what_other_claims_compare_stays(text: str, claims: list[Claim],
+                                         want_matches: set[tuple[tuple[str, ...], int, str]]
+                                         ) -> None:
+    report = judge(text + "\n", claims)
+    assert findings(report) == []
+    assert matches(report) == want_matches
+
+
+def test_a_fraction_claims_message_is_as_before() -> None:
+    report = judge("The accuracy is 77.3%.\n", [ACC_FRACTION])
+    assert report.findings[0].message.startswith("Y says 77.3%, evidence says 0.7634 (= 76.34%) ")
