@@ -912,6 +912,8 @@ def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
                    at: int) -> re.Match[str] | None:
     """The split word joined to the list's word at ``at`` by one of ``joins``, if any (a
     bounded look back: a list's gap is a few characters)."""
+    if not masked[max(0, at - 8):at].rstrip(" \t").endswith(_LIST_ENDS + ("/",)):
+        return None  # no comma, list word or slash just before it (most words): no search
     for join in joins:
         if (prev := join.search(masked, max(0, at - 24), at)) is not None:
             return prev
