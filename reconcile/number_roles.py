@@ -40,8 +40,8 @@ The words are read from the masked text of the unit (LaTeX commands and URLs bla
 few characters of the number. Markers are never judged by these words: they say what they mark.
 
 Which split a number is of (train, val, test, eval), where its words say so, is read here too
-(`metric_split`, `key_split`, `record_split`, `prose_splits`): a number of another split than
-a claim's is not that claim's.
+(`metric_split`, `key_split`, `record_split`, `prose_splits`, `respective_splits`): a number of
+another split than a claim's is not that claim's.
 """
 
 from __future__ import annotations
