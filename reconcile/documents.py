@@ -73,6 +73,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from labledger.ledger._words import counted
 from labledger.reconcile.anchors import AnchorIndex, Hit, metric_terms, normalize
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
@@ -130,9 +131,11 @@ from labledger.reconcile.number_roles import (
     names_the_mean,
     prose_splits,
     record_split,
+    respective_splits,
     respectively,
     role_of,
     says_respectively,
+    split_lists,
     splits_conflict,
     spread_label,
     written_with,
@@ -142,6 +145,7 @@ from labledger.reconcile.numbers import (
     Shown,
     check,
     is_multiplier,
+    is_percent_unit,
     norm_unit,
     percent_scale,
     pow10,
@@ -416,8 +420,8 @@ class _Run:
                                tuple[dict[str, int], bool]] = {}
         # the split each claim on one is on (`number_roles.metric_split`): "test" for
         # test_accuracy; a number whose words name another split is not its
-        self.split_of = {c.id: split for c in claims
-                         if (split := metric_split(c.metric, c.split)) is not None}
+        self.split_of = {c.id: split for c in claims if (split := metric_split(
+            c.metric, c.split, c.evaluated_split)) is not None}
         # the aliases of digits alone ("1", sklearn's positive class): they name a
         # classification report's row labelled so, nothing else (`_class_row`)
         self.class_labels = frozenset(t for t in self.index.claims_of if t.isdigit())
@@ -533,7 +537,7 @@ class _Run:
                      f"{_evidence(a.value)} run {a.run}; {b.id} {_evidence(b.value)} run {b.run})",
                      shown, "delta")
             return
-        scaled = f" (= {_signed(got.expected(diff))}%)" if got.scale else ""
+        scaled = _in_scale(_signed(got.expected(diff)), got.scale)
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "
                  f"{evidence}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
@@ -956,8 +960,11 @@ class _Run:
             self._written_with(items, found, hits, masked, start)
         if items and self.split_of and self._names_a_split(cands, self.named(terms)):
             assert words is not None
+            paired = self._respective_splits(seg, items, found, masked, start) \
+                if records is None and len(items) > 1 else None
             self._other_splits(items, masked, start, keys, records is not None, words,
-                               section, _held_out_keys(seg) if records is not None else None)
+                               section, _held_out_keys(seg) if records is not None else None,
+                               paired)
         if records is not None:
             records.extend(items)
         elif items:
@@ -1154,15 +1161,60 @@ class _Run:
         on_one = self.split_of.keys()
         return any(not on_one.isdisjoint(ids) for ids in claim_sets)
 
+    def _respective_splits(self, seg: Segment, items: list[_Item], found: list[Shown],
+                           masked: str, start: int) -> dict[int, str] | None:
+        """"31.42 and 32.05 dB on the validation and test sets, respectively": the split of each
+        number of a list paired in order with the sentence's list of splits
+        (`number_roles.respective_splits`, over all its numbers ``found``), by the number's
+        start. A list of another length than the splits' is no pass: each claim on a split
+        that one of its numbers could be is `ambiguous` there, and none of them is judged on
+        those numbers."""
+        paired, unpaired = respective_splits(masked, start,
+                                             [(n.start, n.suffix_end) for n in found])
+        if unpaired:
+            self._unpaired_splits(seg, items, [[found[i] for i in ids] for ids in unpaired],
+                                  masked, start)
+        return {found[i].start: split for i, split in paired} if paired else None
+
+    def _unpaired_splits(self, seg: Segment, items: list[_Item], lists: list[list[Shown]],
+                         masked: str, start: int) -> None:
+        """Report (`_respective_splits`) the claims on a split that a number of ``lists`` is a
+        candidate of, and take them off those numbers."""
+        splits = [masked[at - start:].split(maxsplit=1)[0].rstrip(",/")
+                  for at, _ in next(run for run in split_lists(masked, start) if len(run) > 1)]
+        judged = {it.shown.start: it for it in items}
+        split_of = self.split_of
+        for numbers in lists:
+            mine = [judged[n.start] for n in numbers if n.start in judged]
+            on_a_split = sorted({c for it in mine for c in it.cands | it.named if c in split_of})
+            if not on_a_split:
+                continue
+            where = ", ".join(f"{n.display()} at {':'.join(map(str, seg.position(n.start)))}"
+                              for n in numbers)
+            for cid in on_a_split:
+                claim = self.claims[cid]
+                self.add(seg, mine[0].shown.start, "ambiguous", [claim],
+                         f"{cid} ({_value(claim)}, run {claim.run}) is named here, but "
+                         f"{counted(len(numbers), 'number')} ({where}) are given for "
+                         f"{counted(len(splits), 'split')} ({', '.join(splits)}), "
+                         f"respectively: which is {cid}'s cannot be told; mark it with a claim "
+                         "marker", mine[0].shown, mine[0].via,
+                         candidates=tuple(n.display() for n in numbers))
+            drop = frozenset(on_a_split)
+            for it in mine:
+                it.cands, it.named = it.cands - drop, it.named - drop
+
     def _other_splits(self, items: list[_Item], masked: str, start: int,
                       keys: list[Key | None] | None, record: bool, words: list[int],
-                      section: str | None, held_out: frozenset[str] | None = None) -> None:
+                      section: str | None, held_out: frozenset[str] | None = None,
+                      paired: dict[int, str] | None = None) -> None:
         """Drop from each number the claims on a split its words say it is not of
         (`_split_named`): "acc: 0.9874" beside "val_acc: 0.9920" is not a test_acc claim's, nor
         "an accuracy of 0.989 on the training data" a test_accuracy claim's; where its words
         name none, the split its ``section``'s heading names ("## Validation"). ``held_out``:
         a log record's, the quantities its log keys with a held-out split on any line
-        (`_held_out_keys`)."""
+        (`_held_out_keys`). ``paired``: a number's split by its start, where the sentence lists
+        splits *respectively* (`_respective_splits`)."""
         split_of = self.split_of
         unit = record_split(masked, epochs=record)
         prose = prose_splits(masked, start) if keys is None and unit is None else []
@@ -1173,6 +1225,8 @@ class _Run:
             if split is None and held_out and key is not None \
                     and metric_key(key.term) in held_out:
                 split = "train"  # its log keys the quantity with a held-out split elsewhere
+            if split is None and paired:
+                split = paired.get(it.shown.start)
             if split is None and prose:
                 split = _nearest_split(prose, words, it.shown.start)
             if split is None:
@@ -1960,12 +2014,26 @@ def _drift_at(claims: dict[str, Claim], seg: Segment, at: int, finding: Finding,
 
 
 def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None = None) -> str:
-    scaled = f" (= {_evidence(got.expected(claim.value))}%)" if got.scale else ""
+    scaled = _in_scale(_evidence(got.expected(claim.value)), got.scale)
     # a COCOeval summary's fraction judged in the claim's percent points says so
     said = f"{shown.display()} (= {points.literal} points)" if points is not None \
         else shown.display()
-    return (f"{claim.id} says {said}, evidence says {_evidence(claim.value)}{scaled} "
-            f"(run {claim.run}, object {_short(claim.source_digest)})")
+    return (f"{claim.id} says {said}, evidence says {_evidence(claim.value)}{_sign(claim)}"
+            f"{scaled} (run {claim.run}, object {_short(claim.source_digest)})")
+
+
+def _in_scale(expected: str, scale: int) -> str:
+    """The evidence in the scale the number was shown in, when another: `` (= 76.34%)`` for a
+    fraction claim's ``76.3%``, `` (= 0.7634)`` for a percent claim's ``0.763``."""
+    if scale > 0:
+        return f" (= {expected}%)"
+    return f" (= {expected})" if scale < 0 else ""
+
+
+def _sign(claim: Claim) -> str:
+    """``%`` after a percent claim's value, as the document writes it (``76.34%``: a bare
+    ``76.34`` beside ``says 77.3%`` read as another scale); other units are not repeated."""
+    return "%" if is_percent_unit(claim.unit) else ""
 
 
 # Below this much text a fork costs more than it saves; above, one process per this much, at

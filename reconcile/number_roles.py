@@ -40,8 +40,8 @@ The words are read from the masked text of the unit (LaTeX commands and URLs bla
 few characters of the number. Markers are never judged by these words: they say what they mark.
 
 Which split a number is of (train, val, test, eval), where its words say so, is read here too
-(`metric_split`, `key_split`, `record_split`, `prose_splits`): a number of another split than
-a claim's is not that claim's.
+(`metric_split`, `key_split`, `record_split`, `prose_splits`, `respective_splits`): a number of
+another split than a claim's is not that claim's.
 """
 
 from __future__ import annotations
@@ -51,14 +51,14 @@ import re
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
-from labledger.reconcile.metric_directions import metric_key, summary_stat
+from labledger.reconcile.metric_directions import HIGHER, LOWER, metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
 __all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_field_listing",
            "is_listing", "key_split", "label_split", "labels", "list_head", "metric_split",
            "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
-           "respectively", "role_of", "says_respectively", "splits_conflict", "spread_label",
-           "written_with"]
+           "respective_splits", "respectively", "role_of", "says_respectively",
+           "splits_conflict", "spread_label", "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -721,13 +721,23 @@ _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
 _LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
-# "validation accuracy"): "after training, ..." or "we test on ..." names no split. Any space
-# between the two (a paragraph hard-wrapped at "test\naccuracy" is one sentence: before, its
-# "training set" was the nearest split named and the test claim's number went unjudged).
-_SPLIT_NOUNS = (r"sets?|data|datasets?|splits?|images|samples|examples|accuracy|acc|loss"
-                r"|error|err|f1|scores?|auc|metrics?|results?|performance")
-_PROSE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[\s_\-/]+(?:" + _SPLIT_NOUNS
+# "validation accuracy", "test PSNR", "val mAP@50"): "after training, ..." or "we test on ..."
+# names no split. Any space between the two (a paragraph hard-wrapped at "test\naccuracy" is
+# one sentence: before, its "training set" was the nearest split named and the test claim's
+# number went unjudged). The metrics are every name of the direction registry
+# (`metric_directions`), also with a cut-off ("mAP@50", "AP50", "BLEU-4"), and the usual
+# spellings of those it writes glued (before, a fixed few: "a test PSNR of 32.05 dB" named no
+# split and matched the val claim of that value); not "pass" ("a training pass", "the test
+# passes"), nor "precision" after a training word ("bf16 training precision"), which say
+# something else there (`_OTHER_SENSE`).
+_SPELLED_APART = (r"top[\s\-]?[15](?:[\s\-]acc(?:uracy)?|[\s\-]err(?:or)?)?|ms[\s\-]ssim"
+                  r"|exact[\s\-]match|roc[\s\-]auc|error[\s\-]rate|f1[\s\-]scores?")
+_METRIC_NAMES = "|".join(sorted((HIGHER | LOWER) - {"pass"}, key=len, reverse=True))
+_SPLIT_NOUNS = (_SPELLED_APART + r"|sets?|data|datasets?|splits?|images|samples|examples|scores?"
+                r"|metrics?|results?|performance|(?:" + _METRIC_NAMES + r")(?:[@\-]?\d[\d.:]*)?")
+_PROSE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[\s_\-/]+(" + _SPLIT_NOUNS
                           + r")(?![^\W_])")
+_OTHER_SENSE = {"train": frozenset({"precision"})}
 # A record's label at the start of its line: "valid: 100%|...", "Test set: Average loss: ...",
 # "Train: Loss=0.0047 ...", "[Validation] ..."; or an epoch's record ("epoch 1: 100%|...",
 # "Epoch 3/10 - loss: ..."), which is the training pass when it names no split
@@ -747,12 +757,25 @@ def splits_conflict(a: str, b: str) -> bool:
     return "train" in (a, b) or "eval" not in (a, b)
 
 
-def metric_split(metric: str, split: str | None = None) -> str | None:
+def metric_split(metric: str, split: str | None = None,
+                 evaluated: str | None = None) -> str | None:
     """The split a claim is on: its ``split`` (``Claim.split``), else the split word its metric
     key carries beside the quantity (``test_accuracy``, ``val/loss``, ``psnr_test``: test, val,
-    test), else None. Two split words of two families name none."""
-    words = _TOKENS.findall((split or metric).lower())
-    quantity = set() if split else set(metric_key(metric).split())
+    test), else the split its result says it was evaluated on (``Claim.evaluated_split``: the
+    keys the value was read under, ``test.em`` and ``/test/em`` in ``{"test": {"em": 85.2}}``,
+    whose metric is ``em``; a split key; a split folder), else None. Two split words of two
+    families name none (``test+val``: a split column's rows of both)."""
+    if split:
+        return _one_family(_TOKENS.findall(split.lower()), set())
+    named = _one_family(_TOKENS.findall(metric.lower()), set(metric_key(metric).split()))
+    if named is None and evaluated:
+        return _one_family(_TOKENS.findall(evaluated.lower()), set())
+    return named
+
+
+def _one_family(words: list[str], quantity: set[str]) -> str | None:
+    """The split family ``words`` name, when one; the words of ``quantity`` (a metric key that
+    is a split word, ``dev``) and ``dev`` after ``std`` (a spread) name none."""
     families = {_SPLIT_FAMILY[w] for i, w in enumerate(words)
                 if w in _SPLIT_FAMILY and w not in quantity
                 and not (w == "dev" and i > 0 and words[i - 1] == "std")}  # std_dev: no split
@@ -843,13 +866,89 @@ def heading_split(heading: str) -> str | None:
         # (the Hugging Face Trainer's card: "### Training results" over each epoch's
         # "Validation Loss" and metrics); only the training data or a metric on it says train
         return "train" if _TRAIN_DATA.search(heading) else None
-    return named.pop() if _PROSE_SPLIT.search(heading) else None
+    return named.pop() if any(_qualifying(m) for m in _PROSE_SPLIT.finditer(heading)) else None
 
 
 def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
     """(offset, family) of each split word of a sentence that qualifies the data or a metric
-    ("on the training data", "the test set", "validation accuracy")."""
+    ("on the training data", "the test set", "validation accuracy"), also as a word of a list
+    of splits ("the validation and test sets"; `split_lists`): each word of a list is given
+    with every family of the list, so a number near one of its words is near all its splits."""
+    return [(at, family) for run in split_lists(masked, base) for at, _ in run
+            for family in dict.fromkeys(family for _, family in run)]
+
+
+# A split word joined to the next one of a list ("validation and test sets", "train, val, and
+# test splits", "the val/test sets"): it qualifies what the list's last word does. Not in
+# "a train/test split", which names the partition, not the data a number is of.
+_SPLIT_IN_LIST = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*(?:,[ \t]*(?:(?:"
+                            + _LIST_WORDS + r")[ \t]+)?|(?:" + _LIST_WORDS + r")[ \t]+)\Z")
+_SPLIT_SLASHED = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*/[ \t]*\Z")
+
+
+def split_lists(masked: str, base: int) -> list[list[tuple[int, str]]]:
+    """The split words of a sentence that qualify the data or a metric, as (offset, family),
+    one list each run joined by commas or "and" ("on the validation and test sets": one of
+    two; "the test set": one of one), in text order. Offsets are ``base`` on."""
     if not _ANY_SPLIT.search(masked):  # most sentences: one search, no list
         return []
-    return [(m.start() + base, _SPLIT_FAMILY[m.group(1).lower()])
-            for m in _PROSE_SPLIT.finditer(masked)]
+    out: list[list[tuple[int, str]]] = []
+    for m in _PROSE_SPLIT.finditer(masked):
+        family = _qualifying(m)
+        if family is None:
+            continue
+        run = [(m.start() + base, family)]
+        at = m.start()
+        joins = (_SPLIT_IN_LIST,) if m.group(2).lower() == "split" else (_SPLIT_IN_LIST,
+                                                                         _SPLIT_SLASHED)
+        while (prev := _joined_before(joins, masked, at)) is not None:
+            run.append((prev.start() + base, _SPLIT_FAMILY[prev.group(1).lower()]))
+            at = prev.start()
+        out.append(run[::-1])
+    return out
+
+
+def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
+                   at: int) -> re.Match[str] | None:
+    """The split word joined to the list's word at ``at`` by one of ``joins``, if any (a
+    bounded look back: a list's gap is a few characters)."""
+    if not masked[max(0, at - 8):at].rstrip(" \t").endswith(_LIST_ENDS + ("/",)):
+        return None  # no comma, list word or slash just before it (most words): no search
+    for join in joins:
+        if (prev := join.search(masked, max(0, at - 24), at)) is not None:
+            return prev
+    return None
+
+
+def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
+                      ) -> tuple[list[tuple[int, str]], list[list[int]]]:
+    """In a sentence saying *respectively* with one list of splits ("31.42 and 32.05 dB on the
+    validation and test sets, respectively"): (number's index, split) for each number of a list
+    as long as the splits', in order (every such list: "PSNRs of A and B and SSIMs of C and
+    D"), and the lists of numbers of another length (their indices: which number is of which
+    split cannot be told). ``numbers``: (start, end with its unit), in text order; offsets are
+    ``base`` on from ``masked``'s start. Else none of either."""
+    if len(numbers) < 2 or not says_respectively(masked):
+        return [], []
+    runs = [run for run in split_lists(masked, base) if len(run) > 1]
+    if len(runs) != 1:
+        return [], []
+    splits = [family for _, family in runs[0]]
+    heads: dict[int, list[int]] = {}
+    for i, (at, end) in enumerate(numbers):
+        heads.setdefault(list_head(masked, at - base, end - base), []).append(i)
+    paired: list[tuple[int, str]] = []
+    unpaired: list[list[int]] = []
+    for ids in heads.values():
+        if len(ids) == len(splits):
+            paired.extend(zip(ids, splits, strict=True))
+        elif len(ids) > 1:
+            unpaired.append(ids)
+    return paired, unpaired
+
+
+def _qualifying(found: re.Match[str]) -> str | None:
+    """The family of a `_PROSE_SPLIT` match's split word, or None where the word after it
+    says something else after that split's words (`_OTHER_SENSE`: "training precision")."""
+    family = _SPLIT_FAMILY[found.group(1).lower()]
+    return None if found.group(2).lower() in _OTHER_SENSE.get(family, ()) else family
