@@ -194,8 +194,6 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"(?<!\\)%[^\n]*"
         # \href's URL, not the text it prints (\href{https://...}{31.52} shows 31.52)
         r"|\\href\*?\{[^{}]*\}"
-        # struck out (ulem's \sout and \xout, soul's \st): an old value, not the one shown
-        r"|\\(?:sout|xout|st)(?![A-Za-z])\s*\{(?:[^{}]|\{[^{}]*\})*\}"
         r"|\\(?:cite[a-z]*|[a-z]*ref|label|url|includegraphics|input|include|bibliography"
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"

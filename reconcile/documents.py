@@ -160,6 +160,7 @@ from labledger.reconcile.progress import (
 )
 from labledger.reconcile.section_splits import section_splits
 from labledger.reconcile.tex_macros import MacroAnchors, macro_texts, with_uses
+from labledger.reconcile.tex_strikes import blank_strikes, strike_macros
 from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
@@ -168,6 +169,9 @@ __all__ = ["reconcile_segments"]
 _WORDS = re.compile(r"(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
 # (\s: a LaTeX cell may start on its own line, "Ours & \n\\textbf{29.41} &", one cell a line)
 _NUMERIC_START = re.compile(r"[\s*_`~$({]*[+\-\u2212]?\.?\d")
+# a cell showing no value: empty, a dash for a missing one ("-", "--", "–", "$-$"), "n/a", or
+# struck out (blanked by the mask: "~~31.52~~", "\\sout{31.52}")
+_NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")
 # a size, not a value: "384x384", "224 × 224", "3x3x3" label a row ("ConvNeXt-T | 384x384")
 _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$")
 
@@ -427,6 +431,8 @@ class _Run:
         self.class_labels = frozenset(t for t in self.index.claims_of if t.isdigit())
         # the LaTeX macros printing an anchor (`tex_macros`), read over every document
         self.macros: MacroAnchors | None = None
+        # the LaTeX strike-through macros the documents load and do not define (`tex_strikes`)
+        self.strikes: frozenset[str] = frozenset()
         self.report = Report()
         self._coco: list[tuple[str, Spec]] | None = None
         # where the segment being judged shows a COCOeval summary's values (`coco_summary`)
@@ -1321,6 +1327,7 @@ class _Run:
         above = head_end  # where the row above ends: text before it is that row's, not this one's
         # per row, its labels but its run's (the group it is a run of) and whether it is the mean
         run_rows: list[tuple[tuple[str, ...] | None, bool]] = []
+        blanks: list[list[int]] = []  # per row, its cells showing no value (`_NO_VALUE`)
         classes = self.class_labels if self.class_labels and _is_report(table) else None
         for row in table.rows:
             if not row:
@@ -1332,6 +1339,7 @@ class _Run:
             row_off = table_off or _holds(noclaims, Cell("", max(row[0].start, above), own_end))
             above = own_end
             numeric: list[tuple[int, Cell, str]] = []
+            blank: list[int] = []  # the columns where the row shows no value ("", "-", struck)
             row_terms: set[str] = set()
             whole_labels: set[str] = set()
             row_bind: set[str] = set()
@@ -1350,6 +1358,8 @@ class _Run:
                     continue
                 if masked.strip():
                     labels.append(masked)
+                if ci and _NO_VALUE.fullmatch(masked):
+                    blank.append(ci)
                 in_row = _within(hits, starts, cell)
                 if in_row:
                     row_terms |= self.visible(in_row, masked, cell.start)
@@ -1374,6 +1384,7 @@ class _Run:
                 if self.split_of else None
             rows.append((numeric, frozenset(row_terms), row_bind, row_off, row_split,
                          frozenset(whole_labels)))
+            blanks.append(blank if numeric else [])  # (a group's heading row holds none)
         # A results file with a row per seed and a "mean" row over them ("resnet18,mean,0.9127"):
         # a claim is the mean's, not one seed's (unless it records that one seed), so the rows
         # of the runs the mean sums up are not candidates for it. Before, a moved mean that
@@ -1383,11 +1394,13 @@ class _Run:
         runs_only = {row_no for row_no, (key, mean) in enumerate(run_rows)
                      if key in means and not mean} if means else set()
         # A claim whose own row names it ("| Ours | 31.42 |" under "PSNR") is that row's: the
-        # rows of other methods ("| JPEG | 28.50 |") are not candidates for it.
+        # rows of other methods ("| JPEG | 28.50 |") are not candidates for it. So too where
+        # that row shows no value in the column ("| Ours | - | 0.9134 |", "| Ours | ~~31.52~~ |
+        # 0.9134 |"): the baseline's number above it is not the claim's (it drifted so).
         taken: set[str] = set()
-        for numeric, rterms, _, _, row_split, _ in rows:
+        for (numeric, rterms, _, _, row_split, _), blank in zip(rows, blanks, strict=True):
             if rterms:
-                for ci, _, _ in numeric:
+                for ci in [ci for ci, _, _ in numeric] + blank:
                     if ci < len(col_terms) and col_terms[ci]:
                         strength, alone = self._cell(col_terms[ci], rterms, over)
                         split = col_split[ci] or row_split or section
@@ -2057,7 +2070,9 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
     binds = tex_bindings(segments, claims)  # before the fork: a macro bound in one file binds all
     # likewise a macro naming the method (`tex_macros`): defined in one file, used in others
     texts = macro_texts(segments, binds)
-    memo = JudgeCache(cache, claims, binds, texts) if cache is not None else None
+    # and whether \sout, \xout, \st strike text out: the packages' macros, not a paper's own
+    strikes = strike_macros(segments)
+    memo = JudgeCache(cache, claims, binds, texts, strikes) if cache is not None else None
     report = Report()
     todo: list[int] = []
     keys: list[str] = []
@@ -2076,6 +2091,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
         if memo is not None:
             memo.keep_anchors(run.index)
         run.macros = MacroAnchors(texts, run.index.claims_of)
+        run.strikes = strikes
         sizes = [len(segments[i].text) for i in todo]
         if jobs is None:
             jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
@@ -2129,6 +2145,7 @@ def _collection_paused() -> Iterator[None]:
 
 
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
+    seg = blank_strikes(seg, run.strikes)  # "\sout{31.52} 31.42": the old value is no value
     markers = find_markers(seg, binds)
     hits = run.whole_keys(seg.text, run.index.scan(seg.text))
     if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)

@@ -9,9 +9,10 @@ Judging a segment (`documents.reconcile_segments`) is a pure function of
   and the messages all come from them);
 * the LaTeX macro bindings of all the documents (`doc_markers.tex_bindings`) and the text
   each of their macros prints (`tex_macros.macro_texts`: ``\\method`` naming "FooNet");
+* the LaTeX strike-through macros of all the documents (`tex_strikes.strike_macros`);
 * the code that judges (the bytes of this package's modules) and the Python that runs it.
 
-The *context* is the BLAKE3 of the last three; a segment's *key* is the BLAKE3 of the context
+The *context* is the BLAKE3 of the last four; a segment's *key* is the BLAKE3 of the context
 and the first. Invariants:
 
 * **It cannot go stale, only miss.** A result is used only for the exact bytes that produced
@@ -96,7 +97,8 @@ def _code() -> bytes:
 
 
 def _context(claims: Iterable[Claim], binds: dict[str, str],
-             macros: dict[str, str] | None = None) -> bytes:
+             macros: dict[str, str] | None = None,
+             strikes: frozenset[str] = frozenset()) -> bytes:
     import blake3
 
     h = blake3.blake3(FORMAT + b"\0" + _code())
@@ -105,6 +107,8 @@ def _context(claims: Iterable[Claim], binds: dict[str, str],
     h.update(msgspec.msgpack.encode(sorted(binds.items())))
     # a macro's text decides what it anchors in every file: a changed definition is a new context
     h.update(msgspec.msgpack.encode(sorted((macros or {}).items())))
+    # a strike-through macro loaded, or defined by a paper, blanks its text or shows it
+    h.update(msgspec.msgpack.encode(sorted(strikes)))
     return h.digest()
 
 
@@ -112,9 +116,10 @@ class JudgeCache:
     """The cached judgements of one context, read from and written back to ``folder``."""
 
     def __init__(self, folder: Path, claims: Sequence[Claim], binds: dict[str, str],
-                 macros: dict[str, str] | None = None) -> None:
+                 macros: dict[str, str] | None = None,
+                 strikes: frozenset[str] = frozenset()) -> None:
         self.folder = folder
-        self.context = _context(claims, binds, macros)
+        self.context = _context(claims, binds, macros, strikes)
         self.path = folder / (self.context.hex()[:32] + ".msgpack")
         self._anchors: _Anchors | None = None
         self._changed = False

@@ -44,7 +44,7 @@ from labledger.reconcile.doc_markers import braced_end
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.fenced import inside, shown_verbatim
 
-__all__ = ["MAX_DEPTH", "MacroAnchors", "macro_texts"]
+__all__ = ["MAX_DEPTH", "MacroAnchors", "defined_names", "macro_texts"]
 
 MAX_DEPTH = 4  # a macro printing a macro printing ...: enough for papers, bounded for cycles
 
@@ -81,6 +81,11 @@ def _definitions(seg: Segment) -> Iterable[tuple[str, str | None]]:
         got = _read_definition(text, m.end(), m.group("kind"))
         if got is not None:
             yield got
+
+
+def defined_names(seg: Segment) -> set[str]:
+    """The names of every macro ``seg`` defines (with arguments or without)."""
+    return {name for name, _ in _definitions(seg)}
 
 
 def _in_comment(text: str, pos: int) -> bool:

@@ -196,9 +196,82 @@ SHARED_STEMS = [
          [("drift", 3, ("S1",))], [(3, ("P1",))]),
 ]
 
-CASES = PAIR_AT_SENTENCE_END + SUPERSCRIPT_MARKS + LINKS + STRUCK + SHARED_STEMS
+def _md_rows(ours_psnr: str, first: str = "Baseline") -> str:
+    return ("| Method | PSNR | SSIM |\n|---|---|---|\n"
+            f"| {first} | 30.10 | 0.8800 |\n| Ours | {ours_psnr} | 0.9134 |\n")
+
+
+# review 40, 03: the row naming the claim shows no value in its column: the other rows' numbers
+# there are theirs, not the claim's (the Baseline's 30.10 drifted as P1's)
+NO_VALUE_IN_OWN_ROW = [
+    Case("a struck cell in the claim's own row: the baseline's number is not the claim's",
+         "a.md", _md_rows("~~31.52~~"), [], [(4, ("S1",))]),
+    Case("a dash in the claim's own row", "a.md", _md_rows("-"), [], [(4, ("S1",))]),
+    Case("an empty cell in the claim's own row", "a.md", _md_rows(""), [], [(4, ("S1",))]),
+    Case("n/a and an en dash in the claim's own row", "a.md",
+         _md_rows("n/a") + "| Ours | \u2013 | 0.9134 |\n", [], [(4, ("S1",)), (5, ("S1",))]),
+    Case("\\sout in the claim's own LaTeX row", "t.tex",
+         "\\begin{tabular}{lcc}\nMethod & PSNR & SSIM \\\\\nBaseline & 30.10 & 0.8800 \\\\\n"
+         "Ours & \\sout{31.52} & 0.9134 \\\\\n\\end{tabular}\n", [], [(4, ("S1",))]),
+    Case("near miss: the own row's value is judged as before", "a.md", _md_rows("31.52"),
+         [("drift", 4, ("P1",))], [(4, ("S1",))]),
+    Case("near miss: no row naming the claim: the column is judged as a whole", "a.md",
+         _md_rows("31.42", first="Other").replace("| Ours |", "| Mine |"), [],
+         [(4, ("P1",)), (4, ("S1",))]),
+    Case("near miss: a group's heading row holding no number takes nothing", "a.md",
+         "| Method | PSNR | SSIM |\n|---|---|---|\n| *Ours* | | |\n| large | 31.42 | 0.9134 |\n",
+         [], [(4, ("P1",)), (4, ("S1",))]),
+]
+
+def _tex_best(preamble: str, psnr: str = "\\st{31.52}") -> str:
+    # a table marking each column's best value with a macro of the paper's own, as papers do
+    return (f"{preamble}\\begin{{tabular}}{{lcc}}\nMethod & PSNR & SSIM \\\\\n"
+            f"Baseline & 30.10 & 0.8800 \\\\\nOurs & {psnr} & \\st{{0.9134}} \\\\\n"
+            "\\end{tabular}\n")
+
+
+# review 40, 01: \st, \sout, \xout strike only as soul's and ulem's macros, not a paper's own
+TEX_STRIKE_MACROS = [
+    Case("\\st defined by the paper (bold) is read: its row's value drifts", "t.tex",
+         _tex_best("\\newcommand{\\st}[1]{\\textbf{#1}}  % best result\n"),
+         [("drift", 5, ("P1",))], [(5, ("S1",))], ("31.52",)),
+    Case("\\xout defined by the paper in prose is read", "t.tex",
+         "\\newcommand{\\xout}[1]{#1$^{\\times}$}\nOurs reaches a PSNR of \\xout{31.52} dB.\n",
+         [("drift", 2, ("P1",))]),
+    Case("\\renewcommand of soul's \\st is the paper's", "t.tex",
+         _tex_best("\\documentclass{article}\n\\usepackage{soul}\n"
+                   "\\renewcommand{\\st}[1]{\\textbf{#1}}\n"),
+         [("drift", 7, ("P1",))], [(7, ("S1",))]),
+    Case("a preamble loading neither soul nor ulem: \\sout is read", "t.tex",
+         "\\documentclass{article}\n\\usepackage{booktabs}\n"
+         "Ours reaches a PSNR of \\sout{31.52} dB.\n", [("drift", 3, ("P1",))]),
+    Case("soul loaded in a list: \\st strikes (the SSIM cell too, in the row naming S1)", "t.tex",
+         _tex_best("\\documentclass{article}\n\\usepackage{xcolor,soul}\n",
+                   "\\st{31.52} 31.42"), [], [(6, ("P1",))]),
+    Case("near miss: ulem loaded with [normalem]: \\sout strikes", "t.tex",
+         "\\documentclass{article}\n\\usepackage[normalem]{ulem}\n"
+         "Ours reaches a PSNR of \\sout{31.52}~31.42\\,dB.\n", [], [(3, ("P1",))]),
+    Case("near miss: a definition in a comment defines nothing", "t.tex",
+         "% \\newcommand{\\sout}[1]{#1}\nOurs reaches a PSNR of \\sout{31.52}~31.42\\,dB.\n",
+         [], [(2, ("P1",))]),
+    Case("near miss: ulem's \\sout inside the paper's \\st still strikes", "t.tex",
+         "\\newcommand{\\st}[1]{#1}\nOurs reaches a PSNR of \\st{\\sout{31.52}} dB.\n", []),
+]
+
+CASES = (PAIR_AT_SENTENCE_END + SUPERSCRIPT_MARKS + LINKS + STRUCK + SHARED_STEMS
+         + NO_VALUE_IN_OWN_ROW + TEX_STRIKE_MACROS)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(case: Case) -> None:
     assert_case(run(case.path, case.text), case)
+
+
+def test_strike_macro_defined_in_another_file_is_read() -> None:
+    """A \\st the project's macros.tex defines is the paper's in every file (as `tex_macros`
+    collects definitions over the documents): the table's \\st{31.52} is read."""
+    segments = [*read_document("macros.tex", b"\\newcommand{\\st}[1]{\\textbf{#1}}\n"),
+                *read_document("table.tex", _tex_best("").encode())]
+    report = reconcile_segments(segments, CLAIMS)
+    assert [(f.type, f.path, f.line, f.claims) for f in report.findings] == \
+        [("drift", "table.tex", 4, ("P1",))]
