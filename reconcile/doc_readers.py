@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -225,54 +226,140 @@ def _blank(m: re.Match[str]) -> str:
 
 
 # --- struck-out text: an old value a corrected document keeps in sight, shown beside the new one
-# ("| Ours | ~~76.9~~ 76.3 |"): no claim's value, blanked whole, markup and all. GFM's
-# strikethrough on one line, HTML's <del>, <s> and <strike> up to their end tag.
-_TILDE_STRUCK = re.compile(r"(?<!~)~~(?!~)[^~\n]+~~(?!~)")
+# ("| Ours | ~~76.9~~ 76.3 |"): no claim's value, blanked whole, markup and all. What GitHub
+# strikes: GFM's strikethrough (one or two tildes, paired on one line by its flanking rules) and
+# HTML's <del>, <s> and <strike> up to their end tag in the same paragraph; never inside a code
+# span (`<s>`, a tokenizer's token, is text there) nor across one.
+_TILDES = re.compile(r"(?<!~)~~?(?!~)")
+_TICKS = re.compile(r"`+")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*(?:\n|$)")
 _STRUCK_OPEN = re.compile(r"<(del|s|strike)(?=[\s>])[^<>]*>", re.I)
 _STRUCK_CLOSE = {tag: re.compile(rf"</{tag}\s*>", re.I) for tag in ("del", "s", "strike")}
 
 
 def blank_struck(text: str) -> str:
-    """``text`` with its struck-out spans blanked (offsets and lines kept). Linear: an end tag
-    is looked for once per opening tag blanked, and once more for a tag none is left for."""
-    if "~~" in text:
-        text = _TILDE_STRUCK.sub(_blank, text)
-    if "<" not in text:
+    """``text`` with its struck-out spans blanked (offsets and lines kept). Linear: each piece
+    of text between code spans is read once for tildes, and an end tag is looked for past the
+    last one found only."""
+    if "~" not in text and "<" not in text:
         return text
+    breaks = [m.start() for m in _PARAGRAPH_BREAK.finditer(text)] if "\n" in text else []
     spans: list[tuple[int, int]] = []
-    unclosed: set[str] = set()  # tags no end tag follows any more
-    at = 0
-    while (m := _STRUCK_OPEN.search(text, at)) is not None:
-        tag = m.group(1).lower()
-        end = None if tag in unclosed else _STRUCK_CLOSE[tag].search(text, m.end())
-        if end is None:
-            unclosed.add(tag)
-            at = m.end()
-            continue
-        spans.append((m.start(), end.end()))
-        at = end.end()
+    for a, b in _outside_code(text, breaks):
+        if text.find("~", a, b) >= 0:
+            spans += _tilde_spans(text, a, b)
+        if text.find("<", a, b) >= 0:
+            spans += _tag_spans(text, a, b, breaks)
     if not spans:
         return text
     pieces: list[str] = []
     last = 0
-    for a, b in spans:
-        pieces += [text[last:a], blanked(text[a:b])]
-        last = b
+    for x, y in sorted(spans):
+        if x < last:
+            continue  # (a tag pair inside tildes already blanked)
+        pieces += [text[last:x], blanked(text[x:y])]
+        last = y
     pieces.append(text[last:])
     return "".join(pieces)
 
 
+def _outside_code(text: str, breaks: list[int]) -> list[tuple[int, int]]:
+    """The (start, end) pieces of ``text`` outside its code spans: a run of backticks up to the
+    next run of as many in the same paragraph (CommonMark); an unmatched run is text."""
+    if "`" not in text:
+        return [(0, len(text))]
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    after: list[int | None] = [None] * len(runs)  # the next run of the same length
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        n = runs[i][1] - runs[i][0]
+        after[i] = last.get(n)
+        last[n] = i
+    pieces: list[tuple[int, int]] = []
+    at = i = 0
+    while i < len(runs):
+        j = after[i]
+        if j is None or _paragraph_between(breaks, runs[i][1], runs[j][0]):
+            i += 1
+            continue
+        pieces.append((at, runs[i][0]))
+        at = runs[j][1]
+        i = j + 1
+    pieces.append((at, len(text)))
+    return pieces
+
+
+def _paragraph_between(breaks: list[int], a: int, b: int) -> bool:
+    i = bisect.bisect_left(breaks, a)
+    return i < len(breaks) and breaks[i] < b
+
+
+def _punct(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "PS"
+
+
+def _tilde_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The GFM strikethrough spans between ``a`` and ``b``: a run of one or two tildes that
+    may open (left-flanking: no space after it, and no punctuation after it unless space or
+    punctuation is before it) paired with the next run of as many on its line that may close
+    (right-flanking, the mirror image); runs of three or more strike nothing."""
+    spans: list[tuple[int, int]] = []
+    openers: list[tuple[int, int]] = []  # (start, length), on the current line
+    line_end = -1
+    for m in _TILDES.finditer(text, a, b):
+        x, y = m.start(), m.end()
+        if x > line_end:
+            openers = []
+            nl = text.find("\n", x)
+            line_end = len(text) if nl < 0 else nl
+        before = text[x - 1] if x > 0 else " "
+        after = text[y] if y < len(text) else " "
+        opens = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
+        closes = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
+        k = next((k for k in range(len(openers) - 1, -1, -1) if openers[k][1] == y - x), None) \
+            if closes else None
+        if k is not None:
+            spans.append((openers[k][0], y))
+            del openers[k:]
+        elif opens:
+            openers.append((x, y - x))
+    return spans
+
+
+def _tag_spans(text: str, a: int, b: int, breaks: list[int]) -> list[tuple[int, int]]:
+    """The spans of ``<del>``, ``<s>``, ``<strike>`` to their end tag between ``a`` and ``b``,
+    in one paragraph."""
+    spans: list[tuple[int, int]] = []
+    found: dict[str, int | None] = {}  # a tag's next end tag, searched for once per end tag
+    at = a
+    while (m := _STRUCK_OPEN.search(text, at, b)) is not None:
+        tag = m.group(1).lower()
+        close = found.get(tag, -1)
+        if close is not None and close < m.end():
+            got = _STRUCK_CLOSE[tag].search(text, m.end(), b)
+            close = found[tag] = None if got is None else got.start()
+        if close is None or _paragraph_between(breaks, m.end(), close):
+            at = m.end()
+            continue
+        end = _STRUCK_CLOSE[tag].match(text, close)
+        assert end is not None
+        spans.append((m.start(), end.end()))
+        at = end.end()
+    return spans
+
+
 # Without one of these a text has nothing to mask (most table cells): skip the big regex.
 _MASK_TRIGGERS = {
-    "md": re.compile(r"[<\[\]:]|~~|(?:^|\n)[ \t]*[#\d]"), "tex": re.compile(r"[\\%]"),
+    "md": re.compile(r"[<\[\]:~]|(?:^|\n)[ \t]*[#\d]"), "tex": re.compile(r"[\\%]"),
     "rst": re.compile(r"[.:`\[]"), "txt": re.compile(":"),
 }
 _MASK_TRIGGERS["csv"] = _MASK_TRIGGERS["tsv"] = _MASK_TRIGGERS["txt"]
 
 
-def mask_text(syntax: str, text: str, comma: bool = False) -> str:
+def mask_text(syntax: str, text: str, comma: bool = False, struck: bool = True) -> str:
     """``text`` with non-prose spans (commands, URLs, citations, comments) blanked (siunitx's
-    numbers printed with a decimal comma where ``comma``: see `siunitx_plain`)."""
+    numbers printed with a decimal comma where ``comma``: see `siunitx_plain`), and in Markdown
+    its struck-out text (`blank_struck`) where ``struck``."""
     if _COCO_TRIGGER in text:  # a COCOeval summary's bracket: thresholds, no values
         text = blank_brackets(text)
     if _MASK_TRIGGERS[syntax].search(text) is None:
@@ -282,7 +369,7 @@ def mask_text(syntax: str, text: str, comma: bool = False) -> str:
     elif syntax == "rst" and "`" in text:
         text = _RST_SHOWN.sub(_rst_shown, text)
     elif syntax == "md":
-        return _mask_md(blank_struck(text))
+        return _mask_md(blank_struck(text) if struck else text)
     return _MASKS[syntax].sub(_blank, text)
 
 
@@ -413,7 +500,10 @@ def siunitx_plain(text: str, comma: bool = False) -> str:
 
 
 def mask(segment: Segment, start: int, end: int) -> str:
-    """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept."""
+    """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept. In a Markdown
+    fenced block tildes and tags are text, as shown: nothing there is struck out."""
+    if segment.syntax == "md" and fence_at(segment, start) is not None:
+        return mask_text("md", segment.text[start:end], struck=False)
     return mask_text(segment.syntax, segment.text[start:end],
                      segment.syntax == "tex" and decimal_comma(segment))
 

@@ -8,7 +8,8 @@ Invariants:
   less the white space around it; its ``start``/``end`` are offsets into the segment's text and
   its ``text`` has exactly ``end - start`` characters: tags inside it (``<b>``, ``<sup>``,
   ``<br>``, ``<a href=..>``) are blanked one space per character (line breaks kept), struck-out
-  text with its tags too (``<del>76.9</del>``, ``~~76.9~~``: `doc_readers.blank_struck`), and an
+  text with its tags too (``<del>76.9</del>``, ``~~76.9~~``, ``~76.9~``:
+  `doc_readers.blank_struck`), and an
   entity (``&plusmn;``, ``&#177;``, ``&nbsp;``) is the character it stands for, padded with
   spaces to its length. A sign (``±``, ``−``) is put at the entity's end, against the number it
   signs; any other character at its start, against what it follows (``91.3&#37;`` reads
@@ -137,7 +138,7 @@ def _entity(m: re.Match[str]) -> str:
 
 def _plain(raw: str) -> str:
     """``raw`` (a cell's inner HTML) as the text it shows, character for character."""
-    if "<" in raw or "~~" in raw:
+    if "<" in raw or "~" in raw:
         raw = blank_struck(raw)  # "<del>76.9</del> 76.3": the old value is not shown as one
     if "<" in raw:
         raw = _TAG.sub(lambda m: m.group(0) if m.group(0).startswith("<!--")

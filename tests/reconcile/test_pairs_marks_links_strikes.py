@@ -258,8 +258,37 @@ TEX_STRIKE_MACROS = [
          "\\newcommand{\\st}[1]{#1}\nOurs reaches a PSNR of \\st{\\sout{31.52}} dB.\n", []),
 ]
 
+# review 40, 02 and 04: only what GitHub (GFM, cmark-gfm's strikethrough extension) strikes
+GFM_STRIKES = [
+    Case("<s> and </s> as tokens in code spans strike nothing", "a.md",
+         "Inputs start with `<s>`, reach an EM of 84.1% and end with `</s>`.\n",
+         [("drift", 1, ("E1",))]),
+    Case("<s> tokens in code spans over lines of one paragraph", "a.md",
+         "Special tokens\n`<s>` begins each input\nEM 84.1%\n`</s>` ends it\n",
+         [("drift", 3, ("E1",))]),
+    Case("<s> in a fenced block is text", "a.md",
+         "```\n<s> EM 84.1 </s>\n```\n", [("drift", 2, ("E1",))]),
+    Case("near miss: an end tag in the next paragraph closes nothing", "a.md",
+         "Our EM is <s>here\n\nEM 84.1%</s> now.\n", [("drift", 3, ("E1",))]),
+    Case("~~ with spaces inside is no strike (not flanking)", "a.md",
+         "Our EM is ~~ 84.1% ~~ on dev.\n", [("drift", 1, ("E1",))]),
+    Case("~~ in code spans is text", "a.md",
+         "Writing `~~` before our EM of 84.1% and `~~` after it strikes it.\n",
+         [("drift", 1, ("E1",))]),
+    Case("GFM's single-tilde strike in a cell", "a.md",
+         "| Model | EM |\n|---|---|\n| Ours | ~84.1~ 85.2 |\n", [], [(3, ("E1",))]),
+    Case("single-tilde strike in prose", "a.md",
+         "Our EM is ~84.1%~ 85.2% after the fix.\n", [], [(1, ("E1",))]),
+    Case("near miss: <s> closed in its paragraph still strikes", "a.md",
+         "Our EM is <s>84.1%</s> 85.2%.\n", [], [(1, ("E1",))]),
+    Case("near miss: ~ for 'about' twice in a sentence strikes nothing", "a.md",
+         "Our EM is ~84.1% and F1 ~91.3% on dev.\n", [("drift", 1, ("E1",))], [(1, ("F1",))]),
+    Case("near miss: ~~~ is no strike", "a.md", "Our EM is ~~~84.1%~~~ on dev.\n",
+         [("drift", 1, ("E1",))]),
+]
+
 CASES = (PAIR_AT_SENTENCE_END + SUPERSCRIPT_MARKS + LINKS + STRUCK + SHARED_STEMS
-         + NO_VALUE_IN_OWN_ROW + TEX_STRIKE_MACROS)
+         + NO_VALUE_IN_OWN_ROW + TEX_STRIKE_MACROS + GFM_STRIKES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
