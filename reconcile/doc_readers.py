@@ -304,25 +304,29 @@ def _tilde_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
     punctuation is before it) paired with the next run of as many on its line that may close
     (right-flanking, the mirror image); runs of three or more strike nothing."""
     spans: list[tuple[int, int]] = []
-    openers: list[tuple[int, int]] = []  # (start, length), on the current line
+    # the starts of the runs that may open, on the current line, by length (a stack each: a
+    # closer pairs with the last of its length, and the openers after that one are dropped)
+    openers: dict[int, list[int]] = {1: [], 2: []}
     line_end = -1
     for m in _TILDES.finditer(text, a, b):
         x, y = m.start(), m.end()
         if x > line_end:
-            openers = []
+            openers = {1: [], 2: []}
             nl = text.find("\n", x)
             line_end = len(text) if nl < 0 else nl
         before = text[x - 1] if x > 0 else " "
         after = text[y] if y < len(text) else " "
         opens = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
         closes = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
-        k = next((k for k in range(len(openers) - 1, -1, -1) if openers[k][1] == y - x), None) \
-            if closes else None
-        if k is not None:
-            spans.append((openers[k][0], y))
-            del openers[k:]
+        mine = openers[y - x]
+        if closes and mine:
+            start = mine.pop()
+            spans.append((start, y))
+            other = openers[3 - (y - x)]
+            while other and other[-1] > start:
+                other.pop()
         elif opens:
-            openers.append((x, y - x))
+            mine.append(x)
     return spans
 
 
