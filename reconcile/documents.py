@@ -2024,10 +2024,9 @@ def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None 
 
 def _in_scale(expected: str, scale: int) -> str:
     """The evidence in the scale the number was shown in, when another: `` (= 76.34%)`` for a
-    fraction claim's ``76.3%``, `` (= 0.7634)`` for a percent claim's ``0.763``."""
-    if scale > 0:
-        return f" (= {expected}%)"
-    return f" (= {expected})" if scale < 0 else ""
+    fraction claim's ``76.3%``. (A percent claim's number is never read as a fraction: a
+    number shown at most 1 near its name is too often a ratio, threshold or correlation.)"""
+    return f" (= {expected}%)" if scale > 0 else ""
 
 
 def _sign(claim: Claim) -> str:
