@@ -945,8 +945,8 @@ class _Run:
             for it in items:
                 if it.shown.start in self.summary_values:
                     it.points = in_points(it.shown)
-        if len(items) > 1 and says_respectively(masked):
-            self._respectively(items, found, hits, masked, start)
+        names_paired = len(items) > 1 and says_respectively(masked) \
+            and self._respectively(items, found, hits, masked, start)
         # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
         # ("  predict_accuracy = 0.9826"), too
         keys: list[Key | None] | None = None
@@ -960,8 +960,9 @@ class _Run:
             self._written_with(items, found, hits, masked, start)
         if items and self.split_of and self._names_a_split(cands, self.named(terms)):
             assert words is not None
+            # (a "respectively" that pairs the numbers with names pairs them with no splits)
             paired = self._respective_splits(seg, items, found, masked, start) \
-                if records is None and len(items) > 1 else None
+                if records is None and len(items) > 1 and not names_paired else None
             self._other_splits(items, masked, start, keys, records is not None, words,
                                section, _held_out_keys(seg) if records is not None else None,
                                paired)
@@ -1062,12 +1063,13 @@ class _Run:
         return named | parts if parts else named
 
     def _respectively(self, items: list[_Item], found: list[Shown], hits: list[Hit],
-                      masked: str, start: int) -> None:
+                      masked: str, start: int) -> bool:
         """"32.46, 28.80 and 27.71 dB on Set5, Set14 and B100, respectively": each number of
         the list is only the claims its own name names (`number_roles.respectively`, over all
         the sentence's numbers ``found``), so two numbers swapped drift instead of each
         matching the other's claim. Nothing changes unless every number of the list is judged
-        here and every name of it names one of its number's candidates."""
+        here and every name of it names one of its number's candidates. Whether the list of
+        numbers pairs with a list of names (then it pairs with no list of splits)."""
         names = _one_a_place(hits, masked, start)
         pairs = respectively(masked, start, [(n.start, n.suffix_end) for n in found],
                              [(h.start, h.end) for h in names])
@@ -1079,6 +1081,7 @@ class _Run:
         if own and len(own) == len(pairs) and all(mine for _, mine in own):
             for it, mine in own:
                 it.cands, it.named = mine, it.named & mine
+        return bool(pairs)
 
     def _written_with(self, items: list[_Item], found: list[Shown], hits: list[Hit],
                       masked: str, start: int) -> None:

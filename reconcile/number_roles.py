@@ -920,6 +920,17 @@ def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
     return None
 
 
+# A list of splits that says what a model was trained on, not what its numbers are of:
+# "trained on the train and val sets", "training on", "fine-tuned on", "pre-trained on both"
+_TRAINED_ON = re.compile(r"(?i)(?<![^\W_])(?:(?:pre|fine)[\s\-]?)?(?:train(?:ed|ing)?"
+                         r"|tun(?:ed|ing))[ \t]+on[ \t]+(?:(?:the|both)[ \t]+)*\Z")
+
+
+def _trained_on(masked: str, at: int) -> bool:
+    """Whether the words just before ``at`` say the data a model was trained on."""
+    return _TRAINED_ON.search(masked, max(0, at - 40), at) is not None
+
+
 def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
                       ) -> tuple[list[tuple[int, str]], list[list[int]]]:
     """In a sentence saying *respectively* with one list of splits ("31.42 and 32.05 dB on the
@@ -927,11 +938,14 @@ def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
     as long as the splits', in order (every such list: "PSNRs of A and B and SSIMs of C and
     D"), and the lists of numbers of another length (their indices: which number is of which
     split cannot be told). ``numbers``: (start, end with its unit), in text order; offsets are
-    ``base`` on from ``masked``'s start. Else none of either."""
+    ``base`` on from ``masked``'s start. Else none of either, also where the sentence names a
+    split outside the list or the list is what was trained on (`_TRAINED_ON`)."""
     if len(numbers) < 2 or not says_respectively(masked):
         return [], []
-    runs = [run for run in split_lists(masked, base) if len(run) > 1]
-    if len(runs) != 1:
+    runs = split_lists(masked, base)
+    if len(runs) != 1 or len(runs[0]) < 2 or _trained_on(masked, runs[0][0][0] - base):
+        # a split also named on its own ("... on the test set, after training on the train
+        # and val splits"), or a list of the data trained on: the numbers are not of its splits
         return [], []
     splits = [family for _, family in runs[0]]
     heads: dict[int, list[int]] = {}

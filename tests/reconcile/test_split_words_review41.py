@@ -1,0 +1,91 @@
+"""Split words that name no split of a sentence's numbers (review 41, items 1, 2, 4, 5a, 6).
+
+Claims read from nested metric keys (``--metric test.psnr``) are on a split, and a sentence's
+split words decide which of them its numbers may be (`number_roles.prose_splits`,
+`number_roles.respective_splits`). These words were read as naming the numbers' split where
+they do not:
+
+1. **A list of splits "respectively" that is not the numbers'.** "Trained on the train and val
+   sets, Ours and the Baseline reach 31.92 and 30.60 dB on the test set, respectively": the
+   numbers were paired with "train and val", both test claims dropped, nothing compared. No
+   list of splits pairs where the sentence's *respectively* pairs its numbers with names,
+   where a split is also named on its own, or where the list is what was trained on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from labledger.reconcile.number_roles import respective_splits
+from tests.reconcile.test_documents import claim
+from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+
+Found = list[tuple[str, tuple[str, ...], int, str | None]]
+
+# A metrics.json of the layout {"test": {"psnr": 31.42}, "val": {"psnr": 32.05}}, claimed with
+# --metric test.psnr / val.psnr: each claim is on the split of its key (`Claim.evaluated_split`)
+T1 = replace(claim("T1", "psnr", 31.42, unit="dB", aliases=("PSNR", "Ours")),
+             metric="psnr", evaluated_split="test")
+V1 = replace(claim("V1", "psnr", 32.05, unit="dB", aliases=("PSNR",)), evaluated_split="val")
+C0 = replace(claim("C0", "psnr", 30.10, unit="dB", aliases=("Baseline",), run="r0"),
+             evaluated_split="test")
+
+# === 1. a list of splits "respectively" that is not the numbers' ===============================
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # before: nothing compared (both paired with "train and val"); the Baseline's and Ours'
+    # numbers, which of the two is whose untold: ambiguous, as before the split pairing
+    ("Trained on the train and val sets, Ours and the Baseline reach 31.92 and 30.60 dB on "
+     "the test set, respectively.",
+     [("ambiguous", ("C0",), 1, "31.92"), ("ambiguous", ("T1",), 1, "31.92")]),
+    # before: nothing compared; the names pair with the numbers: two drifts
+    ("The Baseline and Ours reach 30.60 and 31.92 dB PSNR on the test set after training on "
+     "the train and val splits, respectively.",
+     [("drift", ("C0",), 1, "30.60"), ("drift", ("T1",), 1, "31.92")]),
+    # before: T1 taken off 31.92 (paired with "val"); the names pair: two drifts
+    ("Ours and Baseline reach 31.92 and 30.60 dB PSNR on the combined val and test sets, "
+     "respectively.",
+     [("drift", ("T1",), 1, "31.92"), ("drift", ("C0",), 1, "30.60")]),
+])
+def test_a_list_of_splits_that_is_not_the_numbers_pairs_with_none(text: str,
+                                                                   want: Found) -> None:
+    report = judge(text + "\n", [T1, V1, C0])
+    assert findings(report) == want
+
+
+@pytest.mark.parametrize("text", [
+    # a split also named on its own for the numbers
+    "PSNR is 31.92 and 30.60 dB on the test set with the train and val splits of the two "
+    "protocols, respectively.",
+    # the list is what was trained on
+    "Trained on the train and val sets, PSNR is 31.92 and 30.60 dB, respectively.",
+    "After training on the train and val splits, PSNR is 31.92 and 30.60 dB, respectively.",
+    "Fine-tuned on the train and val sets, PSNR is 31.92 and 30.60 dB, respectively.",
+    "We pre-trained on both the train and val splits; PSNR is 31.92 and 30.60 dB, respectively.",
+])
+def test_no_pairing_with_a_list_of_splits_named_beside_another_or_trained_on(text: str) -> None:
+    at = [text.index("31.92"), text.index("30.60")]
+    assert respective_splits(text, 0, [(a, a + 8) for a in at]) == ([], [])
+
+
+@pytest.mark.parametrize("text", [
+    "PSNR is 31.92 and 30.60 dB on the val and test sets, respectively.",
+    "Evaluated on the val and test sets, PSNR is 31.92 and 30.60 dB, respectively.",
+    # "trained" elsewhere in the sentence, not naming the list
+    "Trained for 300 epochs, PSNR is 31.92 and 30.60 dB on the val and test sets, respectively.",
+])
+def test_a_list_of_the_numbers_splits_still_pairs(text: str) -> None:
+    at = [text.index("31.92"), text.index("30.60")]
+    assert respective_splits(text, 0, [(a, a + 8) for a in at]) == ([(0, "val"), (1, "test")],
+                                                                     [])
+
+
+def test_swapped_val_and_test_numbers_still_drift() -> None:
+    """The original fix's case: the pairing with the splits stays where it is the numbers'."""
+    report = judge("PSNR is 31.42 and 32.05 dB on the validation and test sets, "
+                   "respectively.\n", [T1, V1])
+    assert findings(report) == [("drift", ("V1",), 1, "31.42"), ("drift", ("T1",), 1, "32.05")]
+    assert matches(report) == set()
