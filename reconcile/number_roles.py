@@ -717,7 +717,10 @@ def labels(masked: str, base: int, numbers: Sequence[int],
 # claim's (`documents._other_splits`). The words, one family each:
 _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "val",
                  "validation": "val", "dev": "val", "test": "test", "testing": "test",
-                 "eval": "eval", "evaluation": "eval"}
+                 "eval": "eval", "evaluation": "eval",
+                 # benchmark servers' test splits (COCO's test-dev and test-challenge, VQA's
+                 # test-dev and test-std): "test-dev AP" is no "dev AP", the val split's
+                 "test-dev": "test", "test-std": "test", "test-challenge": "test"}
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
 _LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
@@ -963,6 +966,21 @@ def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
 
 def _qualifying(found: re.Match[str]) -> str | None:
     """The family of a `_PROSE_SPLIT` match's split word, or None where the word after it
-    says something else after that split's words (`_OTHER_SENSE`: "training precision")."""
-    family = _SPLIT_FAMILY[found.group(1).lower()]
+    says something else after that split's words (`_OTHER_SENSE`: "training precision") or
+    the word is a verb there ("we test PSNR"; `_VERB_SUBJECT`)."""
+    word = found.group(1).lower()
+    if word in _VERBS and _VERB_SUBJECT.search(found.string, max(0, found.start() - 24),
+                                               found.start()):
+        return None  # "We test PSNR on Kodak": the verb (`_VERBS`), no split
+    family = _SPLIT_FAMILY[word]
     return None if found.group(2).lower() in _OTHER_SENSE.get(family, ()) else family
+
+
+# Split words that are also verbs, and what says they are one there: a subject or an
+# infinitive's "to" right before ("we test PSNR on Kodak", "we then test PSNR", "in order to
+# test SSIM", "they train ..."). Not a bare "to", a preposition as often ("close to test
+# accuracy", "compared to test PSNR").
+_VERBS = frozenset({"test", "train"})
+_VERB_SUBJECT = re.compile(r"(?i)(?<![^\W_])(?:we|they|i|you|(?:order|want|wants|need|needs|"
+                           r"used|use|able|aim|aims|how|try|tries)[ \t]+to)(?:[ \t]+(?:then|"
+                           r"also|first|further|now|next|additionally|again))?[ \t]+\Z")

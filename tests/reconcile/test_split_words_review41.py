@@ -10,6 +10,12 @@ they do not:
    numbers were paired with "train and val", both test claims dropped, nothing compared. No
    list of splits pairs where the sentence's *respectively* pairs its numbers with names,
    where a split is also named on its own, or where the list is what was trained on.
+2. **Benchmark servers' test splits.** "a test-dev AP of 45.3" (COCO's test-dev; also
+   test-challenge, VQA's test-std) read "dev AP", the val split's: the test number drifted
+   against the val claim. "test-dev" is the test split.
+4. **"test" as a verb.** "We test PSNR on Kodak and get 32.05 dB" read "test PSNR": the
+   number drifted against the test claim. After a subject ("we", "we then") or an
+   infinitive's "to" ("in order to") "test" and "train" are verbs and name no split.
 """
 
 from __future__ import annotations
@@ -89,3 +95,62 @@ def test_swapped_val_and_test_numbers_still_drift() -> None:
                    "respectively.\n", [T1, V1])
     assert findings(report) == [("drift", ("V1",), 1, "31.42"), ("drift", ("T1",), 1, "32.05")]
     assert matches(report) == set()
+
+
+# === 2. benchmark servers' test splits ===========================================================
+
+# COCO detection results as papers give them (Lin et al. 2014; e.g. Carion et al. 2020, DETR,
+# Table 1 "AP" on "COCO test-dev"); a metrics.json {"test": {"ap": 45.3}, "val": {"ap": 44.1}}
+AP_TEST = replace(claim("T1", "ap", 45.3, aliases=("AP", "mAP")), evaluated_split="test")
+AP_VAL = replace(claim("V1", "ap", 44.1, aliases=("AP", "mAP")), evaluated_split="val")
+
+
+@pytest.mark.parametrize("text", [
+    # before: drift against V1 ("dev AP" was the val split's)
+    "Ours reaches a test-dev AP of 45.3 on COCO.",
+    "On COCO, our test-dev mAP is 45.3.",
+    "On COCO, our test-challenge AP is 45.3.",
+    # as before
+    "Ours reaches 45.3 AP on COCO test-dev.",
+    "Ours reaches a test AP of 45.3.",
+])
+def test_test_dev_is_the_test_split(text: str) -> None:
+    report = judge(text + "\n", [AP_TEST, AP_VAL])
+    assert findings(report) == []
+    assert matches(report) == {(("T1",), 1, "45.3")}
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Ours reaches a test-dev AP of 44.1 on COCO.", [("drift", ("T1",), 1, "44.1")]),
+    # a dev split on its own is still the val split's
+    ("Ours reaches a dev AP of 45.3.", [("drift", ("V1",), 1, "45.3")]),
+])
+def test_a_test_dev_number_is_judged_against_the_test_claim(text: str, want: Found) -> None:
+    assert findings(judge(text + "\n", [AP_TEST, AP_VAL])) == want
+
+
+# === 4. "test" as a verb ==========================================================================
+
+T_VAL = replace(V1, split="val")
+T_TEST = replace(T1, split="test")
+
+
+@pytest.mark.parametrize("text", [
+    # before: drift against T1 ("test PSNR")
+    "We test PSNR on Kodak and get 32.05 dB.",
+    "We then test PSNR on Kodak and get 32.05 dB.",
+    "In order to test PSNR on Kodak, we run it and get 32.05 dB.",
+])
+def test_test_as_a_verb_names_no_split(text: str) -> None:
+    report = judge(text + "\n", [T_TEST, T_VAL])
+    assert findings(report) == []
+    assert matches(report) == {(("V1",), 1, "32.05")}
+
+
+@pytest.mark.parametrize("text", [
+    # the noun phrase, as before: the test split
+    "Our test PSNR on Kodak is 32.05 dB.",
+    "Ours comes close to test PSNR of 32.05 dB.",
+])
+def test_test_before_a_metric_still_names_the_test_split(text: str) -> None:
+    assert findings(judge(text + "\n", [T_TEST, T_VAL])) == [("drift", ("T1",), 1, "32.05")]
