@@ -883,7 +883,8 @@ def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
 
 # A split word joined to the next one of a list ("validation and test sets", "train, val, and
 # test splits", "the val/test sets"): it qualifies what the list's last word does. Not in
-# "a train/test split", which names the partition, not the data a number is of.
+# "a train/test split" nor "train/val/test splits", which name the partition, not the data a
+# number is of: such a list names no split at all.
 _SPLIT_IN_LIST = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*(?:,[ \t]*(?:(?:"
                             + _LIST_WORDS + r")[ \t]+)?|(?:" + _LIST_WORDS + r")[ \t]+)\Z")
 _SPLIT_SLASHED = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*/[ \t]*\Z")
@@ -900,10 +901,12 @@ def split_lists(masked: str, base: int) -> list[list[tuple[int, str]]]:
         family = _qualifying(m)
         if family is None:
             continue
+        if m.group(2).lower() in ("split", "splits") \
+                and _joined_before((_SPLIT_SLASHED,), masked, m.start()) is not None:
+            continue  # "a train/val/test split of 80/10/10": the partition, no split's data
         run = [(m.start() + base, family)]
         at = m.start()
-        joins = (_SPLIT_IN_LIST,) if m.group(2).lower() == "split" else (_SPLIT_IN_LIST,
-                                                                         _SPLIT_SLASHED)
+        joins = (_SPLIT_IN_LIST, _SPLIT_SLASHED)
         while (prev := _joined_before(joins, masked, at)) is not None:
             run.append((prev.start() + base, _SPLIT_FAMILY[prev.group(1).lower()]))
             at = prev.start()

@@ -16,6 +16,9 @@ they do not:
 4. **"test" as a verb.** "We test PSNR on Kodak and get 32.05 dB" read "test PSNR": the
    number drifted against the test claim. After a subject ("we", "we then") or an
    infinitive's "to" ("in order to") "test" and "train" are verbs and name no split.
+5a. **A partition.** "With a train/val/test split of 80/10/10, PSNR is 32.05 dB" read "test
+   split" as the number's split: a drift against the test claim. Split words joined by
+   slashes before "split(s)" say how the data was divided, for any number of them: no split.
 """
 
 from __future__ import annotations
@@ -154,3 +157,27 @@ def test_test_as_a_verb_names_no_split(text: str) -> None:
 ])
 def test_test_before_a_metric_still_names_the_test_split(text: str) -> None:
     assert findings(judge(text + "\n", [T_TEST, T_VAL])) == [("drift", ("T1",), 1, "32.05")]
+
+
+# === 5a. a partition names no split ===============================================================
+
+
+@pytest.mark.parametrize("text", [
+    # before: drift against T1
+    "With a train/val/test split of 80/10/10, PSNR is 32.05 dB.",
+    "With train/val/test splits of 80/10/10, PSNR is 32.05 dB.",
+    "On a 90/10 train/test split, PSNR is 32.05 dB.",
+])
+def test_a_partition_names_no_split(text: str) -> None:
+    report = judge(text + "\n", [T_TEST, T_VAL])
+    assert findings(report) == []
+    assert matches(report) == {(("V1",), 1, "32.05")}
+
+
+@pytest.mark.parametrize("text", [
+    # a split of the data named as such, as before: the test split
+    "On the test split, PSNR is 32.05 dB.",
+    "On the val and test sets, PSNR is 31.42 and 32.05 dB, respectively.",
+])
+def test_a_split_of_the_data_still_names_it(text: str) -> None:
+    assert ("drift", ("T1",), 1, "32.05") in findings(judge(text + "\n", [T_TEST, T_VAL]))
