@@ -1196,12 +1196,14 @@ class _Run:
                               for n in numbers)
             for cid in on_a_split:
                 claim = self.claims[cid]
+                # (not "named here": a claim may be a number's candidate by its metric's or
+                # its value alone, "PSNR" naming the baseline's PSNR claim too)
                 self.add(seg, mine[0].shown.start, "ambiguous", [claim],
-                         f"{cid} ({_value(claim)}, run {claim.run}) is named here, but "
-                         f"{counted(len(numbers), 'number')} ({where}) are given for "
-                         f"{counted(len(splits), 'split')} ({', '.join(splits)}), "
-                         f"respectively: which is {cid}'s cannot be told; mark it with a claim "
-                         "marker", mine[0].shown, mine[0].via,
+                         f"{cid} ({_value(claim)}, run {claim.run}, on the {split_of[cid]} "
+                         f"split) may be one of {counted(len(numbers), 'number')} ({where}) "
+                         f"given for {counted(len(splits), 'split')} ({', '.join(splits)}), "
+                         f"respectively: which, if any, is {cid}'s cannot be told; mark it "
+                         "with a claim marker", mine[0].shown, mine[0].via,
                          candidates=tuple(n.display() for n in numbers))
             drop = frozenset(on_a_split)
             for it in mine:

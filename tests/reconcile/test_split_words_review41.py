@@ -19,6 +19,10 @@ they do not:
 5a. **A partition.** "With a train/val/test split of 80/10/10, PSNR is 32.05 dB" read "test
    split" as the number's split: a drift against the test claim. Split words joined by
    slashes before "split(s)" say how the data was divided, for any number of them: no split.
+6. **Which claims a list of numbers for a list of splits leaves untold.** Each claim on a split
+   that one of the numbers could be is `ambiguous`; the message said "C0 ... is named here" of
+   a claim the sentence never names (the baseline's, a candidate by its metric). It now says
+   what holds of every such claim: its split, and that it may be one of the numbers.
 """
 
 from __future__ import annotations
@@ -181,3 +185,21 @@ def test_a_partition_names_no_split(text: str) -> None:
 ])
 def test_a_split_of_the_data_still_names_it(text: str) -> None:
     assert ("drift", ("T1",), 1, "32.05") in findings(judge(text + "\n", [T_TEST, T_VAL]))
+
+
+# === 6. the message of a list of numbers that cannot pair with the splits ======================
+
+
+def test_the_unpaired_message_says_no_claim_is_named_that_is_not() -> None:
+    report = judge("PSNR is 32.05, 31.42 and 27.7 dB on the val and test sets and on Urban100, "
+                   "respectively.\n", [T1, V1, C0])
+    assert [(f.type, f.claims) for f in report.findings] == [
+        ("ambiguous", ("C0",)), ("ambiguous", ("T1",)), ("ambiguous", ("V1",))]
+    baseline = report.findings[0].message
+    # before: "C0 (30.1 dB, run r0) is named here, but 3 numbers (...) are given for ..."
+    assert "named" not in baseline
+    assert baseline.startswith(
+        "C0 (30.1 dB, run r0, on the test split) may be one of 3 numbers (32.05 at 1:9, 31.42 "
+        "at 1:16, 27.7 at 1:26) given for 2 splits (val, test), respectively: which, if any, "
+        "is C0's cannot be told; mark it with a claim marker")
+    assert matches(report) == set()
