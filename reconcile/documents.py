@@ -951,8 +951,8 @@ class _Run:
             for it in items:
                 if it.shown.start in self.summary_values:
                     it.points = in_points(it.shown)
-        if len(items) > 1 and says_respectively(masked):
-            self._respectively(items, found, hits, masked, start)
+        names_paired = len(items) > 1 and says_respectively(masked) \
+            and self._respectively(items, found, hits, masked, start)
         # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
         # ("  predict_accuracy = 0.9826"), too
         keys: list[Key | None] | None = None
@@ -966,8 +966,9 @@ class _Run:
             self._written_with(items, found, hits, masked, start)
         if items and self.split_of and self._names_a_split(cands, self.named(terms)):
             assert words is not None
+            # (a "respectively" that pairs the numbers with names pairs them with no splits)
             paired = self._respective_splits(seg, items, found, masked, start) \
-                if records is None and len(items) > 1 else None
+                if records is None and len(items) > 1 and not names_paired else None
             self._other_splits(items, masked, start, keys, records is not None, words,
                                section, _held_out_keys(seg) if records is not None else None,
                                paired)
@@ -1068,12 +1069,13 @@ class _Run:
         return named | parts if parts else named
 
     def _respectively(self, items: list[_Item], found: list[Shown], hits: list[Hit],
-                      masked: str, start: int) -> None:
+                      masked: str, start: int) -> bool:
         """"32.46, 28.80 and 27.71 dB on Set5, Set14 and B100, respectively": each number of
         the list is only the claims its own name names (`number_roles.respectively`, over all
         the sentence's numbers ``found``), so two numbers swapped drift instead of each
         matching the other's claim. Nothing changes unless every number of the list is judged
-        here and every name of it names one of its number's candidates."""
+        here and every name of it names one of its number's candidates. Whether the list of
+        numbers pairs with a list of names (then it pairs with no list of splits)."""
         names = _one_a_place(hits, masked, start)
         pairs = respectively(masked, start, [(n.start, n.suffix_end) for n in found],
                              [(h.start, h.end) for h in names])
@@ -1085,6 +1087,7 @@ class _Run:
         if own and len(own) == len(pairs) and all(mine for _, mine in own):
             for it, mine in own:
                 it.cands, it.named = mine, it.named & mine
+        return bool(pairs)
 
     def _written_with(self, items: list[_Item], found: list[Shown], hits: list[Hit],
                       masked: str, start: int) -> None:
@@ -1199,12 +1202,14 @@ class _Run:
                               for n in numbers)
             for cid in on_a_split:
                 claim = self.claims[cid]
+                # (not "named here": a claim may be a number's candidate by its metric's or
+                # its value alone, "PSNR" naming the baseline's PSNR claim too)
                 self.add(seg, mine[0].shown.start, "ambiguous", [claim],
-                         f"{cid} ({_value(claim)}, run {claim.run}) is named here, but "
-                         f"{counted(len(numbers), 'number')} ({where}) are given for "
-                         f"{counted(len(splits), 'split')} ({', '.join(splits)}), "
-                         f"respectively: which is {cid}'s cannot be told; mark it with a claim "
-                         "marker", mine[0].shown, mine[0].via,
+                         f"{cid} ({_value(claim)}, run {claim.run}, on the {split_of[cid]} "
+                         f"split) may be one of {counted(len(numbers), 'number')} ({where}) "
+                         f"given for {counted(len(splits), 'split')} ({', '.join(splits)}), "
+                         f"respectively: which, if any, is {cid}'s cannot be told; mark it "
+                         "with a claim marker", mine[0].shown, mine[0].via,
                          candidates=tuple(n.display() for n in numbers))
             drop = frozenset(on_a_split)
             for it in mine:
@@ -2037,10 +2042,9 @@ def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None 
 
 def _in_scale(expected: str, scale: int) -> str:
     """The evidence in the scale the number was shown in, when another: `` (= 76.34%)`` for a
-    fraction claim's ``76.3%``, `` (= 0.7634)`` for a percent claim's ``0.763``."""
-    if scale > 0:
-        return f" (= {expected}%)"
-    return f" (= {expected})" if scale < 0 else ""
+    fraction claim's ``76.3%``. (A percent claim's number is never read as a fraction: a
+    number shown at most 1 near its name is too often a ratio, threshold or correlation.)"""
+    return f" (= {expected}%)" if scale > 0 else ""
 
 
 def _sign(claim: Claim) -> str:

@@ -717,7 +717,10 @@ def labels(masked: str, base: int, numbers: Sequence[int],
 # claim's (`documents._other_splits`). The words, one family each:
 _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "val",
                  "validation": "val", "dev": "val", "test": "test", "testing": "test",
-                 "eval": "eval", "evaluation": "eval"}
+                 "eval": "eval", "evaluation": "eval",
+                 # benchmark servers' test splits (COCO's test-dev and test-challenge, VQA's
+                 # test-dev and test-std): "test-dev AP" is no "dev AP", the val split's
+                 "test-dev": "test", "test-std": "test", "test-challenge": "test"}
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
 _LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
@@ -880,7 +883,8 @@ def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
 
 # A split word joined to the next one of a list ("validation and test sets", "train, val, and
 # test splits", "the val/test sets"): it qualifies what the list's last word does. Not in
-# "a train/test split", which names the partition, not the data a number is of.
+# "a train/test split" nor "train/val/test splits", which name the partition, not the data a
+# number is of: such a list names no split at all.
 _SPLIT_IN_LIST = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*(?:,[ \t]*(?:(?:"
                             + _LIST_WORDS + r")[ \t]+)?|(?:" + _LIST_WORDS + r")[ \t]+)\Z")
 _SPLIT_SLASHED = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*/[ \t]*\Z")
@@ -897,10 +901,12 @@ def split_lists(masked: str, base: int) -> list[list[tuple[int, str]]]:
         family = _qualifying(m)
         if family is None:
             continue
+        if m.group(2).lower() in ("split", "splits") \
+                and _joined_before((_SPLIT_SLASHED,), masked, m.start()) is not None:
+            continue  # "a train/val/test split of 80/10/10": the partition, no split's data
         run = [(m.start() + base, family)]
         at = m.start()
-        joins = (_SPLIT_IN_LIST,) if m.group(2).lower() == "split" else (_SPLIT_IN_LIST,
-                                                                         _SPLIT_SLASHED)
+        joins = (_SPLIT_IN_LIST, _SPLIT_SLASHED)
         while (prev := _joined_before(joins, masked, at)) is not None:
             run.append((prev.start() + base, _SPLIT_FAMILY[prev.group(1).lower()]))
             at = prev.start()
@@ -920,6 +926,17 @@ def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
     return None
 
 
+# A list of splits that says what a model was trained on, not what its numbers are of:
+# "trained on the train and val sets", "training on", "fine-tuned on", "pre-trained on both"
+_TRAINED_ON = re.compile(r"(?i)(?<![^\W_])(?:(?:pre|fine)[\s\-]?)?(?:train(?:ed|ing)?"
+                         r"|tun(?:ed|ing))[ \t]+on[ \t]+(?:(?:the|both)[ \t]+)*\Z")
+
+
+def _trained_on(masked: str, at: int) -> bool:
+    """Whether the words just before ``at`` say the data a model was trained on."""
+    return _TRAINED_ON.search(masked, max(0, at - 40), at) is not None
+
+
 def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
                       ) -> tuple[list[tuple[int, str]], list[list[int]]]:
     """In a sentence saying *respectively* with one list of splits ("31.42 and 32.05 dB on the
@@ -927,11 +944,14 @@ def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
     as long as the splits', in order (every such list: "PSNRs of A and B and SSIMs of C and
     D"), and the lists of numbers of another length (their indices: which number is of which
     split cannot be told). ``numbers``: (start, end with its unit), in text order; offsets are
-    ``base`` on from ``masked``'s start. Else none of either."""
+    ``base`` on from ``masked``'s start. Else none of either, also where the sentence names a
+    split outside the list or the list is what was trained on (`_TRAINED_ON`)."""
     if len(numbers) < 2 or not says_respectively(masked):
         return [], []
-    runs = [run for run in split_lists(masked, base) if len(run) > 1]
-    if len(runs) != 1:
+    runs = split_lists(masked, base)
+    if len(runs) != 1 or len(runs[0]) < 2 or _trained_on(masked, runs[0][0][0] - base):
+        # a split also named on its own ("... on the test set, after training on the train
+        # and val splits"), or a list of the data trained on: the numbers are not of its splits
         return [], []
     splits = [family for _, family in runs[0]]
     heads: dict[int, list[int]] = {}
@@ -949,6 +969,21 @@ def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
 
 def _qualifying(found: re.Match[str]) -> str | None:
     """The family of a `_PROSE_SPLIT` match's split word, or None where the word after it
-    says something else after that split's words (`_OTHER_SENSE`: "training precision")."""
-    family = _SPLIT_FAMILY[found.group(1).lower()]
+    says something else after that split's words (`_OTHER_SENSE`: "training precision") or
+    the word is a verb there ("we test PSNR"; `_VERB_SUBJECT`)."""
+    word = found.group(1).lower()
+    if word in _VERBS and _VERB_SUBJECT.search(found.string, max(0, found.start() - 24),
+                                               found.start()):
+        return None  # "We test PSNR on Kodak": the verb (`_VERBS`), no split
+    family = _SPLIT_FAMILY[word]
     return None if found.group(2).lower() in _OTHER_SENSE.get(family, ()) else family
+
+
+# Split words that are also verbs, and what says they are one there: a subject or an
+# infinitive's "to" right before ("we test PSNR on Kodak", "we then test PSNR", "in order to
+# test SSIM", "they train ..."). Not a bare "to", a preposition as often ("close to test
+# accuracy", "compared to test PSNR").
+_VERBS = frozenset({"test", "train"})
+_VERB_SUBJECT = re.compile(r"(?i)(?<![^\W_])(?:we|they|i|you|(?:order|want|wants|need|needs|"
+                           r"used|use|able|aim|aims|how|try|tries)[ \t]+to)(?:[ \t]+(?:then|"
+                           r"also|first|further|now|next|additionally|again))?[ \t]+\Z")

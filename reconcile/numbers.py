@@ -19,9 +19,10 @@ Invariants:
   unit of ``fraction``, ``ratio``, ``1``, or no unit with ``|value| ≤ 1``) and as 91.3 with a
   claim whose unit is ``%``/``percent`` (or no unit with ``|value| > 1``). A fraction's number
   shown above 1 (to 100) with no sign and no unit is in percent points too (``76.3`` in a
-  "Top-1 Acc." column is 0.763), and, mirrored, a number shown at most 1 with decimals, no sign
-  and no unit is a fraction of a claim whose unit is ``%`` and value above 1 (to 100):
-  ``0.763`` is 76.3% (`Check.scale` -2).
+  "Top-1 Acc." column is 0.763). The mirror is not read: a number shown at most 1 is never a
+  percent claim's fraction (``0.763`` beside a 76.34% claim is no value of it), as prose gives
+  a percent metric's ratios, thresholds and correlations in that range ("an IoU threshold of
+  0.5", "Pearson r = 0.81").
 * **Digits glued to words are not numbers.** ``mAP@50``, ``ResNet-50``, ``top-1``, ``F1``,
   ``v1.2``, ``3D``, ``1st``, ``1.2.3``, ``3-5``, ``12:30``, ``10^3`` yield no token.
 * **Units are checked only when present.** A unit word right after the number is compared with
@@ -305,8 +306,7 @@ class Check:
         self.unit_ok = unit_ok        # no unit shown, or the claim's (or percent on a fraction)
         self.unit_shown = unit_shown
         self.plausible = plausible    # could be this claim's number at all (see `check`)
-        self.scale = scale            # power of ten applied to the value (2: percent points,
-        #                               -2: a percent claim's value as a fraction)
+        self.scale = scale            # power of ten applied to the value (2: percent points)
 
     def __repr__(self) -> str:
         return (f"Check(matches={self.matches}, unit_ok={self.unit_ok}, "
@@ -396,13 +396,6 @@ def check(shown: Shown, value: float | Decimal, unit: str | None = None, *,
         # A fraction shown above 1 with no sign is in percent points: tables drop the % ("Top-1
         # Acc." over 76.3 for 0.763); no fraction's own digits read 76.3.
         scale = 2
-    elif (scale == 0 and shift == 0 and unit_shown is None and shown.exponent < 0
-          and 0 < shown.fvalue <= 1 and 1 < float(value) <= 100
-          and claim_unit in _PERCENT_UNITS):
-        # The mirror: a percent claim's number shown at most 1, with decimals and no sign, is a
-        # fraction ("0.763" for 76.34%); no percent above 1 reads 0.763. (A whole "1" carries
-        # no digit of it.)
-        scale = -2
     target = float(value) * 10.0 ** scale
     number = shown.fvalue * pow10(shift)
     half = 0.5 * pow10(shown.exponent + shift)

@@ -19,12 +19,12 @@
    and test sets") each name their split, and with *respectively* a list of numbers pairs with
    them in order, as it does with a list of claims' names; where the lists' lengths differ,
    the claims on those splits are `ambiguous`, not passed.
-9. **A percent claim's number written as a fraction.** A fraction claim (0.7634) compares
-   ``76.3%`` and a bare ``76.3`` (tables drop the sign), but a claim recorded in percent
-   (``--unit %``, 76.34) skipped ``0.773`` as another quantity: the drift went unreported. Now
-   the rule is mirrored: a percent claim's number shown at most 1, with decimals and no sign or
-   unit, is a fraction (``0.763`` matches, ``0.773`` drifts). And a percent claim's drift
-   message gives the evidence with its sign: ``evidence says 76.34%``, not ``76.34``.
+9. **A percent claim's drift message.** A percent claim's drift message gives the evidence
+   with its sign: ``evidence says 76.34%``, not ``76.34`` beside ``says 77.3%``. (Reading a
+   percent claim's number shown at most 1 as its fraction, the mirror of a fraction claim's
+   bare ``76.3``, was tried and withdrawn, review 41 item 3: near a percent metric's name
+   prose gives ratios, thresholds and correlations in that range, 8 false drifts in one page.
+   A percent claim still skips ``0.773``.)
 """
 
 from __future__ import annotations
@@ -219,11 +219,13 @@ def test_what_pairs_as_before(text: str, claims: list[Claim],
 
 
 def test_a_train_test_split_names_the_partition_not_two_splits() -> None:
-    """"a train/test split" is how the data was divided: its "test split" names the test split
-    alone, as before (were "train/" a split of a list, the number would be of no one split and
-    match P_val)."""
+    """"a train/test split" is how the data was divided, not the data the number is of: it
+    names no split (review 41 item 5a: its "test split" named the test split, and "a
+    train/val/test split of 80/10/10" so drifted a val number against the test claim), and
+    the number is each claim's of its value."""
     report = judge("On a 90/10 train/test split, Ours reaches 32.05 dB PSNR.\n", [P_VAL, P_TEST])
-    assert findings(report) == [("drift", ("P_test",), 1, "32.05")]
+    assert findings(report) == []
+    assert matches(report) == {(("P_val",), 1, "32.05")}
 
 
 # === 9. a percent claim's number written as a fraction ==========================================
@@ -235,25 +237,44 @@ ACC_FRACTION = claim("Y", "acc", 0.7634, aliases=("accuracy",))
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    # before: not compared (0.773 was no plausible value of 76.34)
-    ("The accuracy is 0.773.", "X says 0.773, evidence says 76.34% (= 0.7634)"),
-    ("The accuracy is 0.77.", "X says 0.77, evidence says 76.34% (= 0.7634)"),
     # before: "evidence says 76.34"
     ("The accuracy is 77.3%.", "X says 77.3%, evidence says 76.34%"),
     ("The accuracy is 77.3.", "X says 77.3, evidence says 76.34%"),
 ])
-def test_a_percent_claim_drifts_in_either_scale(text: str, message: str) -> None:
+def test_a_percent_claims_drift_shows_its_sign(text: str, message: str) -> None:
     report = judge(text + "\n", [ACC_PCT])
     assert findings(report) == [("drift", ("X",), 1, text.split()[-1].rstrip("."))]
     assert report.findings[0].message.startswith(message + " (run r1, object")
 
 
-@pytest.mark.parametrize("shown", ["0.763", "0.7634", "0.76", "76.3%", "76.3"])
-def test_a_percent_claim_matches_in_either_scale(shown: str) -> None:
-    """Before: 0.763, 0.7634 and 0.76 were not compared."""
+@pytest.mark.parametrize("shown", ["76.3%", "76.3", "76.34"])
+def test_a_percent_claim_matches_in_percent_points(shown: str) -> None:
     report = judge(f"The accuracy is {shown}.\n", [ACC_PCT])
     assert findings(report) == []
     assert matches(report) == {(("X",), 1, shown)}
+
+
+# Review 41 item 3: each of these was a false drift while a percent claim read 0.38..1 as its
+# fraction; none is a value of the accuracy (ratios, thresholds, correlations, multipliers).
+@pytest.mark.parametrize("text", [
+    "The accuracy ratio to the baseline is 0.98.",
+    "The accuracy gap to the oracle shrinks to 0.4.",
+    "Accuracy is reported at an IoU threshold of 0.5.",
+    "Calibrated accuracy uses a temperature of 0.7.",
+    "Accuracy correlates with model size (Pearson r = 0.81).",
+    "Accuracy (normalised to the oracle) is 0.82.",
+    "Ours uses a width multiplier of 0.75.",
+    "Ours keeps 0.9 of the baseline's accuracy at half the cost.",
+    "Our accuracy (0.76 of the baseline's error) is strong.",
+    # and a fraction written for the percent claim is not compared either (the rule withdrawn)
+    "The accuracy is 0.763.",
+    "The accuracy is 0.773.",
+])
+def test_a_percent_claim_reads_no_number_at_most_1_as_its_fraction(text: str) -> None:
+    ours = claim("X", "acc", 76.34, unit="%", aliases=("accuracy", "Ours"))
+    report = judge(text + "\n", [ours])
+    assert findings(report) == []
+    assert matches(report) == set()
 
 
 @pytest.mark.parametrize(("text", "claims", "want_matches"), [
