@@ -626,7 +626,8 @@ def _asks_for_help(argv: list[str]) -> bool:
     name = os.path.basename(argv[0]) if argv else ""
     if name not in _HELP_CLIS:
         return False
-    words = argv[1:argv.index("--")] if "--" in argv else argv[1:]
+    words = _without_redirections(argv[1:])
+    words = words[:words.index("--")] if "--" in words else words
     if words[:1] == ["help"] or (name == "aws" and any(
             w == "help" and before in _AWS_HELP_AFTER
             for before, w in zip(words, words[1:], strict=False))):
@@ -641,6 +642,30 @@ def _asks_for_help(argv: list[str]) -> bool:
                 before in ("-h", "--help"):
             return True
     return False
+
+
+# bash(1) REDIRECTION: an optional fd number or {varname}, then `<`, `>`, `>>`, `>|`, `<>`,
+# `&>`, `&>>`, `>&`, `<&` or `<<<`; its target is the rest of the word or, when none, the next
+_REDIRECTION = re.compile(r"^(\d+|\{\w+\})?(<<<|&>>?|>>|>\||>&|<&|<>|>|<)(.*)$", re.S)
+
+
+def _without_redirections(words: list[str]) -> list[str]:
+    """``words`` less the redirections and their targets (``> -h``, ``2>--help``, ``2>&1``):
+    the shell opens those files, the command never sees them. A quoted ``'>'`` is taken
+    out too (the words come unquoted): a help flag after it is missed and the command
+    judged, the safe side."""
+    kept: list[str] = []
+    skip_next = False
+    for word in words:
+        if skip_next:
+            skip_next = False
+            continue
+        m = _REDIRECTION.match(word)
+        if m is None:
+            kept.append(word)
+        elif not m.group(3):
+            skip_next = True  # `> -h`: the target is the next word
+    return kept
 
 
 def _opaque_remote_destroy(text: str) -> bool:

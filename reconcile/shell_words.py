@@ -2087,6 +2087,8 @@ def _split(script: str) -> list[tuple[str, list[str], int]]:
         elif ch == "&" and (script.startswith("&>", i) or (
                 current and current[-1].endswith((">", "<")))):
             current.append("&")  # a redirection (`2>&1`, `&>log`), not a separator
+        elif ch == "|" and current and current[-1].endswith(">"):
+            current.append("|")  # `>|`: a redirection that overwrites a noclobber file
         elif ch == "|":
             if script.startswith("||", i):  # an or-list: the next pipeline
                 close("||")
