@@ -885,10 +885,13 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         if rest[:1] != ["clean"]:
             return None
         flags, _, paths = _git_clean(rest[1:])
-        # without -d it keeps untracked folders, unless paths are given (git-clean(1): "If a
-        # <pathspec> is specified, -d is irrelevant"): `git clean -f capsules` empties them
-        if ("d" not in flags and not paths) or "n" in flags:
+        if "n" in flags:
             return None
+        # where git cannot be asked (`_GitClean`), a pathspec with magic (`:!src`, `:/`) or a
+        # wildcard (git's `*` crosses `/`) may reach anything in the repository: its folder
+        # stands for it
+        if any(_git_magic(p) for p in paths):
+            paths = []
         return [os.path.join(folder, p) for folder in where for p in paths or ["."]], []
     if name == "mv":
         paths = [a for a in args if not a.startswith("-")]
@@ -970,75 +973,215 @@ def _git_join(here: str, path: str) -> str:
 # (any other, `-c`, `--git-dir`, `--work-tree`, ...: real git is not asked, see `_GitClean`)
 _GIT_NEUTRAL_OPTIONS = {"--no-pager", "-P", "-p", "--paginate", "--no-optional-locks",
                         "--literal-pathspecs", "--no-replace-objects"}
-_GIT_ASK_TIMEOUT_S = 2.0
+_GIT_ASK_TIMEOUT_S = 2.0  # one dry run of git clean
+# bash(1)/git-config(1): where git finds config and ignore files (core.excludesFile defaults to
+# $XDG_CONFIG_HOME/git/ignore, else $HOME/.config/git/ignore) and git's own variables
+_GIT_ENV_ASSIGNMENT = re.compile(
+    r"(?<![\w$])(HOME|XDG_CONFIG_HOME|GIT_\w*)\+?=|\b(unset|env\s+-u)\s+(HOME|XDG_|GIT_)")
+# git commands that change neither the index, the work tree, the config nor what is ignored
+_GIT_READ_ONLY = {"status", "log", "diff", "show", "ls-files", "ls-tree", "rev-parse",
+                  "rev-list", "cat-file", "describe", "blame", "annotate", "grep", "shortlog",
+                  "version", "help", "whatchanged", "show-ref", "for-each-ref", "name-rev",
+                  "check-ignore", "check-attr", "count-objects", "diff-files", "diff-index",
+                  "diff-tree", "merge-base", "cherry", "var"}
+_GIT_BRANCH_LISTS = {"--list", "-l", "-a", "--all", "-r", "--remotes", "-v", "-vv",
+                     "--verbose", "--show-current", "--no-color", "--color"}
+# git-clean(1) prints `Would remove PATH` for each path a dry run would remove (LC_ALL=C:
+# untranslated); with `-q` it prints nothing, `-i` asks on a terminal: both left out
+_WOULD_REMOVE = "Would remove "
 
 
 @dataclass
 class _GitClean:
-    """A ``git clean`` that removes (no dry run), to ask real git what it removes of a
-    protected folder: its working folders (one from each of the line's; None when git's view
-    cannot be reproduced: a computed ``-C``, ``--git-dir``, ``--work-tree``, a ``-c``, a
-    ``GIT_*`` assignment before it), its short flags (``x``: ignored files too, ``X``: only
-    those) and its ``-e`` patterns."""
+    """A ``git clean`` that removes (no dry run), to ask real git what it removes: its
+    working folders (one from each of the line's; None when git's view cannot be reproduced:
+    a computed ``-C``, ``--git-dir``, ``--work-tree``, a ``-c``, an assignment of ``HOME``,
+    ``XDG_CONFIG_HOME`` or ``GIT_*`` before it, or an earlier command of the line that may
+    change what git ignores or tracks), its own arguments and its short flags and ``-e``
+    patterns (read where git cannot be asked)."""
 
     folders: list[Path] | None
+    args: list[str]
     flags: set[str]
     excludes: list[str]
+    # a pathspec with magic (`:!src`, `:/`) or a wildcard (git's `*` crosses `/`): it may
+    # reach anything in the repository, not only below its folder
+    anywhere: bool = False
+    # each folder's answer, asked once: the paths git would remove, None when it cannot say
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
 
-    def removes(self, place: Path, root: Path) -> bool:
-        """Cleaning ``place`` removes something of ``root`` (they overlap): what git lists as
-        untracked there (``git ls-files --others --directory``, with the standard ignore
-        rules but with ``-x``, only the ignored with ``-X``, and the ``-e`` patterns) is what
-        the clean removes; a tracked file it keeps. Asked only for a folder the clean would
-        otherwise be refused for; git failing or not answering in time: removed (fail
-        closed). git runs read-only, with ``core.fsmonitor`` (a program the repository's
-        config may name) off."""
-        import subprocess
-
-        if self.folders is None:
-            return True
-        spec = place if (place == root or root in place.parents) else root
-        ask = ["git", "--literal-pathspecs", "--no-optional-locks", "-c", "core.fsmonitor=false",
-               "-c", "core.untrackedCache=false", "ls-files", "-z", "--others", "--directory"]
-        if "x" not in self.flags:
-            ask.append("--exclude-standard")
-            if "X" in self.flags:
-                ask.append("--ignored")
-        ask += [f"--exclude={pattern}" for pattern in self.excludes]
-        env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
-        for folder in self.folders:
-            try:
-                done = subprocess.run([*ask, "--", str(spec)], cwd=folder, env=env,
-                                      capture_output=True, timeout=_GIT_ASK_TIMEOUT_S,
-                                      check=False, stdin=subprocess.DEVNULL)
-            except (OSError, subprocess.SubprocessError):
-                return True
-            if done.returncode != 0 or done.stdout:
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """The clean removes something of ``root``: a path git's dry run lists is ``root``,
+        above it or inside it (inside ``spared``, the ledger's cache, aside). git failing or
+        not answering in time: removed (fail closed)."""
+        for folder in self.folders or []:
+            if folder not in self.answers:
+                self.answers[folder] = _git_would_remove(folder, self.args)
+            removed = self.answers[folder]
+            if removed is None or any(
+                    _overlaps(p, root) and (spared is None or spared not in (p, *p.parents))
+                    for p in removed):
                 return True
         return False
 
 
-def _git_clean_of(cmd: Any, bases: list[Path]) -> _GitClean | None:
-    """The `_GitClean` of a ``git clean`` command (None for any other command)."""
+def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
+    """What ``git clean ARGS`` run in ``folder`` would remove, asked of git itself as a dry
+    run of the same arguments (`_dry_run_args`: pathspecs and their magic, ``-x``, ``-X``,
+    ``-e``, ``-d``, a doubled ``-f``, all as git reads them); None when git cannot answer (not
+    a repository, a bad option, past `_GIT_ASK_TIMEOUT_S`, an unknown line). git runs
+    read-only: no optional locks, ``core.fsmonitor`` (a program the repository's config may
+    name) off, paths unquoted but for control characters and quotes."""
+    import subprocess
+
+    ask = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false",
+           "-c", "core.untrackedCache=false", "-c", "core.quotePath=false",
+           "clean", *_dry_run_args(args)]
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
+           "LC_ALL": "C", "LANGUAGE": ""}
+    try:
+        done = subprocess.run(ask, cwd=folder, env=env, capture_output=True,
+                              timeout=_GIT_ASK_TIMEOUT_S, check=False,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    removed: list[Path] = []
+    for line in os.fsdecode(done.stdout).splitlines():
+        if not line.startswith(_WOULD_REMOVE):
+            return None
+        removed.append(_resolve(folder, _git_unquoted(line[len(_WOULD_REMOVE):])))
+    return removed
+
+
+def _dry_run_args(args: list[str]) -> list[str]:
+    """The arguments of ``git clean ARGS`` as a dry run: ``-n`` added after its options, and
+    ``-q``/``--quiet`` (a quiet dry run prints nothing) and ``-i``/``--interactive`` left
+    out, also from a bundle of short flags (``-fdq``) and as an abbreviated long option
+    (git's parse-options takes a unique prefix). ``-e`` keeps the rest of its bundle or the
+    next word as its value; everything else is kept as written."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            return [*out, "-n", *args[i - 1:]]
+        if not word.startswith("-") or word == "-":
+            out.append(word)
+        elif word.startswith("--"):
+            name, eq, _ = word[2:].partition("=")
+            bare = name[3:] if name.startswith("no-") else name
+            if bare and ("interactive".startswith(bare) or "quiet".startswith(bare)):
+                continue
+            out.append(word)
+            if not eq and len(name) >= 2 and "exclude".startswith(name) and i < len(args):
+                out.append(args[i])
+                i += 1
+        else:
+            bundle = "-"
+            for k, ch in enumerate(word[1:], 1):
+                if ch == "e":
+                    bundle += word[k:]
+                    if k == len(word) - 1 and i < len(args):  # `-e PATTERN`
+                        out.append(bundle)
+                        bundle = args[i]
+                        i += 1
+                    break
+                if ch not in "iq":
+                    bundle += ch
+            if bundle != "-":
+                out.append(bundle)
+    return [*out, "-n"]
+
+
+# git's C-style quoting of a path (quote.c, quote_c_style): these escapes and \ooo octal bytes
+_C_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, '"': 34}
+
+
+def _git_unquoted(path: str) -> str:
+    """A path as git prints it, unquoted: a ``"…"`` path holds C escapes (``\\"``, ``\\t``,
+    ``\\303\\251``: octal bytes of UTF-8), anything else is the path as it is."""
+    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
+        return path
+    body, out, i = path[1:-1], bytearray(), 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 >= len(body):
+            out += ch.encode("utf-8", "surrogateescape")
+            i += 1
+        elif body[i + 1] in _C_ESCAPES:
+            out.append(_C_ESCAPES[body[i + 1]])
+            i += 2
+        elif body[i + 1:i + 4].isdigit():
+            out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+            i += 4
+        else:
+            out += body[i + 1].encode("utf-8", "surrogateescape")
+            i += 2
+    return os.fsdecode(bytes(out))
+
+
+def _git_clean_of(cmd: Any, bases: list[Path], earlier: list[Any]) -> _GitClean | None:
+    """The `_GitClean` of a ``git clean`` command that removes (None for any other command
+    and for a dry run). ``earlier``: the commands of the line before it; one that may change
+    what git ignores or tracks (`_may_change_git_state`) makes git's answer now worthless."""
     if cmd.name != "git":
         return None
     args = cmd.argv[1:]
     rest = _git_where(args)[1]
     if rest[:1] != ["clean"]:
         return None
-    flags, excludes, _ = _git_clean(rest[1:])
+    flags, excludes, paths = _git_clean(rest[1:])
+    if "n" in flags:
+        return None
     options = args[:len(args) - len(rest)]
     here, known, i = ".", True, 0
     while i < len(options):
         if options[i] == "-C" and i + 1 < len(options):
-            here = _git_join(here, options[i + 1])
+            here = _git_join(here, options[i + 1]) if options[i + 1] else here
             i += 2
             continue
         known = known and options[i] in _GIT_NEUTRAL_OPTIONS
         i += 1
-    if not known or "$" in here or "`" in here or re.search(r"(?<![\w])GIT_\w*=", cmd.context):
-        return _GitClean(None, flags, excludes)
-    return _GitClean([_resolve(base, here) for base in bases], flags, excludes)
+    if not known or "$" in here or "`" in here or _GIT_ENV_ASSIGNMENT.search(cmd.context) or \
+            any(_may_change_git_state(e) for e in earlier):
+        return _GitClean(None, rest[1:], flags, excludes)
+    return _GitClean([_resolve(base, here) for base in bases], rest[1:], flags, excludes,
+                     anywhere=any(_git_magic(p) for p in paths))
+
+
+def _git_magic(pathspec: str) -> bool:
+    """A pathspec that may match outside its own folder's subtree or by wildcard
+    (gitglossary(7): ``:`` magic, ``*``, ``?``, ``[``)."""
+    return pathspec.startswith(":") or any(c in pathspec for c in "*?[")
+
+
+def _may_change_git_state(cmd: Any) -> bool:
+    """Run before a ``git clean`` on the same line, ``cmd`` may change what git ignores or
+    tracks there: a git command not known to be read-only (``git stash``, ``git rm
+    --cached``, ``git reset``, another clean), a command whose word names a ``.git…`` file or
+    folder or an ``exclude`` file and does more than print it (``rm .gitignore``, ``echo x >
+    .gitignore``), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where git
+    finds its config and ignore files), a command word computed when it runs."""
+    if cmd.remote or not cmd.argv:
+        return False
+    if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return True
+    if cmd.name == "git":
+        rest = _git_where(cmd.argv[1:])[1]
+        sub, more = (rest[0], rest[1:]) if rest else ("", [])
+        if sub == "clean":
+            return not _dry_run(more)
+        if sub == "branch":
+            return not all(w in _GIT_BRANCH_LISTS for w in more)
+        return sub not in _GIT_READ_ONLY
+    words = cmd.argv[1:]
+    names_git_files = any(".git" in w or "exclude" in w for w in words)
+    prints_only = cmd.name in _LOOK_ONLY and not any(
+        _REDIRECTION.match(w) and not _HARMLESS_REDIRECT.fullmatch(w) for w in words)
+    return names_git_files and not prints_only
 
 
 def _git_kept(argv: list[str]) -> list[str]:
@@ -1367,7 +1510,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     bases = [base]
     targets: list[_Target] = []
     feeds = _Feeds(parsed, command)
-    for cmd in parsed:
+    for n, cmd in enumerate(parsed):
         if cmd.remote:
             continue
         if cmd.name in ("cd", "pushd") and not cmd.dynamic:
@@ -1390,7 +1533,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             targets.append(_Target("(paths read when it runs)", [], names, True,
                                    _quoted(cmd.argv), feed=feeds.of(cmd)))
         kept = _git_kept(cmd.argv)
-        clean = _git_clean_of(cmd, bases)
+        clean = _git_clean_of(cmd, bases, parsed[:n])
         for target in found:
             for each in _braces(target):
                 places, globs, computed = _expand(each, bases)
@@ -1450,11 +1593,16 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
         for root, what, digest in protected:
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
-            hit = any(_deletes_some_of(p, root, t.names, spared)
-                      and not _git_excluded(p, root, t.kept)
-                      and (t.git is None or t.git.removes(p, root))
-                      for p in t.places_near(root)
-                      if spared is None or spared not in (p, *p.parents))
+            if t.git is not None and t.git.folders is not None:
+                # git's own dry run says, asked when the clean may reach the folder: a
+                # pathspec with magic or a wildcard may reach anything in the repository
+                hit = (t.git.anywhere or any(_overlaps(p, root) for p in t.places_near(root))) \
+                    and t.git.removes(root, spared)
+            else:
+                hit = any(_deletes_some_of(p, root, t.names, spared)
+                          and not _git_excluded(p, root, t.kept)
+                          for p in t.places_near(root)
+                          if spared is None or spared not in (p, *p.parents))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
                 if t.feed not in mentions:

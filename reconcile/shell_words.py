@@ -368,8 +368,7 @@ def _simple(part: str, heredocs: list[str], line: _Line, context: str | None,
             fed.append(argv[i + 1])
             i += 2
             continue
-        if argv[i]:
-            words.append(argv[i])
+        words.append(argv[i])  # an empty word too: `git -C '' clean` (git(1): no change)
         i += 1
     here = context if context is not None else part.strip()
     _command(words, fed, lambda: line.piped_into(part, out, context, remote), here, context,

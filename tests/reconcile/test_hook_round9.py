@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from labledger.ledger.ledger import Ledger
 from tests.reconcile import test_hook_round8 as round8
 from tests.reconcile.test_hook_review_fixes import assert_blocked, assert_passes
 
@@ -62,3 +63,109 @@ def test_a_redirection_target_is_no_help_flag(hook: Callable[..., Any], command:
 def test_a_help_flag_beside_a_redirection_still_passes(
         hook: Callable[..., Any], command: str) -> None:
     assert_passes(hook(command), command)
+
+
+# 2: git clean is judged as the repository will be when it runs -----------------------------------
+# Each earlier command below changes what git ignores or tracks (git-stash(1) stashes an
+# uncommitted .gitignore entry, git-rm(1) --cached untracks, git-reset(1) HEAD~1 untracks the
+# last commit's files; core.excludesFile defaults to $XDG_CONFIG_HOME/git/ignore, else
+# $HOME/.config/git/ignore: git-config(1)); the clean then removes the capsule. Repositories
+# are real ones (`round8._repository`).
+@pytest.mark.parametrize("command", [
+    "git stash && git clean -fd",
+    "git checkout -- . && git clean -fd",
+    "rm .gitignore; git clean -fd",
+    "mv .gitignore old && git clean -fd",
+    "echo src > .gitignore; git clean -fd",
+    "git rm -r -q --cached capsules && git clean -fd",
+    "git reset -q HEAD~1 && git clean -fd",
+    "git clean -fd -e capsules; git clean -fd",  # the first may remove an untracked .gitignore
+    "bash -c 'git stash && git clean -fd'",
+    "HOME=/tmp git clean -fd",
+    "XDG_CONFIG_HOME=/tmp git clean -fd",
+    "export XDG_CONFIG_HOME=/tmp; git clean -fd",
+    "env HOME=/tmp git clean -fd",
+])
+def test_git_clean_after_what_may_change_the_repository_is_refused(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, ".labledger/\ncapsules/\n")
+    assert_deletes_a_capsule(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "git status && git clean -fd",
+    "git status --short; git diff --stat; git clean -fd",
+    "git log -1 --oneline && git clean -fdn && git clean -fd",
+    "git branch --list && git rev-parse HEAD && git ls-files && git clean -fd",
+    "cat .gitignore; git clean -fd",
+    "make clean && git clean -fd",
+    "git clean -fd && git stash",  # after the clean: too late to matter
+    "OUT=build git clean -fd",
+])
+def test_git_clean_after_read_only_commands_is_asked_of_git(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, ".labledger/\ncapsules/\n")
+    assert_passes(hook(command), command)
+
+
+# 3, 4: what git clean removes is what git itself says it would remove ----------------------------
+# git-clean(1), git 2.39: -ff removes an untracked nested repository whole (one -f skips it);
+# a pathspec may carry magic (gitglossary(7): `:!`/`:(exclude)`, `:(glob)`, `:(icase)`, `:/`
+# for the top) and its wildcards match across `/` (`'*.json'` matches capsules/c2/metrics.json);
+# `-C ''` leaves the working folder as it is (git(1)). The hook asks `git clean -n` with the
+# clean's own arguments.
+@pytest.mark.parametrize("command", [
+    "git clean -fd ':!src'",
+    "git clean -fd ':(exclude)src'",
+    "git clean -f '*.json'",
+    "git clean -fd ':(glob)**/*.json'",
+    "git clean -fd ':(icase)CAPSULES'",
+    "git -C '' clean -fd",
+    "cd src && git clean -fd ':/'",
+    "git clean -f capsules/c2",
+    "git clean -fq -d",  # quiet: git prints nothing even for a dry run, the hook asks without it
+])
+def test_git_clean_by_pathspec_magic_or_glob_is_refused(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, ".labledger/\n")
+    assert_deletes_a_capsule(hook(command), command)
+
+
+def test_git_clean_twice_forced_removes_a_nested_repository(
+        hook: Callable[..., Any], box: Path) -> None:
+    round8._repository(box, ".labledger/\n")
+    round8._git(box / "capsules", "init", "-q", ".")  # an untracked repository of its own
+    for command in ("git clean -ffd", "git clean -ffd capsules", "git clean -ffdx -e .labledger"):
+        assert_deletes_a_capsule(hook(command), command)
+    # one -f skips a nested repository (git-clean(1)): git would keep it
+    assert_passes(hook("git clean -fd"), "git clean -fd")
+
+
+@pytest.mark.parametrize("command", [
+    "git clean -fd ':!capsules'",
+    "git clean -f '*.pyc'",
+    "git clean -fd build",
+    "git clean -fdx build",
+    "git clean -fdn",
+])
+def test_git_clean_that_git_says_keeps_the_capsule_passes(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, ".labledger/\n")
+    (box / "build").mkdir()
+    (box / "build" / "out.o").write_text("x\n")
+    assert_passes(hook(command), command)
+
+
+def test_git_clean_of_a_path_git_quotes_is_read(hook: Callable[..., Any], box: Path,
+                                                ledger: Ledger) -> None:
+    # git quotes a path holding a quote or a control character ("we\"ird/", core.quotePath);
+    # the capsule itself named so: the quoted path is read back
+    round8._repository(box, ".labledger/\ncapsules/\n")
+    odd = box / 'we"ird\tc3'
+    odd.mkdir()
+    (odd / "m.json").write_text("{}\n")
+    ledger.append("capsule.sealed", run="r2", path=odd.name,
+                                      digest="blake3:" + "cd" * 32, files=1, bytes=1)
+    result = hook("git clean -fd")
+    assert_deletes_a_capsule(result, "git clean -fd")
+    assert "c3" in result.stderr
