@@ -169,3 +169,75 @@ def test_git_clean_of_a_path_git_quotes_is_read(hook: Callable[..., Any], box: P
     result = hook("git clean -fd")
     assert_deletes_a_capsule(result, "git clean -fd")
     assert "c3" in result.stderr
+
+
+# 5: what runpodctl exec python runs on the pod is FILE's program ---------------------------------
+# runpod/runpodctl cmd/exec/commands.go: `exec python` takes a `--pod_id` string flag (cobra:
+# flags may stand before or after the subcommand's words; -h/--help prints the help and runs
+# nothing) and copies FILE to the pod, run there with python3.11 (functions.go, PythonOverSSH).
+# The programs are Python as agents write them: os.system/subprocess with a command line or
+# an argument list.
+@pytest.mark.parametrize(("program", "command"), [
+    ('import os\nos.system("rm -rf /workspace/runs")\n', "python --pod_id abc123 job.py"),
+    ('import subprocess\nsubprocess.run(["poweroff"])\n', "python --pod_id abc123 job.py"),
+    ('from subprocess import check_call\ncheck_call(["rm", "-rf", "/workspace"])\n',
+     "python --pod_id abc123 job.py"),
+    ('import os\nos.popen("pkill -f train.py").read()\n', "python --pod_id abc123 job.py"),
+    ('import subprocess\nsubprocess.run("shutdown -h now", shell=True)\n',
+     "--pod_id abc123 python job.py"),
+    ('import os\nos.system("rm -rf /workspace/runs")\n', "--pod_id=abc123 python job.py"),
+    ('import os\nCMD = "rm -rf /workspace/runs"\nos.system(CMD)\n',
+     "python --pod_id abc123 job.py"),  # a command held in a variable: the literals count
+    ("print(1)\n", "--pod_id abc123 python missing.py"),  # cannot be read: unknown
+])
+def test_what_runpodctl_exec_python_runs_on_the_pod_is_judged(
+        hook: Callable[..., Any], box: Path, program: str, command: str) -> None:
+    (box / "job.py").write_text(program)
+    line = f"runpodctl exec {command}"
+    result = hook(line)
+    assert_blocked(result, line)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
+@pytest.mark.parametrize(("program", "command"), [
+    ('import subprocess\nsubprocess.run(["nvidia-smi"])\n', "python --pod_id abc123 job.py"),
+    ('import os\nos.system("ls -la /workspace")\n', "--pod_id abc123 python job.py"),
+    ('import subprocess\nout = subprocess.check_output(["df", "-h"])\nprint(out)\n',
+     "python --pod_id abc123 job.py"),
+    ("print(1)\n", "python --pod_id abc123 missing.py -h"),  # cobra prints the help
+    ("print(1)\n", "python --help"),
+])
+def test_a_harmless_program_on_the_pod_passes(
+        hook: Callable[..., Any], box: Path, program: str, command: str) -> None:
+    (box / "job.py").write_text(program)
+    line = f"runpodctl exec {command}"
+    assert_passes(hook(line), line)
+
+
+@pytest.mark.parametrize("command", [
+    "ssh root@203.0.113.7 'python3 -c \"import subprocess; subprocess.run([\\\"poweroff\\\"])\"'",
+    "ssh root@203.0.113.7 python3 - <<'EOF'\nimport os\nos.system('rm -rf /workspace/runs')\nEOF",
+])
+def test_what_python_starts_on_a_box_through_ssh_is_judged(
+        hook: Callable[..., Any], command: str) -> None:
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -c 'import os; os.system(\"rm -rf capsules\")'",
+    "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"capsules/c2\"])'",
+])
+def test_what_python_starts_here_is_judged(hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_a_capsule(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -c 'import os; os.system(\"ls capsules\")'",
+    "ssh root@203.0.113.7 'python3 -c \"import subprocess; subprocess.run([\\\"nvidia-smi\\\"])\"'",
+    "python3 -c 'import subprocess; print(subprocess.check_output([\"git\", \"status\"]))'",
+])
+def test_what_python_starts_that_deletes_nothing_passes(
+        hook: Callable[..., Any], command: str) -> None:
+    assert_passes(hook(command), command)
