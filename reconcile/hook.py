@@ -905,6 +905,23 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     return None
 
 
+def _removes_folders(argv: list[str]) -> bool:
+    """The delete may remove a folder: any but ``rm`` without ``-r``/``-R``/``-d`` (or their
+    long forms), ``shred`` and ``unlink``, which remove files only."""
+    name = os.path.basename(argv[0]) if argv else ""
+    if name in ("shred", "unlink"):
+        return False
+    if name != "rm":
+        return True
+    for a in argv[1:]:
+        if a == "--":
+            break
+        if a in ("--recursive", "--dir") or (
+                a.startswith("-") and not a.startswith("--") and set(a[1:]) & set("rRd")):
+            return True
+    return False
+
+
 def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
     """(short flags, ``-e`` patterns, paths) of ``git clean ARGS``, read as git's option parser
     does: ``-e`` takes the rest of its bundle or the next word (``-fdxe capsules``), so its
@@ -1531,7 +1548,8 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
             targets.append(_Target("(paths read when it runs)", [], names, True,
-                                   _quoted(cmd.argv), feed=feeds.of(cmd)))
+                                   _quoted(cmd.argv), feed=feeds.of(cmd),
+                                   recursive=_removes_folders(cmd.argv)))
         kept = _git_kept(cmd.argv)
         clean = _git_clean_of(cmd, bases, parsed[:n])
         for target in found:
@@ -1563,6 +1581,8 @@ class _Target:
     globs: list[str] = field(default_factory=list)
     # a `git clean`: real git says what it removes of a protected folder it reaches
     git: _GitClean | None = None
+    # it removes folders too (not `rm -f`, `shred`, `unlink`: a listed folder stays)
+    recursive: bool = True
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -1607,7 +1627,7 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
                 if t.feed not in mentions:
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
-                hit = mentions[t.feed].reach(root, spared)
+                hit = mentions[t.feed].reach(root, spared, t.recursive)
             if not hit:
                 continue
             if digest is not None:
@@ -1708,8 +1728,11 @@ class _Feeds:
                 for s, p in c.scopes:
                     if s is script:
                         members.setdefault(p.index, []).append(c)
-            self.handing[id(script)] = {p.index for p in pipelines
-                                        if not _only_prints(p.text, members.get(p.index, []))}
+            whole = self.command if script is None else script.text
+            self.handing[id(script)] = {
+                p.index for p in pipelines
+                if not _only_prints(p.text, members.get(p.index, []))
+                and not _unused_alias(p.text, members.get(p.index, []), whole)}
         return self.handing[id(script)]
 
 
@@ -1721,6 +1744,19 @@ def _taken_out(text: str, script: str | None, feed: str | None) -> str:
     if script and text.count(script) == 1:
         return text.replace(script, "", 1) + "\n" + feed
     return text + "\n" + feed
+
+
+def _unused_alias(text: str, commands: list[Any], whole: str) -> bool:
+    """The pipeline ``text`` only defines aliases (``alias ll='ls -la'``: its value runs
+    only where a name is used) and none of their names is a word of the rest of ``whole``:
+    it hands nothing on."""
+    if not commands or commands[0].name != "alias" or re.search(r"[$`]\(|`", text) or \
+            not all(c.appended for c in commands[1:]):  # its value's commands, appended
+        return False
+    names = [d.split("=", 1)[0] for d in commands[0].argv[1:] if "=" in d]
+    rest = whole.replace(text, " ", 1)
+    return bool(names) and not any(
+        re.search(r"(?<![\w.-])" + re.escape(n) + r"(?![\w.=-])", rest) for n in names)
 
 
 def _only_prints(text: str, commands: list[Any]) -> bool:
@@ -1777,11 +1813,15 @@ class _Mentions:
         self.bases = bases
         self._listings: list[_Listing] | None = None
 
-    def reach(self, root: Path, spared: Path | None = None) -> bool:
+    def reach(self, root: Path, spared: Path | None = None, recursive: bool = True) -> bool:
+        """The text feeds a delete something of ``root``. ``recursive``: the delete removes
+        folders (``rm -r``); one that does not (``rm -f``) is fed only the files a listing
+        prints, and an ``ls`` prints the folder holding ``root``, never a file in it."""
         top = str(root)
         if self.cut and (root.name in self.text or top in self.text):
             return True
-        if any(listing.reaches(root, spared, self.bases) for listing in self.listings()):
+        if any(listing.reaches(root, spared, self.bases) for listing in self.listings()
+               if recursive or listing.finds):
             return True
         if root.name in self.names or any(_glob_part_matches(g, root.name)
                                           for g in self.name_globs):
@@ -1821,7 +1861,14 @@ class _Mentions:
 
 
 # the commands that list a folder's entries (what a computed delete they feed may delete)
-_LISTERS = re.compile(r"(?<![\w.-])(ls|find)(?![\w.-])")
+_LISTERS = re.compile(r"(?<![\w.-])(ls|dir|find|fd|fdfind|rg|du|git)(?![\w.-])")
+# GNU ls (coreutils 9.1) options whose value may be the next word (getopt_long: a required
+# argument; `--color[=WHEN]`, `--hyperlink[=WHEN]` take one only after `=`)
+_LS_SHORT_VALUES = set("ITw")
+_LS_LONG_VALUES = ("ignore", "hide", "width", "tabsize", "sort", "format", "time-style", "time",
+                   "block-size", "quoting-style", "indicator-style")
+# `$(pwd)`, `` `pwd` ``, `$PWD`, `${PWD}`: the working folder, as a start folder or operand
+_WORKING_FOLDER = re.compile(r"^(\$\(\s*pwd(\s+-[LP])?\s*\)|`\s*pwd\s*`|\$\{?PWD\}?)")
 _FIND_GLOBAL_OPTIONS = ("-H", "-L", "-P")  # before its start folders
 
 
@@ -1859,6 +1906,7 @@ def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing
     folder operands (none: the working folder; with ``-d`` it lists the operands themselves,
     words that name what they name), find's start folders (none: the working folder). A
     computed or glob operand lists what its words name (`_Mentions`)."""
+    args = [_WORKING_FOLDER.sub(".", a) for a in _without_redirections(args)]
     if name == "find":
         while args[:1] and args[0] in _FIND_GLOBAL_OPTIONS:
             args = args[1:]
@@ -1870,26 +1918,58 @@ def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing
         names = _find_name_tests(args)
         return [_Listing(place, True, names)
                 for start in starts or ["."] for place in _literal_places(start, bases)]
-    if name != "ls":
+    whole = _recursive_listing(name, args)
+    if whole is not None:
+        return [_Listing(place, True)
+                for start in whole or ["."] for place in _literal_places(start, bases)]
+    if name not in ("ls", "dir"):
         return []
     operands: list[str] = []
     flags: set[str] = set()
-    ended = False
+    ended, value_next = False, False
     for a in args:
-        if ended or not a.startswith("-") or a == "-":
+        if value_next:
+            value_next = False
+        elif ended or not a.startswith("-") or a == "-":
             operands.append(a)
         elif a == "--":
             ended = True
         elif a.startswith("--"):
-            flags.add(a.split("=", 1)[0])
+            option, eq, _ = a[2:].partition("=")
+            flags.add("--" + option)
+            value_next = not eq and bool(option) and any(
+                long.startswith(option) for long in _LS_LONG_VALUES)
         else:
-            flags.update("-" + ch for ch in a[1:])
+            for k, ch in enumerate(a[1:], 1):
+                flags.add("-" + ch)
+                if ch in _LS_SHORT_VALUES:  # `-I PATTERN`, `-Ipattern`: the rest is its value
+                    value_next = k == len(a) - 1
+                    break
     if flags & {"-d", "--directory"}:
         return []
     dots = bool(flags & {"-a", "-A", "-f", "--all", "--almost-all"})
     places = [p for word in operands for p in _literal_places(word, bases)] if operands \
         else list(bases)
     return [_Listing(p, False, dot_entries=dots) for p in places if p.is_dir()]
+
+
+def _recursive_listing(name: str, args: list[str]) -> list[str] | None:
+    """The folders a lister that prints every path below its folders lists (empty: the
+    working folder), or None for another command: ``fd [PATTERN] [PATH...]`` (fd 8: the
+    pattern is matched, so every path may be printed), ``rg --files [PATH...]``, ``git
+    ls-files [PATH...]`` (what it lists is below the working folder), ``du -a [PATH...]``."""
+    words = [a for a in args if not a.startswith("-")]
+    if name in ("fd", "fdfind"):
+        return words[1:]
+    if name == "rg" and "--files" in args:
+        return words
+    if name == "du" and any(a == "--all" or (a.startswith("-") and not a.startswith("--")
+                                             and "a" in a) for a in args):
+        return words
+    if name == "git":
+        rest = _git_where(args)[1]
+        return [] if rest[:1] == ["ls-files"] else None
+    return None
 
 
 def _literal_places(word: str, bases: list[Path]) -> list[Path]:

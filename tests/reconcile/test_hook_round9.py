@@ -241,3 +241,56 @@ def test_what_python_starts_here_is_judged(hook: Callable[..., Any], command: st
 def test_what_python_starts_that_deletes_nothing_passes(
         hook: Callable[..., Any], command: str) -> None:
     assert_passes(hook(command), command)
+
+
+# 6: more listings feed a computed delete ----------------------------------------------------------
+# GNU ls (coreutils 9.1) options taking a value as the next word: -I/--ignore, --hide,
+# -w/--width, -T/--tabsize, --sort, --format, --time-style, --time, --block-size,
+# --quoting-style, --indicator-style (--color takes one only after `=`). `dir` is ls in
+# columns. fd (fd 8.x: `fd [PATTERN] [PATH...]`), `rg --files [PATH...]`, `git ls-files` and
+# `du -a` print every path below their folders.
+@pytest.mark.parametrize("command", [
+    "ls -I '*.py' | xargs rm -rf",
+    "ls --hide x | xargs rm -rf",
+    "ls -w 80 | xargs rm -rf",
+    "ls --sort time | xargs rm -rf",
+    "ls -T 4 | xargs rm -rf",
+    "ls -lI '*.py' | xargs rm -rf",
+    "ls > /tmp/l.txt; xargs rm -rf < /tmp/l.txt",
+    "ls > l.txt; rm -rf $(cat l.txt)",
+    "find $(pwd) -type d | xargs rm -rf",
+    "find \"$PWD\" -mindepth 1 | xargs rm -rf",
+    "dir | xargs rm -rf",
+    "fd . | xargs rm -rf",
+    "rg --files | xargs rm -f",
+    "git ls-files --others | xargs rm -f",
+    "du -a | cut -f2 | xargs rm -rf",
+])
+def test_more_listings_feed_the_delete(hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_a_capsule(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "ls -I '*.py' ../scratch | xargs -I{} rm -f ../scratch/{}",
+    "fd . ../scratch | xargs rm -f",
+    "rg --files src | xargs rm -f",
+    "du -a ../scratch | cut -f2 | xargs rm -f",
+    # 12: rm without -r/-R/-d cannot remove a folder: ls lists the capsule folder, not its files
+    "ls -t | tail -n +5 | xargs rm -f",
+    "ls | xargs rm",
+    "dir | xargs rm -f",
+    # 12: an alias that only prints and is never used hands nothing on
+    "alias ll='ls -la'; rm -rf \"$OUT\"",
+])
+def test_listings_that_reach_no_protected_folder_pass(
+        hook: Callable[..., Any], command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "alias l='ls capsules'; l | xargs rm -rf",  # the alias is used: its listing feeds
+    "find . -type f | xargs rm -f",  # find prints the capsule's files: rm -f deletes them
+    "ls -d capsules/* | xargs rm -f",
+])
+def test_listings_that_do_reach_it_still_block(hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_a_capsule(hook(command), command)
