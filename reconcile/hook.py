@@ -587,7 +587,7 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
         computed_destroy = _computed_word_destroys(cmd.argv)
         if cmd.remote:
             on_box = cmd.opaque or _destroys_on_the_box(cmd)
-            if on_box or computed_destroy or matches(cmd.text):
+            if on_box or computed_destroy or matches(cmd.text) or _gcloud_destroys(cmd.argv):
                 found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                       destination=cmd.destination,
                                       on_box=on_box or cmd.name in _POWER_COMMANDS))
@@ -603,7 +603,7 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             continue
         if cmd.name in _DATA_COMMANDS:
             continue
-        if matches(cmd.text):
+        if matches(cmd.text) or _gcloud_destroys(cmd.argv):
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text))
     if not found:
         whole = normalize_line(command)
@@ -712,6 +712,38 @@ def _computed_verb(cmd: Any) -> bool:
         if word not in step:
             return False
     return cmd.appended and len(words) < len(path)
+
+
+def _gcloud_destroys(argv: list[str]) -> bool:
+    """``gcloud … compute … instances … delete|stop|suspend`` or ``… tpus … [tpu-vm|
+    queued-resources] … delete|stop`` with flags between its group words (calliope reads a
+    flag wherever it stands: ``gcloud compute --project p instances delete vm1``,
+    ``tpu-vm --quiet delete``): its words less the flags (``--flag=VALUE``, and the next
+    word after a flag of `_VERB_PATHS` known to take one) and a release track."""
+    if not argv or os.path.basename(argv[0]) != "gcloud":
+        return False
+    valued = _VERB_PATHS["gcloud"][1]
+    words: list[str] = []
+    args = iter(argv[1:])
+    for word in args:
+        if word == "--":
+            break
+        if word.startswith("-"):
+            if word in valued:
+                next(args, None)
+            continue
+        words.append(word)
+    if words[:1] and words[0] in _GCLOUD_TRACKS:
+        words = words[1:]
+    if words[:1] != ["compute"] or len(words) < 3:
+        return False
+    if words[1] == "instances":
+        return words[2] in ("delete", "stop", "suspend")
+    if words[1] == "tpus":
+        verb = words[3] if words[2] in ("tpu-vm", "queued-resources") and len(words) > 3 \
+            else words[2]
+        return verb in ("delete", "stop")
+    return False
 
 
 def _destroys_on_the_box(cmd: Any) -> bool:

@@ -370,6 +370,10 @@ def _simple(part: str, heredocs: list[str], line: _Line, context: str | None,
             continue
         words.append(argv[i])  # an empty word too: `git -C '' clean` (git(1): no change)
         i += 1
+    if words[:1] == ["function"] and len(words) >= 2:
+        # bash's `function NAME [()] { BODY; }`: the body's first command follows the brace
+        # (`NAME() { BODY; }` is cut at its parentheses already)
+        words = words[2:]
     here = context if context is not None else part.strip()
     _command(words, fed, lambda: line.piped_into(part, out, context, remote), here, context,
              dyn, remote, out, depth)
@@ -383,12 +387,28 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     command, the program text some tools run (``git rebase -x``, ``awk``'s ``system()``)."""
     if len(out) >= _MAX_COMMANDS or depth > MAX_DEPTH:
         return
+    line_files = _FILES.get()
+    aliases = line_files.aliases if line_files is not None else {}
+    for word in words:  # `BASH_ALIASES[x]='rm -rf capsules'`: an alias definition
+        m = _BASH_ALIAS.match(word)
+        if m is None:
+            break
+        _define_alias(m.group(1), m.group(2), aliases, context, remote, out, depth)
     argv = _unwrap(words)
     if argv and argv[0] == "\0xargs":
         dyn, appended, argv = True, True, argv[1:]
     if not argv:
         return
     name = os.path.basename(argv[0])
+    if argv[0] in aliases:
+        # bash(1) ALIASES: the value runs with the words of the use after it; the name is
+        # not expanded again inside its own value (`alias ls='ls -la'`)
+        value = aliases.pop(argv[0])
+        try:
+            _parse(value + " " + shlex.join(argv[1:]), context, dyn, remote, out, depth + 1)
+        finally:
+            aliases[argv[0]] = value
+        return
     # the files its program may come from are read here, on this machine: not for a command
     # run on another one (through ssh)
     files = None if remote else _FILES.get()
@@ -439,12 +459,9 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         # `alias nuke='vastai destroy instance'`: the value runs wherever the name is used,
         # with that use's words appended (as xargs appends its input)
         for definition in argv[1:]:
-            _, eq, value = definition.partition("=")
+            alias, eq, value = definition.partition("=")
             if eq and not definition.startswith("-"):
-                first = len(out)
-                _parse(value, context, True, remote, out, depth + 1)
-                for found in out[first:]:
-                    found.appended = True
+                _define_alias(alias, value, aliases, context, remote, out, depth)
     else:
         if name in ("cd", "pushd") and files is not None and not dyn:
             files.enter(argv[1:])
@@ -479,6 +496,22 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         while files.partial:  # a program file too large to read whole
             text = files.partial.pop()
             out.append(SimpleCommand([TOO_DEEP, text], context or text, True, remote))
+
+
+_BASH_ALIAS = re.compile(r"^BASH_ALIASES\[([^\]]*)\]=(.*)$", re.S)
+
+
+def _define_alias(name: str, value: str, aliases: dict[str, str], context: str | None,
+                  remote: bool, out: list[SimpleCommand], depth: int) -> None:
+    """``alias NAME=VALUE``: the value is judged now as a command line whose words are
+    computed, with words appended (as xargs appends: the use's words are not known here),
+    and remembered for the line's later uses of NAME (`_command` expands them)."""
+    first = len(out)
+    _parse(value, context, True, remote, out, depth + 1)
+    for found in out[first:]:
+        found.appended = True
+    if not remote:
+        aliases[name] = value
 
 
 def _python_program(argv: list[str], name: str, own: int) -> str | None:
@@ -1375,6 +1408,8 @@ class _Files:
         self.left = _FILES_CHARS
         self.partial: list[str] = []
         self.git_left = _GIT_ALIAS_EXPANSIONS
+        # the shell aliases the line defines (`alias x=…`, `BASH_ALIASES[x]=…`): name -> value
+        self.aliases: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
         self._configs: dict[str, list[tuple[str, str | None, str, str | None]]] = {}
         self._indexes: dict[str, tuple[dict[str, list[str]], list[tuple[str | None, str]],

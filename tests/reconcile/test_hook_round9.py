@@ -294,3 +294,81 @@ def test_listings_that_reach_no_protected_folder_pass(
 ])
 def test_listings_that_do_reach_it_still_block(hook: Callable[..., Any], command: str) -> None:
     assert_deletes_a_capsule(hook(command), command)
+
+
+# 8: bash's `function NAME { …; }` form (bash(1) Shell Function Definitions: `function` with
+# or without `()`) holds commands like `NAME() { …; }` does ----------------------------------------
+@pytest.mark.parametrize("command", [
+    "function x { rm -rf capsules; }; x",
+    "function x() { rm -rf capsules; }; x",
+    "function x {\n  rm -rf capsules\n}\nx",
+])
+def test_a_function_keyword_body_is_judged(hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_a_capsule(hook(command), command)
+
+
+def test_a_function_keyword_body_through_ssh_is_judged(hook: Callable[..., Any]) -> None:
+    command = "function x { ssh root@203.0.113.7 poweroff; }; x"
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
+def test_a_harmless_function_keyword_body_passes(hook: Callable[..., Any]) -> None:
+    assert_passes(hook("function x { ls -la; }; x"), "function x { ls -la; }")
+
+
+# 9: gcloud's flags may stand between its group words (calliope parses a flag wherever it
+# stands after the group that defines it; --project, --quiet are gcloud-wide) ----------------------
+@pytest.mark.parametrize("command", [
+    "gcloud compute tpus tpu-vm --quiet delete t1 --zone z",
+    "gcloud compute --project p tpus tpu-vm delete t1 --zone z",
+    "gcloud compute tpus --project=p tpu-vm stop t1 --zone z",
+    "gcloud compute --project p instances delete vm1 --zone z",
+    "gcloud --quiet beta compute instances --zone z stop vm1",
+])
+def test_gcloud_flags_between_group_words_are_read(hook: Callable[..., Any],
+                                                   command: str) -> None:
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "gcloud compute --project p instances list",
+    "gcloud compute tpus tpu-vm --quiet list --zone z",
+    "gcloud compute --project p instances create vm1 --zone z",
+])
+def test_gcloud_with_flags_doing_nothing_destructive_passes(
+        hook: Callable[..., Any], command: str) -> None:
+    assert_passes(hook(command), command)
+
+
+# 7: an alias runs its value with the words of the place it is used (bash(1) ALIASES; the
+# BASH_ALIASES array defines one too) ----------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "alias x='ssh root@203.0.113.7'\nx poweroff",
+    "alias x='ssh root@203.0.113.7'; x rm -rf /workspace",
+    "alias v=vastai; v destroy instance 123",
+])
+def test_an_alias_used_with_words_runs_them(hook: Callable[..., Any], command: str) -> None:
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "BASH_ALIASES[x]='rm -rf capsules'\nx",
+    "BASH_ALIASES[c]='rm -rf'; c capsules",
+])
+def test_a_bash_aliases_entry_is_an_alias(hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_a_capsule(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "alias x='ssh root@203.0.113.7'; x nvidia-smi",
+    "alias ls='ls -la'; ls src",  # an alias of its own name is not expanded again
+    "BASH_ALIASES[c]='rm -rf'; c build",
+])
+def test_an_alias_used_harmlessly_passes(hook: Callable[..., Any], command: str) -> None:
+    assert_passes(hook(command), command)
