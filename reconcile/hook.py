@@ -587,7 +587,7 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
         computed_destroy = _computed_word_destroys(cmd.argv)
         if cmd.remote:
             on_box = cmd.opaque or _destroys_on_the_box(cmd)
-            if on_box or computed_destroy or matches(cmd.text):
+            if on_box or computed_destroy or matches(cmd.text) or _gcloud_destroys(cmd.argv):
                 found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text, remote=True,
                                       destination=cmd.destination,
                                       on_box=on_box or cmd.name in _POWER_COMMANDS))
@@ -603,7 +603,7 @@ def destructive_commands(command: str, patterns: PatternSet | Iterable[str],
             continue
         if cmd.name in _DATA_COMMANDS:
             continue
-        if matches(cmd.text):
+        if matches(cmd.text) or _gcloud_destroys(cmd.argv):
             found.append(_Destroy(cmd.context, cmd.dynamic, cmd.text))
     if not found:
         whole = normalize_line(command)
@@ -626,7 +626,8 @@ def _asks_for_help(argv: list[str]) -> bool:
     name = os.path.basename(argv[0]) if argv else ""
     if name not in _HELP_CLIS:
         return False
-    words = argv[1:argv.index("--")] if "--" in argv else argv[1:]
+    words = _without_redirections(argv[1:])
+    words = words[:words.index("--")] if "--" in words else words
     if words[:1] == ["help"] or (name == "aws" and any(
             w == "help" and before in _AWS_HELP_AFTER
             for before, w in zip(words, words[1:], strict=False))):
@@ -641,6 +642,30 @@ def _asks_for_help(argv: list[str]) -> bool:
                 before in ("-h", "--help"):
             return True
     return False
+
+
+# bash(1) REDIRECTION: an optional fd number or {varname}, then `<`, `>`, `>>`, `>|`, `<>`,
+# `&>`, `&>>`, `>&`, `<&` or `<<<`; its target is the rest of the word or, when none, the next
+_REDIRECTION = re.compile(r"^(\d+|\{\w+\})?(<<<|&>>?|>>|>\||>&|<&|<>|>|<)(.*)$", re.S)
+
+
+def _without_redirections(words: list[str]) -> list[str]:
+    """``words`` less the redirections and their targets (``> -h``, ``2>--help``, ``2>&1``):
+    the shell opens those files, the command never sees them. A quoted ``'>'`` is taken
+    out too (the words come unquoted): a help flag after it is missed and the command
+    judged, the safe side."""
+    kept: list[str] = []
+    skip_next = False
+    for word in words:
+        if skip_next:
+            skip_next = False
+            continue
+        m = _REDIRECTION.match(word)
+        if m is None:
+            kept.append(word)
+        elif not m.group(3):
+            skip_next = True  # `> -h`: the target is the next word
+    return kept
 
 
 def _opaque_remote_destroy(text: str) -> bool:
@@ -687,6 +712,38 @@ def _computed_verb(cmd: Any) -> bool:
         if word not in step:
             return False
     return cmd.appended and len(words) < len(path)
+
+
+def _gcloud_destroys(argv: list[str]) -> bool:
+    """``gcloud … compute … instances … delete|stop|suspend`` or ``… tpus … [tpu-vm|
+    queued-resources] … delete|stop`` with flags between its group words (calliope reads a
+    flag wherever it stands: ``gcloud compute --project p instances delete vm1``,
+    ``tpu-vm --quiet delete``): its words less the flags (``--flag=VALUE``, and the next
+    word after a flag of `_VERB_PATHS` known to take one) and a release track."""
+    if not argv or os.path.basename(argv[0]) != "gcloud":
+        return False
+    valued = _VERB_PATHS["gcloud"][1]
+    words: list[str] = []
+    args = iter(argv[1:])
+    for word in args:
+        if word == "--":
+            break
+        if word.startswith("-"):
+            if word in valued:
+                next(args, None)
+            continue
+        words.append(word)
+    if words[:1] and words[0] in _GCLOUD_TRACKS:
+        words = words[1:]
+    if words[:1] != ["compute"] or len(words) < 3:
+        return False
+    if words[1] == "instances":
+        return words[2] in ("delete", "stop", "suspend")
+    if words[1] == "tpus":
+        verb = words[3] if words[2] in ("tpu-vm", "queued-resources") and len(words) > 3 \
+            else words[2]
+        return verb in ("delete", "stop")
+    return False
 
 
 def _destroys_on_the_box(cmd: Any) -> bool:
@@ -860,10 +917,13 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         if rest[:1] != ["clean"]:
             return None
         flags, _, paths = _git_clean(rest[1:])
-        # without -d it keeps untracked folders, unless paths are given (git-clean(1): "If a
-        # <pathspec> is specified, -d is irrelevant"): `git clean -f capsules` empties them
-        if ("d" not in flags and not paths) or "n" in flags:
+        if "n" in flags:
             return None
+        # where git cannot be asked (`_GitClean`), a pathspec with magic (`:!src`, `:/`) or a
+        # wildcard (git's `*` crosses `/`) may reach anything in the repository: its folder
+        # stands for it
+        if any(_git_magic(p) for p in paths):
+            paths = []
         return [os.path.join(folder, p) for folder in where for p in paths or ["."]], []
     if name == "mv":
         paths = [a for a in args if not a.startswith("-")]
@@ -875,6 +935,23 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         paths = [a for a in args if not a.startswith("-")]
         return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
     return None
+
+
+def _removes_folders(argv: list[str]) -> bool:
+    """The delete may remove a folder: any but ``rm`` without ``-r``/``-R``/``-d`` (or their
+    long forms), ``shred`` and ``unlink``, which remove files only."""
+    name = os.path.basename(argv[0]) if argv else ""
+    if name in ("shred", "unlink"):
+        return False
+    if name != "rm":
+        return True
+    for a in argv[1:]:
+        if a == "--":
+            break
+        if a in ("--recursive", "--dir") or (
+                a.startswith("-") and not a.startswith("--") and set(a[1:]) & set("rRd")):
+            return True
+    return False
 
 
 def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
@@ -945,75 +1022,215 @@ def _git_join(here: str, path: str) -> str:
 # (any other, `-c`, `--git-dir`, `--work-tree`, ...: real git is not asked, see `_GitClean`)
 _GIT_NEUTRAL_OPTIONS = {"--no-pager", "-P", "-p", "--paginate", "--no-optional-locks",
                         "--literal-pathspecs", "--no-replace-objects"}
-_GIT_ASK_TIMEOUT_S = 2.0
+_GIT_ASK_TIMEOUT_S = 2.0  # one dry run of git clean
+# bash(1)/git-config(1): where git finds config and ignore files (core.excludesFile defaults to
+# $XDG_CONFIG_HOME/git/ignore, else $HOME/.config/git/ignore) and git's own variables
+_GIT_ENV_ASSIGNMENT = re.compile(
+    r"(?<![\w$])(HOME|XDG_CONFIG_HOME|GIT_\w*)\+?=|\b(unset|env\s+-u)\s+(HOME|XDG_|GIT_)")
+# git commands that change neither the index, the work tree, the config nor what is ignored
+_GIT_READ_ONLY = {"status", "log", "diff", "show", "ls-files", "ls-tree", "rev-parse",
+                  "rev-list", "cat-file", "describe", "blame", "annotate", "grep", "shortlog",
+                  "version", "help", "whatchanged", "show-ref", "for-each-ref", "name-rev",
+                  "check-ignore", "check-attr", "count-objects", "diff-files", "diff-index",
+                  "diff-tree", "merge-base", "cherry", "var"}
+_GIT_BRANCH_LISTS = {"--list", "-l", "-a", "--all", "-r", "--remotes", "-v", "-vv",
+                     "--verbose", "--show-current", "--no-color", "--color"}
+# git-clean(1) prints `Would remove PATH` for each path a dry run would remove (LC_ALL=C:
+# untranslated); with `-q` it prints nothing, `-i` asks on a terminal: both left out
+_WOULD_REMOVE = "Would remove "
 
 
 @dataclass
 class _GitClean:
-    """A ``git clean`` that removes (no dry run), to ask real git what it removes of a
-    protected folder: its working folders (one from each of the line's; None when git's view
-    cannot be reproduced: a computed ``-C``, ``--git-dir``, ``--work-tree``, a ``-c``, a
-    ``GIT_*`` assignment before it), its short flags (``x``: ignored files too, ``X``: only
-    those) and its ``-e`` patterns."""
+    """A ``git clean`` that removes (no dry run), to ask real git what it removes: its
+    working folders (one from each of the line's; None when git's view cannot be reproduced:
+    a computed ``-C``, ``--git-dir``, ``--work-tree``, a ``-c``, an assignment of ``HOME``,
+    ``XDG_CONFIG_HOME`` or ``GIT_*`` before it, or an earlier command of the line that may
+    change what git ignores or tracks), its own arguments and its short flags and ``-e``
+    patterns (read where git cannot be asked)."""
 
     folders: list[Path] | None
+    args: list[str]
     flags: set[str]
     excludes: list[str]
+    # a pathspec with magic (`:!src`, `:/`) or a wildcard (git's `*` crosses `/`): it may
+    # reach anything in the repository, not only below its folder
+    anywhere: bool = False
+    # each folder's answer, asked once: the paths git would remove, None when it cannot say
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
 
-    def removes(self, place: Path, root: Path) -> bool:
-        """Cleaning ``place`` removes something of ``root`` (they overlap): what git lists as
-        untracked there (``git ls-files --others --directory``, with the standard ignore
-        rules but with ``-x``, only the ignored with ``-X``, and the ``-e`` patterns) is what
-        the clean removes; a tracked file it keeps. Asked only for a folder the clean would
-        otherwise be refused for; git failing or not answering in time: removed (fail
-        closed). git runs read-only, with ``core.fsmonitor`` (a program the repository's
-        config may name) off."""
-        import subprocess
-
-        if self.folders is None:
-            return True
-        spec = place if (place == root or root in place.parents) else root
-        ask = ["git", "--literal-pathspecs", "--no-optional-locks", "-c", "core.fsmonitor=false",
-               "-c", "core.untrackedCache=false", "ls-files", "-z", "--others", "--directory"]
-        if "x" not in self.flags:
-            ask.append("--exclude-standard")
-            if "X" in self.flags:
-                ask.append("--ignored")
-        ask += [f"--exclude={pattern}" for pattern in self.excludes]
-        env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
-        for folder in self.folders:
-            try:
-                done = subprocess.run([*ask, "--", str(spec)], cwd=folder, env=env,
-                                      capture_output=True, timeout=_GIT_ASK_TIMEOUT_S,
-                                      check=False, stdin=subprocess.DEVNULL)
-            except (OSError, subprocess.SubprocessError):
-                return True
-            if done.returncode != 0 or done.stdout:
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """The clean removes something of ``root``: a path git's dry run lists is ``root``,
+        above it or inside it (inside ``spared``, the ledger's cache, aside). git failing or
+        not answering in time: removed (fail closed)."""
+        for folder in self.folders or []:
+            if folder not in self.answers:
+                self.answers[folder] = _git_would_remove(folder, self.args)
+            removed = self.answers[folder]
+            if removed is None or any(
+                    _overlaps(p, root) and (spared is None or spared not in (p, *p.parents))
+                    for p in removed):
                 return True
         return False
 
 
-def _git_clean_of(cmd: Any, bases: list[Path]) -> _GitClean | None:
-    """The `_GitClean` of a ``git clean`` command (None for any other command)."""
+def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
+    """What ``git clean ARGS`` run in ``folder`` would remove, asked of git itself as a dry
+    run of the same arguments (`_dry_run_args`: pathspecs and their magic, ``-x``, ``-X``,
+    ``-e``, ``-d``, a doubled ``-f``, all as git reads them); None when git cannot answer (not
+    a repository, a bad option, past `_GIT_ASK_TIMEOUT_S`, an unknown line). git runs
+    read-only: no optional locks, ``core.fsmonitor`` (a program the repository's config may
+    name) off, paths unquoted but for control characters and quotes."""
+    import subprocess
+
+    ask = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false",
+           "-c", "core.untrackedCache=false", "-c", "core.quotePath=false",
+           "clean", *_dry_run_args(args)]
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
+           "LC_ALL": "C", "LANGUAGE": ""}
+    try:
+        done = subprocess.run(ask, cwd=folder, env=env, capture_output=True,
+                              timeout=_GIT_ASK_TIMEOUT_S, check=False,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    removed: list[Path] = []
+    for line in os.fsdecode(done.stdout).splitlines():
+        if not line.startswith(_WOULD_REMOVE):
+            return None
+        removed.append(_resolve(folder, _git_unquoted(line[len(_WOULD_REMOVE):])))
+    return removed
+
+
+def _dry_run_args(args: list[str]) -> list[str]:
+    """The arguments of ``git clean ARGS`` as a dry run: ``-n`` added after its options, and
+    ``-q``/``--quiet`` (a quiet dry run prints nothing) and ``-i``/``--interactive`` left
+    out, also from a bundle of short flags (``-fdq``) and as an abbreviated long option
+    (git's parse-options takes a unique prefix). ``-e`` keeps the rest of its bundle or the
+    next word as its value; everything else is kept as written."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            return [*out, "-n", *args[i - 1:]]
+        if not word.startswith("-") or word == "-":
+            out.append(word)
+        elif word.startswith("--"):
+            name, eq, _ = word[2:].partition("=")
+            bare = name[3:] if name.startswith("no-") else name
+            if bare and ("interactive".startswith(bare) or "quiet".startswith(bare)):
+                continue
+            out.append(word)
+            if not eq and len(name) >= 2 and "exclude".startswith(name) and i < len(args):
+                out.append(args[i])
+                i += 1
+        else:
+            bundle = "-"
+            for k, ch in enumerate(word[1:], 1):
+                if ch == "e":
+                    bundle += word[k:]
+                    if k == len(word) - 1 and i < len(args):  # `-e PATTERN`
+                        out.append(bundle)
+                        bundle = args[i]
+                        i += 1
+                    break
+                if ch not in "iq":
+                    bundle += ch
+            if bundle != "-":
+                out.append(bundle)
+    return [*out, "-n"]
+
+
+# git's C-style quoting of a path (quote.c, quote_c_style): these escapes and \ooo octal bytes
+_C_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, '"': 34}
+
+
+def _git_unquoted(path: str) -> str:
+    """A path as git prints it, unquoted: a ``"…"`` path holds C escapes (``\\"``, ``\\t``,
+    ``\\303\\251``: octal bytes of UTF-8), anything else is the path as it is."""
+    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
+        return path
+    body, out, i = path[1:-1], bytearray(), 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 >= len(body):
+            out += ch.encode("utf-8", "surrogateescape")
+            i += 1
+        elif body[i + 1] in _C_ESCAPES:
+            out.append(_C_ESCAPES[body[i + 1]])
+            i += 2
+        elif body[i + 1:i + 4].isdigit():
+            out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+            i += 4
+        else:
+            out += body[i + 1].encode("utf-8", "surrogateescape")
+            i += 2
+    return os.fsdecode(bytes(out))
+
+
+def _git_clean_of(cmd: Any, bases: list[Path], earlier: list[Any]) -> _GitClean | None:
+    """The `_GitClean` of a ``git clean`` command that removes (None for any other command
+    and for a dry run). ``earlier``: the commands of the line before it; one that may change
+    what git ignores or tracks (`_may_change_git_state`) makes git's answer now worthless."""
     if cmd.name != "git":
         return None
     args = cmd.argv[1:]
     rest = _git_where(args)[1]
     if rest[:1] != ["clean"]:
         return None
-    flags, excludes, _ = _git_clean(rest[1:])
+    flags, excludes, paths = _git_clean(rest[1:])
+    if "n" in flags:
+        return None
     options = args[:len(args) - len(rest)]
     here, known, i = ".", True, 0
     while i < len(options):
         if options[i] == "-C" and i + 1 < len(options):
-            here = _git_join(here, options[i + 1])
+            here = _git_join(here, options[i + 1]) if options[i + 1] else here
             i += 2
             continue
         known = known and options[i] in _GIT_NEUTRAL_OPTIONS
         i += 1
-    if not known or "$" in here or "`" in here or re.search(r"(?<![\w])GIT_\w*=", cmd.context):
-        return _GitClean(None, flags, excludes)
-    return _GitClean([_resolve(base, here) for base in bases], flags, excludes)
+    if not known or "$" in here or "`" in here or _GIT_ENV_ASSIGNMENT.search(cmd.context) or \
+            any(_may_change_git_state(e) for e in earlier):
+        return _GitClean(None, rest[1:], flags, excludes)
+    return _GitClean([_resolve(base, here) for base in bases], rest[1:], flags, excludes,
+                     anywhere=any(_git_magic(p) for p in paths))
+
+
+def _git_magic(pathspec: str) -> bool:
+    """A pathspec that may match outside its own folder's subtree or by wildcard
+    (gitglossary(7): ``:`` magic, ``*``, ``?``, ``[``)."""
+    return pathspec.startswith(":") or any(c in pathspec for c in "*?[")
+
+
+def _may_change_git_state(cmd: Any) -> bool:
+    """Run before a ``git clean`` on the same line, ``cmd`` may change what git ignores or
+    tracks there: a git command not known to be read-only (``git stash``, ``git rm
+    --cached``, ``git reset``, another clean), a command whose word names a ``.git…`` file or
+    folder or an ``exclude`` file and does more than print it (``rm .gitignore``, ``echo x >
+    .gitignore``), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where git
+    finds its config and ignore files), a command word computed when it runs."""
+    if cmd.remote or not cmd.argv:
+        return False
+    if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return True
+    if cmd.name == "git":
+        rest = _git_where(cmd.argv[1:])[1]
+        sub, more = (rest[0], rest[1:]) if rest else ("", [])
+        if sub == "clean":
+            return not _dry_run(more)
+        if sub == "branch":
+            return not all(w in _GIT_BRANCH_LISTS for w in more)
+        return sub not in _GIT_READ_ONLY
+    words = cmd.argv[1:]
+    names_git_files = any(".git" in w or "exclude" in w for w in words)
+    prints_only = cmd.name in _LOOK_ONLY and not any(
+        _REDIRECTION.match(w) and not _HARMLESS_REDIRECT.fullmatch(w) for w in words)
+    return names_git_files and not prints_only
 
 
 def _git_kept(argv: list[str]) -> list[str]:
@@ -1342,7 +1559,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     bases = [base]
     targets: list[_Target] = []
     feeds = _Feeds(parsed, command)
-    for cmd in parsed:
+    for n, cmd in enumerate(parsed):
         if cmd.remote:
             continue
         if cmd.name in ("cd", "pushd") and not cmd.dynamic:
@@ -1363,9 +1580,10 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
             targets.append(_Target("(paths read when it runs)", [], names, True,
-                                   _quoted(cmd.argv), feed=feeds.of(cmd)))
+                                   _quoted(cmd.argv), feed=feeds.of(cmd),
+                                   recursive=_removes_folders(cmd.argv)))
         kept = _git_kept(cmd.argv)
-        clean = _git_clean_of(cmd, bases)
+        clean = _git_clean_of(cmd, bases, parsed[:n])
         for target in found:
             for each in _braces(target):
                 places, globs, computed = _expand(each, bases)
@@ -1395,6 +1613,8 @@ class _Target:
     globs: list[str] = field(default_factory=list)
     # a `git clean`: real git says what it removes of a protected folder it reaches
     git: _GitClean | None = None
+    # it removes folders too (not `rm -f`, `shred`, `unlink`: a listed folder stays)
+    recursive: bool = True
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -1425,16 +1645,21 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
         for root, what, digest in protected:
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
-            hit = any(_deletes_some_of(p, root, t.names, spared)
-                      and not _git_excluded(p, root, t.kept)
-                      and (t.git is None or t.git.removes(p, root))
-                      for p in t.places_near(root)
-                      if spared is None or spared not in (p, *p.parents))
+            if t.git is not None and t.git.folders is not None:
+                # git's own dry run says, asked when the clean may reach the folder: a
+                # pathspec with magic or a wildcard may reach anything in the repository
+                hit = (t.git.anywhere or any(_overlaps(p, root) for p in t.places_near(root))) \
+                    and t.git.removes(root, spared)
+            else:
+                hit = any(_deletes_some_of(p, root, t.names, spared)
+                          and not _git_excluded(p, root, t.kept)
+                          for p in t.places_near(root)
+                          if spared is None or spared not in (p, *p.parents))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
                 if t.feed not in mentions:
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
-                hit = mentions[t.feed].reach(root, spared)
+                hit = mentions[t.feed].reach(root, spared, t.recursive)
             if not hit:
                 continue
             if digest is not None:
@@ -1535,8 +1760,11 @@ class _Feeds:
                 for s, p in c.scopes:
                     if s is script:
                         members.setdefault(p.index, []).append(c)
-            self.handing[id(script)] = {p.index for p in pipelines
-                                        if not _only_prints(p.text, members.get(p.index, []))}
+            whole = self.command if script is None else script.text
+            self.handing[id(script)] = {
+                p.index for p in pipelines
+                if not _only_prints(p.text, members.get(p.index, []))
+                and not _unused_alias(p.text, members.get(p.index, []), whole)}
         return self.handing[id(script)]
 
 
@@ -1548,6 +1776,19 @@ def _taken_out(text: str, script: str | None, feed: str | None) -> str:
     if script and text.count(script) == 1:
         return text.replace(script, "", 1) + "\n" + feed
     return text + "\n" + feed
+
+
+def _unused_alias(text: str, commands: list[Any], whole: str) -> bool:
+    """The pipeline ``text`` only defines aliases (``alias ll='ls -la'``: its value runs
+    only where a name is used) and none of their names is a word of the rest of ``whole``:
+    it hands nothing on."""
+    if not commands or commands[0].name != "alias" or re.search(r"[$`]\(|`", text) or \
+            not all(c.appended for c in commands[1:]):  # its value's commands, appended
+        return False
+    names = [d.split("=", 1)[0] for d in commands[0].argv[1:] if "=" in d]
+    rest = whole.replace(text, " ", 1)
+    return bool(names) and not any(
+        re.search(r"(?<![\w.-])" + re.escape(n) + r"(?![\w.=-])", rest) for n in names)
 
 
 def _only_prints(text: str, commands: list[Any]) -> bool:
@@ -1604,11 +1845,15 @@ class _Mentions:
         self.bases = bases
         self._listings: list[_Listing] | None = None
 
-    def reach(self, root: Path, spared: Path | None = None) -> bool:
+    def reach(self, root: Path, spared: Path | None = None, recursive: bool = True) -> bool:
+        """The text feeds a delete something of ``root``. ``recursive``: the delete removes
+        folders (``rm -r``); one that does not (``rm -f``) is fed only the files a listing
+        prints, and an ``ls`` prints the folder holding ``root``, never a file in it."""
         top = str(root)
         if self.cut and (root.name in self.text or top in self.text):
             return True
-        if any(listing.reaches(root, spared, self.bases) for listing in self.listings()):
+        if any(listing.reaches(root, spared, self.bases) for listing in self.listings()
+               if recursive or listing.finds):
             return True
         if root.name in self.names or any(_glob_part_matches(g, root.name)
                                           for g in self.name_globs):
@@ -1648,7 +1893,14 @@ class _Mentions:
 
 
 # the commands that list a folder's entries (what a computed delete they feed may delete)
-_LISTERS = re.compile(r"(?<![\w.-])(ls|find)(?![\w.-])")
+_LISTERS = re.compile(r"(?<![\w.-])(ls|dir|find|fd|fdfind|rg|du|git)(?![\w.-])")
+# GNU ls (coreutils 9.1) options whose value may be the next word (getopt_long: a required
+# argument; `--color[=WHEN]`, `--hyperlink[=WHEN]` take one only after `=`)
+_LS_SHORT_VALUES = set("ITw")
+_LS_LONG_VALUES = ("ignore", "hide", "width", "tabsize", "sort", "format", "time-style", "time",
+                   "block-size", "quoting-style", "indicator-style")
+# `$(pwd)`, `` `pwd` ``, `$PWD`, `${PWD}`: the working folder, as a start folder or operand
+_WORKING_FOLDER = re.compile(r"^(\$\(\s*pwd(\s+-[LP])?\s*\)|`\s*pwd\s*`|\$\{?PWD\}?)")
 _FIND_GLOBAL_OPTIONS = ("-H", "-L", "-P")  # before its start folders
 
 
@@ -1686,6 +1938,7 @@ def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing
     folder operands (none: the working folder; with ``-d`` it lists the operands themselves,
     words that name what they name), find's start folders (none: the working folder). A
     computed or glob operand lists what its words name (`_Mentions`)."""
+    args = [_WORKING_FOLDER.sub(".", a) for a in _without_redirections(args)]
     if name == "find":
         while args[:1] and args[0] in _FIND_GLOBAL_OPTIONS:
             args = args[1:]
@@ -1697,26 +1950,58 @@ def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing
         names = _find_name_tests(args)
         return [_Listing(place, True, names)
                 for start in starts or ["."] for place in _literal_places(start, bases)]
-    if name != "ls":
+    whole = _recursive_listing(name, args)
+    if whole is not None:
+        return [_Listing(place, True)
+                for start in whole or ["."] for place in _literal_places(start, bases)]
+    if name not in ("ls", "dir"):
         return []
     operands: list[str] = []
     flags: set[str] = set()
-    ended = False
+    ended, value_next = False, False
     for a in args:
-        if ended or not a.startswith("-") or a == "-":
+        if value_next:
+            value_next = False
+        elif ended or not a.startswith("-") or a == "-":
             operands.append(a)
         elif a == "--":
             ended = True
         elif a.startswith("--"):
-            flags.add(a.split("=", 1)[0])
+            option, eq, _ = a[2:].partition("=")
+            flags.add("--" + option)
+            value_next = not eq and bool(option) and any(
+                long.startswith(option) for long in _LS_LONG_VALUES)
         else:
-            flags.update("-" + ch for ch in a[1:])
+            for k, ch in enumerate(a[1:], 1):
+                flags.add("-" + ch)
+                if ch in _LS_SHORT_VALUES:  # `-I PATTERN`, `-Ipattern`: the rest is its value
+                    value_next = k == len(a) - 1
+                    break
     if flags & {"-d", "--directory"}:
         return []
     dots = bool(flags & {"-a", "-A", "-f", "--all", "--almost-all"})
     places = [p for word in operands for p in _literal_places(word, bases)] if operands \
         else list(bases)
     return [_Listing(p, False, dot_entries=dots) for p in places if p.is_dir()]
+
+
+def _recursive_listing(name: str, args: list[str]) -> list[str] | None:
+    """The folders a lister that prints every path below its folders lists (empty: the
+    working folder), or None for another command: ``fd [PATTERN] [PATH...]`` (fd 8: the
+    pattern is matched, so every path may be printed), ``rg --files [PATH...]``, ``git
+    ls-files [PATH...]`` (what it lists is below the working folder), ``du -a [PATH...]``."""
+    words = [a for a in args if not a.startswith("-")]
+    if name in ("fd", "fdfind"):
+        return words[1:]
+    if name == "rg" and "--files" in args:
+        return words
+    if name == "du" and any(a == "--all" or (a.startswith("-") and not a.startswith("--")
+                                             and "a" in a) for a in args):
+        return words
+    if name == "git":
+        rest = _git_where(args)[1]
+        return [] if rest[:1] == ["ls-files"] else None
+    return None
 
 
 def _literal_places(word: str, bases: list[Path]) -> list[Path]:

@@ -368,9 +368,12 @@ def _simple(part: str, heredocs: list[str], line: _Line, context: str | None,
             fed.append(argv[i + 1])
             i += 2
             continue
-        if argv[i]:
-            words.append(argv[i])
+        words.append(argv[i])  # an empty word too: `git -C '' clean` (git(1): no change)
         i += 1
+    if words[:1] == ["function"] and len(words) >= 2:
+        # bash's `function NAME [()] { BODY; }`: the body's first command follows the brace
+        # (`NAME() { BODY; }` is cut at its parentheses already)
+        words = words[2:]
     here = context if context is not None else part.strip()
     _command(words, fed, lambda: line.piped_into(part, out, context, remote), here, context,
              dyn, remote, out, depth)
@@ -384,12 +387,28 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     command, the program text some tools run (``git rebase -x``, ``awk``'s ``system()``)."""
     if len(out) >= _MAX_COMMANDS or depth > MAX_DEPTH:
         return
+    line_files = _FILES.get()
+    aliases = line_files.aliases if line_files is not None else {}
+    for word in words:  # `BASH_ALIASES[x]='rm -rf capsules'`: an alias definition
+        m = _BASH_ALIAS.match(word)
+        if m is None:
+            break
+        _define_alias(m.group(1), m.group(2), aliases, context, remote, out, depth)
     argv = _unwrap(words)
     if argv and argv[0] == "\0xargs":
         dyn, appended, argv = True, True, argv[1:]
     if not argv:
         return
     name = os.path.basename(argv[0])
+    if argv[0] in aliases:
+        # bash(1) ALIASES: the value runs with the words of the use after it; the name is
+        # not expanded again inside its own value (`alias ls='ls -la'`)
+        value = aliases.pop(argv[0])
+        try:
+            _parse(value + " " + shlex.join(argv[1:]), context, dyn, remote, out, depth + 1)
+        finally:
+            aliases[argv[0]] = value
+        return
     # the files its program may come from are read here, on this machine: not for a command
     # run on another one (through ssh)
     files = None if remote else _FILES.get()
@@ -407,6 +426,9 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     elif reads_script or name in _SSH_CLIENTS:
         piped = piped_text()
     out.append(SimpleCommand(argv, here, dyn, remote, appended=appended))
+    program = _python_program(argv, name, len(argv) - len(fed) - len(piped))
+    if program is not None:  # what it hands to a shell or starts runs too
+        _python_runs(program, here if remote else context, dyn, remote, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
         script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
@@ -431,18 +453,15 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             found.destination = found.destination or destination
     elif name == "vastai" and len(argv) >= 4 and argv[1] == "execute":
         _parse(" ".join(argv[3:]), here, dyn, True, out, depth + 1)
-    elif name == "runpodctl" and argv[1:3] == ["exec", "python"]:
-        _runpod_exec(argv[3:], here, dyn, files, out)
+    elif name == "runpodctl" and _runpod_exec_python(argv) is not None:
+        _runpod_exec(_runpod_exec_python(argv) or [], here, dyn, files, out, depth)
     elif name == "alias":
         # `alias nuke='vastai destroy instance'`: the value runs wherever the name is used,
         # with that use's words appended (as xargs appends its input)
         for definition in argv[1:]:
-            _, eq, value = definition.partition("=")
+            alias, eq, value = definition.partition("=")
             if eq and not definition.startswith("-"):
-                first = len(out)
-                _parse(value, context, True, remote, out, depth + 1)
-                for found in out[first:]:
-                    found.appended = True
+                _define_alias(alias, value, aliases, context, remote, out, depth)
     else:
         if name in ("cd", "pushd") and files is not None and not dyn:
             files.enter(argv[1:])
@@ -479,20 +498,92 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             out.append(SimpleCommand([TOO_DEEP, text], context or text, True, remote))
 
 
+_BASH_ALIAS = re.compile(r"^BASH_ALIASES\[([^\]]*)\]=(.*)$", re.S)
+
+
+def _define_alias(name: str, value: str, aliases: dict[str, str], context: str | None,
+                  remote: bool, out: list[SimpleCommand], depth: int) -> None:
+    """``alias NAME=VALUE``: the value is judged now as a command line whose words are
+    computed, with words appended (as xargs appends: the use's words are not known here),
+    and remembered for the line's later uses of NAME (`_command` expands them)."""
+    first = len(out)
+    _parse(value, context, True, remote, out, depth + 1)
+    for found in out[first:]:
+        found.appended = True
+    if not remote:
+        aliases[name] = value
+
+
+def _python_program(argv: list[str], name: str, own: int) -> str | None:
+    """The program text of a Python run with ``-c PROGRAM`` or reading it from stdin (the
+    words past ``own``: what `_command` appended); None for any other command."""
+    if not name.startswith(("python", "pypy")) or not _INTERPRETER.match(name):
+        return None
+    for i, word in enumerate(argv[1:own], 1):
+        if word == "-c" or (word.startswith("-") and not word.startswith("--")
+                            and word.endswith("c") and "W" not in word and "X" not in word):
+            return argv[i + 1] if i + 1 < own else None
+        if not word.startswith("-"):
+            return None
+    return "\n".join(argv[own:]) if own < len(argv) else None
+
+
+def _python_runs(program: str, context: str | None, dyn: bool, remote: bool,
+                 out: list[SimpleCommand], depth: int) -> None:
+    """The command lines a Python program hands to a shell or starts (`python_runs`), parsed
+    as commands of their own; a program too deep to read stands whole (`TOO_DEEP`)."""
+    from labledger.reconcile.python_runs import python_commands
+
+    runs = python_commands(program)
+    if runs is None:
+        out.append(SimpleCommand([TOO_DEEP, program], context or program, True, remote))
+        return
+    for line, computed in runs:
+        _parse(line, context, dyn or computed, remote, out, depth + 1)
+
+
+_RUNPOD_EXEC_VALUES = {"--pod_id", "--pod-id"}  # runpodctl exec python's string flag
+
+
+def _runpod_exec_python(argv: list[str]) -> list[str] | None:
+    """The words after ``runpodctl exec python`` (its flags from before ``python`` put in
+    front: cobra reads flags wherever they stand, ``runpodctl exec --pod_id ID python
+    FILE``); None for any other runpodctl command."""
+    if argv[1:2] != ["exec"]:
+        return None
+    flags: list[str] = []
+    i = 2
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        flags.append(argv[i])
+        if argv[i] in _RUNPOD_EXEC_VALUES and i + 1 < len(argv):
+            flags.append(argv[i + 1])
+            i += 1
+        i += 1
+    return [*flags, *argv[i + 1:]] if argv[i:i + 1] == ["python"] else None
+
+
 def _runpod_exec(args: list[str], here: str, dyn: bool, files: _Files | None,
-                 out: list[SimpleCommand]) -> None:
+                 out: list[SimpleCommand], depth: int) -> None:
     """``runpodctl exec python [--pod_id ID] FILE``: runpodctl copies the local FILE to the pod
     and runs it there with ``python3.11`` (runpod/runpodctl cmd/exec/functions.go,
     PythonOverSSH): a program run on the box, judged as ``python FILE`` with its text (as
-    ``python -c``'s) through ssh, the runpodctl line naming the pod. A FILE that cannot be
-    read here (missing now, computed, a FIFO) runs something unknown there (`opaque`)."""
+    ``python -c``'s) through ssh, the runpodctl line naming the pod, and each command line
+    the program hands to the pod's shell or starts (`python_runs`: ``os.system``,
+    ``subprocess``) as a command run there. A FILE that cannot be read here (missing now,
+    computed, a FIFO) runs something unknown there (`opaque`). ``-h``/``--help`` (not as
+    ``--pod_id``'s value, not after ``--``) prints cobra's help: nothing runs."""
     operands: list[str] = []
     i = 0
     while i < len(args):
         word = args[i]
-        if word == "--pod_id" or word == "--pod-id":
+        if word in _RUNPOD_EXEC_VALUES:
             i += 2
             continue
+        if word == "--":
+            operands += args[i + 1:]
+            break
+        if word in ("-h", "--help"):
+            return
         if not word.startswith("-"):
             operands.append(word)
         i += 1
@@ -503,6 +594,7 @@ def _runpod_exec(args: list[str], here: str, dyn: bool, files: _Files | None,
         out.append(SimpleCommand(["python3.11", operands[0]], here, dyn, True, opaque=True))
         return
     out.append(SimpleCommand(["python3.11", operands[0], text], here, dyn, True))
+    _python_runs(text, here, dyn, True, out, depth)
 
 
 def _interpreter_reads_stdin(argv: list[str], name: str) -> bool:
@@ -1316,6 +1408,8 @@ class _Files:
         self.left = _FILES_CHARS
         self.partial: list[str] = []
         self.git_left = _GIT_ALIAS_EXPANSIONS
+        # the shell aliases the line defines (`alias x=…`, `BASH_ALIASES[x]=…`): name -> value
+        self.aliases: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
         self._configs: dict[str, list[tuple[str, str | None, str, str | None]]] = {}
         self._indexes: dict[str, tuple[dict[str, list[str]], list[tuple[str | None, str]],
@@ -2087,6 +2181,8 @@ def _split(script: str) -> list[tuple[str, list[str], int]]:
         elif ch == "&" and (script.startswith("&>", i) or (
                 current and current[-1].endswith((">", "<")))):
             current.append("&")  # a redirection (`2>&1`, `&>log`), not a separator
+        elif ch == "|" and current and current[-1].endswith(">"):
+            current.append("|")  # `>|`: a redirection that overwrites a noclobber file
         elif ch == "|":
             if script.startswith("||", i):  # an or-list: the next pipeline
                 close("||")

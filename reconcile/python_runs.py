@@ -1,0 +1,107 @@
+"""The command lines a Python program runs, for the agent tool hook.
+
+``runpodctl exec python FILE`` runs FILE's program on a pod: what that program hands to the
+pod's shell or starts as a process (``os.system("rm -rf /workspace/runs")``,
+``subprocess.run(["poweroff"])``) is judged as a command line run there, as ssh's remote
+command is. The program is read with `ast`, never run.
+
+Invariants: a call of a process-starting function (`_RUNS`, by its last name: ``os.system``,
+``subprocess.run``, ``check_call`` imported bare) with a literal command yields that command
+(a string as written, an argument list joined as the shell would quote it); with a command it
+cannot read (a variable, a call) every string literal of the program is taken as a command it
+may run, computed (so what the program holds is judged, never trusted to be harmless); an
+f-string's fixed parts stand with ``$X`` for each value. A program that Python would refuse
+(a syntax error) runs nothing. Never raises: a program too deep for `ast` is None (unknown).
+"""
+
+from __future__ import annotations
+
+import ast
+import shlex
+
+__all__ = ["python_commands"]
+
+# the functions that hand a command to a shell or start a process: os.system, os.popen,
+# subprocess.run/call/check_call/check_output/Popen/getoutput/getstatusoutput, os.exec*/spawn*
+# and pty.spawn (Python 3.11 library reference, os and subprocess)
+_RUNS = {"system", "popen", "Popen", "run", "call", "check_call", "check_output", "getoutput",
+         "getstatusoutput", "spawn"}
+_RUN_PREFIXES = ("exec", "spawn", "posix_spawn")
+
+
+def python_commands(program: str) -> list[tuple[str, bool]] | None:
+    """The command lines ``program`` may run, each with whether it is computed; None when it
+    cannot be read (nested too deep for the parser)."""
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return []  # python refuses it: nothing runs
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    found: list[tuple[str, bool]] = []
+    unread = False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not _starts_a_process(node.func):
+            continue
+        for arg in _command_arguments(node):
+            line = _literal_command(arg)
+            if line is None:
+                unread = True
+            else:
+                found.append(line)
+    if unread:
+        # the command is computed (`os.system(CMD)`): any string of the program may be it
+        found += [(s.value, True) for s in ast.walk(tree)
+                  if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+    return found
+
+
+def _starts_a_process(func: ast.expr) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else \
+        func.id if isinstance(func, ast.Name) else ""
+    return name in _RUNS or name.startswith(_RUN_PREFIXES)
+
+
+def _command_arguments(call: ast.Call) -> list[ast.expr]:
+    """The argument that names the command: the first (``args=`` as a keyword); for
+    ``os.exec*``/``spawn*`` the argument list after the path (``os.execv(path, ["rm",
+    "-rf", d])``; ``os.execl(path, "rm", "-rf", d)``: its words as one list)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name.startswith(_RUN_PREFIXES) and name not in _RUNS:
+        rest = list(call.args)
+        if name.startswith("spawn") and rest:  # os.spawnv(mode, path, args)
+            rest = rest[1:]
+        if len(rest) == 2 and isinstance(rest[1], ast.List | ast.Tuple):
+            return [rest[1]]
+        return [ast.List(elts=rest[1:], ctx=ast.Load())]
+    return call.args[:1] or [k.value for k in call.keywords if k.arg == "args"]
+
+
+def _literal_command(arg: ast.expr) -> tuple[str, bool] | None:
+    """(the command line, computed) of a literal command argument: a string, a list or tuple
+    of strings (joined, quoted as a shell reads them), an f-string (``$X`` for each value,
+    computed); None for anything else."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value, False
+    if isinstance(arg, ast.JoinedStr):
+        return _fstring(arg), True
+    if isinstance(arg, ast.List | ast.Tuple):
+        words: list[str] = []
+        computed = False
+        for element in arg.elts:
+            if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                words.append(element.value)
+            elif isinstance(element, ast.JoinedStr):
+                words.append(_fstring(element))
+                computed = True
+            else:
+                words.append("$X")  # a word computed when it runs
+                computed = True
+        return " ".join(w if w.startswith("$") else shlex.quote(w) for w in words), computed
+    return None
+
+
+def _fstring(arg: ast.JoinedStr) -> str:
+    return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                   else "$X" for v in arg.values)
