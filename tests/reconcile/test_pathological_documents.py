@@ -1,6 +1,7 @@
 """Documents built to make reconcile's readers slow: each is judged in a subprocess, which must
-finish within 10 times what an ordinary document of its size and syntax takes there (at least
-5 s: a ratio, so a slow machine does not fail it) and give a sane report.
+finish within 10 times the CPU time an ordinary document of its size and syntax takes there (at
+least 5 s: a ratio, so a slow machine does not fail it, and CPU time, so a busy one does not)
+and give a sane report.
 
 `labledger reconcile` runs in pre-commit hooks, where a document that makes it take minutes is a
 hook that hangs. Each case below once did: a regex tried from every character of a long line
@@ -45,9 +46,11 @@ claims = [claim("C1", "psnr", 31.42, ("PSNR", "Ours")),
 name, path = sys.argv[1], sys.argv[2]
 with open(path, "rb") as f:
     data = f.read()
-start = time.perf_counter()
+# CPU time, not wall time: other work on a shared machine (a parallel test run) slowed the
+# pathological document measured later, not the reference measured first, past the bound
+start = time.process_time()
 report = reconcile_segments(read_document(name, data), claims, jobs=1)
-print(json.dumps({"seconds": time.perf_counter() - start,
+print(json.dumps({"seconds": time.process_time() - start,
                   "findings": sorted({f.type for f in report.findings}),
                   "matches": len(report.matches)}))
 """
