@@ -967,16 +967,18 @@ def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
         i += 1
         if ended or not word.startswith("-") or word == "-":
             paths.append(word)
-        elif word == "--":
+        elif word in ("--", "--end-of-options"):
             ended = True
         elif word.startswith("--"):
             option, eq, value = word[2:].partition("=")
-            if option == "exclude":
+            if len(option) >= 2 and "exclude".startswith(option):
                 if not eq:
                     value, i = (args[i] if i < len(args) else ""), i + 1
                 excludes.append(value)
-            elif option == "dry-run":
+            elif option and "dry-run".startswith(option):
                 flags.add("n")
+            elif len(option) > 3 and "no-dry-run".startswith(option):
+                flags.discard("n")  # git takes the last: `-n ... --no-dry-run` cleans
         else:
             for k, ch in enumerate(word[1:], 1):
                 if ch == "e":
@@ -1083,9 +1085,14 @@ def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
     name) off, paths unquoted but for control characters and quotes."""
     import subprocess
 
+    dry, forces = _dry_run_args(args)
+    # `-ff` also removes untracked nested repositories, which a dry run lists only when given
+    # `-ff` too: then (only) the question holds a force, after its `-n`, which nothing left
+    # in `dry` can undo; else none, and `clean.requireForce` refuses whatever git reads
     ask = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false",
            "-c", "core.untrackedCache=false", "-c", "core.quotePath=false",
-           "clean", *_dry_run_args(args)]
+           "-c", "clean.requireForce=true", "clean", dry[0],
+           *(["-ff"] if forces > 1 else []), *dry[1:]]
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
            "LC_ALL": "C", "LANGUAGE": ""}
     try:
@@ -1104,25 +1111,36 @@ def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
     return removed
 
 
-def _dry_run_args(args: list[str]) -> list[str]:
-    """The arguments of ``git clean ARGS`` as a dry run: ``-n`` added after its options, and
-    ``-q``/``--quiet`` (a quiet dry run prints nothing) and ``-i``/``--interactive`` left
-    out, also from a bundle of short flags (``-fdq``) and as an abbreviated long option
-    (git's parse-options takes a unique prefix). ``-e`` keeps the rest of its bundle or the
-    next word as its value; everything else is kept as written."""
+def _dry_run_args(args: list[str]) -> tuple[list[str], int]:
+    """The arguments of ``git clean ARGS`` as a dry run that cannot remove anything, and the
+    number of ``-f`` the clean gives. ``-n`` goes first, and every word that could undo it or
+    remove is left out: ``-f``/``--force``, ``-n``/``--dry-run`` and their ``--no-`` forms
+    (git takes the last of ``-n``/``--no-dry-run``: ``-n ... --no-dry-run`` cleans), ``-i``,
+    ``-q`` (a quiet dry run prints nothing), also from a bundle of short flags (``-fdq``)
+    and as an abbreviated long option (git's parse-options takes a unique prefix). With no
+    ``-f`` left, git's ``clean.requireForce`` (set on the asking command line) refuses to
+    remove should ``-n`` ever be read as something else; a ``-n`` appended after the clean's
+    words was: the value of a trailing ``-e``/``--exclude`` or a pathspec after
+    ``--end-of-options``, and the hook itself ran the real clean. ``-e`` keeps the rest of its
+    bundle or the next word as its value; everything else is kept as written."""
     out: list[str] = []
-    i = 0
+    forces = 0
+    i, ended = 0, False
     while i < len(args):
         word = args[i]
         i += 1
-        if word == "--":
-            return [*out, "-n", *args[i - 1:]]
-        if not word.startswith("-") or word == "-":
+        if ended or not word.startswith("-") or word == "-":
+            out.append(word)
+        elif word in ("--", "--end-of-options"):
+            ended = True
             out.append(word)
         elif word.startswith("--"):
             name, eq, _ = word[2:].partition("=")
             bare = name[3:] if name.startswith("no-") else name
-            if bare and ("interactive".startswith(bare) or "quiet".startswith(bare)):
+            if bare and any(full.startswith(bare)
+                            for full in ("interactive", "quiet", "dry-run", "force")):
+                if "force".startswith(bare) and not name.startswith("no-"):
+                    forces += 1
                 continue
             out.append(word)
             if not eq and len(name) >= 2 and "exclude".startswith(name) and i < len(args):
@@ -1138,11 +1156,13 @@ def _dry_run_args(args: list[str]) -> list[str]:
                         bundle = args[i]
                         i += 1
                     break
-                if ch not in "iq":
+                if ch == "f":
+                    forces += 1
+                elif ch not in "iqn":
                     bundle += ch
             if bundle != "-":
                 out.append(bundle)
-    return [*out, "-n"]
+    return ["-n", *out], forces
 
 
 # git's C-style quoting of a path (quote.c, quote_c_style): these escapes and \ooo octal bytes
@@ -1274,10 +1294,21 @@ def _git_excluded(place: Path, root: Path, patterns: list[str]) -> bool:
 
 
 def _dry_run(args: list[str]) -> bool:
-    """``-n`` (alone or in a bundle of short flags) or ``--dry-run``: ``git clean`` and
-    ``rsync`` only list what they would delete."""
-    return any(a == "--dry-run" or (a.startswith("-") and not a.startswith("--") and "n" in a)
-               for a in args)
+    """``-n`` (alone or in a bundle of short flags) or ``--dry-run``, not undone by a later
+    ``--no-dry-run`` (the last one counts): ``git clean`` and ``rsync`` only list what they
+    would delete. Options end at ``--``/``--end-of-options``."""
+    dry = False
+    for a in args:
+        if a in ("--", "--end-of-options"):
+            break
+        if a == "--dry-run":
+            dry = True
+        elif a == "--no-dry-run" or (a.startswith("--no-d") and "--no-dry-run".startswith(a)):
+            dry = False
+        elif a.startswith("-") and not a.startswith("--"):
+            # what follows an `e` is its value (git clean's pattern, rsync's shell): `-enope`
+            dry = dry or "n" in a[1:].partition("e")[0]
+    return dry
 
 
 def _find_name_tests(args: list[str]) -> list[tuple[str, str]]:
