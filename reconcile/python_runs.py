@@ -10,13 +10,19 @@ Invariants: a call of a process-starting function (`_RUNS`, by its last name: ``
 (a string as written, an argument list joined as the shell would quote it); with a command it
 cannot read (a variable, a call) every string literal of the program is taken as a command it
 may run, computed (so what the program holds is judged, never trusted to be harmless); an
-f-string's fixed parts stand with ``$X`` for each value. A program that Python would refuse
-(a syntax error) runs nothing. Never raises: a program too deep for `ast` is None (unknown).
+f-string's fixed parts stand with ``$X`` for each value. A process-starting function named
+but not called here (``f = os.system``, ``map(os.system, ...)``, ``from os import system as
+s``, ``getattr(os, "system")``) reads as a computed command, and so does ``exec``/``eval`` of
+anything but a string literal (a literal is read as a program of its own). A program this
+Python cannot parse (newer syntax: the box's Python may be 3.12+; nested too deep for `ast`)
+is read by its string literals alone, every one a computed command (fail closed). Never
+raises; None only for a program whose strings cannot be read either.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 
 __all__ = ["python_commands"]
@@ -34,14 +40,28 @@ def python_commands(program: str) -> list[tuple[str, bool]] | None:
     cannot be read (nested too deep for the parser)."""
     try:
         tree = ast.parse(program)
-    except SyntaxError:
-        return []  # python refuses it: nothing runs
-    except (ValueError, RecursionError, MemoryError):
-        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # the box's Python may read what this one cannot (`type T = int`, PEP 701 f-strings)
+        return [(text, True) for m in _STRING_LITERAL.finditer(program)
+                if (text := m.group(m.lastindex or 0))]
     found: list[tuple[str, bool]] = []
     unread = False
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not _starts_a_process(node.func):
+        if _names_a_runner(node) and id(node) not in called:
+            unread = True  # `f = os.system`, `from os import system as s`, getattr(os, ...)
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval"):
+            code = node.args[0] if node.args else None
+            if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                inner = python_commands(code.value)
+                found += inner if inner is not None else []
+            else:
+                unread = True
+            continue
+        if not _starts_a_process(node.func):
             continue
         for arg in _command_arguments(node):
             line = _literal_command(arg)
@@ -54,6 +74,30 @@ def python_commands(program: str) -> list[tuple[str, bool]] | None:
         found += [(s.value, True) for s in ast.walk(tree)
                   if isinstance(s, ast.Constant) and isinstance(s.value, str)]
     return found
+
+
+# a string literal's text, quotes left out (triple-quoted first); for a program `ast` cannot read
+_DQ3, _SQ3 = '"' * 3, "'" * 3
+_STRING_LITERAL = re.compile("|".join([
+    _DQ3 + r'((?:[^"\\]|\\.|"(?!""))*)' + _DQ3,
+    _SQ3 + r"((?:[^'\\]|\\.|'(?!''))*)" + _SQ3,
+    r'"((?:[^"\\\n]|\\.)*)"',
+    r"'((?:[^'\\\n]|\\.)*)'",
+]))
+
+
+def _names_a_runner(node: ast.AST) -> bool:
+    """``node`` names a process-starting function: ``os.system``, ``system`` (also as an
+    imported name) or the string ``"system"`` (``getattr(os, "system")``)."""
+    if isinstance(node, ast.Attribute | ast.Name):
+        return _starts_a_process(node)
+    if isinstance(node, ast.alias):
+        return node.name in _RUNS or node.name.startswith(_RUN_PREFIXES)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value in _RUNS - {"run", "call"} or (
+            node.value.startswith(_RUN_PREFIXES) and node.value.isidentifier()
+            and node.value not in ("exec", "execute"))
+    return False
 
 
 def _starts_a_process(func: ast.expr) -> bool:

@@ -84,3 +84,42 @@ def test_cleans_that_keep_the_capsules_or_only_list_pass(
     before = _files(box)
     assert_passes(hook(command), command)
     assert {f for f in before if f.startswith((".labledger", "capsules"))} <= _files(box)
+
+
+# What a Python program runs, however it names the function (review 44, item 3) and whatever
+# Python it is written for (item 4: the box's python3 may be 3.12+, whose syntax, `type T =
+# int` or PEP 701's f"{"a"}", this 3.11 cannot parse; item 5: nested too deep for `ast`).
+_SSH = "ssh root@203.0.113.7 python3 - <<'EOF'\n{}\nEOF"
+
+
+@pytest.mark.parametrize("program", [
+    "import os\nf = os.system\nf('poweroff')",
+    "from os import system as s\ns('poweroff')",
+    "import os\ngetattr(os, 'system')('poweroff')",
+    "import os\nlist(map(os.system, ['poweroff']))",
+    "exec(\"import os; os.system('poweroff')\")",
+    "code = 'import os; os.system(\"poweroff\")'\nexec(code)",
+    "type T = int\nimport os\nos.system('poweroff')",
+    "x = f\"{'a'}\" + f\"{\"b\"}\"\nimport subprocess\nsubprocess.run(['poweroff'])",
+    "y = " + "-" * 3000 + "1\nimport subprocess\nsubprocess.run(['poweroff'])",
+], ids=["a name for os.system", "imported as another name", "getattr", "map", "exec of a literal",
+        "exec of a variable", "3.12 type alias", "PEP 701 f-string", "nested too deep"])
+def test_what_a_python_program_starts_under_any_name_is_judged(
+        hook: Callable[..., Any], program: str) -> None:
+    command = _SSH.format(program)
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "instance 'pod-abc123'" in result.stderr
+
+
+@pytest.mark.parametrize("program", [
+    "import os\nprint(os.getcwd())",
+    "import subprocess\nprint(subprocess.run(['nvidia-smi']).returncode)",
+    "type T = int\nprint('done')",
+    "exec('print(1)')",
+    "import asyncio\nasyncio.run(main())",
+], ids=["getcwd", "nvidia-smi", "3.12 syntax that prints", "exec that prints", "asyncio.run"])
+def test_a_python_program_that_starts_nothing_harmful_passes(
+        hook: Callable[..., Any], program: str) -> None:
+    command = _SSH.format(program)
+    assert_passes(hook(command), command)
