@@ -18,3 +18,11 @@ def decode_text(data: bytes) -> str:
     if data.startswith(_UTF16_MARKS):
         return data.decode("utf-16")  # the codec reads the mark for the byte order, drops it
     return data.decode("utf-8-sig")
+
+
+def undecodable(data: bytes, exc: UnicodeDecodeError) -> str:
+    """What `decode_text` refused, in a message's words: "not UTF-8 text (byte 0: ...)", or,
+    for a file with a UTF-16 mark that does not decode, that (not "not UTF-8")."""
+    what = "UTF-16 text (it starts with a UTF-16 byte-order mark)" \
+        if data.startswith(_UTF16_MARKS) else "UTF-8 text"
+    return f"not {what} (byte {exc.start}: {exc.reason})"

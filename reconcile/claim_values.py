@@ -89,7 +89,7 @@ from fractions import Fraction
 from typing import Any
 
 from labledger.ledger._words import counted
-from labledger.reconcile._text import decode_text
+from labledger.reconcile._text import decode_text, undecodable
 from labledger.reconcile.errors import ClaimInputError, MetricNotFoundError
 from labledger.reconcile.json_records import (
     RecordColumns,
@@ -1017,7 +1017,7 @@ def _read_csv(data: bytes, where: str, delimiter: str) -> _Table:
     try:
         text = decode_text(data)
     except UnicodeDecodeError as exc:
-        raise ClaimInputError(f"{where} is not UTF-8 text ({exc})", where=where) from None
+        raise ClaimInputError(f"{where} is {undecodable(data, exc)}", where=where) from None
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows: list[tuple[int, list[str]]] = []  # (the file line the row starts on, its cells)
     end = 0

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
-from labledger.reconcile._text import decode_text
+from labledger.reconcile._text import decode_text, undecodable
 from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
 from labledger.reconcile.coco_summary import blank_brackets
 from labledger.reconcile.decimal_mark import decimal_comma
@@ -164,7 +164,7 @@ def read_document(path: str, data: bytes) -> list[Segment]:
     try:
         text = decode_text(data)
     except UnicodeDecodeError as exc:
-        raise DocumentError([(path, f"not UTF-8 text (byte {exc.start}: {exc.reason})")]) from None
+        raise DocumentError([(path, undecodable(data, exc))]) from None
     nul = text.find("\0")
     if nul >= 0:
         # valid UTF-8 but no text: UTF-16 without its byte-order mark decodes so (ASCII

@@ -137,3 +137,15 @@ def test_evidence_check_names_a_claims_list_that_is_malformed(claims: object, sa
     document = {"version": "1.0", "claims": []}
     text = json.dumps({"version": "1.0", "claims": claims})
     assert said in differences(text, document)
+
+
+def test_a_marked_utf16_document_that_does_not_decode_is_named_utf16(
+        ledger: Ledger, project: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its mark says UTF-16: "not UTF-8 text" sent the user to the wrong encoding."""
+    monkeypatch.chdir(project)
+    (project / "README.md").write_bytes(codecs.BOM_UTF16_LE + b"h\x00i")  # an odd byte
+    code, _, err = call(capsys, "reconcile", "README.md")
+    assert code == 2
+    assert ("README.md: not UTF-16 text (it starts with a UTF-16 byte-order mark) (byte 4: "
+            "truncated data)") in err
