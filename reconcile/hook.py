@@ -954,40 +954,64 @@ def _removes_folders(argv: list[str]) -> bool:
     return False
 
 
-def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
-    """(short flags, ``-e`` patterns, paths) of ``git clean ARGS``, read as git's option parser
-    does: ``-e`` takes the rest of its bundle or the next word (``-fdxe capsules``), so its
-    pattern is neither a path nor flags (``-edata`` is not ``-d``); ``--dry-run`` is ``-n``."""
-    flags: set[str] = set()
-    excludes: list[str] = []
-    paths: list[str] = []
+def _clean_words(args: list[str]) -> Iterator[tuple[str, str, list[str]]]:
+    """``git clean ARGS`` read as git's option parser reads it, one unit at a time: (kind,
+    value, the words as written). Kinds: ``path`` (also every word after ``--`` or
+    ``--end-of-options``, themselves ``end``), ``long`` (the option's name, ``no-`` kept),
+    ``flags`` (a bundle's short flags before any ``e``), ``exclude`` (the pattern: ``-e`` takes
+    the rest of its bundle or the next word, ``-fdxe capsules``, so it is neither a path nor
+    flags; ``--exclude`` and its unique prefixes take ``=VALUE`` or the next word)."""
     i, ended = 0, False
     while i < len(args):
         word = args[i]
         i += 1
         if ended or not word.startswith("-") or word == "-":
-            paths.append(word)
+            yield "path", word, [word]
         elif word in ("--", "--end-of-options"):
             ended = True
+            yield "end", word, [word]
         elif word.startswith("--"):
-            option, eq, value = word[2:].partition("=")
-            if len(option) >= 2 and "exclude".startswith(option):
+            name, eq, value = word[2:].partition("=")
+            if len(name) >= 2 and "exclude".startswith(name):
+                words = [word]
                 if not eq:
-                    value, i = (args[i] if i < len(args) else ""), i + 1
-                excludes.append(value)
-            elif option and "dry-run".startswith(option):
-                flags.add("n")
-            elif len(option) > 3 and "no-dry-run".startswith(option):
-                flags.discard("n")  # git takes the last: `-n ... --no-dry-run` cleans
+                    value = args[i] if i < len(args) else ""
+                    words += args[i:i + 1]
+                    i += 1
+                yield "exclude", value, words
+            else:
+                yield "long", name, [word]
         else:
-            for k, ch in enumerate(word[1:], 1):
-                if ch == "e":
-                    value = word[k + 1:]
-                    if not value:
-                        value, i = (args[i] if i < len(args) else ""), i + 1
-                    excludes.append(value)
-                    break
-                flags.add(ch)
+            flags, e, rest = word[1:].partition("e")
+            if flags:
+                yield "flags", flags, ["-" + flags]
+            if e:
+                words = ["-e" + rest]
+                if not rest:  # `-e PATTERN`
+                    rest = args[i] if i < len(args) else ""
+                    words += args[i:i + 1]
+                    i += 1
+                yield "exclude", rest, words
+
+
+def _git_clean(args: list[str]) -> tuple[set[str], list[str], list[str]]:
+    """(short flags, ``-e`` patterns, paths) of ``git clean ARGS`` (`_clean_words`);
+    ``--dry-run`` is ``-n``, undone by a later ``--no-dry-run`` (git takes the last:
+    ``-n ... --no-dry-run`` cleans)."""
+    flags: set[str] = set()
+    excludes: list[str] = []
+    paths: list[str] = []
+    for kind, value, _ in _clean_words(args):
+        if kind == "path":
+            paths.append(value)
+        elif kind == "exclude":
+            excludes.append(value)
+        elif kind == "flags":
+            flags.update(value)
+        elif kind == "long" and value and "dry-run".startswith(value):
+            flags.add("n")
+        elif kind == "long" and len(value) > 3 and "no-dry-run".startswith(value):
+            flags.discard("n")
     return flags, excludes, paths
 
 
@@ -1121,47 +1145,23 @@ def _dry_run_args(args: list[str]) -> tuple[list[str], int]:
     ``-f`` left, git's ``clean.requireForce`` (set on the asking command line) refuses to
     remove should ``-n`` ever be read as something else; a ``-n`` appended after the clean's
     words was: the value of a trailing ``-e``/``--exclude`` or a pathspec after
-    ``--end-of-options``, and the hook itself ran the real clean. ``-e`` keeps the rest of its
-    bundle or the next word as its value; everything else is kept as written."""
+    ``--end-of-options``, and the hook itself ran the real clean. Words are read by
+    `_clean_words`; everything else is kept as written."""
     out: list[str] = []
     forces = 0
-    i, ended = 0, False
-    while i < len(args):
-        word = args[i]
-        i += 1
-        if ended or not word.startswith("-") or word == "-":
-            out.append(word)
-        elif word in ("--", "--end-of-options"):
-            ended = True
-            out.append(word)
-        elif word.startswith("--"):
-            name, eq, _ = word[2:].partition("=")
-            bare = name[3:] if name.startswith("no-") else name
+    for kind, value, words in _clean_words(args):
+        if kind == "long":
+            bare = value[3:] if value.startswith("no-") else value
             if bare and any(full.startswith(bare)
                             for full in ("interactive", "quiet", "dry-run", "force")):
-                if "force".startswith(bare) and not name.startswith("no-"):
+                if "force".startswith(bare) and not value.startswith("no-"):
                     forces += 1
                 continue
-            out.append(word)
-            if not eq and len(name) >= 2 and "exclude".startswith(name) and i < len(args):
-                out.append(args[i])
-                i += 1
-        else:
-            bundle = "-"
-            for k, ch in enumerate(word[1:], 1):
-                if ch == "e":
-                    bundle += word[k:]
-                    if k == len(word) - 1 and i < len(args):  # `-e PATTERN`
-                        out.append(bundle)
-                        bundle = args[i]
-                        i += 1
-                    break
-                if ch == "f":
-                    forces += 1
-                elif ch not in "iqn":
-                    bundle += ch
-            if bundle != "-":
-                out.append(bundle)
+        elif kind == "flags":
+            forces += value.count("f")
+            kept = "".join(ch for ch in value if ch not in "fiqn")
+            words = ["-" + kept] if kept else []
+        out += words
     return ["-n", *out], forces
 
 
