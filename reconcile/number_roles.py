@@ -41,24 +41,28 @@ few characters of the number. Markers are never judged by these words: they say 
 
 Which split a number is of (train, val, test, eval), where its words say so, is read here too
 (`metric_split`, `key_split`, `record_split`, `prose_splits`, `respective_splits`): a number of
-another split than a claim's is not that claim's.
+another split than a claim's is not that claim's. In prose a split word qualifying the data
+("on the test set") is the split of the numbers near it; one qualifying a metric ("val loss",
+"test PSNR", a claim's own metric or alias) is the split of that metric's numbers only, not of
+another metric's in its sentence (`SentenceSplits`).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from labledger.reconcile.metric_directions import HIGHER, LOWER, metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_field_listing",
-           "is_listing", "key_split", "label_split", "labels", "list_head", "metric_split",
+__all__ = ["DELTA_HEADER", "Key", "SentenceSplits", "SplitWord", "has_split_word",
+           "header_split", "heading_split", "is_field_listing", "is_listing", "key_split",
+           "label_split", "labels", "list_head", "metric_mentions", "metric_split",
            "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
            "respective_splits", "respectively", "role_of", "says_respectively",
-           "splits_conflict", "spread_label", "written_with"]
+           "split_words", "splits_conflict", "spread_label", "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -872,13 +876,48 @@ def heading_split(heading: str) -> str | None:
     return named.pop() if any(_qualifying(m) for m in _PROSE_SPLIT.finditer(heading)) else None
 
 
-def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
+def prose_splits(masked: str, base: int,
+                 anchors: Mapping[int, int] | None = None) -> list[tuple[int, str]]:
     """(offset, family) of each split word of a sentence that qualifies the data or a metric
     ("on the training data", "the test set", "validation accuracy"), also as a word of a list
     of splits ("the validation and test sets"; `split_lists`): each word of a list is given
-    with every family of the list, so a number near one of its words is near all its splits."""
-    return [(at, family) for run in split_lists(masked, base) for at, _ in run
-            for family in dict.fromkeys(family for _, family in run)]
+    with every family of the list, so a number near one of its words is near all its splits.
+    ``anchors``: as `split_words` has them."""
+    return [(w.at, w.family) for w in split_words(masked, base, anchors)]
+
+
+class SplitWord(NamedTuple):
+    """A split word of a sentence that qualifies the data or a metric (`split_words`)."""
+
+    at: int      # where the word starts (``base`` on)
+    family: str  # one of its list's families (a word of "the val and test sets": one each)
+    # the spans of the metrics it qualifies, with those listed with it ("test PSNR and SSIM":
+    # both); () where it qualifies the data ("the test set", "test results"), which is what
+    # every number of the sentence near it is of
+    metrics: tuple[tuple[int, int], ...]
+
+
+def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None,
+                metrics: Mapping[int, int] | None = None) -> list[SplitWord]:
+    """Each split word of a sentence that qualifies the data or a metric (`prose_splits`), with
+    the metrics it qualifies. ``anchors``: where a claim's anchor term starts, and ends (offsets
+    ``base`` on): a claim's metric or alias after a split word is qualified by it as the direction
+    registry's metrics are ("a test FVD of 131.7", "dev MCC"). Metrics listed after the first
+    ("test PSNR and SSIM", "val PSNR/SSIM/LPIPS": the registry's, and ``metrics``, those of
+    ``anchors`` that are a claim's metric) are qualified too."""
+    out: list[SplitWord] = []
+    for run, noun in _split_runs(masked, base, anchors):
+        listed: tuple[tuple[int, int], ...] = ()
+        if noun is not None:
+            listed = _listed_metrics(masked, base, noun, metrics)
+        families = dict.fromkeys(family for _, family in run)
+        out.extend(SplitWord(at, family, listed) for at, _ in run for family in families)
+    return out
+
+
+# The nouns after a split word that are the data, not a metric: "the test set", "val results"
+_DATA_NOUN = re.compile(r"(?i)sets?|data|datasets?|splits?|images|samples|examples|scores?"
+                        r"|metrics?|results?|performance")
 
 
 # A split word joined to the next one of a list ("validation and test sets", "train, val, and
@@ -888,30 +927,72 @@ def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
 _SPLIT_IN_LIST = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*(?:,[ \t]*(?:(?:"
                             + _LIST_WORDS + r")[ \t]+)?|(?:" + _LIST_WORDS + r")[ \t]+)\Z")
 _SPLIT_SLASHED = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*/[ \t]*\Z")
+# between a split word and a claim's anchor it qualifies, as `_PROSE_SPLIT` has it
+_QUALIFIER_GAP = re.compile(r"[\s_\-/]+")
 
 
-def split_lists(masked: str, base: int) -> list[list[tuple[int, str]]]:
+def split_lists(masked: str, base: int,
+                anchors: Mapping[int, int] | None = None) -> list[list[tuple[int, str]]]:
     """The split words of a sentence that qualify the data or a metric, as (offset, family),
     one list each run joined by commas or "and" ("on the validation and test sets": one of
-    two; "the test set": one of one), in text order. Offsets are ``base`` on."""
+    two; "the test set": one of one), in text order. Offsets are ``base`` on. ``anchors``: as
+    `split_words` has them."""
+    return [run for run, _ in _split_runs(masked, base, anchors)]
+
+
+def _split_runs(masked: str, base: int, anchors: Mapping[int, int] | None
+                ) -> list[tuple[list[tuple[int, str]], tuple[int, int] | None]]:
+    """`split_lists`' runs, each with the span of the metric its last word qualifies (None:
+    the data). Offsets are ``base`` on."""
     if not _ANY_SPLIT.search(masked):  # most sentences: one search, no list
         return []
-    out: list[list[tuple[int, str]]] = []
-    for m in _PROSE_SPLIT.finditer(masked):
-        family = _qualifying(m)
-        if family is None:
+    out: list[tuple[list[tuple[int, str]], tuple[int, int] | None]] = []
+    for word in _ANY_SPLIT.finditer(masked):
+        qualified = _qualified_noun(masked, base, word, anchors)
+        if qualified is None:
             continue
-        if m.group(2).lower() in ("split", "splits") \
-                and _joined_before((_SPLIT_SLASHED,), masked, m.start()) is not None:
+        family, noun, is_data = qualified
+        if is_data and masked[noun[0] - base:noun[1] - base].lower() in ("split", "splits") \
+                and _joined_before((_SPLIT_SLASHED,), masked, word.start()) is not None:
             continue  # "a train/val/test split of 80/10/10": the partition, no split's data
-        run = [(m.start() + base, family)]
-        at = m.start()
+        run = [(word.start() + base, family)]
+        at = word.start()
         joins = (_SPLIT_IN_LIST, _SPLIT_SLASHED)
         while (prev := _joined_before(joins, masked, at)) is not None:
             run.append((prev.start() + base, _SPLIT_FAMILY[prev.group(1).lower()]))
             at = prev.start()
-        out.append(run[::-1])
+        out.append((run[::-1], None if is_data else noun))
     return out
+
+
+def _qualified_noun(masked: str, base: int, word: re.Match[str],
+                    anchors: Mapping[int, int] | None) -> tuple[str, tuple[int, int], bool] | None:
+    """(family, the span of the noun it qualifies, whether that is the data) for the split word
+    ``word`` (an `_ANY_SPLIT` match) where it qualifies the data or a metric: a noun of
+    `_PROSE_SPLIT`'s, or a claim's anchor (``anchors``) right after it or holding it ("test
+    FVD" for a claim on "test_fvd"); else None (`_qualifying`: a verb, another sense)."""
+    found = _PROSE_SPLIT.match(masked, word.start())
+    if found is not None:
+        family = _qualifying(found)
+        if family is None:
+            return None
+        noun = found.group(2)
+        return family, (found.start(2) + base, found.end(2) + base), \
+            _DATA_NOUN.fullmatch(noun) is not None
+    if not anchors:
+        return None
+    gap = _QUALIFIER_GAP.match(masked, word.end())
+    if gap is None:
+        return None
+    end = anchors.get(gap.end() + base)
+    if end is None:  # not before an anchor: one holding the word ("test fvd"), if any
+        held = anchors.get(word.start() + base)
+        if held is None or held <= gap.end() + base:
+            return None
+        end = held
+    if _is_verb(masked, word.group(0).lower(), word.start()):
+        return None
+    return _SPLIT_FAMILY[word.group(0).lower()], (gap.end() + base, end), False
 
 
 def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
@@ -937,7 +1018,8 @@ def _trained_on(masked: str, at: int) -> bool:
     return _TRAINED_ON.search(masked, max(0, at - 40), at) is not None
 
 
-def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
+def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                      anchors: Mapping[int, int] | None = None
                       ) -> tuple[list[tuple[int, str]], list[list[int]]]:
     """In a sentence saying *respectively* with one list of splits ("31.42 and 32.05 dB on the
     validation and test sets, respectively"): (number's index, split) for each number of a list
@@ -945,10 +1027,11 @@ def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
     D"), and the lists of numbers of another length (their indices: which number is of which
     split cannot be told). ``numbers``: (start, end with its unit), in text order; offsets are
     ``base`` on from ``masked``'s start. Else none of either, also where the sentence names a
-    split outside the list or the list is what was trained on (`_TRAINED_ON`)."""
+    split outside the list or the list is what was trained on (`_TRAINED_ON`). ``anchors``: as
+    `split_words` has them."""
     if len(numbers) < 2 or not says_respectively(masked):
         return [], []
-    runs = split_lists(masked, base)
+    runs = split_lists(masked, base, anchors)
     if len(runs) != 1 or len(runs[0]) < 2 or _trained_on(masked, runs[0][0][0] - base):
         # a split also named on its own ("... on the test set, after training on the train
         # and val splits"), or a list of the data trained on: the numbers are not of its splits
@@ -972,11 +1055,15 @@ def _qualifying(found: re.Match[str]) -> str | None:
     says something else after that split's words (`_OTHER_SENSE`: "training precision") or
     the word is a verb there ("we test PSNR"; `_VERB_SUBJECT`)."""
     word = found.group(1).lower()
-    if word in _VERBS and _VERB_SUBJECT.search(found.string, max(0, found.start() - 24),
-                                               found.start()):
+    if _is_verb(found.string, word, found.start()):
         return None  # "We test PSNR on Kodak": the verb (`_VERBS`), no split
     family = _SPLIT_FAMILY[word]
     return None if found.group(2).lower() in _OTHER_SENSE.get(family, ()) else family
+
+
+def _is_verb(masked: str, word: str, at: int) -> bool:
+    """Whether the split word ``word`` (lower case) at ``at`` is a verb there (`_VERBS`)."""
+    return word in _VERBS and _VERB_SUBJECT.search(masked, max(0, at - 24), at) is not None
 
 
 # Split words that are also verbs, and what says they are one there: a subject or an
@@ -987,3 +1074,180 @@ _VERBS = frozenset({"test", "train"})
 _VERB_SUBJECT = re.compile(r"(?i)(?<![^\W_])(?:we|they|i|you|(?:order|want|wants|need|needs|"
                            r"used|use|able|aim|aims|how|try|tries)[ \t]+to)(?:[ \t]+(?:then|"
                            r"also|first|further|now|next|additionally|again))?[ \t]+\Z")
+
+
+# --- which numbers of a sentence a split word is the split of ----------------------------------
+#
+# A split word qualifying the data ("on the test set", "test results") says what the numbers
+# near it are of. One qualifying a metric ("val loss", "test PSNR") says so of that metric: of
+# the number it is written with, of the metrics listed with it ("test PSNR and SSIM"), and of a
+# metric given next in a list of "metric number" pairs ("a test PSNR of 31.42 dB and SSIM of
+# 0.91"); not of another metric's number ("The training loss converges and PSNR is 32.05"),
+# nor across a clause ("The val loss curve is flat; ... reaches 31.42 dB").
+
+# A metric's name as a sentence writes it: the direction registry's (as `_PROSE_SPLIT` has
+# them), with a cut-off ("mAP@50") or a plural ("PSNRs")
+_METRIC_MENTION = re.compile(r"(?i)(?<![^\W_])(?:" + _SPELLED_APART + r"|(?:" + _METRIC_NAMES
+                             + r")(?:[@\-]?\d[\d.:]*)?(?:e?s)?)(?![^\W_])")
+# What joins a metric to the next of a list: "PSNR and SSIM", "PSNR, SSIM and LPIPS",
+# "PSNR/SSIM", "PSNR and the SSIM"
+_METRIC_JOIN = re.compile(r"(?i)[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or|&)[ \t]+"
+                          r"|/[ \t]*)(?:the[ \t]+)?")
+_CLOSES_A_LIST = re.compile(r"(?i)and|or|&|/")
+_DIGIT = re.compile(r"\d")
+# Where a clause ends: a semicolon; a comma before "and", "but", "while", "whereas" and a word
+# (", and the PSNR reaches"; not a list's last number: ", and 0.12"); "whereas"
+_CLAUSE_END = re.compile(r"(?i);|,[ \t]*(?:and|but|while|whilst|whereas)[ \t]+(?=[^\W\d_])"
+                         r"|(?<![^\W_])whereas(?![^\W_])")
+# Between a number and the metric after it that it is written with: "32.05 dB test PSNR",
+# "31.42 dB in test PSNR", "0.91 on the val SSIM" (not "31.42 dB, with a val loss")
+_NUMBER_THEN_METRIC = re.compile(r"(?i)[ \t~$*_`()]*+(?>(?:in|on|of|for|the|a|an|"
+                                 + _SPLIT_WORD + r")[ \t\-_/]++)*+")
+# Between a metric and the next metric of a list of "metric number" pairs (metrics' and claims'
+# names blanked): "a test PSNR of 31.42 dB and an SSIM of 0.91", "test PSNR 31.42, SSIM
+# 0.91", "the test PSNR is 31.42 dB (±0.02), and SSIM is 0.91": link words, numbers with a
+# short unit, punctuation; no other word ("loss plateaus after 40 epochs and the PSNR"). Each
+# token atomic and the run possessive: a long gap of digits and commas is read in one pass.
+_PAIR_GAP = re.compile(r"(?i)(?>[\s,:=/()\[\]±~$*_`+\-\u2212%\\]++|\d[\d.,]*+(?:[ \t]?"
+                       r"[^\W\d_]{1,3}(?![^\W\d_]))?|(?<![^\W\d_])(?:is|are|was|were|of|at|to"
+                       r"|and|the|a|an|its|our|with|vs|reaches|reached|achieves|achieved"
+                       r"|attains|attained|equals|yields|gets)(?![^\W\d_]))*+")
+_PAIR_REACH = 160  # characters: a list's link between two pairs is short
+
+
+def metric_mentions(masked: str, base: int,
+                    anchors: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """The spans (``base`` on) of the metrics a sentence names: the direction registry's names
+    and ``anchors`` (spans of a claim's metric or alias, where the caller knows it is one),
+    overlapping ones merged, in text order."""
+    spans = sorted([(m.start() + base, m.end() + base) for m in _METRIC_MENTION.finditer(masked)]
+                   + list(anchors))
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _listed_metrics(masked: str, base: int, noun: tuple[int, int],
+                    metrics: Mapping[int, int] | None) -> tuple[tuple[int, int], ...]:
+    """``noun`` (a metric's span) and those listed after it ("PSNR, SSIM and LPIPS",
+    "PSNR/SSIM"): the direction registry's names and claims' metrics (``metrics``: start ->
+    end). Items joined by a comma alone are listed only where "and", "or" or a slash joins a
+    later one ("loss, PSNR reaches" is no list)."""
+    spans, pending = [noun], []
+    end = noun[1]
+    while (join := _METRIC_JOIN.match(masked, end - base)) is not None:
+        start = join.end() + base
+        named = _METRIC_MENTION.match(masked, join.end())
+        end = max(named.end() + base if named is not None else -1,
+                  metrics.get(start, -1) if metrics else -1)
+        if end < 0:
+            break
+        pending.append((start, end))
+        if _CLOSES_A_LIST.search(join.group(0)):
+            spans.extend(pending)
+            pending = []
+    return tuple(spans)
+
+
+def has_split_word(masked: str) -> bool:
+    """Whether ``masked`` holds a split word at all (one search: most sentences do not)."""
+    return _ANY_SPLIT.search(masked) is not None
+
+
+class SentenceSplits:
+    """The split words of one sentence (`split_words`) and which of them each of its numbers is
+    of (`of`). ``anchors``: the spans of the claims' anchors in it (offsets ``base`` on);
+    ``metrics``: those of them that are a claim's metric (not a method's name)."""
+
+    def __init__(self, masked: str, base: int, anchors: Sequence[tuple[int, int]] = (),
+                 metrics: Sequence[tuple[int, int]] = ()) -> None:
+        self.masked, self.base = masked, base
+        self.words = split_words(masked, base, dict(anchors), dict(metrics))
+        self._of_metrics = any(w.metrics for w in self.words)
+        # the spans of the metrics it names (`metric_mentions`), where a word qualifies one
+        self.mentions: list[tuple[int, int]] = []
+        if self._of_metrics:
+            qualified = [span for w in self.words for span in w.metrics]
+            self.mentions = metric_mentions(masked, base, [*metrics, *qualified])
+            self._starts = [s for s, _ in self.mentions]
+            # names left out of a list of pairs' link (`_pairs`), by start
+            self._names = sorted({*self.mentions, *anchors})
+            self._name_starts = [s for s, _ in self._names]
+            breaks = [(m.start() + base, m.end() + base) for m in _CLAUSE_END.finditer(masked)]
+            self._break_starts = [s for s, _ in breaks]
+            self._break_ends = [e for _, e in breaks]
+
+    def of(self, at: int, end: int) -> list[SplitWord]:
+        """The split words that may say the split of the number at ``at`` (``end``: with its
+        unit): every word qualifying the data; those qualifying the metric it is written with
+        (`_own_metric`), if any does; else those qualifying a metric whose list of "metric
+        number" pairs its metric continues (`_PAIR_GAP`), and, where its clause names no
+        metric, those of its clause."""
+        words = self.words
+        if not self._of_metrics:
+            return words
+        lo, hi = self._clause(at, end)
+        own = self._own_metric(at, end, lo, hi)
+        if own is not None:
+            mine = [w for w in words if w.metrics and _holds_span(w.metrics, own)]
+            if mine:
+                return [w for w in words if not w.metrics] + mine
+            # (a metric after the number heads no pair it continues: "32.05 dB PSNR")
+            return [w for w in words if not w.metrics
+                    or (w.metrics[-1][1] <= own[0] and own[1] <= at
+                        and self._pairs(w.metrics[-1][1], own[0]))]
+        return [w for w in words if not w.metrics or lo <= w.at < hi]
+
+    def _clause(self, at: int, end: int) -> tuple[int, int]:
+        """The span of the clause holding the number at ``at``..``end`` (`_CLAUSE_END`)."""
+        ends, starts = self._break_ends, self._break_starts
+        k = bisect.bisect_right(ends, at)
+        n = bisect.bisect_left(starts, end)
+        return (ends[k - 1] if k else self.base,
+                starts[n] if n < len(starts) else self.base + len(self.masked))
+
+    def _own_metric(self, at: int, end: int, lo: int, hi: int) -> tuple[int, int] | None:
+        """The metric the number at ``at`` is written with: one right before it ("PSNR is
+        31.42", `_BEFORE_GAP`), else one right after it ("32.05 dB test PSNR"), else the last
+        one before it in its clause ("PSNR reaches 31.42 dB after 300 epochs")."""
+        base, mentions = self.base, self.mentions
+        k = bisect.bisect_right(self._starts, at)
+        before = mentions[k - 1] if k and lo <= mentions[k - 1][0] \
+            and mentions[k - 1][1] <= at else None
+        if before is not None and _BEFORE_GAP.fullmatch(self.masked, before[1] - base,
+                                                        at - base):
+            return before
+        if k < len(mentions):
+            after = mentions[k]
+            if after[0] < hi and _NUMBER_THEN_METRIC.fullmatch(self.masked, end - base,
+                                                               after[0] - base):
+                return after
+        return before
+
+    def _pairs(self, frm: int, to: int) -> bool:
+        """Whether the text from ``frm`` to ``to`` is a list's link between two "metric number"
+        pairs, names of metrics and claims left out (`_PAIR_GAP`), holding the first one's
+        number."""
+        base, text = self.base, self.masked
+        if to - frm > _PAIR_REACH:
+            return False
+        parts, at = [], frm
+        for s, e in self._names[bisect.bisect_left(self._name_starts, frm):]:
+            if s >= to:
+                break
+            if s >= at and e <= to:
+                parts.append(text[at - base:s - base])
+                at = e
+        parts.append(text[at - base:to - base])
+        gap = " ".join(parts)
+        # (a number of the first metric's in it: a list of pairs, not "loss, PSNR reaches")
+        return _PAIR_GAP.fullmatch(gap) is not None and _DIGIT.search(gap) is not None
+
+
+def _holds_span(spans: tuple[tuple[int, int], ...], span: tuple[int, int]) -> bool:
+    """Whether ``span`` overlaps one of ``spans``."""
+    return any(s < span[1] and span[0] < e for s, e in spans)
