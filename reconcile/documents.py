@@ -420,11 +420,12 @@ class _Run:
         # the anchor terms that are a claim's metric (not an alias): `_Run.whole_keys`
         self.metric_terms = frozenset().union(*map(metric_terms, {c.metric for c in claims}))
         # the anchor terms that name a claim's metric, its aliases that do too ("FVD" of
-        # video_fvd, "SSIM"; not a method's "Ours"): the metric a number of a sentence is
-        # written with (`number_roles.SentenceSplits`)
+        # video_fvd, "SSIM"; not a method's "Ours", nor "training time", whose split word is a
+        # word of the quantity): what a split word qualifies (`number_roles.SentenceSplits`)
         self.metric_names = self.metric_terms | frozenset(
             term for c in claims for a in c.aliases
-            if _names_its_metric(term := normalize(a), c.metric))
+            if _names_its_metric(term := normalize(a), c.metric)
+            and not has_split_word(term))
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._cache_ids: dict[frozenset[str], frozenset[str]] = {}  # (their keys: `candidate_ids`)
         self._values: dict[frozenset[str], _ValueIndex] = {}
@@ -1191,13 +1192,20 @@ class _Run:
         name is ("the val and test FVD": `number_roles.split_words`)."""
         if not says_respectively(masked):
             return None  # (most sentences: no anchors gathered)
-        anchors = dict(_anchor_spans(hits, masked, start))
+        anchors = dict(self._metric_spans(hits, masked, start))
         paired, unpaired = respective_splits(masked, start,
                                              [(n.start, n.suffix_end) for n in found], anchors)
         if unpaired:
             self._unpaired_splits(seg, items, [[found[i] for i in ids] for ids in unpaired],
                                   masked, start, anchors)
         return {found[i].start: split for i, split in paired} if paired else None
+
+    def _metric_spans(self, hits: Sequence[Hit], masked: str,
+                      start: int) -> list[tuple[int, int]]:
+        """The spans of a unit's anchors that name a claim's metric (`metric_names`), written in
+        it: the only anchors a split word qualifies ("val PSNR"; not "Val Ours")."""
+        return [(h.start, h.end) for h in hits
+                if h.term in self.metric_names and masked[h.start - start] != " "]
 
     def _unpaired_splits(self, seg: Segment, items: list[_Item], lists: list[list[Shown]],
                          masked: str, start: int, anchors: dict[int, int]) -> None:
@@ -1249,9 +1257,8 @@ class _Run:
         prose: SentenceSplits | None = None
         if keys is None and unit is None and has_split_word(masked):
             anchors = _anchor_spans(hits, masked, start)
-            prose = SentenceSplits(masked, start, anchors, [
-                (h.start, h.end) for h in hits if h.term in self.metric_names
-                and masked[h.start - start] != " "])
+            prose = SentenceSplits(masked, start, anchors,
+                                   self._metric_spans(hits, masked, start))
             if not prose.words:
                 prose = None
         qualified = _qualified(masked, start, keys) if keys is not None else frozenset()

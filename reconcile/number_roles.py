@@ -486,11 +486,14 @@ def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
 # "PSNRs of 32.46, 28.80 and 27.71 dB"; and
 # the number first: "31.42 dB PSNR", "91.3% top-1 accuracy", "0.912 in SSIM"
 _DECOR_CHARS = r"[*_`~$ \t]*"
+# (its runs of decoration possessive: what follows each starts with another character, so a gap
+# is read one way, in one pass, however long its run of spaces, as a masked comment leaves)
+_DECOR_RUN = r"[*_`~$ \t]*+"
 _BEFORE_GAP = re.compile(r"s?(?:[- ](?i:score|scores|value|values|measure))?"
-                         + _DECOR_CHARS + r"(?:(?:[:=\u2248]|(?<![^\W\d_])(?:of|is|was|are|were|"
+                         + _DECOR_RUN + r"(?:(?:[:=\u2248]|(?<![^\W\d_])(?:of|is|was|are|were|"
                          r"reaches|reached|achieves|achieved|attains|attained|equals|"
                          r"von|ist|beträgt|erreicht|de|est|atteint)"
-                         r"(?![^\W\d_]))" + _DECOR_CHARS + r")?\(?" + _DECOR_CHARS)
+                         r"(?![^\W\d_]))" + _DECOR_RUN + r")?\(?" + _DECOR_RUN)
 _AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:(?:in|de)[ \t]+" + _DECOR_CHARS + r")?")
 # A setting a number is written with, after it ("31.42 dB on Set5", "0.912 SSIM on the DPE
 # set") or heading its clause before it ("On Set5, our model reaches a PSNR of 31.42 dB")
@@ -895,6 +898,10 @@ class SplitWord(NamedTuple):
     # both); () where it qualifies the data ("the test set", "test results"), which is what
     # every number of the sentence near it is of
     metrics: tuple[tuple[int, int], ...]
+    # whether only a claim's anchor makes it a split word ("test FVD", "test time": no name the
+    # direction registry knows), which before round 45 named no split: it is the split of its
+    # own metric's numbers only (`SentenceSplits.of`)
+    anchored: bool = False
 
 
 def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None,
@@ -911,7 +918,9 @@ def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None
         if noun is not None:
             listed = _listed_metrics(masked, base, noun, metrics)
         families = dict.fromkeys(family for _, family in run)
-        out.extend(SplitWord(at, family, listed) for at, _ in run for family in families)
+        anchored = noun is not None and _PROSE_SPLIT.match(masked, run[-1][0] - base) is None
+        out.extend(SplitWord(at, family, listed, anchored) for at, _ in run
+                   for family in families)
     return out
 
 
@@ -1094,11 +1103,6 @@ _METRIC_MENTION = re.compile(r"(?i)(?<![^\W_])(?:" + _SPELLED_APART + r"|(?:" + 
 _METRIC_JOIN = re.compile(r"(?i)[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or|&)[ \t]+"
                           r"|/[ \t]*)(?:the[ \t]+)?")
 _CLOSES_A_LIST = re.compile(r"(?i)and|or|&|/")
-_DIGIT = re.compile(r"\d")
-# Where a clause ends: a semicolon; a comma before "and", "but", "while", "whereas" and a word
-# (", and the PSNR reaches"; not a list's last number: ", and 0.12"); "whereas"
-_CLAUSE_END = re.compile(r"(?i);|,[ \t]*(?:and|but|while|whilst|whereas)[ \t]+(?=[^\W\d_])"
-                         r"|(?<![^\W_])whereas(?![^\W_])")
 # Between a number and the metric after it that it is written with: "32.05 dB test PSNR",
 # "31.42 dB in test PSNR", "0.91 on the val SSIM" (not "31.42 dB, with a val loss")
 _NUMBER_THEN_METRIC = re.compile(r"(?i)[ \t~$*_`()]*+(?>(?:in|on|of|for|the|a|an|"
@@ -1113,6 +1117,16 @@ _PAIR_GAP = re.compile(r"(?i)(?>[\s,:=/()\[\]±~$*_`+\-\u2212%\\]++|\d[\d.,]*+(?
                        r"|and|the|a|an|its|our|with|vs|reaches|reached|achieves|achieved"
                        r"|attains|attained|equals|yields|gets)(?![^\W\d_]))*+")
 _PAIR_REACH = 160  # characters: a list's link between two pairs is short
+# The most characters between a number and the metric it is written with: "PSNR is 31.42" is
+# short, a longer gap (a masked comment) writes none, and is not read (`_BEFORE_GAP` for each
+# number of a long paragraph)
+_GAP_REACH = 80
+# A metric's own number right after it ("a test PSNR of 31.42 dB", "test loss: 0.12") and
+# right before it, names between left out ("0.15 test loss", "94.0% top-5 validation
+# accuracy"): the metric is one of a list of "metric number" pairs, not a word of a remark
+_NUMBER_AFTER = re.compile("(?:" + _BEFORE_GAP.pattern + r")[-+\u2212]?\.?\d")
+_NUMBER_BEFORE = re.compile(r"(?<![\w.])\d[\d.,]*+%?(?:[ \t]?[^\W\d_]{1,3}(?![^\W\d_]))?"
+                            r"[\s~$*_`()]*+\Z")
 
 
 def metric_mentions(masked: str, base: int,
@@ -1161,12 +1175,18 @@ def has_split_word(masked: str) -> bool:
 class SentenceSplits:
     """The split words of one sentence (`split_words`) and which of them each of its numbers is
     of (`of`). ``anchors``: the spans of the claims' anchors in it (offsets ``base`` on);
-    ``metrics``: those of them that are a claim's metric (not a method's name)."""
+    ``metrics``: those of them that name a claim's metric (not a method's "Ours", nor an alias
+    holding a split word, "training time"): only these are qualified by a split word.
+
+    Invariant: a split word is taken off a number only where the number's own metric is written
+    right with it (`_own_metric`) and is another metric than the one the word qualifies, not
+    listed with it; anywhere else every split word of the sentence is the number's, as before
+    round 45 (a false drift blocks a commit: where unsure, the old reading)."""
 
     def __init__(self, masked: str, base: int, anchors: Sequence[tuple[int, int]] = (),
                  metrics: Sequence[tuple[int, int]] = ()) -> None:
         self.masked, self.base = masked, base
-        self.words = split_words(masked, base, dict(anchors), dict(metrics))
+        self.words = split_words(masked, base, dict(metrics), dict(metrics))
         self._of_metrics = any(w.metrics for w in self.words)
         # the spans of the metrics it names (`metric_mentions`), where a word qualifies one
         self.mentions: list[tuple[int, int]] = []
@@ -1174,67 +1194,88 @@ class SentenceSplits:
             qualified = [span for w in self.words for span in w.metrics]
             self.mentions = metric_mentions(masked, base, [*metrics, *qualified])
             self._starts = [s for s, _ in self.mentions]
-            # names left out of a list of pairs' link (`_pairs`), by start
+            # names left out of a list of pairs' link (`_without_names`), by start
             self._names = sorted({*self.mentions, *anchors})
             self._name_starts = [s for s, _ in self._names]
-            breaks = [(m.start() + base, m.end() + base) for m in _CLAUSE_END.finditer(masked)]
-            self._break_starts = [s for s, _ in breaks]
-            self._break_ends = [e for _, e in breaks]
 
     def of(self, at: int, end: int) -> list[SplitWord]:
         """The split words that may say the split of the number at ``at`` (``end``: with its
-        unit): every word qualifying the data; those qualifying the metric it is written with
-        (`_own_metric`), if any does; else those qualifying a metric whose list of "metric
-        number" pairs its metric continues (`_PAIR_GAP`), and, where its clause names no
-        metric, those of its clause."""
+        unit): all of them but the anchored ones, unless the metric it is written with is told
+        (`_own_metric`); then every word qualifying the data, those qualifying its metric if
+        any does, else those (not anchored) qualifying a metric listed with it in a list of
+        pairs (`_listed_with`)."""
         words = self.words
         if not self._of_metrics:
             return words
-        lo, hi = self._clause(at, end)
-        own = self._own_metric(at, end, lo, hi)
-        if own is not None:
-            mine = [w for w in words if w.metrics and _holds_span(w.metrics, own)]
-            if mine:
-                return [w for w in words if not w.metrics] + mine
-            # (a metric after the number heads no pair it continues: "32.05 dB PSNR")
-            return [w for w in words if not w.metrics
-                    or (w.metrics[-1][1] <= own[0] and own[1] <= at
-                        and self._pairs(w.metrics[-1][1], own[0]))]
-        return [w for w in words if not w.metrics or lo <= w.at < hi]
+        own = self._own_metric(at, end)
+        if own is None:  # (an anchored word is its own metric's only: none told here)
+            return [w for w in words if not w.anchored]
+        mine = [w for w in words if w.metrics and _holds_span(w.metrics, own)]
+        if mine:
+            return [w for w in words if not w.metrics] + mine
+        return [w for w in words if not w.metrics
+                or (not w.anchored and self._listed_with(w, own, at, end))]
 
-    def _clause(self, at: int, end: int) -> tuple[int, int]:
-        """The span of the clause holding the number at ``at``..``end`` (`_CLAUSE_END`)."""
-        ends, starts = self._break_ends, self._break_starts
-        k = bisect.bisect_right(ends, at)
-        n = bisect.bisect_left(starts, end)
-        return (ends[k - 1] if k else self.base,
-                starts[n] if n < len(starts) else self.base + len(self.masked))
-
-    def _own_metric(self, at: int, end: int, lo: int, hi: int) -> tuple[int, int] | None:
-        """The metric the number at ``at`` is written with: one right before it ("PSNR is
-        31.42", `_BEFORE_GAP`), else one right after it ("32.05 dB test PSNR"), else the last
-        one before it in its clause ("PSNR reaches 31.42 dB after 300 epochs")."""
+    def _own_metric(self, at: int, end: int) -> tuple[int, int] | None:
+        """The metric the number at ``at`` is written with, where that is told: one right
+        before it ("PSNR is 31.42", `_BEFORE_GAP`), else one right after it ("32.05 dB test
+        PSNR"); else None ("Test accuracy (top-1) is 91.3%", "Val PSNR, unlike SSIM, keeps
+        rising to 32.05 dB": which metric is not for this reading to guess)."""
         base, mentions = self.base, self.mentions
         k = bisect.bisect_right(self._starts, at)
-        before = mentions[k - 1] if k and lo <= mentions[k - 1][0] \
-            and mentions[k - 1][1] <= at else None
-        if before is not None and _BEFORE_GAP.fullmatch(self.masked, before[1] - base,
-                                                        at - base):
-            return before
+        if k:
+            before = mentions[k - 1]
+            if before[1] <= at and at - before[1] <= _GAP_REACH \
+                    and _BEFORE_GAP.fullmatch(self.masked, before[1] - base, at - base):
+                return before
         if k < len(mentions):
             after = mentions[k]
-            if after[0] < hi and _NUMBER_THEN_METRIC.fullmatch(self.masked, end - base,
-                                                               after[0] - base):
+            if end <= after[0] and after[0] - end <= _GAP_REACH \
+                    and _NUMBER_THEN_METRIC.fullmatch(self.masked, end - base, after[0] - base):
                 return after
-        return before
+        return None
+
+    def _listed_with(self, word: SplitWord, own: tuple[int, int], at: int, end: int) -> bool:
+        """Whether the metric ``word`` qualifies and the number at ``at`` (``end``) with its
+        metric ``own`` are two pairs of one list ("a test PSNR of 31.42 dB and an SSIM of 0.91",
+        "91.3% test accuracy and an F1 of 0.89", "0.15 test loss and 91.3% accuracy"): the
+        qualified metric has a number of its own and only a list's link is between them
+        (`_PAIR_GAP`). Not where ``own`` is that metric written again ("The training FVD is 99.0
+        and FVD is 120.3": the second is a number of no split word)."""
+        base, text = self.base, self.masked
+        name = text[own[0] - base:own[1] - base].lower()
+        if any(text[s - base:e - base].lower() == name for s, e in word.metrics):
+            return False
+        w_start, w_end = min(word.at, word.metrics[0][0]), word.metrics[-1][1]
+        n_start, n_end = min(at, own[0]), max(end, own[1])
+        if w_end <= n_start:
+            gap = (w_end, n_start)
+        elif n_end <= w_start:
+            gap = (n_end, w_start)
+        else:
+            return True  # (interleaved: no telling them apart, the word is the number's)
+        return self._has_number(w_start, w_end) and self._pairs(*gap)
+
+    def _has_number(self, start: int, end: int) -> bool:
+        """Whether the metric from ``start`` to ``end`` (with its split word) is written with a
+        number: right after it (`_NUMBER_AFTER`), or right before it, names between left out
+        (`_NUMBER_BEFORE`)."""
+        base, text = self.base, self.masked
+        if _NUMBER_AFTER.match(text[end - base:end - base + _GAP_REACH]) is not None:
+            return True
+        before = self._without_names(max(base, start - _GAP_REACH), start)
+        return _NUMBER_BEFORE.search(before) is not None
 
     def _pairs(self, frm: int, to: int) -> bool:
-        """Whether the text from ``frm`` to ``to`` is a list's link between two "metric number"
-        pairs, names of metrics and claims left out (`_PAIR_GAP`), holding the first one's
-        number."""
-        base, text = self.base, self.masked
+        """Whether the text from ``frm`` to ``to`` is a list's link between two pairs of a
+        "metric number" list, names of metrics and claims left out (`_PAIR_GAP`)."""
         if to - frm > _PAIR_REACH:
             return False
+        return _PAIR_GAP.fullmatch(self._without_names(frm, to)) is not None
+
+    def _without_names(self, frm: int, to: int) -> str:
+        """The text from ``frm`` to ``to``, each name of a metric or claim wholly in it a space."""
+        base, text = self.base, self.masked
         parts, at = [], frm
         for s, e in self._names[bisect.bisect_left(self._name_starts, frm):]:
             if s >= to:
@@ -1243,9 +1284,7 @@ class SentenceSplits:
                 parts.append(text[at - base:s - base])
                 at = e
         parts.append(text[at - base:to - base])
-        gap = " ".join(parts)
-        # (a number of the first metric's in it: a list of pairs, not "loss, PSNR reaches")
-        return _PAIR_GAP.fullmatch(gap) is not None and _DIGIT.search(gap) is not None
+        return " ".join(parts)
 
 
 def _holds_span(spans: tuple[tuple[int, int], ...], span: tuple[int, int]) -> bool:

@@ -92,13 +92,16 @@ def test_each_metric_is_of_its_own_split_word(text: str, want: Found) -> None:
     assert findings(judge(text + "\n", accuracy)) == want
 
 
-@pytest.mark.parametrize("text", [
+@pytest.mark.parametrize(("text", "want"), [
     # before: matched V1 (the val loss's "val" and the PSNR's "test" both near: neither)
-    "Test PSNR improves to 32.05 dB while the val loss is flat.",
-    "Ours reaches 32.05 dB PSNR on the test split; the val loss is 0.12.",
+    ("Ours reaches 32.05 dB PSNR on the test split; the val loss is 0.12.",
+     [("drift", ("T1",), 1, "32.05")]),
+    # as before (review 55): "improves to" does not write the PSNR with the number, so which
+    # metric it is of is not told, and both split words are near it: matched V1
+    ("Test PSNR improves to 32.05 dB while the val loss is flat.", []),
 ])
-def test_the_numbers_split_word_not_the_other_metrics(text: str) -> None:
-    assert findings(judge(text + "\n", [T1, V1])) == [("drift", ("T1",), 1, "32.05")]
+def test_the_numbers_split_word_not_the_other_metrics(text: str, want: Found) -> None:
+    assert findings(judge(text + "\n", [T1, V1])) == want
 
 
 def test_each_psnr_is_of_its_own_split_word() -> None:
@@ -167,10 +170,12 @@ FT = replace(claim("FT", "fvd", 120.3, aliases=("FVD",)), direction="lower",
 FV = replace(claim("FV", "fvd", 131.7, aliases=("FVD",)), direction="lower",
              evaluated_split="val")
 # GLUE's CoLA is scored by Matthews correlation (Wang et al. 2019), on the dev and the test
-# set (BERT, Devlin et al. 2019, Table 1); the claim's metric key is not "mcc", its alias is
-MT = replace(claim("MT", "matthews_correlation", 60.5, aliases=("MCC",)),
-             evaluated_split="test")
-MV = replace(claim("MV", "matthews_correlation", 63.6, aliases=("MCC",)), evaluated_split="val")
+# set (BERT, Devlin et al. 2019, Table 1), under the key "mcc" (transformers v2 to v4,
+# data/metrics `glue_compute_metrics` for cola); "mcc" is not in the direction registry.
+# (An alias "MCC" of a key "matthews_correlation" names no metric this reading knows: no
+# split, as before.)
+MT = replace(claim("MT", "mcc", 60.5, aliases=("MCC",)), evaluated_split="test")
+MV = replace(claim("MV", "mcc", 63.6, aliases=("MCC",)), evaluated_split="val")
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -232,3 +237,106 @@ def test_a_long_link_between_two_metrics_is_read_in_one_pass() -> None:
     words, seconds = done.stdout.rsplit(" ", 1)
     assert words == "[]"  # "converges": no list of pairs, the SSIM is not the test split's
     assert float(seconds) < 1.0
+
+
+# === review 55: where the scoping may not change the old verdict ==================================
+#
+# The scoping above may take a split word off a number only where the number's own metric is
+# written right with it ("PSNR is 31.42", "31.42 dB PSNR") and is another metric than the one
+# the split word qualifies; elsewhere the split word is the sentence's, as before. A false drift
+# blocks a commit: where unsure, the old reading.
+
+AT = replace(claim("AT", "accuracy", 91.3, unit="%", aliases=("accuracy", "top-1 accuracy")),
+             evaluated_split="test")
+AV = replace(claim("AV", "accuracy", 92.0, unit="%", aliases=("accuracy", "top-1 accuracy")),
+             evaluated_split="val")
+A5V = replace(claim("A5V", "top5", 94.0, unit="%", aliases=("top-5 accuracy", "top-5")),
+              evaluated_split="val")
+APT = replace(claim("APT", "ap", 45.1, aliases=("AP",)), evaluated_split="test")
+F1V = replace(claim("F1V", "f1", 0.91, aliases=("F1", "macro-F1")), evaluated_split="val")
+LV = replace(claim("LV", "loss", 0.12, aliases=("loss",)), direction="lower",
+             evaluated_split="val")
+# a training-cost claim whose aliases hold a split word (a train_time / test_time key of a
+# results file, as timm's and mmengine's logs name the wall-clock time)
+TT = replace(claim("TT", "train_time", 12.0, aliases=("training time",)), direction="lower")
+TS2 = replace(claim("TS2", "test_time", 0.05, aliases=("test time",)), direction="lower")
+
+
+@pytest.mark.parametrize(("text", "claims", "matched"), [
+    # 1. another metric between the qualified metric and the number: its metric is not told
+    # (before: a drift of the val claim, or a match of it, the "Test" dropped for the number)
+    ("Test accuracy (top-1 / top-5): 92.0% / 94.0%", [AV, A5V], set()),
+    ("Test accuracy (top-1) is 91.3%.", [AV, A5V], set()),
+    ("ImageNet val accuracy (top-1): 92.0%.", [AT], set()),
+    ("The val AP (COCO mAP) is 46.3.", [APT], set()),
+    ("Val PSNR, unlike SSIM, keeps rising to 32.05 dB.", [T1, TS], set()),
+    ("Test PSNR (SSIM): 31.42 dB (0.93).", [V1, VS], set()),
+    # 2. a list of "number metric" pairs: the split word of one is the list's
+    ("The model reaches 91.3% test accuracy and an F1 of 0.89.", [AV, F1V], set()),
+    ("We report 91.3% test accuracy and 0.91 macro-F1.", [AV, F1V], set()),
+    ("Our model achieves 92.0% top-1 and 94.0% top-5 validation accuracy.", [AT], set()),
+    ("The model achieves 31.42 dB test PSNR and 0.91 SSIM.", [V1, VS], set()),
+    ("It attains 0.15 test loss and 91.3% accuracy.", [AV, LV], set()),
+    # 4. an alias holding a split word ("training time") qualifies nothing
+    ("Training time is 12 h and PSNR is 32.05 dB.", [TT, T1, V1],
+     {(("TT",), 1, "12"), (("V1",), 1, "32.05")}),
+    ("Test time is 0.05 s and PSNR is 32.05 dB.", [TS2, V1],
+     {(("TS2",), 1, "0.05"), (("V1",), 1, "32.05")}),
+])
+def test_an_untold_metric_keeps_the_sentences_split_word(text: str, claims: list[Claim],
+                                                          matched: set[object]) -> None:
+    report = judge(text + "\n", claims)
+    assert findings(report) == []
+    assert matches(report) == matched
+
+
+@pytest.mark.parametrize("text", [
+    # 3. a method's name ("Ours") is no metric a split word qualifies: as before, a drift
+    "To train Ours, which reaches 32.05 dB, run train.py.",
+    "Pre-train Ours reaches 32.05 dB.",
+    "Val Ours: 32.05 dB.",
+    # 4. nor is an alias holding a split word
+    "Training time is 12 h and PSNR is 32.05 dB.",
+])
+def test_only_a_metrics_name_is_qualified_by_a_split_word(text: str) -> None:
+    assert findings(judge(text + "\n", [T1, TT])) == [("drift", ("T1",), 1, "32.05")]
+
+
+def test_a_respectively_list_beside_a_training_time_alias_still_pairs() -> None:
+    text = ("PSNR is 31.42 and 32.05 dB on the val and test sets, respectively, with a "
+            "training time of 12 h.\n")
+    assert findings(judge(text, [TT, T1, V1])) == [("drift", ("V1",), 1, "31.42"),
+                                                  ("drift", ("T1",), 1, "32.05")]
+
+
+def test_a_split_word_does_not_carry_onto_its_metric_written_again() -> None:
+    # 5. the second FVD is another number of the metric, with no split word of its own
+    report = judge("The training FVD is 99.0 and FVD is 120.3.\n", [FT, FV])
+    assert matches(report) == {(("FT",), 1, "120.3")}
+
+
+_MASKED_GAP = r"""
+import sys, time
+from labledger.reconcile.doc_readers import read_document
+from labledger.reconcile.documents import reconcile_segments
+from tests.reconcile.test_split_scope_round45 import T1, V1
+# an HTML comment between a qualified metric and a list of numbers: masked, a long gap of
+# spaces that a number's metric is not written across
+para = "Test PSNR <!-- " + "A " * 750 + " --> " + " ".join(
+    f"or {31 + i % 3}.{i % 100:02d} dB" for i in range(200)) + "."
+text = "\n\n".join([para] * 25) + "\n"
+start = time.process_time()
+reconcile_segments(read_document("README.md", text.encode()), [T1, V1], jobs=1)
+print(time.process_time() - start)
+"""
+
+
+def test_a_long_masked_gap_is_not_read_for_each_number() -> None:
+    # 6. before: each number's gap back to "PSNR" matched by a regex with two runs of the
+    # same characters, quadratic in the gap (2 s here; 0.06 s before round 45)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _MASKED_GAP], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert float(done.stdout) < 0.6
