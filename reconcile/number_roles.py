@@ -1124,6 +1124,9 @@ _GAP_REACH = 80
 # A metric's own number right after it ("a test PSNR of 31.42 dB", "test loss: 0.12") and
 # right before it, names between left out ("0.15 test loss", "94.0% top-5 validation
 # accuracy"): the metric is one of a list of "metric number" pairs, not a word of a remark
+# A number's neighbour in a list of numbers: "92.0%, 0.12", "31.42/0.93"
+_NEXT_NUMBER = re.compile(r"[^\s,/;]{0,3}[ \t]*[,/][ \t]*[-+\u2212]?\.?\d")
+_PREVIOUS_NUMBER = re.compile(r"\d[^\s,/;]{0,3}[ \t]*[,/][ \t]*\Z")
 _NUMBER_AFTER = re.compile("(?:" + _BEFORE_GAP.pattern + r")[-+\u2212]?\.?\d")
 _NUMBER_BEFORE = re.compile(r"(?<![\w.])\d[\d.,]*+%?(?:[ \t]?[^\W\d_]{1,3}(?![^\W\d_]))?"
                             r"[\s~$*_`()]*+\Z")
@@ -1227,13 +1230,31 @@ class SentenceSplits:
             before = mentions[k - 1]
             if before[1] <= at and at - before[1] <= _GAP_REACH \
                     and _BEFORE_GAP.fullmatch(self.masked, before[1] - base, at - base):
-                return before
+                # (the last of a list of names is no one number's: "Validation accuracy,
+                # loss: 92.0%, 0.12")
+                return None if self._joined(k - 2, k - 1, at, end) else before
         if k < len(mentions):
             after = mentions[k]
             if end <= after[0] and after[0] - end <= _GAP_REACH \
                     and _NUMBER_THEN_METRIC.fullmatch(self.masked, end - base, after[0] - base):
-                return after
+                return None if self._joined(k, k + 1, at, end) else after
         return None
+
+    def _joined(self, i: int, j: int, at: int, end: int) -> bool:
+        """Whether the mentions ``i`` and ``j`` are joined as a list's ("PSNR/SSIM", "PSNR and
+        SSIM": `_METRIC_JOIN`); by a comma alone only beside a list of numbers, the number at
+        ``at`` (``end``) one of it ("Validation accuracy, loss: 92.0%, 0.12"; not "With an L1
+        training loss, PSNR reaches 32.05 dB")."""
+        mentions, base, text = self.mentions, self.base, self.masked
+        if i < 0 or j >= len(mentions):
+            return False
+        frm, to = mentions[i][1] - base, mentions[j][0] - base
+        join = _METRIC_JOIN.fullmatch(text, frm, to) if 0 <= to - frm <= _GAP_REACH else None
+        if join is None:
+            return False
+        return _CLOSES_A_LIST.search(join.group(0)) is not None \
+            or _NEXT_NUMBER.match(text, end - base) is not None \
+            or _PREVIOUS_NUMBER.search(text, max(0, at - base - _GAP_REACH), at - base) is not None
 
     def _listed_with(self, word: SplitWord, own: tuple[int, int], at: int, end: int) -> bool:
         """Whether the metric ``word`` qualifies and the number at ``at`` (``end``) with its

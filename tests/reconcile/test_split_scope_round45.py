@@ -271,6 +271,8 @@ TS2 = replace(claim("TS2", "test_time", 0.05, aliases=("test time",)), direction
     ("The val AP (COCO mAP) is 46.3.", [APT], set()),
     ("Val PSNR, unlike SSIM, keeps rising to 32.05 dB.", [T1, TS], set()),
     ("Test PSNR (SSIM): 31.42 dB (0.93).", [V1, VS], set()),
+    # a list of names before a list of numbers: the name right before is not the number's
+    ("Validation accuracy, loss: 92.0%, 0.12.", [AT], set()),
     # 2. a list of "number metric" pairs: the split word of one is the list's
     ("The model reaches 91.3% test accuracy and an F1 of 0.89.", [AV, F1V], set()),
     ("We report 91.3% test accuracy and 0.91 macro-F1.", [AV, F1V], set()),
