@@ -32,7 +32,9 @@ Two ways a number is tied to a claim, exact first:
      (`front_matter`);
    * a number whose key, record label or nearby words name a split (train, val, test, eval)
      is not a candidate of a claim on another split (`_other_splits`: "acc: 0.9874" beside
-     "val_acc: 0.9920" is the training accuracy, no test_acc claim's).
+     "val_acc: 0.9920" is the training accuracy, no test_acc claim's); a split word in prose
+     that qualifies a metric names the split of that metric's numbers only ("The val loss
+     curve is flat; PSNR is 31.42 dB": no val number, `number_roles.SentenceSplits`).
 
    * in a sentence naming several claims, a number is only the claims of the names it is
      written with (`_written_with`): in "a PSNR of 24.81 dB and an SSIM of 0.917 on DPE, and a
@@ -113,10 +115,13 @@ from labledger.reconcile.log_units import (
     over_table,
     strongest_records,
 )
-from labledger.reconcile.metric_directions import metric_key
+from labledger.reconcile.metric_directions import direction_of, metric_key
 from labledger.reconcile.number_roles import (
     DELTA_HEADER,
     Key,
+    SentenceSplits,
+    SplitWord,
+    has_split_word,
     header_split,
     is_field_listing,
     is_listing,
@@ -129,7 +134,6 @@ from labledger.reconcile.number_roles import (
     names_a_spread,
     names_runs,
     names_the_mean,
-    prose_splits,
     record_split,
     respective_splits,
     respectively,
@@ -415,6 +419,13 @@ class _Run:
         self.index = AnchorIndex(claims) if index is None else index
         # the anchor terms that are a claim's metric (not an alias): `_Run.whole_keys`
         self.metric_terms = frozenset().union(*map(metric_terms, {c.metric for c in claims}))
+        # the anchor terms that name a claim's metric, its aliases that do too ("FVD" of
+        # video_fvd, "SSIM"; not a method's "Ours", nor "training time", whose split word is a
+        # word of the quantity): what a split word qualifies (`number_roles.SentenceSplits`)
+        self.metric_names = self.metric_terms | frozenset(
+            term for c in claims for a in c.aliases
+            if _names_its_metric(term := normalize(a), c.metric)
+            and not has_split_word(term))
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._cache_ids: dict[frozenset[str], frozenset[str]] = {}  # (their keys: `candidate_ids`)
         self._values: dict[frozenset[str], _ValueIndex] = {}
@@ -967,11 +978,11 @@ class _Run:
         if items and self.split_of and self._names_a_split(cands, self.named(terms)):
             assert words is not None
             # (a "respectively" that pairs the numbers with names pairs them with no splits)
-            paired = self._respective_splits(seg, items, found, masked, start) \
+            paired = self._respective_splits(seg, items, found, masked, start, hits) \
                 if records is None and len(items) > 1 and not names_paired else None
             self._other_splits(items, masked, start, keys, records is not None, words,
                                section, _held_out_keys(seg) if records is not None else None,
-                               paired)
+                               paired, hits)
         if records is not None:
             records.extend(items)
         elif items:
@@ -1171,26 +1182,38 @@ class _Run:
         return any(not on_one.isdisjoint(ids) for ids in claim_sets)
 
     def _respective_splits(self, seg: Segment, items: list[_Item], found: list[Shown],
-                           masked: str, start: int) -> dict[int, str] | None:
+                           masked: str, start: int, hits: list[Hit]) -> dict[int, str] | None:
         """"31.42 and 32.05 dB on the validation and test sets, respectively": the split of each
         number of a list paired in order with the sentence's list of splits
         (`number_roles.respective_splits`, over all its numbers ``found``), by the number's
         start. A list of another length than the splits' is no pass: each claim on a split
         that one of its numbers could be is `ambiguous` there, and none of them is judged on
-        those numbers."""
+        those numbers. A claim's anchor after a split word is qualified by it as a metric's
+        name is ("the val and test FVD": `number_roles.split_words`)."""
+        if not says_respectively(masked):
+            return None  # (most sentences: no anchors gathered)
+        anchors = dict(self._metric_spans(hits, masked, start))
         paired, unpaired = respective_splits(masked, start,
-                                             [(n.start, n.suffix_end) for n in found])
+                                             [(n.start, n.suffix_end) for n in found], anchors)
         if unpaired:
             self._unpaired_splits(seg, items, [[found[i] for i in ids] for ids in unpaired],
-                                  masked, start)
+                                  masked, start, anchors)
         return {found[i].start: split for i, split in paired} if paired else None
 
+    def _metric_spans(self, hits: Sequence[Hit], masked: str,
+                      start: int) -> list[tuple[int, int]]:
+        """The spans of a unit's anchors that name a claim's metric (`metric_names`), written in
+        it: the only anchors a split word qualifies ("val PSNR"; not "Val Ours")."""
+        return [(h.start, h.end) for h in hits
+                if h.term in self.metric_names and masked[h.start - start] != " "]
+
     def _unpaired_splits(self, seg: Segment, items: list[_Item], lists: list[list[Shown]],
-                         masked: str, start: int) -> None:
+                         masked: str, start: int, anchors: dict[int, int]) -> None:
         """Report (`_respective_splits`) the claims on a split that a number of ``lists`` is a
         candidate of, and take them off those numbers."""
         splits = [masked[at - start:].split(maxsplit=1)[0].rstrip(",/")
-                  for at, _ in next(run for run in split_lists(masked, start) if len(run) > 1)]
+                  for at, _ in next(run for run in split_lists(masked, start, anchors)
+                                    if len(run) > 1)]
         judged = {it.shown.start: it for it in items}
         split_of = self.split_of
         for numbers in lists:
@@ -1218,17 +1241,26 @@ class _Run:
     def _other_splits(self, items: list[_Item], masked: str, start: int,
                       keys: list[Key | None] | None, record: bool, words: list[int],
                       section: str | None, held_out: frozenset[str] | None = None,
-                      paired: dict[int, str] | None = None) -> None:
+                      paired: dict[int, str] | None = None, hits: Sequence[Hit] = ()) -> None:
         """Drop from each number the claims on a split its words say it is not of
         (`_split_named`): "acc: 0.9874" beside "val_acc: 0.9920" is not a test_acc claim's, nor
         "an accuracy of 0.989 on the training data" a test_accuracy claim's; where its words
         name none, the split its ``section``'s heading names ("## Validation"). ``held_out``:
         a log record's, the quantities its log keys with a held-out split on any line
         (`_held_out_keys`). ``paired``: a number's split by its start, where the sentence lists
-        splits *respectively* (`_respective_splits`)."""
+        splits *respectively* (`_respective_splits`). ``hits``: the sentence's anchors; a split
+        word in prose is the split of the numbers of the metric it qualifies, not of every
+        number near it (`number_roles.SentenceSplits`: "The val loss curve is flat; PSNR is
+        31.42 dB")."""
         split_of = self.split_of
         unit = record_split(masked, epochs=record)
-        prose = prose_splits(masked, start) if keys is None and unit is None else []
+        prose: SentenceSplits | None = None
+        if keys is None and unit is None and has_split_word(masked):
+            anchors = _anchor_spans(hits, masked, start)
+            prose = SentenceSplits(masked, start, anchors,
+                                   self._metric_spans(hits, masked, start))
+            if not prose.words:
+                prose = None
         qualified = _qualified(masked, start, keys) if keys is not None else frozenset()
         for i, it in enumerate(items):
             key = keys[i] if keys is not None else None
@@ -1238,8 +1270,9 @@ class _Run:
                 split = "train"  # its log keys the quantity with a held-out split elsewhere
             if split is None and paired:
                 split = paired.get(it.shown.start)
-            if split is None and prose:
-                split = _nearest_split(prose, words, it.shown.start)
+            if split is None and prose is not None:
+                split = _nearest_split(prose.of(it.shown.start, it.shown.suffix_end), words,
+                                       it.shown.start)
             if split is None:
                 split = section
             if split is None:
@@ -1793,6 +1826,13 @@ def _column_of(it: _Item) -> int | None:
     return it.column if it.column >= 0 else None
 
 
+def _names_its_metric(term: str, metric: str) -> bool:
+    """Whether a claim's alias ``term`` (normalized) names a metric: one of the direction
+    registry's, or one holding a word of the claim's own ``metric``'s key."""
+    return direction_of(term) is not None or not set(term.split()).isdisjoint(
+        metric_key(metric).split())
+
+
 def _row_of_split_cell(it: _Item) -> int | None:
     return it.cell_split[0] if it.cell_split is not None else None
 
@@ -1883,14 +1923,21 @@ def _split_named(masked: str, start: int, key: Key | None,
     return split
 
 
-def _nearest_split(prose: list[tuple[int, str]], words: list[int], at: int) -> str | None:
-    """The split a sentence names near the number at ``at``: that of every split word within
-    `_NEAR_WORDS` words of it ("an accuracy of 0.989 (i.e. 98.9%) on the training data"),
-    when they are of one split; else None ("training accuracy 0.99, test accuracy 0.97")."""
+def _nearest_split(prose: list[SplitWord], words: list[int], at: int) -> str | None:
+    """The split a sentence names near the number at ``at``: that of every split word of it
+    (`SentenceSplits.of`) within `_NEAR_WORDS` words of it ("an accuracy of 0.989 (i.e. 98.9%)
+    on the training data"), when they are of one split; else None ("training accuracy 0.99,
+    test accuracy 0.97" beside a number of both)."""
     word = bisect.bisect_right(words, at)
-    near = {split for pos, split in prose
-            if abs(bisect.bisect_right(words, pos) - word) <= _NEAR_WORDS}
+    near = {w.family for w in prose
+            if abs(bisect.bisect_right(words, w.at) - word) <= _NEAR_WORDS}
     return near.pop() if len(near) == 1 else None
+
+
+def _anchor_spans(hits: Sequence[Hit], masked: str, start: int) -> list[tuple[int, int]]:
+    """The spans of a unit's anchors written in it (``masked`` from ``start``; an anchor whose
+    text is masked is none)."""
+    return [(h.start, h.end) for h in hits if masked[h.start - start] != " "]
 
 
 def _holds(places: list[int], cell: Cell) -> bool:

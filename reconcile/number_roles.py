@@ -41,24 +41,28 @@ few characters of the number. Markers are never judged by these words: they say 
 
 Which split a number is of (train, val, test, eval), where its words say so, is read here too
 (`metric_split`, `key_split`, `record_split`, `prose_splits`, `respective_splits`): a number of
-another split than a claim's is not that claim's.
+another split than a claim's is not that claim's. In prose a split word qualifying the data
+("on the test set") is the split of the numbers near it; one qualifying a metric ("val loss",
+"test PSNR", a claim's own metric or alias) is the split of that metric's numbers only, not of
+another metric's in its sentence (`SentenceSplits`).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from labledger.reconcile.metric_directions import HIGHER, LOWER, metric_key, summary_stat
 from labledger.reconcile.numbers import Shown
 
-__all__ = ["DELTA_HEADER", "Key", "header_split", "heading_split", "is_field_listing",
-           "is_listing", "key_split", "label_split", "labels", "list_head", "metric_split",
+__all__ = ["DELTA_HEADER", "Key", "SentenceSplits", "SplitWord", "has_split_word",
+           "header_split", "heading_split", "is_field_listing", "is_listing", "key_split",
+           "label_split", "labels", "list_head", "metric_mentions", "metric_split",
            "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
            "respective_splits", "respectively", "role_of", "says_respectively",
-           "splits_conflict", "spread_label", "written_with"]
+           "split_words", "splits_conflict", "spread_label", "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -482,11 +486,14 @@ def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
 # "PSNRs of 32.46, 28.80 and 27.71 dB"; and
 # the number first: "31.42 dB PSNR", "91.3% top-1 accuracy", "0.912 in SSIM"
 _DECOR_CHARS = r"[*_`~$ \t]*"
+# (its runs of decoration possessive: what follows each starts with another character, so a gap
+# is read one way, in one pass, however long its run of spaces, as a masked comment leaves)
+_DECOR_RUN = r"[*_`~$ \t]*+"
 _BEFORE_GAP = re.compile(r"s?(?:[- ](?i:score|scores|value|values|measure))?"
-                         + _DECOR_CHARS + r"(?:(?:[:=\u2248]|(?<![^\W\d_])(?:of|is|was|are|were|"
+                         + _DECOR_RUN + r"(?:(?:[:=\u2248]|(?<![^\W\d_])(?:of|is|was|are|were|"
                          r"reaches|reached|achieves|achieved|attains|attained|equals|"
                          r"von|ist|beträgt|erreicht|de|est|atteint)"
-                         r"(?![^\W\d_]))" + _DECOR_CHARS + r")?\(?" + _DECOR_CHARS)
+                         r"(?![^\W\d_]))" + _DECOR_RUN + r")?\(?" + _DECOR_RUN)
 _AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:(?:in|de)[ \t]+" + _DECOR_CHARS + r")?")
 # A setting a number is written with, after it ("31.42 dB on Set5", "0.912 SSIM on the DPE
 # set") or heading its clause before it ("On Set5, our model reaches a PSNR of 31.42 dB")
@@ -872,13 +879,54 @@ def heading_split(heading: str) -> str | None:
     return named.pop() if any(_qualifying(m) for m in _PROSE_SPLIT.finditer(heading)) else None
 
 
-def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
+def prose_splits(masked: str, base: int,
+                 anchors: Mapping[int, int] | None = None) -> list[tuple[int, str]]:
     """(offset, family) of each split word of a sentence that qualifies the data or a metric
     ("on the training data", "the test set", "validation accuracy"), also as a word of a list
     of splits ("the validation and test sets"; `split_lists`): each word of a list is given
-    with every family of the list, so a number near one of its words is near all its splits."""
-    return [(at, family) for run in split_lists(masked, base) for at, _ in run
-            for family in dict.fromkeys(family for _, family in run)]
+    with every family of the list, so a number near one of its words is near all its splits.
+    ``anchors``: as `split_words` has them."""
+    return [(w.at, w.family) for w in split_words(masked, base, anchors)]
+
+
+class SplitWord(NamedTuple):
+    """A split word of a sentence that qualifies the data or a metric (`split_words`)."""
+
+    at: int      # where the word starts (``base`` on)
+    family: str  # one of its list's families (a word of "the val and test sets": one each)
+    # the spans of the metrics it qualifies, with those listed with it ("test PSNR and SSIM":
+    # both); () where it qualifies the data ("the test set", "test results"), which is what
+    # every number of the sentence near it is of
+    metrics: tuple[tuple[int, int], ...]
+    # whether only a claim's anchor makes it a split word ("test FVD", "test time": no name the
+    # direction registry knows), which before round 45 named no split: it is the split of its
+    # own metric's numbers only (`SentenceSplits.of`)
+    anchored: bool = False
+
+
+def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None,
+                metrics: Mapping[int, int] | None = None) -> list[SplitWord]:
+    """Each split word of a sentence that qualifies the data or a metric (`prose_splits`), with
+    the metrics it qualifies. ``anchors``: where a claim's anchor term starts, and ends (offsets
+    ``base`` on): a claim's metric or alias after a split word is qualified by it as the direction
+    registry's metrics are ("a test FVD of 131.7", "dev MCC"). Metrics listed after the first
+    ("test PSNR and SSIM", "val PSNR/SSIM/LPIPS": the registry's, and ``metrics``, those of
+    ``anchors`` that are a claim's metric) are qualified too."""
+    out: list[SplitWord] = []
+    for run, noun in _split_runs(masked, base, anchors):
+        listed: tuple[tuple[int, int], ...] = ()
+        if noun is not None:
+            listed = _listed_metrics(masked, base, noun, metrics)
+        families = dict.fromkeys(family for _, family in run)
+        anchored = noun is not None and _PROSE_SPLIT.match(masked, run[-1][0] - base) is None
+        out.extend(SplitWord(at, family, listed, anchored) for at, _ in run
+                   for family in families)
+    return out
+
+
+# The nouns after a split word that are the data, not a metric: "the test set", "val results"
+_DATA_NOUN = re.compile(r"(?i)sets?|data|datasets?|splits?|images|samples|examples|scores?"
+                        r"|metrics?|results?|performance")
 
 
 # A split word joined to the next one of a list ("validation and test sets", "train, val, and
@@ -888,30 +936,72 @@ def prose_splits(masked: str, base: int) -> list[tuple[int, str]]:
 _SPLIT_IN_LIST = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*(?:,[ \t]*(?:(?:"
                             + _LIST_WORDS + r")[ \t]+)?|(?:" + _LIST_WORDS + r")[ \t]+)\Z")
 _SPLIT_SLASHED = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")[ \t]*/[ \t]*\Z")
+# between a split word and a claim's anchor it qualifies, as `_PROSE_SPLIT` has it
+_QUALIFIER_GAP = re.compile(r"[\s_\-/]+")
 
 
-def split_lists(masked: str, base: int) -> list[list[tuple[int, str]]]:
+def split_lists(masked: str, base: int,
+                anchors: Mapping[int, int] | None = None) -> list[list[tuple[int, str]]]:
     """The split words of a sentence that qualify the data or a metric, as (offset, family),
     one list each run joined by commas or "and" ("on the validation and test sets": one of
-    two; "the test set": one of one), in text order. Offsets are ``base`` on."""
+    two; "the test set": one of one), in text order. Offsets are ``base`` on. ``anchors``: as
+    `split_words` has them."""
+    return [run for run, _ in _split_runs(masked, base, anchors)]
+
+
+def _split_runs(masked: str, base: int, anchors: Mapping[int, int] | None
+                ) -> list[tuple[list[tuple[int, str]], tuple[int, int] | None]]:
+    """`split_lists`' runs, each with the span of the metric its last word qualifies (None:
+    the data). Offsets are ``base`` on."""
     if not _ANY_SPLIT.search(masked):  # most sentences: one search, no list
         return []
-    out: list[list[tuple[int, str]]] = []
-    for m in _PROSE_SPLIT.finditer(masked):
-        family = _qualifying(m)
-        if family is None:
+    out: list[tuple[list[tuple[int, str]], tuple[int, int] | None]] = []
+    for word in _ANY_SPLIT.finditer(masked):
+        qualified = _qualified_noun(masked, base, word, anchors)
+        if qualified is None:
             continue
-        if m.group(2).lower() in ("split", "splits") \
-                and _joined_before((_SPLIT_SLASHED,), masked, m.start()) is not None:
+        family, noun, is_data = qualified
+        if is_data and masked[noun[0] - base:noun[1] - base].lower() in ("split", "splits") \
+                and _joined_before((_SPLIT_SLASHED,), masked, word.start()) is not None:
             continue  # "a train/val/test split of 80/10/10": the partition, no split's data
-        run = [(m.start() + base, family)]
-        at = m.start()
+        run = [(word.start() + base, family)]
+        at = word.start()
         joins = (_SPLIT_IN_LIST, _SPLIT_SLASHED)
         while (prev := _joined_before(joins, masked, at)) is not None:
             run.append((prev.start() + base, _SPLIT_FAMILY[prev.group(1).lower()]))
             at = prev.start()
-        out.append(run[::-1])
+        out.append((run[::-1], None if is_data else noun))
     return out
+
+
+def _qualified_noun(masked: str, base: int, word: re.Match[str],
+                    anchors: Mapping[int, int] | None) -> tuple[str, tuple[int, int], bool] | None:
+    """(family, the span of the noun it qualifies, whether that is the data) for the split word
+    ``word`` (an `_ANY_SPLIT` match) where it qualifies the data or a metric: a noun of
+    `_PROSE_SPLIT`'s, or a claim's anchor (``anchors``) right after it or holding it ("test
+    FVD" for a claim on "test_fvd"); else None (`_qualifying`: a verb, another sense)."""
+    found = _PROSE_SPLIT.match(masked, word.start())
+    if found is not None:
+        family = _qualifying(found)
+        if family is None:
+            return None
+        noun = found.group(2)
+        return family, (found.start(2) + base, found.end(2) + base), \
+            _DATA_NOUN.fullmatch(noun) is not None
+    if not anchors:
+        return None
+    gap = _QUALIFIER_GAP.match(masked, word.end())
+    if gap is None:
+        return None
+    end = anchors.get(gap.end() + base)
+    if end is None:  # not before an anchor: one holding the word ("test fvd"), if any
+        held = anchors.get(word.start() + base)
+        if held is None or held <= gap.end() + base:
+            return None
+        end = held
+    if _is_verb(masked, word.group(0).lower(), word.start()):
+        return None
+    return _SPLIT_FAMILY[word.group(0).lower()], (gap.end() + base, end), False
 
 
 def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
@@ -937,7 +1027,8 @@ def _trained_on(masked: str, at: int) -> bool:
     return _TRAINED_ON.search(masked, max(0, at - 40), at) is not None
 
 
-def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
+def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                      anchors: Mapping[int, int] | None = None
                       ) -> tuple[list[tuple[int, str]], list[list[int]]]:
     """In a sentence saying *respectively* with one list of splits ("31.42 and 32.05 dB on the
     validation and test sets, respectively"): (number's index, split) for each number of a list
@@ -945,10 +1036,11 @@ def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]]
     D"), and the lists of numbers of another length (their indices: which number is of which
     split cannot be told). ``numbers``: (start, end with its unit), in text order; offsets are
     ``base`` on from ``masked``'s start. Else none of either, also where the sentence names a
-    split outside the list or the list is what was trained on (`_TRAINED_ON`)."""
+    split outside the list or the list is what was trained on (`_TRAINED_ON`). ``anchors``: as
+    `split_words` has them."""
     if len(numbers) < 2 or not says_respectively(masked):
         return [], []
-    runs = split_lists(masked, base)
+    runs = split_lists(masked, base, anchors)
     if len(runs) != 1 or len(runs[0]) < 2 or _trained_on(masked, runs[0][0][0] - base):
         # a split also named on its own ("... on the test set, after training on the train
         # and val splits"), or a list of the data trained on: the numbers are not of its splits
@@ -972,11 +1064,15 @@ def _qualifying(found: re.Match[str]) -> str | None:
     says something else after that split's words (`_OTHER_SENSE`: "training precision") or
     the word is a verb there ("we test PSNR"; `_VERB_SUBJECT`)."""
     word = found.group(1).lower()
-    if word in _VERBS and _VERB_SUBJECT.search(found.string, max(0, found.start() - 24),
-                                               found.start()):
+    if _is_verb(found.string, word, found.start()):
         return None  # "We test PSNR on Kodak": the verb (`_VERBS`), no split
     family = _SPLIT_FAMILY[word]
     return None if found.group(2).lower() in _OTHER_SENSE.get(family, ()) else family
+
+
+def _is_verb(masked: str, word: str, at: int) -> bool:
+    """Whether the split word ``word`` (lower case) at ``at`` is a verb there (`_VERBS`)."""
+    return word in _VERBS and _VERB_SUBJECT.search(masked, max(0, at - 24), at) is not None
 
 
 # Split words that are also verbs, and what says they are one there: a subject or an
@@ -987,3 +1083,231 @@ _VERBS = frozenset({"test", "train"})
 _VERB_SUBJECT = re.compile(r"(?i)(?<![^\W_])(?:we|they|i|you|(?:order|want|wants|need|needs|"
                            r"used|use|able|aim|aims|how|try|tries)[ \t]+to)(?:[ \t]+(?:then|"
                            r"also|first|further|now|next|additionally|again))?[ \t]+\Z")
+
+
+# --- which numbers of a sentence a split word is the split of ----------------------------------
+#
+# A split word qualifying the data ("on the test set", "test results") says what the numbers
+# near it are of. One qualifying a metric ("val loss", "test PSNR") says so of that metric: of
+# the number it is written with, of the metrics listed with it ("test PSNR and SSIM"), and of a
+# metric given next in a list of "metric number" pairs ("a test PSNR of 31.42 dB and SSIM of
+# 0.91"); not of another metric's number ("The training loss converges and PSNR is 32.05"),
+# nor across a clause ("The val loss curve is flat; ... reaches 31.42 dB").
+
+# A metric's name as a sentence writes it: the direction registry's (as `_PROSE_SPLIT` has
+# them), with a cut-off ("mAP@50") or a plural ("PSNRs")
+_METRIC_MENTION = re.compile(r"(?i)(?<![^\W_])(?:" + _SPELLED_APART + r"|(?:" + _METRIC_NAMES
+                             + r")(?:[@\-]?\d[\d.:]*)?(?:e?s)?)(?![^\W_])")
+# What joins a metric to the next of a list: "PSNR and SSIM", "PSNR, SSIM and LPIPS",
+# "PSNR/SSIM", "PSNR and the SSIM"
+_METRIC_JOIN = re.compile(r"(?i)[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or|&)[ \t]+"
+                          r"|/[ \t]*)(?:the[ \t]+)?")
+_CLOSES_A_LIST = re.compile(r"(?i)and|or|&|/")
+# Between a number and the metric after it that it is written with: "32.05 dB test PSNR",
+# "31.42 dB in test PSNR", "0.91 on the val SSIM" (not "31.42 dB, with a val loss")
+_NUMBER_THEN_METRIC = re.compile(r"(?i)[ \t~$*_`()]*+(?>(?:in|on|of|for|the|a|an|"
+                                 + _SPLIT_WORD + r")[ \t\-_/]++)*+")
+# Between a metric and the next metric of a list of "metric number" pairs (metrics' and claims'
+# names blanked): "a test PSNR of 31.42 dB and an SSIM of 0.91", "test PSNR 31.42, SSIM
+# 0.91", "the test PSNR is 31.42 dB (±0.02), and SSIM is 0.91": link words, numbers with a
+# short unit, punctuation; no other word ("loss plateaus after 40 epochs and the PSNR"). Each
+# token atomic and the run possessive: a long gap of digits and commas is read in one pass.
+_PAIR_GAP = re.compile(r"(?i)(?>[\s,:=/()\[\]±~$*_`+\-\u2212%\\]++|\d[\d.,]*+(?:[ \t]?"
+                       r"[^\W\d_]{1,3}(?![^\W\d_]))?|(?<![^\W\d_])(?:is|are|was|were|of|at|to"
+                       r"|and|the|a|an|its|our|with|vs|reaches|reached|achieves|achieved"
+                       r"|attains|attained|equals|yields|gets)(?![^\W\d_]))*+")
+_PAIR_REACH = 160  # characters: a list's link between two pairs is short
+# The most characters between a number and the metric it is written with: "PSNR is 31.42" is
+# short, a longer gap (a masked comment) writes none, and is not read (`_BEFORE_GAP` for each
+# number of a long paragraph)
+_GAP_REACH = 80
+# A metric's own number right after it ("a test PSNR of 31.42 dB", "test loss: 0.12") and
+# right before it, names between left out ("0.15 test loss", "94.0% top-5 validation
+# accuracy"): the metric is one of a list of "metric number" pairs, not a word of a remark
+# A number's neighbour in a list of numbers: "92.0%, 0.12", "31.42/0.93"
+_NEXT_NUMBER = re.compile(r"[^\s,/;]{0,3}[ \t]*[,/][ \t]*[-+\u2212]?\.?\d")
+_PREVIOUS_NUMBER = re.compile(r"\d[^\s,/;]{0,3}[ \t]*[,/][ \t]*\Z")
+_NUMBER_AFTER = re.compile("(?:" + _BEFORE_GAP.pattern + r")[-+\u2212]?\.?\d")
+_NUMBER_BEFORE = re.compile(r"(?<![\w.])\d[\d.,]*+%?(?:[ \t]?[^\W\d_]{1,3}(?![^\W\d_]))?"
+                            r"[\s~$*_`()]*+\Z")
+
+
+def metric_mentions(masked: str, base: int,
+                    anchors: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """The spans (``base`` on) of the metrics a sentence names: the direction registry's names
+    and ``anchors`` (spans of a claim's metric or alias, where the caller knows it is one),
+    overlapping ones merged, in text order."""
+    spans = sorted([(m.start() + base, m.end() + base) for m in _METRIC_MENTION.finditer(masked)]
+                   + list(anchors))
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _listed_metrics(masked: str, base: int, noun: tuple[int, int],
+                    metrics: Mapping[int, int] | None) -> tuple[tuple[int, int], ...]:
+    """``noun`` (a metric's span) and those listed after it ("PSNR, SSIM and LPIPS",
+    "PSNR/SSIM"): the direction registry's names and claims' metrics (``metrics``: start ->
+    end). Items joined by a comma alone are listed only where "and", "or" or a slash joins a
+    later one ("loss, PSNR reaches" is no list)."""
+    spans, pending = [noun], []
+    end = noun[1]
+    while (join := _METRIC_JOIN.match(masked, end - base)) is not None:
+        start = join.end() + base
+        named = _METRIC_MENTION.match(masked, join.end())
+        end = max(named.end() + base if named is not None else -1,
+                  metrics.get(start, -1) if metrics else -1)
+        if end < 0:
+            break
+        pending.append((start, end))
+        if _CLOSES_A_LIST.search(join.group(0)):
+            spans.extend(pending)
+            pending = []
+    return tuple(spans)
+
+
+def has_split_word(masked: str) -> bool:
+    """Whether ``masked`` holds a split word at all (one search: most sentences do not)."""
+    return _ANY_SPLIT.search(masked) is not None
+
+
+class SentenceSplits:
+    """The split words of one sentence (`split_words`) and which of them each of its numbers is
+    of (`of`). ``anchors``: the spans of the claims' anchors in it (offsets ``base`` on);
+    ``metrics``: those of them that name a claim's metric (not a method's "Ours", nor an alias
+    holding a split word, "training time"): only these are qualified by a split word.
+
+    Invariant: a split word is taken off a number only where the number's own metric is written
+    right with it (`_own_metric`) and is another metric than the one the word qualifies, not
+    listed with it; anywhere else every split word of the sentence is the number's, as before
+    round 45 (a false drift blocks a commit: where unsure, the old reading)."""
+
+    def __init__(self, masked: str, base: int, anchors: Sequence[tuple[int, int]] = (),
+                 metrics: Sequence[tuple[int, int]] = ()) -> None:
+        self.masked, self.base = masked, base
+        self.words = split_words(masked, base, dict(metrics), dict(metrics))
+        self._of_metrics = any(w.metrics for w in self.words)
+        # the spans of the metrics it names (`metric_mentions`), where a word qualifies one
+        self.mentions: list[tuple[int, int]] = []
+        if self._of_metrics:
+            qualified = [span for w in self.words for span in w.metrics]
+            self.mentions = metric_mentions(masked, base, [*metrics, *qualified])
+            self._starts = [s for s, _ in self.mentions]
+            # names left out of a list of pairs' link (`_without_names`), by start
+            self._names = sorted({*self.mentions, *anchors})
+            self._name_starts = [s for s, _ in self._names]
+
+    def of(self, at: int, end: int) -> list[SplitWord]:
+        """The split words that may say the split of the number at ``at`` (``end``: with its
+        unit): all of them but the anchored ones, unless the metric it is written with is told
+        (`_own_metric`); then every word qualifying the data, those qualifying its metric if
+        any does, else those (not anchored) qualifying a metric listed with it in a list of
+        pairs (`_listed_with`)."""
+        words = self.words
+        if not self._of_metrics:
+            return words
+        own = self._own_metric(at, end)
+        if own is None:  # (an anchored word is its own metric's only: none told here)
+            return [w for w in words if not w.anchored]
+        mine = [w for w in words if w.metrics and _holds_span(w.metrics, own)]
+        if mine:
+            return [w for w in words if not w.metrics] + mine
+        return [w for w in words if not w.metrics
+                or (not w.anchored and self._listed_with(w, own, at, end))]
+
+    def _own_metric(self, at: int, end: int) -> tuple[int, int] | None:
+        """The metric the number at ``at`` is written with, where that is told: one right
+        before it ("PSNR is 31.42", `_BEFORE_GAP`), else one right after it ("32.05 dB test
+        PSNR"); else None ("Test accuracy (top-1) is 91.3%", "Val PSNR, unlike SSIM, keeps
+        rising to 32.05 dB": which metric is not for this reading to guess)."""
+        base, mentions = self.base, self.mentions
+        k = bisect.bisect_right(self._starts, at)
+        if k:
+            before = mentions[k - 1]
+            if before[1] <= at and at - before[1] <= _GAP_REACH \
+                    and _BEFORE_GAP.fullmatch(self.masked, before[1] - base, at - base):
+                # (the last of a list of names is no one number's: "Validation accuracy,
+                # loss: 92.0%, 0.12")
+                return None if self._joined(k - 2, k - 1, at, end) else before
+        if k < len(mentions):
+            after = mentions[k]
+            if end <= after[0] and after[0] - end <= _GAP_REACH \
+                    and _NUMBER_THEN_METRIC.fullmatch(self.masked, end - base, after[0] - base):
+                return None if self._joined(k, k + 1, at, end) else after
+        return None
+
+    def _joined(self, i: int, j: int, at: int, end: int) -> bool:
+        """Whether the mentions ``i`` and ``j`` are joined as a list's ("PSNR/SSIM", "PSNR and
+        SSIM": `_METRIC_JOIN`); by a comma alone only beside a list of numbers, the number at
+        ``at`` (``end``) one of it ("Validation accuracy, loss: 92.0%, 0.12"; not "With an L1
+        training loss, PSNR reaches 32.05 dB")."""
+        mentions, base, text = self.mentions, self.base, self.masked
+        if i < 0 or j >= len(mentions):
+            return False
+        frm, to = mentions[i][1] - base, mentions[j][0] - base
+        join = _METRIC_JOIN.fullmatch(text, frm, to) if 0 <= to - frm <= _GAP_REACH else None
+        if join is None:
+            return False
+        return _CLOSES_A_LIST.search(join.group(0)) is not None \
+            or _NEXT_NUMBER.match(text, end - base) is not None \
+            or _PREVIOUS_NUMBER.search(text, max(0, at - base - _GAP_REACH), at - base) is not None
+
+    def _listed_with(self, word: SplitWord, own: tuple[int, int], at: int, end: int) -> bool:
+        """Whether the metric ``word`` qualifies and the number at ``at`` (``end``) with its
+        metric ``own`` are two pairs of one list ("a test PSNR of 31.42 dB and an SSIM of 0.91",
+        "91.3% test accuracy and an F1 of 0.89", "0.15 test loss and 91.3% accuracy"): the
+        qualified metric has a number of its own and only a list's link is between them
+        (`_PAIR_GAP`). Not where ``own`` is that metric written again ("The training FVD is 99.0
+        and FVD is 120.3": the second is a number of no split word)."""
+        base, text = self.base, self.masked
+        name = text[own[0] - base:own[1] - base].lower()
+        if any(text[s - base:e - base].lower() == name for s, e in word.metrics):
+            return False
+        w_start, w_end = min(word.at, word.metrics[0][0]), word.metrics[-1][1]
+        n_start, n_end = min(at, own[0]), max(end, own[1])
+        if w_end <= n_start:
+            gap = (w_end, n_start)
+        elif n_end <= w_start:
+            gap = (n_end, w_start)
+        else:
+            return True  # (interleaved: no telling them apart, the word is the number's)
+        return self._has_number(w_start, w_end) and self._pairs(*gap)
+
+    def _has_number(self, start: int, end: int) -> bool:
+        """Whether the metric from ``start`` to ``end`` (with its split word) is written with a
+        number: right after it (`_NUMBER_AFTER`), or right before it, names between left out
+        (`_NUMBER_BEFORE`)."""
+        base, text = self.base, self.masked
+        if _NUMBER_AFTER.match(text[end - base:end - base + _GAP_REACH]) is not None:
+            return True
+        before = self._without_names(max(base, start - _GAP_REACH), start)
+        return _NUMBER_BEFORE.search(before) is not None
+
+    def _pairs(self, frm: int, to: int) -> bool:
+        """Whether the text from ``frm`` to ``to`` is a list's link between two pairs of a
+        "metric number" list, names of metrics and claims left out (`_PAIR_GAP`)."""
+        if to - frm > _PAIR_REACH:
+            return False
+        return _PAIR_GAP.fullmatch(self._without_names(frm, to)) is not None
+
+    def _without_names(self, frm: int, to: int) -> str:
+        """The text from ``frm`` to ``to``, each name of a metric or claim wholly in it a space."""
+        base, text = self.base, self.masked
+        parts, at = [], frm
+        for s, e in self._names[bisect.bisect_left(self._name_starts, frm):]:
+            if s >= to:
+                break
+            if s >= at and e <= to:
+                parts.append(text[at - base:s - base])
+                at = e
+        parts.append(text[at - base:to - base])
+        return " ".join(parts)
+
+
+def _holds_span(spans: tuple[tuple[int, int], ...], span: tuple[int, int]) -> bool:
+    """Whether ``span`` overlaps one of ``spans``."""
+    return any(s < span[1] and span[0] < e for s, e in spans)
