@@ -516,10 +516,13 @@ def _define_alias(name: str, value: str, aliases: dict[str, str], context: str |
 
 def _python_program(argv: list[str], name: str, own: int) -> str | None:
     """The program text of a Python run with ``-c PROGRAM`` or reading it from stdin (the
-    words past ``own``: what `_command` appended); None for any other command."""
+    words past ``own``: what `_command` appended; after ``-``, its own words are the
+    program's arguments); None for any other command."""
     if not name.startswith(("python", "pypy")) or not _INTERPRETER.match(name):
         return None
     for i, word in enumerate(argv[1:own], 1):
+        if word == "-":
+            break
         if word == "-c" or (word.startswith("-") and not word.startswith("--")
                             and word.endswith("c") and "W" not in word and "X" not in word):
             return argv[i + 1] if i + 1 < own else None
