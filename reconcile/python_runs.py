@@ -23,10 +23,11 @@ closed). Never raises; None only for a program whose strings cannot be read eith
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shlex
 
-__all__ = ["python_commands"]
+__all__ = ["parse_program", "python_commands"]
 
 # the functions that hand a command to a shell or start a process: os.system, os.popen,
 # subprocess.run/call/check_call/check_output/Popen/getoutput/getstatusoutput, os.exec*/spawn*
@@ -39,9 +40,8 @@ _RUN_PREFIXES = ("exec", "spawn", "posix_spawn")
 def python_commands(program: str) -> list[tuple[str, bool]] | None:
     """The command lines ``program`` may run, each with whether it is computed; None when it
     cannot be read (nested too deep for the parser)."""
-    try:
-        tree = ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_program(program)
+    if tree is None:
         # the box's Python may read what this one cannot (`type T = int`, PEP 701 f-strings)
         return [(text, True) for m in _STRING_LITERAL.finditer(program)
                 if (text := m.group(m.lastindex or 0))]
@@ -75,6 +75,17 @@ def python_commands(program: str) -> list[tuple[str, bool]] | None:
         found += [(s.value, True) for s in ast.walk(tree)
                   if isinstance(s, ast.Constant) and isinstance(s.value, str)]
     return found
+
+
+@functools.lru_cache(maxsize=4)
+def parse_program(program: str) -> ast.Module | None:
+    """``program`` parsed, once per text (the hook reads one program for what it runs and for
+    what it deletes, `python_deletes`); None when this Python cannot parse it. The tree is
+    shared: never changed by its readers."""
+    try:
+        return ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 # a string literal's text, quotes left out (triple-quoted first); for a program `ast` cannot read
