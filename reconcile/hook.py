@@ -1639,28 +1639,67 @@ def _program_deletes(cmd: Any) -> bool:
 def _program_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_Target]:
     """What the program ``cmd`` runs deletes: each literal path of a Python program (a move's
     source too) from each working folder, as ``rm -r PATH`` would be judged; a computed one
-    (or a delete call in another program's text) by what feeds it."""
-    from labledger.reconcile.python_deletes import python_deletes, python_listings
+    (or a delete call in another program's text) by what feeds it: the line's words with the
+    program's own text read as its string literals (``lr * 2`` is no glob), and the folders
+    the program lists (`_program_listed`)."""
+    from labledger.reconcile.python_deletes import python_deletes
 
     if not _program_deletes(cmd):
         return []
     command, feed = _quoted(cmd.argv), feeds.of(cmd)
     if cmd.program is None:  # python -c "shutil.rmtree('results')"
         return [_Target("(a delete inside a program)", [], [], True, command, feed=feed)]
+    feed = _program_feed(feed, cmd.program)
     targets: list[_Target] = []
     for d in python_deletes(cmd.program):
         if d.path is None:  # fed the words of the line and what the program lists
-            listed = "".join("\n" + line for line in python_listings(cmd.program))
+            listed = _program_listed(cmd.program, bases, d.name)
             targets.append(_Target("(a path the program computes)", [], [], True, command,
                                    feed=feed + listed, recursive=d.folders))
         else:  # as Python reads it: no ~, $ or glob of the shell's
             # after an os.chdir, from any folder: those above (a folder below is named by
             # the program's words, read as the feed of a computed path)
-            starts = [a for b in bases for a in (b, *b.parents)] if d.elsewhere else bases
-            places = [Path(os.path.normpath(os.path.join(a, d.path))) for a in starts]
+            places = [Path(os.path.normpath(os.path.join(a, d.path)))
+                      for a in _starts(bases, d.elsewhere)]
             targets.append(_Target(d.path, places, [], cmd.dynamic or d.elsewhere, command,
                                    feed=feed, recursive=d.folders))
     return targets
+
+
+def _starts(bases: list[Path], elsewhere: bool) -> list[Path]:
+    """The folders a program's relative path is from: the line's working folders; after an
+    ``os.chdir``, any folder above them too."""
+    return [a for b in bases for a in (b, *b.parents)] if elsewhere else bases
+
+
+def _program_feed(feed: str, program: str) -> str:
+    """``feed`` with the program's text (as written, or as one quoted shell word) read as its
+    string literals; left whole when not found once (fail closed)."""
+    from labledger.reconcile.python_deletes import program_strings
+
+    for written in (program, shlex.quote(program)):
+        if feed.count(written) == 1:
+            return feed.replace(written, "\n" + program_strings(program) + "\n", 1)
+    return feed
+
+
+def _program_listed(program: str, bases: list[Path], name: str | None) -> str:
+    """The folders ``program`` lists, as the shell commands that list them (`_Mentions`
+    reads them), each after an ``os.chdir`` from any folder above the line's; limited to the
+    entries named ``name`` when the delete's last part is (``os.path.join(root,
+    "__pycache__")``), or to what its glob matches."""
+    from labledger.reconcile.python_deletes import python_listings
+
+    lines: list[str] = []
+    for listing in python_listings(program):
+        named = name or listing.name
+        lister = "find" if named else listing.lister
+        test = f" -name {shlex.quote(named)}" if named else ""
+        folders = [str(Path(os.path.normpath(os.path.join(a, listing.path))))
+                   for a in _starts(bases, listing.elsewhere)] if listing.elsewhere \
+            else [listing.path]
+        lines += [f"{lister} {shlex.quote(f)}{test}" for f in folders]
+    return "".join("\n" + line for line in lines)
 
 
 @dataclass

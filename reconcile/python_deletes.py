@@ -31,13 +31,13 @@ import ast
 import functools
 import os
 import re
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from labledger.reconcile.python_runs import parse_program
 
-__all__ = ["ProgramDelete", "python_deletes", "python_listings"]
+__all__ = ["ProgramDelete", "ProgramListing", "program_strings", "python_deletes",
+           "python_listings"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,9 @@ class ProgramDelete:
     folders: bool = True
     moves: bool = False
     elsewhere: bool = False
+    # a computed path's last part when written out (``os.path.join(root, "__pycache__")``):
+    # it deletes only what is so named
+    name: str | None = None
 
 
 # qualified name -> (the keyword its path may be given as, it removes folders)
@@ -67,6 +70,9 @@ _PATH_TYPES = {"pathlib." + t for t in ("Path", "PosixPath", "PurePath", "PurePo
 # a Path's own methods (also called unbound: `Path.unlink(p)`)
 _PATH_REMOVERS = {"unlink": False, "rmdir": True}
 _PATH_MOVERS = {"rename", "replace"}
+# a Path's methods that return a Path (Python 3.11 library reference, pathlib)
+_PATH_VALUED = {"joinpath", "with_suffix", "with_name", "with_stem", "resolve", "absolute",
+                "expanduser", "relative_to", "readlink", "rename", "replace"}
 _MODULES = {"os", "posix", "shutil", "pathlib", "send2trash", "distutils.dir_util"}
 # method names that remove or move whatever the receiver is (no list or str has them)
 _REMOVER_METHODS = {"rmtree": True, "removedirs": True, "remove_tree": True,
@@ -82,6 +88,12 @@ _PATH_LISTERS = {"iterdir": "ls -A", "glob": "ls -A", "rglob": "find", "walk": "
 _LAST_NAMES = {q.rpartition(".")[2] for q in (*_REMOVERS, *_MOVERS)} | set(_PATH_REMOVERS) | \
     _PATH_MOVERS
 _COMPUTED = ProgramDelete(None)
+# builtins a bound name may reach a remover through (`g = getattr`, `imp = __import__`)
+_REACHING_BUILTINS = {"getattr", "__import__", "exec", "eval", "builtins", "globals", "vars"}
+# a qualified name of more dots than this is none a remover's (``send2trash.send2trash.
+# send2trash``, ``pathlib.Path.unlink``: 2) nor becomes one (a name is only ever extended)
+_LONGEST_NAME = 4
+_MOST_BINDINGS = 64  # the qualified names one local name may hold
 
 
 @functools.lru_cache(maxsize=32)
@@ -98,18 +110,48 @@ def python_deletes(program: str) -> tuple[ProgramDelete, ...]:
     return (_COMPUTED,) if _FALLBACK.search(program) else ()
 
 
+@dataclass(frozen=True)
+class ProgramListing:
+    """A folder a program lists, as the shell command that lists it as it does: ``lister``
+    (``ls -A``: its entries, dot ones too; ``find``: all below), limited to entries named
+    ``name`` (a glob's last part) when given; ``elsewhere``: after ``os.chdir``, the folder
+    may be relative to any folder."""
+
+    lister: str
+    path: str
+    elsewhere: bool = False
+    name: str | None = None
+
+
+# a listing this cannot read (nested too deep): everything may be listed (fail closed)
+_EVERYTHING = ProgramListing("find", "/")
+
+
 @functools.lru_cache(maxsize=8)
-def python_listings(program: str) -> tuple[str, ...]:
-    """The folders ``program`` lists, as the shell commands that list them as it does (a
-    computed delete may be fed what they list): ``os.listdir``/``os.scandir``/a ``Path``'s
-    ``iterdir()``/``glob()`` as ``ls -A FOLDER`` (dot entries too), ``os.walk``/``os.fwalk``
-    /a ``Path``'s ``rglob()``/``walk()`` as ``find FOLDER``. A folder it computes is not
-    listed here: its words feed the delete."""
+def python_listings(program: str) -> tuple[ProgramListing, ...]:
+    """The folders ``program`` lists (a computed delete may be fed what they list):
+    ``os.listdir``/``os.scandir``/a ``Path``'s ``iterdir()`` as ``ls -A FOLDER``,
+    ``os.walk``/``os.fwalk``/a ``Path``'s ``walk()`` as ``find FOLDER``, a ``Path``'s
+    ``glob(PATTERN)``/``rglob(PATTERN)`` as ``find FOLDER -name`` the pattern's last part. A
+    folder it computes is not listed here: its words feed the delete. A program that cannot
+    be read lists everything."""
     tree = parse_program(program)
+    if tree is None:
+        return (_EVERYTHING,)
     try:
-        return tuple(dict.fromkeys(_Reader(tree).listings())) if tree is not None else ()
-    except RecursionError:
-        return ()
+        return tuple(dict.fromkeys(_Reader(tree).listings()))
+    except RecursionError:  # nested deeper than this reads
+        return (_EVERYTHING,)
+
+
+def program_strings(program: str) -> str:
+    """The string literals of ``program``, a line each: the words that may feed a path it
+    computes (an operator's ``*`` is no glob); the whole text when it cannot be read."""
+    tree = parse_program(program)
+    if tree is None:
+        return program
+    return "\n".join(_text(node.value) for node in ast.walk(tree)
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
 
 
 class _Reader:
@@ -121,7 +163,9 @@ class _Reader:
         self.bound: dict[str, set[str]] = {}  # a local name -> the qualified names it holds
         self.values: dict[str, list[ast.expr | None]] = {}  # a name -> what is bound to it
         self.aliasing: set[int] = set()  # the values of plain assignments (`f = shutil.rmtree`)
+        self.overflow = False  # a name's bindings passed `_MOST_BINDINGS`: fail closed
         self._read_bindings()
+        self.path_names = self._path_names()
         self.moves_folder = any(self._changes_folder(n) for n in self.nodes)
 
     # --- names ----------------------------------------------------------------------------
@@ -154,17 +198,28 @@ class _Reader:
                 self.values.setdefault(node.id, []).append(None)  # a loop, an unpacking
             elif isinstance(node, ast.arg):
                 self.values.setdefault(node.arg, []).append(None)
-        # `f = shutil.rmtree; g = f`: followed until nothing new is learnt
+        # `f = shutil.rmtree; g = f`: followed until nothing new is learnt; only names rooted
+        # in an import or a builtin that reaches one are bound (`node = node.left` binds
+        # nothing), each set and chain capped (`a = a.x` grows them without end)
+        roots = {q.split(".")[0] for qs in self.bound.values() for q in qs} | \
+            {m.split(".")[0] for m in self.stars} | _REACHING_BUILTINS
         for _ in range(8):
             before = sum(len(v) for v in self.bound.values())
             for name, value in assigned:
                 for q in self.qualified(value):
-                    self._bind(name, q)
+                    if q.split(".")[0] in roots:
+                        self._bind(name, q)
             if sum(len(v) for v in self.bound.values()) == before:
                 break
 
     def _bind(self, local: str, qualified: str) -> None:
-        self.bound.setdefault(local, set()).add(qualified)
+        if qualified.count(".") >= _LONGEST_NAME:
+            return  # longer than any remover's name, and only ever extended: none of them
+        names = self.bound.setdefault(local, set())
+        if len(names) >= _MOST_BINDINGS:
+            self.overflow = True  # read no further: judged as a computed delete
+            return
+        names.add(qualified)
 
     def qualified(self, expr: ast.expr) -> set[str]:
         """The qualified names ``expr`` may stand for (``sh.rmtree`` -> ``shutil.rmtree``);
@@ -176,6 +231,8 @@ class _Reader:
             return {expr.id} | {_plain_os(f"{m}.{expr.id}") for m in self.stars}
         if isinstance(expr, ast.Attribute):
             return {_plain_os(f"{q}.{expr.attr}") for q in self.qualified(expr.value)}
+        if isinstance(expr, ast.NamedExpr):  # `(f := shutil.rmtree)('capsules')`
+            return self.qualified(expr.value)
         if isinstance(expr, ast.Call):
             called = self.qualified(expr.func)
             name = _literal_str(expr.args[1]) if len(expr.args) > 1 else None
@@ -189,6 +246,45 @@ class _Reader:
             if key is not None and "sys.modules" in self.qualified(expr.value):
                 return {_plain_os(key)}
         return set()
+
+    def _path_names(self) -> set[str]:
+        """The names bound to a ``Path`` (``p = Path("x")``, ``for p in d.iterdir()``, a
+        parameter annotated ``Path``): their ``rename``/``replace`` move a file."""
+        found: set[str] = set()
+        for _ in range(3):  # `q = p / "x"` after `p = Path(...)`
+            for node in self.nodes:
+                if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and \
+                        node.value is not None and self.is_path(node.value):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    found.update(t.id for t in targets if isinstance(t, ast.Name))
+                elif isinstance(node, ast.For | ast.comprehension) and \
+                        isinstance(node.target, ast.Name) and self._lists_paths(node.iter):
+                    found.add(node.target.id)
+                elif isinstance(node, ast.arg) and node.annotation is not None and \
+                        self.qualified(node.annotation) & _PATH_TYPES:
+                    found.add(node.arg)
+            self.path_names = found
+        return found
+
+    def is_path(self, expr: ast.expr) -> bool:
+        """``expr`` is a ``Path``: made by one, joined to one, a Path's path-valued method."""
+        if isinstance(expr, ast.Name):
+            return expr.id in getattr(self, "path_names", ())
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+            return self.is_path(expr.left)
+        if isinstance(expr, ast.Attribute) and expr.attr == "parent":
+            return self.is_path(expr.value)
+        if isinstance(expr, ast.Call):
+            names = self.qualified(expr.func)
+            if names & {*_PATH_TYPES, *(t + m for t in _PATH_TYPES for m in (".cwd", ".home"))}:
+                return True
+            return isinstance(expr.func, ast.Attribute) and \
+                expr.func.attr in _PATH_VALUED and self.is_path(expr.func.value)
+        return False
+
+    def _lists_paths(self, expr: ast.expr) -> bool:
+        return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+            expr.func.attr in _PATH_LISTERS and self.is_path(expr.func.value)
 
     def _plain_value(self, expr: ast.expr) -> bool:
         """``expr`` is plainly a value with methods of its own (``kinds.remove(k)``: a list,
@@ -219,6 +315,8 @@ class _Reader:
 
     # --- deletes --------------------------------------------------------------------------
     def deletes(self) -> Iterator[ProgramDelete]:
+        if self.overflow:
+            yield _COMPUTED
         called = {id(n.func) for n in self.nodes if isinstance(n, ast.Call)}
         for node in self.nodes:
             if isinstance(node, ast.Call):
@@ -227,21 +325,26 @@ class _Reader:
                     self._names_a_remover(node):
                 yield _COMPUTED  # `map(shutil.rmtree, dirs)`, `partial(os.unlink, p)`
 
-    def listings(self) -> Iterator[str]:
+    def listings(self) -> Iterator[ProgramListing]:
         for call in self.nodes:
             if not isinstance(call, ast.Call):
                 continue
             names = self.qualified(call.func)
             lister = next((_LISTERS[q] for q in names if q in _LISTERS), None)
             folder: ast.expr | None = call.args[0] if call.args else None
+            name = None
             if lister is None and isinstance(call.func, ast.Attribute) and \
                     call.func.attr in _PATH_LISTERS and not self._plain_value(call.func.value):
                 lister, folder = _PATH_LISTERS[call.func.attr], call.func.value
+                if call.func.attr in ("glob", "rglob"):
+                    lister = "find"
+                    name = _last_part(_literal_str(call.args[0]) if call.args else None)
             if lister is None:
                 continue
             path = "." if folder is None else self.literal_path(folder)
             if path is not None:
-                yield f"{lister} {shlex.quote(path)}"
+                yield ProgramListing(lister, path,
+                                     self.moves_folder and not os.path.isabs(path), name)
 
     def _names_a_remover(self, node: ast.AST) -> bool:
         """``node`` is a remover or mover itself, read (not called there): ``shutil.rmtree``,
@@ -304,8 +407,13 @@ class _Reader:
         if method in _PATH_REMOVERS and not args and keywords <= {"missing_ok"}:
             yield from self._paths(receiver, call, _PATH_REMOVERS[method], False)
         elif method in _PATH_MOVERS and (len(args), keywords) in ((1, set()), (0, {"target"})):
-            # a Path's rename(target)/replace(target); str.replace takes two
-            yield from self._paths(receiver, call, True, True)
+            # a Path's rename(target)/replace(target) (str.replace takes two); another's
+            # (pandas `s.rename("acc")`, `df.replace({...})`) moves nothing, but a literal
+            # path given is what a Path's would overwrite: judged as deleted
+            if self.is_path(receiver):
+                yield from self._paths(receiver, call, True, True)
+            elif args and _literal_str(args[0]) is not None:
+                yield from self._paths(args[0], call, True, True)
         elif self._plain_value(receiver):
             return  # `kinds.remove("x")`: a list's own method
         elif method in _REMOVER_METHODS and args:
@@ -323,56 +431,117 @@ class _Reader:
         relative = path is not None and not os.path.isabs(path)
         if relative and any(k.arg in ("dir_fd", "src_dir_fd") for k in call.keywords):
             path = None  # relative to an open folder's descriptor
-        yield ProgramDelete(path, folders, moves, relative and self.moves_folder)
+        name = self._last_name(expr) if path is None else None
+        yield ProgramDelete(path, folders, moves, relative and self.moves_folder, name)
+
+    def _last_name(self, expr: ast.expr | None) -> str | None:
+        """The literal last part of a path joined of others (``os.path.join(root, "x")``,
+        ``p / "x"``): a plain name, no folder, glob or ``..`` of its own."""
+        last: ast.expr | None = None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+            last = expr.right
+        elif isinstance(expr, ast.Call) and len(expr.args) > 1 and not expr.keywords and \
+                self.qualified(expr.func) & {"os.path.join", "posixpath.join"}:
+            last = expr.args[-1]
+        name = None if last is None else _literal_str(last)
+        if name is None or name in ("", ".", "..") or any(c in name for c in "/*?[\\"):
+            return None
+        return name
 
     def literal_path(self, expr: ast.expr) -> str | None:
         """The path ``expr`` names when it is made of literals only, else None."""
+        found = self._literal(expr)
+        return None if found is None else found[0]
+
+    def _literal(self, expr: ast.expr) -> tuple[str, bool] | None:
+        """(the path ``expr`` names, relative to the program's folder; whether it is anchored
+        there: ``Path.cwd()``, ``resolve()``, ``os.path.abspath``/``realpath`` name the real
+        folder, whose ``.parent`` is the one above, where ``PurePath('.').parent`` is
+        ``.`` again), or None when not made of literals only."""
         text = _literal_str(expr)
         if text is not None:
-            return text
+            return text, False
         if isinstance(expr, ast.Constant) and isinstance(expr.value, bytes):
-            return os.fsdecode(expr.value)
+            return os.fsdecode(expr.value), False
+        if isinstance(expr, ast.Attribute) and expr.attr in ("curdir", "pardir") and \
+                self.qualified(expr.value) & {"os", "os.path"}:
+            return ("." if expr.attr == "curdir" else ".."), False
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div | ast.Add):
-            left, right = self.literal_path(expr.left), self.literal_path(expr.right)
+            left, right = self._literal(expr.left), self._literal(expr.right)
             if left is None or right is None:
                 return None
-            return os.path.join(left, right) if isinstance(expr.op, ast.Div) else left + right
+            if isinstance(expr.op, ast.Add):
+                return left[0] + right[0], left[1]
+            return _joined([left, right])
         if isinstance(expr, ast.Attribute) and expr.attr == "parent":
-            inner = self.literal_path(expr.value)
-            return None if inner is None else os.path.dirname(os.path.normpath(inner)) or "."
+            inner = self._literal(expr.value)
+            return None if inner is None else _parent(*inner)
         if isinstance(expr, ast.Call):
             return self._literal_call(expr)
         return None
 
-    def _literal_call(self, call: ast.Call) -> str | None:
+    def _literal_call(self, call: ast.Call) -> tuple[str, bool] | None:
         names = self.qualified(call.func)
-        args = [self.literal_path(a) for a in call.args]
-        if call.keywords or any(a is None for a in args):
+        found = [self._literal(a) for a in call.args]
+        if call.keywords or any(a is None for a in found):
             return None
-        parts = [a for a in args if a is not None]
+        args = [a for a in found if a is not None]
+        parts = [a[0] for a in args]
         if names & (_PATH_TYPES | {"os.path.join", "posixpath.join"}):
-            return os.path.join(*parts) if parts else "."
+            return _joined(args) if args else (".", False)
         if names & {"os.getcwd", *(t + ".cwd" for t in _PATH_TYPES)} and not parts:
-            return "."
+            return ".", True
         if names & {*(t + ".home" for t in _PATH_TYPES)} and not parts:
-            return os.path.expanduser("~")
+            return os.path.expanduser("~"), True
         if names & {"os.path.expanduser"} and len(parts) == 1:
-            return os.path.expanduser(parts[0])
-        if names & {"str", "os.fspath", "os.path.abspath", "os.path.normpath"} and \
-                len(parts) == 1:
-            return parts[0]
+            return os.path.expanduser(parts[0]), args[0][1]
+        if names & {"os.path.abspath", "os.path.realpath"} and len(parts) == 1:
+            return parts[0], True
+        if names & {"os.path.dirname"} and len(parts) == 1:
+            return _parent(*args[0])
+        if names & {"str", "os.fspath", "os.path.normpath"} and len(parts) == 1:
+            return args[0]
         if isinstance(call.func, ast.Attribute):  # a Path's own: joinpath, resolve, ...
-            receiver = self.literal_path(call.func.value)
+            receiver = self._literal(call.func.value)
             method = call.func.attr
             if receiver is None:
                 return None
             if method == "joinpath":
-                return os.path.join(receiver, *parts)
+                return _joined([receiver, *args])
             if method in ("resolve", "absolute") and not parts:
-                return receiver
+                return receiver[0], True
             if method == "expanduser" and not parts:
-                return os.path.expanduser(receiver)
+                return os.path.expanduser(receiver[0]), receiver[1]
         return None
+
+
+def _joined(parts: list[tuple[str, bool]]) -> tuple[str, bool]:
+    """``os.path.join`` of literal paths: anchored as its last absolute part, or the first."""
+    anchored = parts[0][1]
+    for text, part_anchored in parts[1:]:
+        if os.path.isabs(text):
+            anchored = part_anchored
+    return os.path.join(*(p for p, _ in parts)), anchored
+
+
+def _parent(path: str, anchored: bool) -> tuple[str, bool]:
+    """The folder holding ``path``: of an anchored one, the real folder above (``..`` of the
+    working folder); of another, as `PurePath.parent` reads it (``PurePath('..').parent``
+    is ``.``)."""
+    if anchored or os.path.isabs(path):
+        return os.path.normpath(os.path.join(path, "..")), anchored
+    return os.path.dirname(os.path.normpath(path)) or ".", False
+
+
+def _text(value: str | bytes) -> str:
+    return value if isinstance(value, str) else os.fsdecode(value)
+
+
+def _last_part(pattern: str | None) -> str | None:
+    """What a glob's matches are named (``'**/*.pyc'``: ``*.pyc``); None when any name
+    (``'**'``, a pattern not written out)."""
+    last = (pattern or "").rstrip("/").rpartition("/")[2]
+    return last if last and last != "**" else None
 
 
 def _plain_os(name: str) -> str:

@@ -257,3 +257,130 @@ def test_a_program_that_only_moves_on_a_box_passes(
     # a move on the box is no destroy there (`mv` is none either)
     command = f"ssh {BOX} " + _heredoc(program)
     assert_passes(hook(command), command)
+
+
+# review 54 -----------------------------------------------------------------------------------
+# 1: an aliasing loop is judged in bounded time and memory; a binding that grows past the caps
+# is a computed delete (a hook killed by its timeout lets the command run)
+_ALIAS_LOOPS = [
+    # a read-only tree walk (the shape of any linked-structure code)
+    "import json\ntree = json.load(open('tree.json'))\ndef walk(node):\n"
+    "    while node is not None:\n        if node.key < 0:\n            node = node.left\n"
+    "        elif node.key > 10:\n            node = node.right\n        else:\n"
+    "            node = node.parent\n    return node\n",
+    "a = a.x0\na = a.x1\na = a.x2\na = a.x3\nimport shutil\n",
+    "import os as a\na = a.x0\na = a.x1\na = a.x2\na = a.x3\n",
+]
+
+
+def test_an_aliasing_loop_is_read_in_bounded_time() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import resource, sys\n"
+        "from labledger.reconcile.python_deletes import python_deletes, python_listings\n"
+        f"for p in {_ALIAS_LOOPS!r}:\n"
+        "    python_deletes(p); python_listings(p)\n"
+        "u = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "print(u.ru_utime + u.ru_stime, u.ru_maxrss)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=True)
+    cpu_s, max_rss_kib = done.stdout.split()
+    assert float(cpu_s) < 5, done.stdout  # (took 24 s and 457 MB before)
+    assert int(max_rss_kib) < 200_000, done.stdout
+
+
+def test_a_binding_past_the_caps_is_a_computed_delete() -> None:
+    from labledger.reconcile.python_deletes import ProgramDelete, python_deletes
+
+    assert python_deletes(_ALIAS_LOOPS[2]) == (ProgramDelete(None),)
+    assert python_deletes(_ALIAS_LOOPS[0]) == ()
+
+
+# 2: the working folder's parent is the command's folder's parent, not "." again
+@pytest.mark.parametrize("program", [
+    "import shutil, pathlib; shutil.rmtree(pathlib.Path.cwd().parent / '.labledger')",
+    "import shutil; from pathlib import Path; "
+    "shutil.move(Path('.').resolve().parent / '.labledger', '/tmp/x')",
+    "import shutil, os; shutil.rmtree(os.path.dirname(os.getcwd()))",
+    "import shutil, os; shutil.rmtree(os.path.join(os.path.realpath('.'), '..', 'capsules'))",
+    "import shutil, pathlib; shutil.rmtree(pathlib.Path('.').absolute().parent)",
+])
+def test_the_parent_of_the_working_folder_is_judged_from_the_command_folder(
+        hook: Callable[..., Any], box: Path, program: str) -> None:
+    command = _inline(program)
+    assert_deletes_protected(hook(command, cwd=box / "src"), command)
+
+
+def test_the_parent_of_a_relative_dot_stays_here(hook: Callable[..., Any], box: Path) -> None:
+    # PurePath('.').parent is '.': not resolved, it names no folder above
+    command = _inline("import shutil; from pathlib import Path; "
+                      "shutil.rmtree(Path('.').parent / '__pycache__')")
+    assert_passes(hook(command, cwd=box / "src"), command)
+
+
+# 3, 4, 5: a listing nested too deep to read, a listing after os.chdir, a walrus-bound remover
+@pytest.mark.parametrize("program", [
+    "import os, shutil\nfor d in os.listdir('.' + " + " + ".join(["''"] * 2500) + "):\n"
+    "    shutil.rmtree(d)",
+    "import os, shutil\nos.chdir('..')\nfor d in os.listdir('project'):\n"
+    "    shutil.rmtree(os.path.join('project', d))",
+    "import shutil\n(f := shutil.rmtree)('capsules')",
+])
+def test_listings_and_walrus_are_read_closed(
+        hook: Callable[..., Any], box: Path, program: str) -> None:
+    command = _heredoc(program.replace("'project'", repr(box.name)))
+    assert_deletes_protected(hook(command), command)
+
+
+# 6: what normal training and cleanup code does passes (some read capsules/c2 too)
+@pytest.mark.parametrize("program", [
+    # a `*` of arithmetic is no glob: only the program's strings feed a computed path
+    "import os, torch\nlr = 3e-4 * 2\ntmp = f'ckpt_{lr}.tmp'\ntorch.save({}, tmp)\n"
+    "os.replace(tmp, 'ckpt.pt')",
+    "import os\nx = 2 ** 3\nfor f in os.environ['FILES'].split():\n    os.rename(f, f + '.bak')",
+    # pandas Series.rename(name), DataFrame.replace(dict), torch Tensor.rename(*names)
+    # (pandas 2.2, PyTorch 2.3 API references): not a Path's, no move
+    "import pandas as pd\ns = pd.read_json('capsules/c2/metrics.json', typ='series')\n"
+    "print(s.rename('acc'))",
+    "import pandas as pd\ndf = pd.read_json('capsules/c2/metrics.json', lines=True)\n"
+    "print(df.replace({'x': 1}))",
+    "import torch\nprint(open('capsules/c2/metrics.json').read())\n"
+    "x = torch.zeros(2, 2, names=('N', 'C'))\nprint(x.rename('M', 'K'), x.rename('M'))",
+    # name patterns that cannot match a protected folder or a file in one
+    "import shutil\nfrom pathlib import Path\nfor p in Path('.').rglob('__pycache__'):\n"
+    "    shutil.rmtree(p)",
+    "from pathlib import Path\nfor p in Path('.').rglob('*.pyc'):\n    p.unlink()",
+    "import shutil\nfrom pathlib import Path\nfor d in Path('.').glob('tmp_*'):\n"
+    "    shutil.rmtree(d)",
+    "import os, shutil\nfor root, dirs, files in os.walk('.'):\n    if '__pycache__' in dirs:\n"
+    "        shutil.rmtree(os.path.join(root, '__pycache__'))",
+])
+def test_normal_training_and_cleanup_code_passes(
+        hook: Callable[..., Any], program: str) -> None:
+    command = _heredoc(program)
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("program", [
+    "from pathlib import Path\nfor p in Path('.').iterdir():\n    p.rename('/tmp/' + p.name)",
+    "from pathlib import Path\nd = Path('capsules')\nd.rename('/tmp/c')",
+    "from pathlib import Path\nfor p in Path('.').rglob('c2'):\n    p.rename('/tmp/c2')",
+    "import os\nx = tmp_path()\nx.replace('capsules/c2/metrics.json')",
+])
+def test_a_path_renamed_is_still_read(hook: Callable[..., Any], program: str) -> None:
+    command = _heredoc(program)
+    assert_deletes_protected(hook(command), command)
+
+
+# 7: python's own options before -c (python(1): -W arg, -X opt take a value)
+@pytest.mark.parametrize("command", [
+    "python3 -W ignore -c " + shlex.quote("import shutil; shutil.move('capsules', '/tmp/c')"),
+    "python3 -X utf8 -c " + shlex.quote("import shutil; shutil.move('.labledger', '/tmp/c')"),
+    _inline("import subprocess, sys; subprocess.run([sys.executable, '-c', "
+            "\"import shutil; shutil.move('capsules', '/tmp/c')\"])"),
+])
+def test_a_program_behind_options_or_sys_executable_is_read(
+        hook: Callable[..., Any], command: str) -> None:
+    assert_deletes_protected(hook(command), command)
