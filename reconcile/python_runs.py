@@ -182,11 +182,20 @@ def _literal_command(arg: ast.expr) -> tuple[str, bool] | None:
             elif isinstance(element, ast.JoinedStr):
                 words.append(_fstring(element))
                 computed = True
+            elif _names_this_python(element):  # [sys.executable, "-c", PROGRAM]
+                words.append("python3")
             else:
                 words.append("$X")  # a word computed when it runs
                 computed = True
         return " ".join(w if w.startswith("$") else shlex.quote(w) for w in words), computed
     return None
+
+
+def _names_this_python(expr: ast.expr) -> bool:
+    """``sys.executable`` (``import sys`` assumed): the running Python, whose ``-c`` program
+    is read as any Python's."""
+    return isinstance(expr, ast.Attribute) and expr.attr == "executable" and \
+        isinstance(expr.value, ast.Name) and expr.value.id == "sys"
 
 
 def _fstring(arg: ast.JoinedStr) -> str:

@@ -523,9 +523,16 @@ def _python_program(argv: list[str], name: str, own: int) -> str | None:
     program's arguments); None for any other command."""
     if not name.startswith(("python", "pypy")) or not _INTERPRETER.match(name):
         return None
+    value_next = False  # python(1): -W ARG, -X OPT take a value (attached or next)
     for i, word in enumerate(argv[1:own], 1):
+        if value_next:
+            value_next = False
+            continue
         if word == "-":
             break
+        if word.startswith("-") and not word.startswith("--") and word[-1] in "WX":
+            value_next = True
+            continue
         if word == "-c" or (word.startswith("-") and not word.startswith("--")
                             and word.endswith("c") and "W" not in word and "X" not in word):
             return argv[i + 1] if i + 1 < own else None
