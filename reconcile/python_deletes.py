@@ -14,14 +14,19 @@ assignments (``f = shutil.rmtree``), ``getattr(MODULE, "NAME")``, ``__import__``
 ``importlib.import_module`` and ``sys.modules[...]`` are followed to a qualified name. A call of
 a remover or mover yields its path (a mover's source); a path made of literals only (``"a"``,
 ``Path("a") / "b"``, ``os.path.join``, ``+``, ``Path.cwd()``) is literal, relative to the
-program's working folder (any folder, for a program that changes it: ``os.chdir``); any other
+program's working folder (any folder, for a program that changes it: ``os.chdir``; the
+``.parent`` of ``Path.cwd()``, ``resolve()``, ``os.path.abspath``/``realpath`` is the folder
+above it, of ``Path(".")`` the same folder, as pathlib reads it); any other
 (a variable, an f-string, ``sys.argv``, a path relative to a ``dir_fd``) is computed (None). A
 remover named but not called here (``map(shutil.rmtree, ...)``, ``partial(os.unlink, ...)``),
 ``getattr`` of a computed name on a module holding removers, ``exec``/``eval`` of anything but
 a literal (a literal is read as a program of its own) yield a computed delete. A method call
 whose receiver cannot be told (``x.remove(p)``: os or a list?) counts, unless the receiver is
-plainly a value (a list, a set, a string, a name only ever bound to one). A program this Python
-cannot parse (newer syntax, nesting too deep for `ast`) deletes something computed when its
+plainly a value (a list, a set, a string, a name only ever bound to one); a one-argument
+``rename``/``replace`` moves its receiver only when that is a ``Path``. Only names rooted in an
+import (or ``getattr``-like builtins) are followed, each to at most `_MOST_BINDINGS` names:
+past that the program deletes something computed (fail closed, in bounded time). A program
+this Python cannot parse (newer syntax, nesting too deep for `ast`) deletes something computed when its
 text holds a remover's or mover's name (fail closed). Never raises.
 """
 
