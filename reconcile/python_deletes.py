@@ -26,8 +26,8 @@ plainly a value (a list, a set, a string, a name only ever bound to one); a one-
 ``rename``/``replace`` moves its receiver only when that is a ``Path``. Only names rooted in an
 import (or ``getattr``-like builtins) are followed, each to at most `_MOST_BINDINGS` names:
 past that the program deletes something computed (fail closed, in bounded time). A program
-this Python cannot parse (newer syntax, nesting too deep for `ast`) deletes something computed when its
-text holds a remover's or mover's name (fail closed). Never raises.
+this Python cannot parse (newer syntax, nesting too deep for `ast`) deletes something computed
+when its text holds a remover's or mover's name (fail closed). Never raises.
 """
 
 from __future__ import annotations
