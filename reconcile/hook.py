@@ -17,7 +17,8 @@ quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). O
 of ``.labledger/hook.toml`` or a built-in (provider CLIs with options before the verb, provider
 REST/GraphQL/SDK calls, a computed command word before a destroy verb), when it runs ``rm -r``
 or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -delete``,
-``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, ``rmtree(``) the project's
+``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, a Python program's removes
+and moves, `python_deletes`; ``rmtree(`` in another program's text) the project's
 ``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
 something it holds now; a delete whose paths are computed counts when what may feed it names
@@ -749,8 +750,11 @@ def _gcloud_destroys(argv: list[str]) -> bool:
 def _destroys_on_the_box(cmd: Any) -> bool:
     """Run on a box (through ssh), ``cmd`` deletes its files or kills its processes or the
     sessions they run in."""
+    from labledger.reconcile.python_deletes import python_deletes
+
     return cmd.name in _REMOTE_DESTRUCTIVE or bool(
         _DELETE_CALLS.search(cmd.text + "\n" + cmd.context)) or (
+        cmd.program is not None and any(not d.moves for d in python_deletes(cmd.program))) or (
         cmd.name == "find" and ("-delete" in cmd.argv or "-exec" in cmd.argv)) or bool(
         _REMOTE_KILL_VERBS.get(cmd.name, set()) & set(cmd.argv[1:]))
 
@@ -1336,8 +1340,7 @@ def _deletes_here(parsed: list[Any]) -> bool:
     from labledger.reconcile.shell_words import TOO_DEEP
 
     return any(
-        not c.remote and (_deleted(c.argv) is not None
-                          or _DELETE_CALLS.search(c.text) is not None or (
+        not c.remote and (_deleted(c.argv) is not None or _program_deletes(c) or (
             c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None))
         for c in parsed)
 
@@ -1604,9 +1607,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             continue
         got = _deleted(cmd.argv)
         if got is None:
-            if _DELETE_CALLS.search(cmd.text):  # python -c "shutil.rmtree('results')"
-                targets.append(_Target("(a delete inside a program)", [], [], True,
-                                       _quoted(cmd.argv), feed=feeds.of(cmd)))
+            targets += _program_targets(cmd, bases, feeds)
             continue
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
@@ -1623,6 +1624,82 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     if not targets:
         return []
     return _protected_hits(targets, config, project, events, checker, bases)
+
+
+def _program_deletes(cmd: Any) -> bool:
+    """The program ``cmd`` runs deletes something: a Python one read (`python_deletes`),
+    another searched for a delete call (``perl -e 'rmtree(...)'``)."""
+    from labledger.reconcile.python_deletes import python_deletes
+
+    if cmd.program is not None:
+        return bool(python_deletes(cmd.program))
+    return _DELETE_CALLS.search(cmd.text) is not None
+
+
+def _program_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_Target]:
+    """What the program ``cmd`` runs deletes: each literal path of a Python program (a move's
+    source too) from each working folder, as ``rm -r PATH`` would be judged; a computed one
+    (or a delete call in another program's text) by what feeds it: the line's words with the
+    program's own text read as its string literals (``lr * 2`` is no glob), and the folders
+    the program lists (`_program_listed`)."""
+    from labledger.reconcile.python_deletes import python_deletes
+
+    if not _program_deletes(cmd):
+        return []
+    command, feed = _quoted(cmd.argv), feeds.of(cmd)
+    if cmd.program is None:  # python -c "shutil.rmtree('results')"
+        return [_Target("(a delete inside a program)", [], [], True, command, feed=feed)]
+    feed = _program_feed(feed, cmd.program)
+    targets: list[_Target] = []
+    for d in python_deletes(cmd.program):
+        if d.path is None:  # fed the words of the line and what the program lists
+            listed = _program_listed(cmd.program, bases, d.name)
+            targets.append(_Target("(a path the program computes)", [], [], True, command,
+                                   feed=feed + listed, recursive=d.folders))
+        else:  # as Python reads it: no ~, $ or glob of the shell's
+            # after an os.chdir, from any folder: those above (a folder below is named by
+            # the program's words, read as the feed of a computed path)
+            places = [Path(os.path.normpath(os.path.join(a, d.path)))
+                      for a in _starts(bases, d.elsewhere)]
+            targets.append(_Target(d.path, places, [], cmd.dynamic or d.elsewhere, command,
+                                   feed=feed, recursive=d.folders))
+    return targets
+
+
+def _starts(bases: list[Path], elsewhere: bool) -> list[Path]:
+    """The folders a program's relative path is from: the line's working folders; after an
+    ``os.chdir``, any folder above them too."""
+    return [a for b in bases for a in (b, *b.parents)] if elsewhere else bases
+
+
+def _program_feed(feed: str, program: str) -> str:
+    """``feed`` with the program's text (as written, or as one quoted shell word) read as its
+    string literals; left whole when not found once (fail closed)."""
+    from labledger.reconcile.python_deletes import program_strings
+
+    for written in (program, shlex.quote(program)):
+        if feed.count(written) == 1:
+            return feed.replace(written, "\n" + program_strings(program) + "\n", 1)
+    return feed
+
+
+def _program_listed(program: str, bases: list[Path], name: str | None) -> str:
+    """The folders ``program`` lists, as the shell commands that list them (`_Mentions`
+    reads them), each after an ``os.chdir`` from any folder above the line's; limited to the
+    entries named ``name`` when the delete's last part is (``os.path.join(root,
+    "__pycache__")``), or to what its glob matches."""
+    from labledger.reconcile.python_deletes import python_listings
+
+    lines: list[str] = []
+    for listing in python_listings(program):
+        named = name or listing.name
+        lister = "find" if named else listing.lister
+        test = f" -name {shlex.quote(named)}" if named else ""
+        folders = [str(Path(os.path.normpath(os.path.join(a, listing.path))))
+                   for a in _starts(bases, listing.elsewhere)] if listing.elsewhere \
+            else [listing.path]
+        lines += [f"{lister} {shlex.quote(f)}{test}" for f in folders]
+    return "".join("\n" + line for line in lines)
 
 
 @dataclass

@@ -233,6 +233,9 @@ class SimpleCommand:
     # runs a program whose text cannot be read here (`runpodctl exec python FILE` with FILE
     # missing now): on a box, it may delete or stop anything there
     opaque: bool = False
+    # the text of the Python program it runs (``python -c PROGRAM``, ``python - <<EOF``,
+    # ``runpodctl exec python FILE``'s FILE): what it deletes is read from it (`python_deletes`)
+    program: str | None = None
 
     @property
     def name(self) -> str:
@@ -425,8 +428,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         argv = [*argv, *fed, *piped]
     elif reads_script or name in _SSH_CLIENTS:
         piped = piped_text()
-    out.append(SimpleCommand(argv, here, dyn, remote, appended=appended))
     program = _python_program(argv, name, len(argv) - len(fed) - len(piped))
+    out.append(SimpleCommand(argv, here, dyn, remote, appended=appended, program=program))
     if program is not None:  # what it hands to a shell or starts runs too
         _python_runs(program, here if remote else context, dyn, remote, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
@@ -516,10 +519,20 @@ def _define_alias(name: str, value: str, aliases: dict[str, str], context: str |
 
 def _python_program(argv: list[str], name: str, own: int) -> str | None:
     """The program text of a Python run with ``-c PROGRAM`` or reading it from stdin (the
-    words past ``own``: what `_command` appended); None for any other command."""
+    words past ``own``: what `_command` appended; after ``-``, its own words are the
+    program's arguments); None for any other command."""
     if not name.startswith(("python", "pypy")) or not _INTERPRETER.match(name):
         return None
+    value_next = False  # python(1): -W ARG, -X OPT take a value (attached or next)
     for i, word in enumerate(argv[1:own], 1):
+        if value_next:
+            value_next = False
+            continue
+        if word == "-":
+            break
+        if word.startswith("-") and not word.startswith("--") and word[-1] in "WX":
+            value_next = True
+            continue
         if word == "-c" or (word.startswith("-") and not word.startswith("--")
                             and word.endswith("c") and "W" not in word and "X" not in word):
             return argv[i + 1] if i + 1 < own else None
@@ -593,7 +606,7 @@ def _runpod_exec(args: list[str], here: str, dyn: bool, files: _Files | None,
     if text is None:
         out.append(SimpleCommand(["python3.11", operands[0]], here, dyn, True, opaque=True))
         return
-    out.append(SimpleCommand(["python3.11", operands[0], text], here, dyn, True))
+    out.append(SimpleCommand(["python3.11", operands[0], text], here, dyn, True, program=text))
     _python_runs(text, here, dyn, True, out, depth)
 
 
