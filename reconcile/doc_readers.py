@@ -227,12 +227,22 @@ def _blank(m: re.Match[str]) -> str:
 
 # --- struck-out text: an old value a corrected document keeps in sight, shown beside the new one
 # ("| Ours | ~~76.9~~ 76.3 |"): no claim's value, blanked whole, markup and all. What GitHub
-# strikes: GFM's strikethrough (one or two tildes, paired on one line by its flanking rules) and
-# HTML's <del>, <s> and <strike> up to their end tag in the same paragraph; never inside a code
-# span (`<s>`, a tokenizer's token, is text there) nor across one.
+# strikes: GFM's strikethrough (one or two tildes, paired by its flanking rules: two tildes across
+# the line breaks of one paragraph, as cmark-gfm pairs any inline delimiter; one tilde, far more
+# often "about" or a range than a strike, on its line only) and HTML's <del>, <s> and <strike> up
+# to their end tag in the same paragraph; never inside a code span (`<s>`, a tokenizer's token,
+# is text there) nor across one, nor inside a fenced block. A segment's strikes are found once,
+# over its whole text (`struck_spans`): a strike over a sentence's end is seen from both.
 _TILDES = re.compile(r"(?<!~)~~?(?!~)")
 _TICKS = re.compile(r"`+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*(?:\n|$)")
+# a line break after which no strike goes on: the next line is blank or starts a block of its own
+# (heading, list item, quote, fence, thematic break or setext underline, a block-level HTML tag)
+_BLOCK_AFTER = re.compile(
+    r"\n(?=[ \t]*(?:\r?\n|$|#{1,6}(?:[ \t]|$)|[-*+>](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|```|~~~"
+    r"|(?:[-=*_][ \t]*)+(?:\r?\n|$)|<(?:!--|/?(?i:table|div|p|pre|details|summary|ul|ol|li"
+    r"|h[1-6]|blockquote|hr|section)\b)))")
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)", re.M)  # an ATX heading: a line of its own
 _STRUCK_OPEN = re.compile(r"<(del|s|strike)(?=[\s>])[^<>]*>", re.I)
 _STRUCK_CLOSE = {tag: re.compile(rf"</{tag}\s*>", re.I) for tag in ("del", "s", "strike")}
 
@@ -243,32 +253,72 @@ def blank_struck(text: str) -> str:
     last one found only."""
     if "~" not in text and "<" not in text:
         return text
-    breaks = [m.start() for m in _PARAGRAPH_BREAK.finditer(text)] if "\n" in text else []
+    return _blank_spans(text, 0, _struck_between(text, 0, len(text)))
+
+
+def struck_spans(segment: Segment) -> list[tuple[int, int]]:
+    """The struck-out spans of a Markdown segment outside its fenced blocks, as sorted, disjoint
+    (start, end) offsets; found once per segment."""
+    found = segment._cache.get("struck")
+    if found is None:
+        found = segment._cache["struck"] = _struck_outside_fences(segment)
+    assert isinstance(found, list)
+    return found
+
+
+def _struck_outside_fences(segment: Segment) -> list[tuple[int, int]]:
+    text = segment.text
+    if "~" not in text and "<" not in text:
+        return []
     spans: list[tuple[int, int]] = []
-    for a, b in _outside_code(text, breaks):
-        if text.find("~", a, b) >= 0:
-            spans += _tilde_spans(text, a, b)
-        if text.find("<", a, b) >= 0:
-            spans += _tag_spans(text, a, b, breaks)
+    at = 0
+    for fence in fences(segment):
+        spans += _struck_between(text, at, fence.start)
+        at = min(len(text), line_end(text, fence.end) + 1)  # after its closing line
+    return spans + _struck_between(text, at, len(text))
+
+
+def _struck_between(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The struck-out spans of ``text[a:b]`` (a piece no fence cuts), sorted and disjoint."""
+    if text.find("~", a, b) < 0 and text.find("<", a, b) < 0:
+        return []
+    breaks = [m.start() for m in _PARAGRAPH_BREAK.finditer(text, a, b)] \
+        if text.find("\n", a, b) >= 0 else []
+    spans: list[tuple[int, int]] = []
+    for x, y in _outside_code(text, a, b, breaks):
+        if text.find("~", x, y) >= 0:
+            spans += _tilde_spans(text, x, y)
+        if text.find("<", x, y) >= 0:
+            spans += _tag_spans(text, x, y, breaks)
+    disjoint: list[tuple[int, int]] = []
+    for x, y in sorted(spans):
+        if not disjoint or x >= disjoint[-1][1]:  # (a tag pair inside tildes is blanked already)
+            disjoint.append((x, y))
+    return disjoint
+
+
+def _blank_spans(text: str, base: int, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` (which starts at offset ``base``) with the parts of ``spans`` in it blanked."""
     if not spans:
         return text
     pieces: list[str] = []
     last = 0
-    for x, y in sorted(spans):
-        if x < last:
-            continue  # (a tag pair inside tildes already blanked)
+    for x, y in spans:
+        x, y = max(0, x - base), min(len(text), y - base)
+        if x >= y:
+            continue
         pieces += [text[last:x], blanked(text[x:y])]
         last = y
     pieces.append(text[last:])
     return "".join(pieces)
 
 
-def _outside_code(text: str, breaks: list[int]) -> list[tuple[int, int]]:
-    """The (start, end) pieces of ``text`` outside its code spans: a run of backticks up to the
-    next run of as many in the same paragraph (CommonMark); an unmatched run is text."""
-    if "`" not in text:
-        return [(0, len(text))]
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+def _outside_code(text: str, a: int, b: int, breaks: list[int]) -> list[tuple[int, int]]:
+    """The (start, end) pieces of ``text[a:b]`` outside its code spans: a run of backticks up to
+    the next run of as many in the same paragraph (CommonMark); an unmatched run is text."""
+    if text.find("`", a, b) < 0:
+        return [(a, b)]
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, a, b)]
     after: list[int | None] = [None] * len(runs)  # the next run of the same length
     last: dict[int, int] = {}
     for i in range(len(runs) - 1, -1, -1):
@@ -276,7 +326,7 @@ def _outside_code(text: str, breaks: list[int]) -> list[tuple[int, int]]:
         after[i] = last.get(n)
         last[n] = i
     pieces: list[tuple[int, int]] = []
-    at = i = 0
+    at, i = a, 0
     while i < len(runs):
         j = after[i]
         if j is None or _paragraph_between(breaks, runs[i][1], runs[j][0]):
@@ -285,7 +335,7 @@ def _outside_code(text: str, breaks: list[int]) -> list[tuple[int, int]]:
         pieces.append((at, runs[i][0]))
         at = runs[j][1]
         i = j + 1
-    pieces.append((at, len(text)))
+    pieces.append((at, b))
     return pieces
 
 
@@ -298,22 +348,35 @@ def _punct(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "PS"
 
 
+def _one_paragraph(text: str, a: int, b: int) -> bool:
+    """Whether the lines from the one holding ``a`` to the one holding ``b`` are lines of one
+    paragraph: no line break before a blank line or a block's start, and no table row among
+    them (a pipe table's rows and cells are each read alone: no inline span joins two); the
+    first line no heading. ``a`` is where its line starts."""
+    return _BLOCK_AFTER.search(text, a, b) is None and text.find("|", a, b) < 0 \
+        and _HEADING.match(text, a) is None
+
+
 def _tilde_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """The GFM strikethrough spans between ``a`` and ``b``: a run of one or two tildes that
     may open (left-flanking: no space after it, and no punctuation after it unless space or
-    punctuation is before it) paired with the next run of as many on its line that may close
-    (right-flanking, the mirror image); runs of three or more strike nothing."""
+    punctuation is before it) paired with the next run of as many that may close (right-
+    flanking, the mirror image): on its line for one tilde, in its paragraph for two; runs of
+    three or more strike nothing."""
     spans: list[tuple[int, int]] = []
-    # the starts of the runs that may open, on the current line, by length (a stack each: a
-    # closer pairs with the last of its length, and the openers after that one are dropped)
+    # the starts of the runs that may open, by length (a stack each: a closer pairs with the
+    # last of its length, and the openers after that one are dropped)
     openers: dict[int, list[int]] = {1: [], 2: []}
-    line_end = -1
+    line_start = line_end = -1
     for m in _TILDES.finditer(text, a, b):
         x, y = m.start(), m.end()
-        if x > line_end:
-            openers = {1: [], 2: []}
+        if x > line_end:  # the first run on a later line
             nl = text.find("\n", x)
-            line_end = len(text) if nl < 0 else nl
+            end = len(text) if nl < 0 else nl
+            openers[1] = []
+            if openers[2] and not _one_paragraph(text, line_start, end):
+                openers[2] = []
+            line_start, line_end = text.rfind("\n", 0, x) + 1, end
         before = text[x - 1] if x > 0 else " "
         after = text[y] if y < len(text) else " "
         opens = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
@@ -504,12 +567,32 @@ def siunitx_plain(text: str, comma: bool = False) -> str:
 
 
 def mask(segment: Segment, start: int, end: int) -> str:
-    """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept. In a Markdown
-    fenced block tildes and tags are text, as shown: nothing there is struck out."""
-    if segment.syntax == "md" and fence_at(segment, start) is not None:
-        return mask_text("md", segment.text[start:end], struck=False)
+    """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept. In Markdown the
+    segment's struck-out spans (`struck_spans`) are blanked where they cross the range, found
+    over the whole text (a strike may start before ``start`` and end after ``end``); in a fenced
+    block tildes and tags are text, as shown: nothing there is struck out."""
+    if segment.syntax == "md":
+        text = segment.text[start:end]
+        if fence_at(segment, start) is None:
+            text = _blank_spans(text, start, _spans_over(struck_spans(segment), start, end))
+        return mask_text("md", text, struck=False)
     return mask_text(segment.syntax, segment.text[start:end],
                      segment.syntax == "tex" and decimal_comma(segment))
+
+
+def _spans_over(spans: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of sorted, disjoint ``spans`` that cross ``[start, end)``."""
+    i = bisect.bisect_right(spans, start, key=_span_end)
+    j = bisect.bisect_left(spans, end, lo=i, key=_span_start)
+    return spans[i:j]
+
+
+def _span_start(span: tuple[int, int]) -> int:
+    return span[0]
+
+
+def _span_end(span: tuple[int, int]) -> int:
+    return span[1]
 
 
 # --- sentences ---------------------------------------------------------------------------------
