@@ -735,16 +735,36 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
 # --- slash columns: "PSNR/SSIM" over "31.42/0.9134" -------------------------------------------
 
 # A list of names joined by slashes in a header ("Set5 PSNR/SSIM", "PSNR↑ / SSIM↑ / LPIPS↓",
-# "PSNR$\uparrow$/SSIM"): each name starts with a letter and stands apart from its neighbours.
+# "PSNR$\uparrow$/SSIM", "#Params/FLOPs"): each name starts with a letter and stands apart from
+# its neighbours. Looked for in the header as shown, its emphasis and tags blanked
+# (`_without_markup`: "**EM/F1**", "<b>MNLI</b>-(m/mm)").
 _SLASH_NAME = r"[A-Za-z][^\s/|&()]*"
-_SLASH_LIST = re.compile(r"(?<![^\s(\[{])" + _SLASH_NAME + r"(?:[ \t]*/[ \t]*" + _SLASH_NAME
+_APART = r"(?<![^\s(\[{#])"
+_SLASH_LIST = re.compile(_APART + _SLASH_NAME + r"(?:[ \t]*/[ \t]*" + _SLASH_NAME
                          + r")+(?![^\s)\],;])")
 _SLASH_NAMES = re.compile(_SLASH_NAME)
 # A stem shared by the names of a slash list in parentheses after it, "MNLI-(m/mm)",
 # "MNLI (m/mm)" or "MNLI(m/mm)" (GLUE tables since Devlin et al. 2019, BERT, Table 1): the names
 # are MNLI-m and MNLI-mm. Group 1 is the stem, group 2 what joins it to the names (a hyphen
-# where nothing does).
-_SHARED_STEM = re.compile(r"(?<![^\s(\[{|])([A-Za-z][\w.]*)(-| |)\($")
+# where nothing does; blanked markup around it: "<b>MNLI</b>-(m/mm)").
+_SHARED_STEM = re.compile(r"(?<![^\s(\[{|#])([A-Za-z][\w.]*)([ \t]*-?[ \t]*)\($")
+# A unit or multiplier in a header's parentheses, one per quantity of a column holding two or
+# more ("Params/FLOPs (M/G)", "Params (M) / FLOPs (G)": model-zoo tables print parameters in
+# millions and FLOPs in billions, and READMEs fold the two into one column of "25.6/4.1"). Only
+# these: "MNLI-(m/mm)" names MNLI-m and MNLI-mm, no lengths.
+_UNIT = r"(?:[KMGT]?FLOPs|[KMGT]?MACs|dB|ms|fps|FPS|px|[kKMBGT]B?|s|%)"
+_UNIT_ALONE = re.compile(_UNIT)
+_NAME_IN_UNIT = _SLASH_NAME + r"[ \t]*\([ \t]*" + _UNIT + r"[ \t]*\)"
+# names each with its own unit: "Params (M) / FLOPs (G)", "Params(M)/FLOPs(G)"
+_NAMES_IN_UNITS = re.compile(_APART + _NAME_IN_UNIT + r"(?:[ \t]*/[ \t]*" + _NAME_IN_UNIT
+                             + r")+(?![^\s)\],;])")
+_NAME_AND_UNIT = re.compile(r"(" + _SLASH_NAME + r")[ \t]*\([ \t]*(" + _UNIT + r")[ \t]*\)")
+# the units of a slash list's names after it: "Params/FLOPs (M/G)"
+_UNITS_AFTER = re.compile(r"[ \t]*\([ \t]*" + _UNIT + r"(?:[ \t]*/[ \t]*" + _UNIT
+                          + r")+[ \t]*\)")
+_UNIT_PIECE = re.compile(r"[^\s/()]+")
+# what a header shows that is no part of a name: emphasis (**, __, *, _ at a word's edge) and tags
+_HEADER_MARKUP = re.compile(r"</?[A-Za-z][^<>\n]*>|\*+|(?<![^\W_])_+|_+(?![^\W_])")
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
@@ -799,40 +819,147 @@ def _slash_cells(syntax: str, cell: Cell, k: int) -> list[Cell] | None:
     return [Cell(cell.text[a:b], cell.start + a, cell.start + b) for a, b in spans]
 
 
+@dataclass(frozen=True, slots=True)
+class _SlashList:
+    """A slash list in a header part's text: where it is written (``start``, ``end``: the units
+    after it included), its names' and their units' spans, in order. No names: units alone in
+    parentheses ("Params (M/G)"), the first of them the header's name's; no units: names alone."""
+
+    start: int
+    end: int
+    names: tuple[tuple[int, int], ...]
+    units: tuple[tuple[int, int], ...]
+
+
+def _without_markup(text: str) -> str:
+    """``text`` with its emphasis and tags blanked (offsets kept), as a header shows it."""
+    if "<" not in text and "*" not in text and "_" not in text:
+        return text
+    return _HEADER_MARKUP.sub(_blank, text)
+
+
+def _slash_lists(plain: str) -> list[_SlashList]:
+    """The slash lists of a header part's text (markup blanked), in text order."""
+    found: list[_SlashList] = []
+    for m in _NAMES_IN_UNITS.finditer(plain):
+        pairs = list(_NAME_AND_UNIT.finditer(plain, m.start(), m.end()))
+        found.append(_SlashList(m.start(), m.end(), tuple(p.span(1) for p in pairs),
+                                tuple(p.span(2) for p in pairs)))
+    taken = found[-1].end if found else -1
+    for m in _SLASH_LIST.finditer(plain):
+        if m.start() < taken or any(f.start <= m.start() < f.end for f in found):
+            continue  # a list's units, or a name of "Params (M) / FLOPs (G)"
+        names = tuple(n.span() for n in _SLASH_NAMES.finditer(plain, m.start(), m.end()))
+        units = _UNITS_AFTER.match(plain, m.end())
+        if units is not None:
+            spans = _unit_spans(plain, m.end(), units.end())
+            if len(spans) == len(names):  # "Params/FLOPs (M/G)"
+                found.append(_SlashList(m.start(), units.end(), names, spans))
+                taken = units.end()
+                continue
+        if _in_parentheses(plain, m.start(), m.end()) and all(
+                _UNIT_ALONE.fullmatch(plain, a, b) for a, b in names):
+            found.append(_SlashList(m.start(), m.end(), (), names))  # "Params (M/G)"
+        else:
+            found.append(_SlashList(m.start(), m.end(), names, ()))
+    return found
+
+
+def _unit_spans(text: str, a: int, b: int) -> tuple[tuple[int, int], ...]:
+    return tuple(u.span() for u in _UNIT_PIECE.finditer(text, a, b))
+
+
+def _in_parentheses(text: str, a: int, b: int) -> bool:
+    return text[:a].rstrip(" \t").endswith("(") and text[b:].lstrip(" \t").startswith(")")
+
+
 def _slash_header(table: Table, col: int) -> list[tuple[str, list[Cell]]] | None:
     """Per name of the one slash list in column ``col``'s header: the sub-column's header text
     and parts (the name, with the header's other words: "Set5 PSNR/SSIM" gives "Set5 PSNR" and
-    "Set5 SSIM"); None without exactly one list, or with a claim marker in the header."""
+    "Set5 SSIM"; with its own unit where the list gives each one: "Params/FLOPs (M/G)" gives
+    "Params (M)" and "FLOPs (G)"); None without exactly one list, or with a claim marker in the
+    header."""
     parts = table.parts_of(col)
-    found: tuple[int, re.Match[str]] | None = None
+    found: tuple[int, _SlashList] | None = None
     for i, part in enumerate(parts):
         if "/" not in part.text:
             continue
-        for m in _SLASH_LIST.finditer(part.text):
+        for got in _slash_lists(_without_markup(part.text)):
             if found is not None:
                 return None
-            found = (i, m)
+            found = (i, got)
     if found is None or any(_MARKER_WORD.search(p.text) for p in parts):
         return None
-    i, m = found
-    part = parts[i]
-    before = Cell(part.text[:m.start()], part.start, part.start + m.start())
-    after = Cell(part.text[m.end():], part.start + m.end(), part.end)
-    head = table.header[col].text
-    shared = _SHARED_STEM.search(before.text) if after.text.startswith(")") else None
+    i, got = found
+    head = _without_markup(table.header[col].text)
+    if not got.units:
+        subs = _named_subcolumns(head, parts[i], got)
+    elif got.names:
+        subs = _subcolumns_in_units(head, parts[i], got)
+    else:
+        subs = _subcolumns_of_units(head, parts[i], got)
+    return [(text, [*parts[:i], *own, *parts[i + 1:]]) for text, own in subs]
+
+
+def _piece(part: Cell, a: int, b: int) -> Cell:
+    return Cell(part.text[a:b], part.start + a, part.start + b)
+
+
+def _around(part: Cell, got: _SlashList) -> tuple[Cell, Cell]:
+    """The part's text before and after the list."""
+    return _piece(part, 0, got.start), _piece(part, got.end, len(part.text))
+
+
+def _named_subcolumns(head: str, part: Cell, got: _SlashList) -> list[tuple[str, list[Cell]]]:
+    """"Set5 PSNR/SSIM": a sub-column per name, the header's other words kept; "MNLI-(m/mm)":
+    the names joined to the stem they share."""
+    plain = _without_markup(part.text)
+    written = plain[got.start:got.end]
+    before, after = _around(part, got)
+    shared = _SHARED_STEM.search(plain, 0, got.start) \
+        if plain[got.end:].startswith(")") else None
     out: list[tuple[str, list[Cell]]] = []
-    for name in _SLASH_NAMES.finditer(m.group(0)):
-        at = part.start + m.start() + name.start()
-        own = [c for c in (before, Cell(name.group(0), at, at + len(name.group(0))), after)
-               if c.text.strip()]
-        text = head.replace(m.group(0), name.group(0), 1)
+    for a, b in got.names:
+        name = plain[a:b]
+        own = [c for c in (before, _piece(part, a, b), after) if c.text.strip()]
+        text = head.replace(written, name, 1)
         if shared is not None:
             # "MNLI-(m/mm)": the name is the stem's variant, "MNLI-m", which no part shows
             # whole; its text is read for anchors in the place of the whole "MNLI-(m/mm)"
-            joined = shared.group(1) + (shared.group(2) or "-") + name.group(0)
-            own.append(JoinedName(joined, part.start + shared.start(), part.start + m.end() + 1))
-            text = text.replace(shared.group(0) + name.group(0) + ")", joined, 1)
-        out.append((text, [*parts[:i], *own, *parts[i + 1:]]))
+            joiner = "-" if "-" in shared.group(2) or not shared.group(2) else " "
+            joined = shared.group(1) + joiner + name
+            own.append(JoinedName(joined, part.start + shared.start(), part.start + got.end + 1))
+            text = text.replace(shared.group(0) + name + ")", joined, 1)
+        out.append((text, own))
+    return out
+
+
+def _subcolumns_in_units(head: str, part: Cell,
+                         got: _SlashList) -> list[tuple[str, list[Cell]]]:
+    """"Params/FLOPs (M/G)", "Params (M) / FLOPs (G)": a sub-column per name headed by the
+    name and its own unit ("Params (M)"), so the unit scales that name's numbers alone."""
+    plain = _without_markup(part.text)
+    written = plain[got.start:got.end]
+    before, after = _around(part, got)
+    out: list[tuple[str, list[Cell]]] = []
+    for (a, b), (x, y) in zip(got.names, got.units, strict=True):
+        own = [c for c in (before, _piece(part, a, b), _piece(part, x, y), after)
+               if c.text.strip()]
+        out.append((head.replace(written, f"{plain[a:b]} ({plain[x:y]})", 1), own))
+    return out
+
+
+def _subcolumns_of_units(head: str, part: Cell,
+                         got: _SlashList) -> list[tuple[str, list[Cell]]]:
+    """"Params (M/G)": the header names the first quantity only: the first sub-column is
+    "Params (M)", each other one is headed by its unit alone (named by no claim's anchor)."""
+    plain = _without_markup(part.text)
+    written = plain[got.start:got.end]
+    before, after = _around(part, got)
+    (a, b), rest = got.units[0], got.units[1:]
+    first = [c for c in (before, _piece(part, a, b), after) if c.text.strip()]
+    out = [(head.replace(written, plain[a:b], 1), first)]
+    out += [(f"({plain[x:y]})", [_piece(part, x, y)]) for x, y in rest]
     return out
 
 

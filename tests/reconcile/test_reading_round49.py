@@ -101,7 +101,130 @@ STRUCK_OVER_LINES = [
 ]
 
 
-CASES = STRUCK_OVER_LINES
+# --- 2. slash headers in bold ------------------------------------------------------------------
+
+def _glue(header: str, bert: str = "84.6/83.9") -> str:
+    # the BERT paper's Table 1 (Devlin et al. 2019), its first rows, as a README's pipe table
+    return (f"| System | {header} | QQP |\n|---|---|---|\n| Pre-OpenAI SOTA | 80.6/80.1 | 66.1 |\n"
+            f"| BERT-BASE | {bert} | 71.2 |\n")
+
+
+def _html_glue(th: str) -> str:
+    return (f"<table><tr><th>System</th>{th}</tr>\n"
+            "<tr><td>BERT-BASE</td><td>84.6/83.9</td></tr></table>\n")
+
+
+def _em_f1(header: str) -> str:
+    return f"| Method | {header} |\n|---|---|\n| Ours | 84.1/91.3 |\n"
+
+
+BOLD_HEADERS = [
+    Case("**MNLI-(m/mm)** in a pipe table: the mm half drifts", "a.md", _glue("**MNLI-(m/mm)**"),
+         [("drift", 4, ("MM",))], [(4, ("M",))], ("83.9",)),
+    Case("__MNLI-(m/mm)__ in a pipe table", "a.md", _glue("__MNLI-(m/mm)__"),
+         [("drift", 4, ("MM",))], [(4, ("M",))]),
+    Case("<b>MNLI-(m/mm)</b> in a pipe table", "a.md", _glue("<b>MNLI-(m/mm)</b>"),
+         [("drift", 4, ("MM",))], [(4, ("M",))]),
+    Case("<th><b>MNLI</b>-(m/mm)</th>: the stem alone in bold", "a.md",
+         _html_glue("<th><b>MNLI</b>-(m/mm)</th>"), [("drift", 2, ("MM",))], [(2, ("M",))]),
+    Case("<th><strong>MNLI</strong> (m/mm)</th>", "a.md",
+         _html_glue("<th><strong>MNLI</strong> (m/mm)</th>"), [("drift", 2, ("MM",))],
+         [(2, ("M",))]),
+    Case("**EM/F1** over a pair: EM drifts, F1 matches", "a.md", _em_f1("**EM/F1**"),
+         [("drift", 3, ("E1",))], [(3, ("F1",))], ("84.1",)),
+    Case("<b>EM/F1</b> over a pair", "a.md", _em_f1("<b>EM/F1</b>"),
+         [("drift", 3, ("E1",))], [(3, ("F1",))]),
+    Case("*EM*/*F1*, each name in italics", "a.md", _em_f1("*EM*/*F1*"),
+         [("drift", 3, ("E1",))], [(3, ("F1",))]),
+    Case("near miss: <th><b>MNLI-(m/mm)</b></th>", "a.md",
+         _html_glue("<th><b>MNLI-(m/mm)</b></th>"), [("drift", 2, ("MM",))], [(2, ("M",))]),
+    Case("near miss: <th><strong>MNLI-(m/mm)</strong></th>", "a.md",
+         _html_glue("<th><strong>MNLI-(m/mm)</strong></th>"), [("drift", 2, ("MM",))],
+         [(2, ("M",))]),
+    Case("near miss: a plain MNLI-(m/mm)", "a.md", _glue("MNLI-(m/mm)"),
+         [("drift", 4, ("MM",))], [(4, ("M",))]),
+    Case("near miss: a plain EM/F1", "a.md", _em_f1("EM/F1"),
+         [("drift", 3, ("E1",))], [(3, ("F1",))]),
+]
+
+
+# --- 3. one column, two quantities -------------------------------------------------------------
+
+# as a model card or a timm-style results table states them: parameters in millions, FLOPs in
+# billions, either as counts (what `timm.utils.count_params` and fvcore's FlopCountAnalysis give)
+# or with the multiplier as the claim's unit
+COUNTS = [claim("P", "params", 25_600_000, aliases=("Params",)),
+          claim("G", "flops", 4_100_000_000, aliases=("FLOPs",)),
+          claim("T", "top1", 81.42, unit="%", aliases=("Top-1",))]
+IN_UNITS = [claim("P", "params", 25.6, unit="M", aliases=("Params",)),
+            claim("G", "flops", 4.1, unit="G", aliases=("FLOPs",)),
+            claim("T", "top1", 81.42, unit="%", aliases=("Top-1",))]
+
+
+def _zoo(header: str, cell: str) -> str:
+    return f"| Model | Top-1 | {header} |\n|---|---|---|\n| litenet_s | 81.42 | {cell} |\n"
+
+
+TWO_QUANTITY_HEADERS = ["Params/FLOPs (M/G)", "Params (M) / FLOPs (G)", "Params(M)/FLOPs(G)",
+                        "#Params/FLOPs (M/G)", "**Params/FLOPs (M/G)**"]
+
+
+@pytest.mark.parametrize("claims", [COUNTS, IN_UNITS], ids=["counts", "in units"])
+@pytest.mark.parametrize("header", TWO_QUANTITY_HEADERS)
+@pytest.mark.parametrize(("cell", "drifts", "shown", "matched"), [
+    ("25.6/4.1", [], (), ["G", "P", "T"]),
+    ("25.7/4.1", ["P"], ("25.7",), ["G", "T"]),
+    ("25.6/4.2", ["G"], ("4.2",), ["P", "T"]),
+    ("25.7/4.2", ["P", "G"], ("25.7", "4.2"), ["T"]),
+])
+def test_each_quantity_of_a_two_quantity_column_is_judged_alone(
+        claims: list, header: str, cell: str, drifts: list[str], shown: tuple[str, ...],
+        matched: list[str]) -> None:
+    report = run("a.md", _zoo(header, cell), claims)
+    assert [(f.type, f.claims) for f in report.findings] == [("drift", (c,)) for c in drifts], \
+        [f.render() for f in report.findings]
+    assert tuple(f.shown for f in report.findings) == shown
+    assert sorted(c for m in report.matches for c in m.claims) == matched
+
+
+def test_a_two_quantity_html_header_is_split_alike() -> None:
+    text = ("<table><tr><th>Model</th><th>Params/FLOPs (M/G)</th></tr>\n"
+            "<tr><td>litenet_s</td><td>25.6/4.2</td></tr></table>\n")
+    report = run("a.md", text, IN_UNITS)
+    assert [(f.type, f.claims, f.shown) for f in report.findings] == [("drift", ("G",), "4.2")]
+    assert [m.claims for m in report.matches] == [("P",)]
+
+
+@pytest.mark.parametrize("cell", ["25.7/4.1", "4.1/25.6"])
+def test_one_name_over_two_units_names_the_first_number_only(cell: str) -> None:
+    """"Params (M/G)" names the parameter count only: the second number (the FLOPs, in G) is
+    never taken as it, whichever of the two numbers would match."""
+    report = run("a.md", _zoo("Params (M/G)", cell), IN_UNITS)
+    assert not [m for m in report.matches if "P" in m.claims]
+    assert [(f.type, f.claims, f.shown) for f in report.findings] == \
+        [("drift", ("P",), cell.split("/")[0])]
+
+
+def test_a_percent_and_a_time_under_one_header_keep_their_units() -> None:
+    claims = [claim("A", "top1", 76.3, unit="%", aliases=("Acc",)),
+              claim("L", "latency", 12.5, unit="ms", aliases=("Latency",))]
+    report = run("a.md", "| Model | Acc/Latency (%/ms) |\n|---|---|\n| Ours | 76.3/12.6 |\n",
+                 claims)
+    assert [(f.type, f.claims, f.shown) for f in report.findings] == [("drift", ("L",), "12.6")]
+    assert [m.claims for m in report.matches] == [("A",)]
+
+
+def test_near_miss_a_dataset_before_its_metrics_in_parentheses_is_still_split() -> None:
+    claims = [claim("P1", "psnr", 31.42, unit="dB", aliases=("PSNR",)),
+              claim("S1", "ssim", 0.9134, aliases=("SSIM",)),
+         claim("A1", "top1", 0.9134, unit="fraction", aliases=("top-1 accuracy",))]
+    report = run("a.md", "| Method | Set5 (PSNR/SSIM) |\n|---|---|\n| Ours | 31.42/0.9234 |\n",
+                 claims)
+    assert [(f.type, f.claims) for f in report.findings] == [("drift", ("S1",))]
+    assert [m.claims for m in report.matches] == [("P1",)]
+
+
+CASES = STRUCK_OVER_LINES + BOLD_HEADERS
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
