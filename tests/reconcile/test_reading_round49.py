@@ -224,6 +224,46 @@ def test_near_miss_a_dataset_before_its_metrics_in_parentheses_is_still_split() 
     assert [m.claims for m in report.matches] == [("P1",)]
 
 
+# --- 4. the claim's unit in a drift message ----------------------------------------------------
+
+UNITS = [claim("P1", "psnr", 31.42, unit="dB", aliases=("Ours", "PSNR")),
+         claim("P0", "psnr", 30.10, unit="dB", aliases=("Baseline",), run="base"),
+         claim("L", "latency", 12.5, unit="ms", aliases=("latency",)),
+         claim("N", "params", 25.6, unit="M", aliases=("parameters",)),
+         claim("E1", "em", 85.2, unit="%", aliases=("EM",)),
+         claim("S1", "ssim", 0.9134, aliases=("SSIM",)),
+         claim("A1", "top1", 0.9134, unit="fraction", aliases=("top-1 accuracy",))]
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("Ours reaches a PSNR of 31.52 dB.\n", "P1 says 31.52, evidence says 31.42 dB (run ours"),
+    ("Ours reaches a PSNR of 31.52.\n", "P1 says 31.52, evidence says 31.42 dB (run ours"),
+    ("| Method | PSNR (dB) |\n|---|---|\n| Ours | 31.5 |\n",
+     "P1 says 31.5, evidence says 31.42 dB (run ours"),
+    ("A batch takes a latency of 12.6 ms.\n", "L says 12.6, evidence says 12.5 ms (run ours"),
+    ("Ours has 25.7M parameters.\n", "N says 25.7M, evidence says 25.6 M (run ours"),
+    ("The gain is <!-- delta:P1,P0 -->+1.5 dB.\n",
+     "P1\u2212P0 says +1.5, evidence says +1.32 dB (P1 31.42 run ours"),
+    # near misses: a percent claim's sign as before, and a claim without a unit shows none
+    ("Ours reaches an EM of 84.1%.\n", "E1 says 84.1%, evidence says 85.2% (run ours"),
+    ("Ours reaches an SSIM of 0.9234.\n", "S1 says 0.9234, evidence says 0.9134 (run ours"),
+    ("Ours reaches a top-1 accuracy of 91.5%.\n",
+     "A1 says 91.5%, evidence says 0.9134 (= 91.34%) (run ours"),
+])
+def test_a_drift_message_shows_the_claims_unit_with_its_evidence(text: str, says: str) -> None:
+    (finding,) = run("a.md", text, UNITS).findings
+    assert finding.type == "drift"
+    assert finding.message.startswith(says), finding.message
+
+
+def test_the_json_finding_keeps_its_fields_and_ties_the_unit() -> None:
+    (finding,) = run("a.md", "Ours reaches a PSNR of 31.52 dB.\n", UNITS).findings
+    data = finding.to_json()
+    assert set(data) == {"type", "path", "line", "col", "where", "claims", "shown", "evidence",
+                         "via", "message", "candidates", "unknown"}
+    assert ("P1", 31.42, "dB") in [(t["claim"], t["value"], t["unit"]) for t in data["evidence"]]
+
+
 CASES = STRUCK_OVER_LINES + BOLD_HEADERS
 
 
