@@ -280,15 +280,19 @@ def _struck_outside_fences(segment: Segment) -> list[tuple[int, int]]:
 
 def _struck_between(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """The struck-out spans of ``text[a:b]`` (a piece no fence cuts), sorted and disjoint."""
-    if text.find("~", a, b) < 0 and text.find("<", a, b) < 0:
-        return []
+    tildes = text.find("~", a, b) >= 0
+    tags = text.find("<", a, b) >= 0 and _STRUCK_OPEN.search(text, a, b) is not None
+    if not (tildes or tags):
+        return []  # (most READMEs' "<": tags that strike nothing)
+    # where a paragraph ends, for what ends there: code spans and tag pairs (a list of them
+    # for the whole text, a loop per paragraph: made only where one of them is written)
     breaks = [m.start() for m in _PARAGRAPH_BREAK.finditer(text, a, b)] \
-        if text.find("\n", a, b) >= 0 else []
+        if text.find("\n", a, b) >= 0 and (tags or text.find("`", a, b) >= 0) else []
     spans: list[tuple[int, int]] = []
     for x, y in _outside_code(text, a, b, breaks):
-        if text.find("~", x, y) >= 0:
+        if tildes and text.find("~", x, y) >= 0:
             spans += _tilde_spans(text, x, y)
-        if text.find("<", x, y) >= 0:
+        if tags and text.find("<", x, y) >= 0:
             spans += _tag_spans(text, x, y, breaks)
     disjoint: list[tuple[int, int]] = []
     for x, y in sorted(spans):
@@ -568,13 +572,14 @@ def siunitx_plain(text: str, comma: bool = False) -> str:
 
 def mask(segment: Segment, start: int, end: int) -> str:
     """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept. In Markdown the
-    segment's struck-out spans (`struck_spans`) are blanked where they cross the range, found
-    over the whole text (a strike may start before ``start`` and end after ``end``); in a fenced
-    block tildes and tags are text, as shown: nothing there is struck out."""
+    segment's struck-out spans (`struck_spans`: none in a fenced block, where tildes and tags
+    are text as shown) are blanked where they cross the range, found over the whole text (a
+    strike may start before ``start`` and end after ``end``)."""
     if segment.syntax == "md":
         text = segment.text[start:end]
-        if fence_at(segment, start) is None:
-            text = _blank_spans(text, start, _spans_over(struck_spans(segment), start, end))
+        struck = struck_spans(segment)
+        if struck:
+            text = _blank_spans(text, start, _spans_over(struck, start, end))
         return mask_text("md", text, struck=False)
     return mask_text(segment.syntax, segment.text[start:end],
                      segment.syntax == "tex" and decimal_comma(segment))
