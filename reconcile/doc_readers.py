@@ -361,6 +361,11 @@ def _one_paragraph(text: str, a: int, b: int) -> bool:
         and _HEADING.match(text, a) is None
 
 
+def _across_rows(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` runs over a line break and a pipe: over a pipe table's rows."""
+    return text.find("\n", a, b) >= 0 and text.find("|", a, b) >= 0
+
+
 def _tilde_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """The GFM strikethrough spans between ``a`` and ``b``: a run of one or two tildes that
     may open (left-flanking: no space after it, and no punctuation after it unless space or
@@ -399,7 +404,7 @@ def _tilde_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
 
 def _tag_spans(text: str, a: int, b: int, breaks: list[int]) -> list[tuple[int, int]]:
     """The spans of ``<del>``, ``<s>``, ``<strike>`` to their end tag between ``a`` and ``b``,
-    in one paragraph."""
+    in one paragraph, over no pipe table's rows."""
     spans: list[tuple[int, int]] = []
     found: dict[str, int | None] = {}  # a tag's next end tag, searched for once per end tag
     at = a
@@ -409,7 +414,8 @@ def _tag_spans(text: str, a: int, b: int, breaks: list[int]) -> list[tuple[int, 
         if close is not None and close < m.end():
             got = _STRUCK_CLOSE[tag].search(text, m.end(), b)
             close = found[tag] = None if got is None else got.start()
-        if close is None or _paragraph_between(breaks, m.end(), close):
+        if close is None or _paragraph_between(breaks, m.end(), close) \
+                or _across_rows(text, m.end(), close):
             at = m.end()
             continue
         end = _STRUCK_CLOSE[tag].match(text, close)
