@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -38,6 +37,7 @@ from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
 from labledger.reconcile.coco_summary import blank_brackets
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
+from labledger.reconcile.md_strikes import struck_between
 
 __all__ = ["FORMATS", "Cell", "Fence", "JoinedName", "Segment", "Sentence", "Splice", "Table",
            "aligned_table", "blank_struck", "blanked", "delimited_table", "fence_at", "fences",
@@ -227,33 +227,20 @@ def _blank(m: re.Match[str]) -> str:
 
 # --- struck-out text: an old value a corrected document keeps in sight, shown beside the new one
 # ("| Ours | ~~76.9~~ 76.3 |"): no claim's value, blanked whole, markup and all. What GitHub
-# strikes: GFM's strikethrough (one or two tildes, paired by its flanking rules: two tildes across
-# the line breaks of one paragraph, as cmark-gfm pairs any inline delimiter; one tilde, far more
-# often "about" or a range than a strike, on its line only) and HTML's <del>, <s> and <strike> up
-# to their end tag in the same paragraph; never inside a code span (`<s>`, a tokenizer's token,
-# is text there) nor across one, nor inside a fenced block. A segment's strikes are found once,
-# over its whole text (`struck_spans`): a strike over a sentence's end is seen from both.
-_TILDES = re.compile(r"(?<!~)~~?(?!~)")
-_TICKS = re.compile(r"`+")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*(?:\n|$)")
-# a line break after which no strike goes on: the next line is blank or starts a block of its own
-# (heading, list item, quote, fence, thematic break or setext underline, a block-level HTML tag)
-_BLOCK_AFTER = re.compile(
-    r"\n(?=[ \t]*(?:\r?\n|$|#{1,6}(?:[ \t]|$)|[-*+>](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|```|~~~"
-    r"|(?:[-=*_][ \t]*)+(?:\r?\n|$)|<(?:!--|/?(?i:table|div|p|pre|details|summary|ul|ol|li"
-    r"|h[1-6]|blockquote|hr|section)\b)))")
-_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)", re.M)  # an ATX heading: a line of its own
-_STRUCK_OPEN = re.compile(r"<(del|s|strike)(?=[\s>])[^<>]*>", re.I)
-_STRUCK_CLOSE = {tag: re.compile(rf"</{tag}\s*>", re.I) for tag in ("del", "s", "strike")}
+# strikes (`md_strikes`): GFM's strikethrough (one or two tildes, paired by cmark-gfm's
+# delimiter rules over the lines of one paragraph) and HTML's <del>, <s> and <strike> up to
+# their end tag in the same paragraph; never inside a code span (`<s>`, a tokenizer's token, is
+# text there), an indented code block or a fenced one, nor tildes in an HTML block. A segment's
+# strikes are found once, over its whole text (`struck_spans`): a strike over a sentence's end
+# is seen from both.
 
 
 def blank_struck(text: str) -> str:
-    """``text`` with its struck-out spans blanked (offsets and lines kept). Linear: each piece
-    of text between code spans is read once for tildes, and an end tag is looked for past the
-    last one found only."""
+    """``text`` (a fragment: a table's cell, a line) with its struck-out spans blanked (offsets
+    and lines kept). Linear (`md_strikes`)."""
     if "~" not in text and "<" not in text:
         return text
-    return _blank_spans(text, 0, _struck_between(text, 0, len(text)))
+    return _blank_spans(text, 0, struck_between(text, 0, len(text), document=False))
 
 
 def struck_spans(segment: Segment) -> list[tuple[int, int]]:
@@ -273,32 +260,9 @@ def _struck_outside_fences(segment: Segment) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     at = 0
     for fence in fences(segment):
-        spans += _struck_between(text, at, fence.start)
+        spans += struck_between(text, at, fence.start)
         at = min(len(text), line_end(text, fence.end) + 1)  # after its closing line
-    return spans + _struck_between(text, at, len(text))
-
-
-def _struck_between(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """The struck-out spans of ``text[a:b]`` (a piece no fence cuts), sorted and disjoint."""
-    tildes = text.find("~", a, b) >= 0
-    tags = text.find("<", a, b) >= 0 and _STRUCK_OPEN.search(text, a, b) is not None
-    if not (tildes or tags):
-        return []  # (most READMEs' "<": tags that strike nothing)
-    # where a paragraph ends, for what ends there: code spans and tag pairs (a list of them
-    # for the whole text, a loop per paragraph: made only where one of them is written)
-    breaks = [m.start() for m in _PARAGRAPH_BREAK.finditer(text, a, b)] \
-        if text.find("\n", a, b) >= 0 and (tags or text.find("`", a, b) >= 0) else []
-    spans: list[tuple[int, int]] = []
-    for x, y in _outside_code(text, a, b, breaks):
-        if tildes and text.find("~", x, y) >= 0:
-            spans += _tilde_spans(text, x, y)
-        if tags and text.find("<", x, y) >= 0:
-            spans += _tag_spans(text, x, y, breaks)
-    disjoint: list[tuple[int, int]] = []
-    for x, y in sorted(spans):
-        if not disjoint or x >= disjoint[-1][1]:  # (a tag pair inside tildes is blanked already)
-            disjoint.append((x, y))
-    return disjoint
+    return spans + struck_between(text, at, len(text))
 
 
 def _blank_spans(text: str, base: int, spans: Sequence[tuple[int, int]]) -> str:
@@ -315,114 +279,6 @@ def _blank_spans(text: str, base: int, spans: Sequence[tuple[int, int]]) -> str:
         last = y
     pieces.append(text[last:])
     return "".join(pieces)
-
-
-def _outside_code(text: str, a: int, b: int, breaks: list[int]) -> list[tuple[int, int]]:
-    """The (start, end) pieces of ``text[a:b]`` outside its code spans: a run of backticks up to
-    the next run of as many in the same paragraph (CommonMark); an unmatched run is text."""
-    if text.find("`", a, b) < 0:
-        return [(a, b)]
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, a, b)]
-    after: list[int | None] = [None] * len(runs)  # the next run of the same length
-    last: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        n = runs[i][1] - runs[i][0]
-        after[i] = last.get(n)
-        last[n] = i
-    pieces: list[tuple[int, int]] = []
-    at, i = a, 0
-    while i < len(runs):
-        j = after[i]
-        if j is None or _paragraph_between(breaks, runs[i][1], runs[j][0]):
-            i += 1
-            continue
-        pieces.append((at, runs[i][0]))
-        at = runs[j][1]
-        i = j + 1
-    pieces.append((at, b))
-    return pieces
-
-
-def _paragraph_between(breaks: list[int], a: int, b: int) -> bool:
-    i = bisect.bisect_left(breaks, a)
-    return i < len(breaks) and breaks[i] < b
-
-
-def _punct(ch: str) -> bool:
-    return unicodedata.category(ch)[0] in "PS"
-
-
-def _one_paragraph(text: str, a: int, b: int) -> bool:
-    """Whether the lines from the one holding ``a`` to the one holding ``b`` are lines of one
-    paragraph: no line break before a blank line or a block's start, and no table row among
-    them (a pipe table's rows and cells are each read alone: no inline span joins two); the
-    first line no heading. ``a`` is where its line starts."""
-    return _BLOCK_AFTER.search(text, a, b) is None and text.find("|", a, b) < 0 \
-        and _HEADING.match(text, a) is None
-
-
-def _across_rows(text: str, a: int, b: int) -> bool:
-    """Whether ``text[a:b]`` runs over a line break and a pipe: over a pipe table's rows."""
-    return text.find("\n", a, b) >= 0 and text.find("|", a, b) >= 0
-
-
-def _tilde_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """The GFM strikethrough spans between ``a`` and ``b``: a run of one or two tildes that
-    may open (left-flanking: no space after it, and no punctuation after it unless space or
-    punctuation is before it) paired with the next run of as many that may close (right-
-    flanking, the mirror image): on its line for one tilde, in its paragraph for two; runs of
-    three or more strike nothing."""
-    spans: list[tuple[int, int]] = []
-    # the starts of the runs that may open, by length (a stack each: a closer pairs with the
-    # last of its length, and the openers after that one are dropped)
-    openers: dict[int, list[int]] = {1: [], 2: []}
-    line_start = line_end = -1
-    for m in _TILDES.finditer(text, a, b):
-        x, y = m.start(), m.end()
-        if x > line_end:  # the first run on a later line
-            nl = text.find("\n", x)
-            end = len(text) if nl < 0 else nl
-            openers[1] = []
-            if openers[2] and not _one_paragraph(text, line_start, end):
-                openers[2] = []
-            line_start, line_end = text.rfind("\n", 0, x) + 1, end
-        before = text[x - 1] if x > 0 else " "
-        after = text[y] if y < len(text) else " "
-        opens = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
-        closes = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
-        mine = openers[y - x]
-        if closes and mine:
-            start = mine.pop()
-            spans.append((start, y))
-            other = openers[3 - (y - x)]
-            while other and other[-1] > start:
-                other.pop()
-        elif opens:
-            mine.append(x)
-    return spans
-
-
-def _tag_spans(text: str, a: int, b: int, breaks: list[int]) -> list[tuple[int, int]]:
-    """The spans of ``<del>``, ``<s>``, ``<strike>`` to their end tag between ``a`` and ``b``,
-    in one paragraph, over no pipe table's rows."""
-    spans: list[tuple[int, int]] = []
-    found: dict[str, int | None] = {}  # a tag's next end tag, searched for once per end tag
-    at = a
-    while (m := _STRUCK_OPEN.search(text, at, b)) is not None:
-        tag = m.group(1).lower()
-        close = found.get(tag, -1)
-        if close is not None and close < m.end():
-            got = _STRUCK_CLOSE[tag].search(text, m.end(), b)
-            close = found[tag] = None if got is None else got.start()
-        if close is None or _paragraph_between(breaks, m.end(), close) \
-                or _across_rows(text, m.end(), close):
-            at = m.end()
-            continue
-        end = _STRUCK_CLOSE[tag].match(text, close)
-        assert end is not None
-        spans.append((m.start(), end.end()))
-        at = end.end()
-    return spans
 
 
 # Without one of these a text has nothing to mask (most table cells): skip the big regex.
