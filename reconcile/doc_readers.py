@@ -607,7 +607,8 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
 # (`_without_markup`: "**EM/F1**", "<b>MNLI</b>-(m/mm)").
 _SLASH_NAME = r"[A-Za-z][^\s/|&()]*"
 _APART = r"(?<![^\s(\[{#])"
-_SLASH_LIST = re.compile(_APART + _SLASH_NAME + r"(?:[ \t]*/[ \t]*" + _SLASH_NAME
+# (a count's "#" may come before each name: "#Params/#FLOPs")
+_SLASH_LIST = re.compile(_APART + _SLASH_NAME + r"(?:[ \t]*/[ \t]*#?" + _SLASH_NAME
                          + r")+(?![^\s)\],;])")
 _SLASH_NAMES = re.compile(_SLASH_NAME)
 # A stem shared by the names of a slash list in parentheses after it, "MNLI-(m/mm)",
@@ -622,8 +623,9 @@ _SHARED_STEM = re.compile(r"(?<![^\s(\[{|#])([A-Za-z][\w.]*)([ \t]*-?[ \t]*)\($"
 _UNIT = r"(?:[KMGT]?FLOPs|[KMGT]?MACs|dB|ms|fps|FPS|px|[kKMBGT]B?|s|%)"
 _UNIT_ALONE = re.compile(_UNIT)
 _NAME_IN_UNIT = _SLASH_NAME + r"[ \t]*\([ \t]*" + _UNIT + r"[ \t]*\)"
-# names each with its own unit: "Params (M) / FLOPs (G)", "Params(M)/FLOPs(G)"
-_NAMES_IN_UNITS = re.compile(_APART + _NAME_IN_UNIT + r"(?:[ \t]*/[ \t]*" + _NAME_IN_UNIT
+# names each with its own unit: "Params (M) / FLOPs (G)", "Params(M)/FLOPs(G)",
+# "#Params (M) / #FLOPs (G)"
+_NAMES_IN_UNITS = re.compile(_APART + _NAME_IN_UNIT + r"(?:[ \t]*/[ \t]*#?" + _NAME_IN_UNIT
                              + r")+(?![^\s)\],;])")
 _NAME_AND_UNIT = re.compile(r"(" + _SLASH_NAME + r")[ \t]*\([ \t]*(" + _UNIT + r")[ \t]*\)")
 # the units of a slash list's names after it: "Params/FLOPs (M/G)"

@@ -182,7 +182,9 @@ def _zoo(header: str, cell: str) -> str:
 
 
 TWO_QUANTITY_HEADERS = ["Params/FLOPs (M/G)", "Params (M) / FLOPs (G)", "Params(M)/FLOPs(G)",
-                        "#Params/FLOPs (M/G)", "**Params/FLOPs (M/G)**"]
+                        "#Params/FLOPs (M/G)", "**Params/FLOPs (M/G)**",
+                        # round 57: a count's "#" before each name, not the first only
+                        "#Params (M) / #FLOPs (G)", "#Params/#FLOPs (M/G)"]
 
 
 @pytest.mark.parametrize("claims", [COUNTS, IN_UNITS], ids=["counts", "in units"])
