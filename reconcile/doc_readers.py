@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -38,6 +37,7 @@ from labledger.reconcile.coco_summary import TRIGGER as _COCO_TRIGGER
 from labledger.reconcile.coco_summary import blank_brackets
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
+from labledger.reconcile.md_strikes import struck_between
 
 __all__ = ["FORMATS", "Cell", "Fence", "JoinedName", "Segment", "Sentence", "Splice", "Table",
            "aligned_table", "blank_struck", "blanked", "delimited_table", "fence_at", "fences",
@@ -227,129 +227,58 @@ def _blank(m: re.Match[str]) -> str:
 
 # --- struck-out text: an old value a corrected document keeps in sight, shown beside the new one
 # ("| Ours | ~~76.9~~ 76.3 |"): no claim's value, blanked whole, markup and all. What GitHub
-# strikes: GFM's strikethrough (one or two tildes, paired on one line by its flanking rules) and
-# HTML's <del>, <s> and <strike> up to their end tag in the same paragraph; never inside a code
-# span (`<s>`, a tokenizer's token, is text there) nor across one.
-_TILDES = re.compile(r"(?<!~)~~?(?!~)")
-_TICKS = re.compile(r"`+")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*(?:\n|$)")
-_STRUCK_OPEN = re.compile(r"<(del|s|strike)(?=[\s>])[^<>]*>", re.I)
-_STRUCK_CLOSE = {tag: re.compile(rf"</{tag}\s*>", re.I) for tag in ("del", "s", "strike")}
+# strikes (`md_strikes`): GFM's strikethrough (one or two tildes, paired by cmark-gfm's
+# delimiter rules over the lines of one paragraph) and HTML's <del>, <s> and <strike> up to
+# their end tag in the same paragraph; never inside a code span (`<s>`, a tokenizer's token, is
+# text there), an indented code block or a fenced one, nor tildes in an HTML block. A segment's
+# strikes are found once, over its whole text (`struck_spans`): a strike over a sentence's end
+# is seen from both.
 
 
 def blank_struck(text: str) -> str:
-    """``text`` with its struck-out spans blanked (offsets and lines kept). Linear: each piece
-    of text between code spans is read once for tildes, and an end tag is looked for past the
-    last one found only."""
+    """``text`` (a fragment: a table's cell, a line) with its struck-out spans blanked (offsets
+    and lines kept). Linear (`md_strikes`)."""
     if "~" not in text and "<" not in text:
         return text
-    breaks = [m.start() for m in _PARAGRAPH_BREAK.finditer(text)] if "\n" in text else []
+    return _blank_spans(text, 0, struck_between(text, 0, len(text), document=False))
+
+
+def struck_spans(segment: Segment) -> list[tuple[int, int]]:
+    """The struck-out spans of a Markdown segment outside its fenced blocks, as sorted, disjoint
+    (start, end) offsets; found once per segment."""
+    found = segment._cache.get("struck")
+    if found is None:
+        found = segment._cache["struck"] = _struck_outside_fences(segment)
+    assert isinstance(found, list)
+    return found
+
+
+def _struck_outside_fences(segment: Segment) -> list[tuple[int, int]]:
+    text = segment.text
+    if "~" not in text and "<" not in text:
+        return []
     spans: list[tuple[int, int]] = []
-    for a, b in _outside_code(text, breaks):
-        if text.find("~", a, b) >= 0:
-            spans += _tilde_spans(text, a, b)
-        if text.find("<", a, b) >= 0:
-            spans += _tag_spans(text, a, b, breaks)
+    at = 0
+    for fence in fences(segment):
+        spans += struck_between(text, at, fence.start)
+        at = min(len(text), line_end(text, fence.end) + 1)  # after its closing line
+    return spans + struck_between(text, at, len(text))
+
+
+def _blank_spans(text: str, base: int, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` (which starts at offset ``base``) with the parts of ``spans`` in it blanked."""
     if not spans:
         return text
     pieces: list[str] = []
     last = 0
-    for x, y in sorted(spans):
-        if x < last:
-            continue  # (a tag pair inside tildes already blanked)
+    for x, y in spans:
+        x, y = max(0, x - base), min(len(text), y - base)
+        if x >= y:
+            continue
         pieces += [text[last:x], blanked(text[x:y])]
         last = y
     pieces.append(text[last:])
     return "".join(pieces)
-
-
-def _outside_code(text: str, breaks: list[int]) -> list[tuple[int, int]]:
-    """The (start, end) pieces of ``text`` outside its code spans: a run of backticks up to the
-    next run of as many in the same paragraph (CommonMark); an unmatched run is text."""
-    if "`" not in text:
-        return [(0, len(text))]
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
-    after: list[int | None] = [None] * len(runs)  # the next run of the same length
-    last: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        n = runs[i][1] - runs[i][0]
-        after[i] = last.get(n)
-        last[n] = i
-    pieces: list[tuple[int, int]] = []
-    at = i = 0
-    while i < len(runs):
-        j = after[i]
-        if j is None or _paragraph_between(breaks, runs[i][1], runs[j][0]):
-            i += 1
-            continue
-        pieces.append((at, runs[i][0]))
-        at = runs[j][1]
-        i = j + 1
-    pieces.append((at, len(text)))
-    return pieces
-
-
-def _paragraph_between(breaks: list[int], a: int, b: int) -> bool:
-    i = bisect.bisect_left(breaks, a)
-    return i < len(breaks) and breaks[i] < b
-
-
-def _punct(ch: str) -> bool:
-    return unicodedata.category(ch)[0] in "PS"
-
-
-def _tilde_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """The GFM strikethrough spans between ``a`` and ``b``: a run of one or two tildes that
-    may open (left-flanking: no space after it, and no punctuation after it unless space or
-    punctuation is before it) paired with the next run of as many on its line that may close
-    (right-flanking, the mirror image); runs of three or more strike nothing."""
-    spans: list[tuple[int, int]] = []
-    # the starts of the runs that may open, on the current line, by length (a stack each: a
-    # closer pairs with the last of its length, and the openers after that one are dropped)
-    openers: dict[int, list[int]] = {1: [], 2: []}
-    line_end = -1
-    for m in _TILDES.finditer(text, a, b):
-        x, y = m.start(), m.end()
-        if x > line_end:
-            openers = {1: [], 2: []}
-            nl = text.find("\n", x)
-            line_end = len(text) if nl < 0 else nl
-        before = text[x - 1] if x > 0 else " "
-        after = text[y] if y < len(text) else " "
-        opens = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
-        closes = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
-        mine = openers[y - x]
-        if closes and mine:
-            start = mine.pop()
-            spans.append((start, y))
-            other = openers[3 - (y - x)]
-            while other and other[-1] > start:
-                other.pop()
-        elif opens:
-            mine.append(x)
-    return spans
-
-
-def _tag_spans(text: str, a: int, b: int, breaks: list[int]) -> list[tuple[int, int]]:
-    """The spans of ``<del>``, ``<s>``, ``<strike>`` to their end tag between ``a`` and ``b``,
-    in one paragraph."""
-    spans: list[tuple[int, int]] = []
-    found: dict[str, int | None] = {}  # a tag's next end tag, searched for once per end tag
-    at = a
-    while (m := _STRUCK_OPEN.search(text, at, b)) is not None:
-        tag = m.group(1).lower()
-        close = found.get(tag, -1)
-        if close is not None and close < m.end():
-            got = _STRUCK_CLOSE[tag].search(text, m.end(), b)
-            close = found[tag] = None if got is None else got.start()
-        if close is None or _paragraph_between(breaks, m.end(), close):
-            at = m.end()
-            continue
-        end = _STRUCK_CLOSE[tag].match(text, close)
-        assert end is not None
-        spans.append((m.start(), end.end()))
-        at = end.end()
-    return spans
 
 
 # Without one of these a text has nothing to mask (most table cells): skip the big regex.
@@ -504,12 +433,33 @@ def siunitx_plain(text: str, comma: bool = False) -> str:
 
 
 def mask(segment: Segment, start: int, end: int) -> str:
-    """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept. In a Markdown
-    fenced block tildes and tags are text, as shown: nothing there is struck out."""
-    if segment.syntax == "md" and fence_at(segment, start) is not None:
-        return mask_text("md", segment.text[start:end], struck=False)
+    """``segment.text[start:end]`` masked (see `mask_text`); offsets are kept. In Markdown the
+    segment's struck-out spans (`struck_spans`: none in a fenced block, where tildes and tags
+    are text as shown) are blanked where they cross the range, found over the whole text (a
+    strike may start before ``start`` and end after ``end``)."""
+    if segment.syntax == "md":
+        text = segment.text[start:end]
+        struck = struck_spans(segment)
+        if struck:
+            text = _blank_spans(text, start, _spans_over(struck, start, end))
+        return mask_text("md", text, struck=False)
     return mask_text(segment.syntax, segment.text[start:end],
                      segment.syntax == "tex" and decimal_comma(segment))
+
+
+def _spans_over(spans: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of sorted, disjoint ``spans`` that cross ``[start, end)``."""
+    i = bisect.bisect_right(spans, start, key=_span_end)
+    j = bisect.bisect_left(spans, end, lo=i, key=_span_start)
+    return spans[i:j]
+
+
+def _span_start(span: tuple[int, int]) -> int:
+    return span[0]
+
+
+def _span_end(span: tuple[int, int]) -> int:
+    return span[1]
 
 
 # --- sentences ---------------------------------------------------------------------------------
@@ -652,16 +602,38 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
 # --- slash columns: "PSNR/SSIM" over "31.42/0.9134" -------------------------------------------
 
 # A list of names joined by slashes in a header ("Set5 PSNR/SSIM", "PSNR↑ / SSIM↑ / LPIPS↓",
-# "PSNR$\uparrow$/SSIM"): each name starts with a letter and stands apart from its neighbours.
+# "PSNR$\uparrow$/SSIM", "#Params/FLOPs"): each name starts with a letter and stands apart from
+# its neighbours. Looked for in the header as shown, its emphasis and tags blanked
+# (`_without_markup`: "**EM/F1**", "<b>MNLI</b>-(m/mm)").
 _SLASH_NAME = r"[A-Za-z][^\s/|&()]*"
-_SLASH_LIST = re.compile(r"(?<![^\s(\[{])" + _SLASH_NAME + r"(?:[ \t]*/[ \t]*" + _SLASH_NAME
+_APART = r"(?<![^\s(\[{#])"
+# (a count's "#" may come before each name: "#Params/#FLOPs")
+_SLASH_LIST = re.compile(_APART + _SLASH_NAME + r"(?:[ \t]*/[ \t]*#?" + _SLASH_NAME
                          + r")+(?![^\s)\],;])")
 _SLASH_NAMES = re.compile(_SLASH_NAME)
 # A stem shared by the names of a slash list in parentheses after it, "MNLI-(m/mm)",
 # "MNLI (m/mm)" or "MNLI(m/mm)" (GLUE tables since Devlin et al. 2019, BERT, Table 1): the names
 # are MNLI-m and MNLI-mm. Group 1 is the stem, group 2 what joins it to the names (a hyphen
-# where nothing does).
-_SHARED_STEM = re.compile(r"(?<![^\s(\[{|])([A-Za-z][\w.]*)(-| |)\($")
+# where nothing does; blanked markup around it: "<b>MNLI</b>-(m/mm)").
+_SHARED_STEM = re.compile(r"(?<![^\s(\[{|#])([A-Za-z][\w.]*)([ \t]*-?[ \t]*)\($")
+# A unit or multiplier in a header's parentheses, one per quantity of a column holding two or
+# more ("Params/FLOPs (M/G)", "Params (M) / FLOPs (G)": model-zoo tables print parameters in
+# millions and FLOPs in billions, and READMEs fold the two into one column of "25.6/4.1"). Only
+# these: "MNLI-(m/mm)" names MNLI-m and MNLI-mm, no lengths.
+_UNIT = r"(?:[KMGT]?FLOPs|[KMGT]?MACs|dB|ms|fps|FPS|px|[kKMBGT]B?|s|%)"
+_UNIT_ALONE = re.compile(_UNIT)
+_NAME_IN_UNIT = _SLASH_NAME + r"[ \t]*\([ \t]*" + _UNIT + r"[ \t]*\)"
+# names each with its own unit: "Params (M) / FLOPs (G)", "Params(M)/FLOPs(G)",
+# "#Params (M) / #FLOPs (G)"
+_NAMES_IN_UNITS = re.compile(_APART + _NAME_IN_UNIT + r"(?:[ \t]*/[ \t]*#?" + _NAME_IN_UNIT
+                             + r")+(?![^\s)\],;])")
+_NAME_AND_UNIT = re.compile(r"(" + _SLASH_NAME + r")[ \t]*\([ \t]*(" + _UNIT + r")[ \t]*\)")
+# the units of a slash list's names after it: "Params/FLOPs (M/G)"
+_UNITS_AFTER = re.compile(r"[ \t]*\([ \t]*" + _UNIT + r"(?:[ \t]*/[ \t]*" + _UNIT
+                          + r")+[ \t]*\)")
+_UNIT_PIECE = re.compile(r"[^\s/()]+")
+# what a header shows that is no part of a name: emphasis (**, __, *, _ at a word's edge) and tags
+_HEADER_MARKUP = re.compile(r"</?[A-Za-z][^<>\n]*>|\*+|(?<![^\W_])_+|_+(?![^\W_])")
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
@@ -716,40 +688,147 @@ def _slash_cells(syntax: str, cell: Cell, k: int) -> list[Cell] | None:
     return [Cell(cell.text[a:b], cell.start + a, cell.start + b) for a, b in spans]
 
 
+@dataclass(frozen=True, slots=True)
+class _SlashList:
+    """A slash list in a header part's text: where it is written (``start``, ``end``: the units
+    after it included), its names' and their units' spans, in order. No names: units alone in
+    parentheses ("Params (M/G)"), the first of them the header's name's; no units: names alone."""
+
+    start: int
+    end: int
+    names: tuple[tuple[int, int], ...]
+    units: tuple[tuple[int, int], ...]
+
+
+def _without_markup(text: str) -> str:
+    """``text`` with its emphasis and tags blanked (offsets kept), as a header shows it."""
+    if "<" not in text and "*" not in text and "_" not in text:
+        return text
+    return _HEADER_MARKUP.sub(_blank, text)
+
+
+def _slash_lists(plain: str) -> list[_SlashList]:
+    """The slash lists of a header part's text (markup blanked), in text order."""
+    found: list[_SlashList] = []
+    for m in _NAMES_IN_UNITS.finditer(plain):
+        pairs = list(_NAME_AND_UNIT.finditer(plain, m.start(), m.end()))
+        found.append(_SlashList(m.start(), m.end(), tuple(p.span(1) for p in pairs),
+                                tuple(p.span(2) for p in pairs)))
+    taken = found[-1].end if found else -1
+    for m in _SLASH_LIST.finditer(plain):
+        if m.start() < taken or any(f.start <= m.start() < f.end for f in found):
+            continue  # a list's units, or a name of "Params (M) / FLOPs (G)"
+        names = tuple(n.span() for n in _SLASH_NAMES.finditer(plain, m.start(), m.end()))
+        units = _UNITS_AFTER.match(plain, m.end())
+        if units is not None:
+            spans = _unit_spans(plain, m.end(), units.end())
+            if len(spans) == len(names):  # "Params/FLOPs (M/G)"
+                found.append(_SlashList(m.start(), units.end(), names, spans))
+                taken = units.end()
+                continue
+        if _in_parentheses(plain, m.start(), m.end()) and all(
+                _UNIT_ALONE.fullmatch(plain, a, b) for a, b in names):
+            found.append(_SlashList(m.start(), m.end(), (), names))  # "Params (M/G)"
+        else:
+            found.append(_SlashList(m.start(), m.end(), names, ()))
+    return found
+
+
+def _unit_spans(text: str, a: int, b: int) -> tuple[tuple[int, int], ...]:
+    return tuple(u.span() for u in _UNIT_PIECE.finditer(text, a, b))
+
+
+def _in_parentheses(text: str, a: int, b: int) -> bool:
+    return text[:a].rstrip(" \t").endswith("(") and text[b:].lstrip(" \t").startswith(")")
+
+
 def _slash_header(table: Table, col: int) -> list[tuple[str, list[Cell]]] | None:
     """Per name of the one slash list in column ``col``'s header: the sub-column's header text
     and parts (the name, with the header's other words: "Set5 PSNR/SSIM" gives "Set5 PSNR" and
-    "Set5 SSIM"); None without exactly one list, or with a claim marker in the header."""
+    "Set5 SSIM"; with its own unit where the list gives each one: "Params/FLOPs (M/G)" gives
+    "Params (M)" and "FLOPs (G)"); None without exactly one list, or with a claim marker in the
+    header."""
     parts = table.parts_of(col)
-    found: tuple[int, re.Match[str]] | None = None
+    found: tuple[int, _SlashList] | None = None
     for i, part in enumerate(parts):
         if "/" not in part.text:
             continue
-        for m in _SLASH_LIST.finditer(part.text):
+        for got in _slash_lists(_without_markup(part.text)):
             if found is not None:
                 return None
-            found = (i, m)
+            found = (i, got)
     if found is None or any(_MARKER_WORD.search(p.text) for p in parts):
         return None
-    i, m = found
-    part = parts[i]
-    before = Cell(part.text[:m.start()], part.start, part.start + m.start())
-    after = Cell(part.text[m.end():], part.start + m.end(), part.end)
-    head = table.header[col].text
-    shared = _SHARED_STEM.search(before.text) if after.text.startswith(")") else None
+    i, got = found
+    head = _without_markup(table.header[col].text)
+    if not got.units:
+        subs = _named_subcolumns(head, parts[i], got)
+    elif got.names:
+        subs = _subcolumns_in_units(head, parts[i], got)
+    else:
+        subs = _subcolumns_of_units(head, parts[i], got)
+    return [(text, [*parts[:i], *own, *parts[i + 1:]]) for text, own in subs]
+
+
+def _piece(part: Cell, a: int, b: int) -> Cell:
+    return Cell(part.text[a:b], part.start + a, part.start + b)
+
+
+def _around(part: Cell, got: _SlashList) -> tuple[Cell, Cell]:
+    """The part's text before and after the list."""
+    return _piece(part, 0, got.start), _piece(part, got.end, len(part.text))
+
+
+def _named_subcolumns(head: str, part: Cell, got: _SlashList) -> list[tuple[str, list[Cell]]]:
+    """"Set5 PSNR/SSIM": a sub-column per name, the header's other words kept; "MNLI-(m/mm)":
+    the names joined to the stem they share."""
+    plain = _without_markup(part.text)
+    written = plain[got.start:got.end]
+    before, after = _around(part, got)
+    shared = _SHARED_STEM.search(plain, 0, got.start) \
+        if plain[got.end:].startswith(")") else None
     out: list[tuple[str, list[Cell]]] = []
-    for name in _SLASH_NAMES.finditer(m.group(0)):
-        at = part.start + m.start() + name.start()
-        own = [c for c in (before, Cell(name.group(0), at, at + len(name.group(0))), after)
-               if c.text.strip()]
-        text = head.replace(m.group(0), name.group(0), 1)
+    for a, b in got.names:
+        name = plain[a:b]
+        own = [c for c in (before, _piece(part, a, b), after) if c.text.strip()]
+        text = head.replace(written, name, 1)
         if shared is not None:
             # "MNLI-(m/mm)": the name is the stem's variant, "MNLI-m", which no part shows
             # whole; its text is read for anchors in the place of the whole "MNLI-(m/mm)"
-            joined = shared.group(1) + (shared.group(2) or "-") + name.group(0)
-            own.append(JoinedName(joined, part.start + shared.start(), part.start + m.end() + 1))
-            text = text.replace(shared.group(0) + name.group(0) + ")", joined, 1)
-        out.append((text, [*parts[:i], *own, *parts[i + 1:]]))
+            joiner = "-" if "-" in shared.group(2) or not shared.group(2) else " "
+            joined = shared.group(1) + joiner + name
+            own.append(JoinedName(joined, part.start + shared.start(), part.start + got.end + 1))
+            text = text.replace(shared.group(0) + name + ")", joined, 1)
+        out.append((text, own))
+    return out
+
+
+def _subcolumns_in_units(head: str, part: Cell,
+                         got: _SlashList) -> list[tuple[str, list[Cell]]]:
+    """"Params/FLOPs (M/G)", "Params (M) / FLOPs (G)": a sub-column per name headed by the
+    name and its own unit ("Params (M)"), so the unit scales that name's numbers alone."""
+    plain = _without_markup(part.text)
+    written = plain[got.start:got.end]
+    before, after = _around(part, got)
+    out: list[tuple[str, list[Cell]]] = []
+    for (a, b), (x, y) in zip(got.names, got.units, strict=True):
+        own = [c for c in (before, _piece(part, a, b), _piece(part, x, y), after)
+               if c.text.strip()]
+        out.append((head.replace(written, f"{plain[a:b]} ({plain[x:y]})", 1), own))
+    return out
+
+
+def _subcolumns_of_units(head: str, part: Cell,
+                         got: _SlashList) -> list[tuple[str, list[Cell]]]:
+    """"Params (M/G)": the header names the first quantity only: the first sub-column is
+    "Params (M)", each other one is headed by its unit alone (named by no claim's anchor)."""
+    plain = _without_markup(part.text)
+    written = plain[got.start:got.end]
+    before, after = _around(part, got)
+    (a, b), rest = got.units[0], got.units[1:]
+    first = [c for c in (before, _piece(part, a, b), after) if c.text.strip()]
+    out = [(head.replace(written, plain[a:b], 1), first)]
+    out += [(f"({plain[x:y]})", [_piece(part, x, y)]) for x, y in rest]
     return out
 
 

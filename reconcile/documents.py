@@ -148,6 +148,7 @@ from labledger.reconcile.numbers import (
     Check,
     Shown,
     check,
+    is_fraction_unit,
     is_multiplier,
     is_percent_unit,
     norm_unit,
@@ -557,9 +558,9 @@ class _Run:
         scaled = _in_scale(_signed(got.expected(diff)), got.scale)
         self.add(seg, shown.start, "drift", [a, b],
                  f"{a.id}\u2212{b.id} says {shown.display()}, evidence says "
-                 f"{evidence}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, object "
-                 f"{_short(a.source_digest)}; {b.id} {_evidence(b.value)} run {b.run}, object "
-                 f"{_short(b.source_digest)})", shown, "delta")
+                 f"{evidence}{_unit_after(a)}{scaled} ({a.id} {_evidence(a.value)} run {a.run}, "
+                 f"object {_short(a.source_digest)}; {b.id} {_evidence(b.value)} run {b.run}, "
+                 f"object {_short(b.source_digest)})", shown, "delta")
 
     # -- anchored numbers --
     def probe(self, it: _Item) -> tuple[list[str], list[str]]:
@@ -2083,7 +2084,7 @@ def _drift_message(claim: Claim, shown: Shown, got: Check, points: Shown | None 
     # a COCOeval summary's fraction judged in the claim's percent points says so
     said = f"{shown.display()} (= {points.literal} points)" if points is not None \
         else shown.display()
-    return (f"{claim.id} says {said}, evidence says {_evidence(claim.value)}{_sign(claim)}"
+    return (f"{claim.id} says {said}, evidence says {_evidence(claim.value)}{_unit_after(claim)}"
             f"{scaled} (run {claim.run}, object {_short(claim.source_digest)})")
 
 
@@ -2094,10 +2095,15 @@ def _in_scale(expected: str, scale: int) -> str:
     return f" (= {expected}%)" if scale > 0 else ""
 
 
-def _sign(claim: Claim) -> str:
-    """``%`` after a percent claim's value, as the document writes it (``76.34%``: a bare
-    ``76.34`` beside ``says 77.3%`` read as another scale); other units are not repeated."""
-    return "%" if is_percent_unit(claim.unit) else ""
+def _unit_after(claim: Claim) -> str:
+    """The claim's unit after its value in a message: ``%`` against it for a percent claim, as
+    the document writes it (``76.34%``: a bare ``76.34`` beside ``says 77.3%`` read as another
+    scale), any other after a space (``31.42 dB``, ``12.5 ms``, ``25.6 M``: the evidence says
+    what it measures, though the document's number may show no unit); nothing without one or
+    for a plain fraction (``--unit fraction``: ``0.955 (= 95.5%)``, not ``0.955 fraction``)."""
+    if is_percent_unit(claim.unit):
+        return "%"
+    return f" {claim.unit}" if claim.unit and not is_fraction_unit(claim.unit) else ""
 
 
 # Below this much text a fork costs more than it saves; above, one process per this much, at

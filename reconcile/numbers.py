@@ -39,8 +39,8 @@ import math
 import re
 from decimal import Decimal, localcontext
 
-__all__ = ["Check", "Shown", "check", "is_percent_unit", "norm_unit", "number_at", "parse_number",
-           "percent_scale", "scan_numbers"]
+__all__ = ["Check", "Shown", "check", "is_fraction_unit", "is_percent_unit", "norm_unit",
+           "number_at", "parse_number", "percent_scale", "scan_numbers"]
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -321,6 +321,11 @@ class Check:
 def is_percent_unit(unit: str | None) -> bool:
     """Whether ``unit`` is percent (``%``, ``percent``, ``pct``)."""
     return unit is not None and norm_unit(unit) in _PERCENT_UNITS
+
+
+def is_fraction_unit(unit: str | None) -> bool:
+    """Whether ``unit`` names a plain fraction (``fraction``, ``ratio``, ``1``): no unit shown."""
+    return unit is not None and norm_unit(unit) in _FRACTION_UNITS
 
 
 def percent_scale(value: float | Decimal, unit: str | None) -> int:

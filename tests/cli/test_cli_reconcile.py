@@ -50,7 +50,7 @@ def test_drift_exits_3_with_file_line_col(claims: Ledger, project: Path,
     write(project, "paper/a.md", "# Results\n\nOurs reaches a PSNR of 31.5 dB.\n")
     code, out, err = call(capsys, "reconcile", "paper/a.md")
     assert code == 3
-    assert out == ("paper/a.md:3:24: C1 says 31.5, evidence says 31.42 "
+    assert out == ("paper/a.md:3:24: C1 says 31.5, evidence says 31.42 dB "
                    "(run r1, object blake3:abababababab…)\n")
     assert "1 drift" in err
 

@@ -342,7 +342,7 @@ def test_case(case: Case) -> None:
 def test_drift_message_names_claim_value_run_and_object() -> None:
     report = run_case(CASES[2])
     (finding,) = report.findings
-    assert finding.render() == ("a.md:1:24: C1 says 31.5, evidence says 31.42 "
+    assert finding.render() == ("a.md:1:24: C1 says 31.5, evidence says 31.42 dB "
                                 "(run r1, object blake3:433100000000…)")
     assert finding.evidence[0].object == CLAIMS["C1"].source_digest
 

@@ -174,7 +174,7 @@ def test_a_repeated_row_showing_one_drifted_number_is_one_drift_naming_both() ->
     # before: two drifts, one per copy of the row
     assert _found(report) == [("drift", ("Q",), 4, "32.51")]
     assert report.findings[0].message == (
-        "Q says 32.51, evidence says 32.41 (run r1, object blake3:510000000000\u2026); the same "
+        "Q says 32.51, evidence says 32.41 dB (run r1, object blake3:510000000000\u2026); the same "
         "32.51 at 7:33: 2 rows name Q alike")
     assert report.to_json()["compared"] == 1
     fixed = judge(REPEATED.replace("32.51", "32.41"), [QUUX], "README.md")

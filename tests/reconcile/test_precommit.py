@@ -201,7 +201,7 @@ def test_a_commit_that_leaves_the_paper_alone_still_judges_it(repo: Path, ledger
     git(repo, "add", "train.py", env=env)
     blocked = git(repo, "commit", "-q", "-m", "code only", env=env, check=False)
     assert blocked.returncode != 0
-    assert "C1 says 31.42, evidence says 30 (" in blocked.stdout + blocked.stderr
+    assert "C1 says 31.42, evidence says 30 dB (" in blocked.stdout + blocked.stderr
 
 
 def test_evidence_with_locations_is_checked_with_them_by_the_hook(repo: Path,
