@@ -34,7 +34,11 @@ Order, and why (each step records before the next starts, so an interruption lea
    store (moved in place, `Store.adopt`; objects are made durable before their events), and
    ``artifact.pulled`` names both digests. A file whose BLAKE3 (or SHA-256: from an earlier
    pull, or of a stored object of its size) is already in the store is not transferred again;
-   its stored bytes are re-hashed. A failed sync or move into the store leaves every received
+   its stored bytes are re-hashed; a stored copy found corrupt then (moved to quarantine by
+   the store) is recorded at once (``object.quarantined``, `PullReport.quarantined`) and the
+   file is sent again, its bytes repairing the object. An object no event names that already
+   holds a received file's bytes is re-hashed before it is kept in place of them. A failed
+   sync or move into the store leaves every received
    file in its partial file (`PullWriteError`): the next pull resumes it at its end. When only
    the commit's last step fails (syncing the object folders after the moves), the files are in
    the store and their partial files gone: each is noted where its partial file was
@@ -93,7 +97,7 @@ import msgspec
 
 from labledger.cas import Store, StoreFullError, StoreWriteError
 from labledger.cas.batch import Batch
-from labledger.cas.errors import ObjectNotFoundError
+from labledger.cas.errors import ObjectCorruptError, ObjectNotFoundError
 from labledger.cas.gc import (
     PULL_NOTE_SUFFIX,
     PULL_PARTIAL_PREFIX,
@@ -109,7 +113,7 @@ from labledger.ingest.checkpoint_load import (
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
 from labledger.ingest.transport import BoxWriter, FileUnreadableError, RemoteHash, Transport
 from labledger.ledger._words import counted, noun_for
-from labledger.ledger.artifacts import open_store
+from labledger.ledger.artifacts import corrupt_object, open_store, record_quarantine
 from labledger.ledger.durable import sync_data, sync_file
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.segment import Draft
@@ -252,11 +256,18 @@ class PullReport:
     # step failed, `PullWriteError` with ``stored``): path, digest, that pull's error, and
     # whether the stored bytes still hash to the box's SHA-256 (else sent again)
     earlier_commit: list[dict[str, Any]] = field(default_factory=list)
+    # stored objects this pull found corrupt when it re-hashed them (moved to quarantine by the
+    # store, recorded as ``object.quarantined``): path (the listed file being compared),
+    # digest, quarantine_path, actual_digest, event (the id of the ``object.quarantined``;
+    # None when another process moved it, and records it), and repaired (the box's bytes are
+    # stored under the digest again)
+    quarantined: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not (self.missing or self.unexpected or self.roster_mismatched or self.refused
-                    or self.merge_problems or any(not f.ok for f in self.files))
+                    or self.merge_problems or any(not f.ok for f in self.files)
+                    or any(not q["repaired"] for q in self.quarantined))
 
     def counts(self) -> dict[str, dict[str, int]]:
         """expected / pulled / verified / failed, each as ``{files, bytes}``."""
@@ -282,7 +293,7 @@ class PullReport:
             "roster_mismatched": self.roster_mismatched, "refused": self.refused,
             "merged_segments": self.merged_segments, "merge_problems": self.merge_problems,
             "box_ledger": self.box_ledger, "bulk_error": self.bulk_error,
-            "earlier_commit": self.earlier_commit,
+            "earlier_commit": self.earlier_commit, "quarantined": self.quarantined,
             "files": [vars(f) for f in self.files],
         }
 
@@ -675,12 +686,19 @@ class _Puller:
 
     def adopt(self, entry: Entry, got: _Received) -> str:
         """Stage a received file in the store (no copy, named by the BLAKE3 computed while it
-        was written); it becomes visible at `flush`."""
+        was written); it becomes visible at `flush`. A stored object already holding these
+        bytes (one no event names: a box without BLAKE3 could not find it) is kept instead of
+        the received copy, so it is re-hashed first: a corrupt one is quarantined (recorded)
+        and the received bytes are stored in its place."""
+        named = "blake3:" + got.blake3
+        if named not in self._stored_sha and self.store.exists(named):
+            self._stored_sha256_if_there(named, entry.path)
         if self._batch is None:
             # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`).
             self._batch = Batch(self.store, per_file_sync=True)
         digest = self._batch.adopt(got.path, blake3_hex=got.blake3).digest
         self._adopting.append((entry, got, digest))
+        self._stored_sha[digest] = got.sha256  # hashed as it arrived: never re-read this pull
         return digest
 
     def flush(self) -> None:
@@ -885,16 +903,42 @@ class _Puller:
             sha.update(chunk)
         return sha.hexdigest()
 
-    def _stored_sha256_if_there(self, digest: str) -> str | None:
+    def _stored_sha256_if_there(self, digest: str, path: str) -> str | None:
         """The SHA-256 of a stored object (kept: each is read at most once per pull), or None
         when it was removed between the caller's look and this read (by `cas gc`, which may
-        remove an object no event names yet, or by hand): not stored after all, so the file
+        remove an object no event names yet, or by hand), or when its bytes do not hash to its
+        name (read while comparing the listed file ``path``): not stored after all, so the file
         is sent like any other."""
         try:
             sha = self._stored_sha[digest] = self._stored_sha256(digest)
         except ObjectNotFoundError:
             return None
+        except ObjectCorruptError as exc:
+            # The store moved the bad bytes to quarantine: recorded, and the file is sent
+            # again like any other (the box's copy repairs the object, `_repaired`).
+            self._quarantined(exc, path)
+            return None
         return sha
+
+    def _quarantined(self, exc: ObjectCorruptError, path: str) -> None:
+        """Record a stored object found corrupt while comparing ``path`` with it.
+
+        Appended at once, in its own append (not with the pull's drafts, which a failed
+        commit drops): the store has already moved the object, and the ledger must stop
+        vouching for it whatever happens next. One another process moved first is recorded
+        by that process (`record_quarantine`)."""
+        recorded = record_quarantine(self.ledger, [corrupt_object(exc)])
+        self.report.quarantined.append({
+            "path": path, "digest": exc.digest,
+            "quarantine_path": None if exc.quarantine_path is None else str(exc.quarantine_path),
+            "actual_digest": exc.actual_digest,
+            "event": recorded[0].id if recorded else None, "repaired": False})
+
+    def _repaired(self, digest: str) -> None:
+        """The box's bytes of a quarantined object are stored under its digest again."""
+        for found in self.report.quarantined:
+            if found["digest"] == digest:
+                found["repaired"] = True
 
     def _partial(self, entry: Entry) -> Path:
         return self.store.tmp_dir / partial_name(self.transport.source, entry.path, entry.size)
@@ -910,7 +954,7 @@ class _Puller:
             # (a checkpoint recorded with `labledger checkpoint`, never pulled).
             for digest in sorted(self.stored_by_size.get(entry.size, ())):
                 if digest not in self._stored_sha and self.store.exists(digest):
-                    self._stored_sha256_if_there(digest)
+                    self._stored_sha256_if_there(digest, entry.path)
                 if self._stored_sha.get(digest) == entry.sha256:
                     candidate = digest
                     break
@@ -918,7 +962,7 @@ class _Puller:
             return None
         local = self._stored_sha.get(candidate)
         if local is None:  # each stored object is read at most once per pull
-            local = self._stored_sha256_if_there(candidate)
+            local = self._stored_sha256_if_there(candidate, entry.path)
         if local != entry.sha256:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,
@@ -1123,6 +1167,7 @@ class _Puller:
                     break
                 result.status, result.digest, result.error = "pulled", digest, None
                 known[entry.sha256] = digest
+                self._repaired(digest)
                 break
             got.path.unlink(missing_ok=True)
             partial.unlink(missing_ok=True)
