@@ -6,11 +6,17 @@ Invariant: `url_as_spec` reads back every source an SSH pull prints and records
 rendered by `url_host`: an IPv6 address in brackets (``ssh://root@[::1]:22/r``, as RFC 3986
 writes it), so the host, the port and the folder read apart; sources recorded before with a
 bare IPv6 host (``ssh://root@::1:22/r``) are still read.
+
+`canonical_host` does the same for a rented box's ``[user@]HOST[:PORT]`` (``rent --host``): an
+IPv6 address is recorded in brackets (``root@[fe80::1]:2222``), so ``--from HOST:DIR`` built
+from it parses back to the same host and port; anything it cannot read as one host and at most
+one port is refused, never guessed.
 """
 
 from __future__ import annotations
 
-__all__ = ["canonical_source", "is_ipv6", "url_as_spec", "url_host"]
+__all__ = ["canonical_host", "canonical_source", "is_ipv6", "shown_host", "url_as_spec",
+           "url_host"]
 
 
 def url_as_spec(url: str) -> str | None:
@@ -76,3 +82,73 @@ def is_ipv6(host: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def canonical_host(text: str) -> str:
+    """``[user@]HOST[:PORT]`` as labledger records it (`rent --host`): an IPv6 address in
+    brackets (``root@fe80::1`` -> ``root@[fe80::1]``), anything else as given. The user runs
+    to the last ``@``, as OpenSSH reads it. Raises `ValueError` saying what is wrong: a bare
+    IPv6 address that ends in ``:DIGITS`` while the part before is an address too
+    (``root@::1:2222``: ``::1`` on port 2222, or ``::1:2222`` on port 22?) names both
+    bracketed forms; an empty user, host or port, a port that is not 1-65535, brackets around
+    what is not an IPv6 address, a second ``:``, a ``/`` or a host starting with ``-``."""
+    user, at, hostport = text.rpartition("@")
+    if at and not user:
+        raise ValueError("no user before '@'")
+    if any(c in user for c in ":/"):
+        raise ValueError("a user holds no ':' or '/'")
+    host, port = _host_and_port(hostport, user + at)
+    if not host:
+        raise ValueError("no host")
+    if "/" in host:
+        raise ValueError("a host holds no '/' (the folder on the box goes to `pull --from "
+                         "HOST:DIR`)")
+    if host.startswith("-"):
+        raise ValueError("a host does not start with '-'")
+    if port is not None:
+        if not port:
+            raise ValueError("no port after ':'")
+        if not port.isdigit():
+            raise ValueError(f"the port {port!r} is not a number")
+        if not 0 < int(port) < 65536:
+            raise ValueError(f"port {int(port)} is out of range (1-65535)")
+    return f"{user}{at}{url_host(host)}{'' if port is None else ':' + str(int(port))}"
+
+
+def _host_and_port(hostport: str, login: str) -> tuple[str, str | None]:
+    """``HOST[:PORT]`` apart (the port None when there is no ``:``), an IPv6 host without its
+    brackets; ``login`` (``user@`` or "") only words the errors."""
+    if hostport.startswith("["):
+        inside, closed, tail = hostport[1:].partition("]")
+        if not closed:
+            raise ValueError("no ']' closes the '['")
+        if not is_ipv6(inside):
+            raise ValueError("brackets hold an IPv6 address only")
+        if tail and not tail.startswith(":"):
+            raise ValueError("after ']' only ':PORT' may follow")
+        return inside, tail[1:] if tail else None
+    if hostport.count(":") < 2:
+        host, colon, port = hostport.partition(":")
+        return host, port if colon else None
+    if not is_ipv6(hostport):
+        raise ValueError("more than one ':' but not an IPv6 address (a port follows the host "
+                         "once)")
+    head, _, last = hostport.rpartition(":")
+    if last.isdigit() and is_ipv6(head):
+        raise ValueError(f"{hostport} is an IPv6 address, and so is {head}: write "
+                         f"{login}[{head}]:{last} for port {last}, or {login}[{hostport}] "
+                         "for the address")
+    return hostport, None
+
+
+def shown_host(recorded: object) -> str | None:
+    """A recorded host (``instance.rented``'s ``host``) as labledger writes it now: one
+    recorded before hosts were checked with a bare IPv6 address (``root@::1``) in brackets;
+    one that does not read as `canonical_host` reads it (ambiguous, malformed) as it is; None
+    when none was recorded."""
+    if not isinstance(recorded, str):
+        return None
+    try:
+        return canonical_host(recorded)
+    except ValueError:
+        return recorded

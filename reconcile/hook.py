@@ -1437,7 +1437,12 @@ def _ssh_hostname(destination: list[str], cwd: str | None) -> str | None:
 
 
 def _host_of(host: str) -> str:
-    host = host.split("@", 1)[-1]
+    """The host of a recorded ``[user@]HOST[:PORT]``: without user and port, an IPv6 address
+    without the brackets `rent --host` records it in (``root@[fe80::1]:22`` -> ``fe80::1``,
+    as a command line or ``ssh -G`` writes it); one recorded bare (``root@fe80::1``) as it is."""
+    host = host.rpartition("@")[2]
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 

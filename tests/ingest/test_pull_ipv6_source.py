@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labledger.ingest.ssh_url import canonical_source, url_as_spec
+from labledger.ingest.ssh_url import (
+    canonical_host,
+    canonical_source,
+    is_ipv6,
+    url_as_spec,
+    url_host,
+)
 from labledger.ingest.transport_ssh import SshTarget, box_root, parse_target
 from labledger.ledger.ledger import Ledger
 from labledger.reconcile.pull_verified import (
@@ -53,6 +60,27 @@ def test_the_recorded_source_brackets_an_ipv6_host_and_reads_back(
     assert spec is not None
     assert parse_target(spec) == SshTarget(host=host, dir=root, user=user, port=port)
     assert canonical_source(source) == source  # already as printed now
+
+
+@given(user=st.none() | _NAME, host=_HOST, port=st.none() | st.integers(1, 65535))
+def test_a_rented_host_is_recorded_as_the_from_form_that_reaches_it(
+        user: str | None, host: str, port: int | None) -> None:
+    # `rent --host`: what is recorded is offered as `pull --from HOST:DIR`
+    login = f"{user}@" if user else ""
+    written = f"{login}{url_host(host)}{'' if port is None else f':{port}'}"
+    assert canonical_host(written) == written
+    assert parse_target(f"{written}:/r") == SshTarget(host=host, dir="/r", user=user, port=port)
+    if ":" not in host or port is not None:
+        return
+    # bare, as a user may type it: bracketed, unless the part before its last ":" is an
+    # address too (::1:2 is one, and so is ::1, then on port 2): refused, naming both forms
+    head, _, last = host.rpartition(":")
+    if last.isdigit() and is_ipv6(head):
+        with pytest.raises(ValueError, match=re.escape(
+                f"write {login}[{head}]:{last} for port {last}, or {written}")):
+            canonical_host(login + host)
+    else:
+        assert canonical_host(login + host) == written
 
 
 @pytest.mark.parametrize(("recorded", "shown"), [
