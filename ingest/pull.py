@@ -25,8 +25,10 @@ Order, and why (each step records before the next starts, so an interruption lea
    bytes may be needed), but its manifest entry names those processes (``writers``), its result
    is not ok (the pull exits 3), and `labledger.reconcile.pull_verified` holds it unverified
    until a later listing shows it closed.
-3. **Transfer** each file into ``cas/tmp/pull-<key>.partial`` (keyed by source, path and size),
-   hashing while receiving, over one OpenSSH stream when the transport has one, else file by
+3. **Transfer** each file into ``cas/tmp/pull-<key>.partial`` (keyed by source, path and size;
+   the source as written now, `canonical_source`: a partial file a labledger from before IPv6
+   hosts were bracketed left under its bare source's key is renamed and resumed), hashing
+   while receiving, over one OpenSSH stream when the transport has one, else file by
    file. A transport error is retried (bounded, with backoff, after a reconnect) from the
    partial file's end; a later `pull` resumes the same partial file. The received SHA-256 is
    compared with the box's: a difference (the file changed between the box's hash and the
@@ -111,6 +113,7 @@ from labledger.ingest.checkpoint_load import (
     is_resume_state,
 )
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
+from labledger.ingest.ssh_url import bare_source, canonical_source
 from labledger.ingest.transport import BoxWriter, FileUnreadableError, RemoteHash, Transport
 from labledger.ledger._words import counted, noun_for
 from labledger.ledger.artifacts import corrupt_object, open_store, record_quarantine
@@ -561,7 +564,19 @@ def partial_name(source: str, path: str, size: int) -> str:
     ``source`` into: ``pull-<key>.partial``, keyed by where the bytes come from (the box's
     hashes arrive after files start streaming) and by the listed size. A later pull of the same
     file resumes it (a changed file fails the SHA-256 comparison and is received again from
-    zero)."""
+    zero). The source is taken as labledger writes it now (`canonical_source`), so a source
+    recorded before IPv6 hosts were bracketed names the same partial file as the same source
+    now."""
+    return _keyed(canonical_source(source), path, size)
+
+
+def _older_partial_name(source: str, path: str, size: int) -> str:
+    """The name a labledger from before IPv6 hosts were bracketed gave the same partial file
+    (keyed by the bare source, `bare_source`); `partial_name` itself for any other host."""
+    return _keyed(bare_source(canonical_source(source)), path, size)
+
+
+def _keyed(source: str, path: str, size: int) -> str:
     key = blake3.blake3(f"{source}\0{path}\0{size}".encode())
     return f"{PULL_PARTIAL_PREFIX}{key.hexdigest()[:40]}{PULL_PARTIAL_SUFFIX}"
 
@@ -579,8 +594,10 @@ def partial_origins(ledger: Ledger) -> dict[str, tuple[str, str]]:
         for e in body.get("entries") or ():
             if isinstance(e, dict) and e.get("type", "file") == "file" \
                     and isinstance(e.get("path"), str) and isinstance(e.get("size"), int):
-                name = partial_name(source, e["path"], e["size"])
-                names[name] = names[_note_path(Path(name)).name] = (source, e["path"])
+                for name in {partial_name(source, e["path"], e["size"]),
+                             _older_partial_name(source, e["path"], e["size"])}:
+                    names[name] = names[_note_path(Path(name)).name] = (
+                        canonical_source(source), e["path"])
     return names
 
 
@@ -674,6 +691,9 @@ class _Puller:
         # drafts (by position) naming an object found already stored, which no put of this
         # pull protects from gc: each is checked again under gc's lock at `flush`
         self._found: dict[int, FileResult] = {}
+        # (path, size) of the files whose partial file an older labledger may have named
+        # otherwise (`_older_partial_name`) that were looked for: once per file and pull
+        self._older_looked_for: set[tuple[str, int]] = set()
 
     def close(self) -> None:
         if self._syncer is not None:
@@ -941,7 +961,16 @@ class _Puller:
                 found["repaired"] = True
 
     def _partial(self, entry: Entry) -> Path:
-        return self.store.tmp_dir / partial_name(self.transport.source, entry.path, entry.size)
+        partial = self.store.tmp_dir / partial_name(self.transport.source, entry.path,
+                                                    entry.size)
+        if (entry.path, entry.size) not in self._older_looked_for:
+            self._older_looked_for.add((entry.path, entry.size))
+            older = partial.with_name(_older_partial_name(self.transport.source, entry.path,
+                                                          entry.size))
+            if older != partial:
+                _take_over(older, partial)
+                _take_over(_note_path(older), _note_path(partial))
+        return partial
 
     def _present(self, entry: Entry, known: dict[str, str]) -> FileResult | None:
         """The result for a file whose bytes the store already holds, else None."""
@@ -1197,6 +1226,17 @@ def _pulled_body(r: FileResult) -> dict[str, Any]:
 
 
 _B3_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
+
+
+def _take_over(older: Path, current: Path) -> None:
+    """Give a partial file (or note) an older labledger left under its older name
+    (`_older_partial_name`) its current name, so that this pull resumes it. One already under
+    the current name is this labledger's own and wins; the older one stays a leftover that
+    `labledger cas gc` lists and removes."""
+    if current.exists():
+        return
+    with contextlib.suppress(FileNotFoundError):  # none, or another pull took it first
+        os.rename(older, current)
 
 
 def _note_path(partial: Path) -> Path:

@@ -15,8 +15,8 @@ one port is refused, never guessed.
 
 from __future__ import annotations
 
-__all__ = ["canonical_host", "canonical_source", "is_ipv6", "shown_host", "url_as_spec",
-           "url_host"]
+__all__ = ["bare_source", "canonical_host", "canonical_source", "is_ipv6", "shown_host",
+           "url_as_spec", "url_host"]
 
 
 def url_as_spec(url: str) -> str | None:
@@ -71,6 +71,20 @@ def canonical_source(source: str) -> str:
         return source
     host, _, port = hostport.rpartition(":")
     return f"ssh://{user}{at}{url_host(host)}:{port}{source[len('ssh://') + len(authority):]}"
+
+
+def bare_source(source: str) -> str:
+    """``source`` as labledger wrote it before IPv6 hosts were bracketed (``ssh://root@[::1]:22/r``
+    -> ``ssh://root@::1:22/r``), the inverse of `canonical_source`: what an older pull keyed
+    its partial files by. Any other source as it is."""
+    if not source.startswith("ssh://"):
+        return source
+    authority, slash, path = source[len("ssh://"):].partition("/")
+    user, at, hostport = authority.rpartition("@")
+    if not hostport.startswith("["):
+        return source
+    host, _, tail = hostport[1:].partition("]")
+    return f"ssh://{user}{at}{host}{tail}{slash}{path}"
 
 
 def is_ipv6(host: str) -> bool:

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from blake3 import blake3
 from hypothesis import given
 from hypothesis import strategies as st
 
+from labledger.ingest.pull import partial_name, partial_origins
 from labledger.ingest.ssh_url import (
     canonical_host,
     canonical_source,
@@ -150,3 +152,59 @@ def test_a_pull_from_ipv6_records_prints_and_pulls_again_bracketed(sshd6: Sshd,
     assert again.returncode == 0, again.stderr
     assert f"pulling from {sshd6.user}@[::1]:{sshd6.port}:{box}" in again.stderr
     assert f"ok: {want} -> run r1" in again.stderr
+
+
+def test_a_partial_file_an_older_labledger_left_for_an_ipv6_box_is_resumed(
+        sshd6: Sshd, tmp_path: Path) -> None:
+    # A labledger from before sources were bracketed named the pull's source (and so the key
+    # of its partial files) ssh://USER@::1:PORT/DIR; its pull was cut after 1 MiB of big.dat.
+    # The same --from now names the source ssh://USER@[::1]:PORT/DIR: the received MiB is
+    # resumed, not sent again, and no partial file is left behind.
+    box = tmp_path / "box" / "r1"
+    box.mkdir(parents=True)
+    data = os.urandom(3 * 1024 * 1024 + 5)
+    (box / "big.dat").write_bytes(data)
+    project, home = tmp_path / "project", tmp_path / "home"
+    home.mkdir()
+    env = _env(project, home)
+    got = subprocess.run([str(LABLEDGER), "init", "-q"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert got.returncode == 0, got.stderr
+    with Ledger.open(project) as led:
+        store = open_store(led)
+        store.init()
+    older = f"ssh://{sshd6.user}@::1:{sshd6.port}{box}"
+    assert canonical_source(older) == f"ssh://{sshd6.user}@[::1]:{sshd6.port}{box}"
+    received = 1024 * 1024
+    (store.tmp_dir / partial_name(older, "big.dat", len(data))).write_bytes(data[:received])
+
+    done = subprocess.run(
+        [str(LABLEDGER), "--json", "pull", "--run", "r1", "--instance", "box6", "--identity",
+         str(sshd6.client_key), "--accept-new-host-key", "--from",
+         f"{sshd6.user}@[::1]:{sshd6.port}:{box}"],
+        env=env, cwd=project, capture_output=True, text=True, timeout=120, check=False)
+
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    (big,) = summary["files"]
+    assert (big["path"], big["status"], big["resumed_from"]) == ("big.dat", "pulled", received)
+    assert summary["bytes_transferred"] == len(data) - received
+    assert store.object_path(big["digest"]).read_bytes() == data
+    assert sorted(p.name for p in store.tmp_dir.glob("pull-*")) == []
+
+
+def test_gc_names_the_box_of_a_partial_file_under_either_name(ledger: Ledger) -> None:
+    # a listing an older labledger recorded with the bare source: its partial file may be under
+    # the name that labledger gave it, or under the current one a later pull renamed it to (and
+    # was cut before it recorded a listing of its own); `cas gc` names the box either way
+    older = "ssh://root@::1:2222/root/runs/r1"
+    ledger.append("pull.listed", run="r1", instance="box6", source=older,
+                  entries=[{"path": "big.dat", "size": 7, "sha256": "ab" * 32}],
+                  manifest_digest="blake3:" + "cd" * 32)
+    origins = partial_origins(ledger)
+    current = partial_name("ssh://root@[::1]:2222/root/runs/r1", "big.dat", 7)
+    assert partial_name(older, "big.dat", 7) == current  # keyed by the source as written now
+    before = "pull-" + blake3(f"{older}\0big.dat\0{7}".encode()).hexdigest()[:40] + ".partial"
+    shown = ("ssh://root@[::1]:2222/root/runs/r1", "big.dat")
+    assert origins[current] == origins[before] == shown
+    assert origins[before.replace(".partial", ".stored")] == shown
