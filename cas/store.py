@@ -18,6 +18,7 @@ from labledger.cas.errors import (
     ObjectCorruptError,
     ObjectNotFoundError,
     ObjectUnreadableError,
+    SourceChangedError,
 )
 from labledger.cas.results import GcReport, ObjectInfo, PutResult, VerifyReport
 from labledger.cas.tree import TREE_MAGIC, TreeEntry, decode_tree
@@ -119,6 +120,7 @@ class Store:
         with hold_off_gc(self):
             stored_new = not _refreshed(final)
             if stored_new:
+                _still_as_staged(staged)
                 try:
                     os.replace(staged.tmp_path, final)
                 except OSError as exc:
@@ -168,8 +170,9 @@ class Store:
         of copying the file again, the store hashes it in place (BLAKE3 over an mmap, fsynced
         meanwhile), makes it read-only and renames it. The digest is the store's own
         computation over the file's final bytes, so the store's invariant does not depend on the
-        caller. The caller must not write to the file any more. The file is gone afterwards
-        (moved, or dropped when the object already existed).
+        caller. The caller must not write to the file any more, nor hold it claimed: the store
+        claims it (`labledger.cas._stage.Claim`) and refuses a file another process holds
+        locked. The file is gone afterwards (moved, or dropped when the object already existed).
 
         Raises
         ------
@@ -178,12 +181,19 @@ class Store:
             filesystems).
         StoreWriteError, StoreFullError
             The file could not be synced or moved; it is left where it was.
+        SourceChangedError
+            Another process holds the file locked (its writer is still at work), or it changed
+            between the hash and the move; nothing was stored, the file is left where it was.
         """
         from labledger.cas._stage import adopt_temp
 
         self.init()
         staged = adopt_temp(Path(path), self.tmp_dir, fsync=True)
-        stored_new, _ = self._install(staged, sync_dir=True)
+        try:
+            stored_new, _ = self._install(staged, sync_dir=True)
+        finally:
+            if staged.claim is not None:
+                staged.claim.release()
         return PutResult(digest=PREFIX + staged.hex, type="file", size=staged.size,
                          stored_new=stored_new, sha256=None)
 
@@ -494,6 +504,16 @@ class Store:
         except FileNotFoundError:
             return []
         return [self.quarantine_dir / n for n in sorted(names) if n.startswith(hex_ + "-")]
+
+
+def _still_as_staged(staged: Staged) -> None:
+    """Refuse to move an adopted file that is no longer what was staged: another process
+    appended to it (a writer that claims nothing) or put another file at its path."""
+    if staged.claim is None:
+        return
+    why = staged.claim.changed(staged.size)
+    if why is not None:
+        raise SourceChangedError(staged.tmp_path, why)
 
 
 def _refreshed(final: Path) -> bool:

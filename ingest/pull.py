@@ -30,7 +30,14 @@ Order, and why (each step records before the next starts, so an interruption lea
    hosts were bracketed left under its bare source's key is renamed and resumed), hashing
    while receiving, over one OpenSSH stream when the transport has one, else file by
    file. A transport error is retried (bounded, with backoff, after a reconnect) from the
-   partial file's end; a later `pull` resumes the same partial file. The received SHA-256 is
+   partial file's end; a later `pull` resumes the same partial file. Each partial file is
+   claimed (`labledger.cas._stage.Claim`: an exclusive ``flock`` on it) before this pull reads
+   what an earlier attempt left in it, appends, stores or removes it, and held from the first
+   byte to the commit that moves it into the store: two pulls of the same box never append to
+   one partial file, nor store the other's bytes. A file whose partial file another pull holds
+   is left to that pull and recorded as failed (`_BUSY`), never waited for; one received whole
+   whose partial file changed after this pull let go of it (another pull stored or resumed it)
+   is received again. The received SHA-256 is
    compared with the box's: a difference (the file changed between the box's hash and the
    send) is retried once from zero, then recorded as failed. Only a matching file enters the
    store (moved in place, `Store.adopt`; objects are made durable before their events), and
@@ -98,6 +105,7 @@ import blake3
 import msgspec
 
 from labledger.cas import Store, StoreFullError, StoreWriteError
+from labledger.cas._stage import Claim
 from labledger.cas.batch import Batch
 from labledger.cas.errors import ObjectCorruptError, ObjectNotFoundError
 from labledger.cas.gc import (
@@ -608,6 +616,19 @@ class _Received:
     sha256: str
     resumed_from: int
     blake3: str  # hex, of exactly the bytes now in ``path`` (the store's name for them)
+    identity: tuple[int, int]  # (st_dev, st_ino) of the partial file received into
+
+
+_BUSY = ("another pull is receiving it from the same box right now (it holds the partial file "
+         "this pull would resume); not transferred by this pull: pull again once that pull "
+         "has finished")
+"""A file whose partial file another pull holds claimed: left to that pull, never waited for
+(a pull may hold a large file for hours, and two pulls waiting on each other's files would
+wait forever)."""
+
+
+_Adopting = tuple[Entry, _Received, str, Claim]
+"""A received file staged in the pull's batch: its entry, the file, its digest, its claim."""
 
 
 class _Hashes:
@@ -686,7 +707,7 @@ class _Puller:
         self._syncing: list[Any] = []
         self.stored_by_size: dict[int, set[str]] = {}  # objects events say the store holds
         self._stored_sha: dict[str, str] = {}  # digest -> SHA-256 of the stored bytes
-        self._adopting: list[tuple[Entry, _Received, str]] = []  # in the batch: entry, file, digest
+        self._adopting: list[_Adopting] = []  # in the batch, each with its claim
         self._notes_read: list[Path] = []  # removed once what they led to is recorded
         # drafts (by position) naming an object found already stored, which no put of this
         # pull protects from gc: each is checked again under gc's lock at `flush`
@@ -694,30 +715,80 @@ class _Puller:
         # (path, size) of the files whose partial file an older labledger may have named
         # otherwise (`_older_partial_name`) that were looked for: once per file and pull
         self._older_looked_for: set[tuple[str, int]] = set()
+        # claims on partial files not let go yet (`_claim`): released by `close` at the latest
+        self._held: list[Claim] = []
 
     def close(self) -> None:
         if self._syncer is not None:
             self._syncer.shutdown(wait=True)
+        for claim in self._held:
+            claim.release()
+        self._held.clear()
+
+    def _claim(self, partial: Path, *, create: bool = True) -> Claim | None:
+        """Claim a partial file for this pull (`labledger.cas._stage.Claim`: an exclusive lock
+        on it) before reading what an earlier attempt left in it, appending, storing or
+        removing it; None when another pull holds it. Without ``create``, a partial file that
+        is not there raises FileNotFoundError."""
+        try:
+            claim = Claim.take(partial, create=create)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise PullWriteError(partial, exc) from exc
+        if claim is not None:
+            self._held = [c for c in self._held if c.held]
+            self._held.append(claim)
+        return claim
+
+    def _busy(self, entry: Entry) -> bool:
+        """Whether another pull holds ``entry``'s partial file claimed right now."""
+        try:
+            claim = self._claim(self._partial(entry), create=False)
+        except FileNotFoundError:
+            return False
+        if claim is None:
+            return True
+        claim.release()
+        return False
+
+    def _drop(self, partial: Path, got: _Received | None = None) -> None:
+        """Remove a partial file this pull has no use for (of a listing's stale size, or
+        received and then found already stored), unless another pull holds it, or (``got``)
+        it is no longer the file this pull received: then it is that pull's."""
+        try:
+            claim = self._claim(partial, create=False)
+        except FileNotFoundError:
+            return
+        if claim is None:
+            return
+        try:
+            if got is None or _still_received(claim, got):
+                partial.unlink(missing_ok=True)
+        finally:
+            claim.release()
 
     def add(self, kind: str, body: dict[str, Any]) -> None:
         self.drafts.append(self.ledger.draft(kind, body, run=self.run, instance=self.instance))
         if len(self.drafts) >= _FLUSH_EVERY:
             self.flush()
 
-    def adopt(self, entry: Entry, got: _Received) -> str:
+    def adopt(self, entry: Entry, got: _Received, claim: Claim) -> str:
         """Stage a received file in the store (no copy, named by the BLAKE3 computed while it
-        was written); it becomes visible at `flush`. A stored object already holding these
-        bytes (one no event names: a box without BLAKE3 could not find it) is kept instead of
-        the received copy, so it is re-hashed first: a corrupt one is quarantined (recorded)
-        and the received bytes are stored in its place."""
+        was written); it becomes visible at `flush`, which then lets go of ``claim`` (held
+        until the file is moved, so no other pull appends to it meanwhile). A stored object
+        already holding these bytes (one no event names: a box without BLAKE3 could not find
+        it) is kept instead of the received copy, so it is re-hashed first: a corrupt one is
+        quarantined (recorded) and the received bytes are stored in its place."""
         named = "blake3:" + got.blake3
         if named not in self._stored_sha and self.store.exists(named):
             self._stored_sha256_if_there(named, entry.path)
         if self._batch is None:
             # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`).
             self._batch = Batch(self.store, per_file_sync=True)
-        digest = self._batch.adopt(got.path, blake3_hex=got.blake3).digest
-        self._adopting.append((entry, got, digest))
+        digest = self._batch.adopt(got.path, blake3_hex=got.blake3, size=got.size,
+                                   claim=claim).digest
+        self._adopting.append((entry, got, digest, claim))
         self._stored_sha[digest] = got.sha256  # hashed as it arrived: never re-read this pull
         return digest
 
@@ -737,6 +808,17 @@ class _Puller:
         adopted, self._adopting = self._adopting, []
         notes, self._notes_read = self._notes_read, []
         found, self._found = self._found, {}
+        try:
+            self._flush(pending, batch, drafts, adopted, found)
+        finally:
+            for *_, claim in adopted:  # moved into the store, or left to be resumed
+                claim.release()
+        for note in notes:  # what they pointed at is recorded now (present, or sent again)
+            with contextlib.suppress(OSError):
+                note.unlink()
+
+    def _flush(self, pending: list[Any], batch: Batch | None, drafts: list[Draft],
+               adopted: list[_Adopting], found: dict[int, FileResult]) -> None:
         for job in pending:
             job.result()  # a failed early sync (EIO, ENOSPC) is raised before any event
         if batch is None and not found:
@@ -750,9 +832,6 @@ class _Puller:
                 self._forget_removed(drafts, found)
                 if drafts:
                     self.ledger.append_drafts(drafts)
-        for note in notes:  # what they pointed at is recorded now (present, or sent again)
-            with contextlib.suppress(OSError):
-                note.unlink()
 
     def _forget_removed(self, drafts: list[Draft], found: dict[int, FileResult]) -> None:
         """Under gc's lock: an object found already stored that gc removed since (it was
@@ -769,7 +848,7 @@ class _Puller:
                 drafts[at] = self.ledger.draft("artifact.pulled", _pulled_body(result),
                                                run=self.run, instance=self.instance)
 
-    def _commit(self, batch: Batch | None, adopted: list[tuple[Entry, _Received, str]]
+    def _commit(self, batch: Batch | None, adopted: list[_Adopting]
                 ) -> None:
         """Make the batch's objects durable and visible (nothing when there is no batch)."""
         if batch is not None:
@@ -791,7 +870,7 @@ class _Puller:
                     raise
                 raise moved from exc
 
-    def _commit_tail_failed(self, adopted: list[tuple[Entry, _Received, str]],
+    def _commit_tail_failed(self, adopted: list[_Adopting],
                             exc: OSError) -> PullWriteError | None:
         """Note each received file the failed commit moved into the store (its partial file
         gone, its object there: its digest, the box's SHA-256 and size, the error), next to
@@ -801,7 +880,7 @@ class _Puller:
                  f"failed ({exc.strerror or exc}); nothing was recorded for it")
         at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         stored, noted = 0, True
-        for entry, got, digest in adopted:
+        for entry, got, digest, _ in adopted:
             if got.path.exists() or not self.store.exists(digest):
                 continue  # not moved in: its partial file is still there, resumed as usual
             stored += 1
@@ -854,15 +933,17 @@ class _Puller:
                     offset += len(chunk)
         return sha, offset
 
-    def _receive(self, entry: Entry, partial: Path,
+    def _receive(self, entry: Entry, claim: Claim,
                  streamed: Iterator[bytes] | None = None) -> _Received:
-        """Receive into ``partial`` from its current end, hashing while writing.
+        """Receive into the partial file this pull holds ``claim`` on from its current end,
+        hashing while writing.
 
         ``streamed`` is the file's bytes from a bulk stream, already positioned at the
         partial's end; a transport error inside it is raised (the caller gives up the stream
         and resumes file by file). Otherwise transport errors are retried here, after a
         reconnect, from the partial's end.
         """
+        partial = claim.path
         sha, offset = self._prefix(partial)
         resumed_from = offset
         delay = self.backoff
@@ -906,7 +987,8 @@ class _Puller:
         if hasher is not None:
             hasher.finish()
         self._sync_soon(partial)
-        return _Received(partial, offset, sha.sha.hexdigest(), resumed_from, sha.b3.hexdigest())
+        return _Received(partial, offset, sha.sha.hexdigest(), resumed_from, sha.b3.hexdigest(),
+                         claim.identity())
 
     def _sync_soon(self, partial: Path) -> None:
         """Start writing a received file to disk now, in the background, so the sync before its
@@ -1019,7 +1101,7 @@ class _Puller:
                 # the received copy is dropped, the stored one re-hashed
                 present = self._present(e, known)
                 if present is not None:
-                    got.path.unlink(missing_ok=True)
+                    self._drop(got.path, got)
                     results[i] = present
                 else:
                     results[i] = self._complete(e, got, known)
@@ -1070,8 +1152,8 @@ class _Puller:
                 # version, under the listed size's partial) is dropped.
                 early = self.prefetched.pop(e.path, None)
                 if early is not None:
-                    early.path.unlink(missing_ok=True)
-                self._partial(e).unlink(missing_ok=True)
+                    self._drop(early.path, early)
+                self._drop(self._partial(e))
                 e.size = h.size
             e.sha256, e.blake3, e.writers = h.sha256, h.blake3, h.writers
         if not gone:
@@ -1082,7 +1164,7 @@ class _Puller:
                     e.path, e.size, "failed",
                     error=f"vanished from the box after the listing: {gone[e.path]}"))
                 self.prefetched.pop(e.path, None)
-                self._partial(e).unlink(missing_ok=True)  # never to be resumed: it is gone
+                self._drop(self._partial(e))  # never to be resumed: it is gone
         entries[:] = [e for e in entries if e.path not in gone]
         files[:] = [e for e in files if e.path not in gone]
 
@@ -1150,16 +1232,31 @@ class _Puller:
         """Receive ``entries`` through the transport's bulk stream, each from its partial's
         end. A file the box could not open comes back as its `FileUnreadableError` (the stream
         goes on); a transport error is raised (the caller decides what it costs)."""
+        # A file another pull is receiving is not asked for: it is left to that pull, or
+        # resumed file by file (`_complete`) if that pull has finished with it by then.
+        entries = [e for e in entries if not self._busy(e)]
         if not entries:
             return
         by_path = {e.path: e for e in entries}
         items = [(e.path, self._prefix_size(e)) for e in entries]
-        for rel, _, chunks in self.transport.read_many(items):
+        for rel, offset, chunks in self.transport.read_many(items):
             entry = by_path[rel]
+            claim = self._claim(self._partial(entry))
+            if claim is None or claim.size() != offset:
+                # Another pull took its partial file after it was asked for: these bytes
+                # (from the size it had then) are not used; `_complete` tries it again.
+                if claim is not None:
+                    claim.release()
+                _drain(chunks)
+                continue
+            got: _Received | FileUnreadableError
             try:
-                yield entry, self._receive(entry, self._partial(entry), chunks)
+                got = self._receive(entry, claim, chunks)
             except FileUnreadableError as exc:
-                yield entry, exc
+                got = exc
+            finally:
+                claim.release()  # claimed again to be stored (`_complete`), checked unchanged
+            yield entry, got
 
     def _prefix_size(self, entry: Entry) -> int:
         try:
@@ -1170,46 +1267,96 @@ class _Puller:
     def _complete(self, entry: Entry, got: _Received | FileUnreadableError | None,
                   known: dict[str, str]) -> FileResult:
         """Compare what was received with the box's hashes; store it or retry once. A file the
-        box can no longer open is recorded as failed (the pull goes on with the others)."""
+        box can no longer open is recorded as failed (the pull goes on with the others), and
+        so is a file another pull is receiving (`_BUSY`). A file received earlier (``got``)
+        whose partial file changed since (another pull stored it, or resumed it) is received
+        again."""
         assert entry.sha256 is not None
         result = FileResult(entry.path, entry.size, "failed", remote_sha256=entry.sha256,
                             writers=_writers_json(entry.writers))
-        partial = self._partial(entry)
+        claim = None if isinstance(got, FileUnreadableError) else self._claim(
+            self._partial(entry))
+        if isinstance(got, FileUnreadableError):
+            result.error = _vanished(got)
+        elif claim is None:
+            result.error = _BUSY
+        else:
+            if got is not None and not _still_received(claim, got):
+                got = None
+            staged = False
+            try:
+                staged = self._store_received(entry, got, claim, result, known)
+            finally:
+                if not staged:  # a staged file's claim goes at the `flush` that stores it
+                    claim.release()
+        self._record(result)
+        return result
+
+    def _store_received(self, entry: Entry, got: _Received | None, claim: Claim,
+                        result: FileResult, known: dict[str, str]) -> bool:
+        """`_complete` under the claim on the file's partial file: receive (what is not yet),
+        compare, and stage the file in the store, or drop it and try once more. Returns
+        whether the file was staged (its claim is then the batch's until `flush`)."""
+        assert entry.sha256 is not None
         for attempt in (1, 2):
             result.attempts = attempt
             if got is None:
                 try:
-                    got = self._receive(entry, partial)
+                    got = self._receive(entry, claim)
                 except FileUnreadableError as exc:
-                    got = exc
-            if isinstance(got, FileUnreadableError):
-                result.error = (f"vanished from the box after it was hashed (it could not be "
-                                f"opened any more: {got.problem})")
-                break
+                    result.error = _vanished(exc)
+                    return False
             result.local_sha256 = got.sha256
             result.resumed_from = max(result.resumed_from, got.resumed_from)
             if got.sha256 == entry.sha256 and got.size == entry.size:
-                digest = self.adopt(entry, got)
+                digest = self.adopt(entry, got, claim)
                 if entry.blake3 is not None and digest != "blake3:" + entry.blake3:
                     result.error = (f"BLAKE3 mismatch: the box says blake3:{entry.blake3}, "
                                     f"received {digest}")
-                    break
+                    return True
                 result.status, result.digest, result.error = "pulled", digest, None
                 known[entry.sha256] = digest
                 self._repaired(digest)
-                break
-            got.path.unlink(missing_ok=True)
-            partial.unlink(missing_ok=True)
+                return True
+            if attempt == 1:  # received again from zero, into the same claimed file
+                _emptied(claim.path)
+            else:
+                claim.path.unlink(missing_ok=True)
             result.error = (f"SHA-256 mismatch after {counted(attempt, 'attempt')}: the box hashed "
                             f"{entry.sha256} ({entry.size} bytes) at listing, received "
                             f"{got.sha256} ({got.size} bytes); the file changed on the box or "
                             f"in transit")
             got = None
-        self._record(result)
-        return result
+        return False
 
     def _record(self, r: FileResult) -> None:
         self.add("artifact.pulled", _pulled_body(r))
+
+
+def _vanished(exc: FileUnreadableError) -> str:
+    return (f"vanished from the box after it was hashed (it could not be opened any more: "
+            f"{exc.problem})")
+
+
+def _emptied(partial: Path) -> None:
+    try:
+        os.truncate(partial, 0)
+    except OSError as exc:
+        raise PullWriteError(partial, exc) from exc
+
+
+def _still_received(claim: Claim, got: _Received) -> bool:
+    """Whether the claimed partial file is still the one ``got`` describes: the same file,
+    as long (not stored, resumed or replaced by another pull since this pull received it)."""
+    return claim.identity() == got.identity and claim.size() == got.size
+
+
+def _drain(chunks: Iterator[bytes]) -> None:
+    """Read a streamed file's bytes to their end without keeping them (a bulk stream must be
+    consumed file by file)."""
+    with contextlib.suppress(FileUnreadableError):
+        for _ in chunks:
+            pass
 
 
 def _pulled_body(r: FileResult) -> dict[str, Any]:
@@ -1233,10 +1380,18 @@ def _take_over(older: Path, current: Path) -> None:
     (`_older_partial_name`) its current name, so that this pull resumes it. One already under
     the current name is this labledger's own and wins; the older one stays a leftover that
     `labledger cas gc` lists and removes."""
-    if current.exists():
-        return
-    with contextlib.suppress(FileNotFoundError):  # none, or another pull took it first
-        os.rename(older, current)
+    with contextlib.suppress(FileNotFoundError, FileExistsError):
+        try:
+            # a link never replaces: a current one another pull made meanwhile is kept
+            os.link(older, current)
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            if current.exists():  # a filesystem without hard links
+                return
+            os.rename(older, current)
+            return
+        os.unlink(older)
 
 
 def _note_path(partial: Path) -> Path:
