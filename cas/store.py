@@ -320,12 +320,13 @@ class Store:
         hex_, path = self._existing(digest)
         hasher = blake3()
         with self.open(digest) as f:
+            read = _fs_identity(os.fstat(f.fileno()))
             while chunk := f.read(chunk_size):
                 hasher.update(chunk)
                 yield chunk
         actual = hasher.hexdigest()
         if actual != hex_:
-            raise self.corrupt(hex_, actual)
+            raise self.corrupt(hex_, actual, hashed=read)
 
     def read_bytes(self, digest: str) -> bytes:
         """An object's whole content, verified."""
@@ -395,20 +396,31 @@ class Store:
         return restore(self, digest, Path(dest), force=force,
                        protect=[Path(p) for p in protect])
 
-    def corrupt(self, hex_: str, actual_hex: str | None) -> ObjectCorruptError:
-        """Quarantine a corrupt object and return the error describing it (to be raised)."""
-        path = self._path(hex_)
-        qpath = self.quarantine(hex_)
-        return ObjectCorruptError(PREFIX + hex_, path,
-                                  qpath, PREFIX + actual_hex if actual_hex else None)
+    def corrupt(self, hex_: str, actual_hex: str | None, *,
+                hashed: tuple[int, int] | None = None) -> ObjectCorruptError:
+        """Quarantine a corrupt object and return the error describing it (to be raised).
 
-    def quarantine(self, hex_: str) -> Path | None:
+        ``hashed``: ``(st_dev, st_ino)`` of the very file whose bytes were found wrong (the
+        reader's open file). Only that file is moved: when the object's path holds another
+        one by now (another process quarantined the bad copy and a pull stored the good bytes
+        again while this reader read on), nothing is moved, and the error says so."""
+        path = self._path(hex_)
+        qpath = self.quarantine(hex_, hashed=hashed)
+        return ObjectCorruptError(PREFIX + hex_, path,
+                                  qpath, PREFIX + actual_hex if actual_hex else None,
+                                  moved_away=qpath is None and hashed is not None)
+
+    def quarantine(self, hex_: str, *, hashed: tuple[int, int] | None = None) -> Path | None:
         """Move an object into ``quarantine/<hex>-<UTC timestamp>``; never deletes it.
 
-        Returns None when the object had already gone (another process moved it).
+        With ``hashed`` (``(st_dev, st_ino)``), only that file is moved: one the path no
+        longer names is left where it is. Returns None when nothing was moved: the object had
+        already gone (another process moved it), or the path holds another file now.
         """
         self.init()
         source = self._path(hex_)
+        if hashed is not None and _path_identity(source) != hashed:
+            return None
         for attempt in range(100):
             target = self.quarantine_dir / f"{hex_}-{_fs.utc_stamp()}" if attempt == 0 else (
                 self.quarantine_dir / f"{hex_}-{_fs.utc_stamp()}-{attempt}")
@@ -418,6 +430,11 @@ class Store:
                 os.rename(source, target)
             except FileNotFoundError:
                 return None
+            if hashed is not None and _path_identity(target) != hashed:
+                # Another file took the path between the look above and the move (the bad
+                # copy was quarantined and the good bytes stored again meanwhile): put back.
+                _put_back(target, source)
+                return None
             _fs.fsync_dir(self.quarantine_dir)
             _fs.fsync_dir(source.parent)
             return target
@@ -425,17 +442,17 @@ class Store:
 
     def verify(self, digest: str) -> None:
         """Re-hash one object; a mismatch quarantines it and raises `ObjectCorruptError`."""
-        from labledger.cas.verify import hash_object
+        from labledger.cas.verify import hash_file_at
 
         hex_, path = self._existing(digest)
         try:
-            actual = hash_object(path)
+            actual, hashed = hash_file_at(path)
         except FileNotFoundError:
             raise ObjectNotFoundError(digest, path) from None
         except OSError as exc:
             raise ObjectUnreadableError(digest, path, exc.strerror or str(exc)) from None
         if actual != hex_:
-            raise self.corrupt(hex_, actual)
+            raise self.corrupt(hex_, actual, hashed=hashed)
 
     def verify_all(self, progress: Progress | None = None) -> VerifyReport:
         """Re-hash every object; corrupt ones are quarantined and listed, never deleted."""
@@ -504,6 +521,28 @@ class Store:
         except FileNotFoundError:
             return []
         return [self.quarantine_dir / n for n in sorted(names) if n.startswith(hex_ + "-")]
+
+
+def _fs_identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def _path_identity(path: Path) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of the file at ``path``, None when there is none."""
+    try:
+        return _fs_identity(os.stat(path, follow_symlinks=False))
+    except FileNotFoundError:
+        return None
+
+
+def _put_back(moved: Path, path: Path) -> None:
+    """Return a file moved to quarantine by mistake to ``path``, never replacing one stored
+    there since (then the moved file stays in quarantine: kept, never deleted)."""
+    try:
+        os.link(moved, path)
+    except FileExistsError:
+        return
+    os.unlink(moved)
 
 
 def _still_as_staged(staged: Staged) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from labledger.cas.errors import ObjectCorruptError
 from labledger.ingest.pull import pull
 from labledger.ingest.transport import LocalTransport, RemoteHash
 from labledger.ledger.artifacts import open_store
@@ -194,3 +195,37 @@ def test_an_unnamed_corrupt_object_with_the_received_bytes_is_replaced(
     assert (found["path"], found["digest"], found["repaired"]) == ("train.csv", put.digest,
                                                                    True)
     assert [b["digest"] for k, b in kinds(ledger) if k == "object.quarantined"] == [put.digest]
+
+
+def test_a_reader_that_began_on_the_corrupt_copy_leaves_the_repaired_one_in_place(
+        ledger: Ledger, box: Path) -> None:
+    """Review 53 item 2: a reader (``check --deep``, the gate, another pull) that opened the
+    corrupt copy before a pull repaired it found the mismatch at its last chunk and moved
+    whatever lay under the digest then into quarantine: the repaired object."""
+    first = pull(ledger, LocalTransport(box), run="r1", instance="box1",
+                 verify_checkpoints=False)
+    digest = next(f.digest for f in first.files if f.path == "train.csv")
+    assert digest is not None
+    store = open_store(ledger)
+    bad = rot(store.object_path(digest))
+    reading = store.read_chunks(digest, chunk_size=4)
+    assert next(reading) == bad[:4]  # it reads the corrupt copy
+
+    repaired = pull(ledger, LocalTransport(box), run="r1", instance="box1",
+                    verify_checkpoints=False)
+    assert repaired.ok
+    assert repaired.quarantined[0]["repaired"]
+    (moved,) = store.quarantined(digest)
+
+    with pytest.raises(ObjectCorruptError) as failed:
+        list(reading)
+    # the read fails (its bytes do not hash to the digest), but moves nothing: the copy it
+    # read is in quarantine already (moved and recorded by the repairing pull)
+    assert failed.value.quarantine_path is None
+    assert "another process moved it to quarantine meanwhile" in str(failed.value)
+    assert store.quarantined(digest) == [moved]
+    assert moved.read_bytes() == bad
+    assert store.object_path(digest).read_bytes() == CSV
+    store.verify(digest)
+    verdict = verify_run("r1", gate_events(ledger), ObjectChecker(store), instance="box1")
+    assert verdict.ok, verdict.gaps()
