@@ -9,14 +9,17 @@ bare IPv6 host (``ssh://root@::1:22/r``) are still read.
 
 `canonical_host` does the same for a rented box's ``[user@]HOST[:PORT]`` (``rent --host``): an
 IPv6 address is recorded in brackets (``root@[fe80::1]:2222``), so ``--from HOST:DIR`` built
-from it parses back to the same host and port; anything it cannot read as one host and at most
-one port is refused, never guessed.
+from it parses back to the same host and port, and in one form (`normal_ipv6`: RFC 5952's
+compressed lower case, ``2001:DB8:0::22`` -> ``2001:db8::22``), so that one address is one
+recorded text; anything it cannot read as one host and at most one port is refused, never
+guessed. Hosts are compared by `same_host` (an address by its value, a name in any case): a
+ledger holds hosts recorded before they were normalised.
 """
 
 from __future__ import annotations
 
-__all__ = ["bare_source", "canonical_host", "canonical_source", "is_ipv6", "shown_host",
-           "url_as_spec", "url_host"]
+__all__ = ["bare_source", "canonical_host", "canonical_source", "host_key", "is_ipv6",
+           "normal_ipv6", "same_host", "shown_host", "url_as_spec", "url_host"]
 
 
 def url_as_spec(url: str) -> str | None:
@@ -98,9 +101,42 @@ def is_ipv6(host: str) -> bool:
     return True
 
 
+def normal_ipv6(host: str) -> str:
+    """An IPv6 address (``is_ipv6``) in RFC 5952's form: lower case, the longest run of zero
+    groups compressed, no leading zeros (``2001:0DB8:0:0:0:0:0:22`` -> ``2001:db8::22``), an
+    IPv4-mapped one with its IPv4 part dotted (``::ffff:192.0.2.1``); a zone as given (an
+    interface's name is case-sensitive)."""
+    import ipaddress
+
+    text, pct, zone = host.partition("%")
+    address = ipaddress.IPv6Address(text)
+    mapped = address.ipv4_mapped
+    return (f"::ffff:{mapped}" if mapped is not None else str(address)) + pct + zone
+
+
+def host_key(host: str) -> object:
+    """What a host is compared by: an IP address (brackets and case aside, written in any
+    form: ``2001:DB8::22`` is ``2001:db8:0:0:0:0:0:22``) as its `ipaddress` value, with its
+    zone; a name case-folded (DNS names are case-insensitive, RFC 4343)."""
+    import ipaddress
+
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        return ipaddress.ip_address(bare)
+    except ValueError:
+        return bare.casefold()
+
+
+def same_host(a: str, b: str) -> bool:
+    """Whether two hosts (no user, no port) name the same box as far as text can tell
+    (`host_key`)."""
+    return host_key(a) == host_key(b)
+
+
 def canonical_host(text: str) -> str:
     """``[user@]HOST[:PORT]`` as labledger records it (`rent --host`): an IPv6 address in
-    brackets (``root@fe80::1`` -> ``root@[fe80::1]``), anything else as given. The user runs
+    brackets and in its normal form (``root@FE80::1`` -> ``root@[fe80::1]``, `normal_ipv6`),
+    anything else as given. The user runs
     to the last ``@``, as OpenSSH reads it. Raises `ValueError` saying what is wrong: a bare
     IPv6 address that ends in ``:DIGITS`` while the part before is an address too
     (``root@::1:2222``: ``::1`` on port 2222, or ``::1:2222`` on port 22?) names both
@@ -126,6 +162,8 @@ def canonical_host(text: str) -> str:
             raise ValueError(f"the port {port!r} is not a number")
         if not 0 < int(port) < 65536:
             raise ValueError(f"port {int(port)} is out of range (1-65535)")
+    if is_ipv6(host):
+        host = normal_ipv6(host)
     return f"{user}{at}{url_host(host)}{'' if port is None else ':' + str(int(port))}"
 
 

@@ -40,8 +40,16 @@ def rented_host(project: Path) -> str | None:
     ("root@fe80::1", "root@[fe80::1]", SshTarget("fe80::1", "/r", "root", None)),
     # a link-local address with its zone
     ("root@fe80::1%eth0", "root@[fe80::1%eth0]", SshTarget("fe80::1%eth0", "/r", "root", None)),
-    ("ubuntu@2001:db8:0:0:0:0:0:5", "ubuntu@[2001:db8:0:0:0:0:0:5]",
-     SshTarget("2001:db8:0:0:0:0:0:5", "/r", "ubuntu", None)),
+    # one address, one recorded text: RFC 5952's compressed lower case (review 53 item 3: a
+    # host recorded in capitals was not matched by the agent hook to a command's lower case)
+    ("ubuntu@2001:db8:0:0:0:0:0:5", "ubuntu@[2001:db8::5]",
+     SshTarget("2001:db8::5", "/r", "ubuntu", None)),
+    ("root@[2001:DB8::22]:2222", "root@[2001:db8::22]:2222",
+     SshTarget("2001:db8::22", "/r", "root", 2222)),
+    ("root@2001:0DB8::0022", "root@[2001:db8::22]", SshTarget("2001:db8::22", "/r", "root", None)),
+    ("root@FE80::1%eth0", "root@[fe80::1%eth0]", SshTarget("fe80::1%eth0", "/r", "root", None)),
+    ("root@::FFFF:192.0.2.1", "root@[::ffff:192.0.2.1]",
+     SshTarget("::ffff:192.0.2.1", "/r", "root", None)),
     ("root@[::1]:2222", "root@[::1]:2222", SshTarget("::1", "/r", "root", 2222)),
     ("[2001:db8::5]", "[2001:db8::5]", SshTarget("2001:db8::5", "/r", None, None)),
     ("root@ssh5.vast.ai:41234", "root@ssh5.vast.ai:41234",

@@ -27,6 +27,7 @@ from labledger.ingest.ssh_url import (
     canonical_host,
     canonical_source,
     is_ipv6,
+    normal_ipv6,
     url_as_spec,
     url_host,
 )
@@ -69,6 +70,9 @@ def test_a_rented_host_is_recorded_as_the_from_form_that_reaches_it(
         user: str | None, host: str, port: int | None) -> None:
     # `rent --host`: what is recorded is offered as `pull --from HOST:DIR`
     login = f"{user}@" if user else ""
+    # (an address in RFC 5952's form: Python 3.11 writes an IPv4-mapped one ::ffff:0:0, the
+    # RFC and Python 3.13 ::ffff:0.0.0.0)
+    host = normal_ipv6(host) if ":" in host else host
     written = f"{login}{url_host(host)}{'' if port is None else f':{port}'}"
     assert canonical_host(written) == written
     assert parse_target(f"{written}:/r") == SshTarget(host=host, dir="/r", user=user, port=port)
