@@ -782,7 +782,7 @@ class _Puller:
         quarantined (recorded) and the received bytes are stored in its place."""
         named = "blake3:" + got.blake3
         if named not in self._stored_sha and self.store.exists(named):
-            self._stored_sha256_if_there(named, entry.path)
+            self._stored_sha256_if_there(named, entry.path, of_path=True)
         if self._batch is None:
             # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`).
             self._batch = Batch(self.store, per_file_sync=True)
@@ -1005,12 +1005,14 @@ class _Puller:
             sha.update(chunk)
         return sha.hexdigest()
 
-    def _stored_sha256_if_there(self, digest: str, path: str) -> str | None:
+    def _stored_sha256_if_there(self, digest: str, path: str, *, of_path: bool) -> str | None:
         """The SHA-256 of a stored object (kept: each is read at most once per pull), or None
         when it was removed between the caller's look and this read (by `cas gc`, which may
         remove an object no event names yet, or by hand), or when its bytes do not hash to its
         name (read while comparing the listed file ``path``): not stored after all, so the file
-        is sent like any other."""
+        is sent like any other. ``of_path``: the object is the one ``path`` is stored under
+        (by the box's BLAKE3, an earlier pull of its SHA-256, or its received bytes), not
+        another file's of the same size."""
         try:
             sha = self._stored_sha[digest] = self._stored_sha256(digest)
         except ObjectNotFoundError:
@@ -1018,12 +1020,14 @@ class _Puller:
         except ObjectCorruptError as exc:
             # The store moved the bad bytes to quarantine: recorded, and the file is sent
             # again like any other (the box's copy repairs the object, `_repaired`).
-            self._quarantined(exc, path)
+            self._quarantined(exc, path, of_path=of_path)
             return None
         return sha
 
-    def _quarantined(self, exc: ObjectCorruptError, path: str) -> None:
-        """Record a stored object found corrupt while comparing ``path`` with it.
+    def _quarantined(self, exc: ObjectCorruptError, path: str, *, of_path: bool) -> None:
+        """Record a stored object found corrupt while comparing ``path`` with it (``of_path``:
+        the object ``path`` is stored under; else another file's: the box's copy of ``path``
+        cannot repair it).
 
         Appended at once, in its own append (not with the pull's drafts, which a failed
         commit drops): the store has already moved the object, and the ledger must stop
@@ -1034,7 +1038,8 @@ class _Puller:
             "path": path, "digest": exc.digest,
             "quarantine_path": None if exc.quarantine_path is None else str(exc.quarantine_path),
             "actual_digest": exc.actual_digest,
-            "event": recorded[0].id if recorded else None, "repaired": False})
+            "event": recorded[0].id if recorded else None, "of_path": of_path,
+            "repaired": False})
 
     def _repaired(self, digest: str) -> None:
         """The box's bytes of a quarantined object are stored under its digest again."""
@@ -1065,7 +1070,8 @@ class _Puller:
             # (a checkpoint recorded with `labledger checkpoint`, never pulled).
             for digest in sorted(self.stored_by_size.get(entry.size, ())):
                 if digest not in self._stored_sha and self.store.exists(digest):
-                    self._stored_sha256_if_there(digest, entry.path)
+                    # (another file's object, maybe: only its size is known to match)
+                    self._stored_sha256_if_there(digest, entry.path, of_path=False)
                 if self._stored_sha.get(digest) == entry.sha256:
                     candidate = digest
                     break
@@ -1073,7 +1079,7 @@ class _Puller:
             return None
         local = self._stored_sha.get(candidate)
         if local is None:  # each stored object is read at most once per pull
-            local = self._stored_sha256_if_there(candidate, entry.path)
+            local = self._stored_sha256_if_there(candidate, entry.path, of_path=True)
         if local != entry.sha256:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,

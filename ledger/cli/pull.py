@@ -225,8 +225,11 @@ def _was_corrupt(found: dict[str, Any]) -> str:
 
 
 def _corrupt_found(found: dict[str, Any], report: Any) -> str:
-    """The stderr line for a stored object found corrupt that this pull could not repair."""
-    failed = any(f.path == found["path"] and f.status == "failed" for f in report.files)
+    """The stderr line for a stored object found corrupt that this pull could not repair. Its
+    box copy failing is the reason only for the object that file is stored under (``of_path``);
+    another file's object of the same size was never the box's to repair."""
+    failed = found["of_path"] and any(
+        f.path == found["path"] and f.status == "failed" for f in report.files)
     why = (f"its copy on the box failed too (failed: {found['path']})" if failed
            else f"the box's {found['path']} is other bytes (same size); store the original "
                 "again with `labledger cas put` if you still have it")

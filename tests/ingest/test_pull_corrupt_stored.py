@@ -102,7 +102,7 @@ def test_a_corrupt_stored_copy_is_sent_again_and_the_object_repaired(
     (found,) = again.quarantined
     assert found == {"path": "train.csv", "digest": digest, "quarantine_path": str(moved),
                      "actual_digest": found["actual_digest"], "event": found["event"],
-                     "repaired": True}
+                     "of_path": True, "repaired": True}
     assert found["actual_digest"].startswith("blake3:")
     assert found["actual_digest"] != digest
     assert again.to_json()["quarantined"] == [found]
@@ -229,3 +229,48 @@ def test_a_reader_that_began_on_the_corrupt_copy_leaves_the_repaired_one_in_plac
     store.verify(digest)
     verdict = verify_run("r1", gate_events(ledger), ObjectChecker(store), instance="box1")
     assert verdict.ok, verdict.gaps()
+
+
+def test_the_line_for_another_files_corrupt_object_gives_the_cas_put_advice(
+        ledger: Ledger, box: Path, tmp_path: Path) -> None:
+    """Review 53 item 4: another file's object of the same size, found corrupt while train.csv
+    was compared with it, was said to be 'not repaired: its copy on the box failed too' when
+    train.csv's own transfer failed; no copy of train.csv could repair it."""
+    from labledger.ledger.cli.pull import _corrupt_found
+
+    other = tmp_path / "other.csv"
+    other.write_bytes(b"X" * len(CSV))
+    put = open_store(ledger).put_file(other, sha256=True)
+    ledger.append("artifact.recorded", run="r0", path=str(other), digest=put.digest,
+                  size=put.size, type="file")
+    rot(open_store(ledger).object_path(put.digest))
+
+    report = pull(ledger, BadDiskBox(ShaOnlyBox(LocalTransport(box))), run="r1",
+                  instance="box1", verify_checkpoints=False)
+
+    assert next(f for f in report.files if f.path == "train.csv").status == "failed"
+    (found,) = report.quarantined
+    assert (found["digest"], found["of_path"]) == (put.digest, False)
+    line = _corrupt_found(found, report)
+    assert "failed too" not in line
+    assert line.endswith("not repaired: the box's train.csv is other bytes (same size); store "
+                         "the original again with `labledger cas put` if you still have it")
+
+
+def test_the_line_for_the_files_own_corrupt_object_says_the_box_copy_failed_too(
+        ledger: Ledger, box: Path) -> None:
+    from labledger.ledger.cli.pull import _corrupt_found
+
+    first = pull(ledger, ShaOnlyBox(LocalTransport(box)), run="r1", instance="box1",
+                 verify_checkpoints=False)
+    digest = next(f.digest for f in first.files if f.path == "train.csv")
+    assert digest is not None
+    rot(open_store(ledger).object_path(digest))
+
+    report = pull(ledger, BadDiskBox(ShaOnlyBox(LocalTransport(box))), run="r1",
+                  instance="box1", verify_checkpoints=False)
+
+    (found,) = report.quarantined
+    assert (found["digest"], found["of_path"]) == (digest, True)
+    assert _corrupt_found(found, report).endswith(
+        "not repaired: its copy on the box failed too (failed: train.csv)")
