@@ -44,10 +44,10 @@ def url_as_spec(url: str) -> str | None:
     elif ":" in hostport:
         host, _, port = hostport.rpartition(":")
         if ":" in host:
-            if not port.isdigit() or not is_ipv6(host):
+            if not _ascii_port(port) or not is_ipv6(host):
                 return None  # a bare IPv6 address needs its port after it, or brackets
             host = f"[{host}]"
-    if not host or (port and not port.isdigit()) or (hostport.endswith(":") and not port):
+    if not host or (port and not _ascii_port(port)) or (hostport.endswith(":") and not port):
         return None
     return f"{user}{at}{host}{':' + port if port else ''}:{folder}"
 
@@ -91,14 +91,47 @@ def bare_source(source: str) -> str:
 
 
 def is_ipv6(host: str) -> bool:
-    """Whether ``host`` is an IPv6 address (a zone after ``%`` allowed)."""
+    """Whether ``host`` is an IPv6 address, with a zone after ``%`` (``fe80::1%eth0``) that is
+    not empty and holds no ``:`` (`zone_problem`)."""
+    address, pct, zone = host.partition("%")
+    return _is_ipv6_address(address) and (not pct or zone_problem(zone) is None)
+
+
+def _is_ipv6_address(text: str) -> bool:
     import ipaddress
 
     try:
-        ipaddress.IPv6Address(host.partition("%")[0])  # (a zone: fe80::1%eth0)
+        ipaddress.IPv6Address(text)
     except ValueError:
         return False
     return True
+
+
+def zone_problem(zone: str) -> str | None:
+    """What is wrong with an IPv6 zone (the interface after ``%``), or None. A zone names an
+    interface (``eth0``, ``enp3s0``, ``1``): never empty, and without ``:`` (it would read as
+    a port), ``%``, brackets, ``/`` or spaces."""
+    if not zone:
+        return "no zone after '%' (an interface, as in fe80::1%eth0)"
+    bad = sorted({c for c in zone if c in ":%[]/" or c.isspace()})
+    if bad:
+        return f"an IPv6 zone holds no {' or '.join(repr(c) for c in bad)}"
+    return None
+
+
+def _zone_refusal(host: str) -> ValueError | None:
+    """The refusal for an IPv6 address whose zone is bad (``fe80::1%``), else None."""
+    address, pct, zone = host.partition("%")
+    if not pct or not _is_ipv6_address(address):
+        return None
+    problem = zone_problem(zone)
+    return None if problem is None else ValueError(problem)
+
+
+def _ascii_port(text: str) -> bool:
+    """Whether ``text`` is a port's digits: ASCII only (``str.isdigit`` takes ``²`` and
+    ``٣``, which ``int()`` refuses or reads as another number)."""
+    return text.isascii() and text.isdigit()
 
 
 def normal_ipv6(host: str) -> str:
@@ -140,8 +173,10 @@ def canonical_host(text: str) -> str:
     to the last ``@``, as OpenSSH reads it. Raises `ValueError` saying what is wrong: a bare
     IPv6 address that ends in ``:DIGITS`` while the part before is an address too
     (``root@::1:2222``: ``::1`` on port 2222, or ``::1:2222`` on port 22?) names both
-    bracketed forms; an empty user, host or port, a port that is not 1-65535, brackets around
-    what is not an IPv6 address, a second ``:``, a ``/`` or a host starting with ``-``."""
+    bracketed forms; an empty user, host or port, a port that is not ASCII digits in 1-65535,
+    an empty zone or one holding ``:`` (``root@fe80::1%eth0:22`` names the bracketed form),
+    brackets around what is not an IPv6 address, a second ``:``, a ``/`` or a host starting
+    with ``-``."""
     user, at, hostport = text.rpartition("@")
     if at and not user:
         raise ValueError("no user before '@'")
@@ -158,7 +193,7 @@ def canonical_host(text: str) -> str:
     if port is not None:
         if not port:
             raise ValueError("no port after ':'")
-        if not port.isdigit():
+        if not _ascii_port(port):
             raise ValueError(f"the port {port!r} is not a number")
         if not 0 < int(port) < 65536:
             raise ValueError(f"port {int(port)} is out of range (1-65535)")
@@ -174,6 +209,9 @@ def _host_and_port(hostport: str, login: str) -> tuple[str, str | None]:
         inside, closed, tail = hostport[1:].partition("]")
         if not closed:
             raise ValueError("no ']' closes the '['")
+        bad_zone = _zone_refusal(inside)
+        if bad_zone is not None:
+            raise bad_zone
         if not is_ipv6(inside):
             raise ValueError("brackets hold an IPv6 address only")
         if tail and not tail.startswith(":"):
@@ -182,11 +220,18 @@ def _host_and_port(hostport: str, login: str) -> tuple[str, str | None]:
     if hostport.count(":") < 2:
         host, colon, port = hostport.partition(":")
         return host, port if colon else None
+    head, _, last = hostport.rpartition(":")
+    if "%" in head and _ascii_port(last) and is_ipv6(head):
+        # fe80::1%eth0:22: a zone holds no ':', so only a port can follow it
+        raise ValueError(f"an IPv6 zone holds no ':': write {login}[{head}]:{last} for port "
+                         f"{last}")
+    bad_zone = _zone_refusal(hostport)
+    if bad_zone is not None:
+        raise bad_zone
     if not is_ipv6(hostport):
         raise ValueError("more than one ':' but not an IPv6 address (a port follows the host "
                          "once)")
-    head, _, last = hostport.rpartition(":")
-    if last.isdigit() and is_ipv6(head):
+    if _ascii_port(last) and is_ipv6(head):
         raise ValueError(f"{hostport} is an IPv6 address, and so is {head}: write "
                          f"{login}[{head}]:{last} for port {last}, or {login}[{hostport}] "
                          "for the address")

@@ -95,6 +95,16 @@ def test_a_host_is_recorded_with_an_ipv6_address_in_brackets(
     ("root@box/runs", "a host holds no '/'"),
     ("-oProxyCommand=touch_x", "a host does not start with '-'"),
     ("a b", "is not a host"),
+    # review 53 item 5: a zone is a name after '%', never empty, never holding ':' (so the
+    # port after it is a port, and is not suggested as part of the zone)
+    ("root@fe80::1%eth0:22", "an IPv6 zone holds no ':': write root@[fe80::1%eth0]:22 for "
+                             "port 22"),
+    ("root@[fe80::1%eth0:22]", "an IPv6 zone holds no ':'"),
+    ("root@fe80::1%", "no zone after '%'"),
+    ("root@[fe80::1%]:22", "no zone after '%'"),
+    # a port is ASCII digits: '²' and '٣' are digits to str.isdigit, and int() refused the first
+    ("root@box:\u00b2", "the port '\u00b2' is not a number"),
+    ("root@[::1]:\u0663", "the port '\u0663' is not a number"),
 ])
 def test_a_malformed_host_is_refused_and_nothing_is_written(
         ledger: Ledger, project: Path, snapshot: Snapshot, capsys: pytest.CaptureFixture[str],

@@ -212,3 +212,14 @@ def test_gc_names_the_box_of_a_partial_file_under_either_name(ledger: Ledger) ->
     shown = ("ssh://root@[::1]:2222/root/runs/r1", "big.dat")
     assert origins[current] == origins[before] == shown
     assert origins[before.replace(".partial", ".stored")] == shown
+
+
+@pytest.mark.parametrize(("spec", "target"), [
+    # a port is ASCII digits (review 53 item 5): '٣' (ARABIC-INDIC DIGIT THREE) is a digit to
+    # Python's \d and int(), and was read as port 3; scp reads what follows as the folder
+    ("root@[::1]:\u0663:/r", SshTarget("::1", "\u0663:/r", "root", None)),
+    ("root@box:\u0663\u0663:/r", SshTarget("box", "\u0663\u0663:/r", "root", None)),
+    ("root@box:22:/r", SshTarget("box", "/r", "root", 22)),
+])
+def test_a_from_port_is_ascii_digits(spec: str, target: SshTarget) -> None:
+    assert parse_target(spec) == target
