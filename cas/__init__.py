@@ -14,6 +14,12 @@ Storage invariants (each MUST holds for every writer; the cost of breaking it fo
 * Objects are read-only (``0o444``) from the moment they are visible and are never modified in
   place; identical content is stored once. Putting content that already exists refreshes the
   object's mtime, so gc's grace period covers the window before an event references it.
+* A file a writer builds in ``tmp/`` itself and hands over (`Store.adopt`, `Batch.adopt`: a
+  pull's partial file) is adopted only under an exclusive ``flock`` on it (`_stage.Claim`),
+  which its writer holds from before its first append to the commit; a file another process
+  holds is refused, and one that is not as long as its writer hashed, or no longer the claimed
+  file, is never moved under a digest. Else two writers of one file interleave their appends
+  and the first to finish stores bytes that do not hash to its name.
 * A source that changes while it is read (size, mtime, ctime or inode differ before and after,
   or the bytes read differ from the size) is refused; nothing is stored.
 * Objects MUST be written before any event that references them (the ledger's rule: write

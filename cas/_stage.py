@@ -3,11 +3,22 @@
 Below `KERNEL_COPY_MIN` one read-hash-write loop (`labledger.cas._copy`); above it an
 in-kernel copy, then an mmap hash of the temp file overlapped with its fsync
 (`labledger.cas._kcopy`, whose docstring has the measurements).
+
+A file a writer builds in ``tmp/`` itself (a pull's partial file) is adopted instead of copied
+(`adopt_temp`). Invariant: such a file is adopted only under a `Claim`, an exclusive ``flock``
+on the file that its writer holds from before its first append until the commit that renames
+it under its digest (or that the store takes itself, refusing a file another process holds).
+Two writers of one file would interleave their appends, and the first to finish would store
+bytes that do not hash to the digest it computed; under claims one of them waits its turn or
+leaves the file alone. A writer that does not claim (an older labledger) cannot be stopped,
+but its appends are caught: the file must be as long as its writer hashed when it is staged
+and when it is renamed, and still be the claimed file.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 from collections.abc import Callable
@@ -32,6 +43,91 @@ from labledger.cas.errors import (
 OBJECT_MODE = 0o444
 
 
+class Claim:
+    """An exclusive ``flock`` on a file a writer builds in ``tmp/`` for adoption (see the module
+    docstring): taken before the writer reads what an earlier attempt left or appends, held
+    until the file is renamed under its digest, removed, or left for a later attempt.
+
+    The lock is on the file itself, so no lock file is left behind; a name renamed or removed
+    between the open and the lock (by the claim's previous holder) is opened again, and a claim
+    always holds the file its path names. Locks of two open files conflict within one process
+    too: a process claims a file once at a time.
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    @classmethod
+    def take(cls, path: Path, *, create: bool) -> Claim | None:
+        """Claim ``path`` without waiting: None when another open file holds it (a writer at
+        work). ``create``: make an empty file when there is none (else FileNotFoundError)."""
+        flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_CREAT if create else 0)
+        while True:
+            fd = os.open(path, flags, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            except BaseException:
+                os.close(fd)
+                raise
+            claim = cls(path, fd)
+            try:
+                if claim.names_path():
+                    return claim
+            except BaseException:
+                claim.release()
+                raise
+            claim.release()
+            if not create and not os.path.lexists(path):
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    @property
+    def fd(self) -> int:
+        if self._fd is None:
+            raise ValueError(f"the claim on {self.path} was released")
+        return self._fd
+
+    def identity(self) -> tuple[int, int]:
+        """``(st_dev, st_ino)`` of the claimed file."""
+        st = os.fstat(self.fd)
+        return st.st_dev, st.st_ino
+
+    def size(self) -> int:
+        return os.fstat(self.fd).st_size
+
+    def names_path(self) -> bool:
+        """Whether ``path`` still names the claimed file (not renamed, removed or replaced)."""
+        try:
+            st = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        return (st.st_dev, st.st_ino) == self.identity()
+
+    def changed(self, size: int) -> str | None:
+        """Why the claimed file is no longer the ``size`` bytes its writer hashed at ``path``,
+        or None when it still is."""
+        if not self.names_path():
+            return "the path no longer names the file its writer wrote"
+        now = self.size()
+        if now != size:
+            return (f"it is {now} bytes, but its writer hashed {size}: another process "
+                    f"wrote to it")
+        return None
+
+    def release(self) -> None:
+        """Let go of the claim (once; again is a no-op)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+
 class Staged(NamedTuple):
     """A complete temp file in the store, not yet visible under its digest."""
 
@@ -43,6 +139,9 @@ class Staged(NamedTuple):
     adopted: bool = False
     """A file its writer built in ``tmp/`` (`adopt_temp`), not one the store wrote: a failed
     commit leaves it in place (a pull resumes it instead of receiving it again)."""
+    claim: Claim | None = None
+    """An adopted file's `Claim`, held until it is renamed under its digest (the install
+    checks the file is still the claimed one, of the size staged)."""
 
 
 def write_error(exc: OSError, where: Path, source: Path | None, *, kept: bool = False
@@ -204,22 +303,48 @@ def _stage_large(
     return Copied(hex_, sha_hex, size)
 
 
-def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool, blake3_hex: str | None = None
-               ) -> Staged:
+def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool, blake3_hex: str | None = None,
+               size: int | None = None, claim: Claim | None = None) -> Staged:
     """Stage a file a writer built directly inside ``tmp_dir``: hashed in place, no copy.
 
     The digest is computed here over the file's bytes as they are now (BLAKE3 over an mmap),
-    unless the writer passes ``blake3_hex``: its own BLAKE3 of exactly the bytes it wrote, as
-    `stage_bytes` hashes the buffer it writes (`Store.verify` and `check --deep` re-derive it
-    later). The file is made read-only and, when ``fsync``, durable. The caller must have
-    finished writing. On an error the file is left where it is (``kept`` in the error).
+    unless the writer passes ``blake3_hex`` with ``size``: its own BLAKE3 of exactly the
+    ``size`` bytes it wrote, as `stage_bytes` hashes the buffer it writes (`Store.verify` and
+    `check --deep` re-derive it later); a file of another length is refused. ``claim``: the
+    writer's `Claim` on the file (it stays the writer's to release); without one the store
+    claims the file itself, and refuses one another process holds (its writer is still at
+    work), and the caller releases that claim once the file is installed. Either way the
+    returned `Staged` names the claim, and the install checks the file against it again.
+    The file is made read-only and, when ``fsync``, durable. On an error the file is left
+    where it is (``kept`` in the error), and a claim taken here is let go.
     """
     if path.parent.resolve() != tmp_dir.resolve():
         raise ValueError(f"{path} is not inside {tmp_dir}")
+    if blake3_hex is not None and size is None:
+        raise ValueError("a writer's BLAKE3 is trusted only with the size it hashed")
+    own = claim is None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        claim = claim or Claim.take(path, create=False)
     except OSError as exc:
         raise write_error(exc, path, None, kept=True) from exc
+    if claim is None:
+        raise SourceChangedError(path, "another process holds it locked: its writer is still "
+                                       "writing it")
+    try:
+        why = "the claim is on another file" if claim.path != path else \
+            claim.changed(size if size is not None else claim.size())
+        if why is not None:
+            raise SourceChangedError(path, why)
+        staged = _adopt_claimed(claim, fsync=fsync, blake3_hex=blake3_hex)
+    except BaseException:
+        if own:
+            claim.release()
+        raise
+    return staged._replace(claim=claim)
+
+
+def _adopt_claimed(claim: Claim, *, fsync: bool, blake3_hex: str | None) -> Staged:
+    path, fd = claim.path, claim.fd
     try:
         size = os.fstat(fd).st_size
         os.fchmod(fd, OBJECT_MODE)
@@ -231,8 +356,6 @@ def adopt_temp(path: Path, tmp_dir: Path, *, fsync: bool, blake3_hex: str | None
                 sync_file(fd)
     except OSError as exc:
         raise write_error(exc, path, None, kept=True) from exc
-    finally:
-        os.close(fd)
     return Staged(path, hex_, size, None, stat.S_IFREG | OBJECT_MODE, adopted=True)
 
 

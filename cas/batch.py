@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labledger.cas import _fs
-from labledger.cas._stage import Staged, adopt_temp, stage_bytes, stage_file, write_error
+from labledger.cas._stage import (
+    Claim,
+    Staged,
+    adopt_temp,
+    stage_bytes,
+    stage_file,
+    write_error,
+)
 from labledger.cas.digest import PREFIX
 from labledger.cas.results import PutResult
 
@@ -44,6 +51,7 @@ class Batch:
         self._per_file_sync = per_file_sync
         self._staged: dict[str, Staged] = {}
         self._duplicates: list[Path] = []  # adopted copies of staged bytes: dropped at commit
+        self._claims: list[Claim] = []  # taken by `adopt` itself: let go when the batch ends
         self._done = False
         self.objects_new = 0
 
@@ -77,12 +85,26 @@ class Batch:
                             fsync=False)
         return self._result(staged, self._add(staged))
 
-    def adopt(self, path: Path | str, *, blake3_hex: str | None = None) -> PutResult:
+    def adopt(self, path: Path | str, *, blake3_hex: str | None = None, size: int | None = None,
+              claim: Claim | None = None) -> PutResult:
         """Stage a file a writer built inside the store's ``tmp/`` without copying it (see
-        `Store.adopt`); visible and durable when the batch commits. ``blake3_hex``: the writer's
-        own BLAKE3 of exactly the bytes it wrote (then the file is not read again)."""
-        staged = adopt_temp(Path(path), self._store.tmp_dir, fsync=False, blake3_hex=blake3_hex)
-        return self._result(staged, self._add(staged))
+        `Store.adopt`); visible and durable when the batch commits. ``blake3_hex`` with
+        ``size``: the writer's own BLAKE3 of exactly the ``size`` bytes it wrote (then the file
+        is not read again). ``claim``: the writer's `Claim` on the file, which it must hold
+        until the commit returns; without one the batch claims the file until then (and
+        refuses a file another process holds: `adopt_temp`)."""
+        staged = adopt_temp(Path(path), self._store.tmp_dir, fsync=False, blake3_hex=blake3_hex,
+                            size=size, claim=claim)
+        own = staged.claim if claim is None else None
+        try:
+            stored_new = self._add(staged)
+        except BaseException:
+            if own is not None:
+                own.release()
+            raise
+        if own is not None:
+            self._claims.append(own)
+        return self._result(staged, stored_new)
 
     def put_bytes(self, data: bytes | bytearray | memoryview, *, sha256: bool = False
                   ) -> PutResult:
@@ -106,6 +128,12 @@ class Batch:
         """Make every staged object durable and visible (steps 2-4 of the module docstring)."""
         if self._done:
             return
+        try:
+            self._commit()
+        finally:
+            self._release_claims()
+
+    def _commit(self) -> None:
         self._done = True
         store = self._store
         staged = list(self._staged.values())
@@ -146,6 +174,12 @@ class Batch:
             _fs.unlink_quietly(path)
         self._staged.clear()
         self._duplicates.clear()
+        self._release_claims()
+
+    def _release_claims(self) -> None:
+        for claim in self._claims:
+            claim.release()
+        self._claims.clear()
 
 
 def _drop_own(staged: list[Staged]) -> None:

@@ -90,13 +90,19 @@ class ObjectCorruptError(CasError):
     _fields = ("digest", "path", "quarantine_path", "actual_digest")
 
     def __init__(
-        self, digest: str, path: Path, quarantine_path: Path | None, actual_digest: str | None
+        self, digest: str, path: Path, quarantine_path: Path | None, actual_digest: str | None,
+        *, moved_away: bool = False,
     ) -> None:
-        where = (
-            f"it was moved to {quarantine_path}"
-            if quarantine_path is not None
-            else "it was left in place"
-        )
+        """``moved_away``: the copy read was no longer at ``path`` when it was found corrupt
+        (another process moved it to quarantine, and records that); whatever lies at ``path``
+        now was not read here and is left in place."""
+        if quarantine_path is not None:
+            where = f"it was moved to {quarantine_path}"
+        elif moved_away:
+            where = ("another process moved it to quarantine meanwhile (the copy now at that "
+                     "path, if any, was not read here and was left in place; read it again)")
+        else:
+            where = "it was left in place"
         super().__init__(
             f"object {digest} at {path} does not match its digest (its bytes hash to "
             f"{actual_digest}); {where}. Run `labledger check --deep` for a full check and "

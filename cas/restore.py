@@ -94,7 +94,8 @@ def _copy_object(store: StoreLike, digest: str, dest: Path, mode: int | None) ->
             except OSError as exc:
                 raise write_error(exc, dest, src) from exc
             if copied.blake3_hex != hex_:
-                raise store.corrupt(hex_, copied.blake3_hex)
+                st = os.fstat(src_fd)
+                raise store.corrupt(hex_, copied.blake3_hex, hashed=(st.st_dev, st.st_ino))
             if mode is not None:
                 os.fchmod(out, mode)
         finally:

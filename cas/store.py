@@ -18,6 +18,7 @@ from labledger.cas.errors import (
     ObjectCorruptError,
     ObjectNotFoundError,
     ObjectUnreadableError,
+    SourceChangedError,
 )
 from labledger.cas.results import GcReport, ObjectInfo, PutResult, VerifyReport
 from labledger.cas.tree import TREE_MAGIC, TreeEntry, decode_tree
@@ -119,6 +120,7 @@ class Store:
         with hold_off_gc(self):
             stored_new = not _refreshed(final)
             if stored_new:
+                _still_as_staged(staged)
                 try:
                     os.replace(staged.tmp_path, final)
                 except OSError as exc:
@@ -168,8 +170,9 @@ class Store:
         of copying the file again, the store hashes it in place (BLAKE3 over an mmap, fsynced
         meanwhile), makes it read-only and renames it. The digest is the store's own
         computation over the file's final bytes, so the store's invariant does not depend on the
-        caller. The caller must not write to the file any more. The file is gone afterwards
-        (moved, or dropped when the object already existed).
+        caller. The caller must not write to the file any more, nor hold it claimed: the store
+        claims it (`labledger.cas._stage.Claim`) and refuses a file another process holds
+        locked. The file is gone afterwards (moved, or dropped when the object already existed).
 
         Raises
         ------
@@ -178,12 +181,19 @@ class Store:
             filesystems).
         StoreWriteError, StoreFullError
             The file could not be synced or moved; it is left where it was.
+        SourceChangedError
+            Another process holds the file locked (its writer is still at work), or it changed
+            between the hash and the move; nothing was stored, the file is left where it was.
         """
         from labledger.cas._stage import adopt_temp
 
         self.init()
         staged = adopt_temp(Path(path), self.tmp_dir, fsync=True)
-        stored_new, _ = self._install(staged, sync_dir=True)
+        try:
+            stored_new, _ = self._install(staged, sync_dir=True)
+        finally:
+            if staged.claim is not None:
+                staged.claim.release()
         return PutResult(digest=PREFIX + staged.hex, type="file", size=staged.size,
                          stored_new=stored_new, sha256=None)
 
@@ -310,12 +320,13 @@ class Store:
         hex_, path = self._existing(digest)
         hasher = blake3()
         with self.open(digest) as f:
+            read = _fs_identity(os.fstat(f.fileno()))
             while chunk := f.read(chunk_size):
                 hasher.update(chunk)
                 yield chunk
         actual = hasher.hexdigest()
         if actual != hex_:
-            raise self.corrupt(hex_, actual)
+            raise self.corrupt(hex_, actual, hashed=read)
 
     def read_bytes(self, digest: str) -> bytes:
         """An object's whole content, verified."""
@@ -385,20 +396,31 @@ class Store:
         return restore(self, digest, Path(dest), force=force,
                        protect=[Path(p) for p in protect])
 
-    def corrupt(self, hex_: str, actual_hex: str | None) -> ObjectCorruptError:
-        """Quarantine a corrupt object and return the error describing it (to be raised)."""
-        path = self._path(hex_)
-        qpath = self.quarantine(hex_)
-        return ObjectCorruptError(PREFIX + hex_, path,
-                                  qpath, PREFIX + actual_hex if actual_hex else None)
+    def corrupt(self, hex_: str, actual_hex: str | None, *,
+                hashed: tuple[int, int] | None = None) -> ObjectCorruptError:
+        """Quarantine a corrupt object and return the error describing it (to be raised).
 
-    def quarantine(self, hex_: str) -> Path | None:
+        ``hashed``: ``(st_dev, st_ino)`` of the very file whose bytes were found wrong (the
+        reader's open file). Only that file is moved: when the object's path holds another
+        one by now (another process quarantined the bad copy and a pull stored the good bytes
+        again while this reader read on), nothing is moved, and the error says so."""
+        path = self._path(hex_)
+        qpath = self.quarantine(hex_, hashed=hashed)
+        return ObjectCorruptError(PREFIX + hex_, path,
+                                  qpath, PREFIX + actual_hex if actual_hex else None,
+                                  moved_away=qpath is None and hashed is not None)
+
+    def quarantine(self, hex_: str, *, hashed: tuple[int, int] | None = None) -> Path | None:
         """Move an object into ``quarantine/<hex>-<UTC timestamp>``; never deletes it.
 
-        Returns None when the object had already gone (another process moved it).
+        With ``hashed`` (``(st_dev, st_ino)``), only that file is moved: one the path no
+        longer names is left where it is. Returns None when nothing was moved: the object had
+        already gone (another process moved it), or the path holds another file now.
         """
         self.init()
         source = self._path(hex_)
+        if hashed is not None and _path_identity(source) != hashed:
+            return None
         for attempt in range(100):
             target = self.quarantine_dir / f"{hex_}-{_fs.utc_stamp()}" if attempt == 0 else (
                 self.quarantine_dir / f"{hex_}-{_fs.utc_stamp()}-{attempt}")
@@ -408,6 +430,11 @@ class Store:
                 os.rename(source, target)
             except FileNotFoundError:
                 return None
+            if hashed is not None and _path_identity(target) != hashed:
+                # Another file took the path between the look above and the move (the bad
+                # copy was quarantined and the good bytes stored again meanwhile): put back.
+                _put_back(target, source)
+                return None
             _fs.fsync_dir(self.quarantine_dir)
             _fs.fsync_dir(source.parent)
             return target
@@ -415,17 +442,17 @@ class Store:
 
     def verify(self, digest: str) -> None:
         """Re-hash one object; a mismatch quarantines it and raises `ObjectCorruptError`."""
-        from labledger.cas.verify import hash_object
+        from labledger.cas.verify import hash_file_at
 
         hex_, path = self._existing(digest)
         try:
-            actual = hash_object(path)
+            actual, hashed = hash_file_at(path)
         except FileNotFoundError:
             raise ObjectNotFoundError(digest, path) from None
         except OSError as exc:
             raise ObjectUnreadableError(digest, path, exc.strerror or str(exc)) from None
         if actual != hex_:
-            raise self.corrupt(hex_, actual)
+            raise self.corrupt(hex_, actual, hashed=hashed)
 
     def verify_all(self, progress: Progress | None = None) -> VerifyReport:
         """Re-hash every object; corrupt ones are quarantined and listed, never deleted."""
@@ -494,6 +521,38 @@ class Store:
         except FileNotFoundError:
             return []
         return [self.quarantine_dir / n for n in sorted(names) if n.startswith(hex_ + "-")]
+
+
+def _fs_identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def _path_identity(path: Path) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of the file at ``path``, None when there is none."""
+    try:
+        return _fs_identity(os.stat(path, follow_symlinks=False))
+    except FileNotFoundError:
+        return None
+
+
+def _put_back(moved: Path, path: Path) -> None:
+    """Return a file moved to quarantine by mistake to ``path``, never replacing one stored
+    there since (then the moved file stays in quarantine: kept, never deleted)."""
+    try:
+        os.link(moved, path)
+    except FileExistsError:
+        return
+    os.unlink(moved)
+
+
+def _still_as_staged(staged: Staged) -> None:
+    """Refuse to move an adopted file that is no longer what was staged: another process
+    appended to it (a writer that claims nothing) or put another file at its path."""
+    if staged.claim is None:
+        return
+    why = staged.claim.changed(staged.size)
+    if why is not None:
+        raise SourceChangedError(staged.tmp_path, why)
 
 
 def _refreshed(final: Path) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from collections.abc import Iterator
@@ -31,13 +32,21 @@ _REST = re.compile(r"^[0-9a-f]{62}$")
 
 def hash_object(path: Path) -> str:
     """BLAKE3 hex of a file's bytes, by the fastest measured route for its size."""
-    size = os.stat(path).st_size
-    if size >= MMAP_MIN:
-        hasher = blake3(max_threads=hash_threads())
-        hasher.update_mmap(path)
-        return str(hasher.hexdigest())
+    return hash_file_at(path)[0]
+
+
+def hash_file_at(path: Path) -> tuple[str, tuple[int, int]]:
+    """`hash_object`, with ``(st_dev, st_ino)`` of the very file hashed (its open
+    descriptor's): what a quarantine of it must move (`Store.quarantine`'s ``hashed``)."""
     with open(path, "rb") as f:
-        return str(blake3(f.read()).hexdigest())
+        st = os.fstat(f.fileno())
+        identity = (st.st_dev, st.st_ino)
+        if st.st_size >= MMAP_MIN:
+            hasher = blake3(max_threads=hash_threads())
+            with mmap.mmap(f.fileno(), st.st_size, prot=mmap.PROT_READ) as mapped:
+                hasher.update(mapped)
+            return str(hasher.hexdigest()), identity
+        return str(blake3(f.read()).hexdigest()), identity
 
 
 def scan_objects(store: StoreLike, stray: list[Path] | None = None,
@@ -81,7 +90,7 @@ def verify_all(store: StoreLike, *, progress: Progress | None) -> VerifyReport:
     total = 0
     for hex_, path in scan_objects(store, stray, unreadable):
         try:
-            actual = hash_object(path)
+            actual, hashed = hash_file_at(path)
             size = os.stat(path).st_size
         except FileNotFoundError:
             continue  # removed by gc or quarantined by another process meanwhile
@@ -95,7 +104,7 @@ def verify_all(store: StoreLike, *, progress: Progress | None) -> VerifyReport:
         checked += 1
         total += size
         if actual != hex_:
-            err = store.corrupt(hex_, actual)
+            err = store.corrupt(hex_, actual, hashed=hashed)
             corrupt.append(CorruptObject(digest=PREFIX + hex_, path=path,
                                          quarantine_path=err.quarantine_path,
                                          actual_digest=err.actual_digest))

@@ -25,16 +25,29 @@ Order, and why (each step records before the next starts, so an interruption lea
    bytes may be needed), but its manifest entry names those processes (``writers``), its result
    is not ok (the pull exits 3), and `labledger.reconcile.pull_verified` holds it unverified
    until a later listing shows it closed.
-3. **Transfer** each file into ``cas/tmp/pull-<key>.partial`` (keyed by source, path and size),
-   hashing while receiving, over one OpenSSH stream when the transport has one, else file by
+3. **Transfer** each file into ``cas/tmp/pull-<key>.partial`` (keyed by source, path and size;
+   the source as written now, `canonical_source`: a partial file a labledger from before IPv6
+   hosts were bracketed left under its bare source's key is renamed and resumed), hashing
+   while receiving, over one OpenSSH stream when the transport has one, else file by
    file. A transport error is retried (bounded, with backoff, after a reconnect) from the
-   partial file's end; a later `pull` resumes the same partial file. The received SHA-256 is
+   partial file's end; a later `pull` resumes the same partial file. Each partial file is
+   claimed (`labledger.cas._stage.Claim`: an exclusive ``flock`` on it) before this pull reads
+   what an earlier attempt left in it, appends, stores or removes it, and held from the first
+   byte to the commit that moves it into the store: two pulls of the same box never append to
+   one partial file, nor store the other's bytes. A file whose partial file another pull holds
+   is left to that pull and recorded as failed (`_BUSY`), never waited for; one received whole
+   whose partial file changed after this pull let go of it (another pull stored or resumed it)
+   is received again. The received SHA-256 is
    compared with the box's: a difference (the file changed between the box's hash and the
    send) is retried once from zero, then recorded as failed. Only a matching file enters the
    store (moved in place, `Store.adopt`; objects are made durable before their events), and
    ``artifact.pulled`` names both digests. A file whose BLAKE3 (or SHA-256: from an earlier
    pull, or of a stored object of its size) is already in the store is not transferred again;
-   its stored bytes are re-hashed. A failed sync or move into the store leaves every received
+   its stored bytes are re-hashed; a stored copy found corrupt then (moved to quarantine by
+   the store) is recorded at once (``object.quarantined``, `PullReport.quarantined`) and the
+   file is sent again, its bytes repairing the object. An object no event names that already
+   holds a received file's bytes is re-hashed before it is kept in place of them. A failed
+   sync or move into the store leaves every received
    file in its partial file (`PullWriteError`): the next pull resumes it at its end. When only
    the commit's last step fails (syncing the object folders after the moves), the files are in
    the store and their partial files gone: each is noted where its partial file was
@@ -92,8 +105,9 @@ import blake3
 import msgspec
 
 from labledger.cas import Store, StoreFullError, StoreWriteError
+from labledger.cas._stage import Claim
 from labledger.cas.batch import Batch
-from labledger.cas.errors import ObjectNotFoundError
+from labledger.cas.errors import ObjectCorruptError, ObjectNotFoundError
 from labledger.cas.gc import (
     PULL_NOTE_SUFFIX,
     PULL_PARTIAL_PREFIX,
@@ -107,9 +121,10 @@ from labledger.ingest.checkpoint_load import (
     is_resume_state,
 )
 from labledger.ingest.errors import IngestError, PullSourceError, TransportError
+from labledger.ingest.ssh_url import bare_source, canonical_source
 from labledger.ingest.transport import BoxWriter, FileUnreadableError, RemoteHash, Transport
 from labledger.ledger._words import counted, noun_for
-from labledger.ledger.artifacts import open_store
+from labledger.ledger.artifacts import corrupt_object, open_store, record_quarantine
 from labledger.ledger.durable import sync_data, sync_file
 from labledger.ledger.ledger import Ledger
 from labledger.ledger.segment import Draft
@@ -252,11 +267,18 @@ class PullReport:
     # step failed, `PullWriteError` with ``stored``): path, digest, that pull's error, and
     # whether the stored bytes still hash to the box's SHA-256 (else sent again)
     earlier_commit: list[dict[str, Any]] = field(default_factory=list)
+    # stored objects this pull found corrupt when it re-hashed them (moved to quarantine by the
+    # store, recorded as ``object.quarantined``): path (the listed file being compared),
+    # digest, quarantine_path, actual_digest, event (the id of the ``object.quarantined``;
+    # None when another process moved it, and records it), and repaired (the box's bytes are
+    # stored under the digest again)
+    quarantined: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not (self.missing or self.unexpected or self.roster_mismatched or self.refused
-                    or self.merge_problems or any(not f.ok for f in self.files))
+                    or self.merge_problems or any(not f.ok for f in self.files)
+                    or any(not q["repaired"] for q in self.quarantined))
 
     def counts(self) -> dict[str, dict[str, int]]:
         """expected / pulled / verified / failed, each as ``{files, bytes}``."""
@@ -282,7 +304,7 @@ class PullReport:
             "roster_mismatched": self.roster_mismatched, "refused": self.refused,
             "merged_segments": self.merged_segments, "merge_problems": self.merge_problems,
             "box_ledger": self.box_ledger, "bulk_error": self.bulk_error,
-            "earlier_commit": self.earlier_commit,
+            "earlier_commit": self.earlier_commit, "quarantined": self.quarantined,
             "files": [vars(f) for f in self.files],
         }
 
@@ -550,7 +572,19 @@ def partial_name(source: str, path: str, size: int) -> str:
     ``source`` into: ``pull-<key>.partial``, keyed by where the bytes come from (the box's
     hashes arrive after files start streaming) and by the listed size. A later pull of the same
     file resumes it (a changed file fails the SHA-256 comparison and is received again from
-    zero)."""
+    zero). The source is taken as labledger writes it now (`canonical_source`), so a source
+    recorded before IPv6 hosts were bracketed names the same partial file as the same source
+    now."""
+    return _keyed(canonical_source(source), path, size)
+
+
+def _older_partial_name(source: str, path: str, size: int) -> str:
+    """The name a labledger from before IPv6 hosts were bracketed gave the same partial file
+    (keyed by the bare source, `bare_source`); `partial_name` itself for any other host."""
+    return _keyed(bare_source(canonical_source(source)), path, size)
+
+
+def _keyed(source: str, path: str, size: int) -> str:
     key = blake3.blake3(f"{source}\0{path}\0{size}".encode())
     return f"{PULL_PARTIAL_PREFIX}{key.hexdigest()[:40]}{PULL_PARTIAL_SUFFIX}"
 
@@ -568,8 +602,10 @@ def partial_origins(ledger: Ledger) -> dict[str, tuple[str, str]]:
         for e in body.get("entries") or ():
             if isinstance(e, dict) and e.get("type", "file") == "file" \
                     and isinstance(e.get("path"), str) and isinstance(e.get("size"), int):
-                name = partial_name(source, e["path"], e["size"])
-                names[name] = names[_note_path(Path(name)).name] = (source, e["path"])
+                for name in {partial_name(source, e["path"], e["size"]),
+                             _older_partial_name(source, e["path"], e["size"])}:
+                    names[name] = names[_note_path(Path(name)).name] = (
+                        canonical_source(source), e["path"])
     return names
 
 
@@ -580,6 +616,19 @@ class _Received:
     sha256: str
     resumed_from: int
     blake3: str  # hex, of exactly the bytes now in ``path`` (the store's name for them)
+    identity: tuple[int, int]  # (st_dev, st_ino) of the partial file received into
+
+
+_BUSY = ("another pull is receiving it from the same box right now (it holds the partial file "
+         "this pull would resume); not transferred by this pull: pull again once that pull "
+         "has finished")
+"""A file whose partial file another pull holds claimed: left to that pull, never waited for
+(a pull may hold a large file for hours, and two pulls waiting on each other's files would
+wait forever)."""
+
+
+_Adopting = tuple[Entry, _Received, str, Claim]
+"""A received file staged in the pull's batch: its entry, the file, its digest, its claim."""
 
 
 class _Hashes:
@@ -658,29 +707,89 @@ class _Puller:
         self._syncing: list[Any] = []
         self.stored_by_size: dict[int, set[str]] = {}  # objects events say the store holds
         self._stored_sha: dict[str, str] = {}  # digest -> SHA-256 of the stored bytes
-        self._adopting: list[tuple[Entry, _Received, str]] = []  # in the batch: entry, file, digest
+        self._adopting: list[_Adopting] = []  # in the batch, each with its claim
         self._notes_read: list[Path] = []  # removed once what they led to is recorded
         # drafts (by position) naming an object found already stored, which no put of this
         # pull protects from gc: each is checked again under gc's lock at `flush`
         self._found: dict[int, FileResult] = {}
+        # (path, size) of the files whose partial file an older labledger may have named
+        # otherwise (`_older_partial_name`) that were looked for: once per file and pull
+        self._older_looked_for: set[tuple[str, int]] = set()
+        # claims on partial files not let go yet (`_claim`): released by `close` at the latest
+        self._held: list[Claim] = []
 
     def close(self) -> None:
         if self._syncer is not None:
             self._syncer.shutdown(wait=True)
+        for claim in self._held:
+            claim.release()
+        self._held.clear()
+
+    def _claim(self, partial: Path, *, create: bool = True) -> Claim | None:
+        """Claim a partial file for this pull (`labledger.cas._stage.Claim`: an exclusive lock
+        on it) before reading what an earlier attempt left in it, appending, storing or
+        removing it; None when another pull holds it. Without ``create``, a partial file that
+        is not there raises FileNotFoundError."""
+        try:
+            claim = Claim.take(partial, create=create)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise PullWriteError(partial, exc) from exc
+        if claim is not None:
+            self._held = [c for c in self._held if c.held]
+            self._held.append(claim)
+        return claim
+
+    def _busy(self, entry: Entry) -> bool:
+        """Whether another pull holds ``entry``'s partial file claimed right now."""
+        try:
+            claim = self._claim(self._partial(entry), create=False)
+        except FileNotFoundError:
+            return False
+        if claim is None:
+            return True
+        claim.release()
+        return False
+
+    def _drop(self, partial: Path, got: _Received | None = None) -> None:
+        """Remove a partial file this pull has no use for (of a listing's stale size, or
+        received and then found already stored), unless another pull holds it, or (``got``)
+        it is no longer the file this pull received: then it is that pull's."""
+        try:
+            claim = self._claim(partial, create=False)
+        except FileNotFoundError:
+            return
+        if claim is None:
+            return
+        try:
+            if got is None or _still_received(claim, got):
+                partial.unlink(missing_ok=True)
+        finally:
+            claim.release()
 
     def add(self, kind: str, body: dict[str, Any]) -> None:
         self.drafts.append(self.ledger.draft(kind, body, run=self.run, instance=self.instance))
         if len(self.drafts) >= _FLUSH_EVERY:
             self.flush()
 
-    def adopt(self, entry: Entry, got: _Received) -> str:
+    def adopt(self, entry: Entry, got: _Received, claim: Claim) -> str:
         """Stage a received file in the store (no copy, named by the BLAKE3 computed while it
-        was written); it becomes visible at `flush`."""
+        was written); it becomes visible at `flush`, which then lets go of ``claim`` (held
+        until the file is moved, so no other pull appends to it meanwhile). A stored object
+        already holding these bytes (one no event names: a box without BLAKE3 could not find
+        it) is kept instead of the received copy, so it is re-hashed first: a corrupt one is
+        quarantined (recorded) and the received bytes are stored in its place."""
+        named = "blake3:" + got.blake3
+        if named not in self._stored_sha and self.store.exists(named):
+            self._stored_sha256_if_there(named, entry.path, of_path=True)
         if self._batch is None:
             # Per-file fsyncs, not syncfs: the files were already written back (`_sync_soon`).
             self._batch = Batch(self.store, per_file_sync=True)
-        digest = self._batch.adopt(got.path, blake3_hex=got.blake3).digest
-        self._adopting.append((entry, got, digest))
+        digest = self._batch.adopt(got.path, blake3_hex=got.blake3, size=got.size,
+                                   claim=claim).digest
+        self._adopting.append((entry, got, digest, claim))
+        self._stored_sha[digest] = got.sha256  # hashed as it arrived: never re-read this pull
         return digest
 
     def flush(self) -> None:
@@ -699,6 +808,17 @@ class _Puller:
         adopted, self._adopting = self._adopting, []
         notes, self._notes_read = self._notes_read, []
         found, self._found = self._found, {}
+        try:
+            self._flush(pending, batch, drafts, adopted, found)
+        finally:
+            for *_, claim in adopted:  # moved into the store, or left to be resumed
+                claim.release()
+        for note in notes:  # what they pointed at is recorded now (present, or sent again)
+            with contextlib.suppress(OSError):
+                note.unlink()
+
+    def _flush(self, pending: list[Any], batch: Batch | None, drafts: list[Draft],
+               adopted: list[_Adopting], found: dict[int, FileResult]) -> None:
         for job in pending:
             job.result()  # a failed early sync (EIO, ENOSPC) is raised before any event
         if batch is None and not found:
@@ -712,9 +832,6 @@ class _Puller:
                 self._forget_removed(drafts, found)
                 if drafts:
                     self.ledger.append_drafts(drafts)
-        for note in notes:  # what they pointed at is recorded now (present, or sent again)
-            with contextlib.suppress(OSError):
-                note.unlink()
 
     def _forget_removed(self, drafts: list[Draft], found: dict[int, FileResult]) -> None:
         """Under gc's lock: an object found already stored that gc removed since (it was
@@ -731,7 +848,7 @@ class _Puller:
                 drafts[at] = self.ledger.draft("artifact.pulled", _pulled_body(result),
                                                run=self.run, instance=self.instance)
 
-    def _commit(self, batch: Batch | None, adopted: list[tuple[Entry, _Received, str]]
+    def _commit(self, batch: Batch | None, adopted: list[_Adopting]
                 ) -> None:
         """Make the batch's objects durable and visible (nothing when there is no batch)."""
         if batch is not None:
@@ -753,7 +870,7 @@ class _Puller:
                     raise
                 raise moved from exc
 
-    def _commit_tail_failed(self, adopted: list[tuple[Entry, _Received, str]],
+    def _commit_tail_failed(self, adopted: list[_Adopting],
                             exc: OSError) -> PullWriteError | None:
         """Note each received file the failed commit moved into the store (its partial file
         gone, its object there: its digest, the box's SHA-256 and size, the error), next to
@@ -763,7 +880,7 @@ class _Puller:
                  f"failed ({exc.strerror or exc}); nothing was recorded for it")
         at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         stored, noted = 0, True
-        for entry, got, digest in adopted:
+        for entry, got, digest, _ in adopted:
             if got.path.exists() or not self.store.exists(digest):
                 continue  # not moved in: its partial file is still there, resumed as usual
             stored += 1
@@ -816,15 +933,17 @@ class _Puller:
                     offset += len(chunk)
         return sha, offset
 
-    def _receive(self, entry: Entry, partial: Path,
+    def _receive(self, entry: Entry, claim: Claim,
                  streamed: Iterator[bytes] | None = None) -> _Received:
-        """Receive into ``partial`` from its current end, hashing while writing.
+        """Receive into the partial file this pull holds ``claim`` on from its current end,
+        hashing while writing.
 
         ``streamed`` is the file's bytes from a bulk stream, already positioned at the
         partial's end; a transport error inside it is raised (the caller gives up the stream
         and resumes file by file). Otherwise transport errors are retried here, after a
         reconnect, from the partial's end.
         """
+        partial = claim.path
         sha, offset = self._prefix(partial)
         resumed_from = offset
         delay = self.backoff
@@ -868,7 +987,8 @@ class _Puller:
         if hasher is not None:
             hasher.finish()
         self._sync_soon(partial)
-        return _Received(partial, offset, sha.sha.hexdigest(), resumed_from, sha.b3.hexdigest())
+        return _Received(partial, offset, sha.sha.hexdigest(), resumed_from, sha.b3.hexdigest(),
+                         claim.identity())
 
     def _sync_soon(self, partial: Path) -> None:
         """Start writing a received file to disk now, in the background, so the sync before its
@@ -885,19 +1005,59 @@ class _Puller:
             sha.update(chunk)
         return sha.hexdigest()
 
-    def _stored_sha256_if_there(self, digest: str) -> str | None:
+    def _stored_sha256_if_there(self, digest: str, path: str, *, of_path: bool) -> str | None:
         """The SHA-256 of a stored object (kept: each is read at most once per pull), or None
         when it was removed between the caller's look and this read (by `cas gc`, which may
-        remove an object no event names yet, or by hand): not stored after all, so the file
-        is sent like any other."""
+        remove an object no event names yet, or by hand), or when its bytes do not hash to its
+        name (read while comparing the listed file ``path``): not stored after all, so the file
+        is sent like any other. ``of_path``: the object is the one ``path`` is stored under
+        (by the box's BLAKE3, an earlier pull of its SHA-256, or its received bytes), not
+        another file's of the same size."""
         try:
             sha = self._stored_sha[digest] = self._stored_sha256(digest)
         except ObjectNotFoundError:
             return None
+        except ObjectCorruptError as exc:
+            # The store moved the bad bytes to quarantine: recorded, and the file is sent
+            # again like any other (the box's copy repairs the object, `_repaired`).
+            self._quarantined(exc, path, of_path=of_path)
+            return None
         return sha
 
+    def _quarantined(self, exc: ObjectCorruptError, path: str, *, of_path: bool) -> None:
+        """Record a stored object found corrupt while comparing ``path`` with it (``of_path``:
+        the object ``path`` is stored under; else another file's: the box's copy of ``path``
+        cannot repair it).
+
+        Appended at once, in its own append (not with the pull's drafts, which a failed
+        commit drops): the store has already moved the object, and the ledger must stop
+        vouching for it whatever happens next. One another process moved first is recorded
+        by that process (`record_quarantine`)."""
+        recorded = record_quarantine(self.ledger, [corrupt_object(exc)])
+        self.report.quarantined.append({
+            "path": path, "digest": exc.digest,
+            "quarantine_path": None if exc.quarantine_path is None else str(exc.quarantine_path),
+            "actual_digest": exc.actual_digest,
+            "event": recorded[0].id if recorded else None, "of_path": of_path,
+            "repaired": False})
+
+    def _repaired(self, digest: str) -> None:
+        """The box's bytes of a quarantined object are stored under its digest again."""
+        for found in self.report.quarantined:
+            if found["digest"] == digest:
+                found["repaired"] = True
+
     def _partial(self, entry: Entry) -> Path:
-        return self.store.tmp_dir / partial_name(self.transport.source, entry.path, entry.size)
+        partial = self.store.tmp_dir / partial_name(self.transport.source, entry.path,
+                                                    entry.size)
+        if (entry.path, entry.size) not in self._older_looked_for:
+            self._older_looked_for.add((entry.path, entry.size))
+            older = partial.with_name(_older_partial_name(self.transport.source, entry.path,
+                                                          entry.size))
+            if older != partial:
+                _take_over(older, partial)
+                _take_over(_note_path(older), _note_path(partial))
+        return partial
 
     def _present(self, entry: Entry, known: dict[str, str]) -> FileResult | None:
         """The result for a file whose bytes the store already holds, else None."""
@@ -910,7 +1070,8 @@ class _Puller:
             # (a checkpoint recorded with `labledger checkpoint`, never pulled).
             for digest in sorted(self.stored_by_size.get(entry.size, ())):
                 if digest not in self._stored_sha and self.store.exists(digest):
-                    self._stored_sha256_if_there(digest)
+                    # (another file's object, maybe: only its size is known to match)
+                    self._stored_sha256_if_there(digest, entry.path, of_path=False)
                 if self._stored_sha.get(digest) == entry.sha256:
                     candidate = digest
                     break
@@ -918,7 +1079,7 @@ class _Puller:
             return None
         local = self._stored_sha.get(candidate)
         if local is None:  # each stored object is read at most once per pull
-            local = self._stored_sha256_if_there(candidate)
+            local = self._stored_sha256_if_there(candidate, entry.path, of_path=True)
         if local != entry.sha256:
             return None
         result = FileResult(entry.path, entry.size, "present", remote_sha256=entry.sha256,
@@ -946,7 +1107,7 @@ class _Puller:
                 # the received copy is dropped, the stored one re-hashed
                 present = self._present(e, known)
                 if present is not None:
-                    got.path.unlink(missing_ok=True)
+                    self._drop(got.path, got)
                     results[i] = present
                 else:
                     results[i] = self._complete(e, got, known)
@@ -997,8 +1158,8 @@ class _Puller:
                 # version, under the listed size's partial) is dropped.
                 early = self.prefetched.pop(e.path, None)
                 if early is not None:
-                    early.path.unlink(missing_ok=True)
-                self._partial(e).unlink(missing_ok=True)
+                    self._drop(early.path, early)
+                self._drop(self._partial(e))
                 e.size = h.size
             e.sha256, e.blake3, e.writers = h.sha256, h.blake3, h.writers
         if not gone:
@@ -1009,7 +1170,7 @@ class _Puller:
                     e.path, e.size, "failed",
                     error=f"vanished from the box after the listing: {gone[e.path]}"))
                 self.prefetched.pop(e.path, None)
-                self._partial(e).unlink(missing_ok=True)  # never to be resumed: it is gone
+                self._drop(self._partial(e))  # never to be resumed: it is gone
         entries[:] = [e for e in entries if e.path not in gone]
         files[:] = [e for e in files if e.path not in gone]
 
@@ -1077,16 +1238,31 @@ class _Puller:
         """Receive ``entries`` through the transport's bulk stream, each from its partial's
         end. A file the box could not open comes back as its `FileUnreadableError` (the stream
         goes on); a transport error is raised (the caller decides what it costs)."""
+        # A file another pull is receiving is not asked for: it is left to that pull, or
+        # resumed file by file (`_complete`) if that pull has finished with it by then.
+        entries = [e for e in entries if not self._busy(e)]
         if not entries:
             return
         by_path = {e.path: e for e in entries}
         items = [(e.path, self._prefix_size(e)) for e in entries]
-        for rel, _, chunks in self.transport.read_many(items):
+        for rel, offset, chunks in self.transport.read_many(items):
             entry = by_path[rel]
+            claim = self._claim(self._partial(entry))
+            if claim is None or claim.size() != offset:
+                # Another pull took its partial file after it was asked for: these bytes
+                # (from the size it had then) are not used; `_complete` tries it again.
+                if claim is not None:
+                    claim.release()
+                _drain(chunks)
+                continue
+            got: _Received | FileUnreadableError
             try:
-                yield entry, self._receive(entry, self._partial(entry), chunks)
+                got = self._receive(entry, claim, chunks)
             except FileUnreadableError as exc:
-                yield entry, exc
+                got = exc
+            finally:
+                claim.release()  # claimed again to be stored (`_complete`), checked unchanged
+            yield entry, got
 
     def _prefix_size(self, entry: Entry) -> int:
         try:
@@ -1097,45 +1273,96 @@ class _Puller:
     def _complete(self, entry: Entry, got: _Received | FileUnreadableError | None,
                   known: dict[str, str]) -> FileResult:
         """Compare what was received with the box's hashes; store it or retry once. A file the
-        box can no longer open is recorded as failed (the pull goes on with the others)."""
+        box can no longer open is recorded as failed (the pull goes on with the others), and
+        so is a file another pull is receiving (`_BUSY`). A file received earlier (``got``)
+        whose partial file changed since (another pull stored it, or resumed it) is received
+        again."""
         assert entry.sha256 is not None
         result = FileResult(entry.path, entry.size, "failed", remote_sha256=entry.sha256,
                             writers=_writers_json(entry.writers))
-        partial = self._partial(entry)
+        claim = None if isinstance(got, FileUnreadableError) else self._claim(
+            self._partial(entry))
+        if isinstance(got, FileUnreadableError):
+            result.error = _vanished(got)
+        elif claim is None:
+            result.error = _BUSY
+        else:
+            if got is not None and not _still_received(claim, got):
+                got = None
+            staged = False
+            try:
+                staged = self._store_received(entry, got, claim, result, known)
+            finally:
+                if not staged:  # a staged file's claim goes at the `flush` that stores it
+                    claim.release()
+        self._record(result)
+        return result
+
+    def _store_received(self, entry: Entry, got: _Received | None, claim: Claim,
+                        result: FileResult, known: dict[str, str]) -> bool:
+        """`_complete` under the claim on the file's partial file: receive (what is not yet),
+        compare, and stage the file in the store, or drop it and try once more. Returns
+        whether the file was staged (its claim is then the batch's until `flush`)."""
+        assert entry.sha256 is not None
         for attempt in (1, 2):
             result.attempts = attempt
             if got is None:
                 try:
-                    got = self._receive(entry, partial)
+                    got = self._receive(entry, claim)
                 except FileUnreadableError as exc:
-                    got = exc
-            if isinstance(got, FileUnreadableError):
-                result.error = (f"vanished from the box after it was hashed (it could not be "
-                                f"opened any more: {got.problem})")
-                break
+                    result.error = _vanished(exc)
+                    return False
             result.local_sha256 = got.sha256
             result.resumed_from = max(result.resumed_from, got.resumed_from)
             if got.sha256 == entry.sha256 and got.size == entry.size:
-                digest = self.adopt(entry, got)
+                digest = self.adopt(entry, got, claim)
                 if entry.blake3 is not None and digest != "blake3:" + entry.blake3:
                     result.error = (f"BLAKE3 mismatch: the box says blake3:{entry.blake3}, "
                                     f"received {digest}")
-                    break
+                    return True
                 result.status, result.digest, result.error = "pulled", digest, None
                 known[entry.sha256] = digest
-                break
-            got.path.unlink(missing_ok=True)
-            partial.unlink(missing_ok=True)
+                self._repaired(digest)
+                return True
+            if attempt == 1:  # received again from zero, into the same claimed file
+                _emptied(claim.path)
+            else:
+                claim.path.unlink(missing_ok=True)
             result.error = (f"SHA-256 mismatch after {counted(attempt, 'attempt')}: the box hashed "
                             f"{entry.sha256} ({entry.size} bytes) at listing, received "
                             f"{got.sha256} ({got.size} bytes); the file changed on the box or "
                             f"in transit")
             got = None
-        self._record(result)
-        return result
+        return False
 
     def _record(self, r: FileResult) -> None:
         self.add("artifact.pulled", _pulled_body(r))
+
+
+def _vanished(exc: FileUnreadableError) -> str:
+    return (f"vanished from the box after it was hashed (it could not be opened any more: "
+            f"{exc.problem})")
+
+
+def _emptied(partial: Path) -> None:
+    try:
+        os.truncate(partial, 0)
+    except OSError as exc:
+        raise PullWriteError(partial, exc) from exc
+
+
+def _still_received(claim: Claim, got: _Received) -> bool:
+    """Whether the claimed partial file is still the one ``got`` describes: the same file,
+    as long (not stored, resumed or replaced by another pull since this pull received it)."""
+    return claim.identity() == got.identity and claim.size() == got.size
+
+
+def _drain(chunks: Iterator[bytes]) -> None:
+    """Read a streamed file's bytes to their end without keeping them (a bulk stream must be
+    consumed file by file)."""
+    with contextlib.suppress(FileUnreadableError):
+        for _ in chunks:
+            pass
 
 
 def _pulled_body(r: FileResult) -> dict[str, Any]:
@@ -1152,6 +1379,25 @@ def _pulled_body(r: FileResult) -> dict[str, Any]:
 
 
 _B3_DIGEST = re.compile(r"blake3:[0-9a-f]{64}")
+
+
+def _take_over(older: Path, current: Path) -> None:
+    """Give a partial file (or note) an older labledger left under its older name
+    (`_older_partial_name`) its current name, so that this pull resumes it. One already under
+    the current name is this labledger's own and wins; the older one stays a leftover that
+    `labledger cas gc` lists and removes."""
+    with contextlib.suppress(FileNotFoundError, FileExistsError):
+        try:
+            # a link never replaces: a current one another pull made meanwhile is kept
+            os.link(older, current)
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            if current.exists():  # a filesystem without hard links
+                return
+            os.rename(older, current)
+            return
+        os.unlink(older)
 
 
 def _note_path(partial: Path) -> Path:

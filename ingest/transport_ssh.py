@@ -244,7 +244,7 @@ def parse_hash_output(out: bytes) -> tuple[dict[str, str], dict[str, int], dict[
 # The user runs to the LAST "@" before the host, as OpenSSH reads it (a directory user such as
 # "jdoe@ad.univ.edu"); a user holds no ":" or "/", a host no "@".
 _SPEC = re.compile(r"^(?:(?P<user>[^/:]+)@)?(?P<host>\[[^\]]+\]|[^:/\[\]@]+)"
-                   r"(?::(?P<port>\d+))?:(?P<dir>.*)$")
+                   r"(?::(?P<port>[0-9]+))?:(?P<dir>.*)$")
 
 
 @dataclass(frozen=True)
@@ -536,7 +536,7 @@ class SshTransport:
         return socket.create_connection((host, port), timeout=self.timeout)
 
     def _hop(self, spec: str, via: paramiko.Transport | None) -> paramiko.Transport:
-        m = re.match(r"^(?:(?P<user>[^@]+)@)?(?P<host>[^:]+)(?::(?P<port>\d+))?$", spec)
+        m = re.match(r"^(?:(?P<user>[^@]+)@)?(?P<host>[^:]+)(?::(?P<port>[0-9]+))?$", spec)
         if m is None:
             raise TransportError(self.source, f"ProxyJump {spec!r} is not [user@]host[:port]")
         cfg = self.config.lookup(m["host"])

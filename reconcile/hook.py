@@ -1384,9 +1384,29 @@ def _string_literals(text: str) -> list[str]:
 
 
 # --- judging ------------------------------------------------------------------------------------
-def _mentions(command: str, word: str) -> bool:
+def _mentions(command: str, word: str, *, ignore_case: bool = False) -> bool:
     return bool(word) and re.search(r"(?<![\w.-])" + re.escape(word) + r"(?![\w-])",
-                                    command) is not None
+                                    command, re.IGNORECASE if ignore_case else 0) is not None
+
+
+# A run of what an IP address may be written with (IPv6 groups, IPv4 dots, a %zone): cut at
+# '@', brackets, spaces and quotes, as ``root@[2001:db8::22]:22`` and ``'...'`` write it.
+_ADDRESS_RUN = re.compile(r"[0-9A-Za-z:.%_-]+")
+
+
+def _mentions_host(command: str, recorded: str) -> bool:
+    """Whether ``command`` names the host of the recorded ``[user@]HOST[:PORT]``: an address
+    however it is written there (any case, zeros written out or not: `host_key`), a name in
+    any case. Hosts recorded before `canonical_host` normalised them (``root@[2001:DB8::22]``)
+    match the same way."""
+    from labledger.ingest.ssh_url import host_key
+
+    host = _host_of(recorded)
+    want = host_key(host)
+    if isinstance(want, str):
+        return _mentions(command, host, ignore_case=True)
+    return any(host_key(run) == want or host_key(run.rstrip(":")) == want
+               for run in _ADDRESS_RUN.findall(command) if ":" in run or "." in run)
 
 
 def _ssh_hostname(destination: list[str], cwd: str | None) -> str | None:
@@ -1440,7 +1460,12 @@ def _ssh_hostname(destination: list[str], cwd: str | None) -> str | None:
 
 
 def _host_of(host: str) -> str:
-    host = host.split("@", 1)[-1]
+    """The host of a recorded ``[user@]HOST[:PORT]``: without user and port, an IPv6 address
+    without the brackets `rent --host` records it in (``root@[fe80::1]:22`` -> ``fe80::1``,
+    as a command line or ``ssh -G`` writes it); one recorded bare (``root@fe80::1``) as it is."""
+    host = host.rpartition("@")[2]
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
@@ -1514,6 +1539,7 @@ def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
                     events: list[Any], checker: Any) -> list[str]:
     """Reasons to refuse the destroys: each instance they stand for whose gate refuses now and
     that has no approval bound to the gate's current state."""
+    from labledger.ingest.ssh_url import same_host
     from labledger.reconcile.pull_verified import evaluate_gate
     from labledger.reconcile.teardown import approved_for, is_gone
 
@@ -1535,12 +1561,12 @@ def _judge_destroys(destroys: list[_Destroy], cwd: str | None, ledger: Any,
             i for i, host in instances.items()
             if _mentions(destroy.context, i)
             or _mentions(destroy.context, re.split(r"[-_]", i)[-1])
-            or (host and _mentions(destroy.context, _host_of(host)))]
+            or (host and _mentions_host(destroy.context, host))]
         if destroy.remote and not matched and destroy.destination:
             # `ssh box '...'` where box is an ssh config alias of a recorded host
             real = _ssh_hostname(destroy.destination, cwd)
             matched = [i for i, host in instances.items()
-                       if real and host and _host_of(host) == real]
+                       if real and host and same_host(_host_of(host), real)]
         if destroy.remote and destroy.on_box and not matched and not destroy.dynamic:
             continue  # `ssh devbox 'pkill -f jupyter'`: a machine not in the ledger
         # (a provider's CLI or API, `scancel`, run through ssh on any machine acts on the

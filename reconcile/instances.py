@@ -331,11 +331,13 @@ class Lease:
             self.meter_since = self.running_since = self.stopped_since = None
 
     def _rent(self, event: InstanceEvent) -> None:
+        from labledger.ingest.ssh_url import shown_host
+
         body = event.body
         price = body.get("price_per_hour")
         self.leases += 1
         self.profile = str(body.get("profile")) if body.get("profile") is not None else None
-        self.host = body.get("host")
+        self.host = shown_host(body.get("host"))  # an older bare IPv6 one in brackets
         self.price = float(price) if isinstance(price, int | float) else None
         self.currency = body.get("currency")
         self.spot = bool(body.get("spot", False))

@@ -533,12 +533,16 @@ def pull_source(events: Sequence[Event], run: str, instance: str) -> PullSource:
     """Where a pull of ``run`` from ``instance`` without --from/--from-dir pulls from: the
     source of the latest listing of ``run`` taken from ``instance`` (same user, host, port and
     folder). ``events`` in ledger order; only `PULL_SOURCE_KINDS` are read."""
+    from labledger.ingest.ssh_url import shown_host
+
     found = PullSource(run=run, instance=instance)
     for e in events:
         if e.instance != instance:
             continue
         if e.kind == "instance.rented":  # a new rent of the id is a new box: start over
-            found.rented, found.host = True, e.body.get("host") or None
+            # (a host an older labledger recorded bare, root@fe80::1, in brackets: the
+            # ``--from HOST:DIR`` offered must parse back to it)
+            found.rented, found.host = True, shown_host(e.body.get("host")) or None
             found.profile, found.option, found.value = e.body.get("profile"), None, None
         elif e.kind == "pull.listed" and e.run == run:
             option = _source_option(e.body.get("source"))

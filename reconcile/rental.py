@@ -1,6 +1,8 @@
 """Recording a rental and its lifecycle, refused when the change makes no sense in the history.
 
-``record_rent`` writes ``instance.rented`` with a snapshot of the profile's facts;
+``record_rent`` writes ``instance.rented`` with a snapshot of the profile's facts, and its
+``--host`` as `labledger.ingest.ssh_url.canonical_host` reads it (an IPv6 address in brackets;
+a host it cannot read is refused before anything is locked or written);
 ``record_change`` writes ``instance.stopped``, ``.started`` or ``.released``. Each first folds
 the instance's recorded events (:mod:`labledger.reconcile.instances`) and refuses, writing
 nothing, a stop of an unknown or released instance, a second rent of an id, a release twice,
@@ -125,12 +127,28 @@ def record_rent(ledger: Ledger, loaded: LoadedProfile, instance: str, *,
         if not _CURRENCY.fullmatch(currency):
             raise InvalidEventError(f"{currency!r} is not a three-letter currency code (USD, "
                                     "CNY, EUR)", kind=kind, field="--currency")
-    if host is not None and (not host.strip() or any(c.isspace() for c in host)):
-        raise InvalidEventError(f"{host!r} is not a host; use user@host:port", kind=kind,
-                                field="--host")
+    if host is not None:
+        host = _checked_host(kind, host)
     with lifecycle_lock(ledger):
         return _rent_locked(ledger, profile, instance, spot=spot, host=host,
                             price_per_hour=price_per_hour, currency=currency, at_text=at_text)
+
+
+def _checked_host(kind: str, host: str) -> str:
+    """``host`` as recorded (`canonical_host`: an IPv6 address in brackets), or the refusal
+    (exit 2, before anything is locked or written) saying what is wrong with it."""
+    from labledger.ingest.ssh_url import canonical_host
+
+    problem = "it is empty or holds a space" if not host.strip() or any(
+        c.isspace() for c in host) else None
+    if problem is None:
+        try:
+            return canonical_host(host)
+        except ValueError as exc:
+            problem = str(exc)
+    raise InvalidEventError(f"{host!r} is not a host: {problem}; use user@host:port (an IPv6 "
+                            "address in brackets: root@[fe80::1]:22)", kind=kind,
+                            field="--host")
 
 
 def _rent_locked(ledger: Ledger, profile: Any, instance: str, *, spot: bool, host: str | None,

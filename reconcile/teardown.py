@@ -60,12 +60,14 @@ class TeardownPlan:
 
 def teardown_plan(events: Sequence[Event], instance: str) -> TeardownPlan:
     """The platform facts recorded with the instance's latest ``instance.rented``."""
+    from labledger.ingest.ssh_url import shown_host
+
     plan = TeardownPlan(instance=instance)
     rents = [e for e in events if e.kind == "instance.rented" and e.instance == instance]
     if not rents:
         return plan
     body = rents[-1].body
-    plan.profile, plan.host = body.get("profile"), body.get("host")
+    plan.profile, plan.host = body.get("profile"), shown_host(body.get("host"))
     snap = body.get("profile_snapshot") or {}
     meter = snap.get("meter-stop") or {}
     plan.verb = meter.get("verb")

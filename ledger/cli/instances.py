@@ -30,7 +30,8 @@ def _report(recorded: Any, message: str) -> None:
 @click.option("--profile", "profile_name", required=True, metavar="P",
               help="Platform profile (labledger profiles list).")
 @click.option("--instance", required=True, metavar="I", help="Your id for the box.")
-@click.option("--host", metavar="USER@HOST:PORT", help="How to reach it.")
+@click.option("--host", metavar="USER@HOST:PORT",
+              help="How to reach it (IPv6 in brackets: root@[fe80::1]:22).")
 @click.option("--price-per-hour", type=float, metavar="X", help="Compute price per hour.")
 @click.option("--currency", metavar="C", help="Currency of the price (USD, CNY, ...).")
 @click.option("--spot", is_flag=True, help="Spot / interruptible capacity.")

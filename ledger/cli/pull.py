@@ -180,9 +180,15 @@ def pull(run_id: str | None, from_: str | None, from_dir: str | None, instance: 
                       if f.status == "failed"),
                     *(f"checkpoint: {f.path}: {f.checkpoint_error}" for f in report.files
                       if f.checkpoint_ok is False),
-                    *(_still_written(f.path, f.writers) for f in report.files if f.writers)]
+                    *(_still_written(f.path, f.writers) for f in report.files if f.writers),
+                    *(_corrupt_found(q, report) for q in report.quarantined
+                      if not q["repaired"])]
         for line in problems:
             click.echo(line, err=True)
+        for repaired in (q for q in report.quarantined if q["repaired"]):
+            # fixed, but the user should know that this disk lost bytes
+            warn(f"repaired: {repaired['path']}: its stored copy {_was_corrupt(repaired)} and "
+                 "sent again from the box")
         if counts["expected"]["files"] == 0:  # a wrong path, most likely: say so, not just ok
             warn(f"warning: {report.source} holds no files: nothing was pulled, and run {run_id} "
                  "cannot be pull-verified from this listing (is it the run's folder?)")
@@ -206,6 +212,29 @@ def _still_written(path: str, writers: list[dict[str, Any]]) -> str:
     return (f"still being written: {path}: held open for writing on the box by {who}{more}; "
             f"its bytes so far were copied, but it is not verified (the run is not "
             f"pull-verified) until a pull finds it closed")
+
+
+def _was_corrupt(found: dict[str, Any]) -> str:
+    """How a stored object found corrupt was handled (`PullReport.quarantined`), in words."""
+    hashes = (f" (its bytes hash to {found['actual_digest']})" if found["actual_digest"]
+              else "")
+    moved = (f"moved to {found['quarantine_path']} (recorded: object.quarantined "
+             f"{found['event'][:12]})" if found["event"] is not None
+             else "moved to quarantine by another process, which records it")
+    return f"{found['digest']} was corrupt{hashes}: {moved},"
+
+
+def _corrupt_found(found: dict[str, Any], report: Any) -> str:
+    """The stderr line for a stored object found corrupt that this pull could not repair. Its
+    box copy failing is the reason only for the object that file is stored under (``of_path``);
+    another file's object of the same size was never the box's to repair."""
+    failed = found["of_path"] and any(
+        f.path == found["path"] and f.status == "failed" for f in report.files)
+    why = (f"its copy on the box failed too (failed: {found['path']})" if failed
+           else f"the box's {found['path']} is other bytes (same size); store the original "
+                "again with `labledger cas put` if you still have it")
+    return (f"corrupt: {found['path']}: the stored object {_was_corrupt(found)} not repaired: "
+            f"{why}")
 
 
 def _recorded_source(run_id: str, instance: str) -> tuple[str | None, str | None]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import blake3
@@ -12,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labledger.cas import Store
+from labledger.cas import Batch, SourceChangedError, Store
+from labledger.cas._stage import Claim
 
 
 def _received(store: Store, data: bytes, name: str = "pull-x.partial") -> Path:
@@ -88,7 +92,8 @@ def test_batch_adopt_with_the_writers_digest_skips_the_read(store: Store) -> Non
     data = os.urandom(3 << 20)
     path = _received(store, data)
     with store.batch() as batch:
-        digest = batch.adopt(path, blake3_hex=blake3.blake3(data).hexdigest()).digest
+        digest = batch.adopt(path, blake3_hex=blake3.blake3(data).hexdigest(),
+                             size=len(data)).digest
     assert store.read_bytes(digest) == data
     store.verify(digest)
 
@@ -98,6 +103,84 @@ def test_a_writer_digest_that_lies_is_caught_by_verify(store: Store) -> None:
 
     path = _received(store, b"real bytes")
     with store.batch() as batch:
-        digest = batch.adopt(path, blake3_hex=blake3.blake3(b"other").hexdigest()).digest
+        digest = batch.adopt(path, blake3_hex=blake3.blake3(b"other").hexdigest(),
+                             size=len(b"real bytes")).digest
     with pytest.raises(ObjectCorruptError):
         store.verify(digest)
+
+
+# A writer in its own process that claims a file in tmp/ (an exclusive flock on the file, as
+# `Claim` takes it and a pull holds its partial file while it appends) until its stdin closes.
+_CLAIMER = r"""
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("claimed", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def claimed_elsewhere() -> Iterator[list[subprocess.Popen[str]]]:
+    procs: list[subprocess.Popen[str]] = []
+    yield procs
+    for proc in procs:
+        proc.communicate(input="")
+
+
+def _claim_in_another_process(path: Path, procs: list[subprocess.Popen[str]]) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", _CLAIMER, str(path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    procs.append(proc)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "claimed\n"
+
+
+def test_adopt_refuses_a_file_another_process_is_writing(
+        store: Store, claimed_elsewhere: list[subprocess.Popen[str]]) -> None:
+    path = _received(store, b"half of what will come")
+    _claim_in_another_process(path, claimed_elsewhere)
+    with pytest.raises(SourceChangedError, match="another process holds it locked"):
+        store.adopt(path)
+    with pytest.raises(SourceChangedError, match="another process holds it locked"), \
+            store.batch() as batch:
+        batch.adopt(path)
+    assert path.read_bytes() == b"half of what will come"
+    assert not list(store.objects_dir.glob("*/*"))
+
+
+def test_a_writers_digest_of_fewer_bytes_than_the_file_holds_is_refused(store: Store) -> None:
+    # what a pull saw when another process appended after it: its BLAKE3 is of its own bytes
+    path = _received(store, b"mine" + b"appended by another writer")
+    claim = Claim.take(path, create=False)
+    assert claim is not None
+    try:
+        with pytest.raises(SourceChangedError, match="30 bytes, but its writer hashed 4"), \
+                store.batch() as batch:
+            batch.adopt(path, blake3_hex=blake3.blake3(b"mine").hexdigest(), size=4,
+                        claim=claim)
+    finally:
+        claim.release()
+    assert path.exists()
+    assert not store.exists("blake3:" + blake3.blake3(b"mine").hexdigest())
+
+
+def test_a_file_appended_to_after_it_was_staged_is_not_moved_into_the_store(
+        store: Store) -> None:
+    path = _received(store, b"whole")
+    digest = "blake3:" + blake3.blake3(b"whole").hexdigest()
+    claim = Claim.take(path, create=False)
+    assert claim is not None
+    try:
+        batch = Batch(store)
+        batch.adopt(path, blake3_hex=digest.removeprefix("blake3:"), size=5, claim=claim)
+        # a writer that claims nothing (an older labledger) appends before the commit
+        os.chmod(path, 0o644)
+        with open(path, "ab") as late:
+            late.write(b"!")
+        with pytest.raises(SourceChangedError, match="6 bytes, but its writer hashed 5"):
+            batch.commit()
+    finally:
+        claim.release()
+    assert not store.exists(digest)
+    assert path.read_bytes() == b"whole!"
