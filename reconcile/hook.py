@@ -24,7 +24,12 @@ something it holds now; a delete whose paths are computed counts when what may f
 one: its own pipeline and the line's other pipelines but those that only print, `_Feeds`;
 or lists a folder holding one whole, `_Listing`). What a ``git clean`` removes of a protected
 folder it reaches is asked of real git, read-only (`_GitClean`: ignored and tracked files
-stay), the one program run for a delete; fail closed when git cannot answer.
+stay), the one program run for a delete; fail closed when git cannot answer. A ``git stash
+-u|-a`` removes what it stashes: the clean it runs (`_stash_clean_args`). A git alias of
+``clean`` is judged as the clean (`shell_words` expands the aliases it can read: config
+files, ``-c``, an earlier ``git config alias.X`` of the line); a git subcommand that cannot
+be read (computed, appended by xargs, a possible alias whose config an earlier command may
+change: `_unread_git_subcommand`) as a clean of its whole repository git is not asked about.
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
@@ -68,7 +73,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -891,7 +896,8 @@ def _quoted(argv: list[str]) -> str:
 def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     """What a simple command deletes here: (paths, the find tests limiting it to some names:
     ``(test, pattern)``, none: everything), or None when it deletes nothing. ``rm`` (any),
-    ``find ... -delete|-exec rm``, ``git clean -d``, ``mv`` (its sources leave their place),
+    ``find ... -delete|-exec rm``, ``git clean -d`` (and ``git stash -u|-a``: `_clean_args_of`),
+    ``mv`` (its sources leave their place),
     ``tar --remove-files``, ``rsync --delete`` (the destination)."""
     name = os.path.basename(argv[0]) if argv else ""
     args = argv[1:]
@@ -914,9 +920,10 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         return starts or ["."], _find_name_tests(args)
     if name == "git":
         where, rest = _git_where(args)
-        if rest[:1] != ["clean"]:
+        clean = _clean_args_of(rest)
+        if clean is None:
             return None
-        flags, _, paths = _git_clean(rest[1:])
+        flags, _, paths = _git_clean(clean)
         if "n" in flags:
             return None
         # where git cannot be asked (`_GitClean`), a pathspec with magic (`:!src`, `:/`) or a
@@ -1192,19 +1199,22 @@ def _git_unquoted(path: str) -> str:
     return os.fsdecode(bytes(out))
 
 
-def _git_clean_of(cmd: Any, bases: list[Path], earlier: list[Any]) -> _GitClean | None:
-    """The `_GitClean` of a ``git clean`` command that removes (None for any other command
-    and for a dry run). ``earlier``: the commands of the line before it; one that may change
-    what git ignores or tracks (`_may_change_git_state`) makes git's answer now worthless."""
+def _git_clean_of(cmd: Any, bases: list[Path], changed: bool) -> _GitClean | None:
+    """The `_GitClean` of a ``git clean`` command that removes, or of a ``git stash`` of
+    untracked files (`_clean_args_of`); None for any other command and for a dry run.
+    ``changed``: an earlier command of the line may change what git ignores or tracks
+    (`_may_change_git_state`), which makes git's answer now worthless."""
     if cmd.name != "git":
         return None
     args = cmd.argv[1:]
     rest = _git_where(args)[1]
-    if rest[:1] != ["clean"]:
+    clean = _clean_args_of(rest)
+    if clean is None:
         return None
-    flags, excludes, paths = _git_clean(rest[1:])
+    flags, excludes, paths = _git_clean(clean)
     if "n" in flags:
         return None
+    anywhere = any(_git_magic(p) for p in paths)
     options = args[:len(args) - len(rest)]
     here, known, i = ".", True, 0
     while i < len(options):
@@ -1212,13 +1222,92 @@ def _git_clean_of(cmd: Any, bases: list[Path], earlier: list[Any]) -> _GitClean 
             here = _git_join(here, options[i + 1]) if options[i + 1] else here
             i += 2
             continue
-        known = known and options[i] in _GIT_NEUTRAL_OPTIONS
+        value = options[i + 1] if i + 1 < len(options) else ""
+        if options[i] in ("-c", "--config-env") and _GIT_ALIAS_KEY.match(value):
+            i += 2  # an alias defined for this command: nothing a clean reads
+            continue
+        known = known and (options[i] in _GIT_NEUTRAL_OPTIONS or bool(
+            _GIT_ALIAS_KEY.match(options[i].removeprefix("--config-env="))))
         i += 1
     if not known or "$" in here or "`" in here or _GIT_ENV_ASSIGNMENT.search(cmd.context) or \
-            any(_may_change_git_state(e) for e in earlier):
-        return _GitClean(None, rest[1:], flags, excludes)
-    return _GitClean([_resolve(base, here) for base in bases], rest[1:], flags, excludes,
-                     anywhere=any(_git_magic(p) for p in paths))
+            changed:
+        return _GitClean(None, clean, flags, excludes, anywhere=anywhere)
+    return _GitClean([_resolve(base, here) for base in bases], clean, flags, excludes,
+                     anywhere=anywhere)
+
+
+# a git config key of the `alias` section (git-config(1): section names are case-insensitive)
+_GIT_ALIAS_KEY = re.compile(r"(?i)alias\.[^=]")
+
+
+def _clean_args_of(rest: list[str]) -> list[str] | None:
+    """The arguments of the ``git clean`` that the git subcommand ``rest`` (its name and
+    words) runs, None when it runs none: ``clean ARGS`` itself, or a ``stash`` that stashes
+    untracked files (`_stash_clean_args`)."""
+    if rest[:1] == ["clean"]:
+        return rest[1:]
+    if rest[:1] == ["stash"]:
+        return _stash_clean_args(rest[1:])
+    return None
+
+
+def _stash_form(words: list[str]) -> tuple[str, list[str]] | None:
+    """(``push`` or ``save``, its words) of ``git stash WORDS`` that stashes (git 2.39
+    cmd_stash: no words, or an option first, is a ``push``); None for ``list``, ``pop``,
+    ``show`` and the other subcommands, which leave the work tree's untracked files alone."""
+    if words[:1] in (["push"], ["save"]):
+        return words[0], words[1:]
+    if not words or words[0].startswith("-"):
+        return "push", words
+    return None
+
+
+# git-stash(1), git 2.39 builtin/stash.c push_stash options: -m/--message take a value,
+# --pathspec-from-file too; parse-options takes a unique prefix of a long option
+_STASH_VALUED = ("message", "pathspec-from-file")
+
+
+def _stash_clean_args(words: list[str]) -> list[str] | None:
+    """``git stash [push|save] WORDS`` read as the clean it runs once its files are stashed:
+    with ``-u``/``--include-untracked`` (untracked files) or ``-a``/``--all`` (ignored ones
+    too; the last of them and their ``--no-`` forms counts) git 2.39's do_push_stash runs
+    ``git clean --force --quiet -d [-x] :/`` (the whole work tree), or removes what its
+    pathspecs match (``git add [--force] -- PATHSPEC``, then that diff applied in reverse):
+    the same as ``git clean -fd [-x] -- PATHSPEC``. ``save``'s words are its message, and
+    pathspecs read from a file are unknown: the whole work tree. None: no untracked file
+    leaves (a plain ``stash``, ``list``, ``pop``...)."""
+    form = _stash_form(words)
+    if form is None:
+        return None
+    kind, words = form
+    level, pathspecs, whole, ended, i = 0, [], kind == "save", False, 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if ended or not word.startswith("-") or word == "-":
+            pathspecs.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            name, eq, _ = word[2:].partition("=")
+            bare = name.removeprefix("no-")
+            if name and any(v.startswith(name) for v in _STASH_VALUED):
+                whole = whole or "pathspec-from-file".startswith(name)
+                i += 0 if eq else 1
+            elif bare and "include-untracked".startswith(bare):
+                level = 0 if name.startswith("no-") else 1
+            elif bare and "all".startswith(bare):
+                level = 0 if name.startswith("no-") else 2
+        else:
+            for k, flag in enumerate(word[1:], 1):
+                if flag == "m":  # the rest of the bundle, or the next word, is the message
+                    i += 0 if k < len(word) - 1 else 1
+                    break
+                level = {"u": 1, "a": 2}.get(flag, level)
+    if level == 0:
+        return None
+    removes = ["-f", "-d", *(["-x"] if level == 2 else []), "--"]
+    return [*removes, *(pathspecs if pathspecs and not whole else [":/"])]
 
 
 def _git_magic(pathspec: str) -> bool:
@@ -1227,13 +1316,18 @@ def _git_magic(pathspec: str) -> bool:
     return pathspec.startswith(":") or any(c in pathspec for c in "*?[")
 
 
-def _may_change_git_state(cmd: Any) -> bool:
+def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
     """Run before a ``git clean`` on the same line, ``cmd`` may change what git ignores or
     tracks there: a git command not known to be read-only (``git stash``, ``git rm
-    --cached``, ``git reset``, another clean), a command whose word names a ``.git…`` file or
-    folder or an ``exclude`` file and does more than print it (``rm .gitignore``, ``echo x >
-    .gitignore``), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where git
-    finds its config and ignore files), a command word computed when it runs."""
+    --cached``, ``git reset``, another clean; not a read of the config, nor the definition of
+    an alias: `git_alias_definition`), a command whose word names a ``.git…``, ``gitconfig``,
+    ``git/config`` or ``git/ignore`` file or folder or an ``exclude`` file and does more than
+    print it (``rm .gitignore``, ``echo x > .gitignore``), or whose word computed when it runs
+    may name one (``F=.gitignore; echo x >> $F``: what ``feeds`` gives it names one; None:
+    cannot tell, it may), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where
+    git finds its config and ignore files), a command word computed when it runs."""
+    from labledger.reconcile.shell_words import git_alias_definition
+
     if cmd.remote or not cmd.argv:
         return False
     if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
@@ -1245,12 +1339,149 @@ def _may_change_git_state(cmd: Any) -> bool:
             return not _dry_run(more)
         if sub == "branch":
             return not all(w in _GIT_BRANCH_LISTS for w in more)
+        if sub == "config":
+            return not _git_config_reads(more) and git_alias_definition(cmd.argv) is None
+        if _git_alias_use(sub):
+            return False  # what an alias runs is judged on its own (`_git_alias_use`)
         return sub not in _GIT_READ_ONLY
     words = cmd.argv[1:]
-    names_git_files = any(".git" in w or "exclude" in w for w in words)
-    prints_only = cmd.name in _LOOK_ONLY and not any(
-        _REDIRECTION.match(w) and not _HARMLESS_REDIRECT.fullmatch(w) for w in words)
-    return names_git_files and not prints_only
+    if cmd.name in _LOOK_ONLY and not any(
+            _REDIRECTION.match(w) and not _HARMLESS_REDIRECT.fullmatch(w) for w in words):
+        return False  # it only prints
+    if any(_GIT_FILE.search(w) for w in words):
+        return True
+    return any("$" in w or "`" in w for w in words) and (
+        feeds is None or _GIT_FILE.search(feeds.of(cmd)) is not None)
+
+
+# where git reads what it ignores and its config (gitignore(5), git-config(1)): .gitignore,
+# .git/info/exclude, a core.excludesFile, ~/.gitconfig, $XDG_CONFIG_HOME/git/{config,ignore}
+_GIT_FILE = re.compile(r"\.git|exclude|gitconfig|(^|/)git/(config|ignore|attributes)")
+# git-config(1): the forms that only read (git 2.46 also has `git config get|list`)
+_GIT_CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
+                     "--get-colorbool", "--list", "-l"}
+_GIT_CONFIG_WRITES = {"--add", "--replace-all", "--unset", "--unset-all", "--rename-section",
+                      "--remove-section", "-e", "--edit"}
+
+
+def _git_config_reads(words: list[str]) -> bool:
+    """``git config WORDS`` only reads: a read action (``--get``, ``-l``, ``get``...), or one
+    key named without a value and no action that writes (``git config alias.x``)."""
+    if words[:1] in (["get"], ["list"]) or any(w in _GIT_CONFIG_READS for w in words):
+        return True
+    operands = [w for w in words if not w.startswith("-")]
+    return len(operands) == 1 and not any(w in _GIT_CONFIG_WRITES for w in words) and \
+        operands[0] not in ("set", "unset", "rename-section", "remove-section", "edit")
+
+
+# git commands that write neither git's config nor the work tree (where a config file an
+# [include] names may be): after them, an alias is what git's config files say now (those
+# that only remove files may only take a definition away)
+_GIT_KEEPS_CONFIG = _GIT_READ_ONLY | {"add", "stage", "commit", "tag", "notes", "clean", "rm"}
+
+
+def _may_change_git_config(cmd: Any, feeds: _Feeds | None) -> bool:
+    """Run before a git command of the line, ``cmd`` may change the aliases git finds there
+    (`_may_change_git_state`, but for the git commands of `_GIT_KEEPS_CONFIG`)."""
+    if cmd.name == "git" and not cmd.remote and not _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        rest = _git_where(cmd.argv[1:])[1]
+        if rest[:1] and rest[0] in _GIT_KEEPS_CONFIG:
+            return False
+    return _may_change_git_state(cmd, feeds)
+
+
+class _GitChanges:
+    """For the n-th command of the line: whether a command before it may change what git
+    ignores or tracks (`_may_change_git_state`) or the aliases it finds
+    (`_may_change_git_config`). Each found once per line, when first asked (linear)."""
+
+    def __init__(self, parsed: list[Any], feeds: _Feeds | None) -> None:
+        self.parsed, self.feeds = parsed, feeds
+        self._state: list[bool] | None = None
+        self._config: list[bool] | None = None
+
+    def state_before(self, n: int) -> bool:
+        if self._state is None:
+            self._state = self._running(_may_change_git_state)
+        return self._state[n]
+
+    def config_before(self, n: int) -> bool:
+        if self._config is None:
+            self._config = self._running(_may_change_git_config)
+        return self._config[n]
+
+    def _running(self, test: Callable[[Any, _Feeds | None], bool]) -> list[bool]:
+        before, seen = [], False
+        for cmd in self.parsed:
+            before.append(seen)
+            seen = seen or test(cmd, self.feeds)
+        return before
+
+
+@functools.cache
+def _git_alias_use(sub: str) -> bool:
+    """``git SUB`` runs an alias, if anything: SUB is none of git's own commands, nor a
+    ``git-SUB`` program (git runs those before it looks for an alias: git.c run_argv). What
+    the alias runs is judged on its own: `shell_words` expands what it can read (after the
+    use, in the line's order), and one it cannot read is judged as a clean
+    (`_unread_git_subcommand`)."""
+    import shutil
+
+    from labledger.reconcile.shell_words import _GIT_COMMANDS
+
+    return sub not in _GIT_COMMANDS and (not sub or shutil.which("git-" + sub) is None)
+
+
+def _unread_git_subcommand(cmd: Any, changes: _GitChanges, n: int) -> str | None:
+    """Why the n-th command of the line, a git command, may run a ``git clean`` that cannot
+    be read here (None: it cannot). Its subcommand is computed when it runs (``git $S``,
+    ``git {}`` under xargs -I) or appended when it runs (``echo clean -fdx | xargs git``, the
+    value of a shell alias: `shell_words` marks both ``appended``); words are appended to a
+    ``clean`` or a ``stash`` (they may add ``-x``, ``-a``); or its subcommand is no git
+    command (nor a ``git-NAME`` program, which git runs before it looks for an alias: git.c
+    run_argv), so an alias, which cannot be read before the line runs: appended words may
+    stand there (xargs -I), its ``-c`` values are computed, or an earlier command of the line
+    may change git's config (`_GitChanges`). Aliases that can be read are expanded by
+    `shell_words` and judged as the commands they run."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    args = cmd.argv[1:]
+    rest = _git_where(args)[1]
+    if not rest:
+        return f"its subcommand is {_APPENDED}" if cmd.appended else None
+    sub = rest[0]
+    if _COMPUTED_KIND.search(sub):
+        return f"its subcommand {sub!r} is computed when it runs"
+    if not _git_alias_use(sub):
+        stashes = sub == "stash" and _stash_form(rest[1:]) is not None
+        return f"words {_APPENDED} may add to its {sub}" if cmd.appended and (
+            sub == "clean" or stashes) else None
+    if cmd.appended:
+        return (f"{sub!r} is no git command: the words {_APPENDED} may stand there "
+                "(xargs -I), or it is an alias")
+    options = args[:len(args) - len(rest)]
+    if any("$" in o or "`" in o for o in options) or \
+            re.search(r"\bGIT_CONFIG_PARAMETERS=", cmd.context):
+        return f"{sub!r} may be an alias, and its config is computed when it runs"
+    if changes.config_before(n):
+        return (f"{sub!r} may be an alias that cannot be read before the line runs: an "
+                "earlier command of the line may change git's config")
+    return None
+
+
+_APPENDED = "appended when it runs (by xargs, or where an alias is used)"
+
+
+def _repository_tops(argv: list[str], bases: list[Path]) -> list[Path]:
+    """The top folders of the work trees a git command may act on: where it runs (its ``-C``
+    folders, a ``--work-tree``) from each working folder of the line, up to its repository's
+    top (a ``.git`` there); a folder in no repository stands for itself."""
+    tops: list[Path] = []
+    for folder in _git_where(argv[1:])[0]:
+        for place in _expand(folder, bases)[0]:
+            tops.append(next((d for d in (place, *place.parents) if (d / ".git").exists()),
+                             place))
+    return list(dict.fromkeys(tops))
 
 
 def _git_kept(argv: list[str]) -> list[str]:
@@ -1258,10 +1489,10 @@ def _git_kept(argv: list[str]) -> list[str]:
     ``-X``, which removes only what is ignored: then they add to what it removes)."""
     if not argv or os.path.basename(argv[0]) != "git":
         return []
-    rest = _git_where(argv[1:])[1]
-    if rest[:1] != ["clean"]:
+    clean = _clean_args_of(_git_where(argv[1:])[1])
+    if clean is None:
         return []
-    flags, excludes, _ = _git_clean(rest[1:])
+    flags, excludes, _ = _git_clean(clean)
     return [] if "X" in flags else excludes
 
 
@@ -1332,14 +1563,17 @@ def _quick_destructive(command: str, patterns: Iterable[str],
 
 
 def _deletes_here(parsed: list[Any]) -> bool:
-    """Some command of the line (not through ssh) deletes something here, or may."""
+    """Some command of the line (not through ssh) deletes something here, or may (a git
+    command that may run a clean which cannot be read: `_unread_git_subcommand`)."""
     from labledger.reconcile.shell_words import TOO_DEEP
 
+    changes = _GitChanges(parsed, None)
     return any(
         not c.remote and (_deleted(c.argv) is not None
                           or _DELETE_CALLS.search(c.text) is not None or (
-            c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None))
-        for c in parsed)
+            c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
+            or _unread_git_subcommand(c, changes, n) is not None)
+        for n, c in enumerate(parsed))
 
 
 def looks_destructive(text: str) -> bool:
@@ -1590,8 +1824,16 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     bases = [base]
     targets: list[_Target] = []
     feeds = _Feeds(parsed, command)
+    changes = _GitChanges(parsed, feeds)
     for n, cmd in enumerate(parsed):
         if cmd.remote:
+            continue
+        unread = _unread_git_subcommand(cmd, changes, n)
+        if unread is not None:
+            # judged as a clean git cannot be asked about, of all its repository (`:/`)
+            targets.append(_Target("(a git clean)", _repository_tops(cmd.argv, bases), [],
+                                   True, _quoted(cmd.argv), feed=feeds.of(cmd),
+                                   note=f" may run a git clean ({unread}), which"))
             continue
         if cmd.name in ("cd", "pushd") and not cmd.dynamic:
             folder = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
@@ -1614,15 +1856,25 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                                    _quoted(cmd.argv), feed=feeds.of(cmd),
                                    recursive=_removes_folders(cmd.argv)))
         kept = _git_kept(cmd.argv)
-        clean = _git_clean_of(cmd, bases, parsed[:n])
+        clean = _git_clean_of(cmd, bases, changes.state_before(n))
+        if clean is not None and clean.folders is None and clean.anywhere:
+            # a pathspec that may reach anything in the repository (`:/` of a stash), where
+            # git cannot be asked: the repository stands for it
+            found = [*found, *map(str, _repository_tops(cmd.argv, bases))]
+        note = _STASH_NOTE if clean is not None and \
+            _git_where(cmd.argv[1:])[1][:1] == ["stash"] else ""
         for target in found:
             for each in _braces(target):
                 places, globs, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs, clean))
+                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs, clean,
+                                       note=note))
     if not targets:
         return []
     return _protected_hits(targets, config, project, events, checker, bases)
+
+
+_STASH_NOTE = " (git stash removes the files it stashes from the work tree)"
 
 
 @dataclass
@@ -1646,6 +1898,8 @@ class _Target:
     git: _GitClean | None = None
     # it removes folders too (not `rm -f`, `shred`, `unlink`: a listed folder stays)
     recursive: bool = True
+    # said between the command and "deletes" (`git stash -u` removes what it stashes)
+    note: str = ""
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -1693,17 +1947,17 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if not hit:
                 continue
+            deletes = f"`{t.command}`{t.note} deletes {what}"
             if digest is not None:
                 if not digest:
-                    reasons.append(f"`{t.command}` deletes {what}, which has no recorded "
-                                   "digest")
+                    reasons.append(f"{deletes}, which has no recorded digest")
                     continue
                 problem = checker.problem(digest)
                 if problem is not None:
-                    reasons.append(f"`{t.command}` deletes {what}, and its stored copy "
-                                   f"does not verify: {problem}")
+                    reasons.append(f"{deletes}, and its stored copy does not verify: "
+                                   f"{problem}")
                 continue
-            reasons.append(f"`{t.command}` deletes {what}")
+            reasons.append(deletes)
     return reasons
 
 

@@ -9,7 +9,8 @@ bash``, ``source <(...)``), the remote command of ``ssh host ...`` (also a scrip
 here-doc'd into ssh), a program an interpreter reads from stdin (``python - <<EOF``), the
 command a runner runs (``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``,
 ``srun``, ``strace``, ``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command
-and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases. The
+and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases (from its
+config files, its ``-c`` options, an earlier ``git config alias.NAME VALUE`` of the line). The
 program files some of
 these read when they run (``sed -f``, ``awk -f``, git's config files and their includes) are
 read here, in Python, from the payload's working folder (`_Files`: regular files only, with a
@@ -48,7 +49,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 __all__ = ["Pipeline", "Script", "SimpleCommand", "simple_commands", "line_pipelines",
-           "normalize_line", "skip_options", "MAX_DEPTH", "TOO_DEEP"]
+           "normalize_line", "skip_options", "git_alias_definition", "MAX_DEPTH", "TOO_DEEP"]
 
 MAX_DEPTH = 12
 TOO_DEEP = "<too-deep>"  # the command word of a script nested beyond MAX_DEPTH
@@ -486,6 +487,9 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             out.append(SimpleCommand([TOO_DEEP, whole, "; ".join(unread)], context or whole,
                                      True, remote))
         if name == "git" and files is not None:
+            defined = git_alias_definition(argv)
+            if defined is not None:
+                files.git_defined.setdefault(defined[0].lower(), []).append(defined[1])
             for expanded in _git_aliases(argv, files, _assigned(words, argv)):
                 if isinstance(expanded, str):  # `!CMD`: a shell runs it
                     _parse(expanded, context, dyn, remote, out, depth + 1)
@@ -1246,7 +1250,7 @@ _GIT_PLACES = 64            # (git folder, config files) pairs looked at for one
 _GIT_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 _GIT_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 _GIT_ENV = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
-            "GIT_CONFIG_NOSYSTEM", "GIT_DIR")
+            "GIT_CONFIG_NOSYSTEM", "GIT_DIR", "GIT_CONFIG_COUNT")
 
 
 def _assigned(words: list[str], argv: list[str]) -> dict[str, str]:
@@ -1260,13 +1264,16 @@ def _assigned(words: list[str], argv: list[str]) -> dict[str, str]:
 
 def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
                  ) -> list[str | list[str]]:
-    """What ``git [options] NAME ARGS...`` runs when NAME is an alias in git's config files
-    (none: git's own commands come first): for ``!CMD``, the shell text ``CMD ARGS...``; else
-    the git command line it expands to (``git [options] WORDS... ARGS...``), to be judged in
-    turn. Every definition found counts (git uses the last one), in every file git reads
-    where it runs: ``[includeIf]`` conditions are evaluated as git does (`_GitPlace`)."""
+    """What ``git [options] NAME ARGS...`` runs when NAME is an alias (none: git's own
+    commands come first): for ``!CMD``, the shell text ``CMD ARGS...``; else the git command
+    line it expands to (``git [options] WORDS... ARGS...``), to be judged in turn. Every
+    definition found counts (git uses the last one): its own ``-c alias.NAME=VALUE`` and
+    ``--config-env`` options, an earlier ``git config alias.NAME VALUE`` of the line
+    (`git_alias_definition`) and every file git reads where it runs (``[includeIf]``
+    conditions evaluated as git does: `_GitPlace`)."""
     args = argv[1:]
     dirs, git_dirs = list(files.bases), []
+    given: list[tuple[str, str]] = []  # (key, value) of its `-c` and `--config-env` options
     moves = 0
     i = 0
     while i < len(args) and args[i].startswith("-"):
@@ -1278,6 +1285,14 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
         elif word == "--git-dir" or word.startswith("--git-dir="):
             where = word.partition("=")[2] if "=" in word else value
             git_dirs += [os.path.join(d, _expanduser(where)) for d in dirs]
+        elif word == "-c":
+            key, _, setting = value.partition("=")
+            given.append((key, setting))
+        elif word == "--config-env" or word.startswith("--config-env="):
+            # `--config-env=alias.x=VAR`: the value is that variable's, in the environment
+            # the command inherits
+            key, _, variable = (word.partition("=")[2] if "=" in word else value).rpartition("=")
+            given.append((key, {**files.env, **assigned}.get(variable, "")))
         i += 2 if word in _GIT_GLOBAL_VALUES else 1
     if i >= len(args):
         return []
@@ -1288,7 +1303,12 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
     envs = [files.env]
     if any(k in assigned for k in _GIT_ENV):
         envs.append({**files.env, **assigned})
-    for value in files.git_alias(name, dirs, git_dirs, envs):
+    # git(1) `-c`: the command line's config comes on top of the files'; a definition of an
+    # earlier command of the line is in a file by the time this one runs
+    key = "alias." + name.lower()
+    values = [v for k, v in given if k.lower() == key]
+    values += files.git_defined.get(name.lower(), [])
+    for value in dict.fromkeys([*values, *files.git_alias(name, dirs, git_dirs, envs)]):
         if files.git_left <= 0:
             break
         files.git_left -= 1
@@ -1297,6 +1317,38 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
         else:
             found.append(["git", *args[:i], *_words(value), *rest])
     return found
+
+
+# git-config(1): the options of `git config NAME VALUE` (and git 2.46's `git config set`) that
+# leave it a write of one key to one of git's own config files
+_GIT_CONFIG_SCOPES = {"--global", "--system", "--local", "--worktree"}
+_GIT_CONFIG_MODES = {"--add", "--replace-all", "--append", "--all"}
+
+
+def git_alias_definition(argv: list[str]) -> tuple[str, str] | None:
+    """(NAME, VALUE) of a git command that only defines an alias: ``git [options] config
+    [SCOPE] [--add|--replace-all] alias.NAME VALUE [VALUE-PATTERN]`` or git 2.46's ``git
+    config set [SCOPE] [--append|--all] alias.NAME VALUE``; None for anything else (another
+    key, a read, a file given with ``--file``, a word computed when it runs)."""
+    if not argv or os.path.basename(argv[0]) != "git":
+        return None
+    args, i = argv[1:], 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        i += 2 if args[i] in _GIT_GLOBAL_VALUES else 1
+    words = args[i + 1:] if args[i:i + 1] == ["config"] else None
+    if not words:
+        return None
+    if words[0] == "set":
+        words = words[1:]
+    options = [w for w in words if w.startswith("-")]
+    operands = [w for w in words if not w.startswith("-")]
+    if any(o not in _GIT_CONFIG_SCOPES | _GIT_CONFIG_MODES for o in options) or \
+            len(operands) not in (2, 3) or any(_DYNAMIC.search(w) for w in operands[:2]):
+        return None
+    section, dot, name = operands[0].partition(".")
+    if section.lower() != "alias" or not dot or not name:
+        return None
+    return name, operands[1]
 
 
 def _git_config(text: str) -> list[tuple[str, str | None, str, str | None]]:
@@ -1410,6 +1462,9 @@ class _Files:
         self.git_left = _GIT_ALIAS_EXPANSIONS
         # the shell aliases the line defines (`alias x=…`, `BASH_ALIASES[x]=…`): name -> value
         self.aliases: dict[str, str] = {}
+        # the git aliases the line defines (`git config alias.x VALUE`, `git_alias_definition`)
+        # for its later git commands: lower-cased name -> values
+        self.git_defined: dict[str, list[str]] = {}
         self._texts: dict[str, str | None] = {}
         self._configs: dict[str, list[tuple[str, str | None, str, str | None]]] = {}
         self._indexes: dict[str, tuple[dict[str, list[str]], list[tuple[str | None, str]],
