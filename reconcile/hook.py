@@ -1472,16 +1472,24 @@ def _unread_git_subcommand(cmd: Any, changes: _GitChanges, n: int) -> str | None
 _APPENDED = "appended when it runs (by xargs, or where an alias is used)"
 
 
-def _repository_tops(argv: list[str], bases: list[Path]) -> list[Path]:
+def _repository_tops(argv: list[str], bases: list[Path], project: Path) -> list[Path]:
     """The top folders of the work trees a git command may act on: where it runs (its ``-C``
     folders, a ``--work-tree``) from each working folder of the line, up to its repository's
-    top (a ``.git`` there); a folder in no repository stands for itself."""
+    top (a ``.git`` there); a folder in no repository stands for itself. A folder computed
+    when it runs (``-C "$D"``, ``--work-tree="$(...)"``) may be any folder: it stands for the
+    repository of every working folder of the line and the project's (fail closed)."""
     tops: list[Path] = []
     for folder in _git_where(argv[1:])[0]:
-        for place in _expand(folder, bases)[0]:
+        places, _, computed = _expand(folder, bases)
+        for place in [*places, *bases, project] if computed else places:
             tops.append(next((d for d in (place, *place.parents) if (d / ".git").exists()),
                              place))
     return list(dict.fromkeys(tops))
+
+
+def _computed_git_folder(argv: list[str], bases: list[Path]) -> bool:
+    """A ``-C`` or ``--work-tree`` of the git command ``argv`` is computed when it runs."""
+    return any(_expand(folder, bases)[2] for folder in _git_where(argv[1:])[0])
 
 
 def _git_kept(argv: list[str]) -> list[str]:
@@ -1831,8 +1839,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         unread = _unread_git_subcommand(cmd, changes, n)
         if unread is not None:
             # judged as a clean git cannot be asked about, of all its repository (`:/`)
-            targets.append(_Target("(a git clean)", _repository_tops(cmd.argv, bases), [],
-                                   True, _quoted(cmd.argv), feed=feeds.of(cmd),
+            tops = _repository_tops(cmd.argv, bases, project)
+            targets.append(_Target("(a git clean)", tops, [], True, _quoted(cmd.argv),
+                                   feed=feeds.of(cmd),
                                    note=f" may run a git clean ({unread}), which"))
             continue
         if cmd.name in ("cd", "pushd") and not cmd.dynamic:
@@ -1857,10 +1866,12 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                                    recursive=_removes_folders(cmd.argv)))
         kept = _git_kept(cmd.argv)
         clean = _git_clean_of(cmd, bases, changes.state_before(n))
-        if clean is not None and clean.folders is None and clean.anywhere:
-            # a pathspec that may reach anything in the repository (`:/` of a stash), where
-            # git cannot be asked: the repository stands for it
-            found = [*found, *map(str, _repository_tops(cmd.argv, bases))]
+        if clean is not None and clean.folders is None and (
+                clean.anywhere or _computed_git_folder(cmd.argv, bases)):
+            # a pathspec that may reach anything in the repository (`:/` of a stash), or a
+            # folder computed when it runs, where git cannot be asked: the repositories it
+            # may reach stand for it
+            found = [*found, *map(str, _repository_tops(cmd.argv, bases, project))]
         note = _STASH_NOTE if clean is not None and \
             _git_where(cmd.argv[1:])[1][:1] == ["stash"] else ""
         for target in found:
