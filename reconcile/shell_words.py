@@ -140,10 +140,11 @@ _SPLIT_PLAIN = re.compile(r"[^'\"$\\<#;&|\n()]+")
 # a quoted string (its closing quote may be missing): '...', "..." and $'...' with escapes
 _QUOTED = re.compile(r"'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\$'[^'\\]*(?:\\.[^'\\]*)*'?", re.S)
 # the tokens of a simple command's words: blanks, quoted strings, an escape, a comment start,
-# a run of plain characters
-_WORD_TOKEN = re.compile(r"[ \t\r\n]+|'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\\.?|#|"
-                         r"[^ \t\r\n'\"\\#]+", re.S)
-_WORD_SPECIAL = re.compile(r"['\"\\#]")
+# the start of a command substitution (`$(`, a backtick: its body, blanks and all, is part of
+# the word: bash(1) "Command Substitution"), a run of plain characters
+_WORD_TOKEN = re.compile(r"[ \t\r\n]+|'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\\.?|#|\$\(|`|"
+                         r"(?:[^ \t\r\n'\"\\#`$]|\$(?!\())+", re.S)
+_WORD_SPECIAL = re.compile(r"['\"\\#`]|\$\(")
 _BLANKS = re.compile(r"[ \t\r\n]+")
 # interpreters that read their program from stdin when given `-` or no program at all; the
 # options that give the program inline (then stdin is data) and those taking a value
@@ -2013,6 +2014,20 @@ def _words(text: str) -> list[str]:
     if in_word:
         words.append("".join(pieces))
     return words
+
+
+def _backtick_end(text: str, i: int) -> int:
+    """Where the backtick substitution whose body starts at ``i`` ends (after its closing
+    backtick, one escaped by a backslash aside; the end of the text when there is none)."""
+    n = len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "`":
+            return i + 1
+        i += 1
+    return n
 
 
 def _escaped_end(token: str) -> bool:
