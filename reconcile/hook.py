@@ -1463,6 +1463,8 @@ def _unread_git_subcommand(cmd: Any, changes: _GitChanges, n: int) -> str | None
     if any("$" in o or "`" in o for o in options) or \
             re.search(r"\bGIT_CONFIG_PARAMETERS=", cmd.context):
         return f"{sub!r} may be an alias, and its config is computed when it runs"
+    if cmd.git_unread:
+        return f"{sub!r} may be an alias, and {cmd.git_unread}"
     if changes.config_before(n):
         return (f"{sub!r} may be an alias that cannot be read before the line runs: an "
                 "earlier command of the line may change git's config")

@@ -44,7 +44,7 @@ import shlex
 import socket
 import stat
 import string
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -235,6 +235,9 @@ class SimpleCommand:
     # runs a program whose text cannot be read here (`runpodctl exec python FILE` with FILE
     # missing now): on a box, it may delete or stop anything there
     opaque: bool = False
+    # a git command: why the config it gives git itself (`-c`, `--config-env`, GIT_CONFIG_*)
+    # may define aliases that cannot be read here ("" when it cannot: `_git_aliases`)
+    git_unread: str = ""
 
     @property
     def name(self) -> str:
@@ -427,7 +430,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         argv = [*argv, *fed, *piped]
     elif reads_script or name in _SSH_CLIENTS:
         piped = piped_text()
-    out.append(SimpleCommand(argv, here, dyn, remote, appended=appended))
+    recorded = SimpleCommand(argv, here, dyn, remote, appended=appended)
+    out.append(recorded)
     program = _python_program(argv, name, len(argv) - len(fed) - len(piped))
     if program is not None:  # what it hands to a shell or starts runs too
         _python_runs(program, here if remote else context, dyn, remote, out, depth)
@@ -491,7 +495,7 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             defined = git_alias_definition(argv)
             if defined is not None:
                 files.git_defined.setdefault(defined[0].lower(), []).append(defined[1])
-            for expanded in _git_aliases(argv, files, _assigned(words, argv)):
+            for expanded in _git_aliases(argv, files, _assigned(words, argv), recorded):
                 if isinstance(expanded, str):  # `!CMD`: a shell runs it
                     _parse(expanded, context, dyn, remote, out, depth + 1)
                 else:  # git runs these words as its own (what they name is in them)
@@ -1263,15 +1267,18 @@ def _assigned(words: list[str], argv: list[str]) -> dict[str, str]:
                 if _ASSIGNMENT.match(w))
 
 
-def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
-                 ) -> list[str | list[str]]:
+def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str],
+                 cmd: SimpleCommand | None = None) -> list[str | list[str]]:
     """What ``git [options] NAME ARGS...`` runs when NAME is an alias (none: git's own
     commands come first): for ``!CMD``, the shell text ``CMD ARGS...``; else the git command
     line it expands to (``git [options] WORDS... ARGS...``), to be judged in turn. Every
     definition found counts (git uses the last one): its own ``-c alias.NAME=VALUE`` and
     ``--config-env`` options, an earlier ``git config alias.NAME VALUE`` of the line
     (`git_alias_definition`) and every file git reads where it runs (``[includeIf]``
-    conditions evaluated as git does: `_GitPlace`)."""
+    conditions evaluated as git does: `_GitPlace`). A ``--config-env`` of a key that may
+    define an alias whose variable is not assigned a literal value in front of the command
+    (``V=status git --config-env=alias.c=V c``) is unread: ``cmd.git_unread`` says so (its
+    value comes from wherever the line or the agent set it)."""
     args = argv[1:]
     dirs, git_dirs = list(files.bases), []
     given: list[tuple[str, str]] = []  # (key, value) of its `-c` and `--config-env` options
@@ -1291,9 +1298,14 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
             given.append((key, setting))
         elif word == "--config-env" or word.startswith("--config-env="):
             # `--config-env=alias.x=VAR`: the value is that variable's, in the environment
-            # the command inherits
+            # the command inherits: known here only when assigned in front of it
             key, _, variable = (word.partition("=")[2] if "=" in word else value).rpartition("=")
-            given.append((key, {**files.env, **assigned}.get(variable, "")))
+            known = assigned.get(variable)
+            if (known is None or _DYNAMIC.search(known)) and cmd is not None and \
+                    _GIT_ALIAS_SOURCE.match(key):
+                cmd.git_unread = (f"its --config-env {key}={variable} takes ${variable} from "
+                                  "an environment the line may set")
+            given.append((key, known or ""))
         i += 2 if word in _GIT_GLOBAL_VALUES else 1
     if i >= len(args):
         return []
@@ -1302,14 +1314,18 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
         return []
     found: list[str | list[str]] = []
     envs = [files.env]
-    if any(k in assigned for k in _GIT_ENV):
+    if any(k in _GIT_ENV or k.startswith("GIT_CONFIG_") for k in assigned):
         envs.append({**files.env, **assigned})
     # git(1) `-c`: the command line's config comes on top of the files'; a definition of an
     # earlier command of the line is in a file by the time this one runs
     key = "alias." + name.lower()
     values = [v for k, v in given if k.lower() == key]
     values += files.git_defined.get(name.lower(), [])
-    for value in dict.fromkeys([*values, *files.git_alias(name, dirs, git_dirs, envs)]):
+    unread: list[str] = []
+    values += files.git_alias(name, dirs, git_dirs, envs, given, unread)
+    if unread and cmd is not None:
+        cmd.git_unread = f"its config includes {unread[0]}, which cannot be read here"
+    for value in dict.fromkeys(values):
         if files.git_left <= 0:
             break
         files.git_left -= 1
@@ -1320,10 +1336,35 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
     return found
 
 
+# git config keys that may define an alias: its own, or a file to include (git-config(1)
+# "Includes"; section names are case-insensitive)
+_GIT_ALIAS_SOURCE = re.compile(r"(?i)(alias\.|include\.path$|includeif\..*\.path$)")
+
+
 # git-config(1): the options of `git config NAME VALUE` (and git 2.46's `git config set`) that
 # leave it a write of one key to one of git's own config files
 _GIT_CONFIG_SCOPES = {"--global", "--system", "--local", "--worktree"}
 _GIT_CONFIG_MODES = {"--add", "--replace-all", "--append", "--all"}
+
+
+def _git_env_config(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The config pairs of git's environment (git-config(1) ENVIRONMENT: ``GIT_CONFIG_COUNT``
+    pairs of ``GIT_CONFIG_KEY_n`` and ``GIT_CONFIG_VALUE_n``)."""
+    return [(env.get(f"GIT_CONFIG_KEY_{k}", ""), env.get(f"GIT_CONFIG_VALUE_{k}", ""))
+            for k in range(_int(env.get("GIT_CONFIG_COUNT")))]
+
+
+def _command_line_include(key: str, value: str, home: str) -> str | None:
+    """The file a config pair of the command line includes (``include.path``,
+    ``includeIf.COND.path``; ``~/`` is ``home``); None for any other pair, and for a relative
+    path, which git 2.39 refuses there ("relative config includes must come from files":
+    git dies, nothing runs)."""
+    k = key.lower()
+    if not value or not (k == "include.path" or (k.startswith("includeif.")
+                                                 and k.endswith(".path"))):
+        return None
+    path = home + value[1:] if value.startswith("~/") else value
+    return path if os.path.isabs(path) else None
 
 
 def git_alias_definition(argv: list[str]) -> tuple[str, str] | None:
@@ -1524,23 +1565,33 @@ class _Files:
         return text
 
     def git_alias(self, name: str, dirs: list[str], git_dirs: list[str],
-                  envs: list[Mapping[str, str]]) -> list[str]:
+                  envs: list[Mapping[str, str]], given: Iterable[tuple[str, str]] = (),
+                  unread: list[str] | None = None) -> list[str]:
         """Every value of ``alias.NAME`` in the config files git reads for a command run in
         one of ``dirs`` (or on one of ``git_dirs``), with each environment of ``envs``:
         system, global (``$GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and
         ``~/.gitconfig``), the repository's (found upward), the files their ``[include]``
         sections name and those ``[includeIf]`` sections name whose condition holds there
-        (`_GitPlace.holds`), and ``$GIT_CONFIG_COUNT`` pairs."""
+        (`_GitPlace.holds`), ``$GIT_CONFIG_COUNT`` pairs, and the files the command line's
+        config (``given``: its ``-c`` pairs, and those pairs) includes, with what they
+        include in turn (their conditions taken as true). An included file of the command
+        line that cannot be read is added to ``unread``: the line may write it first."""
         key = name.lower()
         values: list[str] = []
         for env in envs:
             home = env.get("HOME") or _expanduser("~")
+            pairs = [*given, *_git_env_config(env)]
+            included = [p for p in (_command_line_include(k, v, home) for k, v in pairs) if p]
+            if unread is not None:
+                unread += [p for p in included if self.read(p) is None]
             for git_dir, paths in self._git_places(dirs, git_dirs, env, home):
-                for path in self._git_reached(git_dir, paths, home):
+                reached = self._git_reached(git_dir, paths, home)
+                if included:
+                    reached = reached + self._git_walk(
+                        tuple(included), _GitPlace(self, git_dir, home), home)
+                for path in reached:
                     values += self._git_index(path)[0].get(key, [])
-            for k in range(_int(env.get("GIT_CONFIG_COUNT"))):
-                if env.get(f"GIT_CONFIG_KEY_{k}", "").lower() == "alias." + key:
-                    values.append(env.get(f"GIT_CONFIG_VALUE_{k}", ""))
+            values += [v for k, v in _git_env_config(env) if k.lower() == "alias." + key]
         return list(dict.fromkeys(values))
 
     def _git_places(self, dirs: list[str], git_dirs: list[str], env: Mapping[str, str],
@@ -2002,7 +2053,11 @@ def _words(text: str) -> list[str]:
             pos = end
             continue
         in_word = True
-        if first == "'":
+        if token in ("$(", "`"):  # the substitution whole, to its end (unclosed: the text's)
+            end = _substitution_span(text, pos)[0] if token == "$(" else _backtick_end(text, pos)
+            pieces.append(text[m.start():end])
+            pos = end
+        elif first == "'":
             pieces.append(token[1:-1] if len(token) > 1 and token.endswith("'") else token[1:])
         elif first == '"':
             closed = len(token) > 1 and token.endswith('"') and not _escaped_end(token)

@@ -3,11 +3,13 @@ the ledger) unseen, through the real console script, and the false alarms of rou
 
 1. A ``-C``/``--work-tree`` computed when it runs (``git -C "$D" clean -fdx``) may name any
    repository the line reaches: the project's included.
-
-Every judgment must leave the project's files and its git config as they were (`judged`):
-the hook's own questions to git are read-only. The project is `test_hook_round8`'s
-(``capsules/c2`` sealed with no stored copy: deleting it is refused) in a real git repository
-(git 2.39 on the test machine).
+2. ``--config-env=alias.c=V`` takes V's value from the environment git inherits: only a
+   literal assignment in front of that same command says what it is. Any other (``export
+   V=...`` earlier, ``V=$(...)``, an assignment to the shell that runs git) is unread.
+   A word holding ``$(...)`` with blanks inside is one word (``X=$(echo a b) rm -rf
+   capsules`` ran ``rm``, not a command named ``b)``).
+3. ``git -c include.path=FILE`` (``includeIf.COND.path``, ``GIT_CONFIG_KEY_n``) reads FILE's
+   aliases too: followed when it can be read, unread (fail closed) when it cannot.
 """
 
 from __future__ import annotations
@@ -72,3 +74,113 @@ def test_a_computed_git_folder_that_removes_nothing_passes(
         hook: Callable[..., Any], box: Path, command: str) -> None:
     round8._repository(box, BOTH)
     assert_passes(judged(hook, box, command), command)
+
+
+# 2: --config-env whose value the line does not say -------------------------------------------
+# git(1) `--config-env=NAME=ENVVAR`: NAME's value is ENVVAR's in git's environment (git 2.39
+# dies when it is unset: "missing environment variable")
+@pytest.mark.parametrize("command", [
+    "export V='clean -fdx'; git --config-env=alias.c=V c",
+    "V='clean -fdx'; export V; git --config-env alias.c=V c",
+    "declare -x V='clean -fdx'; git --config-env=alias.c=V c",
+    "(export V='clean -fdx'; git --config-env=alias.c=V c)",
+    "V=$(echo clean) git --config-env=alias.c=V c -fdx",
+    "V='clean -fdx' bash -c 'git --config-env=alias.c=V c'",
+    "V=clean; git --config-env=include.path=V c -fdx",
+])
+def test_a_config_env_value_not_given_with_the_command_fails_closed(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    result = judged(hook, box, command)
+    assert_deletes(result, command)
+    assert "may be an alias" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "V=status git --config-env=alias.c=V c",
+    "env V=status git --config-env alias.c=V c",
+    "export V='clean -fdx'; git --config-env=alias.c=V status",  # git's own command first
+])
+def test_a_config_env_value_given_with_the_command_is_read(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    assert_passes(judged(hook, box, command), command)
+
+
+# bash(1) "Command Substitution": `$(command)` is one word, blanks inside and all
+@pytest.mark.parametrize("command", [
+    "X=$(echo a b) rm -rf capsules",
+    "X=$(echo a b) git clean -fdx",
+    "X=`echo a b` rm -rf capsules",
+    "git -C $(echo . x) clean -fdx",
+])
+def test_a_substitution_with_blanks_is_one_word(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    assert_deletes(judged(hook, box, command), command)
+
+
+# 3: a config file included from the command line ---------------------------------------------
+# git-config(1) "Includes": `include.path` and `includeIf.<condition>.path` name a file whose
+# config is read as if it stood there, also given by `-c` or GIT_CONFIG_KEY_n (git 2.39 reads
+# them; a relative path from the command line is refused: "relative config includes must
+# come from files", and git dies)
+def _included(box: Path, text: str) -> Path:
+    folder = box.parent / "cfg"
+    folder.mkdir(exist_ok=True)
+    (folder / "inner.cfg").write_text("[alias]\n\tinner = clean -fdx\n")
+    (folder / "team.cfg").write_text(text)
+    return folder / "team.cfg"
+
+
+@pytest.mark.parametrize(("config", "command"), [
+    ("[alias]\n\tzz = clean -fdx\n", "git -c include.path={cfg} zz"),
+    ("[alias]\n\tzz = clean\n", "git -c include.path={cfg} zz -fdx"),
+    ("[alias]\n\tzz = clean -fdx\n", "git -c 'includeIf.gitdir:**.path={cfg}' zz"),
+    ("[alias]\n\tzz = clean -fdx\n",
+     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0={cfg} git zz"),
+    ("[include]\n\tpath = inner.cfg\n", "git -c include.path={cfg} inner"),
+    ('[alias]\n\tzz = "!git clean -fdx"\n', "git -c include.path={cfg} zz"),
+])
+def test_a_config_included_from_the_command_line_is_read(
+        hook: Callable[..., Any], box: Path, config: str, command: str) -> None:
+    round8._repository(box, BOTH)
+    command = command.format(cfg=_included(box, config))
+    assert_deletes(judged(hook, box, command), command)
+
+
+def test_a_config_included_from_home_is_read(
+        hook: Callable[..., Any], box: Path, home: Path) -> None:
+    round8._repository(box, BOTH)
+    (home / "team.cfg").write_text("[alias]\n\tzz = clean -fdx\n")
+    command = "git -c include.path=~/team.cfg zz"
+    assert_deletes(judged(hook, box, command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "git -c include.path={missing} zz",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0={missing} git zz",
+    "git -c includeIf.onbranch:main.path={missing} zz -fdx",
+])
+def test_an_included_config_that_cannot_be_read_fails_closed(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    # the line may write it before git reads it: `zz` may then be any alias
+    round8._repository(box, BOTH)
+    command = command.format(missing=box.parent / "nowhere.cfg")
+    result = judged(hook, box, command)
+    assert_deletes(result, command)
+    assert "may be an alias" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "git -c include.path={cfg} zz",  # zz = status
+    "git -c include.path={missing} status",  # git's own command: no alias looked up
+    "git -c include.path=team.cfg zz",  # relative: git refuses it
+])
+def test_an_included_config_without_a_clean_passes(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    cfg = _included(box, "[alias]\n\tzz = status\n")
+    command = command.format(cfg=cfg, missing=box.parent / "nowhere.cfg")
+    assert_passes(judged(hook, box, command), command)
+
