@@ -57,7 +57,8 @@ verify in the local store; ``.labledger/`` (but its cache) and export roots are 
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
-Invariants: the line is parsed once per judgment, in linear time; a line over
+Invariants: the line is parsed once per judgment, in linear time (a line that defines git
+aliases is read up to three times: `shell_words.simple_commands`); a line over
 `MAX_COMMAND_CHARS` is blocked unread; paths are compared absolute (a relative payload ``cwd``
 is taken from the hook's own working folder); ``.labledger/hook.toml`` is validated (unknown
 keys, wrong types and bad regexes raise `HookConfigError`).
@@ -1393,10 +1394,13 @@ def _may_change_git_config(cmd: Any, feeds: _Feeds | None) -> bool:
 class _GitChanges:
     """For the n-th command of the line: whether a command before it may change what git
     ignores or tracks (`_may_change_git_state`) or the aliases it finds
-    (`_may_change_git_config`). Each found once per line, when first asked (linear)."""
+    (`_may_change_git_config`). Each found once per line, when first asked (linear). In a
+    line that may run its commands out of their written order (`_out_of_order`: a loop, a
+    function, a ``&``) every other command of the line counts as before it."""
 
-    def __init__(self, parsed: list[Any], feeds: _Feeds | None) -> None:
+    def __init__(self, parsed: list[Any], feeds: _Feeds | None, command: str) -> None:
         self.parsed, self.feeds = parsed, feeds
+        self.unordered = _out_of_order(command)
         self._state: list[bool] | None = None
         self._config: list[bool] | None = None
 
@@ -1412,10 +1416,27 @@ class _GitChanges:
 
     def _running(self, test: Callable[[Any, _Feeds | None], bool]) -> list[bool]:
         before, seen = [], False
+        if self.unordered:
+            changes = [test(cmd, self.feeds) for cmd in self.parsed]
+            count = sum(changes)
+            return [count - changed > 0 for changed in changes]
         for cmd in self.parsed:
             before.append(seen)
             seen = seen or test(cmd, self.feeds)
         return before
+
+
+# bash(1): what may run a command again or after one written later: a loop (`for`, `while`,
+# `until`, `select`), a function's body (`NAME()`, `function NAME`: it runs where called), a
+# command run in the background (`A & B`; not `&&`, `>&`, `&>`, `|&`). Quoted text may match
+# too: more is judged, never less.
+_OUT_OF_ORDER = re.compile(r"(^|[\s;&|(){}])(for|while|until|select|function)\s"
+                           r"|\(\s*\)|(?<![&>|<])&(?![&>])")
+
+
+def _out_of_order(command: str) -> bool:
+    """The line may run a command before one written ahead of it (`_OUT_OF_ORDER`)."""
+    return _OUT_OF_ORDER.search(command) is not None
 
 
 @functools.cache
@@ -1569,15 +1590,15 @@ def _quick_destructive(command: str, patterns: Iterable[str],
 
     parsed = simple_commands(command) if parsed is None else parsed
     return bool(destructive_commands(command, patterns, user_patterns, parsed)) or \
-        _deletes_here(parsed)
+        _deletes_here(parsed, command)
 
 
-def _deletes_here(parsed: list[Any]) -> bool:
+def _deletes_here(parsed: list[Any], command: str) -> bool:
     """Some command of the line (not through ssh) deletes something here, or may (a git
     command that may run a clean which cannot be read: `_unread_git_subcommand`)."""
     from labledger.reconcile.shell_words import TOO_DEEP
 
-    changes = _GitChanges(parsed, None)
+    changes = _GitChanges(parsed, None, command)
     return any(
         not c.remote and (_deleted(c.argv) is not None
                           or _DELETE_CALLS.search(c.text) is not None or (
@@ -1717,7 +1738,7 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             f"{USER_PATTERN_BUDGET_S:g} s to search this command (it backtracks: nested "
             "quantifiers like `(a+)+`), so the command cannot be judged (fail closed); "
             "simplify the pattern")])
-    if not destroys and not _deletes_here(parsed):
+    if not destroys and not _deletes_here(parsed, command):
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
         if destroys:
@@ -1834,7 +1855,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     bases = [base]
     targets: list[_Target] = []
     feeds = _Feeds(parsed, command)
-    changes = _GitChanges(parsed, feeds)
+    changes = _GitChanges(parsed, feeds, command)
     for n, cmd in enumerate(parsed):
         if cmd.remote:
             continue

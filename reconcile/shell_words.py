@@ -261,14 +261,26 @@ def simple_commands(command: str, cwd: str | None = None,
     """Every simple command ``command`` would run that can be read from its text, and from
     the program files its tools read when they run (``sed -f``, ``awk -f``, git's aliases),
     found from ``cwd`` (default: this process's working folder) with ``env`` (default: this
-    process's environment: the agent's, which the command inherits)."""
-    out: list[SimpleCommand] = []
+    process's environment: the agent's, which the command inherits). A line that defines git
+    aliases (``git config alias.X VALUE``) is read again with them known to each of its git
+    commands, those before the definition too: at most `_GIT_DEFINITION_PASSES` readings."""
     line = normalize_line(command)
-    token = _FILES.set(_Files(_absolute(cwd), os.environ if env is None else env, line))
-    try:
-        _parse(line, None, False, False, out, 0)
-    finally:
-        _FILES.reset(token)
+    defined: dict[str, list[str]] = {}
+    for _ in range(_GIT_DEFINITION_PASSES):
+        out: list[SimpleCommand] = []
+        files = _Files(_absolute(cwd), os.environ if env is None else env, line)
+        files.git_defined = {name: list(values) for name, values in defined.items()}
+        token = _FILES.set(files)
+        try:
+            _parse(line, None, False, False, out, 0)
+        finally:
+            _FILES.reset(token)
+        if files.git_defined == defined:
+            break
+        # text order is not run order (a loop runs its body again, a function where it is
+        # called, `&` both sides at once): an alias the line defines anywhere is defined
+        # for each of its git commands, those written before the definition too
+        defined = files.git_defined
     return out
 
 
@@ -494,7 +506,9 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         if name == "git" and files is not None:
             defined = git_alias_definition(argv)
             if defined is not None:
-                files.git_defined.setdefault(defined[0].lower(), []).append(defined[1])
+                values = files.git_defined.setdefault(defined[0].lower(), [])
+                if defined[1] not in values:
+                    values.append(defined[1])
             for expanded in _git_aliases(argv, files, _assigned(words, argv), recorded):
                 if isinstance(expanded, str):  # `!CMD`: a shell runs it
                     _parse(expanded, context, dyn, remote, out, depth + 1)
@@ -1250,6 +1264,9 @@ verify-pack verify-tag version web--browse whatchanged worktree write-tree
 """
 _GIT_COMMANDS = frozenset(_GIT_COMMAND_NAMES.split())
 _GIT_ALIAS_EXPANSIONS = 64  # aliases expanded for one line in all (git refuses a loop)
+# the line is read again while a reading finds git aliases it defines that the last one did
+# not know (`git c; git config alias.c clean`; one defined by an alias of another: once more)
+_GIT_DEFINITION_PASSES = 3
 _GIT_INCLUDE_DEPTH = 10     # as git's own limit
 _GIT_PLACES = 64            # (git folder, config files) pairs looked at for one command
 _GIT_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")

@@ -10,6 +10,15 @@ the ledger) unseen, through the real console script, and the false alarms of rou
    capsules`` ran ``rm``, not a command named ``b)``).
 3. ``git -c include.path=FILE`` (``includeIf.COND.path``, ``GIT_CONFIG_KEY_n``) reads FILE's
    aliases too: followed when it can be read, unread (fail closed) when it cannot.
+4. Text order is not run order: a loop runs its body again, a function runs where it is
+   called, ``&`` runs both sides at once. ``git config alias.X`` anywhere in the line defines
+   X for every git command of it, and where the line holds a loop, a function or a ``&``, a
+   command after an alias's use that may change git's config makes the alias unread.
+
+Every judgment must leave the project's files and its git config as they were (`judged`):
+the hook's own questions to git are read-only. The project is `test_hook_round8`'s
+(``capsules/c2`` sealed with no stored copy: deleting it is refused) in a real git repository
+(git 2.39 on the test machine).
 """
 
 from __future__ import annotations
@@ -184,3 +193,48 @@ def test_an_included_config_without_a_clean_passes(
     command = command.format(cfg=cfg, missing=box.parent / "nowhere.cfg")
     assert_passes(judged(hook, box, command), command)
 
+
+# 4: text order is not run order -----------------------------------------------------------------
+# bash(1): `for`/`while` run their body again (the second `git c` runs after the `git config`),
+# a function's body runs where it is called, `A & B` runs A in the background beside B
+@pytest.mark.parametrize("command", [
+    "for i in 1 2; do git c -fdx; git config alias.c clean; done",
+    "while true; do git c -fdx; git config alias.c clean; done",
+    "f(){ git c -fdx; }; git config alias.c clean; f",
+    "function f { git c -fdx; }; git config alias.c clean; f",
+    "git c -fdx & git config alias.c clean",
+    "git c -fdx; git config alias.c clean",
+    "bash -c 'git c -fdx'; git config alias.c clean",
+    "git d -fdx; git config alias.d c; git config alias.c clean",
+])
+def test_an_alias_defined_later_in_the_line_is_judged(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    assert_deletes(judged(hook, box, command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "for i in 1 2; do git c -fdx; echo '[alias] c = clean' >> .git/config; done",
+    "f(){ git c -fdx; }; git config -e; f",
+    "git c -fdx & printf '[alias]\\n\\tc = clean\\n' >> .git/config",
+])
+def test_a_config_change_after_an_alias_in_a_loop_fails_closed(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    result = judged(hook, box, command)
+    assert_deletes(result, command)
+    assert "may be an alias" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "git config alias.c status; git c",
+    "for i in 1 2; do git st; done",
+    "git st; echo '[alias] c = clean' >> .git/config",  # in order: st ran first
+    "for f in src/*.py; do git add $f; done; git st",
+])
+def test_aliases_in_and_out_of_order_that_run_no_clean_pass(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    with (box / ".git" / "config").open("a") as f:
+        f.write("[alias]\n\tst = status\n")
+    assert_passes(judged(hook, box, command), command)
