@@ -1323,9 +1323,10 @@ def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
     --cached``, ``git reset``, another clean; not a read of the config, nor the definition of
     an alias: `git_alias_definition`), a command whose word names a ``.git…``, ``gitconfig``,
     ``git/config`` or ``git/ignore`` file or folder or an ``exclude`` file and does more than
-    print it (``rm .gitignore``, ``echo x > .gitignore``), or whose word computed when it runs
-    may name one (``F=.gitignore; echo x >> $F``: what ``feeds`` gives it names one; None:
-    cannot tell, it may), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where
+    print it (``rm .gitignore``, ``echo x > .gitignore``; of a command that only prints, the
+    files it redirects to: `_written`), or may name one as a glob (``.g?tignore``) or as a
+    word computed when it runs (``F=.gitignore; echo x >> $F``, ``>> $(printf ...)``:
+    `_may_name`; ``feeds`` None: cannot tell, it may), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where
     git finds its config and ignore files), a command word computed when it runs."""
     from labledger.reconcile.shell_words import git_alias_definition
 
@@ -1345,19 +1346,119 @@ def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
         if _git_alias_use(sub):
             return False  # what an alias runs is judged on its own (`_git_alias_use`)
         return sub not in _GIT_READ_ONLY
-    words = cmd.argv[1:]
-    if cmd.name in _LOOK_ONLY and not any(
-            _REDIRECTION.match(w) and not _HARMLESS_REDIRECT.fullmatch(w) for w in words):
-        return False  # it only prints
-    if any(_GIT_FILE.search(w) for w in words):
-        return True
-    return any("$" in w or "`" in w for w in words) and (
-        feeds is None or _GIT_FILE.search(feeds.of(cmd)) is not None)
+    return any(_may_name(word, _GIT_FILE, _GIT_FILE_NAMES, cmd, feeds)
+               for word in _written(cmd))
 
 
 # where git reads what it ignores and its config (gitignore(5), git-config(1)): .gitignore,
 # .git/info/exclude, a core.excludesFile, ~/.gitconfig, $XDG_CONFIG_HOME/git/{config,ignore}
 _GIT_FILE = re.compile(r"\.git|exclude|gitconfig|(^|/)git/(config|ignore|attributes)")
+# ... as paths a glob may match (`.g?tignore`, `.git/*`), from their last parts
+_GIT_FILE_NAMES = (".gitignore", ".gitattributes", ".gitmodules", ".gitconfig", ".git",
+                   ".git/config", ".git/index", ".git/info/exclude", "info/exclude",
+                   "git/config", "git/ignore", "git/attributes")
+
+
+def _written(cmd: Any) -> list[str]:
+    """The words of ``cmd`` that may name a file it writes: for a command that only prints
+    (`_LOOK_ONLY`), the targets of its redirections to a file (``> out``, ``2>>log``,
+    ``&>out``, ``hi>out``; not ``>&2``, nor /dev/null) and find's ``-fprint``/``-fls``
+    files; for any other, each word."""
+    words: list[str] = cmd.argv[1:]
+    if cmd.name not in _LOOK_ONLY:
+        return words
+    targets: list[str] = []
+    for k, word in enumerate(words):
+        if cmd.name == "find" and word.startswith(("-fprint", "-fls")) and k + 1 < len(words):
+            targets.append(words[k + 1])
+        if ">" not in word:
+            continue
+        target = word.rsplit(">", 1)[1].lstrip("|")
+        if not target:
+            target = words[k + 1] if k + 1 < len(words) else ""
+        if target and not re.fullmatch(r"&(\d+-?|-)?|/dev/(null|stdout|stderr)", target):
+            targets.append(target)
+    return targets
+
+
+def _may_name(word: str, pattern: re.Pattern[str], names: tuple[str, ...], cmd: Any,
+              feeds: _Feeds | None) -> bool:
+    """``word`` of ``cmd`` may name one of git's files: ``pattern`` finds one in it, it is a
+    glob that may match one of ``names`` (`_glob_may_match`), or it is computed when it runs
+    and some value it may take does (`_literal_values`: the line's literal assignments of
+    its variables, else the environment's value; a command substitution, or a variable
+    whose value cannot be told, may name anything). ``feeds`` None: cannot tell, it may."""
+    if pattern.search(word) or _glob_may_match(word, names):
+        return True
+    if "$" not in word and "`" not in word:
+        return False
+    values = None if feeds is None else _literal_values(word, feeds.of(cmd))
+    return values is None or any(
+        pattern.search(v) or _glob_may_match(v, names) for v in values)
+
+
+def _glob_may_match(word: str, names: tuple[str, ...]) -> bool:
+    """The glob ``word`` may match a path ending in one of ``names``, part by part from the
+    end, as bash matches: a name starting with ``.`` only by a part starting with ``.``
+    (bash(1) "Pathname Expansion", dotglob off)."""
+    import fnmatch
+
+    if not any(c in word for c in "*?["):
+        return False
+    parts = word.rstrip("/").split("/")
+    for name in names:
+        wanted = name.split("/")
+        if len(parts) < len(wanted):
+            continue
+        if all(fnmatch.fnmatchcase(n, p) and (not n.startswith(".") or p.startswith("."))
+               for n, p in zip(wanted, parts[-len(wanted):], strict=True)):
+            return True
+    return False
+
+
+# `$NAME` and `${NAME}`: the expansions `_literal_values` can follow
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_LITERAL_CHOICES = 16  # values of a word tried at most: past that it may be anything
+
+
+def _literal_values(word: str, feed: str) -> list[str] | None:
+    """The values ``word`` may take when it runs, its variables replaced by each literal
+    value the text ``feed`` assigns them (``F=.gitignore``, ``F='x y'``), else by the
+    environment's; None when that cannot be told: a command substitution, another
+    expansion (``${F:-x}``, ``$1``), a variable with none of those or whose value is
+    computed itself, or more than `_LITERAL_CHOICES` values."""
+    import itertools
+
+    if "`" in word or "$(" in word or "$" in _VARIABLE.sub("", word):
+        return None
+    choices: dict[str, list[str]] = {}
+    for name in {a or b for a, b in _VARIABLE.findall(word)}:
+        found = [m.group(1) for m in re.finditer(
+            r"(?<![\w$])" + name + r"""=('[^']*'|"[^"]*"|[^\s;&|()]*)""", feed)]
+        values = [v[1:-1] if v[:1] in "'\"" and len(v) > 1 else v for v in found]
+        if any("$" in v or "`" in v for v in values):
+            return None
+        if not values and name in os.environ:
+            values = [os.environ[name]]
+        if not values:
+            return None
+        choices[name] = list(dict.fromkeys(values))
+    combos = 1
+    for values in choices.values():
+        combos *= len(values)
+    if combos > _LITERAL_CHOICES:
+        return None
+    names = list(choices)
+    out = []
+    for picked in itertools.product(*(choices[n] for n in names)):
+        out.append(_substituted(word, dict(zip(names, picked, strict=True))))
+    return out
+
+
+def _substituted(word: str, values: Mapping[str, str]) -> str:
+    """``word`` with each `_VARIABLE` replaced by its value in ``values``."""
+    return _VARIABLE.sub(lambda m: values[m.group(1) or m.group(2)], word)
+
 # git-config(1): the forms that only read (git 2.46 also has `git config get|list`)
 _GIT_CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
                      "--get-colorbool", "--list", "-l"}

@@ -14,6 +14,8 @@ the ledger) unseen, through the real console script, and the false alarms of rou
    called, ``&`` runs both sides at once. ``git config alias.X`` anywhere in the line defines
    X for every git command of it, and where the line holds a loop, a function or a ``&``, a
    command after an alias's use that may change git's config makes the alias unread.
+5. A write whose target is a glob or computed (``echo x >> .g?tignore``, ``>> $F`` where
+   ``F=$(printf .%s gitignore)``) may write a git file: a later clean is not asked of git.
 
 Every judgment must leave the project's files and its git config as they were (`judged`):
 the hook's own questions to git are read-only. The project is `test_hook_round8`'s
@@ -237,4 +239,38 @@ def test_aliases_in_and_out_of_order_that_run_no_clean_pass(
     round8._repository(box, BOTH)
     with (box / ".git" / "config").open("a") as f:
         f.write("[alias]\n\tst = status\n")
+    assert_passes(judged(hook, box, command), command)
+
+
+# 5: a glob or a computed write target ------------------------------------------------------
+# bash(1) "Redirection": the word after `>`/`>>` is expanded, a glob included (one match: that
+# file); gitignore(5): a pattern added before a `git clean -X` changes what it removes
+@pytest.mark.parametrize(("ignored", "command"), [
+    ("build/\n", "echo capsules/ >> .g?tignore; git clean -fdX"),
+    (BOTH, "echo src > .g?tignore; git clean -fd"),
+    ("build/\n", "echo capsules/ >> .git[i]gnore; git clean -fdX"),
+    ("build/\n", "echo capsules/ >> .git/info/ex*; git clean -fdX"),
+    ("build/\n", "F=$(printf .%s gitignore); echo capsules/ >> $F; git clean -fdX"),
+    ("build/\n", "echo capsules/ >> $(printf .%s gitignore); git clean -fdX"),
+    ("build/\n", "F=.gi; echo capsules/ >> ${F}tignore; git clean -fdX"),
+    ("build/\n", "F=.gitignore; G=$F; echo capsules/ >> $G; git clean -fdX"),
+    (BOTH, "echo src > .g?tignore; git stash -u"),
+    ("build/\n", "sed -i 's/build/capsules/' .g*; git clean -fdX"),
+])
+def test_a_glob_or_computed_write_target_fails_closed(
+        hook: Callable[..., Any], box: Path, ignored: str, command: str) -> None:
+    round8._repository(box, ignored)
+    assert_deletes(judged(hook, box, command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "OUT=out.txt; echo hi > $OUT; git clean -fdX",
+    'echo "$(date)" >> notes.txt; git clean -fdX',
+    "rm -f src/*.pyc; git clean -fdX",
+    "echo hi > logs/*.txt; git clean -fdX",
+    "echo hi > $HOME/notes.txt; git clean -fdX",
+])
+def test_a_glob_or_computed_write_naming_no_git_file_still_asks_git(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, "build/\n")
     assert_passes(judged(hook, box, command), command)
