@@ -1108,23 +1108,63 @@ class _GitClean:
         return False
 
 
+@dataclass
+class _GitStaged:
+    """A ``git stash`` that takes the staged files HEAD does not hold out of the work tree
+    (`_stash_staged_pathspecs`), to ask git which (`_git_staged_new`): its working folders
+    (one from each of the line's) and pathspecs."""
+
+    folders: list[Path]
+    pathspecs: list[str]
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """Some of them is ``root``, above it or inside it (inside ``spared`` aside); git
+        failing or not answering in time: removed (fail closed)."""
+        for folder in self.folders:
+            if folder not in self.answers:
+                self.answers[folder] = _git_staged_new(folder, self.pathspecs)
+            taken = self.answers[folder]
+            if taken is None or any(
+                    _overlaps(p, root) and (spared is None or spared not in (p, *p.parents))
+                    for p in taken):
+                return True
+        return False
+
+
 def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
     """What ``git clean ARGS`` run in ``folder`` would remove, asked of git itself as a dry
     run of the same arguments (`_dry_run_args`: pathspecs and their magic, ``-x``, ``-X``,
     ``-e``, ``-d``, a doubled ``-f``, all as git reads them); None when git cannot answer (not
     a repository, a bad option, past `_GIT_ASK_TIMEOUT_S`, an unknown line). git runs
     read-only: no optional locks, ``core.fsmonitor`` (a program the repository's config may
-    name) off, paths unquoted but for control characters and quotes."""
-    import subprocess
-
+    name) off, paths unquoted but for control characters and quotes (`_git_asked`)."""
     dry, forces = _dry_run_args(args)
     # `-ff` also removes untracked nested repositories, which a dry run lists only when given
     # `-ff` too: then (only) the question holds a force, after its `-n`, which nothing left
     # in `dry` can undo; else none, and `clean.requireForce` refuses whatever git reads
+    printed = _git_asked(folder, ["-c", "clean.requireForce=true", "clean", dry[0],
+                                  *(["-ff"] if forces > 1 else []), *dry[1:]])
+    if printed is None:
+        return None
+    removed: list[Path] = []
+    for line in os.fsdecode(printed).splitlines():
+        if not line.startswith(_WOULD_REMOVE):
+            return None
+        removed.append(_resolve(folder, _git_unquoted(line[len(_WOULD_REMOVE):])))
+    return removed
+
+
+def _git_asked(folder: Path, args: list[str]) -> bytes | None:
+    """What ``git ARGS``, a question that changes nothing, prints run in ``folder``; None when
+    it fails or takes over `_GIT_ASK_TIMEOUT_S`. git runs read-only: no optional locks (it
+    does not refresh the index), ``core.fsmonitor`` (a program the repository's config may
+    name) and the untracked cache off, paths unquoted but for control characters and quotes,
+    untranslated, never asking on a terminal."""
+    import subprocess
+
     ask = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false",
-           "-c", "core.untrackedCache=false", "-c", "core.quotePath=false",
-           "-c", "clean.requireForce=true", "clean", dry[0],
-           *(["-ff"] if forces > 1 else []), *dry[1:]]
+           "-c", "core.untrackedCache=false", "-c", "core.quotePath=false", *args]
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
            "LC_ALL": "C", "LANGUAGE": ""}
     try:
@@ -1133,14 +1173,22 @@ def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
                               stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_staged_new(folder: Path, pathspecs: list[str]) -> list[Path] | None:
+    """The staged files HEAD does not hold that a ``git stash -- PATHSPECS`` run in
+    ``folder`` takes out of the work tree, asked of git read-only (`_git_asked`): ``git
+    diff-index --cached --no-renames --diff-filter=A --name-only -z HEAD -- PATHSPECS``
+    (plumbing: paths from the top of the work tree, which ``git rev-parse --show-toplevel``
+    gives; a renamed file's new path counts as added). None when git cannot answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    listed = _git_asked(folder, ["diff-index", "--cached", "--no-renames", "--diff-filter=A",
+                                 "--name-only", "-z", "HEAD", "--", *pathspecs])
+    if top is None or listed is None or not top.strip():
         return None
-    removed: list[Path] = []
-    for line in os.fsdecode(done.stdout).splitlines():
-        if not line.startswith(_WOULD_REMOVE):
-            return None
-        removed.append(_resolve(folder, _git_unquoted(line[len(_WOULD_REMOVE):])))
-    return removed
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
 
 
 def _dry_run_args(args: list[str]) -> tuple[list[str], int]:
@@ -1216,7 +1264,21 @@ def _git_clean_of(cmd: Any, bases: list[Path], changed: bool) -> _GitClean | Non
     if "n" in flags:
         return None
     anywhere = any(_git_magic(p) for p in paths)
-    options = args[:len(args) - len(rest)]
+    here = _git_here(cmd)
+    if here is None or changed:
+        return _GitClean(None, clean, flags, excludes, anywhere=anywhere)
+    return _GitClean([_resolve(base, here) for base in bases], clean, flags, excludes,
+                     anywhere=anywhere)
+
+
+def _git_here(cmd: Any) -> str | None:
+    """Where the git command ``cmd`` runs (its ``-C`` folders joined), when git's view of it
+    can be reproduced by asking git from there: None when it cannot (a computed ``-C``, a
+    global option that changes the repository, work tree or config it reads: `_GitClean`,
+    an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` in front of it). An alias
+    defined by ``-c alias.X=...`` changes nothing a clean or a stash reads."""
+    args = cmd.argv[1:]
+    options = args[:len(args) - len(_git_where(args)[1])]
     here, known, i = ".", True, 0
     while i < len(options):
         if options[i] == "-C" and i + 1 < len(options):
@@ -1230,11 +1292,9 @@ def _git_clean_of(cmd: Any, bases: list[Path], changed: bool) -> _GitClean | Non
         known = known and (options[i] in _GIT_NEUTRAL_OPTIONS or bool(
             _GIT_ALIAS_KEY.match(options[i].removeprefix("--config-env="))))
         i += 1
-    if not known or "$" in here or "`" in here or _GIT_ENV_ASSIGNMENT.search(cmd.context) or \
-            changed:
-        return _GitClean(None, clean, flags, excludes, anywhere=anywhere)
-    return _GitClean([_resolve(base, here) for base in bases], clean, flags, excludes,
-                     anywhere=anywhere)
+    if not known or "$" in here or "`" in here or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return None
+    return here
 
 
 # a git config key of the `alias` section (git-config(1): section names are case-insensitive)
@@ -1268,20 +1328,27 @@ def _stash_form(words: list[str]) -> tuple[str, list[str]] | None:
 _STASH_VALUED = ("message", "pathspec-from-file")
 
 
-def _stash_clean_args(words: list[str]) -> list[str] | None:
-    """``git stash [push|save] WORDS`` read as the clean it runs once its files are stashed:
-    with ``-u``/``--include-untracked`` (untracked files) or ``-a``/``--all`` (ignored ones
-    too; the last of them and their ``--no-`` forms counts) git 2.39's do_push_stash runs
-    ``git clean --force --quiet -d [-x] :/`` (the whole work tree), or removes what its
-    pathspecs match (``git add [--force] -- PATHSPEC``, then that diff applied in reverse):
-    the same as ``git clean -fd [-x] -- PATHSPEC``. ``save``'s words are its message, and
-    pathspecs read from a file are unknown: the whole work tree. None: no untracked file
-    leaves (a plain ``stash``, ``list``, ``pop``...)."""
+@dataclass
+class _StashWords:
+    """``git stash [push|save] WORDS`` as git 2.39's push_stash reads them: which untracked
+    files it takes (0: none, 1: ``-u``/``--include-untracked``, 2: ``-a``/``--all``; the last
+    of them and their ``--no-`` forms counts), whether ``-k``/``--keep-index`` keeps the
+    staged changes in the work tree (the last of it and ``--no-keep-index``), its pathspecs
+    (None: the whole work tree: none given, ``save``'s words are its message, or they are
+    read from a file)."""
+
+    level: int
+    keep_index: bool
+    pathspecs: list[str] | None
+
+
+def _stash_words(words: list[str]) -> _StashWords | None:
+    """`_StashWords` of ``git stash WORDS`` that stashes (`_stash_form`), else None."""
     form = _stash_form(words)
     if form is None:
         return None
     kind, words = form
-    level, pathspecs, whole, ended, i = 0, [], kind == "save", False, 0
+    level, keep, pathspecs, whole, ended, i = 0, False, [], kind == "save", False, 0
     while i < len(words):
         word = words[i]
         i += 1
@@ -1299,16 +1366,104 @@ def _stash_clean_args(words: list[str]) -> list[str] | None:
                 level = 0 if name.startswith("no-") else 1
             elif bare and "all".startswith(bare):
                 level = 0 if name.startswith("no-") else 2
+            elif bare and "keep-index".startswith(bare):
+                keep = not name.startswith("no-")
         else:
             for k, flag in enumerate(word[1:], 1):
                 if flag == "m":  # the rest of the bundle, or the next word, is the message
                     i += 0 if k < len(word) - 1 else 1
                     break
                 level = {"u": 1, "a": 2}.get(flag, level)
-    if level == 0:
+                keep = keep or flag == "k"
+    return _StashWords(level, keep, None if whole or not pathspecs else pathspecs)
+
+
+def _stash_clean_args(words: list[str]) -> list[str] | None:
+    """``git stash [push|save] WORDS`` read as the clean it runs once its files are stashed:
+    with ``-u``/``--include-untracked`` (untracked files) or ``-a``/``--all`` (ignored ones
+    too) git 2.39's do_push_stash runs ``git clean --force --quiet -d [-x] :/`` (the whole
+    work tree), or removes what its pathspecs match (``git add [--force] -- PATHSPEC``, then
+    that diff applied in reverse): the same as ``git clean -fd [-x] -- PATHSPEC``. None: no
+    untracked file leaves (a plain ``stash``, ``list``, ``pop``...)."""
+    stash = _stash_words(words)
+    if stash is None or stash.level == 0:
         return None
-    removes = ["-f", "-d", *(["-x"] if level == 2 else []), "--"]
-    return [*removes, *(pathspecs if pathspecs and not whole else [":/"])]
+    removes = ["-f", "-d", *(["-x"] if stash.level == 2 else []), "--"]
+    return [*removes, *(stash.pathspecs or [":/"])]
+
+
+def _stash_staged_pathspecs(rest: list[str]) -> list[str] | None:
+    """The pathspecs of the staged files the git subcommand ``rest`` removes from the work
+    tree ([]: all of them) when it is a ``git stash`` without ``--keep-index`` (git 2.39
+    do_push_stash resets the work tree to HEAD, or checks the pathspec's files out of it, so
+    a file staged but not in HEAD leaves it; ``--staged`` does the same); None for any other
+    command."""
+    if rest[:1] != ["stash"]:
+        return None
+    stash = _stash_words(rest[1:])
+    if stash is None or stash.keep_index:
+        return None
+    return stash.pathspecs or []
+
+
+def _stash_staged_target(cmd: Any, bases: list[Path], project: Path, changes: _GitChanges,
+                         n: int) -> _Target | None:
+    """The staged files the n-th command of the line, a ``git stash`` that takes them
+    (`_stash_staged_pathspecs`), removes from the work tree: those staged now, asked of git
+    (`_GitStaged`), and what an earlier ``git add`` of the line may stage (`_added_places`;
+    within the stash's pathspecs). Where git cannot be asked (`_git_here`), or an earlier
+    command may stage files another way (`_stages`), every repository the stash may reach
+    (fail closed). None for any other command."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    pathspecs = _stash_staged_pathspecs(_git_where(cmd.argv[1:])[1])
+    if pathspecs is None:
+        return None
+    adds, other = changes.staged_before(n)
+    here = _git_here(cmd)
+    if here is None or other:
+        return _Target("(its staged files)", _repository_tops(cmd.argv, bases, project), [],
+                       False, _quoted(cmd.argv), note=_STAGED_NOTE)
+    folders = [_resolve(base, here) for base in bases]
+    places = [place for add in adds for place in _added_places(add, bases, project)]
+    if pathspecs and not any(_git_magic(p) for p in pathspecs):
+        within = [_resolve(folder, p) for folder in folders for p in pathspecs]
+        places = [p for p in places if any(_overlaps(p, w) for w in within)]
+    return _Target("(its staged files)", places, [], False, _quoted(cmd.argv),
+                   staged=_GitStaged(folders, pathspecs), note=_STAGED_NOTE)
+
+
+_STAGED_NOTE = (" (git stash removes the staged files that HEAD does not hold from the work "
+                "tree)")
+
+
+def _added_places(cmd: Any, bases: list[Path], project: Path) -> list[Path]:
+    """What the ``git add`` ``cmd`` may stage, whether git ignores it or not: its paths from
+    each working folder of the line; its whole repository for ``-A``/``--all`` without
+    paths, a pathspec with magic or a wildcard, paths read from a file, computed or appended
+    by xargs (fail closed). ``-u`` alone stages no new file."""
+    where, rest = _git_where(cmd.argv[1:])
+    paths: list[str] = []
+    every, ended = cmd.appended, False
+    for word in rest[1:]:
+        if ended or not word.startswith("-") or word == "-":
+            paths.append(word)
+        elif word == "--":
+            ended = True
+        elif word in ("--all", "--no-ignore-removal") or (
+                not word.startswith("--") and "A" in word):
+            every = every or not paths
+        elif word.startswith("--pathspec-from-file"):
+            every = True
+    if every or any(_git_magic(p) for p in paths):
+        return _repository_tops(cmd.argv, bases, project)
+    places: list[Path] = []
+    for path in paths:
+        found, _, computed = _expand(_git_join(where[0], path), bases)
+        if computed:
+            return _repository_tops(cmd.argv, bases, project)
+        places += found
+    return places
 
 
 def _git_magic(pathspec: str) -> bool:
@@ -1326,8 +1481,9 @@ def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
     print it (``rm .gitignore``, ``echo x > .gitignore``; of a command that only prints, the
     files it redirects to: `_written`), or may name one as a glob (``.g?tignore``) or as a
     word computed when it runs (``F=.gitignore; echo x >> $F``, ``>> $(printf ...)``:
-    `_may_name`; ``feeds`` None: cannot tell, it may), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where
-    git finds its config and ignore files), a command word computed when it runs."""
+    `_may_name`; ``feeds`` None: cannot tell, it may), an assignment of ``HOME``,
+    ``XDG_CONFIG_HOME`` or ``GIT_*`` (where git finds its config and ignore files), a command
+    word computed when it runs."""
     from labledger.reconcile.shell_words import git_alias_definition
 
     if cmd.remote or not cmd.argv:
@@ -1502,6 +1658,7 @@ class _GitChanges:
     def __init__(self, parsed: list[Any], feeds: _Feeds | None, command: str) -> None:
         self.parsed, self.feeds = parsed, feeds
         self.unordered = _out_of_order(command)
+        self._stages: list[str] | None = None
         self._state: list[bool] | None = None
         self._config: list[bool] | None = None
 
@@ -1515,6 +1672,18 @@ class _GitChanges:
             self._config = self._running(_may_change_git_config)
         return self._config[n]
 
+    def staged_before(self, n: int) -> tuple[list[Any], bool]:
+        """The ``git add`` commands before the n-th, and whether any other command before it
+        may add files to the index (`_stages`)."""
+        if self._stages is None:
+            self._stages = [_stages(cmd, self.feeds) for cmd in self.parsed]
+        if self.unordered:
+            others = [k for k in range(len(self.parsed)) if k != n]
+        else:
+            others = list(range(n))
+        adds = [self.parsed[k] for k in others if self._stages[k] == "add"]
+        return adds, any(self._stages[k] == "other" for k in others)
+
     def _running(self, test: Callable[[Any, _Feeds | None], bool]) -> list[bool]:
         before, seen = [], False
         if self.unordered:
@@ -1525,6 +1694,41 @@ class _GitChanges:
             before.append(seen)
             seen = seen or test(cmd, self.feeds)
         return before
+
+
+# git commands that add no file HEAD does not hold to the index (those that only read, and
+# those that write commits, refs, config or remove from the index); any other may
+# (`update-index --add`, `reset --soft`, `mv`, `checkout TREE -- PATH`, `stash pop`...)
+_GIT_STAGES_NOTHING = _GIT_READ_ONLY | {"commit", "fetch", "pull", "push", "tag", "branch",
+                                        "switch", "clean", "rm", "notes", "gc", "remote",
+                                        "config", "init", "clone", "prune", "repack", "fsck"}
+# a path of git's own folder (its index: what is staged)
+_GIT_FOLDER = re.compile(r"(^|/)\.git(/|$)")
+
+
+def _stages(cmd: Any, feeds: _Feeds | None) -> str:
+    """How ``cmd``, run before a ``git stash``, may add files to the index: ``"add"`` (a
+    ``git add``/``stage``: `_added_places` says what), ``"other"`` (a git command not in
+    `_GIT_STAGES_NOTHING`, a subcommand computed when it runs, a write that may name a file
+    in ``.git/``, an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (the index git
+    uses: ``GIT_INDEX_FILE``), a command word computed when it runs), or ``""``: none."""
+    if cmd.remote or not cmd.argv:
+        return ""
+    if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return "other"
+    if cmd.name == "git":
+        rest = _git_where(cmd.argv[1:])[1]
+        if not rest:
+            return "other" if cmd.appended else ""
+        if rest[0] in ("add", "stage"):
+            return "add"
+        if rest[0] == "stash":  # a pop or an apply stages the new files it brings back
+            return "other" if rest[1:2] in (["pop"], ["apply"], ["branch"]) else ""
+        if _COMPUTED_KIND.search(rest[0]):
+            return "other"
+        return "" if rest[0] in _GIT_STAGES_NOTHING or _git_alias_use(rest[0]) else "other"
+    return "other" if any(_may_name(w, _GIT_FOLDER, (".git", ".git/index"), cmd, feeds)
+                          for w in _written(cmd)) else ""
 
 
 # bash(1): what may run a command again or after one written later: a loop (`for`, `while`,
@@ -1704,7 +1908,9 @@ def _deletes_here(parsed: list[Any], command: str) -> bool:
         not c.remote and (_deleted(c.argv) is not None
                           or _DELETE_CALLS.search(c.text) is not None or (
             c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
-            or _unread_git_subcommand(c, changes, n) is not None)
+            or _unread_git_subcommand(c, changes, n) is not None
+            or (c.name == "git"
+                and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None))
         for n, c in enumerate(parsed))
 
 
@@ -1977,6 +2183,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                 what = cmd.argv[2] if len(cmd.argv) > 2 else "a script nested too deep to read"
                 targets.append(_Target(f"({what})", [], [], True, what, feed=command))
             continue
+        staged = _stash_staged_target(cmd, bases, project, changes, n)
+        if staged is not None:
+            targets.append(staged)
         got = _deleted(cmd.argv)
         if got is None:
             if _DELETE_CALLS.search(cmd.text):  # python -c "shutil.rmtree('results')"
@@ -2035,6 +2244,8 @@ class _Target:
     recursive: bool = True
     # said between the command and "deletes" (`git stash -u` removes what it stashes)
     note: str = ""
+    # a `git stash`: real git says which staged files it takes out of the work tree
+    staged: _GitStaged | None = None
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -2074,7 +2285,8 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = any(_deletes_some_of(p, root, t.names, spared)
                           and not _git_excluded(p, root, t.kept)
                           for p in t.places_near(root)
-                          if spared is None or spared not in (p, *p.parents))
+                          if spared is None or spared not in (p, *p.parents)) or (
+                    t.staged is not None and t.staged.removes(root, spared))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
                 if t.feed not in mentions:

@@ -16,11 +16,9 @@ the ledger) unseen, through the real console script, and the false alarms of rou
    command after an alias's use that may change git's config makes the alias unread.
 5. A write whose target is a glob or computed (``echo x >> .g?tignore``, ``>> $F`` where
    ``F=$(printf .%s gitignore)``) may write a git file: a later clean is not asked of git.
-
-Every judgment must leave the project's files and its git config as they were (`judged`):
-the hook's own questions to git are read-only. The project is `test_hook_round8`'s
-(``capsules/c2`` sealed with no stored copy: deleting it is refused) in a real git repository
-(git 2.39 on the test machine).
+6. A plain ``git stash`` removes from the work tree the staged files HEAD does not hold
+   (``git add -f capsules && git stash`` deletes the capsule): git is asked which staged
+   files are new; after an earlier ``git add`` of the line, what it may add counts too.
 """
 
 from __future__ import annotations
@@ -274,3 +272,66 @@ def test_a_glob_or_computed_write_naming_no_git_file_still_asks_git(
         hook: Callable[..., Any], box: Path, command: str) -> None:
     round8._repository(box, "build/\n")
     assert_passes(judged(hook, box, command), command)
+
+
+# 6: a plain stash takes the staged files HEAD does not hold --------------------------------------
+# git-stash(1), git 2.39 do_push_stash: without --keep-index the work tree is reset to HEAD
+# (`reset --hard`, or the pathspec's files checked out from HEAD), so a file added to the index
+# but not in HEAD leaves it; `--staged` does the same for the staged changes; `-k` keeps them.
+# Checked against git 2.39.5: `git add -f caps; git stash` removes caps/, `git stash -k` not.
+@pytest.mark.parametrize(("command", "what"), [
+    ("git stash", "deletes the capsule"),
+    ("git stash push -m wip", "deletes the capsule"),
+    ("git stash save wip", "deletes the capsule"),
+    ("git stash --staged", "deletes the capsule"),
+    ("git stash push -- capsules", "deletes the capsule"),
+    ("git stash -k --no-keep-index", "deletes the capsule"),
+    ("cd src && git stash", "deletes the capsule"),
+    ("git -c alias.s=stash s", "deletes the capsule"),
+    ("git stash -u", "deletes the capsule"),  # the staged capsule is no untracked file
+])
+def test_a_stash_of_a_staged_capsule_is_judged_as_its_delete(
+        hook: Callable[..., Any], box: Path, command: str, what: str) -> None:
+    round8._repository(box, BOTH)
+    round8._git(box, "add", "-f", "capsules")
+    result = judged(hook, box, command)
+    assert_deletes(result, command, what)
+    assert "staged" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(("command", "what"), [
+    ("git add -f capsules && git stash", "deletes the capsule"),
+    ("git add -f capsules/c2/metrics.json; git stash", "deletes the capsule"),
+    ("git add --force . && git stash", "deletes the capsule"),
+    ("git add -A && git stash", "deletes the capsule"),
+    ("git add -f .labledger && git stash push -m x", "the labledger ledger"),
+    ("cd capsules && git add -f c2 && git stash", "deletes the capsule"),
+    ("echo capsules | xargs git add -f && git stash", "deletes the capsule"),
+    ("git update-index --add capsules/c2/metrics.json && git stash", "deletes the capsule"),
+    ("git stash; git add -f capsules & git stash", "deletes the capsule"),
+])
+def test_a_stash_after_an_add_that_may_stage_a_capsule_fails_closed(
+        hook: Callable[..., Any], box: Path, command: str, what: str) -> None:
+    round8._repository(box, BOTH)
+    assert_deletes(judged(hook, box, command), command, what)
+
+
+@pytest.mark.parametrize(("staged", "command"), [
+    (False, "git stash"),
+    (False, "git stash && git pull && git stash pop"),
+    (False, "git add src/train.py && git stash"),
+    (False, "git add -u && git stash"),  # -u stages no new file
+    (False, "git commit -am wip && git stash"),
+    (True, "git stash -k"),
+    (True, "git stash push --keep-index -m wip"),
+    (True, "git stash push -- src"),
+    (True, "git stash list"),
+    (True, "git stash show -p"),
+])
+def test_a_stash_that_leaves_the_capsule_passes(
+        hook: Callable[..., Any], box: Path, staged: bool, command: str) -> None:
+    round8._repository(box, BOTH)
+    if staged:
+        round8._git(box, "add", "-f", "capsules")
+    assert_passes(judged(hook, box, command), command)
+
