@@ -1498,12 +1498,37 @@ def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
         if sub == "branch":
             return not all(w in _GIT_BRANCH_LISTS for w in more)
         if sub == "config":
-            return not _git_config_reads(more) and git_alias_definition(cmd.argv) is None
+            return not _git_config_reads(more) and git_alias_definition(cmd.argv) is None \
+                and not _git_config_elsewhere(more)
         if _git_alias_use(sub):
             return False  # what an alias runs is judged on its own (`_git_alias_use`)
         return sub not in _GIT_READ_ONLY
     return any(_may_name(word, _GIT_FILE, _GIT_FILE_NAMES, cmd, feeds)
                for word in _written(cmd))
+
+
+# git-config(1) sections that say nothing about what git ignores, tracks or cleans, nor what
+# it includes or runs as an alias (who commits, how it talks to remotes, how it shows)
+_GIT_CONFIG_ELSEWHERE = {"user", "author", "committer", "color", "commit", "push", "pull",
+                         "fetch", "remote", "branch", "merge", "rebase", "diff", "log",
+                         "credential", "http", "gpg", "tag", "init", "help", "pager", "format",
+                         "sendemail", "column", "grep", "blame", "gui", "web", "i18n"}
+
+
+def _git_config_elsewhere(words: list[str]) -> bool:
+    """``git config WORDS`` writes one key of `_GIT_CONFIG_ELSEWHERE` (``git config
+    user.email a@b``), to one of git's own files (no ``--file``, edit or section action)."""
+    operands = [w for w in words if not w.startswith("-")]
+    if operands[:1] in (["set"], ["unset"]):
+        operands = operands[1:]
+    if not operands or any(not w.startswith(("--global", "--local", "--system", "--worktree",
+                                             "--add", "--replace-all", "--unset", "--all",
+                                             "--append", "--type", "--bool", "--int"))
+                           for w in words if w.startswith("-")):
+        return False
+    key = operands[0]
+    return "$" not in key and "`" not in key and \
+        key.split(".", 1)[0].lower() in _GIT_CONFIG_ELSEWHERE
 
 
 # where git reads what it ignores and its config (gitignore(5), git-config(1)): .gitignore,
@@ -1542,15 +1567,29 @@ def _may_name(word: str, pattern: re.Pattern[str], names: tuple[str, ...], cmd: 
     """``word`` of ``cmd`` may name one of git's files: ``pattern`` finds one in it, it is a
     glob that may match one of ``names`` (`_glob_may_match`), or it is computed when it runs
     and some value it may take does (`_literal_values`: the line's literal assignments of
-    its variables, else the environment's value; a command substitution, or a variable
-    whose value cannot be told, may name anything). ``feeds`` None: cannot tell, it may."""
+    its variables, else the environment's value). One whose value cannot be told may name
+    anything when a command substitution gives it (`_by_substitution`), or when the text
+    feeding it (`_Feeds`) names such a file. ``feeds`` None: cannot tell, it may."""
     if pattern.search(word) or _glob_may_match(word, names):
         return True
     if "$" not in word and "`" not in word:
         return False
-    values = None if feeds is None else _literal_values(word, feeds.of(cmd))
-    return values is None or any(
-        pattern.search(v) or _glob_may_match(v, names) for v in values)
+    if feeds is None:
+        return True
+    feed = feeds.of(cmd)
+    values = _literal_values(word, feed)
+    if values is None:
+        return _by_substitution(word, feed) or pattern.search(feed) is not None
+    return any(pattern.search(v) or _glob_may_match(v, names) for v in values)
+
+
+def _by_substitution(word: str, feed: str) -> bool:
+    """``word`` holds a command substitution, or one of its variables is assigned one in the
+    text ``feed`` (``F=$(printf .%s gitignore)``): what it names is a program's output."""
+    if "$(" in word or "`" in word:
+        return True
+    return any(re.search(r"(?<![\w$])" + name + r"""=["']?(\$\(|`)""", feed)
+               for a, b in _VARIABLE.findall(word) for name in [a or b])
 
 
 def _glob_may_match(word: str, names: tuple[str, ...]) -> bool:
@@ -1632,20 +1671,155 @@ def _git_config_reads(words: list[str]) -> bool:
         operands[0] not in ("set", "unset", "rename-section", "remove-section", "edit")
 
 
-# git commands that write neither git's config nor the work tree (where a config file an
+# git commands that write neither git's config nor the work tree (where a file a config
 # [include] names may be): after them, an alias is what git's config files say now (those
 # that only remove files may only take a definition away)
-_GIT_KEEPS_CONFIG = _GIT_READ_ONLY | {"add", "stage", "commit", "tag", "notes", "clean", "rm"}
+_GIT_KEEPS_CONFIG = _GIT_READ_ONLY | {
+    "add", "stage", "commit", "tag", "notes", "clean", "rm", "fetch", "push", "branch", "gc",
+    "prune", "repack", "fsck", "maintenance", "reflog", "update-ref", "symbolic-ref",
+    "format-patch", "bundle", "archive", "send-email", "request-pull", "submodule"}
+# git commands that write a new repository's config, where given config options or a
+# template (git-clone(1) `-c`/`--config`, git-init(1) `--template`); without them its
+# aliases are those of the config files that exist now
+_GIT_NEW_CONFIG = {"init", "clone"}
+_GIT_NEW_CONFIG_OPTIONS = ("-c", "--config", "--template")
+# git's config files as a word may name them (git-config(1) FILES: /etc/gitconfig,
+# ~/.gitconfig, $XDG_CONFIG_HOME/git/config, .git/config, .git/config.worktree; the .git
+# folder whole), and as paths a glob may match (`_glob_may_match`)
+_GIT_CONFIG_FILE = re.compile(r"(^|/)\.git(/(config(\.worktree)?|commondir)?)?/?$|gitconfig"
+                              r"|(^|/)git/config$")
+_GIT_CONFIG_NAMES = (".gitconfig", ".git", ".git/config", ".git/config.worktree", "git/config")
+# keys whose value may bring in an alias (git-config(1) "Includes"), and the sections of them
+_GIT_DEFINING_KEY = re.compile(r"(?i)(alias\.|include\.path$|includeif\..*\.path$)")
+_GIT_DEFINING_SECTION = re.compile(r"(?i)(alias|include|includeif)(\.|$)")
 
 
-def _may_change_git_config(cmd: Any, feeds: _Feeds | None) -> bool:
+@dataclass
+class _Includes:
+    """The files git's config includes where the line runs (every ``[include]`` and
+    ``[includeIf]`` of its config files, whatever the condition:
+    `shell_words.git_config_includes`, and what the line's git commands include from their
+    command line): whether one is in a work tree (where ``checkout`` or ``pull`` may write
+    it), whether one holds under a ``hasconfig:remote.*.url:`` condition (a new remote's URL
+    may make it hold)."""
+
+    paths: list[Path]
+    into_work_tree: bool
+    hasconfig: bool
+
+
+def _line_includes(parsed: list[Any], bases: list[Path]) -> _Includes:
+    from labledger.reconcile.shell_words import git_config_includes
+
+    found = git_config_includes([str(b) for b in bases])
+    found += [(None, p) for c in parsed for p in c.git_includes]
+    paths = [Path(p) for _, p in found]
+    tops = [next((d for d in (b, *b.parents) if (d / ".git").exists()), None) for b in bases]
+    into = any(top in p.parents and top / ".git" not in (p, *p.parents)
+               for top in tops if top is not None for p in paths)
+    return _Includes(list(dict.fromkeys(paths)), into, any(
+        (condition or "").startswith("hasconfig:") for condition, _ in found))
+
+
+def _may_change_git_config(cmd: Any, feeds: _Feeds | None, includes: _Includes | None,
+                           bases: list[Path]) -> bool:
     """Run before a git command of the line, ``cmd`` may change the aliases git finds there
-    (`_may_change_git_state`, but for the git commands of `_GIT_KEEPS_CONFIG`)."""
-    if cmd.name == "git" and not cmd.remote and not _GIT_ENV_ASSIGNMENT.search(cmd.context):
+    (``includes`` None: where git's config includes files is not known here, so any of these
+    that depends on it may): an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` or a
+    command word computed when it runs; ``git config`` writing a key that may bring in an
+    alias (`_git_config_may_define`; not ``user.email``, nor a definition
+    `shell_words.git_alias_definition` reads); ``git init`` or ``clone`` given config
+    (`_GIT_NEW_CONFIG_OPTIONS`); ``git remote`` when an include holds on a remote's URL;
+    another git command that may write the work tree (none of `_GIT_KEEPS_CONFIG`) when an
+    include points into one; any other
+    command writing (`_written`) a config file or a file an include names (`_may_name`,
+    `_may_write_include`). Ignore files define no alias."""
+    if cmd.remote or not cmd.argv:
+        return False
+    if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return True
+    if cmd.name == "git":
         rest = _git_where(cmd.argv[1:])[1]
-        if rest[:1] and rest[0] in _GIT_KEEPS_CONFIG:
-            return False
-    return _may_change_git_state(cmd, feeds)
+        if not rest:
+            return bool(cmd.appended)  # xargs appends the subcommand: any
+        sub, more = rest[0], rest[1:]
+        if _COMPUTED_KIND.search(sub):
+            return True
+        if sub == "config":
+            return _git_config_may_define(cmd.argv, more, includes)
+        if sub == "remote":
+            listing = more[:1] in ([], ["-v"], ["--verbose"], ["show"], ["get-url"])
+            return not listing and (includes is None or includes.hasconfig)
+        if sub in _GIT_NEW_CONFIG:
+            return any(w.startswith(_GIT_NEW_CONFIG_OPTIONS) for w in more)
+        if sub in _GIT_KEEPS_CONFIG or _git_alias_use(sub):
+            return False  # what an alias runs is judged on its own
+        return includes is None or includes.into_work_tree
+    return any(_may_name(w, _GIT_CONFIG_FILE, _GIT_CONFIG_NAMES, cmd, feeds)
+               or _may_write_include(w, includes, bases, cmd, feeds) for w in _written(cmd))
+
+
+def _git_config_may_define(argv: list[str], words: list[str], includes: _Includes | None
+                           ) -> bool:
+    """``git config WORDS`` may change git's aliases: an edit (``-e``), a write to a file it
+    names (``--file``, ``-f``), a section of aliases or includes renamed or removed, a key
+    computed when it runs, a write of an ``alias.*`` key that is no plain definition (one
+    `git_alias_definition` reads is expanded where used), of ``include.path`` or
+    ``includeIf.*.path``, or of a remote's URL when an include holds on one. Reads
+    (`_git_config_reads`) and other keys (``user.email``) change none."""
+    from labledger.reconcile.shell_words import git_alias_definition
+
+    if _git_config_reads(words) or git_alias_definition(argv) is not None:
+        return False
+    if any(w in ("-e", "--edit", "edit", "-f", "--blob") or w.startswith(("--file", "--blob="))
+           for w in words):
+        return True
+    operands = [w for w in words if not w.startswith("-")]
+    if operands[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
+        operands = operands[1:]
+    sections = any(w.startswith(("--rename-section", "--remove-section")) for w in words) or \
+        bool(set(words) & {"rename-section", "remove-section"})
+    key = operands[0] if operands else ""
+    if "$" in key or "`" in key:
+        return True
+    if sections:
+        return any(_GIT_DEFINING_SECTION.match(w) for w in operands)
+    return bool(_GIT_DEFINING_KEY.match(key)) or (
+        re.match(r"(?i)remote\..*\.url$", key) is not None
+        and (includes is None or includes.hasconfig))
+
+
+def _may_write_include(word: str, includes: _Includes | None, bases: list[Path], cmd: Any,
+                       feeds: _Feeds | None) -> bool:
+    """``word`` of ``cmd`` may name a file a config include names, or a folder holding one
+    (``cp -r x tools``): from each working folder of the line, as written, as a glob, or
+    with each value it may take (`_literal_values`; one that cannot be told may, when its
+    value comes from a command substitution or the text feeding it names such a file).
+    ``includes`` None: cannot tell, it may."""
+    if includes is None:
+        return True
+    if not includes.paths:
+        return False
+    feed = "" if feeds is None else feeds.of(cmd)
+    values: list[str] | None = [word]
+    if "$" in word or "`" in word:
+        values = None if feeds is None else _literal_values(word, feed)
+    if values is None:
+        return feeds is None or _by_substitution(word, feed) or any(
+            p.name in feed for p in includes.paths)
+    import fnmatch
+
+    for value in values:
+        for base in bases:
+            if any(c in value for c in "*?["):
+                pattern = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+                if any(fnmatch.fnmatchcase(str(p), pattern) for p in includes.paths):
+                    return True
+                continue
+            place = _resolve(base, value)
+            if any(place == p or place in p.parents for p in includes.paths):
+                return True
+    return False
 
 
 class _GitChanges:
@@ -1655,9 +1829,13 @@ class _GitChanges:
     line that may run its commands out of their written order (`_out_of_order`: a loop, a
     function, a ``&``) every other command of the line counts as before it."""
 
-    def __init__(self, parsed: list[Any], feeds: _Feeds | None, command: str) -> None:
+    def __init__(self, parsed: list[Any], feeds: _Feeds | None, command: str,
+                 base: Path | None = None) -> None:
         self.parsed, self.feeds = parsed, feeds
         self.unordered = _out_of_order(command)
+        # where the line runs (`_line_bases`); None: not known, what depends on it may change
+        self.bases = None if base is None else _line_bases(parsed, base)
+        self._includes: _Includes | None = None
         self._stages: list[str] | None = None
         self._state: list[bool] | None = None
         self._config: list[bool] | None = None
@@ -1669,8 +1847,13 @@ class _GitChanges:
 
     def config_before(self, n: int) -> bool:
         if self._config is None:
-            self._config = self._running(_may_change_git_config)
+            self._config = self._running(self._changes_config)
         return self._config[n]
+
+    def _changes_config(self, cmd: Any, feeds: _Feeds | None) -> bool:
+        if self.bases is not None and self._includes is None:
+            self._includes = _line_includes(self.parsed, self.bases)
+        return _may_change_git_config(cmd, feeds, self._includes, self.bases or [])
 
     def staged_before(self, n: int) -> tuple[list[Any], bool]:
         """The ``git add`` commands before the n-th, and whether any other command before it
@@ -1729,6 +1912,17 @@ def _stages(cmd: Any, feeds: _Feeds | None) -> str:
         return "" if rest[0] in _GIT_STAGES_NOTHING or _git_alias_use(rest[0]) else "other"
     return "other" if any(_may_name(w, _GIT_FOLDER, (".git", ".git/index"), cmd, feeds)
                           for w in _written(cmd)) else ""
+
+
+def _line_bases(parsed: list[Any], base: Path) -> list[Path]:
+    """``base`` and each folder a ``cd``/``pushd`` of the line moves to (as written, not
+    computed): the working folders its commands may run in."""
+    bases = [base]
+    for cmd in parsed:
+        if cmd.name in ("cd", "pushd") and not cmd.dynamic and not cmd.remote:
+            folder = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
+            bases.append(_resolve(bases[-1], folder.replace("~+", str(bases[-1]))))
+    return list(dict.fromkeys(bases))
 
 
 # bash(1): what may run a command again or after one written later: a loop (`for`, `while`,
@@ -2162,7 +2356,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     bases = [base]
     targets: list[_Target] = []
     feeds = _Feeds(parsed, command)
-    changes = _GitChanges(parsed, feeds, command)
+    changes = _GitChanges(parsed, feeds, command, base)
     for n, cmd in enumerate(parsed):
         if cmd.remote:
             continue

@@ -49,7 +49,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 __all__ = ["Pipeline", "Script", "SimpleCommand", "simple_commands", "line_pipelines",
-           "normalize_line", "skip_options", "git_alias_definition", "MAX_DEPTH", "TOO_DEEP"]
+           "normalize_line", "skip_options", "git_alias_definition", "git_config_includes",
+           "MAX_DEPTH", "TOO_DEEP"]
 
 MAX_DEPTH = 12
 TOO_DEEP = "<too-deep>"  # the command word of a script nested beyond MAX_DEPTH
@@ -236,8 +237,10 @@ class SimpleCommand:
     # missing now): on a box, it may delete or stop anything there
     opaque: bool = False
     # a git command: why the config it gives git itself (`-c`, `--config-env`, GIT_CONFIG_*)
-    # may define aliases that cannot be read here ("" when it cannot: `_git_aliases`)
+    # may define aliases that cannot be read here ("" when it cannot: `_git_aliases`), and
+    # the files that config includes (absolute)
     git_unread: str = ""
+    git_includes: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -1339,9 +1342,12 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str],
     values = [v for k, v in given if k.lower() == key]
     values += files.git_defined.get(name.lower(), [])
     unread: list[str] = []
-    values += files.git_alias(name, dirs, git_dirs, envs, given, unread)
-    if unread and cmd is not None:
-        cmd.git_unread = f"its config includes {unread[0]}, which cannot be read here"
+    included: list[str] = []
+    values += files.git_alias(name, dirs, git_dirs, envs, given, unread, included)
+    if cmd is not None:
+        cmd.git_includes = list(dict.fromkeys(included))
+        if unread:
+            cmd.git_unread = f"its config includes {unread[0]}, which cannot be read here"
     for value in dict.fromkeys(values):
         if files.git_left <= 0:
             break
@@ -1362,6 +1368,15 @@ _GIT_ALIAS_SOURCE = re.compile(r"(?i)(alias\.|include\.path$|includeif\..*\.path
 # leave it a write of one key to one of git's own config files
 _GIT_CONFIG_SCOPES = {"--global", "--system", "--local", "--worktree"}
 _GIT_CONFIG_MODES = {"--add", "--replace-all", "--append", "--all"}
+
+
+def git_config_includes(dirs: list[str], env: Mapping[str, str] | None = None
+                        ) -> list[tuple[str | None, str]]:
+    """Every include of the config files git reads for a command run in one of ``dirs``
+    (`_Files.git_includes`), read here, in Python, with ``env`` (default: this process's)."""
+    files = _Files(dirs[0] if dirs else _absolute(None), os.environ if env is None else env)
+    files.bases = list(dict.fromkeys(dirs)) or files.bases
+    return files.git_includes(files.bases)
 
 
 def _git_env_config(env: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -1583,7 +1598,8 @@ class _Files:
 
     def git_alias(self, name: str, dirs: list[str], git_dirs: list[str],
                   envs: list[Mapping[str, str]], given: Iterable[tuple[str, str]] = (),
-                  unread: list[str] | None = None) -> list[str]:
+                  unread: list[str] | None = None, included: list[str] | None = None
+                  ) -> list[str]:
         """Every value of ``alias.NAME`` in the config files git reads for a command run in
         one of ``dirs`` (or on one of ``git_dirs``), with each environment of ``envs``:
         system, global (``$GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and
@@ -1592,24 +1608,53 @@ class _Files:
         (`_GitPlace.holds`), ``$GIT_CONFIG_COUNT`` pairs, and the files the command line's
         config (``given``: its ``-c`` pairs, and those pairs) includes, with what they
         include in turn (their conditions taken as true). An included file of the command
-        line that cannot be read is added to ``unread``: the line may write it first."""
+        line that cannot be read is added to ``unread`` (the line may write it first), and
+        each of them to ``included``."""
         key = name.lower()
         values: list[str] = []
         for env in envs:
             home = env.get("HOME") or _expanduser("~")
             pairs = [*given, *_git_env_config(env)]
-            included = [p for p in (_command_line_include(k, v, home) for k, v in pairs) if p]
+            cli = [p for p in (_command_line_include(k, v, home) for k, v in pairs) if p]
             if unread is not None:
-                unread += [p for p in included if self.read(p) is None]
+                unread += [p for p in cli if self.read(p) is None]
+            if included is not None:
+                included += cli
             for git_dir, paths in self._git_places(dirs, git_dirs, env, home):
                 reached = self._git_reached(git_dir, paths, home)
-                if included:
+                if cli:
                     reached = reached + self._git_walk(
-                        tuple(included), _GitPlace(self, git_dir, home), home)
+                        tuple(cli), _GitPlace(self, git_dir, home), home)
                 for path in reached:
                     values += self._git_index(path)[0].get(key, [])
             values += [v for k, v in _git_env_config(env) if k.lower() == "alias." + key]
         return list(dict.fromkeys(values))
+
+    def git_includes(self, dirs: list[str]) -> list[tuple[str | None, str]]:
+        """Every ``[include]`` and ``[includeIf]`` of the config files git reads for a command
+        run in one of ``dirs`` (with this line's environment), followed whatever their
+        condition (a condition may hold once the line has run): (the condition, None for an
+        ``[include]``; the included file's path, absolute). At most `_GIT_PLACES` places,
+        `_GIT_INCLUDE_DEPTH` levels."""
+        home = self.env.get("HOME") or _expanduser("~")
+        found: dict[tuple[str | None, str], None] = {}
+        seen: set[str] = set()
+
+        def visit(path: str, depth: int) -> None:
+            path = os.path.normpath(path)
+            if depth > _GIT_INCLUDE_DEPTH or path in seen:
+                return
+            seen.add(path)
+            for condition, value in self._git_index(path)[1]:
+                included = home + value[1:] if value.startswith("~/") else value
+                target = os.path.normpath(os.path.join(os.path.dirname(path), included))
+                found[(condition, target)] = None
+                visit(target, depth + 1)
+
+        for _, paths in self._git_places(dirs, [], self.env, home):
+            for path in paths:
+                visit(path, 0)
+        return list(found)
 
     def _git_places(self, dirs: list[str], git_dirs: list[str], env: Mapping[str, str],
                     home: str) -> list[tuple[str | None, tuple[str, ...]]]:

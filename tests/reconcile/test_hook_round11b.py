@@ -19,6 +19,16 @@ the ledger) unseen, through the real console script, and the false alarms of rou
 6. A plain ``git stash`` removes from the work tree the staged files HEAD does not hold
    (``git add -f capsules && git stash`` deletes the capsule): git is asked which staged
    files are new; after an earlier ``git add`` of the line, what it may add counts too.
+7. Only what may change git's aliases makes a later alias unread: a ``git config`` write of
+   an alias or include key (not ``user.email``), a write to a config file or to a file a
+   config ``[include]`` names (also one in the work tree written by any command), and a git
+   command that writes the work tree (``checkout``, ``pull``...) only when an ``[include]``
+   points into it. ``git fetch && git st`` (``st = status``) passes.
+
+Every judgment must leave the project's files and its git config as they were (`judged`):
+the hook's own questions to git are read-only. The project is `test_hook_round8`'s
+(``capsules/c2`` sealed with no stored copy: deleting it is refused) in a real git repository
+(git 2.39 on the test machine).
 """
 
 from __future__ import annotations
@@ -335,3 +345,108 @@ def test_a_stash_that_leaves_the_capsule_passes(
         round8._git(box, "add", "-f", "capsules")
     assert_passes(judged(hook, box, command), command)
 
+
+# 7: what may change git's aliases, and what may not -------------------------------------------
+ALIASES = "[alias]\n\tst = status\n\tlg = log --oneline\n"
+
+
+@pytest.mark.parametrize("command", [
+    "git checkout main && git st",
+    "git pull && git lg",
+    "git fetch && git st",
+    "git switch -c feat && git st",
+    "git checkout -b x && git lg -3",
+    "git config user.email a@b && git st",
+    "git config --global core.editor vim && git st",
+    "echo '*.pyc' >> .gitignore && git st",  # an ignore file defines no alias
+    "git pull && git lfs pull",  # git-lfs may be missing: `lfs` is then an alias's name
+    "git remote add up https://example.com/r.git && git st",
+    "git stash && git pull && git stash pop && git st",
+    "printf x > tools/notes.txt; git st",
+    "git worktree add ../wt && cd ../wt && git st",
+    "git clone https://example.com/r.git x && cd x && git st",
+])
+def test_commands_that_leave_git_aliases_alone_keep_them_readable(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    (box / "tools").mkdir()
+    with (box / ".git" / "config").open("a") as f:
+        f.write(ALIASES)
+    assert_passes(judged(hook, box, command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "git config --file .git/config alias.st clean && git st",
+    "git config --global include.path ~/x.cfg; git st",
+    "git config --unset alias.lg && git lg",
+    "git config -e && git st",
+    "echo '[alias] st = clean -fdx' >> ~/.gitconfig; git st",
+    "cp /tmp/other.cfg .git/config && git st",
+    "K=alias.st; git config $K clean && git st",
+])
+def test_commands_that_may_change_git_aliases_make_them_unread(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    with (box / ".git" / "config").open("a") as f:
+        f.write(ALIASES)
+    result = judged(hook, box, command)
+    assert_deletes(result, command)
+    assert "may be an alias" in result.stderr, result.stderr
+
+
+# git-config(1) "Includes": a path relative to the config file holding the [include]; a file
+# of the work tree that checkout, pull or any writing command may change
+@pytest.mark.parametrize("command", [
+    "git checkout main && git st",
+    "git pull && git lg",
+    "printf '[alias]\\n\\tst = clean -fdx\\n' > tools/git.cfg; git st",
+    "cp /tmp/other.cfg tools/git.cfg && git st",
+    "cp -r /tmp/t tools && git st",
+    "F=tools/git.cfg; echo x >> $F; git st",
+    "echo x >> tools/*.cfg; git st",
+])
+def test_an_include_into_the_work_tree_makes_aliases_unread_after_a_write(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    round8._repository(box, BOTH)
+    (box / "tools").mkdir()
+    (box / "tools" / "git.cfg").write_text("\n")
+    with (box / ".git" / "config").open("a") as f:
+        f.write(ALIASES + "[include]\n\tpath = ../tools/git.cfg\n")
+    result = judged(hook, box, command)
+    assert_deletes(result, command)
+    assert "may be an alias" in result.stderr, result.stderr
+
+
+def test_a_config_included_from_the_command_line_and_written_before_fails_closed(
+        hook: Callable[..., Any], box: Path) -> None:
+    round8._repository(box, BOTH)
+    cfg = _included(box, "[alias]\n\tzz = status\n")
+    command = f"printf '[alias]\\n\\tzz = clean -fdx\\n' > {cfg}; git -c include.path={cfg} zz"
+    result = judged(hook, box, command)
+    assert_deletes(result, command)
+    assert "may be an alias" in result.stderr, result.stderr
+
+
+def test_a_remote_that_may_meet_a_hasconfig_include_makes_aliases_unread(
+        hook: Callable[..., Any], box: Path) -> None:
+    # git-config(1) "hasconfig:remote.*.url:": the include holds once a remote's URL matches
+    round8._repository(box, BOTH)
+    cfg = _included(box, "[alias]\n\tst = clean -fdx\n")
+    with (box / ".git" / "config").open("a") as f:
+        f.write(ALIASES + f'[includeIf "hasconfig:remote.*.url:https://example.com/**"]\n'
+                f"\tpath = {cfg}\n")
+    command = "git remote add up https://example.com/r.git && git st"
+    result = judged(hook, box, command)
+    assert_deletes(result, command)
+
+
+@pytest.mark.parametrize("command", [
+    "git config user.name x && git -c alias.c=clean c -fd",
+    "git config --global user.email a@b && git clean -fd",
+    "git config pull.rebase true; git stash -u",
+])
+def test_a_config_write_that_changes_nothing_a_clean_reads_still_asks_git(
+        hook: Callable[..., Any], box: Path, command: str) -> None:
+    # git-clean(1) without -x keeps what .gitignore ignores: the capsule and the ledger
+    round8._repository(box, BOTH)
+    assert_passes(judged(hook, box, command), command)
