@@ -25,11 +25,15 @@ one: its own pipeline and the line's other pipelines but those that only print, 
 or lists a folder holding one whole, `_Listing`). What a ``git clean`` removes of a protected
 folder it reaches is asked of real git, read-only (`_GitClean`: ignored and tracked files
 stay), the one program run for a delete; fail closed when git cannot answer. A ``git stash
--u|-a`` removes what it stashes: the clean it runs (`_stash_clean_args`). A git alias of
+-u|-a`` removes what it stashes: the clean it runs (`_stash_clean_args`); any stash but ``-k``
+also removes the staged files HEAD does not hold (`_stash_staged_target`, asked of git
+read-only). A computed ``-C``/``--work-tree`` stands for every repository the line may reach
+(`_repository_tops`). A git alias of
 ``clean`` is judged as the clean (`shell_words` expands the aliases it can read: config
 files, ``-c``, an earlier ``git config alias.X`` of the line); a git subcommand that cannot
 be read (computed, appended by xargs, a possible alias whose config an earlier command may
-change: `_unread_git_subcommand`) as a clean of its whole repository git is not asked about.
+change, `_may_change_git_config`, or that the command's own config cannot say:
+`_unread_git_subcommand`) as a clean of its whole repository git is not asked about.
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
@@ -1909,6 +1913,8 @@ def _stages(cmd: Any, feeds: _Feeds | None) -> str:
             return "other" if rest[1:2] in (["pop"], ["apply"], ["branch"]) else ""
         if _COMPUTED_KIND.search(rest[0]):
             return "other"
+        if rest[0] in ("checkout", "restore"):
+            return "other" if _checks_out_a_tree(rest[0], rest[1:]) else ""
         return "" if rest[0] in _GIT_STAGES_NOTHING or _git_alias_use(rest[0]) else "other"
     return "other" if any(_may_name(w, _GIT_FOLDER, (".git", ".git/index"), cmd, feeds)
                           for w in _written(cmd)) else ""
@@ -1923,6 +1929,32 @@ def _line_bases(parsed: list[Any], base: Path) -> list[Path]:
             folder = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
             bases.append(_resolve(bases[-1], folder.replace("~+", str(bases[-1]))))
     return list(dict.fromkeys(bases))
+
+
+def _checks_out_a_tree(sub: str, words: list[str]) -> bool:
+    """``git checkout|restore WORDS`` may stage files of another commit (git-checkout(1)
+    ``checkout TREE-ISH -- PATHSPEC`` updates the index; git-restore(1) with ``--staged``):
+    ``checkout`` given an operand before ``--`` and a path after it, or two operands and
+    more; ``restore`` with ``-S``/``--staged``. Switching branches (``checkout main``,
+    ``-b x``) and restoring the work tree from the index (``checkout -- .``) stage nothing
+    HEAD does not hold."""
+    if sub == "restore":
+        return any(w in ("-S", "--staged") or (w.startswith("-") and not w.startswith("--")
+                                               and "S" in w) for w in words)
+    if "--" in words:
+        cut = words.index("--")
+        before = [w for w in words[:cut] if not w.startswith("-")]
+        return bool(before) and len(words) > cut + 1
+    valued = {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"}
+    operands, i = [], 0
+    while i < len(words):
+        if words[i] in valued:
+            i += 2
+            continue
+        if not words[i].startswith("-"):
+            operands.append(words[i])
+        i += 1
+    return len(operands) >= 2 or any(w.startswith("--pathspec-from-file") for w in words)
 
 
 # bash(1): what may run a command again or after one written later: a loop (`for`, `while`,

@@ -319,6 +319,9 @@ def test_a_stash_of_a_staged_capsule_is_judged_as_its_delete(
     ("echo capsules | xargs git add -f && git stash", "deletes the capsule"),
     ("git update-index --add capsules/c2/metrics.json && git stash", "deletes the capsule"),
     ("git stash; git add -f capsules & git stash", "deletes the capsule"),
+    # git-checkout(1): `checkout TREE-ISH -- PATHSPEC` stages what it checks out
+    ("git checkout HEAD~1 -- capsules && git stash", "deletes the capsule"),
+    ("git restore --staged --source=HEAD~1 capsules && git stash", "deletes the capsule"),
 ])
 def test_a_stash_after_an_add_that_may_stage_a_capsule_fails_closed(
         hook: Callable[..., Any], box: Path, command: str, what: str) -> None:
@@ -332,6 +335,10 @@ def test_a_stash_after_an_add_that_may_stage_a_capsule_fails_closed(
     (False, "git add src/train.py && git stash"),
     (False, "git add -u && git stash"),  # -u stages no new file
     (False, "git commit -am wip && git stash"),
+    (False, "git checkout main && git stash"),
+    (False, "git checkout -b feat && git stash"),
+    (False, "git checkout -- src && git stash"),
+    (False, "git restore src && git stash"),
     (True, "git stash -k"),
     (True, "git stash push --keep-index -m wip"),
     (True, "git stash push -- src"),
