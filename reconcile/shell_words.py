@@ -10,7 +10,8 @@ here-doc'd into ssh), a program an interpreter reads from stdin (``python - <<EO
 command a runner runs (``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``,
 ``srun``, ``strace``, ``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command
 and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases (from its
-config files, its ``-c`` options, an earlier ``git config alias.NAME VALUE`` of the line). The
+config files, the files its command-line config includes, its ``-c`` options, a ``git config
+alias.NAME VALUE`` anywhere in the line). The
 program files some of
 these read when they run (``sed -f``, ``awk -f``, git's config files and their includes) are
 read here, in Python, from the payload's working folder (`_Files`: regular files only, with a
