@@ -25,7 +25,16 @@ something it holds now; a delete whose paths are computed counts when what may f
 one: its own pipeline and the line's other pipelines but those that only print, `_Feeds`;
 or lists a folder holding one whole, `_Listing`). What a ``git clean`` removes of a protected
 folder it reaches is asked of real git, read-only (`_GitClean`: ignored and tracked files
-stay), the one program run for a delete; fail closed when git cannot answer.
+stay), the one program run for a delete; fail closed when git cannot answer. A ``git stash
+-u|-a`` removes what it stashes: the clean it runs (`_stash_clean_args`); any stash but ``-k``
+also removes the staged files HEAD does not hold (`_stash_staged_target`, asked of git
+read-only). A computed ``-C``/``--work-tree`` stands for every repository the line may reach
+(`_repository_tops`). A git alias of
+``clean`` is judged as the clean (`shell_words` expands the aliases it can read: config
+files, ``-c``, an earlier ``git config alias.X`` of the line); a git subcommand that cannot
+be read (computed, appended by xargs, a possible alias whose config an earlier command may
+change, `_may_change_git_config`, or that the command's own config cannot say:
+`_unread_git_subcommand`) as a clean of its whole repository git is not asked about.
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
@@ -53,7 +62,8 @@ verify in the local store; ``.labledger/`` (but its cache) and export roots are 
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
-Invariants: the line is parsed once per judgment, in linear time; a line over
+Invariants: the line is parsed once per judgment, in linear time (a line that defines git
+aliases is read up to three times: `shell_words.simple_commands`); a line over
 `MAX_COMMAND_CHARS` is blocked unread; paths are compared absolute (a relative payload ``cwd``
 is taken from the hook's own working folder); ``.labledger/hook.toml`` is validated (unknown
 keys, wrong types and bad regexes raise `HookConfigError`).
@@ -69,7 +79,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -895,7 +905,8 @@ def _quoted(argv: list[str]) -> str:
 def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     """What a simple command deletes here: (paths, the find tests limiting it to some names:
     ``(test, pattern)``, none: everything), or None when it deletes nothing. ``rm`` (any),
-    ``find ... -delete|-exec rm``, ``git clean -d``, ``mv`` (its sources leave their place),
+    ``find ... -delete|-exec rm``, ``git clean -d`` (and ``git stash -u|-a``: `_clean_args_of`),
+    ``mv`` (its sources leave their place),
     ``tar --remove-files``, ``rsync --delete`` (the destination)."""
     name = os.path.basename(argv[0]) if argv else ""
     args = argv[1:]
@@ -918,9 +929,10 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         return starts or ["."], _find_name_tests(args)
     if name == "git":
         where, rest = _git_where(args)
-        if rest[:1] != ["clean"]:
+        clean = _clean_args_of(rest)
+        if clean is None:
             return None
-        flags, _, paths = _git_clean(rest[1:])
+        flags, _, paths = _git_clean(clean)
         if "n" in flags:
             return None
         # where git cannot be asked (`_GitClean`), a pathspec with magic (`:!src`, `:/`) or a
@@ -1104,23 +1116,63 @@ class _GitClean:
         return False
 
 
+@dataclass
+class _GitStaged:
+    """A ``git stash`` that takes the staged files HEAD does not hold out of the work tree
+    (`_stash_staged_pathspecs`), to ask git which (`_git_staged_new`): its working folders
+    (one from each of the line's) and pathspecs."""
+
+    folders: list[Path]
+    pathspecs: list[str]
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """Some of them is ``root``, above it or inside it (inside ``spared`` aside); git
+        failing or not answering in time: removed (fail closed)."""
+        for folder in self.folders:
+            if folder not in self.answers:
+                self.answers[folder] = _git_staged_new(folder, self.pathspecs)
+            taken = self.answers[folder]
+            if taken is None or any(
+                    _overlaps(p, root) and (spared is None or spared not in (p, *p.parents))
+                    for p in taken):
+                return True
+        return False
+
+
 def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
     """What ``git clean ARGS`` run in ``folder`` would remove, asked of git itself as a dry
     run of the same arguments (`_dry_run_args`: pathspecs and their magic, ``-x``, ``-X``,
     ``-e``, ``-d``, a doubled ``-f``, all as git reads them); None when git cannot answer (not
     a repository, a bad option, past `_GIT_ASK_TIMEOUT_S`, an unknown line). git runs
     read-only: no optional locks, ``core.fsmonitor`` (a program the repository's config may
-    name) off, paths unquoted but for control characters and quotes."""
-    import subprocess
-
+    name) off, paths unquoted but for control characters and quotes (`_git_asked`)."""
     dry, forces = _dry_run_args(args)
     # `-ff` also removes untracked nested repositories, which a dry run lists only when given
     # `-ff` too: then (only) the question holds a force, after its `-n`, which nothing left
     # in `dry` can undo; else none, and `clean.requireForce` refuses whatever git reads
+    printed = _git_asked(folder, ["-c", "clean.requireForce=true", "clean", dry[0],
+                                  *(["-ff"] if forces > 1 else []), *dry[1:]])
+    if printed is None:
+        return None
+    removed: list[Path] = []
+    for line in os.fsdecode(printed).splitlines():
+        if not line.startswith(_WOULD_REMOVE):
+            return None
+        removed.append(_resolve(folder, _git_unquoted(line[len(_WOULD_REMOVE):])))
+    return removed
+
+
+def _git_asked(folder: Path, args: list[str]) -> bytes | None:
+    """What ``git ARGS``, a question that changes nothing, prints run in ``folder``; None when
+    it fails or takes over `_GIT_ASK_TIMEOUT_S`. git runs read-only: no optional locks (it
+    does not refresh the index), ``core.fsmonitor`` (a program the repository's config may
+    name) and the untracked cache off, paths unquoted but for control characters and quotes,
+    untranslated, never asking on a terminal."""
+    import subprocess
+
     ask = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false",
-           "-c", "core.untrackedCache=false", "-c", "core.quotePath=false",
-           "-c", "clean.requireForce=true", "clean", dry[0],
-           *(["-ff"] if forces > 1 else []), *dry[1:]]
+           "-c", "core.untrackedCache=false", "-c", "core.quotePath=false", *args]
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
            "LC_ALL": "C", "LANGUAGE": ""}
     try:
@@ -1129,14 +1181,22 @@ def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
                               stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_staged_new(folder: Path, pathspecs: list[str]) -> list[Path] | None:
+    """The staged files HEAD does not hold that a ``git stash -- PATHSPECS`` run in
+    ``folder`` takes out of the work tree, asked of git read-only (`_git_asked`): ``git
+    diff-index --cached --no-renames --diff-filter=A --name-only -z HEAD -- PATHSPECS``
+    (plumbing: paths from the top of the work tree, which ``git rev-parse --show-toplevel``
+    gives; a renamed file's new path counts as added). None when git cannot answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    listed = _git_asked(folder, ["diff-index", "--cached", "--no-renames", "--diff-filter=A",
+                                 "--name-only", "-z", "HEAD", "--", *pathspecs])
+    if top is None or listed is None or not top.strip():
         return None
-    removed: list[Path] = []
-    for line in os.fsdecode(done.stdout).splitlines():
-        if not line.startswith(_WOULD_REMOVE):
-            return None
-        removed.append(_resolve(folder, _git_unquoted(line[len(_WOULD_REMOVE):])))
-    return removed
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
 
 
 def _dry_run_args(args: list[str]) -> tuple[list[str], int]:
@@ -1196,33 +1256,222 @@ def _git_unquoted(path: str) -> str:
     return os.fsdecode(bytes(out))
 
 
-def _git_clean_of(cmd: Any, bases: list[Path], earlier: list[Any]) -> _GitClean | None:
-    """The `_GitClean` of a ``git clean`` command that removes (None for any other command
-    and for a dry run). ``earlier``: the commands of the line before it; one that may change
-    what git ignores or tracks (`_may_change_git_state`) makes git's answer now worthless."""
+def _git_clean_of(cmd: Any, bases: list[Path], changed: bool) -> _GitClean | None:
+    """The `_GitClean` of a ``git clean`` command that removes, or of a ``git stash`` of
+    untracked files (`_clean_args_of`); None for any other command and for a dry run.
+    ``changed``: an earlier command of the line may change what git ignores or tracks
+    (`_may_change_git_state`), which makes git's answer now worthless."""
     if cmd.name != "git":
         return None
     args = cmd.argv[1:]
     rest = _git_where(args)[1]
-    if rest[:1] != ["clean"]:
+    clean = _clean_args_of(rest)
+    if clean is None:
         return None
-    flags, excludes, paths = _git_clean(rest[1:])
+    flags, excludes, paths = _git_clean(clean)
     if "n" in flags:
         return None
-    options = args[:len(args) - len(rest)]
+    anywhere = any(_git_magic(p) for p in paths)
+    here = _git_here(cmd)
+    if here is None or changed:
+        return _GitClean(None, clean, flags, excludes, anywhere=anywhere)
+    return _GitClean([_resolve(base, here) for base in bases], clean, flags, excludes,
+                     anywhere=anywhere)
+
+
+def _git_here(cmd: Any) -> str | None:
+    """Where the git command ``cmd`` runs (its ``-C`` folders joined), when git's view of it
+    can be reproduced by asking git from there: None when it cannot (a computed ``-C``, a
+    global option that changes the repository, work tree or config it reads: `_GitClean`,
+    an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` in front of it). An alias
+    defined by ``-c alias.X=...`` changes nothing a clean or a stash reads."""
+    args = cmd.argv[1:]
+    options = args[:len(args) - len(_git_where(args)[1])]
     here, known, i = ".", True, 0
     while i < len(options):
         if options[i] == "-C" and i + 1 < len(options):
             here = _git_join(here, options[i + 1]) if options[i + 1] else here
             i += 2
             continue
-        known = known and options[i] in _GIT_NEUTRAL_OPTIONS
+        value = options[i + 1] if i + 1 < len(options) else ""
+        if options[i] in ("-c", "--config-env") and _GIT_ALIAS_KEY.match(value):
+            i += 2  # an alias defined for this command: nothing a clean reads
+            continue
+        known = known and (options[i] in _GIT_NEUTRAL_OPTIONS or bool(
+            _GIT_ALIAS_KEY.match(options[i].removeprefix("--config-env="))))
         i += 1
-    if not known or "$" in here or "`" in here or _GIT_ENV_ASSIGNMENT.search(cmd.context) or \
-            any(_may_change_git_state(e) for e in earlier):
-        return _GitClean(None, rest[1:], flags, excludes)
-    return _GitClean([_resolve(base, here) for base in bases], rest[1:], flags, excludes,
-                     anywhere=any(_git_magic(p) for p in paths))
+    if not known or "$" in here or "`" in here or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return None
+    return here
+
+
+# a git config key of the `alias` section (git-config(1): section names are case-insensitive)
+_GIT_ALIAS_KEY = re.compile(r"(?i)alias\.[^=]")
+
+
+def _clean_args_of(rest: list[str]) -> list[str] | None:
+    """The arguments of the ``git clean`` that the git subcommand ``rest`` (its name and
+    words) runs, None when it runs none: ``clean ARGS`` itself, or a ``stash`` that stashes
+    untracked files (`_stash_clean_args`)."""
+    if rest[:1] == ["clean"]:
+        return rest[1:]
+    if rest[:1] == ["stash"]:
+        return _stash_clean_args(rest[1:])
+    return None
+
+
+def _stash_form(words: list[str]) -> tuple[str, list[str]] | None:
+    """(``push`` or ``save``, its words) of ``git stash WORDS`` that stashes (git 2.39
+    cmd_stash: no words, or an option first, is a ``push``); None for ``list``, ``pop``,
+    ``show`` and the other subcommands, which leave the work tree's untracked files alone."""
+    if words[:1] in (["push"], ["save"]):
+        return words[0], words[1:]
+    if not words or words[0].startswith("-"):
+        return "push", words
+    return None
+
+
+# git-stash(1), git 2.39 builtin/stash.c push_stash options: -m/--message take a value,
+# --pathspec-from-file too; parse-options takes a unique prefix of a long option
+_STASH_VALUED = ("message", "pathspec-from-file")
+
+
+@dataclass
+class _StashWords:
+    """``git stash [push|save] WORDS`` as git 2.39's push_stash reads them: which untracked
+    files it takes (0: none, 1: ``-u``/``--include-untracked``, 2: ``-a``/``--all``; the last
+    of them and their ``--no-`` forms counts), whether ``-k``/``--keep-index`` keeps the
+    staged changes in the work tree (the last of it and ``--no-keep-index``), its pathspecs
+    (None: the whole work tree: none given, ``save``'s words are its message, or they are
+    read from a file)."""
+
+    level: int
+    keep_index: bool
+    pathspecs: list[str] | None
+
+
+def _stash_words(words: list[str]) -> _StashWords | None:
+    """`_StashWords` of ``git stash WORDS`` that stashes (`_stash_form`), else None."""
+    form = _stash_form(words)
+    if form is None:
+        return None
+    kind, words = form
+    level, keep, pathspecs, whole, ended, i = 0, False, [], kind == "save", False, 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if ended or not word.startswith("-") or word == "-":
+            pathspecs.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            name, eq, _ = word[2:].partition("=")
+            bare = name.removeprefix("no-")
+            if name and any(v.startswith(name) for v in _STASH_VALUED):
+                whole = whole or "pathspec-from-file".startswith(name)
+                i += 0 if eq else 1
+            elif bare and "include-untracked".startswith(bare):
+                level = 0 if name.startswith("no-") else 1
+            elif bare and "all".startswith(bare):
+                level = 0 if name.startswith("no-") else 2
+            elif bare and "keep-index".startswith(bare):
+                keep = not name.startswith("no-")
+        else:
+            for k, flag in enumerate(word[1:], 1):
+                if flag == "m":  # the rest of the bundle, or the next word, is the message
+                    i += 0 if k < len(word) - 1 else 1
+                    break
+                level = {"u": 1, "a": 2}.get(flag, level)
+                keep = keep or flag == "k"
+    return _StashWords(level, keep, None if whole or not pathspecs else pathspecs)
+
+
+def _stash_clean_args(words: list[str]) -> list[str] | None:
+    """``git stash [push|save] WORDS`` read as the clean it runs once its files are stashed:
+    with ``-u``/``--include-untracked`` (untracked files) or ``-a``/``--all`` (ignored ones
+    too) git 2.39's do_push_stash runs ``git clean --force --quiet -d [-x] :/`` (the whole
+    work tree), or removes what its pathspecs match (``git add [--force] -- PATHSPEC``, then
+    that diff applied in reverse): the same as ``git clean -fd [-x] -- PATHSPEC``. None: no
+    untracked file leaves (a plain ``stash``, ``list``, ``pop``...)."""
+    stash = _stash_words(words)
+    if stash is None or stash.level == 0:
+        return None
+    removes = ["-f", "-d", *(["-x"] if stash.level == 2 else []), "--"]
+    return [*removes, *(stash.pathspecs or [":/"])]
+
+
+def _stash_staged_pathspecs(rest: list[str]) -> list[str] | None:
+    """The pathspecs of the staged files the git subcommand ``rest`` removes from the work
+    tree ([]: all of them) when it is a ``git stash`` without ``--keep-index`` (git 2.39
+    do_push_stash resets the work tree to HEAD, or checks the pathspec's files out of it, so
+    a file staged but not in HEAD leaves it; ``--staged`` does the same); None for any other
+    command."""
+    if rest[:1] != ["stash"]:
+        return None
+    stash = _stash_words(rest[1:])
+    if stash is None or stash.keep_index:
+        return None
+    return stash.pathspecs or []
+
+
+def _stash_staged_target(cmd: Any, bases: list[Path], project: Path, changes: _GitChanges,
+                         n: int) -> _Target | None:
+    """The staged files the n-th command of the line, a ``git stash`` that takes them
+    (`_stash_staged_pathspecs`), removes from the work tree: those staged now, asked of git
+    (`_GitStaged`), and what an earlier ``git add`` of the line may stage (`_added_places`;
+    within the stash's pathspecs). Where git cannot be asked (`_git_here`), or an earlier
+    command may stage files another way (`_stages`), every repository the stash may reach
+    (fail closed). None for any other command."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    pathspecs = _stash_staged_pathspecs(_git_where(cmd.argv[1:])[1])
+    if pathspecs is None:
+        return None
+    adds, other = changes.staged_before(n)
+    here = _git_here(cmd)
+    if here is None or other:
+        return _Target("(its staged files)", _repository_tops(cmd.argv, bases, project), [],
+                       False, _quoted(cmd.argv), note=_STAGED_NOTE)
+    folders = [_resolve(base, here) for base in bases]
+    places = [place for add in adds for place in _added_places(add, bases, project)]
+    if pathspecs and not any(_git_magic(p) for p in pathspecs):
+        within = [_resolve(folder, p) for folder in folders for p in pathspecs]
+        places = [p for p in places if any(_overlaps(p, w) for w in within)]
+    return _Target("(its staged files)", places, [], False, _quoted(cmd.argv),
+                   staged=_GitStaged(folders, pathspecs), note=_STAGED_NOTE)
+
+
+_STAGED_NOTE = (" (git stash removes the staged files that HEAD does not hold from the work "
+                "tree)")
+
+
+def _added_places(cmd: Any, bases: list[Path], project: Path) -> list[Path]:
+    """What the ``git add`` ``cmd`` may stage, whether git ignores it or not: its paths from
+    each working folder of the line; its whole repository for ``-A``/``--all`` without
+    paths, a pathspec with magic or a wildcard, paths read from a file, computed or appended
+    by xargs (fail closed). ``-u`` alone stages no new file."""
+    where, rest = _git_where(cmd.argv[1:])
+    paths: list[str] = []
+    every, ended = cmd.appended, False
+    for word in rest[1:]:
+        if ended or not word.startswith("-") or word == "-":
+            paths.append(word)
+        elif word == "--":
+            ended = True
+        elif word in ("--all", "--no-ignore-removal") or (
+                not word.startswith("--") and "A" in word):
+            every = every or not paths
+        elif word.startswith("--pathspec-from-file"):
+            every = True
+    if every or any(_git_magic(p) for p in paths):
+        return _repository_tops(cmd.argv, bases, project)
+    places: list[Path] = []
+    for path in paths:
+        found, _, computed = _expand(_git_join(where[0], path), bases)
+        if computed:
+            return _repository_tops(cmd.argv, bases, project)
+        places += found
+    return places
 
 
 def _git_magic(pathspec: str) -> bool:
@@ -1231,13 +1480,20 @@ def _git_magic(pathspec: str) -> bool:
     return pathspec.startswith(":") or any(c in pathspec for c in "*?[")
 
 
-def _may_change_git_state(cmd: Any) -> bool:
+def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
     """Run before a ``git clean`` on the same line, ``cmd`` may change what git ignores or
     tracks there: a git command not known to be read-only (``git stash``, ``git rm
-    --cached``, ``git reset``, another clean), a command whose word names a ``.git…`` file or
-    folder or an ``exclude`` file and does more than print it (``rm .gitignore``, ``echo x >
-    .gitignore``), an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (where git
-    finds its config and ignore files), a command word computed when it runs."""
+    --cached``, ``git reset``, another clean; not a read of the config, nor the definition of
+    an alias: `git_alias_definition`), a command whose word names a ``.git…``, ``gitconfig``,
+    ``git/config`` or ``git/ignore`` file or folder or an ``exclude`` file and does more than
+    print it (``rm .gitignore``, ``echo x > .gitignore``; of a command that only prints, the
+    files it redirects to: `_written`), or may name one as a glob (``.g?tignore``) or as a
+    word computed when it runs (``F=.gitignore; echo x >> $F``, ``>> $(printf ...)``:
+    `_may_name`; ``feeds`` None: cannot tell, it may), an assignment of ``HOME``,
+    ``XDG_CONFIG_HOME`` or ``GIT_*`` (where git finds its config and ignore files), a command
+    word computed when it runs."""
+    from labledger.reconcile.shell_words import git_alias_definition
+
     if cmd.remote or not cmd.argv:
         return False
     if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
@@ -1249,12 +1505,549 @@ def _may_change_git_state(cmd: Any) -> bool:
             return not _dry_run(more)
         if sub == "branch":
             return not all(w in _GIT_BRANCH_LISTS for w in more)
+        if sub == "config":
+            return not _git_config_reads(more) and git_alias_definition(cmd.argv) is None \
+                and not _git_config_elsewhere(more)
+        if _git_alias_use(sub):
+            return False  # what an alias runs is judged on its own (`_git_alias_use`)
         return sub not in _GIT_READ_ONLY
-    words = cmd.argv[1:]
-    names_git_files = any(".git" in w or "exclude" in w for w in words)
-    prints_only = cmd.name in _LOOK_ONLY and not any(
-        _REDIRECTION.match(w) and not _HARMLESS_REDIRECT.fullmatch(w) for w in words)
-    return names_git_files and not prints_only
+    return any(_may_name(word, _GIT_FILE, _GIT_FILE_NAMES, cmd, feeds)
+               for word in _written(cmd))
+
+
+# git-config(1) sections that say nothing about what git ignores, tracks or cleans, nor what
+# it includes or runs as an alias (who commits, how it talks to remotes, how it shows)
+_GIT_CONFIG_ELSEWHERE = {"user", "author", "committer", "color", "commit", "push", "pull",
+                         "fetch", "remote", "branch", "merge", "rebase", "diff", "log",
+                         "credential", "http", "gpg", "tag", "init", "help", "pager", "format",
+                         "sendemail", "column", "grep", "blame", "gui", "web", "i18n"}
+
+
+def _git_config_elsewhere(words: list[str]) -> bool:
+    """``git config WORDS`` writes one key of `_GIT_CONFIG_ELSEWHERE` (``git config
+    user.email a@b``), to one of git's own files (no ``--file``, edit or section action)."""
+    operands = [w for w in words if not w.startswith("-")]
+    if operands[:1] in (["set"], ["unset"]):
+        operands = operands[1:]
+    if not operands or any(not w.startswith(("--global", "--local", "--system", "--worktree",
+                                             "--add", "--replace-all", "--unset", "--all",
+                                             "--append", "--type", "--bool", "--int"))
+                           for w in words if w.startswith("-")):
+        return False
+    key = operands[0]
+    return "$" not in key and "`" not in key and \
+        key.split(".", 1)[0].lower() in _GIT_CONFIG_ELSEWHERE
+
+
+# where git reads what it ignores and its config (gitignore(5), git-config(1)): .gitignore,
+# .git/info/exclude, a core.excludesFile, ~/.gitconfig, $XDG_CONFIG_HOME/git/{config,ignore}
+_GIT_FILE = re.compile(r"\.git|exclude|gitconfig|(^|/)git/(config|ignore|attributes)")
+# ... as paths a glob may match (`.g?tignore`, `.git/*`), from their last parts
+_GIT_FILE_NAMES = (".gitignore", ".gitattributes", ".gitmodules", ".gitconfig", ".git",
+                   ".git/config", ".git/index", ".git/info/exclude", "info/exclude",
+                   "git/config", "git/ignore", "git/attributes")
+
+
+def _written(cmd: Any) -> list[str]:
+    """The words of ``cmd`` that may name a file it writes: for a command that only prints
+    (`_LOOK_ONLY`), the targets of its redirections to a file (``> out``, ``2>>log``,
+    ``&>out``, ``hi>out``; not ``>&2``, nor /dev/null) and find's ``-fprint``/``-fls``
+    files; for any other, each word."""
+    words: list[str] = cmd.argv[1:]
+    if cmd.name not in _LOOK_ONLY:
+        return words
+    targets: list[str] = []
+    for k, word in enumerate(words):
+        if cmd.name == "find" and word.startswith(("-fprint", "-fls")) and k + 1 < len(words):
+            targets.append(words[k + 1])
+        if ">" not in word:
+            continue
+        target = word.rsplit(">", 1)[1].lstrip("|")
+        if not target:
+            target = words[k + 1] if k + 1 < len(words) else ""
+        if target and not re.fullmatch(r"&(\d+-?|-)?|/dev/(null|stdout|stderr)", target):
+            targets.append(target)
+    return targets
+
+
+def _may_name(word: str, pattern: re.Pattern[str], names: tuple[str, ...], cmd: Any,
+              feeds: _Feeds | None) -> bool:
+    """``word`` of ``cmd`` may name one of git's files: ``pattern`` finds one in it, it is a
+    glob that may match one of ``names`` (`_glob_may_match`), or it is computed when it runs
+    and some value it may take does (`_literal_values`: the line's literal assignments of
+    its variables, else the environment's value). One whose value cannot be told may name
+    anything when a command substitution gives it (`_by_substitution`), or when the text
+    feeding it (`_Feeds`) names such a file. ``feeds`` None: cannot tell, it may."""
+    if pattern.search(word) or _glob_may_match(word, names):
+        return True
+    if "$" not in word and "`" not in word:
+        return False
+    if feeds is None:
+        return True
+    feed = feeds.of(cmd)
+    values = _literal_values(word, feed)
+    if values is None:
+        return _by_substitution(word, feed) or pattern.search(feed) is not None
+    return any(pattern.search(v) or _glob_may_match(v, names) for v in values)
+
+
+def _by_substitution(word: str, feed: str) -> bool:
+    """``word`` holds a command substitution, or one of its variables is assigned one in the
+    text ``feed`` (``F=$(printf .%s gitignore)``): what it names is a program's output."""
+    if "$(" in word or "`" in word:
+        return True
+    return any(re.search(r"(?<![\w$])" + name + r"""=["']?(\$\(|`)""", feed)
+               for a, b in _VARIABLE.findall(word) for name in [a or b])
+
+
+def _glob_may_match(word: str, names: tuple[str, ...]) -> bool:
+    """The glob ``word`` may match a path ending in one of ``names``, part by part from the
+    end, as bash matches: a name starting with ``.`` only by a part starting with ``.``
+    (bash(1) "Pathname Expansion", dotglob off)."""
+    import fnmatch
+
+    if not any(c in word for c in "*?["):
+        return False
+    parts = word.rstrip("/").split("/")
+    for name in names:
+        wanted = name.split("/")
+        if len(parts) < len(wanted):
+            continue
+        if all(fnmatch.fnmatchcase(n, p) and (not n.startswith(".") or p.startswith("."))
+               for n, p in zip(wanted, parts[-len(wanted):], strict=True)):
+            return True
+    return False
+
+
+# `$NAME` and `${NAME}`: the expansions `_literal_values` can follow
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_LITERAL_CHOICES = 16  # values of a word tried at most: past that it may be anything
+
+
+def _literal_values(word: str, feed: str) -> list[str] | None:
+    """The values ``word`` may take when it runs, its variables replaced by each literal
+    value the text ``feed`` assigns them (``F=.gitignore``, ``F='x y'``), else by the
+    environment's; None when that cannot be told: a command substitution, another
+    expansion (``${F:-x}``, ``$1``), a variable with none of those or whose value is
+    computed itself, or more than `_LITERAL_CHOICES` values."""
+    import itertools
+
+    if "`" in word or "$(" in word or "$" in _VARIABLE.sub("", word):
+        return None
+    choices: dict[str, list[str]] = {}
+    for name in {a or b for a, b in _VARIABLE.findall(word)}:
+        found = [m.group(1) for m in re.finditer(
+            r"(?<![\w$])" + name + r"""=('[^']*'|"[^"]*"|[^\s;&|()]*)""", feed)]
+        values = [v[1:-1] if v[:1] in "'\"" and len(v) > 1 else v for v in found]
+        if any("$" in v or "`" in v for v in values):
+            return None
+        if not values and name in os.environ:
+            values = [os.environ[name]]
+        if not values:
+            return None
+        choices[name] = list(dict.fromkeys(values))
+    combos = 1
+    for values in choices.values():
+        combos *= len(values)
+    if combos > _LITERAL_CHOICES:
+        return None
+    names = list(choices)
+    out = []
+    for picked in itertools.product(*(choices[n] for n in names)):
+        out.append(_substituted(word, dict(zip(names, picked, strict=True))))
+    return out
+
+
+def _substituted(word: str, values: Mapping[str, str]) -> str:
+    """``word`` with each `_VARIABLE` replaced by its value in ``values``."""
+    return _VARIABLE.sub(lambda m: values[m.group(1) or m.group(2)], word)
+
+# git-config(1): the forms that only read (git 2.46 also has `git config get|list`)
+_GIT_CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
+                     "--get-colorbool", "--list", "-l"}
+_GIT_CONFIG_WRITES = {"--add", "--replace-all", "--unset", "--unset-all", "--rename-section",
+                      "--remove-section", "-e", "--edit"}
+
+
+def _git_config_reads(words: list[str]) -> bool:
+    """``git config WORDS`` only reads: a read action (``--get``, ``-l``, ``get``...), or one
+    key named without a value and no action that writes (``git config alias.x``)."""
+    if words[:1] in (["get"], ["list"]) or any(w in _GIT_CONFIG_READS for w in words):
+        return True
+    operands = [w for w in words if not w.startswith("-")]
+    return len(operands) == 1 and not any(w in _GIT_CONFIG_WRITES for w in words) and \
+        operands[0] not in ("set", "unset", "rename-section", "remove-section", "edit")
+
+
+# git commands that write neither git's config nor the work tree (where a file a config
+# [include] names may be): after them, an alias is what git's config files say now (those
+# that only remove files may only take a definition away)
+_GIT_KEEPS_CONFIG = _GIT_READ_ONLY | {
+    "add", "stage", "commit", "tag", "notes", "clean", "rm", "fetch", "push", "branch", "gc",
+    "prune", "repack", "fsck", "maintenance", "reflog", "update-ref", "symbolic-ref",
+    "format-patch", "bundle", "archive", "send-email", "request-pull", "submodule"}
+# git commands that write a new repository's config, where given config options or a
+# template (git-clone(1) `-c`/`--config`, git-init(1) `--template`); without them its
+# aliases are those of the config files that exist now
+_GIT_NEW_CONFIG = {"init", "clone"}
+_GIT_NEW_CONFIG_OPTIONS = ("-c", "--config", "--template")
+# git's config files as a word may name them (git-config(1) FILES: /etc/gitconfig,
+# ~/.gitconfig, $XDG_CONFIG_HOME/git/config, .git/config, .git/config.worktree; the .git
+# folder whole), and as paths a glob may match (`_glob_may_match`)
+_GIT_CONFIG_FILE = re.compile(r"(^|/)\.git(/(config(\.worktree)?|commondir)?)?/?$|gitconfig"
+                              r"|(^|/)git/config$")
+_GIT_CONFIG_NAMES = (".gitconfig", ".git", ".git/config", ".git/config.worktree", "git/config")
+# keys whose value may bring in an alias (git-config(1) "Includes"), and the sections of them
+_GIT_DEFINING_KEY = re.compile(r"(?i)(alias\.|include\.path$|includeif\..*\.path$)")
+_GIT_DEFINING_SECTION = re.compile(r"(?i)(alias|include|includeif)(\.|$)")
+
+
+@dataclass
+class _Includes:
+    """The files git's config includes where the line runs (every ``[include]`` and
+    ``[includeIf]`` of its config files, whatever the condition:
+    `shell_words.git_config_includes`, and what the line's git commands include from their
+    command line): whether one is in a work tree (where ``checkout`` or ``pull`` may write
+    it), whether one holds under a ``hasconfig:remote.*.url:`` condition (a new remote's URL
+    may make it hold)."""
+
+    paths: list[Path]
+    into_work_tree: bool
+    hasconfig: bool
+
+
+def _line_includes(parsed: list[Any], bases: list[Path]) -> _Includes:
+    from labledger.reconcile.shell_words import git_config_includes
+
+    found = git_config_includes([str(b) for b in bases])
+    found += [(None, p) for c in parsed for p in c.git_includes]
+    paths = [Path(p) for _, p in found]
+    tops = [next((d for d in (b, *b.parents) if (d / ".git").exists()), None) for b in bases]
+    into = any(top in p.parents and top / ".git" not in (p, *p.parents)
+               for top in tops if top is not None for p in paths)
+    return _Includes(list(dict.fromkeys(paths)), into, any(
+        (condition or "").startswith("hasconfig:") for condition, _ in found))
+
+
+def _may_change_git_config(cmd: Any, feeds: _Feeds | None, includes: _Includes | None,
+                           bases: list[Path]) -> bool:
+    """Run before a git command of the line, ``cmd`` may change the aliases git finds there
+    (``includes`` None: where git's config includes files is not known here, so any of these
+    that depends on it may): an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` or a
+    command word computed when it runs; ``git config`` writing a key that may bring in an
+    alias (`_git_config_may_define`; not ``user.email``, nor a definition
+    `shell_words.git_alias_definition` reads); ``git init`` or ``clone`` given config
+    (`_GIT_NEW_CONFIG_OPTIONS`); ``git remote`` when an include holds on a remote's URL;
+    another git command that may write the work tree (none of `_GIT_KEEPS_CONFIG`) when an
+    include points into one; any other
+    command writing (`_written`) a config file or a file an include names (`_may_name`,
+    `_may_write_include`). Ignore files define no alias."""
+    if cmd.remote or not cmd.argv:
+        return False
+    if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return True
+    if cmd.name == "git":
+        rest = _git_where(cmd.argv[1:])[1]
+        if not rest:
+            return bool(cmd.appended)  # xargs appends the subcommand: any
+        sub, more = rest[0], rest[1:]
+        if _COMPUTED_KIND.search(sub):
+            return True
+        if sub == "config":
+            return _git_config_may_define(cmd.argv, more, includes)
+        if sub == "remote":
+            listing = more[:1] in ([], ["-v"], ["--verbose"], ["show"], ["get-url"])
+            return not listing and (includes is None or includes.hasconfig)
+        if sub in _GIT_NEW_CONFIG:
+            return any(w.startswith(_GIT_NEW_CONFIG_OPTIONS) for w in more)
+        if sub in _GIT_KEEPS_CONFIG or _git_alias_use(sub):
+            return False  # what an alias runs is judged on its own
+        return includes is None or includes.into_work_tree
+    return any(_may_name(w, _GIT_CONFIG_FILE, _GIT_CONFIG_NAMES, cmd, feeds)
+               or _may_write_include(w, includes, bases, cmd, feeds) for w in _written(cmd))
+
+
+def _git_config_may_define(argv: list[str], words: list[str], includes: _Includes | None
+                           ) -> bool:
+    """``git config WORDS`` may change git's aliases: an edit (``-e``), a write to a file it
+    names (``--file``, ``-f``), a section of aliases or includes renamed or removed, a key
+    computed when it runs, a write of an ``alias.*`` key that is no plain definition (one
+    `git_alias_definition` reads is expanded where used), of ``include.path`` or
+    ``includeIf.*.path``, or of a remote's URL when an include holds on one. Reads
+    (`_git_config_reads`) and other keys (``user.email``) change none."""
+    from labledger.reconcile.shell_words import git_alias_definition
+
+    if _git_config_reads(words) or git_alias_definition(argv) is not None:
+        return False
+    if any(w in ("-e", "--edit", "edit", "-f", "--blob") or w.startswith(("--file", "--blob="))
+           for w in words):
+        return True
+    operands = [w for w in words if not w.startswith("-")]
+    if operands[:1] in (["set"], ["unset"], ["rename-section"], ["remove-section"]):
+        operands = operands[1:]
+    sections = any(w.startswith(("--rename-section", "--remove-section")) for w in words) or \
+        bool(set(words) & {"rename-section", "remove-section"})
+    key = operands[0] if operands else ""
+    if "$" in key or "`" in key:
+        return True
+    if sections:
+        return any(_GIT_DEFINING_SECTION.match(w) for w in operands)
+    return bool(_GIT_DEFINING_KEY.match(key)) or (
+        re.match(r"(?i)remote\..*\.url$", key) is not None
+        and (includes is None or includes.hasconfig))
+
+
+def _may_write_include(word: str, includes: _Includes | None, bases: list[Path], cmd: Any,
+                       feeds: _Feeds | None) -> bool:
+    """``word`` of ``cmd`` may name a file a config include names, or a folder holding one
+    (``cp -r x tools``): from each working folder of the line, as written, as a glob, or
+    with each value it may take (`_literal_values`; one that cannot be told may, when its
+    value comes from a command substitution or the text feeding it names such a file).
+    ``includes`` None: cannot tell, it may."""
+    if includes is None:
+        return True
+    if not includes.paths:
+        return False
+    feed = "" if feeds is None else feeds.of(cmd)
+    values: list[str] | None = [word]
+    if "$" in word or "`" in word:
+        values = None if feeds is None else _literal_values(word, feed)
+    if values is None:
+        return feeds is None or _by_substitution(word, feed) or any(
+            p.name in feed for p in includes.paths)
+    import fnmatch
+
+    for value in values:
+        for base in bases:
+            if any(c in value for c in "*?["):
+                pattern = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+                if any(fnmatch.fnmatchcase(str(p), pattern) for p in includes.paths):
+                    return True
+                continue
+            place = _resolve(base, value)
+            if any(place == p or place in p.parents for p in includes.paths):
+                return True
+    return False
+
+
+class _GitChanges:
+    """For the n-th command of the line: whether a command before it may change what git
+    ignores or tracks (`_may_change_git_state`) or the aliases it finds
+    (`_may_change_git_config`). Each found once per line, when first asked (linear). In a
+    line that may run its commands out of their written order (`_out_of_order`: a loop, a
+    function, a ``&``) every other command of the line counts as before it."""
+
+    def __init__(self, parsed: list[Any], feeds: _Feeds | None, command: str,
+                 base: Path | None = None) -> None:
+        self.parsed, self.feeds = parsed, feeds
+        self.unordered = _out_of_order(command)
+        # where the line runs (`_line_bases`); None: not known, what depends on it may change
+        self.bases = None if base is None else _line_bases(parsed, base)
+        self._includes: _Includes | None = None
+        self._stages: list[str] | None = None
+        self._state: list[bool] | None = None
+        self._config: list[bool] | None = None
+
+    def state_before(self, n: int) -> bool:
+        if self._state is None:
+            self._state = self._running(_may_change_git_state)
+        return self._state[n]
+
+    def config_before(self, n: int) -> bool:
+        if self._config is None:
+            self._config = self._running(self._changes_config)
+        return self._config[n]
+
+    def _changes_config(self, cmd: Any, feeds: _Feeds | None) -> bool:
+        if self.bases is not None and self._includes is None:
+            self._includes = _line_includes(self.parsed, self.bases)
+        return _may_change_git_config(cmd, feeds, self._includes, self.bases or [])
+
+    def staged_before(self, n: int) -> tuple[list[Any], bool]:
+        """The ``git add`` commands before the n-th, and whether any other command before it
+        may add files to the index (`_stages`)."""
+        if self._stages is None:
+            self._stages = [_stages(cmd, self.feeds) for cmd in self.parsed]
+        if self.unordered:
+            others = [k for k in range(len(self.parsed)) if k != n]
+        else:
+            others = list(range(n))
+        adds = [self.parsed[k] for k in others if self._stages[k] == "add"]
+        return adds, any(self._stages[k] == "other" for k in others)
+
+    def _running(self, test: Callable[[Any, _Feeds | None], bool]) -> list[bool]:
+        before, seen = [], False
+        if self.unordered:
+            changes = [test(cmd, self.feeds) for cmd in self.parsed]
+            count = sum(changes)
+            return [count - changed > 0 for changed in changes]
+        for cmd in self.parsed:
+            before.append(seen)
+            seen = seen or test(cmd, self.feeds)
+        return before
+
+
+# git commands that add no file HEAD does not hold to the index (those that only read, and
+# those that write commits, refs, config or remove from the index); any other may
+# (`update-index --add`, `reset --soft`, `mv`, `checkout TREE -- PATH`, `stash pop`...)
+_GIT_STAGES_NOTHING = _GIT_READ_ONLY | {"commit", "fetch", "pull", "push", "tag", "branch",
+                                        "switch", "clean", "rm", "notes", "gc", "remote",
+                                        "config", "init", "clone", "prune", "repack", "fsck"}
+# a path of git's own folder (its index: what is staged)
+_GIT_FOLDER = re.compile(r"(^|/)\.git(/|$)")
+
+
+def _stages(cmd: Any, feeds: _Feeds | None) -> str:
+    """How ``cmd``, run before a ``git stash``, may add files to the index: ``"add"`` (a
+    ``git add``/``stage``: `_added_places` says what), ``"other"`` (a git command not in
+    `_GIT_STAGES_NOTHING`, a subcommand computed when it runs, a write that may name a file
+    in ``.git/``, an assignment of ``HOME``, ``XDG_CONFIG_HOME`` or ``GIT_*`` (the index git
+    uses: ``GIT_INDEX_FILE``), a command word computed when it runs), or ``""``: none."""
+    if cmd.remote or not cmd.argv:
+        return ""
+    if "$" in cmd.argv[0] or "`" in cmd.argv[0] or _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return "other"
+    if cmd.name == "git":
+        rest = _git_where(cmd.argv[1:])[1]
+        if not rest:
+            return "other" if cmd.appended else ""
+        if rest[0] in ("add", "stage"):
+            return "add"
+        if rest[0] == "stash":  # a pop or an apply stages the new files it brings back
+            return "other" if rest[1:2] in (["pop"], ["apply"], ["branch"]) else ""
+        if _COMPUTED_KIND.search(rest[0]):
+            return "other"
+        if rest[0] in ("checkout", "restore"):
+            return "other" if _checks_out_a_tree(rest[0], rest[1:]) else ""
+        return "" if rest[0] in _GIT_STAGES_NOTHING or _git_alias_use(rest[0]) else "other"
+    return "other" if any(_may_name(w, _GIT_FOLDER, (".git", ".git/index"), cmd, feeds)
+                          for w in _written(cmd)) else ""
+
+
+def _line_bases(parsed: list[Any], base: Path) -> list[Path]:
+    """``base`` and each folder a ``cd``/``pushd`` of the line moves to (as written, not
+    computed): the working folders its commands may run in."""
+    bases = [base]
+    for cmd in parsed:
+        if cmd.name in ("cd", "pushd") and not cmd.dynamic and not cmd.remote:
+            folder = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
+            bases.append(_resolve(bases[-1], folder.replace("~+", str(bases[-1]))))
+    return list(dict.fromkeys(bases))
+
+
+def _checks_out_a_tree(sub: str, words: list[str]) -> bool:
+    """``git checkout|restore WORDS`` may stage files of another commit (git-checkout(1)
+    ``checkout TREE-ISH -- PATHSPEC`` updates the index; git-restore(1) with ``--staged``):
+    ``checkout`` given an operand before ``--`` and a path after it, or two operands and
+    more; ``restore`` with ``-S``/``--staged``. Switching branches (``checkout main``,
+    ``-b x``) and restoring the work tree from the index (``checkout -- .``) stage nothing
+    HEAD does not hold."""
+    if sub == "restore":
+        return any(w in ("-S", "--staged") or (w.startswith("-") and not w.startswith("--")
+                                               and "S" in w) for w in words)
+    if "--" in words:
+        cut = words.index("--")
+        before = [w for w in words[:cut] if not w.startswith("-")]
+        return bool(before) and len(words) > cut + 1
+    valued = {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"}
+    operands, i = [], 0
+    while i < len(words):
+        if words[i] in valued:
+            i += 2
+            continue
+        if not words[i].startswith("-"):
+            operands.append(words[i])
+        i += 1
+    return len(operands) >= 2 or any(w.startswith("--pathspec-from-file") for w in words)
+
+
+# bash(1): what may run a command again or after one written later: a loop (`for`, `while`,
+# `until`, `select`), a function's body (`NAME()`, `function NAME`: it runs where called), a
+# command run in the background (`A & B`; not `&&`, `>&`, `&>`, `|&`). Quoted text may match
+# too: more is judged, never less.
+_OUT_OF_ORDER = re.compile(r"(^|[\s;&|(){}])(for|while|until|select|function)\s"
+                           r"|\(\s*\)|(?<![&>|<])&(?![&>])")
+
+
+def _out_of_order(command: str) -> bool:
+    """The line may run a command before one written ahead of it (`_OUT_OF_ORDER`)."""
+    return _OUT_OF_ORDER.search(command) is not None
+
+
+@functools.cache
+def _git_alias_use(sub: str) -> bool:
+    """``git SUB`` runs an alias, if anything: SUB is none of git's own commands, nor a
+    ``git-SUB`` program (git runs those before it looks for an alias: git.c run_argv). What
+    the alias runs is judged on its own: `shell_words` expands what it can read (after the
+    use, in the line's order), and one it cannot read is judged as a clean
+    (`_unread_git_subcommand`)."""
+    import shutil
+
+    from labledger.reconcile.shell_words import _GIT_COMMANDS
+
+    return sub not in _GIT_COMMANDS and (not sub or shutil.which("git-" + sub) is None)
+
+
+def _unread_git_subcommand(cmd: Any, changes: _GitChanges, n: int) -> str | None:
+    """Why the n-th command of the line, a git command, may run a ``git clean`` that cannot
+    be read here (None: it cannot). Its subcommand is computed when it runs (``git $S``,
+    ``git {}`` under xargs -I) or appended when it runs (``echo clean -fdx | xargs git``, the
+    value of a shell alias: `shell_words` marks both ``appended``); words are appended to a
+    ``clean`` or a ``stash`` (they may add ``-x``, ``-a``); or its subcommand is no git
+    command (nor a ``git-NAME`` program, which git runs before it looks for an alias: git.c
+    run_argv), so an alias, which cannot be read before the line runs: appended words may
+    stand there (xargs -I), its ``-c`` values are computed, or an earlier command of the line
+    may change git's config (`_GitChanges`). Aliases that can be read are expanded by
+    `shell_words` and judged as the commands they run."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    args = cmd.argv[1:]
+    rest = _git_where(args)[1]
+    if not rest:
+        return f"its subcommand is {_APPENDED}" if cmd.appended else None
+    sub = rest[0]
+    if _COMPUTED_KIND.search(sub):
+        return f"its subcommand {sub!r} is computed when it runs"
+    if not _git_alias_use(sub):
+        stashes = sub == "stash" and _stash_form(rest[1:]) is not None
+        return f"words {_APPENDED} may add to its {sub}" if cmd.appended and (
+            sub == "clean" or stashes) else None
+    if cmd.appended:
+        return (f"{sub!r} is no git command: the words {_APPENDED} may stand there "
+                "(xargs -I), or it is an alias")
+    options = args[:len(args) - len(rest)]
+    if any("$" in o or "`" in o for o in options) or \
+            re.search(r"\bGIT_CONFIG_PARAMETERS=", cmd.context):
+        return f"{sub!r} may be an alias, and its config is computed when it runs"
+    if cmd.git_unread:
+        return f"{sub!r} may be an alias, and {cmd.git_unread}"
+    if changes.config_before(n):
+        return (f"{sub!r} may be an alias that cannot be read before the line runs: an "
+                "earlier command of the line may change git's config")
+    return None
+
+
+_APPENDED = "appended when it runs (by xargs, or where an alias is used)"
+
+
+def _repository_tops(argv: list[str], bases: list[Path], project: Path) -> list[Path]:
+    """The top folders of the work trees a git command may act on: where it runs (its ``-C``
+    folders, a ``--work-tree``) from each working folder of the line, up to its repository's
+    top (a ``.git`` there); a folder in no repository stands for itself. A folder computed
+    when it runs (``-C "$D"``, ``--work-tree="$(...)"``) may be any folder: it stands for the
+    repository of every working folder of the line and the project's (fail closed)."""
+    tops: list[Path] = []
+    for folder in _git_where(argv[1:])[0]:
+        places, _, computed = _expand(folder, bases)
+        for place in [*places, *bases, project] if computed else places:
+            tops.append(next((d for d in (place, *place.parents) if (d / ".git").exists()),
+                             place))
+    return list(dict.fromkeys(tops))
+
+
+def _computed_git_folder(argv: list[str], bases: list[Path]) -> bool:
+    """A ``-C`` or ``--work-tree`` of the git command ``argv`` is computed when it runs."""
+    return any(_expand(folder, bases)[2] for folder in _git_where(argv[1:])[0])
 
 
 def _git_kept(argv: list[str]) -> list[str]:
@@ -1262,10 +2055,10 @@ def _git_kept(argv: list[str]) -> list[str]:
     ``-X``, which removes only what is ignored: then they add to what it removes)."""
     if not argv or os.path.basename(argv[0]) != "git":
         return []
-    rest = _git_where(argv[1:])[1]
-    if rest[:1] != ["clean"]:
+    clean = _clean_args_of(_git_where(argv[1:])[1])
+    if clean is None:
         return []
-    flags, excludes, _ = _git_clean(rest[1:])
+    flags, excludes, _ = _git_clean(clean)
     return [] if "X" in flags else excludes
 
 
@@ -1332,17 +2125,23 @@ def _quick_destructive(command: str, patterns: Iterable[str],
 
     parsed = simple_commands(command) if parsed is None else parsed
     return bool(destructive_commands(command, patterns, user_patterns, parsed)) or \
-        _deletes_here(parsed)
+        _deletes_here(parsed, command)
 
 
-def _deletes_here(parsed: list[Any]) -> bool:
-    """Some command of the line (not through ssh) deletes something here, or may."""
+def _deletes_here(parsed: list[Any], command: str) -> bool:
+    """Some command of the line (not through ssh) deletes something here, or may (a git
+    command that may run a clean which cannot be read: `_unread_git_subcommand`)."""
     from labledger.reconcile.shell_words import TOO_DEEP
 
+    changes = _GitChanges(parsed, None, command)
     return any(
-        not c.remote and (_deleted(c.argv) is not None or _program_deletes(c) or (
-            c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None))
-        for c in parsed)
+        not c.remote and (_deleted(c.argv) is not None
+                          or _program_deletes(c) or (
+            c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
+            or _unread_git_subcommand(c, changes, n) is not None
+            or (c.name == "git"
+                and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None))
+        for n, c in enumerate(parsed))
 
 
 def looks_destructive(text: str) -> bool:
@@ -1501,7 +2300,7 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             f"{USER_PATTERN_BUDGET_S:g} s to search this command (it backtracks: nested "
             "quantifiers like `(a+)+`), so the command cannot be judged (fail closed); "
             "simplify the pattern")])
-    if not destroys and not _deletes_here(parsed):
+    if not destroys and not _deletes_here(parsed, command):
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
         if destroys:
@@ -1619,8 +2418,17 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     bases = [base]
     targets: list[_Target] = []
     feeds = _Feeds(parsed, command)
+    changes = _GitChanges(parsed, feeds, command, base)
     for n, cmd in enumerate(parsed):
         if cmd.remote:
+            continue
+        unread = _unread_git_subcommand(cmd, changes, n)
+        if unread is not None:
+            # judged as a clean git cannot be asked about, of all its repository (`:/`)
+            tops = _repository_tops(cmd.argv, bases, project)
+            targets.append(_Target("(a git clean)", tops, [], True, _quoted(cmd.argv),
+                                   feed=feeds.of(cmd),
+                                   note=f" may run a git clean ({unread}), which"))
             continue
         if cmd.name in ("cd", "pushd") and not cmd.dynamic:
             folder = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
@@ -1631,6 +2439,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                 what = cmd.argv[2] if len(cmd.argv) > 2 else "a script nested too deep to read"
                 targets.append(_Target(f"({what})", [], [], True, what, feed=command))
             continue
+        staged = _stash_staged_target(cmd, bases, project, changes, n)
+        if staged is not None:
+            targets.append(staged)
         got = _deleted(cmd.argv)
         if got is None:
             targets += _program_targets(cmd, bases, feeds)
@@ -1641,12 +2452,21 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                                    _quoted(cmd.argv), feed=feeds.of(cmd),
                                    recursive=_removes_folders(cmd.argv)))
         kept = _git_kept(cmd.argv)
-        clean = _git_clean_of(cmd, bases, parsed[:n])
+        clean = _git_clean_of(cmd, bases, changes.state_before(n))
+        if clean is not None and clean.folders is None and (
+                clean.anywhere or _computed_git_folder(cmd.argv, bases)):
+            # a pathspec that may reach anything in the repository (`:/` of a stash), or a
+            # folder computed when it runs, where git cannot be asked: the repositories it
+            # may reach stand for it
+            found = [*found, *map(str, _repository_tops(cmd.argv, bases, project))]
+        note = _STASH_NOTE if clean is not None and \
+            _git_where(cmd.argv[1:])[1][:1] == ["stash"] else ""
         for target in found:
             for each in _braces(target):
                 places, globs, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs, clean))
+                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs, clean,
+                                       note=note))
     if not targets:
         return []
     return _protected_hits(targets, config, project, events, checker, bases)
@@ -1728,6 +2548,9 @@ def _program_listed(program: str, bases: list[Path], name: str | None) -> str:
     return "".join("\n" + line for line in lines)
 
 
+_STASH_NOTE = " (git stash removes the files it stashes from the work tree)"
+
+
 @dataclass
 class _Target:
     """One path a command deletes: as written, the places it may be, the find tests limiting
@@ -1749,6 +2572,10 @@ class _Target:
     git: _GitClean | None = None
     # it removes folders too (not `rm -f`, `shred`, `unlink`: a listed folder stays)
     recursive: bool = True
+    # said between the command and "deletes" (`git stash -u` removes what it stashes)
+    note: str = ""
+    # a `git stash`: real git says which staged files it takes out of the work tree
+    staged: _GitStaged | None = None
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -1788,7 +2615,8 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = any(_deletes_some_of(p, root, t.names, spared)
                           and not _git_excluded(p, root, t.kept)
                           for p in t.places_near(root)
-                          if spared is None or spared not in (p, *p.parents))
+                          if spared is None or spared not in (p, *p.parents)) or (
+                    t.staged is not None and t.staged.removes(root, spared))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
                 if t.feed not in mentions:
@@ -1796,17 +2624,17 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if not hit:
                 continue
+            deletes = f"`{t.command}`{t.note} deletes {what}"
             if digest is not None:
                 if not digest:
-                    reasons.append(f"`{t.command}` deletes {what}, which has no recorded "
-                                   "digest")
+                    reasons.append(f"{deletes}, which has no recorded digest")
                     continue
                 problem = checker.problem(digest)
                 if problem is not None:
-                    reasons.append(f"`{t.command}` deletes {what}, and its stored copy "
-                                   f"does not verify: {problem}")
+                    reasons.append(f"{deletes}, and its stored copy does not verify: "
+                                   f"{problem}")
                 continue
-            reasons.append(f"`{t.command}` deletes {what}")
+            reasons.append(deletes)
     return reasons
 
 

@@ -9,7 +9,9 @@ bash``, ``source <(...)``), the remote command of ``ssh host ...`` (also a scrip
 here-doc'd into ssh), a program an interpreter reads from stdin (``python - <<EOF``), the
 command a runner runs (``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``,
 ``srun``, ``strace``, ``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command
-and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases. The
+and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases (from its
+config files, the files its command-line config includes, its ``-c`` options, a ``git config
+alias.NAME VALUE`` anywhere in the line). The
 program files some of
 these read when they run (``sed -f``, ``awk -f``, git's config files and their includes) are
 read here, in Python, from the payload's working folder (`_Files`: regular files only, with a
@@ -43,12 +45,13 @@ import shlex
 import socket
 import stat
 import string
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 __all__ = ["Pipeline", "Script", "SimpleCommand", "simple_commands", "line_pipelines",
-           "normalize_line", "skip_options", "MAX_DEPTH", "TOO_DEEP"]
+           "normalize_line", "skip_options", "git_alias_definition", "git_config_includes",
+           "MAX_DEPTH", "TOO_DEEP"]
 
 MAX_DEPTH = 12
 TOO_DEEP = "<too-deep>"  # the command word of a script nested beyond MAX_DEPTH
@@ -139,10 +142,11 @@ _SPLIT_PLAIN = re.compile(r"[^'\"$\\<#;&|\n()]+")
 # a quoted string (its closing quote may be missing): '...', "..." and $'...' with escapes
 _QUOTED = re.compile(r"'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\$'[^'\\]*(?:\\.[^'\\]*)*'?", re.S)
 # the tokens of a simple command's words: blanks, quoted strings, an escape, a comment start,
-# a run of plain characters
-_WORD_TOKEN = re.compile(r"[ \t\r\n]+|'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\\.?|#|"
-                         r"[^ \t\r\n'\"\\#]+", re.S)
-_WORD_SPECIAL = re.compile(r"['\"\\#]")
+# the start of a command substitution (`$(`, a backtick: its body, blanks and all, is part of
+# the word: bash(1) "Command Substitution"), a run of plain characters
+_WORD_TOKEN = re.compile(r"[ \t\r\n]+|'[^']*'?|\"[^\"\\]*(?:\\.[^\"\\]*)*\"?|\\.?|#|\$\(|`|"
+                         r"(?:[^ \t\r\n'\"\\#`$]|\$(?!\())+", re.S)
+_WORD_SPECIAL = re.compile(r"['\"\\#`]|\$\(")
 _BLANKS = re.compile(r"[ \t\r\n]+")
 # interpreters that read their program from stdin when given `-` or no program at all; the
 # options that give the program inline (then stdin is data) and those taking a value
@@ -236,6 +240,11 @@ class SimpleCommand:
     # the text of the Python program it runs (``python -c PROGRAM``, ``python - <<EOF``,
     # ``runpodctl exec python FILE``'s FILE): what it deletes is read from it (`python_deletes`)
     program: str | None = None
+    # a git command: why the config it gives git itself (`-c`, `--config-env`, GIT_CONFIG_*)
+    # may define aliases that cannot be read here ("" when it cannot: `_git_aliases`), and
+    # the files that config includes (absolute)
+    git_unread: str = ""
+    git_includes: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -259,14 +268,26 @@ def simple_commands(command: str, cwd: str | None = None,
     """Every simple command ``command`` would run that can be read from its text, and from
     the program files its tools read when they run (``sed -f``, ``awk -f``, git's aliases),
     found from ``cwd`` (default: this process's working folder) with ``env`` (default: this
-    process's environment: the agent's, which the command inherits)."""
-    out: list[SimpleCommand] = []
+    process's environment: the agent's, which the command inherits). A line that defines git
+    aliases (``git config alias.X VALUE``) is read again with them known to each of its git
+    commands, those before the definition too: at most `_GIT_DEFINITION_PASSES` readings."""
     line = normalize_line(command)
-    token = _FILES.set(_Files(_absolute(cwd), os.environ if env is None else env, line))
-    try:
-        _parse(line, None, False, False, out, 0)
-    finally:
-        _FILES.reset(token)
+    defined: dict[str, list[str]] = {}
+    for _ in range(_GIT_DEFINITION_PASSES):
+        out: list[SimpleCommand] = []
+        files = _Files(_absolute(cwd), os.environ if env is None else env, line)
+        files.git_defined = {name: list(values) for name, values in defined.items()}
+        token = _FILES.set(files)
+        try:
+            _parse(line, None, False, False, out, 0)
+        finally:
+            _FILES.reset(token)
+        if files.git_defined == defined:
+            break
+        # text order is not run order (a loop runs its body again, a function where it is
+        # called, `&` both sides at once): an alias the line defines anywhere is defined
+        # for each of its git commands, those written before the definition too
+        defined = files.git_defined
     return out
 
 
@@ -429,7 +450,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     elif reads_script or name in _SSH_CLIENTS:
         piped = piped_text()
     program = _python_program(argv, name, len(argv) - len(fed) - len(piped))
-    out.append(SimpleCommand(argv, here, dyn, remote, appended=appended, program=program))
+    recorded = SimpleCommand(argv, here, dyn, remote, appended=appended, program=program)
+    out.append(recorded)
     if program is not None:  # what it hands to a shell or starts runs too
         _python_runs(program, here if remote else context, dyn, remote, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
@@ -489,7 +511,12 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             out.append(SimpleCommand([TOO_DEEP, whole, "; ".join(unread)], context or whole,
                                      True, remote))
         if name == "git" and files is not None:
-            for expanded in _git_aliases(argv, files, _assigned(words, argv)):
+            defined = git_alias_definition(argv)
+            if defined is not None:
+                values = files.git_defined.setdefault(defined[0].lower(), [])
+                if defined[1] not in values:
+                    values.append(defined[1])
+            for expanded in _git_aliases(argv, files, _assigned(words, argv), recorded):
                 if isinstance(expanded, str):  # `!CMD`: a shell runs it
                     _parse(expanded, context, dyn, remote, out, depth + 1)
                 else:  # git runs these words as its own (what they name is in them)
@@ -1254,12 +1281,15 @@ verify-pack verify-tag version web--browse whatchanged worktree write-tree
 """
 _GIT_COMMANDS = frozenset(_GIT_COMMAND_NAMES.split())
 _GIT_ALIAS_EXPANSIONS = 64  # aliases expanded for one line in all (git refuses a loop)
+# the line is read again while a reading finds git aliases it defines that the last one did
+# not know (`git c; git config alias.c clean`; one defined by an alias of another: once more)
+_GIT_DEFINITION_PASSES = 3
 _GIT_INCLUDE_DEPTH = 10     # as git's own limit
 _GIT_PLACES = 64            # (git folder, config files) pairs looked at for one command
 _GIT_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 _GIT_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 _GIT_ENV = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
-            "GIT_CONFIG_NOSYSTEM", "GIT_DIR")
+            "GIT_CONFIG_NOSYSTEM", "GIT_DIR", "GIT_CONFIG_COUNT")
 
 
 def _assigned(words: list[str], argv: list[str]) -> dict[str, str]:
@@ -1271,15 +1301,21 @@ def _assigned(words: list[str], argv: list[str]) -> dict[str, str]:
                 if _ASSIGNMENT.match(w))
 
 
-def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
-                 ) -> list[str | list[str]]:
-    """What ``git [options] NAME ARGS...`` runs when NAME is an alias in git's config files
-    (none: git's own commands come first): for ``!CMD``, the shell text ``CMD ARGS...``; else
-    the git command line it expands to (``git [options] WORDS... ARGS...``), to be judged in
-    turn. Every definition found counts (git uses the last one), in every file git reads
-    where it runs: ``[includeIf]`` conditions are evaluated as git does (`_GitPlace`)."""
+def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str],
+                 cmd: SimpleCommand | None = None) -> list[str | list[str]]:
+    """What ``git [options] NAME ARGS...`` runs when NAME is an alias (none: git's own
+    commands come first): for ``!CMD``, the shell text ``CMD ARGS...``; else the git command
+    line it expands to (``git [options] WORDS... ARGS...``), to be judged in turn. Every
+    definition found counts (git uses the last one): its own ``-c alias.NAME=VALUE`` and
+    ``--config-env`` options, an earlier ``git config alias.NAME VALUE`` of the line
+    (`git_alias_definition`) and every file git reads where it runs (``[includeIf]``
+    conditions evaluated as git does: `_GitPlace`). A ``--config-env`` of a key that may
+    define an alias whose variable is not assigned a literal value in front of the command
+    (``V=status git --config-env=alias.c=V c``) is unread: ``cmd.git_unread`` says so (its
+    value comes from wherever the line or the agent set it)."""
     args = argv[1:]
     dirs, git_dirs = list(files.bases), []
+    given: list[tuple[str, str]] = []  # (key, value) of its `-c` and `--config-env` options
     moves = 0
     i = 0
     while i < len(args) and args[i].startswith("-"):
@@ -1291,6 +1327,19 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
         elif word == "--git-dir" or word.startswith("--git-dir="):
             where = word.partition("=")[2] if "=" in word else value
             git_dirs += [os.path.join(d, _expanduser(where)) for d in dirs]
+        elif word == "-c":
+            key, _, setting = value.partition("=")
+            given.append((key, setting))
+        elif word == "--config-env" or word.startswith("--config-env="):
+            # `--config-env=alias.x=VAR`: the value is that variable's, in the environment
+            # the command inherits: known here only when assigned in front of it
+            key, _, variable = (word.partition("=")[2] if "=" in word else value).rpartition("=")
+            known = assigned.get(variable)
+            if (known is None or _DYNAMIC.search(known)) and cmd is not None and \
+                    _GIT_ALIAS_SOURCE.match(key):
+                cmd.git_unread = (f"its --config-env {key}={variable} takes ${variable} from "
+                                  "an environment the line may set")
+            given.append((key, known or ""))
         i += 2 if word in _GIT_GLOBAL_VALUES else 1
     if i >= len(args):
         return []
@@ -1299,9 +1348,21 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
         return []
     found: list[str | list[str]] = []
     envs = [files.env]
-    if any(k in assigned for k in _GIT_ENV):
+    if any(k in _GIT_ENV or k.startswith("GIT_CONFIG_") for k in assigned):
         envs.append({**files.env, **assigned})
-    for value in files.git_alias(name, dirs, git_dirs, envs):
+    # git(1) `-c`: the command line's config comes on top of the files'; a definition of an
+    # earlier command of the line is in a file by the time this one runs
+    key = "alias." + name.lower()
+    values = [v for k, v in given if k.lower() == key]
+    values += files.git_defined.get(name.lower(), [])
+    unread: list[str] = []
+    included: list[str] = []
+    values += files.git_alias(name, dirs, git_dirs, envs, given, unread, included)
+    if cmd is not None:
+        cmd.git_includes = list(dict.fromkeys(included))
+        if unread:
+            cmd.git_unread = f"its config includes {unread[0]}, which cannot be read here"
+    for value in dict.fromkeys(values):
         if files.git_left <= 0:
             break
         files.git_left -= 1
@@ -1310,6 +1371,72 @@ def _git_aliases(argv: list[str], files: _Files, assigned: Mapping[str, str]
         else:
             found.append(["git", *args[:i], *_words(value), *rest])
     return found
+
+
+# git config keys that may define an alias: its own, or a file to include (git-config(1)
+# "Includes"; section names are case-insensitive)
+_GIT_ALIAS_SOURCE = re.compile(r"(?i)(alias\.|include\.path$|includeif\..*\.path$)")
+
+
+# git-config(1): the options of `git config NAME VALUE` (and git 2.46's `git config set`) that
+# leave it a write of one key to one of git's own config files
+_GIT_CONFIG_SCOPES = {"--global", "--system", "--local", "--worktree"}
+_GIT_CONFIG_MODES = {"--add", "--replace-all", "--append", "--all"}
+
+
+def git_config_includes(dirs: list[str], env: Mapping[str, str] | None = None
+                        ) -> list[tuple[str | None, str]]:
+    """Every include of the config files git reads for a command run in one of ``dirs``
+    (`_Files.git_includes`), read here, in Python, with ``env`` (default: this process's)."""
+    files = _Files(dirs[0] if dirs else _absolute(None), os.environ if env is None else env)
+    files.bases = list(dict.fromkeys(dirs)) or files.bases
+    return files.git_includes(files.bases)
+
+
+def _git_env_config(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The config pairs of git's environment (git-config(1) ENVIRONMENT: ``GIT_CONFIG_COUNT``
+    pairs of ``GIT_CONFIG_KEY_n`` and ``GIT_CONFIG_VALUE_n``)."""
+    return [(env.get(f"GIT_CONFIG_KEY_{k}", ""), env.get(f"GIT_CONFIG_VALUE_{k}", ""))
+            for k in range(_int(env.get("GIT_CONFIG_COUNT")))]
+
+
+def _command_line_include(key: str, value: str, home: str) -> str | None:
+    """The file a config pair of the command line includes (``include.path``,
+    ``includeIf.COND.path``; ``~/`` is ``home``); None for any other pair, and for a relative
+    path, which git 2.39 refuses there ("relative config includes must come from files":
+    git dies, nothing runs)."""
+    k = key.lower()
+    if not value or not (k == "include.path" or (k.startswith("includeif.")
+                                                 and k.endswith(".path"))):
+        return None
+    path = home + value[1:] if value.startswith("~/") else value
+    return path if os.path.isabs(path) else None
+
+
+def git_alias_definition(argv: list[str]) -> tuple[str, str] | None:
+    """(NAME, VALUE) of a git command that only defines an alias: ``git [options] config
+    [SCOPE] [--add|--replace-all] alias.NAME VALUE [VALUE-PATTERN]`` or git 2.46's ``git
+    config set [SCOPE] [--append|--all] alias.NAME VALUE``; None for anything else (another
+    key, a read, a file given with ``--file``, a word computed when it runs)."""
+    if not argv or os.path.basename(argv[0]) != "git":
+        return None
+    args, i = argv[1:], 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        i += 2 if args[i] in _GIT_GLOBAL_VALUES else 1
+    words = args[i + 1:] if args[i:i + 1] == ["config"] else None
+    if not words:
+        return None
+    if words[0] == "set":
+        words = words[1:]
+    options = [w for w in words if w.startswith("-")]
+    operands = [w for w in words if not w.startswith("-")]
+    if any(o not in _GIT_CONFIG_SCOPES | _GIT_CONFIG_MODES for o in options) or \
+            len(operands) not in (2, 3) or any(_DYNAMIC.search(w) for w in operands[:2]):
+        return None
+    section, dot, name = operands[0].partition(".")
+    if section.lower() != "alias" or not dot or not name:
+        return None
+    return name, operands[1]
 
 
 def _git_config(text: str) -> list[tuple[str, str | None, str, str | None]]:
@@ -1423,6 +1550,9 @@ class _Files:
         self.git_left = _GIT_ALIAS_EXPANSIONS
         # the shell aliases the line defines (`alias x=…`, `BASH_ALIASES[x]=…`): name -> value
         self.aliases: dict[str, str] = {}
+        # the git aliases the line defines (`git config alias.x VALUE`, `git_alias_definition`)
+        # for its later git commands: lower-cased name -> values
+        self.git_defined: dict[str, list[str]] = {}
         self._texts: dict[str, str | None] = {}
         self._configs: dict[str, list[tuple[str, str | None, str, str | None]]] = {}
         self._indexes: dict[str, tuple[dict[str, list[str]], list[tuple[str | None, str]],
@@ -1481,24 +1611,64 @@ class _Files:
         return text
 
     def git_alias(self, name: str, dirs: list[str], git_dirs: list[str],
-                  envs: list[Mapping[str, str]]) -> list[str]:
+                  envs: list[Mapping[str, str]], given: Iterable[tuple[str, str]] = (),
+                  unread: list[str] | None = None, included: list[str] | None = None
+                  ) -> list[str]:
         """Every value of ``alias.NAME`` in the config files git reads for a command run in
         one of ``dirs`` (or on one of ``git_dirs``), with each environment of ``envs``:
         system, global (``$GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and
         ``~/.gitconfig``), the repository's (found upward), the files their ``[include]``
         sections name and those ``[includeIf]`` sections name whose condition holds there
-        (`_GitPlace.holds`), and ``$GIT_CONFIG_COUNT`` pairs."""
+        (`_GitPlace.holds`), ``$GIT_CONFIG_COUNT`` pairs, and the files the command line's
+        config (``given``: its ``-c`` pairs, and those pairs) includes, with what they
+        include in turn (their conditions taken as true). An included file of the command
+        line that cannot be read is added to ``unread`` (the line may write it first), and
+        each of them to ``included``."""
         key = name.lower()
         values: list[str] = []
         for env in envs:
             home = env.get("HOME") or _expanduser("~")
+            pairs = [*given, *_git_env_config(env)]
+            cli = [p for p in (_command_line_include(k, v, home) for k, v in pairs) if p]
+            if unread is not None:
+                unread += [p for p in cli if self.read(p) is None]
+            if included is not None:
+                included += cli
             for git_dir, paths in self._git_places(dirs, git_dirs, env, home):
-                for path in self._git_reached(git_dir, paths, home):
+                reached = self._git_reached(git_dir, paths, home)
+                if cli:
+                    reached = reached + self._git_walk(
+                        tuple(cli), _GitPlace(self, git_dir, home), home)
+                for path in reached:
                     values += self._git_index(path)[0].get(key, [])
-            for k in range(_int(env.get("GIT_CONFIG_COUNT"))):
-                if env.get(f"GIT_CONFIG_KEY_{k}", "").lower() == "alias." + key:
-                    values.append(env.get(f"GIT_CONFIG_VALUE_{k}", ""))
+            values += [v for k, v in _git_env_config(env) if k.lower() == "alias." + key]
         return list(dict.fromkeys(values))
+
+    def git_includes(self, dirs: list[str]) -> list[tuple[str | None, str]]:
+        """Every ``[include]`` and ``[includeIf]`` of the config files git reads for a command
+        run in one of ``dirs`` (with this line's environment), followed whatever their
+        condition (a condition may hold once the line has run): (the condition, None for an
+        ``[include]``; the included file's path, absolute). At most `_GIT_PLACES` places,
+        `_GIT_INCLUDE_DEPTH` levels."""
+        home = self.env.get("HOME") or _expanduser("~")
+        found: dict[tuple[str | None, str], None] = {}
+        seen: set[str] = set()
+
+        def visit(path: str, depth: int) -> None:
+            path = os.path.normpath(path)
+            if depth > _GIT_INCLUDE_DEPTH or path in seen:
+                return
+            seen.add(path)
+            for condition, value in self._git_index(path)[1]:
+                included = home + value[1:] if value.startswith("~/") else value
+                target = os.path.normpath(os.path.join(os.path.dirname(path), included))
+                found[(condition, target)] = None
+                visit(target, depth + 1)
+
+        for _, paths in self._git_places(dirs, [], self.env, home):
+            for path in paths:
+                visit(path, 0)
+        return list(found)
 
     def _git_places(self, dirs: list[str], git_dirs: list[str], env: Mapping[str, str],
                     home: str) -> list[tuple[str | None, tuple[str, ...]]]:
@@ -1959,7 +2129,11 @@ def _words(text: str) -> list[str]:
             pos = end
             continue
         in_word = True
-        if first == "'":
+        if token in ("$(", "`"):  # the substitution whole, to its end (unclosed: the text's)
+            end = _substitution_span(text, pos)[0] if token == "$(" else _backtick_end(text, pos)
+            pieces.append(text[m.start():end])
+            pos = end
+        elif first == "'":
             pieces.append(token[1:-1] if len(token) > 1 and token.endswith("'") else token[1:])
         elif first == '"':
             closed = len(token) > 1 and token.endswith('"') and not _escaped_end(token)
@@ -1971,6 +2145,20 @@ def _words(text: str) -> list[str]:
     if in_word:
         words.append("".join(pieces))
     return words
+
+
+def _backtick_end(text: str, i: int) -> int:
+    """Where the backtick substitution whose body starts at ``i`` ends (after its closing
+    backtick, one escaped by a backslash aside; the end of the text when there is none)."""
+    n = len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "`":
+            return i + 1
+        i += 1
+    return n
 
 
 def _escaped_end(token: str) -> bool:
