@@ -1105,15 +1105,9 @@ class _GitClean:
         """The clean removes something of ``root``: a path git's dry run lists is ``root``,
         above it or inside it (inside ``spared``, the ledger's cache, aside). git failing or
         not answering in time: removed (fail closed)."""
-        for folder in self.folders or []:
-            if folder not in self.answers:
-                self.answers[folder] = _git_would_remove(folder, self.args)
-            removed = self.answers[folder]
-            if removed is None or any(
-                    _overlaps(p, root) and (spared is None or spared not in (p, *p.parents))
-                    for p in removed):
-                return True
-        return False
+        return _git_answer_reaches(self.answers, self.folders or [],
+                                   lambda folder: _git_would_remove(folder, self.args),
+                                   root, spared)
 
 
 @dataclass
@@ -1129,15 +1123,25 @@ class _GitStaged:
     def removes(self, root: Path, spared: Path | None) -> bool:
         """Some of them is ``root``, above it or inside it (inside ``spared`` aside); git
         failing or not answering in time: removed (fail closed)."""
-        for folder in self.folders:
-            if folder not in self.answers:
-                self.answers[folder] = _git_staged_new(folder, self.pathspecs)
-            taken = self.answers[folder]
-            if taken is None or any(
-                    _overlaps(p, root) and (spared is None or spared not in (p, *p.parents))
-                    for p in taken):
-                return True
-        return False
+        return _git_answer_reaches(self.answers, self.folders,
+                                   lambda folder: _git_staged_new(folder, self.pathspecs),
+                                   root, spared)
+
+
+def _git_answer_reaches(answers: dict[Path, list[Path] | None], folders: list[Path],
+                        ask: Callable[[Path], list[Path] | None], root: Path,
+                        spared: Path | None) -> bool:
+    """Some path git answers (``ask``, once per folder, kept in ``answers``) is ``root``,
+    above it or inside it (inside ``spared`` aside); no answer counts as reaching it."""
+    for folder in folders:
+        if folder not in answers:
+            answers[folder] = ask(folder)
+        paths = answers[folder]
+        if paths is None or any(
+                _overlaps(p, root) and (spared is None or spared not in (p, *p.parents))
+                for p in paths):
+            return True
+    return False
 
 
 def _git_would_remove(folder: Path, args: list[str]) -> list[Path] | None:
