@@ -1652,22 +1652,8 @@ class _Files:
         `_GIT_INCLUDE_DEPTH` levels."""
         home = self.env.get("HOME") or _expanduser("~")
         found: dict[tuple[str | None, str], None] = {}
-        seen: set[str] = set()
-
-        def visit(path: str, depth: int) -> None:
-            path = os.path.normpath(path)
-            if depth > _GIT_INCLUDE_DEPTH or path in seen:
-                return
-            seen.add(path)
-            for condition, value in self._git_index(path)[1]:
-                included = home + value[1:] if value.startswith("~/") else value
-                target = os.path.normpath(os.path.join(os.path.dirname(path), included))
-                found[(condition, target)] = None
-                visit(target, depth + 1)
-
         for _, paths in self._git_places(dirs, [], self.env, home):
-            for path in paths:
-                visit(path, 0)
+            found.update(dict.fromkeys(self._git_follow(paths, home, lambda c, p: True)[1]))
         return list(found)
 
     def _git_places(self, dirs: list[str], git_dirs: list[str], env: Mapping[str, str],
@@ -1703,7 +1689,18 @@ class _Files:
         return self._reached[cache_key]
 
     def _git_walk(self, paths: tuple[str, ...], place: _GitPlace, home: str) -> list[str]:
+        return self._git_follow(
+            paths, home, lambda c, p: c is None or place.holds(c, p))[0]
+
+    def _git_follow(self, paths: Iterable[str], home: str,
+                    follows: Callable[[str | None, str], bool]
+                    ) -> tuple[list[str], list[tuple[str | None, str]]]:
+        """The config files reached from ``paths`` following the includes ``follows`` takes
+        (its condition, None for an ``[include]``; the including file), at most
+        `_GIT_INCLUDE_DEPTH` levels, and those includes (condition; the included file's path,
+        absolute)."""
         reached: list[str] = []
+        followed: dict[tuple[str | None, str], None] = {}
         seen: set[str] = set()
 
         def visit(path: str, depth: int) -> None:
@@ -1713,13 +1710,15 @@ class _Files:
             seen.add(path)
             reached.append(path)
             for condition, value in self._git_index(path)[1]:
-                if condition is None or place.holds(condition, path):
+                if follows(condition, path):
                     included = home + value[1:] if value.startswith("~/") else value
-                    visit(os.path.join(os.path.dirname(path), included), depth + 1)
+                    target = os.path.normpath(os.path.join(os.path.dirname(path), included))
+                    followed[(condition, target)] = None
+                    visit(target, depth + 1)
 
         for path in paths:
             visit(path, 0)
-        return reached
+        return reached, list(followed)
 
     def _git_index(self, path: str) -> tuple[dict[str, list[str]],
                                             list[tuple[str | None, str]], list[str]]:
