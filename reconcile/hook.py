@@ -29,12 +29,14 @@ stay), the one program run for a delete; fail closed when git cannot answer. A `
 -u|-a`` removes what it stashes: the clean it runs (`_stash_clean_args`); any stash but ``-k``
 also removes the staged files HEAD does not hold (`_stash_staged_target`, asked of git
 read-only). A computed ``-C``/``--work-tree`` stands for every repository the line may reach
-(`_repository_tops`). A git alias of
-``clean`` is judged as the clean (`shell_words` expands the aliases it can read: config
-files, ``-c``, an earlier ``git config alias.X`` of the line); a git subcommand that cannot
-be read (computed, appended by xargs, a possible alias whose config an earlier command may
-change, `_may_change_git_config`, or that the command's own config cannot say:
-`_unread_git_subcommand`) as a clean of its whole repository git is not asked about.
+(`_repository_tops`); a computed word of a clean or a stash for the worst it may be
+(`_worst_clean`: an option removing everything, a pathspec reaching the whole work tree).
+A git alias of ``clean`` is judged as the clean (`shell_words` expands the aliases it can
+read: config files, ``-c``, an earlier ``git config alias.X`` of the line); a git
+subcommand that cannot be read (computed, appended by xargs, a possible alias whose config
+an earlier command may change, `_may_change_git_config`, or that the command's own config
+cannot say: `_unread_git_subcommand`) as a clean of its whole repository git is not asked
+about.
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
@@ -932,7 +934,7 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         clean = _clean_args_of(rest)
         if clean is None:
             return None
-        flags, _, paths = _git_clean(clean)
+        flags, _, paths = _git_clean(_worst_clean(clean))
         if "n" in flags:
             return None
         # where git cannot be asked (`_GitClean`), a pathspec with magic (`:!src`, `:/`) or a
@@ -1272,6 +1274,7 @@ def _git_clean_of(cmd: Any, bases: list[Path], changed: bool) -> _GitClean | Non
     clean = _clean_args_of(rest)
     if clean is None:
         return None
+    clean = _worst_clean(clean)
     flags, excludes, paths = _git_clean(clean)
     if "n" in flags:
         return None
@@ -1281,6 +1284,45 @@ def _git_clean_of(cmd: Any, bases: list[Path], changed: bool) -> _GitClean | Non
         return _GitClean(None, clean, flags, excludes, anywhere=anywhere)
     return _GitClean([_resolve(base, here) for base in bases], clean, flags, excludes,
                      anywhere=anywhere)
+
+
+# a word computed when it runs (`$F`, `"${OPTS}"`, `$(...)`, backticks)
+_COMPUTED_WORD = re.compile(r"[$`]")
+
+
+def _may_be_an_option(word: str) -> bool:
+    """The word, computed when it runs from its first character on (``$F``, ``$(...)``), may
+    be any option; ``runs/$R`` or ``wip $(date)`` is no option, ``-f$X`` one of its own."""
+    return word.startswith(("$", "`"))
+
+
+def _worst_clean(args: list[str]) -> list[str]:
+    """``git clean ARGS`` with each word computed when it runs written as the worst it may be
+    (fail closed): before ``--``, options that remove everything (``--no-dry-run -ffdx``: it
+    may undo a ``-n``, add ``-x``, force into nested repositories) and a pathspec reaching
+    the whole work tree (``:/``); after ``--``, that pathspec; a computed ``-e`` pattern, none
+    (it may only keep files). ``F=-fdx; git clean $F`` was asked of git as the pathspec
+    ``$F``, which matches nothing, and allowed. A computed path that starts as written
+    (``runs/$R``) is no option, but may reach anywhere too (``runs/..``). ARGS without a
+    computed word: as they are."""
+    if not any(_COMPUTED_WORD.search(w) for w in args):
+        return args
+    options: list[str] = []
+    paths: list[str] = []
+    ended = False
+    for kind, _, words in _clean_words(args):
+        computed = any(_COMPUTED_WORD.search(w) for w in words)
+        if kind == "end":
+            ended = True
+        elif kind == "exclude":
+            options += [] if computed else words
+        elif not computed:
+            (paths if kind == "path" else options).extend(words)
+        else:
+            if not ended and (kind != "path" or _may_be_an_option(words[0])):
+                options += ["--no-dry-run", "-ffdx"]
+            paths.append(":/")
+    return [*options, "--", *paths]
 
 
 def _git_here(cmd: Any) -> str | None:
@@ -1330,7 +1372,8 @@ def _stash_form(words: list[str]) -> tuple[str, list[str]] | None:
     ``show`` and the other subcommands, which leave the work tree's untracked files alone."""
     if words[:1] in (["push"], ["save"]):
         return words[0], words[1:]
-    if not words or words[0].startswith("-"):
+    if not words or words[0].startswith("-") or _may_be_an_option(words[0]):
+        # (a computed first word may be ``push -a``: read as a push of that word)
         return "push", words
     return None
 
@@ -1364,7 +1407,13 @@ def _stash_words(words: list[str]) -> _StashWords | None:
     while i < len(words):
         word = words[i]
         i += 1
-        if ended or not word.startswith("-") or word == "-":
+        if not ended and _may_be_an_option(word):
+            # computed when it runs: the worst it may be, ``--all --no-keep-index``, or a
+            # pathspec that may reach the whole work tree
+            level, keep, whole = 2, False, True
+        elif ended and _COMPUTED_WORD.search(word):  # a pathspec that may reach anywhere
+            whole = True
+        elif ended or not word.startswith("-") or word == "-":
             pathspecs.append(word)
         elif word == "--":
             ended = True
