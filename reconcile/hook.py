@@ -67,13 +67,15 @@ files xargs appends) is first read with the line's literal assignments of its va
 (``F=x; : > $F``); else it counts as a computed delete does (what may feed it names the
 folder: `_Feeds`, `_Mentions`), for the ledger whatever the write, for a capsule or an export
 root only a write that destroys (whether the file exists cannot be told: fail closed; a sealed
-capsule is written to after its run only by mistake). So an append or a new file at a
-computed path (``python train.py >> "$LOG"``) never blocks, and neither does a computed path
-nothing on the line ties to a protected folder (``> "$OUT/train.log"``). A placeholder other
-than ``{}`` (``xargs -I F``) is read as a literal name. Not judged: ``git checkout -- PATH``,
-``git restore``, ``git reset --hard`` (they write back tracked files to a version git holds;
-``.labledger/`` is usually ignored), writes in text that cannot be read as commands
-(`TOO_DEEP`).
+capsule is written to after its run only by mistake); one whose fixed folder part lies
+elsewhere lands there (``ls capsules/c2 | xargs cp -t ../backup``). Nothing on ``python
+train.py >> "$LOG"`` or ``> "$OUT/train.log"`` ties them to a protected folder: they pass. A
+placeholder other than ``{}`` (``xargs -I F``) is read as a literal name. Not judged: ``git
+checkout -- PATH``, ``git restore``, ``git reset --hard`` (they write back tracked files to a
+version git holds; ``.labledger/`` is usually ignored), writes in text that cannot be read as
+commands (`TOO_DEEP`), archives unpacked over files (``tar -x``, ``unzip -o``). Judging fails
+(an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
+asks `_writes_here`), as it blocks a delete.
 
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
@@ -123,7 +125,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -330,7 +332,7 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
     if found:
         return "\n".join(found), cwd
     text = "\n".join(_strings(payload))
-    if text and looks_destructive(text):
+    if text and looks_destructive(text, cwd):
         return text, cwd
     return None, cwd
 
@@ -2236,6 +2238,7 @@ class _Write:
     into: bool | None = None  # a copy into ``dest`` as a folder: None, when it is one now
     tree: str = ""  # "cp" or "rsync": folders are copied whole (their trailing-/ rules)
     computed: bool = False  # appended when it runs (``... | xargs truncate -s0``)
+    given: bool = False  # ``dest`` is the folder of ``-t DIR`` (not the last operand)
 
 
 def _redirected(argv: list[str]) -> list[_Write]:
@@ -2330,7 +2333,7 @@ def _copy_writes(name: str, args: list[str]) -> list[_Write]:
         else ""
     folder = valued.get("-t", valued.get("--target-directory"))
     if folder is not None:
-        return [_Write(folder, how, operands, True, tree)]
+        return [_Write(folder, how, operands, True, tree, given=True)]
     if len(operands) < 2:
         return []
     into = False if flags & {"T", "--no-target-directory"} else \
@@ -2474,6 +2477,7 @@ _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
 }
 # how each writer treats the files xargs appends to it (the last of a copy's is where it lands)
 _APPENDED_HOW = {"cp": _OVERWRITES, "install": _OVERWRITES, "mv": _REPLACES, "ln": _REPLACES,
+                 "dd": _OVERWRITES,
                  "rsync": _OVERWRITES, "tee": _TRUNCATES, "sponge": _OVERWRITES,
                  "truncate": _TRUNCATES, "sed": _EDITS, "gsed": _EDITS, "perl": _EDITS,
                  "gawk": _EDITS, "awk": _EDITS}
@@ -2492,11 +2496,14 @@ def _writes(cmd: Any) -> list[_Write]:
         return found
     args = _without_redirections(cmd.argv[1:])
     own = reader(cmd.name, args)
-    if cmd.appended and (own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
-        if cmd.name in ("cp", "mv", "ln", "install"):
-            own = [w for w in own if w.into]  # the appended word is where the others land
-        own.append(_Write("(files read when it runs)", _APPENDED_HOW[cmd.name],
-                          computed=True))
+    if not cmd.appended or not (own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
+        return found + own
+    if cmd.name in ("cp", "mv", "ln", "install"):
+        given = [w for w in own if w.given]
+        if given:  # `xargs cp -t DIR`: what xargs appends are sources, landing in DIR
+            return found + [replace(w, sources=[*(w.sources or []), "\0"]) for w in given]
+        own = []  # the last word xargs appends is where the others land
+    own.append(_Write("(files read when it runs)", _APPENDED_HOW[cmd.name], computed=True))
     return found + own
 
 
@@ -2627,7 +2634,7 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
             continue
         if t.computed:
             if always:
-                return t.how, p
+                return f"{t.how} files whose names are computed when it runs, in", p
             continue
         if p.is_dir():
             continue  # a write onto a folder fails (`> capsules/c2`: "Is a directory")
@@ -2696,12 +2703,13 @@ def _deletes_here(parsed: list[Any], command: str) -> bool:
         for n, c in enumerate(parsed))
 
 
-def looks_destructive(text: str) -> bool:
+def looks_destructive(text: str, cwd: str | None = None) -> bool:
     """For input that could not be parsed (not JSON) or judged: does its text hold a destroy
-    pattern, a delete, or a labledger decision? The text as a whole is searched, and so is each
-    string literal in it (``{"command": "sudo shutdown -h now"`` is judged as the command
-    ``sudo shutdown -h now``: patterns anchored at a command's start must see it). Too long
-    to read: yes (fail closed)."""
+    pattern, a delete, a write that may destroy protected bytes (`_writes_here`, of the
+    project found from ``cwd``: default, this process's folder), or a labledger decision? The
+    text as a whole is searched, and so is each string literal in it (``{"command": "sudo
+    shutdown -h now"`` is judged as the command ``sudo shutdown -h now``: patterns anchored at
+    a command's start must see it). Too long to read: yes (fail closed)."""
     from labledger.reconcile.shell_words import simple_commands
 
     if len(text) > MAX_COMMAND_CHARS:
@@ -2716,9 +2724,23 @@ def looks_destructive(text: str) -> bool:
     for candidate in [text, *_string_literals(text)]:
         parsed = simple_commands(candidate)
         if _quick_destructive(candidate, patterns, (), parsed) or \
-                person_decisions(parsed, candidate, Path.cwd()):
+                person_decisions(parsed, candidate, Path.cwd()) or \
+                _project_writes(parsed, cwd):
             return True
     return False
+
+
+def _project_writes(parsed: list[Any], cwd: str | None) -> bool:
+    """A write of ``parsed`` may destroy bytes the project found from ``cwd`` protects, as
+    far as can be told without reading its ledger (`_writes_here`); no project, no."""
+    from labledger.ledger.root import find_root
+
+    base = Path(os.path.abspath(cwd)) if cwd else Path.cwd()
+    try:
+        home = find_root(None, cwd=base).home
+    except Exception:  # noqa: BLE001 - no ledger here: nothing is protected
+        return False
+    return _writes_here(parsed, base, home)
 
 
 def _string_literals(text: str) -> list[str]:
@@ -3229,7 +3251,10 @@ def _write_refused(w: _WriteTarget, root: Path, what: str, digest: str | None,
     always = ledger  # any write into the ledger counts; its cache is spared
     spared = root / "cache" if ledger else None
     hit = _write_hit(w, root, spared, always)
-    if hit is None and mentions is not None and (always or w.how in _DESTROYING) and \
+    # (a computed path whose fixed folder part is elsewhere lands there, whatever the line
+    # names: `ls capsules/c2 | xargs cp -t ../backup`)
+    if hit is None and mentions is not None and (always or w.how in _DESTROYING) and (
+            not w.places or any(_overlaps(p, root) for p in w.places)) and \
             mentions.reach(root, spared, w.tree):
         said = f"`{w.command}` {w.how} files whose paths are computed when it runs, which " \
                f"may be in {what}"

@@ -277,3 +277,45 @@ def test_the_console_script_blocks_a_write_into_the_ledger(box: Path, command: s
     assert result.returncode == code, (command, result.stderr)
     if code:
         assert result.stderr.startswith("labledger: blocked: "), result.stderr
+
+
+@pytest.mark.parametrize(("command", "code"), [
+    (": > capsules/c2/metrics.json", 2),
+    (": > .labledger/config.toml", 2),
+    ("cd capsules/c2 && sed -i d metrics.json", 2),
+    ("rm capsules/c2/metrics.json", 2),  # as a delete is
+    ("echo 'step 2' >> capsules/c2/train.log", 0),  # destroys nothing, whatever the ledger says
+    ("python src/train.py > ../scratch/train.log", 0),
+])
+def test_a_ledger_that_cannot_be_read_fails_closed_on_a_write_that_may_destroy(
+        box: Path, command: str, code: int) -> None:
+    """A record whose bytes no longer match its id: judging raises, and the console script
+    blocks what may destroy protected bytes (`looks_destructive`), a write as a delete."""
+    segment = box / _segment(box)
+    segment.write_bytes(segment.read_bytes().replace(b'"capsules/c3"', b'"capsules/c4"', 1))
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": command},
+                          "cwd": str(box)})
+    result = subprocess.run([str(EXE), "hook"], input=payload, capture_output=True, text=True,
+                            cwd=box, timeout=120, check=False)
+    assert result.returncode == code, (command, result.stderr)
+    if code:
+        assert "could not judge" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "ls capsules/c2/* | xargs -n1 dd if=/dev/zero",  # xargs hands dd its `of=FILE`
+    "ls capsules/c2/* | xargs cp notes.txt",  # the last appended word is where it lands
+    "ls capsules/c2/* | xargs -n1 truncate -s0",
+    "ls src | xargs cp -t .labledger/ledger",  # xargs's words are sources, landing there
+])
+def test_files_xargs_appends_to_a_writer_are_computed(box: Path, command: str) -> None:
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert "computed when it runs" in verdict.reasons[0], verdict.reasons
+
+
+def test_a_copy_run_by_xargs_with_a_target_folder_lands_there(box: Path) -> None:
+    """``cp -t DIR`` names where xargs's files land: a folder outside the protected ones
+    passes, whatever the listing names (what is copied is only read)."""
+    verdict = _judged(box, "ls capsules/c2/* | xargs cp -t ../scratch")
+    assert verdict.allowed, verdict.reasons
