@@ -2561,22 +2561,30 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
     command run by ``find -exec`` or ``xargs -I{}`` is computed, as ``$F`` is."""
     command = _quoted(cmd.argv)
     found: list[_WriteTarget] = []
+    fed: list[str] = []  # what feeds it, read once when a path asks
+
+    def feed() -> str:
+        if not fed:
+            fed.append(feeds.of(cmd))
+        return fed[0]
+
     for w in _writes(cmd):
         if w.computed:
-            found.append(_WriteTarget(w.dest, [], w.how, command, True, feeds.of(cmd),
+            found.append(_WriteTarget(w.dest, [], w.how, command, True, feed(),
                                       tree=bool(w.tree)))
             continue
         for landing, source in _landings(w, bases):
             if cmd.dynamic:
                 landing = landing.replace("{}", "\0")
-            words = [landing]
-            if "$" in landing:
-                words = _literal_values(landing, feeds.of(cmd)) or words
-            for each in (b for word in words for b in _braces(word)):
-                places, globs, computed = _expand(each, bases)
-                found.append(_WriteTarget(
-                    each, places, w.how, command, computed, feeds.of(cmd) if computed else "",
-                    globs, source is not None, _readable(source, bases)))
+            for base in bases:
+                # ($PWD: the folder it runs in, never the hook's own, whatever the environment)
+                word = landing.replace("${PWD}", str(base)).replace("$PWD", str(base))
+                words = (_literal_values(word, feed()) or [word]) if "$" in word else [word]
+                for each in (b for v in words for b in _braces(v)):
+                    places, globs, computed = _expand(each, [base])
+                    found.append(_WriteTarget(
+                        each, places, w.how, command, computed, feed() if computed else "",
+                        globs, source is not None, _readable(source, bases)))
     return found
 
 
@@ -3231,7 +3239,7 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 mentions[w.feed] = _Mentions(w.feed, bases, project)
             reason = _write_refused(w, root, what, digest, root == home, checker,
                                     mentions.get(w.feed))
-            if reason is not None:
+            if reason is not None and reason not in reasons:  # (from several folders)
                 reasons.append(reason)
     return reasons
 

@@ -125,6 +125,9 @@ def _judged(box: Path, command: str) -> Any:
     ("find .labledger/ledger -name '*.jsonl' -exec sh -c ': > \"$1\"' _ {} \\;", "truncates"),
     ("ls .labledger/ledger | xargs -I{} cp /dev/null .labledger/ledger/{}", "overwrites"),
     ("F=.labledger/config.toml; : > $F", "truncates"),
+    # $PWD is the payload's working folder, not the hook's own
+    (": > $PWD/.labledger/config.toml", "truncates"),
+    ("D=.labledger; cp notes.txt \"${PWD}/$D/config.toml\"", "overwrites"),
     ("echo x > \"$(ls -d .labledger)/config.toml\"", "truncates"),
     ("sudo tee .labledger/config.toml < notes.txt", "truncates"),
     ("printf 'x' | sponge .labledger/config.toml", "overwrites"),
@@ -181,6 +184,7 @@ def test_the_settings_are_no_agents_to_write(box: Path, command: str) -> None:
     ("ln -sf /dev/null capsules/c2/metrics.json", "replaces"),
     ("install notes.txt capsules/c2/metrics.json", "overwrites"),
     ("M=capsules/c2/metrics.json; echo '{}' > $M", "truncates"),
+    ("cp notes.txt ${PWD}/capsules/c2/metrics.json", "overwrites"),
 ])
 def test_overwriting_a_file_of_an_unsafe_capsule_is_blocked(box: Path, command: str,
                                                             what: str) -> None:
