@@ -37,6 +37,48 @@ subcommand that cannot be read (computed, appended by xargs, a possible alias wh
 an earlier command may change, `_may_change_git_config`, or that the command's own config
 cannot say: `_unread_git_subcommand`) as a clean of its whole repository git is not asked
 about.
+``git rm`` deletes from the work tree (but ``--cached``, ``-n``: `_git_removed`).
+
+**Writes** are judged as deleting what they destroy would be (`_writes`, `_write_refused`):
+the files the shell opens for a redirection (``>``, ``>|``, ``&>``, ``N>``, ``>&FILE``;
+``>>``, ``&>>``, ``<>`` append; at a word's start or after a word it ends, ``x>f``; not
+``/dev/null`` nor a descriptor), where ``cp``/``mv``/``ln``/``install`` land (``-t DIR``,
+``--target-directory``, a last operand that is a folder: ``DIR/NAME``; ``cp -n``, ``ln``
+without ``-f`` never replace a file), what ``cp -r`` and ``rsync`` copy (a file of the source
+landing on one of the same name: the source is walked, `_tree_hit`), ``dd of=``, ``tee`` and
+``sponge`` (``-a``: an append), ``truncate``, in-place editors (``sed -i``, ``perl -i``,
+``gawk -i inplace``). What counts:
+
+- ``.labledger/`` (but its cache) is written by labledger alone: any write into it, an append
+  (a line appended to a segment breaks its hash chain, bytes appended to an object its
+  digest) and a new file (a forged segment or object) too. Its settings as well
+  (``config.toml``, ``hook.toml``, ``capsule.toml``, ``profiles/``, `_SETTINGS`): a person
+  edits them, in their own editor. hook.toml's export roots and patterns, the profiles'
+  destroy verbs and the capsule rules are the rules the agent is judged by: an agent that
+  rewrote them would lift its own protections (empty ``export-roots``, then delete
+  ``results``), as one recording its own teardown approval would (`person_decisions`); and an
+  overwritten config.toml makes every reader refuse the ledger.
+- a recorded capsule: a write that destroys a file it holds now (truncates, overwrites,
+  replaces, edits in place) is judged as deleting the capsule (`_refused`: allowed when its
+  stored copy verifies); an append or a new file destroys nothing and passes (a run writes its
+  logs into its capsule).
+- an export root: the same, but always refused, as its delete.
+
+A computed target (``> $F``, ``cp x "$D"/y``, the ``{}`` of ``find -exec`` or ``xargs -I{}``,
+files xargs appends) is first read with the line's literal assignments of its variables
+(``F=x; : > $F``); else it counts as a computed delete does (what may feed it names the
+folder: `_Feeds`, `_Mentions`), for the ledger whatever the write, for a capsule or an export
+root only a write that destroys (whether the file exists cannot be told: fail closed; a sealed
+capsule is written to after its run only by mistake); one whose fixed folder part lies
+elsewhere lands there (``ls capsules/c2 | xargs cp -t ../backup``). Nothing on ``python
+train.py >> "$LOG"`` or ``> "$OUT/train.log"`` ties them to a protected folder: they pass. A
+placeholder other than ``{}`` (``xargs -I F``) is read as a literal name. Not judged: ``git
+checkout -- PATH``, ``git restore``, ``git reset --hard`` (they write back tracked files to a
+version git holds; ``.labledger/`` is usually ignored), writes in text that cannot be read as
+commands (`TOO_DEEP`), archives unpacked over files (``tar -x``, ``unzip -o``). Judging fails
+(an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
+asks `_writes_here`), as it blocks a delete.
+
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
 -exec``, ``labledger run --``) is a command of its own, and so is the program text they run
@@ -60,12 +102,15 @@ words are computed when it runs, stands for every live instance. It is **allowed
 every instance it stands for passes the teardown gate now, or has a ``teardown.approved`` bound
 to exactly the gate's current state (an override approval counts: it is recorded). A released
 (or confirmed absent) instance is not gated. Deleting a capsule is allowed when its objects
-verify in the local store; ``.labledger/`` (but its cache) and export roots are never deleted.
+verify in the local store; ``.labledger/`` (but its cache) and export roots are never deleted
+(nor written: **Writes**).
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
 Invariants: the line is parsed once per judgment, in linear time (a line that defines git
-aliases is read up to three times: `shell_words.simple_commands`); a line over
+aliases is read up to three times: `shell_words.simple_commands`; each command's words are
+read once more for what it writes, `_writes`; a walk of a folder on disk stops at
+`_WALK_LIMIT` entries); a line over
 `MAX_COMMAND_CHARS` is blocked unread; paths are compared absolute (a relative payload ``cwd``
 is taken from the hook's own working folder); ``.labledger/hook.toml`` is validated (unknown
 keys, wrong types and bad regexes raise `HookConfigError`).
@@ -82,7 +127,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -289,7 +334,7 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
     if found:
         return "\n".join(found), cwd
     text = "\n".join(_strings(payload))
-    if text and looks_destructive(text):
+    if text and looks_destructive(text, cwd):
         return text, cwd
     return None, cwd
 
@@ -898,9 +943,14 @@ def _ingest_decision(rest: list[str], cmd: Any, command: str, base: Path) -> str
     return None
 
 
+# a redirection's operator as a word of its own (`> f`, `2>> f`): shown as written, unquoted
+_BARE_REDIRECTION = re.compile(r"(\d+|\{\w+\})?(&>>?|>>|>\||>&|<>|>|<)(&?\d+-?|&-)?")
+
+
 def _quoted(argv: list[str]) -> str:
-    """The command as written (quotes as needed), shortened when very long."""
-    text = shlex.join(argv)
+    """The command as written (quotes as needed, none around a redirection's operator),
+    shortened when very long."""
+    text = " ".join(a if _BARE_REDIRECTION.fullmatch(a) else shlex.quote(a) for a in argv)
     return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 1] + "…"
 
 
@@ -931,6 +981,8 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         return starts or ["."], _find_name_tests(args)
     if name == "git":
         where, rest = _git_where(args)
+        if rest[:1] == ["rm"]:
+            return _git_removed(where, rest[1:])
         clean = _clean_args_of(rest)
         if clean is None:
             return None
@@ -953,6 +1005,40 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         paths = [a for a in args if not a.startswith("-")]
         return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
     return None
+
+
+# git-rm(1) options that take a value (``--pathspec-from-file=F`` too: the paths are in F)
+_GIT_RM_VALUES = {"--pathspec-from-file"}
+
+
+def _git_removed(where: list[str], args: list[str]
+                 ) -> tuple[list[str], list[tuple[str, str]]] | None:
+    """What ``git rm ARGS`` deletes from the work tree (git-rm(1): "remove files from the
+    working tree and from the index"): None with ``--cached`` (the index only) or
+    ``-n``/``--dry-run``. A pathspec with a wildcard (git's ``*`` crosses ``/``, as find's
+    ``-path`` does) limits a delete of the folder it runs in, as find's tests do; one with
+    magic (``:/``, ``:!x``) or read from a file may reach anything there. Whether git tracks
+    the files is not asked: an untracked one makes git refuse, nothing is deleted."""
+    paths: list[str] = []
+    ended, unread = False, False
+    for a in args:
+        if ended or not a.startswith("-") or a == "-":
+            paths.append(a)
+        elif a in ("--", "--end-of-options"):
+            ended = True
+        elif a == "--cached" or a == "--dry-run" or (
+                not a.startswith("--") and "n" in a[1:]):
+            return None
+        elif a.split("=", 1)[0] in _GIT_RM_VALUES:
+            unread = True
+    if unread or any(p.startswith(":") for p in paths):
+        return list(where), []
+    if any(_git_magic(p) for p in paths):
+        # each pathspec as find's -path test of the folders git runs in (a literal one
+        # matches itself: with -r, what is below it too)
+        return list(where), [("-path", os.path.normpath(p)) for p in paths] + [
+            ("-path", os.path.join(os.path.normpath(p), "*")) for p in paths]
+    return [os.path.join(folder, p) for folder in where for p in paths], []
 
 
 def _removes_folders(argv: list[str]) -> bool:
@@ -2171,6 +2257,483 @@ def _find_name_tests(args: list[str]) -> list[tuple[str, str]]:
             if a in ("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename")]
 
 
+# --- writes onto protected files --------------------------------------------------------------
+# How a write treats the file it lands on (the verb of a block message). The first four
+# destroy what an existing file held; an append keeps it, and so does a copy or link that
+# never replaces a file (``cp -n``, ``ln`` without ``-f``): those only add.
+_TRUNCATES, _OVERWRITES, _REPLACES, _EDITS = "truncates", "overwrites", "replaces", \
+    "edits in place"
+_APPENDS, _ADDS = "appends to", "writes"
+_DESTROYING = {_TRUNCATES, _OVERWRITES, _REPLACES, _EDITS}
+# A redirection that opens a file for writing (bash(1) REDIRECTION), at a word's start (``>
+# f``, ``2>f``, ``&>f``, ``{fd}>f``) or after a word it ends (``x>f``: `>` is a metacharacter);
+# ``<>`` opens without truncating. ``<``, ``<&``, ``<<<`` only read.
+_WRITE_REDIRECTION = re.compile(r"^[^\s<>&]*?(&>>|&>|>>|>\||>&|<>|>)(.*)$", re.S)
+# targets that are no file of the project: a descriptor (``2>&1``, ``>&-``), the terminal,
+# the null device, a process substitution (``> >(tee log)``: cut at its parenthesis, the
+# next word is its `>`)
+_NO_FILE = re.compile(r"&?(\d+-?|-)|/dev/(null|stdout|stderr|tty|fd/\d+)|[(<>].*", re.S)
+
+
+@dataclass
+class _Write:
+    """One file a simple command writes, as written: how (a verb above); for a copy, move or
+    link its sources (the landing is ``dest`` itself, or ``dest/NAME`` when it is a folder,
+    `_landings`) and whether it copies folders whole (``cp -r``, ``rsync``: `_tree_hit`)."""
+
+    dest: str
+    how: str
+    sources: list[str] | None = None  # a copy: what lands in ``dest``
+    into: bool | None = None  # a copy into ``dest`` as a folder: None, when it is one now
+    tree: str = ""  # "cp" or "rsync": folders are copied whole (their trailing-/ rules)
+    computed: bool = False  # appended when it runs (``... | xargs truncate -s0``)
+    given: bool = False  # ``dest`` is the folder of ``-t DIR`` (not the last operand)
+
+
+def _redirected(argv: list[str]) -> list[_Write]:
+    """The files the shell opens for writing for a simple command (any word of it: the shell
+    does, whatever the command is): a truncating redirection, or an appending one (``>>``,
+    ``&>>``, ``<>``). A word whose target starts with a blank is quoted text, not a
+    redirection (``git commit -m '> x'``); a quoted ``a>b`` reads as one (the quotes are
+    gone here): the safe side."""
+    found: list[_Write] = []
+    skip = False
+    for k, word in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        m = _WRITE_REDIRECTION.match(word) if ">" in word else None
+        if m is None:
+            continue
+        op, target = m.group(1), m.group(2)
+        if not target:  # `> FILE`: the next word
+            target, skip = (argv[k + 1] if k + 1 < len(argv) else ""), True
+        if not target or target[0].isspace() or _NO_FILE.fullmatch(target):
+            continue
+        found.append(_Write(target, _APPENDS if op in (">>", "&>>", "<>") else _TRUNCATES))
+    return found
+
+
+def _options(args: list[str], with_value: Collection[str]
+             ) -> tuple[list[str], dict[str, str], set[str]]:
+    """(operands, the options given a value, the flags) of a GNU-style command: ``--`` ends
+    the options; ``--name=VALUE``, or a ``with_value`` option and the next word (a short one
+    also ``-tDIR``); short flags in bundles (``-rf``: ``r``, ``f``), long ones as written."""
+    operands: list[str] = []
+    valued: dict[str, str] = {}
+    flags: set[str] = set()
+    i, ended = 0, False
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if ended or not a.startswith("-") or a == "-":
+            operands.append(a)
+        elif a == "--":
+            ended = True
+        elif a.startswith("--"):
+            name, eq, value = a.partition("=")
+            if eq:
+                valued[name] = value
+            elif name in with_value:
+                valued[name], i = (args[i] if i < len(args) else ""), i + 1
+            else:
+                flags.add(name)
+        else:
+            for k, ch in enumerate(a[1:], 1):
+                if "-" + ch in with_value:
+                    rest = a[k + 1:]
+                    if not rest:
+                        rest, i = (args[i] if i < len(args) else ""), i + 1
+                    valued["-" + ch] = rest
+                    break
+                flags.add(ch)
+    return operands, valued, flags
+
+
+# coreutils cp, mv, ln, install: the options taking a value (`-t DIR` is the target folder)
+_COPY_VALUES = {"-S", "--suffix", "-t", "--target-directory"}
+_INSTALL_VALUES = _COPY_VALUES | {"-m", "--mode", "-o", "--owner", "-g", "--group",
+                                  "--strip-program"}
+# rsync(1) options whose value may be the next word
+_RSYNC_VALUES = {"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from",
+                 "--include-from", "--files-from", "-T", "--temp-dir", "--partial-dir",
+                 "--backup-dir", "--suffix", "--chmod", "--log-file", "--rsync-path",
+                 "--compare-dest", "--copy-dest", "--link-dest", "-B", "--block-size",
+                 "--port", "--password-file", "--max-size", "--min-size", "--timeout",
+                 "--bwlimit", "-M", "--remote-option", "--out-format", "--chown", "--usermap",
+                 "--groupmap", "--info", "--debug", "--iconv", "--sockopts", "--contimeout"}
+
+
+def _copy_writes(name: str, args: list[str]) -> list[_Write]:
+    """Where ``cp``/``mv``/``ln``/``install`` land: ``-t DIR`` (``--target-directory``) takes
+    every operand into DIR; else the last operand (a folder, or several sources: into it;
+    ``-T``: onto it). ``mv`` and ``ln -f`` replace a file there, ``cp`` and ``install``
+    overwrite it; ``cp -n``/``mv -n`` (``--no-clobber``, ``--update=none``) and ``ln``
+    without ``-f`` leave an existing file as it was (they only add). ``install -d`` makes
+    folders."""
+    operands, valued, flags = _options(args, _INSTALL_VALUES if name == "install"
+                                       else _COPY_VALUES)
+    if name == "install" and flags & {"d", "--directory"}:
+        return []
+    keeps = bool(flags & {"n", "--no-clobber"}) or valued.get("--update") == "none" or (
+        name == "ln" and not flags & {"f", "--force"})
+    how = _ADDS if keeps else _REPLACES if name in ("mv", "ln") else _OVERWRITES
+    tree = "cp" if name == "cp" and flags & {"r", "R", "a", "--recursive", "--archive"} \
+        else ""
+    folder = valued.get("-t", valued.get("--target-directory"))
+    if folder is not None:
+        return [_Write(folder, how, operands, True, tree, given=True)]
+    if len(operands) < 2:
+        return []
+    into = False if flags & {"T", "--no-target-directory"} else \
+        True if len(operands) > 2 else None
+    return [_Write(operands[-1], how, operands[:-1], into, tree)]
+
+
+def _rsync_writes(args: list[str]) -> list[_Write]:
+    """Where ``rsync SRC... DEST`` writes here (a ``host:`` destination is elsewhere; with
+    ``-n``/``--dry-run`` or ``--list-only`` nowhere): each source's files land in DEST,
+    overwriting those of the same name (`_landings`: a source ending in ``/`` copies its
+    contents)."""
+    operands, valued, flags = _options(args, _RSYNC_VALUES)
+    if "n" in flags or flags & {"--dry-run", "--list-only"} or len(operands) < 2 or \
+            _remote_path(operands[-1]):
+        return []
+    return [_Write(operands[-1], _OVERWRITES, operands[:-1], None, "rsync")]
+
+
+def _remote_path(word: str) -> bool:
+    """An rsync/scp operand on another machine: ``host:path`` (a ``:`` before any ``/``)."""
+    head = word.split("/", 1)[0]
+    return ":" in head
+
+
+def _dd_writes(args: list[str]) -> list[_Write]:
+    """``dd of=FILE`` overwrites it (truncated first, unless ``conv=notrunc``; with
+    ``oflag=append`` and ``conv=notrunc`` it appends)."""
+    values = dict(a.split("=", 1) for a in args if "=" in a)
+    if "of" not in values:
+        return []
+    appends = "append" in values.get("oflag", "").split(",") and \
+        "notrunc" in values.get("conv", "").split(",")
+    return [_Write(values["of"], _APPENDS if appends else _OVERWRITES)]
+
+
+def _tee_writes(name: str, args: list[str]) -> list[_Write]:
+    """``tee FILE...`` truncates each file, ``sponge FILE`` (moreutils) overwrites it; with
+    ``-a``/``--append`` both append."""
+    operands, _, flags = _options(args, ())
+    how = _APPENDS if flags & {"a", "--append"} else \
+        _TRUNCATES if name == "tee" else _OVERWRITES
+    return [_Write(f, how) for f in operands if f != "-"]
+
+
+def _truncate_writes(args: list[str]) -> list[_Write]:
+    """``truncate -s SIZE FILE...`` (``-r REF``): each file."""
+    operands, _, _ = _options(args, {"-s", "--size", "-r", "--reference"})
+    return [_Write(f, _TRUNCATES) for f in operands]
+
+
+def _sed_in_place(args: list[str]) -> list[_Write]:
+    """``sed -i[SUFFIX]`` (``--in-place[=SUFFIX]``, in a bundle: ``-Ei``; what follows ``i``
+    in its word is the suffix) edits each file operand in place; the first operand is the
+    script unless ``-e``/``-f`` (``--expression``/``--file``) gave one."""
+    operands: list[str] = []
+    in_place = scripted = False
+    i, ended = 0, False
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if ended or not a.startswith("-") or a == "-":
+            operands.append(a)
+        elif a == "--":
+            ended = True
+        elif a.startswith("--"):
+            name = a.split("=", 1)[0]
+            in_place = in_place or name == "--in-place"
+            if name in ("--expression", "--file"):
+                scripted = True
+                i += 0 if "=" in a else 1
+            elif name == "--line-length" and "=" not in a:
+                i += 1
+        else:
+            for k, ch in enumerate(a[1:], 1):
+                if ch == "i":
+                    in_place = True
+                    break
+                if ch in "efl":  # their value: the rest of the word, or the next one
+                    scripted = scripted or ch != "l"
+                    i += 0 if a[k + 1:] else 1
+                    break
+    if not in_place:
+        return []
+    return [_Write(f, _EDITS) for f in operands[0 if scripted else 1:]]
+
+
+def _perl_in_place(args: list[str]) -> list[_Write]:
+    """``perl -i[EXT]`` (``-pi -e CODE FILE...``, ``-i.bak``: the rest of its word is the
+    extension) edits each file it reads in place: the operands after the program (the first
+    operand is the program file unless ``-e``/``-E`` gave one)."""
+    operands: list[str] = []
+    in_place = scripted = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if operands or not a.startswith("-") or a == "-":
+            operands.append(a)
+            continue
+        if a == "--":
+            operands.append("")  # the options end: what follows is an operand
+            continue
+        for k, ch in enumerate(a[1:], 1):
+            if ch == "i":
+                in_place = True
+                break
+            if ch in "eE":
+                scripted = True
+                i += 0 if a[k + 1:] else 1
+                break
+            if ch in "IMmCdDxlF0":  # their value is the rest of the word
+                break
+    operands = [o for o in operands if o]
+    if not in_place:
+        return []
+    return [_Write(f, _EDITS) for f in operands[0 if scripted else 1:]]
+
+
+def _awk_in_place(args: list[str]) -> list[_Write]:
+    """``gawk -i inplace PROGRAM FILE...`` (``--include=inplace``) edits each file in place
+    (the program is the first operand unless ``-f`` gave one)."""
+    operands, valued, _ = _options(args, {"-i", "--include", "-f", "--file", "-v", "--assign",
+                                          "-F", "--field-separator", "-E", "--exec"})
+    if "inplace" not in (valued.get("-i"), valued.get("--include")):
+        return []
+    scripted = "-f" in valued or "--file" in valued or "-E" in valued
+    return [_Write(f, _EDITS) for f in operands[0 if scripted else 1:] if "=" not in f]
+
+
+# the commands that write the files their words name, and how each is read
+_WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
+    "cp": _copy_writes, "mv": _copy_writes, "ln": _copy_writes, "install": _copy_writes,
+    "rsync": lambda _, args: _rsync_writes(args),
+    "dd": lambda _, args: _dd_writes(args),
+    "tee": _tee_writes, "sponge": _tee_writes,
+    "truncate": lambda _, args: _truncate_writes(args),
+    "sed": lambda _, args: _sed_in_place(args), "gsed": lambda _, args: _sed_in_place(args),
+    "perl": lambda _, args: _perl_in_place(args),
+    "gawk": lambda _, args: _awk_in_place(args), "awk": lambda _, args: _awk_in_place(args),
+}
+# how each writer treats the files xargs appends to it (the last of a copy's is where it lands)
+_APPENDED_HOW = {"cp": _OVERWRITES, "install": _OVERWRITES, "mv": _REPLACES, "ln": _REPLACES,
+                 "dd": _OVERWRITES,
+                 "rsync": _OVERWRITES, "tee": _TRUNCATES, "sponge": _OVERWRITES,
+                 "truncate": _TRUNCATES, "sed": _EDITS, "gsed": _EDITS, "perl": _EDITS,
+                 "gawk": _EDITS, "awk": _EDITS}
+
+
+def _writes(cmd: Any) -> list[_Write]:
+    """The files the simple command ``cmd`` writes here: its redirections, and what a writer
+    (`_WRITERS`) writes. Run by xargs, what it is given when it runs may be more files (the
+    last operand of a copy: where it lands): a write of a computed file, unless its words
+    already say where (``cp -t DIR``) or it edits nothing (``sed`` without ``-i``)."""
+    if cmd.remote or not cmd.argv:
+        return []
+    found = _redirected(cmd.argv)
+    reader = _WRITERS.get(cmd.name)
+    if reader is None:
+        return found
+    args = _without_redirections(cmd.argv[1:])
+    own = reader(cmd.name, args)
+    if not cmd.appended or not (own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
+        return found + own
+    if cmd.name in ("cp", "mv", "ln", "install"):
+        given = [w for w in own if w.given]
+        if given:  # `xargs cp -t DIR`: what xargs appends are sources, landing in DIR
+            return found + [replace(w, sources=[*(w.sources or []), "\0"]) for w in given]
+        own = []  # the last word xargs appends is where the others land
+    own.append(_Write("(files read when it runs)", _APPENDED_HOW[cmd.name], computed=True))
+    return found + own
+
+
+def _writes_here(parsed: list[Any], base: Path, home: Path) -> bool:
+    """Some write of the line may destroy protected bytes (`_write_hit`), as far as can be
+    told without the ledger: one into ``home`` (the ledger folder; its cache aside), at a
+    computed path or a glob, a recursive copy, or one that destroys a file there now. An
+    append, or a new file, outside the ledger destroys nothing a capsule or an export root
+    holds: the ledger is not read for it (``python train.py >> log``, ``> new.log``)."""
+    bases = _line_bases(parsed, base)
+    spared = home / "cache"
+    for cmd in parsed:
+        for w in _writes(cmd):
+            if w.computed or w.tree:
+                return True
+            for landing, _ in _landings(w, bases):
+                if cmd.dynamic and "{}" in landing:
+                    return True
+                for each in _braces(landing):
+                    places, globs, computed = _expand(each, bases)
+                    if computed or globs or any(
+                            (home == p or home in p.parents) and spared not in (p, *p.parents)
+                            or (w.how in _DESTROYING and os.path.lexists(p) and not p.is_dir())
+                            for p in places):
+                        return True
+    return False
+
+
+@dataclass
+class _WriteTarget:
+    """One place a command writes (`_Write`, resolved from each working folder): where it
+    lands, how, whether its path is computed when it runs (then ``places`` are the folders it
+    lands somewhere below, and ``feed`` the text that may name it, as for a delete), and for a
+    recursive copy the folder copied there (None: it cannot be read here)."""
+
+    written: str
+    places: list[Path]
+    how: str
+    command: str
+    computed: bool = False
+    feed: str = ""
+    globs: list[str] = field(default_factory=list)
+    tree: bool = False
+    source: Path | None = None
+
+    def places_near(self, root: Path) -> Iterable[Path]:
+        yield from self.places
+        for pattern in self.globs:
+            yield from _glob_places(pattern, root)
+
+
+def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTarget]:
+    """Where the writes of ``cmd`` land (`_writes`, `_landings`), from each working folder:
+    a variable the line assigns a literal is replaced by it (``F=x; : > $F``); ``{}`` of a
+    command run by ``find -exec`` or ``xargs -I{}`` is computed, as ``$F`` is."""
+    command = _quoted(cmd.argv)
+    found: list[_WriteTarget] = []
+    fed: list[str] = []  # what feeds it, read once when a path asks
+
+    def feed() -> str:
+        if not fed:
+            fed.append(feeds.of(cmd))
+        return fed[0]
+
+    for w in _writes(cmd):
+        if w.computed:
+            found.append(_WriteTarget(w.dest, [], w.how, command, True, feed(),
+                                      tree=bool(w.tree)))
+            continue
+        for landing, source in _landings(w, bases):
+            if cmd.dynamic:
+                landing = landing.replace("{}", "\0")
+            for base in bases:
+                # ($PWD: the folder it runs in, never the hook's own, whatever the environment)
+                word = landing.replace("${PWD}", str(base)).replace("$PWD", str(base))
+                words = (_literal_values(word, feed()) or [word]) if "$" in word else [word]
+                for each in (b for v in words for b in _braces(v)):
+                    places, globs, computed = _expand(each, [base])
+                    found.append(_WriteTarget(
+                        each, places, w.how, command, computed, feed() if computed else "",
+                        globs, source is not None, _readable(source, bases)))
+    return found
+
+
+def _landings(w: _Write, bases: list[Path]) -> list[tuple[str, str | None]]:
+    """(where it lands, the folder a recursive copy copies there) of each source of the copy
+    ``w`` (a plain write: its file, None). Into a folder (``-t``, several sources, a ``/`` at
+    the end, or a folder now): ``DEST/NAME``; ``rsync SRC/ DEST`` copies SRC's contents into
+    DEST, ``rsync SRC DEST`` SRC itself (into it, when DEST or SRC is a folder)."""
+    if w.sources is None:
+        return [(w.dest, None)]
+    into = w.into
+    if into is None:
+        into = w.dest.endswith("/") or any(_resolve(b, w.dest).is_dir() for b in bases)
+    found: list[tuple[str, str | None]] = []
+    for source in w.sources:
+        name = os.path.basename(source.rstrip("/")) or source
+        if w.tree == "rsync" and source.endswith("/"):
+            landing = w.dest
+        elif into or (w.tree == "rsync" and any(_resolve(b, source).is_dir() for b in bases)):
+            landing = os.path.join(w.dest, name)
+        else:
+            landing = w.dest
+        found.append((landing, source if w.tree else None))
+    return found
+
+
+def _readable(source: str | None, bases: list[Path]) -> Path | None:
+    """A recursive copy's source as a folder here; None when it cannot be read here (on
+    another machine, computed, a glob)."""
+    if source is None or _remote_path(source) or any(c in source for c in "$`*?["):
+        return None
+    return _resolve(bases[-1], source)
+
+
+def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
+               always: bool) -> tuple[str, Path] | None:
+    """(how, the file or folder) ``t`` writes of the protected folder ``root`` (``spared``
+    aside): ``always`` (the ledger): any write into it, a new file or an append too; else
+    (a capsule, an export root) only one that destroys a file it holds now (`_DESTROYING`).
+    A computed path: only a folder of its fixed part inside the ledger (what may feed it is
+    asked by the caller)."""
+    if not always and t.how not in _DESTROYING:
+        return None
+    for p in t.places_near(root):
+        if spared is not None and spared in (p, *p.parents):
+            continue
+        if t.tree:
+            found = _tree_hit(t.source, p, root, spared, always)
+            if found is not None:
+                # (what a source that cannot be read here holds is not known)
+                return (_ADDS + " into" if always else t.how if t.source is not None
+                        else "may overwrite what is in"), found
+            continue
+        if not (p == root or root in p.parents):
+            continue
+        if t.computed:
+            if always:
+                return f"{t.how} files whose names are computed when it runs, in", p
+            continue
+        if p.is_dir():
+            continue  # a write onto a folder fails (`> capsules/c2`: "Is a directory")
+        exists = os.path.lexists(p)
+        if exists or always:
+            return (t.how if exists else _ADDS), p
+    return None
+
+
+def _tree_hit(source: Path | None, landing: Path, root: Path, spared: Path | None,
+              always: bool) -> Path | None:
+    """What a recursive copy of ``source`` landing at ``landing`` writes of ``root``: for the
+    ledger, anything it copies there (the spared cache aside); for a capsule or an export
+    root, the first file of it that lands on one ``root`` holds now (a walk of the source,
+    bounded by `_WALK_LIMIT`: past it, yes). A source that cannot be read here may hold
+    anything."""
+    if not _overlaps(landing, root):
+        return None
+    meet = root if landing in root.parents else landing
+    if spared is not None and spared in (meet, *meet.parents):
+        return None
+    if source is None:
+        return meet if always or os.path.lexists(meet) else None
+    inner = source / meet.relative_to(landing)
+    if not os.path.lexists(inner):
+        return None
+    if always:
+        if spared is not None and meet == spared.parent and inner.is_dir():
+            return meet if any(e != spared.name for e in os.listdir(inner)) else None
+        return meet
+    if not inner.is_dir():
+        return meet if os.path.lexists(meet) and not meet.is_dir() else None
+    seen = 0
+    for folder, _dirs, files in os.walk(inner):
+        for f in files:
+            seen += 1
+            there = meet / Path(folder).relative_to(inner) / f
+            if seen > _WALK_LIMIT or (os.path.lexists(there) and not there.is_dir()):
+                return there
+    return None
+
+
 def _quick_destructive(command: str, patterns: Iterable[str],
                        user_patterns: Iterable[str] = (),
                        parsed: list[Any] | None = None) -> bool:
@@ -2197,12 +2760,13 @@ def _deletes_here(parsed: list[Any], command: str) -> bool:
         for n, c in enumerate(parsed))
 
 
-def looks_destructive(text: str) -> bool:
+def looks_destructive(text: str, cwd: str | None = None) -> bool:
     """For input that could not be parsed (not JSON) or judged: does its text hold a destroy
-    pattern, a delete, or a labledger decision? The text as a whole is searched, and so is each
-    string literal in it (``{"command": "sudo shutdown -h now"`` is judged as the command
-    ``sudo shutdown -h now``: patterns anchored at a command's start must see it). Too long
-    to read: yes (fail closed)."""
+    pattern, a delete, a write that may destroy protected bytes (`_writes_here`, of the
+    project found from ``cwd``: default, this process's folder), or a labledger decision? The
+    text as a whole is searched, and so is each string literal in it (``{"command": "sudo
+    shutdown -h now"`` is judged as the command ``sudo shutdown -h now``: patterns anchored at
+    a command's start must see it). Too long to read: yes (fail closed)."""
     from labledger.reconcile.shell_words import simple_commands
 
     if len(text) > MAX_COMMAND_CHARS:
@@ -2217,9 +2781,23 @@ def looks_destructive(text: str) -> bool:
     for candidate in [text, *_string_literals(text)]:
         parsed = simple_commands(candidate)
         if _quick_destructive(candidate, patterns, (), parsed) or \
-                person_decisions(parsed, candidate, Path.cwd()):
+                person_decisions(parsed, candidate, Path.cwd()) or \
+                _project_writes(parsed, cwd):
             return True
     return False
+
+
+def _project_writes(parsed: list[Any], cwd: str | None) -> bool:
+    """A write of ``parsed`` may destroy bytes the project found from ``cwd`` protects, as
+    far as can be told without reading its ledger (`_writes_here`); no project, no."""
+    from labledger.ledger.root import find_root
+
+    base = Path(os.path.abspath(cwd)) if cwd else Path.cwd()
+    try:
+        home = find_root(None, cwd=base).home
+    except Exception:  # noqa: BLE001 - no ledger here: nothing is protected
+        return False
+    return _writes_here(parsed, base, home)
 
 
 def _string_literals(text: str) -> list[str]:
@@ -2353,7 +2931,9 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             f"{USER_PATTERN_BUDGET_S:g} s to search this command (it backtracks: nested "
             "quantifiers like `(a+)+`), so the command cannot be judged (fail closed); "
             "simplify the pattern")])
-    if not destroys and not _deletes_here(parsed, command):
+    writes = paths is not None and _writes_here(parsed, Path(cwd) if cwd else Path.cwd(),
+                                                paths.home)
+    if not destroys and not _deletes_here(parsed, command) and not writes:
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
         if destroys:
@@ -2472,9 +3052,11 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     targets: list[_Target] = []
     feeds = _Feeds(parsed, command)
     changes = _GitChanges(parsed, feeds, command, base)
+    writes: list[_WriteTarget] = []
     for n, cmd in enumerate(parsed):
         if cmd.remote:
             continue
+        writes += _write_targets(cmd, bases, feeds)
         unread = _unread_git_subcommand(cmd, changes, n)
         if unread is not None:
             # judged as a clean git cannot be asked about, of all its repository (`:/`)
@@ -2520,9 +3102,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
                                        _quoted(cmd.argv), kept, feeds.of(cmd), globs, clean,
                                        note=note))
-    if not targets:
+    if not targets and not writes:
         return []
-    return _protected_hits(targets, config, project, events, checker, bases)
+    return _protected_hits(targets, config, project, events, checker, bases, writes)
 
 
 def _program_deletes(cmd: Any) -> bool:
@@ -2638,10 +3220,11 @@ class _Target:
             yield from _glob_places(pattern, root)
 
 
-def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
-                    events: list[Any], checker: Any, bases: list[Path]) -> list[str]:
+def _protected_places(config: HookConfig, project: Path, events: list[Any]
+                      ) -> list[tuple[Path, str, str | None]]:
+    """(folder, what deleting it deletes, the capsule's digest: None for always protected) of
+    each protected folder: the ledger, the export roots, the recorded capsules."""
     home = project / ".labledger"
-    # (folder, what deleting it deletes, the capsule's digest: None for always protected)
     protected: list[tuple[Path, str, str | None]] = [
         (home, f"{home}, the labledger ledger and store of this project", None)]
     for r in config.export_roots:
@@ -2653,6 +3236,26 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
             root = _resolve(project, e.body["path"])
             protected.append((root, f"the capsule {root} of run {e.run}",
                               e.body.get("digest") or ""))
+    return protected
+
+
+def _refused(said: str, digest: str | None, checker: Any) -> str | None:
+    """The reason to refuse what ``said`` says a command does to a protected folder (deletes
+    it, overwrites a file of it): always for the ledger and an export root (``digest``
+    None); for a capsule, unless its stored copy verifies (every object of its tree)."""
+    if digest is None:
+        return said
+    if not digest:
+        return f"{said}, which has no recorded digest"
+    problem = checker.problem(digest)
+    return None if problem is None else f"{said}, and its stored copy does not verify: {problem}"
+
+
+def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
+                    events: list[Any], checker: Any, bases: list[Path],
+                    writes: Collection[_WriteTarget] = ()) -> list[str]:
+    home = project / ".labledger"
+    protected = _protected_places(config, project, events)
     reasons: list[str] = []
     mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
     for t in targets:
@@ -2675,20 +3278,53 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 if t.feed not in mentions:
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
-            if not hit:
-                continue
-            deletes = f"`{t.command}`{t.note} deletes {what}"
-            if digest is not None:
-                if not digest:
-                    reasons.append(f"{deletes}, which has no recorded digest")
-                    continue
-                problem = checker.problem(digest)
-                if problem is not None:
-                    reasons.append(f"{deletes}, and its stored copy does not verify: "
-                                   f"{problem}")
-                continue
-            reasons.append(deletes)
+            if hit:
+                reason = _refused(f"`{t.command}`{t.note} deletes {what}", digest, checker)
+                if reason is not None:
+                    reasons.append(reason)
+    for w in writes:
+        for root, what, digest in protected:
+            if w.computed and w.feed not in mentions:
+                mentions[w.feed] = _Mentions(w.feed, bases, project)
+            reason = _write_refused(w, root, what, digest, root == home, checker,
+                                    mentions.get(w.feed))
+            if reason is not None and reason not in reasons:  # (from several folders)
+                reasons.append(reason)
     return reasons
+
+
+# the ledger's files that hold a person's settings (format.md): the rules the agent is judged
+# by (hook.toml's export roots and patterns, the profiles' destroy verbs, capsule rules)
+_SETTINGS = {"config.toml", "hook.toml", "capsule.toml", "profiles"}
+
+
+def _write_refused(w: _WriteTarget, root: Path, what: str, digest: str | None,
+                   ledger: bool, checker: Any, mentions: _Mentions | None) -> str | None:
+    """The reason to refuse the write ``w`` into the protected folder ``root``, as deleting
+    what it destroys would be refused (`_refused`); None when it writes nothing of it that
+    counts (`_write_hit`). A computed path counts when what may feed it names the folder
+    (`_Mentions`, as for a delete), for the ledger whatever the write, for a capsule or an
+    export root when it destroys what a file held."""
+    always = ledger  # any write into the ledger counts; its cache is spared
+    spared = root / "cache" if ledger else None
+    hit = _write_hit(w, root, spared, always)
+    # (a computed path whose fixed folder part is elsewhere lands there, whatever the line
+    # names: `ls capsules/c2 | xargs cp -t ../backup`)
+    if hit is None and mentions is not None and (always or w.how in _DESTROYING) and (
+            not w.places or any(_overlaps(p, root) for p in w.places)) and \
+            mentions.reach(root, spared, w.tree):
+        said = f"`{w.command}` {w.how} files whose paths are computed when it runs, which " \
+               f"may be in {what}"
+    elif hit is None:
+        return None
+    else:
+        how, place = hit
+        said = f"`{w.command}` {how} {what}" if place == root else \
+            f"`{w.command}` {how} {place}, in {what}"
+        if always and place != root and place.relative_to(root).parts[0] in _SETTINGS:
+            said += (" (settings a person edits in their own editor: the rules an agent is "
+                     "judged by are not the agent's to change)")
+    return _refused(said, digest, checker)
 
 
 # the path-like words of a line (split at blanks, quotes, brackets and shell punctuation)

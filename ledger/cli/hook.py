@@ -23,10 +23,11 @@ def _block(message: str) -> None:
 def hook(root: str | None) -> None:
     """Judge a coding agent's tool call (JSON on stdin) before it runs.
 
-    Blocks (exit 2, reason on stderr) commands that destroy or stop an instance, or delete a
-    recorded capsule, while what they would destroy is not pull-verified; allows everything
-    else (exit 0, no output). Fails closed: an internal error while judging a destructive
-    command blocks. Input that is not JSON is blocked only when it looks destructive.
+    Blocks (exit 2, reason on stderr) commands that destroy or stop an instance, or delete
+    (or write over) a recorded capsule, while what they would destroy is not pull-verified;
+    allows everything else (exit 0, no output). Fails closed: an internal error while judging
+    a destructive command blocks. Input that is not JSON is blocked only when it looks
+    destructive.
     See docs/agent-hook.md for the settings that install it.
 
     Example: echo '{"tool_name":"Bash","tool_input":{"command":"ls"}}' | labledger hook
@@ -47,7 +48,7 @@ def hook(root: str | None) -> None:
         verdict = judge(command, cwd, root or state().root)
     except Exception as exc:  # noqa: BLE001 - fail closed on a destructive command
         try:
-            destructive = looks_destructive(command)
+            destructive = looks_destructive(command, cwd)
         except Exception:  # noqa: BLE001
             destructive = True
         if destructive:

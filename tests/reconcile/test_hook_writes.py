@@ -1,0 +1,325 @@
+"""`labledger hook` against the commands that destroy protected bytes by WRITING onto them:
+a truncating redirection, a copy, move, install, link or rsync onto a file, ``dd of=``,
+``tee``, ``truncate``, an in-place editor (``sed -i``, ``perl -i``), ``git rm``.
+
+A write counts as deleting the file it lands on would (`hook`'s module docstring, "Writes"):
+
+* ``.labledger/`` (its ``cache/`` aside) is written by labledger alone: any write there is
+  blocked, an append (which breaks a segment's hash chain or an object's digest) and a new
+  file (a forged object or segment) too; its settings (``config.toml``, ``hook.toml``) as
+  well: they are the rules the agent is judged by.
+* a recorded capsule: overwriting, truncating, replacing or editing a file it holds now is
+  judged as deleting it (allowed when the capsule's stored copy verifies); appending to one,
+  or writing a new file into it, is what a training run does and passes.
+* an ``export-roots`` folder: overwriting a file it holds is always blocked; a new file or an
+  append passes.
+
+The project is a real git repository made by ``labledger init`` (the ``ledger`` fixture) with
+a real store: ``capsules/c2`` is sealed with no stored copy (unsafe), ``capsules/c3`` is
+sealed with its tree stored (`Store.put_tree`: it verifies), ``results`` is an export root.
+Each row is judged by `judge` (the console script's own judgment) on a command line, and a
+few through the console script with a Claude Code payload on stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from labledger.cas import Store
+from labledger.ledger.ledger import Ledger
+from labledger.reconcile.hook import judge
+
+EXE = Path(sys.executable).with_name("labledger")
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=agent@example.com", "-c", "user.name=agent",
+                    *args], cwd=project, check=True, capture_output=True)
+
+
+@pytest.fixture
+def box(ledger: Ledger, project: Path) -> Path:
+    (project / ".labledger" / "hook.toml").write_text('export-roots = ["results"]\n')
+    (project / "results" / "r1").mkdir(parents=True)
+    (project / "results" / "r1" / "notes.txt").write_text("the run's notes\n")
+    for name in ("c2", "c3"):
+        (project / "capsules" / name).mkdir(parents=True)
+        (project / "capsules" / name / "metrics.json").write_text('{"acc": 0.91}\n')
+        (project / "capsules" / name / "train.log").write_text("step 1 loss 0.5\n")
+    # c2: its stored copy is not here (deleting it is refused); c3: stored, it verifies
+    ledger.append("capsule.sealed", run="r2", path="capsules/c2", digest="blake3:" + "ab" * 32,
+                  files=2, bytes=30)
+    stored = Store(ledger.paths.cas).put_tree(project / "capsules" / "c3")
+    ledger.append("capsule.sealed", run="r3", path="capsules/c3", digest=stored.digest,
+                  files=2, bytes=stored.size)
+    (project / "src").mkdir()
+    (project / "src" / "train.py").write_text("print(1)\n")
+    (project / "other").mkdir()
+    (project / "other" / "metrics.json").write_text('{"acc": 0.12}\n')
+    (project / "notes.txt").write_text("notes\n")
+    (project.parent / "scratch").mkdir()  # a folder beside the project
+    _git(project, "init", "-q", ".")
+    _git(project, "add", "-A")  # the ledger and the capsules tracked too: `git rm` reaches them
+    _git(project, "commit", "-qm", "start")
+    return project
+
+
+def _segment(project: Path) -> str:
+    """The ledger's open segment, relative to the project."""
+    found = sorted((project / ".labledger" / "ledger").rglob("*.jsonl"))
+    assert found, "no segment"
+    return str(found[0].relative_to(project))
+
+
+def _judged(box: Path, command: str) -> Any:
+    command = command.replace("{SEG}", _segment(box))
+    before = {p: p.read_bytes() for p in box.rglob("*") if p.is_file() and ".git" not in p.parts
+              and "cache" not in p.parts and p.suffix != ".jsonl"}
+    verdict = judge(command, str(box), str(box))
+    after = {p: p.read_bytes() for p in before}
+    assert after == before, command  # judging wrote nothing
+    return verdict
+
+
+# 1: the ledger and the store are written by labledger alone ----------------------------------
+@pytest.mark.parametrize(("command", "what"), [
+    ("cp /dev/null {SEG}", "overwrites"),
+    (": > {SEG}", "truncates"),
+    (": >| {SEG}", "truncates"),
+    ("python src/train.py &> {SEG}", "truncates"),
+    ("echo x 1>{SEG}", "truncates"),
+    ("python src/train.py 2> {SEG}", "truncates"),
+    ("echo x>{SEG}", "truncates"),  # bash(1): `>` ends the word `x`
+    ("> {SEG}", "truncates"),
+    ("echo '{}' >> {SEG}", "appends to"),  # an appended line breaks the hash chain
+    ("truncate -s 0 {SEG}", "truncates"),
+    ("truncate --size=0 {SEG}", "truncates"),
+    ("dd if=/dev/zero of={SEG} bs=1 count=1 conv=notrunc", "overwrites"),
+    ("echo hi | tee {SEG}", "truncates"),
+    ("echo hi | tee -a {SEG}", "appends to"),
+    ("ln -sf /dev/null {SEG}", "replaces"),
+    ("mv notes.txt .labledger/config.toml", "replaces"),
+    ("install -m644 notes.txt .labledger/config.toml", "overwrites"),
+    ("rsync -a other/ .labledger/", "writes"),
+    ("rsync -a other .labledger/cas/", "writes"),
+    ("cp notes.txt .labledger/", "writes"),  # the last word a folder: .labledger/notes.txt
+    ("cp -t .labledger notes.txt", "writes"),
+    ("cp --target-directory=.labledger/ledger notes.txt", "writes"),
+    ("cp -r other .labledger/cas/objects", "writes"),
+    ("sed -i d .labledger/config.toml", "edits in place"),
+    ("sed -i.bak -e 's/1/2/' .labledger/config.toml", "edits in place"),
+    ("sed --in-place=.bak 's/1/2/' .labledger/config.toml", "edits in place"),
+    ("sed -Ei 's/1/2/' .labledger/config.toml", "edits in place"),
+    ("perl -pi -e 's/1/2/' .labledger/config.toml", "edits in place"),
+    ("perl -i.bak -pe 's/1/2/' {SEG}", "edits in place"),
+    ("bash -c ': > .labledger/config.toml'", "truncates"),
+    ("(cd .labledger && : > config.toml)", "truncates"),
+    ("cd .labledger; echo x >> config.toml", "appends to"),
+    ("find .labledger -type f -exec truncate -s0 {} +", "truncates"),
+    ("find .labledger/ledger -name '*.jsonl' -exec sh -c ': > \"$1\"' _ {} \\;", "truncates"),
+    ("ls .labledger/ledger | xargs -I{} cp /dev/null .labledger/ledger/{}", "overwrites"),
+    ("F=.labledger/config.toml; : > $F", "truncates"),
+    # $PWD is the payload's working folder, not the hook's own
+    (": > $PWD/.labledger/config.toml", "truncates"),
+    ("D=.labledger; cp notes.txt \"${PWD}/$D/config.toml\"", "overwrites"),
+    ("echo x > \"$(ls -d .labledger)/config.toml\"", "truncates"),
+    ("sudo tee .labledger/config.toml < notes.txt", "truncates"),
+    ("printf 'x' | sponge .labledger/config.toml", "overwrites"),
+])
+def test_a_write_into_the_ledger_is_blocked(box: Path, command: str, what: str) -> None:
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert any(what in r and "the labledger ledger and store" in r for r in verdict.reasons), \
+        verdict.reasons
+
+
+def test_git_rm_of_the_ledger_deletes_it_from_the_work_tree(box: Path) -> None:
+    """git-rm(1): "remove files from the working tree and from the index" (``--cached``:
+    from the index only)."""
+    for command in ("git rm -r -q .labledger", "git rm -rf .labledger/config.toml",
+                    "git -C .labledger rm -q config.toml", "git rm -q '*.toml'"):
+        verdict = _judged(box, command)
+        assert not verdict.allowed, command
+        assert "deletes" in verdict.reasons[0], verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "cat > .labledger/hook.toml <<'EOF'\nexport-roots = []\nEOF",
+    "sed -i '/export-roots/d' .labledger/hook.toml",
+    "echo 'patterns = []' >> .labledger/hook.toml",
+    "cp /dev/null .labledger/config.toml",
+])
+def test_the_settings_are_no_agents_to_write(box: Path, command: str) -> None:
+    """``hook.toml`` holds the rules this hook judges by (an agent that empties
+    ``export-roots`` deletes ``results`` with its next command) and ``config.toml`` the
+    format every reader checks: a person edits them in their own editor, as they record a
+    teardown override in their own terminal."""
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert "a person edits" in verdict.reasons[0], verdict.reasons
+
+
+# 2: a capsule: overwriting what it holds is deleting it; appending, or a new file, is not ----
+@pytest.mark.parametrize(("command", "what"), [
+    ("cp /dev/null capsules/c2/metrics.json", "overwrites"),
+    (": > capsules/c2/train.log", "truncates"),
+    ("python src/train.py > capsules/c2/metrics.json", "truncates"),
+    ("sed -i s/0.91/0.99/ capsules/c2/metrics.json", "edits in place"),
+    ("mv notes.txt capsules/c2/metrics.json", "replaces"),
+    ("cp other/metrics.json capsules/c2/", "overwrites"),
+    ("cp -r other/. capsules/c2", "overwrites"),
+    ("rsync -a other/ capsules/c2/", "overwrites"),
+    ("rsync -a other/ capsules/c2", "overwrites"),
+    ("echo 0.99 | tee capsules/c2/metrics.json", "truncates"),
+    ("truncate -s0 capsules/c2/*.json", "truncates"),
+    ("find capsules/c2 -type f -exec truncate -s0 {} +", "truncates"),
+    ("ls capsules/c2/* | xargs -n1 cp /dev/null", "overwrites"),
+    ("dd if=/dev/urandom of=capsules/c2/train.log count=1", "overwrites"),
+    ("ln -sf /dev/null capsules/c2/metrics.json", "replaces"),
+    ("install notes.txt capsules/c2/metrics.json", "overwrites"),
+    ("M=capsules/c2/metrics.json; echo '{}' > $M", "truncates"),
+    ("cp notes.txt ${PWD}/capsules/c2/metrics.json", "overwrites"),
+])
+def test_overwriting_a_file_of_an_unsafe_capsule_is_blocked(box: Path, command: str,
+                                                            what: str) -> None:
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert any(what in r and "capsule" in r and "does not verify" in r
+               for r in verdict.reasons), verdict.reasons
+
+
+def test_git_rm_of_a_capsule_file_is_judged_as_its_delete(box: Path) -> None:
+    verdict = _judged(box, "git rm -q capsules/c2/metrics.json")
+    assert not verdict.allowed
+    assert "deletes the capsule" in verdict.reasons[0], verdict.reasons
+
+
+# 3: an export root: overwriting what it holds is always blocked -----------------------------
+@pytest.mark.parametrize("command", [
+    ": > results/r1/notes.txt",
+    "cp notes.txt results/r1/notes.txt",
+    "sed -i d results/r1/notes.txt",
+    "rsync -a other/ results/r1/ && cp notes.txt results/r1/",
+])
+def test_overwriting_a_file_of_an_export_root_is_blocked(box: Path, command: str) -> None:
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert "an export root" in verdict.reasons[0], verdict.reasons
+
+
+# 4: the near misses -----------------------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    # the ledger's cache is derived data, safe to write
+    ": > .labledger/cache/x",
+    "echo x >> .labledger/cache/y",
+    "cp notes.txt .labledger/cache/",
+    # writes elsewhere, reads from the protected places
+    "python src/train.py > train.log 2>&1",
+    "python src/train.py 2>/dev/null",
+    "ls capsules > /dev/null",
+    "python src/train.py > /dev/stderr",
+    "cp .labledger/config.toml ../scratch/config.toml",
+    "cat .labledger/config.toml > ../scratch/c.toml",
+    "dd if=.labledger/config.toml of=../scratch/c.toml",
+    "rsync -a .labledger/ ../scratch/backup/",
+    "cp -r capsules/c2 ../scratch/",
+    "tee ../scratch/x < .labledger/config.toml",
+    "sed -n p .labledger/config.toml",
+    "sed 's/a/b/' capsules/c2/metrics.json > ../scratch/m.json",
+    "perl -ne 'print' capsules/c2/metrics.json",
+    "git rm --cached -r -q .labledger",
+    "git rm -r --cached capsules/c2",
+    "git rm -n -r capsules/c2",
+    "git commit -qm 'x > .labledger/config.toml'",  # quoted text, no redirection
+    "echo 'truncate -s0 .labledger/config.toml'",
+    # a training run writes into its capsule: appends, new files
+    "echo 'step 2 loss 0.4' >> capsules/c2/train.log",
+    "python src/train.py >> capsules/c2/train.log 2>&1",
+    "python src/train.py 2>&1 | tee -a capsules/c2/train.log",
+    "python src/train.py > capsules/c2/eval.log",
+    "cp notes.txt capsules/c2/notes.txt",
+    "LOG=capsules/c2/run2.log; python src/train.py > $LOG",
+    "python src/train.py > \"$OUT/train.log\"",
+    "cp -n notes.txt capsules/c2/metrics.json",  # no clobber: an existing file stays
+    "ln -s ../../notes.txt capsules/c2/metrics.json",  # without -f: fails on an existing file
+    # a capsule whose stored copy verifies: as safe to overwrite as to delete
+    "cp /dev/null capsules/c3/metrics.json",
+    ": > capsules/c3/train.log",
+    "sed -i s/0.91/0.99/ capsules/c3/metrics.json",
+    # an export root: a new file, an append
+    "python src/train.py > results/r1/eval.txt",
+    "echo more >> results/r1/notes.txt",
+    "cp notes.txt results/r1/new.txt",
+])
+def test_near_misses_pass(box: Path, command: str) -> None:
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+# 5: through the console script, as an agent's hook runs ------------------------------------
+@pytest.mark.parametrize(("command", "code"), [
+    ("cp /dev/null {SEG}", 2),
+    (": > .labledger/config.toml", 2),
+    ("git rm -r -q .labledger", 2),
+    ("find .labledger -type f -exec truncate -s0 {} +", 2),
+    ("python src/train.py > capsules/c2/new.log", 0),
+    ("echo x >> capsules/c2/train.log", 0),
+])
+def test_the_console_script_blocks_a_write_into_the_ledger(box: Path, command: str,
+                                                            code: int) -> None:
+    command = command.replace("{SEG}", _segment(box))
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": command},
+                          "cwd": str(box)})
+    result = subprocess.run([str(EXE), "hook"], input=payload, capture_output=True, text=True,
+                            cwd=box, timeout=120, check=False)
+    assert result.returncode == code, (command, result.stderr)
+    if code:
+        assert result.stderr.startswith("labledger: blocked: "), result.stderr
+
+
+@pytest.mark.parametrize(("command", "code"), [
+    (": > capsules/c2/metrics.json", 2),
+    (": > .labledger/config.toml", 2),
+    ("cd capsules/c2 && sed -i d metrics.json", 2),
+    ("rm capsules/c2/metrics.json", 2),  # as a delete is
+    ("echo 'step 2' >> capsules/c2/train.log", 0),  # destroys nothing, whatever the ledger says
+    ("python src/train.py > ../scratch/train.log", 0),
+])
+def test_a_ledger_that_cannot_be_read_fails_closed_on_a_write_that_may_destroy(
+        box: Path, command: str, code: int) -> None:
+    """A record whose bytes no longer match its id: judging raises, and the console script
+    blocks what may destroy protected bytes (`looks_destructive`), a write as a delete."""
+    segment = box / _segment(box)
+    segment.write_bytes(segment.read_bytes().replace(b'"capsules/c3"', b'"capsules/c4"', 1))
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": command},
+                          "cwd": str(box)})
+    result = subprocess.run([str(EXE), "hook"], input=payload, capture_output=True, text=True,
+                            cwd=box, timeout=120, check=False)
+    assert result.returncode == code, (command, result.stderr)
+    if code:
+        assert "could not judge" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "ls capsules/c2/* | xargs -n1 dd if=/dev/zero",  # xargs hands dd its `of=FILE`
+    "ls capsules/c2/* | xargs cp notes.txt",  # the last appended word is where it lands
+    "ls capsules/c2/* | xargs -n1 truncate -s0",
+    "ls src | xargs cp -t .labledger/ledger",  # xargs's words are sources, landing there
+])
+def test_files_xargs_appends_to_a_writer_are_computed(box: Path, command: str) -> None:
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert "computed when it runs" in verdict.reasons[0], verdict.reasons
+
+
+def test_a_copy_run_by_xargs_with_a_target_folder_lands_there(box: Path) -> None:
+    """``cp -t DIR`` names where xargs's files land: a folder outside the protected ones
+    passes, whatever the listing names (what is copied is only read)."""
+    verdict = _judged(box, "ls capsules/c2/* | xargs cp -t ../scratch")
+    assert verdict.allowed, verdict.reasons
