@@ -9,7 +9,10 @@ them together when several hold one)::
     generic tool call        {"tool": "...", "args": {"command": ...}}  (also "arguments",
                              "input", "params"; a list command is joined with shlex)
 
-A payload without a command (another tool: Read, Edit, ...) is never judged.
+An agent's file tool (Claude Code's Write, Edit, MultiEdit, NotebookEdit; Gemini CLI's
+write_file, replace) is judged as the shell write it amounts to (`file_tool_write`: ``tee
+PATH``, ``sed -i '' PATH``). Another payload without a command (Read, Glob, ...) is never
+judged.
 
 Judgment: the command line is cut into the simple commands it runs (`shell_words`: chains,
 quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). One is
@@ -318,6 +321,9 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
         raise HookInputError("the hook payload is not a JSON object")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     found: list[str] = []
+    written = file_tool_write(payload)
+    if written is not None:
+        found.append(written)
     top = _as_command(payload.get("command"))
     if top is not None:
         found.append(top)
@@ -337,6 +343,30 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
     if text and looks_destructive(text, cwd):
         return text, cwd
     return None, cwd
+
+
+# An agent's file tools, by the shell write each amounts to (Claude Code: Write, Edit,
+# MultiEdit, NotebookEdit, with ``file_path``/``notebook_path``; Gemini CLI: write_file,
+# replace, with ``file_path``): a whole file written is ``tee PATH`` (a new file, or one
+# replaced), an edit ``sed -i '' PATH`` (a file changed in place)
+_FILE_TOOLS = {"Write": "tee", "write_file": "tee", "Edit": "sed -i ''",
+               "MultiEdit": "sed -i ''", "NotebookEdit": "sed -i ''", "replace": "sed -i ''"}
+_FILE_PATH_KEYS = ("file_path", "notebook_path")
+
+
+def file_tool_write(payload: Mapping[str, Any]) -> str | None:
+    """The shell write an agent's file tool call amounts to (`_FILE_TOOLS`), judged as that
+    command is: the Edit tool on ``.labledger/hook.toml`` as ``sed -i '' .labledger/hook.toml``
+    (a shell write onto the ledger's settings is refused: an agent whose file tools were not
+    judged could lift its own protections with them). None for any other payload."""
+    tool = payload.get("tool_name")
+    inner = payload.get("tool_input")
+    if not isinstance(tool, str) or tool not in _FILE_TOOLS or not isinstance(inner, Mapping):
+        return None
+    path = next((inner[k] for k in _FILE_PATH_KEYS if isinstance(inner.get(k), str)), None)
+    if not path:
+        return None
+    return f"{_FILE_TOOLS[tool]} {shlex.quote(path)}"
 
 
 def _strings(value: Any) -> list[str]:

@@ -30,17 +30,18 @@ def _hooks(settings: Any, event: str) -> list[tuple[str, dict[str, Any]]]:
 
 def test_claude_code_and_codex_json_run_the_hook_before_bash() -> None:
     settings = [s for s in _snippets()["json"] if "PreToolUse" in s["hooks"]]
-    assert len(settings) == 2  # Claude Code, Codex hooks.json
-    for item in settings:
-        assert _hooks(item, "PreToolUse") == [
-            ("Bash", {"type": "command", "command": "labledger hook", "timeout": 300})]
+    assert len(settings) == 2  # Claude Code (with its file tools), Codex hooks.json
+    hook = {"type": "command", "command": "labledger hook", "timeout": 300}
+    assert _hooks(settings[0], "PreToolUse") == [
+        ("Bash|Write|Edit|MultiEdit|NotebookEdit", hook)]
+    assert _hooks(settings[1], "PreToolUse") == [("Bash", hook)]
 
 
 def test_gemini_runs_the_hook_before_shell_commands() -> None:
     settings = [s for s in _snippets()["json"] if "BeforeTool" in s["hooks"]]
     assert len(settings) == 1
     [(matcher, hook)] = _hooks(settings[0], "BeforeTool")
-    assert matcher == "run_shell_command"
+    assert matcher == "run_shell_command|write_file|replace"
     assert hook["type"] == "command"
     assert hook["command"] == "labledger hook"
 
