@@ -607,10 +607,21 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
 # (`_without_markup`: "**EM/F1**", "<b>MNLI</b>-(m/mm)").
 _SLASH_NAME = r"[A-Za-z][^\s/|&()]*"
 _APART = r"(?<![^\s(\[{#])"
+# A name of a slash list as headers write it: the name, the marks set apart after it (an arrow
+# saying which way is better, a footnote's dagger: "PSNR ↑ / SSIM ↑", "**PSNR**↑/**SSIM**↑" with
+# its emphasis blanked, "PSNR $\uparrow$ / SSIM $\uparrow$") and one parenthesised word after it
+# (its own unit, split or arrow: "Params (M)/GFLOPs", "PSNR (dB) / SSIM", "PSNR (val) / PSNR
+# (test)", "PSNR (↑) / SSIM (↑)"), which heads its own sub-column only. Before, such a header
+# was no slash list: the column was read whole, the first number under the first name and the
+# second one judged by no claim.
+_SET_APART_MARK = (r"(?:[\u2191\u2193\u21d1\u21d3\u25b2\u25bc\u2020\u2021*]"
+                   r"|\$\\(?:up|down|Up|Down)arrow\$|\$\^\{?(?:\\dagger|\\ddagger|\*)\}?\$)")
+_SLASH_ITEM = (_SLASH_NAME + r"(?:[ \t]*" + _SET_APART_MARK + r")*(?:[ \t]*\([^()/|&\n]*\)"
+               r"(?:[ \t]*" + _SET_APART_MARK + r")*)?")
 # (a count's "#" may come before each name: "#Params/#FLOPs")
-_SLASH_LIST = re.compile(_APART + _SLASH_NAME + r"(?:[ \t]*/[ \t]*#?" + _SLASH_NAME
+_SLASH_LIST = re.compile(_APART + _SLASH_ITEM + r"(?:[ \t]*/[ \t]*#?" + _SLASH_ITEM
                          + r")+(?![^\s)\],;])")
-_SLASH_NAMES = re.compile(_SLASH_NAME)
+_SLASH_ITEMS = re.compile(_SLASH_ITEM)
 # A stem shared by the names of a slash list in parentheses after it, "MNLI-(m/mm)",
 # "MNLI (m/mm)" or "MNLI(m/mm)" (GLUE tables since Devlin et al. 2019, BERT, Table 1): the names
 # are MNLI-m and MNLI-mm. Group 1 is the stem, group 2 what joins it to the names (a hyphen
@@ -632,8 +643,17 @@ _NAME_AND_UNIT = re.compile(r"(" + _SLASH_NAME + r")[ \t]*\([ \t]*(" + _UNIT + r
 _UNITS_AFTER = re.compile(r"[ \t]*\([ \t]*" + _UNIT + r"(?:[ \t]*/[ \t]*" + _UNIT
                           + r")+[ \t]*\)")
 _UNIT_PIECE = re.compile(r"[^\s/()]+")
-# what a header shows that is no part of a name: emphasis (**, __, *, _ at a word's edge) and tags
-_HEADER_MARKUP = re.compile(r"</?[A-Za-z][^<>\n]*>|\*+|(?<![^\W_])_+|_+(?![^\W_])")
+# what a header shows that is no part of a name: emphasis (**, __, *, _ at a word's edge), code
+# spans' backticks ("`PSNR`/`SSIM`"), a link's brackets and target ("[PSNR](https://x.org/a)/SSIM",
+# the target's slashes no list's), a footnote's mark ("PSNR<sup>1</sup>/SSIM", "PSNR[^1]"),
+# LaTeX's emphasis commands ("\textbf{PSNR}$\uparrow$ / \textbf{SSIM}$\uparrow$": the closing
+# brace is left, as a name may hold one) and tags
+_HEADER_MARKUP = re.compile(
+    r"\\(?:textbf|textit|emph|underline|textsc|mathbf|mathrm|bm|boldsymbol)[ \t]*\{"
+    r"|\{?\\(?:bf|it|bfseries)(?![A-Za-z])[ \t]*"
+    r"|<sup>[ \t]*(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]+|[a-z]|\[\d{1,2}\])[ \t]*</sup>"
+    r"|\[\^[^\]\s]+\]|\[(?=[^\[\]\n]*\]\([^()\s]*\))|\]\([^()\s]*\)"
+    r"|</?[A-Za-z][^<>\n]*>|\*+|`+|(?<![^\W_])_+|_+(?![^\W_])")
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
@@ -702,7 +722,7 @@ class _SlashList:
 
 def _without_markup(text: str) -> str:
     """``text`` with its emphasis and tags blanked (offsets kept), as a header shows it."""
-    if "<" not in text and "*" not in text and "_" not in text:
+    if not any(ch in text for ch in "<*_`[\\"):
         return text
     return _HEADER_MARKUP.sub(_blank, text)
 
@@ -718,7 +738,7 @@ def _slash_lists(plain: str) -> list[_SlashList]:
     for m in _SLASH_LIST.finditer(plain):
         if m.start() < taken or any(f.start <= m.start() < f.end for f in found):
             continue  # a list's units, or a name of "Params (M) / FLOPs (G)"
-        names = tuple(n.span() for n in _SLASH_NAMES.finditer(plain, m.start(), m.end()))
+        names = tuple(n.span() for n in _SLASH_ITEMS.finditer(plain, m.start(), m.end()))
         units = _UNITS_AFTER.match(plain, m.end())
         if units is not None:
             spans = _unit_spans(plain, m.end(), units.end())
@@ -836,7 +856,12 @@ def _split_slash_columns(syntax: str, table: Table) -> Table:
     """``table`` with each column headed by a slash list of k names ("PSNR/SSIM") whose cells
     hold k slash-joined values ("31.42/0.9134") split into k columns, each value under its own
     name: the judging of a cell by its row and column applies to each unchanged. A column with
-    a cell that is no such k-tuple, or with a claim marker in its header, is left whole."""
+    a cell that is no such k-tuple, or with a claim marker in its header, is left whole. Then
+    each row labelled so, in a table transposed (`_split_slash_rows`)."""
+    return _split_slash_rows(syntax, _split_slash_header_columns(syntax, table))
+
+
+def _split_slash_header_columns(syntax: str, table: Table) -> Table:
     if not any("/" in c.text for c in table.header):
         return table
     plan: dict[int, list[tuple[str, list[Cell]]]] = {}
@@ -845,6 +870,8 @@ def _split_slash_columns(syntax: str, table: Table) -> Table:
             subs = _slash_header(table, col)
             if subs is not None:
                 plan[col] = subs
+    if 0 in plan and _labels_only(syntax, table, len(plan[0])):
+        _plan_from_corner(table, plan)
     if not plan:
         return table
     split_rows = [list(row) for row in table.rows]
@@ -891,6 +918,114 @@ def _split_slash_columns(syntax: str, table: Table) -> Table:
                 wide[col:col + 1] = [head, *[Cell("", head.end, head.end)] * (len(plan[col]) - 1)]
         header_rows.append(wide)
     return Table(table.start, table.end, header, split_rows, header_rows, parts)
+
+
+def _labels_only(syntax: str, table: Table, k: int) -> bool:
+    """Whether no body row's first cell holds k slash-joined numbers: the column is labels."""
+    return not any(row and _DIGIT.search(row[0].text) and _slash_cells(syntax, row[0], k)
+                   for row in table.rows)
+
+
+def _plan_from_corner(table: Table, plan: dict[int, list[tuple[str, list[Cell]]]]) -> None:
+    """A slash list over the column of labels ("| algorithms & PSNR/SSIM | Set5 | Set14 |",
+    the corner cell of a table whose columns are datasets) names the quantities of each value
+    column's pairs ("30.48/0.8628"): each column with no list of its own is planned as split
+    into one sub-column per name, headed by its header and the name (the corner's piece of text
+    that writes it), in place of the labels' column, which holds no numbers to split. Before,
+    no column named a quantity, and a drifted pair was judged by no claim."""
+    names = _corner_names(table)
+    del plan[0]
+    if names is None:
+        return
+    for col in range(1, len(table.header)):
+        if col not in plan:
+            head = table.header[col]
+            plan[col] = [(f"{head.text.strip()} {name}", [*table.parts_of(col), piece])
+                         for name, piece in names]
+
+
+def _corner_names(table: Table) -> list[tuple[str, Cell]] | None:
+    """The names of the one slash list in the labels' column's header, each with the piece of
+    the header part writing it; None where it is not one list of quantities' names ("Params
+    (M/G)", "MNLI-(m/mm)", "Method / Dataset", two lists, a claim marker)."""
+    parts = table.parts_of(0)
+    found: list[tuple[Cell, str, _SlashList]] = []
+    for part in parts:
+        if "/" in part.text:
+            plain = _without_markup(part.text)
+            found += [(part, plain, got) for got in _slash_lists(plain)]
+    if len(found) != 1 or any(_MARKER_WORD.search(p.text) for p in parts):
+        return None
+    part, plain, got = found[0]
+    if got.units or any(_NOT_A_QUANTITY.fullmatch(plain, a, b) for a, b in got.names):
+        return None  # units, or "MNLI-(m/mm)": the names of a stem's variants
+    if any(_AXIS_NAME.match(plain, a, b) for a, b in got.names):
+        return None  # "Method / Dataset": the corner names the table's axes, no quantities
+    return [(plain[a:b], _piece(part, a, b)) for a, b in got.names]
+
+
+# what a corner's slash list names when it names the table's axes (rows / columns), not the
+# quantities of its cells
+_AXIS_NAME = re.compile(r"(?i)(?:methods?|models?|datasets?|data|benchmarks?|tasks?|metrics?"
+                        r"|settings?|scales?|backbones?|approach(?:es)?|networks?|arch\w*"
+                        r"|algorithms?|baselines?|splits?|languages?)(?![^\W_])")
+
+
+# a name of a slash list in a row's label or a corner that is no quantity's: one letter, as in
+# "Ours w/o attention" (an ablation's row) or "MNLI-(m/mm)" (the stem's variants)
+_NOT_A_QUANTITY = re.compile(r"[A-Za-z]")
+
+
+def _split_slash_rows(syntax: str, table: Table) -> Table:
+    """``table`` with each body row whose label (its first cell) is one slash list of k names
+    ("PSNR ↑ / SSIM ↑", a table transposed: metrics as rows, methods as columns) and whose
+    other cells each hold k slash-joined values ("31.42 / 0.922") or no number, split into k
+    rows on the same line, each value under its own name: the label of the j-th shows the j-th
+    name, the others blanked (a label's anchors are the hits its text leaves visible). Before,
+    the row was read whole: the first number under both names, the second judged by none."""
+    if not any(row and "/" in row[0].text for row in table.rows):
+        return table
+    rows: list[list[Cell]] = []
+    changed = False
+    for row in table.rows:
+        split = _slash_row(syntax, row) if row and "/" in row[0].text else None
+        if split is None:
+            rows.append(row)
+        else:
+            rows.extend(split)
+            changed = True
+    if not changed:
+        return table
+    return Table(table.start, table.end, table.header, rows, table.header_rows,
+                 table.header_parts)
+
+
+def _slash_row(syntax: str, row: list[Cell]) -> list[list[Cell]] | None:
+    """``row`` as its k rows (`_split_slash_rows`), or None where it is not one to split."""
+    label = row[0]
+    if any(_MARKER_WORD.search(c.text) for c in row):
+        return None  # a marker binds the row's numbers, read as before
+    plain = _without_markup(label.text)
+    found = _slash_lists(plain)
+    if len(found) != 1 or found[0].units:
+        return None  # none, two, or units ("Params (M/G)"): as before
+    names = found[0].names
+    if any(_NOT_A_QUANTITY.fullmatch(plain, a, b) for a, b in names):
+        return None  # "w/o", "MNLI-(m/mm)" (the stem's variants, which no part shows whole)
+    k = len(names)
+    cut: list[list[Cell]] = []
+    for cell in row[1:]:
+        pieces = _slash_cells(syntax, cell, k)
+        if pieces is None:
+            return None
+        cut.append(pieces)
+    if not any(_DIGIT.search(c[1].text) for c in cut):
+        return None  # no k-tuple of values: the row holds one number a cell
+    out: list[list[Cell]] = []
+    for j in range(k):
+        shown = _blank_spans(label.text, 0, [n for i, n in enumerate(names) if i != j])
+        out.append([Cell(shown, label.start, label.end), *(c[j] for c in cut)])
+    return out
 
 
 _PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
