@@ -195,6 +195,9 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"(?<!\\)%[^\n]*"
         # \href's URL, not the text it prints (\href{https://...}{31.52} shows 31.52)
         r"|\\href\*?\{[^{}]*\}"
+        # a tabular's position and column spec, braces nested ("\begin{tabular}[c]{@{}c@{}}", a
+        # multi-line cell as LaTeX table generators write it), no cell's text
+        r"|\\begin\{(?:tabular[x*]?|array|tabulary)\}(?:\[[^\]]*\])?(?:\{(?:[^{}]|\{[^{}]*\})*\})?"
         r"|\\(?:cite[a-z]*|[a-z]*ref|label|url|includegraphics|input|include|bibliography"
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
@@ -1249,7 +1252,9 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
     if found is None:
         spans: list[tuple[int, int, int]] = []
         for m in _TAB_BEGIN.finditer(text):
-            close = text.find("\\end{" + m.group(1) + "}", m.end())
+            if spans and m.start() < spans[-1][2]:
+                continue  # a tabular in a cell of the one around it: part of that cell
+            close = _tab_end(text, m)
             if close < 0:
                 continue
             body = m.end()
@@ -1288,7 +1293,10 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
     # (column) -> (rows still covered, the \multirow cell): its label names those rows too
     down: dict[int, tuple[int, Cell]] = {}
     offset = 0
-    for chunk in re.split(r"(\\\\(?:\[[^\]]*\])?)", masked):
+    # rows and cells end at a \\ and an & outside braces only: a line break inside a cell's
+    # group ("\makecell{PSNR\\(dB)}", "\shortstack{31.42\\(0.05)}") ends no row
+    flat = _groups_filled(masked)
+    for chunk in _split_kept(_TEX_ROW_END, flat, masked):
         if chunk.startswith("\\\\"):
             offset += len(chunk)
             continue
@@ -1300,7 +1308,8 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
         if chunk.strip():
             cells: list[Cell] = []
             pos_in = 0
-            for part in re.split(r"(?<!\\)&", chunk):
+            # (every other piece: the &s between the cells)
+            for part in _split_kept(_TEX_CELL_END, flat[offset:offset + len(chunk)], chunk)[::2]:
                 end = body + offset + pos_in + len(part)
                 cells.append(Cell(part, end - len(part), end))
                 span = _MULTICOLUMN.match(part)
@@ -1330,6 +1339,72 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
     table = _split_slash_columns(segment.syntax, table)
     cache[begin] = table
     return table
+
+
+_TEX_ROW_END = re.compile(r"(\\\\(?:\[[^\]]*\])?)")
+_TEX_CELL_END = re.compile(r"((?<!\\)&)")
+_BRACE = re.compile(r"(?<!\\)[{}]")
+
+
+def _groups_filled(text: str) -> str:
+    """``text`` with what its outermost balanced {...} groups and the tabulars nested in it
+    hold filled with "x" (offsets kept): a \\\\ or & there is no row's or cell's end. A brace
+    left open groups nothing."""
+    if "{" not in text:
+        return text
+    nested: list[tuple[int, int]] = []
+    for m in _TAB_BEGIN.finditer(text):
+        close = _tab_end(text, m)
+        if close >= 0 and not (nested and m.start() < nested[-1][1]):
+            nested.append((m.end(), close))
+    if nested:
+        text = _spans_filled(text, nested)
+    spans: list[tuple[int, int]] = []
+    opened: list[int] = []
+    for m in _BRACE.finditer(text):
+        if m.group(0) == "{":
+            opened.append(m.start())
+        elif opened:
+            a = opened.pop()
+            if not opened:
+                spans.append((a + 1, m.start()))
+    return _spans_filled(text, spans) if spans else text
+
+
+def _spans_filled(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (in order, apart) filled with "x"."""
+    pieces: list[str] = []
+    last = 0
+    for a, b in spans:
+        pieces += [text[last:a], "x" * (b - a)]
+        last = b
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _tab_end(text: str, begin: re.Match[str]) -> int:
+    """Where the environment ``begin`` opens is closed, the same environment nested in it
+    skipped (a cell's "\\begin{tabular}[c]{@{}c@{}}31.42\\\\ (0.05)\\end{tabular}", the
+    multi-line cell LaTeX table generators write); -1 where it is not."""
+    depth = 1
+    ends = re.compile(r"\\(begin|end)\{" + re.escape(begin.group(1)) + r"\}")
+    for m in ends.finditer(text, begin.end()):
+        depth += 1 if m.group(1) == "begin" else -1
+        if depth == 0:
+            return m.start()
+    return -1
+
+
+def _split_kept(pattern: re.Pattern[str], find_in: str, text: str) -> list[str]:
+    """``text`` cut where ``pattern`` (one group) matches ``find_in`` (of the same length), the
+    separators kept as pieces of their own, as ``re.split`` with a group gives them."""
+    pieces: list[str] = []
+    last = 0
+    for m in pattern.finditer(find_in):
+        pieces += [text[last:m.start()], text[m.start():m.end()]]
+        last = m.end()
+    pieces.append(text[last:])
+    return pieces
 
 
 def _multicolumn_body(cell: Cell) -> tuple[int, Cell] | None:

@@ -365,3 +365,63 @@ def test_near_miss_an_html_colspan_over_metrics() -> None:
     report = run("a.md", text, SR)
     assert [(f.type, f.line, f.claims) for f in report.findings] == [("drift", 5, ("S1",))]
     assert sorted((m.line, m.claims) for m in report.matches) == [(4, ("P0",)), (5, ("P1",))]
+
+
+# --- 5. a line break inside a LaTeX cell ---------------------------------------------------------
+# A header or cell set on two lines: "\makecell{PSNR\\(dB)}" (makecell), "\shortstack{...}", or
+# a tabular nested in the cell, "\begin{tabular}[c]{@{}c@{}}Proposed method\\ (NLMS error)
+# \end{tabular}", which LaTeX table generators (tablesgenerator.com, Excel2LaTeX) write for a
+# multi-line cell and papers' generated tables carry. The row was cut at each \\, so the cells
+# after it shifted to the next row: the Ours row's SSIM was judged against the Baseline's 0.880
+# (false drift), or a column lost its header (a drifted PSNR read as PSNR-or-SSIM). A nested
+# tabular also closed the table at its own \end{tabular}.
+
+def _tex_table(header: str, ours: str) -> str:
+    return ("\\begin{tabular}{lcc}\n\\toprule\n" + header + " \\\\\n\\midrule\n"
+            "Baseline & 30.10 & 0.880 \\\\\n" + ours + " \\\\\n\\bottomrule\n\\end{tabular}\n")
+
+
+_PLAIN_HEADER = "Method & PSNR & SSIM"
+_MATCHED = [(5, ("P0",)), (6, ("P1",)), (6, ("S1",))]
+_PSNR_DRIFTS = ([("drift", 6, ("P1",))], [(5, ("P0",)), (6, ("S1",))])
+
+LINE_BREAKS = [
+    Case("\\makecell in a cell", "a.tex",
+         _tex_table(_PLAIN_HEADER, "Ours & \\makecell{31.42\\\\(0.05)} & 0.912"), [], _MATCHED),
+    Case("\\makecell in a cell, its value drifted", "a.tex",
+         _tex_table(_PLAIN_HEADER, "Ours & \\makecell{31.52\\\\(0.05)} & 0.912"), *_PSNR_DRIFTS),
+    Case("\\makecell in a header", "a.tex",
+         _tex_table("Method & \\makecell{PSNR\\\\(dB)} & SSIM", "Ours & 31.42 & 0.912"), [],
+         _MATCHED),
+    Case("\\makecell in a header over a drifted value", "a.tex",
+         _tex_table("Method & \\makecell{PSNR\\\\(dB)} & SSIM", "Ours & 31.52 & 0.912"),
+         *_PSNR_DRIFTS),
+    Case("\\shortstack in a cell", "a.tex",
+         _tex_table(_PLAIN_HEADER, "Ours & \\shortstack{31.42\\\\(0.05)} & 0.912"), [], _MATCHED),
+    Case("a tabular nested in a cell", "a.tex",
+         _tex_table(_PLAIN_HEADER,
+                    "Ours & \\begin{tabular}[c]{@{}c@{}}31.42\\\\ (0.05)\\end{tabular} & 0.912"),
+         [], _MATCHED),
+    Case("a tabular nested in a cell, its value drifted", "a.tex",
+         _tex_table(_PLAIN_HEADER,
+                    "Ours & \\begin{tabular}[c]{@{}c@{}}31.52\\\\ (0.05)\\end{tabular} & 0.912"),
+         *_PSNR_DRIFTS),
+    Case("a tabular nested in a header", "a.tex",
+         _tex_table("Method & \\begin{tabular}[c]{@{}c@{}}PSNR\\\\ (dB)\\end{tabular} & SSIM",
+                    "Ours & 31.52 & 0.912"), *_PSNR_DRIFTS),
+    Case("a tabular nested in a row's label", "a.tex",
+         _tex_table(_PLAIN_HEADER,
+                    "\\begin{tabular}[c]{@{}l@{}}Ours\\\\ (full)\\end{tabular} & 31.42 & 0.912"),
+         [], _MATCHED),
+    Case("near miss: \\makecell in a row's label", "a.tex",
+         _tex_table(_PLAIN_HEADER, "\\makecell{Ours\\\\(full)} & 31.42 & 0.912"), [], _MATCHED),
+    Case("near miss: a \\\\ after a group still ends the row", "a.tex",
+         _tex_table(_PLAIN_HEADER, "Ours & \\textbf{31.52} & {0.912}"), *_PSNR_DRIFTS),
+    Case("near miss: a brace left open groups nothing", "a.tex",
+         _tex_table(_PLAIN_HEADER, "Ours & 31.52 & 0.912 {"), *_PSNR_DRIFTS),
+]
+
+
+@pytest.mark.parametrize("case", LINE_BREAKS, ids=[c.name for c in LINE_BREAKS])
+def test_a_line_break_inside_a_latex_cell_ends_no_row(case: Case) -> None:
+    assert_case(run(case.path, case.text, SR), case)
