@@ -170,10 +170,16 @@ from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
 
-# a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not)
-_WORDS = re.compile(r"(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
-# (\s: a LaTeX cell may start on its own line, "Ours & \n\\textbf{29.41} &", one cell a line)
-_NUMERIC_START = re.compile(r"[\s*_`~$({]*[+\-\u2212]?\.?\d")
+# a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not;
+# nor a command's name a Markdown cell's math keeps: "$81.3^{\dagger}$", a footnote's mark)
+_WORDS = re.compile(r"(?<!\\)(?<![^\W\d_])(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
+# (\s: a LaTeX cell may start on its own line, "Ours & \n\\textbf{29.41} &", one cell a line;
+# a Markdown cell's math keeps its commands, "| $\\mathbf{0.5903 \\pm 0.0101}$ |", as papers
+# converted to Markdown and READMEs write a best value: a label, before, whose row's claim then
+# took the number of the row above it)
+# (the commands `doc_markers.number_in` reads a number inside)
+_NUMERIC_START = re.compile(r"(?:[\s*_`~$({]|\\(?:textbf|mathbf|underline|num|emph|textit"
+                            r"|boldsymbol|bm|mathrm|text)\{)*[+\-\u2212]?\.?\d")
 # a cell showing no value: empty, a dash for a missing one ("-", "--", "–", "$-$"), "n/a", or
 # struck out (blanked by the mask: "~~31.52~~", "\\sout{31.52}")
 _NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")

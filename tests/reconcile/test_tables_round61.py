@@ -425,3 +425,43 @@ LINE_BREAKS = [
 @pytest.mark.parametrize("case", LINE_BREAKS, ids=[c.name for c in LINE_BREAKS])
 def test_a_line_break_inside_a_latex_cell_ends_no_row(case: Case) -> None:
     assert_case(run(case.path, case.text, SR), case)
+
+
+# --- 6. math in a Markdown table's cells ----------------------------------------------------------
+# Papers converted to Markdown and READMEs rendered with GitHub's math write a best value as
+# LaTeX math inside a pipe table: "| iDCF | $\underline{0.5638 \pm 0.0124}$ | ... |" over
+# "| **IViDR** | $\mathbf{0.5903 \pm 0.0101}$ | ... |", and "| Fine-tuned | 82.0 |
+# $\underline{82.1}$ |" beside "| SotA | $81.3^{\dagger}$ [133] |" (both from results tables of
+# papers converted to Markdown, in public repositories). The Markdown mask keeps the math's
+# commands, so such a cell was read as a label: its value was judged by no claim (missed drift),
+# and the claim of its row took the number of the row above (false drift: "S1 says 0.880").
+# A command's name after the number ("^{\dagger}") was read as a word, making the cell a label.
+
+def _md_math(psnr: str, ssim: str) -> str:
+    return ("| Method | PSNR | SSIM |\n| --- | --- | --- |\n| Baseline | 30.10 | 0.880 |\n"
+            f"| Ours | {psnr} | {ssim} |\n")
+
+
+MD_MATH = [
+    Case("$\\mathbf{}$ around a drifted value", "a.md",
+         _md_math("$\\mathbf{31.52}$", "0.912"), [("drift", 4, ("P1",))],
+         [(3, ("P0",)), (4, ("S1",))]),
+    Case("$\\underline{}$ around a matching value: no false drift from the row above", "a.md",
+         _md_math("31.42", "$\\underline{0.912}$"), [],
+         [(3, ("P0",)), (4, ("P1",)), (4, ("S1",))]),
+    Case("$\\boldsymbol{}$ with a spread inside", "a.md",
+         _md_math("$\\boldsymbol{31.52 \\pm 0.05}$", "0.912"), [("drift", 4, ("P1",))],
+         [(3, ("P0",)), (4, ("S1",))]),
+    Case("a footnote's dagger after the value", "a.md",
+         _md_math("$31.52^{\\dagger}$", "0.912"), [("drift", 4, ("P1",))],
+         [(3, ("P0",)), (4, ("S1",))]),
+    Case("near miss: plain math", "a.md", _md_math("$31.52$", "0.912"),
+         [("drift", 4, ("P1",))], [(3, ("P0",)), (4, ("S1",))]),
+    Case("near miss: a word after the value still makes a label", "a.md",
+         _md_math("$31.52$ (ours)", "0.912"), [], [(3, ("P0",)), (4, ("S1",))]),
+]
+
+
+@pytest.mark.parametrize("case", MD_MATH, ids=[c.name for c in MD_MATH])
+def test_math_in_a_markdown_cell_is_its_number(case: Case) -> None:
+    assert_case(run(case.path, case.text, SR), case)
