@@ -650,12 +650,13 @@ _UNIT_PIECE = re.compile(r"[^\s/()]+")
 # spans' backticks ("`PSNR`/`SSIM`"), a link's brackets and target ("[PSNR](https://x.org/a)/SSIM",
 # the target's slashes no list's), a footnote's mark ("PSNR<sup>1</sup>/SSIM", "PSNR[^1]"),
 # LaTeX's emphasis commands ("\textbf{PSNR}$\uparrow$ / \textbf{SSIM}$\uparrow$": the closing
-# brace is left, as a name may hold one) and tags
+# brace is left, as a name may hold one), an HTML entity ("PSNR &uarr; / SSIM &uarr;") and tags
 _HEADER_MARKUP = re.compile(
     r"\\(?:textbf|textit|emph|underline|textsc|mathbf|mathrm|bm|boldsymbol)[ \t]*\{"
     r"|\{?\\(?:bf|it|bfseries)(?![A-Za-z])[ \t]*"
     r"|<sup>[ \t]*(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]+|[a-z]|\[\d{1,2}\])[ \t]*</sup>"
     r"|\[\^[^\]\s]+\]|\[(?=[^\[\]\n]*\]\([^()\s]*\))|\]\([^()\s]*\)"
+    r"|&(?:[A-Za-z]{2,8}|#\d{1,6}|#[xX][0-9a-fA-F]{1,6});"
     r"|</?[A-Za-z][^<>\n]*>|\*+|`+|(?<![^\W_])_+|_+(?![^\W_])")
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
@@ -725,7 +726,7 @@ class _SlashList:
 
 def _without_markup(text: str) -> str:
     """``text`` with its emphasis and tags blanked (offsets kept), as a header shows it."""
-    if not any(ch in text for ch in "<*_`[\\"):
+    if not any(ch in text for ch in "<*_`[\\&"):
         return text
     return _HEADER_MARKUP.sub(_blank, text)
 

@@ -16,7 +16,15 @@
 * a slash list in the corner cell over dataset columns of pairs (ascetic-yuanma/awesome-image-
   super-resolution, README.md: "| algorithms & PSNR/SSIM | Set5 | Set14 | B100 | ..." over
   "| SRCNN | 30.48/0.8628 | 27.50/0.7513 | ..."): no column named a quantity, so no number of
-  the table was judged at all (missed drift). The corner's names now head each column's pairs.
+  the table was judged at all (missed drift). The corner's names now head each column's pairs;
+* a split in such a list ("Val / Test" over "77.1 / 76.3", "Acc (val) / Acc (test)", a corner
+  "Train/Test"): the first number, another split's, was judged against a test claim (false
+  drift);
+* a line break inside a LaTeX cell (``\\makecell{PSNR\\\\(dB)}``, a nested
+  ``\\begin{tabular}[c]{@{}c@{}}...\\end{tabular}``) ended the row there, shifting the row's
+  cells (false drift);
+* LaTeX math in a Markdown cell (``$\\mathbf{0.5903 \\pm 0.0101}$``, ``$81.3^{\\dagger}$``) made
+  the cell a label: its value unjudged, the row's claim given the row above's number.
 
 Each row is a snippet, the findings it must produce as ``(type, line, claim ids)`` and, where it
 matters, the matched numbers as ``(line, claim ids)`` and the findings' numbers. Rows marked
@@ -62,7 +70,7 @@ MARKED_HEADERS = [
     "PSNR $\\uparrow$ / SSIM $\\uparrow$", "`PSNR`/`SSIM`", "PSNR<sup>1</sup>/SSIM",
     "PSNR<sup>†</sup> / SSIM<sup>2</sup>", "PSNR [^1] / SSIM",
     "[PSNR](https://en.wikipedia.org/wiki/Peak_signal-to-noise_ratio)/SSIM",
-    "[**PSNR**](https://a.org/p) ↑ / [**SSIM**](https://a.org/s) ↑",
+    "[**PSNR**](https://a.org/p) ↑ / [**SSIM**](https://a.org/s) ↑", "PSNR &uarr; / SSIM &uarr;",
 ]
 
 
@@ -465,3 +473,33 @@ MD_MATH = [
 @pytest.mark.parametrize("case", MD_MATH, ids=[c.name for c in MD_MATH])
 def test_math_in_a_markdown_cell_is_its_number(case: Case) -> None:
     assert_case(run(case.path, case.text, SR), case)
+
+
+# --- 7. splits named by a slash list: the other split's number is no claim's -------------------
+# READMEs fold the splits into one row or column: "| Train / Val / Test | 91,807 / 19,672 /
+# 19,672 |" (a public README's dataset table, transposed), "| Run | PSNR (val) | SSIM |"
+# (a public README's results table). Read whole, the row's or column's first number (the
+# validation or training one) was judged against a test claim: false drift ("A says 77.1,
+# evidence says 76.3%").
+
+TEST_ACC = [replace(claim("A", "acc", 76.3, unit="%", aliases=("Ours",)), split="test")]
+
+SPLIT_LISTS = [
+    Case("a transposed row 'Val / Test'", "a.md",
+         "| Split | Ours |\n|---|---|\n| Val / Test | 77.1 / 76.3 |\n", [], [(3, ("A",))]),
+    Case("a transposed row 'Val / Test', the test number drifted", "a.md",
+         "| Split | Ours |\n|---|---|\n| Val / Test | 77.1 / 76.4 |\n", [("drift", 3, ("A",))],
+         [], ("76.4",)),
+    Case("a corner 'Train/Test' over a column of pairs", "a.md",
+         "| Train/Test | Ours |\n|---|---|\n| Acc | 99.1/76.3 |\n", [], [(3, ("A",))]),
+    Case("a header 'Acc (val) / Acc (test)'", "a.md",
+         "| Method | Acc (val) / Acc (test) |\n|---|---|\n| Ours | 77.1/76.3 |\n", [],
+         [(3, ("A",))]),
+    Case("near miss: 'Acc (val/test)'", "a.md",
+         "| Method | Acc (val/test) |\n|---|---|\n| Ours | 77.1/76.3 |\n", [], [(3, ("A",))]),
+]
+
+
+@pytest.mark.parametrize("case", SPLIT_LISTS, ids=[c.name for c in SPLIT_LISTS])
+def test_a_split_of_a_slash_list_keeps_the_other_splits_number_apart(case: Case) -> None:
+    assert_case(run(case.path, case.text, TEST_ACC), case)
