@@ -1336,7 +1336,7 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
         header_parts.append([_spanning(header_rows[r], col) if (r, col) in spanned else cell
                              for r, cell in parts])
     table = Table(begin, close, header, rows[n_head:], header_rows, header_parts)
-    _name_spanned_columns(table)
+    _name_spanned_columns(table, segment.syntax)
     table = _split_slash_columns(segment.syntax, table)
     cache[begin] = table
     return table
@@ -1425,7 +1425,7 @@ def _multicolumn_body(cell: Cell) -> tuple[int, Cell] | None:
                                     cell.start + at - 1)
 
 
-def _name_spanned_columns(table: Table) -> None:
+def _name_spanned_columns(table: Table, syntax: str) -> None:
     """Head the k-th column a header's ``\\multicolumn{n}{c}{PSNR/SSIM}`` covers with the k-th
     of its n slash names (`head_spans_by_name`; the names are read from the cell's text
     argument, not its column format)."""
@@ -1435,20 +1435,25 @@ def _name_spanned_columns(table: Table) -> None:
             found = _multicolumn_body(cell) if "/" in cell.text else None
             if found is not None:
                 spans.append((col, found[0], cell, found[1]))
-    head_spans_by_name(table, spans)
+    head_spans_by_name(table, spans, syntax)
 
 
-def head_spans_by_name(table: Table, spans: Sequence[tuple[int, int, Cell, Cell]]) -> None:
+def head_spans_by_name(table: Table, spans: Sequence[tuple[int, int, Cell, Cell]],
+                       syntax: str = "md") -> None:
     """For each header cell spanning columns (``(first column, n, the cell as the header's
     parts hold it, the part of it holding the names)``: a LaTeX ``\\multicolumn``, an HTML
     ``colspan``), head the k-th column it covers with the k-th of its n slash names, the
     header's other words kept (as `_slash_header` keeps them): the columns under "PSNR/SSIM"
     are PSNR and SSIM side by side, and the whole text heading each named both, so a drifted
     SSIM read as PSNR-or-SSIM. Another count of names, a second slash list in the column's
-    header, or a claim marker in it leaves every covered column headed by the whole."""
+    header, or a claim marker in it leaves every covered column headed by the whole; so do
+    covered columns whose cells hold n slash-joined numbers ("PSNR / SSIM" over "Set5" and
+    "Set14", each cell "38.21 / 0.9614"): the names are each pair's, split in each column
+    (`_split_slash_columns`). Before, PSNR headed Set5's pairs and SSIM Set14's, and Set14's
+    PSNR was judged against its SSIM claim (false drift)."""
     plans: list[tuple[int, tuple[str, list[Cell]]]] = []
     for col, n, cell, names in spans:
-        if n < 2 or col + n > len(table.header):
+        if n < 2 or col + n > len(table.header) or _holds_tuples(syntax, table, col, n):
             continue
         # each covered column's own parts (its other header rows' cells differ), with the part
         # holding the names in the cell's place
@@ -1466,6 +1471,12 @@ def head_spans_by_name(table: Table, spans: Sequence[tuple[int, int, Cell, Cell]
         head = table.header[col]
         table.header[col] = Cell(text, head.start, head.end)
         table.header_parts[col] = parts
+
+
+def _holds_tuples(syntax: str, table: Table, col: int, n: int) -> bool:
+    """Whether a body cell of the n columns from ``col`` holds n slash-joined numbers."""
+    return any(c < len(row) and _DIGIT.search(row[c].text) and _slash_cells(syntax, row[c], n)
+               for row in table.rows for c in range(col, col + n))
 
 
 def delimited_table(segment: Segment) -> Table:

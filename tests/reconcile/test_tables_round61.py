@@ -503,3 +503,53 @@ SPLIT_LISTS = [
 @pytest.mark.parametrize("case", SPLIT_LISTS, ids=[c.name for c in SPLIT_LISTS])
 def test_a_split_of_a_slash_list_keeps_the_other_splits_number_apart(case: Case) -> None:
     assert_case(run(case.path, case.text, TEST_ACC), case)
+
+
+# --- 8. a spanning slash header over columns of pairs ---------------------------------------------
+# open-mmlab/mmagic, configs/restorers/srcnn/README.md: "The metrics are `PSNR / SSIM`." over
+# "| Method | Set5 | Set14 | DIV2K |" and cells "28.4316 / 0.8099". Tables put that caption in a
+# header cell spanning the dataset columns (a \multicolumn{2}{c}{PSNR / SSIM}, a <th
+# colspan="2">): its two names were dealt one to a column, PSNR heading Set5's pairs and SSIM
+# Set14's, so Set14's PSNR was judged against its SSIM claim (false drift: "S14 says 34.02").
+# Where the covered columns hold pairs, each column's pairs are split by the names instead.
+
+_OVER_DATASETS_TEX = ("\\begin{tabular}{lcc}\n\\toprule\nMethod & \\multicolumn{2}{c}{PSNR / SSIM}"
+                      " \\\\\n & Set5 & Set14 \\\\\n\\midrule\nSRCNN & SET5 & SET14 \\\\\n"
+                      "\\bottomrule\n\\end{tabular}\n")
+_OVER_DATASETS_HTML = ("<table>\n<tr><th>Method</th><th colspan=\"2\">PSNR / SSIM</th></tr>\n"
+                       "<tr><th></th><th>Set5</th><th>Set14</th></tr>\n"
+                       "<tr><td>SRCNN</td><td>SET5</td><td>SET14</td></tr>\n</table>\n")
+
+
+def _over(template: str, set5: str, set14: str) -> str:
+    return template.replace("SET5", set5).replace("SET14", set14)
+
+
+_ALL_FOUR_AT = [(line, ids) for line in (6, 4) for ids in (("P5",), ("S5",), ("P14",), ("S14",))]
+
+SPANNED_OVER_PAIRS = [
+    Case("a \\multicolumn over two dataset columns of pairs: all hold", "a.tex",
+         _over(_OVER_DATASETS_TEX, "30.48 / 0.8628", "27.50 / 0.7513"), [],
+         _ALL_FOUR_AT[:4]),
+    Case("a \\multicolumn over two dataset columns of pairs: Set14's SSIM drifts", "a.tex",
+         _over(_OVER_DATASETS_TEX, "30.48 / 0.8628", "27.50 / 0.7523"),
+         [("drift", 6, ("S14",))], _ALL_FOUR_AT[:3], ("0.7523",)),
+    Case("a colspan over two dataset columns of pairs: all hold", "a.md",
+         _over(_OVER_DATASETS_HTML, "30.48 / 0.8628", "27.50 / 0.7513"), [],
+         _ALL_FOUR_AT[4:]),
+    Case("a colspan over two dataset columns of pairs: Set5's PSNR drifts", "a.md",
+         _over(_OVER_DATASETS_HTML, "30.58 / 0.8628", "27.50 / 0.7513"),
+         [("drift", 4, ("P5",))], _ALL_FOUR_AT[5:], ("30.58",)),
+]
+
+
+@pytest.mark.parametrize("case", SPANNED_OVER_PAIRS, ids=[c.name for c in SPANNED_OVER_PAIRS])
+def test_a_spanning_slash_header_over_columns_of_pairs_splits_each(case: Case) -> None:
+    assert_case(run(case.path, case.text, BY_DATASET), case)
+
+
+def test_near_miss_a_spanning_slash_header_over_single_numbers_names_one_a_column() -> None:
+    text = ("\\begin{tabular}{lcc}\n\\toprule\nMethod & \\multicolumn{2}{c}{PSNR / SSIM} \\\\\n"
+            "\\midrule\nOurs & 31.42 & 0.922 \\\\\n\\bottomrule\n\\end{tabular}\n")
+    assert_case(run("a.tex", text, SR), Case("", "a.tex", text, [("drift", 5, ("S1",))],
+                                             [(5, ("P1",))]))
