@@ -69,7 +69,7 @@ import gc
 import itertools
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
@@ -211,6 +211,9 @@ class _Item:
     wholes: tuple[frozenset[str], ...] = ()
     column: int = -1            # a table cell's column: see `_one_cell_each`
     row: int = -1               # a table cell's body row: see `_EpochRows`
+    # where the header cell spanning its column and the next or previous one starts (a
+    # \multicolumn, a colspan): see `_one_cell_each`
+    under: int = -1
     # a COCOeval summary's value (a fraction) in percent points, for a claim recorded in them
     # (detectron2's bbox/AP = 37.4): `coco_summary.in_points`
     points: Shown | None = None
@@ -1361,6 +1364,7 @@ class _Run:
             col_words.append(words)
             col_delta.append(_delta_column(cell.text, terms))
             col_scale.append(_header_scale(cell.text))
+        col_under = _spanned_from(table)
         _bare_is_training(col_split, col_head)
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
@@ -1536,18 +1540,20 @@ class _Run:
                                    cell_split=(row_no, col_named) if col_named else None,
                                    wholes=(row_whole, col_whole_)
                                    if alone and (row_whole or col_whole_) else (),
-                                   column=ci, row=row_no))
+                                   column=ci, row=row_no,
+                                   under=col_under[ci] if ci < len(col_under) else -1))
         columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
         items = self._one_cell_each(
             self._strongest_rows(_strongest_cells(items, self._wholes)), _column_of)
-        self.assign(seg, self._one_cell_each(items, _row_of_split_cell),
+        items = self._one_cell_each(items, _row_of_split_cell)
+        self.assign(seg, self._one_cell_each(items, _row_under_span),
                     epochs=_EpochRows(seg, table))
 
     def _one_cell_each(self, items: list[_Item],
-                       group: Callable[[_Item], int | None]) -> list[_Item]:
+                       group: Callable[[_Item], Hashable | None]) -> list[_Item]:
         """``items`` less, among the cells judged alone (``alone``) that ``group`` puts
         together, a claim several of them name in those that do not match it, when one does;
         when none matches, each is judged (a column's cells together: `_alike_cells`). The
@@ -1558,10 +1564,14 @@ class _Run:
           The claim names no setting, and the table gives one number per setting;
         * a row's cells under different splits' headers (`_Item.cell_split`: "| LiteNet |
           93.63 | 81.62 |" under "Val Acc" and "Test Acc"). A claim on no split (or "eval",
-          either held-out split) is the one number of the row it matches.
+          either held-out split) is the one number of the row it matches;
+        * a row's cells under one header cell spanning their columns (`_Item.under`: "| Ours |
+          38.21 | 32.10 |" under "\\multicolumn{2}{c}{Set5 PSNR}" over "×2" and "×4", a
+          super-resolution paper's scales side by side). Columns under two header cells
+          (Set5's and Urban100's) are not one quantity's settings, and stay apart.
 
         Before, the claim drifted against every other setting's or split's cell."""
-        seen: dict[tuple[str, int], int] = {}  # (claim, group) -> the cells naming it alone
+        seen: dict[tuple[str, Hashable], int] = {}  # (claim, group) -> the cells naming it
         for it in items:
             at = group(it) if it.alone else None
             if at is not None:
@@ -1842,6 +1852,31 @@ def _names_its_metric(term: str, metric: str) -> bool:
 
 def _row_of_split_cell(it: _Item) -> int | None:
     return it.cell_split[0] if it.cell_split is not None else None
+
+
+def _row_under_span(it: _Item) -> tuple[int, int] | None:
+    return (it.row, it.under) if it.row >= 0 and it.under >= 0 else None
+
+
+def _spanned_from(table: Table) -> list[int]:
+    """Per column, where the narrowest header part it shares with the column before or after
+    it starts (a \\multicolumn or colspan cell heading both: "Set5 PSNR" over "×2" and "×4";
+    the words a slash list's names share, "Set5" of "Set5 PSNR/SSIM"); -1 where it shares
+    none. The narrowest: under "PSNR" over every dataset and "Set5" over its scales, Set5's.
+    A part holding a slash ("\\multicolumn{2}{c}{PSNR/SSIM/LPIPS}") names several quantities,
+    no one quantity's settings: it is none."""
+    spans = [{(p.start, p.end) for p in table.parts_of(c) if p.text.strip() and "/" not in p.text}
+             for c in range(len(table.header))]
+    width: dict[tuple[int, int], int] = {}
+    for mine in spans:
+        for span in mine:
+            width[span] = width.get(span, 0) + 1
+    out: list[int] = []
+    for c, mine in enumerate(spans):
+        shared = mine & ((spans[c - 1] if c else set())
+                         | (spans[c + 1] if c + 1 < len(spans) else set()))
+        out.append(min(shared, key=lambda sp: (width[sp], sp))[0] if shared else -1)
+    return out
 
 
 def _narrowed(it: _Item, strength: dict[str, int]) -> _Item:

@@ -553,3 +553,40 @@ def test_near_miss_a_spanning_slash_header_over_single_numbers_names_one_a_colum
             "\\midrule\nOurs & 31.42 & 0.922 \\\\\n\\bottomrule\n\\end{tabular}\n")
     assert_case(run("a.tex", text, SR), Case("", "a.tex", text, [("drift", 5, ("S1",))],
                                              [(5, ("P1",))]))
+
+
+# --- 9. one quantity's settings side by side under a spanning header ----------------------------
+# Super-resolution results put the scales side by side as columns ("| Train PSNR-SSIM x2 |
+# Train PSNR-SSIM x4 | Train PSNR-SSIM x8 |", a public SR project's README); a paper heads them
+# with one spanning cell, "\multicolumn{2}{c}{Set5 PSNR}" over "×2 & ×4". A claim naming no
+# scale matched the ×2 cell and drifted against the ×4 one: a correct table blocked (false
+# drift). As for the rows of one column, the cell that matches is the claim's.
+
+_SCALES = ("\\begin{tabular}{lcc}\n\\toprule\nMethod & \\multicolumn{2}{c}{Set5 PSNR} \\\\\n"
+           " & $\\times$2 & $\\times$4 \\\\\n\\midrule\nOurs & X2 & 32.10 \\\\\n"
+           "\\bottomrule\n\\end{tabular}\n")
+SET5_PSNR = [claim("P5", "psnr", 38.21, unit="dB", aliases=("Ours", "Set5")),
+             claim("P", "psnr", 38.21, unit="dB", aliases=("Ours",), run="any")]
+
+SETTINGS_SIDE_BY_SIDE = [
+    Case("a claim naming no scale matches one scale's cell", "a.tex",
+         _SCALES.replace("X2", "38.21"), [], [(6, ("P5",))]),
+    Case("near miss: no scale's cell matches: still flagged", "a.tex",
+         _SCALES.replace("X2", "38.31"), [("drift", 6, ("P5",)), ("drift", 6, ("P5",))], [],
+         ("38.31", "32.10")),
+]
+
+
+@pytest.mark.parametrize("case", SETTINGS_SIDE_BY_SIDE,
+                         ids=[c.name for c in SETTINGS_SIDE_BY_SIDE])
+def test_one_quantitys_settings_side_by_side_give_the_claim_one_cell(case: Case) -> None:
+    assert_case(run(case.path, case.text, SET5_PSNR[:1]), case)
+
+
+def test_near_miss_a_claim_naming_no_dataset_under_two_datasets_headers() -> None:
+    """Set5's and Set14's header cells are two, no one quantity's settings: as before, the
+    claim matches Set5's cell and Set14's drifts against it."""
+    text = ("\\begin{tabular}{lcc}\n\\toprule\nMethod & Set5 & Set14 \\\\\n & PSNR & PSNR \\\\\n"
+            "\\midrule\nOurs & 38.21 & 34.02 \\\\\n\\bottomrule\n\\end{tabular}\n")
+    case = Case("two datasets", "a.tex", text, [("drift", 6, ("P",))], [(6, ("P",))], ("34.02",))
+    assert_case(run(case.path, case.text, SET5_PSNR[1:]), case)
