@@ -1549,11 +1549,25 @@ class _Run:
         items = self._one_cell_each(
             self._strongest_rows(_strongest_cells(items, self._wholes)), _column_of)
         items = self._one_cell_each(items, _row_of_split_cell)
-        self.assign(seg, self._one_cell_each(items, _row_under_span),
-                    epochs=_EpochRows(seg, table))
+        shown = frozenset().union(*col_terms, *(r[1] for r in rows),
+                                  over.terms if over is not None else ())
+        self.assign(seg, self._one_cell_each(
+            items, _row_under_span, lambda cid: self._names_all_shown(cid, shown)),
+            epochs=_EpochRows(seg, table))
 
-    def _one_cell_each(self, items: list[_Item],
-                       group: Callable[[_Item], Hashable | None]) -> list[_Item]:
+    def _names_all_shown(self, cid: str, shown: frozenset[str]) -> bool:
+        """Whether the table's terms ``shown`` hold each of claim ``cid``'s names (its metric,
+        by any of its terms, and each alias that anchors it): a claim whose name the table
+        writes nowhere ("psnr_x4" over "$\\times$4", the alias "BSD100" over "B100") may name
+        one of the settings side by side under a spanning header, which the reader cannot
+        tell, so its number is not taken to be whichever of them matches (`_row_under_span`)."""
+        claim, claims_of = self.claims[cid], self.index.claims_of
+        names = [metric_terms(claim.metric), *({normalize(a)} for a in claim.aliases)]
+        return all(shown.intersection(mine) for name in names
+                   if (mine := {t for t in name if cid in claims_of.get(t, ())}))
+
+    def _one_cell_each(self, items: list[_Item], group: Callable[[_Item], Hashable | None],
+                       names_no_setting: Callable[[str], bool] | None = None) -> list[_Item]:
         """``items`` less, among the cells judged alone (``alone``) that ``group`` puts
         together, a claim several of them name in those that do not match it, when one does;
         when none matches, each is judged (a column's cells together: `_alike_cells`). The
@@ -1568,7 +1582,8 @@ class _Run:
         * a row's cells under one header cell spanning their columns (`_Item.under`: "| Ours |
           38.21 | 32.10 |" under "\\multicolumn{2}{c}{Set5 PSNR}" over "×2" and "×4", a
           super-resolution paper's scales side by side). Columns under two header cells
-          (Set5's and Urban100's) are not one quantity's settings, and stay apart.
+          (Set5's and Urban100's) are not one quantity's settings, and stay apart; so does a
+          claim ``names_no_setting`` says may name one (`_names_all_shown`).
 
         Before, the claim drifted against every other setting's or split's cell."""
         seen: dict[tuple[str, Hashable], int] = {}  # (claim, group) -> the cells naming it
@@ -1576,7 +1591,8 @@ class _Run:
             at = group(it) if it.alone else None
             if at is not None:
                 for cid in it.strength:
-                    seen[cid, at] = seen.get((cid, at), 0) + 1
+                    if names_no_setting is None or names_no_setting(cid):
+                        seen[cid, at] = seen.get((cid, at), 0) + 1
         if all(n == 1 for n in seen.values()):
             return items
         claims = self.claims
@@ -1585,7 +1601,7 @@ class _Run:
             return it.is_value_for(claims[cid]) and it.check(claims[cid]).matches
 
         matched = {(cid, at) for it in items if it.alone and (at := group(it)) is not None
-                   for cid in it.strength if seen[cid, at] > 1 and matches(it, cid)}
+                   for cid in it.strength if seen.get((cid, at), 0) > 1 and matches(it, cid)}
         if not matched:
             return items
         return _narrowing(items, lambda it: it.alone and group(it) is not None,
