@@ -619,8 +619,13 @@ _APART = r"(?<![^\s(\[{#])"
 # second one judged by no claim.
 _SET_APART_MARK = (r"(?:[\u2191\u2193\u21d1\u21d3\u25b2\u25bc\u2020\u2021*]"
                    r"|\$\\(?:up|down|Up|Down)arrow\$|\$\^\{?(?:\\dagger|\\ddagger|\*)\}?\$)")
-_SLASH_ITEM = (_SLASH_NAME + r"(?:[ \t]*" + _SET_APART_MARK + r")*(?:[ \t]*\([^()/|&\n]*\)"
-               r"(?:[ \t]*" + _SET_APART_MARK + r")*)?")
+# A rate is such a unit too, its slash no list's ("Latency (ms) / Throughput (img/s)",
+# "Speed (tokens/s)"): read as a list of its own, it made the header's lists two, and the
+# column was read whole, its throughput judged by no claim.
+_PER_UNIT = (r"[A-Za-z]+[ \t]*/[ \t]*(?:s|sec|min|h|hr|it|iter|step|img|image|frame|sample"
+             r"|token|epoch|GPU|day)s?")
+_SLASH_ITEM = (_SLASH_NAME + r"(?:[ \t]*" + _SET_APART_MARK + r")*(?:[ \t]*\((?:[^()/|&\n]*|"
+               + _PER_UNIT + r")\)(?:[ \t]*" + _SET_APART_MARK + r")*)?")
 # (a count's "#" may come before each name: "#Params/#FLOPs")
 _SLASH_LIST = re.compile(_APART + _SLASH_ITEM + r"(?:[ \t]*/[ \t]*#?" + _SLASH_ITEM
                          + r")+(?![^\s)\],;])")

@@ -7,7 +7,13 @@
   name (the alias "x4" or the key ``psnr_x4`` over "$\\times$4", the alias "BSD100" over
   "B100") was taken for whichever setting's cell matched it: the ×2 cell matched and the ×4
   cell, its own, which shows another number, was dropped (missed drift; before round 61 it
-  drifted). Such a claim is judged in each cell as before.
+  drifted). Such a claim is judged in each cell as before;
+* a slash list whose last name carries a rate as its unit ("| Latency (ms) / Throughput
+  (img/s) |", over "12.5 / 850"; model zoos head throughput so, "Throughput (img/s)" in
+  huggingface/pytorch-image-models' results tables, "Speed (tokens/s)" in LLM serving READMEs):
+  the rate's own slash made a second list, and a header with two lists is read whole, so the
+  throughput (the pair's second number) was judged by no claim (missed drift; before round 61,
+  the rate's "img/s" split the column and each number was judged).
 """
 
 from __future__ import annotations
@@ -72,3 +78,39 @@ def test_near_miss_a_claim_naming_a_setting_as_the_table_writes_it_is_that_cell(
     c = claim("X4", "psnr", 38.21, unit="dB", aliases=("Ours", "Set5", "x4"))
     assert_case(run("a.tex", text, [c]), Case("", "a.tex", text, [("drift", 6, ("X4",))], [],
                                               ("32.10",)))
+
+
+# --- 2. a rate as a slash list's name's unit ------------------------------------------------------
+
+RATES = [claim("L", "latency", 12.5, unit="ms", aliases=("Ours",)),
+         claim("T", "throughput", 850, aliases=("Ours",))]
+
+
+@pytest.mark.parametrize("header", ["Latency (ms) / Throughput (img/s)",
+                                    "Latency (ms)/Throughput (images/s)",
+                                    "Latency / Throughput (img/s)"])
+@pytest.mark.parametrize(("cell", "drifts", "shown", "matched"), [
+    ("12.5 / 850", [], (), ["L", "T"]),
+    ("12.5 / 860", ["T"], ("860",), ["L"]),
+    ("12.8 / 850", ["L"], ("12.8",), ["T"]),
+])
+def test_a_rate_unit_of_a_slash_lists_name_keeps_the_list_one(
+        header: str, cell: str, drifts: list[str], shown: tuple[str, ...],
+        matched: list[str]) -> None:
+    text = f"| Method | {header} |\n|---|---|\n| Ours | {cell} |\n"
+    case = Case("", "a.md", text, [("drift", 3, (c,)) for c in drifts],
+                [(3, (c,)) for c in matched], shown)
+    assert_case(run("a.md", text, RATES), case)
+
+
+@pytest.mark.parametrize(("header", "cell", "claims", "findings"), [
+    # near miss: a split pair in parentheses is still a list of its own
+    ("Acc (val/test)", "80.1 / 79.2", [claim("A", "test_acc", 79.5, aliases=("Ours",))],
+     [("drift", 3, ("A",))]),
+    # near miss: a rate alone is no list
+    ("Throughput (img/s)", "850", [RATES[1]], []),
+])
+def test_near_miss_a_slash_in_parentheses_alone(header: str, cell: str, claims: list,
+                                               findings: list) -> None:
+    text = f"| Method | {header} |\n|---|---|\n| Ours | {cell} |\n"
+    assert_case(run("a.md", text, claims), Case("", "a.md", text, findings))
