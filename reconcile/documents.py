@@ -1551,9 +1551,16 @@ class _Run:
         items = self._one_cell_each(items, _row_of_split_cell)
         shown = frozenset().union(*col_terms, *(r[1] for r in rows),
                                   over.terms if over is not None else ())
-        self.assign(seg, self._one_cell_each(
-            items, _row_under_span, lambda cid: self._names_all_shown(cid, shown)),
-            epochs=_EpochRows(seg, table))
+        names_shown: dict[str, bool] = {}  # (asked per cell: each claim looked up once)
+
+        def names_no_setting(cid: str) -> bool:
+            got = names_shown.get(cid)
+            if got is None:
+                got = names_shown[cid] = self._names_all_shown(cid, shown)
+            return got
+
+        self.assign(seg, self._one_cell_each(items, _row_under_span, names_no_setting),
+                    epochs=_EpochRows(seg, table))
 
     def _names_all_shown(self, cid: str, shown: frozenset[str]) -> bool:
         """Whether the table's terms ``shown`` hold each of claim ``cid``'s names (its metric,
