@@ -8,9 +8,10 @@
   "B100") was taken for whichever setting's cell matched it: the ×2 cell matched and the ×4
   cell, its own, which shows another number, was dropped (missed drift; before round 61 it
   drifted). Such a claim is judged in each cell as before;
-* a slash list whose last name carries a rate as its unit ("| Latency (ms) / Throughput
-  (img/s) |", over "12.5 / 850"; model zoos head throughput so, "Throughput (img/s)" in
-  huggingface/pytorch-image-models' results tables, "Speed (tokens/s)" in LLM serving READMEs):
+* a slash list whose name carries a rate as its unit ("| Latency (ms) / Throughput (img/s) |"
+  over "12.5 / 850"; a public inference benchmark's README heads its table "p50 latency (ms) /
+  throughput (img/s) / peak VRAM (MB)", a paper generator's LaTeX caption "Latency (ms) /
+  Throughput (tok/s) / Peak Memory (MB)"):
   the rate's own slash made a second list, and a header with two lists is read whole, so the
   throughput (the pair's second number) was judged by no claim (missed drift; before round 61,
   the rate's "img/s" split the column and each number was judged).
