@@ -1257,12 +1257,25 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
     found = segment._cache.get("tex_tables")
     if found is None:
         spans: list[tuple[int, int, int]] = []
+        around = -1  # where the outermost tabular found so far closes
+        outer = -1  # its index in spans
+        layouts: set[int] = set()
         for m in _TAB_BEGIN.finditer(text):
-            if spans and m.start() < spans[-1][2]:
-                continue  # a tabular in a cell of the one around it: part of that cell
             close = _tab_end(text, m)
             if close < 0:
                 continue
+            if m.start() < around:
+                # a tabular in a cell of the one around it: part of that cell where it is one
+                # column ("\begin{tabular}[c]{@{}c@{}}PSNR\\ (dB)\end{tabular}"), a table of
+                # its own where it holds cells (two tables side by side in a layout tabular,
+                # "\begin{tabular}{cc} \begin{tabular}{lc}...\end{tabular} & ..."), and the
+                # one around it then lays tables out, no table itself. Before, those were read
+                # as one cell of the layout, their numbers judged by no claim
+                if not _CELL_SEP_TEX.search(text, m.end(), close):
+                    continue
+                layouts.add(outer)
+            else:
+                around, outer = close, len(spans)
             body = m.end()
             while body < len(text) and text[body] in " \t\n[":
                 if text[body] == "[":
@@ -1275,6 +1288,8 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
                     body += 1
             body = _skip_group(text, body)
             spans.append((m.start(), body, close))
+        if layouts:
+            spans = [span for i, span in enumerate(spans) if i not in layouts]
         segment._cache["tex_tables"] = found = spans
     assert isinstance(found, list)
     starts = [s[0] for s in found]
@@ -1348,6 +1363,7 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
 
 
 _TEX_ROW_END = re.compile(r"(\\\\(?:\[[^\]]*\])?)")
+_CELL_SEP_TEX = re.compile(r"(?<!\\)&")
 _TEX_CELL_END = re.compile(r"((?<!\\)&)")
 _BRACE = re.compile(r"(?<!\\)[{}]")
 

@@ -14,7 +14,14 @@
   Throughput (tok/s) / Peak Memory (MB)"):
   the rate's own slash made a second list, and a header with two lists is read whole, so the
   throughput (the pair's second number) was judged by no claim (missed drift; before round 61,
-  the rate's "img/s" split the column and each number was judged).
+  the rate's "img/s" split the column and each number was judged);
+* two tables side by side in a layout tabular ("\\begin{tabular}{cc} \\begin{tabular}{lc} ...
+  \\end{tabular} & \\begin{tabular}{lc} ... \\end{tabular} \\end{tabular}", as papers set a
+  PSNR table beside an SSIM one without subfigures): a tabular inside another was taken for a
+  multi-line cell of it, so both tables were one cell of the layout and none of their numbers
+  was judged (missed drift; before round 61 each was read as a table, but under a caption row
+  "(a) PSNR & (b) SSIM" the PSNR table's numbers were judged as SSIMs: false drift). A nested
+  tabular that holds cells (an ``&``) is a table of its own, the one around it a layout.
 """
 
 from __future__ import annotations
@@ -115,3 +122,31 @@ def test_near_miss_a_slash_in_parentheses_alone(header: str, cell: str, claims: 
                                                findings: list) -> None:
     text = f"| Method | {header} |\n|---|---|\n| Ours | {cell} |\n"
     assert_case(run("a.md", text, claims), Case("", "a.md", text, findings))
+
+
+# --- 3. tables side by side in a layout tabular -------------------------------------------------
+
+_SIDE_BY_SIDE = ("\\begin{tabular}{cc}\n(a) PSNR & (b) SSIM \\\\\n"
+                 "\\begin{tabular}{lc}\nMethod & PSNR \\\\\nBaseline & 30.10 \\\\\n"
+                 "Ours & PSNR_OURS \\\\\n\\end{tabular}\n&\n"
+                 "\\begin{tabular}{lc}\nMethod & SSIM \\\\\nBaseline & 0.880 \\\\\n"
+                 "Ours & 0.912 \\\\\n\\end{tabular}\n\\end{tabular}\n")
+SR = [claim("P1", "psnr", 31.42, unit="dB", aliases=("Ours",)),
+      claim("S1", "ssim", 0.912, aliases=("Ours",))]
+
+
+@pytest.mark.parametrize(("psnr", "findings", "matched"), [
+    ("31.42", [], [(6, ("P1",)), (12, ("S1",))]),
+    ("31.52", [("drift", 6, ("P1",))], [(12, ("S1",))]),
+])
+def test_tables_side_by_side_in_a_layout_tabular_are_each_read(psnr: str, findings: list,
+                                                                matched: list) -> None:
+    text = _SIDE_BY_SIDE.replace("PSNR_OURS", psnr)
+    assert_case(run("a.tex", text, SR), Case("", "a.tex", text, findings, matched))
+
+
+def test_near_miss_a_one_column_tabular_in_a_cell_is_that_cell() -> None:
+    text = ("\\begin{tabular}{lcc}\nMethod & \\begin{tabular}[c]{@{}c@{}}PSNR\\\\ (dB)"
+            "\\end{tabular} & SSIM \\\\\nOurs & 31.42 & 0.922 \\\\\n\\end{tabular}\n")
+    assert_case(run("a.tex", text, SR), Case("", "a.tex", text, [("drift", 3, ("S1",))],
+                                             [(3, ("P1",))]))
