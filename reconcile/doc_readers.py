@@ -1265,13 +1265,15 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
             if close < 0:
                 continue
             if m.start() < around:
-                # a tabular in a cell of the one around it: part of that cell where it is one
-                # column ("\begin{tabular}[c]{@{}c@{}}PSNR\\ (dB)\end{tabular}"), a table of
-                # its own where it holds cells (two tables side by side in a layout tabular,
+                # a tabular in a cell of the one around it: part of that cell where it is the
+                # cell's lines ("\begin{tabular}[c]{@{}c@{}}PSNR\\ (dB)\end{tabular}"), a table
+                # of its own where it holds rows of cells (tables side by side in a layout tabular,
                 # "\begin{tabular}{cc} \begin{tabular}{lc}...\end{tabular} & ..."), and the
                 # one around it then lays tables out, no table itself. Before, those were read
-                # as one cell of the layout, their numbers judged by no claim
-                if not _CELL_SEP_TEX.search(text, m.end(), close):
+                # as one cell of the layout, their numbers judged by no claim. (An array is a
+                # cell's math: "$\begin{array}{cc} 1 & 0 \\ 0 & 1 \end{array}$".)
+                if m.group(1) == "array" or not _CELL_SEP_TEX.search(text, m.end(), close) \
+                        or text.find("\\\\", m.end(), close) < 0:
                     continue
                 layouts.add(outer)
             else:
