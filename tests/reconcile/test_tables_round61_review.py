@@ -150,3 +150,14 @@ def test_near_miss_a_one_column_tabular_in_a_cell_is_that_cell() -> None:
             "\\end{tabular} & SSIM \\\\\nOurs & 31.42 & 0.922 \\\\\n\\end{tabular}\n")
     assert_case(run("a.tex", text, SR), Case("", "a.tex", text, [("drift", 3, ("S1",))],
                                              [(3, ("P1",))]))
+
+
+@pytest.mark.parametrize("cell", [
+    "$\\left(\\begin{array}{cc} 1 & 0 \\\\ 0 & 1 \\end{array}\\right)$",  # a cell's matrix
+    "\\begin{tabular}{@{}cc@{}}3 & 3\\end{tabular}",  # one row of two: the cell's lines
+])
+def test_near_miss_a_nested_array_or_one_row_is_its_cell(cell: str) -> None:
+    text = ("\\begin{tabular}{lcc}\nMethod & Kernel & PSNR \\\\\nOurs & " + cell
+            + " & 31.52 \\\\\n\\end{tabular}\n")
+    assert_case(run("a.tex", text, SR), Case("", "a.tex", text, [("drift", 3, ("P1",))], [],
+                                             ("31.52",)))
