@@ -1549,14 +1549,14 @@ class _Run:
         items = self._one_cell_each(
             self._strongest_rows(_strongest_cells(items, self._wholes)), _column_of)
         items = self._one_cell_each(items, _row_of_split_cell)
-        shown = frozenset().union(*col_terms, *(r[1] for r in rows),
-                                  over.terms if over is not None else ())
+        table_terms = frozenset().union(*col_terms, *(r[1] for r in rows),
+                                        over.terms if over is not None else ())
         names_shown: dict[str, bool] = {}  # (asked per cell: each claim looked up once)
 
         def names_no_setting(cid: str) -> bool:
             got = names_shown.get(cid)
             if got is None:
-                got = names_shown[cid] = self._names_all_shown(cid, shown)
+                got = names_shown[cid] = self._names_all_shown(cid, table_terms)
             return got
 
         self.assign(seg, self._one_cell_each(items, _row_under_span, names_no_setting),
