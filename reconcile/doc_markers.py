@@ -99,7 +99,7 @@ def braced_end(text: str, pos: int, limit: int = 4000) -> int:
 
 
 _FORMAT_COMMANDS = ("\\textbf{", "\\mathbf{", "\\underline{", "\\num{", "\\emph{",
-                    "\\textit{")
+                    "\\textit{", "\\boldsymbol{", "\\bm{", "\\mathrm{", "\\text{")
 
 
 def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | None:

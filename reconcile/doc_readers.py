@@ -195,6 +195,9 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"(?<!\\)%[^\n]*"
         # \href's URL, not the text it prints (\href{https://...}{31.52} shows 31.52)
         r"|\\href\*?\{[^{}]*\}"
+        # a tabular's position and column spec, braces nested ("\begin{tabular}[c]{@{}c@{}}", a
+        # multi-line cell as LaTeX table generators write it), no cell's text
+        r"|\\begin\{(?:tabular[x*]?|array|tabulary)\}(?:\[[^\]]*\])?(?:\{(?:[^{}]|\{[^{}]*\})*\})?"
         r"|\\(?:cite[a-z]*|[a-z]*ref|label|url|includegraphics|input|include|bibliography"
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
@@ -607,10 +610,26 @@ def _pipe_cells(line: str, base: int) -> list[Cell]:
 # (`_without_markup`: "**EM/F1**", "<b>MNLI</b>-(m/mm)").
 _SLASH_NAME = r"[A-Za-z][^\s/|&()]*"
 _APART = r"(?<![^\s(\[{#])"
+# A name of a slash list as headers write it: the name, the marks set apart after it (an arrow
+# saying which way is better, a footnote's dagger: "PSNR ↑ / SSIM ↑", "**PSNR**↑/**SSIM**↑" with
+# its emphasis blanked, "PSNR $\uparrow$ / SSIM $\uparrow$") and one parenthesised word after it
+# (its own unit, split or arrow: "Params (M)/GFLOPs", "PSNR (dB) / SSIM", "PSNR (val) / PSNR
+# (test)", "PSNR (↑) / SSIM (↑)"), which heads its own sub-column only. Before, such a header
+# was no slash list: the column was read whole, the first number under the first name and the
+# second one judged by no claim.
+_SET_APART_MARK = (r"(?:[\u2191\u2193\u21d1\u21d3\u25b2\u25bc\u2020\u2021*]"
+                   r"|\$\\(?:up|down|Up|Down)arrow\$|\$\^\{?(?:\\dagger|\\ddagger|\*)\}?\$)")
+# A rate is such a unit too, its slash no list's ("Latency (ms) / Throughput (img/s)",
+# "Speed (tokens/s)"): read as a list of its own, it made the header's lists two, and the
+# column was read whole, its throughput judged by no claim.
+_PER_UNIT = (r"[A-Za-z]+[ \t]*/[ \t]*(?:s|sec|min|h|hr|it|iter|step|img|image|frame|sample"
+             r"|token|epoch|GPU|day)s?")
+_SLASH_ITEM = (_SLASH_NAME + r"(?:[ \t]*" + _SET_APART_MARK + r")*(?:[ \t]*\((?:[^()/|&\n]*|"
+               + _PER_UNIT + r")\)(?:[ \t]*" + _SET_APART_MARK + r")*)?")
 # (a count's "#" may come before each name: "#Params/#FLOPs")
-_SLASH_LIST = re.compile(_APART + _SLASH_NAME + r"(?:[ \t]*/[ \t]*#?" + _SLASH_NAME
+_SLASH_LIST = re.compile(_APART + _SLASH_ITEM + r"(?:[ \t]*/[ \t]*#?" + _SLASH_ITEM
                          + r")+(?![^\s)\],;])")
-_SLASH_NAMES = re.compile(_SLASH_NAME)
+_SLASH_ITEMS = re.compile(_SLASH_ITEM)
 # A stem shared by the names of a slash list in parentheses after it, "MNLI-(m/mm)",
 # "MNLI (m/mm)" or "MNLI(m/mm)" (GLUE tables since Devlin et al. 2019, BERT, Table 1): the names
 # are MNLI-m and MNLI-mm. Group 1 is the stem, group 2 what joins it to the names (a hyphen
@@ -632,8 +651,18 @@ _NAME_AND_UNIT = re.compile(r"(" + _SLASH_NAME + r")[ \t]*\([ \t]*(" + _UNIT + r
 _UNITS_AFTER = re.compile(r"[ \t]*\([ \t]*" + _UNIT + r"(?:[ \t]*/[ \t]*" + _UNIT
                           + r")+[ \t]*\)")
 _UNIT_PIECE = re.compile(r"[^\s/()]+")
-# what a header shows that is no part of a name: emphasis (**, __, *, _ at a word's edge) and tags
-_HEADER_MARKUP = re.compile(r"</?[A-Za-z][^<>\n]*>|\*+|(?<![^\W_])_+|_+(?![^\W_])")
+# what a header shows that is no part of a name: emphasis (**, __, *, _ at a word's edge), code
+# spans' backticks ("`PSNR`/`SSIM`"), a link's brackets and target ("[PSNR](https://x.org/a)/SSIM",
+# the target's slashes no list's), a footnote's mark ("PSNR<sup>1</sup>/SSIM", "PSNR[^1]"),
+# LaTeX's emphasis commands ("\textbf{PSNR}$\uparrow$ / \textbf{SSIM}$\uparrow$": the closing
+# brace is left, as a name may hold one), an HTML entity ("PSNR &uarr; / SSIM &uarr;") and tags
+_HEADER_MARKUP = re.compile(
+    r"\\(?:textbf|textit|emph|underline|textsc|mathbf|mathrm|bm|boldsymbol)[ \t]*\{"
+    r"|\{?\\(?:bf|it|bfseries)(?![A-Za-z])[ \t]*"
+    r"|<sup>[ \t]*(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]+|[a-z]|\[\d{1,2}\])[ \t]*</sup>"
+    r"|\[\^[^\]\s]+\]|\[(?=[^\[\]\n]*\]\([^()\s]*\))|\]\([^()\s]*\)"
+    r"|&(?:[A-Za-z]{2,8}|#\d{1,6}|#[xX][0-9a-fA-F]{1,6});"
+    r"|</?[A-Za-z][^<>\n]*>|\*+|`+|(?<![^\W_])_+|_+(?![^\W_])")
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
@@ -702,7 +731,7 @@ class _SlashList:
 
 def _without_markup(text: str) -> str:
     """``text`` with its emphasis and tags blanked (offsets kept), as a header shows it."""
-    if "<" not in text and "*" not in text and "_" not in text:
+    if not any(ch in text for ch in "<*_`[\\&"):
         return text
     return _HEADER_MARKUP.sub(_blank, text)
 
@@ -718,7 +747,7 @@ def _slash_lists(plain: str) -> list[_SlashList]:
     for m in _SLASH_LIST.finditer(plain):
         if m.start() < taken or any(f.start <= m.start() < f.end for f in found):
             continue  # a list's units, or a name of "Params (M) / FLOPs (G)"
-        names = tuple(n.span() for n in _SLASH_NAMES.finditer(plain, m.start(), m.end()))
+        names = tuple(n.span() for n in _SLASH_ITEMS.finditer(plain, m.start(), m.end()))
         units = _UNITS_AFTER.match(plain, m.end())
         if units is not None:
             spans = _unit_spans(plain, m.end(), units.end())
@@ -836,7 +865,12 @@ def _split_slash_columns(syntax: str, table: Table) -> Table:
     """``table`` with each column headed by a slash list of k names ("PSNR/SSIM") whose cells
     hold k slash-joined values ("31.42/0.9134") split into k columns, each value under its own
     name: the judging of a cell by its row and column applies to each unchanged. A column with
-    a cell that is no such k-tuple, or with a claim marker in its header, is left whole."""
+    a cell that is no such k-tuple, or with a claim marker in its header, is left whole. Then
+    each row labelled so, in a table transposed (`_split_slash_rows`)."""
+    return _split_slash_rows(syntax, _split_slash_header_columns(syntax, table))
+
+
+def _split_slash_header_columns(syntax: str, table: Table) -> Table:
     if not any("/" in c.text for c in table.header):
         return table
     plan: dict[int, list[tuple[str, list[Cell]]]] = {}
@@ -845,6 +879,8 @@ def _split_slash_columns(syntax: str, table: Table) -> Table:
             subs = _slash_header(table, col)
             if subs is not None:
                 plan[col] = subs
+    if 0 in plan and _labels_only(syntax, table, len(plan[0])):
+        _plan_from_corner(table, plan)
     if not plan:
         return table
     split_rows = [list(row) for row in table.rows]
@@ -891,6 +927,114 @@ def _split_slash_columns(syntax: str, table: Table) -> Table:
                 wide[col:col + 1] = [head, *[Cell("", head.end, head.end)] * (len(plan[col]) - 1)]
         header_rows.append(wide)
     return Table(table.start, table.end, header, split_rows, header_rows, parts)
+
+
+def _labels_only(syntax: str, table: Table, k: int) -> bool:
+    """Whether no body row's first cell holds k slash-joined numbers: the column is labels."""
+    return not any(row and _DIGIT.search(row[0].text) and _slash_cells(syntax, row[0], k)
+                   for row in table.rows)
+
+
+def _plan_from_corner(table: Table, plan: dict[int, list[tuple[str, list[Cell]]]]) -> None:
+    """A slash list over the column of labels ("| algorithms & PSNR/SSIM | Set5 | Set14 |",
+    the corner cell of a table whose columns are datasets) names the quantities of each value
+    column's pairs ("30.48/0.8628"): each column with no list of its own is planned as split
+    into one sub-column per name, headed by its header and the name (the corner's piece of text
+    that writes it), in place of the labels' column, which holds no numbers to split. Before,
+    no column named a quantity, and a drifted pair was judged by no claim."""
+    names = _corner_names(table)
+    del plan[0]
+    if names is None:
+        return
+    for col in range(1, len(table.header)):
+        if col not in plan:
+            head = table.header[col]
+            plan[col] = [(f"{head.text.strip()} {name}", [*table.parts_of(col), piece])
+                         for name, piece in names]
+
+
+def _corner_names(table: Table) -> list[tuple[str, Cell]] | None:
+    """The names of the one slash list in the labels' column's header, each with the piece of
+    the header part writing it; None where it is not one list of quantities' names ("Params
+    (M/G)", "MNLI-(m/mm)", "Method / Dataset", two lists, a claim marker)."""
+    parts = table.parts_of(0)
+    found: list[tuple[Cell, str, _SlashList]] = []
+    for part in parts:
+        if "/" in part.text:
+            plain = _without_markup(part.text)
+            found += [(part, plain, got) for got in _slash_lists(plain)]
+    if len(found) != 1 or any(_MARKER_WORD.search(p.text) for p in parts):
+        return None
+    part, plain, got = found[0]
+    if got.units or any(_NOT_A_QUANTITY.fullmatch(plain, a, b) for a, b in got.names):
+        return None  # units, or "MNLI-(m/mm)": the names of a stem's variants
+    if any(_AXIS_NAME.match(plain, a, b) for a, b in got.names):
+        return None  # "Method / Dataset": the corner names the table's axes, no quantities
+    return [(plain[a:b], _piece(part, a, b)) for a, b in got.names]
+
+
+# what a corner's slash list names when it names the table's axes (rows / columns), not the
+# quantities of its cells
+_AXIS_NAME = re.compile(r"(?i)(?:methods?|models?|datasets?|data|benchmarks?|tasks?|metrics?"
+                        r"|settings?|scales?|backbones?|approach(?:es)?|networks?|arch\w*"
+                        r"|algorithms?|baselines?|splits?|languages?)(?![^\W_])")
+
+
+# a name of a slash list in a row's label or a corner that is no quantity's: one letter, as in
+# "Ours w/o attention" (an ablation's row) or "MNLI-(m/mm)" (the stem's variants)
+_NOT_A_QUANTITY = re.compile(r"[A-Za-z]")
+
+
+def _split_slash_rows(syntax: str, table: Table) -> Table:
+    """``table`` with each body row whose label (its first cell) is one slash list of k names
+    ("PSNR ↑ / SSIM ↑", a table transposed: metrics as rows, methods as columns) and whose
+    other cells each hold k slash-joined values ("31.42 / 0.922") or no number, split into k
+    rows on the same line, each value under its own name: the label of the j-th shows the j-th
+    name, the others blanked (a label's anchors are the hits its text leaves visible). Before,
+    the row was read whole: the first number under both names, the second judged by none."""
+    if not any(row and "/" in row[0].text for row in table.rows):
+        return table
+    rows: list[list[Cell]] = []
+    changed = False
+    for row in table.rows:
+        split = _slash_row(syntax, row) if row and "/" in row[0].text else None
+        if split is None:
+            rows.append(row)
+        else:
+            rows.extend(split)
+            changed = True
+    if not changed:
+        return table
+    return Table(table.start, table.end, table.header, rows, table.header_rows,
+                 table.header_parts)
+
+
+def _slash_row(syntax: str, row: list[Cell]) -> list[list[Cell]] | None:
+    """``row`` as its k rows (`_split_slash_rows`), or None where it is not one to split."""
+    label = row[0]
+    if any(_MARKER_WORD.search(c.text) for c in row):
+        return None  # a marker binds the row's numbers, read as before
+    plain = _without_markup(label.text)
+    found = _slash_lists(plain)
+    if len(found) != 1 or found[0].units:
+        return None  # none, two, or units ("Params (M/G)"): as before
+    names = found[0].names
+    if any(_NOT_A_QUANTITY.fullmatch(plain, a, b) for a, b in names):
+        return None  # "w/o", "MNLI-(m/mm)" (the stem's variants, which no part shows whole)
+    k = len(names)
+    cut: list[list[Cell]] = []
+    for cell in row[1:]:
+        pieces = _slash_cells(syntax, cell, k)
+        if pieces is None:
+            return None
+        cut.append(pieces)
+    if not any(_DIGIT.search(c[1].text) for c in cut):
+        return None  # no k-tuple of values: the row holds one number a cell
+    out: list[list[Cell]] = []
+    for j in range(k):
+        shown = _blank_spans(label.text, 0, [n for i, n in enumerate(names) if i != j])
+        out.append([Cell(shown, label.start, label.end), *(c[j] for c in cut)])
+    return out
 
 
 _PIPE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
@@ -1113,10 +1257,27 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
     found = segment._cache.get("tex_tables")
     if found is None:
         spans: list[tuple[int, int, int]] = []
+        around = -1  # where the outermost tabular found so far closes
+        outer = -1  # its index in spans
+        layouts: set[int] = set()
         for m in _TAB_BEGIN.finditer(text):
-            close = text.find("\\end{" + m.group(1) + "}", m.end())
+            close = _tab_end(text, m)
             if close < 0:
                 continue
+            if m.start() < around:
+                # a tabular in a cell of the one around it: part of that cell where it is the
+                # cell's lines ("\begin{tabular}[c]{@{}c@{}}PSNR\\ (dB)\end{tabular}"), a table
+                # of its own where it holds rows of cells (tables side by side in a layout tabular,
+                # "\begin{tabular}{cc} \begin{tabular}{lc}...\end{tabular} & ..."), and the
+                # one around it then lays tables out, no table itself. Before, those were read
+                # as one cell of the layout, their numbers judged by no claim. (An array is a
+                # cell's math: "$\begin{array}{cc} 1 & 0 \\ 0 & 1 \end{array}$".)
+                if m.group(1) == "array" or not _CELL_SEP_TEX.search(text, m.end(), close) \
+                        or text.find("\\\\", m.end(), close) < 0:
+                    continue
+                layouts.add(outer)
+            else:
+                around, outer = close, len(spans)
             body = m.end()
             while body < len(text) and text[body] in " \t\n[":
                 if text[body] == "[":
@@ -1129,6 +1290,8 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
                     body += 1
             body = _skip_group(text, body)
             spans.append((m.start(), body, close))
+        if layouts:
+            spans = [span for i, span in enumerate(spans) if i not in layouts]
         segment._cache["tex_tables"] = found = spans
     assert isinstance(found, list)
     starts = [s[0] for s in found]
@@ -1153,7 +1316,10 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
     # (column) -> (rows still covered, the \multirow cell): its label names those rows too
     down: dict[int, tuple[int, Cell]] = {}
     offset = 0
-    for chunk in re.split(r"(\\\\(?:\[[^\]]*\])?)", masked):
+    # rows and cells end at a \\ and an & outside braces only: a line break inside a cell's
+    # group ("\makecell{PSNR\\(dB)}", "\shortstack{31.42\\(0.05)}") ends no row
+    flat = _groups_filled(masked)
+    for chunk in _split_kept(_TEX_ROW_END, flat, masked):
         if chunk.startswith("\\\\"):
             offset += len(chunk)
             continue
@@ -1165,7 +1331,8 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
         if chunk.strip():
             cells: list[Cell] = []
             pos_in = 0
-            for part in re.split(r"(?<!\\)&", chunk):
+            # (every other piece: the &s between the cells)
+            for part in _split_kept(_TEX_CELL_END, flat[offset:offset + len(chunk)], chunk)[::2]:
                 end = body + offset + pos_in + len(part)
                 cells.append(Cell(part, end - len(part), end))
                 span = _MULTICOLUMN.match(part)
@@ -1191,10 +1358,77 @@ def latex_table(segment: Segment, pos: int) -> Table | None:
         header_parts.append([_spanning(header_rows[r], col) if (r, col) in spanned else cell
                              for r, cell in parts])
     table = Table(begin, close, header, rows[n_head:], header_rows, header_parts)
-    _name_spanned_columns(table)
+    _name_spanned_columns(table, segment.syntax)
     table = _split_slash_columns(segment.syntax, table)
     cache[begin] = table
     return table
+
+
+_TEX_ROW_END = re.compile(r"(\\\\(?:\[[^\]]*\])?)")
+_CELL_SEP_TEX = re.compile(r"(?<!\\)&")
+_TEX_CELL_END = re.compile(r"((?<!\\)&)")
+_BRACE = re.compile(r"(?<!\\)[{}]")
+
+
+def _groups_filled(text: str) -> str:
+    """``text`` with what its outermost balanced {...} groups and the tabulars nested in it
+    hold filled with "x" (offsets kept): a \\\\ or & there is no row's or cell's end. A brace
+    left open groups nothing."""
+    if "{" not in text:
+        return text
+    nested: list[tuple[int, int]] = []
+    for m in _TAB_BEGIN.finditer(text):
+        close = _tab_end(text, m)
+        if close >= 0 and not (nested and m.start() < nested[-1][1]):
+            nested.append((m.end(), close))
+    if nested:
+        text = _spans_filled(text, nested)
+    spans: list[tuple[int, int]] = []
+    opened: list[int] = []
+    for m in _BRACE.finditer(text):
+        if m.group(0) == "{":
+            opened.append(m.start())
+        elif opened:
+            a = opened.pop()
+            if not opened:
+                spans.append((a + 1, m.start()))
+    return _spans_filled(text, spans) if spans else text
+
+
+def _spans_filled(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (in order, apart) filled with "x"."""
+    pieces: list[str] = []
+    last = 0
+    for a, b in spans:
+        pieces += [text[last:a], "x" * (b - a)]
+        last = b
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _tab_end(text: str, begin: re.Match[str]) -> int:
+    """Where the environment ``begin`` opens is closed, the same environment nested in it
+    skipped (a cell's "\\begin{tabular}[c]{@{}c@{}}31.42\\\\ (0.05)\\end{tabular}", the
+    multi-line cell LaTeX table generators write); -1 where it is not."""
+    depth = 1
+    ends = re.compile(r"\\(begin|end)\{" + re.escape(begin.group(1)) + r"\}")
+    for m in ends.finditer(text, begin.end()):
+        depth += 1 if m.group(1) == "begin" else -1
+        if depth == 0:
+            return m.start()
+    return -1
+
+
+def _split_kept(pattern: re.Pattern[str], find_in: str, text: str) -> list[str]:
+    """``text`` cut where ``pattern`` (one group) matches ``find_in`` (of the same length), the
+    separators kept as pieces of their own, as ``re.split`` with a group gives them."""
+    pieces: list[str] = []
+    last = 0
+    for m in pattern.finditer(find_in):
+        pieces += [text[last:m.start()], text[m.start():m.end()]]
+        last = m.end()
+    pieces.append(text[last:])
+    return pieces
 
 
 def _multicolumn_body(cell: Cell) -> tuple[int, Cell] | None:
@@ -1214,7 +1448,7 @@ def _multicolumn_body(cell: Cell) -> tuple[int, Cell] | None:
                                     cell.start + at - 1)
 
 
-def _name_spanned_columns(table: Table) -> None:
+def _name_spanned_columns(table: Table, syntax: str) -> None:
     """Head the k-th column a header's ``\\multicolumn{n}{c}{PSNR/SSIM}`` covers with the k-th
     of its n slash names (`head_spans_by_name`; the names are read from the cell's text
     argument, not its column format)."""
@@ -1224,20 +1458,25 @@ def _name_spanned_columns(table: Table) -> None:
             found = _multicolumn_body(cell) if "/" in cell.text else None
             if found is not None:
                 spans.append((col, found[0], cell, found[1]))
-    head_spans_by_name(table, spans)
+    head_spans_by_name(table, spans, syntax)
 
 
-def head_spans_by_name(table: Table, spans: Sequence[tuple[int, int, Cell, Cell]]) -> None:
+def head_spans_by_name(table: Table, spans: Sequence[tuple[int, int, Cell, Cell]],
+                       syntax: str = "md") -> None:
     """For each header cell spanning columns (``(first column, n, the cell as the header's
     parts hold it, the part of it holding the names)``: a LaTeX ``\\multicolumn``, an HTML
     ``colspan``), head the k-th column it covers with the k-th of its n slash names, the
     header's other words kept (as `_slash_header` keeps them): the columns under "PSNR/SSIM"
     are PSNR and SSIM side by side, and the whole text heading each named both, so a drifted
     SSIM read as PSNR-or-SSIM. Another count of names, a second slash list in the column's
-    header, or a claim marker in it leaves every covered column headed by the whole."""
+    header, or a claim marker in it leaves every covered column headed by the whole; so do
+    covered columns whose cells hold n slash-joined numbers ("PSNR / SSIM" over "Set5" and
+    "Set14", each cell "38.21 / 0.9614"): the names are each pair's, split in each column
+    (`_split_slash_columns`). Before, PSNR headed Set5's pairs and SSIM Set14's, and Set14's
+    PSNR was judged against its SSIM claim (false drift)."""
     plans: list[tuple[int, tuple[str, list[Cell]]]] = []
     for col, n, cell, names in spans:
-        if n < 2 or col + n > len(table.header):
+        if n < 2 or col + n > len(table.header) or _holds_tuples(syntax, table, col, n):
             continue
         # each covered column's own parts (its other header rows' cells differ), with the part
         # holding the names in the cell's place
@@ -1255,6 +1494,12 @@ def head_spans_by_name(table: Table, spans: Sequence[tuple[int, int, Cell, Cell]
         head = table.header[col]
         table.header[col] = Cell(text, head.start, head.end)
         table.header_parts[col] = parts
+
+
+def _holds_tuples(syntax: str, table: Table, col: int, n: int) -> bool:
+    """Whether a body cell of the n columns from ``col`` holds n slash-joined numbers."""
+    return any(c < len(row) and _DIGIT.search(row[c].text) and _slash_cells(syntax, row[c], n)
+               for row in table.rows for c in range(col, col + n))
 
 
 def delimited_table(segment: Segment) -> Table:

@@ -69,7 +69,7 @@ import gc
 import itertools
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
@@ -170,10 +170,16 @@ from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
 
-# a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not)
-_WORDS = re.compile(r"(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
-# (\s: a LaTeX cell may start on its own line, "Ours & \n\\textbf{29.41} &", one cell a line)
-_NUMERIC_START = re.compile(r"[\s*_`~$({]*[+\-\u2212]?\.?\d")
+# a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not;
+# nor a command's name a Markdown cell's math keeps: "$81.3^{\dagger}$", a footnote's mark)
+_WORDS = re.compile(r"(?<!\\)(?<![^\W\d_])(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
+# (\s: a LaTeX cell may start on its own line, "Ours & \n\\textbf{29.41} &", one cell a line;
+# a Markdown cell's math keeps its commands, "| $\\mathbf{0.5903 \\pm 0.0101}$ |", as papers
+# converted to Markdown and READMEs write a best value: a label, before, whose row's claim then
+# took the number of the row above it)
+# (the commands `doc_markers.number_in` reads a number inside)
+_NUMERIC_START = re.compile(r"(?:[\s*_`~$({]|\\(?:textbf|mathbf|underline|num|emph|textit"
+                            r"|boldsymbol|bm|mathrm|text)\{)*[+\-\u2212]?\.?\d")
 # a cell showing no value: empty, a dash for a missing one ("-", "--", "–", "$-$"), "n/a", or
 # struck out (blanked by the mask: "~~31.52~~", "\\sout{31.52}")
 _NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")
@@ -205,6 +211,9 @@ class _Item:
     wholes: tuple[frozenset[str], ...] = ()
     column: int = -1            # a table cell's column: see `_one_cell_each`
     row: int = -1               # a table cell's body row: see `_EpochRows`
+    # where the header cell spanning its column and the next or previous one starts (a
+    # \multicolumn, a colspan): see `_one_cell_each`
+    under: int = -1
     # a COCOeval summary's value (a fraction) in percent points, for a claim recorded in them
     # (detectron2's bbox/AP = 37.4): `coco_summary.in_points`
     points: Shown | None = None
@@ -1355,6 +1364,7 @@ class _Run:
             col_words.append(words)
             col_delta.append(_delta_column(cell.text, terms))
             col_scale.append(_header_scale(cell.text))
+        col_under = _spanned_from(table)
         _bare_is_training(col_split, col_head)
         value_markers = [m for m in markers if m.kind in ("value", "delta", "empty",
                                                           "malformed")]
@@ -1530,18 +1540,41 @@ class _Run:
                                    cell_split=(row_no, col_named) if col_named else None,
                                    wholes=(row_whole, col_whole_)
                                    if alone and (row_whole or col_whole_) else (),
-                                   column=ci, row=row_no))
+                                   column=ci, row=row_no,
+                                   under=col_under[ci] if ci < len(col_under) else -1))
         columns = _columns_of(table, [m.start for m in value_markers])
         for m in value_markers:
             col = columns.get(m.start)
             self.marker(seg, m, percent=col is not None and col < len(col_pct) and col_pct[col])
         items = self._one_cell_each(
             self._strongest_rows(_strongest_cells(items, self._wholes)), _column_of)
-        self.assign(seg, self._one_cell_each(items, _row_of_split_cell),
+        items = self._one_cell_each(items, _row_of_split_cell)
+        table_terms = frozenset().union(*col_terms, *(r[1] for r in rows),
+                                        over.terms if over is not None else ())
+        names_shown: dict[str, bool] = {}  # (asked per cell: each claim looked up once)
+
+        def names_no_setting(cid: str) -> bool:
+            got = names_shown.get(cid)
+            if got is None:
+                got = names_shown[cid] = self._names_all_shown(cid, table_terms)
+            return got
+
+        self.assign(seg, self._one_cell_each(items, _row_under_span, names_no_setting),
                     epochs=_EpochRows(seg, table))
 
-    def _one_cell_each(self, items: list[_Item],
-                       group: Callable[[_Item], int | None]) -> list[_Item]:
+    def _names_all_shown(self, cid: str, shown: frozenset[str]) -> bool:
+        """Whether the table's terms ``shown`` hold each of claim ``cid``'s names (its metric,
+        by any of its terms, and each alias that anchors it): a claim whose name the table
+        writes nowhere ("psnr_x4" over "$\\times$4", the alias "BSD100" over "B100") may name
+        one of the settings side by side under a spanning header, which the reader cannot
+        tell, so its number is not taken to be whichever of them matches (`_row_under_span`)."""
+        claim, claims_of = self.claims[cid], self.index.claims_of
+        names = [metric_terms(claim.metric), *({normalize(a)} for a in claim.aliases)]
+        return all(shown.intersection(mine) for name in names
+                   if (mine := {t for t in name if cid in claims_of.get(t, ())}))
+
+    def _one_cell_each(self, items: list[_Item], group: Callable[[_Item], Hashable | None],
+                       names_no_setting: Callable[[str], bool] | None = None) -> list[_Item]:
         """``items`` less, among the cells judged alone (``alone``) that ``group`` puts
         together, a claim several of them name in those that do not match it, when one does;
         when none matches, each is judged (a column's cells together: `_alike_cells`). The
@@ -1552,15 +1585,21 @@ class _Run:
           The claim names no setting, and the table gives one number per setting;
         * a row's cells under different splits' headers (`_Item.cell_split`: "| LiteNet |
           93.63 | 81.62 |" under "Val Acc" and "Test Acc"). A claim on no split (or "eval",
-          either held-out split) is the one number of the row it matches.
+          either held-out split) is the one number of the row it matches;
+        * a row's cells under one header cell spanning their columns (`_Item.under`: "| Ours |
+          38.21 | 32.10 |" under "\\multicolumn{2}{c}{Set5 PSNR}" over "×2" and "×4", a
+          super-resolution paper's scales side by side). Columns under two header cells
+          (Set5's and Urban100's) are not one quantity's settings, and stay apart; so does a
+          claim ``names_no_setting`` says may name one (`_names_all_shown`).
 
         Before, the claim drifted against every other setting's or split's cell."""
-        seen: dict[tuple[str, int], int] = {}  # (claim, group) -> the cells naming it alone
+        seen: dict[tuple[str, Hashable], int] = {}  # (claim, group) -> the cells naming it
         for it in items:
             at = group(it) if it.alone else None
             if at is not None:
                 for cid in it.strength:
-                    seen[cid, at] = seen.get((cid, at), 0) + 1
+                    if names_no_setting is None or names_no_setting(cid):
+                        seen[cid, at] = seen.get((cid, at), 0) + 1
         if all(n == 1 for n in seen.values()):
             return items
         claims = self.claims
@@ -1569,7 +1608,7 @@ class _Run:
             return it.is_value_for(claims[cid]) and it.check(claims[cid]).matches
 
         matched = {(cid, at) for it in items if it.alone and (at := group(it)) is not None
-                   for cid in it.strength if seen[cid, at] > 1 and matches(it, cid)}
+                   for cid in it.strength if seen.get((cid, at), 0) > 1 and matches(it, cid)}
         if not matched:
             return items
         return _narrowing(items, lambda it: it.alone and group(it) is not None,
@@ -1836,6 +1875,31 @@ def _names_its_metric(term: str, metric: str) -> bool:
 
 def _row_of_split_cell(it: _Item) -> int | None:
     return it.cell_split[0] if it.cell_split is not None else None
+
+
+def _row_under_span(it: _Item) -> tuple[int, int] | None:
+    return (it.row, it.under) if it.row >= 0 and it.under >= 0 else None
+
+
+def _spanned_from(table: Table) -> list[int]:
+    """Per column, where the narrowest header part it shares with the column before or after
+    it starts (a \\multicolumn or colspan cell heading both: "Set5 PSNR" over "×2" and "×4";
+    the words a slash list's names share, "Set5" of "Set5 PSNR/SSIM"); -1 where it shares
+    none. The narrowest: under "PSNR" over every dataset and "Set5" over its scales, Set5's.
+    A part holding a slash ("\\multicolumn{2}{c}{PSNR/SSIM/LPIPS}") names several quantities,
+    no one quantity's settings: it is none."""
+    spans = [{(p.start, p.end) for p in table.parts_of(c) if p.text.strip() and "/" not in p.text}
+             for c in range(len(table.header))]
+    width: dict[tuple[int, int], int] = {}
+    for mine in spans:
+        for span in mine:
+            width[span] = width.get(span, 0) + 1
+    out: list[int] = []
+    for c, mine in enumerate(spans):
+        shared = mine & ((spans[c - 1] if c else set())
+                         | (spans[c + 1] if c + 1 < len(spans) else set()))
+        out.append(min(shared, key=lambda sp: (width[sp], sp))[0] if shared else -1)
+    return out
 
 
 def _narrowed(it: _Item, strength: dict[str, int]) -> _Item:

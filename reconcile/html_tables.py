@@ -360,4 +360,4 @@ def _name_spanned_columns(table: Table, spanned: dict[tuple[int, int], Cell],
             while spanned.get((r, col + n)) is cell:
                 n += 1
             spans.append((col, n, cell, cell))
-    head_spans_by_name(table, spans)
+    head_spans_by_name(table, spans, "md")
