@@ -22,6 +22,11 @@ waits for):
   part by part against each protected folder's path);
 * ``find feed``: ``find . -name '*.pyc' | xargs rm -f`` (a find above the capsules feeding the
   delete: what each protected folder holds is matched against its ``-name`` test);
+* ``many computed``: a generated line of 1,000 deletes whose paths are computed
+  (``rm -rf "$D0"; rm -rf "$D1"; ...``): each was fed its own text (the whole line but
+  itself), read once per delete, so judging it grew with the square of its length (48 s for
+  1,000; 168 s for 2,000, past an agent's hook timeout, which lets the command run); now the
+  deletes of one line share one feed, read once;
 * ``ls -la``: a command that deletes nothing (the floor: starting Python and the CLI).
 
 Contenders: this tree's hook and, with ``--against REV``, the hook at git revision REV
@@ -56,6 +61,7 @@ COMMANDS = {
     "glob delete": "ls */*/*.jpg | xargs rm -f",
     "rm glob": "rm -rf data/*/*.jpg",
     "find feed": "find . -name '*.pyc' | xargs rm -f",
+    "many computed": "; ".join(f'rm -rf "$D{i}"' for i in range(1000)),
     "ls -la": "ls -la",
 }
 CAPSULES = 31
@@ -165,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                 cells.append(f"{statistics.median(times[(name, label)]):>9.3f} s {verdict:>9}")
             print(f"{label:<16}" + "".join(f"{c:>22}" for c in cells))
         for label, command in COMMANDS.items():
-            print(f"  {label}: {command}")
+            print(f"  {label}: {command if len(command) < 100 else command[:96] + ' ...'}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -113,7 +113,9 @@ records them: the only event the hook writes.
 Invariants: the line is parsed once per judgment, in linear time (a line that defines git
 aliases is read up to three times: `shell_words.simple_commands`; each command's words are
 read once more for what it writes, `_writes`; a walk of a folder on disk stops at
-`_WALK_LIMIT` entries); a line over
+`_WALK_LIMIT` entries); the computed deletes and writes of a line share what feeds them
+(`_Feeds`: one text per line past `_FEEDS_APART_LIMIT` commands), read once per text, so a
+generated line of thousands of them is judged in a fraction of a second; a line over
 `MAX_COMMAND_CHARS` is blocked unread; paths are compared absolute (a relative payload ``cwd``
 is taken from the hook's own working folder); ``.labledger/hook.toml`` is validated (unknown
 keys, wrong types and bad regexes raise `HookConfigError`).
@@ -1756,7 +1758,7 @@ def _may_name(word: str, pattern: re.Pattern[str], names: tuple[str, ...], cmd: 
     feed = feeds.of(cmd)
     values = _literal_values(word, feed)
     if values is None:
-        return _by_substitution(word, feed) or pattern.search(feed) is not None
+        return _by_substitution(word, feed) or _found_in(pattern, feed)
     return any(pattern.search(v) or _glob_may_match(v, names) for v in values)
 
 
@@ -1765,8 +1767,25 @@ def _by_substitution(word: str, feed: str) -> bool:
     text ``feed`` (``F=$(printf .%s gitignore)``): what it names is a program's output."""
     if "$(" in word or "`" in word:
         return True
-    return any(re.search(r"(?<![\w$])" + name + r"""=["']?(\$\(|`)""", feed)
-               for a, b in _VARIABLE.findall(word) for name in [a or b])
+    given = _substitution_assigned(feed)
+    return any((a or b) in given for a, b in _VARIABLE.findall(word))
+
+
+# an assignment of a command substitution (`F=$(...)`, `F="`...`"`)
+_SUBSTITUTION_ASSIGNED = re.compile(r"""(?<![\w$])(\w+)=["']?(?:\$\(|`)""")
+
+
+@functools.lru_cache(maxsize=16)
+def _substitution_assigned(feed: str) -> frozenset[str]:
+    """The variables ``feed`` assigns a command substitution, read once per text."""
+    return frozenset(m.group(1) for m in _SUBSTITUTION_ASSIGNED.finditer(feed))
+
+
+@functools.lru_cache(maxsize=64)
+def _found_in(pattern: re.Pattern[str], feed: str) -> bool:
+    """``pattern`` finds something in ``feed``, searched once per text (the computed words
+    of a line of many commands share one feed)."""
+    return pattern.search(feed) is not None
 
 
 def _glob_may_match(word: str, names: tuple[str, ...]) -> bool:
@@ -1804,9 +1823,9 @@ def _literal_values(word: str, feed: str) -> list[str] | None:
     if "`" in word or "$(" in word or "$" in _VARIABLE.sub("", word):
         return None
     choices: dict[str, list[str]] = {}
+    assigned = _assignments(feed)
     for name in {a or b for a, b in _VARIABLE.findall(word)}:
-        found = [m.group(1) for m in re.finditer(
-            r"(?<![\w$])" + name + r"""=('[^']*'|"[^"]*"|[^\s;&|()]*)""", feed)]
+        found = assigned.get(name, [])
         values = [v[1:-1] if v[:1] in "'\"" and len(v) > 1 else v for v in found]
         if any("$" in v or "`" in v for v in values):
             return None
@@ -1825,6 +1844,22 @@ def _literal_values(word: str, feed: str) -> list[str] | None:
     for picked in itertools.product(*(choices[n] for n in names)):
         out.append(_substituted(word, dict(zip(names, picked, strict=True))))
     return out
+
+
+# an assignment (`F=.gitignore`, `F='x y'`) at a word's start
+_ASSIGNMENT = re.compile(r"""(?<![\w$])(\w+)=('[^']*'|"[^"]*"|[^\s;&|()]*)""")
+
+
+@functools.lru_cache(maxsize=16)
+def _assignments(feed: str) -> dict[str, list[str]]:
+    """Each variable the text ``feed`` assigns and its values as written, read once per text
+    (the computed words of a line of many commands share one feed: a search per word made
+    judging it quadratic). One assigned inside another's value (``A=B=c``) is not seen: its
+    words are then unknown (`_literal_values` says None: fail closed)."""
+    found: dict[str, list[str]] = {}
+    for m in _ASSIGNMENT.finditer(feed):
+        found.setdefault(m.group(1), []).append(m.group(2))
+    return found
 
 
 def _substituted(word: str, values: Mapping[str, str]) -> str:
@@ -3375,6 +3410,12 @@ _HANDS_ON = re.compile(r"[$`]\(|`|(^|[\s;&|(])[A-Za-z_]\w*(\[[^\]]*\])?\+?=|[<>]
 _HARMLESS_REDIRECT = re.compile(r"\d*(>>?|&>>?)\s*(/dev/(null|stdout|stderr)\b|&\d-?)")
 
 
+# Commands of a line whose feeds are told apart: a line of more (a generated script of
+# thousands of `bash -c "rm -rf $D"`) feeds each of its computed deletes its whole text, a
+# superset of each one's feed (fail closed), read once instead of once per delete
+_FEEDS_APART_LIMIT = 128
+
+
 class _Feeds:
     """For each delete whose paths are computed when it runs, the text whose words may feed
     it: its own pipeline (`shell_words.Pipeline`: what is piped into it, its substitutions,
@@ -3399,34 +3440,48 @@ class _Feeds:
         self.pipelines: list[Any] | None = None
         # (script, or None for the line) -> the indexes of its pipelines that hand on
         self.handing: dict[int, set[int]] = {}
-        self.others: dict[tuple[int, int], list[str]] = {}
+        self.others: dict[tuple[int, int], list[Any]] = {}
+        self.whole: str | None = None  # the line's handing pipelines, in order
 
     def of(self, cmd: Any) -> str:
-        if cmd.pipeline is None:
+        if cmd.pipeline is None or len(self.parsed) > _FEEDS_APART_LIMIT:
             return self.command
         feed: str | None = None  # what the scripts nested deeper feed it
         inner: str | None = None  # the text of the script one level in
         for script, pipeline in cmd.scopes:  # innermost first
             own = _taken_out(pipeline.text, inner, feed)
-            feed = "\n".join([own, *self._others(script, pipeline)])
+            feed = "\n".join([own, *(p.text for p in self._others(script, pipeline))])
             inner = script.text
         own = _taken_out(cmd.pipeline.text, inner, feed)
-        return "\n".join([own, *self._others(None, cmd.pipeline)])
+        # in the line's order, its own text where its pipeline stands: the deletes of a line
+        # of many (`rm $F0; rm $F1; ...`) are fed one same text (built once), whose words
+        # `_Mentions` reads once, not one text each (which made judging such a line quadratic)
+        pipelines = self._pipelines_of(None)
+        handing = self._handing(None, pipelines)
+        if own == cmd.pipeline.text and cmd.pipeline.index in handing:
+            if self.whole is None:
+                self.whole = "\n".join(p.text for p in pipelines if p.index in handing)
+            return self.whole
+        others = self._others(None, cmd.pipeline)
+        return "\n".join([*(p.text for p in others if p.index < cmd.pipeline.index), own,
+                          *(p.text for p in others if p.index > cmd.pipeline.index)])
 
-    def _others(self, script: Any, pipeline: Any) -> list[str]:
-        """The texts of the other pipelines of ``script`` (None: the line) that hand on."""
+    def _pipelines_of(self, script: Any) -> list[Any]:
+        if script is not None:
+            return list(script.pipelines)
+        from labledger.reconcile.shell_words import line_pipelines
+
+        if self.pipelines is None:
+            self.pipelines = line_pipelines(self.command)
+        return self.pipelines
+
+    def _others(self, script: Any, pipeline: Any) -> list[Any]:
+        """The other pipelines of ``script`` (None: the line) that hand on."""
         key = (id(script), pipeline.index)
         if key not in self.others:
-            if script is None:
-                from labledger.reconcile.shell_words import line_pipelines
-
-                if self.pipelines is None:
-                    self.pipelines = line_pipelines(self.command)
-                pipelines = self.pipelines
-            else:
-                pipelines = list(script.pipelines)
+            pipelines = self._pipelines_of(script)
             handing = self._handing(script, pipelines)
-            self.others[key] = [p.text for p in pipelines
+            self.others[key] = [p for p in pipelines
                                 if p.index != pipeline.index and p.index in handing]
         return self.others[key]
 
@@ -3525,11 +3580,19 @@ class _Mentions:
         self.patterns = patterns
         self.bases = bases
         self._listings: list[_Listing] | None = None
+        self._reached: dict[tuple[Path, Path | None, bool], bool] = {}
 
     def reach(self, root: Path, spared: Path | None = None, recursive: bool = True) -> bool:
         """The text feeds a delete something of ``root``. ``recursive``: the delete removes
         folders (``rm -r``); one that does not (``rm -f``) is fed only the files a listing
-        prints, and an ``ls`` prints the folder holding ``root``, never a file in it."""
+        prints, and an ``ls`` prints the folder holding ``root``, never a file in it. Asked
+        once per folder (the deletes of a line of many share a feed)."""
+        key = (root, spared, recursive)
+        if key not in self._reached:
+            self._reached[key] = self._reach(root, spared, recursive)
+        return self._reached[key]
+
+    def _reach(self, root: Path, spared: Path | None, recursive: bool) -> bool:
         top = str(root)
         if self.cut and (root.name in self.text or top in self.text):
             return True
