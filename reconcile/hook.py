@@ -59,6 +59,11 @@ every instance it stands for passes the teardown gate now, or has a ``teardown.a
 to exactly the gate's current state (an override approval counts: it is recorded). A released
 (or confirmed absent) instance is not gated. Deleting a capsule is allowed when its objects
 verify in the local store; ``.labledger/`` (but its cache) and export roots are never deleted.
+A Python program's write onto a path it writes out (`python_deletes.python_writes`: ``open(P,
+"w")``, ``os.replace(SRC, P)``, ``torch.save(x, P)``, ...) is judged as deleting what it destroys
+(`_writes_onto`): any write into ``.labledger/`` but its cache and its settings files
+(``config.toml``, ``hook.toml``: edited by hand, their history is git's); in a capsule or an
+export root, replacing or changing a file there now (a new file, or an append, loses nothing).
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
@@ -2140,7 +2145,7 @@ def _deletes_here(parsed: list[Any], command: str) -> bool:
     changes = _GitChanges(parsed, None, command)
     return any(
         not c.remote and (_deleted(c.argv) is not None
-                          or _program_deletes(c) or (
+                          or _program_deletes(c) or _program_writes(c) or (
             c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
             or _unread_git_subcommand(c, changes, n) is not None
             or (c.name == "git"
@@ -2448,7 +2453,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             targets.append(staged)
         got = _deleted(cmd.argv)
         if got is None:
-            targets += _program_targets(cmd, bases, feeds)
+            targets += _program_targets(cmd, bases, feeds) + _program_write_targets(cmd, bases)
             continue
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
@@ -2516,6 +2521,56 @@ def _program_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_Target
     return targets
 
 
+def _program_writes(cmd: Any) -> bool:
+    """The Python program ``cmd`` runs writes onto a path it writes out (`python_writes`)."""
+    from labledger.reconcile.python_deletes import python_writes
+
+    return cmd.program is not None and bool(python_writes(cmd.program))
+
+
+# what a write does to a file there (`python_writes`), said in a reason
+_WRITE_VERBS = {"overwrite": "overwrites", "append": "appends to", "create": "creates",
+                "tree": "overwrites what it copies over"}
+
+
+def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:
+    """The files the Python program ``cmd`` runs writes onto by paths it writes out, each from
+    each working folder (after an ``os.chdir``, from any folder above them too); a copy or a
+    move into a folder there, as the file it makes inside (named by its source: computed, not
+    judged)."""
+    from labledger.reconcile.python_deletes import python_writes
+
+    if not _program_writes(cmd):
+        return []
+    targets: list[_Target] = []
+    for w in python_writes(cmd.program):
+        for start in _starts(bases, w.elsewhere):
+            place, written, kind = Path(os.path.normpath(start / w.path)), w.path, w.kind
+            if w.into_kind is not None and place.is_dir():
+                if w.into is None:
+                    continue
+                place, written, kind = place / w.into, f"{w.path}/{w.into}", w.into_kind
+            targets.append(_Target(written, [place], [], False, _quoted(cmd.argv), writes=kind,
+                                   does=f"{_WRITE_VERBS[kind]} {written} in"))
+    return targets
+
+
+def _writes_onto(place: Path, root: Path, kind: str, home: Path) -> bool:
+    """A write of ``kind`` onto ``place`` destroys some of the protected ``root``: in the
+    ledger and store (``home``: its cache is derived data, its settings files are edited by
+    hand, their history is git's), any write; elsewhere (a capsule, an export root), one that
+    replaces or changes a file there now (a new file, or a log appended to, loses nothing). A
+    folder copied over one above the root (``shutil.copytree(..., dirs_exist_ok=True)``) may
+    replace any file in it."""
+    if not (place == root or root in place.parents or (kind == "tree" and place in root.parents)):
+        return False
+    if root == home:
+        cache = home / "cache"
+        return place != cache and cache not in place.parents and \
+            place not in (home / "config.toml", home / "hook.toml")
+    return kind == "tree" or (kind == "overwrite" and place.is_file())
+
+
 def _starts(bases: list[Path], elsewhere: bool) -> list[Path]:
     """The folders a program's relative path is from: the line's working folders; after an
     ``os.chdir``, any folder above them too."""
@@ -2580,6 +2635,10 @@ class _Target:
     note: str = ""
     # a `git stash`: real git says which staged files it takes out of the work tree
     staged: _GitStaged | None = None
+    # a write onto its places, not a delete: what it does to a file there (`_writes_onto`)
+    writes: str | None = None
+    # what it does to the protected folder, said in the reason before the folder
+    does: str = "deletes"
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -2610,7 +2669,9 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
         for root, what, digest in protected:
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
-            if t.git is not None and t.git.folders is not None:
+            if t.writes is not None:
+                hit = any(_writes_onto(p, root, t.writes, home) for p in t.places)
+            elif t.git is not None and t.git.folders is not None:
                 # git's own dry run says, asked when the clean may reach the folder: a
                 # pathspec with magic or a wildcard may reach anything in the repository
                 hit = (t.git.anywhere or any(_overlaps(p, root) for p in t.places_near(root))) \
@@ -2628,7 +2689,7 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if not hit:
                 continue
-            deletes = f"`{t.command}`{t.note} deletes {what}"
+            deletes = f"`{t.command}`{t.note} {t.does} {what}"
             if digest is not None:
                 if not digest:
                     reasons.append(f"{deletes}, which has no recorded digest")

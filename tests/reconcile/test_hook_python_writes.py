@@ -1,0 +1,315 @@
+"""`labledger hook` against what a Python program WRITES onto, through the real console script.
+
+A program (``python -c PROGRAM``, ``python - <<EOF``) destroys a file's bytes as surely by
+writing onto it as by removing it: ``open(P, 'w')`` truncates it, ``os.replace(SRC, P)`` and
+``shutil.copy(SRC, P)`` replace it, ``open(P, 'r+')`` and ``os.open(P, os.O_WRONLY)`` change it
+in place, ``open(P, 'a')`` adds to it. Such a write gets the verdict deleting that file gets:
+
+* in the ledger and store (``.labledger/`` but its cache): every write is refused (a segment or
+  an object changed, added to or replaced breaks the ledger's chain or the store's digests);
+  ``.labledger/config.toml`` and ``.labledger/hook.toml`` are settings edited by hand (their
+  history is git's): writing them passes;
+* in a recorded capsule whose stored copy does not verify (here ``capsules/c2``: no stored
+  copy), or in an export root of hook.toml (``results``): replacing or changing an existing
+  file is refused; a new file, or a log appended to, loses nothing and passes (every training
+  run does both); in a capsule whose stored copy verifies (``capsules/c1``) any write passes:
+  the store keeps its bytes.
+
+Only paths the program writes out (literals, ``os.path.join``/``Path /`` of literals, a name
+bound once to one) are judged: a computed one (``os.path.join(args.out, 'ckpt.pt')``, an
+f-string, ``sys.argv``) passes, as programs write to computed paths all the time. Reads
+(``open(P)``, ``'rb'``), ``Path.touch()`` and writes elsewhere pass.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from labledger.ledger.ledger import Ledger
+from tests.reconcile.test_hook_review_fixes import assert_blocked, assert_passes
+
+
+@pytest.fixture
+def box(ledger: Ledger, pull_seed: Any, project: Path) -> Path:
+    ledger.append("note", text="a segment to write onto")
+    # c1: sealed, its stored copy verifies; c2: sealed, no stored copy
+    c1 = project / "capsules" / "c1"
+    c1.mkdir(parents=True)
+    (c1 / "metrics.json").write_text('{"acc": 0.88}\n')
+    digest = pull_seed.store.put(c1).digest
+    ledger.append("capsule.sealed", run="r1", path="capsules/c1", digest=digest, files=1,
+                  bytes=14)
+    ledger.append("capsule.sealed", run="r2", path="capsules/c2", digest="blake3:" + "ab" * 32,
+                  files=5, bytes=1)
+    c2 = project / "capsules" / "c2"
+    c2.mkdir(parents=True)
+    for name, data in {"metrics.json": b'{"acc": 0.91}\n', "train.log": b"step 1\n",
+                       "ckpt.pt": b"\x80weights", "emb.npy": b"\x93NUMPY",
+                       "metrics.csv": b"step,loss\n1,0.5\n"}.items():
+        (c2 / name).write_bytes(data)
+    (project / ".labledger" / "hook.toml").write_text('export-roots = ["results"]\n')
+    (project / "results" / "r1").mkdir(parents=True)
+    (project / "results" / "r1" / "best.pth").write_bytes(b"weights")
+    (project / ".labledger" / "cache").mkdir(exist_ok=True)
+    (project / "t").write_text("new bytes\n")
+    return project
+
+
+def _segment(box: Path) -> str:
+    """The ledger's segment file, relative to the project."""
+    return str(next((box / ".labledger" / "ledger").glob("*/*.jsonl")).relative_to(box))
+
+
+def _object(box: Path) -> str:
+    """A stored object of the CAS (c1's file), relative to the project."""
+    found = [p for p in (box / ".labledger" / "cas").rglob("*")
+             if p.is_file() and p.stat().st_size == 14]
+    assert found, sorted((box / ".labledger" / "cas").rglob("*"))
+    return str(found[0].relative_to(box))
+
+
+def _heredoc(program: str) -> str:
+    return f"python3 - <<'EOF'\n{program}\nEOF"
+
+
+def _inline(program: str) -> str:
+    return "python3 -c " + shlex.quote(program)
+
+
+def _fill(program: str, box: Path) -> str:
+    """``program`` with the ledger's files it names: SEG, the segment (LEDGER_SEG: from inside
+    ``.labledger``), OBJ, a stored object."""
+    segment = _segment(box)
+    return program.replace("LEDGER_SEG", segment.split("/", 1)[1]).replace(
+        "SEG", segment).replace("OBJ", _object(box))
+
+
+# 1: the ledger and store -------------------------------------------------------------------------
+# (Python 3.11 library reference: open() modes 'w' truncate, 'a' append, 'x' create, '+' update;
+# os.replace/os.rename(src, dst) replace dst; shutil.copy/copy2/copyfile(src, dst) overwrite dst,
+# copy into it when it is a folder; shutil.copytree(..., dirs_exist_ok=True) copies over what is
+# there; os.truncate; os.open flags)
+_LEDGER_WRITES = [
+    "open('SEG', 'w')",
+    "open('SEG', 'wb').write(b'')",
+    "f = open('SEG', 'w+')\nf.write('{}')",
+    "with open('SEG', 'r+') as f:\n    f.write('x')",
+    "open('SEG', 'a').write('{\"kind\": \"teardown.approved\"}\\n')",
+    "open('SEG', 'ab')",
+    "import io\nio.open('SEG', mode='w')",
+    "from pathlib import Path\nPath('SEG').write_text('')",
+    "from pathlib import Path\nPath('SEG').write_bytes(b'')",
+    "from pathlib import Path\nPath('SEG').open('w').write('x')",
+    "import pathlib\npathlib.Path.write_text(pathlib.Path('SEG'), '')",
+    "import os\nos.replace('t', 'SEG')",
+    "import os\nos.rename('t', 'SEG')",
+    "import os\nos.renames(old='t', new='SEG')",
+    "import shutil\nshutil.copy('t', 'SEG')",
+    "import shutil\nshutil.copy2('t', 'SEG')",
+    "import shutil\nshutil.copyfile('t', 'SEG')",
+    "import shutil\nshutil.move('t', 'SEG')",
+    "import shutil\nshutil.copyfileobj(open('t', 'rb'), open('SEG', 'wb'))",
+    "import shutil\nshutil.copytree('backup', '.labledger', dirs_exist_ok=True)",
+    "import os\nos.truncate('SEG', 0)",
+    "import os\nfd = os.open('SEG', os.O_WRONLY | os.O_TRUNC)",
+    "import os\nos.open('SEG', os.O_RDWR)",
+    "import json\njson.dump({}, open('SEG', 'w'))",
+    "open('OBJ', 'wb').write(b'rot')",
+    "import os\nos.replace('t', 'OBJ')",
+    # a new file among the segments (the ledger reads every one)
+    "open('.labledger/ledger/extra.jsonl', 'x')",
+    "import shutil, os\nshutil.copy('t', os.path.dirname('SEG'))",
+    # the path made of literals, or a name bound once to one
+    "import os\nos.truncate(os.path.join('.labledger', 'LEDGER_SEG'), 0)",
+    "seg = 'SEG'\nopen(seg, 'w')",
+    "from pathlib import Path\nhome = Path('.labledger')\nseg = home / 'LEDGER_SEG'\n"
+    "seg.write_text('')",
+    "exec(\"open('SEG', 'w')\")",
+]
+
+
+@pytest.mark.parametrize("program", _LEDGER_WRITES)
+def test_a_write_into_the_ledger_is_refused(hook: Callable[..., Any], box: Path,
+                                            program: str) -> None:
+    program = _fill(program, box)
+    command = _heredoc(program)
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "the labledger ledger and store" in result.stderr, result.stderr
+    assert " in " + str(box / ".labledger") in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("program", [
+    "open('SEG', 'w')",
+    "import os\nos.replace('t', 'SEG')",
+])
+def test_a_write_into_the_ledger_is_refused_inline_too(hook: Callable[..., Any], box: Path,
+                                                       program: str) -> None:
+    command = _inline(_fill(program, box))
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "overwrites" in result.stderr, result.stderr
+
+
+def test_the_reason_says_what_the_write_does(hook: Callable[..., Any], box: Path) -> None:
+    seg = _segment(box)
+    result = hook(_heredoc(f"open('{seg}', 'w')"))
+    assert f"overwrites {seg} in {box / '.labledger'}, the labledger ledger" in result.stderr, \
+        result.stderr
+    result = hook(_heredoc(f"open('{seg}', 'a')"))
+    assert f"appends to {seg} in {box / '.labledger'}" in result.stderr, result.stderr
+
+
+# 2: a capsule whose stored copy does not verify, an export root ---------------------------------
+# (numpy 1.26 numpy.save(file, arr): ".npy extension will be appended to the filename if it does
+# not already have one"; pandas 2.2 DataFrame.to_csv(path_or_buf, mode='w'); torch 2.3
+# torch.save(obj, f))
+_CAPSULE_OVERWRITES = [
+    "open('capsules/c2/metrics.json', 'w').write('{}')",
+    "import json\njson.dump({'acc': 0.99}, open('capsules/c2/metrics.json', 'w'))",
+    "from pathlib import Path\nPath('capsules/c2/metrics.json').write_text('{}')",
+    "from pathlib import Path\n(Path('capsules') / 'c2' / 'metrics.json').write_bytes(b'')",
+    "with open('capsules/c2/ckpt.pt', 'r+b') as f:\n    f.write(b'x')",
+    "import os\nos.replace('t', 'capsules/c2/metrics.json')",
+    "import shutil\nshutil.copy('t', 'capsules/c2/ckpt.pt')",
+    "import shutil\nshutil.copy('elsewhere/metrics.json', 'capsules/c2')",
+    "import shutil\nshutil.copytree('new', 'capsules/c2', dirs_exist_ok=True)",
+    "import shutil\nshutil.copytree('new', 'capsules', dirs_exist_ok=True)",
+    "import os\nos.truncate('capsules/c2/train.log', 0)",
+    "import os\nos.open('capsules/c2/train.log', os.O_WRONLY | os.O_TRUNC)",
+    "import torch\ntorch.save({}, 'capsules/c2/ckpt.pt')",
+    "import torch\ntorch.save(obj={}, f='capsules/c2/ckpt.pt')",
+    "import numpy as np\nnp.save('capsules/c2/emb', np.zeros(3))",
+    "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('capsules/c2/metrics.csv')",
+    "import pandas as pd\ndf = pd.read_csv('capsules/c2/metrics.csv')\n"
+    "df.to_csv('capsules/c2/metrics.csv', index=False)",
+    "from pathlib import Path\nout = Path('capsules/c2')\n(out / 'metrics.json').write_text('{}')",
+    "open('results/r1/best.pth', 'wb')",
+]
+
+
+@pytest.mark.parametrize("program", _CAPSULE_OVERWRITES)
+def test_overwriting_a_file_of_an_unsafe_capsule_is_refused(
+        hook: Callable[..., Any], box: Path, program: str) -> None:
+    command = _heredoc(program)
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "overwrites" in result.stderr, result.stderr
+    assert "the capsule " + str(box / "capsules" / "c2") in result.stderr or \
+        "an export root" in result.stderr, result.stderr
+
+
+def test_the_capsule_reason_says_its_copy_does_not_verify(hook: Callable[..., Any],
+                                                          box: Path) -> None:
+    result = hook(_inline("open('capsules/c2/metrics.json', 'w')"))
+    assert_blocked(result, "open(w)")
+    assert (f"overwrites capsules/c2/metrics.json in the capsule {box / 'capsules' / 'c2'} of "
+            "run r2, and its stored copy does not verify") in result.stderr, result.stderr
+
+
+# 3: what must pass ------------------------------------------------------------------------------
+_PASSES = [
+    # reads of protected files
+    "print(open('SEG').read())",
+    "print(open('SEG', 'rb').read())",
+    "print(open('capsules/c2/metrics.json', 'r').read())",
+    "from pathlib import Path\nprint(Path('capsules/c2/metrics.json').open().read())",
+    "import os\nos.open('SEG', os.O_RDONLY)",
+    "import shutil\nshutil.copy('capsules/c2/metrics.json', 'backup.json')",
+    "import shutil\nshutil.copytree('capsules/c2', '/tmp/c2-copy')",
+    "import gzip\ngzip.open('capsules/c2/train.log').read()",
+    # the settings, the cache, elsewhere
+    "open('.labledger/config.toml', 'w').write('[ledger]\\n')",
+    "import os\nos.replace('t', '.labledger/config.toml')",
+    "from pathlib import Path\nPath('.labledger/hook.toml').write_text('export-roots = []\\n')",
+    "open('.labledger/cache/judged.json', 'w')",
+    "import shutil\nshutil.copytree('x', '.labledger/cache', dirs_exist_ok=True)",
+    "open('out.json', 'w')",
+    "import torch\ntorch.save({}, 'ckpt.pt')",
+    # touching only changes times
+    "from pathlib import Path\nPath('capsules/c2/metrics.json').touch()",
+    "from pathlib import Path\nPath('SEG').touch()",
+    # new files in a capsule, a log appended to
+    "open('capsules/c2/eval.json', 'w')",
+    "open('capsules/c2/eval.json', 'x')",
+    "import torch\ntorch.save({}, 'capsules/c2/ckpt_step2.pt')",
+    "import shutil\nshutil.copytree('new', 'capsules/c2/plots')",
+    "import shutil\nshutil.move('t', 'capsules/c2')",
+    "open('capsules/c2/train.log', 'a').write('step 2\\n')",
+    "import pandas as pd\npd.DataFrame({'a': [2]}).to_csv('capsules/c2/metrics.csv', mode='a',"
+    " header=False)",
+    "import os\nos.open('capsules/c2/train.log', os.O_WRONLY | os.O_APPEND)",
+    "open('results/r2.json', 'w')",
+    # a capsule whose stored copy verifies: the store keeps its bytes
+    "open('capsules/c1/metrics.json', 'w')",
+    "import os\nos.replace('t', 'capsules/c1/metrics.json')",
+    # paths the program computes
+    "import argparse, os, torch\np = argparse.ArgumentParser()\np.add_argument('--out')\n"
+    "args = p.parse_args()\ntorch.save({}, os.path.join(args.out, 'ckpt.pt'))",
+    "import sys\nopen(sys.argv[1], 'w')",
+    "run = 'c2'\nrun = run.upper()\nopen(f'capsules/{run}/metrics.json', 'w')",
+    "import os\nfor name in os.listdir('capsules/c2'):\n    open(name + '.bak', 'w')",
+]
+
+
+@pytest.mark.parametrize("program", _PASSES)
+def test_reads_new_files_appends_and_computed_paths_pass(
+        hook: Callable[..., Any], box: Path, program: str) -> None:
+    program = _fill(program, box)
+    for command in (_heredoc(program), _inline(program)):
+        assert_passes(hook(command), command)
+
+
+def test_a_relative_write_is_from_the_folder_the_line_cds_to(
+        hook: Callable[..., Any], box: Path) -> None:
+    (box / "src").mkdir()
+    command = "cd src && " + _inline("open('../capsules/c2/metrics.json', 'w')")
+    assert_blocked(hook(command), command)
+    command = "cd capsules && " + _inline("open('c2/metrics.json', 'w')")
+    assert_blocked(hook(command), command)
+    command = _inline("open('c2/metrics.json', 'w')")  # c2/ is no folder of the project
+    assert_passes(hook(command), command)
+
+
+# 4: the reader, without the hook ----------------------------------------------------------------
+@pytest.mark.parametrize(("program", "expected"), [
+    ("open('a', 'w')", [("a", "overwrite")]),
+    ("open('a')", []),
+    ("open('a', 'rb')", []),
+    ("open('a', 'a+')", [("a", "append")]),
+    ("open('a', 'x')", [("a", "create")]),
+    ("open('a', 'r+')", [("a", "overwrite")]),
+    ("import sys\nopen('a', sys.argv[1])", [("a", "overwrite")]),  # a mode not read: may write
+    ("import os\nos.open('a', os.O_CREAT | os.O_EXCL | os.O_WRONLY)", [("a", "create")]),
+    ("import os\nos.open('a', 0)", []),
+    ("import numpy\nnumpy.save('e', [1])", [("e.npy", "overwrite")]),
+    ("import numpy\nnumpy.savez('e.npz', a=[1])", [("e.npz", "overwrite")]),
+    ("from pathlib import Path\nPath('a').touch()", []),
+    ("from pathlib import Path\nPath('a').rename('b')", [("b", "overwrite")]),
+    ("import shutil\nshutil.copytree('a', 'b')", [("b", "create")]),
+    ("import shutil, sys\nshutil.copytree('a', 'b', dirs_exist_ok=sys.argv[1])",
+     [("b", "tree")]),
+    ("a = 'x'\nb = a + a\nc = b + b\nd = c + c\nopen(d, 'w')", [("x" * 8, "overwrite")]),
+    ("import fileinput\nfor line in fileinput.input('a', inplace=True):\n    print(line)",
+     [("a", "overwrite")]),
+    ("import wandb\nwandb.save('a')", []),  # uploads it: no write here
+])
+def test_the_writes_read_from_a_program(program: str,
+                                        expected: list[tuple[str, str]]) -> None:
+    from labledger.reconcile.python_deletes import python_writes
+
+    assert [(w.path, w.kind) for w in python_writes(program)] == expected
+
+
+def test_a_chain_of_names_is_read_in_bounded_time_and_size() -> None:
+    from labledger.reconcile.python_deletes import python_writes
+
+    # each name doubles the one before: 2**200 characters if followed without a bound
+    program = "a0 = 'x'\n" + "".join(f"a{i} = a{i - 1} + a{i - 1}\n" for i in range(1, 200)) + \
+        "open(a199, 'w')\nb = b + 'x'\nopen(b, 'w')\n"
+    assert python_writes(program) == ()
