@@ -64,6 +64,9 @@ A Python program's write onto a path it writes out (`python_deletes.python_write
 (`_writes_onto`): any write into ``.labledger/`` but its cache and its settings files
 (``config.toml``, ``hook.toml``: edited by hand, their history is git's); in a capsule or an
 export root, replacing or changing a file there now (a new file, or an append, loses nothing).
+The program of a local script (``python FILE``, ``python -m pkg.mod``) is read from its file
+(`shell_words`): its deletes and writes are judged as ``python -c``'s, its strings feed its
+computed deletes.
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
@@ -2579,12 +2582,15 @@ def _starts(bases: list[Path], elsewhere: bool) -> list[Path]:
 
 def _program_feed(feed: str, program: str) -> str:
     """``feed`` with the program's text (as written, or as one quoted shell word) read as its
-    string literals; left whole when not found once (fail closed)."""
+    string literals; left whole when not found once (fail closed); a script's read from its
+    file (not in the line) added."""
     from labledger.reconcile.python_deletes import program_strings
 
     for written in (program, shlex.quote(program)):
         if feed.count(written) == 1:
             return feed.replace(written, "\n" + program_strings(program) + "\n", 1)
+    if program not in feed and shlex.quote(program) not in feed:
+        return feed + "\n" + program_strings(program) + "\n"
     return feed
 
 

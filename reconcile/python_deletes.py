@@ -1,12 +1,13 @@
 """The paths a Python program deletes or writes onto, for the agent tool hook.
 
-A program run by a command (``python -c PROGRAM``, ``python - <<EOF``) is read with `ast`,
-never run, for what it removes (``shutil.rmtree``, ``os.remove``/``unlink``/``rmdir``/
-``removedirs``, a ``Path``'s ``unlink()``/``rmdir()``, send2trash) and for what it moves out of
-its place (``shutil.move``, ``os.rename``/``renames``/``replace``, a ``Path``'s
-``rename()``/``replace()``: the source is gone from where it was, as with ``mv``). The hook
-judges each path as it judges ``rm -r PATH``, and a computed one by the words that may feed it
-and the folders the program lists (`python_listings`).
+A program run by a command (``python -c PROGRAM``, ``python - <<EOF``, a local ``python
+FILE``'s text: `shell_words`) is read with `ast`, never run, for what it removes
+(``shutil.rmtree``, ``os.remove``/``unlink``/``rmdir``/``removedirs``, a ``Path``'s
+``unlink()``/``rmdir()``, send2trash) and for what it moves out of its place
+(``shutil.move``, ``os.rename``/``renames``/``replace``, a ``Path``'s ``rename()``/
+``replace()``: the source is gone from where it was, as with ``mv``). The hook judges each
+path as it judges ``rm -r PATH``, and a computed one by the words that may feed it and the
+folders the program lists (`python_listings`).
 
 It is read too for the files it writes onto (`python_writes`), as a write destroys a file's
 bytes as surely as a remove: ``open``/``io.open``/``gzip.open``/... and a ``Path``'s ``open()``

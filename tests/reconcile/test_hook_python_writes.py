@@ -19,6 +19,9 @@ Only paths the program writes out (literals, ``os.path.join``/``Path /`` of lite
 bound once to one) are judged: a computed one (``os.path.join(args.out, 'ckpt.pt')``, an
 f-string, ``sys.argv``) passes, as programs write to computed paths all the time. Reads
 (``open(P)``, ``'rb'``), ``Path.touch()`` and writes elsewhere pass.
+
+A local script the line runs (``python FILE``, ``python -m pkg.mod``) is read as ``python -c``'s
+program is, for its deletes and writes: an ordinary training script passes.
 """
 
 from __future__ import annotations
@@ -313,3 +316,84 @@ def test_a_chain_of_names_is_read_in_bounded_time_and_size() -> None:
     program = "a0 = 'x'\n" + "".join(f"a{i} = a{i - 1} + a{i - 1}\n" for i in range(1, 200)) + \
         "open(a199, 'w')\nb = b + 'x'\nopen(b, 'w')\n"
     assert python_writes(program) == ()
+
+
+# 5: a local script the line runs (`python FILE`, `python -m pkg.mod`) -----------------------
+# Its own text is read as `python -c`'s is (not the modules it imports), from the line's working
+# folder; one that cannot be read here (missing now, over the size bound) is judged by the
+# line's words alone, as before.
+_CLEANUP = "import shutil\nshutil.rmtree('capsules/c2')\n"
+
+# The shape of pytorch/examples mnist/main.py (argparse flags, a training loop, `torch.save(
+# model.state_dict(), "mnist_cnn.pt")`), writing into its own new capsule folder, appending to
+# a log and reading the ledger's events.
+_TRAIN = """\
+import argparse, glob, json, logging, os
+import torch
+
+def main():
+    parser = argparse.ArgumentParser(description='PyTorch MNIST Example')
+    parser.add_argument('--epochs', type=int, default=14)
+    parser.add_argument('--out', default='capsules/c3')
+    parser.add_argument('--save-model', action='store_true')
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    logging.basicConfig(filename=os.path.join(args.out, 'train.log'), level=logging.INFO)
+    runs = [json.loads(line) for seg in glob.glob('.labledger/ledger/*/*.jsonl')
+            for line in open(seg)]
+    logging.info('%d events recorded so far', len(runs))
+    model = torch.nn.Linear(4, 2)
+    for epoch in range(1, args.epochs + 1):
+        with open('capsules/c2/train.log', 'a') as log:
+            log.write(f'epoch {epoch}\\n')
+        torch.save(model.state_dict(), os.path.join(args.out, f'ckpt_{epoch}.pt'))
+    with open(os.path.join(args.out, 'metrics.json'), 'w') as f:
+        json.dump({'acc': 0.9}, f)
+    with open('capsules/c3/summary.txt', 'w') as f:
+        f.write('done\\n')
+    if args.save_model:
+        torch.save(model.state_dict(), 'mnist_cnn.pt')
+
+if __name__ == '__main__':
+    main()
+"""
+
+
+@pytest.mark.parametrize(("files", "command"), [
+    ({"cleanup.py": _CLEANUP}, "python cleanup.py"),
+    ({"cleanup.py": _CLEANUP}, "python3 -u -W ignore cleanup.py --yes"),
+    ({"tools/cleanup.py": _CLEANUP}, "cd tools && python cleanup.py"),
+    ({"tools/__init__.py": "", "tools/wipe.py": _CLEANUP}, "python -m tools.wipe"),
+    ({"tools/__main__.py": _CLEANUP}, "python3 -m tools"),
+    ({"fix.py": "open('SEG', 'a').write('{}\\n')"}, "python fix.py"),
+    ({"fix.py": "import torch\ntorch.save({}, 'capsules/c2/ckpt.pt')"}, "python fix.py"),
+    # a path it computes is fed its own strings, as `python -c`'s is
+    ({"clean.py": "import shutil\nd = 'capsules'\nshutil.rmtree(d)"}, "python clean.py"),
+])
+def test_a_local_script_is_read(hook: Callable[..., Any], box: Path,
+                                files: dict[str, str], command: str) -> None:
+    for name, text in files.items():
+        (box / name).parent.mkdir(parents=True, exist_ok=True)
+        (box / name).write_text(_fill(text, box))
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "capsule" in result.stderr or "the labledger ledger" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(("files", "command"), [
+    ({"train.py": _TRAIN}, "python train.py --epochs 1 --save-model"),
+    ({"train.py": _TRAIN}, "CUDA_VISIBLE_DEVICES=0 nohup python3 -u train.py > out.log 2>&1 &"),
+    ({"src/train.py": _TRAIN}, "cd src && python train.py"),
+    # a script that cannot be read here, or past the size bound: its words alone, as before
+    ({}, "python cleanup.py"),
+    ({"big.py": _CLEANUP + "#" * (1 << 18)}, "python big.py"),
+    ({"cleanup.py": _CLEANUP}, "python -c 'print(1)' cleanup.py"),
+    ({"cleanup.py": _CLEANUP}, "python -m pytest cleanup.py"),
+    ({"cleanup.py": _CLEANUP}, "ssh pod python cleanup.py"),
+])
+def test_an_ordinary_script_and_one_not_read_pass(hook: Callable[..., Any], box: Path,
+                                                   files: dict[str, str], command: str) -> None:
+    for name, text in files.items():
+        (box / name).parent.mkdir(parents=True, exist_ok=True)
+        (box / name).write_text(_fill(text, box))
+    assert_passes(hook(command), command)
