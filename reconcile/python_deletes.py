@@ -7,7 +7,10 @@ FILE``'s text: `shell_words`) is read with `ast`, never run, for what it removes
 (``shutil.move``, ``os.rename``/``renames``/``replace``, a ``Path``'s ``rename()``/
 ``replace()``: the source is gone from where it was, as with ``mv``). The hook judges each
 path as it judges ``rm -r PATH``, and a computed one by the words that may feed it and the
-folders the program lists (`python_listings`).
+folders the program lists (`python_listings`); a folder the program made itself
+(``tempfile.mkdtemp()``, ``with tempfile.TemporaryDirectory() as d``) deletes nothing that was
+there, and the text it writes for people (docstrings, ``help=``) feeds nothing
+(`program_strings`).
 
 It is read too for the files it writes onto (`python_writes`), as a write destroys a file's
 bytes as surely as a remove: ``open``/``io.open``/``gzip.open``/... and a ``Path``'s ``open()``
@@ -167,12 +170,37 @@ def python_listings(program: str) -> tuple[ProgramListing, ...]:
 
 def program_strings(program: str) -> str:
     """The string literals of ``program``, a line each: the words that may feed a path it
-    computes (an operator's ``*`` is no glob); the whole text when it cannot be read."""
+    computes (an operator's ``*`` is no glob); the whole text when it cannot be read. Text
+    written for people is none: docstrings, and what a ``help=``/``description=``/
+    ``epilog=`` argument says (argparse, click): a script's "writes under capsules/" there
+    feeds no delete."""
     tree = parse_program(program)
     if tree is None:
         return program
+    prose = _prose(tree)
     return "\n".join(_text(node.value) for node in ast.walk(tree)
-                     if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
+                     and id(node) not in prose)
+
+
+_PROSE_KEYWORDS = {"help", "description", "epilog"}
+
+
+def _prose(tree: ast.Module) -> set[int]:
+    """The string constants of ``tree`` written for people: docstrings (a module's, a
+    class's, a function's first statement), ``help=``/``description=``/``epilog=`` values."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                      | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
+                    isinstance(first.value.value, str):
+                found.add(id(first.value))
+        elif isinstance(node, ast.keyword) and node.arg in _PROSE_KEYWORDS and \
+                isinstance(node.value, ast.Constant):
+            found.add(id(node.value))
+    return found
 
 
 class _Reader:
@@ -188,6 +216,7 @@ class _Reader:
         self._read_bindings()
         self.path_names = self._path_names()
         self.moves_folder = any(self._changes_folder(n) for n in self.nodes)
+        self.temp_names: set[str] | None = None  # (`_temp_names`, read when first asked)
 
     # --- names ----------------------------------------------------------------------------
     def _read_bindings(self) -> None:
@@ -448,12 +477,56 @@ class _Reader:
             for element in expr.elts:
                 yield from self._paths(element, call, folders, moves)
             return
+        if expr is not None and self._made_here(expr):
+            return  # a folder the program made itself: nothing there before it ran
         path = None if expr is None else self.literal_path(expr)
         relative = path is not None and not os.path.isabs(path)
         if relative and any(k.arg in ("dir_fd", "src_dir_fd") for k in call.keywords):
             path = None  # relative to an open folder's descriptor
         name = self._last_name(expr) if path is None else None
         yield ProgramDelete(path, folders, moves, relative and self.moves_folder, name)
+
+    def _made_here(self, expr: ast.expr) -> bool:
+        """``expr`` is a new folder the program made (``tempfile.mkdtemp()``, a name bound
+        only ever to one, or to ``with tempfile.TemporaryDirectory() as NAME``): removing it
+        removes nothing that was there before the program ran, whatever ``dir=`` it is in."""
+        if isinstance(expr, ast.Call):
+            return "tempfile.mkdtemp" in self.qualified(expr.func)
+        if not isinstance(expr, ast.Name) or expr.id in self.bound:
+            return False
+        if self.temp_names is None:
+            self.temp_names = self._temp_names()
+        return expr.id in self.temp_names
+
+    def _temp_names(self) -> set[str]:
+        """The names every binding of which is a new folder (`_made_here`): each bound as
+        often that way as any way at all (an assignment, a loop, a parameter, ``del``, a def)."""
+        bindings: dict[str, int] = {}
+        made: dict[str, int] = {}
+        for node in self.nodes:
+            name = None
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                name = node.id
+            elif isinstance(node, ast.arg):
+                name = node.arg
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                            | ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+                name = node.name
+            elif isinstance(node, ast.alias):
+                name = node.asname or node.name.split(".")[0]
+            if name is not None:
+                bindings[name] = bindings.get(name, 0) + 1
+            if isinstance(node, ast.withitem):  # `with tempfile.TemporaryDirectory() as d`
+                target, value = node.optional_vars, node.context_expr
+                maker = "tempfile.TemporaryDirectory"
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value, maker = node.targets[0], node.value, "tempfile.mkdtemp"
+            else:
+                continue
+            if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+                    maker in self.qualified(value.func):
+                made[target.id] = made.get(target.id, 0) + 1
+        return {n for n, count in made.items() if bindings.get(n) == count}
 
     def _last_name(self, expr: ast.expr | None) -> str | None:
         """The literal last part of a path joined of others (``os.path.join(root, "x")``,

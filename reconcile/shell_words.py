@@ -21,7 +21,8 @@ FIFO, on the box) runs something unknown: the whole line stands for it, as one c
 cannot be read (`TOO_DEEP`, dynamic; the hook judges its text). The text of a local script
 ``python FILE`` or ``python -m pkg.mod`` runs is read the same way (`_python_script`, at most
 `_SCRIPT_BYTES`), as its `SimpleCommand.program`, for what it deletes and writes only (not what
-it runs, nor its imports); one not read is judged by its words, as before. `simple_commands`
+it runs, nor its imports; nor a file holding a NUL byte: a zip app, a binary); one not read
+is judged by its words, as before. `simple_commands`
 returns each as a
 `SimpleCommand`: its words with quotes removed and wrappers dropped, and its *context* (the
 text that names which instance it acts on: for a command run through ssh, the ssh line with
@@ -608,7 +609,10 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
             continue
         if not stat.S_ISREG(info.st_mode) or info.st_size > _SCRIPT_BYTES:
             return None
-        return files.read(path)
+        text = files.read(path)
+        # a NUL byte: no source Python runs (it refuses one), a zip app or a binary; its
+        # bytes read as text would feed its "deletes" words of anything
+        return None if text is None or "\x00" in text else text
     return None
 
 

@@ -397,3 +397,115 @@ def test_an_ordinary_script_and_one_not_read_pass(hook: Callable[..., Any], box:
         (box / name).parent.mkdir(parents=True, exist_ok=True)
         (box / name).write_text(_fill(text, box))
     assert_passes(hook(command), command)
+
+
+# 6: review of the local-script reading: everyday scripts pass ------------------------------------
+# A local script's computed delete is fed by the line's words and the script's own strings; the
+# folder a script made itself, its docstrings and its help texts feed nothing, and a file that is
+# no Python source (a zip app) is not read as one.
+
+# `tmpdir = tempfile.mkdtemp()` ... `finally: shutil.rmtree(tmpdir)`: the shape of countless
+# scripts (found with the public code search: PPTX annotators, LaTeX compilers, beam tests)
+_EVAL_TMP = """\
+import argparse, json, os, shutil, tempfile
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--ckpt', required=True)
+args = parser.parse_args()
+tmpdir = tempfile.mkdtemp()
+try:
+    state = torch.load(args.ckpt)
+    json.dump({'acc': 0.9}, open(os.path.join(tmpdir, 'm.json'), 'w'))
+finally:
+    shutil.rmtree(tmpdir)
+"""
+
+_LEDGER_SUMMARY = """\
+import glob, json, os, shutil, tempfile
+
+with tempfile.TemporaryDirectory() as work:
+    events = [json.loads(line) for seg in glob.glob('.labledger/ledger/*/*.jsonl')
+              for line in open(seg)]
+    json.dump(events, open(os.path.join(work, 'events.json'), 'w'))
+    shutil.rmtree(work)
+"""
+
+# checkpoint rotation (keep the last 3), its out folder's default and what it says about it in
+# its docstring and --help
+_ROTATE = '''\
+"""Train, keeping the last 3 checkpoints; see capsules/ for the sealed runs (labledger)."""
+import argparse, glob, os
+import torch
+
+p = argparse.ArgumentParser(description='writes under capsules/ by default')
+p.add_argument('--out', default='OUT', help='output folder, e.g. capsules/NAME/')
+args = p.parse_args()
+for epoch in range(10):
+    torch.save({}, os.path.join(args.out, f'ckpt_{epoch}.pt'))
+    for old in sorted(glob.glob(os.path.join(args.out, 'ckpt_*.pt')))[:-3]:
+        os.remove(old)
+'''
+
+
+@pytest.mark.parametrize(("files", "command"), [
+    ({"eval.py": _EVAL_TMP}, "python eval.py --ckpt capsules/c2/ckpt.pt"),
+    ({"summary.py": _LEDGER_SUMMARY}, "python summary.py"),
+    ({"train.py": _ROTATE.replace("OUT", "runs/r3")}, "python train.py"),
+    ({"train.py": _ROTATE.replace("OUT", "capsules/c3")}, "python train.py --out runs/x"),
+])
+def test_an_everyday_script_with_a_computed_delete_passes(
+        hook: Callable[..., Any], box: Path, files: dict[str, str], command: str) -> None:
+    for name, text in files.items():
+        (box / name).write_text(text)
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize(("files", "command"), [
+    # the name is bound to a folder made here, and to what the line gives it
+    ({"eval.py": "import shutil, sys, tempfile\nd = tempfile.mkdtemp()\nd = sys.argv[1]\n"
+                 "shutil.rmtree(d)\n"}, "python eval.py capsules/c2"),
+    ({"eval.py": "import shutil, sys, tempfile\nd = tempfile.mkdtemp()\n"
+                 "for d in sys.argv[1:]:\n    shutil.rmtree(d)\n"}, "python eval.py capsules/c2"),
+    ({"eval.py": _EVAL_TMP.replace("shutil.rmtree(tmpdir)", "os.remove(args.ckpt)")},
+     "python eval.py --ckpt capsules/c2/ckpt.pt"),
+    # rotating the checkpoints of an unsafe capsule (its default out folder) deletes its files
+    ({"train.py": _ROTATE.replace("OUT", "capsules/c2")}, "python train.py"),
+])
+def test_a_script_deleting_what_the_line_or_its_strings_name_is_still_refused(
+        hook: Callable[..., Any], box: Path, files: dict[str, str], command: str) -> None:
+    for name, text in files.items():
+        (box / name).write_text(text)
+    assert_blocked(hook(command), command)
+
+
+@pytest.mark.parametrize("program", [
+    "import shutil, tempfile\nshutil.rmtree(tempfile.mkdtemp())",
+    "import shutil\nfrom tempfile import mkdtemp\nt = mkdtemp(dir='capsules')\nshutil.rmtree(t)",
+    "import shutil, tempfile\nwith tempfile.TemporaryDirectory() as t:\n    shutil.rmtree(t)",
+])
+def test_removing_a_folder_the_program_made_deletes_nothing(program: str) -> None:
+    from labledger.reconcile.python_deletes import python_deletes
+
+    assert python_deletes(program) == ()
+
+
+def test_docstrings_and_help_texts_feed_no_delete() -> None:
+    from labledger.reconcile.python_deletes import program_strings
+
+    strings = program_strings(_ROTATE.replace("OUT", "runs/r3")).splitlines()
+    assert "runs/r3" in strings
+    assert "ckpt_*.pt" in strings
+    assert not [s for s in strings if "capsules" in s], strings
+
+
+def test_a_zip_app_is_not_read_as_source(hook: Callable[..., Any], box: Path) -> None:
+    """``python app.zip`` runs the archive's ``__main__.py``; its bytes read as text would
+    feed a delete found in them words of anything (here: ``.labledger``, the capsules)."""
+    import zipfile
+
+    with zipfile.ZipFile(box / "app.zip", "w") as z:
+        z.writestr("__main__.py", "import shutil, sys\nshutil.rmtree(sys.argv[1])\n")
+        z.writestr("data/.labledger/capsules/c2/notes.txt", "x")
+    command = "python app.zip /tmp/scratch"
+    assert_passes(hook(command), command)
