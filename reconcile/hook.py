@@ -64,6 +64,8 @@ A Python program's write onto a path it writes out (`python_deletes.python_write
 (`_writes_onto`): any write into ``.labledger/`` but its cache and its settings files
 (``config.toml``, ``hook.toml``: edited by hand, their history is git's); in a capsule or an
 export root, replacing or changing a file there now (a new file, or an append, loses nothing).
+A line whose programs' writes can destroy nothing, whatever is recorded (new files, appends
+outside the ledger: `_writes_may_destroy`), is passed without reading the ledger, as ``ls`` is.
 The program of a local script (``python FILE``, ``python -m pkg.mod``) is read from its file
 (`shell_words`): its deletes and writes are judged as ``python -c``'s, its strings feed its
 computed deletes.
@@ -2140,20 +2142,30 @@ def _quick_destructive(command: str, patterns: Iterable[str],
         _deletes_here(parsed, command)
 
 
-def _deletes_here(parsed: list[Any], command: str) -> bool:
+def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
+                  home: Path | None = None) -> bool:
     """Some command of the line (not through ssh) deletes something here, or may (a git
-    command that may run a clean which cannot be read: `_unread_git_subcommand`)."""
+    command that may run a clean which cannot be read: `_unread_git_subcommand`). Given the
+    line's working folder ``cwd`` (and the ledger's ``home``), a Python program's write counts
+    only when it may destroy a file (`_writes_may_destroy`); without it, any write does."""
     from labledger.reconcile.shell_words import TOO_DEEP
 
     changes = _GitChanges(parsed, None, command)
-    return any(
-        not c.remote and (_deleted(c.argv) is not None
-                          or _program_deletes(c) or _program_writes(c) or (
-            c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
-            or _unread_git_subcommand(c, changes, n) is not None
-            or (c.name == "git"
-                and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None))
-        for n, c in enumerate(parsed))
+    bases = [Path(cwd)] if cwd is not None else []
+    for n, c in enumerate(parsed):
+        if c.remote:
+            continue
+        if bases and c.name in ("cd", "pushd") and not c.dynamic:  # as `_judge_deletes`
+            folder = next((a for a in c.argv[1:] if not a.startswith("-")), "~")
+            bases.append(_resolve(bases[-1], folder.replace("~+", str(bases[-1]))))
+        if (_deleted(c.argv) is not None or _program_deletes(c)
+                or (_program_writes(c) and (not bases or _writes_may_destroy(c, bases, home)))
+                or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
+                or _unread_git_subcommand(c, changes, n) is not None
+                or (c.name == "git"
+                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)):
+            return True
+    return False
 
 
 def looks_destructive(text: str) -> bool:
@@ -2312,7 +2324,7 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             f"{USER_PATTERN_BUDGET_S:g} s to search this command (it backtracks: nested "
             "quantifiers like `(a+)+`), so the command cannot be judged (fail closed); "
             "simplify the pattern")])
-    if not destroys and not _deletes_here(parsed, command):
+    if not destroys and not _deletes_here(parsed, command, cwd or os.getcwd(), home):
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
         if destroys:
@@ -2534,6 +2546,18 @@ def _program_writes(cmd: Any) -> bool:
 # what a write does to a file there (`python_writes`), said in a reason
 _WRITE_VERBS = {"overwrite": "overwrites", "append": "appends to", "create": "creates",
                 "tree": "overwrites what it copies over"}
+
+
+def _writes_may_destroy(cmd: Any, bases: list[Path], home: Path | None) -> bool:
+    """Some write of the program ``cmd`` runs may destroy a file of a protected folder,
+    whichever are recorded (`_writes_onto` for every root): one into the ledger's ``home``, a
+    folder copied over what is there, one that replaces or changes a file there now. A new
+    file or an append elsewhere loses nothing: passed without reading the ledger, whose
+    every line is verified (half a second for 50,000 events) before every
+    ``python train.py`` that saves a new checkpoint otherwise."""
+    return any(t.writes == "tree" or (t.writes == "overwrite" and place.is_file()) or (
+        home is not None and (place == home or home in place.parents))
+        for t in _program_write_targets(cmd, bases) for place in t.places)
 
 
 def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:

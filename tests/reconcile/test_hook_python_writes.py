@@ -402,7 +402,8 @@ def test_an_ordinary_script_and_one_not_read_pass(hook: Callable[..., Any], box:
 # 6: review of the local-script reading: everyday scripts pass ------------------------------------
 # A local script's computed delete is fed by the line's words and the script's own strings; the
 # folder a script made itself, its docstrings and its help texts feed nothing, and a file that is
-# no Python source (a zip app) is not read as one.
+# no Python source (a zip app) is not read as one. A write that can destroy nothing (a new file,
+# an append) is judged without reading the ledger.
 
 # `tmpdir = tempfile.mkdtemp()` ... `finally: shutil.rmtree(tmpdir)`: the shape of countless
 # scripts (found with the public code search: PPTX annotators, LaTeX compilers, beam tests)
@@ -509,3 +510,19 @@ def test_a_zip_app_is_not_read_as_source(hook: Callable[..., Any], box: Path) ->
         z.writestr("data/.labledger/capsules/c2/notes.txt", "x")
     command = "python app.zip /tmp/scratch"
     assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("program", [
+    "open('figs/new.png', 'w')",
+    "import torch\ntorch.save({}, 'capsules/c2/new_ckpt.pt')",
+    "open('capsules/c2/train.log', 'a').write('x')",
+])
+def test_a_write_that_destroys_nothing_does_not_read_the_ledger(
+        hook: Callable[..., Any], box: Path, program: str) -> None:
+    """With the ledger damaged, reading it refuses every destroy; a new file or an append
+    (nothing there lost, whatever is recorded) passes without reading it, as ``ls`` does,
+    where a replace of a file there now is still judged (and refused: fail closed)."""
+    segment = box / _segment(box)
+    segment.write_bytes(segment.read_bytes().replace(b'"note"', b'"nOte"', 1))
+    assert_passes(hook(_inline(program)), program)
+    assert_blocked(hook(_inline("open('capsules/c2/metrics.json', 'w')")), "replace")
