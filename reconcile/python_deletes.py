@@ -301,8 +301,12 @@ class _Reader:
         """The names bound to a ``Path`` (``p = Path("x")``, ``for p in d.iterdir()``, a
         parameter annotated ``Path``): their ``rename``/``replace`` move a file."""
         found: set[str] = set()
+        # (the nodes that may bind one, picked once: a long script's are few of its nodes)
+        binders = [n for n in self.nodes if isinstance(
+            n, ast.Assign | ast.AnnAssign | ast.NamedExpr | ast.For | ast.comprehension
+            | ast.arg)]
         for _ in range(3):  # `q = p / "x"` after `p = Path(...)`
-            for node in self.nodes:
+            for node in binders:
                 if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and \
                         node.value is not None and self.is_path(node.value):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -681,6 +685,7 @@ _LONGEST_PATH = 4096  # PATH_MAX: a path read longer than this is none a program
 _DEEPEST_NAMES = 32  # the names followed one to the next (`b = a`, `c = b / "x"`, ...)
 
 
+@functools.lru_cache(maxsize=32)
 @functools.lru_cache(maxsize=32)
 def python_writes(program: str) -> tuple[ProgramWrite, ...]:
     """The files ``program`` writes onto by paths it writes out (see the module docstring);
