@@ -171,9 +171,10 @@ def python_listings(program: str) -> tuple[ProgramListing, ...]:
 def program_strings(program: str) -> str:
     """The string literals of ``program``, a line each: the words that may feed a path it
     computes (an operator's ``*`` is no glob); the whole text when it cannot be read. Text
-    written for people is none: docstrings, and what a ``help=``/``description=``/
-    ``epilog=`` argument says (argparse, click): a script's "writes under capsules/" there
-    feeds no delete."""
+    written for people is none: docstrings, what a ``help=``/``description=``/``epilog=``
+    argument says (argparse, click), a literal repeated (``"*" * 80``) or printed or logged
+    as given (a literal is used where it is written, only there): a script's "writes under
+    capsules/" there feeds no delete."""
     tree = parse_program(program)
     if tree is None:
         return program
@@ -188,7 +189,8 @@ _PROSE_KEYWORDS = {"help", "description", "epilog"}
 
 def _prose(tree: ast.Module) -> set[int]:
     """The string constants of ``tree`` written for people: docstrings (a module's, a
-    class's, a function's first statement), ``help=``/``description=``/``epilog=`` values."""
+    class's, a function's first statement), ``help=``/``description=``/``epilog=`` values,
+    a repeated one, one given to ``print`` or a logger as it is."""
     found: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
@@ -200,7 +202,24 @@ def _prose(tree: ast.Module) -> set[int]:
         elif isinstance(node, ast.keyword) and node.arg in _PROSE_KEYWORDS and \
                 isinstance(node.value, ast.Constant):
             found.add(id(node.value))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # "*" * 80
+            found.update(id(side) for side in (node.left, node.right)
+                         if isinstance(side, ast.Constant))
+        elif isinstance(node, ast.Call) and _prints(node.func):
+            found.update(id(a) for a in node.args if isinstance(a, ast.Constant))
     return found
+
+
+# logging's methods (Python 3.11 library reference: logging.Logger): what they are given is
+# written to a log, as print's is to the terminal
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+
+
+def _prints(func: ast.expr) -> bool:
+    """``func`` shows text: ``print``, a logger's method (``logger.info``, ``logging.warning``)."""
+    if isinstance(func, ast.Name):
+        return func.id == "print"
+    return isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS
 
 
 class _Reader:

@@ -454,6 +454,11 @@ for epoch in range(10):
     ({"summary.py": _LEDGER_SUMMARY}, "python summary.py"),
     ({"train.py": _ROTATE.replace("OUT", "runs/r3")}, "python train.py"),
     ({"train.py": _ROTATE.replace("OUT", "capsules/c3")}, "python train.py --out runs/x"),
+    # a banner printed or logged ("*" * 80: everywhere in training scripts) is no glob
+    ({"train.py": _ROTATE.replace("OUT", "runs/r3").replace(
+        "args = p.parse_args()\n", "args = p.parse_args()\nprint('*' * 80)\n"
+        "import logging\nlogging.info('%s', '*' * 80)\nprint('cleaning *')\n")},
+     "python train.py"),
 ])
 def test_an_everyday_script_with_a_computed_delete_passes(
         hook: Callable[..., Any], box: Path, files: dict[str, str], command: str) -> None:
@@ -472,6 +477,9 @@ def test_an_everyday_script_with_a_computed_delete_passes(
      "python eval.py --ckpt capsules/c2/ckpt.pt"),
     # rotating the checkpoints of an unsafe capsule (its default out folder) deletes its files
     ({"train.py": _ROTATE.replace("OUT", "capsules/c2")}, "python train.py"),
+    # a glob it lists and removes (not printed)
+    ({"clean.py": "import glob, os\nfor f in glob.glob('*'):\n    os.remove(f)\n"},
+     "python clean.py"),
 ])
 def test_a_script_deleting_what_the_line_or_its_strings_name_is_still_refused(
         hook: Callable[..., Any], box: Path, files: dict[str, str], command: str) -> None:
