@@ -174,7 +174,7 @@ def program_strings(program: str) -> str:
     written for people is none: docstrings, what a ``help=``/``description=``/``epilog=``
     argument says (argparse, click), a literal repeated (``"*" * 80``) or printed or logged
     as given (a literal is used where it is written, only there): a script's "writes under
-    capsules/" there feeds no delete."""
+    capsules/" there feeds no delete; nor does the name of a file it opens to read."""
     tree = parse_program(program)
     if tree is None:
         return program
@@ -190,7 +190,8 @@ _PROSE_KEYWORDS = {"help", "description", "epilog"}
 def _prose(tree: ast.Module) -> set[int]:
     """The string constants of ``tree`` written for people: docstrings (a module's, a
     class's, a function's first statement), ``help=``/``description=``/``epilog=`` values,
-    a repeated one, one given to ``print`` or a logger as it is."""
+    a repeated one, one given to ``print`` or a logger as it is; and a file opened to be read
+    (`_opens_to_read`): none feeds a path the program computes."""
     found: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
@@ -207,7 +208,25 @@ def _prose(tree: ast.Module) -> set[int]:
                          if isinstance(side, ast.Constant))
         elif isinstance(node, ast.Call) and _prints(node.func):
             found.update(id(a) for a in node.args if isinstance(a, ast.Constant))
+        elif isinstance(node, ast.Call) and _opens_to_read(node) and node.args and \
+                isinstance(node.args[0], ast.Constant):
+            found.add(id(node.args[0]))  # the file read: named here, used only here
     return found
+
+
+def _opens_to_read(call: ast.Call) -> bool:
+    """``call`` opens a file to read it: ``open(P)``, ``gzip.open(P, "rt")`` (`_OPENERS`,
+    as written: a module's own name), by a literal mode that writes nothing."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else (
+        f"{func.value.id}.{func.attr}" if isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name) else "")
+    if name not in _OPENERS or name == "zipfile.ZipFile":
+        return False
+    _, position, keyword, default = _OPENERS[name]
+    mode = _argument(call, position, keyword)
+    text = default if mode is None else _literal_str(mode)
+    return text is not None and _opened_kind(text) is None
 
 
 # logging's methods (Python 3.11 library reference: logging.Logger): what they are given is

@@ -459,6 +459,12 @@ for epoch in range(10):
         "args = p.parse_args()\n", "args = p.parse_args()\nprint('*' * 80)\n"
         "import logging\nlogging.info('%s', '*' * 80)\nprint('cleaning *')\n")},
      "python train.py"),
+    # it reads a recorded run's metrics (the file named where it is opened, only there)
+    ({"compare.py": "import json, shutil, sys\n"
+                    "base = json.load(open('capsules/c2/metrics.json'))\n"
+                    "with open('.labledger/hook.toml', 'rb') as f:\n    f.read()\n"
+                    "shutil.rmtree(sys.argv[1], ignore_errors=True)\n"},
+     "python compare.py runs/cache"),
 ])
 def test_an_everyday_script_with_a_computed_delete_passes(
         hook: Callable[..., Any], box: Path, files: dict[str, str], command: str) -> None:
@@ -468,6 +474,11 @@ def test_an_everyday_script_with_a_computed_delete_passes(
 
 
 @pytest.mark.parametrize(("files", "command"), [
+    # a folder it names, then reads in, may be what it removes
+    ({"compare.py": "import json, os, shutil, sys\nd = 'capsules/c2'\n"
+                    "base = json.load(open(os.path.join(d, 'metrics.json')))\n"
+                    "shutil.rmtree(sys.argv[1] if len(sys.argv) > 1 else d)\n"},
+     "python compare.py"),
     # the name is bound to a folder made here, and to what the line gives it
     ({"eval.py": "import shutil, sys, tempfile\nd = tempfile.mkdtemp()\nd = sys.argv[1]\n"
                  "shutil.rmtree(d)\n"}, "python eval.py capsules/c2"),
