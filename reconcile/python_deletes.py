@@ -673,13 +673,15 @@ class ProgramWrite:
 _KINDS = ("overwrite", "append", "create", "tree")
 # opening a file: qualified name -> (its path's keyword, its mode's position and keyword, the
 # mode when none is given) (Python 3.11 library reference: open, io, codecs, gzip, bz2, lzma,
-# tarfile, zipfile)
+# tarfile, zipfile, builtins, logging.FileHandler(filename, mode='a'))
 _OPENERS = {
     "open": ("file", 1, "mode", "r"), "io.open": ("file", 1, "mode", "r"),
     "io.FileIO": ("file", 1, "mode", "r"), "codecs.open": ("filename", 1, "mode", "r"),
     "gzip.open": ("filename", 1, "mode", "rb"), "gzip.GzipFile": ("filename", 1, "mode", "rb"),
     "bz2.open": ("filename", 1, "mode", "rb"), "lzma.open": ("filename", 1, "mode", "rb"),
     "tarfile.open": ("name", 1, "mode", "r"), "zipfile.ZipFile": ("file", 1, "mode", "r"),
+    "builtins.open": ("file", 1, "mode", "r"),
+    "logging.FileHandler": ("filename", 1, "mode", "a"),
 }
 # writing a whole file: qualified name -> (its path's position and keyword, the suffix added
 # to a path without it) (os.truncate; torch 2.3 torch.save(obj, f), torch.jit.save(m, f);

@@ -545,3 +545,18 @@ def test_a_write_that_destroys_nothing_does_not_read_the_ledger(
     segment.write_bytes(segment.read_bytes().replace(b'"note"', b'"nOte"', 1))
     assert_passes(hook(_inline(program)), program)
     assert_blocked(hook(_inline("open('capsules/c2/metrics.json', 'w')")), "replace")
+
+
+@pytest.mark.parametrize("program", [
+    "import builtins\nbuiltins.open('SEG', 'w')",
+    "import logging\nlogging.FileHandler('SEG', mode='w')",
+    "import logging\nlogging.basicConfig(handlers=[logging.FileHandler('SEG')])",
+])
+def test_the_builtins_open_and_a_log_file_handler_write(hook: Callable[..., Any], box: Path,
+                                                         program: str) -> None:
+    """``builtins.open`` is ``open``; ``logging.FileHandler(filename, mode='a')`` opens its
+    file as ``open`` does (Python 3.11 library reference, logging.handlers)."""
+    command = _inline(_fill(program, box))
+    assert_blocked(hook(command), command)
+    passes = _inline("import logging\nlogging.FileHandler('capsules/c2/train.log')")
+    assert_passes(hook(passes), passes)
