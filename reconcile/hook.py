@@ -106,7 +106,15 @@ every instance it stands for passes the teardown gate now, or has a ``teardown.a
 to exactly the gate's current state (an override approval counts: it is recorded). A released
 (or confirmed absent) instance is not gated. Deleting a capsule is allowed when its objects
 verify in the local store; ``.labledger/`` (but its cache) and export roots are never deleted
-(nor written: **Writes**).
+(nor written: **Writes**). A Python program's write onto a path it writes out
+(`python_deletes.python_writes`: ``open(P, "w")``, ``os.replace(SRC, P)``, ``torch.save(x,
+P)``, ...) is judged as a shell write is (`_writes_onto`): any write into ``.labledger/`` but
+its cache, its settings included; in a capsule or an export root, replacing or changing a
+file there now (a new file, or an append, loses nothing). A line whose programs' writes can
+destroy nothing, whatever is recorded (new files, appends outside the ledger:
+`_writes_may_destroy`), is passed without reading the ledger, as ``ls`` is. The program of a
+local script (``python FILE``, ``python -m pkg.mod``) is read from its file (`shell_words`):
+its deletes and writes are judged as ``python -c``'s, its strings feed its computed deletes.
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
@@ -2809,20 +2817,30 @@ def _quick_destructive(command: str, patterns: Iterable[str],
         _deletes_here(parsed, command)
 
 
-def _deletes_here(parsed: list[Any], command: str) -> bool:
+def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
+                  home: Path | None = None) -> bool:
     """Some command of the line (not through ssh) deletes something here, or may (a git
-    command that may run a clean which cannot be read: `_unread_git_subcommand`)."""
+    command that may run a clean which cannot be read: `_unread_git_subcommand`). Given the
+    line's working folder ``cwd`` (and the ledger's ``home``), a Python program's write counts
+    only when it may destroy a file (`_writes_may_destroy`); without it, any write does."""
     from labledger.reconcile.shell_words import TOO_DEEP
 
     changes = _GitChanges(parsed, None, command)
-    return any(
-        not c.remote and (_deleted(c.argv) is not None
-                          or _program_deletes(c) or (
-            c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
-            or _unread_git_subcommand(c, changes, n) is not None
-            or (c.name == "git"
-                and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None))
-        for n, c in enumerate(parsed))
+    bases = [Path(cwd)] if cwd is not None else []
+    for n, c in enumerate(parsed):
+        if c.remote:
+            continue
+        if bases and c.name in ("cd", "pushd") and not c.dynamic:  # as `_judge_deletes`
+            folder = next((a for a in c.argv[1:] if not a.startswith("-")), "~")
+            bases.append(_resolve(bases[-1], folder.replace("~+", str(bases[-1]))))
+        if (_deleted(c.argv) is not None or _program_deletes(c)
+                or (_program_writes(c) and (not bases or _writes_may_destroy(c, bases, home)))
+                or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
+                or _unread_git_subcommand(c, changes, n) is not None
+                or (c.name == "git"
+                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)):
+            return True
+    return False
 
 
 def looks_destructive(text: str, cwd: str | None = None) -> bool:
@@ -2998,7 +3016,8 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             "simplify the pattern")])
     writes = paths is not None and _writes_here(parsed, Path(cwd) if cwd else Path.cwd(),
                                                 paths.home)
-    if not destroys and not _deletes_here(parsed, command) and not writes:
+    if not destroys and not _deletes_here(parsed, command, cwd or os.getcwd(), home) \
+            and not writes:
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
         if destroys:
@@ -3144,7 +3163,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             targets.append(staged)
         got = _deleted(cmd.argv)
         if got is None:
-            targets += _program_targets(cmd, bases, feeds)
+            targets += _program_targets(cmd, bases, feeds) + _program_write_targets(cmd, bases)
             continue
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
@@ -3212,6 +3231,67 @@ def _program_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_Target
     return targets
 
 
+def _program_writes(cmd: Any) -> bool:
+    """The Python program ``cmd`` runs writes onto a path it writes out (`python_writes`)."""
+    from labledger.reconcile.python_deletes import python_writes
+
+    return cmd.program is not None and bool(python_writes(cmd.program))
+
+
+# what a write does to a file there (`python_writes`), said in a reason
+_WRITE_VERBS = {"overwrite": "overwrites", "append": "appends to", "create": "creates",
+                "tree": "overwrites what it copies over"}
+
+
+def _writes_may_destroy(cmd: Any, bases: list[Path], home: Path | None) -> bool:
+    """Some write of the program ``cmd`` runs may destroy a file of a protected folder,
+    whichever are recorded (`_writes_onto` for every root): one into the ledger's ``home``, a
+    folder copied over what is there, one that replaces or changes a file there now. A new
+    file or an append elsewhere loses nothing: passed without reading the ledger, whose
+    every line is verified (half a second for 50,000 events) before every
+    ``python train.py`` that saves a new checkpoint otherwise."""
+    return any(t.writes == "tree" or (t.writes == "overwrite" and place.is_file()) or (
+        home is not None and (place == home or home in place.parents))
+        for t in _program_write_targets(cmd, bases) for place in t.places)
+
+
+def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:
+    """The files the Python program ``cmd`` runs writes onto by paths it writes out, each from
+    each working folder (after an ``os.chdir``, from any folder above them too); a copy or a
+    move into a folder there, as the file it makes inside (named by its source: computed, not
+    judged)."""
+    from labledger.reconcile.python_deletes import python_writes
+
+    if not _program_writes(cmd):
+        return []
+    targets: list[_Target] = []
+    for w in python_writes(cmd.program):
+        for start in _starts(bases, w.elsewhere):
+            place, written, kind = Path(os.path.normpath(start / w.path)), w.path, w.kind
+            if w.into_kind is not None and place.is_dir():
+                if w.into is None:
+                    continue
+                place, written, kind = place / w.into, f"{w.path}/{w.into}", w.into_kind
+            targets.append(_Target(written, [place], [], False, _quoted(cmd.argv), writes=kind,
+                                   does=f"{_WRITE_VERBS[kind]} {written} in"))
+    return targets
+
+
+def _writes_onto(place: Path, root: Path, kind: str, home: Path) -> bool:
+    """A write of ``kind`` onto ``place`` destroys some of the protected ``root``: in the
+    ledger and store (``home``; but its cache, derived data), any write, its settings too
+    (the rules an agent is judged by: **Writes**); elsewhere (a capsule, an export root), one that
+    replaces or changes a file there now (a new file, or a log appended to, loses nothing). A
+    folder copied over one above the root (``shutil.copytree(..., dirs_exist_ok=True)``) may
+    replace any file in it."""
+    if not (place == root or root in place.parents or (kind == "tree" and place in root.parents)):
+        return False
+    if root == home:
+        cache = home / "cache"
+        return place != cache and cache not in place.parents
+    return kind == "tree" or (kind == "overwrite" and place.is_file())
+
+
 def _starts(bases: list[Path], elsewhere: bool) -> list[Path]:
     """The folders a program's relative path is from: the line's working folders; after an
     ``os.chdir``, any folder above them too."""
@@ -3220,12 +3300,15 @@ def _starts(bases: list[Path], elsewhere: bool) -> list[Path]:
 
 def _program_feed(feed: str, program: str) -> str:
     """``feed`` with the program's text (as written, or as one quoted shell word) read as its
-    string literals; left whole when not found once (fail closed)."""
+    string literals; left whole when not found once (fail closed); a script's read from its
+    file (not in the line) added."""
     from labledger.reconcile.python_deletes import program_strings
 
     for written in (program, shlex.quote(program)):
         if feed.count(written) == 1:
             return feed.replace(written, "\n" + program_strings(program) + "\n", 1)
+    if program not in feed and shlex.quote(program) not in feed:
+        return feed + "\n" + program_strings(program) + "\n"
     return feed
 
 
@@ -3276,6 +3359,10 @@ class _Target:
     note: str = ""
     # a `git stash`: real git says which staged files it takes out of the work tree
     staged: _GitStaged | None = None
+    # a write onto its places, not a delete: what it does to a file there (`_writes_onto`)
+    writes: str | None = None
+    # what it does to the protected folder, said in the reason before the folder
+    does: str = "deletes"
 
     def places_near(self, root: Path) -> Iterable[Path]:
         """Its places that may overlap ``root``: the literal ones, then (lazily) what its
@@ -3327,7 +3414,9 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
         for root, what, digest in protected:
             # its cache is always safe to delete
             spared = home / "cache" if root == home else None
-            if t.git is not None and t.git.folders is not None:
+            if t.writes is not None:
+                hit = any(_writes_onto(p, root, t.writes, home) for p in t.places)
+            elif t.git is not None and t.git.folders is not None:
                 # git's own dry run says, asked when the clean may reach the folder: a
                 # pathspec with magic or a wildcard may reach anything in the repository
                 hit = (t.git.anywhere or any(_overlaps(p, root) for p in t.places_near(root))) \
@@ -3344,7 +3433,7 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if hit:
-                reason = _refused(f"`{t.command}`{t.note} deletes {what}", digest, checker)
+                reason = _refused(f"`{t.command}`{t.note} {t.does} {what}", digest, checker)
                 if reason is not None:
                     reasons.append(reason)
     for w in writes:

@@ -1,12 +1,30 @@
-"""The paths a Python program deletes, for the agent tool hook.
+"""The paths a Python program deletes or writes onto, for the agent tool hook.
 
-A program run by a command (``python -c PROGRAM``, ``python - <<EOF``) is read with `ast`,
-never run, for what it removes (``shutil.rmtree``, ``os.remove``/``unlink``/``rmdir``/
-``removedirs``, a ``Path``'s ``unlink()``/``rmdir()``, send2trash) and for what it moves out of
-its place (``shutil.move``, ``os.rename``/``renames``/``replace``, a ``Path``'s
-``rename()``/``replace()``: the source is gone from where it was, as with ``mv``). The hook
-judges each path as it judges ``rm -r PATH``, and a computed one by the words that may feed it
-and the folders the program lists (`python_listings`).
+A program run by a command (``python -c PROGRAM``, ``python - <<EOF``, a local ``python
+FILE``'s text: `shell_words`) is read with `ast`, never run, for what it removes
+(``shutil.rmtree``, ``os.remove``/``unlink``/``rmdir``/``removedirs``, a ``Path``'s
+``unlink()``/``rmdir()``, send2trash) and for what it moves out of its place
+(``shutil.move``, ``os.rename``/``renames``/``replace``, a ``Path``'s ``rename()``/
+``replace()``: the source is gone from where it was, as with ``mv``). The hook judges each
+path as it judges ``rm -r PATH``, and a computed one by the words that may feed it and the
+folders the program lists (`python_listings`); a folder the program made itself
+(``tempfile.mkdtemp()``, ``with tempfile.TemporaryDirectory() as d``) deletes nothing that was
+there, and the text it writes for people (docstrings, ``help=``) feeds nothing
+(`program_strings`).
+
+It is read too for the files it writes onto (`python_writes`), as a write destroys a file's
+bytes as surely as a remove: ``open``/``io.open``/``gzip.open``/... and a ``Path``'s ``open()``
+by their mode, ``os.open`` by its flags, ``Path.write_text``/``write_bytes``, ``os.truncate``,
+the destination of ``os.rename``/``replace``/``renames``, ``shutil.copy``/``copy2``/
+``copyfile``/``move`` (a copy into a folder: the file named as its source there) and
+``shutil.copytree`` (over what is there with ``dirs_exist_ok``), a Path's ``rename``/
+``replace`` target, savers (``torch.save``, ``numpy.save``, ``df.to_csv``, ``fig.savefig``,
+`_SAVERS`, `_SAVER_METHODS`), ``fileinput`` in place. Each says what it does to a file there:
+overwrites it (truncates, replaces, changes it in place), appends to it, creates a new one only,
+copies a folder over it; ``Path.touch()`` and reads write nothing. Only a path written out is
+judged (literals as for a delete, and a name bound once to one, followed a bounded depth); a
+computed one (a parameter, ``os.path.join(args.out, "ckpt.pt")``, an f-string) writes nothing
+judged: programs write to computed paths all the time. A mode or flags not read may write.
 
 Invariants: a function is known by what it is, not how it is written: the program's imports
 (``import shutil as sh``, ``from os import rename as mv``, ``from shutil import *``), its plain
@@ -27,7 +45,8 @@ plainly a value (a list, a set, a string, a name only ever bound to one); a one-
 import (or ``getattr``-like builtins) are followed, each to at most `_MOST_BINDINGS` names:
 past that the program deletes something computed (fail closed, in bounded time). A program
 this Python cannot parse (newer syntax, nesting too deep for `ast`) deletes something computed
-when its text holds a remover's or mover's name (fail closed). Never raises.
+when its text holds a remover's or mover's name (fail closed), and writes nothing judged.
+Never raises.
 """
 
 from __future__ import annotations
@@ -41,8 +60,8 @@ from dataclasses import dataclass
 
 from labledger.reconcile.python_runs import parse_program
 
-__all__ = ["ProgramDelete", "ProgramListing", "program_strings", "python_deletes",
-           "python_listings"]
+__all__ = ["ProgramDelete", "ProgramListing", "ProgramWrite", "program_strings",
+           "python_deletes", "python_listings", "python_writes"]
 
 
 @dataclass(frozen=True)
@@ -151,12 +170,75 @@ def python_listings(program: str) -> tuple[ProgramListing, ...]:
 
 def program_strings(program: str) -> str:
     """The string literals of ``program``, a line each: the words that may feed a path it
-    computes (an operator's ``*`` is no glob); the whole text when it cannot be read."""
+    computes (an operator's ``*`` is no glob); the whole text when it cannot be read. Text
+    written for people is none: docstrings, what a ``help=``/``description=``/``epilog=``
+    argument says (argparse, click), a literal repeated (``"*" * 80``) or printed or logged
+    as given (a literal is used where it is written, only there): a script's "writes under
+    capsules/" there feeds no delete; nor does the name of a file it opens to read."""
     tree = parse_program(program)
     if tree is None:
         return program
+    prose = _prose(tree)
     return "\n".join(_text(node.value) for node in ast.walk(tree)
-                     if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
+                     and id(node) not in prose)
+
+
+_PROSE_KEYWORDS = {"help", "description", "epilog"}
+
+
+def _prose(tree: ast.Module) -> set[int]:
+    """The string constants of ``tree`` written for people: docstrings (a module's, a
+    class's, a function's first statement), ``help=``/``description=``/``epilog=`` values,
+    a repeated one, one given to ``print`` or a logger as it is; and a file opened to be read
+    (`_opens_to_read`): none feeds a path the program computes."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                      | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
+                    isinstance(first.value.value, str):
+                found.add(id(first.value))
+        elif isinstance(node, ast.keyword) and node.arg in _PROSE_KEYWORDS and \
+                isinstance(node.value, ast.Constant):
+            found.add(id(node.value))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # "*" * 80
+            found.update(id(side) for side in (node.left, node.right)
+                         if isinstance(side, ast.Constant))
+        elif isinstance(node, ast.Call) and _prints(node.func):
+            found.update(id(a) for a in node.args if isinstance(a, ast.Constant))
+        elif isinstance(node, ast.Call) and _opens_to_read(node) and node.args and \
+                isinstance(node.args[0], ast.Constant):
+            found.add(id(node.args[0]))  # the file read: named here, used only here
+    return found
+
+
+def _opens_to_read(call: ast.Call) -> bool:
+    """``call`` opens a file to read it: ``open(P)``, ``gzip.open(P, "rt")`` (`_OPENERS`,
+    as written: a module's own name), by a literal mode that writes nothing."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else (
+        f"{func.value.id}.{func.attr}" if isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name) else "")
+    if name not in _OPENERS or name == "zipfile.ZipFile":
+        return False
+    _, position, keyword, default = _OPENERS[name]
+    mode = _argument(call, position, keyword)
+    text = default if mode is None else _literal_str(mode)
+    return text is not None and _opened_kind(text) is None
+
+
+# logging's methods (Python 3.11 library reference: logging.Logger): what they are given is
+# written to a log, as print's is to the terminal
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+
+
+def _prints(func: ast.expr) -> bool:
+    """``func`` shows text: ``print``, a logger's method (``logger.info``, ``logging.warning``)."""
+    if isinstance(func, ast.Name):
+        return func.id == "print"
+    return isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS
 
 
 class _Reader:
@@ -172,6 +254,7 @@ class _Reader:
         self._read_bindings()
         self.path_names = self._path_names()
         self.moves_folder = any(self._changes_folder(n) for n in self.nodes)
+        self.temp_names: set[str] | None = None  # (`_temp_names`, read when first asked)
 
     # --- names ----------------------------------------------------------------------------
     def _read_bindings(self) -> None:
@@ -256,8 +339,12 @@ class _Reader:
         """The names bound to a ``Path`` (``p = Path("x")``, ``for p in d.iterdir()``, a
         parameter annotated ``Path``): their ``rename``/``replace`` move a file."""
         found: set[str] = set()
+        # (the nodes that may bind one, picked once: a long script's are few of its nodes)
+        binders = [n for n in self.nodes if isinstance(
+            n, ast.Assign | ast.AnnAssign | ast.NamedExpr | ast.For | ast.comprehension
+            | ast.arg)]
         for _ in range(3):  # `q = p / "x"` after `p = Path(...)`
-            for node in self.nodes:
+            for node in binders:
                 if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and \
                         node.value is not None and self.is_path(node.value):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -432,12 +519,56 @@ class _Reader:
             for element in expr.elts:
                 yield from self._paths(element, call, folders, moves)
             return
+        if expr is not None and self._made_here(expr):
+            return  # a folder the program made itself: nothing there before it ran
         path = None if expr is None else self.literal_path(expr)
         relative = path is not None and not os.path.isabs(path)
         if relative and any(k.arg in ("dir_fd", "src_dir_fd") for k in call.keywords):
             path = None  # relative to an open folder's descriptor
         name = self._last_name(expr) if path is None else None
         yield ProgramDelete(path, folders, moves, relative and self.moves_folder, name)
+
+    def _made_here(self, expr: ast.expr) -> bool:
+        """``expr`` is a new folder the program made (``tempfile.mkdtemp()``, a name bound
+        only ever to one, or to ``with tempfile.TemporaryDirectory() as NAME``): removing it
+        removes nothing that was there before the program ran, whatever ``dir=`` it is in."""
+        if isinstance(expr, ast.Call):
+            return "tempfile.mkdtemp" in self.qualified(expr.func)
+        if not isinstance(expr, ast.Name) or expr.id in self.bound:
+            return False
+        if self.temp_names is None:
+            self.temp_names = self._temp_names()
+        return expr.id in self.temp_names
+
+    def _temp_names(self) -> set[str]:
+        """The names every binding of which is a new folder (`_made_here`): each bound as
+        often that way as any way at all (an assignment, a loop, a parameter, ``del``, a def)."""
+        bindings: dict[str, int] = {}
+        made: dict[str, int] = {}
+        for node in self.nodes:
+            name = None
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                name = node.id
+            elif isinstance(node, ast.arg):
+                name = node.arg
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                            | ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+                name = node.name
+            elif isinstance(node, ast.alias):
+                name = node.asname or node.name.split(".")[0]
+            if name is not None:
+                bindings[name] = bindings.get(name, 0) + 1
+            if isinstance(node, ast.withitem):  # `with tempfile.TemporaryDirectory() as d`
+                target, value = node.optional_vars, node.context_expr
+                maker = "tempfile.TemporaryDirectory"
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value, maker = node.targets[0], node.value, "tempfile.mkdtemp"
+            else:
+                continue
+            if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+                    maker in self.qualified(value.func):
+                made[target.id] = made.get(target.id, 0) + 1
+        return {n for n, count in made.items() if bindings.get(n) == count}
 
     def _last_name(self, expr: ast.expr | None) -> str | None:
         """The literal last part of a path joined of others (``os.path.join(root, "x")``,
@@ -518,6 +649,285 @@ class _Reader:
             if method == "expanduser" and not parts:
                 return os.path.expanduser(receiver[0]), receiver[1]
         return None
+
+
+# --- writes -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProgramWrite:
+    """One file a program writes onto, by a path it writes out (relative: to its working
+    folder), and what the write does to a file already there (`_KINDS`); ``elsewhere``: the
+    program changes its working folder first. A writer that puts its file inside the path when
+    that is a folder (``shutil.copy(SRC, DIR)``, ``shutil.move``) says what it does there,
+    ``into_kind``, to the file named ``into`` (None: a name computed)."""
+
+    path: str
+    kind: str
+    elsewhere: bool = False
+    into: str | None = None
+    into_kind: str | None = None
+
+
+# what a write does to a file already at its path: replaces, truncates or changes it in place;
+# adds to its end; only makes a new one (fails on one there); copies a folder over it (any file
+# below may be replaced)
+_KINDS = ("overwrite", "append", "create", "tree")
+# opening a file: qualified name -> (its path's keyword, its mode's position and keyword, the
+# mode when none is given) (Python 3.11 library reference: open, io, codecs, gzip, bz2, lzma,
+# tarfile, zipfile, builtins, logging.FileHandler(filename, mode='a'))
+_OPENERS = {
+    "open": ("file", 1, "mode", "r"), "io.open": ("file", 1, "mode", "r"),
+    "io.FileIO": ("file", 1, "mode", "r"), "codecs.open": ("filename", 1, "mode", "r"),
+    "gzip.open": ("filename", 1, "mode", "rb"), "gzip.GzipFile": ("filename", 1, "mode", "rb"),
+    "bz2.open": ("filename", 1, "mode", "rb"), "lzma.open": ("filename", 1, "mode", "rb"),
+    "tarfile.open": ("name", 1, "mode", "r"), "zipfile.ZipFile": ("file", 1, "mode", "r"),
+    "builtins.open": ("file", 1, "mode", "r"),
+    "logging.FileHandler": ("filename", 1, "mode", "a"),
+}
+# writing a whole file: qualified name -> (its path's position and keyword, the suffix added
+# to a path without it) (os.truncate; torch 2.3 torch.save(obj, f), torch.jit.save(m, f);
+# numpy 1.26 save/savez/savez_compressed (".npy"/".npz" appended when missing), savetxt;
+# joblib 1.4 dump(value, filename); safetensors save_file(tensors, filename); matplotlib
+# pyplot.savefig(fname); OpenCV imwrite(filename, img); scipy.io.savemat(file_name, mdict))
+_SAVERS: dict[str, tuple[int, str, str | None]] = {
+    "os.truncate": (0, "path", None), "torch.save": (1, "f", None),
+    "torch.jit.save": (1, "f", None), "numpy.save": (0, "file", ".npy"),
+    "numpy.savez": (0, "file", ".npz"), "numpy.savez_compressed": (0, "file", ".npz"),
+    "numpy.savetxt": (0, "fname", None), "joblib.dump": (1, "filename", None),
+    "safetensors.torch.save_file": (1, "filename", None),
+    "safetensors.numpy.save_file": (1, "filename", None),
+    "matplotlib.pyplot.savefig": (0, "fname", None), "cv2.imwrite": (0, "filename", None),
+    "scipy.io.savemat": (0, "file_name", None),
+}
+# putting a file where another may be: qualified name -> (the destination's keyword, what
+# it does inside a folder there: None when it replaces the path itself or fails) (os.rename/
+# replace/renames replace a file at dst; shutil.copyfile overwrites dst; shutil.copy/copy2
+# copy into a folder dst as its source's name, overwriting; shutil.move moves into a folder
+# dst, failing when the name is taken there, else renames onto dst)
+_PLACERS: dict[str, tuple[str, str | None]] = {
+    "os.rename": ("dst", None), "os.replace": ("dst", None), "os.renames": ("new", None),
+    "shutil.copyfile": ("dst", None), "shutil.copy": ("dst", "overwrite"),
+    "shutil.copy2": ("dst", "overwrite"), "shutil.move": ("dst", "create"),
+}
+# a Path's methods that write the file it names (also called unbound: `Path.write_text(p)`)
+_PATH_WRITERS = {"write_text", "write_bytes", "open", "rename", "replace"}
+# methods that write the whole file their first argument names, whoever has them: pandas 2.2
+# DataFrame/Series.to_* (its keyword for that argument), numpy ndarray.tofile(fid),
+# matplotlib Figure.savefig(fname), PIL Image.save(fp), Keras Model.save(filepath), xarray
+# Dataset.to_netcdf(path)
+_SAVER_METHODS = {
+    "to_csv": "path_or_buf", "to_json": "path_or_buf", "to_parquet": "path",
+    "to_pickle": "path", "to_feather": "path", "to_excel": "excel_writer",
+    "to_hdf": "path_or_buf", "to_html": "buf", "to_latex": "buf", "to_markdown": "buf",
+    "to_string": "buf", "to_xml": "path_or_buffer", "to_stata": "path", "to_orc": "path",
+    "to_netcdf": "path", "tofile": "fid", "savefig": "fname", "save": "fp",
+}
+_LONGEST_PATH = 4096  # PATH_MAX: a path read longer than this is none a program writes
+_DEEPEST_NAMES = 32  # the names followed one to the next (`b = a`, `c = b / "x"`, ...)
+
+
+@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=32)
+def python_writes(program: str) -> tuple[ProgramWrite, ...]:
+    """The files ``program`` writes onto by paths it writes out (see the module docstring);
+    none for a program this Python cannot read: its paths cannot be read either."""
+    tree = parse_program(program)
+    if tree is None:
+        return ()
+    try:
+        return tuple(dict.fromkeys(_Writes(tree).writes()))
+    except RecursionError:  # nested deeper than this reads
+        return ()
+
+
+def _opened_kind(mode: str) -> str | None:
+    """What opening a file in ``mode`` does to it (``'r'``, ``'rb'``: nothing)."""
+    if "w" in mode or ("r" in mode and "+" in mode):
+        return "overwrite"
+    if "a" in mode:
+        return "append"
+    return "create" if "x" in mode else None
+
+
+def _flags_kind(flags: int) -> str | None:
+    """What ``os.open`` with ``flags`` does to the file there (read only: nothing)."""
+    if flags & os.O_TRUNC:
+        return "overwrite"
+    if not flags & (os.O_WRONLY | os.O_RDWR):
+        return None
+    if flags & os.O_APPEND:
+        return "append"
+    return "create" if flags & os.O_CREAT and flags & os.O_EXCL else "overwrite"
+
+
+class _Writes(_Reader):
+    """The writes of one program's calls. A path is read as `_Reader` reads a delete's, and a
+    name bound once (``out = Path("runs")``, not a loop's or a parameter's) as what it is bound
+    to, each followed once, at most `_DEEPEST_NAMES` deep; a path longer than `_LONGEST_PATH`
+    is none (``b = a + a`` doubling it: bounded)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.followed: dict[str, tuple[str, bool] | None] = {}
+        self.depth = 0
+        super().__init__(tree)
+        self.imported = {q.split(".")[0] for qs in self.bound.values() for q in qs} | \
+            {m.split(".")[0] for m in self.stars}
+
+    def _literal(self, expr: ast.expr) -> tuple[str, bool] | None:
+        if isinstance(expr, ast.Name):
+            return self._named(expr.id)
+        found = super()._literal(expr)
+        return None if found is None or len(found[0]) > _LONGEST_PATH else found
+
+    def _named(self, name: str) -> tuple[str, bool] | None:
+        if name in self.followed or self.depth >= _DEEPEST_NAMES:
+            return self.followed.get(name)  # (None while it is followed: bound to itself)
+        self.followed[name] = None
+        values = self.values.get(name, [])
+        if len(values) == 1 and values[0] is not None and name not in self.bound:
+            self.depth += 1
+            try:
+                self.followed[name] = self._literal(values[0])
+            finally:
+                self.depth -= 1
+        return self.followed[name]
+
+    def writes(self) -> Iterator[ProgramWrite]:
+        for node in self.nodes:
+            if isinstance(node, ast.Call):
+                yield from self._write_call(node)
+
+    def _write_call(self, call: ast.Call) -> Iterator[ProgramWrite]:
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in ("exec", "eval") and \
+                func.id not in self.bound:
+            code = _literal_str(call.args[0]) if call.args else None
+            yield from python_writes(code) if code is not None else ()
+            return
+        known = False
+        for q in self.qualified(func):
+            found = self._known_write(q, call)
+            if found is not None:
+                known = True
+                yield from found
+        if not known and isinstance(func, ast.Attribute):
+            yield from self._write_method(call, func)
+
+    def _known_write(self, q: str, call: ast.Call) -> list[ProgramWrite] | None:
+        """The writes of ``call`` of the function named ``q``; None when it is no writer."""
+        if q in _OPENERS:
+            keyword, position, mode_keyword, default = _OPENERS[q]
+            kind = self._mode_kind(_argument(call, position, mode_keyword), default)
+            return [] if kind is None else self._written(_argument(call, 0, keyword), call, kind)
+        if q == "os.open":
+            kind = self._os_open_kind(_argument(call, 1, "flags"))
+            return [] if kind is None else self._written(_argument(call, 0, "path"), call, kind)
+        if q in _SAVERS:
+            position, keyword, suffix = _SAVERS[q]
+            return self._written(_argument(call, position, keyword), call, "overwrite", suffix)
+        if q in _PLACERS:
+            keyword, into_kind = _PLACERS[q]
+            source = _argument(call, 0, "old" if q == "os.renames" else "src")
+            return self._written(_argument(call, 1, keyword), call, "overwrite",
+                                 into=self._into(source), into_kind=into_kind)
+        if q == "shutil.copytree":  # over what is there only with dirs_exist_ok
+            exist_ok = _argument(call, 6, "dirs_exist_ok")
+            kind = "create" if exist_ok is None or (
+                isinstance(exist_ok, ast.Constant) and not exist_ok.value) else "tree"
+            return self._written(_argument(call, 1, "dst"), call, kind)
+        if q in ("fileinput.input", "fileinput.FileInput"):  # inplace: rewrites each file
+            inplace = _argument(call, 1, "inplace")
+            if inplace is None or (isinstance(inplace, ast.Constant) and not inplace.value):
+                return []
+            return self._written(_argument(call, 0, "files"), call, "overwrite")
+        owner, _, method = q.rpartition(".")
+        if owner in _PATH_TYPES and method in _PATH_WRITERS:  # `Path.write_text(p, ...)`
+            return list(self._path_write(method, _argument(call, 0, "self"), call.args[1:],
+                                         call, unbound=True))
+        return None
+
+    def _write_method(self, call: ast.Call, func: ast.Attribute) -> Iterator[ProgramWrite]:
+        """A method of a receiver this cannot name: a ``Path``'s (``Path("x").write_text()``,
+        ``out.open("w")``), or a saver's (``df.to_csv("x")``) of anything but a module."""
+        method, receiver = func.attr, func.value
+        if method in _PATH_WRITERS:
+            yield from self._path_write(method, receiver, call.args, call)
+        elif method in _SAVER_METHODS and not self._plain_value(receiver) and \
+                not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)):
+            mode = next((k.value for k in call.keywords if k.arg == "mode"), None)
+            kind = "overwrite" if mode is None else self._mode_kind(mode, "w")
+            if kind is not None:
+                yield from self._written(_argument(call, 0, _SAVER_METHODS[method]), call,
+                                         kind)
+
+    def _path_write(self, method: str, path: ast.expr | None, args: list[ast.expr],
+                    call: ast.Call, unbound: bool = False) -> Iterator[ProgramWrite]:
+        """A Path's ``write_text``/``write_bytes`` (the file it names), ``open(mode)``,
+        ``rename(target)``/``replace(target)`` (the target, replaced); ``unbound``: called
+        as ``Path.rename(p, target)``, ``path`` is surely a Path."""
+        if path is None:
+            return
+        if method in ("write_text", "write_bytes"):
+            yield from self._written(path, call, "overwrite")
+        elif method == "open":
+            mode = args[0] if args else next(
+                (k.value for k in call.keywords if k.arg == "mode"), None)
+            kind = self._mode_kind(mode, "r")
+            yield from self._written(path, call, kind) if kind is not None else ()
+        elif unbound or self.is_path(path):  # (pandas `s.rename("acc")` renames no file)
+            target = args[0] if args else next(
+                (k.value for k in call.keywords if k.arg == "target"), None)
+            yield from self._written(target, call, "overwrite")
+
+    def _mode_kind(self, mode: ast.expr | None, default: str) -> str | None:
+        """What opening in ``mode`` does (`_opened_kind`); one not read may write."""
+        found = (default, False) if mode is None else self._literal(mode)
+        return "overwrite" if found is None else _opened_kind(found[0])
+
+    def _os_open_kind(self, flags: ast.expr | None) -> str | None:
+        """What ``os.open(path, flags)`` does (`_flags_kind`); flags not read may write.
+        None flags or a string (``open`` of ``from os import *`` read as the builtin's
+        ``open(p, "w")`` too): no ``os.open`` that runs."""
+        if flags is None or (isinstance(flags, ast.Constant) and
+                             not isinstance(flags.value, int)):
+            return None
+        value = self._flags(flags)
+        return "overwrite" if value is None else _flags_kind(value)
+
+    def _flags(self, expr: ast.expr) -> int | None:
+        """The value of ``os.O_WRONLY | os.O_TRUNC`` (this machine's), or None."""
+        if isinstance(expr, ast.Constant) and type(expr.value) is int:
+            return expr.value
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+            left, right = self._flags(expr.left), self._flags(expr.right)
+            return None if left is None or right is None else left | right
+        values = {getattr(os, q[3:], None) for q in self.qualified(expr)
+                  if q.startswith("os.O_")}
+        value = values.pop() if len(values) == 1 else None
+        return value if isinstance(value, int) else None
+
+    def _into(self, source: ast.expr | None) -> str | None:
+        """The name a file copied or moved into a folder gets there: its source's last part."""
+        path = None if source is None else self.literal_path(source)
+        name = os.path.basename(path.rstrip("/")) if path else ""
+        return name if name not in ("", ".", "..") else None
+
+    def _written(self, expr: ast.expr | None, call: ast.Call, kind: str,
+                 suffix: str | None = None, into: str | None = None,
+                 into_kind: str | None = None) -> list[ProgramWrite]:
+        """The write of the path ``expr`` names (each of a list's); none when computed."""
+        if isinstance(expr, ast.List | ast.Tuple):  # fileinput.input(["a", "b"])
+            return [w for e in expr.elts
+                    for w in self._written(e, call, kind, suffix, into, into_kind)]
+        path = None if expr is None else self.literal_path(expr)
+        if path is None:
+            return []  # computed: a program writes to paths it computes all the time
+        relative = not os.path.isabs(path)
+        if relative and any(k.arg in ("dir_fd", "src_dir_fd", "dst_dir_fd")
+                            for k in call.keywords):
+            return []  # relative to an open folder's descriptor: computed
+        if suffix is not None and not path.endswith(suffix):
+            path += suffix
+        return [ProgramWrite(path, kind, relative and self.moves_folder, into, into_kind)]
 
 
 def _joined(parts: list[tuple[str, bool]]) -> tuple[str, bool]:

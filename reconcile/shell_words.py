@@ -18,7 +18,12 @@ read here, in Python, from the payload's working folder (`_Files`: regular files
 size budget; never for a command run through ssh), git's ``[includeIf]`` conditions evaluated
 as git evaluates them (`_GitPlace`). A program file that cannot be read here (missing now, a
 FIFO, on the box) runs something unknown: the whole line stands for it, as one command that
-cannot be read (`TOO_DEEP`, dynamic; the hook judges its text). `simple_commands` returns each as a
+cannot be read (`TOO_DEEP`, dynamic; the hook judges its text). The text of a local script
+``python FILE`` or ``python -m pkg.mod`` runs is read the same way (`_python_script`, at most
+`_SCRIPT_BYTES`), as its `SimpleCommand.program`, for what it deletes and writes only (not what
+it runs, nor its imports; nor a file holding a NUL byte: a zip app, a binary); one not read
+is judged by its words, as before. `simple_commands`
+returns each as a
 `SimpleCommand`: its words with quotes removed and wrappers dropped, and its *context* (the
 text that names which instance it acts on: for a command run through ssh, the ssh line with
 its host), the line's pipeline it runs in (`Pipeline`) and, for a command of a nested script
@@ -238,7 +243,8 @@ class SimpleCommand:
     # missing now): on a box, it may delete or stop anything there
     opaque: bool = False
     # the text of the Python program it runs (``python -c PROGRAM``, ``python - <<EOF``,
-    # ``runpodctl exec python FILE``'s FILE): what it deletes is read from it (`python_deletes`)
+    # ``runpodctl exec python FILE``'s FILE, a local ``python FILE``'s: `_python_script`):
+    # what it deletes and writes is read from it (`python_deletes`)
     program: str | None = None
     # a git command: why the config it gives git itself (`-c`, `--config-env`, GIT_CONFIG_*)
     # may define aliases that cannot be read here ("" when it cannot: `_git_aliases`), and
@@ -450,7 +456,10 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     elif reads_script or name in _SSH_CLIENTS:
         piped = piped_text()
     program = _python_program(argv, name, len(argv) - len(fed) - len(piped))
-    recorded = SimpleCommand(argv, here, dyn, remote, appended=appended, program=program)
+    # (a local script's text is read for what it deletes and writes, not for what it runs)
+    script = _python_script(argv, name, files) if program is None else None
+    recorded = SimpleCommand(argv, here, dyn, remote, appended=appended,
+                             program=program if script is None else script)
     out.append(recorded)
     if program is not None:  # what it hands to a shell or starts runs too
         _python_runs(program, here if remote else context, dyn, remote, out, depth)
@@ -566,6 +575,76 @@ def _python_program(argv: list[str], name: str, own: int) -> str | None:
         if not word.startswith("-"):
             return None
     return "\n".join(argv[own:]) if own < len(argv) else None
+
+
+_SCRIPT_BYTES = 1 << 18  # a local script read for what it deletes and writes; past this, unread
+
+
+def _python_script(argv: list[str], name: str, files: _Files | None) -> str | None:
+    """The text of the local script a Python run starts: ``python FILE`` (after Python's own
+    options: `_python_reads_stdin`), ``python -m pkg.mod`` as ``pkg/mod.py`` or
+    ``pkg/mod/__main__.py``, from the line's latest working folder (Python's ``sys.path[0]``
+    for ``-m``), not the modules it imports. None when it runs none, or when it cannot be
+    read here (missing now, computed, not a regular file, over `_SCRIPT_BYTES`): judged by
+    its words alone, as before."""
+    if files is None or not name.startswith(("python", "pypy")) or \
+            not _INTERPRETER.match(name):
+        return None
+    found = _python_operand(argv)
+    if found is None or _DYNAMIC.search(found[1]):
+        return None
+    is_module, word = found
+    if is_module:
+        if not re.fullmatch(r"\w+(\.\w+)*", word):
+            return None
+        stem = word.replace(".", "/")
+        candidates = [stem + ".py", stem + "/__main__.py"]
+    else:
+        candidates = [_expanduser(word)]
+    for candidate in candidates:
+        path = os.path.normpath(os.path.join(files.bases[-1], candidate))
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _SCRIPT_BYTES:
+            return None
+        text = files.read(path)
+        # a NUL byte: no source Python runs (it refuses one), a zip app or a binary; its
+        # bytes read as text would feed its "deletes" words of anything
+        return None if text is None or "\x00" in text else text
+    return None
+
+
+def _python_operand(argv: list[str]) -> tuple[bool, str] | None:
+    """(whether it is a module, the word) of ``python [OPTIONS] FILE|-m MODULE``; None for
+    ``-c``, ``-`` and no operand (python(1): ``-W``/``-X`` take a value, the other letters
+    are flags, bundled or not; ``-m``'s value attached or next)."""
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "-" or word == "--":
+            return None if word == "-" else ((False, argv[i + 1]) if i + 1 < len(argv)
+                                             else None)
+        if not word.startswith("-"):
+            return False, word
+        if word.startswith("--"):
+            i += 2 if word == "--check-hash-based-pycs" else 1
+            continue
+        step = 1
+        for k, ch in enumerate(word[1:], 1):
+            if ch == "c":
+                return None
+            if ch == "m":
+                rest = word[k + 1:]
+                if rest:
+                    return True, rest
+                return (True, argv[i + 1]) if i + 1 < len(argv) else None
+            if ch in "WX":
+                step = 1 if k < len(word) - 1 else 2
+                break
+        i += step
+    return None
 
 
 def _python_runs(program: str, context: str | None, dyn: bool, remote: bool,
