@@ -2345,12 +2345,14 @@ def _rsync_writes(args: list[str]) -> list[_Write]:
     """Where ``rsync SRC... DEST`` writes here (a ``host:`` destination is elsewhere; with
     ``-n``/``--dry-run`` or ``--list-only`` nowhere): each source's files land in DEST,
     overwriting those of the same name (`_landings`: a source ending in ``/`` copies its
-    contents)."""
+    contents). With ``--ignore-existing`` ("skip updating files that already exist on the
+    receiver") it only adds."""
     operands, valued, flags = _options(args, _RSYNC_VALUES)
     if "n" in flags or flags & {"--dry-run", "--list-only"} or len(operands) < 2 or \
             _remote_path(operands[-1]):
         return []
-    return [_Write(operands[-1], _OVERWRITES, operands[:-1], None, "rsync")]
+    how = _ADDS if "--ignore-existing" in flags else _OVERWRITES
+    return [_Write(operands[-1], how, operands[:-1], None, "rsync")]
 
 
 def _remote_path(word: str) -> bool:
@@ -2507,29 +2509,90 @@ def _writes(cmd: Any) -> list[_Write]:
     return found + own
 
 
-def _writes_here(parsed: list[Any], base: Path, home: Path) -> bool:
+def _writes_here(parsed: list[Any], base: Path, home: Path,
+                 guarded: Callable[[], list[Path]]) -> bool:
     """Some write of the line may destroy protected bytes (`_write_hit`), as far as can be
-    told without the ledger: one into ``home`` (the ledger folder; its cache aside), at a
-    computed path or a glob, a recursive copy, or one that destroys a file there now. An
-    append, or a new file, outside the ledger destroys nothing a capsule or an export root
-    holds: the ledger is not read for it (``python train.py >> log``, ``> new.log``)."""
+    told without reading every line of the ledger: one into ``home`` (the ledger folder; its
+    cache aside), at a computed path, or one that destroys a file (a glob: what it matches; a
+    recursive copy: where it lands) in a folder of ``guarded()`` (the export roots and the
+    recorded capsules, `_guarded_folders`: read once, when a write asks; failing to read
+    them counts). An append, or a new file, outside the ledger destroys nothing a capsule or
+    an export root holds (``python train.py >> log``, ``> new.log``), and an overwrite
+    outside them nothing protected (``python train.py > train.log``): the ledger is not
+    verified for them. A path through a symbolic link counts where it points too."""
     bases = _line_bases(parsed, base)
     spared = home / "cache"
+    folders: list[list[Path] | None] = []
+
+    def protected() -> list[Path] | None:
+        if not folders:
+            try:
+                folders.append([home, *guarded()])
+            except Exception:  # noqa: BLE001 - they cannot be told: every write may count
+                folders.append(None)
+        return folders[0]
+
+    def in_ledger(p: Path) -> bool:
+        return (home == p or home in p.parents) and spared not in (p, *p.parents)
+
+    def destroys_there(w: _Write, places: list[Path], globs: list[str]) -> bool:
+        if not w.tree:  # a file there now (what does not exist is not destroyed)
+            places = [p for p in places if os.path.lexists(p) and not p.is_dir()]
+        if w.how not in _DESTROYING or not (places or globs):
+            return False
+        roots = protected()
+        if roots is None:
+            return True
+        if w.tree:  # what lands where is read by the full judgment (`_tree_hit`)
+            return any(_overlaps(p, r) for p in places for r in roots) or any(
+                next(_glob_places(g, r), None) is not None for g in globs for r in roots)
+        return any(r == p or r in p.parents for p in places for r in roots) or any(
+            next(_glob_places(g, r), None) is not None for g in globs for r in roots)
+
     for cmd in parsed:
         for w in _writes(cmd):
-            if w.computed or w.tree:
+            if w.computed:
                 return True
             for landing, _ in _landings(w, bases):
                 if cmd.dynamic and "{}" in landing:
                     return True
                 for each in _braces(landing):
                     places, globs, computed = _expand(each, bases)
-                    if computed or globs or any(
-                            (home == p or home in p.parents) and spared not in (p, *p.parents)
-                            or (w.how in _DESTROYING and os.path.lexists(p) and not p.is_dir())
-                            for p in places):
+                    places += _linked(places)
+                    if computed or any(in_ledger(p) or w.tree and _overlaps(p, home)
+                                       for p in places) or any(
+                            next(_glob_places(g, home), None) is not None for g in globs) or \
+                            destroys_there(w, places, globs):
                         return True
     return False
+
+
+def _linked(places: list[Path]) -> list[Path]:
+    """Where the paths ``places`` lead through symbolic links, when elsewhere: the kernel
+    follows them when it opens a path for writing (``: > L/config.toml`` with ``L ->
+    .labledger``; ``> m.json`` with ``m.json`` a link to a capsule's file)."""
+    found: list[Path] = []
+    for p in places:
+        real = Path(os.path.realpath(p))
+        if real != p:
+            found.append(real)
+    return found
+
+
+def _guarded_folders(project: Path, export_roots: Iterable[str]) -> list[Path]:
+    """The folders a write that destroys a file counts in, besides the ledger: the export
+    roots and the recorded capsules, from the ledger's `capsule.sealed` lines alone (each
+    verified; damage raises). The agent cannot have written the ledger (any write into it
+    counts), and the full judgment of a write that lands in one reads every line."""
+    from labledger.ledger.ledger import Ledger
+
+    found = [_resolve(project, r) for r in export_roots]
+    with Ledger.open(project) as ledger:
+        for record in ledger.records(kinds=("capsule.sealed",)):
+            path = record.body_dict().get("path")
+            if isinstance(path, str):
+                found.append(_resolve(project, path))
+    return found
 
 
 @dataclass
@@ -2582,6 +2645,7 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
                 words = (_literal_values(word, feed()) or [word]) if "$" in word else [word]
                 for each in (b for v in words for b in _braces(v)):
                     places, globs, computed = _expand(each, [base])
+                    places += _linked(places)
                     found.append(_WriteTarget(
                         each, places, w.how, command, computed, feed() if computed else "",
                         globs, source is not None, _readable(source, bases)))
@@ -2745,10 +2809,11 @@ def _project_writes(parsed: list[Any], cwd: str | None) -> bool:
 
     base = Path(os.path.abspath(cwd)) if cwd else Path.cwd()
     try:
-        home = find_root(None, cwd=base).home
+        paths = find_root(None, cwd=base)
     except Exception:  # noqa: BLE001 - no ledger here: nothing is protected
         return False
-    return _writes_here(parsed, base, home)
+    return _writes_here(parsed, base, paths.home, lambda: _guarded_folders(
+        paths.project, load_config(paths.home).export_roots))
 
 
 def _string_literals(text: str) -> list[str]:
@@ -2882,8 +2947,9 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             f"{USER_PATTERN_BUDGET_S:g} s to search this command (it backtracks: nested "
             "quantifiers like `(a+)+`), so the command cannot be judged (fail closed); "
             "simplify the pattern")])
-    writes = paths is not None and _writes_here(parsed, Path(cwd) if cwd else Path.cwd(),
-                                                paths.home)
+    writes = paths is not None and _writes_here(
+        parsed, Path(cwd) if cwd else Path.cwd(), paths.home,
+        lambda: _guarded_folders(paths.project, config.export_roots))
     if not destroys and not _deletes_here(parsed, command) and not writes:
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:

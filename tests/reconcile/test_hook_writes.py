@@ -323,3 +323,73 @@ def test_a_copy_run_by_xargs_with_a_target_folder_lands_there(box: Path) -> None
     passes, whatever the listing names (what is copied is only read)."""
     verdict = _judged(box, "ls capsules/c2/* | xargs cp -t ../scratch")
     assert verdict.allowed, verdict.reasons
+
+
+# 6: everyday overwrites, outside every protected folder --------------------------------------
+@pytest.mark.parametrize("command", [
+    "python src/train.py > notes.txt 2>&1",  # notes.txt exists: the redirection truncates it
+    "python src/train.py 2>&1 | tee notes.txt",
+    "truncate -s 0 notes.txt",
+    "sed -i 's/a/b/' src/*.py",
+    "cp -r src/ ../scratch/backup/",
+    "rsync -a src/ other/",
+    "cp other/metrics.json notes.txt",
+])
+def test_an_everyday_overwrite_does_not_read_the_whole_ledger(
+        box: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook runs before every command an agent runs, and most redirect into a log that is
+    there already. A write onto a file in no protected folder is allowed from the recorded
+    capsules' paths alone (the `capsule.sealed` lines of the ledger): reading and verifying
+    every line (`gate_events`: about a second on a ledger of 50,000 events) is for a write
+    that may land in a protected folder."""
+    import labledger.reconcile.pull_verified as pull_verified
+
+    def read_all(*_: Any, **__: Any) -> Any:
+        raise AssertionError("the whole ledger was read")
+
+    monkeypatch.setattr(pull_verified, "gate_events", read_all)
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    ": > capsules/c2/metrics.json",
+    "sed -i 's/0/1/' capsules/*/metrics.json",
+    "cp -rT other capsules/c2",  # other/metrics.json onto the capsule's
+    "python src/train.py > results/r1/notes.txt",
+])
+def test_an_overwrite_in_a_protected_folder_still_reads_the_whole_ledger(
+        box: Path, command: str) -> None:
+    """The cheap read above only lets writes outside the protected folders through: one that
+    lands in a capsule or an export root is judged on every verified line, as before."""
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+
+
+# 7: a symbolic link to a protected place -------------------------------------------------------
+@pytest.mark.parametrize(("link", "to", "command"), [
+    ("L", ".labledger", ": > L/config.toml"),
+    ("L", ".labledger", "cp notes.txt L/ledger/x"),
+    ("latest", "capsules/c2", "python src/train.py > latest/train.log"),
+    ("m.json", "capsules/c2/metrics.json", "cp notes.txt m.json"),
+    ("m.json", "capsules/c2/metrics.json", "echo '{}' > m.json"),
+])
+def test_a_write_through_a_symbolic_link_lands_where_it_points(
+        box: Path, link: str, to: str, command: str) -> None:
+    """The kernel follows a link in a path it opens for writing (open(2)): ``: > L/x`` with
+    ``L -> .labledger`` truncates ``.labledger/x``, and a redirection onto a link to a file
+    truncates that file. An earlier command made the link (`ln -s .labledger L`: a new file
+    outside every protected folder, which passes)."""
+    (box / link).symlink_to(box / to)
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+
+
+# 8: rsync that never touches a file the receiver has ----------------------------------------
+def test_rsync_ignore_existing_only_adds(box: Path) -> None:
+    """rsync(1): ``--ignore-existing`` "skip[s] updating files that already exist on the
+    receiver": pulling every run folder of a box next to a sealed capsule adds the new runs
+    and leaves the capsule's files as they are. Without it the same pull may overwrite them."""
+    pull = "rsync -a --ignore-existing box:/root/proj/capsules/ capsules/"
+    assert _judged(box, pull).allowed, pull
+    assert not _judged(box, pull.replace("--ignore-existing ", "")).allowed
