@@ -2241,28 +2241,102 @@ class _Write:
     given: bool = False  # ``dest`` is the folder of ``-t DIR`` (not the last operand)
 
 
-def _redirected(argv: list[str]) -> list[_Write]:
+def _redirected(argv: list[str], masks: list[str] | None = None) -> list[_Write]:
     """The files the shell opens for writing for a simple command (any word of it: the shell
     does, whatever the command is): a truncating redirection, or an appending one (``>>``,
     ``&>>``, ``<>``). A word whose target starts with a blank is quoted text, not a
-    redirection (``git commit -m '> x'``); a quoted ``a>b`` reads as one (the quotes are
-    gone here): the safe side."""
+    redirection (``git commit -m '> x'``). ``masks`` (`_quote_masks`): each word with its
+    quoted characters masked, so that a quoted ``>`` is text (``grep '>' seqs.fa``,
+    ``echo step\\>1``) and the operator is read where the shell reads it (``echo '>'>f``
+    truncates f); without them a quoted ``a>b`` reads as one: the safe side."""
     found: list[_Write] = []
     skip = False
     for k, word in enumerate(argv):
         if skip:
             skip = False
             continue
-        m = _WRITE_REDIRECTION.match(word) if ">" in word else None
+        seen = masks[k] if masks is not None else word
+        m = _WRITE_REDIRECTION.match(seen) if ">" in seen else None
         if m is None:
             continue
-        op, target = m.group(1), m.group(2)
+        op, target = m.group(1), word[m.start(2):]
         if not target:  # `> FILE`: the next word
             target, skip = (argv[k + 1] if k + 1 < len(argv) else ""), True
         if not target or target[0].isspace() or _NO_FILE.fullmatch(target):
             continue
         found.append(_Write(target, _APPENDS if op in (">>", "&>>", "<>") else _TRUNCATES))
     return found
+
+
+def _quote_masks(cmd: Any) -> list[str] | None:
+    """Each word of ``cmd.argv`` with the characters it had quoted (``'...'``, ``"..."``,
+    ``\\x``) masked as ``_``, read from its own text (``cmd.context``: the last words of it
+    are the argv, wrappers and keywords before them); None when that text cannot be read so
+    simply (`_raw_words`) or its words are not the argv's (the quotes then cannot be told)."""
+    argv = cmd.argv
+    raw = _raw_words(cmd.context) if any(">" in w for w in argv) else None
+    if raw is None or len(raw) < len(argv):
+        return None
+    raw = raw[len(raw) - len(argv):]
+    if any(text != word for (text, _), word in zip(raw, argv, strict=True)):
+        return None
+    return [mask for _, mask in raw]
+
+
+# what starts text whose words are computed or escaped when it runs: not read by `_raw_words`
+_UNREAD_QUOTING = ("`", "$(", "<(", ">(", "$'", '$"')
+
+
+def _raw_words(text: str) -> list[tuple[str, str]] | None:
+    """The words of a simple command's text, split at unquoted blanks, each as (the word
+    without its quotes, the same with each quoted character masked as ``_``); None when it
+    holds a command or process substitution, ANSI-C quoting or an unclosed quote."""
+    words: list[tuple[str, str]] = []
+    plain: list[str] = []
+    masked: list[str] = []
+    i, n, started = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if c in " \t\n":
+            if started:
+                words.append(("".join(plain), "".join(masked)))
+                plain, masked, started = [], [], False
+            i += 1
+            continue
+        started = True
+        if text.startswith(_UNREAD_QUOTING, i):
+            return None
+        if c == "\\":
+            plain.append(text[i + 1:i + 2])
+            masked.append("_" * len(text[i + 1:i + 2]))
+            i += 2
+        elif c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            plain.append(text[i + 1:end])
+            masked.append("_" * (end - i - 1))
+            i = end + 1
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text.startswith(("`", "$("), i):
+                    return None
+                if text[i] == "\\" and text[i + 1:i + 2] in ('"', "\\", "$", "`"):
+                    i += 1
+                plain.append(text[i])
+                masked.append("_")
+                i += 1
+            if i >= n:
+                return None
+            i += 1
+        else:
+            plain.append(c)
+            masked.append(c)
+            i += 1
+    if started:
+        words.append(("".join(plain), "".join(masked)))
+    return words
 
 
 def _options(args: list[str], with_value: Collection[str]
@@ -2492,7 +2566,7 @@ def _writes(cmd: Any) -> list[_Write]:
     already say where (``cp -t DIR``) or it edits nothing (``sed`` without ``-i``)."""
     if cmd.remote or not cmd.argv:
         return []
-    found = _redirected(cmd.argv)
+    found = _redirected(cmd.argv, _quote_masks(cmd))
     reader = _WRITERS.get(cmd.name)
     if reader is None:
         return found

@@ -393,3 +393,36 @@ def test_rsync_ignore_existing_only_adds(box: Path) -> None:
     pull = "rsync -a --ignore-existing box:/root/proj/capsules/ capsules/"
     assert _judged(box, pull).allowed, pull
     assert not _judged(box, pull.replace("--ignore-existing ", "")).allowed
+
+
+# 9: a quoted `>` is text, no redirection -------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "grep '>' capsules/c2/train.log",  # a FASTA header count: `grep -c '>' seqs.fa`
+    "grep -c \">\" capsules/c2/metrics.json | wc -l",
+    "grep -v '^>' capsules/c2/train.log",
+    "awk -F'>' '{print $2}' capsules/c2/train.log",
+    "grep -n '\\->' capsules/c2/train.log",
+    "python src/train.py --sep '>' capsules/c2/metrics.json",
+    "echo step\\>1 capsules/c2/train.log",  # an escaped `>` too
+    "cd capsules && grep '>' c2/train.log",
+])
+def test_a_quoted_redirection_sign_is_an_argument(box: Path, command: str) -> None:
+    """bash(1) QUOTING: quoting "remove[s] the special meaning of certain characters": a
+    quoted ``>`` is a word the command reads, as FASTA tools grep for headers (Biostars
+    "count sequences in a fasta file": ``grep -c '>' file.fasta``,
+    https://www.biostars.org/p/17680/). The file after it is read, not truncated."""
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    "grep '>' notes.txt > capsules/c2/train.log",  # the unquoted one still redirects
+    "echo '>'>capsules/c2/train.log",
+    "echo \"a\"'b'> capsules/c2/train.log",
+    ": > capsules/c2/$(echo train.log)",
+    "echo > capsules/c2/train.log $(date +%s) '>'",
+])
+def test_an_unquoted_redirection_beside_quoted_text_still_counts(box: Path,
+                                                                 command: str) -> None:
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
