@@ -43,9 +43,11 @@ the files the shell opens for a redirection (``>``, ``>|``, ``&>``, ``N>``, ``>&
 ``/dev/null`` nor a descriptor), where ``cp``/``mv``/``ln``/``install`` land (``-t DIR``,
 ``--target-directory``, a last operand that is a folder: ``DIR/NAME``; ``cp -n``, ``ln``
 without ``-f`` never replace a file), what ``cp -r`` and ``rsync`` copy (a file of the source
-landing on one of the same name: the source is walked, `_tree_hit`), ``dd of=``, ``tee`` and
-``sponge`` (``-a``: an append), ``truncate``, in-place editors (``sed -i``, ``perl -i``,
-``gawk -i inplace``). What counts:
+landing on one of the same name: the source is walked, `_tree_hit`; ``rsync
+--ignore-existing`` only adds), ``dd of=``, ``tee`` and ``sponge`` (``-a``: an append),
+``truncate``, in-place editors (``sed -i``, ``perl -i``, ``gawk -i inplace``). A quoted ``>``
+is text (``grep '>' seqs.fa``: `_quote_masks`); a path through a symbolic link counts where
+it leads too (`_linked`). What counts:
 
 - ``.labledger/`` (but its cache) is written by labledger alone: any write into it, an append
   (a line appended to a segment breaks its hash chain, bytes appended to an object its
@@ -75,7 +77,11 @@ checkout -- PATH``, ``git restore``, ``git reset --hard`` (they write back track
 version git holds; ``.labledger/`` is usually ignored), writes in text that cannot be read as
 commands (`TOO_DEEP`), archives unpacked over files (``tar -x``, ``unzip -o``). Judging fails
 (an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
-asks `_writes_here`), as it blocks a delete.
+asks `_writes_here`), as it blocks a delete. Every line of the ledger is read and verified
+only for a write that may count (`_writes_here`: into the ledger, computed, or destroying a
+file in an export root or a folder a ``capsule.sealed`` line names, those lines read alone):
+``python train.py > train.log`` onto a log there already costs a search of the ledger's
+text, not a read of every event.
 
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
