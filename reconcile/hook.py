@@ -17,8 +17,9 @@ quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). O
 of ``.labledger/hook.toml`` or a built-in (provider CLIs with options before the verb, provider
 REST/GraphQL/SDK calls, a computed command word before a destroy verb), when it runs ``rm -r``
 or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -delete``,
-``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, a Python program's removes
-and moves, `python_deletes`; ``rmtree(`` in another program's text) the project's
+``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete`` or
+``--remove-source-files``, a Python program's removes and moves, `python_deletes`;
+``rmtree(`` in another program's text) the project's
 ``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
 something it holds now; a delete whose paths are computed counts when what may feed it names
@@ -963,7 +964,8 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     ``(test, pattern)``, none: everything), or None when it deletes nothing. ``rm`` (any),
     ``find ... -delete|-exec rm``, ``git clean -d`` (and ``git stash -u|-a``: `_clean_args_of`),
     ``mv`` (its sources leave their place),
-    ``tar --remove-files``, ``rsync --delete`` (the destination)."""
+    ``tar --remove-files``, ``rsync --delete`` (the destination), ``rsync
+    --remove-source-files`` (its sources)."""
     name = os.path.basename(argv[0]) if argv else ""
     args = argv[1:]
     if name in ("rm", "shred", "unlink"):
@@ -1004,10 +1006,15 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         return paths[:-1], []
     if name == "tar" and "--remove-files" in args:
         return [a for a in args if not a.startswith("-")][1:], []
-    if name == "rsync" and any(a.startswith("--delete") for a in args) and \
-            not _dry_run(args):
+    if name == "rsync" and not _dry_run(args):
         paths = [a for a in args if not a.startswith("-")]
-        return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
+        deletes = any(a.startswith("--delete") for a in args)
+        deleted = [paths[-1]] if deletes and paths and ":" not in paths[-1] else []
+        if any(a in ("--remove-source-files", "--remove-sent-files") for a in args):
+            # the files it sent leave the sending side, as mv's sources do
+            deleted += [p for p in paths[:-1] if not _remote_path(p)]
+            deletes = True
+        return (deleted, []) if deletes else None
     return None
 
 

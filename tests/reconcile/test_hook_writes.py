@@ -426,3 +426,22 @@ def test_an_unquoted_redirection_beside_quoted_text_still_counts(box: Path,
                                                                  command: str) -> None:
     verdict = _judged(box, command)
     assert not verdict.allowed, command
+
+
+# 10: rsync that removes what it sent ---------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "rsync -a --remove-source-files .labledger/ ../scratch/ledger/",
+    "rsync -av --remove-source-files capsules/c2 ../scratch/",
+    "rsync -a --remove-source-files capsules/c2/metrics.json box:/root/",
+])
+def test_rsync_remove_source_files_deletes_its_sources(box: Path, command: str) -> None:
+    """rsync(1): ``--remove-source-files`` "tells rsync to remove from the sending side the
+    files ... that are a part of the transfer": a move, judged as ``mv`` of the sources is."""
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert "deletes" in verdict.reasons[0], verdict.reasons
+
+
+def test_rsync_remove_source_files_of_an_unprotected_folder_passes(box: Path) -> None:
+    verdict = _judged(box, "rsync -a --remove-source-files src/ ../scratch/src/")
+    assert verdict.allowed, verdict.reasons
