@@ -43,12 +43,12 @@ the files the shell opens for a redirection (``>``, ``>|``, ``&>``, ``N>``, ``>&
 ``>>``, ``&>>``, ``<>`` append; at a word's start or after a word it ends, ``x>f``; not
 ``/dev/null`` nor a descriptor), where ``cp``/``mv``/``ln``/``install`` land (``-t DIR``,
 ``--target-directory``, a last operand that is a folder: ``DIR/NAME``; ``cp -n``, ``ln``
-without ``-f`` never replace a file), what ``cp -r`` and ``rsync`` copy (a file of the source
-landing on one of the same name: the source is walked, `_tree_hit`; ``rsync
---ignore-existing`` only adds), ``dd of=``, ``tee`` and ``sponge`` (``-a``: an append),
-``truncate``, in-place editors (``sed -i``, ``perl -i``, ``gawk -i inplace``). A quoted ``>``
-is text (``grep '>' seqs.fa``: `_quote_masks`); a path through a symbolic link counts where
-it leads too (`_linked`). What counts:
+without ``-f`` never replace a file; ``scp`` too), what ``cp -r``, ``scp -r`` and ``rsync``
+copy (a file of the source landing on one of the same name: the source is walked,
+`_tree_hit`; ``rsync --ignore-existing`` only adds), ``dd of=``, ``tee`` and ``sponge``
+(``-a``: an append), ``truncate``, in-place editors (``sed -i``, ``perl -i``, ``gawk -i
+inplace``). A quoted ``>`` is text (``grep '>' seqs.fa``: `_quote_masks`); a path through a
+symbolic link counts where it leads too (`_linked`). What counts:
 
 - ``.labledger/`` (but its cache) is written by labledger alone: any write into it, an append
   (a line appended to a segment breaks its hash chain, bytes appended to an object its
@@ -2442,6 +2442,20 @@ def _rsync_writes(args: list[str]) -> list[_Write]:
     return [_Write(operands[-1], how, operands[:-1], None, "rsync")]
 
 
+# scp(1) options taking a value
+_SCP_VALUES = {"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}
+
+
+def _scp_writes(args: list[str]) -> list[_Write]:
+    """Where ``scp SRC... DEST`` writes here, as ``cp`` lands (``-r``: folders whole, read
+    where the source is here: `_tree_hit`); a ``host:`` destination is elsewhere."""
+    operands, _, flags = _options(args, _SCP_VALUES)
+    if len(operands) < 2 or _remote_path(operands[-1]):
+        return []
+    into = True if len(operands) > 2 else None
+    return [_Write(operands[-1], _OVERWRITES, operands[:-1], into, "cp" if "r" in flags else "")]
+
+
 def _remote_path(word: str) -> bool:
     """An rsync/scp operand on another machine: ``host:path`` (a ``:`` before any ``/``)."""
     head = word.split("/", 1)[0]
@@ -2556,7 +2570,7 @@ def _awk_in_place(args: list[str]) -> list[_Write]:
 # the commands that write the files their words name, and how each is read
 _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
     "cp": _copy_writes, "mv": _copy_writes, "ln": _copy_writes, "install": _copy_writes,
-    "rsync": lambda _, args: _rsync_writes(args),
+    "rsync": lambda _, args: _rsync_writes(args), "scp": lambda _, args: _scp_writes(args),
     "dd": lambda _, args: _dd_writes(args),
     "tee": _tee_writes, "sponge": _tee_writes,
     "truncate": lambda _, args: _truncate_writes(args),
@@ -2567,7 +2581,7 @@ _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
 # how each writer treats the files xargs appends to it (the last of a copy's is where it lands)
 _APPENDED_HOW = {"cp": _OVERWRITES, "install": _OVERWRITES, "mv": _REPLACES, "ln": _REPLACES,
                  "dd": _OVERWRITES,
-                 "rsync": _OVERWRITES, "tee": _TRUNCATES, "sponge": _OVERWRITES,
+                 "rsync": _OVERWRITES, "scp": _OVERWRITES, "tee": _TRUNCATES, "sponge": _OVERWRITES,
                  "truncate": _TRUNCATES, "sed": _EDITS, "gsed": _EDITS, "perl": _EDITS,
                  "gawk": _EDITS, "awk": _EDITS}
 
@@ -2587,7 +2601,7 @@ def _writes(cmd: Any) -> list[_Write]:
     own = reader(cmd.name, args)
     if not cmd.appended or not (own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
         return found + own
-    if cmd.name in ("cp", "mv", "ln", "install"):
+    if cmd.name in ("cp", "mv", "ln", "install", "scp"):
         given = [w for w in own if w.given]
         if given:  # `xargs cp -t DIR`: what xargs appends are sources, landing in DIR
             return found + [replace(w, sources=[*(w.sources or []), "\0"]) for w in given]

@@ -445,3 +445,20 @@ def test_rsync_remove_source_files_deletes_its_sources(box: Path, command: str) 
 def test_rsync_remove_source_files_of_an_unprotected_folder_passes(box: Path) -> None:
     verdict = _judged(box, "rsync -a --remove-source-files src/ ../scratch/src/")
     assert verdict.allowed, verdict.reasons
+
+
+# 11: scp lands as cp does ---------------------------------------------------------------------
+@pytest.mark.parametrize(("command", "allowed"), [
+    ("scp box:/root/proj/capsules/c2/metrics.json capsules/c2/", False),
+    ("scp -P 2222 box:/root/m.json capsules/c2/metrics.json", False),
+    ("scp -r box:/root/proj/capsules/c2 capsules/", False),  # may overwrite its files
+    ("scp box:/root/x.json .labledger/", False),
+    ("scp -r box:/root/proj/capsules/c9 capsules/", True),  # a new capsule folder
+    ("scp box:/root/ckpt.pt capsules/c2/new.pt", True),  # a new file
+    ("scp capsules/c2/metrics.json box:/root/", True),  # read here, written there
+])
+def test_scp_writes_where_it_lands(box: Path, command: str, allowed: bool) -> None:
+    """scp(1) "copies files between hosts": a local target is written as ``cp`` writes it
+    (``-r``: folders whole), a ``host:`` one is on another machine."""
+    verdict = _judged(box, command)
+    assert verdict.allowed is allowed, (command, verdict.reasons)
