@@ -1049,7 +1049,10 @@ def _git_removed(where: list[str], args: list[str]
         # matches itself: with -r, what is below it too)
         return list(where), [("-path", os.path.normpath(p)) for p in paths] + [
             ("-path", os.path.join(os.path.normpath(p), "*")) for p in paths]
-    return [os.path.join(folder, p) for folder in where for p in paths], []
+    # (in the folder it runs in: each path as written, a computed one judged by what feeds
+    # it, as rm's is: `git rm $(git ls-files --deleted)`)
+    return [p if folder == "." else os.path.join(folder, p) for folder in where
+            for p in paths], []
 
 
 def _removes_folders(argv: list[str]) -> bool:
@@ -3769,8 +3772,28 @@ def _recursive_listing(name: str, args: list[str]) -> list[str] | None:
         return words
     if name == "git":
         rest = _git_where(args)[1]
-        return [] if rest[:1] == ["ls-files"] else None
+        return [] if rest[:1] == ["ls-files"] and not _lists_deleted_only(rest[1:]) else None
     return None
+
+
+# git-ls-files(1) options that choose what it lists, besides ``-d``/``--deleted``
+_LS_FILES_SELECTORS = {"-c", "--cached", "-m", "--modified", "-o", "--others", "-i",
+                       "--ignored", "-s", "--stage", "-u", "--unmerged", "-k", "--killed"}
+
+
+def _lists_deleted_only(args: list[str]) -> bool:
+    """``git ls-files -d`` (``--deleted``, no other choice of what to list) prints only
+    "files with an unstaged deletion" (git-ls-files(1)): gone from the work tree, a delete of
+    them deletes nothing (``git rm $(git ls-files --deleted)``, oh-my-zsh's ``gwip``)."""
+    flags: set[str] = set()
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            flags.add(a.split("=", 1)[0])
+        elif a.startswith("-"):
+            flags.update("-" + ch for ch in a[1:])
+    return bool(flags & {"-d", "--deleted"}) and not flags & _LS_FILES_SELECTORS
 
 
 def _literal_places(word: str, bases: list[Path]) -> list[Path]:

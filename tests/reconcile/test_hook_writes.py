@@ -462,3 +462,23 @@ def test_scp_writes_where_it_lands(box: Path, command: str, allowed: bool) -> No
     (``-r``: folders whole), a ``host:`` one is on another machine."""
     verdict = _judged(box, command)
     assert verdict.allowed is allowed, (command, verdict.reasons)
+
+
+# 12: git rm of the files already deleted ------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    # oh-my-zsh's git plugin, `gwip` (plugins/git/README.md)
+    "git add -A; git rm $(git ls-files --deleted) 2> /dev/null; "
+    "git commit --no-verify --no-gpg-sign --message '--wip-- [skip ci]'",
+    "git ls-files -d | xargs git rm",
+    "git ls-files --deleted -z | xargs -0 git rm --quiet",
+])
+def test_git_rm_of_the_deleted_files_deletes_nothing(box: Path, command: str) -> None:
+    """git-ls-files(1): ``-d``/``--deleted`` shows "files with an unstaged deletion": they
+    are gone from the work tree, and ``git rm`` of them only records that in the index."""
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_git_rm_of_every_listed_file_is_still_judged(box: Path) -> None:
+    verdict = _judged(box, "git rm -r $(git ls-files --deleted --cached)")
+    assert not verdict.allowed
