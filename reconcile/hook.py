@@ -20,8 +20,9 @@ quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). O
 of ``.labledger/hook.toml`` or a built-in (provider CLIs with options before the verb, provider
 REST/GraphQL/SDK calls, a computed command word before a destroy verb), when it runs ``rm -r``
 or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -delete``,
-``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete``, a Python program's removes
-and moves, `python_deletes`; ``rmtree(`` in another program's text) the project's
+``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete`` or
+``--remove-source-files``, a Python program's removes and moves, `python_deletes`;
+``rmtree(`` in another program's text) the project's
 ``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
 something it holds now; a delete whose paths are computed counts when what may feed it names
@@ -47,10 +48,12 @@ the files the shell opens for a redirection (``>``, ``>|``, ``&>``, ``N>``, ``>&
 ``>>``, ``&>>``, ``<>`` append; at a word's start or after a word it ends, ``x>f``; not
 ``/dev/null`` nor a descriptor), where ``cp``/``mv``/``ln``/``install`` land (``-t DIR``,
 ``--target-directory``, a last operand that is a folder: ``DIR/NAME``; ``cp -n``, ``ln``
-without ``-f`` never replace a file), what ``cp -r`` and ``rsync`` copy (a file of the source
-landing on one of the same name: the source is walked, `_tree_hit`), ``dd of=``, ``tee`` and
-``sponge`` (``-a``: an append), ``truncate``, in-place editors (``sed -i``, ``perl -i``,
-``gawk -i inplace``). What counts:
+without ``-f`` never replace a file; ``scp`` too), what ``cp -r``, ``scp -r`` and ``rsync``
+copy (a file of the source landing on one of the same name: the source is walked,
+`_tree_hit`; ``rsync --ignore-existing`` only adds), ``dd of=``, ``tee`` and ``sponge``
+(``-a``: an append), ``truncate``, in-place editors (``sed -i``, ``perl -i``, ``gawk -i
+inplace``). A quoted ``>`` is text (``grep '>' seqs.fa``: `_quote_masks`); a path through a
+symbolic link counts where it leads too (`_linked`). What counts:
 
 - ``.labledger/`` (but its cache) is written by labledger alone: any write into it, an append
   (a line appended to a segment breaks its hash chain, bytes appended to an object its
@@ -80,7 +83,11 @@ checkout -- PATH``, ``git restore``, ``git reset --hard`` (they write back track
 version git holds; ``.labledger/`` is usually ignored), writes in text that cannot be read as
 commands (`TOO_DEEP`), archives unpacked over files (``tar -x``, ``unzip -o``). Judging fails
 (an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
-asks `_writes_here`), as it blocks a delete.
+asks `_writes_here`), as it blocks a delete. Every line of the ledger is read and verified
+only for a write that may count (`_writes_here`: into the ledger, computed, or destroying a
+file in an export root or a folder a ``capsule.sealed`` line names, those lines read alone):
+``python train.py > train.log`` onto a log there already costs a search of the ledger's
+text, not a read of every event.
 
 The arguments of text-handling commands (``git``, ``grep``, ``echo``,
 ...) are text, but what a runner among them starts (``uv run``, ``docker exec``, ``find
@@ -999,7 +1006,8 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     ``(test, pattern)``, none: everything), or None when it deletes nothing. ``rm`` (any),
     ``find ... -delete|-exec rm``, ``git clean -d`` (and ``git stash -u|-a``: `_clean_args_of`),
     ``mv`` (its sources leave their place),
-    ``tar --remove-files``, ``rsync --delete`` (the destination)."""
+    ``tar --remove-files``, ``rsync --delete`` (the destination), ``rsync
+    --remove-source-files`` (its sources)."""
     name = os.path.basename(argv[0]) if argv else ""
     args = argv[1:]
     if name in ("rm", "shred", "unlink"):
@@ -1040,10 +1048,15 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         return paths[:-1], []
     if name == "tar" and "--remove-files" in args:
         return [a for a in args if not a.startswith("-")][1:], []
-    if name == "rsync" and any(a.startswith("--delete") for a in args) and \
-            not _dry_run(args):
+    if name == "rsync" and not _dry_run(args):
         paths = [a for a in args if not a.startswith("-")]
-        return ([paths[-1]] if paths and ":" not in paths[-1] else []), []
+        deletes = any(a.startswith("--delete") for a in args)
+        deleted = [paths[-1]] if deletes and paths and ":" not in paths[-1] else []
+        if any(a in ("--remove-source-files", "--remove-sent-files") for a in args):
+            # the files it sent leave the sending side, as mv's sources do
+            deleted += [p for p in paths[:-1] if not _remote_path(p)]
+            deletes = True
+        return (deleted, []) if deletes else None
     return None
 
 
@@ -1078,7 +1091,10 @@ def _git_removed(where: list[str], args: list[str]
         # matches itself: with -r, what is below it too)
         return list(where), [("-path", os.path.normpath(p)) for p in paths] + [
             ("-path", os.path.join(os.path.normpath(p), "*")) for p in paths]
-    return [os.path.join(folder, p) for folder in where for p in paths], []
+    # (in the folder it runs in: each path as written, a computed one judged by what feeds
+    # it, as rm's is: `git rm $(git ls-files --deleted)`)
+    return [p if folder == "." else os.path.join(folder, p) for folder in where
+            for p in paths], []
 
 
 def _removes_folders(argv: list[str]) -> bool:
@@ -2363,28 +2379,102 @@ class _Write:
     given: bool = False  # ``dest`` is the folder of ``-t DIR`` (not the last operand)
 
 
-def _redirected(argv: list[str]) -> list[_Write]:
+def _redirected(argv: list[str], masks: list[str] | None = None) -> list[_Write]:
     """The files the shell opens for writing for a simple command (any word of it: the shell
     does, whatever the command is): a truncating redirection, or an appending one (``>>``,
     ``&>>``, ``<>``). A word whose target starts with a blank is quoted text, not a
-    redirection (``git commit -m '> x'``); a quoted ``a>b`` reads as one (the quotes are
-    gone here): the safe side."""
+    redirection (``git commit -m '> x'``). ``masks`` (`_quote_masks`): each word with its
+    quoted characters masked, so that a quoted ``>`` is text (``grep '>' seqs.fa``,
+    ``echo step\\>1``) and the operator is read where the shell reads it (``echo '>'>f``
+    truncates f); without them a quoted ``a>b`` reads as one: the safe side."""
     found: list[_Write] = []
     skip = False
     for k, word in enumerate(argv):
         if skip:
             skip = False
             continue
-        m = _WRITE_REDIRECTION.match(word) if ">" in word else None
+        seen = masks[k] if masks is not None else word
+        m = _WRITE_REDIRECTION.match(seen) if ">" in seen else None
         if m is None:
             continue
-        op, target = m.group(1), m.group(2)
+        op, target = m.group(1), word[m.start(2):]
         if not target:  # `> FILE`: the next word
             target, skip = (argv[k + 1] if k + 1 < len(argv) else ""), True
         if not target or target[0].isspace() or _NO_FILE.fullmatch(target):
             continue
         found.append(_Write(target, _APPENDS if op in (">>", "&>>", "<>") else _TRUNCATES))
     return found
+
+
+def _quote_masks(cmd: Any) -> list[str] | None:
+    """Each word of ``cmd.argv`` with the characters it had quoted (``'...'``, ``"..."``,
+    ``\\x``) masked as ``_``, read from its own text (``cmd.context``: the last words of it
+    are the argv, wrappers and keywords before them); None when that text cannot be read so
+    simply (`_raw_words`) or its words are not the argv's (the quotes then cannot be told)."""
+    argv = cmd.argv
+    raw = _raw_words(cmd.context) if any(">" in w for w in argv) else None
+    if raw is None or len(raw) < len(argv):
+        return None
+    raw = raw[len(raw) - len(argv):]
+    if any(text != word for (text, _), word in zip(raw, argv, strict=True)):
+        return None
+    return [mask for _, mask in raw]
+
+
+# what starts text whose words are computed or escaped when it runs: not read by `_raw_words`
+_UNREAD_QUOTING = ("`", "$(", "<(", ">(", "$'", '$"')
+
+
+def _raw_words(text: str) -> list[tuple[str, str]] | None:
+    """The words of a simple command's text, split at unquoted blanks, each as (the word
+    without its quotes, the same with each quoted character masked as ``_``); None when it
+    holds a command or process substitution, ANSI-C quoting or an unclosed quote."""
+    words: list[tuple[str, str]] = []
+    plain: list[str] = []
+    masked: list[str] = []
+    i, n, started = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if c in " \t\n":
+            if started:
+                words.append(("".join(plain), "".join(masked)))
+                plain, masked, started = [], [], False
+            i += 1
+            continue
+        started = True
+        if text.startswith(_UNREAD_QUOTING, i):
+            return None
+        if c == "\\":
+            plain.append(text[i + 1:i + 2])
+            masked.append("_" * len(text[i + 1:i + 2]))
+            i += 2
+        elif c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            plain.append(text[i + 1:end])
+            masked.append("_" * (end - i - 1))
+            i = end + 1
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text.startswith(("`", "$("), i):
+                    return None
+                if text[i] == "\\" and text[i + 1:i + 2] in ('"', "\\", "$", "`"):
+                    i += 1
+                plain.append(text[i])
+                masked.append("_")
+                i += 1
+            if i >= n:
+                return None
+            i += 1
+        else:
+            plain.append(c)
+            masked.append(c)
+            i += 1
+    if started:
+        words.append(("".join(plain), "".join(masked)))
+    return words
 
 
 def _options(args: list[str], with_value: Collection[str]
@@ -2467,12 +2557,28 @@ def _rsync_writes(args: list[str]) -> list[_Write]:
     """Where ``rsync SRC... DEST`` writes here (a ``host:`` destination is elsewhere; with
     ``-n``/``--dry-run`` or ``--list-only`` nowhere): each source's files land in DEST,
     overwriting those of the same name (`_landings`: a source ending in ``/`` copies its
-    contents)."""
+    contents). With ``--ignore-existing`` ("skip updating files that already exist on the
+    receiver") it only adds."""
     operands, valued, flags = _options(args, _RSYNC_VALUES)
     if "n" in flags or flags & {"--dry-run", "--list-only"} or len(operands) < 2 or \
             _remote_path(operands[-1]):
         return []
-    return [_Write(operands[-1], _OVERWRITES, operands[:-1], None, "rsync")]
+    how = _ADDS if "--ignore-existing" in flags else _OVERWRITES
+    return [_Write(operands[-1], how, operands[:-1], None, "rsync")]
+
+
+# scp(1) options taking a value
+_SCP_VALUES = {"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}
+
+
+def _scp_writes(args: list[str]) -> list[_Write]:
+    """Where ``scp SRC... DEST`` writes here, as ``cp`` lands (``-r``: folders whole, read
+    where the source is here: `_tree_hit`); a ``host:`` destination is elsewhere."""
+    operands, _, flags = _options(args, _SCP_VALUES)
+    if len(operands) < 2 or _remote_path(operands[-1]):
+        return []
+    into = True if len(operands) > 2 else None
+    return [_Write(operands[-1], _OVERWRITES, operands[:-1], into, "cp" if "r" in flags else "")]
 
 
 def _remote_path(word: str) -> bool:
@@ -2589,7 +2695,7 @@ def _awk_in_place(args: list[str]) -> list[_Write]:
 # the commands that write the files their words name, and how each is read
 _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
     "cp": _copy_writes, "mv": _copy_writes, "ln": _copy_writes, "install": _copy_writes,
-    "rsync": lambda _, args: _rsync_writes(args),
+    "rsync": lambda _, args: _rsync_writes(args), "scp": lambda _, args: _scp_writes(args),
     "dd": lambda _, args: _dd_writes(args),
     "tee": _tee_writes, "sponge": _tee_writes,
     "truncate": lambda _, args: _truncate_writes(args),
@@ -2600,7 +2706,7 @@ _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
 # how each writer treats the files xargs appends to it (the last of a copy's is where it lands)
 _APPENDED_HOW = {"cp": _OVERWRITES, "install": _OVERWRITES, "mv": _REPLACES, "ln": _REPLACES,
                  "dd": _OVERWRITES,
-                 "rsync": _OVERWRITES, "tee": _TRUNCATES, "sponge": _OVERWRITES,
+                 "rsync": _OVERWRITES, "scp": _OVERWRITES, "tee": _TRUNCATES, "sponge": _OVERWRITES,
                  "truncate": _TRUNCATES, "sed": _EDITS, "gsed": _EDITS, "perl": _EDITS,
                  "gawk": _EDITS, "awk": _EDITS}
 
@@ -2612,7 +2718,7 @@ def _writes(cmd: Any) -> list[_Write]:
     already say where (``cp -t DIR``) or it edits nothing (``sed`` without ``-i``)."""
     if cmd.remote or not cmd.argv:
         return []
-    found = _redirected(cmd.argv)
+    found = _redirected(cmd.argv, _quote_masks(cmd))
     reader = _WRITERS.get(cmd.name)
     if reader is None:
         return found
@@ -2620,7 +2726,7 @@ def _writes(cmd: Any) -> list[_Write]:
     own = reader(cmd.name, args)
     if not cmd.appended or not (own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
         return found + own
-    if cmd.name in ("cp", "mv", "ln", "install"):
+    if cmd.name in ("cp", "mv", "ln", "install", "scp"):
         given = [w for w in own if w.given]
         if given:  # `xargs cp -t DIR`: what xargs appends are sources, landing in DIR
             return found + [replace(w, sources=[*(w.sources or []), "\0"]) for w in given]
@@ -2629,29 +2735,108 @@ def _writes(cmd: Any) -> list[_Write]:
     return found + own
 
 
-def _writes_here(parsed: list[Any], base: Path, home: Path) -> bool:
+def _writes_here(parsed: list[Any], base: Path, home: Path,
+                 guarded: Callable[[], list[Path]]) -> bool:
     """Some write of the line may destroy protected bytes (`_write_hit`), as far as can be
-    told without the ledger: one into ``home`` (the ledger folder; its cache aside), at a
-    computed path or a glob, a recursive copy, or one that destroys a file there now. An
-    append, or a new file, outside the ledger destroys nothing a capsule or an export root
-    holds: the ledger is not read for it (``python train.py >> log``, ``> new.log``)."""
+    told without reading every line of the ledger: one into ``home`` (the ledger folder; its
+    cache aside), at a computed path, or one that destroys a file (a glob: what it matches; a
+    recursive copy: where it lands) in a folder of ``guarded()`` (the export roots and the
+    recorded capsules, `_guarded_folders`: read once, when a write asks; failing to read
+    them counts). An append, or a new file, outside the ledger destroys nothing a capsule or
+    an export root holds (``python train.py >> log``, ``> new.log``), and an overwrite
+    outside them nothing protected (``python train.py > train.log``): the ledger is not
+    verified for them. A path through a symbolic link counts where it points too."""
     bases = _line_bases(parsed, base)
     spared = home / "cache"
+    folders: list[list[Path] | None] = []
+
+    def protected() -> list[Path] | None:
+        if not folders:
+            try:
+                folders.append([home, *guarded()])
+            except Exception:  # noqa: BLE001 - they cannot be told: every write may count
+                folders.append(None)
+        return folders[0]
+
+    def in_ledger(p: Path) -> bool:
+        return (home == p or home in p.parents) and spared not in (p, *p.parents)
+
+    def destroys_there(w: _Write, places: list[Path], globs: list[str]) -> bool:
+        if not w.tree:  # a file there now (what does not exist is not destroyed)
+            places = [p for p in places if os.path.lexists(p) and not p.is_dir()]
+        if w.how not in _DESTROYING or not (places or globs):
+            return False
+        roots = protected()
+        if roots is None:
+            return True
+        if w.tree:  # what lands where is read by the full judgment (`_tree_hit`)
+            return any(_overlaps(p, r) for p in places for r in roots) or any(
+                next(_glob_places(g, r), None) is not None for g in globs for r in roots)
+        return any(r == p or r in p.parents for p in places for r in roots) or any(
+            next(_glob_places(g, r), None) is not None for g in globs for r in roots)
+
     for cmd in parsed:
         for w in _writes(cmd):
-            if w.computed or w.tree:
+            if w.computed:
                 return True
             for landing, _ in _landings(w, bases):
                 if cmd.dynamic and "{}" in landing:
                     return True
                 for each in _braces(landing):
                     places, globs, computed = _expand(each, bases)
-                    if computed or globs or any(
-                            (home == p or home in p.parents) and spared not in (p, *p.parents)
-                            or (w.how in _DESTROYING and os.path.lexists(p) and not p.is_dir())
-                            for p in places):
+                    places += _linked(places)
+                    if computed or any(in_ledger(p) or w.tree and _overlaps(p, home)
+                                       for p in places) or any(
+                            next(_glob_places(g, home), None) is not None for g in globs) or \
+                            destroys_there(w, places, globs):
                         return True
     return False
+
+
+def _linked(places: list[Path]) -> list[Path]:
+    """Where the paths ``places`` lead through symbolic links, when elsewhere: the kernel
+    follows them when it opens a path for writing (``: > L/config.toml`` with ``L ->
+    .labledger``; ``> m.json`` with ``m.json`` a link to a capsule's file)."""
+    found: list[Path] = []
+    for p in places:
+        real = Path(os.path.realpath(p))
+        if real != p:
+            found.append(real)
+    return found
+
+
+def _read_once(read: Callable[[], list[Path]]) -> Callable[[], list[Path]]:
+    """``read``, called at most once: its list (or its exception) kept for later calls."""
+    kept: list[list[Path] | Exception] = []
+
+    def once() -> list[Path]:
+        if not kept:
+            try:
+                kept.append(read())
+            except Exception as exc:  # noqa: BLE001 - raised again to every caller
+                kept.append(exc)
+        got = kept[0]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    return once
+
+
+def _guarded_folders(project: Path, export_roots: Iterable[str]) -> list[Path]:
+    """The folders a write that destroys a file counts in, besides the ledger: the export
+    roots and the recorded capsules, from the ledger's `capsule.sealed` lines alone (each
+    verified; damage raises). The agent cannot have written the ledger (any write into it
+    counts), and the full judgment of a write that lands in one reads every line."""
+    from labledger.ledger.ledger import Ledger
+
+    found = [_resolve(project, r) for r in export_roots]
+    with Ledger.open(project) as ledger:
+        for record in ledger.records(kinds=("capsule.sealed",)):
+            path = record.body_dict().get("path")
+            if isinstance(path, str):
+                found.append(_resolve(project, path))
+    return found
 
 
 @dataclass
@@ -2704,6 +2889,7 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
                 words = (_literal_values(word, feed()) or [word]) if "$" in word else [word]
                 for each in (b for v in words for b in _braces(v)):
                     places, globs, computed = _expand(each, [base])
+                    places += _linked(places)
                     found.append(_WriteTarget(
                         each, places, w.how, command, computed, feed() if computed else "",
                         globs, source is not None, _readable(source, bases)))
@@ -2818,11 +3004,13 @@ def _quick_destructive(command: str, patterns: Iterable[str],
 
 
 def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
-                  home: Path | None = None) -> bool:
+                  home: Path | None = None,
+                  guarded: Callable[[], list[Path]] | None = None) -> bool:
     """Some command of the line (not through ssh) deletes something here, or may (a git
     command that may run a clean which cannot be read: `_unread_git_subcommand`). Given the
-    line's working folder ``cwd`` (and the ledger's ``home``), a Python program's write counts
-    only when it may destroy a file (`_writes_may_destroy`); without it, any write does."""
+    line's working folder ``cwd`` (and the ledger's ``home``, the folders ``guarded()`` a write
+    that destroys a file counts in: `_guarded_folders`), a Python program's write counts only
+    when it may destroy a file there (`_writes_may_destroy`); without it, any write does."""
     from labledger.reconcile.shell_words import TOO_DEEP
 
     changes = _GitChanges(parsed, None, command)
@@ -2834,7 +3022,8 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
             folder = next((a for a in c.argv[1:] if not a.startswith("-")), "~")
             bases.append(_resolve(bases[-1], folder.replace("~+", str(bases[-1]))))
         if (_deleted(c.argv) is not None or _program_deletes(c)
-                or (_program_writes(c) and (not bases or _writes_may_destroy(c, bases, home)))
+                or (_program_writes(c) and (
+                    not bases or _writes_may_destroy(c, bases, home, guarded)))
                 or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
                 or _unread_git_subcommand(c, changes, n) is not None
                 or (c.name == "git"
@@ -2877,10 +3066,11 @@ def _project_writes(parsed: list[Any], cwd: str | None) -> bool:
 
     base = Path(os.path.abspath(cwd)) if cwd else Path.cwd()
     try:
-        home = find_root(None, cwd=base).home
+        paths = find_root(None, cwd=base)
     except Exception:  # noqa: BLE001 - no ledger here: nothing is protected
         return False
-    return _writes_here(parsed, base, home)
+    return _writes_here(parsed, base, paths.home, lambda: _guarded_folders(
+        paths.project, load_config(paths.home).export_roots))
 
 
 def _string_literals(text: str) -> list[str]:
@@ -3014,10 +3204,12 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             f"{USER_PATTERN_BUDGET_S:g} s to search this command (it backtracks: nested "
             "quantifiers like `(a+)+`), so the command cannot be judged (fail closed); "
             "simplify the pattern")])
-    writes = paths is not None and _writes_here(parsed, Path(cwd) if cwd else Path.cwd(),
-                                                paths.home)
-    if not destroys and not _deletes_here(parsed, command, cwd or os.getcwd(), home) \
-            and not writes:
+    guarded = None if paths is None else _read_once(
+        functools.partial(_guarded_folders, paths.project, config.export_roots))
+    writes = paths is not None and guarded is not None and _writes_here(
+        parsed, Path(cwd) if cwd else Path.cwd(), paths.home, guarded)
+    if not destroys and not _deletes_here(parsed, command, cwd or os.getcwd(), home,
+                                          guarded) and not writes:
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
     if paths is None:
         if destroys:
@@ -3243,16 +3435,29 @@ _WRITE_VERBS = {"overwrite": "overwrites", "append": "appends to", "create": "cr
                 "tree": "overwrites what it copies over"}
 
 
-def _writes_may_destroy(cmd: Any, bases: list[Path], home: Path | None) -> bool:
-    """Some write of the program ``cmd`` runs may destroy a file of a protected folder,
-    whichever are recorded (`_writes_onto` for every root): one into the ledger's ``home``, a
-    folder copied over what is there, one that replaces or changes a file there now. A new
-    file or an append elsewhere loses nothing: passed without reading the ledger, whose
-    every line is verified (half a second for 50,000 events) before every
-    ``python train.py`` that saves a new checkpoint otherwise."""
-    return any(t.writes == "tree" or (t.writes == "overwrite" and place.is_file()) or (
-        home is not None and (place == home or home in place.parents))
-        for t in _program_write_targets(cmd, bases) for place in t.places)
+def _writes_may_destroy(cmd: Any, bases: list[Path], home: Path | None,
+                        guarded: Callable[[], list[Path]] | None = None) -> bool:
+    """Some write of the program ``cmd`` runs may destroy a file of a protected folder
+    (`_writes_onto`): one into the ledger's ``home``; a folder copied over what is there, or
+    one that replaces or changes a file there now, in or over a folder of ``guarded()`` (the
+    export roots and the recorded capsules, read from the ledger's ``capsule.sealed`` lines
+    alone; None: anywhere). A new file or an append elsewhere loses nothing, nor does an
+    overwrite outside those folders (``python train.py`` saving over last epoch's
+    checkpoint): passed without verifying every line of the ledger (half a second for 50,000
+    events)."""
+    folders: list[Path] | None = None
+    for t in _program_write_targets(cmd, bases):
+        for place in t.places:
+            if home is not None and (place == home or home in place.parents):
+                return True
+            if t.writes == "tree" or (t.writes == "overwrite" and place.is_file()):
+                if guarded is None:
+                    return True
+                if folders is None:
+                    folders = guarded()
+                if any(_overlaps(place, f) for f in folders):
+                    return True
+    return False
 
 
 def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:
@@ -3833,8 +4038,28 @@ def _recursive_listing(name: str, args: list[str]) -> list[str] | None:
         return words
     if name == "git":
         rest = _git_where(args)[1]
-        return [] if rest[:1] == ["ls-files"] else None
+        return [] if rest[:1] == ["ls-files"] and not _lists_deleted_only(rest[1:]) else None
     return None
+
+
+# git-ls-files(1) options that choose what it lists, besides ``-d``/``--deleted``
+_LS_FILES_SELECTORS = {"-c", "--cached", "-m", "--modified", "-o", "--others", "-i",
+                       "--ignored", "-s", "--stage", "-u", "--unmerged", "-k", "--killed"}
+
+
+def _lists_deleted_only(args: list[str]) -> bool:
+    """``git ls-files -d`` (``--deleted``, no other choice of what to list) prints only
+    "files with an unstaged deletion" (git-ls-files(1)): gone from the work tree, a delete of
+    them deletes nothing (``git rm $(git ls-files --deleted)``, oh-my-zsh's ``gwip``)."""
+    flags: set[str] = set()
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            flags.add(a.split("=", 1)[0])
+        elif a.startswith("-"):
+            flags.update("-" + ch for ch in a[1:])
+    return bool(flags & {"-d", "--deleted"}) and not flags & _LS_FILES_SELECTORS
 
 
 def _literal_places(word: str, bases: list[Path]) -> list[Path]:

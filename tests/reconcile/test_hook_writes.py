@@ -323,3 +323,162 @@ def test_a_copy_run_by_xargs_with_a_target_folder_lands_there(box: Path) -> None
     passes, whatever the listing names (what is copied is only read)."""
     verdict = _judged(box, "ls capsules/c2/* | xargs cp -t ../scratch")
     assert verdict.allowed, verdict.reasons
+
+
+# 6: everyday overwrites, outside every protected folder --------------------------------------
+@pytest.mark.parametrize("command", [
+    "python src/train.py > notes.txt 2>&1",  # notes.txt exists: the redirection truncates it
+    "python src/train.py 2>&1 | tee notes.txt",
+    "truncate -s 0 notes.txt",
+    "sed -i 's/a/b/' src/*.py",
+    "cp -r src/ ../scratch/backup/",
+    "rsync -a src/ other/",
+    "cp other/metrics.json notes.txt",
+])
+def test_an_everyday_overwrite_does_not_read_the_whole_ledger(
+        box: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook runs before every command an agent runs, and most redirect into a log that is
+    there already. A write onto a file in no protected folder is allowed from the recorded
+    capsules' paths alone (the `capsule.sealed` lines of the ledger): reading and verifying
+    every line (`gate_events`: about a second on a ledger of 50,000 events) is for a write
+    that may land in a protected folder."""
+    import labledger.reconcile.pull_verified as pull_verified
+
+    def read_all(*_: Any, **__: Any) -> Any:
+        raise AssertionError("the whole ledger was read")
+
+    monkeypatch.setattr(pull_verified, "gate_events", read_all)
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    ": > capsules/c2/metrics.json",
+    "sed -i 's/0/1/' capsules/*/metrics.json",
+    "cp -rT other capsules/c2",  # other/metrics.json onto the capsule's
+    "python src/train.py > results/r1/notes.txt",
+])
+def test_an_overwrite_in_a_protected_folder_still_reads_the_whole_ledger(
+        box: Path, command: str) -> None:
+    """The cheap read above only lets writes outside the protected folders through: one that
+    lands in a capsule or an export root is judged on every verified line, as before."""
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+
+
+# 7: a symbolic link to a protected place -------------------------------------------------------
+@pytest.mark.parametrize(("link", "to", "command"), [
+    ("L", ".labledger", ": > L/config.toml"),
+    ("L", ".labledger", "cp notes.txt L/ledger/x"),
+    ("latest", "capsules/c2", "python src/train.py > latest/train.log"),
+    ("m.json", "capsules/c2/metrics.json", "cp notes.txt m.json"),
+    ("m.json", "capsules/c2/metrics.json", "echo '{}' > m.json"),
+])
+def test_a_write_through_a_symbolic_link_lands_where_it_points(
+        box: Path, link: str, to: str, command: str) -> None:
+    """The kernel follows a link in a path it opens for writing (open(2)): ``: > L/x`` with
+    ``L -> .labledger`` truncates ``.labledger/x``, and a redirection onto a link to a file
+    truncates that file. An earlier command made the link (`ln -s .labledger L`: a new file
+    outside every protected folder, which passes)."""
+    (box / link).symlink_to(box / to)
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+
+
+# 8: rsync that never touches a file the receiver has ----------------------------------------
+def test_rsync_ignore_existing_only_adds(box: Path) -> None:
+    """rsync(1): ``--ignore-existing`` "skip[s] updating files that already exist on the
+    receiver": pulling every run folder of a box next to a sealed capsule adds the new runs
+    and leaves the capsule's files as they are. Without it the same pull may overwrite them."""
+    pull = "rsync -a --ignore-existing box:/root/proj/capsules/ capsules/"
+    assert _judged(box, pull).allowed, pull
+    assert not _judged(box, pull.replace("--ignore-existing ", "")).allowed
+
+
+# 9: a quoted `>` is text, no redirection -------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "grep '>' capsules/c2/train.log",  # a FASTA header count: `grep -c '>' seqs.fa`
+    "grep -c \">\" capsules/c2/metrics.json | wc -l",
+    "grep -v '^>' capsules/c2/train.log",
+    "awk -F'>' '{print $2}' capsules/c2/train.log",
+    "grep -n '\\->' capsules/c2/train.log",
+    "python src/train.py --sep '>' capsules/c2/metrics.json",
+    "echo step\\>1 capsules/c2/train.log",  # an escaped `>` too
+    "cd capsules && grep '>' c2/train.log",
+])
+def test_a_quoted_redirection_sign_is_an_argument(box: Path, command: str) -> None:
+    """bash(1) QUOTING: quoting "remove[s] the special meaning of certain characters": a
+    quoted ``>`` is a word the command reads, as FASTA tools grep for headers (Biostars
+    "count sequences in a fasta file": ``grep -c '>' file.fasta``,
+    https://www.biostars.org/p/17680/). The file after it is read, not truncated."""
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    "grep '>' notes.txt > capsules/c2/train.log",  # the unquoted one still redirects
+    "echo '>'>capsules/c2/train.log",
+    "echo \"a\"'b'> capsules/c2/train.log",
+    ": > capsules/c2/$(echo train.log)",
+    "echo > capsules/c2/train.log $(date +%s) '>'",
+])
+def test_an_unquoted_redirection_beside_quoted_text_still_counts(box: Path,
+                                                                 command: str) -> None:
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+
+
+# 10: rsync that removes what it sent ---------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "rsync -a --remove-source-files .labledger/ ../scratch/ledger/",
+    "rsync -av --remove-source-files capsules/c2 ../scratch/",
+    "rsync -a --remove-source-files capsules/c2/metrics.json box:/root/",
+])
+def test_rsync_remove_source_files_deletes_its_sources(box: Path, command: str) -> None:
+    """rsync(1): ``--remove-source-files`` "tells rsync to remove from the sending side the
+    files ... that are a part of the transfer": a move, judged as ``mv`` of the sources is."""
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert "deletes" in verdict.reasons[0], verdict.reasons
+
+
+def test_rsync_remove_source_files_of_an_unprotected_folder_passes(box: Path) -> None:
+    verdict = _judged(box, "rsync -a --remove-source-files src/ ../scratch/src/")
+    assert verdict.allowed, verdict.reasons
+
+
+# 11: scp lands as cp does ---------------------------------------------------------------------
+@pytest.mark.parametrize(("command", "allowed"), [
+    ("scp box:/root/proj/capsules/c2/metrics.json capsules/c2/", False),
+    ("scp -P 2222 box:/root/m.json capsules/c2/metrics.json", False),
+    ("scp -r box:/root/proj/capsules/c2 capsules/", False),  # may overwrite its files
+    ("scp box:/root/x.json .labledger/", False),
+    ("scp -r box:/root/proj/capsules/c9 capsules/", True),  # a new capsule folder
+    ("scp box:/root/ckpt.pt capsules/c2/new.pt", True),  # a new file
+    ("scp capsules/c2/metrics.json box:/root/", True),  # read here, written there
+])
+def test_scp_writes_where_it_lands(box: Path, command: str, allowed: bool) -> None:
+    """scp(1) "copies files between hosts": a local target is written as ``cp`` writes it
+    (``-r``: folders whole), a ``host:`` one is on another machine."""
+    verdict = _judged(box, command)
+    assert verdict.allowed is allowed, (command, verdict.reasons)
+
+
+# 12: git rm of the files already deleted ------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    # oh-my-zsh's git plugin, `gwip` (plugins/git/README.md)
+    "git add -A; git rm $(git ls-files --deleted) 2> /dev/null; "
+    "git commit --no-verify --no-gpg-sign --message '--wip-- [skip ci]'",
+    "git ls-files -d | xargs git rm",
+    "git ls-files --deleted -z | xargs -0 git rm --quiet",
+])
+def test_git_rm_of_the_deleted_files_deletes_nothing(box: Path, command: str) -> None:
+    """git-ls-files(1): ``-d``/``--deleted`` shows "files with an unstaged deletion": they
+    are gone from the work tree, and ``git rm`` of them only records that in the index."""
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_git_rm_of_every_listed_file_is_still_judged(box: Path) -> None:
+    verdict = _judged(box, "git rm -r $(git ls-files --deleted --cached)")
+    assert not verdict.allowed
