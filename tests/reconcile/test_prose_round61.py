@@ -1,0 +1,105 @@
+"""Results written in sentences (round 61): which number of a sentence is a claim's.
+
+Papers and READMEs state a result in prose beside the data the model was trained on, a
+baseline's or the previous best's number, and deltas. Each section below is a bug this round
+found, with the sentences that showed it and near misses that already held.
+
+1. **The data a model was trained on is no split of its numbers.** "Trained on the DIV2K
+   training images, Ours reaches a PSNR of 31.62 dB": "training images" qualifies the data, so
+   the PSNR was read as a training number, the test claim was taken off it, and its drift went
+   unreported (the same in "fine-tuned on the training set", "when trained on the full
+   training set"). A split word (or a list of them) after a training verb and "on", "with" or
+   "using", a few words between, now names the data trained on, no split of the numbers
+   (`number_roles._split_runs`, `_trained_on`); "PSNR on the training set" still names the
+   training split.
+   Sources: "R1 improved from 0.305 to 0.253 when trained on the full training set" (a
+   challenge report's README); "The accuracy of the GSM8K test set for LLaMA-2-13B and
+   Mistral-7B models fine-tuned on the training set of GSM8K and MATH" (ReAlign's README);
+   "The default pretrained checkpoint `RDN_best` was trained on the DIV2K training set"
+   (QuADA-GS's README); "The entire framework was trained on the DIV2K training set using the
+   Adam optimizer" (an arbitrary-scale SR paper).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from labledger.reconcile.claim_model import Claim
+from tests.reconcile.test_documents import claim
+from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+
+Found = list[tuple[str, tuple[str, ...], int, str | None]]
+
+# a test-split claim and a val-split claim of one quantity, as `labledger claim --split` makes
+ACC_TEST = replace(claim("T1", "accuracy", 0.897, aliases=("Ours",)), split="test")
+ACC_VAL = replace(claim("V1", "val_accuracy", 0.912, aliases=("Ours",)), split="validation")
+PSNR_TEST = replace(claim("P1", "psnr", 31.42, unit="dB", aliases=("Ours",)), split="test")
+EER_TEST = replace(claim("R1", "eer", 0.253, aliases=("R1",)), split="test")
+
+
+# === 1. the data trained on ======================================================================
+
+TRAINED_ON = [
+    # (text, claims, the claim's number, a wrong one in its place)
+    # ("from X to Y" with neither the claim's: ambiguous between the two, see section 3)
+    ("R1 improved from 0.305 to {v} when trained on the full training set.", [EER_TEST],
+     "0.253", "0.263"),
+    ("Ours is trained on the DIV2K training set and reaches {v} dB PSNR on Set5.",
+     [PSNR_TEST], "31.42", "31.62"),
+    ("Trained on the DIV2K training images, Ours reaches a PSNR of {v} dB.", [PSNR_TEST],
+     "31.42", "31.62"),
+    ("Ours, trained on 800 training images, reaches a PSNR of {v} dB.", [PSNR_TEST],
+     "31.42", "31.62"),
+    ("Fine-tuned on the training set of CIFAR-10, Ours reaches {v} accuracy.", [ACC_TEST],
+     "89.7%", "89.9%"),
+    ("When trained on only 10% of the training data, Ours reaches {v} accuracy.", [ACC_TEST],
+     "89.7%", "89.9%"),
+    ("Ours reaches an accuracy of {v} after fine-tuning on the training data.", [ACC_TEST],
+     "89.7%", "89.9%"),
+    ("Ours is fitted on the training data and reaches an accuracy of {v}.", [ACC_TEST],
+     "89.7%", "89.9%"),
+    # a test set named too, and a val claim beside: the test one's (as before)
+    ("We train on the training set and report {v} accuracy on the test set.",
+     [ACC_TEST, ACC_VAL], "89.7%", None),
+]
+
+
+@pytest.mark.parametrize(("text", "claims", "right", "wrong"), TRAINED_ON)
+def test_the_data_trained_on_is_no_split_of_the_numbers(text: str, claims: list[Claim],
+                                                        right: str, wrong: str | None) -> None:
+    cid = claims[0].id
+    report = judge(text.format(v=right) + "\n", claims)
+    assert findings(report) == []
+    assert matches(report) == {((cid,), 1, right)}
+    if wrong is not None:
+        # before: nothing (the training data's split word took the claim off its number)
+        report = judge(text.format(v=wrong) + "\n", claims)
+        shown = "0.305" if "from 0.305" in text else wrong
+        assert findings(report) == [("drift" if shown == wrong else "ambiguous", (cid,), 1,
+                                     shown)]
+
+
+@pytest.mark.parametrize("text", [
+    # the number's own split: the training set's accuracy, no test claim's (as before)
+    "Ours reaches 89.9% accuracy on the training set.",
+    "On the training set, Ours reaches 89.9% accuracy.",
+    "Ours reaches a training accuracy of 89.9% after training on the training set.",
+    # another phrase between the verb and the split word: the numbers' split
+    "Ours is trained on ImageNet and reaches 89.9% accuracy on the training set.",
+    "Trained on ImageNet, Ours reaches 89.9% accuracy on the training set.",
+])
+def test_a_split_of_the_numbers_still_takes_another_splits_claim_off(text: str) -> None:
+    report = judge(text + "\n", [ACC_TEST])
+    assert findings(report) == []
+    assert matches(report) == set()
+
+
+def test_a_list_trained_on_still_pairs_with_no_numbers() -> None:
+    """test_split_words_review41's list trained on, judged whole: the numbers are of no split,
+    each the claim it matches."""
+    text = "Trained on the train and val sets, Ours reaches 89.7% and 91.2%, respectively.\n"
+    report = judge(text, [ACC_TEST, ACC_VAL])
+    assert findings(report) == []
+    assert matches(report) == {(("T1",), 1, "89.7%"), (("V1",), 1, "91.2%")}
