@@ -902,6 +902,10 @@ class SplitWord(NamedTuple):
     # direction registry knows), which before round 45 named no split: it is the split of its
     # own metric's numbers only (`SentenceSplits.of`)
     anchored: bool = False
+    # whether it qualifies the data a metric before it is measured on ("Perplexity on the dev
+    # set drops to 11.8", "the accuracy on the test set is 75%"): the split of its clause's
+    # numbers only (`SentenceSplits.of`)
+    after_metric: bool = False
 
 
 def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None,
@@ -919,9 +923,51 @@ def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None
             listed = _listed_metrics(masked, base, noun, metrics)
         families = dict.fromkeys(family for _, family in run)
         anchored = noun is not None and _PROSE_SPLIT.match(masked, run[-1][0] - base) is None
-        out.extend(SplitWord(at, family, listed, anchored) for at, _ in run
+        after = noun is None and _measured_on(masked, base, run[0][0], metrics)
+        out.extend(SplitWord(at, family, listed, anchored, after) for at, _ in run
                    for family in families)
     return out
+
+
+# A metric's name, then the preposition and article before the data it is measured on:
+# "Perplexity on the dev set", "the accuracy on the test set", "BLEU on the test split"
+_MEASURED_ON = r"[ \t]+(?:on|in|for|with|of|over)[ \t]+(?:the[ \t]+)?\Z"
+_METRIC_MEASURED_ON = re.compile(r"(?i)(?<![^\W_])(?:" + _SPELLED_APART + r"|(?:" + _METRIC_NAMES
+                                 + r")(?:[@\-]?\d[\d.:]*)?(?:e?s)?)" + _MEASURED_ON)
+_PREPOSITION_BEFORE = re.compile(r"(?i)" + _MEASURED_ON)
+
+
+def _measured_on(masked: str, base: int, at: int, metrics: Mapping[int, int] | None) -> bool:
+    """Whether the split word at ``at`` (``base`` on) says the data the metric right before it
+    is measured on ("Perplexity on the dev set"; a claim's metric of ``metrics``, start ->
+    end, too), that metric written after no number ("97.1% top-5 accuracy on the test set" is
+    that number's setting, as "on the test set" alone is)."""
+    lo = max(0, at - base - 64)
+    found = _METRIC_MEASURED_ON.search(masked, lo, at - base)
+    start = found.start() + base if found is not None else None
+    if start is None and metrics:
+        prep = _PREPOSITION_BEFORE.search(masked, lo, at - base)
+        if prep is not None:
+            start = next((s for s, e in metrics.items() if e == prep.start() + base), None)
+    if start is None:
+        return False
+    return _NUMBER_RIGHT_BEFORE.search(masked, max(0, start - base - 24), start - base) is None
+
+
+# A number right before a metric, with its unit: "97.1% top-5 accuracy", "31.42 dB PSNR" (not
+# "28.9, and perplexity")
+_NUMBER_RIGHT_BEFORE = re.compile(r"(?<![\w.])\d(?:[\d.,]*\d)?[ \t]?(?:\\?%|(?!(?:and|or|to|vs)"
+                                  r"(?![^\W_]))[^\W\d_]{1,3}(?![^\W\d_]))?[ \t~$*_`()]*\Z")
+
+
+# Where a sentence's clauses part: a semicolon, a comma and a conjunction that joins no list of
+# numbers (", and the PSNR ...", not "91.2%, and 89.7%"), "while" or "whereas", and "and" or
+# "but" before a word opening a clause ("... is 76% and the accuracy on the test set is 75%",
+# "... was 82% and that with the test set was 79%")
+_CLAUSE_PARTS = re.compile(r"(?i);|,[ \t]*(?:and|but|while|whereas|whilst)(?![^\W_])"
+                           r"(?![ \t$~]*[+\-\u2212]?\.?\d)|(?<![^\W_])(?:while|whereas|whilst)"
+                           r"(?![^\W_])|(?<![^\W_])(?:and|but)[ \t]+(?=(?:that|the|its|their|this"
+                           r"|those|these|it|we|our)(?![^\W_]))")
 
 
 # The nouns after a split word that are the data, not a metric: "the test set", "val results"
@@ -1203,6 +1249,7 @@ class SentenceSplits:
                  metrics: Sequence[tuple[int, int]] = ()) -> None:
         self.masked, self.base = masked, base
         self.words = split_words(masked, base, dict(metrics), dict(metrics))
+        self._parts: list[int] | None = None  # where its clauses part (`same_clause`)
         self._of_metrics = any(w.metrics for w in self.words)
         # the spans of the metrics it names (`metric_mentions`), where a word qualifies one
         self.mentions: list[tuple[int, int]] = []
@@ -1219,7 +1266,22 @@ class SentenceSplits:
         unit): all of them but the anchored ones, unless the metric it is written with is told
         (`_own_metric`); then every word qualifying the data, those qualifying its metric if
         any does, else those (not anchored) qualifying a metric listed with it in a list of
-        pairs (`_listed_with`)."""
+        pairs (`_listed_with`). A word saying the data a metric is measured on ("Perplexity on
+        the dev set drops to 11.8, and BLEU reaches 28.4") is its own clause's only."""
+        words = self._of(at, end)
+        if any(w.after_metric for w in words):
+            words = [w for w in words if not w.after_metric or self.same_clause(w.at, at)]
+        return words
+
+    def same_clause(self, a: int, b: int) -> bool:
+        """Whether the offsets ``a`` and ``b`` (``base`` on) are in one clause of the sentence
+        (`_CLAUSE_PARTS`)."""
+        if self._parts is None:
+            self._parts = [m.start() + self.base for m in _CLAUSE_PARTS.finditer(self.masked)]
+        return bisect.bisect_right(self._parts, a) == bisect.bisect_right(self._parts, b)
+
+    def _of(self, at: int, end: int) -> list[SplitWord]:
+        """`of`, but for the clauses."""
         words = self.words
         if not self._of_metrics:
             return words
