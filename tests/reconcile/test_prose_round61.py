@@ -38,6 +38,19 @@ found, with the sentences that showed it and near misses that already held.
    was 82% and that with the test set was 79%." (a diabetes-prediction README); "Perplexity on
    the validation set" (xLSTM, Beck et al. 2024: "evaluated by their perplexity on the
    validation set"; a GPT-2 fine-tuning README's results heading).
+3. **A change's noun after the metric.** "including a 0.74 dB PSNR gain and a 28.5%
+   reduction in rotation error" drifted the 0.74 against the PSNR claim (a correct README
+   blocked): the word after the number was the metric, no delta's word. A number followed by
+   an anchor and a change's noun (gain, improvement, increase, drop, boost, reduction) is now
+   a delta (`number_roles._change_of_anchor`); deltas after "by", "+", "a gain of" are read as
+   before, and a comparative after the metric ("91.2% accuracy higher than ...") is left a
+   value.
+   Sources: HLA-WM's README ("including a 0.74 dB PSNR gain and a 28.5% reduction in rotation
+   error"); Fused-Planes' README ("Fused-Planes is 7.2× faster, 3.2× more storage-efficient,
+   has a 2.32dB PSNR Gain"); a Tigrinya NMT paper ("reporting a 1.3 BLEU improvement over a
+   neural baseline"); "The ResNet-101 gains 0.8% mAP improvement" (a detection paper); IDM's
+   README ("our IDM achieves up to 10.09dB PSNR gain"); a Transformer summary ("**28.4 BLEU**
+   — over 2 BLEU improvement over the best prior result").
 """
 
 from __future__ import annotations
@@ -195,3 +208,51 @@ def test_a_setting_of_the_sentence_is_still_every_clauses(text: str) -> None:
     report = judge(text + "\n", [TOP1_TEST, TOP5_VAL])
     assert findings(report) == []
     assert matches(report) == {(("T5",), 1, "89.7%")}
+
+
+# === 3. a change's noun after the metric ========================================================
+
+HLA = claim("H1", "psnr", 24.31, unit="dB", aliases=("HLA-WM",))
+FUSED = claim("F1", "psnr", 29.02, unit="dB", aliases=("Fused-Planes",))
+TIGRINYA = claim("N1", "bleu", 14.2, aliases=("Öktem et al.",))
+RESNET = claim("R1", "map", 81.2, aliases=("ResNet-101",))
+BLEU_DE = claim("D1", "bleu", 28.4, aliases=("English-to-German",))
+
+
+@pytest.mark.parametrize(("text", "claims"), [
+    # before: drift (the number read as the PSNR's value)
+    ("On the 60-second SANA-WM-Bench, HLA-WM improves all six aggregate revisit-consistency and "
+     "camera-control metrics of the base autoregressive generator without additional training, "
+     "including a 0.74 dB PSNR gain and a 28.5% reduction in rotation error.", [HLA]),
+    ("Compared to Tri-Planes, Fused-Planes is 7.2× faster, 3.2× more storage-efficient, has a "
+     "2.32dB PSNR Gain, and is 2.1× faster in rendering.", [FUSED]),
+    ("Fused-Planes brings a 2.32 dB PSNR improvement over Tri-Planes.", [FUSED]),
+    # as before (a BLEU of 14.2 is no plausible 1.3 or 2.2)
+    ("Öktem et al. report a 2.2 BLEU increase over a neural baseline.", [TIGRINYA]),
+    ("Öktem et al. built a domain-specific Tigrinya→English NMT system using transfer "
+     "learning, reporting a 1.3 BLEU improvement over a neural baseline.", [TIGRINYA]),
+    ("The ResNet-101 gains 0.8% mAP improvement.", [RESNET]),
+    ("Fused-Planes improves PSNR by 2.32 dB over Tri-Planes.", [FUSED]),
+    ("Fused-Planes has a PSNR gain of 2.32 dB over Tri-Planes.", [FUSED]),
+])
+def test_a_change_of_the_metric_is_no_value(text: str, claims: list[Claim]) -> None:
+    report = judge(text + "\n", claims)
+    assert findings(report) == []
+    assert matches(report) == set()
+
+
+@pytest.mark.parametrize(("text", "want", "matched"), [
+    ("English-to-German: **28.4 BLEU** — over 2 BLEU improvement over the best prior result.",
+     [], {(("D1",), 1, "28.4")}),
+    ("English-to-German: **28.9 BLEU** — over 2 BLEU improvement over the best prior result.",
+     [("drift", ("D1",), 1, "28.9")], set()),
+    # a comparative after the metric may state the value: judged, as before
+    ("English-to-German reaches 28.9 BLEU higher than all prior single models.",
+     [("drift", ("D1",), 1, "28.9")], set()),
+])
+def test_the_value_beside_a_change_is_still_judged(text: str, want: Found,
+                                                   matched: set[tuple[tuple[str, ...], int,
+                                                                      str]]) -> None:
+    report = judge(text + "\n", [BLEU_DE])
+    assert findings(report) == want
+    assert matches(report) == matched
