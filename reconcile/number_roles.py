@@ -260,8 +260,8 @@ than vs versus when while after before under using via into onto as is are was w
 
 def role_of(shown: Shown, masked: str, base: int,
             anchors: Sequence[tuple[int, int]] = ()) -> str:
-    """value | delta | bound | reference | count | uncertainty | level, from the words around
-    it.
+    """value | delta | bound | reference | count | uncertainty | level | other, from the
+    words around it.
 
     ``anchors``: the spans (offsets as ``shown``'s) of the anchor terms in the unit. A count
     noun inside one names the claimed quantity itself ("12,000 training images" for a claim
@@ -323,7 +323,78 @@ def role_of(shown: Shown, masked: str, base: int,
                 return "count"
     if shown.sign == "+":
         return "delta"
+    if _of_another(masked, s, shown.suffix_end - base, anchors, base):
+        return "other"
     return "value"
+
+
+# Another method's result a sentence compares with: the baseline's, the previous best's ("above
+# the previous best validation accuracy of 90.1%", "surpassing the previous state-of-the-art of
+# 94.76%", "over the baseline (30.10 dB)", "the baseline's 30.10 dB", "88.0% for the
+# baseline"). A bare "state-of-the-art" says the number is one ("achieves a state-of-the-art
+# 2.17"): it takes "previous", "prior"... before it.
+_OTHERS = (r"(?:baselines?|(?:previous|prior|former|earlier)[ \t]+(?:best|state[ \t-]+of[ \t-]+the"
+           r"[ \t-]+art|sota|record|results?|works?|methods?)|best[ \t]+(?:prior|previous)"
+           r"(?:[ \t]+(?:results?|methods?|works?))?)")
+# ... then its number: its possessive, metric names and link words between (names blanked),
+# or a parenthesis holding the number alone ("baseline (30.10 dB)"; not "(0.6327 vs 0.5290)",
+# whose first number is the sentence's own)
+_OTHERS_THEN = re.compile(r"(?i)(?<![^\W_])" + _OTHERS + r"(?:['’]s)?(?:[ \t*_`]+(?:of|is|was|at"
+                          r"|with|the|a|an|score|scores|value|values|result|results|reached"
+                          r"|achieved|achieves|reaches|gets|got|obtained|train|training|val|valid"
+                          r"|validation|dev|test|testing|eval|evaluation)(?![^\W_]))*"
+                          r"[ \t*_`]*(?:[:=]|(\())?[ \t*_`$]*\Z")
+_CLOSED = re.compile(r"[ \t*_`$]*[),;]")
+# ... or the number first: "30.10 dB (baseline)", "88.0% for the baseline", "3.26 of the
+# previous best"
+_THEN_OTHERS = re.compile(r"(?i)[ \t*_`$]*(?:\(|(?:for|of|by|from)[ \t]+(?:the[ \t]+)?)"
+                          + _OTHERS + r"(?![^\W_])")
+_COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
+_OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
+
+
+def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]],
+                base: int) -> bool:
+    """Whether the number from ``s`` to ``end`` (with its unit) is written as another method's
+    result (`_OTHERS`): right after one ("the previous best of 94.1%", metric names between
+    left out), or right before one ("30.10 dB (baseline)"); not where the phrase is an anchor
+    (a claim on the baseline: "Baseline" its alias), nor a number compared next ("baseline
+    31.42 vs 30.10", "(0.6327 vs 0.5290)": which is whose is for the names to tell)."""
+    lowered = masked[max(0, s - _OTHERS_REACH):end + 48].lower()
+    if "base" not in lowered and "prior" not in lowered and "previous" not in lowered \
+            and "former" not in lowered and "earlier" not in lowered:
+        return False  # (most numbers: a few substring tests)
+    if _COMPARED_NEXT.match(masked, end):
+        return False
+    after = _THEN_OTHERS.match(masked, end)
+    if after is not None:
+        return not _in_anchor(after.end() - 1 + base, anchors)
+    lo = max(0, s - _OTHERS_REACH)
+    text = _blank_names(masked, lo, s, anchors, base)
+    found = _OTHERS_THEN.search(text)
+    if found is None or (found.group(1) is not None and not _CLOSED.match(masked, end)):
+        return False
+    return not _in_anchor(lo + found.start() + base, anchors)
+
+
+def _in_anchor(at: int, anchors: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= at < b for a, b in anchors)
+
+
+def _blank_names(masked: str, lo: int, hi: int, anchors: Sequence[tuple[int, int]],
+                 base: int) -> str:
+    """``masked[lo:hi]`` with each metric's name (`_METRIC_MENTION`) and each anchor wholly in
+    it but one holding an other's phrase made spaces ("previous best validation accuracy
+    of": "previous best                     of")."""
+    text = masked[lo:hi]
+    spans = [(m.start(), m.end()) for m in _METRIC_MENTION.finditer(text)]
+    spans += [(a - base - lo, b - base - lo) for a, b in anchors
+              if a - base >= lo and b - base <= hi]
+    out = list(text)
+    for a, b in spans:
+        if not re.search(r"(?i)base|prior|previous|former|earlier", text[a:b]):
+            out[a:b] = " " * (b - a)
+    return "".join(out)
 
 
 # A change's noun after the metric a number is of: "a 0.74 dB PSNR gain", "has a 2.32dB PSNR

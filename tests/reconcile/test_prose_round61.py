@@ -51,6 +51,30 @@ found, with the sentences that showed it and near misses that already held.
    neural baseline"); "The ResNet-101 gains 0.8% mAP improvement" (a detection paper); IDM's
    README ("our IDM achieves up to 10.09dB PSNR gain"); a Transformer summary ("**28.4 BLEU**
    — over 2 BLEU improvement over the best prior result").
+4. **A baseline's or the previous best's number.** "Ours improves PSNR by 1.32 dB over the
+   baseline (30.10 dB) to 31.42 dB" drifted the baseline's 30.10 against Ours' claim (a correct
+   document blocked: the 31.42 is past the anchors' reach), and "Ours reaches a validation
+   accuracy of 91.5%, above the previous best validation accuracy of 90.1%" was ambiguous
+   between the two numbers instead of a drift at 91.5%. A number written right after a
+   baseline or a previous best ("the previous state-of-the-art of 94.76%", "the baseline's
+   30.10 dB", "the previous best validation accuracy of 90.1%", "the baseline (30.10 dB)") or
+   right before one ("30.10 dB for the baseline", "30.10 dB (baseline)") is now another
+   method's, no value (`number_roles._of_another`, role "other"), unless the phrase is a
+   claim's anchor (a claim on the baseline, "Baseline" its alias: its number, as before), or
+   the number is compared next ("over the baseline (0.6327 vs 0.5290)": the names tell whose).
+   A bare "state-of-the-art" says the number is the sentence's own ("achieves a
+   state-of-the-art 2.17").
+   Sources: "The system has achieved an impressive accuracy of **99.76%**, significantly
+   surpassing the previous state-of-the-art of **94.76%**." (a blood-cancer classifier's
+   README); "Devin correctly resolves 13.86% of the issues end-to-end, far exceeding the
+   previous state-of-the-art of 1.96%" (Cognition's report, quoted in READMEs); "our model
+   achieves 99.24% accuracy at evaluation, which greatly improves on the previous
+   state-of-the-art of 95.80%" (an AlgoLisp README); "The best-fusion-reranked run achieves
+   MAP@100=0.2827, a clear improvement over the previous best of 0.2668 (+6.0%)."; "MixMatch
+   ... VAT achieved the previous state-of-the-art of 91.6% test accuracy" (the MixMatch paper);
+   "**MPNet reranker** improved MAP by 19.6% over the baseline (0.6327 vs 0.5290)." (a
+   retrieval report); "RAEv2 achieves a state-of-the-art 2.17 at just 80 epochs compared to
+   the previous best 3.26 (800 epochs)" (RAEv2's abstract).
 """
 
 from __future__ import annotations
@@ -256,3 +280,88 @@ def test_the_value_beside_a_change_is_still_judged(text: str, want: Found,
     report = judge(text + "\n", [BLEU_DE])
     assert findings(report) == want
     assert matches(report) == matched
+
+
+# === 4. a baseline's or the previous best's number ===============================================
+
+OTHERS = [
+    # (text, claim, the claim's number, a wrong one in its place)
+    ("The system has achieved an impressive accuracy of **{v}**, significantly surpassing the "
+     "previous state-of-the-art of **94.76%**.",
+     claim("S1", "accuracy", 0.9976, aliases=("The system",)), "99.76%", "99.46%"),
+    ("Devin correctly resolves {v} of issues autonomously, far exceeding the previous "
+     "state-of-the-art of 1.96%.", claim("D1", "resolved", 0.1386, aliases=("Devin",)),
+     "13.86%", "13.66%"),
+    ("In the end, our model achieves {v} accuracy at evaluation, which greatly improves on the "
+     "previous state-of-the-art of 95.80% while using fewer parameters.",
+     claim("A1", "accuracy", 0.9924, aliases=("our model",)), "99.24%", "99.44%"),
+    ("The best-fusion-reranked run achieves MAP@100={v}, a clear improvement over the previous "
+     "best of 0.2668 (+6.0%).", claim("F1", "map@100", 0.2827, aliases=("best-fusion-reranked",)),
+     "0.2827", "0.2837"),
+    ("VAT achieved the previous state-of-the-art of 91.6% test accuracy; MixMatch achieves {v} "
+     "test accuracy.", replace(claim("X1", "accuracy", 0.9521, aliases=("MixMatch",)),
+                               split="test"), "95.21%", "95.51%"),
+    ("This is a 1.5 pp improvement over the previous best of 94.1%, and the new D_e is {v}.",
+     claim("E1", "d_e", 0.9564, aliases=("D_e",)), "95.64%", "95.84%"),
+    ("Ours reaches a validation accuracy of {v}, above the previous best validation accuracy "
+     "of 90.1%.", ACC_VAL, "91.2%", "91.5%"),
+    ("Ours improves over the baseline's 30.10 dB to {v} dB PSNR.", PSNR_TEST, "31.42", "31.62"),
+    ("Ours achieves {v} dB PSNR compared with 30.10 dB for the baseline.", PSNR_TEST, "31.42",
+     "31.62"),
+    ("Ours achieves {v} dB PSNR, outperforming the baseline (30.10 dB).", PSNR_TEST, "31.42",
+     "31.62"),
+    ("PSNR: {v} dB (Ours) vs. 30.10 dB (baseline).", PSNR_TEST, "31.42", "31.62"),
+    ("On FDr6, RAEv2 achieves a state-of-the-art {v} at just 80 epochs compared to the previous "
+     "best 3.26 (800 epochs) without any post-training.",
+     replace(claim("R2", "fdr6", 2.17, aliases=("RAEv2",)), direction="lower"), "2.17", "2.27"),
+]
+
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), OTHERS)
+def test_another_methods_number_is_not_the_claims(text: str, one: Claim, right: str,
+                                                  wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    # before: ambiguous between the two numbers (the other's plausible too), or as now
+    report = judge(text.format(v=wrong) + "\n", [one])
+    assert findings(report) == [("drift", (one.id,), 1, wrong)]
+
+
+def test_the_baselines_number_past_the_claims_is_not_drift() -> None:
+    # before: drift at 30.10 (the claim's 31.42 is more than eight words from its anchors)
+    text = "Ours improves PSNR by 1.32 dB over the baseline (30.10 dB) to 31.42 dB.\n"
+    report = judge(text, [PSNR_TEST])
+    assert findings(report) == []
+
+
+BASE = claim("B0", "psnr", 30.10, unit="dB", aliases=("Baseline",), run="r0")
+OURS = claim("C1", "psnr", 31.42, unit="dB", aliases=("Ours",))
+
+
+@pytest.mark.parametrize(("text", "want", "matched"), [
+    # a claim on the baseline, "Baseline" its alias: its number, judged (as before)
+    ("Ours improves over the Baseline's 30.10 dB to 31.42 dB PSNR.", [],
+     {(("B0",), 1, "30.10"), (("C1",), 1, "31.42")}),
+    ("Ours improves over the Baseline's 30.20 dB to 31.42 dB PSNR.",
+     [("drift", ("B0",), 1, "30.20")], {(("C1",), 1, "31.42")}),
+    ("Ours reaches 31.42 dB PSNR, outperforming the Baseline (30.20 dB).",
+     [("drift", ("B0",), 1, "30.20")], {(("C1",), 1, "31.42")}),
+])
+def test_a_claim_on_the_baseline_keeps_its_number(text: str, want: Found,
+                                                  matched: set[tuple[tuple[str, ...], int,
+                                                                     str]]) -> None:
+    report = judge(text + "\n", [OURS, BASE])
+    assert findings(report) == want
+    assert matches(report) == matched
+
+
+def test_numbers_compared_next_are_left_to_the_names() -> None:
+    """"over the baseline (0.6327 vs 0.5290)": the first is the sentence's own (as before)."""
+    mpnet = claim("M1", "map", 0.6327, aliases=("MPNet reranker",))
+    text = "**MPNet reranker** improved MAP by 19.6% over the baseline ({} vs 0.5290).\n"
+    report = judge(text.format("0.6327"), [mpnet])
+    assert findings(report) == []
+    assert matches(report) == {(("M1",), 1, "0.6327")}
+    report = judge(text.format("0.6427"), [mpnet])
+    assert [f[0] for f in findings(report)] == ["ambiguous"]
