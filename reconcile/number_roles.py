@@ -4,8 +4,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 
 * delta: written with a ``+`` sign; after *by*, *gain*, *improvement*, *drop*, *Δ*... (also with
   *of* between: "a gain of 0.81 dB"); before
-  *higher*, *lower*, *better*, *faster*... (``-0.3`` is a delta unless the claim is negative,
-  which the caller decides);
+  *higher*, *lower*, *better*, *faster*..., or before a metric's anchor and a change's noun ("a
+  0.74 dB PSNR gain") (``-0.3`` is a delta unless the claim is negative, which the caller
+  decides);
 * bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, *nearly*,
   *almost*, *close to*, ``<``, ``≥``...;
   either end of a range in words, *between X and Y*, *ranges from X to Y*, *a range of X to Y*
@@ -20,6 +21,10 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * uncertainty: after ``±``, ``\\pm`` or ``+/-``, or a spread's noun and *of* ("a standard
   deviation of 0.05"); the value of a key naming a metric's spread (``"acc_norm_stderr": 0.0143``,
   ``'acc_stderr,none': 0.01``, ``psnr_std: 0.05``);
+* other: another method's result, right after *the baseline('s)*, *the previous best*, *the
+  previous state-of-the-art*... or right before *(baseline)*, *for the baseline* ("above the
+  previous best validation accuracy of 90.1%", "30.10 dB (baseline)"), unless the phrase is a
+  claim's anchor (a claim on the baseline);
 * level: a confidence level, before *CI*, *confidence interval*, *credible interval*... ("the
   bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result);
   or an operating point, before *sparsity*, *FPR*, *IoU*, *threshold*... ("matches full
@@ -44,7 +49,10 @@ Which split a number is of (train, val, test, eval), where its words say so, is 
 another split than a claim's is not that claim's. In prose a split word qualifying the data
 ("on the test set") is the split of the numbers near it; one qualifying a metric ("val loss",
 "test PSNR", a claim's own metric or alias) is the split of that metric's numbers only, not of
-another metric's in its sentence (`SentenceSplits`).
+another metric's in its sentence (`SentenceSplits`); one saying the data a metric before it is
+measured on ("Perplexity on the dev set drops to 11.8") is its clause's numbers' only, and one
+saying the data a model was trained on ("Trained on the DIV2K training images, ...") no split of
+its numbers (`_trained_on`).
 """
 
 from __future__ import annotations
