@@ -1010,6 +1010,10 @@ class SplitWord(NamedTuple):
     # set drops to 11.8", "the accuracy on the test set is 75%"): the split of its clause's
     # numbers only (`SentenceSplits.of`)
     after_metric: bool = False
+    # whether it is in a setting heading the sentence ("On the test set, ...", "For the
+    # validation split of ImageNet, ..."): the split of its numbers however far
+    # (`documents._nearest_split`)
+    heads: bool = False
 
 
 def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None,
@@ -1028,9 +1032,27 @@ def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None
         families = dict.fromkeys(family for _, family in run)
         anchored = noun is not None and _PROSE_SPLIT.match(masked, run[-1][0] - base) is None
         after = noun is None and _measured_on(masked, base, run[0][0], metrics)
-        out.extend(SplitWord(at, family, listed, anchored, after) for at, _ in run
+        heads = noun is None and _heads_the_sentence(masked, run[0][0] - base,
+                                                     run[-1][0] - base)
+        out.extend(SplitWord(at, family, listed, anchored, after, heads) for at, _ in run
                    for family in families)
     return out
+
+
+# A setting heading a sentence: "On the test set, ...", "For the validation split of ImageNet,
+# ...", "On the validation and test sets, ..." (a list's last word `_PROSE_SPLIT`'s)
+_SETTING_OPENS = re.compile(r"(?i)[\s*_>#\-]*(?:on|for|in|across|over)[ \t]+(?:the[ \t]+)?"
+                            r"(?:[^\W\d_][\w\-]*[ \t]+)?\Z")
+_SETTING_CLOSES = re.compile(r"(?i)(?:[ \t]+(?:of|in)[ \t]+[^\W\d_][\w\-]*)?[ \t]*,")
+
+
+def _heads_the_sentence(masked: str, first: int, last: int) -> bool:
+    """Whether the run of split words from ``first`` to ``last`` (offsets in ``masked``) is in a
+    setting heading the sentence and closed by a comma (`_SETTING_OPENS`)."""
+    if first > 48 or _SETTING_OPENS.fullmatch(masked, 0, first) is None:
+        return False
+    noun = _PROSE_SPLIT.match(masked, last)
+    return noun is not None and _SETTING_CLOSES.match(masked, noun.end()) is not None
 
 
 # A metric's name, then the preposition and article before the data it is measured on:
