@@ -606,14 +606,14 @@ _SETTING_AFTER = re.compile(_DECOR_CHARS + r"[ \t]+" + _SETTING_WORDS + _DECOR_C
 _CLAUSE_BREAK = re.compile(r"[,;]")
 _SETTING_BEFORE = re.compile(r"(?<![^\W\d_])" + _SETTING_WORDS + _DECOR_CHARS + r"\Z")
 # Names joined into a list ("Set5, Set14 and B100", "PSNR/SSIM", "PSNR and SSIM", "Ours vs.
-# Baseline"): a name of one is written with no one number. A list's other item may be a word
-# no claim has ("on Set5, Urban100 and Set14"): a word after the name, capitalized or holding a
-# digit ("Set5, and 27.3 dB" and "Set5, while" list nothing), or one before it joined by a
-# word or a slash ("Urban100 and Set14"; "On Set5, Ours reaches" is no list), that follows no
-# number ("31.42 dB and SSIM of 0.912" is none)
+# Baseline", "top-1/top-5"): a name of one is written with no one number. A list's other item
+# may be a word no claim has ("on Set5, Urban100 and Set14"): a word after the name, capitalized
+# or holding a digit, hyphens within ("Set5, and 27.3 dB" and "Set5, while" list nothing), or
+# one before it joined by a word or a slash ("Urban100 and Set14"; "On Set5, Ours reaches" is no
+# list), that follows no number ("31.42 dB and SSIM of 0.912" is none)
 _JOIN_WORD = r"[ \t]+(?:" + _LIST_WORDS + r"|&|vs\.?|versus)[ \t]+"
 _NAME_LIST_NEXT = re.compile(r"(?:[ \t]*,[ \t]*(?:(?:" + _LIST_WORDS + r")[ \t]+)?|" + _JOIN_WORD
-                             + r"|[ \t]*/[ \t]*)(?=[^\W\d_])[^\W_]*[A-Z\d]")
+                             + r"|[ \t]*/[ \t]*)(?=[^\W\d_])(?:[^\W_]|-(?=[^\W_]))*[A-Z\d]")
 _NAME_LIST_PREV = re.compile(r"(?<![\w.,%])(?<![\d.,%][ \t])[^\W\d_][\w\-]*(?:,?"
                              + _JOIN_WORD + r"|[ \t]*/[ \t]*)\Z")
 

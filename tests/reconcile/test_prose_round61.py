@@ -87,6 +87,16 @@ found, with the sentences that showed it and near misses that already held.
    strategy and comparable model scales. On the test set, our model achieves 56.9% NDS without
    bells and whistles, 9.0 points higher than DETR3D (47.9% NDS)." With BEVFormer's val and
    test NDS claimed, DETR3D's 47.9% (test) drifted against the val claim.
+6. **Two percents joined by a slash.** "The resulting model achieves around 75.6%/92.7%
+   top-1/top-5 accuracy.": the 92.7% was glued to the slash and not read (a slash-joined pair
+   was read only of plain decimals, "31.42/0.913"), so a top-5 claim drifted against the top-1
+   number (a correct README blocked) and a wrong top-5 went unjudged. A percent after a slash
+   and a percent is now read (`numbers._PERCENT_PAIRED_BEFORE`); and "top-5" after
+   "top-1/" is a list's name (`number_roles._NAME_LIST_NEXT` took no hyphen), so neither is
+   written with the number right before it.
+   Sources: Intel Caffe's multinode ResNet-50 README ("The resulting model achieves around
+   75.6%/92.7% top-1/top-5 accuracy."); an EEG retrieval paper ("it achieves 53.23%/83.55%
+   Top-1/Top-5 accuracy on THINGS-EEG2 and 12.01%/32.16% on Alljoined-1.6M").
 """
 
 from __future__ import annotations
@@ -424,3 +434,54 @@ def test_bevformers_test_set_sentence(v: str, t: str, claims: list[Claim], want:
     report = judge(BEV.format(v=v, t=t) + "\n", claims)
     assert findings(report) == want
     assert matches(report) == matched
+
+
+# === 6. two percents joined by a slash ===========================================================
+
+TOP1 = claim("K1", "top1", 0.756, aliases=("top-1",))
+TOP5 = claim("K5", "top5", 0.927, aliases=("top-5",))
+CAFFE = "The resulting model achieves around {}/{} top-1/top-5 accuracy."
+
+
+@pytest.mark.parametrize(("one", "five", "claims", "want", "matched"), [
+    # before: drift of the top-5 claim at 75.6% (the 92.7% unread)
+    ("75.6%", "92.7%", [TOP5], [], {(("K5",), 1, "92.7%")}),
+    # before: the top-5 claim unmatched, no finding
+    ("75.6%", "92.7%", [TOP1, TOP5], [], {(("K1",), 1, "75.6%"), (("K5",), 1, "92.7%")}),
+    # before: nothing (the wrong top-5 unread)
+    ("75.6%", "92.9%", [TOP1, TOP5], [("drift", ("K5",), 1, "92.9%")], {(("K1",), 1, "75.6%")}),
+    # before: ambiguous between the two claims
+    ("75.9%", "92.7%", [TOP1, TOP5], [("drift", ("K1",), 1, "75.9%")], {(("K5",), 1, "92.7%")}),
+])
+def test_two_percents_joined_by_a_slash_are_each_read(
+        one: str, five: str, claims: list[Claim], want: Found,
+        matched: set[tuple[tuple[str, ...], int, str]]) -> None:
+    report = judge(CAFFE.format(one, five) + "\n", claims)
+    assert findings(report) == want
+    assert matches(report) == matched
+
+
+def test_the_eeg_papers_pairs() -> None:
+    e1 = claim("E1", "top1", 0.5323, aliases=("THINGS-EEG2",))
+    e5 = claim("E5", "top5", 0.8355, aliases=("THINGS-EEG2",))
+    text = ("In 200-way retrieval, it achieves 53.23%/{} Top-1/Top-5 accuracy on THINGS-EEG2 and "
+            "12.01%/32.16% on Alljoined-1.6M.\n")
+    report = judge(text.format("83.55%"), [e1, e5])
+    assert findings(report) == []
+    assert matches(report) == {(("E1",), 1, "53.23%"), (("E5",), 1, "83.55%")}
+    # before: nothing
+    assert findings(judge(text.format("83.85%"), [e1, e5])) == [("drift", ("E5",), 1, "83.85%")]
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("achieves around 75.6%/92.7% top-1/top-5", ["75.6", "92.7"]),
+    ("The 91%/98% Top-1/Top-5 accuracy is still strong", ["91", "98"]),
+    ("rates of 12.5\\%/30.1\\% in LaTeX", ["12.5", "30.1"]),
+    # as before: fractions, dates and ratios are no pairs
+    ("3/4 of the images", []),
+    ("on 12/05/2024", []),
+    ("50%/3 of them", ["50"]),
+])
+def test_which_percents_of_a_slash_are_read(text: str, values: list[str]) -> None:
+    from labledger.reconcile.numbers import scan_numbers
+    assert [n.text for n in scan_numbers(text)] == values
