@@ -653,7 +653,8 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
         head = list_head(masked, at - base, end - base) + base
         k = bisect.bisect_right(starts, head) - 1
         if k >= 0 and names[k][1] <= head and alone(k) \
-                and _BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base):
+                and (_BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base)
+                     or _changes_from(masked, base, names[k][1], head)):
             own.append(k)
         after = bisect.bisect_left(starts, end)
         tail = end
@@ -682,6 +683,28 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
             k -= 1
         out.append(own)
     return out
+
+
+# A name's change from one number to another: "the mAP result of Swin Transformer increases from
+# 79.1% to 80.4%", "PSNR rises from 30.10 to 31.42 dB": both numbers are the name's. (Not "Ours
+# improves PSNR over the Baseline from 30.10 to 31.42 dB": the Baseline changes nothing.)
+_CHANGE_VERB_FROM = re.compile(r"(?i)" + _DECOR_RUN + r"(?:increases|increased|improves|improved"
+                               r"|rises|rose|grows|grew|climbs|climbed|jumps|jumped|goes|went"
+                               r"|drops|dropped|falls|fell|decreases|decreased|declines|declined"
+                               r"|changes|changed|moves|moved)[ \t]+from[ \t$~]+\Z")
+_FROM_NUMBER_TO = re.compile(r"(?i)(" + _NUMBER_ITEM + r")[ \t]+to[ \t$~]+\Z")
+
+
+def _changes_from(masked: str, base: int, name_end: int, head: int) -> bool:
+    """Whether the name ending at ``name_end`` changes from or to the number at ``head``
+    (offsets ``base`` on): "Swin Transformer increases from 79.1%", "... from 79.1% to 80.4%"."""
+    if head - name_end > _GAP_REACH:
+        return False
+    gap_end = head - base
+    to = _FROM_NUMBER_TO.search(masked, max(0, gap_end - 40), gap_end)
+    if to is not None and _CHANGE_VERB_FROM.fullmatch(masked, name_end - base, to.start()):
+        return True
+    return _CHANGE_VERB_FROM.fullmatch(masked, name_end - base, gap_end) is not None
 
 
 def _in_percent_range(shown: Shown, masked: str, base: int, head: str) -> bool:

@@ -97,6 +97,16 @@ found, with the sentences that showed it and near misses that already held.
    Sources: Intel Caffe's multinode ResNet-50 README ("The resulting model achieves around
    75.6%/92.7% top-1/top-5 accuracy."); an EEG retrieval paper ("it achieves 53.23%/83.55%
    Top-1/Top-5 accuracy on THINGS-EEG2 and 12.01%/32.16% on Alljoined-1.6M").
+7. **A name's change from one number to another.** "The ResNet-101 gains 0.8% mAP
+   improvement, and similarly, the mAP result of Swin Transformer increases from 79.1% to
+   80.4%." with both models' mAP claimed: the Swin Transformer's 79.1% (its number before) was
+   written with no name, so the ResNet-101 claim (81.2%, not stated here) drifted against it (a
+   correct paper blocked). A name before a change's verb and "from" ("increases from", "rises
+   from", "drops from") is now written with both numbers of the change
+   (`number_roles._changes_from` in `written_with`); "Ours improves PSNR over the Baseline from
+   30.10 to 31.42 dB" binds nothing, as before.
+   Source: a detection paper's backbone ablation ("The ResNet-101 gains 0.8% mAP improvement,
+   and similarly, the mAP result of Swin Transformer increases from 79.1% to 80.4%.").
 """
 
 from __future__ import annotations
@@ -485,3 +495,40 @@ def test_the_eeg_papers_pairs() -> None:
 def test_which_percents_of_a_slash_are_read(text: str, values: list[str]) -> None:
     from labledger.reconcile.numbers import scan_numbers
     assert [n.text for n in scan_numbers(text)] == values
+
+
+# === 7. a name's change from one number to another ===============================================
+
+RESNET101 = claim("R1", "map", 0.812, aliases=("ResNet-101",))
+SWIN = claim("W1", "map", 0.804, aliases=("Swin Transformer",))
+SWIN_TEXT = ("The ResNet-101 gains 0.8% mAP improvement, and similarly, the mAP result of Swin "
+             "Transformer increases from {} to {}.")
+
+
+@pytest.mark.parametrize(("before", "after", "want", "matched"), [
+    # before: drift of the ResNet-101 claim at the Swin Transformer's 79.1%
+    ("79.1%", "80.4%", [], {(("W1",), 1, "80.4%")}),
+    # before: ambiguous for both claims; the Swin Transformer's alone now
+    ("79.1%", "80.9%", [("ambiguous", ("W1",), 1, "79.1%")], set()),
+])
+def test_a_names_change_is_its_numbers(before: str, after: str, want: Found,
+                                       matched: set[tuple[tuple[str, ...], int, str]]) -> None:
+    report = judge(SWIN_TEXT.format(before, after) + "\n", [RESNET101, SWIN])
+    assert findings(report) == want
+    assert matches(report) == matched
+
+
+@pytest.mark.parametrize(("text", "want", "matched"), [
+    # no change's verb after the name: as before
+    ("Ours improves PSNR over the Baseline from 30.10 to 31.42 dB.", [],
+     {(("B0",), 1, "30.10"), (("C1",), 1, "31.42")}),
+    ("Ours improves PSNR over the Baseline from 30.10 to 31.62 dB.",
+     [("drift", ("C1",), 1, "31.62")], {(("B0",), 1, "30.10")}),
+    ("The Baseline reaches 30.10 dB, and Ours improves from 30.20 dB to 31.42 dB.", [],
+     {(("B0",), 1, "30.10"), (("C1",), 1, "31.42")}),
+])
+def test_a_change_not_said_of_a_name_binds_nothing(
+        text: str, want: Found, matched: set[tuple[tuple[str, ...], int, str]]) -> None:
+    report = judge(text + "\n", [OURS, BASE])
+    assert findings(report) == want
+    assert matches(report) == matched
