@@ -336,29 +336,34 @@ def role_of(shown: Shown, masked: str, base: int,
     return "value"
 
 
-# Another method's result a sentence compares with: the baseline's, the previous best's ("above
-# the previous best validation accuracy of 90.1%", "surpassing the previous state-of-the-art of
-# 94.76%", "over the baseline (30.10 dB)", "the baseline's 30.10 dB", "88.0% for the
-# baseline"). A bare "state-of-the-art" says the number is one ("achieves a state-of-the-art
+# Another method's result a sentence compares with: the baseline's, the previous best's, the
+# second best's ("above the previous best validation accuracy of 90.1%", "surpassing the
+# previous state-of-the-art of 94.76%", "over the baseline (30.10 dB)", "the baseline's 30.10
+# dB", "88.0% for the baseline", "over the second-best method (i.e. VideoGen-of-Thought with
+# 66.93)"). A bare "state-of-the-art" says the number is one ("achieves a state-of-the-art
 # 2.17"): it takes "previous", "prior"... before it.
 _OTHERS = (r"(?:baselines?|(?:previous|prior|former|earlier)[ \t]+(?:best|state[ \t-]+of[ \t-]+the"
            r"[ \t-]+art|sota|record|results?|works?|methods?)|best[ \t]+(?:prior|previous)"
-           r"(?:[ \t]+(?:results?|methods?|works?))?)")
+           r"(?:[ \t]+(?:results?|methods?|works?))?|(?:second|2nd)[ \t-]+best(?:[ \t-]+"
+           r"(?:performing[ \t]+)?(?:methods?|models?|approach|approaches|results?))?"
+           r"|runner[ \t-]+up)")
 # ... then its number: its possessive, metric names and link words between (names blanked),
-# or a parenthesis holding the number alone ("baseline (30.10 dB)"; not "(0.6327 vs 0.5290)",
-# whose first number is the sentence's own)
+# or a parenthesis holding the number, a few words before it, and nothing after it ("baseline
+# (30.10 dB)", "second-best method (Qwen3OFT at 48.8%)"; not "(0.6327 vs 0.5290)", whose first
+# number is the sentence's own)
 _OTHERS_THEN = re.compile(r"(?i)(?<![^\W_])" + _OTHERS + r"(?:['’]s)?(?:[ \t*_`]+(?:of|is|was|at"
                           r"|with|the|a|an|score|scores|value|values|result|results|reached"
                           r"|achieved|achieves|reaches|gets|got|obtained|train|training|val|valid"
                           r"|validation|dev|test|testing|eval|evaluation)(?![^\W_]))*"
-                          r"[ \t*_`]*(?:[:=]|(\())?[ \t*_`$]*\Z")
-_CLOSED = re.compile(r"[ \t*_`$]*[),;]")
+                          r"[ \t*_`]*(?:[:=]|(\((?:[^()\d\n]{0,40}[ \t])?))?[ \t*_`$~]*\Z")
+_CLOSED = re.compile(r"[ \t*_`$]*(?:\\?%[ \t*_`$]*)?[),;]")
 # ... or the number first: "30.10 dB (baseline)", "88.0% for the baseline", "3.26 of the
 # previous best"
 _THEN_OTHERS = re.compile(r"(?i)[ \t*_`$]*(?:\(|(?:for|of|by|from)[ \t]+(?:the[ \t]+)?)"
                           + _OTHERS + r"(?![^\W_])")
 _COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
 _OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
+_OTHERS_WORDS = ("base", "prior", "previous", "former", "earlier", "best", "runner")
 
 
 def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]],
@@ -369,8 +374,7 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
     (a claim on the baseline: "Baseline" its alias), nor a number compared next ("baseline
     31.42 vs 30.10", "(0.6327 vs 0.5290)": which is whose is for the names to tell)."""
     lowered = masked[max(0, s - _OTHERS_REACH):end + 48].lower()
-    if "base" not in lowered and "prior" not in lowered and "previous" not in lowered \
-            and "former" not in lowered and "earlier" not in lowered:
+    if not any(word in lowered for word in _OTHERS_WORDS):
         return False  # (most numbers: a few substring tests)
     if _COMPARED_NEXT.match(masked, end):
         return False
@@ -400,7 +404,7 @@ def _blank_names(masked: str, lo: int, hi: int, anchors: Sequence[tuple[int, int
               if a - base >= lo and b - base <= hi]
     out = list(text)
     for a, b in spans:
-        if not re.search(r"(?i)base|prior|previous|former|earlier", text[a:b]):
+        if not any(word in text[a:b].lower() for word in _OTHERS_WORDS):
             out[a:b] = " " * (b - a)
     return "".join(out)
 
