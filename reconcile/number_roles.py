@@ -630,7 +630,8 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
 
     1. the name right before it ("PSNR of 31.42", "PSNR: 31.42", "Ours 31.42"; a later number
        of a list, its first number's: "PSNRs of 32.46, 28.80 and 27.71 dB") and the name
-       right after it ("31.42 dB PSNR", "0.912 SSIM");
+       right after it ("31.42 dB PSNR", "0.912 SSIM"; an earlier percent of a list of
+       percents, its last one's: "91.5% and 89.7% accuracy");
     2. its setting after it ("31.42 dB on Set5", "27.3 dB PSNR on Urban100");
     3. the setting heading its clause, with no other number between ("On Set5, our model
        reaches a PSNR of 31.42 dB, and on Urban100 ...").
@@ -652,18 +653,22 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
         return not joined_before(k) and not joined_after(k)
 
     out: list[list[int]] = []
-    for at, end in numbers:
+    heads = [list_head(masked, at - base, end - base) + base for at, end in numbers]
+    for i, (_, end) in enumerate(numbers):
         own: list[int] = []
-        head = list_head(masked, at - base, end - base) + base
+        head = heads[i]
         k = bisect.bisect_right(starts, head) - 1
         if k >= 0 and names[k][1] <= head and alone(k) \
                 and (_BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base)
                      or _changes_from(masked, base, names[k][1], head)):
             own.append(k)
+        last = _last_percent_of_list(masked, base, numbers, heads, i)
         after = bisect.bisect_left(starts, end)
+        if bisect.bisect_left(starts, last) != after:
+            last = end  # a name within the list: its own numbers'
         tail = end
         if after < len(names) and alone(after) \
-                and _AFTER_GAP.fullmatch(masked, end - base, names[after][0] - base):
+                and _AFTER_GAP.fullmatch(masked, last - base, names[after][0] - base):
             own.append(after)
             tail = names[after][1]
             after += 1
@@ -709,6 +714,21 @@ def _changes_from(masked: str, base: int, name_end: int, head: int) -> bool:
     if to is not None and _CHANGE_VERB_FROM.fullmatch(masked, name_end - base, to.start()):
         return True
     return _CHANGE_VERB_FROM.fullmatch(masked, name_end - base, gap_end) is not None
+
+
+def _last_percent_of_list(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                          heads: list[int], i: int) -> int:
+    """Where the list of percents holding the number ``i`` ends (its own end when it is in
+    none, or the list's last number): the name after a list of percents is every one's
+    ("91.5% and 89.7% accuracy": both accuracies). Offsets ``base`` on."""
+    end = numbers[i][1]
+    if masked[end - base - 1] != "%":
+        return end
+    j = i
+    while j + 1 < len(numbers) and heads[j + 1] == heads[i] \
+            and masked[numbers[j + 1][1] - base - 1] == "%":
+        j += 1
+    return numbers[j][1]
 
 
 def _in_percent_range(shown: Shown, masked: str, base: int, head: str) -> bool:

@@ -111,6 +111,13 @@ found, with the sentences that showed it and near misses that already held.
    30.10 to 31.42 dB" binds nothing, as before.
    Source: a detection paper's backbone ablation ("The ResNet-101 gains 0.8% mAP improvement,
    and similarly, the mAP result of Swin Transformer increases from 79.1% to 80.4%.").
+8. **The name after a list of percents.** "Ours reaches 91.5% and 89.7% accuracy on the
+   validation and test sets, respectively, while the training loss is 0.12.": the 91.5% was
+   written with "Ours" alone (a name of every claim) and the 89.7% with "accuracy" too, more
+   specifically, so the val claim was taken off the 91.5% and its drift went unreported. The
+   name after a list of percents is now every one's (`number_roles._last_percent_of_list` in
+   `written_with`), as SimCSE's abstract writes it ("achieve an average of 76.3% and 81.6%
+   Spearman's correlation respectively").
 """
 
 from __future__ import annotations
@@ -545,3 +552,44 @@ def test_a_change_not_said_of_a_name_binds_nothing(
     report = judge(text + "\n", [OURS, BASE])
     assert findings(report) == want
     assert matches(report) == matched
+
+
+# === 8. the name after a list of percents ========================================================
+
+LOSS_TRAIN = replace(claim("R1", "loss", 0.12, aliases=("Ours",)), split="train",
+                     direction="lower")
+RESPECTIVE = ("Ours reaches {} and {} accuracy on the validation and test sets, respectively, "
+              "while the training loss is 0.12.")
+
+
+@pytest.mark.parametrize(("val", "test", "want", "matched"), [
+    # before: the val claim unmatched
+    ("91.2%", "89.7%", [], {(("V1",), 1, "91.2%"), (("T1",), 1, "89.7%"), (("R1",), 1, "0.12")}),
+    # before: nothing
+    ("91.5%", "89.7%", [("drift", ("V1",), 1, "91.5%")],
+     {(("T1",), 1, "89.7%"), (("R1",), 1, "0.12")}),
+    # before: ambiguous between the two claims
+    ("91.2%", "89.9%", [("drift", ("T1",), 1, "89.9%")],
+     {(("V1",), 1, "91.2%"), (("R1",), 1, "0.12")}),
+])
+def test_the_name_after_a_list_of_percents_is_every_ones(
+        val: str, test: str, want: Found, matched: set[tuple[tuple[str, ...], int, str]]) -> None:
+    report = judge(RESPECTIVE.format(val, test) + "\n", [ACC_VAL, ACC_TEST, LOSS_TRAIN])
+    assert findings(report) == want
+    assert matches(report) == matched
+
+
+@pytest.mark.parametrize(("unsup", "sup", "want"), [
+    ("76.3%", "81.6%", []),
+    ("76.8%", "81.6%", [("drift", ("U1",), 1, "76.8%")]),
+    ("76.3%", "81.9%", [("drift", ("S1",), 1, "81.9%")]),
+])
+def test_simcses_abstract(unsup: str, sup: str, want: Found) -> None:
+    """As before: SimCSE (Gao et al. 2021), its abstract."""
+    claims = [claim("U1", "spearman", 0.763, aliases=("unsupervised",)),
+              claim("S1", "spearman", 0.816, aliases=("supervised",))]
+    text = ("We evaluate SimCSE on standard semantic textual similarity (STS) tasks, and our "
+            f"unsupervised and supervised models using BERTbase achieve an average of {unsup} and "
+            f"{sup} Spearman's correlation respectively, a 4.2% and 2.2% improvement compared to "
+            "the previous best results.\n")
+    assert findings(judge(text, claims)) == want
