@@ -25,8 +25,10 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   previous state-of-the-art*... or right before *(baseline)*, *for the baseline* ("above the
   previous best validation accuracy of 90.1%", "30.10 dB (baseline)"), unless the phrase is a
   claim's anchor (a claim on the baseline);
-* level: a confidence level, before *CI*, *confidence interval*, *credible interval*... ("the
-  bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result);
+* level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
+  learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
+  interval*, *credible interval*... ("the bootstrap 95% CI", "a 99% confidence interval": a
+  setting of the statistics, not a result);
   or an operating point, before *sparsity*, *FPR*, *IoU*, *threshold*... ("matches full
   attention at 65% sparsity", "TPR at 1% FPR": where the result is measured).
 
@@ -92,7 +94,7 @@ _DELTA_BEFORE = _words("by gain gains improvement improvements margin delta Δ i
                        "gewinn vorsprung "
                        "amélioration améliorations augmentation augmentations hausse baisse "
                        "diminution réduction écart progression gagne gagnent")
-_DELTA_AFTER = _words("higher lower better worse more less gain gains improvement increase "
+_DELTA_AFTER = _words("higher lower better worse more less fewer gain gains improvement increase "
                       "decrease drop faster slower smaller larger ahead behind above below "
                       "greater "
                       "höher niedriger besser schlechter mehr weniger größer kleiner schneller "
@@ -128,6 +130,15 @@ _LEVEL_NOUNS = _words("interval intervals level levels band bands bound bounds r
 # a claim on the sparsity itself)
 _POINT_AFTER = _words("sparsity fpr fnr far frr iou threshold thresholds pruning density "
                       "occlusion")
+# A setting of the run, a hyperparameter's value: "a masking ratio of 75%", "with a learning
+# rate of 0.8", "its masking ratio to 87.5%", "a 75% masking ratio", "0.1 dropout" (not where
+# the noun is an anchor: a claim on it)
+_HYPER_NOUNS = (r"(?:learning[ \t]+rate|lr|dropout(?:[ \t]+(?:rate|ratio))?|weight[ \t]+decay"
+                r"|momentum|temperature|mask(?:ing)?[ \t]+(?:ratio|rate)|noise[ \t]+level"
+                r"|label[ \t]+smoothing|drop[ \t-]+path(?:[ \t]+rate)?|warm-?up[ \t]+ratio)")
+_HYPER_BEFORE = re.compile(r"(?i)(?<![^\W_])" + _HYPER_NOUNS + r"(?:[ \t]+(?:of|is|was|to|at|=)"
+                           r"|[ \t]*[=:])?[\s$~]*\Z")
+_HYPER_AFTER = re.compile(r"(?i)[ \t%$~]*(" + _HYPER_NOUNS + r")(?![^\W_])")
 # A count noun written as a rate ("25 frames per second", "1200 tokens/s") is a quantity: a
 # throughput claim's value, not a setting of the run.
 _RATE = re.compile(r"\s*(?:/|per\s+(?:s|sec|second|step|iteration|iter)\b)")
@@ -295,6 +306,9 @@ def role_of(shown: Shown, masked: str, base: int,
                                 base)
     if role is not None:
         return role
+    hyper = _HYPER_AFTER.match(masked, shown.suffix_end - base)
+    if hyper is not None and not _in_anchor(hyper.start(1) + base, anchors):
+        return "level"  # "a 75% masking ratio", "0.1 dropout"
     after = _WORD_AFTER.match(masked, shown.suffix_end - base)
     if after is None:
         glued = _HYPHENATED.match(masked, shown.suffix_end - base)
@@ -516,6 +530,9 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
         return "bound"
     if _BATCH_SIZE.search(head):
         return "reference"
+    hyper = _HYPER_BEFORE.search(head)
+    if hyper is not None and not _in_anchor(s - len(head) + hyper.start() + base, anchors):
+        return "level"  # "a masking ratio of 75%", "a learning rate of 0.8"
     return None
 
 

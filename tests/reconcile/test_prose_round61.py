@@ -118,6 +118,26 @@ found, with the sentences that showed it and near misses that already held.
    name after a list of percents is now every one's (`number_roles._last_percent_of_list` in
    `written_with`), as SimCSE's abstract writes it ("achieve an average of 76.3% and 81.6%
    Spearman's correlation respectively").
+9. **A hyperparameter's value.** VideoMAE's ablation, "Time-only sampling, with a masking
+   ratio of 75% (i.e., keep 2 time steps out of 8), performs poorly (79.1%); if we increase its
+   masking ratio to 87.5% (keep 1 out of 8), the accuracy drops further to 75.4%.": the claim
+   of 75.4% matched the masking ratio's "75%" at the precision shown, so a wrong "75.9%" went
+   unreported; and "MAE is pre-trained with a masking ratio of 75% and keeps high top-1
+   accuracy." drifted the ratio against the accuracy claim (a correct README blocked). A number
+   after a hyperparameter's noun ("masking ratio of", "learning rate of", "weight decay of",
+   "dropout", "noise level") or before one ("a 75% masking ratio") is now a setting of the run
+   (role "level"), no value, unless the noun is a claim's anchor.
+   Sources: VideoMAE (Tong et al. 2022, Sec. 4.2, as quoted); "Our VideoMAE is pre-trained with a
+   masking ratio of 75% for 3200 epochs. The batch size and base learning rate are set to 192
+   and 3e-4, respectively." (VideoMAE); "We used a masking ratio of 75%, meaning the model only
+   saw 25% of the image" (a satellite MAE README).
+10. **"N% fewer".** "The 1.5× DS-CNN (13.4M params) achieves SSIM=0.9714, recovering most of
+   the accuracy gap to the baseline while still using 57% fewer parameters." drifted the 57%
+   against the DS-CNN's accuracy claim: "fewer" is now a delta's word after the number, as
+   "less" and "smaller" were.
+   Sources: that DS-CNN report; "Achieves comparable accuracy with 40% fewer parameters than
+   traditional fully connected layers" (a README); "with ~44% fewer parameters" (an
+   experiment log).
 """
 
 from __future__ import annotations
@@ -593,3 +613,64 @@ def test_simcses_abstract(unsup: str, sup: str, want: Found) -> None:
             f"{sup} Spearman's correlation respectively, a 4.2% and 2.2% improvement compared to "
             "the previous best results.\n")
     assert findings(judge(text, claims)) == want
+
+
+# === 9. a hyperparameter's value ==================================================================
+
+VIDEOMAE = claim("TO", "accuracy", 0.754, aliases=("Time-only sampling",))
+MAE = claim("MA", "top1", 0.836, aliases=("MAE", "top-1 accuracy"))
+
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: matched the ratio's 75% (the wrong 75.9% unreported)
+    ("Time-only sampling, with a masking ratio of 75% (i.e., keep 2 time steps out of 8), "
+     "performs poorly (79.1%); if we increase its masking ratio to 87.5% (keep 1 out of 8), the "
+     "accuracy drops further to {v}.", VIDEOMAE, "75.4%", "75.9%"),
+    # before: ambiguous between the ratio and the accuracy
+    ("With a masking ratio of 75%, MAE reaches {v} top-1 accuracy.", MAE, "83.6%", "83.9%"),
+    ("MAE reaches {v} top-1 accuracy with a 75% masking ratio.", MAE, "83.6%", "83.9%"),
+    ("MAE reaches {v} top-1 accuracy, fine-tuned with a learning rate of 0.8 and a weight decay "
+     "of 0.05.", MAE, "83.6%", "83.9%"),
+])
+def test_a_hyperparameters_value_is_no_claims(text: str, one: Claim, right: str,
+                                              wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [("drift", (one.id,), 1, wrong)]
+
+
+@pytest.mark.parametrize("text", [
+    # before: drift at 75% / a match of 0.8 (a learning rate) for the accuracy
+    "MAE is pre-trained with a masking ratio of 75% and keeps high top-1 accuracy.",
+    "MAE is pre-trained with a learning rate of 0.8 and keeps high top-1 accuracy.",
+    "MAE keeps high top-1 accuracy with 0.8 dropout.",
+])
+def test_a_sentence_of_settings_judges_nothing(text: str) -> None:
+    report = judge(text + "\n", [MAE])
+    assert findings(report) == []
+    assert matches(report) == set()
+
+
+def test_a_claim_on_the_hyperparameter_keeps_its_number() -> None:
+    """As before: the noun an anchor, the number is that claim's value."""
+    ratio = claim("MR", "masking_ratio", 0.75, aliases=("masking ratio",))
+    report = judge("MAE is pre-trained with a masking ratio of 75%.\n", [ratio])
+    assert findings(report) == []
+    assert matches(report) == {(("MR",), 1, "75%")}
+
+
+# === 10. "N% fewer" ===============================================================================
+
+@pytest.mark.parametrize("text", [
+    # before: drift at 57% / 40%
+    "The 1.5× DS-CNN (13.4M params) achieves SSIM=0.9714, recovering most of the accuracy gap "
+    "to the baseline while still using 57% fewer parameters.",
+    "**Parameter Efficiency**: DS-CNN achieves comparable accuracy with 40% fewer parameters "
+    "than traditional fully connected layers.",
+])
+def test_n_percent_fewer_is_a_delta(text: str) -> None:
+    ssim = claim("S1", "ssim", 0.9714, aliases=("DS-CNN",))
+    accuracy = claim("A2", "accuracy", 0.62, aliases=("DS-CNN",))
+    report = judge(text + "\n", [ssim, accuracy])
+    assert findings(report) == []
