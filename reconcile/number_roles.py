@@ -130,6 +130,10 @@ _LEVEL_NOUNS = _words("interval intervals level levels band bands bound bounds r
 # a claim on the sparsity itself)
 _POINT_AFTER = _words("sparsity fpr fnr far frr iou threshold thresholds pruning density "
                       "occlusion")
+# Words hedging a number, between it and the word saying what it is: "by roughly 0.87 dB", "a
+# gain of about 0.3 dB", "by only 0.1%"
+_HEDGES = _words("roughly about approximately approx around only just merely some "
+                 "circa ca")
 # A setting of the run, a hyperparameter's value: "a masking ratio of 75%", "with a learning
 # rate of 0.8", "its masking ratio to 87.5%", "a 75% masking ratio", "0.1 dropout" (not where
 # the noun is an anchor: a claim on it)
@@ -503,6 +507,11 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
         return "bound"
     m = _WORD_BEFORE.search(head)
     before = m.group(1).lower() if m else ""
+    if m is not None and before in _HEDGES:
+        # "surpassing SRCNN by roughly 0.87 dB", "improves by about 0.3 dB": what the words
+        # before the hedge say (it says nothing of its own)
+        cut = s - len(head) + m.start(1)
+        return _role_before(masked, cut, masked[max(0, cut - 24):cut], anchors, base)
     if m is not None and before in _OF_WORDS:
         # "a gain of 0.81 dB", "a decrease of 2.6%", "a standard deviation of 0.05": the noun
         # the number is of says what it is

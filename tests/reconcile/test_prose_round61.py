@@ -138,6 +138,15 @@ found, with the sentences that showed it and near misses that already held.
    Sources: that DS-CNN report; "Achieves comparable accuracy with 40% fewer parameters than
    traditional fully connected layers" (a README); "with ~44% fewer parameters" (an
    experiment log).
+11. **A hedge between "by" and the number.** "surpassing SRCNN by roughly 0.87 dB" read the
+   0.87 as a value (the word before it, "roughly", says nothing), so a wrong PSNR beside it was
+   ambiguous between the two, and "Ours lowers the error rate by roughly 2.1% over the
+   baseline" drifted the change against an error-rate claim of 2.3% (a correct document
+   blocked). A hedge ("roughly", "about", "approximately", "only", "just") is now passed over:
+   the word before it says what the number is (`number_roles._HEDGES` in `_role_before`).
+   Source: a VDSR summary ("~37.53 dB PSNR on Set5 (x2), surpassing SRCNN by roughly 0.87 dB;
+   consistent PSNR/SSIM gains over Bicubic, A+, RFL, SelfEx, and SRCNN across Set5, Set14,
+   B100, and Urban100 at scales x2/x3/x4").
 """
 
 from __future__ import annotations
@@ -674,3 +683,41 @@ def test_n_percent_fewer_is_a_delta(text: str) -> None:
     accuracy = claim("A2", "accuracy", 0.62, aliases=("DS-CNN",))
     report = judge(text + "\n", [ssim, accuracy])
     assert findings(report) == []
+
+
+# === 11. a hedge between "by" and the number =====================================================
+
+def test_vdsrs_summary() -> None:
+    vdsr = claim("VD", "psnr", 37.53, unit="dB", aliases=("VDSR",))
+    text = ("VDSR reaches ~{} dB PSNR on Set5 (x2), surpassing SRCNN by roughly 0.87 dB; "
+            "consistent PSNR/SSIM gains over Bicubic, A+, RFL, SelfEx, and SRCNN across Set5, "
+            "Set14, B100, and Urban100 at scales x2/x3/x4.\n")
+    report = judge(text.format("37.53"), [vdsr])
+    assert findings(report) == []
+    assert matches(report) == {(("VD",), 1, "37.53")}
+    # before: ambiguous between the PSNR and the 0.87 dB
+    assert findings(judge(text.format("37.63"), [vdsr])) == [("drift", ("VD",), 1, "37.63")]
+
+
+@pytest.mark.parametrize("text", [
+    # before: drift at the change
+    "Ours lowers the error rate by roughly 2.1% over the baseline.",
+    "Ours lowers the error rate by only 2.1% on CIFAR-10.",
+    "Ours cuts the error rate by about 2.1 points.",
+])
+def test_a_hedged_change_is_a_delta(text: str) -> None:
+    error = replace(claim("ER", "error_rate", 0.023, aliases=("Ours",)), direction="lower")
+    report = judge(text + "\n", [error])
+    assert findings(report) == []
+    assert matches(report) == set()
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # a hedged value is still a value (as before)
+    ("Ours reaches about 91.2% accuracy.", []),
+    ("Ours reaches roughly 91.6% accuracy.", [("drift", ("A9",), 1, "91.6%")]),
+    ("Ours reaches an accuracy of only 91.6%.", [("drift", ("A9",), 1, "91.6%")]),
+])
+def test_a_hedged_value_is_still_judged(text: str, want: Found) -> None:
+    accuracy = claim("A9", "accuracy", 0.912, aliases=("Ours",))
+    assert findings(judge(text + "\n", [accuracy])) == want
