@@ -120,6 +120,21 @@ category categories prompt prompts participant participants subject subjects ann
 annotators query queries token tokens sequence sequences video videos clip clips scene scenes
 episode episodes neighbor neighbors neighbour neighbours
 """)
+# In a sentence a number before these counts as well ("on 94 of 100 tasks", "among 95
+# submissions", "in 28 languages"); a table's header naming one says nothing (`names_a_count`:
+# "Avg. over tasks" heads averages)
+_ROLE_COUNTS = _COUNT_AFTER | _words("task tasks dataset datasets benchmark benchmarks language "
+                                     "languages submission submissions entry entries team teams "
+                                     "domain domains")
+# A part of a total ("94 of 100 tasks", "9 out of 10"), and a number with "+" after it, "and
+# more" ("90+% accuracy")
+# (whole numbers, the total's noun after it: "scores 8.99 out of 10 on MT-Bench" and "85 out of
+# 100 points" state a score)
+_OF_A_TOTAL = re.compile(r"(?i)[ \t]+(?:out[ \t]+)?of[ \t]+\d+[ \t]+(?!(?:on|in|at|for|with|by"
+                         r"|points?|pts|and|or)(?![^\W_]))[^\W\d_]")
+_AND_MORE = re.compile(r"\+(?![\d.])")
+# A number that is a target or budget, not a result ("above the 90% target", "a 5% budget")
+_TARGET_AFTER = _words("target targets goal goals budget budgets requirement requirements quota")
 # A confidence level ("95% CI", "99% confidence interval", "90% credible region"): the word after
 # it, or "confidence"/"credible" and one of these
 _LEVEL_AFTER = _words("ci cis hdi hpd")
@@ -339,14 +354,21 @@ def role_of(shown: Shown, masked: str, base: int,
             then = _NEXT_WORD.match(masked, after.end())
             if then and then.group(1).lower() in _LEVEL_NOUNS:
                 return "level"
-        if word in _COUNT_AFTER:
+        if word in _TARGET_AFTER and _counts(masked, after, base, anchors):
+            return "bound"  # "keeps accuracy above the 90% target"
+        if word in _ROLE_COUNTS:
             if _counts(masked, after, base, anchors):
                 return "count"
         elif word not in _LINKS:  # one modifier: "24 test images", "50 denoising steps"
             then = _NEXT_WORD.match(masked, after.end())
-            if then and then.group(1).lower() in _COUNT_AFTER \
+            if then and then.group(1).lower() in _ROLE_COUNTS \
                     and _counts(masked, then, base, anchors):
                 return "count"
+    if shown.exponent == 0 and not shown.percent \
+            and _OF_A_TOTAL.match(masked, shown.suffix_end - base):
+        return "count"  # "on 94 of 100 tasks", "9 out of 10 datasets"
+    if _AND_MORE.match(masked, shown.suffix_end - base):
+        return "bound"  # "90+% accuracy", "100+ languages"
     if shown.sign == "+":
         return "delta"
     if _of_another(masked, s, shown.suffix_end - base, anchors, base):
