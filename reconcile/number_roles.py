@@ -145,6 +145,13 @@ _LEVEL_NOUNS = _words("interval intervals level levels band bands bound bounds r
 # a claim on the sparsity itself)
 _POINT_AFTER = _words("sparsity fpr fnr far frr iou threshold thresholds pruning density "
                       "occlusion")
+# Points of a metric, then a change's word: "1.4 points higher than the baseline", "a 1.4-point
+# gain", "2.1 percentage points better" (the word after the number is the points, not the change)
+_POINTS_THEN_CHANGE = re.compile(r"(?i)[ \t-]*(?:(?:percentage|pct\.?|absolute)[ \t]+)?"
+                                 r"(?:points?|pts|pp)[ \t]+"
+                                 r"(?:higher|lower|better|worse|more|less|fewer|gain|gains"
+                                 r"|improvement|increase|decrease|drop|boost|ahead|behind|above"
+                                 r"|below)(?![^\W_])")
 # Words hedging a number, between it and the word saying what it is: "by roughly 0.87 dB", "a
 # gain of about 0.3 dB", "by only 0.1%"
 _HEDGES = _words("roughly about approximately approx around only just merely some "
@@ -328,6 +335,8 @@ def role_of(shown: Shown, masked: str, base: int,
     hyper = _HYPER_AFTER.match(masked, shown.suffix_end - base)
     if hyper is not None and not _in_anchor(hyper.start(1) + base, anchors):
         return "level"  # "a 75% masking ratio", "0.1 dropout"
+    if _POINTS_THEN_CHANGE.match(masked, shown.suffix_end - base):
+        return "delta"  # "1.4 points higher than the baseline", "a 1.4-point gain"
     after = _WORD_AFTER.match(masked, shown.suffix_end - base)
     if after is None:
         glued = _HYPHENATED.match(masked, shown.suffix_end - base)

@@ -161,6 +161,17 @@ found, with the sentences that showed it and near misses that already held.
    classification README); "Validated the match rate at 94.2% (above the 90% target)" (a data
    pipeline's report); "After quality evaluation passes and benchmark tests succeed (95%
    detection rate on known scenarios — above the 90% target)" (an agents repository's docs).
+13. **Points, then a change's word.** "Ours is 1.9 points lower in error than the baseline."
+   drifted the 1.9 against an error claim of 2.3% (the word after the number was "points", no
+   delta's word). "N points higher", "N percentage points higher", "N pct points higher", "a
+   N-point gain" are now deltas (`number_roles._POINTS_THEN_CHANGE`).
+   Sources: "the TfidfVectorizer-LogisticRegression combination seemed to work best (93%) and
+   has accuracy 6 pct points higher than the baseline" (a text-classification README);
+   "pairing SPlanner with Qwen2.5-VL-72B achieves 63.8% success—28.8 points higher than the
+   baseline" (a GUI-agents survey); "The GNN model achieves an accuracy of 87.33%, which is
+   11.90 percentage points higher than the Baseline model's 75.43%." (a report); "CGVD reaches
+   **73.0%** with **4 distractors**, **16.0** percentage points higher than the baseline."
+   (CGVD's README).
 """
 
 from __future__ import annotations
@@ -774,3 +785,38 @@ def test_a_value_beside_a_target_is_judged(text: str, one: Claim, right: str,
     if wrong is not None:
         assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
             ("drift", (one.id,), 1, wrong)]
+
+
+# === 13. points, then a change's word =============================================================
+
+@pytest.mark.parametrize("text", [
+    # before: drift at 1.9
+    "Ours is 1.9 points lower in error than the baseline.",
+    "Ours has an error 1.9 percentage points lower than the baseline's.",
+    # as before
+    "Ours has error 1.9 pct points lower than the baseline.",
+])
+def test_points_then_a_change_are_a_delta(text: str) -> None:
+    error = replace(claim("ER", "error", 0.023, aliases=("Ours",)), direction="lower")
+    report = judge(text + "\n", [error])
+    assert findings(report) == []
+    assert matches(report) == set()
+
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # as before
+    ("On the AndroidWorld benchmark, pairing SPlanner with Qwen2.5-VL-72B achieves {v} "
+     "success—28.8 points higher than the baseline.",
+     claim("SP", "success", 0.638, aliases=("SPlanner",)), "63.8%", "63.4%"),
+    ("Accuracy: The GNN model achieves an accuracy of {v}, which is 11.90 percentage points "
+     "higher than the Baseline model's 75.43%.",
+     claim("GN", "accuracy", 0.8733, aliases=("GNN model",)), "87.33%", "87.53%"),
+    ("CGVD reaches **{v}** with **4 distractors**, **16.0** percentage points higher than the "
+     "baseline.", claim("CG", "success", 0.73, aliases=("CGVD",)), "73.0%", "72.0%"),
+])
+def test_the_value_beside_points_higher_is_judged(text: str, one: Claim, right: str,
+                                                  wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [("drift", (one.id,), 1, wrong)]
