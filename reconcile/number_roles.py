@@ -675,6 +675,7 @@ _SETTING_BEFORE = re.compile(r"(?<![^\W\d_])" + _SETTING_WORDS + _DECOR_CHARS + 
 _JOIN_WORD = r"[ \t]+(?:" + _LIST_WORDS + r"|&|vs\.?|versus)[ \t]+"
 _NAME_LIST_NEXT = re.compile(r"(?:[ \t]*,[ \t]*(?:(?:" + _LIST_WORDS + r")[ \t]+)?|" + _JOIN_WORD
                              + r"|[ \t]*/[ \t]*)(?=[^\W\d_])(?:[^\W_]|-(?=[^\W_]))*[A-Z\d]")
+_SLASH_GAP = re.compile(r"[ \t*_`]*/[ \t*_`]*")
 _NAME_LIST_PREV = re.compile(r"(?<![\w.,%])(?<![\d.,%][ \t])[^\W\d_][\w\-]*(?:,?"
                              + _JOIN_WORD + r"|[ \t]*/[ \t]*)\Z")
 
@@ -704,7 +705,11 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
         return _NAME_LIST_PREV.search(masked, max(0, at - 40), at) is not None
 
     def joined_after(k: int) -> bool:
-        return _NAME_LIST_NEXT.match(masked, names[k][1] - base) is not None
+        # a slash to the next name is a list whatever that name's case ("precision/recall":
+        # `_NAME_LIST_NEXT` wants a capital or a digit of a word no claim has)
+        return _NAME_LIST_NEXT.match(masked, names[k][1] - base) is not None or (
+            k + 1 < len(names) and _SLASH_GAP.fullmatch(masked, names[k][1] - base,
+                                                         names[k + 1][0] - base) is not None)
 
     def alone(k: int) -> bool:
         return not joined_before(k) and not joined_after(k)
