@@ -121,6 +121,7 @@ from labledger.reconcile.number_roles import (
     Key,
     SentenceSplits,
     SplitWord,
+    another_named,
     has_split_word,
     header_split,
     is_field_listing,
@@ -132,6 +133,7 @@ from labledger.reconcile.number_roles import (
     metric_split,
     names_a_count,
     names_a_spread,
+    names_another,
     names_runs,
     names_the_mean,
     record_split,
@@ -226,6 +228,12 @@ class _Item:
     def is_value_for(self, claim: Claim) -> bool:
         if self.kind == "?":  # judged from the words around it only when a claim asks
             self.kind = role_of(self.shown, self.context[0], self.context[1], self.context[2])
+        if self.kind == "other":
+            # another method's number ("the baseline (30.10 dB)") is a claim's on that method
+            # (its run or an alias naming it: "baseline", "Baseline (ResNet-50)")
+            return names_another(another_named(self.shown, *self.context),
+                                 (claim.run or "", *claim.aliases)) \
+                and (self.shown.sign != "-" or claim.value < 0)
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0

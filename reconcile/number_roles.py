@@ -24,7 +24,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * other: another method's result, right after *the baseline('s)*, *the previous best*, *the
   previous state-of-the-art*... or right before *(baseline)*, *for the baseline* ("above the
   previous best validation accuracy of 90.1%", "30.10 dB (baseline)"), unless the phrase is a
-  claim's anchor (a claim on the baseline);
+  claim's anchor (a claim on the baseline), or what the subject is compared with and "with",
+  "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); a
+  value still for a claim whose run or alias holds the phrase (`names_another`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
   learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
   interval*, *credible interval*... ("the bootstrap 95% CI", "a 99% confidence interval": a
@@ -400,42 +402,84 @@ _OTHERS = (r"(?:baselines?|(?:previous|prior|former|earlier)[ \t]+(?:best|state[
 # or a parenthesis holding the number, a few words before it, and nothing after it ("baseline
 # (30.10 dB)", "second-best method (Qwen3OFT at 48.8%)"; not "(0.6327 vs 0.5290)", whose first
 # number is the sentence's own)
-_OTHERS_THEN = re.compile(r"(?i)(?<![^\W_])" + _OTHERS + r"(?:['’]s)?(?:[ \t*_`]+(?:of|is|was|at"
-                          r"|with|the|a|an|score|scores|value|values|result|results|reached"
-                          r"|achieved|achieves|reaches|gets|got|obtained|train|training|val|valid"
-                          r"|validation|dev|test|testing|eval|evaluation)(?![^\W_]))*"
-                          r"[ \t*_`]*(?:[:=]|(\((?:[^()\d\n]{0,40}[ \t])?))?[ \t*_`$~]*\Z")
+_OTHERS_THEN = re.compile(r"(?i)(?<![^\W_])(?P<who>" + _OTHERS + r")(?:['’]s)?(?P<links>(?:"
+                          r"[ \t*_`]+(?:of|is|was|at|with|the|a|an|score|scores|value|values"
+                          r"|result|results|reached|achieved|achieves|reaches|gets|got|obtained"
+                          r"|train|training|val|valid|validation|dev|test|testing|eval"
+                          r"|evaluation)(?![^\W_]))*)[ \t*_`]*(?:(?P<colon>[:=])|(?P<paren>\("
+                          r"(?:[^()\d\n]{0,40}[ \t])?))?[ \t*_`$~]*\Z")
+# ... but not where the phrase is what a sentence's subject is compared with, and "with", "at"
+# or a colon then leads to the subject's number: "Ours beats the baseline with a PSNR of 31.42
+# dB", "Ours outperforms the baseline at 31.42 dB", "Ours improves over the baseline: 31.42 dB"
+# (read as the baseline's, a wrong 31.42 went unreported)
+_COMPARED_BEFORE = re.compile(r"(?i)(?<![^\W_])(?:outperform(?:s|ed|ing)?|beat(?:s|ing)?"
+                              r"|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|over|than|above"
+                              r"|beyond|vs\.?|versus|(?:compared|relative)[ \t]+(?:to|with))"
+                              r"[ \t]+(?:(?:the|our|its|their|a|an|this|that)[ \t]+)*\Z")
+_SUBJECTS_LINK = re.compile(r"(?i)(?<![^\W_])(?:with|at)(?![^\W_])")
 _CLOSED = re.compile(r"[ \t*_`$]*(?:\\?%[ \t*_`$]*)?[),;]")
 # ... or the number first: "30.10 dB (baseline)", "88.0% for the baseline", "3.26 of the
 # previous best"
 _THEN_OTHERS = re.compile(r"(?i)[ \t*_`$]*(?:\(|(?:for|of|by|from)[ \t]+(?:the[ \t]+)?)"
-                          + _OTHERS + r"(?![^\W_])")
+                          r"(?P<who>" + _OTHERS + r")(?![^\W_])")
 _COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
 _OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
 _OTHERS_WORDS = ("base", "prior", "previous", "former", "earlier", "best", "runner")
 
 
 def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]],
-                base: int) -> bool:
-    """Whether the number from ``s`` to ``end`` (with its unit) is written as another method's
-    result (`_OTHERS`): right after one ("the previous best of 94.1%", metric names between
-    left out), or right before one ("30.10 dB (baseline)"); not where the phrase is an anchor
-    (a claim on the baseline: "Baseline" its alias), nor a number compared next ("baseline
-    31.42 vs 30.10", "(0.6327 vs 0.5290)": which is whose is for the names to tell)."""
+                base: int) -> str:
+    """The phrase (`_OTHERS`) by which the number from ``s`` to ``end`` (with its unit) is
+    written as another method's result, or "": right after one ("the previous best of 94.1%",
+    metric names between left out), or right before one ("30.10 dB (baseline)"); not where
+    the phrase is an anchor (a claim on the baseline: "Baseline" its alias), nor a number
+    compared next ("baseline 31.42 vs 30.10", "(0.6327 vs 0.5290)": which is whose is for the
+    names to tell)."""
     lowered = masked[max(0, s - _OTHERS_REACH):end + 48].lower()
     if not any(word in lowered for word in _OTHERS_WORDS):
-        return False  # (most numbers: a few substring tests)
+        return ""  # (most numbers: a few substring tests)
     if _COMPARED_NEXT.match(masked, end):
-        return False
+        return ""
     after = _THEN_OTHERS.match(masked, end)
     if after is not None:
-        return not _in_anchor(after.end() - 1 + base, anchors)
+        return "" if _in_anchor(after.end() - 1 + base, anchors) else after.group("who")
     lo = max(0, s - _OTHERS_REACH)
     text = _blank_names(masked, lo, s, anchors, base)
     found = _OTHERS_THEN.search(text)
-    if found is None or (found.group(1) is not None and not _CLOSED.match(masked, end)):
+    if found is None or (found.group("paren") is not None and not _CLOSED.match(masked, end)):
+        return ""
+    if (found.group("colon") or _SUBJECTS_LINK.search(found.group("links"))) \
+            and _COMPARED_BEFORE.search(text, max(0, found.start() - 40), found.start()):
+        return ""  # "Ours beats the baseline with a PSNR of 31.42 dB": the subject's number
+    return "" if _in_anchor(lo + found.start() + base, anchors) else found.group("who")
+
+
+def another_named(shown: Shown, masked: str, base: int,
+                  anchors: Sequence[tuple[int, int]] = ()) -> str:
+    """The phrase naming the other method whose result a number of role "other" is ("the
+    baseline (30.10 dB)": "baseline"), or "" (`_of_another`)."""
+    return _of_another(masked, shown.start - base, shown.suffix_end - base, anchors, base)
+
+
+# The words of an other's phrase that name no one method ("the second-best method")
+_OTHERS_GENERIC = _words("method methods model models approach approaches result results work "
+                         "works performing")
+
+
+def names_another(phrase: str, names: Sequence[str]) -> bool:
+    """Whether one of ``names`` (a claim's run and aliases) holds the words of the other's
+    ``phrase``: a claim on the baseline run ("baseline", "resnet50_baseline", an alias
+    "Baseline (ResNet-50)") has the baseline's number as its own ("Our baseline reaches a PSNR
+    of 30.10 dB"), which another claim has not."""
+    want = [w[:-1] if w == "baselines" else w for w in re.findall(r"[^\W_]+", phrase.lower())
+            if w not in _OTHERS_GENERIC]
+    if not want:
         return False
-    return not _in_anchor(lo + found.start() + base, anchors)
+    for name in names:
+        words = re.findall(r"[^\W_]+", name.lower())
+        if any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1)):
+            return True
+    return False
 
 
 def _in_anchor(at: int, anchors: Sequence[tuple[int, int]]) -> bool:

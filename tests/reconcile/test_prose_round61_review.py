@@ -12,16 +12,40 @@
    Indeed's case study), "95% precision/recall for walls and windows" (a survey's table on
    Apple RoomPlan); Intel Caffe's "achieves around 75.6%/92.7% top-1/top-5 accuracy" (round
    61's source for the percents joined by a slash).
+2. **A claim on the baseline run.** Round 61 read a number right after "the baseline" (or
+   "our baseline ... achieves") as another method's, no claim's value, unless "baseline" was
+   a claim's anchor: "Our baseline achieves **98.0% Precision@5**" with a claim on the run
+   "baseline", or one aliased "Baseline (ResNet-50)", left a wrong number unreported. Such a
+   number is now a value for a claim whose run or alias holds the phrase's words (`documents.
+   _Item.is_value_for`, `number_roles.names_another`), and still no other claim's.
+   Sources: "Our baseline achieves **98.0% Precision@5**." (an MLOps project's README);
+   "Our baseline achieves state-of-the-art performance with 34.1 HOTA" (an underwater
+   multi-fish tracking benchmark's paper).
+3. **The subject's number after "with", "at" or a colon.** "It demonstrated improvement over
+   the baseline with a BLEU score of **24.48**" read the 24.48 as the baseline's (the link
+   words "with a ... score of" between), so a wrong BLEU went unreported, and "Improved
+   accuracy over the baseline with an AUC of 0.738 and a Kaggle score of 0.63" drifted the AUC
+   claim against the 0.63 (a correct README blocked). Where the phrase is what the subject is
+   compared with ("outperforms", "over", "than", "compared to" ... before it) and "with", "at"
+   or a colon leads to the number, the number is the subject's (`number_roles.
+   _COMPARED_BEFORE`); "the baseline's 30.10 dB", "the baseline (30.10 dB)", "the previous
+   best of 94.1%" are still the other's.
+   Sources: a text-detoxification README ("It demonstrated improvement over the baseline with
+   a BLEU score of **24.47967691937549** and an accuracy of **0.468**"); a Kaggle
+   competition README ("**Random Forest**: Improved accuracy over the baseline with an AUC of
+   0.738 and a Kaggle score of 0.63"); a recipe-rating README ("The final model improved over
+   the baseline with a lower RMSE of 0.0989 compared to the baseline RMSE of 0.1047").
 """
 
 from __future__ import annotations
 
 import pytest
 
+from labledger.reconcile.claim_model import Claim
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
 
-# === 1. two names joined by a slash ================================================================
+# === 1. two names joined by a slash ===============================================================
 
 PRECISION = claim("PR", "precision", 0.901, aliases=("Ours",))
 RECALL = claim("RE", "recall", 0.855, aliases=("Ours",))
@@ -39,3 +63,80 @@ def test_names_joined_by_a_slash_are_a_list(text: str, precision: str, recall: s
     report = judge(text + "\n", [PRECISION, RECALL])
     assert findings(report) == [("drift", ("PR",), 1, precision)]
     assert matches(report) == {(("RE",), 1, recall)}
+
+
+# === 2. a claim on the baseline run ===============================================================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: no finding for the wrong number (read as another method's: the claim's own)
+    ("Our baseline achieves **{v} Precision@5**.",
+     claim("B5", "precision@5", 0.98, run="baseline"), "98.0%", "97.0%"),
+    ("Our baseline reaches a PSNR of {v} dB.",
+     claim("B1", "psnr", 30.10, unit="dB", aliases=("Baseline (ResNet-50)",), run="r0"),
+     "30.10", "30.50"),
+    # as before
+    ("We first train a baseline, which achieves {v} top-1 accuracy.",
+     claim("B2", "top-1 accuracy", 0.765, run="resnet50_baseline"), "76.5%", "76.1%"),
+])
+def test_a_claim_on_the_baseline_run_keeps_the_baselines_number(text: str, one: Claim,
+                                                                 right: str,
+                                                                 wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
+        ("drift", (one.id,), 1, wrong)]
+
+
+def test_the_baselines_number_is_the_baseline_claims_not_ours() -> None:
+    """Both runs claimed, by their metric alone: the baseline's number is its claim's, and
+    still not Ours'."""
+    ours = claim("O1", "psnr", 31.42, unit="dB")
+    base = claim("B0", "psnr", 30.10, unit="dB", run="baseline")
+    text = "Ours improves PSNR by 1.32 dB over the baseline ({}) to 31.42 dB.\n"
+    report = judge(text.format("30.10 dB"), [ours, base])
+    assert findings(report) == []
+    assert matches(report) == {(("B0",), 1, "30.10")}  # (the 31.42 past the anchors' reach)
+    # before: no finding (the baseline's number was no one's)
+    assert findings(judge(text.format("30.20 dB"), [ours, base])) == [
+        ("drift", ("B0",), 1, "30.20")]
+
+
+def test_a_baseline_of_another_run_still_leaves_the_number() -> None:
+    """A claim whose run and aliases name no baseline: the baseline's number is not its (as
+    round 61 made it)."""
+    text = "Ours improves PSNR by 1.32 dB over the baseline (30.10 dB) to 31.42 dB.\n"
+    report = judge(text, [claim("O1", "psnr", 31.42, unit="dB", run="ours-v2")])
+    assert findings(report) == []
+
+
+# === 3. the subject's number after "with", "at" or a colon ========================================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: no finding for the wrong number (read as the baseline's)
+    ("It demonstrated improvement over the baseline with a BLEU score of **{v}** and an "
+     "accuracy of **0.468**.", claim("T1", "bleu", 24.48), "24.48", "24.18"),
+    ("Ours outperforms the baseline at {v} dB PSNR.", claim("O1", "psnr", 31.42, unit="dB"),
+     "31.42", "31.52"),
+    ("Ours improves over the baseline: {v} dB PSNR.", claim("O1", "psnr", 31.42, unit="dB"),
+     "31.42", "31.52"),
+])
+def test_the_subjects_number_after_the_baseline_is_judged(text: str, one: Claim, right: str,
+                                                          wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
+        ("drift", (one.id,), 1, wrong)]
+
+
+def test_a_later_number_is_not_the_subjects_number_after_the_baseline() -> None:
+    """"over the baseline with an AUC of 0.738 and a Kaggle score of 0.63": before, the 0.738
+    was the baseline's and the AUC claim drifted against the Kaggle score (a correct README
+    blocked)."""
+    rf = claim("RF", "auc", 0.738, aliases=("Random Forest",))
+    text = ("**Random Forest**: Improved accuracy over the baseline with an AUC of {} and a "
+            "Kaggle score of 0.63.\n")
+    report = judge(text.format("0.738"), [rf])
+    assert findings(report) == []
+    assert matches(report) == {(("RF",), 1, "0.738")}
