@@ -17,7 +17,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * reference: after *Table*, *Fig.*, *Section*, *Eq.*, *epoch*, *step*, *seed*, *layer*,
   *batch size*, ``#``...;
 * count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
-  40 epochs": a setting of the run, not a result);
+  40 epochs": a setting of the run, not a result); in a sentence before *tasks*, *datasets*,
+  *languages*... and *of 100 tasks* too, unless an anchor right before it names it ("solves 94
+  of 100 tasks" for a claim aliased "solves");
 * uncertainty: after ``±``, ``\\pm`` or ``+/-``, or a spread's noun and *of* ("a standard
   deviation of 0.05"); the value of a key naming a metric's spread (``"acc_norm_stderr": 0.0143``,
   ``'acc_stderr,none': 0.01``, ``psnr_std: 0.05``);
@@ -368,16 +370,23 @@ def role_of(shown: Shown, masked: str, base: int,
         if word in _TARGET_AFTER and _counts(masked, after, base, anchors):
             return "bound"  # "keeps accuracy above the 90% target"
         if word in _ROLE_COUNTS:
-            if _counts(masked, after, base, anchors):
+            if _counts(masked, after, base, anchors) \
+                    and (word in _COUNT_AFTER or not _named_right_before(masked, s, anchors, base)):
                 return "count"
         elif word not in _LINKS:  # one modifier: "24 test images", "50 denoising steps"
             then = _NEXT_WORD.match(masked, after.end())
-            if then and then.group(1).lower() in _ROLE_COUNTS \
-                    and _counts(masked, then, base, anchors):
+            if then and (noun := then.group(1).lower()) in _ROLE_COUNTS \
+                    and _counts(masked, then, base, anchors) \
+                    and (noun in _COUNT_AFTER
+                         or not _named_right_before(masked, s, anchors, base)):
                 return "count"
-    if shown.exponent == 0 and not shown.percent \
-            and _OF_A_TOTAL.match(masked, shown.suffix_end - base):
-        return "count"  # "on 94 of 100 tasks", "9 out of 10 datasets"
+    total = _OF_A_TOTAL.match(masked, shown.suffix_end - base) \
+        if shown.exponent == 0 and not shown.percent else None
+    if total is not None and not _in_anchor(total.end() - 1 + base, anchors) \
+            and not _named_right_before(masked, s, anchors, base):
+        # "on 94 of 100 tasks", "9 out of 10 datasets" (not where an anchor names the number or
+        # the noun: "solves 94 of 100 tasks" for a claim on the tasks solved, "solves" its alias)
+        return "count"
     if _AND_MORE.match(masked, shown.suffix_end - base):
         return "bound"  # "90+% accuracy", "100+ languages"
     if shown.sign == "+":
@@ -480,6 +489,20 @@ def names_another(phrase: str, names: Sequence[str]) -> bool:
         if any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1)):
             return True
     return False
+
+
+# Between an anchor and the number it names: "solves 94 tasks", "wins: 8 of 12"
+_NAMING_GAP = re.compile(r"[ \t*_`]*(?:[:=][ \t*_`]*)?")
+
+
+def _named_right_before(masked: str, s: int, anchors: Sequence[tuple[int, int]],
+                        base: int) -> bool:
+    """Whether an anchor ends right before the number at offset ``s`` of ``masked``: it names
+    the number ("Ours solves 94 of 100 tasks" for a claim aliased "solves"), whose count nouns
+    after it are then its unit, not a setting's (the nouns round 61 added to the counts of a
+    sentence: `_ROLE_COUNTS`, `_OF_A_TOTAL`)."""
+    return any(e - base <= s and _NAMING_GAP.fullmatch(masked, e - base, s) is not None
+               for _, e in anchors)
 
 
 def _in_anchor(at: int, anchors: Sequence[tuple[int, int]]) -> bool:

@@ -35,6 +35,17 @@
    competition README ("**Random Forest**: Improved accuracy over the baseline with an AUC of
    0.738 and a Kaggle score of 0.63"); a recipe-rating README ("The final model improved over
    the baseline with a lower RMSE of 0.0989 compared to the baseline RMSE of 0.1047").
+4. **A count an anchor names.** Round 61 made a whole number before "tasks", "benchmarks",
+   "datasets", "languages"... and one before "of 100 tasks" a count of a setting, no value:
+   "You have completed 14 out of 20 tasks" for a claim aliased "completed", or "Ours solves
+   94 tasks" for one aliased "solves", left the wrong number unreported (before, the count
+   nouns of a sentence were those of images, samples, epochs... alone). Where an anchor ends
+   right before the number it names it, and those nouns are its unit
+   (`number_roles._named_right_before`); "accuracy on 94 of 100 tasks" and "among 95
+   submissions" are still counts.
+   Sources: "You've completed 13 out of 20 tasks (65%)" (a course dashboard's template);
+   "Ours achieves the lowest probe loss in 13 out of 20 tasks" (a sparse-autoencoder
+   project's README).
 """
 
 from __future__ import annotations
@@ -140,3 +151,21 @@ def test_a_later_number_is_not_the_subjects_number_after_the_baseline() -> None:
     report = judge(text.format("0.738"), [rf])
     assert findings(report) == []
     assert matches(report) == {(("RF",), 1, "0.738")}
+
+
+# === 4. a count an anchor names ==================================================================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: no finding for the wrong number (read as a count of tasks)
+    ("You have completed {v} out of 20 tasks (65%).",
+     claim("TC", "tasks_completed", 13, aliases=("completed",)), "13", "14"),
+    ("Ours solves {v} tasks.", claim("SC", "solve_count", 92, aliases=("solves",)), "92", "94"),
+    ("Ours wins {v} of 12 benchmarks.", claim("WN", "wins", 9, aliases=("wins",)), "9", "8"),
+])
+def test_a_count_an_anchor_names_is_its_value(text: str, one: Claim, right: str,
+                                              wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
+        ("drift", (one.id,), 1, wrong)]
