@@ -136,7 +136,8 @@ _ROLE_COUNTS = _COUNT_AFTER | _words("task tasks dataset datasets benchmark benc
 # 100 points" state a score)
 _OF_A_TOTAL = re.compile(r"(?i)[ \t]+(?:out[ \t]+)?of[ \t]+\d+[ \t]+(?!(?:on|in|at|for|with|by"
                          r"|points?|pts|and|or)(?![^\W_]))[^\W\d_]")
-_AND_MORE = re.compile(r"\+(?![\d.])")
+# (not the "+" of a spread written "+/-" or "+-": "31.42+/-0.05 dB" is the value)
+_AND_MORE = re.compile(r"\+(?![\d./\-\u2212\u2013])")
 # A number that is a target or budget, not a result ("above the 90% target", "a 5% budget")
 _TARGET_AFTER = _words("target targets goal goals budget budgets requirement requirements quota")
 # A confidence level ("95% CI", "99% confidence interval", "90% credible region"): the word after

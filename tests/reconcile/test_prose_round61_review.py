@@ -46,6 +46,12 @@
    Sources: "You've completed 13 out of 20 tasks (65%)" (a course dashboard's template);
    "Ours achieves the lowest probe loss in 13 out of 20 tasks" (a sparse-autoencoder
    project's README).
+5. **A value with "+/-" glued to it.** Round 61 read a number with "+" after it as a bound
+   ("90+% accuracy"), and so "31.52+/-0.05 dB" and "91.5%+-0.3%" too: a wrong value written
+   with its spread went unreported. The "+" of "+/-", "+-" is no "and more" now
+   (`number_roles._AND_MORE`).
+   Sources: "0.042+/-0.012 min(-1) (k(eo))" (a pharmacology note quoting a paper verbatim);
+   a betting backtest's report line ``win={...:>5.1f}%+/-{...:>4.1f}``.
 """
 
 from __future__ import annotations
@@ -169,3 +175,35 @@ def test_a_count_an_anchor_names_is_its_value(text: str, one: Claim, right: str,
     assert matches(report) == {((one.id,), 1, right)}
     assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
         ("drift", (one.id,), 1, wrong)]
+
+
+# === 5. a value with "+/-" glued to it ==========================================================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: no finding for the wrong number (read as "31.52+", a bound)
+    ("Ours reaches a PSNR of {v}+/-0.05 dB.", claim("P1", "psnr", 31.42, unit="dB"), "31.42",
+     "31.52"),
+    ("Ours reaches a PSNR of {v}+-0.05 dB.", claim("P1", "psnr", 31.42, unit="dB"), "31.42",
+     "31.52"),
+    ("Ours reaches an accuracy of {v}+/-0.3%.", claim("A1", "accuracy", 0.912), "91.2%",
+     "91.5%"),
+    ("Accuracy: {v}+/-0.3", claim("A1", "accuracy", 0.912), "91.2", "91.5"),
+    # as before
+    ("Ours reaches a PSNR of {v} +/- 0.05 dB.", claim("P1", "psnr", 31.42, unit="dB"), "31.42",
+     "31.52"),
+])
+def test_a_value_with_its_spread_glued_is_judged(text: str, one: Claim, right: str,
+                                                 wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
+        ("drift", (one.id,), 1, wrong)]
+
+
+def test_a_number_and_more_is_still_a_bound() -> None:
+    """"90+% accuracy", "91.5%+ on average": no value (round 61)."""
+    report = judge("Ours reaches an accuracy of 91.5%+ on average.\n",
+                   [claim("A1", "accuracy", 0.912)])
+    assert findings(report) == []
+    assert matches(report) == set()
