@@ -372,14 +372,15 @@ def role_of(shown: Shown, masked: str, base: int,
             return "bound"  # "keeps accuracy above the 90% target"
         if word in _ROLE_COUNTS:
             if _counts(masked, after, base, anchors) \
-                    and (word in _COUNT_AFTER or not _named_right_before(masked, s, anchors, base)):
+                    and (word in _COUNT_AFTER or _counts_in_a_sentence(shown, masked, s,
+                                                                       anchors, base)):
                 return "count"
         elif word not in _LINKS:  # one modifier: "24 test images", "50 denoising steps"
             then = _NEXT_WORD.match(masked, after.end())
             if then and (noun := then.group(1).lower()) in _ROLE_COUNTS \
                     and _counts(masked, then, base, anchors) \
                     and (noun in _COUNT_AFTER
-                         or not _named_right_before(masked, s, anchors, base)):
+                         or _counts_in_a_sentence(shown, masked, s, anchors, base)):
                 return "count"
     total = _OF_A_TOTAL.match(masked, shown.suffix_end - base) \
         if shown.exponent == 0 and not shown.percent else None
@@ -490,6 +491,16 @@ def names_another(phrase: str, names: Sequence[str]) -> bool:
         if any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1)):
             return True
     return False
+
+
+def _counts_in_a_sentence(shown: Shown, masked: str, s: int,
+                          anchors: Sequence[tuple[int, int]], base: int) -> bool:
+    """Whether the number at offset ``s`` before one of the nouns only a sentence counts
+    (`_ROLE_COUNTS`: "on 94 tasks", "among 95 submissions") is a count: a whole number (not
+    "a 65.8% task success rate", "85.6% domain classification accuracy": the noun qualifies
+    the metric) that no anchor right before it names (`_named_right_before`)."""
+    return shown.exponent == 0 and not shown.percent \
+        and not _named_right_before(masked, s, anchors, base)
 
 
 # Between an anchor and the number it names: "solves 94 tasks", "wins: 8 of 12"
