@@ -1564,6 +1564,8 @@ class SentenceSplits:
         self.masked, self.base = masked, base
         self.words = split_words(masked, base, dict(metrics), dict(metrics))
         self._parts: list[int] | None = None  # where its clauses part (`same_clause`)
+        self._metric_spans = list(metrics)
+        self._clause_metrics: list[tuple[int, int]] | None = None  # (`_another_metric_in_clause`)
         self._of_metrics = any(w.metrics for w in self.words)
         # the spans of the metrics it names (`metric_mentions`), where a word qualifies one
         self.mentions: list[tuple[int, int]] = []
@@ -1584,15 +1586,33 @@ class SentenceSplits:
         the dev set drops to 11.8, and BLEU reaches 28.4") is its own clause's only."""
         words = self._of(at, end)
         if any(w.after_metric for w in words):
-            words = [w for w in words if not w.after_metric or self.same_clause(w.at, at)]
+            words = [w for w in words if not w.after_metric or self.same_clause(w.at, at)
+                     or not self._another_metric_in_clause(w.at, at)]
         return words
+
+    def _another_metric_in_clause(self, word: int, at: int) -> bool:
+        """Whether the clause of the number at ``at`` names a metric that the clause of the
+        split word at ``word`` (one saying the data a metric is measured on) does not: "...
+        on the dev set drops to 11.8, and BLEU reaches 28.9" (the BLEU's data not told), not
+        "We report accuracy on the test set, and Ours reaches 80.5%" (the accuracy's)."""
+        if self._clause_metrics is None:
+            self._clause_metrics = metric_mentions(self.masked, self.base, self._metric_spans)
+        names = [(self.clause_of(s), self.masked[s - self.base:e - self.base].lower())
+                 for s, e in self._clause_metrics]
+        word_clause, number_clause = self.clause_of(word), self.clause_of(at)
+        told = {name for clause, name in names if clause == word_clause}
+        return any(clause == number_clause and name not in told for clause, name in names)
+
+    def clause_of(self, at: int) -> int:
+        """The index of the clause of the sentence holding the offset ``at`` (`_CLAUSE_PARTS`)."""
+        if self._parts is None:
+            self._parts = [m.start() + self.base for m in _CLAUSE_PARTS.finditer(self.masked)]
+        return bisect.bisect_right(self._parts, at)
 
     def same_clause(self, a: int, b: int) -> bool:
         """Whether the offsets ``a`` and ``b`` (``base`` on) are in one clause of the sentence
         (`_CLAUSE_PARTS`)."""
-        if self._parts is None:
-            self._parts = [m.start() + self.base for m in _CLAUSE_PARTS.finditer(self.masked)]
-        return bisect.bisect_right(self._parts, a) == bisect.bisect_right(self._parts, b)
+        return self.clause_of(a) == self.clause_of(b)
 
     def _of(self, at: int, end: int) -> list[SplitWord]:
         """`of`, but for the clauses."""

@@ -60,15 +60,27 @@
    Sources: "Across 590 runs, the primary model achieved a 93.7% task success rate and 96.5%
    tool selection accuracy" (a grid-operations agent's README); "best agents achieve ~35-42%
    task success rate" (a WebArena explainer).
+7. **The data a metric is measured on, no other metric after it.** Round 61 made a split
+   word after a metric ("Perplexity on the dev set drops to 11.8, and BLEU reaches 28.9") its
+   clause's only; in "We measure accuracy on the test set, and Model B gets 88.0%" the 88.0%
+   was then of no split, and a val claim of 88.0% took the test number as its match (a wrong
+   test accuracy unreported). Such a word is now a later clause's too where that clause names
+   no metric the word's clause does not (`SentenceSplits._another_metric_in_clause`).
+   Sources: "it will train the MLP for a few epochs, report the accuracy on the test set, and
+   finally, display a plot" (a PyTorch tutorial's README); "select the best by accuracy on the
+   test set, and save the model + scaler" (a heart-disease app's training script).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
 from labledger.reconcile.claim_model import Claim
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_headed_tables_and_splits import findings, judge, matches
+from tests.reconcile.test_prose_round61 import Found
 
 # === 1. two names joined by a slash ===============================================================
 
@@ -234,3 +246,36 @@ def test_a_count_noun_qualifying_a_metric_counts_nothing(text: str, one: Claim, 
     assert matches(report) == {((one.id,), 1, right)}
     assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
         ("drift", (one.id,), 1, wrong)]
+
+
+# === 7. the data a metric is measured on, no other metric after it ================================
+
+TEST_B = replace(claim("TB", "accuracy", 0.889, aliases=("Model B",)), split="test")
+VAL_B = replace(claim("VB", "accuracy", 0.88, aliases=("Model B",)), split="val")
+
+
+@pytest.mark.parametrize(("text", "want", "matched"), [
+    # before: VB matched the test number (a wrong test accuracy unreported)
+    ("We measure accuracy on the test set, and Model B gets 88.0%.",
+     [("drift", ("TB",), 1, "88.0%")], set()),
+    # before: ambiguous between TB and VB
+    ("We measure accuracy on the test set, and Model B gets 88.5%.",
+     [("drift", ("TB",), 1, "88.5%")], set()),
+    # as before
+    ("We measure accuracy on the test set, and Model B gets 88.9%.", [],
+     {(("TB",), 1, "88.9%")}),
+])
+def test_the_data_of_the_metric_of_the_clauses_number_is_its_split(
+        text: str, want: Found, matched: set[tuple[tuple[str, ...], int, str]]) -> None:
+    report = judge(text + "\n", [TEST_B, VAL_B])
+    assert findings(report) == want
+    assert matches(report) == matched
+
+
+def test_another_metric_in_the_clause_still_leaves_the_data() -> None:
+    """Round 61's "Perplexity on the dev set drops to 11.8, and BLEU reaches 28.9": the BLEU's
+    data is not told."""
+    dev = replace(claim("BD", "bleu", 28.4), split="dev")
+    test = replace(claim("BT", "bleu", 27.9), split="test")
+    report = judge("Perplexity on the dev set drops to 11.8, and BLEU reaches 28.9.\n", [dev, test])
+    assert findings(report) == [("ambiguous", ("BD", "BT"), 1, "28.9")]
