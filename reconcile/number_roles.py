@@ -26,7 +26,8 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * other: another method's result, right after *the baseline('s)*, *the previous best*, *the
   previous state-of-the-art*... or right before *(baseline)*, *for the baseline* ("above the
   previous best validation accuracy of 90.1%", "30.10 dB (baseline)"), unless the phrase is a
-  claim's anchor (a claim on the baseline), or what the subject is compared with and "with",
+  claim's anchor (a claim on the baseline), or labels a number of its own ("0.28 (baseline:
+  0.20)", "91.5% from the baseline's 88.0%"), or what the subject is compared with and "with",
   "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); a
   value still for a claim whose run or alias holds the phrase (`names_another`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
@@ -431,8 +432,15 @@ _SUBJECTS_LINK = re.compile(r"(?i)(?<![^\W_])(?:with|at)(?![^\W_])")
 _CLOSED = re.compile(r"[ \t*_`$]*(?:\\?%[ \t*_`$]*)?[),;]")
 # ... or the number first: "30.10 dB (baseline)", "88.0% for the baseline", "3.26 of the
 # previous best"
-_THEN_OTHERS = re.compile(r"(?i)[ \t*_`$]*(?:\(|(?:for|of|by|from)[ \t]+(?:the[ \t]+)?)"
-                          r"(?P<who>" + _OTHERS + r")(?![^\W_])")
+_THEN_OTHERS = re.compile(r"(?i)[ \t*_`$]*(?:(?P<paren>\()|(?:for|of|by|from)[ \t]+(?:the[ \t]+)?)"
+                          r"(?P<who>" + _OTHERS + r")(?![^\W_]|-[^\W\d_])")
+# ... but not where the phrase labels a number of its own: a parenthesis holding one
+# ("31.52 dB (baseline: 30.10 dB)", "91.5% (previous best 90.1%)"), or its number right after
+# it ("91.5% from the baseline's 88.0%"): the number before is the sentence's own
+_PAREN_CLOSES = re.compile(r"[^()\d\n]*\)")
+_ITS_OWN_NUMBER = re.compile(r"(?i)(?:['’]s)?(?:[ \t*_`]+(?:of|is|was|at|with|reached|achieved"
+                             r"|achieves|reaches|gets|got|obtained)(?![^\W_]))*[ \t*_`]*[:=]?"
+                             r"[ \t*_`$~]*[+\-\u2212]?\.?\d")
 _COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
 _OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
 _OTHERS_WORDS = ("base", "prior", "previous", "former", "earlier", "best", "runner")
@@ -453,7 +461,11 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
         return ""
     after = _THEN_OTHERS.match(masked, end)
     if after is not None:
-        return "" if _in_anchor(after.end() - 1 + base, anchors) else after.group("who")
+        if _in_anchor(after.end() - 1 + base, anchors) or (
+                _PAREN_CLOSES.match(masked, after.end()) is None if after.group("paren")
+                else _ITS_OWN_NUMBER.match(masked, after.end()) is not None):
+            return ""
+        return after.group("who")
     lo = max(0, s - _OTHERS_REACH)
     text = _blank_names(masked, lo, s, anchors, base)
     found = _OTHERS_THEN.search(text)

@@ -69,6 +69,17 @@
    Sources: "it will train the MLP for a few epochs, report the accuracy on the test set, and
    finally, display a plot" (a PyTorch tutorial's README); "select the best by accuracy on the
    test set, and save the model + scaler" (a heart-disease app's training script).
+8. **A parenthesis naming the baseline and holding its number.** Round 61 read a number
+   right before "(baseline", "(previous best", "from the baseline" as the baseline's ("30.10
+   dB (baseline)"); "Accuracy: 0.28 (baseline: 0.20)" was read so too, its baseline's number
+   as well, and the claim's number went unmatched and a wrong one unreported (so "91.5% from
+   the baseline's 88.0%" and "91.5% for the baseline-free variant"). The phrase after a number
+   is another method's only where its parenthesis closes with no number in it, no number of
+   its own follows it, and it heads no compound (`number_roles._PAREN_CLOSES`,
+   `_ITS_OWN_NUMBER`).
+   Sources: "- **Accuracy**: 0.28 (baseline: 0.20)" (a movie-poster classifier's README);
+   "primary metric: auprc=0.847 (baseline: 0.612, delta: +0.235)" (an ML-ops CLI's README
+   transcript); "├─ Error Rate: 0.8% (baseline: 0.5%) ⚠️" (a feature-flag talk's dashboard).
 """
 
 from __future__ import annotations
@@ -279,3 +290,32 @@ def test_another_metric_in_the_clause_still_leaves_the_data() -> None:
     test = replace(claim("BT", "bleu", 27.9), split="test")
     report = judge("Perplexity on the dev set drops to 11.8, and BLEU reaches 28.9.\n", [dev, test])
     assert findings(report) == [("ambiguous", ("BD", "BT"), 1, "28.9")]
+
+
+# === 8. a parenthesis naming the baseline and holding its number ==================================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: no finding, even the right number unmatched (both read as the baseline's)
+    ("  ✓ check-eval.json — primary metric: auprc={v} (baseline: 0.612, delta: +0.235)",
+     claim("U1", "auprc", 0.847), "0.847", "0.857"),
+    ("- **Accuracy**: {v} (baseline: 0.20)", claim("A1", "accuracy", 0.28), "0.28", "0.29"),
+    ("├─ Error Rate: {v} (baseline: 0.5%) ⚠️",
+     replace(claim("E1", "error_rate", 0.008, aliases=("Error Rate",)), direction="lower"),
+     "0.8%", "0.9%"),
+    ("Accuracy improves to {v} (previous best 90.1%).", claim("A1", "accuracy", 0.912),
+     "91.2%", "91.5%"),
+    ("Accuracy improves to {v} from the baseline's 88.0%.", claim("A1", "accuracy", 0.912),
+     "91.2%", "91.5%"),
+    ("Accuracy is {v} for the baseline-free variant.", claim("A1", "accuracy", 0.912),
+     "91.2%", "91.5%"),
+    # as before (round 61): the number before "(baseline)" is the baseline's
+    ("PSNR: {v} dB (Ours) vs. 30.10 dB (baseline).", claim("P1", "psnr", 31.42, unit="dB"),
+     "31.42", "31.62"),
+])
+def test_the_number_before_the_baselines_own_is_judged(text: str, one: Claim, right: str,
+                                                       wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
+        ("drift", (one.id,), 1, wrong)]
