@@ -27,7 +27,8 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   previous state-of-the-art*... or right before *(baseline)*, *for the baseline* ("above the
   previous best validation accuracy of 90.1%", "30.10 dB (baseline)"), unless the phrase is a
   claim's anchor (a claim on the baseline), or labels a number of its own ("0.28 (baseline:
-  0.20)", "91.5% from the baseline's 88.0%"), or what the subject is compared with and "with",
+  0.20)", "91.5% from the baseline's 88.0%"), or is what the subject is ("Ours is a strong
+  baseline with an accuracy of 91.5%"), or what the subject is compared with and "with",
   "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); a
   value still for a claim whose run or alias holds the phrase (`names_another`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
@@ -428,6 +429,12 @@ _COMPARED_BEFORE = re.compile(r"(?i)(?<![^\W_])(?:outperform(?:s|ed|ing)?|beat(?
                               r"|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|over|than|above"
                               r"|beyond|vs\.?|versus|(?:compared|relative)[ \t]+(?:to|with))"
                               r"[ \t]+(?:(?:the|our|its|their|a|an|this|that)[ \t]+)*\Z")
+# ... nor where the phrase is what the subject is ("Ours is a strong baseline with an accuracy
+# of 91.5%", "Ours is the runner-up with 91.5%", "Ours sets a new baseline of 91.5%"): its
+# number is the subject's
+_SUBJECT_IS = re.compile(r"(?i)(?<![^\W_])(?:is|are|was|were|becomes?|became|as|sets?"
+                         r"|establish(?:es|ed)?|serves?|remains?)[ \t]+(?:(?:the|a|an|new"
+                         r"|strong|simple|solid|competitive|our)[ \t]+)*\Z")
 _SUBJECTS_LINK = re.compile(r"(?i)(?<![^\W_])(?:with|at)(?![^\W_])")
 _CLOSED = re.compile(r"[ \t*_`$]*(?:\\?%[ \t*_`$]*)?[),;]")
 # ... or the number first: "30.10 dB (baseline)", "88.0% for the baseline", "3.26 of the
@@ -474,6 +481,8 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
     if (found.group("colon") or _SUBJECTS_LINK.search(found.group("links"))) \
             and _COMPARED_BEFORE.search(text, max(0, found.start() - 40), found.start()):
         return ""  # "Ours beats the baseline with a PSNR of 31.42 dB": the subject's number
+    if _SUBJECT_IS.search(text, max(0, found.start() - 48), found.start()):
+        return ""  # "Ours is a strong baseline with ...": the subject's number
     return "" if _in_anchor(lo + found.start() + base, anchors) else found.group("who")
 
 

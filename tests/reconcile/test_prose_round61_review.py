@@ -80,6 +80,14 @@
    Sources: "- **Accuracy**: 0.28 (baseline: 0.20)" (a movie-poster classifier's README);
    "primary metric: auprc=0.847 (baseline: 0.612, delta: +0.235)" (an ML-ops CLI's README
    transcript); "├─ Error Rate: 0.8% (baseline: 0.5%) ⚠️" (a feature-flag talk's dashboard).
+9. **The subject is the baseline or the runner-up.** "RankCosine is the runner-up with an
+   average rank of 3.2" and "Ours is a strong baseline with an accuracy of 91.5%" read the
+   number as another method's (the phrase, then link words), so a wrong one went unreported:
+   the phrase is what the subject is ("is", "as", "sets a new"... before it), and the number
+   the subject's (`number_roles._SUBJECT_IS`).
+   Source: "ListNet is the best-performing loss with an average rank of 2.0 over 10 losses,
+   and RankCosine is the runner-up with an average rank of 3.2." (a learning-to-rank paper's
+   notes).
 """
 
 from __future__ import annotations
@@ -313,6 +321,27 @@ def test_another_metric_in_the_clause_still_leaves_the_data() -> None:
      "31.42", "31.62"),
 ])
 def test_the_number_before_the_baselines_own_is_judged(text: str, one: Claim, right: str,
+                                                       wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
+        ("drift", (one.id,), 1, wrong)]
+
+
+# === 9. the subject is the baseline or the runner-up ==============================================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: no finding for the wrong number (read as another method's)
+    ("RankCosine is the runner-up with an average rank of {v}.",
+     replace(claim("RC", "average_rank", 3.2, aliases=("average rank",)), direction="lower"),
+     "3.2", "3.4"),
+    ("Ours is a strong baseline with an accuracy of {v}.", claim("A1", "accuracy", 0.912),
+     "91.2%", "91.5%"),
+    ("Ours sets a new baseline of {v} accuracy.", claim("A1", "accuracy", 0.912), "91.2%",
+     "91.5%"),
+])
+def test_the_subject_named_a_baseline_keeps_its_number(text: str, one: Claim, right: str,
                                                        wrong: str) -> None:
     report = judge(text.format(v=right) + "\n", [one])
     assert findings(report) == []
