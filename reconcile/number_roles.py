@@ -1043,6 +1043,7 @@ _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "
                  "test-dev": "test", "test-std": "test", "test-challenge": "test"}
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
 _LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
+_BARE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")(?![^\W_])")
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
 # "validation accuracy", "test PSNR", "val mAP@50"): "after training, ..." or "we test on ..."
 # names no split. Any space between the two (a paragraph hard-wrapped at "test\naccuracy" is
@@ -1623,6 +1624,15 @@ class SentenceSplits:
         word_clause, number_clause = self.clause_of(word), self.clause_of(at)
         told = {name for clause, name in names if clause == word_clause}
         return any(clause == number_clause and name not in told for clause, name in names)
+
+    def names_another_split(self, at: int, family: str) -> bool:
+        """Whether the clause of the number at ``at`` writes a split word of another split than
+        ``family`` (one qualifying nothing too: "at validation time", "on val"): then a setting
+        heading the sentence ("On the test set, ...") is not told to reach its numbers."""
+        at_clause = self.clause_of(at)
+        return any(_SPLIT_FAMILY[m.group(1).lower()] != family
+                   and self.clause_of(m.start() + self.base) == at_clause
+                   for m in _BARE_SPLIT.finditer(self.masked))
 
     def clause_of(self, at: int) -> int:
         """The index of the clause of the sentence holding the offset ``at`` (`_CLAUSE_PARTS`)."""
