@@ -370,7 +370,8 @@ def role_of(shown: Shown, masked: str, base: int,
             then = _NEXT_WORD.match(masked, after.end())
             if then and then.group(1).lower() in _LEVEL_NOUNS:
                 return "level"
-        if word in _TARGET_AFTER and _counts(masked, after, base, anchors):
+        if word in _TARGET_AFTER and _counts(masked, after, base, anchors) \
+                and not _metric_follows(masked, after.end(), anchors, base):
             return "bound"  # "keeps accuracy above the 90% target"
         if word in _ROLE_COUNTS:
             if _counts(masked, after, base, anchors) \
@@ -512,6 +513,29 @@ def names_another(phrase: str, names: Sequence[str]) -> bool:
         if any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1)):
             return True
     return False
+
+
+# Before the word after a noun, and before the word after that: "target accuracy",
+# "target-domain accuracy", "goal completion rate"
+_WORD_GAP = re.compile(r"[ \t\-]+")
+_A_WORD_THEN_GAP = re.compile(r"[^\W\d_]+[ \t\-]+")
+
+
+def _metric_follows(masked: str, at: int, anchors: Sequence[tuple[int, int]],
+                    base: int) -> bool:
+    """Whether a metric's name (`_METRIC_MENTION`) or an anchor starts a word or two after
+    offset ``at`` of ``masked``: the noun before it qualifies the metric ("93.1% target
+    accuracy" on a domain-adaptation benchmark is the accuracy on the target domain, no
+    target to reach)."""
+    gap = _WORD_GAP.match(masked, at)
+    if gap is None:
+        return False
+    places = [gap.end()]
+    then = _A_WORD_THEN_GAP.match(masked, gap.end())
+    if then is not None:
+        places.append(then.end())
+    return any(_METRIC_MENTION.match(masked, p) is not None
+               or any(s - base == p for s, _ in anchors) for p in places)
 
 
 def _counts_in_a_sentence(shown: Shown, masked: str, s: int,

@@ -99,6 +99,18 @@
    Sources (a split named bare after a number): "Round-1→Round-7 cumulative improvement:
    **-54.2% on val, -59.9% on test**" (a surrogate-model project's README); "hit its declared
    5% in-domain false-reject on train and 22.1% on val" (an out-of-distribution study's notes).
+11. **A target's word qualifying a metric.** Round 61 read a number before "target", "goal",
+   "budget" as a target, a bound ("above the 90% target"); "reach ~52.3% target accuracy"
+   (the accuracy on a domain-adaptation benchmark's target domain) was read so too, its
+   number unmatched and a wrong one unreported. Where a metric's name or an anchor follows
+   the word (a word between at most: "target-domain accuracy", "goal completion rate"), the
+   number is read as before round 61 (`number_roles._metric_follows`); "N% target accuracy"
+   is a goal in some READMEs ("Gold Price Prediction - 92% target accuracy"), where a
+   value's reading is visible (a drift or an ambiguity), a bound's silent.
+   Sources: "Both `full+leafmask` and `backbone_only` reach ~52.3% target accuracy under this
+   recipe; the pre-hardening baseline was 47.7%." (a plant-disease domain-adaptation
+   project's notes); "Gold Price Prediction - 92% target accuracy" (a forecasting app's
+   README).
 """
 
 from __future__ import annotations
@@ -383,3 +395,30 @@ def test_another_split_in_the_clause_stops_the_heading(
     report = judge(text + "\n", [ACC_TEST, ACC_VAL])
     assert findings(report) == want
     assert matches(report) == matched
+
+
+# === 11. a target's word qualifying a metric ======================================================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    # before: no finding, even the right number unmatched (read as a target, a bound)
+    ("Both `full+leafmask` and `backbone_only` reach ~{v} target accuracy under this recipe.",
+     claim("TA", "accuracy", 0.523), "52.3%", "52.8%"),
+    ("Ours achieves {v} target-domain accuracy on Office-31.", claim("TA", "accuracy", 0.927),
+     "92.7%", "93.1%"),
+    ("Ours achieves a {v} goal completion rate.",
+     claim("GC", "completion_rate", 0.91, aliases=("completion rate",)), "91%", "93%"),
+])
+def test_a_target_word_before_a_metric_is_no_target(text: str, one: Claim, right: str,
+                                                    wrong: str) -> None:
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    assert findings(judge(text.format(v=wrong) + "\n", [one])) == [
+        ("drift", (one.id,), 1, wrong)]
+
+
+def test_a_target_ending_the_phrase_is_still_a_bound() -> None:
+    """Round 61's "(above the 90% target)": the 90% is no value."""
+    rate = claim("MR", "match_rate", 0.942, aliases=("match rate",))
+    report = judge("Validated the match rate at 94.6% (above the 90% target)\n", [rate])
+    assert findings(report) == [("drift", ("MR",), 1, "94.6%")]
