@@ -695,9 +695,28 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
     if _BATCH_SIZE.search(head):
         return "reference"
     hyper = _HYPER_BEFORE.search(head)
-    if hyper is not None and not _in_anchor(s - len(head) + hyper.start() + base, anchors):
+    if hyper is not None and not _in_anchor(s - len(head) + hyper.start() + base, anchors) \
+            and not _measures(masked, s - len(head) + hyper.start(), anchors, base):
         return "level"  # "a masking ratio of 75%", "a learning rate of 0.8"
     return None
+
+
+# A metric's name (or an anchor), then what it measures: "RMSE on temperature", "the RMSE for
+# 2m temperature", "MAE of momentum"
+_MEASURES_GAP = re.compile(r"(?i)[ \t]+(?:on|of|for|in)[ \t]+(?:the[ \t]+)?(?:[\w\-]+[ \t]+)?\Z")
+
+
+def _measures(masked: str, at: int, anchors: Sequence[tuple[int, int]], base: int) -> bool:
+    """Whether the noun at offset ``at`` of ``masked`` (a hyperparameter's: "temperature",
+    "momentum") is what a metric right before it measures ("The RMSE for 2m temperature is
+    1.23": the number is the metric's, no setting of the run)."""
+    lo = max(0, at - 40)
+    gap = _MEASURES_GAP.search(masked, lo, at)
+    if gap is None:
+        return False
+    metric = _METRIC_MENTION.search(masked, max(0, gap.start() - 24), gap.start())
+    return (metric is not None and metric.end() == gap.start()) \
+        or any(e - base == gap.start() for _, e in anchors)
 
 
 def _bound_phrase(head: str) -> bool:

@@ -111,6 +111,15 @@
    recipe; the pre-hardening baseline was 47.7%." (a plant-disease domain-adaptation
    project's notes); "Gold Price Prediction - 92% target accuracy" (a forecasting app's
    README).
+12. **A metric of what a hyperparameter's noun names.** Round 61 read a number after
+   "temperature", "momentum", "noise level"... as a setting of the run ("a temperature of
+   0.7"); "RMSE on temperature = 1.33" (the RMSE of a forecast temperature) was read so too,
+   and a wrong RMSE went unreported. Where a metric's name or an anchor and "on", "of", "for",
+   "in" stand right before the noun, the noun is what the metric measures and the number the
+   metric's (`number_roles._measures`).
+   Sources: "MAE and RMSE for temperature (°C) and humidity (%RH)" (a sensing study's
+   protocol); "Notebook `6` won p75 per-cycle RMSE for temperature, salinity, and TEOS-10
+   sound speed" (an ocean-profile model's notes).
 """
 
 from __future__ import annotations
@@ -422,3 +431,30 @@ def test_a_target_ending_the_phrase_is_still_a_bound() -> None:
     rate = claim("MR", "match_rate", 0.942, aliases=("match rate",))
     report = judge("Validated the match rate at 94.6% (above the 90% target)\n", [rate])
     assert findings(report) == [("drift", ("MR",), 1, "94.6%")]
+
+
+# === 12. a metric of what a hyperparameter's noun names ===========================================
+
+RMSE = replace(claim("RM", "rmse", 1.23), direction="lower")
+
+
+@pytest.mark.parametrize("text", [
+    # before: no finding for the wrong number (read as a sampling temperature, a setting)
+    "The RMSE for 2m temperature is {v}.",
+    "RMSE on temperature = {v}",
+    "RMSE of momentum: {v}",
+])
+def test_a_metric_of_a_hyperparameters_noun_keeps_its_number(text: str) -> None:
+    report = judge(text.format(v="1.23") + "\n", [RMSE])
+    assert findings(report) == []
+    assert matches(report) == {(("RM",), 1, "1.23")}
+    assert findings(judge(text.format(v="1.33") + "\n", [RMSE])) == [
+        ("drift", ("RM",), 1, "1.33")]
+
+
+def test_a_sampling_temperature_is_still_a_setting() -> None:
+    """Round 61's "a temperature of 0.7" beside a result: the 0.7 is no value."""
+    accuracy = claim("A1", "accuracy", 0.912)
+    report = judge("The temperature of 0.7 yields 91.2% accuracy.\n", [accuracy])
+    assert findings(report) == []
+    assert matches(report) == {(("A1",), 1, "91.2%")}
