@@ -121,6 +121,7 @@ from labledger.reconcile.number_roles import (
     Key,
     SentenceSplits,
     SplitWord,
+    another_named,
     has_split_word,
     header_split,
     is_field_listing,
@@ -132,6 +133,7 @@ from labledger.reconcile.number_roles import (
     metric_split,
     names_a_count,
     names_a_spread,
+    names_another,
     names_runs,
     names_the_mean,
     record_split,
@@ -235,6 +237,12 @@ class _Item:
     def is_value_for(self, claim: Claim) -> bool:
         if self.kind == "?":  # judged from the words around it only when a claim asks
             self.kind = role_of(self.shown, self.context[0], self.context[1], self.context[2])
+        if self.kind == "other":
+            # another method's number ("the baseline (30.10 dB)") is a claim's on that method
+            # (its run or an alias naming it: "baseline", "Baseline (ResNet-50)")
+            return names_another(another_named(self.shown, *self.context),
+                                 (claim.run or "", *claim.aliases)) \
+                and (self.shown.sign != "-" or claim.value < 0)
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0
@@ -1282,7 +1290,8 @@ class _Run:
                 split = paired.get(it.shown.start)
             if split is None and prose is not None:
                 split = _nearest_split(prose.of(it.shown.start, it.shown.suffix_end), words,
-                                       it.shown.start)
+                                       it.shown.start, prose.same_clause,
+                                       prose.names_another_split)
             if split is None:
                 split = section
             if split is None:
@@ -1988,14 +1997,30 @@ def _split_named(masked: str, start: int, key: Key | None,
     return split
 
 
-def _nearest_split(prose: list[SplitWord], words: list[int], at: int) -> str | None:
+def _nearest_split(prose: list[SplitWord], words: list[int], at: int,
+                   same_clause: Callable[[int, int], bool] | None = None,
+                   another_split: Callable[[int, str], bool] | None = None) -> str | None:
     """The split a sentence names near the number at ``at``: that of every split word of it
     (`SentenceSplits.of`) within `_NEAR_WORDS` words of it ("an accuracy of 0.989 (i.e. 98.9%)
-    on the training data"), when they are of one split; else None ("training accuracy 0.99,
-    test accuracy 0.97" beside a number of both)."""
+    on the training data"), when they are of one split; where they are of several, the words
+    qualifying the data are those of the number's clause only (``same_clause``: "The accuracy
+    ... on train set was 82% and that with the test set was 79%": the 82% is the training one),
+    and their split is the number's when of one with the words qualifying a metric; else None
+    ("training accuracy 0.99, test accuracy 0.97" beside a number of both; "Test PSNR improves
+    to 32.05 dB while the val loss is flat": which metric the number is of is not told). Where
+    none is near, the split of a setting heading the sentence (`SplitWord.heads`), unless the
+    number's clause writes another split (``another_split``: "On the test set, Ours reaches
+    80.1%, and it scored 81.5% at validation time")."""
     word = bisect.bisect_right(words, at)
-    near = {w.family for w in prose
-            if abs(bisect.bisect_right(words, w.at) - word) <= _NEAR_WORDS}
+    close = [w for w in prose if abs(bisect.bisect_right(words, w.at) - word) <= _NEAR_WORDS]
+    if not close:
+        # none near: a setting heading the sentence ("On the test set, top-1 accuracy is
+        # 89.7%, and top-5 accuracy is 97.1%") is the split of its numbers however far
+        close = [w for w in prose if w.heads and not (
+            another_split is not None and another_split(at, w.family))]
+    near = {w.family for w in close}
+    if len(near) > 1 and same_clause is not None:
+        near = {w.family for w in close if w.metrics or same_clause(w.at, at)}
     return near.pop() if len(near) == 1 else None
 
 

@@ -4,8 +4,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 
 * delta: written with a ``+`` sign; after *by*, *gain*, *improvement*, *drop*, *Δ*... (also with
   *of* between: "a gain of 0.81 dB"); before
-  *higher*, *lower*, *better*, *faster*... (``-0.3`` is a delta unless the claim is negative,
-  which the caller decides);
+  *higher*, *lower*, *better*, *faster*..., or before a metric's anchor and a change's noun ("a
+  0.74 dB PSNR gain") (``-0.3`` is a delta unless the claim is negative, which the caller
+  decides);
 * bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, *nearly*,
   *almost*, *close to*, ``<``, ``≥``...;
   either end of a range in words, *between X and Y*, *ranges from X to Y*, *a range of X to Y*
@@ -16,12 +17,24 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
 * reference: after *Table*, *Fig.*, *Section*, *Eq.*, *epoch*, *step*, *seed*, *layer*,
   *batch size*, ``#``...;
 * count: before *epochs*, *steps*, *layers*, *seeds*, *GPUs*, *cores*, *channels*... ("trained for
-  40 epochs": a setting of the run, not a result);
+  40 epochs": a setting of the run, not a result); in a sentence before *tasks*, *datasets*,
+  *languages*... and *of 100 tasks* too, unless an anchor right before it names it ("solves 94
+  of 100 tasks" for a claim aliased "solves");
 * uncertainty: after ``±``, ``\\pm`` or ``+/-``, or a spread's noun and *of* ("a standard
   deviation of 0.05"); the value of a key naming a metric's spread (``"acc_norm_stderr": 0.0143``,
   ``'acc_stderr,none': 0.01``, ``psnr_std: 0.05``);
-* level: a confidence level, before *CI*, *confidence interval*, *credible interval*... ("the
-  bootstrap 95% CI", "a 99% confidence interval": a setting of the statistics, not a result);
+* other: another method's result, right after *the baseline('s)*, *the previous best*, *the
+  previous state-of-the-art*... or right before *(baseline)*, *for the baseline* ("above the
+  previous best validation accuracy of 90.1%", "30.10 dB (baseline)"), unless the phrase is a
+  claim's anchor (a claim on the baseline), or labels a number of its own ("0.28 (baseline:
+  0.20)", "91.5% from the baseline's 88.0%"), or is what the subject is ("Ours is a strong
+  baseline with an accuracy of 91.5%"), or what the subject is compared with and "with",
+  "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); a
+  value still for a claim whose run or alias holds the phrase (`names_another`);
+* level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
+  learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
+  interval*, *credible interval*... ("the bootstrap 95% CI", "a 99% confidence interval": a
+  setting of the statistics, not a result);
   or an operating point, before *sparsity*, *FPR*, *IoU*, *threshold*... ("matches full
   attention at 65% sparsity", "TPR at 1% FPR": where the result is measured).
 
@@ -44,7 +57,10 @@ Which split a number is of (train, val, test, eval), where its words say so, is 
 another split than a claim's is not that claim's. In prose a split word qualifying the data
 ("on the test set") is the split of the numbers near it; one qualifying a metric ("val loss",
 "test PSNR", a claim's own metric or alias) is the split of that metric's numbers only, not of
-another metric's in its sentence (`SentenceSplits`).
+another metric's in its sentence (`SentenceSplits`); one saying the data a metric before it is
+measured on ("Perplexity on the dev set drops to 11.8") is its clause's numbers' only, and one
+saying the data a model was trained on ("Trained on the DIV2K training images, ...") no split of
+its numbers (`_trained_on`).
 """
 
 from __future__ import annotations
@@ -84,7 +100,7 @@ _DELTA_BEFORE = _words("by gain gains improvement improvements margin delta Δ i
                        "gewinn vorsprung "
                        "amélioration améliorations augmentation augmentations hausse baisse "
                        "diminution réduction écart progression gagne gagnent")
-_DELTA_AFTER = _words("higher lower better worse more less gain gains improvement increase "
+_DELTA_AFTER = _words("higher lower better worse more less fewer gain gains improvement increase "
                       "decrease drop faster slower smaller larger ahead behind above below "
                       "greater "
                       "höher niedriger besser schlechter mehr weniger größer kleiner schneller "
@@ -110,6 +126,22 @@ category categories prompt prompts participant participants subject subjects ann
 annotators query queries token tokens sequence sequences video videos clip clips scene scenes
 episode episodes neighbor neighbors neighbour neighbours
 """)
+# In a sentence a number before these counts as well ("on 94 of 100 tasks", "among 95
+# submissions", "in 28 languages"); a table's header naming one says nothing (`names_a_count`:
+# "Avg. over tasks" heads averages)
+_ROLE_COUNTS = _COUNT_AFTER | _words("task tasks dataset datasets benchmark benchmarks language "
+                                     "languages submission submissions entry entries team teams "
+                                     "domain domains")
+# A part of a total ("94 of 100 tasks", "9 out of 10"), and a number with "+" after it, "and
+# more" ("90+% accuracy")
+# (whole numbers, the total's noun after it: "scores 8.99 out of 10 on MT-Bench" and "85 out of
+# 100 points" state a score)
+_OF_A_TOTAL = re.compile(r"(?i)[ \t]+(?:out[ \t]+)?of[ \t]+\d+[ \t]+(?!(?:on|in|at|for|with|by"
+                         r"|points?|pts|and|or)(?![^\W_]))[^\W\d_]")
+# (not the "+" of a spread written "+/-" or "+-": "31.42+/-0.05 dB" is the value)
+_AND_MORE = re.compile(r"\+(?![\d./\-\u2212\u2013])")
+# A number that is a target or budget, not a result ("above the 90% target", "a 5% budget")
+_TARGET_AFTER = _words("target targets goal goals budget budgets requirement requirements quota")
 # A confidence level ("95% CI", "99% confidence interval", "90% credible region"): the word after
 # it, or "confidence"/"credible" and one of these
 _LEVEL_AFTER = _words("ci cis hdi hpd")
@@ -120,6 +152,26 @@ _LEVEL_NOUNS = _words("interval intervals level levels band bands bound bounds r
 # a claim on the sparsity itself)
 _POINT_AFTER = _words("sparsity fpr fnr far frr iou threshold thresholds pruning density "
                       "occlusion")
+# Points of a metric, then a change's word: "1.4 points higher than the baseline", "a 1.4-point
+# gain", "2.1 percentage points better" (the word after the number is the points, not the change)
+_POINTS_THEN_CHANGE = re.compile(r"(?i)[ \t-]*(?:(?:percentage|pct\.?|absolute)[ \t]+)?"
+                                 r"(?:points?|pts|pp)[ \t]+"
+                                 r"(?:higher|lower|better|worse|more|less|fewer|gain|gains"
+                                 r"|improvement|increase|decrease|drop|boost|ahead|behind|above"
+                                 r"|below)(?![^\W_])")
+# Words hedging a number, between it and the word saying what it is: "by roughly 0.87 dB", "a
+# gain of about 0.3 dB", "by only 0.1%"
+_HEDGES = _words("roughly about approximately approx around only just merely some "
+                 "circa ca")
+# A setting of the run, a hyperparameter's value: "a masking ratio of 75%", "with a learning
+# rate of 0.8", "its masking ratio to 87.5%", "a 75% masking ratio", "0.1 dropout" (not where
+# the noun is an anchor: a claim on it)
+_HYPER_NOUNS = (r"(?:learning[ \t]+rate|lr|dropout(?:[ \t]+(?:rate|ratio))?|weight[ \t]+decay"
+                r"|momentum|temperature|mask(?:ing)?[ \t]+(?:ratio|rate)|noise[ \t]+level"
+                r"|label[ \t]+smoothing|drop[ \t-]+path(?:[ \t]+rate)?|warm-?up[ \t]+ratio)")
+_HYPER_BEFORE = re.compile(r"(?i)(?<![^\W_])" + _HYPER_NOUNS + r"(?:[ \t]+(?:of|is|was|to|at|=)"
+                           r"|[ \t]*[=:])?[\s$~]*\Z")
+_HYPER_AFTER = re.compile(r"(?i)[ \t%$~]*(" + _HYPER_NOUNS + r")(?![^\W_])")
 # A count noun written as a rate ("25 frames per second", "1200 tokens/s") is a quantity: a
 # throughput claim's value, not a setting of the run.
 _RATE = re.compile(r"\s*(?:/|per\s+(?:s|sec|second|step|iteration|iter)\b)")
@@ -260,8 +312,8 @@ than vs versus when while after before under using via into onto as is are was w
 
 def role_of(shown: Shown, masked: str, base: int,
             anchors: Sequence[tuple[int, int]] = ()) -> str:
-    """value | delta | bound | reference | count | uncertainty | level, from the words around
-    it.
+    """value | delta | bound | reference | count | uncertainty | level | other, from the
+    words around it.
 
     ``anchors``: the spans (offsets as ``shown``'s) of the anchor terms in the unit. A count
     noun inside one names the claimed quantity itself ("12,000 training images" for a claim
@@ -287,6 +339,11 @@ def role_of(shown: Shown, masked: str, base: int,
                                 base)
     if role is not None:
         return role
+    hyper = _HYPER_AFTER.match(masked, shown.suffix_end - base)
+    if hyper is not None and not _in_anchor(hyper.start(1) + base, anchors):
+        return "level"  # "a 75% masking ratio", "0.1 dropout"
+    if _POINTS_THEN_CHANGE.match(masked, shown.suffix_end - base):
+        return "delta"  # "1.4 points higher than the baseline", "a 1.4-point gain"
     after = _WORD_AFTER.match(masked, shown.suffix_end - base)
     if after is None:
         glued = _HYPHENATED.match(masked, shown.suffix_end - base)
@@ -295,7 +352,7 @@ def role_of(shown: Shown, masked: str, base: int,
             return "count"
     if after:
         word = after.group(1).lower()
-        if word in _DELTA_AFTER:
+        if word in _DELTA_AFTER or _change_of_anchor(masked, after, base, anchors):
             return "delta"
         if word == "de":  # French "0,4 dB de plus"
             then = _NEXT_WORD.match(masked, after.end())
@@ -313,17 +370,241 @@ def role_of(shown: Shown, masked: str, base: int,
             then = _NEXT_WORD.match(masked, after.end())
             if then and then.group(1).lower() in _LEVEL_NOUNS:
                 return "level"
-        if word in _COUNT_AFTER:
-            if _counts(masked, after, base, anchors):
+        if word in _TARGET_AFTER and _counts(masked, after, base, anchors) \
+                and not _metric_follows(masked, after.end(), anchors, base):
+            return "bound"  # "keeps accuracy above the 90% target"
+        if word in _ROLE_COUNTS:
+            if _counts(masked, after, base, anchors) \
+                    and (word in _COUNT_AFTER or _counts_in_a_sentence(shown, masked, s,
+                                                                       anchors, base)):
                 return "count"
         elif word not in _LINKS:  # one modifier: "24 test images", "50 denoising steps"
             then = _NEXT_WORD.match(masked, after.end())
-            if then and then.group(1).lower() in _COUNT_AFTER \
-                    and _counts(masked, then, base, anchors):
+            if then and (noun := then.group(1).lower()) in _ROLE_COUNTS \
+                    and _counts(masked, then, base, anchors) \
+                    and (noun in _COUNT_AFTER
+                         or _counts_in_a_sentence(shown, masked, s, anchors, base)):
                 return "count"
+    total = _OF_A_TOTAL.match(masked, shown.suffix_end - base) \
+        if shown.exponent == 0 and not shown.percent else None
+    if total is not None and not _in_anchor(total.end() - 1 + base, anchors) \
+            and not _named_right_before(masked, s, anchors, base):
+        # "on 94 of 100 tasks", "9 out of 10 datasets" (not where an anchor names the number or
+        # the noun: "solves 94 of 100 tasks" for a claim on the tasks solved, "solves" its alias)
+        return "count"
+    if _AND_MORE.match(masked, shown.suffix_end - base):
+        return "bound"  # "90+% accuracy", "100+ languages"
     if shown.sign == "+":
         return "delta"
+    if _of_another(masked, s, shown.suffix_end - base, anchors, base):
+        return "other"
     return "value"
+
+
+# Another method's result a sentence compares with: the baseline's, the previous best's, the
+# second best's ("above the previous best validation accuracy of 90.1%", "surpassing the
+# previous state-of-the-art of 94.76%", "over the baseline (30.10 dB)", "the baseline's 30.10
+# dB", "88.0% for the baseline", "over the second-best method (i.e. VideoGen-of-Thought with
+# 66.93)"). A bare "state-of-the-art" says the number is one ("achieves a state-of-the-art
+# 2.17"): it takes "previous", "prior"... before it.
+_OTHERS = (r"(?:baselines?|(?:previous|prior|former|earlier)[ \t]+(?:best|state[ \t-]+of[ \t-]+the"
+           r"[ \t-]+art|sota|record|results?|works?|methods?)|best[ \t]+(?:prior|previous)"
+           r"(?:[ \t]+(?:results?|methods?|works?))?|(?:second|2nd)[ \t-]+best(?:[ \t-]+"
+           r"(?:performing[ \t]+)?(?:methods?|models?|approach|approaches|results?))?"
+           r"|runner[ \t-]+up)")
+# ... then its number: its possessive, metric names and link words between (names blanked),
+# or a parenthesis holding the number, a few words before it, and nothing after it ("baseline
+# (30.10 dB)", "second-best method (Qwen3OFT at 48.8%)"; not "(0.6327 vs 0.5290)", whose first
+# number is the sentence's own)
+_OTHERS_THEN = re.compile(r"(?i)(?<![^\W_])(?P<who>" + _OTHERS + r")(?:['’]s)?(?P<links>(?:"
+                          r"[ \t*_`]+(?:of|is|was|at|with|the|a|an|score|scores|value|values"
+                          r"|result|results|reached|achieved|achieves|reaches|gets|got|obtained"
+                          r"|train|training|val|valid|validation|dev|test|testing|eval"
+                          r"|evaluation)(?![^\W_]))*)[ \t*_`]*(?:(?P<colon>[:=])|(?P<paren>\("
+                          r"(?:[^()\d\n]{0,40}[ \t])?))?[ \t*_`$~]*\Z")
+# ... but not where the phrase is what a sentence's subject is compared with, and "with", "at"
+# or a colon then leads to the subject's number: "Ours beats the baseline with a PSNR of 31.42
+# dB", "Ours outperforms the baseline at 31.42 dB", "Ours improves over the baseline: 31.42 dB"
+# (read as the baseline's, a wrong 31.42 went unreported)
+_COMPARED_BEFORE = re.compile(r"(?i)(?<![^\W_])(?:outperform(?:s|ed|ing)?|beat(?:s|ing)?"
+                              r"|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|over|than|above"
+                              r"|beyond|vs\.?|versus|(?:compared|relative)[ \t]+(?:to|with))"
+                              r"[ \t]+(?:(?:the|our|its|their|a|an|this|that)[ \t]+)*\Z")
+# ... nor where the phrase is what the subject is ("Ours is a strong baseline with an accuracy
+# of 91.5%", "Ours is the runner-up with 91.5%", "Ours sets a new baseline of 91.5%"): its
+# number is the subject's
+_SUBJECT_IS = re.compile(r"(?i)(?<![^\W_])(?:is|are|was|were|becomes?|became|as|sets?"
+                         r"|establish(?:es|ed)?|serves?|remains?)[ \t]+(?:(?:the|a|an|new"
+                         r"|strong|simple|solid|competitive|our)[ \t]+)*\Z")
+_SUBJECTS_LINK = re.compile(r"(?i)(?<![^\W_])(?:with|at)(?![^\W_])")
+_CLOSED = re.compile(r"[ \t*_`$]*(?:\\?%[ \t*_`$]*)?[),;]")
+# ... or the number first: "30.10 dB (baseline)", "88.0% for the baseline", "3.26 of the
+# previous best"
+_THEN_OTHERS = re.compile(r"(?i)[ \t*_`$]*(?:(?P<paren>\()|(?:for|of|by|from)[ \t]+(?:the[ \t]+)?)"
+                          r"(?P<who>" + _OTHERS + r")(?![^\W_]|-[^\W\d_])")
+# ... but not where the phrase labels a number of its own: a parenthesis holding one
+# ("31.52 dB (baseline: 30.10 dB)", "91.5% (previous best 90.1%)"), or its number right after
+# it ("91.5% from the baseline's 88.0%"): the number before is the sentence's own
+_PAREN_CLOSES = re.compile(r"[^()\d\n]*\)")
+_ITS_OWN_NUMBER = re.compile(r"(?i)(?:['’]s)?(?:[ \t*_`]+(?:of|is|was|at|with|reached|achieved"
+                             r"|achieves|reaches|gets|got|obtained)(?![^\W_]))*[ \t*_`]*[:=]?"
+                             r"[ \t*_`$~]*[+\-\u2212]?\.?\d")
+_COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
+_OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
+_OTHERS_WORDS = ("base", "prior", "previous", "former", "earlier", "best", "runner")
+
+
+def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]],
+                base: int) -> str:
+    """The phrase (`_OTHERS`) by which the number from ``s`` to ``end`` (with its unit) is
+    written as another method's result, or "": right after one ("the previous best of 94.1%",
+    metric names between left out), or right before one ("30.10 dB (baseline)"); not where
+    the phrase is an anchor (a claim on the baseline: "Baseline" its alias), nor a number
+    compared next ("baseline 31.42 vs 30.10", "(0.6327 vs 0.5290)": which is whose is for the
+    names to tell)."""
+    lowered = masked[max(0, s - _OTHERS_REACH):end + 48].lower()
+    if not any(word in lowered for word in _OTHERS_WORDS):
+        return ""  # (most numbers: a few substring tests)
+    if _COMPARED_NEXT.match(masked, end):
+        return ""
+    after = _THEN_OTHERS.match(masked, end)
+    if after is not None:
+        if _in_anchor(after.end() - 1 + base, anchors) or (
+                _PAREN_CLOSES.match(masked, after.end()) is None if after.group("paren")
+                else _ITS_OWN_NUMBER.match(masked, after.end()) is not None):
+            return ""
+        return after.group("who")
+    lo = max(0, s - _OTHERS_REACH)
+    text = _blank_names(masked, lo, s, anchors, base)
+    found = _OTHERS_THEN.search(text)
+    if found is None or (found.group("paren") is not None and not _CLOSED.match(masked, end)):
+        return ""
+    if (found.group("colon") or _SUBJECTS_LINK.search(found.group("links"))) \
+            and _COMPARED_BEFORE.search(text, max(0, found.start() - 40), found.start()):
+        return ""  # "Ours beats the baseline with a PSNR of 31.42 dB": the subject's number
+    if _SUBJECT_IS.search(text, max(0, found.start() - 48), found.start()):
+        return ""  # "Ours is a strong baseline with ...": the subject's number
+    return "" if _in_anchor(lo + found.start() + base, anchors) else found.group("who")
+
+
+def another_named(shown: Shown, masked: str, base: int,
+                  anchors: Sequence[tuple[int, int]] = ()) -> str:
+    """The phrase naming the other method whose result a number of role "other" is ("the
+    baseline (30.10 dB)": "baseline"), or "" (`_of_another`)."""
+    return _of_another(masked, shown.start - base, shown.suffix_end - base, anchors, base)
+
+
+# The words of an other's phrase that name no one method ("the second-best method")
+_OTHERS_GENERIC = _words("method methods model models approach approaches result results work "
+                         "works performing")
+
+
+def names_another(phrase: str, names: Sequence[str]) -> bool:
+    """Whether one of ``names`` (a claim's run and aliases) holds the words of the other's
+    ``phrase``: a claim on the baseline run ("baseline", "resnet50_baseline", an alias
+    "Baseline (ResNet-50)") has the baseline's number as its own ("Our baseline reaches a PSNR
+    of 30.10 dB"), which another claim has not."""
+    want = [w[:-1] if w == "baselines" else w for w in re.findall(r"[^\W_]+", phrase.lower())
+            if w not in _OTHERS_GENERIC]
+    if not want:
+        return False
+    for name in names:
+        words = re.findall(r"[^\W_]+", name.lower())
+        if any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1)):
+            return True
+    return False
+
+
+# Before the word after a noun, and before the word after that: "target accuracy",
+# "target-domain accuracy", "goal completion rate"
+_WORD_GAP = re.compile(r"[ \t\-]+")
+_A_WORD_THEN_GAP = re.compile(r"[^\W\d_]+[ \t\-]+")
+
+
+def _metric_follows(masked: str, at: int, anchors: Sequence[tuple[int, int]],
+                    base: int) -> bool:
+    """Whether a metric's name (`_METRIC_MENTION`) or an anchor starts a word or two after
+    offset ``at`` of ``masked``: the noun before it qualifies the metric ("93.1% target
+    accuracy" on a domain-adaptation benchmark is the accuracy on the target domain, no
+    target to reach)."""
+    gap = _WORD_GAP.match(masked, at)
+    if gap is None:
+        return False
+    places = [gap.end()]
+    then = _A_WORD_THEN_GAP.match(masked, gap.end())
+    if then is not None:
+        places.append(then.end())
+    return any(_METRIC_MENTION.match(masked, p) is not None
+               or any(s - base == p for s, _ in anchors) for p in places)
+
+
+def _counts_in_a_sentence(shown: Shown, masked: str, s: int,
+                          anchors: Sequence[tuple[int, int]], base: int) -> bool:
+    """Whether the number at offset ``s`` before one of the nouns only a sentence counts
+    (`_ROLE_COUNTS`: "on 94 tasks", "among 95 submissions") is a count: a whole number (not
+    "a 65.8% task success rate", "85.6% domain classification accuracy": the noun qualifies
+    the metric) that no anchor right before it names (`_named_right_before`)."""
+    return shown.exponent == 0 and not shown.percent \
+        and not _named_right_before(masked, s, anchors, base)
+
+
+# Between an anchor and the number it names: "solves 94 tasks", "wins: 8 of 12"
+_NAMING_GAP = re.compile(r"[ \t*_`]*(?:[:=][ \t*_`]*)?")
+
+
+def _named_right_before(masked: str, s: int, anchors: Sequence[tuple[int, int]],
+                        base: int) -> bool:
+    """Whether an anchor ends right before the number at offset ``s`` of ``masked``: it names
+    the number ("Ours solves 94 of 100 tasks" for a claim aliased "solves"), whose count nouns
+    after it are then its unit, not a setting's (the nouns round 61 added to the counts of a
+    sentence: `_ROLE_COUNTS`, `_OF_A_TOTAL`)."""
+    return any(e - base <= s and _NAMING_GAP.fullmatch(masked, e - base, s) is not None
+               for _, e in anchors)
+
+
+def _in_anchor(at: int, anchors: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= at < b for a, b in anchors)
+
+
+def _blank_names(masked: str, lo: int, hi: int, anchors: Sequence[tuple[int, int]],
+                 base: int) -> str:
+    """``masked[lo:hi]`` with each metric's name (`_METRIC_MENTION`) and each anchor wholly in
+    it but one holding an other's phrase made spaces ("previous best validation accuracy
+    of": "previous best                     of")."""
+    text = masked[lo:hi]
+    spans = [(m.start(), m.end()) for m in _METRIC_MENTION.finditer(text)]
+    spans += [(a - base - lo, b - base - lo) for a, b in anchors
+              if a - base >= lo and b - base <= hi]
+    out = list(text)
+    for a, b in spans:
+        if not any(word in text[a:b].lower() for word in _OTHERS_WORDS):
+            out[a:b] = " " * (b - a)
+    return "".join(out)
+
+
+# A change's noun after the metric a number is of: "a 0.74 dB PSNR gain", "has a 2.32dB PSNR
+# Gain", "a 1.3 BLEU improvement over a neural baseline", "0.8% mAP improvement" (the metric an
+# anchor: the number is its change, not its value). Nouns only: "91.2% accuracy higher than
+# ..." may state the value.
+_CHANGE_NOUNS = _words("gain gains improvement improvements increase increases decrease "
+                       "decreases drop drops boost boosts reduction reductions")
+_CHANGE_STEMS = ("gain", "improv", "increas", "decreas", "drop", "boost", "reduc")
+_WORD_AT = re.compile(r"[ \t*_`]*([^\W\d_]+)")
+
+
+def _change_of_anchor(masked: str, after: re.Match[str], base: int,
+                      anchors: Sequence[tuple[int, int]]) -> bool:
+    """Whether the word ``after`` (group 1) right after a number starts an anchor that a
+    change's noun follows ("0.74 dB PSNR gain")."""
+    if not any(stem in masked[after.start(1):after.start(1) + 48].lower()
+               for stem in _CHANGE_STEMS):
+        return False  # no change's noun close after it (most numbers): no anchor looked up
+    at = after.start(1) + base
+    end = max((e for s, e in anchors if s == at), default=None)
+    if end is None:
+        return False
+    noun = _WORD_AT.match(masked, end - base)
+    return noun is not None and noun.group(1).lower() in _CHANGE_NOUNS
 
 
 def _keyed_by_spread(masked: str, s: int, anchors: Sequence[tuple[int, int]],
@@ -381,6 +662,11 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
         return "bound"
     m = _WORD_BEFORE.search(head)
     before = m.group(1).lower() if m else ""
+    if m is not None and before in _HEDGES:
+        # "surpassing SRCNN by roughly 0.87 dB", "improves by about 0.3 dB": what the words
+        # before the hedge say (it says nothing of its own)
+        cut = s - len(head) + m.start(1)
+        return _role_before(masked, cut, masked[max(0, cut - 24):cut], anchors, base)
     if m is not None and before in _OF_WORDS:
         # "a gain of 0.81 dB", "a decrease of 2.6%", "a standard deviation of 0.05": the noun
         # the number is of says what it is
@@ -408,7 +694,29 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
         return "bound"
     if _BATCH_SIZE.search(head):
         return "reference"
+    hyper = _HYPER_BEFORE.search(head)
+    if hyper is not None and not _in_anchor(s - len(head) + hyper.start() + base, anchors) \
+            and not _measures(masked, s - len(head) + hyper.start(), anchors, base):
+        return "level"  # "a masking ratio of 75%", "a learning rate of 0.8"
     return None
+
+
+# A metric's name (or an anchor), then what it measures: "RMSE on temperature", "the RMSE for
+# 2m temperature", "MAE of momentum"
+_MEASURES_GAP = re.compile(r"(?i)[ \t]+(?:on|of|for|in)[ \t]+(?:the[ \t]+)?(?:[\w\-]+[ \t]+)?\Z")
+
+
+def _measures(masked: str, at: int, anchors: Sequence[tuple[int, int]], base: int) -> bool:
+    """Whether the noun at offset ``at`` of ``masked`` (a hyperparameter's: "temperature",
+    "momentum") is what a metric right before it measures ("The RMSE for 2m temperature is
+    1.23": the number is the metric's, no setting of the run)."""
+    lo = max(0, at - 40)
+    gap = _MEASURES_GAP.search(masked, lo, at)
+    if gap is None:
+        return False
+    metric = _METRIC_MENTION.search(masked, max(0, gap.start() - 24), gap.start())
+    return (metric is not None and metric.end() == gap.start()) \
+        or any(e - base == gap.start() for _, e in anchors)
 
 
 def _bound_phrase(head: str) -> bool:
@@ -502,14 +810,15 @@ _SETTING_AFTER = re.compile(_DECOR_CHARS + r"[ \t]+" + _SETTING_WORDS + _DECOR_C
 _CLAUSE_BREAK = re.compile(r"[,;]")
 _SETTING_BEFORE = re.compile(r"(?<![^\W\d_])" + _SETTING_WORDS + _DECOR_CHARS + r"\Z")
 # Names joined into a list ("Set5, Set14 and B100", "PSNR/SSIM", "PSNR and SSIM", "Ours vs.
-# Baseline"): a name of one is written with no one number. A list's other item may be a word
-# no claim has ("on Set5, Urban100 and Set14"): a word after the name, capitalized or holding a
-# digit ("Set5, and 27.3 dB" and "Set5, while" list nothing), or one before it joined by a
-# word or a slash ("Urban100 and Set14"; "On Set5, Ours reaches" is no list), that follows no
-# number ("31.42 dB and SSIM of 0.912" is none)
+# Baseline", "top-1/top-5"): a name of one is written with no one number. A list's other item
+# may be a word no claim has ("on Set5, Urban100 and Set14"): a word after the name, capitalized
+# or holding a digit, hyphens within ("Set5, and 27.3 dB" and "Set5, while" list nothing), or
+# one before it joined by a word or a slash ("Urban100 and Set14"; "On Set5, Ours reaches" is no
+# list), that follows no number ("31.42 dB and SSIM of 0.912" is none)
 _JOIN_WORD = r"[ \t]+(?:" + _LIST_WORDS + r"|&|vs\.?|versus)[ \t]+"
 _NAME_LIST_NEXT = re.compile(r"(?:[ \t]*,[ \t]*(?:(?:" + _LIST_WORDS + r")[ \t]+)?|" + _JOIN_WORD
-                             + r"|[ \t]*/[ \t]*)(?=[^\W\d_])[^\W_]*[A-Z\d]")
+                             + r"|[ \t]*/[ \t]*)(?=[^\W\d_])(?:[^\W_]|-(?=[^\W_]))*[A-Z\d]")
+_SLASH_GAP = re.compile(r"[ \t*_`]*/[ \t*_`]*")
 _NAME_LIST_PREV = re.compile(r"(?<![\w.,%])(?<![\d.,%][ \t])[^\W\d_][\w\-]*(?:,?"
                              + _JOIN_WORD + r"|[ \t]*/[ \t]*)\Z")
 
@@ -522,7 +831,8 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
 
     1. the name right before it ("PSNR of 31.42", "PSNR: 31.42", "Ours 31.42"; a later number
        of a list, its first number's: "PSNRs of 32.46, 28.80 and 27.71 dB") and the name
-       right after it ("31.42 dB PSNR", "0.912 SSIM");
+       right after it ("31.42 dB PSNR", "0.912 SSIM"; an earlier percent of a list of
+       percents, its last one's: "91.5% and 89.7% accuracy");
     2. its setting after it ("31.42 dB on Set5", "27.3 dB PSNR on Urban100");
     3. the setting heading its clause, with no other number between ("On Set5, our model
        reaches a PSNR of 31.42 dB, and on Urban100 ...").
@@ -538,23 +848,32 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
         return _NAME_LIST_PREV.search(masked, max(0, at - 40), at) is not None
 
     def joined_after(k: int) -> bool:
-        return _NAME_LIST_NEXT.match(masked, names[k][1] - base) is not None
+        # a slash to the next name is a list whatever that name's case ("precision/recall":
+        # `_NAME_LIST_NEXT` wants a capital or a digit of a word no claim has)
+        return _NAME_LIST_NEXT.match(masked, names[k][1] - base) is not None or (
+            k + 1 < len(names) and _SLASH_GAP.fullmatch(masked, names[k][1] - base,
+                                                         names[k + 1][0] - base) is not None)
 
     def alone(k: int) -> bool:
         return not joined_before(k) and not joined_after(k)
 
     out: list[list[int]] = []
-    for at, end in numbers:
+    heads = [list_head(masked, at - base, end - base) + base for at, end in numbers]
+    for i, (_, end) in enumerate(numbers):
         own: list[int] = []
-        head = list_head(masked, at - base, end - base) + base
+        head = heads[i]
         k = bisect.bisect_right(starts, head) - 1
         if k >= 0 and names[k][1] <= head and alone(k) \
-                and _BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base):
+                and (_BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base)
+                     or _changes_from(masked, base, names[k][1], head)):
             own.append(k)
+        last = _last_percent_of_list(masked, base, numbers, heads, i)
         after = bisect.bisect_left(starts, end)
+        if bisect.bisect_left(starts, last) != after:
+            last = end  # a name within the list: its own numbers'
         tail = end
         if after < len(names) and alone(after) \
-                and _AFTER_GAP.fullmatch(masked, end - base, names[after][0] - base):
+                and _AFTER_GAP.fullmatch(masked, last - base, names[after][0] - base):
             own.append(after)
             tail = names[after][1]
             after += 1
@@ -578,6 +897,43 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
             k -= 1
         out.append(own)
     return out
+
+
+# A name's change from one number to another: "the mAP result of Swin Transformer increases from
+# 79.1% to 80.4%", "PSNR rises from 30.10 to 31.42 dB": both numbers are the name's. (Not "Ours
+# improves PSNR over the Baseline from 30.10 to 31.42 dB": the Baseline changes nothing.)
+_CHANGE_VERB_FROM = re.compile(r"(?i)" + _DECOR_RUN + r"(?:increases|increased|improves|improved"
+                               r"|rises|rose|grows|grew|climbs|climbed|jumps|jumped|goes|went"
+                               r"|drops|dropped|falls|fell|decreases|decreased|declines|declined"
+                               r"|changes|changed|moves|moved)[ \t]+from[ \t$~]+\Z")
+_FROM_NUMBER_TO = re.compile(r"(?i)(" + _NUMBER_ITEM + r")[ \t]+to[ \t$~]+\Z")
+
+
+def _changes_from(masked: str, base: int, name_end: int, head: int) -> bool:
+    """Whether the name ending at ``name_end`` changes from or to the number at ``head``
+    (offsets ``base`` on): "Swin Transformer increases from 79.1%", "... from 79.1% to 80.4%"."""
+    if head - name_end > _GAP_REACH:
+        return False
+    gap_end = head - base
+    to = _FROM_NUMBER_TO.search(masked, max(0, gap_end - 40), gap_end)
+    if to is not None and _CHANGE_VERB_FROM.fullmatch(masked, name_end - base, to.start()):
+        return True
+    return _CHANGE_VERB_FROM.fullmatch(masked, name_end - base, gap_end) is not None
+
+
+def _last_percent_of_list(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                          heads: list[int], i: int) -> int:
+    """Where the list of percents holding the number ``i`` ends (its own end when it is in
+    none, or the list's last number): the name after a list of percents is every one's
+    ("91.5% and 89.7% accuracy": both accuracies). Offsets ``base`` on."""
+    end = numbers[i][1]
+    if masked[end - base - 1] != "%":
+        return end
+    j = i
+    while j + 1 < len(numbers) and heads[j + 1] == heads[i] \
+            and masked[numbers[j + 1][1] - base - 1] == "%":
+        j += 1
+    return numbers[j][1]
 
 
 def _in_percent_range(shown: Shown, masked: str, base: int, head: str) -> bool:
@@ -730,6 +1086,7 @@ _SPLIT_FAMILY = {"train": "train", "training": "train", "val": "val", "valid": "
                  "test-dev": "test", "test-std": "test", "test-challenge": "test"}
 _SPLIT_WORD = "|".join(sorted(_SPLIT_FAMILY, key=len, reverse=True))
 _LONGEST_SPLIT_WORD = max(map(len, _SPLIT_FAMILY))
+_BARE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")(?![^\W_])")
 # In prose, a split word that qualifies the data or a metric ("the training data", "test set",
 # "validation accuracy", "test PSNR", "val mAP@50"): "after training, ..." or "we test on ..."
 # names no split. Any space between the two (a paragraph hard-wrapped at "test\naccuracy" is
@@ -902,6 +1259,14 @@ class SplitWord(NamedTuple):
     # direction registry knows), which before round 45 named no split: it is the split of its
     # own metric's numbers only (`SentenceSplits.of`)
     anchored: bool = False
+    # whether it qualifies the data a metric before it is measured on ("Perplexity on the dev
+    # set drops to 11.8", "the accuracy on the test set is 75%"): the split of its clause's
+    # numbers only (`SentenceSplits.of`)
+    after_metric: bool = False
+    # whether it is in a setting heading the sentence ("On the test set, ...", "For the
+    # validation split of ImageNet, ..."): the split of its numbers however far
+    # (`documents._nearest_split`)
+    heads: bool = False
 
 
 def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None,
@@ -919,9 +1284,69 @@ def split_words(masked: str, base: int, anchors: Mapping[int, int] | None = None
             listed = _listed_metrics(masked, base, noun, metrics)
         families = dict.fromkeys(family for _, family in run)
         anchored = noun is not None and _PROSE_SPLIT.match(masked, run[-1][0] - base) is None
-        out.extend(SplitWord(at, family, listed, anchored) for at, _ in run
+        after = noun is None and _measured_on(masked, base, run[0][0], metrics)
+        heads = noun is None and _heads_the_sentence(masked, run[0][0] - base,
+                                                     run[-1][0] - base)
+        out.extend(SplitWord(at, family, listed, anchored, after, heads) for at, _ in run
                    for family in families)
     return out
+
+
+# A setting heading a sentence: "On the test set, ...", "For the validation split of ImageNet,
+# ...", "On the validation and test sets, ..." (a list's last word `_PROSE_SPLIT`'s)
+_SETTING_OPENS = re.compile(r"(?i)[\s*_>#\-]*(?:on|for|in|across|over)[ \t]+(?:the[ \t]+)?"
+                            r"(?:[^\W\d_][\w\-]*[ \t]+)?\Z")
+_SETTING_CLOSES = re.compile(r"(?i)(?:[ \t]+(?:of|in)[ \t]+[^\W\d_][\w\-]*)?[ \t]*,")
+
+
+def _heads_the_sentence(masked: str, first: int, last: int) -> bool:
+    """Whether the run of split words from ``first`` to ``last`` (offsets in ``masked``) is in a
+    setting heading the sentence and closed by a comma (`_SETTING_OPENS`)."""
+    if first > 48 or _SETTING_OPENS.fullmatch(masked, 0, first) is None:
+        return False
+    noun = _PROSE_SPLIT.match(masked, last)
+    return noun is not None and _SETTING_CLOSES.match(masked, noun.end()) is not None
+
+
+# A metric's name, then the preposition and article before the data it is measured on:
+# "Perplexity on the dev set", "the accuracy on the test set", "BLEU on the test split"
+_MEASURED_ON = r"[ \t]+(?:on|in|for|with|of|over)[ \t]+(?:the[ \t]+)?\Z"
+_METRIC_MEASURED_ON = re.compile(r"(?i)(?<![^\W_])(?:" + _SPELLED_APART + r"|(?:" + _METRIC_NAMES
+                                 + r")(?:[@\-]?\d[\d.:]*)?(?:e?s)?)" + _MEASURED_ON)
+_PREPOSITION_BEFORE = re.compile(r"(?i)" + _MEASURED_ON)
+
+
+def _measured_on(masked: str, base: int, at: int, metrics: Mapping[int, int] | None) -> bool:
+    """Whether the split word at ``at`` (``base`` on) says the data the metric right before it
+    is measured on ("Perplexity on the dev set"; a claim's metric of ``metrics``, start ->
+    end, too), that metric written after no number ("97.1% top-5 accuracy on the test set" is
+    that number's setting, as "on the test set" alone is)."""
+    lo = max(0, at - base - 64)
+    found = _METRIC_MEASURED_ON.search(masked, lo, at - base)
+    start = found.start() + base if found is not None else None
+    if start is None and metrics:
+        prep = _PREPOSITION_BEFORE.search(masked, lo, at - base)
+        if prep is not None:
+            start = next((s for s, e in metrics.items() if e == prep.start() + base), None)
+    if start is None:
+        return False
+    return _NUMBER_RIGHT_BEFORE.search(masked, max(0, start - base - 24), start - base) is None
+
+
+# A number right before a metric, with its unit: "97.1% top-5 accuracy", "31.42 dB PSNR" (not
+# "28.9, and perplexity")
+_NUMBER_RIGHT_BEFORE = re.compile(r"(?<![\w.])\d(?:[\d.,]*\d)?[ \t]?(?:\\?%|(?!(?:and|or|to|vs)"
+                                  r"(?![^\W_]))[^\W\d_]{1,3}(?![^\W\d_]))?[ \t~$*_`()]*\Z")
+
+
+# Where a sentence's clauses part: a semicolon, a comma and a conjunction that joins no list of
+# numbers (", and the PSNR ...", not "91.2%, and 89.7%"), "while" or "whereas", and "and" or
+# "but" before a word opening a clause ("... is 76% and the accuracy on the test set is 75%",
+# "... was 82% and that with the test set was 79%")
+_CLAUSE_PARTS = re.compile(r"(?i);|,[ \t]*(?:and|but|while|whereas|whilst)(?![^\W_])"
+                           r"(?![ \t$~]*[+\-\u2212]?\.?\d)|(?<![^\W_])(?:while|whereas|whilst)"
+                           r"(?![^\W_])|(?<![^\W_])(?:and|but)[ \t]+(?=(?:that|the|its|their|this"
+                           r"|those|these|it|we|our)(?![^\W_]))")
 
 
 # The nouns after a split word that are the data, not a metric: "the test set", "val results"
@@ -970,6 +1395,10 @@ def _split_runs(masked: str, base: int, anchors: Mapping[int, int] | None
         while (prev := _joined_before(joins, masked, at)) is not None:
             run.append((prev.start() + base, _SPLIT_FAMILY[prev.group(1).lower()]))
             at = prev.start()
+        if is_data and _trained_on(masked, at):
+            # "Trained on the DIV2K training set, Ours reaches 31.62 dB": the data trained on,
+            # not the split of the sentence's numbers (it took the test claim off them)
+            continue
         out.append((run[::-1], None if is_data else noun))
     return out
 
@@ -1016,15 +1445,24 @@ def _joined_before(joins: tuple[re.Pattern[str], ...], masked: str,
     return None
 
 
-# A list of splits that says what a model was trained on, not what its numbers are of:
-# "trained on the train and val sets", "training on", "fine-tuned on", "pre-trained on both"
+# A split word (or a list of them) that says what a model was trained on, not what its numbers
+# are of: "trained on the train and val sets", "training on", "fine-tuned on", "pre-trained on
+# both", "trained on the DIV2K training set", "fine-tuned on the full training set", "when
+# trained on only 10% of the training data", "fitted on the training data". A few words may
+# stand between, none a clause's or another phrase's ("trained on ImageNet and evaluated on the
+# test set", "trained on X, PSNR on the test set": the test set is the numbers')
 _TRAINED_ON = re.compile(r"(?i)(?<![^\W_])(?:(?:pre|fine)[\s\-]?)?(?:train(?:ed|ing)?"
-                         r"|tun(?:ed|ing))[ \t]+on[ \t]+(?:(?:the|both)[ \t]+)*\Z")
+                         r"|tun(?:ed|ing)|fit(?:ted|ting)?)[ \t]+(?:on|with|using)[ \t]+"
+                         r"(?:(?!(?:on|in|at|for|and|or|but|while|whereas|then|before|after"
+                         r"|when|than|vs|versus)(?![^\W_]))[^\s,;:()\[\]]+[ \t]+){0,4}\Z")
+_TRAINED_ON_REACH = 64  # characters back from the split word: the verb and a few words
 
 
 def _trained_on(masked: str, at: int) -> bool:
     """Whether the words just before ``at`` say the data a model was trained on."""
-    return _TRAINED_ON.search(masked, max(0, at - 40), at) is not None
+    if "n" not in masked[max(0, at - _TRAINED_ON_REACH):at]:
+        return False  # no "train", "tun" or "on" (many split words): no search
+    return _TRAINED_ON.search(masked, max(0, at - _TRAINED_ON_REACH), at) is not None
 
 
 def respective_splits(masked: str, base: int, numbers: Sequence[tuple[int, int]],
@@ -1190,6 +1628,9 @@ class SentenceSplits:
                  metrics: Sequence[tuple[int, int]] = ()) -> None:
         self.masked, self.base = masked, base
         self.words = split_words(masked, base, dict(metrics), dict(metrics))
+        self._parts: list[int] | None = None  # where its clauses part (`same_clause`)
+        self._metric_spans = list(metrics)
+        self._clause_metrics: list[tuple[int, int]] | None = None  # (`_another_metric_in_clause`)
         self._of_metrics = any(w.metrics for w in self.words)
         # the spans of the metrics it names (`metric_mentions`), where a word qualifies one
         self.mentions: list[tuple[int, int]] = []
@@ -1206,7 +1647,49 @@ class SentenceSplits:
         unit): all of them but the anchored ones, unless the metric it is written with is told
         (`_own_metric`); then every word qualifying the data, those qualifying its metric if
         any does, else those (not anchored) qualifying a metric listed with it in a list of
-        pairs (`_listed_with`)."""
+        pairs (`_listed_with`). A word saying the data a metric is measured on ("Perplexity on
+        the dev set drops to 11.8, and BLEU reaches 28.4") is its own clause's only."""
+        words = self._of(at, end)
+        if any(w.after_metric for w in words):
+            words = [w for w in words if not w.after_metric or self.same_clause(w.at, at)
+                     or not self._another_metric_in_clause(w.at, at)]
+        return words
+
+    def _another_metric_in_clause(self, word: int, at: int) -> bool:
+        """Whether the clause of the number at ``at`` names a metric that the clause of the
+        split word at ``word`` (one saying the data a metric is measured on) does not: "...
+        on the dev set drops to 11.8, and BLEU reaches 28.9" (the BLEU's data not told), not
+        "We report accuracy on the test set, and Ours reaches 80.5%" (the accuracy's)."""
+        if self._clause_metrics is None:
+            self._clause_metrics = metric_mentions(self.masked, self.base, self._metric_spans)
+        names = [(self.clause_of(s), self.masked[s - self.base:e - self.base].lower())
+                 for s, e in self._clause_metrics]
+        word_clause, number_clause = self.clause_of(word), self.clause_of(at)
+        told = {name for clause, name in names if clause == word_clause}
+        return any(clause == number_clause and name not in told for clause, name in names)
+
+    def names_another_split(self, at: int, family: str) -> bool:
+        """Whether the clause of the number at ``at`` writes a split word of another split than
+        ``family`` (one qualifying nothing too: "at validation time", "on val"): then a setting
+        heading the sentence ("On the test set, ...") is not told to reach its numbers."""
+        at_clause = self.clause_of(at)
+        return any(_SPLIT_FAMILY[m.group(1).lower()] != family
+                   and self.clause_of(m.start() + self.base) == at_clause
+                   for m in _BARE_SPLIT.finditer(self.masked))
+
+    def clause_of(self, at: int) -> int:
+        """The index of the clause of the sentence holding the offset ``at`` (`_CLAUSE_PARTS`)."""
+        if self._parts is None:
+            self._parts = [m.start() + self.base for m in _CLAUSE_PARTS.finditer(self.masked)]
+        return bisect.bisect_right(self._parts, at)
+
+    def same_clause(self, a: int, b: int) -> bool:
+        """Whether the offsets ``a`` and ``b`` (``base`` on) are in one clause of the sentence
+        (`_CLAUSE_PARTS`)."""
+        return self.clause_of(a) == self.clause_of(b)
+
+    def _of(self, at: int, end: int) -> list[SplitWord]:
+        """`of`, but for the clauses."""
         words = self.words
         if not self._of_metrics:
             return words

@@ -91,6 +91,13 @@ _PAIRED_AFTER = re.compile(r"\d+\.\d+(?!\d|\.\d|/\d)|\d+\.\d+/\d+\.\d+")
 _PAIRED_BEFORE = re.compile(r"(?:^|[^\w./])(?:\d+\.\d+/)*\d+\.\d+$")
 _PAIRED_AFTER_COMMA = re.compile(r"\d+,\d+(?!\d|,\d|/\d)|\d+,\d+/\d+,\d+")
 _PAIRED_BEFORE_COMMA = re.compile(r"(?:^|[^\w,/])(?:\d+,\d+/)*\d+,\d+$")
+# Two percents joined by a slash are a pair as well ("achieves around 75.6%/92.7% top-1/top-5
+# accuracy", "91%/98% Top-1/Top-5"): the later one is read, a percent itself (before, it was
+# glued to the slash and unread, so a top-5 claim drifted against the top-1 number)
+_PERCENT_PAIRED_BEFORE = re.compile(r"(?:^|[^\w./])(?:\d+(?:\.\d+)?\\?%/)*\d+(?:\.\d+)?\\?%$")
+_PERCENT_PAIRED_BEFORE_COMMA = re.compile(r"(?:^|[^\w,/])(?:\d+(?:,\d+)?[ \t]?\\?%/)*"
+                                          r"\d+(?:,\d+)?[ \t]?\\?%$")
+_PERCENT_NEXT = re.compile(r"[ \t]?\\?%")
 # A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
 # $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
 _SUB_UNCERTAINTY = re.compile(r"_(?:[ \t{$]|\\(?!pm|mp)[A-Za-z]+)*(?:\\pm|\\mp|\u00b1)")
@@ -205,7 +212,10 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
     elif before.isalnum() or (before in _GLUE_BEFORE and not (
             before == "/" and (_PAIRED_BEFORE_COMMA if comma else _PAIRED_BEFORE).search(
                 text, max(0, start - 64), start - 1)
-            and m.group("frac") is not None)):
+            and m.group("frac") is not None) and not (
+            before == "/" and _PERCENT_NEXT.match(text, end)
+            and (_PERCENT_PAIRED_BEFORE_COMMA if comma else _PERCENT_PAIRED_BEFORE).search(
+                text, max(0, start - 64), start - 1))):
         return None
     if before in "-\u2212\u2013:,":
         prev2 = text[start - 2] if start > 1 else " "
