@@ -125,6 +125,11 @@ its deletes and writes are judged as ``python -c``'s, its strings feed its compu
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
+Paths are compared as written and as they really are: a protected folder counts by its real
+path too (`_protected_places`: ``runs`` linked to a scratch disk, ``rm -rf
+/scratch/me/runs/exp1``), and a target where its links lead (`_expand`: ``rm L/config.toml``
+with ``L`` linked to ``.labledger``; its own name followed only with a trailing slash).
+
 Invariants: the line is parsed once per judgment, in linear time (a line that defines git
 aliases is read up to three times: `shell_words.simple_commands`; each command's words are
 read once more for what it writes, `_writes`; a walk of a folder on disk stops at
@@ -2836,7 +2841,7 @@ def _guarded_folders(project: Path, export_roots: Iterable[str]) -> list[Path]:
             path = record.body_dict().get("path")
             if isinstance(path, str):
                 found.append(_resolve(project, path))
-    return found
+    return found + [real for f in found for real in [_real(f)] if real != f]
 
 
 @dataclass
@@ -3593,7 +3598,19 @@ def _protected_places(config: HookConfig, project: Path, events: list[Any]
             root = _resolve(project, e.body["path"])
             protected.append((root, f"the capsule {root} of run {e.run}",
                               e.body.get("digest") or ""))
-    return protected
+    # each also where it really is, when a symbolic link on its path leads elsewhere (`runs`
+    # linked to a scratch disk, the usual layout on a cluster): `rm -rf /scratch/me/runs/exp1`
+    # deletes the capsule recorded as runs/exp1
+    return protected + [(real, what, digest) for root, what, digest in protected
+                        for real in [_real(root)] if real != root]
+
+
+def _real(path: Path) -> Path:
+    """``path`` with every symbolic link on it followed, as far as it exists."""
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):  # a loop of links, a NUL byte: as written
+        return path
 
 
 def _refused(said: str, digest: str | None, checker: Any) -> str | None:
@@ -3612,13 +3629,14 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     events: list[Any], checker: Any, bases: list[Path],
                     writes: Collection[_WriteTarget] = ()) -> list[str]:
     home = project / ".labledger"
+    homes = (home, _real(home))
     protected = _protected_places(config, project, events)
     reasons: list[str] = []
     mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
     for t in targets:
         for root, what, digest in protected:
             # its cache is always safe to delete
-            spared = home / "cache" if root == home else None
+            spared = root / "cache" if root in homes else None
             if t.writes is not None:
                 hit = any(_writes_onto(p, root, t.writes, home) for p in t.places)
             elif t.git is not None and t.git.folders is not None:
@@ -3639,13 +3657,13 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if hit:
                 reason = _refused(f"`{t.command}`{t.note} {t.does} {what}", digest, checker)
-                if reason is not None:
+                if reason is not None and reason not in reasons:  # (a folder and its real path)
                     reasons.append(reason)
     for w in writes:
         for root, what, digest in protected:
             if w.computed and w.feed not in mentions:
                 mentions[w.feed] = _Mentions(w.feed, bases, project)
-            reason = _write_refused(w, root, what, digest, root == home, checker,
+            reason = _write_refused(w, root, what, digest, root in homes, checker,
                                     mentions.get(w.feed))
             if reason is not None and reason not in reasons:  # (from several folders)
                 reasons.append(reason)
@@ -4174,7 +4192,15 @@ def _expand(target: str, bases: list[Path]) -> tuple[list[Path], list[str], bool
             globs.append(text if os.path.isabs(text) else
                          os.path.normpath(os.path.join(glob.escape(str(base)), text)))
             continue
-        places.append(_resolve(base, text))
+        place = _resolve(base, text)
+        places.append(place)
+        # where it really is (`L/config.toml`, L linked to .labledger): its folder's links
+        # followed, its own name not (`rm -rf L` removes the link); with a trailing slash
+        # (`rm -rf L/`) the name too: rm follows it into the folder it points to
+        real = _real(place) if text.endswith(("/", "/.")) else \
+            _real(place.parent) / place.name if place.name else place
+        if real != place:
+            places.append(real)
     return places, globs, computed
 
 
