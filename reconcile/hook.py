@@ -2620,38 +2620,18 @@ def _truncate_writes(args: list[str]) -> list[_Write]:
 
 def _sed_in_place(args: list[str]) -> list[_Write]:
     """``sed -i[SUFFIX]`` (``--in-place[=SUFFIX]``, in a bundle: ``-Ei``; what follows ``i``
-    in its word is the suffix) edits each file operand in place; the first operand is the
-    script unless ``-e``/``-f`` (``--expression``/``--file``) gave one."""
-    operands: list[str] = []
-    in_place = scripted = False
-    i, ended = 0, False
-    while i < len(args):
-        a = args[i]
-        i += 1
-        if ended or not a.startswith("-") or a == "-":
-            operands.append(a)
-        elif a == "--":
-            ended = True
-        elif a.startswith("--"):
-            name = a.split("=", 1)[0]
-            in_place = in_place or name == "--in-place"
-            if name in ("--expression", "--file"):
-                scripted = True
-                i += 0 if "=" in a else 1
-            elif name == "--line-length" and "=" not in a:
-                i += 1
-        else:
-            for k, ch in enumerate(a[1:], 1):
-                if ch == "i":
-                    in_place = True
-                    break
-                if ch in "efl":  # their value: the rest of the word, or the next one
-                    scripted = scripted or ch != "l"
-                    i += 0 if a[k + 1:] else 1
-                    break
-    if not in_place:
+    in its word is the suffix, read here as more flags) edits each file operand in place; the
+    first operand is the script unless ``-e``/``-f`` (``--expression``/``--file``) gave one.
+    Read by `_options`."""
+    operands, valued, flags = _options(args, _SED_VALUES)
+    if "i" not in flags and "--in-place" not in flags and "--in-place" not in valued:
         return []
+    scripted = bool(valued.keys() & {"-e", "-f", "--expression", "--file"})
     return [_Write(f, _EDITS) for f in operands[0 if scripted else 1:]]
+
+
+# sed(1) options whose value may be the next word (`-e SCRIPT`, `-f FILE`, `-l N`)
+_SED_VALUES = {"-e", "-f", "-l", "--expression", "--file", "--line-length"}
 
 
 def _perl_in_place(args: list[str]) -> list[_Write]:
