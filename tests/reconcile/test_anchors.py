@@ -12,7 +12,14 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labledger.reconcile.anchors import _FOLD, AnchorIndex, Hit, _trie_pattern, normalize
+from labledger.reconcile.anchors import (
+    _FOLD,
+    AnchorIndex,
+    Hit,
+    _carried_on,
+    _trie_pattern,
+    normalize,
+)
 from labledger.reconcile.claim_model import Claim
 
 
@@ -23,25 +30,39 @@ def _claim(i: int, metric: str, aliases: tuple[str, ...]) -> Claim:
 
 
 def _reference(terms: list[str], text: str) -> list[tuple[int, int, str]]:
-    """Leftmost-longest whole-word matches, one term at a time (words apart by any spaces)."""
+    """Leftmost-longest whole-word matches, one term at a time (words apart by any spaces), but
+    never a term whose number the text carries on into a longer name (the module's rule)."""
     low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     folded = " " + low.translate(_FOLD)
     singles = [(t, re.compile(" " + " +".join(map(re.escape, t.split(" "))) + r"(?= |\Z)"))
                for t in terms]
+    def longest(i: int, endpos: int) -> tuple[int, str] | None:
+        best = None
+        for term, regex in singles:
+            m = regex.match(folded, i, endpos)
+            if m and (best is None or m.end() > best[0]):
+                best = (m.end(), term)
+        return best
+
     out = []
     i = 0
     while i < len(folded):
-        best = None
-        if folded[i] == " ":
-            for term, regex in singles:
-                m = regex.match(folded, i)
-                if m and (best is None or m.end() > best[1]):
-                    best = (i, m.end(), term)
+        best = longest(i, len(folded)) if folded[i] == " " else None
         if best is None:
             i += 1
             continue
-        start, end, term = best
-        out.append((start, end - 1, term))  # offsets in `text`: `folded` has one more char
+        end, term = best
+        found: tuple[int, str] | None = best
+        # a term whose number the text carries on ("top-1" in "top-1.0", "GPT-3" in "GPT-3.5")
+        # is no anchor there: the longest term ending before that number is, if any
+        while found is not None and found[1][-1].isdigit() \
+                and _carried_on(text, i, found[0] - 1):
+            cut = found[0] - 1  # in `text`
+            while cut > i and (text[cut - 1].isdigit() or text[cut - 1] == "."):
+                cut -= 1
+            found = longest(i, cut + 1) if cut > i + 1 and folded[cut] == " " else None
+        if found is not None:  # offsets in `text`: `folded` has one more char
+            out.append((i, found[0] - 1, found[1]))
         i = end
     return out
 
