@@ -29,7 +29,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   claim's anchor (a claim on the baseline), or labels a number of its own ("0.28 (baseline:
   0.20)", "91.5% from the baseline's 88.0%"), or is what the subject is ("Ours is a strong
   baseline with an accuracy of 91.5%"), or what the subject is compared with and "with",
-  "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); a
+  "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); and
+  the second number of a pair "A vs B" after a comparison with another ("Ours improves PSNR
+  over the baseline (31.62 vs 30.10 dB)": the first is the subject's); a
   value still for a claim whose run or alias holds the phrase (`names_another`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
   learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
@@ -450,6 +452,19 @@ _ITS_OWN_NUMBER = re.compile(r"(?i)(?:['’]s)?(?:[ \t*_`]+(?:of|is|was|at|with|
                              r"|achieves|reaches|gets|got|obtained)(?![^\W_]))*[ \t*_`]*[:=]?"
                              r"[ \t*_`$~]*[+\-\u2212]?\.?\d")
 _COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
+# ... but the second of a pair "A vs B" where a comparison word and another's phrase come
+# before the pair ("Ours improves PSNR over the baseline (31.62 vs 30.10 dB)", "Compared with
+# the baseline, Ours improves PSNR (31.62 vs 30.10 dB)", "outperforms previous best method
+# DETR3D [47] over 9.2 points on val set (51.7% NDS vs. 42.5% NDS)"): the first is the
+# subject's, as papers write the pair, the second the other's (both read as values, a wrong
+# number of the subject's was ambiguous between them)
+_VERSUS_BEFORE = re.compile(r"(?i)(?<![\w.])\d[\d.,]*(?:[ \t]?(?:\\?%|[^\W\d_]{1,4}))?"
+                            r"(?:[ \t]+[^\W\d_]{1,6})?[ \t*_`$~]*(?:vs\.?|versus)[ \t*_`$~]*\Z")
+_COMPARED_WITH_OTHERS = re.compile(r"(?i)(?<![^\W_])(?:outperform(?:s|ed|ing)?|beat(?:s|ing)?"
+                                   r"|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|over|than|above"
+                                   r"|beyond|against|(?:compared|relative)[ \t]+(?:to|with))"
+                                   r"[ \t]+(?:(?:the|a|an)[ \t]+)?(?P<who>" + _OTHERS + r")"
+                                   r"(?![^\W_]|-[^\W\d_])")
 _OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
 _OTHERS_WORDS = ("base", "prior", "previous", "former", "earlier", "best", "runner")
 
@@ -467,6 +482,9 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
         return ""  # (most numbers: a few substring tests)
     if _COMPARED_NEXT.match(masked, end):
         return ""
+    versus = _compared_second(masked, s, anchors, base)
+    if versus is not None:
+        return versus
     after = _THEN_OTHERS.match(masked, end)
     if after is not None:
         if _in_anchor(after.end() - 1 + base, anchors) or (
@@ -485,6 +503,23 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
     if _SUBJECT_IS.search(text, max(0, found.start() - 48), found.start()):
         return ""  # "Ours is a strong baseline with ...": the subject's number
     return "" if _in_anchor(lo + found.start() + base, anchors) else found.group("who")
+
+
+def _compared_second(masked: str, s: int, anchors: Sequence[tuple[int, int]],
+                     base: int) -> str | None:
+    """For the number at ``s`` after "vs" ("A vs B"): the other's phrase that a comparison word
+    brings before the pair ("over the baseline (31.62 vs 30.10 dB)"), "" where the phrase is a
+    claim's anchor (a claim on the baseline: the names tell whose, as before); None where the
+    pair follows no such phrase (`_VERSUS_BEFORE`, `_COMPARED_WITH_OTHERS`)."""
+    pair = _VERSUS_BEFORE.search(masked, max(0, s - 32), s)
+    if pair is None:
+        return None
+    lo = max(0, pair.start() - _OTHERS_REACH)
+    found = max(_COMPARED_WITH_OTHERS.finditer(masked, lo, pair.start()),
+                key=lambda m: m.start(), default=None)  # (the last one before the pair)
+    if found is None:
+        return None
+    return "" if _in_anchor(found.start("who") + base, anchors) else found.group("who")
 
 
 def another_named(shown: Shown, masked: str, base: int,
@@ -651,6 +686,9 @@ def _anchor_after(masked: str, end: int, anchors: Sequence[tuple[int, int]],
     return any(a - base == at for a, _ in anchors)
 
 
+_PAIR_OPENS = re.compile(r"(?i)" + _NUMBER_ITEM + r"[ \t*_`$~]*(?:vs\.?|versus)(?![^\W_])")
+
+
 def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, int]] = (),
                  base: int = 0) -> str | None:
     """The role the words before offset ``s`` of ``masked`` give the number there (``head``:
@@ -680,7 +718,9 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
                 return role
     if before in _REFERENCE_WORDS or before in ("#", "§"):
         return "reference"
-    if before in _DELTA_BEFORE:
+    if before in _DELTA_BEFORE and not (stripped.endswith("(") and _PAIR_OPENS.match(masked, s)):
+        # (not a parenthesis's pair after it: "by a wide margin (31.62 vs. 30.10 dB)" states
+        # the values compared)
         return "delta"
     if before in _BOUND_BEFORE or _bound_phrase(head):
         return "bound"
@@ -865,7 +905,8 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
         k = bisect.bisect_right(starts, head) - 1
         if k >= 0 and names[k][1] <= head and alone(k) \
                 and (_BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base)
-                     or _changes_from(masked, base, names[k][1], head)):
+                     or _changes_from(masked, base, names[k][1], head)) \
+                and not _compared_pair_after(masked, base, names[k], end):
             own.append(k)
         last = _last_percent_of_list(masked, base, numbers, heads, i)
         after = bisect.bisect_left(starts, end)
@@ -897,6 +938,20 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
             k -= 1
         out.append(own)
     return out
+
+
+# A pair "A vs B" in a parenthesis after the name a subject is compared with: "Ours improves
+# PSNR over the Baseline (31.62 vs 30.10 dB)" (the first is the subject's, not the Baseline's)
+_VERSUS_AFTER = re.compile(r"(?i)[ \t*_`$~]*(?:vs\.?|versus)(?![^\W_])")
+
+
+def _compared_pair_after(masked: str, base: int, name: tuple[int, int], end: int) -> bool:
+    """Whether the number ending at ``end`` opens a pair "A vs B" in a parenthesis right after
+    the ``name`` that a comparison word leads to ("over the Baseline (31.62 vs 30.10 dB)")."""
+    return _VERSUS_AFTER.match(masked, end - base) is not None \
+        and "(" in masked[name[1] - base:end - base] \
+        and _COMPARED_BEFORE.search(masked, max(0, name[0] - base - 40), name[0] - base) \
+        is not None
 
 
 # A name's change from one number to another: "the mAP result of Swin Transformer increases from
