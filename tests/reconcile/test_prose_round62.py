@@ -11,6 +11,15 @@
    Sources: "**MPNet reranker** improved MAP by 19.6% over the baseline (0.6327 vs 0.5290)." (a
    retrieval report, round 61); BEVFormer (Li et al. 2022, Sec. 4): "Our method outperforms
    previous best method DETR3D [47] over 9.2 points on val set (51.7% NDS vs. 42.5% NDS)".
+2. **Another metric's number beside the claim's.** "Movement pruning achieves 75.6% top-1 and
+   92.8% top-5 accuracy" with a top-1 claim of 75.9%: both numbers were the claim's
+   candidates (ambiguous), though the 92.8% is written with "top-5 accuracy", a metric no claim
+   has. Where a number of the sentence is written with a name of the claim, one written with
+   another metric's name only (the direction registry's: "top-5 accuracy", "F1", "BLEU") is
+   no longer that claim's (`documents._another_metrics`), so the claim's own number drifts.
+   Sources: a pruning study's README ("results show the baseline achieves 76.2% top-1 and
+   93.1% top-5 accuracy ... Movement pruning achieves 75.6% top-1 and 92.8% top-5 accuracy");
+   AlphaX's abstract ("ImageNet(75.5% top-1 and 92.2% top-5)").
 """
 
 from __future__ import annotations
@@ -97,3 +106,45 @@ def test_a_pair_with_no_comparison_is_left_as_before(text: str) -> None:
         assert findings(report) == [("drift", ("P1",), 1, "31.62")]
     else:
         assert findings(report) == [("ambiguous", ("P1",), 1, "31.62")]
+
+
+# === 2. another metric's number beside the claim's ===============================================
+
+TOP1 = claim("A1", "top1", 0.759, aliases=("top-1 accuracy",))
+TOP5 = claim("A5", "top5", 0.927, aliases=("top-5 accuracy",))
+F1 = claim("F", "f1", 0.915, aliases=("F1",))
+
+
+@pytest.mark.parametrize(("text", "claims", "want", "matched"), [
+    # before: ambiguous between the two numbers
+    ("Movement pruning achieves 75.6% top-1 and 92.8% top-5 accuracy.", [TOP1],
+     [("drift", ("A1",), 1, "75.6%")], set()),
+    ("We reach 75.6% top-1 accuracy and 92.7% top-5 accuracy.", [TOP1],
+     [("drift", ("A1",), 1, "75.6%")], set()),
+    ("Top-1 accuracy is 75.6% and top-5 accuracy is 92.7%.", [TOP1],
+     [("drift", ("A1",), 1, "75.6%")], set()),
+    ("We reach 92.7% top-5 and 75.6% top-1 accuracy.", [TOP1],
+     [("drift", ("A1",), 1, "75.6%")], set()),
+    ("Ours reaches 91.2% F1 and 90.1% accuracy.", [F1], [("drift", ("F",), 1, "91.2%")], set()),
+    ("Ours reaches 90.1% accuracy and 91.2% F1.", [F1], [("drift", ("F",), 1, "91.2%")], set()),
+    ("We reach 75.6% top-1 and 92.9% top-5 accuracy.", [TOP5],
+     [("drift", ("A5",), 1, "92.9%")], set()),
+    # the claim's own number: matched (as before)
+    ("We reach 75.9% top-1 and 92.7% top-5 accuracy.", [TOP1], [], {(("A1",), 1, "75.9%")}),
+    ("We reach 75.9% top-1 and 92.9% top-5 accuracy.", [TOP1, TOP5],
+     [("drift", ("A5",), 1, "92.9%")], {(("A1",), 1, "75.9%")}),
+])
+def test_another_metrics_number_is_not_the_claims(text: str, claims: list[Claim], want: Found,
+                                                  matched: Matched) -> None:
+    report = judge(text + "\n", claims)
+    assert findings(report) == want
+    assert matches(report) == matched
+
+
+@pytest.mark.parametrize("text", [
+    # no number written with the claim's name: the other metric's may be its (as before)
+    "With top-1 accuracy as the target, we reach 75.6% and 92.7% top-5 accuracy.",
+    "The top-1 accuracy model reaches 75.6%, and 92.7% top-5 accuracy.",
+])
+def test_with_no_number_of_its_own_the_claim_keeps_the_others(text: str) -> None:
+    assert findings(judge(text + "\n", [TOP1])) == [("ambiguous", ("A1",), 1, "75.6%")]
