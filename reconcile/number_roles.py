@@ -44,12 +44,13 @@ A later number of a list ("gains of 4 dB, 0.81 dB and 0.21 dB", "above 92% and 8
 the words before the list's first number make it (`list_head`).
 
 Which names a number is written with ("PSNR of 31.42", "31.42 dB PSNR on Set5": `written_with`)
-and which list of numbers goes with which list of names in order (*respectively*: `respectively`)
-are read here too. Lists are joined, and *respectively* said, in English, German and French
-("32,1, 33,4 und 31,4 dB", "jeweils", "bzw.", "respectivement"); deltas and bounds are read in
-German and French too ("um 0,4 dB", "0,4 dB höher", "über 90 %", "mehr als"; "une amélioration
-de 0,4 dB", "0,4 dB de plus", "améliore le PSNR de 0,4 dB", "plus de 80 %", "au-dessus de"),
-each a word or a fixed phrase ("de" alone is any "of").
+and which list of numbers goes with which list of names in order (*respectively*: `respectively`;
+a slash-joined list of numbers beside as many slash-joined names, "85.5%/90.5% precision/recall":
+`slash_pairs`) are read here too. Lists are joined, and *respectively* said, in English, German
+and French ("32,1, 33,4 und 31,4 dB", "jeweils", "bzw.", "respectivement"); deltas and bounds
+are read in German and French too ("um 0,4 dB", "0,4 dB höher", "über 90 %", "mehr als"; "une
+amélioration de 0,4 dB", "0,4 dB de plus", "améliore le PSNR de 0,4 dB", "plus de 80 %",
+"au-dessus de"), each a word or a fixed phrase ("de" alone is any "of").
 
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
 few characters of the number. Markers are never judged by these words: they say what they mark.
@@ -79,7 +80,7 @@ __all__ = ["DELTA_HEADER", "Key", "SentenceSplits", "SplitWord", "has_split_word
            "header_split", "heading_split", "is_field_listing", "is_listing", "key_split",
            "label_split", "labels", "list_head", "metric_mentions", "metric_split",
            "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
-           "respective_splits", "respectively", "role_of", "says_respectively",
+           "respective_splits", "respectively", "role_of", "says_respectively", "slash_pairs",
            "split_words", "splits_conflict", "spread_label", "written_with"]
 
 
@@ -826,6 +827,43 @@ def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
     if len(lists) != 1 or len(named) != 1 or len(lists[0]) != len(named[0]):
         return []
     return list(zip(lists[0], named[0], strict=True))
+
+
+_SLASH_JOIN = re.compile(r"[ \t]*/[ \t]*")
+
+
+def slash_pairs(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                names: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Which number goes with which name where a list of numbers joined by slashes stands right
+    before or after a list of as many names joined by slashes ("85.5%/90.5% precision/recall",
+    "Precision/recall are 90.5%/85.5%", "PSNR/SSIM: 31.42/0.913"): (number's index, name's
+    index) pairs, in order, as *respectively* says them (`respectively`); else none. The
+    arguments are `respectively`'s."""
+    def runs(spans: Sequence[tuple[int, int]]) -> list[list[int]]:
+        out: list[list[int]] = []
+        for i, (at, _) in enumerate(spans):
+            if out and _SLASH_JOIN.fullmatch(masked, spans[out[-1][-1]][1] - base, at - base):
+                out[-1].append(i)
+            else:
+                out.append([i])
+        return [run for run in out if len(run) > 1]
+
+    pairs: list[tuple[int, int]] = []
+    named = runs(names)
+    if not named:
+        return pairs
+    for listed in runs(numbers):
+        first, last = numbers[listed[0]][0], numbers[listed[-1]][1]
+        for run in named:
+            if len(run) != len(listed):
+                continue
+            after, before = names[run[0]][0], names[run[-1]][1]
+            if (last <= after and _AFTER_GAP.fullmatch(masked, last - base, after - base)) or (
+                    before <= first and _BEFORE_GAP.fullmatch(masked, before - base,
+                                                              first - base)):
+                pairs += zip(listed, run, strict=True)
+                break
+    return pairs
 
 
 # What may stand between a name and the number it is written with, the name first: "PSNR of

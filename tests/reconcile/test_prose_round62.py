@@ -20,6 +20,15 @@
    Sources: a pruning study's README ("results show the baseline achieves 76.2% top-1 and
    93.1% top-5 accuracy ... Movement pruning achieves 75.6% top-1 and 92.8% top-5 accuracy");
    AlphaX's abstract ("ImageNet(75.5% top-1 and 92.2% top-5)").
+3. **A pair of numbers and a pair of names, joined by slashes.** "Ours reaches 85.5%/90.5%
+   precision/recall" with claims precision 90.5% and recall 85.5% matched each number to the
+   other's claim (the names, a list, were written with no one number): two swapped numbers
+   passed. A slash-joined list of numbers right before or after a slash-joined list of names
+   of the same length now pairs them in order, as "respectively" does
+   (`number_roles.slash_pairs`).
+   Sources: Intel Caffe's README ("achieves around 75.6%/92.7% top-1/top-5 accuracy", round
+   61); "The test PSNR/SSIM: 31.42/0.93" (round 45's form); "GPT-4 (90% precision/recall, 22s
+   latency, too costly)" (an LLM-applications note: one number, no pairing).
 """
 
 from __future__ import annotations
@@ -148,3 +157,33 @@ def test_another_metrics_number_is_not_the_claims(text: str, claims: list[Claim]
 ])
 def test_with_no_number_of_its_own_the_claim_keeps_the_others(text: str) -> None:
     assert findings(judge(text + "\n", [TOP1])) == [("ambiguous", ("A1",), 1, "75.6%")]
+
+
+# === 3. a pair of numbers and a pair of names, joined by slashes =================================
+
+PREC = claim("PR", "precision", 0.905, aliases=("precision",))
+REC = claim("RE", "recall", 0.855, aliases=("recall",))
+
+
+@pytest.mark.parametrize(("text", "want", "matched"), [
+    ("Ours reaches 90.5%/85.5% precision/recall.", [],
+     {(("PR",), 1, "90.5%"), (("RE",), 1, "85.5%")}),
+    ("Ours reaches 85.5%/90.5% recall/precision.", [],
+     {(("PR",), 1, "90.5%"), (("RE",), 1, "85.5%")}),
+    ("Precision/recall are 90.5%/85.5%.", [], {(("PR",), 1, "90.5%"), (("RE",), 1, "85.5%")}),
+    # before: each matched the other's claim (no finding)
+    ("Ours reaches 85.5%/90.5% precision/recall.",
+     [("drift", ("PR",), 1, "85.5%"), ("drift", ("RE",), 1, "90.5%")], set()),
+    ("Ours reaches 90.5%/85.5% recall/precision.",
+     [("drift", ("PR",), 1, "85.5%"), ("drift", ("RE",), 1, "90.5%")], set()),
+    ("Recall/precision are 90.5%/85.5%.",
+     [("drift", ("PR",), 1, "85.5%"), ("drift", ("RE",), 1, "90.5%")], set()),
+    # one moved: its own claim's drift (as before)
+    ("Ours reaches 90.5%/85.6% precision/recall.", [("drift", ("RE",), 1, "85.6%")],
+     {(("PR",), 1, "90.5%")}),
+])
+def test_slash_joined_numbers_go_with_slash_joined_names_in_order(text: str, want: Found,
+                                                                  matched: Matched) -> None:
+    report = judge(text + "\n", [PREC, REC])
+    assert sorted(findings(report)) == want
+    assert matches(report) == matched
