@@ -60,7 +60,9 @@ Which split a number is of (train, val, test, eval), where its words say so, is 
 another split than a claim's is not that claim's. In prose a split word qualifying the data
 ("on the test set") is the split of the numbers near it; one qualifying a metric ("val loss",
 "test PSNR", a claim's own metric or alias) is the split of that metric's numbers only, not of
-another metric's in its sentence (`SentenceSplits`); one saying the data a metric before it is
+another metric's in its sentence (`SentenceSplits`), but those of a list of "metric number"
+pairs after it in its clause ("The test PSNR is 31.42 dB and SSIM is 0.93"; not "Dev perplexity
+is 11.8, and BLEU is 28.9"); one saying the data a metric before it is
 measured on ("Perplexity on the dev set drops to 11.8") is its clause's numbers' only, and one
 saying the data a model was trained on ("Trained on the DIV2K training images, ...") no split of
 its numbers (`_trained_on`).
@@ -1792,8 +1794,11 @@ class SentenceSplits:
         mine = [w for w in words if w.metrics and _holds_span(w.metrics, own)]
         if mine:
             return [w for w in words if not w.metrics] + mine
+        # (a list of pairs in one clause: "Dev perplexity is 11.8, and BLEU is 28.9" parts two,
+        # the "Dev" the perplexity's only)
         return [w for w in words if not w.metrics
-                or (not w.anchored and self._listed_with(w, own, at, end))]
+                or (not w.anchored and self._listed_with(w, own, at, end)
+                    and self.same_clause(w.at, at))]
 
     def _own_metric(self, at: int, end: int) -> tuple[int, int] | None:
         """The metric the number at ``at`` is written with, where that is told: one right

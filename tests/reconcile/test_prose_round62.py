@@ -29,6 +29,16 @@
    Sources: Intel Caffe's README ("achieves around 75.6%/92.7% top-1/top-5 accuracy", round
    61); "The test PSNR/SSIM: 31.42/0.93" (round 45's form); "GPT-4 (90% precision/recall, 22s
    latency, too costly)" (an LLM-applications note: one number, no pairing).
+4. **A split word of a metric is its own clause's.** "Dev perplexity is 11.8, and BLEU is
+   28.9" with a test BLEU claim of 28.4: the "Dev" of the perplexity was carried on to the BLEU
+   (the two read as a list of "metric number" pairs, as round 45's "The test PSNR is 31.42 dB
+   and SSIM is 0.93"), so the BLEU's drift went unreported. A pair in the next clause (after
+   ", and", ";", "while": `number_roles._CLAUSE_PARTS`) is no longer of the list
+   (`SentenceSplits._of`); in one clause the split word is every pair's, as before.
+   Sources: round 61's "Perplexity on the dev set drops to 11.8, and BLEU reaches 28.9", written
+   with the split word before the metric, as language-model notebooks print it ("Train
+   perplexity is:", "Dev perplexity is:", a PyTorch LM notebook; "Initial dev perplexity is
+   $dperp", a Knet.jl LSTM example).
 """
 
 from __future__ import annotations
@@ -187,3 +197,28 @@ def test_slash_joined_numbers_go_with_slash_joined_names_in_order(text: str, wan
     report = judge(text + "\n", [PREC, REC])
     assert sorted(findings(report)) == want
     assert matches(report) == matched
+
+
+# === 4. a split word of a metric is its own clause's =============================================
+
+PPL_DEV = replace(claim("L1", "perplexity", 11.8), split="dev", direction="lower")
+BLEU_TEST = replace(claim("B1", "bleu", 28.4), split="test")
+
+
+@pytest.mark.parametrize(("text", "claims", "want"), [
+    # before: nothing (the "Dev" of the perplexity carried on to the BLEU, a list of pairs)
+    ("Dev perplexity is 11.8, and BLEU is 28.9.", [PPL_DEV, BLEU_TEST],
+     [("drift", ("B1",), 1, "28.9")]),
+    ("Dev perplexity is 11.8, and BLEU is 28.9.", [BLEU_TEST], [("drift", ("B1",), 1, "28.9")]),
+    ("Dev perplexity is 11.8, and the BLEU score is 28.9.", [PPL_DEV, BLEU_TEST],
+     [("drift", ("B1",), 1, "28.9")]),
+    ("Dev perplexity is 11.9, and BLEU is 28.4.", [PPL_DEV, BLEU_TEST],
+     [("drift", ("L1",), 1, "11.9")]),
+    # one clause: a list of pairs, the split word every pair's (as before, round 45)
+    ("Dev perplexity is 11.8 and BLEU is 28.9.", [PPL_DEV, BLEU_TEST], []),
+    ("Dev perplexity drops to 11.8, and BLEU reaches 28.9.", [PPL_DEV, BLEU_TEST],
+     [("drift", ("B1",), 1, "28.9")]),
+])
+def test_a_split_word_of_a_metric_is_its_clauses(text: str, claims: list[Claim],
+                                                 want: Found) -> None:
+    assert findings(judge(text + "\n", claims)) == want
