@@ -419,14 +419,14 @@ _OTHERS = (r"(?:baselines?|(?:previous|prior|former|earlier)[ \t]+(?:best|state[
            r"|runner[ \t-]+up)")
 # ... then its number: its possessive, metric names and link words between (names blanked),
 # or a parenthesis holding the number, a few words before it, and nothing after it ("baseline
-# (30.10 dB)", "second-best method (Qwen3OFT at 48.8%)"; not "(0.6327 vs 0.5290)", whose first
-# number is the sentence's own)
+# (30.10 dB)", "second-best method (Qwen3OFT at 48.8%)", "the baseline (F1=0.4352)"; not
+# "(0.6327 vs 0.5290)", whose first number is the sentence's own)
 _OTHERS_THEN = re.compile(r"(?i)(?<![^\W_])(?P<who>" + _OTHERS + r")(?:['’]s)?(?P<links>(?:"
                           r"[ \t*_`]+(?:of|is|was|at|with|the|a|an|score|scores|value|values"
                           r"|result|results|reached|achieved|achieves|reaches|gets|got|obtained"
                           r"|train|training|val|valid|validation|dev|test|testing|eval"
                           r"|evaluation)(?![^\W_]))*)[ \t*_`]*(?:(?P<colon>[:=])|(?P<paren>\("
-                          r"(?:[^()\d\n]{0,40}[ \t])?))?[ \t*_`$~]*\Z")
+                          r"(?:[^()\d\n]{0,40}[ \t:=])?))?[ \t*_`$~]*\Z")
 # ... but not where the phrase is what a sentence's subject is compared with, and "with", "at"
 # or a colon then leads to the subject's number: "Ours beats the baseline with a PSNR of 31.42
 # dB", "Ours outperforms the baseline at 31.42 dB", "Ours improves over the baseline: 31.42 dB"
@@ -1192,8 +1192,9 @@ _BARE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")(?![^\W_])")
 # split and matched the val claim of that value); not "pass" ("a training pass", "the test
 # passes"), nor "precision" after a training word ("bf16 training precision"), which say
 # something else there (`_OTHER_SENSE`).
-_SPELLED_APART = (r"top[\s\-]?[15](?:[\s\-]acc(?:uracy)?|[\s\-]err(?:or)?)?|ms[\s\-]ssim"
-                  r"|exact[\s\-]match|roc[\s\-]auc|error[\s\-]rate|f1[\s\-]scores?")
+# (top-k of any k to 10: "92.4% top-3 accuracy" is another metric's number than a top-1 claim's)
+_SPELLED_APART = (r"top[\s\-]?(?:[1-9]|10)(?!\d)(?:[\s\-]acc(?:uracy)?|[\s\-]err(?:or)?)?"
+                  r"|ms[\s\-]ssim|exact[\s\-]match|roc[\s\-]auc|error[\s\-]rate|f1[\s\-]scores?")
 _METRIC_NAMES = "|".join(sorted((HIGHER | LOWER) - {"pass"}, key=len, reverse=True))
 _SPLIT_NOUNS = (_SPELLED_APART + r"|sets?|data|datasets?|splits?|images|samples|examples|scores?"
                 r"|metrics?|results?|performance|(?:" + _METRIC_NAMES + r")(?:[@\-]?\d[\d.:]*)?")
