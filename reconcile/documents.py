@@ -198,6 +198,32 @@ _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$"
 
 # --- assignment ----------------------------------------------------------------------------------
 
+# A time, a size, a rate or a length shown with its unit ("0.7 seconds", "0.7 ms", "0.7 GB")
+# is no value of a ratio (an accuracy, an F1, a mAP...) declared with no unit: StarNet's "a
+# top-1 accuracy of 73.5% in just 0.7 seconds" matched a top-1 claim of 0.735 at the 0.7, so a
+# wrong accuracy beside it went unreported. (A claim declared with no unit is otherwise neither
+# confirmed nor contradicted by a unit: `numbers.check`.)
+_MEASURE_UNITS = frozenset({
+    "ms", "s", "min", "h", "day", "hz", "khz", "mhz", "ghz", "px", "gb", "mb", "kb", "tb",
+    "gib", "mib", "kib", "tib", "w", "kw", "j", "flops", "gflops", "tflops", "mflops",
+    "pflops", "macs", "gmacs", "fps", "cm", "mm", "km", "°c", "it/s"})
+_RATIO_METRICS = frozenset({
+    "accuracy", "acc", "top1", "top5", "f1", "precision", "recall", "auc", "auroc", "roc auc",
+    "map", "ap", "iou", "miou", "ssim", "em", "exact match", "dice", "mcc", "r2"})
+_CUTOFF_TAIL = re.compile(r"@?\d[\d.:]*$")
+
+
+def _measure_of_a_ratio(shown: Shown, claim: Claim) -> bool:
+    """Whether ``shown`` carries a unit of measure (`_MEASURE_UNITS`) and ``claim``, declared
+    with no unit, is on a ratio (`_RATIO_METRICS`; "map50", "top1 acc" too)."""
+    if shown.suffix is None or claim.unit is not None \
+            or norm_unit(shown.suffix) not in _MEASURE_UNITS:
+        return False
+    key = metric_key(claim.metric)
+    return key in _RATIO_METRICS or any(_CUTOFF_TAIL.sub("", word) in _RATIO_METRICS
+                                        for word in key.split())
+
+
 @dataclass(eq=False, slots=True)
 class _Item:
     shown: Shown
@@ -237,7 +263,11 @@ class _Item:
         got = self.checks.get(claim.id)
         if got is None:
             shown = self.in_points(claim) or self.shown
-            got = check(shown, claim.value, claim.unit, percent_context=self.percent)
+            if _measure_of_a_ratio(shown, claim):
+                got = Check(matches=False, unit_ok=False, unit_shown=shown.suffix,
+                            plausible=False, scale=0)
+            else:
+                got = check(shown, claim.value, claim.unit, percent_context=self.percent)
             self.checks[claim.id] = got
         return got
 

@@ -43,6 +43,11 @@
    "(F1=0.4352)" (the "=" glued to the number hid the baseline's phrase:
    `number_roles._OTHERS_THEN`), and "top-3 accuracy" (only top-1 and top-5 were read as
    metrics' names: `number_roles._SPELLED_APART`).
+6. **A time or a size is no ratio's value.** StarNet's "a top-1 accuracy of 73.5% in just 0.7
+   seconds on iPhone 13 device": the 0.7 seconds matched a top-1 claim of 0.735 (a claim
+   declared with no unit is compared by size alone), so a wrong accuracy went unreported. A
+   number shown with a unit of measure (s, ms, GB, fps, GFLOPs, px...) is now no value of a
+   unit-less claim on a ratio (accuracy, top-1, F1, mAP, SSIM...: `documents._measure_of_a_ratio`).
 
 Found and left as they are: in a Markdown file, "Baseline (30.10~dB) ... Ours (31.42~dB)" is
 struck out from the first tilde to the second, as GitHub renders single tildes between letters
@@ -276,3 +281,37 @@ def test_more_sentences_of_papers(text: str, one: Claim, right: str, wrong: str)
     assert matches(report) == {((one.id,), 1, right)}
     report = judge(text.format(v=wrong) + "\n", [one])
     assert findings(report) == [("drift", (one.id,), 1, wrong)]
+
+
+# === 6. a time or a size is no ratio's value =====================================================
+
+STARNET = claim("S", "top1", 0.735, aliases=("StarNet",))
+LATENCY = claim("T", "latency", 0.7, aliases=("StarNet",))
+
+
+@pytest.mark.parametrize(("text", "one", "want", "matched"), [
+    # before: the 0.7 seconds matched the top-1 claim of 0.735 (at the precision shown), so a
+    # wrong accuracy beside it went unreported
+    ("Notably, StarNet achieves a top-1 accuracy of 73.5% in just 0.7 seconds on iPhone 13 "
+     "device.", STARNET, [], {(("S",), 1, "73.5%")}),
+    ("Notably, StarNet achieves a top-1 accuracy of 73.8% in just 0.7 seconds on iPhone 13 "
+     "device.", STARNET, [("drift", ("S",), 1, "73.8%")], set()),
+    ("StarNet reaches 73.8% top-1 accuracy at 0.7 ms per image.", STARNET,
+     [("drift", ("S",), 1, "73.8%")], set()),
+    ("StarNet reaches 73.8% top-1 accuracy with 0.7 GB of memory.", STARNET,
+     [("drift", ("S",), 1, "73.8%")], set()),
+    # a claim of a time, declared with no unit: the time is its value (as before)
+    ("StarNet runs in 0.7 seconds on iPhone 13 device.", LATENCY, [], {(("T",), 1, "0.7")}),
+    ("StarNet runs in 0.9 seconds on iPhone 13 device.", LATENCY,
+     [("drift", ("T",), 1, "0.9")], set()),
+    # a unit-less number is still the ratio's (as before)
+    ("StarNet reaches a top-1 accuracy of 0.735.", STARNET, [], {(("S",), 1, "0.735")}),
+])
+def test_a_time_or_a_size_is_no_ratios_value(text: str, one: Claim, want: Found,
+                                             matched: Matched) -> None:
+    """Source: StarNet (Ma et al. 2024, Sec. 4): "Notably, StarNet achieves a top-1 accuracy of
+    73.5% in just 0.7 seconds on iPhone 13 device, surpassing MobileOne-S0 by 2.1% (73.5% vs.
+    71.4%) at the same latency." """
+    report = judge(text + "\n", [one])
+    assert findings(report) == want
+    assert matches(report) == matched
