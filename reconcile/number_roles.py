@@ -31,8 +31,10 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   baseline with an accuracy of 91.5%"), or what the subject is compared with and "with",
   "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); and
   the second number of a pair "A vs B" after a comparison with another ("Ours improves PSNR
-  over the baseline (31.62 vs 30.10 dB)": the first is the subject's); a
-  value still for a claim whose run or alias holds the phrase (`names_another`);
+  over the baseline (31.62 vs 30.10 dB)", "Ours vs. baseline: 89.7% vs. 87.6%": the first is
+  the subject's), and the start of a change after one ("improves accuracy over the baseline from
+  87.6% to 89.7%"); a value still for a claim whose run or alias holds the phrase
+  (`names_another`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
   learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
   interval*, *credible interval*... ("the bootstrap 95% CI", "a 99% confidence interval": a
@@ -463,11 +465,17 @@ _COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
 # number of the subject's was ambiguous between them)
 _VERSUS_BEFORE = re.compile(r"(?i)(?<![\w.])\d[\d.,]*(?:[ \t]?(?:\\?%|[^\W\d_]{1,4}))?"
                             r"(?:[ \t]+[^\W\d_]{1,6})?[ \t*_`$~]*(?:vs\.?|versus)[ \t*_`$~]*\Z")
+# ("vs": "Ours vs. baseline: 89.7% vs. 87.6%", the names in the numbers' order; a few words
+# between: "outperforms all baselines", "over the strongest baseline")
 _COMPARED_WITH_OTHERS = re.compile(r"(?i)(?<![^\W_])(?:outperform(?:s|ed|ing)?|beat(?:s|ing)?"
                                    r"|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|over|than|above"
-                                   r"|beyond|against|(?:compared|relative)[ \t]+(?:to|with))"
-                                   r"[ \t]+(?:(?:the|a|an)[ \t]+)?(?P<who>" + _OTHERS + r")"
-                                   r"(?![^\W_]|-[^\W\d_])")
+                                   r"|beyond|against|vs\.?|versus|(?:compared|relative)[ \t]+"
+                                   r"(?:to|with))[ \t]+(?:(?:the|a|an|all|every|each|our|its"
+                                   r"|their|these|those|strong|strongest|existing|competing)"
+                                   r"[ \t]+){0,3}(?P<who>" + _OTHERS + r")(?![^\W_]|-[^\W\d_])")
+# ... and the number a change starts from after such a phrase: "Ours improves accuracy over the
+# baseline from 87.6% to 89.7%" (the 87.6% the baseline's)
+_FROM_OTHERS = re.compile(_COMPARED_WITH_OTHERS.pattern + r"[ \t]+from[ \t$~]*\Z")
 _OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
 _OTHERS_WORDS = ("base", "prior", "previous", "former", "earlier", "best", "runner")
 
@@ -488,6 +496,9 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
     versus = _compared_second(masked, s, anchors, base)
     if versus is not None:
         return versus
+    start = _FROM_OTHERS.search(masked, max(0, s - _OTHERS_REACH), s)
+    if start is not None:
+        return "" if _in_anchor(start.start("who") + base, anchors) else start.group("who")
     after = _THEN_OTHERS.match(masked, end)
     if after is not None:
         if _in_anchor(after.end() - 1 + base, anchors) or (

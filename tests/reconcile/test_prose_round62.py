@@ -48,6 +48,11 @@
    declared with no unit is compared by size alone), so a wrong accuracy went unreported. A
    number shown with a unit of measure (s, ms, GB, fps, GFLOPs, px...) is now no value of a
    unit-less claim on a ratio (accuracy, top-1, F1, mAP, SSIM...: `documents._measure_of_a_ratio`).
+7. **More ways to write the other's number** (section 1's rule): "Ours outperforms all
+   baselines (31.62 vs. 30.10 dB PSNR)" (a word between the comparison and the phrase), "Ours
+   vs. baseline: 89.9% vs. 87.6%" (the names compared in the numbers' order) and "Ours
+   improves accuracy over the baseline from 87.6% to 89.9%" (the change's start, the
+   other's: `number_roles._FROM_OTHERS`) were ambiguous between the two numbers, now drift.
 
 Found and left as they are: in a Markdown file, "Baseline (30.10~dB) ... Ours (31.42~dB)" is
 struck out from the first tilde to the second, as GitHub renders single tildes between letters
@@ -313,5 +318,55 @@ def test_a_time_or_a_size_is_no_ratios_value(text: str, one: Claim, want: Found,
     73.5% in just 0.7 seconds on iPhone 13 device, surpassing MobileOne-S0 by 2.1% (73.5% vs.
     71.4%) at the same latency." """
     report = judge(text + "\n", [one])
+    assert findings(report) == want
+    assert matches(report) == matched
+
+
+# === 7. more ways to write the subject's and the other's numbers =================================
+
+ACC = claim("A", "accuracy", 0.897, aliases=("Ours",))
+MORE_VERSUS = [
+    # (text, claim, the claim's number, a wrong one in its place)
+    # before: ambiguous between the two ("all baselines": a word between the comparison and
+    # the phrase)
+    ("Ours outperforms all baselines ({v} vs. 30.10 dB PSNR).",
+     claim("P", "psnr", 31.42, unit="dB", aliases=("Ours",)), "31.42", "31.62"),
+    # before: ambiguous (the names compared before the numbers compared, in one order)
+    ("Ours vs. baseline: {v} vs. 87.6%.", ACC, "89.7%", "89.9%"),
+    # before: ambiguous (the change from the other's number to the subject's)
+    ("Ours improves accuracy over the baseline from 87.6% to {v}.", ACC, "89.7%", "89.9%"),
+    ("Ours improves accuracy over the previous best from 87.6% to {v}.", ACC, "89.7%",
+     "89.9%"),
+    # as before
+    ("Ours improves accuracy from 87.6% (baseline) to {v}.", ACC, "89.7%", "89.9%"),
+    ("Compared to the baseline (87.6%), Ours reaches {v}.", ACC, "89.7%", "89.9%"),
+    ("Ours surpasses the previous state of the art ({v} vs. 87.6%).", ACC, "89.7%", "89.9%"),
+]
+
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), MORE_VERSUS)
+def test_more_ways_to_write_the_others_number(text: str, one: Claim, right: str,
+                                              wrong: str) -> None:
+    """Forms of the brief's "A vs B" (round 62), as results sections write them: "Ours vs.
+    baseline: 89.7% vs. 87.6%" and "improves accuracy over the baseline from 87.6% to 89.7%"
+    (the shape of "the mAP result of Swin Transformer increases from 79.1% to 80.4%", round
+    61)."""
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    report = judge(text.format(v=wrong) + "\n", [one])
+    assert findings(report) == [("drift", (one.id,), 1, wrong)]
+
+
+@pytest.mark.parametrize(("text", "want", "matched"), [
+    # a claim on the baseline keeps its number (as before)
+    ("Ours improves PSNR over the Baseline from 30.10 to 31.42 dB.", [],
+     {(("B0",), 1, "30.10"), (("C1",), 1, "31.42")}),
+    ("Ours vs. Baseline: 31.42 vs. 30.10 dB.", [],
+     {(("B0",), 1, "30.10"), (("C1",), 1, "31.42")}),
+])
+def test_a_claim_on_the_baseline_keeps_its_number_in_these_forms(
+        text: str, want: Found, matched: Matched) -> None:
+    report = judge(text + "\n", [OURS, BASE])
     assert findings(report) == want
     assert matches(report) == matched
