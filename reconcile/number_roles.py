@@ -1654,8 +1654,9 @@ _NUMBER_THEN_METRIC = re.compile(r"(?i)[ \t~$*_`()]*+(?>(?:in|on|of|for|the|a|an
                                  + _SPLIT_WORD + r")[ \t\-_/]++)*+")
 # Between a metric and the next metric of a list of "metric number" pairs (metrics' and claims'
 # names blanked): "a test PSNR of 31.42 dB and an SSIM of 0.91", "test PSNR 31.42, SSIM
-# 0.91", "the test PSNR is 31.42 dB (±0.02), and SSIM is 0.91": link words, numbers with a
-# short unit, punctuation; no other word ("loss plateaus after 40 epochs and the PSNR"). Each
+# 0.91", "the test PSNR is 31.42 dB and SSIM is 0.91" (in one clause: `SentenceSplits._of`):
+# link words, numbers with a short unit, punctuation; no other word ("loss plateaus after 40
+# epochs and the PSNR"). Each
 # token atomic and the run possessive: a long gap of digits and commas is read in one pass.
 _PAIR_GAP = re.compile(r"(?i)(?>[\s,:=/()\[\]±~$*_`+\-\u2212%\\]++|\d[\d.,]*+(?:[ \t]?"
                        r"[^\W\d_]{1,3}(?![^\W\d_]))?|(?<![^\W\d_])(?:is|are|was|were|of|at|to"
