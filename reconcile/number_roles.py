@@ -893,7 +893,10 @@ _BEFORE_GAP = re.compile(r"s?(?:[- ](?i:score|scores|value|values|measure))?"
                          r"reaches|reached|achieves|achieved|attains|attained|equals|"
                          r"von|ist|beträgt|erreicht|de|est|atteint)"
                          r"(?![^\W\d_]))" + _DECOR_RUN + r")?\(?" + _DECOR_RUN)
-_AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:(?:in|de)[ \t]+" + _DECOR_CHARS + r")?")
+# (a split word between: "78.28% test top-1 and 92.65% test top-5", "32.05 dB val PSNR")
+_AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:(?:in|de)[ \t]+" + _DECOR_CHARS + r")?(?:(?i:train"
+                        r"|training|val|valid|validation|dev|test|eval)[ \t]+" + _DECOR_CHARS
+                        + r")?")
 # A setting a number is written with, after it ("31.42 dB on Set5", "0.912 SSIM on the DPE
 # set") or heading its clause before it ("On Set5, our model reaches a PSNR of 31.42 dB")
 _SETTING_WORDS = r"(?i:on|for|in|auf|für|sur|pour|dans)[ \t]+(?i:(?:the|dem|le|la|les)[ \t]+)?"
@@ -922,8 +925,8 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
 
     1. the name right before it ("PSNR of 31.42", "PSNR: 31.42", "Ours 31.42"; a later number
        of a list, its first number's: "PSNRs of 32.46, 28.80 and 27.71 dB") and the name
-       right after it ("31.42 dB PSNR", "0.912 SSIM"; an earlier percent of a list of
-       percents, its last one's: "91.5% and 89.7% accuracy");
+       right after it ("31.42 dB PSNR", "0.912 SSIM", "78.28% test top-1"; an earlier
+       percent of a list of percents, its last one's: "91.5% and 89.7% accuracy");
     2. its setting after it ("31.42 dB on Set5", "27.3 dB PSNR on Urban100");
     3. the setting heading its clause, with no other number between ("On Set5, our model
        reaches a PSNR of 31.42 dB, and on Urban100 ...").
