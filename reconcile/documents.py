@@ -137,6 +137,7 @@ from labledger.reconcile.number_roles import (
     names_another,
     names_runs,
     names_the_mean,
+    placed_as_anothers,
     record_split,
     respective_splits,
     respectively,
@@ -252,6 +253,7 @@ class _Item:
     # a COCOeval summary's value (a fraction) in percent points, for a claim recorded in them
     # (detectron2's bbox/AP = 37.4): `coco_summary.in_points`
     points: Shown | None = None
+    placed: bool | None = None  # an "other" kind by its place only: see `may_match`
 
     def in_points(self, claim: Claim) -> Shown | None:
         """The number in percent points where it is judged so for ``claim`` (`points`)."""
@@ -283,6 +285,19 @@ class _Item:
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0
+
+    def may_match(self, claim: Claim) -> bool:
+        """Whether ``claim`` may match the number: a value for it (`is_value_for`), or the
+        other's number by its place only ("over the baseline (30.10 vs 31.42 dB)": papers
+        mostly write the subject's first, not always; `number_roles.placed_as_anothers`), which
+        is no plausible value of a claim it does not match, but one it matches is its own."""
+        if self.is_value_for(claim):
+            return True
+        if self.kind != "other" or (self.shown.sign == "-" and claim.value >= 0):
+            return False
+        if self.placed is None:
+            self.placed = placed_as_anothers(self.shown, *self.context)
+        return self.placed
 
 
 class _Above:
@@ -619,7 +634,8 @@ class _Run:
     # -- anchored numbers --
     def probe(self, it: _Item) -> tuple[list[str], list[str]]:
         """(claims ``it`` matches, claims it could plausibly be) among its candidates, both only
-        where it reads as a value for the claim."""
+        where it reads as a value for the claim (a match also where it is the other's by its
+        place only: `_Item.may_match`)."""
         claims = self.claims
         if len(it.cands) <= _INDEXED or it.exact or it.alone or (
                 is_multiplier(it.shown.suffix)):
@@ -632,13 +648,13 @@ class _Run:
             if index is None:
                 index = self._values[it.cands] = _ValueIndex([claims[c] for c in it.cands])
             pool, near = index.around(it.shown, it.percent)
-        matches = [c for c in pool if it.is_value_for(claims[c]) and it.check(claims[c]).matches]
+        matches = [c for c in pool if it.may_match(claims[c]) and it.check(claims[c]).matches]
         if matches:
             return matches, []
         # A number that matches a claim its unit names, though another claim is named more
         # ("31.42 dB PSNR, 1.32 dB higher than the baseline"), is that claim's: never drift
         # against the other (DOMAIN: two claims on one metric must not drift against each other)
-        matches = [c for c in it.named if c not in it.cands and it.is_value_for(claims[c])
+        matches = [c for c in it.named if c not in it.cands and it.may_match(claims[c])
                    and it.check(claims[c]).matches]
         if matches:
             return matches, []

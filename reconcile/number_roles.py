@@ -83,9 +83,10 @@ from labledger.reconcile.numbers import Shown
 __all__ = ["DELTA_HEADER", "Key", "SentenceSplits", "SplitWord", "has_split_word",
            "header_split", "heading_split", "is_field_listing", "is_listing", "key_split",
            "label_split", "labels", "list_head", "metric_mentions", "metric_split",
-           "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
-           "respective_splits", "respectively", "role_of", "says_respectively", "slash_pairs",
-           "split_words", "splits_conflict", "spread_label", "written_with"]
+           "names_a_count", "names_runs", "names_the_mean", "placed_as_anothers",
+           "prose_splits", "record_split", "respective_splits", "respectively", "role_of",
+           "says_respectively", "slash_pairs", "split_words", "splits_conflict", "spread_label",
+           "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -493,12 +494,9 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
         return ""  # (most numbers: a few substring tests)
     if _COMPARED_NEXT.match(masked, end):
         return ""
-    versus = _compared_second(masked, s, anchors, base)
-    if versus is not None:
-        return versus
-    start = _FROM_OTHERS.search(masked, max(0, s - _OTHERS_REACH), s)
-    if start is not None:
-        return "" if _in_anchor(start.start("who") + base, anchors) else start.group("who")
+    placed = _placed_as_anothers(masked, s, anchors, base)
+    if placed is not None:
+        return placed
     after = _THEN_OTHERS.match(masked, end)
     if after is not None:
         if _in_anchor(after.end() - 1 + base, anchors) or (
@@ -517,6 +515,31 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
     if _SUBJECT_IS.search(text, max(0, found.start() - 48), found.start()):
         return ""  # "Ours is a strong baseline with ...": the subject's number
     return "" if _in_anchor(lo + found.start() + base, anchors) else found.group("who")
+
+
+def _placed_as_anothers(masked: str, s: int, anchors: Sequence[tuple[int, int]],
+                        base: int) -> str | None:
+    """For the number at ``s``: the other's phrase where its place alone makes it the other's
+    (the second of "A vs B" after a comparison with another: `_compared_second`; the start of
+    a change after one: `_FROM_OTHERS`), "" where the phrase is a claim's anchor, None where
+    its place says nothing."""
+    versus = _compared_second(masked, s, anchors, base)
+    if versus is not None:
+        return versus
+    start = _FROM_OTHERS.search(masked, max(0, s - _OTHERS_REACH), s)
+    if start is not None:
+        return "" if _in_anchor(start.start("who") + base, anchors) else start.group("who")
+    return None
+
+
+def placed_as_anothers(shown: Shown, masked: str, base: int,
+                       anchors: Sequence[tuple[int, int]] = ()) -> bool:
+    """Whether a number of role "other" is the other's by its place only ("over the baseline
+    (31.62 vs 30.10 dB)": the 30.10; "over the baseline from 87.6% to 89.9%": the 87.6%), as
+    papers mostly write the pair, not always ("over the baseline (30.10 vs 31.42 dB)"): a claim
+    it matches is still its own (`documents._Item.may_match`), though it is no plausible value
+    of a claim it does not match."""
+    return bool(_placed_as_anothers(masked, shown.start - base, anchors, base))
 
 
 def _compared_second(masked: str, s: int, anchors: Sequence[tuple[int, int]],
