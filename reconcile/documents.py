@@ -212,17 +212,28 @@ _RATIO_METRICS = frozenset({
     "accuracy", "acc", "top1", "top5", "f1", "precision", "recall", "auc", "auroc", "roc auc",
     "map", "ap", "iou", "miou", "ssim", "em", "exact match", "dice", "mcc", "r2"})
 _CUTOFF_TAIL = re.compile(r"@?\d[\d.:]*$")
+# ... but a claim whose name also names a measure is that measure, not the ratio: a time to an
+# accuracy ("time_to_94_accuracy": DAWNBench's "94% accuracy in 26 seconds"), a latency at one
+_MEASURE_WORDS = _MEASURE_UNITS | frozenset({
+    "time", "times", "latency", "duration", "runtime", "wallclock", "sec", "secs", "second",
+    "seconds", "mins", "minute", "minutes", "hour", "hours", "days", "memory", "mem", "vram",
+    "speed", "throughput", "size", "params", "parameters", "epoch", "epochs", "step", "steps",
+    "iterations", "iters", "energy", "cost"})
 
 
 def _measure_of_a_ratio(shown: Shown, claim: Claim) -> bool:
     """Whether ``shown`` carries a unit of measure (`_MEASURE_UNITS`) and ``claim``, declared
-    with no unit, is on a ratio (`_RATIO_METRICS`; "map50", "top1 acc" too)."""
+    with no unit, is on a ratio (`_RATIO_METRICS`; "map50", "top1 acc" too; not a measure
+    named with one: "time_to_94_accuracy", `_MEASURE_WORDS`)."""
     if shown.suffix is None or claim.unit is not None \
             or norm_unit(shown.suffix) not in _MEASURE_UNITS:
         return False
     key = metric_key(claim.metric)
-    return key in _RATIO_METRICS or any(_CUTOFF_TAIL.sub("", word) in _RATIO_METRICS
-                                        for word in key.split())
+    if key in _RATIO_METRICS:
+        return True
+    words = [_CUTOFF_TAIL.sub("", word) for word in key.split()]
+    return any(word in _RATIO_METRICS for word in words) \
+        and not any(word in _MEASURE_WORDS for word in words)
 
 
 @dataclass(eq=False, slots=True)

@@ -47,7 +47,8 @@
    seconds on iPhone 13 device": the 0.7 seconds matched a top-1 claim of 0.735 (a claim
    declared with no unit is compared by size alone), so a wrong accuracy went unreported. A
    number shown with a unit of measure (s, ms, GB, fps, GFLOPs, px...) is now no value of a
-   unit-less claim on a ratio (accuracy, top-1, F1, mAP, SSIM...: `documents._measure_of_a_ratio`).
+   unit-less claim on a ratio (accuracy, top-1, F1, mAP, SSIM...: `documents._measure_of_a_ratio`);
+   a claim naming a measure too ("time_to_94_accuracy") is that measure, and takes the seconds.
 7. **More ways to write the other's number** (section 1's rule): "Ours outperforms all
    baselines (31.62 vs. 30.10 dB PSNR)" (a word between the comparison and the phrase), "Ours
    vs. baseline: 89.9% vs. 87.6%" (the names compared in the numbers' order) and "Ours
@@ -325,6 +326,25 @@ def test_a_time_or_a_size_is_no_ratios_value(text: str, one: Claim, want: Found,
     assert findings(report) == want
     assert matches(report) == matched
 
+
+
+CIFAR = "A modified ResNet is trained to reach 94% accuracy in {} seconds on a V100 GPU."
+
+
+@pytest.mark.parametrize("metric", ["time_to_94_accuracy", "seconds_to_94_acc",
+                                    "time_to_accuracy"])
+def test_a_time_to_an_accuracy_is_no_ratio(metric: str) -> None:
+    """A claim on the time a run takes to reach an accuracy (DAWNBench's "time to 94%
+    accuracy"; a benchmark harness's ``time_to_accuracy`` field) names the accuracy but is a
+    time: the seconds are its value. Source: cifar10-fast-simple's README ("a modified ResNet
+    is trained to reach 94% accuracy in 26 seconds on a V100 GPU"). Before: the 26 seconds
+    were no value of it (a measure is no ratio's), so the right number went unmatched and a
+    wrong one unreported."""
+    tta = claim("T", metric, 26, aliases=("modified ResNet",))
+    report = judge(CIFAR.format("26") + "\n", [tta])
+    assert findings(report) == []
+    assert matches(report) == {(("T",), 1, "26")}
+    assert findings(judge(CIFAR.format("29") + "\n", [tta])) == [("drift", ("T",), 1, "29")]
 
 # === 7. more ways to write the subject's and the other's numbers =================================
 
