@@ -1255,8 +1255,10 @@ class _Run:
         a number written with another metric's name only ("top-5 accuracy", a name of the
         direction registry's that no anchor is in) is not the claim's where another number of
         the sentence is written with the claim's own name and may be its value (both were its
-        candidates: a wrong 75.6% was ambiguous, not its drift). A claim no number is written
-        with keeps every number it had (`number_roles.written_with`)."""
+        candidates: a wrong 75.6% was ambiguous, not its drift). It is still the claim's match
+        where it equals the claim: papers name one quantity several ways ("41.2 AP on COCO"
+        beside "a mAP of 80.1 on VOC"). A claim no number is written with keeps every number
+        it had (`number_roles.written_with`)."""
         mentions = metric_mentions(masked, start)
         if not mentions:
             return
@@ -1289,7 +1291,10 @@ class _Run:
         for it, (mine, other) in zip(items, written, strict=True):
             drop = (bound & it.cands) - mine if other else set()
             if drop:
-                it.cands, it.named = it.cands - drop, it.named - drop
+                # no plausible value of the claim, but still its match: the other name may be
+                # the claim's quantity by another name ("41.2 AP on COCO" for a mAP claim,
+                # "76.1% top-1" for an accuracy claim; `probe` matches a claim in ``named``)
+                it.cands, it.named = it.cands - drop, it.named | drop
 
     def _values_of(self, members: list[_Item], claim_ids: frozenset[str]) -> set[str]:
         """The claims of ``claim_ids`` that a number of ``members`` could be the value of (a

@@ -447,3 +447,34 @@ def test_the_others_number_matches_a_claim_it_is(text: str, one: Claim, right: s
     report = judge(text + "\n", [one])
     assert findings(report) == []
     assert matches(report) == {((one.id,), 1, right)}
+
+
+# === 10. another metric's name may be the claim's own, by another name ===========================
+
+@pytest.mark.parametrize(("text", "one", "right", "wrong"), [
+    ("Ours reaches 81.2% accuracy on CIFAR-100 and {v} top-1 on ImageNet.",
+     claim("A", "accuracy", 0.761), "76.1%", "76.4%"),
+    ("Our model reaches an accuracy of 91.2% on SST-2 and {v} top-1 on ImageNet.",
+     claim("A", "accuracy", 0.884), "88.4%", "88.9%"),
+    ("Our detector reaches a mAP of 80.1 on VOC and {v} AP on COCO.",
+     claim("A", "map", 41.2), "41.2", "41.5"),
+    ("The model reaches an AUC of 0.874 on MIMIC-III and {v} AUROC on eICU.",
+     claim("A", "auc", 0.912), "0.912", "0.915"),
+    ("Our segmenter reaches 45.2 mIoU on ADE20K and {v} IoU on Cityscapes.",
+     claim("A", "miou", 82.1), "82.1", "82.4"),
+])
+def test_a_number_named_by_a_synonym_still_matches(text: str, one: Claim, right: str,
+                                                   wrong: str) -> None:
+    """Section 2's rule reads a number written with a name no anchor of the claim's is in as
+    another metric's, but papers name one quantity several ways: ImageNet accuracy as "top-1"
+    (MoCo v3: "achieves 83.2% top-1 on ImageNet linear eval"; DINO: "reaching 78.3% top-1 on
+    ImageNet with a small ViT"), COCO's mAP as "AP" (FlowOVD: "achieves 49.5 AP on COCO and
+    31.5 AP on LVIS"; DSSD: "81.5% mAP on VOC2007 test ... and 33.2% mAP on COCO"). The claim's
+    value written so is still its match (the rule made the number the claim's name is written
+    with drift, on a correct document); a wrong one is no drift of the claim (the other
+    number is, as the rule says)."""
+    report = judge(text.format(v=right) + "\n", [one])
+    assert findings(report) == []
+    assert matches(report) == {((one.id,), 1, right)}
+    wrong_report = judge(text.format(v=wrong) + "\n", [one])
+    assert [f[0] for f in findings(wrong_report)] == ["drift"]
