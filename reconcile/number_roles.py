@@ -33,8 +33,9 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   the second number of a pair "A vs B" after a comparison with another ("Ours improves PSNR
   over the baseline (31.62 vs 30.10 dB)", "Ours vs. baseline: 89.7% vs. 87.6%": the first is
   the subject's), and the start of a change after one ("improves accuracy over the baseline from
-  87.6% to 89.7%"); a value still for a claim whose run or alias holds the phrase
-  (`names_another`);
+  87.6% to 89.7%"), though a claim it equals still matches it (`placed_as_anothers`: papers
+  do not always write the subject's first); a value still for a claim whose run or alias holds
+  the phrase (`names_another`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
   learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
   interval*, *credible interval*... ("the bootstrap 95% CI", "a 99% confidence interval": a

@@ -58,6 +58,14 @@
    top-5" with a test top-1 claim of 78.28% was ambiguous: the split word between hid the
    metric each number is written with (`number_roles._AFTER_GAP`), so section 2's rule did not
    see it.
+9. **The other's number still matches a claim it equals.** Sections 1 and 7 made "Ours improves
+   PSNR over the baseline (30.10 vs 31.42 dB)" drift at 30.10 for a PSNR claim of 31.42 (the
+   pair written the baseline first, as READMEs do: "(Baseline vs. Ours) 18.5dB → 24.2dB"): a
+   correct document blocked. The other's number by its place is no plausible value of a claim,
+   but a claim it equals matches it (`documents._Item.may_match`).
+10. **Another metric's name may be the claim's by another name.** Section 2 made "a mAP of 80.1
+   on VOC and 41.2 AP on COCO" drift at 80.1 for a mAP claim of 41.2. The number written with
+   the other name is still the match of a claim it equals.
 
 Found and left as they are: in a Markdown file, "Baseline (30.10~dB) ... Ours (31.42~dB)" is
 struck out from the first tilde to the second, as GitHub renders single tildes between letters
