@@ -137,7 +137,6 @@ from labledger.reconcile.number_roles import (
     names_another,
     names_runs,
     names_the_mean,
-    placed_as_anothers,
     record_split,
     respective_splits,
     respectively,
@@ -264,7 +263,6 @@ class _Item:
     # a COCOeval summary's value (a fraction) in percent points, for a claim recorded in them
     # (detectron2's bbox/AP = 37.4): `coco_summary.in_points`
     points: Shown | None = None
-    placed: bool | None = None  # an "other" kind by its place only: see `may_match`
 
     def in_points(self, claim: Claim) -> Shown | None:
         """The number in percent points where it is judged so for ``claim`` (`points`)."""
@@ -298,17 +296,16 @@ class _Item:
         return self.shown.sign != "-" or claim.value < 0
 
     def may_match(self, claim: Claim) -> bool:
-        """Whether ``claim`` may match the number: a value for it (`is_value_for`), or the
-        other's number by its place only ("over the baseline (30.10 vs 31.42 dB)": papers
-        mostly write the subject's first, not always; `number_roles.placed_as_anothers`), which
-        is no plausible value of a claim it does not match, but one it matches is its own."""
+        """Whether ``claim`` may match the number: a value for it (`is_value_for`), or another
+        method's number (kind "other"), which is no plausible value of a claim it does not
+        match, but the match of one it equals: a claim on the baseline's run no alias names
+        so ("the baseline (F1=0.4352)" for a claim of run bm25), or a pair papers write the
+        other way round ("over the baseline (30.10 vs 31.42 dB)": the second is read as the
+        other's). Before, such a claim drifted at the subject's number: a correct document
+        blocked."""
         if self.is_value_for(claim):
             return True
-        if self.kind != "other" or (self.shown.sign == "-" and claim.value >= 0):
-            return False
-        if self.placed is None:
-            self.placed = placed_as_anothers(self.shown, *self.context)
-        return self.placed
+        return self.kind == "other" and (self.shown.sign != "-" or claim.value < 0)
 
 
 class _Above:
@@ -645,8 +642,8 @@ class _Run:
     # -- anchored numbers --
     def probe(self, it: _Item) -> tuple[list[str], list[str]]:
         """(claims ``it`` matches, claims it could plausibly be) among its candidates, both only
-        where it reads as a value for the claim (a match also where it is the other's by its
-        place only: `_Item.may_match`)."""
+        where it reads as a value for the claim (a match also where it is another method's:
+        `_Item.may_match`)."""
         claims = self.claims
         if len(it.cands) <= _INDEXED or it.exact or it.alone or (
                 is_multiplier(it.shown.suffix)):

@@ -33,9 +33,10 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   the second number of a pair "A vs B" after a comparison with another ("Ours improves PSNR
   over the baseline (31.62 vs 30.10 dB)", "Ours vs. baseline: 89.7% vs. 87.6%": the first is
   the subject's), and the start of a change after one ("improves accuracy over the baseline from
-  87.6% to 89.7%"), though a claim it equals still matches it (`placed_as_anothers`: papers
-  do not always write the subject's first); a value still for a claim whose run or alias holds
-  the phrase (`names_another`);
+  87.6% to 89.7%"); a value still for a claim whose run or alias holds the phrase
+  (`names_another`), and the match of any claim it equals (papers do not always write the
+  subject's first: "over the baseline (30.10 vs 31.42 dB)"; a claim on the baseline's run
+  may be named otherwise: `documents._Item.may_match`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
   learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
   interval*, *credible interval*... ("the bootstrap 95% CI", "a 99% confidence interval": a
@@ -84,10 +85,9 @@ from labledger.reconcile.numbers import Shown
 __all__ = ["DELTA_HEADER", "Key", "SentenceSplits", "SplitWord", "has_split_word",
            "header_split", "heading_split", "is_field_listing", "is_listing", "key_split",
            "label_split", "labels", "list_head", "metric_mentions", "metric_split",
-           "names_a_count", "names_runs", "names_the_mean", "placed_as_anothers",
-           "prose_splits", "record_split", "respective_splits", "respectively", "role_of",
-           "says_respectively", "slash_pairs", "split_words", "splits_conflict", "spread_label",
-           "written_with"]
+           "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
+           "respective_splits", "respectively", "role_of", "says_respectively", "slash_pairs",
+           "split_words", "splits_conflict", "spread_label", "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -531,16 +531,6 @@ def _placed_as_anothers(masked: str, s: int, anchors: Sequence[tuple[int, int]],
     if start is not None:
         return "" if _in_anchor(start.start("who") + base, anchors) else start.group("who")
     return None
-
-
-def placed_as_anothers(shown: Shown, masked: str, base: int,
-                       anchors: Sequence[tuple[int, int]] = ()) -> bool:
-    """Whether a number of role "other" is the other's by its place only ("over the baseline
-    (31.62 vs 30.10 dB)": the 30.10; "over the baseline from 87.6% to 89.9%": the 87.6%), as
-    papers mostly write the pair, not always ("over the baseline (30.10 vs 31.42 dB)"): a claim
-    it matches is still its own (`documents._Item.may_match`), though it is no plausible value
-    of a claim it does not match."""
-    return bool(_placed_as_anothers(masked, shown.start - base, anchors, base))
 
 
 def _compared_second(masked: str, s: int, anchors: Sequence[tuple[int, int]],
