@@ -130,6 +130,7 @@ from labledger.reconcile.number_roles import (
     label_split,
     labels,
     list_head,
+    metric_mentions,
     metric_split,
     names_a_count,
     names_a_spread,
@@ -141,6 +142,7 @@ from labledger.reconcile.number_roles import (
     respectively,
     role_of,
     says_respectively,
+    slash_pairs,
     split_lists,
     splits_conflict,
     spread_label,
@@ -172,6 +174,11 @@ from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
 
+# which number of a sentence goes with which name: (number's index, name's index) pairs from
+# the numbers' and the names' spans (`number_roles.respectively`, `number_roles.slash_pairs`)
+Pairing = Callable[[str, int, Sequence[tuple[int, int]], Sequence[tuple[int, int]]],
+                   list[tuple[int, int]]]
+
 # a word in a cell: a label, not a number (\pm and \mp, also glued to digits: \pm0.05, are not;
 # nor a command's name a Markdown cell's math keeps: "$81.3^{\dagger}$", a footnote's mark)
 _WORDS = re.compile(r"(?<!\\)(?<![^\W\d_])(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}")
@@ -190,6 +197,43 @@ _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$"
 
 
 # --- assignment ----------------------------------------------------------------------------------
+
+# A time, a size, a rate or a length shown with its unit ("0.7 seconds", "0.7 ms", "0.7 GB")
+# is no value of a ratio (an accuracy, an F1, a mAP...) declared with no unit: StarNet's "a
+# top-1 accuracy of 73.5% in just 0.7 seconds" matched a top-1 claim of 0.735 at the 0.7, so a
+# wrong accuracy beside it went unreported. (A claim declared with no unit is otherwise neither
+# confirmed nor contradicted by a unit: `numbers.check`.)
+_MEASURE_UNITS = frozenset({
+    "ms", "s", "min", "h", "day", "hz", "khz", "mhz", "ghz", "px", "gb", "mb", "kb", "tb",
+    "gib", "mib", "kib", "tib", "w", "kw", "j", "flops", "gflops", "tflops", "mflops",
+    "pflops", "macs", "gmacs", "fps", "cm", "mm", "km", "°c", "it/s"})
+_RATIO_METRICS = frozenset({
+    "accuracy", "acc", "top1", "top5", "f1", "precision", "recall", "auc", "auroc", "roc auc",
+    "map", "ap", "iou", "miou", "ssim", "em", "exact match", "dice", "mcc", "r2"})
+_CUTOFF_TAIL = re.compile(r"@?\d[\d.:]*$")
+# ... but a claim whose name also names a measure is that measure, not the ratio: a time to an
+# accuracy ("time_to_94_accuracy": DAWNBench's "94% accuracy in 26 seconds"), a latency at one
+_MEASURE_WORDS = _MEASURE_UNITS | frozenset({
+    "time", "times", "latency", "duration", "runtime", "wallclock", "sec", "secs", "second",
+    "seconds", "mins", "minute", "minutes", "hour", "hours", "days", "memory", "mem", "vram",
+    "speed", "throughput", "size", "params", "parameters", "epoch", "epochs", "step", "steps",
+    "iterations", "iters", "energy", "cost"})
+
+
+def _measure_of_a_ratio(shown: Shown, claim: Claim) -> bool:
+    """Whether ``shown`` carries a unit of measure (`_MEASURE_UNITS`) and ``claim``, declared
+    with no unit, is on a ratio (`_RATIO_METRICS`; "map50", "top1 acc" too; not a measure
+    named with one: "time_to_94_accuracy", `_MEASURE_WORDS`)."""
+    if shown.suffix is None or claim.unit is not None \
+            or norm_unit(shown.suffix) not in _MEASURE_UNITS:
+        return False
+    key = metric_key(claim.metric)
+    if key in _RATIO_METRICS:
+        return True
+    words = [_CUTOFF_TAIL.sub("", word) for word in key.split()]
+    return any(word in _RATIO_METRICS for word in words) \
+        and not any(word in _MEASURE_WORDS for word in words)
+
 
 @dataclass(eq=False, slots=True)
 class _Item:
@@ -230,7 +274,11 @@ class _Item:
         got = self.checks.get(claim.id)
         if got is None:
             shown = self.in_points(claim) or self.shown
-            got = check(shown, claim.value, claim.unit, percent_context=self.percent)
+            if _measure_of_a_ratio(shown, claim):
+                got = Check(matches=False, unit_ok=False, unit_shown=shown.suffix,
+                            plausible=False, scale=0)
+            else:
+                got = check(shown, claim.value, claim.unit, percent_context=self.percent)
             self.checks[claim.id] = got
         return got
 
@@ -246,6 +294,18 @@ class _Item:
         if self.kind != "value":
             return False
         return self.shown.sign != "-" or claim.value < 0
+
+    def may_match(self, claim: Claim) -> bool:
+        """Whether ``claim`` may match the number: a value for it (`is_value_for`), or another
+        method's number (kind "other"), which is no plausible value of a claim it does not
+        match, but the match of one it equals: a claim on the baseline's run no alias names
+        so ("the baseline (F1=0.4352)" for a claim of run bm25), or a pair papers write the
+        other way round ("over the baseline (30.10 vs 31.42 dB)": the second is read as the
+        other's). Before, such a claim drifted at the subject's number: a correct document
+        blocked."""
+        if self.is_value_for(claim):
+            return True
+        return self.kind == "other" and (self.shown.sign != "-" or claim.value < 0)
 
 
 class _Above:
@@ -582,7 +642,8 @@ class _Run:
     # -- anchored numbers --
     def probe(self, it: _Item) -> tuple[list[str], list[str]]:
         """(claims ``it`` matches, claims it could plausibly be) among its candidates, both only
-        where it reads as a value for the claim."""
+        where it reads as a value for the claim (a match also where it is another method's:
+        `_Item.may_match`)."""
         claims = self.claims
         if len(it.cands) <= _INDEXED or it.exact or it.alone or (
                 is_multiplier(it.shown.suffix)):
@@ -595,13 +656,13 @@ class _Run:
             if index is None:
                 index = self._values[it.cands] = _ValueIndex([claims[c] for c in it.cands])
             pool, near = index.around(it.shown, it.percent)
-        matches = [c for c in pool if it.is_value_for(claims[c]) and it.check(claims[c]).matches]
+        matches = [c for c in pool if it.may_match(claims[c]) and it.check(claims[c]).matches]
         if matches:
             return matches, []
         # A number that matches a claim its unit names, though another claim is named more
         # ("31.42 dB PSNR, 1.32 dB higher than the baseline"), is that claim's: never drift
         # against the other (DOMAIN: two claims on one metric must not drift against each other)
-        matches = [c for c in it.named if c not in it.cands and it.is_value_for(claims[c])
+        matches = [c for c in it.named if c not in it.cands and it.may_match(claims[c])
                    and it.check(claims[c]).matches]
         if matches:
             return matches, []
@@ -980,8 +1041,10 @@ class _Run:
             for it in items:
                 if it.shown.start in self.summary_values:
                     it.points = in_points(it.shown)
-        names_paired = len(items) > 1 and says_respectively(masked) \
-            and self._respectively(items, found, hits, masked, start)
+        names_paired = len(items) > 1 and (
+            says_respectively(masked) and self._respectively(items, found, hits, masked, start)
+            or "/" in masked and self._respectively(items, found, hits, masked, start,
+                                                    slash_pairs))
         # "loss: 0.04 - val_accuracy: 0.99": keys say whose; a log's record, one pair a line
         # ("  predict_accuracy = 0.9826"), too
         keys: list[Key | None] | None = None
@@ -993,6 +1056,8 @@ class _Run:
             # several claims named: each number is the claims of the names it is written
             # with (a sentence naming one claim pays nothing)
             self._written_with(items, found, hits, masked, start)
+        if records is None and keys is None and len(items) > 1:
+            self._another_metrics(items, found, hits, masked, start)
         if items and self.split_of and self._names_a_split(cands, self.named(terms)):
             assert words is not None
             # (a "respectively" that pairs the numbers with names pairs them with no splits)
@@ -1098,16 +1163,18 @@ class _Run:
         return named | parts if parts else named
 
     def _respectively(self, items: list[_Item], found: list[Shown], hits: list[Hit],
-                      masked: str, start: int) -> bool:
+                      masked: str, start: int, pair: Pairing = respectively) -> bool:
         """"32.46, 28.80 and 27.71 dB on Set5, Set14 and B100, respectively": each number of
         the list is only the claims its own name names (`number_roles.respectively`, over all
         the sentence's numbers ``found``), so two numbers swapped drift instead of each
-        matching the other's claim. Nothing changes unless every number of the list is judged
-        here and every name of it names one of its number's candidates. Whether the list of
-        numbers pairs with a list of names (then it pairs with no list of splits)."""
+        matching the other's claim; so too a list of numbers and one of names joined by
+        slashes, ``pair`` `number_roles.slash_pairs` ("85.5%/90.5% precision/recall": swapped,
+        each matched the other's claim). Nothing changes unless every number of the list is
+        judged here and every name of it names one of its number's candidates. Whether the
+        list of numbers pairs with a list of names (then it pairs with no list of splits)."""
         names = _one_a_place(hits, masked, start)
-        pairs = respectively(masked, start, [(n.start, n.suffix_end) for n in found],
-                             [(h.start, h.end) for h in names])
+        pairs = pair(masked, start, [(n.start, n.suffix_end) for n in found],
+                     [(h.start, h.end) for h in names])
         judged = {it.shown.start: it for it in items}
         claims_of = self.index.claims_of
         own = [(judged[found[i].start],
@@ -1178,6 +1245,53 @@ class _Run:
                     if key in drops and not key[1] else mine
                 if kept != it.cands:
                     it.cands, it.named = kept, it.named - (it.cands - kept)
+
+    def _another_metrics(self, items: list[_Item], found: list[Shown], hits: list[Hit],
+                         masked: str, start: int) -> None:
+        """"Movement pruning achieves 75.6% top-1 and 92.8% top-5 accuracy" with a top-1 claim:
+        a number written with another metric's name only ("top-5 accuracy", a name of the
+        direction registry's that no anchor is in) is not the claim's where another number of
+        the sentence is written with the claim's own name and may be its value (both were its
+        candidates: a wrong 75.6% was ambiguous, not its drift). It is still the claim's match
+        where it equals the claim: papers name one quantity several ways ("41.2 AP on COCO"
+        beside "a mAP of 80.1 on VOC"). A claim no number is written with keeps every number
+        it had (`number_roles.written_with`)."""
+        mentions = metric_mentions(masked, start)
+        if not mentions:
+            return
+        names = _one_a_place(hits, masked, start)
+        foreign = [span for span in mentions
+                   if not any(h.start < span[1] and span[0] < h.end for h in hits)]
+        if not foreign:
+            return
+        spans = sorted([(h.start, h.end) for h in names] + foreign)
+        term_at = {h.start: h.term for h in names}
+        starts = [s for s, _ in spans]
+        numbers = [n for n in found if (k := bisect.bisect_right(starts, n.start) - 1) < 0
+                   or spans[k][1] <= n.start]
+        every = written_with(masked, start, [(n.start, n.suffix_end) for n in numbers], spans)
+        at = {n.start: i for i, n in enumerate(numbers)}
+        claims_of = self.index.claims_of
+        # per item: the claims its own names name, and whether another metric's name is one
+        written: list[tuple[frozenset[str], bool]] = []
+        for it in items:
+            own = every[at[it.shown.start]] if it.shown.start in at else []
+            mine: frozenset[str] = frozenset()
+            for k in own:
+                term = term_at.get(spans[k][0])
+                if term is not None:
+                    mine |= claims_of.get(term, frozenset())
+            written.append((mine, any(spans[k][0] not in term_at for k in own)))
+        bound: set[str] = set()
+        for it, (mine, _) in zip(items, written, strict=True):
+            bound |= self._values_of([it], mine & it.cands) if mine & it.cands else set()
+        for it, (mine, other) in zip(items, written, strict=True):
+            drop = (bound & it.cands) - mine if other else set()
+            if drop:
+                # no plausible value of the claim, but still its match: the other name may be
+                # the claim's quantity by another name ("41.2 AP on COCO" for a mAP claim,
+                # "76.1% top-1" for an accuracy claim; `probe` matches a claim in ``named``)
+                it.cands, it.named = it.cands - drop, it.named | drop
 
     def _values_of(self, members: list[_Item], claim_ids: frozenset[str]) -> set[str]:
         """The claims of ``claim_ids`` that a number of ``members`` could be the value of (a

@@ -29,8 +29,14 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   claim's anchor (a claim on the baseline), or labels a number of its own ("0.28 (baseline:
   0.20)", "91.5% from the baseline's 88.0%"), or is what the subject is ("Ours is a strong
   baseline with an accuracy of 91.5%"), or what the subject is compared with and "with",
-  "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); a
-  value still for a claim whose run or alias holds the phrase (`names_another`);
+  "at" or a colon leads to the number ("Ours beats the baseline with a PSNR of 31.42 dB"); and
+  the second number of a pair "A vs B" after a comparison with another ("Ours improves PSNR
+  over the baseline (31.62 vs 30.10 dB)", "Ours vs. baseline: 89.7% vs. 87.6%": the first is
+  the subject's), and the start of a change after one ("improves accuracy over the baseline from
+  87.6% to 89.7%"); a value still for a claim whose run or alias holds the phrase
+  (`names_another`), and the match of any claim it equals (papers do not always write the
+  subject's first: "over the baseline (30.10 vs 31.42 dB)"; a claim on the baseline's run
+  may be named otherwise: `documents._Item.may_match`);
 * level: a setting of the run, a hyperparameter's value ("a masking ratio of 75%", "a
   learning rate of 0.8", "a 75% masking ratio"); a confidence level, before *CI*, *confidence
   interval*, *credible interval*... ("the bootstrap 95% CI", "a 99% confidence interval": a
@@ -42,12 +48,13 @@ A later number of a list ("gains of 4 dB, 0.81 dB and 0.21 dB", "above 92% and 8
 the words before the list's first number make it (`list_head`).
 
 Which names a number is written with ("PSNR of 31.42", "31.42 dB PSNR on Set5": `written_with`)
-and which list of numbers goes with which list of names in order (*respectively*: `respectively`)
-are read here too. Lists are joined, and *respectively* said, in English, German and French
-("32,1, 33,4 und 31,4 dB", "jeweils", "bzw.", "respectivement"); deltas and bounds are read in
-German and French too ("um 0,4 dB", "0,4 dB höher", "über 90 %", "mehr als"; "une amélioration
-de 0,4 dB", "0,4 dB de plus", "améliore le PSNR de 0,4 dB", "plus de 80 %", "au-dessus de"),
-each a word or a fixed phrase ("de" alone is any "of").
+and which list of numbers goes with which list of names in order (*respectively*: `respectively`;
+a slash-joined list of numbers beside as many slash-joined names, "85.5%/90.5% precision/recall":
+`slash_pairs`) are read here too. Lists are joined, and *respectively* said, in English, German
+and French ("32,1, 33,4 und 31,4 dB", "jeweils", "bzw.", "respectivement"); deltas and bounds
+are read in German and French too ("um 0,4 dB", "0,4 dB höher", "über 90 %", "mehr als"; "une
+amélioration de 0,4 dB", "0,4 dB de plus", "améliore le PSNR de 0,4 dB", "plus de 80 %",
+"au-dessus de"), each a word or a fixed phrase ("de" alone is any "of").
 
 The words are read from the masked text of the unit (LaTeX commands and URLs blanked), within a
 few characters of the number. Markers are never judged by these words: they say what they mark.
@@ -57,7 +64,9 @@ Which split a number is of (train, val, test, eval), where its words say so, is 
 another split than a claim's is not that claim's. In prose a split word qualifying the data
 ("on the test set") is the split of the numbers near it; one qualifying a metric ("val loss",
 "test PSNR", a claim's own metric or alias) is the split of that metric's numbers only, not of
-another metric's in its sentence (`SentenceSplits`); one saying the data a metric before it is
+another metric's in its sentence (`SentenceSplits`), but those of a list of "metric number"
+pairs after it in its clause ("The test PSNR is 31.42 dB and SSIM is 0.93"; not "Dev perplexity
+is 11.8, and BLEU is 28.9"); one saying the data a metric before it is
 measured on ("Perplexity on the dev set drops to 11.8") is its clause's numbers' only, and one
 saying the data a model was trained on ("Trained on the DIV2K training images, ...") no split of
 its numbers (`_trained_on`).
@@ -77,7 +86,7 @@ __all__ = ["DELTA_HEADER", "Key", "SentenceSplits", "SplitWord", "has_split_word
            "header_split", "heading_split", "is_field_listing", "is_listing", "key_split",
            "label_split", "labels", "list_head", "metric_mentions", "metric_split",
            "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
-           "respective_splits", "respectively", "role_of", "says_respectively",
+           "respective_splits", "respectively", "role_of", "says_respectively", "slash_pairs",
            "split_words", "splits_conflict", "spread_label", "written_with"]
 
 
@@ -414,14 +423,14 @@ _OTHERS = (r"(?:baselines?|(?:previous|prior|former|earlier)[ \t]+(?:best|state[
            r"|runner[ \t-]+up)")
 # ... then its number: its possessive, metric names and link words between (names blanked),
 # or a parenthesis holding the number, a few words before it, and nothing after it ("baseline
-# (30.10 dB)", "second-best method (Qwen3OFT at 48.8%)"; not "(0.6327 vs 0.5290)", whose first
-# number is the sentence's own)
+# (30.10 dB)", "second-best method (Qwen3OFT at 48.8%)", "the baseline (F1=0.4352)"; not
+# "(0.6327 vs 0.5290)", whose first number is the sentence's own)
 _OTHERS_THEN = re.compile(r"(?i)(?<![^\W_])(?P<who>" + _OTHERS + r")(?:['’]s)?(?P<links>(?:"
                           r"[ \t*_`]+(?:of|is|was|at|with|the|a|an|score|scores|value|values"
                           r"|result|results|reached|achieved|achieves|reaches|gets|got|obtained"
                           r"|train|training|val|valid|validation|dev|test|testing|eval"
                           r"|evaluation)(?![^\W_]))*)[ \t*_`]*(?:(?P<colon>[:=])|(?P<paren>\("
-                          r"(?:[^()\d\n]{0,40}[ \t])?))?[ \t*_`$~]*\Z")
+                          r"(?:[^()\d\n]{0,40}[ \t:=])?))?[ \t*_`$~]*\Z")
 # ... but not where the phrase is what a sentence's subject is compared with, and "with", "at"
 # or a colon then leads to the subject's number: "Ours beats the baseline with a PSNR of 31.42
 # dB", "Ours outperforms the baseline at 31.42 dB", "Ours improves over the baseline: 31.42 dB"
@@ -450,6 +459,25 @@ _ITS_OWN_NUMBER = re.compile(r"(?i)(?:['’]s)?(?:[ \t*_`]+(?:of|is|was|at|with|
                              r"|achieves|reaches|gets|got|obtained)(?![^\W_]))*[ \t*_`]*[:=]?"
                              r"[ \t*_`$~]*[+\-\u2212]?\.?\d")
 _COMPARED_NEXT = re.compile(r"(?i)[ \t*_`$]*(?:vs\.?|versus|/|→|->)")
+# ... but the second of a pair "A vs B" where a comparison word and another's phrase come
+# before the pair ("Ours improves PSNR over the baseline (31.62 vs 30.10 dB)", "Compared with
+# the baseline, Ours improves PSNR (31.62 vs 30.10 dB)", "outperforms previous best method
+# DETR3D [47] over 9.2 points on val set (51.7% NDS vs. 42.5% NDS)"): the first is the
+# subject's, as papers write the pair, the second the other's (both read as values, a wrong
+# number of the subject's was ambiguous between them)
+_VERSUS_BEFORE = re.compile(r"(?i)(?<![\w.])\d[\d.,]*(?:[ \t]?(?:\\?%|[^\W\d_]{1,4}))?"
+                            r"(?:[ \t]+[^\W\d_]{1,6})?[ \t*_`$~]*(?:vs\.?|versus)[ \t*_`$~]*\Z")
+# ("vs": "Ours vs. baseline: 89.7% vs. 87.6%", the names in the numbers' order; a few words
+# between: "outperforms all baselines", "over the strongest baseline")
+_COMPARED_WITH_OTHERS = re.compile(r"(?i)(?<![^\W_])(?:outperform(?:s|ed|ing)?|beat(?:s|ing)?"
+                                   r"|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|over|than|above"
+                                   r"|beyond|against|vs\.?|versus|(?:compared|relative)[ \t]+"
+                                   r"(?:to|with))[ \t]+(?:(?:the|a|an|all|every|each|our|its"
+                                   r"|their|these|those|strong|strongest|existing|competing)"
+                                   r"[ \t]+){0,3}(?P<who>" + _OTHERS + r")(?![^\W_]|-[^\W\d_])")
+# ... and the number a change starts from after such a phrase: "Ours improves accuracy over the
+# baseline from 87.6% to 89.7%" (the 87.6% the baseline's)
+_FROM_OTHERS = re.compile(_COMPARED_WITH_OTHERS.pattern + r"[ \t]+from[ \t$~]*\Z")
 _OTHERS_REACH = 96  # characters back from a number: the phrase and a few names
 _OTHERS_WORDS = ("base", "prior", "previous", "former", "earlier", "best", "runner")
 
@@ -467,6 +495,9 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
         return ""  # (most numbers: a few substring tests)
     if _COMPARED_NEXT.match(masked, end):
         return ""
+    placed = _placed_as_anothers(masked, s, anchors, base)
+    if placed is not None:
+        return placed
     after = _THEN_OTHERS.match(masked, end)
     if after is not None:
         if _in_anchor(after.end() - 1 + base, anchors) or (
@@ -485,6 +516,38 @@ def _of_another(masked: str, s: int, end: int, anchors: Sequence[tuple[int, int]
     if _SUBJECT_IS.search(text, max(0, found.start() - 48), found.start()):
         return ""  # "Ours is a strong baseline with ...": the subject's number
     return "" if _in_anchor(lo + found.start() + base, anchors) else found.group("who")
+
+
+def _placed_as_anothers(masked: str, s: int, anchors: Sequence[tuple[int, int]],
+                        base: int) -> str | None:
+    """For the number at ``s``: the other's phrase where its place alone makes it the other's
+    (the second of "A vs B" after a comparison with another: `_compared_second`; the start of
+    a change after one: `_FROM_OTHERS`), "" where the phrase is a claim's anchor, None where
+    its place says nothing."""
+    versus = _compared_second(masked, s, anchors, base)
+    if versus is not None:
+        return versus
+    start = _FROM_OTHERS.search(masked, max(0, s - _OTHERS_REACH), s)
+    if start is not None:
+        return "" if _in_anchor(start.start("who") + base, anchors) else start.group("who")
+    return None
+
+
+def _compared_second(masked: str, s: int, anchors: Sequence[tuple[int, int]],
+                     base: int) -> str | None:
+    """For the number at ``s`` after "vs" ("A vs B"): the other's phrase that a comparison word
+    brings before the pair ("over the baseline (31.62 vs 30.10 dB)"), "" where the phrase is a
+    claim's anchor (a claim on the baseline: the names tell whose, as before); None where the
+    pair follows no such phrase (`_VERSUS_BEFORE`, `_COMPARED_WITH_OTHERS`)."""
+    pair = _VERSUS_BEFORE.search(masked, max(0, s - 32), s)
+    if pair is None:
+        return None
+    lo = max(0, pair.start() - _OTHERS_REACH)
+    found = max(_COMPARED_WITH_OTHERS.finditer(masked, lo, pair.start()),
+                key=lambda m: m.start(), default=None)  # (the last one before the pair)
+    if found is None:
+        return None
+    return "" if _in_anchor(found.start("who") + base, anchors) else found.group("who")
 
 
 def another_named(shown: Shown, masked: str, base: int,
@@ -651,6 +714,9 @@ def _anchor_after(masked: str, end: int, anchors: Sequence[tuple[int, int]],
     return any(a - base == at for a, _ in anchors)
 
 
+_PAIR_OPENS = re.compile(r"(?i)" + _NUMBER_ITEM + r"[ \t*_`$~]*(?:vs\.?|versus)(?![^\W_])")
+
+
 def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, int]] = (),
                  base: int = 0) -> str | None:
     """The role the words before offset ``s`` of ``masked`` give the number there (``head``:
@@ -680,7 +746,9 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
                 return role
     if before in _REFERENCE_WORDS or before in ("#", "§"):
         return "reference"
-    if before in _DELTA_BEFORE:
+    if before in _DELTA_BEFORE and not (stripped.endswith("(") and _PAIR_OPENS.match(masked, s)):
+        # (not a parenthesis's pair after it: "by a wide margin (31.62 vs. 30.10 dB)" states
+        # the values compared)
         return "delta"
     if before in _BOUND_BEFORE or _bound_phrase(head):
         return "bound"
@@ -788,6 +856,43 @@ def respectively(masked: str, base: int, numbers: Sequence[tuple[int, int]],
     return list(zip(lists[0], named[0], strict=True))
 
 
+_SLASH_JOIN = re.compile(r"[ \t]*/[ \t]*")
+
+
+def slash_pairs(masked: str, base: int, numbers: Sequence[tuple[int, int]],
+                names: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Which number goes with which name where a list of numbers joined by slashes stands right
+    before or after a list of as many names joined by slashes ("85.5%/90.5% precision/recall",
+    "Precision/recall are 90.5%/85.5%", "PSNR/SSIM: 31.42/0.913"): (number's index, name's
+    index) pairs, in order, as *respectively* says them (`respectively`); else none. The
+    arguments are `respectively`'s."""
+    def runs(spans: Sequence[tuple[int, int]]) -> list[list[int]]:
+        out: list[list[int]] = []
+        for i, (at, _) in enumerate(spans):
+            if out and _SLASH_JOIN.fullmatch(masked, spans[out[-1][-1]][1] - base, at - base):
+                out[-1].append(i)
+            else:
+                out.append([i])
+        return [run for run in out if len(run) > 1]
+
+    pairs: list[tuple[int, int]] = []
+    named = runs(names)
+    if not named:
+        return pairs
+    for listed in runs(numbers):
+        first, last = numbers[listed[0]][0], numbers[listed[-1]][1]
+        for run in named:
+            if len(run) != len(listed):
+                continue
+            after, before = names[run[0]][0], names[run[-1]][1]
+            if (last <= after and _AFTER_GAP.fullmatch(masked, last - base, after - base)) or (
+                    before <= first and _BEFORE_GAP.fullmatch(masked, before - base,
+                                                              first - base)):
+                pairs += zip(listed, run, strict=True)
+                break
+    return pairs
+
+
 # What may stand between a name and the number it is written with, the name first: "PSNR of
 # 31.42", "an SSIM of 0.913", "PSNR: 31.42", "PSNR=31.42", "AUC 0.89", "Ours reaches 31.42",
 # "**PSNR**: **31.42**", "Ours (31.42 dB)", "an F1-score of 0.89", "a PSNR value of 31.42",
@@ -802,7 +907,10 @@ _BEFORE_GAP = re.compile(r"s?(?:[- ](?i:score|scores|value|values|measure))?"
                          r"reaches|reached|achieves|achieved|attains|attained|equals|"
                          r"von|ist|beträgt|erreicht|de|est|atteint)"
                          r"(?![^\W\d_]))" + _DECOR_RUN + r")?\(?" + _DECOR_RUN)
-_AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:(?:in|de)[ \t]+" + _DECOR_CHARS + r")?")
+# (a split word between: "78.28% test top-1 and 92.65% test top-5", "32.05 dB val PSNR")
+_AFTER_GAP = re.compile(_DECOR_CHARS + r"(?:(?:in|de)[ \t]+" + _DECOR_CHARS + r")?(?:(?i:train"
+                        r"|training|val|valid|validation|dev|test|eval)[ \t]+" + _DECOR_CHARS
+                        + r")?")
 # A setting a number is written with, after it ("31.42 dB on Set5", "0.912 SSIM on the DPE
 # set") or heading its clause before it ("On Set5, our model reaches a PSNR of 31.42 dB")
 _SETTING_WORDS = r"(?i:on|for|in|auf|für|sur|pour|dans)[ \t]+(?i:(?:the|dem|le|la|les)[ \t]+)?"
@@ -831,8 +939,8 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
 
     1. the name right before it ("PSNR of 31.42", "PSNR: 31.42", "Ours 31.42"; a later number
        of a list, its first number's: "PSNRs of 32.46, 28.80 and 27.71 dB") and the name
-       right after it ("31.42 dB PSNR", "0.912 SSIM"; an earlier percent of a list of
-       percents, its last one's: "91.5% and 89.7% accuracy");
+       right after it ("31.42 dB PSNR", "0.912 SSIM", "78.28% test top-1"; an earlier
+       percent of a list of percents, its last one's: "91.5% and 89.7% accuracy");
     2. its setting after it ("31.42 dB on Set5", "27.3 dB PSNR on Urban100");
     3. the setting heading its clause, with no other number between ("On Set5, our model
        reaches a PSNR of 31.42 dB, and on Urban100 ...").
@@ -865,7 +973,8 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
         k = bisect.bisect_right(starts, head) - 1
         if k >= 0 and names[k][1] <= head and alone(k) \
                 and (_BEFORE_GAP.fullmatch(masked, names[k][1] - base, head - base)
-                     or _changes_from(masked, base, names[k][1], head)):
+                     or _changes_from(masked, base, names[k][1], head)) \
+                and not _compared_pair_after(masked, base, names[k], end):
             own.append(k)
         last = _last_percent_of_list(masked, base, numbers, heads, i)
         after = bisect.bisect_left(starts, end)
@@ -897,6 +1006,20 @@ def written_with(masked: str, base: int, numbers: Sequence[tuple[int, int]],
             k -= 1
         out.append(own)
     return out
+
+
+# A pair "A vs B" in a parenthesis after the name a subject is compared with: "Ours improves
+# PSNR over the Baseline (31.62 vs 30.10 dB)" (the first is the subject's, not the Baseline's)
+_VERSUS_AFTER = re.compile(r"(?i)[ \t*_`$~]*(?:vs\.?|versus)(?![^\W_])")
+
+
+def _compared_pair_after(masked: str, base: int, name: tuple[int, int], end: int) -> bool:
+    """Whether the number ending at ``end`` opens a pair "A vs B" in a parenthesis right after
+    the ``name`` that a comparison word leads to ("over the Baseline (31.62 vs 30.10 dB)")."""
+    return _VERSUS_AFTER.match(masked, end - base) is not None \
+        and "(" in masked[name[1] - base:end - base] \
+        and _COMPARED_BEFORE.search(masked, max(0, name[0] - base - 40), name[0] - base) \
+        is not None
 
 
 # A name's change from one number to another: "the mAP result of Swin Transformer increases from
@@ -1097,8 +1220,9 @@ _BARE_SPLIT = re.compile(r"(?i)(?<![^\W_])(" + _SPLIT_WORD + r")(?![^\W_])")
 # split and matched the val claim of that value); not "pass" ("a training pass", "the test
 # passes"), nor "precision" after a training word ("bf16 training precision"), which say
 # something else there (`_OTHER_SENSE`).
-_SPELLED_APART = (r"top[\s\-]?[15](?:[\s\-]acc(?:uracy)?|[\s\-]err(?:or)?)?|ms[\s\-]ssim"
-                  r"|exact[\s\-]match|roc[\s\-]auc|error[\s\-]rate|f1[\s\-]scores?")
+# (top-k of any k to 10: "92.4% top-3 accuracy" is another metric's number than a top-1 claim's)
+_SPELLED_APART = (r"top[\s\-]?(?:[1-9]|10)(?!\d)(?:[\s\-]acc(?:uracy)?|[\s\-]err(?:or)?)?"
+                  r"|ms[\s\-]ssim|exact[\s\-]match|roc[\s\-]auc|error[\s\-]rate|f1[\s\-]scores?")
 _METRIC_NAMES = "|".join(sorted((HIGHER | LOWER) - {"pass"}, key=len, reverse=True))
 _SPLIT_NOUNS = (_SPELLED_APART + r"|sets?|data|datasets?|splits?|images|samples|examples|scores?"
                 r"|metrics?|results?|performance|(?:" + _METRIC_NAMES + r")(?:[@\-]?\d[\d.:]*)?")
@@ -1547,8 +1671,9 @@ _NUMBER_THEN_METRIC = re.compile(r"(?i)[ \t~$*_`()]*+(?>(?:in|on|of|for|the|a|an
                                  + _SPLIT_WORD + r")[ \t\-_/]++)*+")
 # Between a metric and the next metric of a list of "metric number" pairs (metrics' and claims'
 # names blanked): "a test PSNR of 31.42 dB and an SSIM of 0.91", "test PSNR 31.42, SSIM
-# 0.91", "the test PSNR is 31.42 dB (±0.02), and SSIM is 0.91": link words, numbers with a
-# short unit, punctuation; no other word ("loss plateaus after 40 epochs and the PSNR"). Each
+# 0.91", "the test PSNR is 31.42 dB and SSIM is 0.91" (in one clause: `SentenceSplits._of`):
+# link words, numbers with a short unit, punctuation; no other word ("loss plateaus after 40
+# epochs and the PSNR"). Each
 # token atomic and the run possessive: a long gap of digits and commas is read in one pass.
 _PAIR_GAP = re.compile(r"(?i)(?>[\s,:=/()\[\]±~$*_`+\-\u2212%\\]++|\d[\d.,]*+(?:[ \t]?"
                        r"[^\W\d_]{1,3}(?![^\W\d_]))?|(?<![^\W\d_])(?:is|are|was|were|of|at|to"
@@ -1699,8 +1824,11 @@ class SentenceSplits:
         mine = [w for w in words if w.metrics and _holds_span(w.metrics, own)]
         if mine:
             return [w for w in words if not w.metrics] + mine
+        # (a list of pairs in one clause: "Dev perplexity is 11.8, and BLEU is 28.9" parts two,
+        # the "Dev" the perplexity's only)
         return [w for w in words if not w.metrics
-                or (not w.anchored and self._listed_with(w, own, at, end))]
+                or (not w.anchored and self._listed_with(w, own, at, end)
+                    and self.same_clause(w.at, at))]
 
     def _own_metric(self, at: int, end: int) -> tuple[int, int] | None:
         """The metric the number at ``at`` is written with, where that is told: one right
