@@ -98,8 +98,12 @@ def braced_end(text: str, pos: int, limit: int = 4000) -> int:
     return -1
 
 
-_FORMAT_COMMANDS = ("\\textbf{", "\\mathbf{", "\\underline{", "\\num{", "\\emph{",
-                    "\\textit{", "\\boldsymbol{", "\\bm{", "\\mathrm{", "\\text{")
+# A command a number is set in, as a Markdown cell's math and a marker's text keep them: its
+# emphasis ("\textbf{", "$\bf{8.105 \pm 0.066}$", "$\bf 0.912$") or its colour
+# ("$\color{red}{0.912}$", "\textcolor{red}{"; the colour's name is no number's text)
+FORMAT_COMMAND = re.compile(
+    r"\\(?:(?:textbf|mathbf|underline|num|emph|textit|boldsymbol|bm|mathrm|text|bf)\{|bf[ \t]+"
+    r"|(?:textcolor|color)(?:\[[^\]{}\\\n]*\])?\{[^{}\\\n]*\}[ \t]*\{?)")
 
 
 def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | None:
@@ -107,8 +111,8 @@ def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | N
     the text writes decimal commas, `decimal_mark`)."""
     lead = _LEAD.match(text, start, end)
     pos = lead.end() if lead else start
-    while text.startswith(_FORMAT_COMMANDS, pos):
-        pos = text.index("{", pos) + 1
+    while (command := FORMAT_COMMAND.match(text, pos, end)) is not None:
+        pos = command.end()
         lead = _LEAD.match(text, pos, end)
         pos = lead.end() if lead else pos
     return number_at(text, pos, end, comma=comma)

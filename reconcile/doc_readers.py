@@ -202,8 +202,17 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
         r"|setcounter|addlinespace)\*?(?:\[[^\]]*\]|\([^)]*\))*(?:\{[^{}]*\})?(?:\{[^{}]*\})?"
-        r"|\\(?:multicolumn|multirow|resizebox|scalebox|cellcolor|rowcolor)"
-        r"\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{[^{}]*\})?"
+        r"|\\multicolumn\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{[^{}]*\})?"
+        r"|\\multirow\*?(?:\[[^\]]*\])?\{[^{}]*\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?(?:\[[^\]]*\])?"
+        # a colour's model and name, not the cell it colours (\cellcolor{gray!20}{0.912}: the
+        # group after the name is the cell's text)
+        r"|\\(?:cellcolor|rowcolor|columncolor)(?:\[[^\]]*\])?\{[^{}]*\}"
+        # a box's width, height, angle, lift or scale: layout, not a value (\parbox[t]{2cm}{...}
+        # read as 2, \rotatebox{90}{...} as 90); what the box holds stays
+        r"|\\parbox(?:\[[^\]]*\]){0,3}\{[^{}]*\}|\\(?:makebox|framebox)(?:\[[^\]]*\]){0,2}"
+        r"|\\raisebox\{[^{}]*\}(?:\[[^\]]*\]){0,2}|\\rotatebox(?:\[[^\]]*\])?\{[^{}]*\}"
+        r"|\\scalebox\{[^{}]*\}(?:\[[^\]]*\])?|\\resizebox\*?\{[^{}]*\}\{[^{}]*\}"
+        r"|\\adjustbox\{[^{}]*\}"
         # a colour's name or model, not the text it colours (\textcolor{blue}{18.34}); what a
         # \phantom only makes room for (\phantom{0}9.5: the 0 is never printed)
         r"|\\(?:textcolor|colorbox|color|[hv]?phantom)(?:\[[^\]]*\])?\{[^{}]*\}"

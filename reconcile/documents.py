@@ -89,7 +89,13 @@ from labledger.reconcile.coco_summary import (
     summaries,
 )
 from labledger.reconcile.decimal_mark import decimal_comma
-from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
+from labledger.reconcile.doc_markers import (
+    FORMAT_COMMAND,
+    Marker,
+    find_markers,
+    number_in,
+    tex_bindings,
+)
 from labledger.reconcile.doc_readers import (
     Cell,
     JoinedName,
@@ -180,8 +186,8 @@ _WORDS = re.compile(r"(?<!\\)(?<![^\W\d_])(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}"
 # converted to Markdown and READMEs write a best value: a label, before, whose row's claim then
 # took the number of the row above it)
 # (the commands `doc_markers.number_in` reads a number inside)
-_NUMERIC_START = re.compile(r"(?:[\s*_`~$({]|\\(?:textbf|mathbf|underline|num|emph|textit"
-                            r"|boldsymbol|bm|mathrm|text)\{)*[+\-\u2212]?\.?\d")
+_NUMERIC_START = re.compile(
+    r"(?:[\s*_`~$({]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
 # a cell showing no value: empty, a dash for a missing one ("-", "--", "–", "$-$"), "n/a", or
 # struck out (blanked by the mask: "~~31.52~~", "\\sout{31.52}")
 _NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")

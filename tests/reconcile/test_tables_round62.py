@@ -1,0 +1,141 @@
+"""How papers and READMEs mark, box, change and range a table's numbers (round 62).
+
+* a best or second-best value set in Markdown math as READMEs write it, ``$\\bf{...}$``
+  (CMB-ML/cmb-ml, README.md: "| CMBNNCS | $\\bf{25.25 \\pm 0.29}$ | $\\bf{31.69 \\pm 0.36}$ |
+  ...") or coloured, ``$\\color{red}{...}$`` (a ChampSim prefetcher README's IPC table:
+  "|gcc_trace2|0.339157|$\\color{blue}{0.345508}$|...|$\\color{red}{0.350100}$|", runner-up
+  blue, champion red; a Korean depth-estimation README: "| DepthLM-12B | $\\color{red}{0.94}$
+  | $\\color{red}{0.156}$ |"), was a label: its value unjudged (missed drift). In LaTeX the
+  mask blanked these commands already; ``\\cellcolor{gray!20}{0.912}``, a colour's name then
+  the cell's text in braces (latex2json's cellcolor handler example defines
+  ``\\newcommand{\\baseline}[1]{\\cellcolor{lightgray}{#1}}``; results scripts print a score
+  matrix's diagonal as ``\\cellcolor{lightgray}{71.2 (0.4)}``), lost the text with the name
+  (missed drift);
+* a box's size, angle, lift or scale read as the cell's number: ``\\parbox{1cm}{0.912}`` as
+  1, ``\\parbox[t]{2cm}{...}`` as 2, ``\\rotatebox{90}{...}`` as 90 (false drift; benchmark
+  table generators write ``\\multirow{3}{*}{\\parbox{1cm}{\\center{...}}}`` and headers
+  ``\\rotatebox{90}{%s}``), or blanked the boxed text with it: ``\\scalebox{0.9}{0.912}``,
+  ``\\raisebox{0.5ex}{0.912}``, ``\\makebox[1cm][r]{0.912}``, ``\\multirow[c]{2}{*}{0.912}``
+  (missed drift);
+* arrows in a header glued to the metric's name from other fonts than ↑/↓: "PSNR⬆", "SSIM⬇",
+  "PSNR↗", "LPIPS⭣", "PSNR🠕" (epishchik/SRGD, docs/METRICS.md, heads its columns "PSNR 🡑 |
+  SSIM 🡑 | LPIPS 🡑"): the name did not anchor, so the column named no claim (missed drift);
+  set apart in a slash list ("PSNR ⬆ / SSIM ⬆") the list was read whole, its second number
+  judged by no claim;
+* a change, before → after ("76.1 → 77.3", "76.1 $\\to$ 77.3", "$76.1 \\rightarrow 77.3$"):
+  read as its first number, where the change started, so a right result drifted against it
+  and a wrong one was judged by the wrong number. The number after the arrow is the row's;
+* a range ("0.5--0.8", "$0.5\\text{--}0.8$", "$0.5\\sim0.8$", "0.5 -- 0.8") read as its first
+  number, a value: a claim of 0.5 matched it, one of 0.6 drifted against it. A range is no
+  value, as prose's "0.5–0.8" is none.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from labledger.reconcile.doc_readers import read_document
+from labledger.reconcile.documents import reconcile_segments
+from labledger.reconcile.findings import Report
+from tests.reconcile.test_documents import claim as documents_claim
+
+claim = partial(documents_claim, run="ours")
+
+SR = [claim("P1", "psnr", 31.42, unit="dB", aliases=("Ours",)),
+      claim("S1", "ssim", 0.912, aliases=("Ours",))]
+
+
+def run(path: str, text: str, claims: list) -> Report:
+    return reconcile_segments(read_document(path, text.encode()), claims)
+
+
+def _read(report: Report) -> tuple[list[tuple[str, tuple[str, ...], str]], list[tuple[str, ...]]]:
+    return ([(f.type, f.claims, f.shown) for f in report.findings],
+            sorted(m.claims for m in report.matches))
+
+
+def _tex(ssim: str, psnr: str = "31.42", header: str = "Method & PSNR & SSIM") -> str:
+    return ("\\begin{tabular}{lcc}\n\\toprule\n" + header + " \\\\\n\\midrule\n"
+            f"Ours & {psnr} & {ssim} \\\\\n\\bottomrule\n\\end{{tabular}}\n")
+
+
+def _md(ssim: str, psnr: str = "31.42", header: str = "| Method | PSNR | SSIM |") -> str:
+    return f"{header}\n|---|---|---|\n| Ours | {psnr} | {ssim} |\n"
+
+
+# --- 1. a marked best value -------------------------------------------------------------------
+
+MD_MARKS = ["$\\bf{{{v}}}$", "$\\bf{{{v} \\pm 0.004}}$", "$\\bf {v}$", "$\\color{{red}}{{{v}}}$",
+            "$\\color{{blue}}{{{v}}}$", "$\\textcolor{{red}}{{{v}}}$",
+            "$\\mathbf{{\\color{{red}}{{{v}}}}}$"]
+TEX_MARKS = ["\\cellcolor{{gray!20}}{{{v}}}", "\\cellcolor{{lightgray}}{{{v}}}",
+             "\\cellcolor{{lightgray}}{{{v} (0.004)}}", "\\rowcolor{{gray!10}}{{{v}}}"]
+# (near misses: these held before the round and must keep their reading)
+TEX_MARKS_HELD = ["$\\bf{{{v}}}$", "{{\\bf {v}}}", "$\\color{{red}}{{{v}}}$",
+                  "\\textcolor{{red}}{{{v}}}", "{{\\color{{blue}}{v}}}",
+                  "\\cellcolor{{gray!20}}{v}",
+                  "\\cellcolor[gray]{{0.9}}{v}", "\\cellcolor[HTML]{{EFEFEF}}{v}",
+                  "\\underline{{\\textbf{{{v}}}}}", "\\textbf{{{v}}}$^{{\\dagger}}$",
+                  "\\cellcolor{{gray!20}}{{\\textbf{{{v}}}}}"]
+
+
+@pytest.mark.parametrize(("path", "cell"), [("a.md", c) for c in MD_MARKS]
+                         + [("a.tex", c) for c in TEX_MARKS + TEX_MARKS_HELD])
+@pytest.mark.parametrize(("value", "drifts"), [("0.912", False), ("0.922", True)])
+def test_a_marked_best_value_is_its_number(path: str, cell: str, value: str,
+                                           drifts: bool) -> None:
+    text = (_md if path == "a.md" else _tex)(cell.format(v=value))
+    findings, matched = _read(run(path, text, SR))
+    assert findings == ([("drift", ("S1",), value)] if drifts else [])
+    assert matched == ([("P1",)] if drifts else [("P1",), ("S1",)])
+
+
+def test_a_readme_table_of_bold_means_with_their_spread() -> None:
+    """CMB-ML/cmb-ml, README.md: the best of each column in bold math, a mean and its spread;
+    the claims' drifted RMSE is reported (before, each bold cell was a label, so the CNILC
+    row's number was the only one judged and the RMSE claim of CMBNNCS went unmatched)."""
+    text = ("| Model   | MAE                    | RMSE                  | PSNR          |\n"
+            "|---------|------------------------|-----------------------|---------------|\n"
+            "| CMBNNCS | $\\bf{25.25 \\pm 0.29}$  | $\\bf{31.69 \\pm 0.36}$ "
+            "| $\\bf{30.25 \\pm 0.33}$ |\n"
+            "| CNILC   | $32.28 \\pm 0.44$       | $40.52 \\pm 0.55$      "
+            "| $28.89 \\pm 0.60$ |\n")
+    claims = [claim("M", "mae", 25.25, aliases=("CMBNNCS",), run="cmbnncs"),
+              claim("R", "rmse", 31.59, aliases=("CMBNNCS",), run="cmbnncs"),
+              claim("Q", "psnr", 28.89, unit="dB", aliases=("CNILC",), run="cnilc")]
+    findings, matched = _read(run("README.md", text, claims))
+    assert findings == [("drift", ("R",), "31.69")]
+    assert matched == [("M",), ("Q",)]
+
+
+# --- 2. a box's size, angle, lift or scale ----------------------------------------------------
+
+BOXES = ["\\parbox{{1cm}}{{{v}}}", "\\parbox{{1cm}}{{\\centering {v}}}",
+         "\\parbox[t]{{2cm}}{{{v}}}",
+         "\\parbox[c][1cm][c]{{2cm}}{{{v}}}", "\\rotatebox{{90}}{{{v}}}",
+         "\\rotatebox[origin=c]{{90}}{{{v}}}", "\\scalebox{{0.9}}{{{v}}}",
+         "\\raisebox{{0.5ex}}{{{v}}}", "\\raisebox{{-1pt}}[0pt][0pt]{{{v}}}",
+         "\\makebox[1cm][r]{{{v}}}", "\\multirow[c]{{2}}{{*}}{{{v}}}",
+         "\\multirow{{2}}{{1.5cm}}{{{v}}}", "\\resizebox{{1cm}}{{!}}{{{v}}}"]
+
+
+@pytest.mark.parametrize("cell", BOXES)
+@pytest.mark.parametrize(("value", "drifts"), [("0.912", False), ("0.922", True)])
+def test_a_boxed_value_is_its_number_not_the_boxs_size(cell: str, value: str,
+                                                       drifts: bool) -> None:
+    findings, matched = _read(run("a.tex", _tex(cell.format(v=value)), SR))
+    assert findings == ([("drift", ("S1",), value)] if drifts else [])
+    assert matched == ([("P1",)] if drifts else [("P1",), ("S1",)])
+
+
+@pytest.mark.parametrize("header", [
+    "Method & \\parbox{1cm}{\\centering PSNR} & \\parbox{1cm}{\\centering SSIM}",
+    "Method & \\parbox[t]{1.5cm}{PSNR\\\\(dB)} & \\parbox[t]{1.5cm}{SSIM}",
+    "Method & \\rotatebox{90}{PSNR} & \\rotatebox{90}{SSIM}",
+])
+def test_near_miss_boxed_headers_name_their_columns(header: str) -> None:
+    findings, matched = _read(run("a.tex", _tex("0.922", header=header), SR))
+    assert findings == [("drift", ("S1",), "0.922")]
+    assert matched == [("P1",)]
