@@ -626,7 +626,8 @@ _APART = r"(?<![^\s(\[{#])"
 # (test)", "PSNR (↑) / SSIM (↑)"), which heads its own sub-column only. Before, such a header
 # was no slash list: the column was read whole, the first number under the first name and the
 # second one judged by no claim.
-_SET_APART_MARK = (r"(?:[\u2191\u2193\u21d1\u21d3\u25b2\u25bc\u2020\u2021*]"
+_SET_APART_MARK = (r"(?:[\u2191\u2193\u21d1\u21d3\u21e7\u21e9\u2197\u2198\u2b06\u2b07\u2b61\u2b63"
+                   r"\U0001f815\U0001f817\U0001f851\U0001f853\u25b2\u25bc\u2020\u2021*]\ufe0f?"
                    r"|\$\\(?:up|down|Up|Down)arrow\$|\$\^\{?(?:\\dagger|\\ddagger|\*)\}?\$)")
 # A rate is such a unit too, its slash no list's ("Latency (ms) / Throughput (img/s)",
 # "Speed (tokens/s)"): read as a list of its own, it made the header's lists two, and the

@@ -139,3 +139,41 @@ def test_near_miss_boxed_headers_name_their_columns(header: str) -> None:
     findings, matched = _read(run("a.tex", _tex("0.922", header=header), SR))
     assert findings == [("drift", ("S1",), "0.922")]
     assert matched == [("P1",)]
+
+
+# --- 3. arrows of other fonts in a header ------------------------------------------------------
+
+@pytest.mark.parametrize(("psnr", "ssim"), [
+    ("PSNR⬆", "SSIM⬇"), ("PSNR⬆\ufe0f", "SSIM⬇\ufe0f"), ("PSNR↗", "SSIM↘"), ("PSNR⭡", "SSIM⭣"),
+    ("PSNR🠕", "SSIM🠗"), ("PSNR🡑", "SSIM🡑"), ("PSNR⇧", "SSIM⇩"), ("PSNR⏶", "SSIM▴"),
+])
+@pytest.mark.parametrize("path", ["a.md", "a.tex"])
+def test_a_name_with_an_arrow_glued_anchors_its_column(psnr: str, ssim: str, path: str) -> None:
+    if path == "a.md":
+        text = _md("0.922", "31.52", f"| Method | {psnr} | {ssim} |")
+    else:
+        text = _tex("0.922", "31.52", f"Method & {psnr} & {ssim}")
+    findings, matched = _read(run(path, text, SR))
+    assert findings == [("drift", ("P1",), "31.52"), ("drift", ("S1",), "0.922")]
+    assert matched == []
+
+
+@pytest.mark.parametrize("header", ["PSNR ⬆ / SSIM ⬆", "PSNR ⬆️ / SSIM ⬆️", "PSNR 🡑 / SSIM 🡑",
+                                    "PSNR ⇧ / SSIM ⇧", "PSNR ↗ / SSIM ↗"])
+def test_a_slash_list_of_names_with_arrows_apart_judges_each_number(header: str) -> None:
+    text = f"| Method | {header} |\n|---|---|\n| Ours | 31.42 / 0.922 |\n"
+    findings, matched = _read(run("a.md", text, SR))
+    assert findings == [("drift", ("S1",), "0.922")]
+    assert matched == [("P1",)]
+
+
+def test_srgd_metrics_table_arrows() -> None:
+    """epishchik/SRGD, docs/METRICS.md, its header as written ("PSNR 🡑", set apart: a near
+    miss) and with the arrows glued ("PSNR🡑", before read as no metric's column)."""
+    for arrow in (" 🡑", "🡑"):
+        text = (f"| Project Name |  LR  |  HR   | PSNR{arrow} | SSIM{arrow} | LPIPS{arrow} |\n"
+                "|:------------:|:----:|:-----:|:-------:|:-------:|:--------:|\n"
+                "|  ActionRPG   | 270p | 1080p | 25.302  |  0.867  |  0.419   |\n")
+        claims = [claim("L", "lpips", 0.418, aliases=("ActionRPG",), run="esrgan"),
+                  claim("Q", "psnr", 25.302, unit="dB", aliases=("ActionRPG",), run="esrgan")]
+        assert _read(run("METRICS.md", text, claims)) == ([("drift", ("L",), "0.419")], [("Q",)])
