@@ -193,6 +193,33 @@ _NUMERIC_START = re.compile(
 _NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")
 # a size, not a value: "384x384", "224 × 224", "3x3x3" label a row ("ConvNeXt-T | 384x384")
 _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$")
+# What a cell may write between two numbers: an arrow, a change from the first to the second
+# ("76.1 → 77.3", "76.1 $\to$ 77.3", "$76.1 \rightarrow 77.3$", as ablation tables show what a
+# component changes), or a range's dash ("0.5--0.8", "$0.5\text{--}0.8$", "0.5 – 0.8",
+# "$0.5\sim0.8$"; "0.5~0.8" outside LaTeX, where "~" is a space), each with the formatting and
+# math shifts around it. (LaTeX's commands are read from the cell as written: its mask blanks
+# them.)
+_SET = r"[\s$*_}{]*"
+_BETWEEN = re.compile(
+    _SET + r"(?:(?P<arrow>\u2192|\u27f6|\u21d2|->|=>|\\(?:to|rightarrow|longrightarrow|Rightarrow"
+    r"|Longrightarrow)(?![A-Za-z]))|(?P<dash>--|\u2013|\u2014|\\text\{(?:--|\u2013)\}"
+    r"|\\text(?:endash|emdash)(?![A-Za-z])|\\sim(?![A-Za-z]))|(?P<tilde>~))" + _SET)
+
+
+def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
+                  comma: bool) -> Shown | None:
+    """The value a table cell whose first number is ``first`` shows (``text`` the cell as
+    written, ``masked`` its mask): ``first``, but where an arrow leads from it to a second
+    number the second, the row's result (the first is where the change started: no value of
+    the row, as an old value struck out beside the new one is none), and where a range's dash
+    does none (a range is no value, as prose's "0.5–0.8" is none: `numbers`)."""
+    got = _BETWEEN.match(text, first.suffix_end)
+    if got is None or (got.group("tilde") and syntax == "tex") \
+            or not _NUMERIC_START.match(masked, got.end()):
+        return first
+    if got.group("arrow") is None:
+        return None
+    return number_in(masked, got.end(), len(masked), comma)
 
 
 # --- assignment ----------------------------------------------------------------------------------
@@ -1490,6 +1517,8 @@ class _Run:
                 # from the cell's first non-blank: a LaTeX cell may start on a line of its own
                 parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
                                    comma)
+                if parsed is not None:
+                    parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma)
                 if parsed is None or _WORDS.search(masked, parsed.suffix_end):
                     continue
                 shown = _shift(parsed, cell.start)

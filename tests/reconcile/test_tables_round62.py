@@ -177,3 +177,81 @@ def test_srgd_metrics_table_arrows() -> None:
         claims = [claim("L", "lpips", 0.418, aliases=("ActionRPG",), run="esrgan"),
                   claim("Q", "psnr", 25.302, unit="dB", aliases=("ActionRPG",), run="esrgan")]
         assert _read(run("METRICS.md", text, claims)) == ([("drift", ("L",), "0.419")], [("Q",)])
+
+
+# --- 4. a change, before → after ---------------------------------------------------------------
+
+ACC = [claim("A", "accuracy", 77.3, unit="%", aliases=("Ours",))]
+CHANGES = ["{a} → {b}", "{a}→{b}", "{a} $\\to$ {b}", "$ {a} \\rightarrow {b} $",
+           "{a} $\\rightarrow$ {b}", "{a} -> {b}", "{a} $\\Rightarrow$ \\textbf{{{b}}}",
+           "\\textbf{{{a}}} $\\rightarrow$ \\textbf{{{b}}}", "{a}\\% $\\to$ {b}\\%"]
+
+
+def _ablation(path: str, cell: str) -> str:
+    if path == "a.md":
+        return f"| Variant | Top-1 Acc |\n|---|---|\n| Ours | {cell} |\n"
+    return ("\\begin{tabular}{lc}\n\\toprule\nVariant & Top-1 Acc \\\\\n\\midrule\n"
+            f"Ours & {cell} \\\\\n\\bottomrule\n\\end{{tabular}}\n")
+
+
+@pytest.mark.parametrize("form", CHANGES)
+@pytest.mark.parametrize("path", ["a.md", "a.tex"])
+@pytest.mark.parametrize(("after", "drifts"), [("77.3", False), ("77.9", True)])
+def test_a_change_cell_is_read_as_the_number_after_its_arrow(form: str, path: str, after: str,
+                                                             drifts: bool) -> None:
+    if path == "a.md" and "\\%" in form:
+        form = form.replace("\\%", "%")
+    findings, matched = _read(run(path, _ablation(path, form.format(a="76.1", b=after)), ACC))
+    shown = after + "%" if "%" in form else after
+    assert findings == ([("drift", ("A",), shown)] if drifts else [])
+    assert matched == ([] if drifts else [("A",)])
+
+
+def test_near_miss_a_change_whose_arrow_leads_to_no_number_is_its_first() -> None:
+    findings, matched = _read(run("a.md", _ablation("a.md", "77.3 →"), ACC))
+    assert findings == []
+    assert matched == [("A",)]
+
+
+def test_near_miss_an_arrow_marking_a_delta_is_no_change() -> None:
+    """"77.3 (↑1.2)", a gain's arrow inside parentheses after the value: the value is 77.3."""
+    findings, matched = _read(run("a.md", _ablation("a.md", "77.3 (↑1.2)"), ACC))
+    assert findings == []
+    assert matched == [("A",)]
+
+
+# --- 5. a range --------------------------------------------------------------------------------
+
+RANGES = ["{a}--{b}", "{a} -- {b}", "$ {a}\\text{{--}}{b} $", "{a} – {b}", "{a}–{b}",
+          "$ {a}\\sim{b} $", "$ {a} \\sim {b} $", "{a}\\textendash {b}"]
+
+
+@pytest.mark.parametrize("form", RANGES)
+@pytest.mark.parametrize("path", ["a.md", "a.tex"])
+@pytest.mark.parametrize("value", [0.5, 0.6])
+def test_a_range_cell_is_no_value(form: str, path: str, value: float) -> None:
+    """A search space's or a spread's range ("0.5--0.8"): neither a match of a claim of 0.5
+    nor a drift of one of 0.6 (LaTeX papers and Markdown notes write ranges with
+    ``\\text{--}`` in math, "$0.45\\text{--}0.90$"; ``--`` is LaTeX's en dash)."""
+    if path == "a.md" and "textendash" in form:
+        return
+    text = (f"| Hyperparameter | Dropout |\n|---|---|\n| Ours | {form.format(a='0.5', b='0.8')} |\n"
+            if path == "a.md" else
+            "\\begin{tabular}{lc}\n\\toprule\nHyperparameter & Dropout \\\\\n\\midrule\n"
+            f"Ours & {form.format(a='0.5', b='0.8')} \\\\\n\\bottomrule\n\\end{{tabular}}\n")
+    claims = [claim("D", "dropout", value, aliases=("Ours",))]
+    assert _read(run(path, text, claims)) == ([], [])
+
+
+def test_a_tilde_range_outside_latex_is_no_value() -> None:
+    text = "| Hyperparameter | Dropout |\n|---|---|\n| Ours | 0.5~0.8 |\n"
+    claims = [claim("D", "dropout", 0.6, aliases=("Ours",))]
+    assert _read(run("a.md", text, claims)) == ([], [])
+
+
+def test_near_miss_a_latex_tie_is_a_space_not_a_range() -> None:
+    """In LaTeX "~" is a space that does not break: "0.5~dB" is the number and its unit."""
+    text = _tex("0.922~", "31.42~dB")
+    findings, matched = _read(run("a.tex", text, SR))
+    assert findings == [("drift", ("S1",), "0.922")]
+    assert matched == [("P1",)]
