@@ -202,7 +202,9 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
         r"|setcounter|addlinespace)\*?(?:\[[^\]]*\]|\([^)]*\))*(?:\{[^{}]*\})?(?:\{[^{}]*\})?"
-        r"|\\multicolumn\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{[^{}]*\})?"
+        # (a column spec may nest braces: "{>{\columncolor{green}[0pt][0pt]}c}", "{|>{\centering
+        # \arraybackslash}p{1.2cm}|}")
+        r"|\\multicolumn\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})?"
         r"|\\multirow\*?(?:\[[^\]]*\])?\{[^{}]*\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?(?:\[[^\]]*\])?"
         # a colour's model and name, not the cell it colours (\cellcolor{gray!20}{0.912}: the
         # group after the name is the cell's text)

@@ -130,6 +130,23 @@ def test_a_boxed_value_is_its_number_not_the_boxs_size(cell: str, value: str,
     assert matched == ([("P1",)] if drifts else [("P1",), ("S1",)])
 
 
+@pytest.mark.parametrize("spec", ["{>{\\columncolor{green}[0pt][0pt]}c}",
+                                  "{>{\\columncolor{gray!20}}r}",
+                                  "{|>{\\centering\\arraybackslash}p{1.2cm}|}"])
+@pytest.mark.parametrize(("value", "drifts"), [("0.912", False), ("0.922", True)])
+def test_a_multicolumn_whose_spec_nests_braces_shows_its_value(spec: str, value: str,
+                                                                drifts: bool) -> None:
+    """colortbl colours one cell with a one-column \\multicolumn: "A &\\multicolumn{1}{>{
+    \\columncolor{green}[0pt][0pt]}c}{318.3} &327.8" (a Chinese LaTeX tutorial's coloured table);
+    a text-recognition results script writes "\\multicolumn{1}{>{\\columncolor{cls_correct}}r}{"
+    around a correct prediction's probability. The spec's nested braces stopped the mask inside
+    it, so the cell read as a label: its value unjudged (missed drift)."""
+    cell = "\\multicolumn{1}" + spec + "{" + value + "}"
+    findings, matched = _read(run("a.tex", _tex(cell), SR))
+    assert findings == ([("drift", ("S1",), value)] if drifts else [])
+    assert matched == ([("P1",)] if drifts else [("P1",), ("S1",)])
+
+
 @pytest.mark.parametrize("header", [
     "Method & \\parbox{1cm}{\\centering PSNR} & \\parbox{1cm}{\\centering SSIM}",
     "Method & \\parbox[t]{1.5cm}{PSNR\\\\(dB)} & \\parbox[t]{1.5cm}{SSIM}",
