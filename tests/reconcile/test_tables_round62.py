@@ -224,6 +224,30 @@ def test_a_change_cell_is_read_as_the_number_after_its_arrow(form: str, path: st
     assert matched == ([] if drifts else [("A",)])
 
 
+def test_a_benchmark_table_of_before_and_after_latencies() -> None:
+    """A BigWig reader's concurrency notes (Markdown), its read-ahead benchmark, each cell the
+    latency before → after: "| 24 regions × 2Mb, base resolution | 44 | 941 → **374ms** |
+    1946 → **713ms** | ...". Before, the unit glued to the second number made each such cell a
+    label, so no number of the table was judged: a claim of 713 ms went unmatched, one of
+    723 ms unreported."""
+    text = ("| query                               | reads | 20ms/100Mbit    | 60ms/50Mbit      |\n"
+            "| ----------------------------------- | ----- | --------------- | ---------------- |\n"
+            "| whole-genome overview, summary zoom | 3     | 205 → 204ms     | 335 → 324ms      |\n"
+            "| 24 regions × 2Mb, base resolution   | 44    | 941 → **374ms** | 1946 → **713ms** |\n"
+            "| one locus × 1Mb, base resolution    | 4     | 124 → 121ms     | 287 → 273ms  |\n")
+
+    def latency(value: float) -> list:
+        return [claim("L", "latency", value, unit="ms",
+                      aliases=("24 regions × 2Mb, base resolution", "60ms/50Mbit"))]
+
+    report = run("concurrency.md", text, latency(713))
+    assert report.findings == []
+    assert [(m.line, m.claims) for m in report.matches] == [(4, ("L",))]
+    report = run("concurrency.md", text, latency(723))
+    assert [f.claims for f in report.findings] == [("L",)]
+    assert "713 at 4:" in report.findings[0].render()
+
+
 def test_near_miss_a_change_whose_arrow_leads_to_no_number_is_its_first() -> None:
     findings, matched = _read(run("a.md", _ablation("a.md", "77.3 →"), ACC))
     assert findings == []
