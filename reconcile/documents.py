@@ -207,6 +207,20 @@ _BETWEEN = re.compile(
     r"|\\sim(?![A-Za-z]))|(?P<tilde>~))" + _SET)
 
 
+# An interval or a spread in parentheses right after a cell's value, its words the statistic's
+# own ("0.04 (95% CI: 0.03-0.05)", a results table's odds ratio; "0.912 (SD 0.004)", "(std:
+# 0.004)", "(IQR 0.90-0.93)", "(95% CI -57.1 to -54.7)"): no label's words, the value stays
+_SPREAD_AFTER = re.compile(r"[ \t]*[(\[](?:[^()\[\]\n\w]|\d|(?i:ci|sd|s\.d|std|stdev|se|sem|iqr"
+                           r"|to)(?![^\W\d_]))*[)\]]")
+
+
+def _after_spread(masked: str, shown: Shown) -> int:
+    """Where a cell's text after its value ``shown`` starts, past an interval or a spread the
+    value is written with (`_SPREAD_AFTER`): a word there makes the cell a label."""
+    spread = _SPREAD_AFTER.match(masked, shown.suffix_end)
+    return shown.suffix_end if spread is None else spread.end()
+
+
 def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
                   comma: bool) -> Shown | None:
     """The value a table cell whose first number is ``first`` shows (``text`` the cell as
@@ -1520,7 +1534,7 @@ class _Run:
                                    comma)
                 if parsed is not None:
                     parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma)
-                if parsed is None or _WORDS.search(masked, parsed.suffix_end):
+                if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed)):
                     continue
                 shown = _shift(parsed, cell.start)
                 scale_word = col_scale[ci] if ci < len(col_scale) else None

@@ -299,3 +299,30 @@ def test_near_miss_a_latex_tie_is_a_space_not_a_range() -> None:
     findings, matched = _read(run("a.tex", text, SR))
     assert findings == [("drift", ("S1",), "0.922")]
     assert matched == [("P1",)]
+
+
+# --- 6. an interval or a spread after a value ---------------------------------------------------
+
+AUC = [claim("U", "auc", 0.912, aliases=("Ours",))]
+
+
+@pytest.mark.parametrize("after", ["(95% CI: 0.890-0.930)", "(95% CI 0.89–0.93)",
+                                   "[95% CI: 0.89, 0.93]", "(SD 0.004)", "(std: 0.004)",
+                                   "(IQR 0.90-0.93)", "(95% CI: 0.89 to 0.93)"])
+@pytest.mark.parametrize(("value", "drifts"), [("0.912", False), ("0.922", True)])
+def test_a_value_with_its_interval_in_words_is_the_value(after: str, value: str,
+                                                         drifts: bool) -> None:
+    """A results table writing each estimate with its confidence interval ("| Incidence of
+    Pathological Looping | 4.2% | 65.8% | 0.04 (95% CI: 0.03-0.05) | \\<0.0001 |", a public
+    write-up's efficacy table; medical-imaging READMEs give an AUC so): the interval's words
+    ("CI", "SD", "std", "IQR", "to") made the cell a label, its value unjudged (missed drift)."""
+    text = f"| Model | AUC |\n|---|---|\n| Ours | {value} {after} |\n"
+    findings, matched = _read(run("a.md", text, AUC))
+    assert findings == ([("drift", ("U",), value)] if drifts else [])
+    assert matched == ([] if drifts else [("U",)])
+
+
+@pytest.mark.parametrize("cell", ["0.922 (best)", "0.922 (95% CI: 0.89-0.93) best", "0.922 epochs"])
+def test_near_miss_other_words_after_a_value_still_make_a_label(cell: str) -> None:
+    text = f"| Model | AUC |\n|---|---|\n| Ours | {cell} |\n"
+    assert _read(run("a.md", text, AUC)) == ([], [])
