@@ -110,6 +110,27 @@ def test_a_readme_table_of_bold_means_with_their_spread() -> None:
     assert matched == [("M",), ("Q",)]
 
 
+def test_an_html_table_of_bold_math_cells() -> None:
+    """A README choosing an autoregressive model's order writes its table in HTML, the best of
+    each criterion in bold math: "<td style="text-align:center"> $\\bf{0.9914}$ </td>". The bold
+    cells were labels, so the R² column was judged by its plain cells alone: a right claim of
+    0.9914 drifted against the 0.9912 above it (false drift)."""
+    rows = [("2", "64.1", "0.9912", "$\\bf{135.0}$"),
+            ("3", "$\\bf{62.7}$", "$\\bf{0.9914}$", "136.3")]
+    cell = '        <td style="text-align:center"> {} </td>\n'
+    text = ("<table>\n    <tr>\n"
+            + "".join(f'        <th style="text-align:center"> {h} </th>\n'
+                      for h in ("P", "$\\hat{\\sigma}^2_P$", "$R^2$", "$AIC(P)$"))
+            + "    </tr>\n"
+            + "".join("    <tr>\n" + "".join(cell.format(c) for c in row) + "    </tr>\n"
+                      for row in rows)
+            + "</table>\n")
+    assert _read(run("README.md", text, [claim("R", "r2", 0.9914, aliases=("R^2",))])) == \
+        ([], [("R",)])
+    findings, _ = _read(run("README.md", text, [claim("A", "aic", 135.5, aliases=("AIC",))]))
+    assert [(t, c) for t, c, _ in findings] == [("ambiguous", ("A",))]
+
+
 # --- 2. a box's size, angle, lift or scale ----------------------------------------------------
 
 BOXES = ["\\parbox{{1cm}}{{{v}}}", "\\parbox{{1cm}}{{\\centering {v}}}",
