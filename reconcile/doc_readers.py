@@ -206,6 +206,11 @@ _MASKS: dict[str, re.Pattern[str]] = {
         # \arraybackslash}p{1.2cm}|}")
         r"|\\multicolumn\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})?"
         r"|\\multirow\*?(?:\[[^\]]*\])?\{[^{}]*\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?(?:\[[^\]]*\])?"
+        # a rule's width and spacing between rows (\specialrule{.1em}{.05em}{.05em}, makecell's
+        # \Xhline{1.2pt}, \noalign{\vskip 0.5mm}, arydshln's \cdashline{2-3}[1pt/1pt]): read as
+        # the next row's label, they made its first cell a number, the row unnamed
+        r"|\\(?:specialrule\{[^{}]*\}\{[^{}]*\}\{[^{}]*\}|Xhline\{[^{}]*\}"
+        r"|noalign\{(?:[^{}]|\{[^{}]*\})*\}|[ch]dashline(?:\{[^{}]*\})?(?:\[[^\]]*\])?)"
         # a colour's model and name, not the cell it colours (\cellcolor{gray!20}{0.912}: the
         # group after the name is the cell's text)
         r"|\\(?:cellcolor|rowcolor|columncolor)(?:\[[^\]]*\])?\{[^{}]*\}"

@@ -347,3 +347,52 @@ def test_a_value_with_its_interval_in_words_is_the_value(after: str, value: str,
 def test_near_miss_other_words_after_a_value_still_make_a_label(cell: str) -> None:
     text = f"| Model | AUC |\n|---|---|\n| Ours | {cell} |\n"
     assert _read(run("a.md", text, AUC)) == ([], [])
+
+
+# --- 7. a rule's width and spacing between rows --------------------------------------------------
+
+SR_BASE = SR + [claim("P0", "psnr", 30.10, unit="dB", aliases=("Baseline",), run="base")]
+
+
+@pytest.mark.parametrize("rule", [
+    "\\specialrule{.1em}{.05em}{.05em}", "\\specialrule{0.5pt}{1pt}{1pt}", "\\Xhline{1.2pt}",
+    "\\Xhline{2\\arrayrulewidth}", "\\hline\\noalign{\\vskip 0.5mm}", "\\noalign{\\vspace{2pt}}",
+    "\\cdashline{2-3}[1pt/1pt]"])
+def test_a_rule_with_its_width_between_rows_leaves_the_next_rows_label(rule: str) -> None:
+    """booktabs' \\specialrule{width}{above}{below} (a template's "\\newcommand{\\thickline}{
+    \\specialrule{.1em}{.05em}{.05em}}", LiuWeiHITees/semeval2024-task6-hallucination-detection's
+    results table opens and closes with it), makecell's \\Xhline{1.2pt}, \\noalign{\\vskip 0.5mm}
+    and arydshln's \\cdashline{2-3}[1pt/1pt] between two rows: their sizes were read as the next
+    row's first cell, a number, so the row lost its label ("Baseline") and its claim went
+    unmatched, the column judged whole."""
+    text = ("\\begin{tabular}{lcc}\n\\toprule\nMethod & PSNR & SSIM \\\\\n" + rule + "\n"
+            "Baseline & 30.10 & 0.880 \\\\\n" + rule + "\nOurs & 31.42 & 0.922 \\\\\n"
+            "\\bottomrule\n\\end{tabular}\n")
+    findings, matched = _read(run("a.tex", text, SR_BASE))
+    assert findings == [("drift", ("S1",), "0.922")]
+    assert matched == [("P0",), ("P1",)]
+
+
+def test_near_miss_the_semeval_results_table_between_special_rules() -> None:
+    """LiuWeiHITees/semeval2024-task6-hallucination-detection, README.md's LaTeX table: two
+    \\specialrule{.1em}{.05em}{.05em} around the whole, \\multirow groups, \\multicolumn
+    tracks over acc and rho, bold best values and a dagger."""
+    text = (
+        "\\begin{tabular}{lllrrrr}\n\\specialrule{.1em}{.05em}{.05em}\n"
+        "\\multirow{2}[2]{*}{\\textbf{Model Type}} & \\multirow{2}[2]{*}{\\textbf{Model}} & "
+        "\\multirow{2}[2]{*}{\\textbf{Description}} & \\multicolumn{2}{c}{\\textbf{model-agnostic}}"
+        " & \\multicolumn{2}{c}{\\textbf{model-aware}} \\\\\n"
+        " & & & \\multicolumn{1}{c}{acc} & \\multicolumn{1}{c}{rho} & \\multicolumn{1}{c}{acc} & "
+        "\\multicolumn{1}{c}{rho} \\\\\n\\midrule\n"
+        "Baseline & Mistral-7B & not train & 69.66 & 40.29 & 74.53 & 48.78 \\\\\n\\midrule\n"
+        "\\multirow{2}[2]{*}{Similarity Model} & SBERT & not train & 76.80 & 63.73 & 75.66 & "
+        "62.65 \\\\\n & UniEval & not train & 72.00 & 58.04 & 73.13 & 54.43 \\\\\n\\midrule\n"
+        "Ensemble & ensemble & ensemble all model & \\textbf{83.06} & \\textbf{76.77} & 79.73 & "
+        "72.37$^\\dagger$ \\\\\n\\specialrule{.1em}{.05em}{.05em}\n\\end{tabular}\n")
+    claims = [claim("EA", "acc", 83.06, aliases=("Ensemble", "model-agnostic"), run="ens-ag"),
+              claim("ER", "rho", 76.87, aliases=("Ensemble", "model-agnostic"), run="ens-ag"),
+              claim("WR", "rho", 72.37, aliases=("Ensemble", "model-aware"), run="ens-aw"),
+              claim("SA", "acc", 75.76, aliases=("SBERT", "model-aware"), run="sb-aw")]
+    findings, matched = _read(run("a.tex", text, claims))
+    assert findings == [("drift", ("SA",), "75.66"), ("drift", ("ER",), "76.77")]
+    assert matched == [("EA",), ("WR",)]
