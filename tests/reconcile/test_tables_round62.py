@@ -131,6 +131,17 @@ def test_an_html_table_of_bold_math_cells() -> None:
     assert [(t, c) for t, c, _ in findings] == [("ambiguous", ("A",))]
 
 
+@pytest.mark.parametrize("marked", ["$\\bf{0.922}$", "$\\color{red}{0.922}$", "$\\bf 0.922$"])
+@pytest.mark.parametrize("where", ["Ours reaches an SSIM of {m} on Kodak.\n",
+                                   "| Method | SSIM |\n|---|---|\n| Ours | {m} |\n"])
+def test_a_claim_marker_before_a_marked_value_reads_it(marked: str, where: str) -> None:
+    """A marker's number in Markdown math ("<!-- claim:S1 -->$\\bf{0.922}$"): before, no number
+    followed the marker (a false "not followed by a number" in prose; in a table cell nothing
+    was judged at all)."""
+    text = where.format(m="<!-- claim:S1 -->" + marked)
+    assert _read(run("a.md", text, SR[1:])) == ([("drift", ("S1",), "0.922")], [])
+
+
 # --- 2. a box's size, angle, lift or scale ----------------------------------------------------
 
 BOXES = ["\\parbox{{1cm}}{{{v}}}", "\\parbox{{1cm}}{{\\centering {v}}}",
