@@ -224,17 +224,21 @@ def _after_spread(masked: str, shown: Shown) -> int:
 def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
                   comma: bool) -> Shown | None:
     """The value a table cell whose first number is ``first`` shows (``text`` the cell as
-    written, ``masked`` its mask): ``first``, but where an arrow leads from it to a second
-    number the second, the row's result (the first is where the change started: no value of
-    the row, as an old value struck out beside the new one is none), and where a range's dash
-    does none (a range is no value, as prose's "0.5–0.8" is none: `numbers`)."""
-    got = _BETWEEN.match(text, first.suffix_end)
-    if got is None or (got.group("tilde") and syntax == "tex") \
-            or not _NUMERIC_START.match(masked, got.end()):
-        return first
-    if got.group("arrow") is None:
-        return None
-    return number_in(masked, got.end(), len(masked), comma)
+    written, ``masked`` its mask): ``first``, but where an arrow leads from it to another
+    number the last an arrow leads to, the row's result (those before it are where the change
+    started: no value of the row, as an old value struck out beside the new one is none), and
+    where a range's dash does none (a range is no value, as prose's "0.5–0.8" is none:
+    `numbers`)."""
+    shown: Shown | None = first
+    while shown is not None:
+        got = _BETWEEN.match(text, shown.suffix_end)
+        if got is None or (got.group("tilde") and syntax == "tex") \
+                or not _NUMERIC_START.match(masked, got.end()):
+            return shown
+        if got.group("arrow") is None:
+            return None
+        shown = number_in(masked, got.end(), len(masked), comma)
+    return None
 
 
 # --- assignment ----------------------------------------------------------------------------------

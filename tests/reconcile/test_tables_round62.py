@@ -283,6 +283,15 @@ def test_a_benchmark_table_of_before_and_after_latencies() -> None:
     assert "713 at 4:" in report.findings[0].render()
 
 
+@pytest.mark.parametrize("cell", ["75.0 → 76.1 → 77.3", "75.0 $\\to$ 76.1 $\\to$ \\textbf{77.3}"])
+def test_a_chain_of_changes_is_read_as_its_last_number(cell: str) -> None:
+    """Components added one by one in a cell ("75.0 → 76.1 → 77.3"): the result is the last."""
+    for path in ("a.md", "a.tex"):
+        assert _read(run(path, _ablation(path, cell), ACC)) == ([], [("A",)])
+        findings, _ = _read(run(path, _ablation(path, cell.replace("77.3", "77.9")), ACC))
+        assert findings == [("drift", ("A",), "77.9")]
+
+
 def test_near_miss_a_change_whose_arrow_leads_to_no_number_is_its_first() -> None:
     findings, matched = _read(run("a.md", _ablation("a.md", "77.3 →"), ACC))
     assert findings == []
