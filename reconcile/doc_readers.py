@@ -220,6 +220,8 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"|\\raisebox\{[^{}]*\}(?:\[[^\]]*\]){0,2}|\\rotatebox(?:\[[^\]]*\])?\{[^{}]*\}"
         r"|\\scalebox\{[^{}]*\}(?:\[[^\]]*\])?|\\resizebox\*?\{[^{}]*\}\{[^{}]*\}"
         r"|\\adjustbox\{[^{}]*\}"
+        # the \tabincell{c}{...} Chinese papers define for a multi-line cell: its alignment
+        r"|\\tabincell\{[^{}]*\}"
         # a colour's name or model, not the text it colours (\textcolor{blue}{18.34}); what a
         # \phantom only makes room for (\phantom{0}9.5: the 0 is never printed)
         r"|\\(?:textcolor|colorbox|color|[hv]?phantom)(?:\[[^\]]*\])?\{[^{}]*\}"

@@ -179,6 +179,22 @@ def test_a_multicolumn_whose_spec_nests_braces_shows_its_value(spec: str, value:
     assert matched == ([("P1",)] if drifts else [("P1",), ("S1",)])
 
 
+@pytest.mark.parametrize("cell", ["\\tabincell{{c}}{{{v}}}",
+                                  "\\tabincell{{c}}{{ \\textbf{{{v}}} \\\\ "
+                                  "\\textbf{{$\\pm$ 0.004}}}}",
+                                  "\\tabincell{{l}}{{{v}\\\\(0.004)}}"])
+@pytest.mark.parametrize(("value", "drifts"), [("0.912", False), ("0.922", True)])
+def test_a_tabincell_value_is_its_number(cell: str, value: str, drifts: bool) -> None:
+    """``\\newcommand{\\tabincell}[2]{\\begin{tabular}{@{}#1@{}}#2\\end{tabular}}``, the
+    multi-line cell Chinese LaTeX notes teach; a MATLAB results script writes each mean and its
+    spread so: "'& \\tabincell{c}{ \\textbf{', num2str(mean_val(i1) * 100, '%4.2f'), '} \\\\
+    \\textbf{$\\pm$ ', ...". The alignment's group stood before the number: the cell read as a
+    label, its value unjudged (missed drift)."""
+    findings, matched = _read(run("a.tex", _tex(cell.format(v=value)), SR))
+    assert findings == ([("drift", ("S1",), value)] if drifts else [])
+    assert matched == ([("P1",)] if drifts else [("P1",), ("S1",)])
+
+
 @pytest.mark.parametrize("header", [
     "Method & \\parbox{1cm}{\\centering PSNR} & \\parbox{1cm}{\\centering SSIM}",
     "Method & \\parbox[t]{1.5cm}{PSNR\\\\(dB)} & \\parbox[t]{1.5cm}{SSIM}",
