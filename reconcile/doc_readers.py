@@ -12,7 +12,8 @@ Invariants:
 * **Offsets are the file's.** A `Segment` is a file's text (or one notebook cell or output)
   unchanged; every offset a caller gets is into it, and `Segment.position` turns an offset into
   a 1-based line and column (for a notebook: within that cell or output). Masking (hiding
-  citations, URLs, LaTeX commands, comments and struck-out text from the number scanner)
+  citations, URLs, LaTeX commands, comments and struck-out text from the number scanner, and
+  LaTeX's layout: a box's size, angle or scale, a rule's width, a colour's name)
   replaces characters
   with spaces one for one, so offsets never shift. The one exception is another file's lines
   read into a segment (`Splice`: a reST csv-table's ``:file:``, `included`): `Segment.position`

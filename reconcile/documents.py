@@ -27,6 +27,11 @@ Two ways a number is tied to a claim, exact first:
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
+   * a table cell's value is its first number, its formatting looked through (Markdown math's
+     ``$\\bf{0.912}$``, ``$\\color{red}{0.912}$``: `doc_markers.FORMAT_COMMAND`); a change's is
+     the number its last arrow leads to ("76.1 → 77.3"), a range shows none ("0.5--0.8":
+     `_value_of_two`), and an interval or a spread in words after it ("0.04 (95% CI: 0.03-0.05)")
+     does not make the cell a label (`_after_spread`);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
