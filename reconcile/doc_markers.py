@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.decimal_mark import decimal_comma
-from labledger.reconcile.doc_readers import Segment, siunitx_plain
+from labledger.reconcile.doc_readers import FORMAT_COMMAND, Segment, siunitx_plain
 from labledger.reconcile.fenced import inside, shown_verbatim
 from labledger.reconcile.numbers import Shown, number_at
 
@@ -96,14 +96,6 @@ def braced_end(text: str, pos: int, limit: int = 4000) -> int:
             if depth == 0:
                 return i
     return -1
-
-
-# A command a number is set in, as a Markdown cell's math and a marker's text keep them: its
-# emphasis ("\textbf{", "$\bf{8.105 \pm 0.066}$", "$\bf 0.912$") or its colour
-# ("$\color{red}{0.912}$", "\textcolor{red}{"; the colour's name is no number's text)
-FORMAT_COMMAND = re.compile(
-    r"\\(?:(?:textbf|mathbf|underline|num|emph|textit|boldsymbol|bm|mathrm|text|bf)\{|bf[ \t]+"
-    r"|(?:textcolor|color)(?:\[[^\]{}\\\n]*\])?\{[^{}\\\n]*\}[ \t]*\{?)")
 
 
 def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | None:

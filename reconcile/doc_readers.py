@@ -40,7 +40,8 @@ from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
 from labledger.reconcile.md_strikes import struck_between
 
-__all__ = ["FORMATS", "Cell", "Fence", "JoinedName", "Segment", "Sentence", "Splice", "Table",
+__all__ = ["FORMATS", "FORMAT_COMMAND", "Cell", "Fence", "JoinedName", "Segment", "Sentence",
+           "Splice", "Table",
            "aligned_table", "blank_struck", "blanked", "delimited_table", "fence_at", "fences",
            "format_of", "head_spans_by_name",
            "in_fence", "is_log", "latex_table", "line_at", "line_end", "markdown_table", "mask",
@@ -686,7 +687,15 @@ _HEADER_MARKUP = re.compile(
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
-_NUMBER_PIECE = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
+# A command a number is set in, as a Markdown cell's math and a marker's text keep them
+# (`doc_markers.number_in`, a table cell's value, a slash pair's pieces): its emphasis
+# ("\textbf{", "$\bf{8.105 \pm 0.066}$", "$\bf 0.912$") or its colour ("$\color{red}{0.912}$",
+# "\textcolor{red}{"; the colour's name is no number's text)
+FORMAT_COMMAND = re.compile(
+    r"\\(?:(?:textbf|mathbf|underline|num|emph|textit|boldsymbol|bm|mathrm|text|bf)\{|bf[ \t]+"
+    r"|(?:textcolor|color)(?:\[[^\]{}\\\n]*\])?\{[^{}\\\n]*\}[ \t]*\{?)")
+_NUMBER_PIECE = re.compile(r"(?:[ \t*_`~$({]|" + FORMAT_COMMAND.pattern
+                           + r")*[+\-\u2212]?\.?\d")
 _DIGIT = re.compile(r"\d")
 
 

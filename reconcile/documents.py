@@ -28,7 +28,7 @@ Two ways a number is tied to a claim, exact first:
      heading over another part of the page names more (by a term the table writes nowhere) is
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
    * a table cell's value is its first number, its formatting looked through (Markdown math's
-     ``$\\bf{0.912}$``, ``$\\color{red}{0.912}$``: `doc_markers.FORMAT_COMMAND`); a change's is
+     ``$\\bf{0.912}$``, ``$\\color{red}{0.912}$``: `doc_readers.FORMAT_COMMAND`); a change's is
      the number its last arrow leads to ("76.1 → 77.3"), a range shows none ("0.5--0.8":
      `_value_of_two`), and an interval or a spread in words after it ("0.04 (95% CI: 0.03-0.05)")
      does not make the cell a label (`_after_spread`);
@@ -94,14 +94,9 @@ from labledger.reconcile.coco_summary import (
     summaries,
 )
 from labledger.reconcile.decimal_mark import decimal_comma
-from labledger.reconcile.doc_markers import (
-    FORMAT_COMMAND,
-    Marker,
-    find_markers,
-    number_in,
-    tex_bindings,
-)
+from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
+    FORMAT_COMMAND,
     Cell,
     JoinedName,
     Segment,

@@ -142,6 +142,51 @@ def test_a_claim_marker_before_a_marked_value_reads_it(marked: str, where: str) 
     assert _read(run("a.md", text, SR[1:])) == ([("drift", ("S1",), "0.922")], [])
 
 
+GLYPH = ("Checkpoint File | Training Dataset  | Trainig Epochs| $\\bf{Acc}$ (%) $\\uparrow$ | "
+         "{ld} | CLIP Score $\\uparrow$ \n"
+         ":--------- | :--------- | :--------:| :---------: | :---------: | :---------: |\n"
+         "laion10M_epoch_6_model_ema_only.ckpt | LAION-Glyph-10M  | 6 | $\\bf{42}/\\bf{28}$ | "
+         "$\\bf{1.43}/\\bf{2.40}$ | $\\bf{33.9}/\\bf{36.2}$ | \n"
+         "textcaps5K_epoch_10_model_ema_only.ckpt | TextCaps 5K  | 10 | $58/30$  | $1.01/2.40$ | "
+         "$33.8/35.1$\n"
+         "textcaps5K_epoch_40_model_ema_only.ckpt | TextCaps 5K  | 40 | $\\bf{71}/\\bf{41}$ | "
+         "$\\bf{0.55}/\\bf{1.67}$ | $\\bf{34.2}/\\bf{35.8}$ | \n")
+EPOCH_40 = "textcaps5K_epoch_40_model_ema_only.ckpt"
+
+
+@pytest.mark.parametrize(("value", "drifts"), [(0.55, False), (0.65, True)])
+def test_glyphcontrol_bold_math_pairs_read_whole(value: float, drifts: bool) -> None:
+    """AIGText/GlyphControl-release, README.md: each cell a SimpleBench/CreativeBench pair, the
+    best in bold math ("$\\bf{0.55}/\\bf{1.67}$") under a header naming one metric: the pair is
+    read whole, its first number the column's. Before, the bold cells were labels: the epoch-40
+    checkpoint's LD went unjudged."""
+    text = GLYPH.replace("{ld}", "$\\bf{LD}\\downarrow$")
+    claims = [claim("L", "ld", value, aliases=(EPOCH_40,), run="t40")]
+    assert _read(run("README.md", text, claims)) == \
+        (([("drift", ("L",), "0.55")], []) if drifts else ([], [("L",)]))
+
+
+@pytest.mark.parametrize("header", ["LD (Simple/Creative)", "LD$\\downarrow$ Simple / Creative"])
+@pytest.mark.parametrize(("value", "drifts"), [(1.67, False), (1.77, True)])
+def test_bold_math_pairs_under_a_slash_header_split(header: str, value: float,
+                                                    drifts: bool) -> None:
+    """The same table headed by the pair's names: each bold half is its name's. Before, a piece
+    in Markdown math was no number's piece, so the pair was not split and the Creative claim was
+    judged against the first half (0.55: false drift), or the row's bold cells were labels and
+    it drifted against another row's number (1.01)."""
+    claims = [claim("L", "ld", value, aliases=(EPOCH_40, "Creative"), run="t40")]
+    assert _read(run("README.md", GLYPH.replace("{ld}", header), claims)) == \
+        (([("drift", ("L",), "1.67")], []) if drifts else ([], [("L",)]))
+
+
+@pytest.mark.parametrize("cell", ["$\\bf{31.42}$/$\\bf{0.922}$", "$\\bf{31.42}/\\bf{0.922}$",
+                                  "$\\color{red}{31.42}$ / $\\color{red}{0.922}$",
+                                  "$\\mathbf{31.42}$/0.922"])
+def test_a_slash_pair_of_math_pieces_is_split(cell: str) -> None:
+    text = f"| Method | PSNR/SSIM |\n|---|---|\n| Ours | {cell} |\n"
+    assert _read(run("a.md", text, SR)) == ([("drift", ("S1",), "0.922")], [("P1",)])
+
+
 # --- 2. a box's size, angle, lift or scale ----------------------------------------------------
 
 BOXES = ["\\parbox{{1cm}}{{{v}}}", "\\parbox{{1cm}}{{\\centering {v}}}",
