@@ -27,7 +27,13 @@
   and a wrong one was judged by the wrong number. The number after the arrow is the row's;
 * a range ("0.5--0.8", "$0.5\\text{--}0.8$", "$0.5\\sim0.8$", "0.5 -- 0.8") read as its first
   number, a value: a claim of 0.5 matched it, one of 0.6 drifted against it. A range is no
-  value, as prose's "0.5–0.8" is none.
+  value, as prose's "0.5–0.8" is none;
+* found reading real tables after those: a \\multicolumn whose spec nests braces
+  (``{>{\\columncolor{green}[0pt][0pt]}c}``), ``\\tabincell{c}{...}``, a rule's width between
+  rows (``\\specialrule{.1em}{.05em}{.05em}``, ``\\Xhline{1.2pt}``), an interval in words after
+  a value ("0.04 (95% CI: 0.03-0.05)"), a chain of changes, a README's dingbat arrow
+  ("62% ➜ 93.8%"), a slash pair of Markdown math pieces ("$\\bf{0.55}/\\bf{1.67}$") and a claim
+  marker before a value in math.
 """
 
 from __future__ import annotations
@@ -71,7 +77,7 @@ MD_MARKS = ["$\\bf{{{v}}}$", "$\\bf{{{v} \\pm 0.004}}$", "$\\bf {v}$", "$\\color
             "$\\color{{blue}}{{{v}}}$", "$\\textcolor{{red}}{{{v}}}$",
             "$\\mathbf{{\\color{{red}}{{{v}}}}}$"]
 TEX_MARKS = ["\\cellcolor{{gray!20}}{{{v}}}", "\\cellcolor{{lightgray}}{{{v}}}",
-             "\\cellcolor{{lightgray}}{{{v} (0.004)}}", "\\rowcolor{{gray!10}}{{{v}}}"]
+             "\\cellcolor{{lightgray}}{{{v} (0.004)}}"]
 # (near misses: these held before the round and must keep their reading)
 TEX_MARKS_HELD = ["$\\bf{{{v}}}$", "{{\\bf {v}}}", "$\\color{{red}}{{{v}}}$",
                   "\\textcolor{{red}}{{{v}}}", "{{\\color{{blue}}{v}}}",
