@@ -689,10 +689,12 @@ _HEADER_MARKUP = re.compile(
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
 # A command a number is set in, as a Markdown cell's math and a marker's text keep them
 # (`doc_markers.number_in`, a table cell's value, a slash pair's pieces): its emphasis
-# ("\textbf{", "$\bf{8.105 \pm 0.066}$", "$\bf 0.912$") or its colour ("$\color{red}{0.912}$",
+# ("\textbf{", "$\bf{8.105 \pm 0.066}$", "$\bf 0.912$"), its face ("$\mathsf{8.09\ s}$", a
+# README's benchmark; "\texttt{", "\mathit{") or its colour ("$\color{red}{0.912}$",
 # "\textcolor{red}{"; the colour's name is no number's text)
 FORMAT_COMMAND = re.compile(
-    r"\\(?:(?:textbf|mathbf|underline|num|emph|textit|boldsymbol|bm|mathrm|text|bf)\{|bf[ \t]+"
+    r"\\(?:(?:textbf|mathbf|underline|num|emph|textit|boldsymbol|bm|mathrm|text|bf"
+    r"|mathsf|textsf|mathtt|texttt|mathit|textrm)\{|bf[ \t]+"
     r"|(?:textcolor|color)(?:\[[^\]{}\\\n]*\])?\{[^{}\\\n]*\}[ \t]*\{?)")
 _NUMBER_PIECE = re.compile(r"(?:[ \t*_`~$({]|" + FORMAT_COMMAND.pattern
                            + r")*[+\-\u2212]?\.?\d")

@@ -5,10 +5,10 @@
   docs print a stake moving "11.2528 ኤ ➡ 0.0000 ኤ", a Korean web-performance note heads its
   section "LCP 차이 (3.18s ➡ 0.52s)"), was no arrow of round 62's: the cell was still read as
   its first number, where the change started (a right result drifted against it);
-* near misses that held before the round and must keep their reading: a tilde meaning
-  "about" before a cell's number ("~31.42") or LaTeX's tie before its unit ("31.42~dB"), a
-  word in parentheses after a value ("31.42 (ours)", a label), a bare spread in parentheses
-  ("0.912 (0.004)", the value).
+* a value set in Markdown math in a sans-serif, typewriter, italic or roman face
+  (``$\\mathsf{8.09\\ s}$``, ``$\\color{green}{\\mathsf{0.03\\ s}}$``: cjccjj/mdflow's README
+  benchmarks its render time and peak RAM so) was a label: round 62 looked through bold and
+  colour only, so the whole table went unjudged (missed drift);
 """
 
 from __future__ import annotations
@@ -50,4 +50,36 @@ def test_the_emoji_right_arrow_is_a_changes_arrow(form: str, path: str, after: s
                                                    drifts: bool) -> None:
     findings, matched = _read(run(path, _ablation(path, form.format(a="76.1", b=after)), ACC))
     assert findings == ([("drift", ("A",), after)] if drifts else [])
+    assert matched == ([] if drifts else [("A",)])
+
+
+# cjccjj/mdflow, README.md, "Comparison" (its first rows)
+MDFLOW = (
+    "| | | <ins> mdflow </ins> | streamdown | mdcat | glow (glamour)  |\n"
+    "|:--- |:---|:---|:---|:---|:---|\n"
+    "| Capabilities | Streaming | ✅ | ✅ | ❌ | ❌ |\n"
+    "| Render time | 1 MB input | $\\color{green}{\\mathsf{0.03\\ s}}$ | $\\mathsf{8.09\\ s}$ "
+    "| $\\mathsf{0.34\\ s}$ | $\\mathsf{0.64\\ s}$ |\n"
+    "| | 10 MB input | $\\color{green}{\\mathsf{0.37\\ s}}$ | $\\mathsf{78.72\\ s}$ "
+    "| $\\mathsf{2.85\\ s}$ | $\\mathsf{12.33\\ s}$ |\n")
+
+
+@pytest.mark.parametrize(("tool", "value", "shown"), [
+    ("mdflow", 0.03, None), ("mdflow", 0.04, "0.03"),
+    ("streamdown", 8.09, None), ("streamdown", 8.19, "8.09")])
+def test_a_readme_benchmark_in_sans_serif_math_is_read(tool: str, value: float,
+                                                       shown: str | None) -> None:
+    claims = [claim("T", "render_time", value, unit="s", aliases=(tool, "1 MB input"))]
+    findings, matched = _read(run("README.md", MDFLOW, claims))
+    assert findings == ([("drift", ("T",), shown)] if shown else [])
+    assert matched == ([] if shown else [("T",)])
+
+
+@pytest.mark.parametrize("face", ["mathsf", "textsf", "mathtt", "texttt", "mathit", "textrm"])
+@pytest.mark.parametrize(("value", "drifts"), [("77.3", False), ("77.9", True)])
+def test_a_value_in_another_face_of_markdown_math_is_its_number(face: str, value: str,
+                                                                drifts: bool) -> None:
+    cell = f"$\\{face}{{{value}}}$"
+    findings, matched = _read(run("a.md", _ablation("a.md", cell), ACC))
+    assert findings == ([("drift", ("A",), value)] if drifts else [])
     assert matched == ([] if drifts else [("A",)])
