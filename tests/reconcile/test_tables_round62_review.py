@@ -9,6 +9,11 @@
   (``$\\mathsf{8.09\\ s}$``, ``$\\color{green}{\\mathsf{0.03\\ s}}$``: cjccjj/mdflow's README
   benchmarks its render time and peak RAM so) was a label: round 62 looked through bold and
   colour only, so the whole table went unjudged (missed drift);
+* near misses that held before the round and keep their reading: a tilde after a cell's
+  value that is no range's ("~31.42", about; "31.42~dB", a tie; "31.42 ~~31.52~~" and
+  GitHub's single-tilde "31.42 ~31.52~", an old value struck out), a word or a bare spread in
+  parentheses after it ("31.42 (ours)" a label, "31.42 (0.004)" the value), and in prose a
+  change's numbers, an arrow beside a metric's name and a tilde, which round 62 left alone.
 """
 
 from __future__ import annotations
@@ -83,3 +88,37 @@ def test_a_value_in_another_face_of_markdown_math_is_its_number(face: str, value
     findings, matched = _read(run("a.md", _ablation("a.md", cell), ACC))
     assert findings == ([("drift", ("A",), value)] if drifts else [])
     assert matched == ([] if drifts else [("A",)])
+
+
+PSNR = [claim("P", "psnr", 31.42, unit="dB", aliases=("Ours",))]
+
+
+@pytest.mark.parametrize(("cell", "value"), [("~{v}", True), ("{v}~dB", True),
+                                             ("{v} ~~31.60~~", True), ("{v} ~31.60~", True),
+                                             ("{v} (0.004)", True), ("{v} (ours)", False)])
+@pytest.mark.parametrize("shown", ["31.42", "31.52"])
+def test_near_miss_a_tilde_or_parentheses_after_a_markdown_value(cell: str, value: bool,
+                                                                 shown: str) -> None:
+    text = f"| Method | PSNR |\n|---|---|\n| Ours | {cell.format(v=shown)} |\n"
+    findings, matched = _read(run("a.md", text, PSNR))
+    drifts = value and shown != "31.42"
+    assert findings == ([("drift", ("P",), shown)] if drifts else [])
+    assert matched == ([("P",)] if value and not drifts else [])
+
+
+@pytest.mark.parametrize(("text", "value", "matched"), [
+    ("PSNR improves from 30.1 → 31.42 dB with our loss.", 31.42, True),
+    ("PSNR improves from 30.1 → 31.42 dB with our loss.", 30.1, True),
+    ("We decay the LR 1e-3 → 1e-4 over training.", 0.001, True),
+    ("Ours: PSNR↑ 31.42 dB, SSIM↑ 0.912.", 31.42, True),
+    ("Ours: PSNR↑ 31.52 dB, SSIM↑ 0.912.", 31.42, False),
+    ("Ours reaches 31.42 (↑0.3) dB PSNR.", 31.42, True),
+    ("Ours reaches PSNR ~31.52 dB.", 31.42, False),
+    ("Ours reaches PSNR 31.42~dB.", 31.42, True)])
+def test_near_miss_prose_keeps_its_reading(text: str, value: float, matched: bool) -> None:
+    metric = "lr" if "LR" in text else "psnr"
+    claims = [claim("P", metric, value, unit=None if metric == "lr" else "dB",
+                    aliases=("Ours", "LR"))]
+    findings, matches = _read(run("a.md", text + "\n", claims))
+    assert (matches, [f[0] for f in findings]) == (([("P",)], []) if matched
+                                                   else ([], ["drift"]))
