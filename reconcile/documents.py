@@ -197,14 +197,16 @@ _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$"
 # ("76.1 → 77.3", "76.1 $\to$ 77.3", "$76.1 \rightarrow 77.3$", as ablation tables show what a
 # component changes; READMEs' dingbat arrows too, "62% ➜ 93.8%", and the emoji's, "3.18s ➡️
 # 0.52s", with or without its variation selector), or a range's dash
-# ("0.5--0.8", "$0.5\text{--}0.8$", "0.5 – 0.8", "$0.5\sim0.8$"; "0.5~0.8" outside LaTeX:
-# in LaTeX "~" is a space, a tie), each with the formatting and math shifts around it.
-# (LaTeX's commands are read from the cell as written: its mask blanks them.)
+# ("0.5--0.8", "$0.5\text{--}0.8$", "0.5 – 0.8", "$0.5\sim0.8$", CJK's full-width "0.5～0.8"
+# and "0.5〜0.8"; "0.5~0.8" outside LaTeX: in LaTeX "~" is a space, a tie), each with the
+# formatting and math shifts around it. (LaTeX's commands are read from the cell as written:
+# its mask blanks them.)
 _SET = r"[\s$*_}{]*"
 _BETWEEN = re.compile(
     _SET + r"(?:(?P<arrow>[\u2192\u27f6\u21d2\u21e8\u2794\u279c\u279d\u279e\u27a1\u2b95]"
     r"\ufe0f?|->|=>|\\(?:to|rightarrow|longrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z]))"
-    r"|(?P<dash>--|\u2013|\u2014|\\text\{(?:--|\u2013)\}|\\text(?:endash|emdash)(?![A-Za-z])"
+    r"|(?P<dash>--|[\u2013\u2014\uff5e\u301c]|\\text\{(?:--|\u2013)\}"
+    r"|\\text(?:endash|emdash)(?![A-Za-z])"
     r"|\\sim(?![A-Za-z]))|(?P<tilde>~))" + _SET)
 
 

@@ -9,6 +9,11 @@
   (``$\\mathsf{8.09\\ s}$``, ``$\\color{green}{\\mathsf{0.03\\ s}}$``: cjccjj/mdflow's README
   benchmarks its render time and peak RAM so) was a label: round 62 looked through bold and
   colour only, so the whole table went unjudged (missed drift);
+* a range written with the full-width tilde CJK text writes, "0.95～0.99" (U+FF5E; a Chinese
+  reinforcement-learning tutorial's table of where to start tuning: "| `gamma` | 只顾眼前 |
+  目标估计更不稳定 | 0.95～0.99 |", "| batch size | ... | 64～256 |"), or Japanese's wave dash
+  "0.95〜0.99" (U+301C), was read as its first number, as round 62 read "0.95~0.99" no more: a
+  claim of 0.99 drifted against 0.95 and one of 0.95 matched the range;
 * near misses that held before the round and keep their reading: a tilde after a cell's
   value that is no range's ("~31.42", about; "31.42~dB", a tie; "31.42 ~~31.52~~" and
   GitHub's single-tilde "31.42 ~31.52~", an old value struck out), a word or a bare spread in
@@ -122,3 +127,25 @@ def test_near_miss_prose_keeps_its_reading(text: str, value: float, matched: boo
     findings, matches = _read(run("a.md", text + "\n", claims))
     assert (matches, [f[0] for f in findings]) == (([("P",)], []) if matched
                                                    else ([], ["drift"]))
+
+
+# a Chinese reinforcement-learning tutorial, "超参数先改哪些" (which hyperparameters to tune
+# first): too small, too large, a suggested start
+TUNING = ("| 参数 | 太小 | 太大 | 建议起点 |\n"
+          "| --- | --- | --- | ---: |\n"
+          "| Q-learning `alpha` | 学习慢 | Q 值震荡 | 0.1～0.2 |\n"
+          "| `gamma` | 只顾眼前 | 目标估计更不稳定 | 0.95～0.99 |\n"
+          "| batch size | 梯度噪声大 | 更新慢、占内存 | 64～256 |\n")
+
+
+@pytest.mark.parametrize("tilde", ["～", "〜", "~"])
+@pytest.mark.parametrize("value", [0.95, 0.99])
+def test_a_range_with_a_full_width_tilde_is_no_value(tilde: str, value: float) -> None:
+    claims = [claim("G", "gamma", value, aliases=("gamma",))]
+    assert _read(run("README.md", TUNING.replace("～", tilde), claims)) == ([], [])
+
+
+@pytest.mark.parametrize("path", ["a.md", "a.tex"])
+def test_a_full_width_tilde_range_in_latex_too(path: str) -> None:
+    """LaTeX's tie is the ASCII tilde: "0.5～0.8" is a range in a paper as in a README."""
+    assert _read(run(path, _ablation(path, "76.1～77.3"), ACC)) == ([], [])
