@@ -14,6 +14,10 @@
   目标估计更不稳定 | 0.95～0.99 |", "| batch size | ... | 64～256 |"), or Japanese's wave dash
   "0.95〜0.99" (U+301C), was read as its first number, as round 62 read "0.95~0.99" no more: a
   claim of 0.99 drifted against 0.95 and one of 0.95 matched the range;
+* in prose an ASCII arrow's ">" was read as a bound's ("> 94.0%"): "63.5% -> 94.0% on
+  multi-function selection" (a public project's notes on swapping one small model for another;
+  "Format rate 17% -> 96% after 50 steps", a training log's write-up) left 94.0% no value, so a
+  claim of 94.0 drifted against 63.5%, where "→" matched it;
 * near misses that held before the round and keep their reading: a tilde after a cell's
   value that is no range's ("~31.42", about; "31.42~dB", a tie; "31.42 ~~31.52~~" and
   GitHub's single-tilde "31.42 ~31.52~", an old value struck out), a word or a bare spread in
@@ -149,3 +153,18 @@ def test_a_range_with_a_full_width_tilde_is_no_value(tilde: str, value: float) -
 def test_a_full_width_tilde_range_in_latex_too(path: str) -> None:
     """LaTeX's tie is the ASCII tilde: "0.5～0.8" is a range in a paper as in a README."""
     assert _read(run(path, _ablation(path, "76.1～77.3"), ACC)) == ([], [])
+
+
+SWAP = ("Then phi4-mini -> Qwen3-4B-Instruct-2507: same size, same speed class,\n"
+        "63.5% {arrow} 94.0% on multi-function selection.\n")
+
+
+@pytest.mark.parametrize("arrow", ["→", "->", "=>"])
+def test_prose_an_ascii_arrow_leads_to_a_value_not_a_bound(arrow: str) -> None:
+    def read(value: float) -> tuple[list, list]:
+        claims = [claim("F", "accuracy", value, unit="%",
+                        aliases=("multi-function selection",))]
+        return _read(run("NOTES.md", SWAP.format(arrow=arrow), claims))
+    assert read(94.0) == ([], [("F",)])
+    assert read(63.5) == ([], [("F",)])
+    assert [f[0] for f in read(95.0)[0]] == ["ambiguous"]
