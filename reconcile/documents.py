@@ -198,16 +198,20 @@ _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$"
 # component changes; READMEs' dingbat arrows too, "62% ➜ 93.8%", and the emoji's, "3.18s ➡️
 # 0.52s", with or without its variation selector), or a range's dash
 # ("0.5--0.8", "$0.5\text{--}0.8$", "0.5 – 0.8", "$0.5\sim0.8$", CJK's full-width "0.5～0.8"
-# and "0.5〜0.8"; "0.5~0.8" outside LaTeX: in LaTeX "~" is a space, a tie), each with the
-# formatting and math shifts around it. (LaTeX's commands are read from the cell as written:
-# its mask blanks them.)
-_SET = r"[\s$*_}{]*"
-_BETWEEN = re.compile(
-    _SET + r"(?:(?P<arrow>[\u2192\u27f6\u21d2\u21e8\u2794\u279c\u279d\u279e\u27a1\u2b95]"
+# and "0.5〜0.8"; "0.5~0.8" outside LaTeX), each with the formatting and math shifts around
+# it. In LaTeX "~" is a tie, a space: "0.5~0.8" is no range there, and a change or a range
+# may stand between ties ("76.1~$\rightarrow$~77.3", "0.5~--~0.8"; a report's md2tex writes
+# a Markdown "→" so). (LaTeX's commands are read from the cell as written: its mask blanks
+# them.)
+_ARROW_OR_DASH = (
+    r"(?P<arrow>[\u2192\u27f6\u21d2\u21e8\u2794\u279c\u279d\u279e\u27a1\u2b95]"
     r"\ufe0f?|->|=>|\\(?:to|rightarrow|longrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z]))"
     r"|(?P<dash>--|[\u2013\u2014\uff5e\u301c]|\\text\{(?:--|\u2013)\}"
-    r"|\\text(?:endash|emdash)(?![A-Za-z])"
-    r"|\\sim(?![A-Za-z]))|(?P<tilde>~))" + _SET)
+    r"|\\text(?:endash|emdash)(?![A-Za-z])|\\sim(?![A-Za-z]))")
+_SET = r"[\s$*_}{]*"
+_BETWEEN = re.compile(_SET + r"(?:" + _ARROW_OR_DASH + r"|~)" + _SET)
+_TEX_SET = r"[\s$*_}{~]*"
+_TEX_BETWEEN = re.compile(_TEX_SET + r"(?:" + _ARROW_OR_DASH + r")" + _TEX_SET)
 
 
 # An interval or a spread in parentheses right after a cell's value, its words the statistic's
@@ -232,11 +236,11 @@ def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
     started: no value of the row, as an old value struck out beside the new one is none), and
     where a range's dash does none (a range is no value, as prose's "0.5–0.8" is none:
     `numbers`)."""
+    between = _TEX_BETWEEN if syntax == "tex" else _BETWEEN
     shown: Shown | None = first
     while shown is not None:
-        got = _BETWEEN.match(text, shown.suffix_end)
-        if got is None or (got.group("tilde") and syntax == "tex") \
-                or not _NUMERIC_START.match(masked, got.end()):
+        got = between.match(text, shown.suffix_end)
+        if got is None or not _NUMERIC_START.match(masked, got.end()):
             return shown
         if got.group("arrow") is None:
             return None

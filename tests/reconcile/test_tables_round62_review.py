@@ -14,6 +14,12 @@
   目标估计更不稳定 | 0.95～0.99 |", "| batch size | ... | 64～256 |"), or Japanese's wave dash
   "0.95〜0.99" (U+301C), was read as its first number, as round 62 read "0.95~0.99" no more: a
   claim of 0.99 drifted against 0.95 and one of 0.95 matched the range;
+* in LaTeX a change's arrow or a range's dash between ties, "76.1~$\\rightarrow$~77.3",
+  "0.8097~$\\to$~0.7434" (papers write their changes so, LadderSym's
+  "(26.8\\%~$\\rightarrow$~56.3\\%)"; a report builder's tools/md2tex.py turns a Markdown
+  table's "→" into "~$\\rightarrow$~"), was read as the first number: round 62 took the tie
+  for a Markdown range's tilde and stopped (a right result drifted against where the change
+  started);
 * in prose an ASCII arrow's ">" was read as a bound's ("> 94.0%"): "63.5% -> 94.0% on
   multi-function selection" (a public project's notes on swapping one small model for another;
   "Format rate 17% -> 96% after 50 steps", a training log's write-up) left 94.0% no value, so a
@@ -168,3 +174,24 @@ def test_prose_an_ascii_arrow_leads_to_a_value_not_a_bound(arrow: str) -> None:
     assert read(94.0) == ([], [("F",)])
     assert read(63.5) == ([], [("F",)])
     assert [f[0] for f in read(95.0)[0]] == ["ambiguous"]
+
+
+@pytest.mark.parametrize("form", ["{a}~$\\rightarrow$~{b}", "{a}~$\\to$~{b}", "{a}~→~{b}",
+                                  "\\textbf{{{a}}}~$\\rightarrow$~\\textbf{{{b}}}",
+                                  "{a}\\%~$\\rightarrow$~{b}\\%"])
+@pytest.mark.parametrize(("after", "drifts"), [("77.3", False), ("77.9", True)])
+def test_a_latex_change_between_ties_is_its_last_number(form: str, after: str,
+                                                        drifts: bool) -> None:
+    findings, matched = _read(run("a.tex", _ablation("a.tex", form.format(a="76.1", b=after)),
+                                  ACC))
+    shown = after + "%" if "%" in form else after
+    assert findings == ([("drift", ("A",), shown)] if drifts else [])
+    assert matched == ([] if drifts else [("A",)])
+
+
+@pytest.mark.parametrize("value", [0.5, 0.6])
+def test_a_latex_range_between_ties_is_no_value(value: float) -> None:
+    text = ("\\begin{tabular}{lc}\n\\toprule\nHyperparameter & Dropout \\\\\n\\midrule\n"
+            "Ours & 0.5~--~0.8 \\\\\n\\bottomrule\n\\end{tabular}\n")
+    claims = [claim("D", "dropout", value, aliases=("Ours",))]
+    assert _read(run("a.tex", text, claims)) == ([], [])
