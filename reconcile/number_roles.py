@@ -256,7 +256,9 @@ _BOUND_PHRASES = ("up to", "close to",
                   "inférieures à")
 _BOUND_CHARS = frozenset("<>\u2264\u2265")
 # ... but the ">" of an ASCII arrow leads to a change's result, as "→" does: "63.5% -> 94.0%"
-# ("> 94.0%" read as a bound left the result no value, and a claim on it drifted against 63.5%)
+# ("> 94.0%" read as a bound left the result no value, and a claim on it drifted against 63.5%);
+# "-->" closes an HTML comment, a marker shown as an example ("<!-- claim:C1 -->31.50" in a
+# reST literal block), whose number stays unread
 _ASCII_ARROWS = ("->", "=>")
 # A table header whose column holds no claimed values: deltas ("Δ PSNR", "Gain"), or the
 # spread of a quantity alone ("psnr_std", "PSNR std", "accuracy_sd", "SEM"; not "mean ± std",
@@ -662,7 +664,8 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
     (offsets ``base`` on from ``masked``'s): a noun inside one is the claim's quantity ("a mean
     absolute deviation of 0.15" for a claim on it), no spread's or change's."""
     stripped = head.rstrip(" \t$")
-    if stripped and stripped[-1] in _BOUND_CHARS and not stripped.endswith(_ASCII_ARROWS):
+    if stripped and stripped[-1] in _BOUND_CHARS and (
+            not stripped.endswith(_ASCII_ARROWS) or stripped.endswith("-->")):
         return "bound"
     m = _WORD_BEFORE.search(head)
     before = m.group(1).lower() if m else ""
