@@ -68,8 +68,13 @@ from labledger.reconcile.metric_directions import HIGHER, KEY_QUALIFIERS, LOWER,
 __all__ = ["AnchorIndex", "Hit", "metric_terms", "normalize"]
 
 # Symbols papers glue to a metric's name fold like punctuation: "PSNR↑", "FID↓", "SSIM†",
-# "PSNR–Y", “PSNR” (each is one character, so offsets are kept).
-_SYMBOLS = ("\u2191\u2193\u2190\u2192\u2195\u21d1\u21d3\u25b2\u25bc\u25b3\u25bd\u2020\u2021"
+# "PSNR–Y", “PSNR” (each is one character, so offsets are kept). Arrows of every font READMEs
+# take them from say which way is better as ↑ does: "PSNR⬆" (an emoji's, "⬆️" with its
+# variation selector), "PSNR⇧", "PSNR↗", "LPIPS⭣", "PSNR 🡑" (`_ARROWS`).
+_ARROWS = ("\u2191\u2193\u2190\u2192\u2195\u21d1\u21d3\u21e7\u21e9\u2197\u2198\u2b06\u2b07"
+           "\u2b08\u2b0a\u2b61\u2b63\u23f6\u23f7\u25b4\u25be\U0001f815\U0001f817\U0001f851"
+           "\U0001f853\U0001f845\U0001f847\U0001f53c\U0001f53d\ufe0f")
+_SYMBOLS = (_ARROWS + "\u25b2\u25bc\u25b3\u25bd\u2020\u2021"
             "\u00a7\u00b6\u00b7\u2022\u2013\u2014\u2018\u2019\u201c\u201d\u2026\u00b1\u2009\u202f")
 _FOLD = str.maketrans({c: " " for c in string.punctuation + "\t\n\r\x0b\x0c\u00a0" + _SYMBOLS}
                       | {"\u00d7": "x"})  # "256×256" is the "256x256" an alias types

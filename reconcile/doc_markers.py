@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.decimal_mark import decimal_comma
-from labledger.reconcile.doc_readers import Segment, siunitx_plain
+from labledger.reconcile.doc_readers import FORMAT_COMMAND, Segment, siunitx_plain
 from labledger.reconcile.fenced import inside, shown_verbatim
 from labledger.reconcile.numbers import Shown, number_at
 
@@ -98,17 +98,13 @@ def braced_end(text: str, pos: int, limit: int = 4000) -> int:
     return -1
 
 
-_FORMAT_COMMANDS = ("\\textbf{", "\\mathbf{", "\\underline{", "\\num{", "\\emph{",
-                    "\\textit{", "\\boldsymbol{", "\\bm{", "\\mathrm{", "\\text{")
-
-
 def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | None:
     """The first number of ``text[start:end]`` when only formatting comes before it (``comma``:
     the text writes decimal commas, `decimal_mark`)."""
     lead = _LEAD.match(text, start, end)
     pos = lead.end() if lead else start
-    while text.startswith(_FORMAT_COMMANDS, pos):
-        pos = text.index("{", pos) + 1
+    while (command := FORMAT_COMMAND.match(text, pos, end)) is not None:
+        pos = command.end()
         lead = _LEAD.match(text, pos, end)
         pos = lead.end() if lead else pos
     return number_at(text, pos, end, comma=comma)

@@ -12,7 +12,8 @@ Invariants:
 * **Offsets are the file's.** A `Segment` is a file's text (or one notebook cell or output)
   unchanged; every offset a caller gets is into it, and `Segment.position` turns an offset into
   a 1-based line and column (for a notebook: within that cell or output). Masking (hiding
-  citations, URLs, LaTeX commands, comments and struck-out text from the number scanner)
+  citations, URLs, LaTeX commands, comments and struck-out text from the number scanner, and
+  LaTeX's layout: a box's size, angle or scale, a rule's width, a colour's name)
   replaces characters
   with spaces one for one, so offsets never shift. The one exception is another file's lines
   read into a segment (`Splice`: a reST csv-table's ``:file:``, `included`): `Segment.position`
@@ -39,7 +40,8 @@ from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.errors import DocumentError
 from labledger.reconcile.md_strikes import struck_between
 
-__all__ = ["FORMATS", "Cell", "Fence", "JoinedName", "Segment", "Sentence", "Splice", "Table",
+__all__ = ["FORMATS", "FORMAT_COMMAND", "Cell", "Fence", "JoinedName", "Segment", "Sentence",
+           "Splice", "Table",
            "aligned_table", "blank_struck", "blanked", "delimited_table", "fence_at", "fences",
            "format_of", "head_spans_by_name",
            "in_fence", "is_log", "latex_table", "line_at", "line_end", "markdown_table", "mask",
@@ -202,8 +204,26 @@ _MASKS: dict[str, re.Pattern[str]] = {
         r"|bibliographystyle|usepackage|documentclass|begin|end|[vh]space|cline|cmidrule"
         r"|setlength|addtolength|definecolor|rule|fontsize|claimref|claimbind|arraystretch"
         r"|setcounter|addlinespace)\*?(?:\[[^\]]*\]|\([^)]*\))*(?:\{[^{}]*\})?(?:\{[^{}]*\})?"
-        r"|\\(?:multicolumn|multirow|resizebox|scalebox|cellcolor|rowcolor)"
-        r"\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{[^{}]*\})?"
+        # (a column spec may nest braces: "{>{\columncolor{green}[0pt][0pt]}c}", "{|>{\centering
+        # \arraybackslash}p{1.2cm}|}")
+        r"|\\multicolumn\*?(?:\{[^{}]*\}|\[[^\]]*\])(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})?"
+        r"|\\multirow\*?(?:\[[^\]]*\])?\{[^{}]*\}(?:\[[^\]]*\])?(?:\{[^{}]*\})?(?:\[[^\]]*\])?"
+        # a rule's width and spacing between rows (\specialrule{.1em}{.05em}{.05em}, makecell's
+        # \Xhline{1.2pt}, \noalign{\vskip 0.5mm}, arydshln's \cdashline{2-3}[1pt/1pt]): read as
+        # the next row's label, they made its first cell a number, the row unnamed
+        r"|\\(?:specialrule\{[^{}]*\}\{[^{}]*\}\{[^{}]*\}|Xhline\{[^{}]*\}"
+        r"|noalign\{(?:[^{}]|\{[^{}]*\})*\}|[ch]dashline(?:\{[^{}]*\})?(?:\[[^\]]*\])?)"
+        # a colour's model and name, not the cell it colours (\cellcolor{gray!20}{0.912}: the
+        # group after the name is the cell's text)
+        r"|\\(?:cellcolor|rowcolor|columncolor)(?:\[[^\]]*\])?\{[^{}]*\}"
+        # a box's width, height, angle, lift or scale: layout, not a value (\parbox[t]{2cm}{...}
+        # read as 2, \rotatebox{90}{...} as 90); what the box holds stays
+        r"|\\parbox(?:\[[^\]]*\]){0,3}\{[^{}]*\}|\\(?:makebox|framebox)(?:\[[^\]]*\]){0,2}"
+        r"|\\raisebox\{[^{}]*\}(?:\[[^\]]*\]){0,2}|\\rotatebox(?:\[[^\]]*\])?\{[^{}]*\}"
+        r"|\\scalebox\{[^{}]*\}(?:\[[^\]]*\])?|\\resizebox\*?\{[^{}]*\}\{[^{}]*\}"
+        r"|\\adjustbox\{[^{}]*\}"
+        # the \tabincell{c}{...} Chinese papers define for a multi-line cell: its alignment
+        r"|\\tabincell\{[^{}]*\}"
         # a colour's name or model, not the text it colours (\textcolor{blue}{18.34}); what a
         # \phantom only makes room for (\phantom{0}9.5: the 0 is never printed)
         r"|\\(?:textcolor|colorbox|color|[hv]?phantom)(?:\[[^\]]*\])?\{[^{}]*\}"
@@ -617,7 +637,8 @@ _APART = r"(?<![^\s(\[{#])"
 # (test)", "PSNR (↑) / SSIM (↑)"), which heads its own sub-column only. Before, such a header
 # was no slash list: the column was read whole, the first number under the first name and the
 # second one judged by no claim.
-_SET_APART_MARK = (r"(?:[\u2191\u2193\u21d1\u21d3\u25b2\u25bc\u2020\u2021*]"
+_SET_APART_MARK = (r"(?:[\u2191\u2193\u21d1\u21d3\u21e7\u21e9\u2197\u2198\u2b06\u2b07\u2b61\u2b63"
+                   r"\U0001f815\U0001f817\U0001f851\U0001f853\u25b2\u25bc\u2020\u2021*]\ufe0f?"
                    r"|\$\\(?:up|down|Up|Down)arrow\$|\$\^\{?(?:\\dagger|\\ddagger|\*)\}?\$)")
 # A rate is such a unit too, its slash no list's ("Latency (ms) / Throughput (img/s)",
 # "Speed (tokens/s)"): read as a list of its own, it made the header's lists two, and the
@@ -666,7 +687,17 @@ _HEADER_MARKUP = re.compile(
 # a claim marker (<!-- claim:C1 -->, \claimref{C1}, claim:C1) binds a whole header or row: a
 # column headed by one, or a row labelled by one, is not split (noclaim only silences anchors)
 _MARKER_WORD = re.compile(r"(?<!no)claim", re.I)
-_NUMBER_PIECE = re.compile(r"[ \t*_`~$({]*[+\-\u2212]?\.?\d")
+# A command a number is set in, as a Markdown cell's math and a marker's text keep them
+# (`doc_markers.number_in`, a table cell's value, a slash pair's pieces): its emphasis
+# ("\textbf{", "$\bf{8.105 \pm 0.066}$", "$\bf 0.912$"), its face ("$\mathsf{8.09\ s}$", a
+# README's benchmark; "\texttt{", "\mathit{") or its colour ("$\color{red}{0.912}$",
+# "\textcolor{red}{"; the colour's name is no number's text)
+FORMAT_COMMAND = re.compile(
+    r"\\(?:(?:textbf|mathbf|underline|num|emph|textit|boldsymbol|bm|mathrm|text|bf"
+    r"|mathsf|textsf|mathtt|texttt|mathit|textrm)\{|bf[ \t]+"
+    r"|(?:textcolor|color)(?:\[[^\]{}\\\n]*\])?\{[^{}\\\n]*\}[ \t]*\{?)")
+_NUMBER_PIECE = re.compile(r"(?:[ \t*_`~$({]|" + FORMAT_COMMAND.pattern
+                           + r")*[+\-\u2212]?\.?\d")
 _DIGIT = re.compile(r"\d")
 
 

@@ -27,6 +27,11 @@ Two ways a number is tied to a claim, exact first:
      headings over a Markdown table name each cell as its row's label does, and a claim that a
      heading over another part of the page names more (by a term the table writes nowhere) is
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
+   * a table cell's value is its first number, its formatting looked through (Markdown math's
+     ``$\\bf{0.912}$``, ``$\\color{red}{0.912}$``: `doc_readers.FORMAT_COMMAND`); a change's is
+     the number its last arrow leads to ("76.1 → 77.3"), a range shows none ("0.5--0.8":
+     `_value_of_two`), and an interval or a spread in words after it ("0.04 (95% CI: 0.03-0.05)")
+     does not make the cell a label (`_after_spread`);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -91,6 +96,7 @@ from labledger.reconcile.coco_summary import (
 from labledger.reconcile.decimal_mark import decimal_comma
 from labledger.reconcile.doc_markers import Marker, find_markers, number_in, tex_bindings
 from labledger.reconcile.doc_readers import (
+    FORMAT_COMMAND,
     Cell,
     JoinedName,
     Segment,
@@ -187,13 +193,66 @@ _WORDS = re.compile(r"(?<!\\)(?<![^\W\d_])(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}"
 # converted to Markdown and READMEs write a best value: a label, before, whose row's claim then
 # took the number of the row above it)
 # (the commands `doc_markers.number_in` reads a number inside)
-_NUMERIC_START = re.compile(r"(?:[\s*_`~$({]|\\(?:textbf|mathbf|underline|num|emph|textit"
-                            r"|boldsymbol|bm|mathrm|text)\{)*[+\-\u2212]?\.?\d")
+_NUMERIC_START = re.compile(
+    r"(?:[\s*_`~$({]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
 # a cell showing no value: empty, a dash for a missing one ("-", "--", "–", "$-$"), "n/a", or
 # struck out (blanked by the mask: "~~31.52~~", "\\sout{31.52}")
 _NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")
 # a size, not a value: "384x384", "224 × 224", "3x3x3" label a row ("ConvNeXt-T | 384x384")
 _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$")
+# What a cell may write between two numbers: an arrow, a change from the first to the second
+# ("76.1 → 77.3", "76.1 $\to$ 77.3", "$76.1 \rightarrow 77.3$", as ablation tables show what a
+# component changes; READMEs' dingbat arrows too, "62% ➜ 93.8%", and the emoji's, "3.18s ➡️
+# 0.52s", with or without its variation selector), or a range's dash
+# ("0.5--0.8", "$0.5\text{--}0.8$", "0.5 – 0.8", "$0.5\sim0.8$", CJK's full-width "0.5～0.8"
+# and "0.5〜0.8"; "0.5~0.8" outside LaTeX), each with the formatting and math shifts around
+# it. In LaTeX "~" is a tie, a space: "0.5~0.8" is no range there, and a change or a range
+# may stand between ties ("76.1~$\rightarrow$~77.3", "0.5~--~0.8"; a report's md2tex writes
+# a Markdown "→" so). (LaTeX's commands are read from the cell as written: its mask blanks
+# them.)
+_ARROW_OR_DASH = (
+    r"(?P<arrow>[\u2192\u27f6\u21d2\u21e8\u2794\u279c\u279d\u279e\u27a1\u2b95]"
+    r"\ufe0f?|->|=>|\\(?:to|rightarrow|longrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z]))"
+    r"|(?P<dash>--|[\u2013\u2014\uff5e\u301c]|\\text\{(?:--|\u2013)\}"
+    r"|\\text(?:endash|emdash)(?![A-Za-z])|\\sim(?![A-Za-z]))")
+_SET = r"[\s$*_}{]*"
+_BETWEEN = re.compile(_SET + r"(?:" + _ARROW_OR_DASH + r"|~)" + _SET)
+_TEX_SET = r"[\s$*_}{~]*"
+_TEX_BETWEEN = re.compile(_TEX_SET + r"(?:" + _ARROW_OR_DASH + r")" + _TEX_SET)
+
+
+# An interval or a spread in parentheses right after a cell's value, its words the statistic's
+# own ("0.04 (95% CI: 0.03-0.05)", a results table's odds ratio; "0.912 (SD 0.004)", "(std:
+# 0.004)", "(IQR 0.90-0.93)", "(95% CI -57.1 to -54.7)"): no label's words, the value stays
+_SPREAD_AFTER = re.compile(r"[ \t]*[(\[](?:[^()\[\]\n\w]|\d|(?i:ci|sd|s\.d|std|stdev|se|sem|iqr"
+                           r"|to)(?![^\W\d_]))*[)\]]")
+
+
+def _after_spread(masked: str, shown: Shown) -> int:
+    """Where a cell's text after its value ``shown`` starts, past an interval or a spread the
+    value is written with (`_SPREAD_AFTER`): a word there makes the cell a label."""
+    spread = _SPREAD_AFTER.match(masked, shown.suffix_end)
+    return shown.suffix_end if spread is None else spread.end()
+
+
+def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
+                  comma: bool) -> Shown | None:
+    """The value a table cell whose first number is ``first`` shows (``text`` the cell as
+    written, ``masked`` its mask): ``first``, but where an arrow leads from it to another
+    number the last an arrow leads to, the row's result (those before it are where the change
+    started: no value of the row, as an old value struck out beside the new one is none), and
+    where a range's dash does none (a range is no value, as prose's "0.5–0.8" is none:
+    `numbers`)."""
+    between = _TEX_BETWEEN if syntax == "tex" else _BETWEEN
+    shown: Shown | None = first
+    while shown is not None:
+        got = between.match(text, shown.suffix_end)
+        if got is None or not _NUMERIC_START.match(masked, got.end()):
+            return shown
+        if got.group("arrow") is None:
+            return None
+        shown = number_in(masked, got.end(), len(masked), comma)
+    return None
 
 
 # --- assignment ----------------------------------------------------------------------------------
@@ -1598,7 +1657,9 @@ class _Run:
                 # from the cell's first non-blank: a LaTeX cell may start on a line of its own
                 parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
                                    comma)
-                if parsed is None or _WORDS.search(masked, parsed.suffix_end):
+                if parsed is not None:
+                    parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma)
+                if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed)):
                     continue
                 shown = _shift(parsed, cell.start)
                 scale_word = col_scale[ci] if ci < len(col_scale) else None

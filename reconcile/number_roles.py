@@ -8,7 +8,8 @@ Only a *value* can be a claimed number found by anchors; the rest are read for w
   0.74 dB PSNR gain") (``-0.3`` is a delta unless the claim is negative, which the caller
   decides);
 * bound: after *over*, *above*, *below*, *under*, *than*, *at least*, *up to*, *nearly*,
-  *almost*, *close to*, ``<``, ``≥``...;
+  *almost*, *close to*, ``<``, ``≥``... (not an arrow's ``>``: "63.5% -> 94.0%" is a change,
+  read as "→" is);
   either end of a range in words, *between X and Y*, *ranges from X to Y*, *a range of X to Y*
   (German *zwischen X und Y*, *reicht von X bis Y*; French *entre X et Y*, *varie de X à Y*)
   (a spread, not the value: "from X to Y" alone is read as values, since it says a change as
@@ -263,6 +264,11 @@ _BOUND_PHRASES = ("up to", "close to",
                   "supérieures à", "inférieur à", "inférieure à", "inférieurs à",
                   "inférieures à")
 _BOUND_CHARS = frozenset("<>\u2264\u2265")
+# ... but the ">" of an ASCII arrow leads to a change's result, as "→" does: "63.5% -> 94.0%"
+# ("> 94.0%" read as a bound left the result no value, and a claim on it drifted against 63.5%);
+# "-->" closes an HTML comment, a marker shown as an example ("<!-- claim:C1 -->31.50" in a
+# reST literal block), whose number stays unread
+_ASCII_ARROWS = ("->", "=>")
 # A table header whose column holds no claimed values: deltas ("Δ PSNR", "Gain"), or the
 # spread of a quantity alone ("psnr_std", "PSNR std", "accuracy_sd", "SEM"; not "mean ± std",
 # whose cells hold the value first): a column named by the metric ("psnr_std" names PSNR)
@@ -724,7 +730,8 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
     (offsets ``base`` on from ``masked``'s): a noun inside one is the claim's quantity ("a mean
     absolute deviation of 0.15" for a claim on it), no spread's or change's."""
     stripped = head.rstrip(" \t$")
-    if stripped and stripped[-1] in _BOUND_CHARS:
+    if stripped and stripped[-1] in _BOUND_CHARS and (
+            not stripped.endswith(_ASCII_ARROWS) or stripped.endswith("-->")):
         return "bound"
     m = _WORD_BEFORE.search(head)
     before = m.group(1).lower() if m else ""
