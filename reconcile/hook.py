@@ -78,10 +78,16 @@ root only a write that destroys (whether the file exists cannot be told: fail cl
 capsule is written to after its run only by mistake); one whose fixed folder part lies
 elsewhere lands there (``ls capsules/c2 | xargs cp -t ../backup``). Nothing on ``python
 train.py >> "$LOG"`` or ``> "$OUT/train.log"`` ties them to a protected folder: they pass. A
-placeholder other than ``{}`` (``xargs -I F``) is read as a literal name. Not judged: ``git
-checkout -- PATH``, ``git restore``, ``git reset --hard`` (they write back tracked files to a
-version git holds; ``.labledger/`` is usually ignored), writes in text that cannot be read as
-commands (`TOO_DEEP`), archives unpacked over files (``tar -x``, ``unzip -o``). Judging fails
+placeholder other than ``{}`` (``xargs -I F``) is read as a literal name. Downloads write
+their file (``curl -o``/``-O``, ``wget -O``, ``wget -N``/``-r`` into ``-P DIR``: `_curl_writes`,
+`_wget_writes`); an archive unpacked (``tar -x``, ``unzip -o``, ``7z x``) writes files whose
+names are not read here into its folder (``-C``, ``-d``, ``-o``: `_Write.inside`): any file
+there may be overwritten, the ledger's any at all; unpacked above a protected folder it passes.
+A git command that writes tracked files back over the work tree (``git checkout [TREE] --
+PATH``, ``git restore``, ``git reset --hard``, a switch: `_git_rewrite`) overwrites the
+protected files git says it changes (`_GitRewrite`, asked read-only: ``git diff
+--name-only``). Not judged: writes in text that cannot be read as commands (`TOO_DEEP`), the
+members of an archive unpacked above a protected folder. Judging fails
 (an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
 asks `_writes_here`), as it blocks a delete. Every line of the ledger is read and verified
 only for a write that may count (`_writes_here`: into the ledger, computed, or destroying a
@@ -1645,6 +1651,169 @@ _STAGED_NOTE = (" (git stash removes the staged files that HEAD does not hold fr
                 "tree)")
 
 
+# git's empty tree (the tree of `git switch --orphan`: every tracked file leaves the work tree)
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# the options of `git checkout`, `git switch`, `git restore` taking a value (next word too)
+_CHECKOUT_VALUES = {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file", "-c", "-C",
+                    "-s", "--source"}
+
+
+@dataclass
+class _Rewrite:
+    """What a git command writes back over the work tree: the files ``git diff QUESTION --
+    PATHSPECS`` lists (the work tree, or a tree-ish, against the version written back), all
+    of the work tree when ``pathspecs`` is None. A ``checkout WORD ...`` without ``--`` whose
+    WORD is also a path here is read as git reads it, asked when it runs (`_git_changed`):
+    ``instead`` when ``guess`` names a tree-ish (git takes a revision first)."""
+
+    question: list[str]
+    pathspecs: list[str] | None
+    guess: str | None = None
+    instead: _Rewrite | None = None
+    switch: bool = False  # its last question word is a branch to switch to (`_switch`)
+
+
+def _git_rewrite(rest: list[str], is_path: Callable[[str], bool]) -> _Rewrite | None:
+    """What the git subcommand ``rest`` (its name and words) writes back over tracked files
+    of the work tree (git-checkout(1), git-restore(1), git-reset(1), git-switch(1)); None
+    when it writes nothing there (``restore --staged``, ``reset`` but ``--hard``, ``--keep``,
+    ``--merge``, ``checkout --orphan``, a new branch from HEAD). ``--pathspec-from-file``:
+    the whole work tree. A word git would read as an option where an operand stands is not
+    read (None)."""
+    if not rest or rest[0] not in ("checkout", "restore", "reset", "switch"):
+        return None
+    sub, words = rest[0], rest[1:]
+    cut = words.index("--") if "--" in words else len(words)
+    operands, valued, flags = _options(words[:cut], _CHECKOUT_VALUES)
+    after = None if "--pathspec-from-file" in valued else words[cut + 1:]
+    if any(o.startswith("-") and o != "-" for o in operands):
+        return None
+    if sub == "restore":
+        staged = bool(flags & {"S", "--staged"})
+        if staged and not flags & {"W", "--worktree"}:
+            return None  # the index alone
+        source = valued.get("-s", valued.get("--source", "HEAD" if staged else None))
+        paths = None if after is None else operands + after
+        return _Rewrite([source] if source else [], paths) if paths != [] else None
+    if sub == "reset":
+        target = (operands or ["HEAD"])[0]
+        if "--hard" in flags:
+            return _Rewrite([target], None)
+        return _Rewrite(["HEAD", target], None) if flags & {"--keep", "--merge"} else None
+    if sub == "switch" and "--orphan" in valued:
+        return _Rewrite([_EMPTY_TREE], None)  # every tracked file leaves the work tree
+    if sub == "checkout" and (cut < len(words) or after is None):  # `checkout [TREE] -- P`
+        tree = operands[:1]
+        return _Rewrite(tree, None if after is None else operands[1:] + after)
+    if sub == "checkout" and operands and (len(operands) > 1 or is_path(operands[0])):
+        as_tree = _Rewrite(operands[:1], operands[1:]) if len(operands) > 1 else \
+            _switch(operands[0], flags, valued)
+        if not is_path(operands[0]):
+            return as_tree
+        return _Rewrite([], operands, guess=operands[0], instead=as_tree)
+    return _switch(operands[0], flags, valued) if operands else None
+
+
+def _switch(target: str, flags: set[str], valued: dict[str, str]) -> _Rewrite | None:
+    """A switch to ``target`` writes the files that differ between HEAD and it (git refuses
+    to switch over local changes); forced (``-f``, ``--discard-changes``), those that differ
+    between the work tree and it. ``checkout --orphan`` keeps the work tree."""
+    if "--orphan" in valued:
+        return None
+    target = "@{-1}" if target == "-" else target
+    forced = bool(flags & {"f", "--force", "--discard-changes"})
+    return _Rewrite([target] if forced else ["HEAD", target], None, switch=True)
+
+
+@dataclass
+class _GitRewrite:
+    """A git command that writes tracked files back over the work tree (`_git_rewrite`), to
+    ask git which files it changes (`_git_changed`): its working folders (one from each of
+    the line's; None when git's view cannot be reproduced, as for `_GitClean`) and what it
+    writes back."""
+
+    folders: list[Path] | None
+    rewrite: _Rewrite
+    anywhere: bool = False
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """A file it changes is ``root`` or inside it (inside ``spared`` aside); git failing
+        or not answering in time: changed (fail closed)."""
+        return _git_answer_reaches(self.answers, self.folders or [],
+                                   lambda folder: _git_changed(folder, self.rewrite),
+                                   root, spared)
+
+
+def _git_changed(folder: Path, rewrite: _Rewrite) -> list[Path] | None:
+    """The tracked files ``rewrite`` changes run in ``folder``, asked of git read-only
+    (`_git_asked`): ``git diff --name-only -z --no-renames QUESTION -- PATHSPECS`` (in
+    memory, a file whose stat alone changed is not listed; paths from the top of the work
+    tree). None when git cannot answer (not a repository, an unknown tree-ish, a word that
+    would read as an option)."""
+    words = [*rewrite.question, *(rewrite.pathspecs or []), *filter(None, [rewrite.guess])]
+    if any(w.startswith("-") for w in rewrite.question) or any("\0" in w for w in words):
+        return None
+    if rewrite.guess is not None and rewrite.instead is not None and _git_asked(
+            folder, ["rev-parse", "--verify", "-q", rewrite.guess + "^{tree}"]) is not None:
+        return _git_changed(folder, rewrite.instead)
+    if rewrite.switch:
+        target = _switch_target(folder, rewrite.question[-1])
+        if target is None:
+            return []  # no such branch: git refuses to switch, and writes nothing
+        rewrite = replace(rewrite, question=[*rewrite.question[:-1], target])
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    listed = _git_asked(folder, ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+                                 "--no-textconv", *rewrite.question, "--",
+                                 *(rewrite.pathspecs or [])])
+    if top is None or listed is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
+
+
+def _switch_target(folder: Path, target: str) -> str | None:
+    """What a switch to ``target`` checks out, asked of git in ``folder``: ``target`` when it
+    names a tree-ish; else the one remote branch of that name (git-checkout(1): ``git checkout
+    NAME`` makes a branch tracking ``REMOTE/NAME`` when exactly one remote has it); else
+    None (git refuses)."""
+    if _git_asked(folder, ["rev-parse", "--verify", "-q", target + "^{tree}"]) is not None:
+        return target
+    listed = _git_asked(folder, ["for-each-ref", "--format=%(refname)",
+                                 f"refs/remotes/*/{target}"])
+    remotes = os.fsdecode(listed or b"").split()
+    return remotes[0] if len(remotes) == 1 else None
+
+
+def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path, changed: bool
+                        ) -> _Target | None:
+    """The git command ``cmd`` as a write back of tracked files (`_git_rewrite`), judged
+    as overwriting the protected files git says it changes (`_GitRewrite`): its pathspecs
+    from each working folder (the whole work tree: its repositories' tops). Where git cannot
+    be asked (`_git_here`; ``changed``: an earlier command may change what git tracks), what
+    its pathspecs reach (fail closed). None for any other command."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    where, rest = _git_where(cmd.argv[1:])
+    here = _git_here(cmd)
+    rewrite = _git_rewrite(rest, lambda word: _git_magic(word) or any(
+        os.path.lexists(_resolve(base, _git_join(where[0], word))) for base in bases))
+    if rewrite is None:
+        return None
+    computed = any(_COMPUTED_WORD.search(w) for w in [*rewrite.question,
+                                                     *(rewrite.pathspecs or [])])
+    if rewrite.pathspecs is None or any(_git_magic(p) for p in rewrite.pathspecs) or (
+            rewrite.instead is not None and rewrite.instead.pathspecs is None):
+        places = _repository_tops(cmd.argv, bases, project)
+    else:
+        places = [p for spec in rewrite.pathspecs
+                  for p in _expand(_git_join(where[0], spec), bases)[0]]
+    folders = None if here is None or changed or computed else \
+        [_resolve(base, here) for base in bases]
+    return _Target("(the files it writes back)", places, [], computed, _quoted(cmd.argv),
+                   git=_GitRewrite(folders, rewrite), does="overwrites")
+
+
 def _added_places(cmd: Any, bases: list[Path], project: Path) -> list[Path]:
     """What the ``git add`` ``cmd`` may stage, whether git ignores it or not: its paths from
     each working folder of the line; its whole repository for ``-A``/``--all`` without
@@ -2382,6 +2551,9 @@ class _Write:
     tree: str = ""  # "cp" or "rsync": folders are copied whole (their trailing-/ rules)
     computed: bool = False  # appended when it runs (``... | xargs truncate -s0``)
     given: bool = False  # ``dest`` is the folder of ``-t DIR`` (not the last operand)
+    # ``dest`` is a folder it writes files into whose names are not known here (an archive
+    # unpacked, a recursive download): any file it holds now may be overwritten
+    inside: bool = False
 
 
 def _redirected(argv: list[str], masks: list[str] | None = None) -> list[_Write]:
@@ -2677,6 +2849,199 @@ def _awk_in_place(args: list[str]) -> list[_Write]:
     return [_Write(f, _EDITS) for f in operands[0 if scripted else 1:] if "=" not in f]
 
 
+# curl(1) options taking a value (the next word, or the rest of a short one's word)
+_CURL_VALUES = {"-o", "--output", "--output-dir", "-d", "--data", "--data-binary",
+                "--data-raw", "--data-urlencode", "--data-ascii", "-H", "--header", "-X",
+                "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b",
+                "--cookie", "-c", "--cookie-jar", "-D", "--dump-header", "--trace",
+                "--trace-ascii", "--stderr", "-K", "--config", "-T", "--upload-file", "-F",
+                "--form", "--form-string", "-x", "--proxy", "-m", "--max-time", "-w",
+                "--write-out", "-r", "--range", "-C", "--continue-at", "-E", "--cert",
+                "--key", "--cacert", "--capath", "-y", "--speed-time", "-Y", "--speed-limit",
+                "-z", "--time-cond", "--url", "--retry", "--retry-delay", "--retry-max-time",
+                "--max-filesize", "--connect-timeout", "--limit-rate", "-Q", "--quote",
+                "--resolve", "--connect-to", "--interface", "-U", "--proxy-user",
+                "--oauth2-bearer", "--json", "-P", "--ftp-port", "--max-redirs", "-t",
+                "--telnet-option", "--unix-socket", "--etag-save", "--etag-compare",
+                "--hsts", "--alt-svc", "--variable", "--expand-url", "--noproxy"}
+# wget(1) options taking a value
+_WGET_VALUES = {"-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file",
+                "-a", "--append-output", "-i", "--input-file", "-B", "--base", "-e",
+                "--execute", "-t", "--tries", "-T", "--timeout", "-w", "--wait", "-Q",
+                "--quota", "-U", "--user-agent", "--header", "--user", "--password",
+                "--post-data", "--post-file", "--body-data", "--body-file", "--method",
+                "-l", "--level", "-A", "--accept", "-R", "--reject", "-D", "--domains",
+                "--exclude-domains", "-I", "--include-directories", "-X",
+                "--exclude-directories", "--cut-dirs", "--load-cookies", "--save-cookies",
+                "--limit-rate", "--bind-address", "--ca-certificate", "--certificate",
+                "--private-key", "--referer", "--restrict-file-names", "--default-page",
+                "--accept-regex", "--reject-regex", "--backups", "--wait-retry",
+                "--random-wait-max", "--dns-timeout", "--connect-timeout", "--read-timeout"}
+
+
+def _url_name(url: str) -> str:
+    """The file a download names after its URL: the last part of its path, without query or
+    fragment (``index.html`` for a path ending in ``/``, as wget names it)."""
+    path = url.split("://", 1)[-1].split("?", 1)[0].split("#", 1)[0]
+    name = path.rsplit("/", 1)[-1] if "/" in path else ""
+    return name or "index.html"
+
+
+def _every_value(args: list[str], with_value: Collection[str], wanted: Collection[str]
+                 ) -> list[str]:
+    """The value of each ``wanted`` option of a GNU-style command, in order (`_options` keeps
+    the last of a repeated one): ``--name=VALUE``, ``--name VALUE``, ``-xVALUE``, ``-x VALUE``,
+    also at the end of a bundle (``-sSLo FILE``)."""
+    found: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            break
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            if not eq and name in with_value:
+                value, i = (args[i] if i < len(args) else ""), i + 1
+            if name in wanted:
+                found.append(value)
+        elif a.startswith("-") and a != "-":
+            for k, ch in enumerate(a[1:], 1):
+                if "-" + ch in with_value:
+                    value = a[k + 1:]
+                    if not value:
+                        value, i = (args[i] if i < len(args) else ""), i + 1
+                    if "-" + ch in wanted:
+                        found.append(value)
+                    break
+    return found
+
+
+def _curl_writes(args: list[str]) -> list[_Write]:
+    """The files ``curl`` writes here: each ``-o FILE`` (``--output``; not ``-o -``, the
+    terminal), and with ``-O`` (``--remote-name``, ``--remote-name-all``) a file named after
+    each URL, in ``--output-dir`` (else where it runs); ``-c`` (cookie jar), ``-D`` (dump
+    header), ``--trace``, ``--stderr``, ``--etag-save`` write their file too. They overwrite
+    an existing file; with ``--no-clobber`` they only add, resumed (``-C``) they append.
+    Every ``-o`` counts (`_every_value`)."""
+    operands, valued, flags = _options(args, _CURL_VALUES)
+    how = _ADDS if "--no-clobber" in flags else _APPENDS if (
+        "-C" in valued or "--continue-at" in valued) else _OVERWRITES
+    folder = valued.get("--output-dir", "")
+    found = [_Write(os.path.join(folder, f), how)
+             for f in _every_value(args, _CURL_VALUES, {"-o", "--output"})]
+    for option in ("-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii",
+                   "--stderr", "--etag-save"):
+        if option in valued:
+            found.append(_Write(valued[option], _OVERWRITES))
+    if flags & {"O", "--remote-name", "--remote-name-all"}:
+        urls = [*operands, *([valued["--url"]] if "--url" in valued else [])]
+        found += [_Write(os.path.join(folder, _url_name(u)), how) for u in urls]
+    return [w for w in found if w.dest not in ("-", os.path.join(folder, "-"))]
+
+
+def _wget_writes(args: list[str]) -> list[_Write]:
+    """The files ``wget`` writes here: ``-O FILE`` (``--output-document``; not ``-O -``)
+    truncates it; ``-o``/``--output-file`` its log too (``-a``: appends). Else a file named
+    after each URL in ``-P DIR`` (``--directory-prefix``; else where it runs): wget keeps an
+    existing one (it saves ``NAME.1``), but with ``-N`` (timestamping) it overwrites it, with
+    ``-c`` it appends to it; ``-r``/``-m`` (recursive, mirror) write files named by what they
+    fetch: anything in that folder (`_Write.inside`)."""
+    operands, valued, flags = _options(args, _WGET_VALUES)
+    found: list[_Write] = []
+    for option, how in (("-o", _TRUNCATES), ("--output-file", _TRUNCATES),
+                        ("-a", _APPENDS), ("--append-output", _APPENDS)):
+        if option in valued:
+            found.append(_Write(valued[option], how))
+    document = valued.get("-O", valued.get("--output-document"))
+    if document is not None:
+        return found + ([_Write(document, _TRUNCATES)] if document != "-" else [])
+    folder = valued.get("-P", valued.get("--directory-prefix", "."))
+    if flags & {"r", "m", "--recursive", "--mirror"}:
+        return found + [_Write(folder, _OVERWRITES, inside=True)]
+    how = _OVERWRITES if flags & {"N", "--timestamping"} else \
+        _APPENDS if flags & {"c", "--continue"} else _ADDS
+    return found + [_Write(os.path.join(folder, _url_name(u)), how) for u in operands]
+
+
+# tar(1) options taking a value (GNU tar; in the old form `tar xzf A -C D` the value letters of
+# the first word take the next words in turn)
+_TAR_VALUES = {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X",
+               "--exclude-from", "-b", "--blocking-factor", "-g", "--listed-incremental",
+               "-L", "--tape-length", "-I", "--use-compress-program", "-F", "--info-script",
+               "-H", "--format", "-V", "--label", "-N", "--newer", "--exclude", "--owner",
+               "--group", "--mode", "--mtime", "--transform", "--xform", "--strip-components",
+               "--checkpoint-action", "--to-command", "--rsh-command"}
+
+
+def _tar_words(args: list[str]) -> list[str]:
+    """``tar``'s words with its old form (a first word of letters without a dash, ``xzf
+    A``: each value letter takes the next word) written as options (``-x -z -f A``)."""
+    if not args or args[0].startswith("-") or not args[0].isalpha():
+        return args
+    options, rest = [], args[1:]
+    for ch in args[0]:
+        options.append("-" + ch)
+        if "-" + ch in _TAR_VALUES and rest:
+            options.append(rest.pop(0))
+    return options + rest
+
+
+def _tar_writes(args: list[str]) -> list[_Write]:
+    """What ``tar -x`` (``--extract``, ``--get``) unpacks here: into ``-C DIR``
+    (``--directory``; else where it runs). The members an archive holds are not read: named
+    on its line (``tar xf a.tar runs/exp1/m.json``), each lands at its name there; else
+    anything in that folder may be written (`_Write.inside`). It overwrites an existing file;
+    ``-k`` (``--keep-old-files``, ``--skip-old-files``) only adds, ``-O`` (``--to-stdout``)
+    writes no file. ``tar -c`` (``--create``) overwrites its ``-f`` archive."""
+    operands, valued, flags = _options(_tar_words(args), _TAR_VALUES)
+    archive = valued.get("-f", valued.get("--file"))
+    if flags & {"c", "--create"} and archive not in (None, "-"):
+        return [_Write(archive, _OVERWRITES)]  # the archive it makes
+    if not flags & {"x", "--extract", "--get"} or flags & {"O", "--to-stdout", "--to-command"}:
+        return []
+    how = _ADDS if flags & {"k", "--keep-old-files", "--skip-old-files"} else _OVERWRITES
+    folder = valued.get("-C", valued.get("--directory", "."))
+    if "-T" in valued or "--files-from" in valued or not operands or any(
+            _may_be_an_option(o) or any(c in o for c in "*?[") for o in operands):
+        return [_Write(folder, how, inside=True)]
+    return [_Write(os.path.join(folder, m), how) for m in operands]
+
+
+def _unzip_writes(args: list[str]) -> list[_Write]:
+    """What ``unzip ARCHIVE [MEMBER...] [-d DIR]`` unpacks: with ``-o`` it overwrites existing
+    files (without, it asks, and with no one to answer it keeps them; ``-n`` keeps them; ``-l``,
+    ``-t``, ``-v``, ``-p``, ``-Z`` write none). Members named: each at its name in DIR; else
+    anything there (`_Write.inside`)."""
+    operands, valued, flags = _options(args, {"-d", "-x", "-P"})
+    if flags & {"l", "t", "v", "p", "Z", "c", "z"} or not operands:
+        return []
+    how = _OVERWRITES if "o" in flags else _ADDS
+    folder = valued.get("-d", ".")
+    members = operands[1:]
+    if not members or any(c in m for m in members for c in "*?[$`"):
+        return [_Write(folder, how, inside=True)]
+    return [_Write(os.path.join(folder, m), how) for m in members]
+
+
+def _7z_writes(args: list[str]) -> list[_Write]:
+    """What ``7z x|e ARCHIVE`` unpacks into ``-oDIR`` (also ``-o DIR``; else where it runs):
+    it overwrites with ``-aoa`` or ``-y`` (yes to every question; without either it asks:
+    read as yes); ``-aos``, ``-aou``, ``-aot`` keep existing files. Its members are not read:
+    anything in that folder (`_Write.inside`)."""
+    if not args or args[0] not in ("x", "e"):
+        return []
+    folder, k = ".", 1
+    while k < len(args):
+        word = args[k]
+        if word.startswith("-o") and not word.startswith("-ao"):
+            folder = word[2:] or (args[k + 1] if k + 1 < len(args) else ".")
+            k += 0 if word[2:] else 1
+        k += 1
+    keeps = any(w in ("-aos", "-aou", "-aot") for w in args)
+    return [_Write(folder, _ADDS if keeps else _OVERWRITES, inside=True)]
+
+
 # the commands that write the files their words name, and how each is read
 _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
     "cp": _copy_writes, "mv": _copy_writes, "ln": _copy_writes, "install": _copy_writes,
@@ -2687,6 +3052,10 @@ _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
     "sed": lambda _, args: _sed_in_place(args), "gsed": lambda _, args: _sed_in_place(args),
     "perl": lambda _, args: _perl_in_place(args),
     "gawk": lambda _, args: _awk_in_place(args), "awk": lambda _, args: _awk_in_place(args),
+    "curl": lambda _, args: _curl_writes(args), "wget": lambda _, args: _wget_writes(args),
+    "tar": lambda _, args: _tar_writes(args), "gtar": lambda _, args: _tar_writes(args),
+    "bsdtar": lambda _, args: _tar_writes(args), "unzip": lambda _, args: _unzip_writes(args),
+    **{name: lambda _, args: _7z_writes(args) for name in ("7z", "7za", "7zz", "7zr")},
 }
 # how each writer treats the files xargs appends to it (the last of a copy's is where it lands)
 _APPENDED_HOW = {"cp": _OVERWRITES, "install": _OVERWRITES, "mv": _REPLACES, "ln": _REPLACES,
@@ -2709,7 +3078,8 @@ def _writes(cmd: Any) -> list[_Write]:
         return found
     args = _without_redirections(cmd.argv[1:])
     own = reader(cmd.name, args)
-    if not cmd.appended or not (own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
+    if not cmd.appended or cmd.name not in _APPENDED_HOW or not (
+            own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
         return found + own
     if cmd.name in ("cp", "mv", "ln", "install", "scp"):
         given = [w for w in own if w.given]
@@ -2748,7 +3118,7 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
 
     def destroys_there(w: _Write, places: list[Path], globs: list[str]) -> bool:
         if not w.tree:  # a file there now (what does not exist is not destroyed)
-            places = [p for p in places if os.path.lexists(p) and not p.is_dir()]
+            places = [p for p in places if os.path.lexists(p) and (w.inside or not p.is_dir())]
         if w.how not in _DESTROYING or not (places or globs):
             return False
         roots = protected()
@@ -2840,6 +3210,7 @@ class _WriteTarget:
     globs: list[str] = field(default_factory=list)
     tree: bool = False
     source: Path | None = None
+    inside: bool = False  # files of names not known here, written into the folder (`_Write`)
 
     def places_near(self, root: Path) -> Iterable[Path]:
         yield from self.places
@@ -2877,7 +3248,7 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
                     places += _linked(places)
                     found.append(_WriteTarget(
                         each, places, w.how, command, computed, feed() if computed else "",
-                        globs, source is not None, _readable(source, bases)))
+                        globs, source is not None, _readable(source, bases), w.inside))
     return found
 
 
@@ -2937,12 +3308,30 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
             if always:
                 return f"{t.how} files whose names are computed when it runs, in", p
             continue
+        if t.inside:  # what it unpacks or fetches there: any file there now
+            if always or _holds_a_file(p):
+                return (f"{t.how} files it names when it runs into" if always
+                        else "may overwrite what is in"), p
+            continue
         if p.is_dir():
             continue  # a write onto a folder fails (`> capsules/c2`: "Is a directory")
         exists = os.path.lexists(p)
         if exists or always:
             return (t.how if exists else _ADDS), p
     return None
+
+
+def _holds_a_file(folder: Path) -> bool:
+    """``folder`` is a file, or holds one somewhere below (a walk bounded by `_WALK_LIMIT`:
+    past it, yes)."""
+    if not folder.is_dir():
+        return os.path.lexists(folder)
+    seen = 0
+    for _folder, _dirs, files in os.walk(folder):
+        seen += 1 + len(_dirs)
+        if files or seen > _WALK_LIMIT:
+            return True
+    return False
 
 
 def _tree_hit(source: Path | None, landing: Path, root: Path, spared: Path | None,
@@ -3012,7 +3401,9 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
                 or _unread_git_subcommand(c, changes, n) is not None
                 or (c.name == "git"
-                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)):
+                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
+                or (c.name == "git"
+                    and _git_rewrite(_git_where(c.argv[1:])[1], lambda _: True) is not None)):
             return True
     return False
 
@@ -3338,6 +3729,10 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         staged = _stash_staged_target(cmd, bases, project, changes, n)
         if staged is not None:
             targets.append(staged)
+        rewrite = _git_rewrite_target(cmd, bases, project, changes.state_before(n))
+        if rewrite is not None:
+            targets.append(rewrite)
+            continue
         got = _deleted(cmd.argv)
         if got is None:
             targets += _program_targets(cmd, bases, feeds) + _program_write_targets(cmd, bases)
@@ -3542,7 +3937,7 @@ class _Target:
     # matched against each protected folder's path (`_glob_places`)
     globs: list[str] = field(default_factory=list)
     # a `git clean`: real git says what it removes of a protected folder it reaches
-    git: _GitClean | None = None
+    git: _GitClean | _GitRewrite | None = None
     # it removes folders too (not `rm -f`, `shred`, `unlink`: a listed folder stays)
     recursive: bool = True
     # said between the command and "deletes" (`git stash -u` removes what it stashes)

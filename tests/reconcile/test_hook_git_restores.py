@@ -1,0 +1,110 @@
+"""`labledger hook` against the git commands that write tracked files back over the work tree:
+``git checkout [TREE-ISH] -- PATH``, ``git checkout .``, ``git restore [--source=X] PATH``,
+``git reset --hard``, a forced switch (``git checkout -f BRANCH``).
+
+They passed unjudged: with the ledger or a capsule tracked (`test_hook_writes`'s project: it
+commits both), ``git checkout -- .labledger/config.toml`` put back an old config over a
+person's edit, ``git reset --hard`` rolled the ledger back past the events appended since the
+commit, and ``git checkout HEAD -- capsules/c2`` overwrote a capsule whose stored copy does not
+verify. Each is now judged as the write it is: git is asked, read-only, which tracked files the
+command would change (``git diff --name-only``); one of the ledger (its cache aside) is always
+refused, one of a capsule is judged as deleting the capsule (allowed when its stored copy
+verifies). What changes the index alone (``git restore --staged``), a switch git itself refuses
+over local changes, a new branch from HEAD and a path whose tracked copy is the file as it is
+now pass.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from labledger.ledger.ledger import Ledger
+from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the project fixture
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=agent@example.com", "-c", "user.name=agent",
+                    *args], cwd=project, check=True, capture_output=True)
+
+
+@pytest.fixture
+def edited(box: Path) -> Path:  # noqa: F811 - the fixture it builds on
+    """The project with a person's edit of the tracked config.toml, a changed file in the
+    unverified capsule c2 and in the verified c3, and a changed source file."""
+    with (box / ".labledger" / "config.toml").open("a") as f:
+        f.write("# tuned by hand\n")
+    for name in ("c2", "c3"):
+        (box / "capsules" / name / "metrics.json").write_text('{"acc": 0.93}\n')
+    (box / "src" / "train.py").write_text("print(2)\n")
+    _git(box, "branch", "other")
+    return box
+
+
+@pytest.mark.parametrize(("command", "what"), [
+    ("git checkout -- .labledger/config.toml", "the labledger ledger"),
+    ("git checkout .labledger", "the labledger ledger"),
+    ("git checkout HEAD -- .labledger/config.toml", "the labledger ledger"),
+    ("git checkout .", "the labledger ledger"),
+    ("git restore .labledger/config.toml", "the labledger ledger"),
+    ("git restore -W -- .labledger", "the labledger ledger"),
+    ("git restore --source=HEAD .", "the labledger ledger"),
+    ("git -C .labledger restore config.toml", "the labledger ledger"),
+    ("git reset --hard", "the labledger ledger"),
+    ("git reset --hard HEAD", "the labledger ledger"),
+    ("git checkout HEAD -- capsules/c2", "the capsule"),
+    ("git checkout -- capsules/c2/metrics.json", "the capsule"),
+    ("git checkout HEAD capsules", "the capsule"),
+    ("git restore capsules/c2/metrics.json", "the capsule"),
+    ("git restore -s HEAD capsules/c2", "the capsule"),
+    ("git restore --staged --worktree capsules/c2", "the capsule"),
+    ("cd capsules && git restore c2", "the capsule"),
+    ("git checkout -f other", "the capsule"),
+    ("git switch --discard-changes other", "the capsule"),
+])
+def test_writing_back_a_changed_protected_file_is_blocked(edited: Path, command: str,
+                                                          what: str) -> None:
+    verdict = _judged(edited, command)
+    assert not verdict.allowed, command
+    assert any("overwrites" in r and what in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "git checkout other",  # git itself refuses to switch over local changes
+    "git checkout -b next",
+    "git switch -c next",
+    "git checkout -q other -- src/train.py",
+    "git checkout -- src/train.py",
+    "git restore src",
+    "git restore --staged .labledger/config.toml capsules",  # the index alone
+    "git restore -S .",
+    "git checkout -- capsules/c3",  # its stored copy verifies
+    "git checkout -- results",  # tracked, and as it is now
+    "git reset HEAD .labledger/config.toml",  # the index alone
+    "git reset --soft HEAD",
+    "git log -- .labledger/config.toml",
+    "git diff -- capsules",
+])
+def test_what_writes_no_changed_protected_file_passes(edited: Path, command: str) -> None:
+    verdict = _judged(edited, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_reset_hard_over_events_appended_since_the_commit_is_blocked(
+        box: Path, ledger: Ledger) -> None:  # noqa: F811 - the fixture it builds on
+    """The ledger tracked in git, one event appended after the commit: ``git reset --hard``
+    would take it out of the segment (the hash chain then ends before it)."""
+    ledger.append("run.launched", run="r4", instance="vast-444", command=["python"])
+    verdict = _judged(box, "git reset --hard")
+    assert not verdict.allowed
+    assert any("overwrites" in r and "the labledger ledger" in r for r in verdict.reasons), \
+        verdict.reasons
+    assert _judged(box, "git reset --hard && git status").allowed is False
+
+
+def test_a_clean_work_tree_passes_a_hard_reset(box: Path) -> None:  # noqa: F811
+    assert _judged(box, "git reset --hard").allowed
+    assert _judged(box, "git checkout .").allowed
+    assert _judged(box, "git restore .").allowed
