@@ -11,8 +11,9 @@ them together when several hold one)::
 
 An agent's file tool (Claude Code's Write, Edit, MultiEdit, NotebookEdit; Gemini CLI's
 write_file, replace) is judged as the shell write it amounts to (`file_tool_write`: ``tee
-PATH``, ``sed -i '' PATH``). Another payload without a command (Read, Glob, ...) is never
-judged.
+PATH``, ``sed -i '' PATH``), and so is Codex's ``apply_patch`` (its patch in
+``tool_input.command``, or run by a shell script: `patch_writes`, one write per file of it).
+Another payload without a command (Read, Glob, ...) is never judged.
 
 Judgment: the command line is cut into the simple commands it runs (`shell_words`: chains,
 quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). One is
@@ -330,6 +331,10 @@ def _as_command(value: Any) -> str | None:
     if isinstance(value, list) and value and all(
             isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
         words = [str(v) for v in value]
+        writes = patch_writes(words[1]) if len(words) == 2 and os.path.basename(
+            words[0]) in ("apply_patch", "applypatch") else None
+        if writes is not None:
+            return writes  # Codex's patch tool run as argv
         # Codex sends argv, usually ["bash", "-lc", SCRIPT]: the script is what runs.
         if len(words) >= 3 and words[1] in ("-c", "-lc", "-ic") and \
                 os.path.basename(words[0]) in ("bash", "sh", "zsh", "dash"):
@@ -355,6 +360,9 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
     top = _as_command(payload.get("command"))
     if top is not None:
         found.append(top)
+    patch = _patch_input(payload)
+    if patch is not None:
+        found.append(patch)
     for key in _COMMAND_KEYS:
         inner = payload.get(key)
         if isinstance(inner, Mapping):
@@ -366,7 +374,8 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
         elif isinstance(inner, str) and key == "tool_input":
             found.append(inner)  # a tool whose whole input is the command line
     if found:
-        return "\n".join(found), cwd
+        # (a Codex patch, the apply_patch tool's command or one a script runs: its writes)
+        return "\n".join(_apply_patch_commands(c) for c in found), cwd
     text = "\n".join(_strings(payload))
     if text and looks_destructive(text, cwd):
         return text, cwd
@@ -395,6 +404,81 @@ def file_tool_write(payload: Mapping[str, Any]) -> str | None:
     if not path:
         return None
     return f"{_FILE_TOOLS[tool]} {shlex.quote(path)}"
+
+
+# Codex's apply_patch (codex-rs/apply-patch/src/parser.rs): a patch between `*** Begin Patch`
+# and `*** End Patch` (markers padded with blanks allowed), each file under one header
+_PATCH_BEGIN, _PATCH_END = "*** Begin Patch", "*** End Patch"
+_PATCH_HEADERS = {"*** Add File: ": "tee", "*** Delete File: ": "rm -f",
+                  "*** Update File: ": "sed -i ''"}
+_PATCH_MOVE = "*** Move to: "
+# `apply_patch <<'EOF' ... EOF` or `apply_patch 'PATCH'` in a shell script (Codex runs either
+# form itself when the model asks its shell tool for it)
+_APPLY_PATCH_HEREDOC = re.compile(
+    r"""(?<![\w.-])(?:apply_patch|applypatch)\s*<<-?\s*(['"]?)(\w+)\1[ \t]*\n(.*?)\n[ \t]*\2"""
+    r"""[ \t]*(?=\n|$)""", re.S)
+_APPLY_PATCH_QUOTED = re.compile(
+    r"""(?<![\w.-])(?:apply_patch|applypatch)\s+(?:'([^']*)'|"([^"\\$`]*)")""", re.S)
+
+
+def patch_writes(patch: str) -> str | None:
+    """The shell writes a Codex ``apply_patch`` patch amounts to, one line each: ``*** Add
+    File: P`` as ``tee P`` (it overwrites a file there: codex's scenario
+    011_add_overwrites_existing_file), ``*** Delete File: P`` as ``rm -f P``, ``*** Update
+    File: P`` as ``sed -i '' P``, followed by ``*** Move to: D`` as ``mv P D`` (the file
+    leaves P and replaces D: scenario 010_move_overwrites_existing_destination). None when
+    ``patch`` is no patch (its first line is not ``*** Begin Patch``)."""
+    lines = patch.strip().splitlines()
+    if lines and lines[0].strip() in ("<<EOF", "<<'EOF'", '<<"EOF"'):
+        lines = lines[1:-1]  # the heredoc markers codex's lenient parser strips
+    if not lines or lines[0].strip() != _PATCH_BEGIN:
+        return None
+    commands: list[str] = []
+    for k, line in enumerate(lines):
+        line = line.strip()
+        for header, command in _PATCH_HEADERS.items():
+            if line.startswith(header) and line[len(header):].strip():
+                path = line[len(header):].strip()
+                after = lines[k + 1].strip() if k + 1 < len(lines) else ""
+                if command.startswith("sed") and after.startswith(_PATCH_MOVE):
+                    commands.append(f"mv {shlex.quote(path)} "
+                                    f"{shlex.quote(after[len(_PATCH_MOVE):].strip())}")
+                else:
+                    commands.append(f"{command} {shlex.quote(path)}")
+    return "\n".join(commands) if commands else ":"
+
+
+def _patch_input(payload: Mapping[str, Any]) -> str | None:
+    """The writes of an ``apply_patch`` tool call whose patch is not its ``command``: its
+    function-call arguments ``{"input": PATCH}`` (also ``patch``), as another harness may pass
+    them on."""
+    inner = payload.get("tool_input")
+    if payload.get("tool_name") != "apply_patch" or not isinstance(inner, Mapping):
+        return None
+    text = next((inner[k] for k in ("input", "patch") if isinstance(inner.get(k), str)), None)
+    return None if text is None else patch_writes(text)
+
+
+def _apply_patch_commands(text: str) -> str:
+    """``text`` with each Codex patch it holds read as the shell writes it amounts to
+    (`patch_writes`): the whole text when it is a patch (the ``apply_patch`` tool's
+    ``tool_input.command``), else each ``apply_patch <<'EOF'`` here-document or quoted patch
+    of a script, replaced in place by a group of its writes (so that a ``cd DIR &&`` before
+    it counts)."""
+    if "*** Begin Patch" not in text:
+        return text
+    whole = patch_writes(text)
+    if whole is not None:
+        return whole
+
+    def group(patch: str | None) -> str | None:
+        writes = patch_writes(patch or "")
+        return None if writes is None else "{ " + writes.replace("\n", "; ") + "; }"
+
+    text = _APPLY_PATCH_HEREDOC.sub(lambda m: group(m.group(3)) or m.group(0), text)
+    return _APPLY_PATCH_QUOTED.sub(
+        lambda m: group(m.group(1) if m.group(1) is not None else m.group(2)) or m.group(0),
+        text)
 
 
 def _strings(value: Any) -> list[str]:
