@@ -54,7 +54,10 @@ copy (a file of the source landing on one of the same name: the source is walked
 `_tree_hit`; ``rsync --ignore-existing`` only adds), ``dd of=``, ``tee`` and ``sponge``
 (``-a``: an append), ``truncate``, in-place editors (``sed -i``, ``perl -i``, ``gawk -i
 inplace``). A quoted ``>`` is text (``grep '>' seqs.fa``: `_quote_masks`); a path through a
-symbolic link counts where it leads too (`_linked`). What counts:
+symbolic link counts where it leads too (`_linked`), one with several names (a hard link) as
+its name in a protected folder (`_hard_link_twin`); making a hard link of a protected file
+(``ln`` without ``-s``, ``cp -l``: `_hard_link_sources`) counts as the write that destroys it
+(a later write through the link would). What counts:
 
 - ``.labledger/`` (but its cache) is written by labledger alone: any write into it, an append
   (a line appended to a segment breaks its hash chain, bytes appended to an object its
@@ -158,6 +161,7 @@ import json
 import os
 import re
 import shlex
+import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -3225,7 +3229,7 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
                     places, globs, computed = _expand(each, bases)
                     places += _linked(places)
                     if computed or any(in_ledger(p) or w.tree and _overlaps(p, home)
-                                       for p in places) or any(
+                                       or _linked_twice(p) for p in places) or any(
                             next(_glob_places(g, home), None) is not None for g in globs) or \
                             destroys_there(w, places, globs):
                         return True
@@ -3379,6 +3383,9 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
     for p in t.places_near(root):
         if spared is not None and spared in (p, *p.parents):
             continue
+        twin = None if t.tree or t.inside or t.computed else _hard_link_twin(p, root, spared)
+        if twin is not None:  # the same file as one of root's, under another name
+            return f"{t.how} {p}, a hard link of", twin
         if t.tree:
             found = _tree_hit(t.source, p, root, spared, always)
             if found is not None:
@@ -3403,6 +3410,46 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
         if exists or always:
             return (t.how if exists else _ADDS), p
     return None
+
+
+def _hard_link_twin(path: Path, root: Path, spared: Path | None) -> Path | None:
+    """The file of ``root`` (``spared`` aside) that ``path``, outside it, is a hard link of:
+    the same file (device and inode) under another name, so that writing one writes the
+    other. Only a file with more than one name is looked for (a walk of ``root`` bounded by
+    `_WALK_LIMIT`: past it, ``root``)."""
+    try:
+        if path == root or root in path.parents:
+            return None
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+        return None
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        if spared is not None:
+            dirs[:] = [d for d in dirs if here / d != spared]
+        for f in files:
+            seen += 1
+            if seen > _WALK_LIMIT:
+                return root
+            try:
+                other = os.lstat(here / f)
+            except OSError:
+                continue
+            if (other.st_ino, other.st_dev) == (st.st_ino, st.st_dev):
+                return here / f
+    return None
+
+
+def _linked_twice(path: Path) -> bool:
+    """``path`` is a file with more than one name (a hard link: `_hard_link_twin`)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return st.st_nlink > 1 and stat.S_ISREG(st.st_mode)
 
 
 def _holds_a_file(folder: Path) -> bool:
@@ -3487,7 +3534,8 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or (c.name == "git"
                     and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
                 or (c.name == "git"
-                    and _git_rewrite(_git_where(c.argv[1:])[1], lambda _: True) is not None)):
+                    and _git_rewrite(_git_where(c.argv[1:])[1], lambda _: True) is not None)
+                or _hard_link_sources(c)):
             return True
     return False
 
@@ -3817,6 +3865,12 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         if rewrite is not None:
             targets.append(rewrite)
             continue
+        for source in _hard_link_sources(cmd) or []:
+            for each in _braces(source):
+                places, globs, computed = _expand(each, bases)
+                targets.append(_Target(source, places, [], computed or "\0" in each,
+                                       _quoted(cmd.argv), feed=feeds.of(cmd), globs=globs,
+                                       does="hard-links a file of", note=_LINK_NOTE))
         got = _deleted(cmd.argv)
         if got is None:
             targets += _program_targets(cmd, bases, feeds) + _program_write_targets(cmd, bases)
@@ -3845,6 +3899,32 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     if not targets and not writes:
         return []
     return _protected_hits(targets, config, project, events, checker, bases, writes)
+
+
+_LINK_NOTE = " (a write through a hard link changes the file itself)"
+
+
+def _hard_link_sources(cmd: Any) -> list[str] | None:
+    """The files the simple command ``cmd`` hard-links elsewhere: ``ln``/``link`` without
+    ``-s`` (``--symbolic``), ``cp -l`` (``--link``; with ``-r``/``-a`` every file below).
+    A hard link is the same file under another name: a later write through it (``: > h``)
+    changes the protected bytes while naming no protected path, so making one is judged
+    as a write that destroys them would be (`_judge_deletes`). None for any other command."""
+    if cmd.remote or cmd.name not in ("ln", "link", "cp"):
+        return None
+    args = _without_redirections(cmd.argv[1:])
+    if cmd.name == "link":
+        return args[:1] if not cmd.appended else ["\0"]
+    operands, valued, flags = _options(args, _COPY_VALUES)
+    if cmd.name == "ln" and flags & {"s", "--symbolic"} or \
+            cmd.name == "cp" and not flags & {"l", "--link"}:
+        return None
+    if cmd.appended:
+        return [*operands, "\0"]  # (what xargs appends: computed when it runs)
+    if "-t" in valued or "--target-directory" in valued or (cmd.name == "ln"
+                                                            and len(operands) == 1):
+        return operands
+    return operands[:-1]
 
 
 def _program_deletes(cmd: Any) -> bool:
