@@ -3533,11 +3533,30 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or _unread_git_subcommand(c, changes, n) is not None
                 or (c.name == "git"
                     and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
-                or (c.name == "git"
-                    and _git_rewrite(_git_where(c.argv[1:])[1], lambda _: True) is not None)
+                or (c.name == "git" and _rewrite_may_reach(c, bases, home, guarded))
                 or _hard_link_sources(c)):
             return True
     return False
+
+
+def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
+                       guarded: Callable[[], list[Path]] | None) -> bool:
+    """The git command ``cmd`` writes tracked files back (`_git_rewrite`) where a protected
+    folder may be: its pathspecs reach the ledger's ``home`` or a folder of ``guarded()``
+    (``git checkout -- src/train.py`` does not: git is not asked, the ledger not read); a
+    computed pathspec, the whole work tree, or no working folder or ledger known: yes."""
+    if not bases or home is None or guarded is None:
+        return _git_rewrite(_git_where(cmd.argv[1:])[1], lambda _: True) is not None
+    target = _git_rewrite_target(cmd, bases, bases[-1], False)
+    if target is None:
+        return False
+    if target.computed:
+        return True
+    try:
+        roots = [home, *guarded()]
+    except Exception:  # noqa: BLE001 - they cannot be told: it may reach one
+        return True
+    return any(_overlaps(p, r) for p in target.places for r in roots)
 
 
 def looks_destructive(text: str, cwd: str | None = None) -> bool:
