@@ -3925,13 +3925,21 @@ _LINK_NOTE = " (a write through a hard link changes the file itself)"
 
 def _hard_link_sources(cmd: Any) -> list[str] | None:
     """The files the simple command ``cmd`` hard-links elsewhere: ``ln``/``link`` without
-    ``-s`` (``--symbolic``), ``cp -l`` (``--link``; with ``-r``/``-a`` every file below).
+    ``-s`` (``--symbolic``), ``cp -l`` (``--link``; with ``-r``/``-a`` every file below),
+    the folders of ``rsync --link-dest=DIR`` (its unchanged files are linked, not copied; a
+    relative DIR is read from the destination).
     A hard link is the same file under another name: a later write through it (``: > h``)
     changes the protected bytes while naming no protected path, so making one is judged
     as a write that destroys them would be (`_judge_deletes`). None for any other command."""
-    if cmd.remote or cmd.name not in ("ln", "link", "cp"):
+    if cmd.remote or cmd.name not in ("ln", "link", "cp", "rsync"):
         return None
     args = _without_redirections(cmd.argv[1:])
+    if cmd.name == "rsync":  # `--link-dest=DIR`: what is unchanged there is hard-linked
+        operands = _options(args, _RSYNC_VALUES)[0]
+        dest = operands[-1] if len(operands) > 1 else "."
+        # (a relative DIR is relative to the destination folder, rsync(1))
+        return [os.path.join(dest, d) for d in
+                _every_value(args, _RSYNC_VALUES, {"--link-dest"})] or None
     if cmd.name == "link":
         return args[:1] if not cmd.appended else ["\0"]
     operands, valued, flags = _options(args, _COPY_VALUES)

@@ -3,12 +3,13 @@
 A hard link is the same file under a second name: ``ln .labledger/config.toml h; : > h``
 empties the ledger's config while the write names no protected path, and both commands passed.
 Now (`hook._hard_link_sources`) making a hard link of a protected file (``ln`` without ``-s``,
-``link``, ``cp -l``/``--link``, ``cp -al`` of a folder) is judged as a write that destroys it
-would be: always refused for the ledger (its cache aside) and an export root, for a capsule
-allowed when its stored copy verifies. A link made earlier some other way is found when it is
-written (`hook._hard_link_twin`: a file with more than one name is looked for, by device and
-inode, in each protected folder): truncating it is judged as truncating the protected file,
-appending to it as an append. A symbolic link is judged where it leads (`test_hook_symlinks`).
+``link``, ``cp -l``/``--link``, ``cp -al`` of a folder, ``rsync --link-dest``) is judged as a
+write that destroys it would be: always refused for the ledger (its cache aside) and an
+export root, for a capsule allowed when its stored copy verifies. A link made earlier some
+other way is found when it is written (`hook._hard_link_twin`: a file with more than one name
+is looked for, by device and inode, in each protected folder): truncating it is judged as
+truncating the protected file, appending to it as an append. A symbolic link is judged where
+it leads (`test_hook_symlinks`).
 
 Project: `test_hook_writes`'s (``capsules/c2`` unverified, ``capsules/c3`` verified,
 ``results`` an export root).
@@ -35,6 +36,9 @@ from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the pr
     ("cp -al capsules/c2 backup", "capsules/c2"),
     ("cp --link results/r1/notes.txt n.txt", "an export root"),
     ("ls capsules/c2/* | xargs -I{} ln {} other/", "capsules/c2"),
+    # rsync(1) --link-dest: unchanged files are hard-linked from DIR (relative to the
+    # destination) into the destination
+    ("rsync -a --link-dest=../capsules/c2 capsules/c2/ snap/", "capsules/c2"),
 ])
 def test_a_hard_link_of_a_protected_file_is_blocked(
         box: Path, command: str, what: str) -> None:  # noqa: F811
@@ -50,6 +54,7 @@ def test_a_hard_link_of_a_protected_file_is_blocked(
     "ln src/train.py t.py",
     "cp -a capsules/c2 backup",  # a copy, not a link
     "cp -l src/train.py t.py",
+    "rsync -a --link-dest=../prev src/ ../scratch/snap/",
 ])
 def test_a_link_that_exposes_nothing_protected_passes(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command)
