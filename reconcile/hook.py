@@ -1823,14 +1823,29 @@ class _GitRewrite:
     folders: list[Path] | None
     rewrite: _Rewrite
     anywhere: bool = False
+    # what it changes cannot be asked now (an earlier command of the line may change the work
+    # tree, the index or the refs it reads; a computed word): every tracked file may change
+    widened: bool = False
     answers: dict[Path, list[Path] | None] = field(default_factory=dict)
 
     def removes(self, root: Path, spared: Path | None) -> bool:
         """A file it changes is ``root`` or inside it (inside ``spared`` aside); git failing
         or not answering in time: changed (fail closed)."""
-        return _git_answer_reaches(self.answers, self.folders or [],
-                                   lambda folder: _git_changed(folder, self.rewrite),
-                                   root, spared)
+        return _git_answer_reaches(
+            self.answers, self.folders or [],
+            lambda folder: _git_tracked(folder) if self.widened
+            else _git_changed(folder, self.rewrite), root, spared)
+
+
+def _git_tracked(folder: Path) -> list[Path] | None:
+    """Every file git tracks in the work tree of ``folder`` (``git ls-files -z --full-name --
+    :/``, read-only), None when git cannot answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    listed = _git_asked(folder, ["ls-files", "-z", "--full-name", "--", ":/"])
+    if top is None or listed is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
 
 
 def _git_changed(folder: Path, rewrite: _Rewrite) -> list[Path] | None:
@@ -1877,9 +1892,11 @@ def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path, changed: boo
                         ) -> _Target | None:
     """The git command ``cmd`` as a write back of tracked files (`_git_rewrite`), judged
     as overwriting the protected files git says it changes (`_GitRewrite`): its pathspecs
-    from each working folder (the whole work tree: its repositories' tops). Where git cannot
-    be asked (`_git_here`; ``changed``: an earlier command may change what git tracks), what
-    its pathspecs reach (fail closed). None for any other command."""
+    from each working folder (the whole work tree: its repositories' tops). Where git's view
+    cannot be reproduced (`_git_here`), what its pathspecs reach (fail closed); where what it
+    changes cannot be asked now (``changed``: an earlier command may change the work tree,
+    the index or the refs; a computed word), any tracked file there (`_git_tracked`). None
+    for any other command."""
     if cmd.name != "git" or cmd.remote:
         return None
     where, rest = _git_where(cmd.argv[1:])
@@ -1890,16 +1907,16 @@ def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path, changed: boo
         return None
     computed = any(_COMPUTED_WORD.search(w) for w in [*rewrite.question,
                                                      *(rewrite.pathspecs or [])])
-    if rewrite.pathspecs is None or any(_git_magic(p) for p in rewrite.pathspecs) or (
-            rewrite.instead is not None and rewrite.instead.pathspecs is None):
+    if computed or rewrite.pathspecs is None or any(_git_magic(p) for p in rewrite.pathspecs) \
+            or (rewrite.instead is not None and rewrite.instead.pathspecs is None):
         places = _repository_tops(cmd.argv, bases, project)
     else:
         places = [p for spec in rewrite.pathspecs
                   for p in _expand(_git_join(where[0], spec), bases)[0]]
-    folders = None if here is None or changed or computed else \
-        [_resolve(base, here) for base in bases]
+    folders = None if here is None else [_resolve(base, here) for base in bases]
     return _Target("(the files it writes back)", places, [], computed, _quoted(cmd.argv),
-                   git=_GitRewrite(folders, rewrite), does="overwrites")
+                   git=_GitRewrite(folders, rewrite, widened=changed or computed),
+                   does="overwrites")
 
 
 def _added_places(cmd: Any, bases: list[Path], project: Path) -> list[Path]:

@@ -108,3 +108,41 @@ def test_a_clean_work_tree_passes_a_hard_reset(box: Path) -> None:  # noqa: F811
     assert _judged(box, "git reset --hard").allowed
     assert _judged(box, "git checkout .").allowed
     assert _judged(box, "git restore .").allowed
+
+
+@pytest.fixture
+def ignored(edited: Path) -> Path:
+    """`edited` with the ledger, the capsules and the export root untracked and ignored (the
+    usual layout: ``.labledger/`` and run folders in .gitignore)."""
+    (edited / ".gitignore").write_text(".labledger/\ncapsules/\nresults/\n")
+    _git(edited, "rm", "-r", "-q", "--cached", ".labledger", "capsules", "results")
+    _git(edited, "add", ".gitignore")
+    _git(edited, "commit", "-qm", "untrack the ledger and the capsules")
+    return edited
+
+
+@pytest.mark.parametrize("command", [
+    "git stash && git checkout other",
+    "git pull && git checkout -- .",
+    "git add -A && git reset --hard",
+    "git fetch && git reset --hard HEAD",
+    'F=src; git checkout -- "$F"',
+])
+def test_after_a_git_state_change_only_tracked_protected_files_count(
+        ignored: Path, edited: Path, command: str) -> None:
+    """What git would change cannot be asked before an earlier command of the line runs (a
+    stash, a pull, an add) or for a computed word: every tracked file may change. Nothing
+    protected is tracked here: the line passes; in `edited` (all tracked) it is blocked."""
+    assert _judged(ignored, command).allowed, command
+
+
+@pytest.mark.parametrize("command", [
+    "git stash && git checkout -- capsules/c2",
+    "git add -A && git reset --hard",
+    'F=capsules; git checkout -- "$F"',
+])
+def test_after_a_git_state_change_a_tracked_protected_file_is_blocked(
+        edited: Path, command: str) -> None:
+    verdict = _judged(edited, command)
+    assert not verdict.allowed, command
+    assert any("overwrites" in r for r in verdict.reasons), verdict.reasons
