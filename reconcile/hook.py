@@ -3573,7 +3573,26 @@ def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
         roots = [home, *guarded()]
     except Exception:  # noqa: BLE001 - they cannot be told: it may reach one
         return True
-    return any(_overlaps(p, r) for p in target.places for r in roots)
+    reached = [r for r in roots if any(_overlaps(p, r) for p in target.places)]
+    if not reached or target.git is None or target.git.folders is None:
+        return bool(reached)
+    # (git writes back tracked files only: a switch or a reset of a work tree whose protected
+    # folders git does not track, the usual layout, does not read the ledger)
+    return any(_tracks_some(folder, reached) is not False for folder in target.git.folders)
+
+
+def _tracks_some(folder: Path, roots: list[Path]) -> bool | None:
+    """git, asked in ``folder`` (read-only), tracks a file in one of ``roots`` (those in its
+    work tree); None when it cannot answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    if top is None or not top.strip():
+        return None
+    tree = Path(os.fsdecode(top.rstrip(b"\n")))
+    inside = [str(r) for r in roots if _overlaps(r, tree) or r == tree]
+    if not inside:
+        return False
+    listed = _git_asked(folder, ["ls-files", "-z", "--", *inside])
+    return None if listed is None else bool(listed.strip(b"\0"))
 
 
 def looks_destructive(text: str, cwd: str | None = None) -> bool:
