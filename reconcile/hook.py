@@ -3442,6 +3442,11 @@ def _hard_link_twin(path: Path, root: Path, spared: Path | None) -> Path | None:
         return None
     if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
         return None
+    try:
+        if os.stat(root).st_dev != st.st_dev:  # (a hard link never crosses a file system)
+            return None
+    except (OSError, ValueError):
+        return None
     seen = 0
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
