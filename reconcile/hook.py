@@ -1836,6 +1836,15 @@ class _GitRewrite:
             lambda folder: _git_tracked(folder) if self.widened
             else _git_changed(folder, self.rewrite), root, spared)
 
+    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
+        """The first file of ``root`` git answered it changes (asked by `removes`)."""
+        for paths in self.answers.values():
+            for p in paths or []:
+                if (p == root or root in p.parents) and (
+                        spared is None or spared not in (p, *p.parents)):
+                    return p
+        return None
+
 
 def _git_tracked(folder: Path) -> list[Path] | None:
     """Every file git tracks in the work tree of ``folder`` (``git ls-files -z --full-name --
@@ -4263,7 +4272,13 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if hit:
-                reason = _refused(f"`{t.command}`{t.note} {t.does} {what}", digest, checker)
+                said = f"`{t.command}`{t.note} {t.does} {what}"
+                place = t.git.changed_in(root, spared) if isinstance(t.git, _GitRewrite) \
+                    else None
+                if place is not None and isinstance(t.git, _GitRewrite):  # name the file
+                    said = f"`{t.command}` {'may overwrite' if t.git.widened else t.does} " \
+                           f"{place}, in {what}"
+                reason = _refused(said, digest, checker)
                 if reason is not None and reason not in reasons:  # (a folder and its real path)
                     reasons.append(reason)
     for w in writes:

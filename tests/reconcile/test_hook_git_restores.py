@@ -145,4 +145,12 @@ def test_after_a_git_state_change_a_tracked_protected_file_is_blocked(
         edited: Path, command: str) -> None:
     verdict = _judged(edited, command)
     assert not verdict.allowed, command
-    assert any("overwrites" in r for r in verdict.reasons), verdict.reasons
+    assert any("may overwrite" in r for r in verdict.reasons), verdict.reasons
+
+
+def test_the_reason_names_the_file_git_writes_back(edited: Path) -> None:
+    verdict = _judged(edited, "git checkout .")
+    assert any("overwrites" in r and "/.labledger/config.toml, in " in r
+               for r in verdict.reasons), verdict.reasons
+    assert any("/capsules/c2/metrics.json, in the capsule" in r for r in verdict.reasons), \
+        verdict.reasons
