@@ -1897,15 +1897,17 @@ def _switch_target(folder: Path, target: str) -> str | None:
     return remotes[0] if len(remotes) == 1 else None
 
 
-def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path, changed: bool
-                        ) -> _Target | None:
+def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path,
+                        changes: _GitChanges | None, n: int) -> _Target | None:
     """The git command ``cmd`` as a write back of tracked files (`_git_rewrite`), judged
     as overwriting the protected files git says it changes (`_GitRewrite`): its pathspecs
     from each working folder (the whole work tree: its repositories' tops). Where git's view
     cannot be reproduced (`_git_here`), what its pathspecs reach (fail closed); where what it
     changes cannot be asked now (``changed``: an earlier command may change the work tree,
-    the index or the refs; a computed word), any tracked file there (`_git_tracked`). None
-    for any other command."""
+    the index or the refs; a computed word), any tracked file there (`_git_tracked`); for a
+    switch that git refuses over local changes, only an earlier command that may move HEAD or
+    a branch counts (``git stash && git checkout main``: `_GitChanges.refs_before`). None for
+    any other command."""
     if cmd.name != "git" or cmd.remote:
         return None
     where, rest = _git_where(cmd.argv[1:])
@@ -1923,6 +1925,11 @@ def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path, changed: boo
         places = [p for spec in rewrite.pathspecs
                   for p in _expand(_git_join(where[0], spec), bases)[0]]
     folders = None if here is None else [_resolve(base, here) for base in bases]
+    # (what a switch writes is HEAD's difference from the branch: a stash or an add before it
+    # changes neither)
+    switch = rewrite.switch and rewrite.question[:1] == ["HEAD"]
+    changed = changes is not None and (changes.refs_before(n) if switch
+                                       else changes.state_before(n))
     return _Target("(the files it writes back)", places, [], computed, _quoted(cmd.argv),
                    git=_GitRewrite(folders, rewrite, widened=changed or computed),
                    does="overwrites")
@@ -1996,6 +2003,23 @@ def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
         return sub not in _GIT_READ_ONLY
     return any(_may_name(word, _GIT_FILE, _GIT_FILE_NAMES, cmd, feeds)
                for word in _written(cmd))
+
+
+# git subcommands that change the work tree or the index but neither HEAD nor a branch (`git
+# stash` writes refs/stash alone, but for `git stash branch`)
+_GIT_KEEPS_REFS = {"add", "stage", "rm", "mv", "restore", "stash"}
+
+
+def _may_move_refs(cmd: Any, feeds: _Feeds | None = None) -> bool:
+    """Run before a switch on the same line, ``cmd`` may move HEAD or a branch: it may change
+    git's state (`_may_change_git_state`) and is not a git command of `_GIT_KEEPS_REFS`."""
+    if not _may_change_git_state(cmd, feeds):
+        return False
+    if cmd.name != "git" or "$" in cmd.argv[0] or "`" in cmd.argv[0] or \
+            _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return True
+    rest = _git_where(cmd.argv[1:])[1]
+    return not rest or rest[0] not in _GIT_KEEPS_REFS or rest[:2] == ["stash", "branch"]
 
 
 # git-config(1) sections that say nothing about what git ignores, tracks or cleans, nor what
@@ -2362,12 +2386,19 @@ class _GitChanges:
         self._includes: _Includes | None = None
         self._stages: list[str] | None = None
         self._state: list[bool] | None = None
+        self._refs: list[bool] | None = None
         self._config: list[bool] | None = None
 
     def state_before(self, n: int) -> bool:
         if self._state is None:
             self._state = self._running(_may_change_git_state)
         return self._state[n]
+
+    def refs_before(self, n: int) -> bool:
+        """A command before the n-th may move HEAD or a branch (`_may_move_refs`)."""
+        if self._refs is None:
+            self._refs = self._running(_may_move_refs)
+        return self._refs[n]
 
     def config_before(self, n: int) -> bool:
         if self._config is None:
@@ -3578,7 +3609,7 @@ def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
     computed pathspec, the whole work tree, or no working folder or ledger known: yes."""
     if not bases or home is None or guarded is None:
         return _git_rewrite(_git_where(cmd.argv[1:])[1], lambda _: True) is not None
-    target = _git_rewrite_target(cmd, bases, bases[-1], False)
+    target = _git_rewrite_target(cmd, bases, bases[-1], None, 0)
     if target is None:
         return False
     if target.computed:
@@ -3930,7 +3961,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         staged = _stash_staged_target(cmd, bases, project, changes, n)
         if staged is not None:
             targets.append(staged)
-        rewrite = _git_rewrite_target(cmd, bases, project, changes.state_before(n))
+        rewrite = _git_rewrite_target(cmd, bases, project, changes, n)
         if rewrite is not None:
             targets.append(rewrite)
             continue

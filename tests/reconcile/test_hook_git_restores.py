@@ -154,3 +154,34 @@ def test_the_reason_names_the_file_git_writes_back(edited: Path) -> None:
                for r in verdict.reasons), verdict.reasons
     assert any("/capsules/c2/metrics.json, in the capsule" in r for r in verdict.reasons), \
         verdict.reasons
+
+
+def _ledger_branch(project: Path, name: str) -> None:
+    """A branch ``name`` whose commit changes the tracked .labledger/config.toml (made in a
+    second work tree: the project's own is left as it is)."""
+    other = project.parent / f"wt-{name}"
+    _git(project, "worktree", "add", "-q", "-b", name, str(other))
+    with (other / ".labledger" / "config.toml").open("a") as f:
+        f.write("# the branch's config\n")
+    _git(other, "commit", "-qam", "the branch's config")
+
+
+@pytest.mark.parametrize("command", [
+    "git stash && git checkout main && git stash pop",
+    "git stash && git switch main",
+    "git add src && git checkout main",
+])
+def test_a_switch_after_a_stash_is_asked_of_git(edited: Path, command: str) -> None:
+    """A switch writes what differs between HEAD and the branch (`_switch`), and a stash or
+    an add before it changes neither: git is asked as for the switch alone. ``main`` is
+    HEAD's commit: nothing changes, the line passes (it was blocked as if every tracked file
+    of the ledger might be written); to a branch whose ledger config differs it is blocked.
+    (A branch named as a folder of the work tree, ``other``, may be read as a path by git:
+    what an earlier command changes still counts for it.)"""
+    _git(edited, "branch", "-M", "main")
+    assert _judged(edited, command).allowed, command
+    _ledger_branch(edited, "tuned")
+    verdict = _judged(edited, command.replace("main", "tuned"))
+    assert not verdict.allowed
+    assert any("/.labledger/config.toml, in " in r for r in verdict.reasons), verdict.reasons
+
