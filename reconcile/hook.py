@@ -3595,21 +3595,26 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or _unread_git_subcommand(c, changes, n) is not None
                 or (c.name == "git"
                     and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
-                or (c.name == "git" and _rewrite_may_reach(c, bases, home, guarded))
+                or (c.name == "git" and _rewrite_may_reach(c, bases, home, guarded,
+                                                           changes, n))
                 or _hard_link_sources(c)):
             return True
     return False
 
 
 def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
-                       guarded: Callable[[], list[Path]] | None) -> bool:
-    """The git command ``cmd`` writes tracked files back (`_git_rewrite`) where a protected
-    folder may be: its pathspecs reach the ledger's ``home`` or a folder of ``guarded()``
-    (``git checkout -- src/train.py`` does not: git is not asked, the ledger not read); a
-    computed pathspec, the whole work tree, or no working folder or ledger known: yes."""
+                       guarded: Callable[[], list[Path]] | None, changes: _GitChanges,
+                       n: int) -> bool:
+    """The git command ``cmd``, the n-th of its line, writes tracked files back
+    (`_git_rewrite`) where a protected folder may be: its pathspecs reach the ledger's
+    ``home`` or a folder of ``guarded()`` (``git checkout -- src/train.py`` does not: git is
+    not asked, the ledger not read), and git says it changes a file there (`_GitRewrite`:
+    ``git reset --hard`` over changes in src/ alone, with the ledger tracked, does not); after
+    an earlier command that may change what it writes (`_git_rewrite_target`), git tracks a
+    file there. A computed pathspec, or no working folder or ledger known: yes."""
     if not bases or home is None or guarded is None:
         return _git_rewrite(_git_where(cmd.argv[1:])[1], lambda _: True) is not None
-    target = _git_rewrite_target(cmd, bases, bases[-1], None, 0)
+    target = _git_rewrite_target(cmd, bases, bases[-1], changes, n)
     if target is None:
         return False
     if target.computed:
@@ -3621,6 +3626,9 @@ def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
     reached = [r for r in roots if any(_overlaps(p, r) for p in target.places)]
     if not reached or target.git is None or target.git.folders is None:
         return bool(reached)
+    if not target.git.widened:  # (git's answer: the ledger is read when it names a file there)
+        return any(target.git.removes(place, place / "cache" if r == home else None)
+                   for r in reached for place in {r, _real(r)})  # (git names real paths)
     # (git writes back tracked files only: a switch or a reset of a work tree whose protected
     # folders git does not track, the usual layout, does not read the ledger)
     return any(_tracks_some(folder, reached) is not False for folder in target.git.folders)

@@ -185,3 +185,26 @@ def test_a_switch_after_a_stash_is_asked_of_git(edited: Path, command: str) -> N
     assert not verdict.allowed
     assert any("/.labledger/config.toml, in " in r for r in verdict.reasons), verdict.reasons
 
+
+@pytest.mark.parametrize("command", [
+    "git reset --hard",
+    "git checkout .",
+    "git restore .",
+    "git checkout other",
+    "git switch other",
+])
+def test_a_write_back_that_changes_no_protected_file_does_not_read_the_whole_ledger(
+        box: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """The ledger tracked, only src/ changed: git says which files it changes (none in a
+    protected folder), so every line of the ledger (`gate_events`: 0.3 s for 50,000
+    events) need not be read and verified."""
+    import labledger.reconcile.pull_verified as pull_verified
+
+    def read_all(*_: object, **__: object) -> None:
+        raise AssertionError("the whole ledger was read")
+
+    _git(box, "branch", "other")
+    (box / "src" / "train.py").write_text("print(2)\n")
+    monkeypatch.setattr(pull_verified, "gate_events", read_all)
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
