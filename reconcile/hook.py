@@ -1737,6 +1737,90 @@ def _stash_staged_target(cmd: Any, bases: list[Path], project: Path, changes: _G
 
 _STAGED_NOTE = (" (git stash removes the staged files that HEAD does not hold from the work "
                 "tree)")
+_RESET_STAGED_NOTE = (" (git reset --hard removes the files staged before it that the commit "
+                      "does not hold from the work tree)")
+
+
+def _hard_reset(rest: list[str]) -> bool:
+    """The git subcommand ``rest`` is a ``git reset --hard``."""
+    return rest[:1] == ["reset"] and "--hard" in rest[1:]
+
+
+def _reset_added_target(cmd: Any, bases: list[Path], project: Path, changes: _GitChanges,
+                        n: int) -> _Target | None:
+    """The files a ``git add`` earlier on the line stages that the n-th command, a ``git
+    reset --hard``, then removes from the work tree (git-reset(1): a file staged that the
+    commit does not hold leaves the index and the work tree; ``git add -f .labledger && git
+    reset --hard`` leaves an empty ``.labledger/cas``). They are untracked now, so git's
+    answer for the reset alone (`_git_rewrite_target`) does not name them: git is asked
+    which untracked files of a protected folder the add reaches (`_GitAdded`). None for any
+    other command, or without such an add. (What another command may stage, ``git
+    update-index --add``, is not read.)"""
+    if cmd.name != "git" or cmd.remote or not _hard_reset(_git_where(cmd.argv[1:])[1]):
+        return None
+    adds = changes.staged_before(n)[0]
+    if not adds:
+        return None
+    here = _git_here(cmd)
+    if here is None:
+        return _Target("(the files staged before it)", _repository_tops(cmd.argv, bases, project),
+                       [], False, _quoted(cmd.argv), note=_RESET_STAGED_NOTE)
+    places = [place for add in adds for place in _added_places(add, bases, project)]
+    forced = any(_forced_add(add) for add in adds)
+    return _Target("(the files staged before it)", [], [], False, _quoted(cmd.argv),
+                   staged=_GitAdded([_resolve(base, here) for base in bases], places, forced),
+                   note=_RESET_STAGED_NOTE)
+
+
+def _forced_add(cmd: Any) -> bool:
+    """The ``git add`` ``cmd`` stages ignored files too (``-f``, ``--force``)."""
+    rest = _git_where(cmd.argv[1:])[1]
+    words = rest[1:rest.index("--")] if "--" in rest else rest[1:]
+    return any(w == "--force" or (w.startswith("-") and not w.startswith("--") and "f" in w)
+               for w in words)
+
+
+@dataclass
+class _GitAdded:
+    """What earlier ``git add`` commands of a line may stage, for a ``git reset --hard`` that
+    then removes it (`_reset_added_target`): the places they name and whether one is forced
+    (stages ignored files too), to ask git which untracked files of a protected folder they
+    reach (``git ls-files --others [--exclude-standard]``, read-only)."""
+
+    folders: list[Path]
+    places: list[Path]
+    forced: bool
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """An untracked file in ``root`` (inside ``spared`` aside) that the adds stage; git
+        failing or not answering in time: yes (fail closed)."""
+        # each place the adds name there: what is below it (``root`` for a place above it)
+        within = sorted({root if p in (root, *root.parents) else p
+                         for p in self.places if _overlaps(p, root)})
+        for folder in self.folders if within else []:
+            paths = _git_untracked(folder, within, self.forced)
+            if paths is None or any(_overlaps(p, root) and (
+                    spared is None or spared not in (p, *p.parents)) for p in paths):
+                return True
+        return False
+
+
+def _git_untracked(folder: Path, places: list[Path], ignored_too: bool) -> list[Path] | None:
+    """The untracked files at or below ``places`` that ``git add`` run in ``folder`` stages
+    (``git ls-files -z --others --full-name [--exclude-standard] -- PLACES``, read-only; with
+    ``ignored_too``, ignored ones as well; a place above the work tree: all of it); None when
+    git cannot answer (a place outside the work tree, not a repository)."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    if top is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    exclude = [] if ignored_too else ["--exclude-standard"]
+    specs = [str(root if p in (root, *root.parents) else p) for p in places]
+    listed = _git_asked(folder, ["ls-files", "-z", "--others", "--full-name", *exclude, "--",
+                                 *specs])
+    if listed is None:
+        return None
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
 
 
 # git's empty tree (the tree of `git switch --orphan`: every tracked file leaves the work tree)
@@ -3595,6 +3679,8 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or _unread_git_subcommand(c, changes, n) is not None
                 or (c.name == "git"
                     and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
+                or (c.name == "git" and _hard_reset(_git_where(c.argv[1:])[1])
+                    and bool(changes.staged_before(n)[0]))
                 or (c.name == "git" and _rewrite_may_reach(c, bases, home, guarded,
                                                            changes, n))
                 or _hard_link_sources(c)):
@@ -3969,6 +4055,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         staged = _stash_staged_target(cmd, bases, project, changes, n)
         if staged is not None:
             targets.append(staged)
+        added = _reset_added_target(cmd, bases, project, changes, n)
+        if added is not None:
+            targets.append(added)
         rewrite = _git_rewrite_target(cmd, bases, project, changes, n)
         if rewrite is not None:
             targets.append(rewrite)
@@ -4223,7 +4312,7 @@ class _Target:
     # said between the command and "deletes" (`git stash -u` removes what it stashes)
     note: str = ""
     # a `git stash`: real git says which staged files it takes out of the work tree
-    staged: _GitStaged | None = None
+    staged: _GitStaged | _GitAdded | None = None
     # a write onto its places, not a delete: what it does to a file there (`_writes_onto`)
     writes: str | None = None
     # what it does to the protected folder, said in the reason before the folder

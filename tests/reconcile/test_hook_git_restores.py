@@ -156,6 +156,36 @@ def test_the_reason_names_the_file_git_writes_back(edited: Path) -> None:
         verdict.reasons
 
 
+@pytest.mark.parametrize("command", [
+    "git add -f .labledger && git reset --hard",
+    "git add --force capsules/c2 && git reset --hard HEAD",
+    "git add -A -f; git reset --hard",
+])
+def test_a_hard_reset_after_a_forced_add_of_an_ignored_protected_folder_is_blocked(
+        ignored: Path, command: str) -> None:
+    """git-reset(1) --hard: "Any untracked files or directories in the way of writing any
+    tracked files are simply deleted", and a file staged that the commit does not hold leaves
+    the index and the work tree: ``git add -f .labledger && git reset --hard`` leaves an
+    empty ``.labledger/cas`` (tried with git 2.39). Nothing protected is tracked here, so git
+    cannot be asked beforehand; what the add stages of a protected folder is (``git ls-files
+    --others``, read-only)."""
+    verdict = _judged(ignored, command)
+    assert not verdict.allowed, command
+    assert any("deletes" in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "git add -A && git reset --hard",  # git adds no ignored file without -f
+    "git add -f src && git reset --hard",
+    "git add -f .labledger/cache && git reset --hard",  # the ledger's cache is spared
+    "git add -f capsules/c3 && git reset --hard",  # c3's stored copy verifies
+])
+def test_a_hard_reset_after_an_add_of_nothing_protected_passes(ignored: Path,
+                                                               command: str) -> None:
+    verdict = _judged(ignored, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
 def _ledger_branch(project: Path, name: str) -> None:
     """A branch ``name`` whose commit changes the tracked .labledger/config.toml (made in a
     second work tree: the project's own is left as it is)."""
