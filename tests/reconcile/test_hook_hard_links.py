@@ -94,3 +94,27 @@ def test_a_write_through_an_existing_hard_link_is_blocked(linked: Path, command:
 def test_what_leaves_the_linked_bytes_alone_passes(linked: Path, command: str) -> None:
     verdict = _judged(linked, command)
     assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    ": > src/train.py",
+    "python -m pip install x > src/train.py",
+    "cp notes.txt src/train.py",
+    "sed -i s/1/2/ src/train.py",
+])
+def test_a_write_onto_a_file_linked_outside_the_protected_folders_does_not_read_the_ledger(
+        box: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """uv links a venv's files from its cache (uv docs, "link-mode": hardlink by default on
+    Linux): each has two names, neither in a protected folder. Its other name is looked for
+    in the protected folders (the ledger's and the capsules' paths, from the capsule.sealed
+    lines), not after reading and verifying every line of the ledger (`gate_events`: 0.3 s
+    for 50,000 events)."""
+    import labledger.reconcile.pull_verified as pull_verified
+
+    def read_all(*_: object, **__: object) -> None:
+        raise AssertionError("the whole ledger was read")
+
+    os.link(box / "src" / "train.py", box.parent / "scratch" / "train.py")
+    monkeypatch.setattr(pull_verified, "gate_events", read_all)
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
