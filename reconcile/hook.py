@@ -90,8 +90,10 @@ there may be overwritten, the ledger's any at all; unpacked above a protected fo
 A git command that writes tracked files back over the work tree (``git checkout [TREE] --
 PATH``, ``git restore``, ``git reset --hard``, a switch: `_git_rewrite`) overwrites the
 protected files git says it changes (`_GitRewrite`, asked read-only: ``git diff
---name-only``). Not judged: writes in text that cannot be read as commands (`TOO_DEEP`), the
-members of an archive unpacked above a protected folder. Judging fails
+--name-only``, before the ledger is read: `_rewrite_may_reach`); a ``git reset --hard``
+deletes too what a ``git add`` earlier on its line stages (`_reset_added_target`). Not
+judged: writes in text that cannot be read as commands (`TOO_DEEP`), the members of an
+archive unpacked above a protected folder. Judging fails
 (an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
 asks `_writes_here`), as it blocks a delete. Every line of the ledger is read and verified
 only for a write that may count (`_writes_here`: into the ledger, computed, or destroying a
