@@ -3728,14 +3728,15 @@ def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
     except Exception:  # noqa: BLE001 - they cannot be told: it may reach one
         return True
     reached = [r for r in roots if any(_overlaps(p, r) for p in target.places)]
-    if not reached or target.git is None or target.git.folders is None:
+    git = target.git
+    if not reached or not isinstance(git, _GitRewrite) or git.folders is None:
         return bool(reached)
-    if not target.git.widened:  # (git's answer: the ledger is read when it names a file there)
-        return any(target.git.removes(place, place / "cache" if r == home else None)
+    if not git.widened:  # (git's answer: the ledger is read when it names a file there)
+        return any(git.removes(place, place / "cache" if r == home else None)
                    for r in reached for place in {r, _real(r)})  # (git names real paths)
     # (git writes back tracked files only: a switch or a reset of a work tree whose protected
     # folders git does not track, the usual layout, does not read the ledger)
-    return any(_tracks_some(folder, reached) is not False for folder in target.git.folders)
+    return any(_tracks_some(folder, reached) is not False for folder in git.folders)
 
 
 def _tracks_some(folder: Path, roots: list[Path]) -> bool | None:
