@@ -11,8 +11,9 @@ them together when several hold one)::
 
 An agent's file tool (Claude Code's Write, Edit, MultiEdit, NotebookEdit; Gemini CLI's
 write_file, replace) is judged as the shell write it amounts to (`file_tool_write`: ``tee
-PATH``, ``sed -i '' PATH``). Another payload without a command (Read, Glob, ...) is never
-judged.
+PATH``, ``sed -i '' PATH``), and so is Codex's ``apply_patch`` (its patch in
+``tool_input.command``, or run by a shell script: `patch_writes`, one write per file of it).
+Another payload without a command (Read, Glob, ...) is never judged.
 
 Judgment: the command line is cut into the simple commands it runs (`shell_words`: chains,
 quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). One is
@@ -53,7 +54,10 @@ copy (a file of the source landing on one of the same name: the source is walked
 `_tree_hit`; ``rsync --ignore-existing`` only adds), ``dd of=``, ``tee`` and ``sponge``
 (``-a``: an append), ``truncate``, in-place editors (``sed -i``, ``perl -i``, ``gawk -i
 inplace``). A quoted ``>`` is text (``grep '>' seqs.fa``: `_quote_masks`); a path through a
-symbolic link counts where it leads too (`_linked`). What counts:
+symbolic link counts where it leads too (`_linked`), one with several names (a hard link) as
+its name in a protected folder (`_hard_link_twin`); making a hard link of a protected file
+(``ln`` without ``-s``, ``cp -l``: `_hard_link_sources`) counts as the write that destroys it
+(a later write through the link would). What counts:
 
 - ``.labledger/`` (but its cache) is written by labledger alone: any write into it, an append
   (a line appended to a segment breaks its hash chain, bytes appended to an object its
@@ -78,10 +82,18 @@ root only a write that destroys (whether the file exists cannot be told: fail cl
 capsule is written to after its run only by mistake); one whose fixed folder part lies
 elsewhere lands there (``ls capsules/c2 | xargs cp -t ../backup``). Nothing on ``python
 train.py >> "$LOG"`` or ``> "$OUT/train.log"`` ties them to a protected folder: they pass. A
-placeholder other than ``{}`` (``xargs -I F``) is read as a literal name. Not judged: ``git
-checkout -- PATH``, ``git restore``, ``git reset --hard`` (they write back tracked files to a
-version git holds; ``.labledger/`` is usually ignored), writes in text that cannot be read as
-commands (`TOO_DEEP`), archives unpacked over files (``tar -x``, ``unzip -o``). Judging fails
+placeholder other than ``{}`` (``xargs -I F``) is read as a literal name. Downloads write
+their file (``curl -o``/``-O``, ``wget -O``, ``wget -N``/``-r`` into ``-P DIR``: `_curl_writes`,
+`_wget_writes`); an archive unpacked (``tar -x``, ``unzip -o``, ``7z x``) writes files whose
+names are not read here into its folder (``-C``, ``-d``, ``-o``: `_Write.inside`): any file
+there may be overwritten, the ledger's any at all; unpacked above a protected folder it passes.
+A git command that writes tracked files back over the work tree (``git checkout [TREE] --
+PATH``, ``git restore``, ``git reset --hard``, a switch: `_git_rewrite`) overwrites the
+protected files git says it changes (`_GitRewrite`, asked read-only: ``git diff
+--name-only``, before the ledger is read: `_rewrite_may_reach`); a ``git reset --hard``
+deletes too what a ``git add`` earlier on its line stages (`_reset_added_target`). Not
+judged: writes in text that cannot be read as commands (`TOO_DEEP`), the members of an
+archive unpacked above a protected folder. Judging fails
 (an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
 asks `_writes_here`), as it blocks a delete. Every line of the ledger is read and verified
 only for a write that may count (`_writes_here`: into the ledger, computed, or destroying a
@@ -151,6 +163,7 @@ import json
 import os
 import re
 import shlex
+import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -324,6 +337,10 @@ def _as_command(value: Any) -> str | None:
     if isinstance(value, list) and value and all(
             isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
         words = [str(v) for v in value]
+        writes = patch_writes(words[1]) if len(words) == 2 and os.path.basename(
+            words[0]) in ("apply_patch", "applypatch") else None
+        if writes is not None:
+            return writes  # Codex's patch tool run as argv
         # Codex sends argv, usually ["bash", "-lc", SCRIPT]: the script is what runs.
         if len(words) >= 3 and words[1] in ("-c", "-lc", "-ic") and \
                 os.path.basename(words[0]) in ("bash", "sh", "zsh", "dash"):
@@ -349,6 +366,9 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
     top = _as_command(payload.get("command"))
     if top is not None:
         found.append(top)
+    patch = _patch_input(payload)
+    if patch is not None:
+        found.append(patch)
     for key in _COMMAND_KEYS:
         inner = payload.get(key)
         if isinstance(inner, Mapping):
@@ -360,7 +380,8 @@ def extract_command(payload: Any) -> tuple[str | None, str | None]:
         elif isinstance(inner, str) and key == "tool_input":
             found.append(inner)  # a tool whose whole input is the command line
     if found:
-        return "\n".join(found), cwd
+        # (a Codex patch, the apply_patch tool's command or one a script runs: its writes)
+        return "\n".join(_apply_patch_commands(c) for c in found), cwd
     text = "\n".join(_strings(payload))
     if text and looks_destructive(text, cwd):
         return text, cwd
@@ -389,6 +410,81 @@ def file_tool_write(payload: Mapping[str, Any]) -> str | None:
     if not path:
         return None
     return f"{_FILE_TOOLS[tool]} {shlex.quote(path)}"
+
+
+# Codex's apply_patch (codex-rs/apply-patch/src/parser.rs): a patch between `*** Begin Patch`
+# and `*** End Patch` (markers padded with blanks allowed), each file under one header
+_PATCH_BEGIN, _PATCH_END = "*** Begin Patch", "*** End Patch"
+_PATCH_HEADERS = {"*** Add File: ": "tee", "*** Delete File: ": "rm -f",
+                  "*** Update File: ": "sed -i ''"}
+_PATCH_MOVE = "*** Move to: "
+# `apply_patch <<'EOF' ... EOF` or `apply_patch 'PATCH'` in a shell script (Codex runs either
+# form itself when the model asks its shell tool for it)
+_APPLY_PATCH_HEREDOC = re.compile(
+    r"""(?<![\w.-])(?:apply_patch|applypatch)\s*<<-?\s*(['"]?)(\w+)\1[ \t]*\n(.*?)\n[ \t]*\2"""
+    r"""[ \t]*(?=\n|$)""", re.S)
+_APPLY_PATCH_QUOTED = re.compile(
+    r"""(?<![\w.-])(?:apply_patch|applypatch)\s+(?:'([^']*)'|"([^"\\$`]*)")""", re.S)
+
+
+def patch_writes(patch: str) -> str | None:
+    """The shell writes a Codex ``apply_patch`` patch amounts to, one line each: ``*** Add
+    File: P`` as ``tee P`` (it overwrites a file there: codex's scenario
+    011_add_overwrites_existing_file), ``*** Delete File: P`` as ``rm -f P``, ``*** Update
+    File: P`` as ``sed -i '' P``, followed by ``*** Move to: D`` as ``mv P D`` (the file
+    leaves P and replaces D: scenario 010_move_overwrites_existing_destination). None when
+    ``patch`` is no patch (its first line is not ``*** Begin Patch``)."""
+    lines = patch.strip().splitlines()
+    if lines and lines[0].strip() in ("<<EOF", "<<'EOF'", '<<"EOF"'):
+        lines = lines[1:-1]  # the heredoc markers codex's lenient parser strips
+    if not lines or lines[0].strip() != _PATCH_BEGIN:
+        return None
+    commands: list[str] = []
+    for k, line in enumerate(lines):
+        line = line.strip()
+        for header, command in _PATCH_HEADERS.items():
+            if line.startswith(header) and line[len(header):].strip():
+                path = line[len(header):].strip()
+                after = lines[k + 1].strip() if k + 1 < len(lines) else ""
+                if command.startswith("sed") and after.startswith(_PATCH_MOVE):
+                    commands.append(f"mv {shlex.quote(path)} "
+                                    f"{shlex.quote(after[len(_PATCH_MOVE):].strip())}")
+                else:
+                    commands.append(f"{command} {shlex.quote(path)}")
+    return "\n".join(commands) if commands else ":"
+
+
+def _patch_input(payload: Mapping[str, Any]) -> str | None:
+    """The writes of an ``apply_patch`` tool call whose patch is not its ``command``: its
+    function-call arguments ``{"input": PATCH}`` (also ``patch``), as another harness may pass
+    them on."""
+    inner = payload.get("tool_input")
+    if payload.get("tool_name") != "apply_patch" or not isinstance(inner, Mapping):
+        return None
+    text = next((inner[k] for k in ("input", "patch") if isinstance(inner.get(k), str)), None)
+    return None if text is None else patch_writes(text)
+
+
+def _apply_patch_commands(text: str) -> str:
+    """``text`` with each Codex patch it holds read as the shell writes it amounts to
+    (`patch_writes`): the whole text when it is a patch (the ``apply_patch`` tool's
+    ``tool_input.command``), else each ``apply_patch <<'EOF'`` here-document or quoted patch
+    of a script, replaced in place by a group of its writes (so that a ``cd DIR &&`` before
+    it counts)."""
+    if "*** Begin Patch" not in text:
+        return text
+    whole = patch_writes(text)
+    if whole is not None:
+        return whole
+
+    def group(patch: str | None) -> str | None:
+        writes = patch_writes(patch or "")
+        return None if writes is None else "{ " + writes.replace("\n", "; ") + "; }"
+
+    text = _APPLY_PATCH_HEREDOC.sub(lambda m: group(m.group(3)) or m.group(0), text)
+    return _APPLY_PATCH_QUOTED.sub(
+        lambda m: group(m.group(1) if m.group(1) is not None else m.group(2)) or m.group(0),
+        text)
 
 
 def _strings(value: Any) -> list[str]:
@@ -1643,6 +1739,286 @@ def _stash_staged_target(cmd: Any, bases: list[Path], project: Path, changes: _G
 
 _STAGED_NOTE = (" (git stash removes the staged files that HEAD does not hold from the work "
                 "tree)")
+_RESET_STAGED_NOTE = (" (git reset --hard removes the files staged before it that the commit "
+                      "does not hold from the work tree)")
+
+
+def _hard_reset(rest: list[str]) -> bool:
+    """The git subcommand ``rest`` is a ``git reset --hard``."""
+    return rest[:1] == ["reset"] and "--hard" in rest[1:]
+
+
+def _reset_added_target(cmd: Any, bases: list[Path], project: Path, changes: _GitChanges,
+                        n: int) -> _Target | None:
+    """The files a ``git add`` earlier on the line stages that the n-th command, a ``git
+    reset --hard``, then removes from the work tree (git-reset(1): a file staged that the
+    commit does not hold leaves the index and the work tree; ``git add -f .labledger && git
+    reset --hard`` leaves an empty ``.labledger/cas``). They are untracked now, so git's
+    answer for the reset alone (`_git_rewrite_target`) does not name them: git is asked
+    which untracked files of a protected folder the add reaches (`_GitAdded`). None for any
+    other command, or without such an add. (What another command may stage, ``git
+    update-index --add``, is not read.)"""
+    if cmd.name != "git" or cmd.remote or not _hard_reset(_git_where(cmd.argv[1:])[1]):
+        return None
+    adds = changes.staged_before(n)[0]
+    if not adds:
+        return None
+    here = _git_here(cmd)
+    if here is None:
+        return _Target("(the files staged before it)", _repository_tops(cmd.argv, bases, project),
+                       [], False, _quoted(cmd.argv), note=_RESET_STAGED_NOTE)
+    places = [place for add in adds for place in _added_places(add, bases, project)]
+    forced = any(_forced_add(add) for add in adds)
+    return _Target("(the files staged before it)", [], [], False, _quoted(cmd.argv),
+                   staged=_GitAdded([_resolve(base, here) for base in bases], places, forced),
+                   note=_RESET_STAGED_NOTE)
+
+
+def _forced_add(cmd: Any) -> bool:
+    """The ``git add`` ``cmd`` stages ignored files too (``-f``, ``--force``)."""
+    rest = _git_where(cmd.argv[1:])[1]
+    words = rest[1:rest.index("--")] if "--" in rest else rest[1:]
+    return any(w == "--force" or (w.startswith("-") and not w.startswith("--") and "f" in w)
+               for w in words)
+
+
+@dataclass
+class _GitAdded:
+    """What earlier ``git add`` commands of a line may stage, for a ``git reset --hard`` that
+    then removes it (`_reset_added_target`): the places they name and whether one is forced
+    (stages ignored files too), to ask git which untracked files of a protected folder they
+    reach (``git ls-files --others [--exclude-standard]``, read-only)."""
+
+    folders: list[Path]
+    places: list[Path]
+    forced: bool
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """An untracked file in ``root`` (inside ``spared`` aside) that the adds stage; git
+        failing or not answering in time: yes (fail closed)."""
+        # each place the adds name there: what is below it (``root`` for a place above it)
+        within = sorted({root if p in (root, *root.parents) else p
+                         for p in self.places if _overlaps(p, root)})
+        for folder in self.folders if within else []:
+            paths = _git_untracked(folder, within, self.forced)
+            if paths is None or any(_overlaps(p, root) and (
+                    spared is None or spared not in (p, *p.parents)) for p in paths):
+                return True
+        return False
+
+
+def _git_untracked(folder: Path, places: list[Path], ignored_too: bool) -> list[Path] | None:
+    """The untracked files at or below ``places`` that ``git add`` run in ``folder`` stages
+    (``git ls-files -z --others --full-name [--exclude-standard] -- PLACES``, read-only; with
+    ``ignored_too``, ignored ones as well; a place above the work tree: all of it); None when
+    git cannot answer (a place outside the work tree, not a repository)."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    if top is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    exclude = [] if ignored_too else ["--exclude-standard"]
+    specs = [str(root if p in (root, *root.parents) else p) for p in places]
+    listed = _git_asked(folder, ["ls-files", "-z", "--others", "--full-name", *exclude, "--",
+                                 *specs])
+    if listed is None:
+        return None
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
+
+
+# git's empty tree (the tree of `git switch --orphan`: every tracked file leaves the work tree)
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# the options of `git checkout`, `git switch`, `git restore` taking a value (next word too)
+_CHECKOUT_VALUES = {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file", "-c", "-C",
+                    "-s", "--source"}
+
+
+@dataclass
+class _Rewrite:
+    """What a git command writes back over the work tree: the files ``git diff QUESTION --
+    PATHSPECS`` lists (the work tree, or a tree-ish, against the version written back), all
+    of the work tree when ``pathspecs`` is None. A ``checkout WORD ...`` without ``--`` whose
+    WORD is also a path here is read as git reads it, asked when it runs (`_git_changed`):
+    ``instead`` when ``guess`` names a tree-ish (git takes a revision first)."""
+
+    question: list[str]
+    pathspecs: list[str] | None
+    guess: str | None = None
+    instead: _Rewrite | None = None
+    switch: bool = False  # its last question word is a branch to switch to (`_switch`)
+
+
+def _git_rewrite(rest: list[str], is_path: Callable[[str], bool]) -> _Rewrite | None:
+    """What the git subcommand ``rest`` (its name and words) writes back over tracked files
+    of the work tree (git-checkout(1), git-restore(1), git-reset(1), git-switch(1)); None
+    when it writes nothing there (``restore --staged``, ``reset`` but ``--hard``, ``--keep``,
+    ``--merge``, ``checkout --orphan``, a new branch from HEAD). ``--pathspec-from-file``:
+    the whole work tree. A word git would read as an option where an operand stands is not
+    read (None)."""
+    if not rest or rest[0] not in ("checkout", "restore", "reset", "switch"):
+        return None
+    sub, words = rest[0], rest[1:]
+    cut = words.index("--") if "--" in words else len(words)
+    operands, valued, flags = _options(words[:cut], _CHECKOUT_VALUES)
+    after = None if "--pathspec-from-file" in valued else words[cut + 1:]
+    if any(o.startswith("-") and o != "-" for o in operands):
+        return None
+    if sub == "restore":
+        staged = bool(flags & {"S", "--staged"})
+        if staged and not flags & {"W", "--worktree"}:
+            return None  # the index alone
+        source = valued.get("-s", valued.get("--source", "HEAD" if staged else None))
+        paths = None if after is None else operands + after
+        return _Rewrite([source] if source else [], paths) if paths != [] else None
+    if sub == "reset":
+        target = (operands or ["HEAD"])[0]
+        if "--hard" in flags:
+            return _Rewrite([target], None)
+        return _Rewrite(["HEAD", target], None) if flags & {"--keep", "--merge"} else None
+    if sub == "switch" and "--orphan" in valued:
+        return _Rewrite([_EMPTY_TREE], None)  # every tracked file leaves the work tree
+    if sub == "checkout" and (cut < len(words) or after is None):  # `checkout [TREE] -- P`
+        tree = operands[:1]
+        return _Rewrite(tree, None if after is None else operands[1:] + after)
+    if sub == "checkout" and operands and (len(operands) > 1 or is_path(operands[0])):
+        as_tree = _Rewrite(operands[:1], operands[1:]) if len(operands) > 1 else \
+            _switch(operands[0], flags, valued)
+        if not is_path(operands[0]):
+            return as_tree
+        return _Rewrite([], operands, guess=operands[0], instead=as_tree)
+    return _switch(operands[0], flags, valued) if operands else None
+
+
+def _switch(target: str, flags: set[str], valued: dict[str, str]) -> _Rewrite | None:
+    """A switch to ``target`` writes the files that differ between HEAD and it (git refuses
+    to switch over local changes); forced (``-f``, ``--discard-changes``), those that differ
+    between the work tree and it. ``checkout --orphan`` keeps the work tree."""
+    if "--orphan" in valued:
+        return None
+    target = "@{-1}" if target == "-" else target
+    forced = bool(flags & {"f", "--force", "--discard-changes"})
+    return _Rewrite([target] if forced else ["HEAD", target], None, switch=True)
+
+
+@dataclass
+class _GitRewrite:
+    """A git command that writes tracked files back over the work tree (`_git_rewrite`), to
+    ask git which files it changes (`_git_changed`): its working folders (one from each of
+    the line's; None when git's view cannot be reproduced, as for `_GitClean`) and what it
+    writes back."""
+
+    folders: list[Path] | None
+    rewrite: _Rewrite
+    anywhere: bool = False
+    # what it changes cannot be asked now (an earlier command of the line may change the work
+    # tree, the index or the refs it reads; a computed word): every tracked file may change
+    widened: bool = False
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """A file it changes is ``root`` or inside it (inside ``spared`` aside); git failing
+        or not answering in time: changed (fail closed)."""
+        return _git_answer_reaches(
+            self.answers, self.folders or [],
+            lambda folder: _git_tracked(folder) if self.widened
+            else _git_changed(folder, self.rewrite), root, spared)
+
+    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
+        """The first file of ``root`` git answered it changes (asked by `removes`)."""
+        for paths in self.answers.values():
+            for p in paths or []:
+                if (p == root or root in p.parents) and (
+                        spared is None or spared not in (p, *p.parents)):
+                    return p
+        return None
+
+
+def _git_tracked(folder: Path) -> list[Path] | None:
+    """Every file git tracks in the work tree of ``folder`` (``git ls-files -z --full-name --
+    :/``, read-only), None when git cannot answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    listed = _git_asked(folder, ["ls-files", "-z", "--full-name", "--", ":/"])
+    if top is None or listed is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
+
+
+def _git_changed(folder: Path, rewrite: _Rewrite) -> list[Path] | None:
+    """The tracked files ``rewrite`` changes run in ``folder``, asked of git read-only
+    (`_git_asked`): ``git diff --name-only -z --no-renames QUESTION -- PATHSPECS`` (in
+    memory, a file whose stat alone changed is not listed; paths from the top of the work
+    tree). None when git cannot answer (not a repository, an unknown tree-ish, a word that
+    would read as an option)."""
+    words = [*rewrite.question, *(rewrite.pathspecs or []), *filter(None, [rewrite.guess])]
+    if any(w.startswith("-") for w in rewrite.question) or any("\0" in w for w in words):
+        return None
+    if rewrite.guess is not None and rewrite.instead is not None and _git_asked(
+            folder, ["rev-parse", "--verify", "-q", rewrite.guess + "^{tree}"]) is not None:
+        return _git_changed(folder, rewrite.instead)
+    if rewrite.switch:
+        target = _switch_target(folder, rewrite.question[-1])
+        if target is None:
+            return []  # no such branch: git refuses to switch, and writes nothing
+        rewrite = replace(rewrite, question=[*rewrite.question[:-1], target])
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    listed = _git_asked(folder, ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+                                 "--no-textconv", *rewrite.question, "--",
+                                 *(rewrite.pathspecs or [])])
+    if top is None or listed is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    return [_resolve(root, os.fsdecode(p)) for p in listed.split(b"\0") if p]
+
+
+def _switch_target(folder: Path, target: str) -> str | None:
+    """What a switch to ``target`` checks out, asked of git in ``folder``: ``target`` when it
+    names a tree-ish; else the one remote branch of that name (git-checkout(1): ``git checkout
+    NAME`` makes a branch tracking ``REMOTE/NAME`` when exactly one remote has it); else
+    None (git refuses)."""
+    if _git_asked(folder, ["rev-parse", "--verify", "-q", target + "^{tree}"]) is not None:
+        return target
+    listed = _git_asked(folder, ["for-each-ref", "--format=%(refname)",
+                                 f"refs/remotes/*/{target}"])
+    remotes = os.fsdecode(listed or b"").split()
+    return remotes[0] if len(remotes) == 1 else None
+
+
+def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path,
+                        changes: _GitChanges | None, n: int) -> _Target | None:
+    """The git command ``cmd`` as a write back of tracked files (`_git_rewrite`), judged
+    as overwriting the protected files git says it changes (`_GitRewrite`): its pathspecs
+    from each working folder (the whole work tree: its repositories' tops). Where git's view
+    cannot be reproduced (`_git_here`), what its pathspecs reach (fail closed); where what it
+    changes cannot be asked now (``changed``: an earlier command may change the work tree,
+    the index or the refs; a computed word), any tracked file there (`_git_tracked`); for a
+    switch that git refuses over local changes, only an earlier command that may move HEAD or
+    a branch counts (``git stash && git checkout main``: `_GitChanges.refs_before`). None for
+    any other command."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    where, rest = _git_where(cmd.argv[1:])
+    here = _git_here(cmd)
+    rewrite = _git_rewrite(rest, lambda word: _git_magic(word) or any(
+        os.path.lexists(_resolve(base, _git_join(where[0], word))) for base in bases))
+    if rewrite is None:
+        return None
+    computed = any(_COMPUTED_WORD.search(w) for w in [*rewrite.question,
+                                                     *(rewrite.pathspecs or [])])
+    if computed or rewrite.pathspecs is None or any(_git_magic(p) for p in rewrite.pathspecs) \
+            or (rewrite.instead is not None and rewrite.instead.pathspecs is None):
+        places = _repository_tops(cmd.argv, bases, project)
+    else:
+        places = [p for spec in rewrite.pathspecs
+                  for p in _expand(_git_join(where[0], spec), bases)[0]]
+    folders = None if here is None else [_resolve(base, here) for base in bases]
+    # (what a switch writes is HEAD's difference from the branch: a stash or an add before it
+    # changes neither)
+    switch = rewrite.switch and rewrite.question[:1] == ["HEAD"]
+    changed = changes is not None and (changes.refs_before(n) if switch
+                                       else changes.state_before(n))
+    return _Target("(the files it writes back)", places, [], computed, _quoted(cmd.argv),
+                   git=_GitRewrite(folders, rewrite, widened=changed or computed),
+                   does="overwrites")
 
 
 def _added_places(cmd: Any, bases: list[Path], project: Path) -> list[Path]:
@@ -1713,6 +2089,23 @@ def _may_change_git_state(cmd: Any, feeds: _Feeds | None = None) -> bool:
         return sub not in _GIT_READ_ONLY
     return any(_may_name(word, _GIT_FILE, _GIT_FILE_NAMES, cmd, feeds)
                for word in _written(cmd))
+
+
+# git subcommands that change the work tree or the index but neither HEAD nor a branch (`git
+# stash` writes refs/stash alone, but for `git stash branch`)
+_GIT_KEEPS_REFS = {"add", "stage", "rm", "mv", "restore", "stash"}
+
+
+def _may_move_refs(cmd: Any, feeds: _Feeds | None = None) -> bool:
+    """Run before a switch on the same line, ``cmd`` may move HEAD or a branch: it may change
+    git's state (`_may_change_git_state`) and is not a git command of `_GIT_KEEPS_REFS`."""
+    if not _may_change_git_state(cmd, feeds):
+        return False
+    if cmd.name != "git" or "$" in cmd.argv[0] or "`" in cmd.argv[0] or \
+            _GIT_ENV_ASSIGNMENT.search(cmd.context):
+        return True
+    rest = _git_where(cmd.argv[1:])[1]
+    return not rest or rest[0] not in _GIT_KEEPS_REFS or rest[:2] == ["stash", "branch"]
 
 
 # git-config(1) sections that say nothing about what git ignores, tracks or cleans, nor what
@@ -2079,12 +2472,19 @@ class _GitChanges:
         self._includes: _Includes | None = None
         self._stages: list[str] | None = None
         self._state: list[bool] | None = None
+        self._refs: list[bool] | None = None
         self._config: list[bool] | None = None
 
     def state_before(self, n: int) -> bool:
         if self._state is None:
             self._state = self._running(_may_change_git_state)
         return self._state[n]
+
+    def refs_before(self, n: int) -> bool:
+        """A command before the n-th may move HEAD or a branch (`_may_move_refs`)."""
+        if self._refs is None:
+            self._refs = self._running(_may_move_refs)
+        return self._refs[n]
 
     def config_before(self, n: int) -> bool:
         if self._config is None:
@@ -2382,6 +2782,9 @@ class _Write:
     tree: str = ""  # "cp" or "rsync": folders are copied whole (their trailing-/ rules)
     computed: bool = False  # appended when it runs (``... | xargs truncate -s0``)
     given: bool = False  # ``dest`` is the folder of ``-t DIR`` (not the last operand)
+    # ``dest`` is a folder it writes files into whose names are not known here (an archive
+    # unpacked, a recursive download): any file it holds now may be overwritten
+    inside: bool = False
 
 
 def _redirected(argv: list[str], masks: list[str] | None = None) -> list[_Write]:
@@ -2677,6 +3080,199 @@ def _awk_in_place(args: list[str]) -> list[_Write]:
     return [_Write(f, _EDITS) for f in operands[0 if scripted else 1:] if "=" not in f]
 
 
+# curl(1) options taking a value (the next word, or the rest of a short one's word)
+_CURL_VALUES = {"-o", "--output", "--output-dir", "-d", "--data", "--data-binary",
+                "--data-raw", "--data-urlencode", "--data-ascii", "-H", "--header", "-X",
+                "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b",
+                "--cookie", "-c", "--cookie-jar", "-D", "--dump-header", "--trace",
+                "--trace-ascii", "--stderr", "-K", "--config", "-T", "--upload-file", "-F",
+                "--form", "--form-string", "-x", "--proxy", "-m", "--max-time", "-w",
+                "--write-out", "-r", "--range", "-C", "--continue-at", "-E", "--cert",
+                "--key", "--cacert", "--capath", "-y", "--speed-time", "-Y", "--speed-limit",
+                "-z", "--time-cond", "--url", "--retry", "--retry-delay", "--retry-max-time",
+                "--max-filesize", "--connect-timeout", "--limit-rate", "-Q", "--quote",
+                "--resolve", "--connect-to", "--interface", "-U", "--proxy-user",
+                "--oauth2-bearer", "--json", "-P", "--ftp-port", "--max-redirs", "-t",
+                "--telnet-option", "--unix-socket", "--etag-save", "--etag-compare",
+                "--hsts", "--alt-svc", "--variable", "--expand-url", "--noproxy"}
+# wget(1) options taking a value
+_WGET_VALUES = {"-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file",
+                "-a", "--append-output", "-i", "--input-file", "-B", "--base", "-e",
+                "--execute", "-t", "--tries", "-T", "--timeout", "-w", "--wait", "-Q",
+                "--quota", "-U", "--user-agent", "--header", "--user", "--password",
+                "--post-data", "--post-file", "--body-data", "--body-file", "--method",
+                "-l", "--level", "-A", "--accept", "-R", "--reject", "-D", "--domains",
+                "--exclude-domains", "-I", "--include-directories", "-X",
+                "--exclude-directories", "--cut-dirs", "--load-cookies", "--save-cookies",
+                "--limit-rate", "--bind-address", "--ca-certificate", "--certificate",
+                "--private-key", "--referer", "--restrict-file-names", "--default-page",
+                "--accept-regex", "--reject-regex", "--backups", "--wait-retry",
+                "--random-wait-max", "--dns-timeout", "--connect-timeout", "--read-timeout"}
+
+
+def _url_name(url: str) -> str:
+    """The file a download names after its URL: the last part of its path, without query or
+    fragment (``index.html`` for a path ending in ``/``, as wget names it)."""
+    path = url.split("://", 1)[-1].split("?", 1)[0].split("#", 1)[0]
+    name = path.rsplit("/", 1)[-1] if "/" in path else ""
+    return name or "index.html"
+
+
+def _every_value(args: list[str], with_value: Collection[str], wanted: Collection[str]
+                 ) -> list[str]:
+    """The value of each ``wanted`` option of a GNU-style command, in order (`_options` keeps
+    the last of a repeated one): ``--name=VALUE``, ``--name VALUE``, ``-xVALUE``, ``-x VALUE``,
+    also at the end of a bundle (``-sSLo FILE``)."""
+    found: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            break
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            if not eq and name in with_value:
+                value, i = (args[i] if i < len(args) else ""), i + 1
+            if name in wanted:
+                found.append(value)
+        elif a.startswith("-") and a != "-":
+            for k, ch in enumerate(a[1:], 1):
+                if "-" + ch in with_value:
+                    value = a[k + 1:]
+                    if not value:
+                        value, i = (args[i] if i < len(args) else ""), i + 1
+                    if "-" + ch in wanted:
+                        found.append(value)
+                    break
+    return found
+
+
+def _curl_writes(args: list[str]) -> list[_Write]:
+    """The files ``curl`` writes here: each ``-o FILE`` (``--output``; not ``-o -``, the
+    terminal), and with ``-O`` (``--remote-name``, ``--remote-name-all``) a file named after
+    each URL, in ``--output-dir`` (else where it runs); ``-c`` (cookie jar), ``-D`` (dump
+    header), ``--trace``, ``--stderr``, ``--etag-save`` write their file too. They overwrite
+    an existing file; with ``--no-clobber`` they only add, resumed (``-C``) they append.
+    Every ``-o`` counts (`_every_value`)."""
+    operands, valued, flags = _options(args, _CURL_VALUES)
+    how = _ADDS if "--no-clobber" in flags else _APPENDS if (
+        "-C" in valued or "--continue-at" in valued) else _OVERWRITES
+    folder = valued.get("--output-dir", "")
+    found = [_Write(os.path.join(folder, f), how)
+             for f in _every_value(args, _CURL_VALUES, {"-o", "--output"})]
+    for option in ("-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii",
+                   "--stderr", "--etag-save"):
+        if option in valued:
+            found.append(_Write(valued[option], _OVERWRITES))
+    if flags & {"O", "--remote-name", "--remote-name-all"}:
+        urls = [*operands, *([valued["--url"]] if "--url" in valued else [])]
+        found += [_Write(os.path.join(folder, _url_name(u)), how) for u in urls]
+    return [w for w in found if w.dest not in ("-", os.path.join(folder, "-"))]
+
+
+def _wget_writes(args: list[str]) -> list[_Write]:
+    """The files ``wget`` writes here: ``-O FILE`` (``--output-document``; not ``-O -``)
+    truncates it; ``-o``/``--output-file`` its log too (``-a``: appends). Else a file named
+    after each URL in ``-P DIR`` (``--directory-prefix``; else where it runs): wget keeps an
+    existing one (it saves ``NAME.1``), but with ``-N`` (timestamping) it overwrites it, with
+    ``-c`` it appends to it; ``-r``/``-m`` (recursive, mirror) write files named by what they
+    fetch: anything in that folder (`_Write.inside`)."""
+    operands, valued, flags = _options(args, _WGET_VALUES)
+    found: list[_Write] = []
+    for option, how in (("-o", _TRUNCATES), ("--output-file", _TRUNCATES),
+                        ("-a", _APPENDS), ("--append-output", _APPENDS)):
+        if option in valued:
+            found.append(_Write(valued[option], how))
+    document = valued.get("-O", valued.get("--output-document"))
+    if document is not None:
+        return found + ([_Write(document, _TRUNCATES)] if document != "-" else [])
+    folder = valued.get("-P", valued.get("--directory-prefix", "."))
+    if flags & {"r", "m", "--recursive", "--mirror"}:
+        return found + [_Write(folder, _OVERWRITES, inside=True)]
+    how = _OVERWRITES if flags & {"N", "--timestamping"} else \
+        _APPENDS if flags & {"c", "--continue"} else _ADDS
+    return found + [_Write(os.path.join(folder, _url_name(u)), how) for u in operands]
+
+
+# tar(1) options taking a value (GNU tar; in the old form `tar xzf A -C D` the value letters of
+# the first word take the next words in turn)
+_TAR_VALUES = {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X",
+               "--exclude-from", "-b", "--blocking-factor", "-g", "--listed-incremental",
+               "-L", "--tape-length", "-I", "--use-compress-program", "-F", "--info-script",
+               "-H", "--format", "-V", "--label", "-N", "--newer", "--exclude", "--owner",
+               "--group", "--mode", "--mtime", "--transform", "--xform", "--strip-components",
+               "--checkpoint-action", "--to-command", "--rsh-command"}
+
+
+def _tar_words(args: list[str]) -> list[str]:
+    """``tar``'s words with its old form (a first word of letters without a dash, ``xzf
+    A``: each value letter takes the next word) written as options (``-x -z -f A``)."""
+    if not args or args[0].startswith("-") or not args[0].isalpha():
+        return args
+    options, rest = [], args[1:]
+    for ch in args[0]:
+        options.append("-" + ch)
+        if "-" + ch in _TAR_VALUES and rest:
+            options.append(rest.pop(0))
+    return options + rest
+
+
+def _tar_writes(args: list[str]) -> list[_Write]:
+    """What ``tar -x`` (``--extract``, ``--get``) unpacks here: into ``-C DIR``
+    (``--directory``; else where it runs). The members an archive holds are not read: named
+    on its line (``tar xf a.tar runs/exp1/m.json``), each lands at its name there; else
+    anything in that folder may be written (`_Write.inside`). It overwrites an existing file;
+    ``-k`` (``--keep-old-files``, ``--skip-old-files``) only adds, ``-O`` (``--to-stdout``)
+    writes no file. ``tar -c`` (``--create``) overwrites its ``-f`` archive."""
+    operands, valued, flags = _options(_tar_words(args), _TAR_VALUES)
+    archive = valued.get("-f", valued.get("--file"))
+    if flags & {"c", "--create"} and archive not in (None, "-"):
+        return [_Write(archive, _OVERWRITES)]  # the archive it makes
+    if not flags & {"x", "--extract", "--get"} or flags & {"O", "--to-stdout", "--to-command"}:
+        return []
+    how = _ADDS if flags & {"k", "--keep-old-files", "--skip-old-files"} else _OVERWRITES
+    folder = valued.get("-C", valued.get("--directory", "."))
+    if "-T" in valued or "--files-from" in valued or not operands or any(
+            _may_be_an_option(o) or any(c in o for c in "*?[") for o in operands):
+        return [_Write(folder, how, inside=True)]
+    return [_Write(os.path.join(folder, m), how) for m in operands]
+
+
+def _unzip_writes(args: list[str]) -> list[_Write]:
+    """What ``unzip ARCHIVE [MEMBER...] [-d DIR]`` unpacks: with ``-o`` it overwrites existing
+    files (without, it asks, and with no one to answer it keeps them; ``-n`` keeps them; ``-l``,
+    ``-t``, ``-v``, ``-p``, ``-Z`` write none). Members named: each at its name in DIR; else
+    anything there (`_Write.inside`)."""
+    operands, valued, flags = _options(args, {"-d", "-x", "-P"})
+    if flags & {"l", "t", "v", "p", "Z", "c", "z"} or not operands:
+        return []
+    how = _OVERWRITES if "o" in flags else _ADDS
+    folder = valued.get("-d", ".")
+    members = operands[1:]
+    if not members or any(c in m for m in members for c in "*?[$`"):
+        return [_Write(folder, how, inside=True)]
+    return [_Write(os.path.join(folder, m), how) for m in members]
+
+
+def _7z_writes(args: list[str]) -> list[_Write]:
+    """What ``7z x|e ARCHIVE`` unpacks into ``-oDIR`` (also ``-o DIR``; else where it runs):
+    it overwrites with ``-aoa`` or ``-y`` (yes to every question; without either it asks:
+    read as yes); ``-aos``, ``-aou``, ``-aot`` keep existing files. Its members are not read:
+    anything in that folder (`_Write.inside`)."""
+    if not args or args[0] not in ("x", "e"):
+        return []
+    folder, k = ".", 1
+    while k < len(args):
+        word = args[k]
+        if word.startswith("-o") and not word.startswith("-ao"):
+            folder = word[2:] or (args[k + 1] if k + 1 < len(args) else ".")
+            k += 0 if word[2:] else 1
+        k += 1
+    keeps = any(w in ("-aos", "-aou", "-aot") for w in args)
+    return [_Write(folder, _ADDS if keeps else _OVERWRITES, inside=True)]
+
+
 # the commands that write the files their words name, and how each is read
 _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
     "cp": _copy_writes, "mv": _copy_writes, "ln": _copy_writes, "install": _copy_writes,
@@ -2687,6 +3283,10 @@ _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
     "sed": lambda _, args: _sed_in_place(args), "gsed": lambda _, args: _sed_in_place(args),
     "perl": lambda _, args: _perl_in_place(args),
     "gawk": lambda _, args: _awk_in_place(args), "awk": lambda _, args: _awk_in_place(args),
+    "curl": lambda _, args: _curl_writes(args), "wget": lambda _, args: _wget_writes(args),
+    "tar": lambda _, args: _tar_writes(args), "gtar": lambda _, args: _tar_writes(args),
+    "bsdtar": lambda _, args: _tar_writes(args), "unzip": lambda _, args: _unzip_writes(args),
+    **{name: lambda _, args: _7z_writes(args) for name in ("7z", "7za", "7zz", "7zr")},
 }
 # how each writer treats the files xargs appends to it (the last of a copy's is where it lands)
 _APPENDED_HOW = {"cp": _OVERWRITES, "install": _OVERWRITES, "mv": _REPLACES, "ln": _REPLACES,
@@ -2709,7 +3309,8 @@ def _writes(cmd: Any) -> list[_Write]:
         return found
     args = _without_redirections(cmd.argv[1:])
     own = reader(cmd.name, args)
-    if not cmd.appended or not (own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
+    if not cmd.appended or cmd.name not in _APPENDED_HOW or not (
+            own or cmd.name not in ("sed", "gsed", "perl", "gawk", "awk")):
         return found + own
     if cmd.name in ("cp", "mv", "ln", "install", "scp"):
         given = [w for w in own if w.given]
@@ -2746,9 +3347,16 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
     def in_ledger(p: Path) -> bool:
         return (home == p or home in p.parents) and spared not in (p, *p.parents)
 
+    def twinned(p: Path) -> bool:  # a file with another name in a protected folder
+        if not _linked_twice(p):
+            return False
+        roots = protected()
+        return roots is None or any(
+            _hard_link_twin(p, r, spared if r == home else None) is not None for r in roots)
+
     def destroys_there(w: _Write, places: list[Path], globs: list[str]) -> bool:
         if not w.tree:  # a file there now (what does not exist is not destroyed)
-            places = [p for p in places if os.path.lexists(p) and not p.is_dir()]
+            places = [p for p in places if os.path.lexists(p) and (w.inside or not p.is_dir())]
         if w.how not in _DESTROYING or not (places or globs):
             return False
         roots = protected()
@@ -2771,7 +3379,7 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
                     places, globs, computed = _expand(each, bases)
                     places += _linked(places)
                     if computed or any(in_ledger(p) or w.tree and _overlaps(p, home)
-                                       for p in places) or any(
+                                       or twinned(p) for p in places) or any(
                             next(_glob_places(g, home), None) is not None for g in globs) or \
                             destroys_there(w, places, globs):
                         return True
@@ -2840,6 +3448,7 @@ class _WriteTarget:
     globs: list[str] = field(default_factory=list)
     tree: bool = False
     source: Path | None = None
+    inside: bool = False  # files of names not known here, written into the folder (`_Write`)
 
     def places_near(self, root: Path) -> Iterable[Path]:
         yield from self.places
@@ -2877,7 +3486,7 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
                     places += _linked(places)
                     found.append(_WriteTarget(
                         each, places, w.how, command, computed, feed() if computed else "",
-                        globs, source is not None, _readable(source, bases)))
+                        globs, source is not None, _readable(source, bases), w.inside))
     return found
 
 
@@ -2924,6 +3533,9 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
     for p in t.places_near(root):
         if spared is not None and spared in (p, *p.parents):
             continue
+        twin = None if t.tree or t.inside or t.computed else _hard_link_twin(p, root, spared)
+        if twin is not None:  # the same file as one of root's, under another name
+            return f"{t.how} {p}, a hard link of", twin
         if t.tree:
             found = _tree_hit(t.source, p, root, spared, always)
             if found is not None:
@@ -2937,12 +3549,84 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
             if always:
                 return f"{t.how} files whose names are computed when it runs, in", p
             continue
+        if t.inside:  # what it unpacks or fetches there: any file there now
+            if always or _holds_a_file(p):
+                return (f"{t.how} files it names when it runs into" if always
+                        else "may overwrite what is in"), p
+            continue
         if p.is_dir():
             continue  # a write onto a folder fails (`> capsules/c2`: "Is a directory")
         exists = os.path.lexists(p)
         if exists or always:
             return (t.how if exists else _ADDS), p
     return None
+
+
+def _hard_link_twin(path: Path, root: Path, spared: Path | None) -> Path | None:
+    """The file of ``root`` (``spared`` aside) that ``path``, outside it, is a hard link of:
+    the same file (device and inode) under another name, so that writing one writes the
+    other. Only a file with more than one name is looked for (a walk of ``root`` bounded by
+    `_WALK_LIMIT`: past it, ``root``)."""
+    try:
+        if path == root or root in path.parents:
+            return None
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+        return None
+    try:
+        if os.stat(root).st_dev != st.st_dev:  # (a hard link never crosses a file system)
+            return None
+    except (OSError, ValueError):
+        return None
+    # (scandir: a directory entry's inode comes with it, no stat per file; 20,000 files
+    # walked in about 30 ms)
+    seen, folders = 0, [os.fspath(root)]
+    skip = None if spared is None else os.fspath(spared)
+    while folders:
+        try:
+            entries = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.path != skip:
+                            folders.append(entry.path)
+                        continue
+                    seen += 1
+                    if seen > _WALK_LIMIT:
+                        return root
+                    if entry.inode() == st.st_ino and \
+                            entry.stat(follow_symlinks=False).st_dev == st.st_dev:
+                        return Path(entry.path)
+                except OSError:
+                    continue
+    return None
+
+
+def _linked_twice(path: Path) -> bool:
+    """``path`` is a file with more than one name (a hard link: `_hard_link_twin`)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return st.st_nlink > 1 and stat.S_ISREG(st.st_mode)
+
+
+def _holds_a_file(folder: Path) -> bool:
+    """``folder`` is a file, or holds one somewhere below (a walk bounded by `_WALK_LIMIT`:
+    past it, yes)."""
+    if not folder.is_dir():
+        return os.path.lexists(folder)
+    seen = 0
+    for _folder, _dirs, files in os.walk(folder):
+        seen += 1 + len(_dirs)
+        if files or seen > _WALK_LIMIT:
+            return True
+    return False
 
 
 def _tree_hit(source: Path | None, landing: Path, root: Path, spared: Path | None,
@@ -3012,9 +3696,61 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
                 or _unread_git_subcommand(c, changes, n) is not None
                 or (c.name == "git"
-                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)):
+                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
+                or (c.name == "git" and _hard_reset(_git_where(c.argv[1:])[1])
+                    and bool(changes.staged_before(n)[0]))
+                or (c.name == "git" and _rewrite_may_reach(c, bases, home, guarded,
+                                                           changes, n))
+                or _hard_link_sources(c)):
             return True
     return False
+
+
+def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
+                       guarded: Callable[[], list[Path]] | None, changes: _GitChanges,
+                       n: int) -> bool:
+    """The git command ``cmd``, the n-th of its line, writes tracked files back
+    (`_git_rewrite`) where a protected folder may be: its pathspecs reach the ledger's
+    ``home`` or a folder of ``guarded()`` (``git checkout -- src/train.py`` does not: git is
+    not asked, the ledger not read), and git says it changes a file there (`_GitRewrite`:
+    ``git reset --hard`` over changes in src/ alone, with the ledger tracked, does not); after
+    an earlier command that may change what it writes (`_git_rewrite_target`), git tracks a
+    file there. A computed pathspec, or no working folder or ledger known: yes."""
+    if not bases or home is None or guarded is None:
+        return _git_rewrite(_git_where(cmd.argv[1:])[1], lambda _: True) is not None
+    target = _git_rewrite_target(cmd, bases, bases[-1], changes, n)
+    if target is None:
+        return False
+    if target.computed:
+        return True
+    try:
+        roots = [home, *guarded()]
+    except Exception:  # noqa: BLE001 - they cannot be told: it may reach one
+        return True
+    reached = [r for r in roots if any(_overlaps(p, r) for p in target.places)]
+    git = target.git
+    if not reached or not isinstance(git, _GitRewrite) or git.folders is None:
+        return bool(reached)
+    if not git.widened:  # (git's answer: the ledger is read when it names a file there)
+        return any(git.removes(place, place / "cache" if r == home else None)
+                   for r in reached for place in {r, _real(r)})  # (git names real paths)
+    # (git writes back tracked files only: a switch or a reset of a work tree whose protected
+    # folders git does not track, the usual layout, does not read the ledger)
+    return any(_tracks_some(folder, reached) is not False for folder in git.folders)
+
+
+def _tracks_some(folder: Path, roots: list[Path]) -> bool | None:
+    """git, asked in ``folder`` (read-only), tracks a file in one of ``roots`` (those in its
+    work tree); None when it cannot answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    if top is None or not top.strip():
+        return None
+    tree = Path(os.fsdecode(top.rstrip(b"\n")))
+    inside = [str(r) for r in roots if _overlaps(r, tree) or r == tree]
+    if not inside:
+        return False
+    listed = _git_asked(folder, ["ls-files", "-z", "--", *inside])
+    return None if listed is None else bool(listed.strip(b"\0"))
 
 
 def looks_destructive(text: str, cwd: str | None = None) -> bool:
@@ -3338,6 +4074,19 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         staged = _stash_staged_target(cmd, bases, project, changes, n)
         if staged is not None:
             targets.append(staged)
+        added = _reset_added_target(cmd, bases, project, changes, n)
+        if added is not None:
+            targets.append(added)
+        rewrite = _git_rewrite_target(cmd, bases, project, changes, n)
+        if rewrite is not None:
+            targets.append(rewrite)
+            continue
+        for source in _hard_link_sources(cmd) or []:
+            for each in _braces(source):
+                places, globs, computed = _expand(each, bases)
+                targets.append(_Target(source, places, [], computed or "\0" in each,
+                                       _quoted(cmd.argv), feed=feeds.of(cmd), globs=globs,
+                                       does="hard-links a file of", note=_LINK_NOTE))
         got = _deleted(cmd.argv)
         if got is None:
             targets += _program_targets(cmd, bases, feeds) + _program_write_targets(cmd, bases)
@@ -3366,6 +4115,40 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     if not targets and not writes:
         return []
     return _protected_hits(targets, config, project, events, checker, bases, writes)
+
+
+_LINK_NOTE = " (a write through a hard link changes the file itself)"
+
+
+def _hard_link_sources(cmd: Any) -> list[str] | None:
+    """The files the simple command ``cmd`` hard-links elsewhere: ``ln``/``link`` without
+    ``-s`` (``--symbolic``), ``cp -l`` (``--link``; with ``-r``/``-a`` every file below),
+    the folders of ``rsync --link-dest=DIR`` (its unchanged files are linked, not copied; a
+    relative DIR is read from the destination).
+    A hard link is the same file under another name: a later write through it (``: > h``)
+    changes the protected bytes while naming no protected path, so making one is judged
+    as a write that destroys them would be (`_judge_deletes`). None for any other command."""
+    if cmd.remote or cmd.name not in ("ln", "link", "cp", "rsync"):
+        return None
+    args = _without_redirections(cmd.argv[1:])
+    if cmd.name == "rsync":  # `--link-dest=DIR`: what is unchanged there is hard-linked
+        operands = _options(args, _RSYNC_VALUES)[0]
+        dest = operands[-1] if len(operands) > 1 else "."
+        # (a relative DIR is relative to the destination folder, rsync(1))
+        return [os.path.join(dest, d) for d in
+                _every_value(args, _RSYNC_VALUES, {"--link-dest"})] or None
+    if cmd.name == "link":
+        return args[:1] if not cmd.appended else ["\0"]
+    operands, valued, flags = _options(args, _COPY_VALUES)
+    if cmd.name == "ln" and flags & {"s", "--symbolic"} or \
+            cmd.name == "cp" and not flags & {"l", "--link"}:
+        return None
+    if cmd.appended:
+        return [*operands, "\0"]  # (what xargs appends: computed when it runs)
+    if "-t" in valued or "--target-directory" in valued or (cmd.name == "ln"
+                                                            and len(operands) == 1):
+        return operands
+    return operands[:-1]
 
 
 def _program_deletes(cmd: Any) -> bool:
@@ -3542,13 +4325,13 @@ class _Target:
     # matched against each protected folder's path (`_glob_places`)
     globs: list[str] = field(default_factory=list)
     # a `git clean`: real git says what it removes of a protected folder it reaches
-    git: _GitClean | None = None
+    git: _GitClean | _GitRewrite | None = None
     # it removes folders too (not `rm -f`, `shred`, `unlink`: a listed folder stays)
     recursive: bool = True
     # said between the command and "deletes" (`git stash -u` removes what it stashes)
     note: str = ""
     # a `git stash`: real git says which staged files it takes out of the work tree
-    staged: _GitStaged | None = None
+    staged: _GitStaged | _GitAdded | None = None
     # a write onto its places, not a delete: what it does to a file there (`_writes_onto`)
     writes: str | None = None
     # what it does to the protected folder, said in the reason before the folder
@@ -3636,7 +4419,13 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     mentions[t.feed] = _Mentions(t.feed, bases, project)
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if hit:
-                reason = _refused(f"`{t.command}`{t.note} {t.does} {what}", digest, checker)
+                said = f"`{t.command}`{t.note} {t.does} {what}"
+                place = t.git.changed_in(root, spared) if isinstance(t.git, _GitRewrite) \
+                    else None
+                if place is not None and isinstance(t.git, _GitRewrite):  # name the file
+                    said = f"`{t.command}` {'may overwrite' if t.git.widened else t.does} " \
+                           f"{place}, in {what}"
+                reason = _refused(said, digest, checker)
                 if reason is not None and reason not in reasons:  # (a folder and its real path)
                     reasons.append(reason)
     for w in writes:

@@ -26,9 +26,9 @@ def hook(root: str | None) -> None:
     Blocks (exit 2, reason on stderr) commands that destroy or stop an instance, or delete
     (or write over) a recorded capsule, while what they would destroy is not pull-verified,
     and any delete or write of the project's ledger and its settings; an agent's file tools
-    (Write, Edit) are judged as the writes they make. Allows everything else (exit 0, no
-    output). Fails closed: an internal error while judging a destructive command blocks.
-    Input that is not JSON is blocked only when it looks destructive.
+    (Write, Edit, Codex's apply_patch) are judged as the writes they make. Allows everything
+    else (exit 0, no output). Fails closed: an internal error while judging a destructive
+    command blocks. Input that is not JSON is blocked only when it looks destructive.
     See docs/agent-hook.md for the settings that install it.
 
     Example: echo '{"tool_name":"Bash","tool_input":{"command":"ls"}}' | labledger hook

@@ -34,7 +34,8 @@ def test_claude_code_and_codex_json_run_the_hook_before_bash() -> None:
     hook = {"type": "command", "command": "labledger hook", "timeout": 300}
     assert _hooks(settings[0], "PreToolUse") == [
         ("Bash|Write|Edit|MultiEdit|NotebookEdit", hook)]
-    assert _hooks(settings[1], "PreToolUse") == [("Bash", hook)]
+    # Codex: its shell, and its file edits (the tool apply_patch)
+    assert _hooks(settings[1], "PreToolUse") == [("Bash|apply_patch", hook)]
 
 
 def test_gemini_runs_the_hook_before_shell_commands() -> None:
@@ -49,4 +50,4 @@ def test_gemini_runs_the_hook_before_shell_commands() -> None:
 def test_codex_toml_is_the_same_hook() -> None:
     [config] = _snippets()["toml"]
     assert _hooks(config, "PreToolUse") == [
-        ("Bash", {"type": "command", "command": "labledger hook", "timeout": 300})]
+        ("Bash|apply_patch", {"type": "command", "command": "labledger hook", "timeout": 300})]
