@@ -19,12 +19,16 @@ the destination of ``os.rename``/``replace``/``renames``, ``shutil.copy``/``copy
 ``copyfile``/``move`` (a copy into a folder: the file named as its source there) and
 ``shutil.copytree`` (over what is there with ``dirs_exist_ok``), a Path's ``rename``/
 ``replace`` target, savers (``torch.save``, ``numpy.save``, ``df.to_csv``, ``fig.savefig``,
-`_SAVERS`, `_SAVER_METHODS`), ``fileinput`` in place. Each says what it does to a file there:
+`_SAVERS`, `_SAVER_METHODS`), savers over a folder or a file (``model.save_pretrained(DIR)``,
+``trainer.save_model(DIR)``, any ``.save(P)``: `_FOLDER_SAVER_METHODS`), ``h5py.File`` by its
+mode, ``sqlite3.connect``, ``fileinput`` in place. Each says what it does to a file there:
 overwrites it (truncates, replaces, changes it in place), appends to it, creates a new one only,
-copies a folder over it; ``Path.touch()`` and reads write nothing. Only a path written out is
-judged (literals as for a delete, and a name bound once to one, followed a bounded depth); a
-computed one (a parameter, ``os.path.join(args.out, "ckpt.pt")``, an f-string) writes nothing
-judged: programs write to computed paths all the time. A mode or flags not read may write.
+copies a folder over it, saves over what is there; ``Path.touch()`` and reads write nothing.
+Only a path written out is judged (literals as for a delete, and a name bound once to one, or
+the binding in effect at a write of the module's straight-line code, followed a bounded depth;
+after an ``os.chdir``, from the folders the program may be in: `_Writes`); a computed one (a
+parameter, ``os.path.join(args.out, "ckpt.pt")``, an f-string) writes nothing judged: programs
+write to computed paths all the time. A mode or flags not read may write.
 
 Invariants: a function is known by what it is, not how it is written: the program's imports
 (``import shutil as sh``, ``from os import rename as mv``, ``from shutil import *``), its plain
@@ -669,8 +673,9 @@ class ProgramWrite:
 
 # what a write does to a file already at its path: replaces, truncates or changes it in place;
 # adds to its end; only makes a new one (fails on one there); copies a folder over it (any file
-# below may be replaced)
-_KINDS = ("overwrite", "append", "create", "tree")
+# below may be replaced); saves over what is there, a file or the files of a folder (a model's
+# ``save_pretrained(DIR)``: nothing lost where nothing is there)
+_KINDS = ("overwrite", "append", "create", "tree", "folder")
 # opening a file: qualified name -> (its path's keyword, its mode's position and keyword, the
 # mode when none is given) (Python 3.11 library reference: open, io, codecs, gzip, bz2, lzma,
 # tarfile, zipfile, builtins, logging.FileHandler(filename, mode='a'))
@@ -719,8 +724,21 @@ _SAVER_METHODS = {
     "to_pickle": "path", "to_feather": "path", "to_excel": "excel_writer",
     "to_hdf": "path_or_buf", "to_html": "buf", "to_latex": "buf", "to_markdown": "buf",
     "to_string": "buf", "to_xml": "path_or_buffer", "to_stata": "path", "to_orc": "path",
-    "to_netcdf": "path", "tofile": "fid", "savefig": "fname", "save": "fp",
+    "to_netcdf": "path", "tofile": "fid", "savefig": "fname",
 }
+# methods that save over what their first argument names, a file or the files of a folder,
+# whoever has them: transformers 4.x PreTrainedModel/PreTrainedTokenizer.save_pretrained(
+# save_directory) writes config.json, model.safetensors (tokenizer_config.json, ...) into it and
+# deletes a previous save's weight shards there ("Clean the folder from a previous save"),
+# Trainer.save_model(output_dir) the same; xgboost/LightGBM Booster.save_model(fname) a file;
+# PIL Image.save(fp) a file, Keras 2 Model.save(filepath) a SavedModel folder (a path without
+# .keras/.h5): any `.save(P)` is read so (a report saved outside the protected folders passes)
+_FOLDER_SAVER_METHODS = {"save_pretrained": "save_directory", "save_model": "output_dir",
+                         "save": "fp"}
+# h5py 3 File(name, mode='r'): r+/a change the file in place, w truncates, w-/x only create
+_H5_MODES = {"r": None, "r+": "overwrite", "a": "overwrite", "w": "overwrite", "w-": "create",
+             "x": "create"}
+_MOST_FOLDERS = 16  # the os.chdir folders a relative write is judged from (past this: any)
 _LONGEST_PATH = 4096  # PATH_MAX: a path read longer than this is none a program writes
 _DEEPEST_NAMES = 32  # the names followed one to the next (`b = a`, `c = b / "x"`, ...)
 
@@ -763,14 +781,80 @@ class _Writes(_Reader):
     """The writes of one program's calls. A path is read as `_Reader` reads a delete's, and a
     name bound once (``out = Path("runs")``, not a loop's or a parameter's) as what it is bound
     to, each followed once, at most `_DEEPEST_NAMES` deep; a path longer than `_LONGEST_PATH`
-    is none (``b = a + a`` doubling it: bounded)."""
+    is none (``b = a + a`` doubling it: bounded). A name bound more than once, each time by a
+    plain assignment of the module's straight-line code (not in a branch, loop or function), is
+    read at a write there as the binding in effect: the last before the write's statement;
+    elsewhere (a write in a function) it is computed.
+
+    A relative path is from the folders the program may be in when it writes (`_folders`):
+    after ``os.chdir(LITERAL)`` statements of the module's straight-line code, the folder they
+    lead to (in a function, which may run after any of them: each); after any other change
+    (a computed folder, a chdir in a branch or a loop, ``with contextlib.chdir(P)``), any
+    folder above the command's (``elsewhere``) and each literal one the program names."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.followed: dict[str, tuple[str, bool] | None] = {}
         self.depth = 0
+        self.at: int | None = None  # the module statement whose bindings are in effect
         super().__init__(tree)
         self.imported = {q.split(".")[0] for qs in self.bound.values() for q in qs} | \
             {m.split(".")[0] for m in self.stars}
+        self.top: dict[int, int] = {}  # a node of the module's code -> its statement's index
+        self.in_function: set[int] = set()  # the nodes of a function's (or a lambda's) body
+        self.assigned_at: dict[int, int] = {}  # a value of a plain module-level assignment
+        self.straight: dict[str, list[tuple[int, ast.expr]]] = {}  # a name -> those
+        self._read_module(tree)
+        self.changes, self.steps = self._folder_changes(tree)
+
+    def _read_module(self, tree: ast.Module) -> None:
+        """Where each node stands: its module statement, in a function or not; the plain
+        assignments of the module's straight-line code."""
+        for index, statement in enumerate(tree.body):
+            stack: list[tuple[ast.AST, bool]] = [(statement, False)]
+            while stack:
+                node, inside = stack.pop()
+                if inside:
+                    self.in_function.add(id(node))
+                else:
+                    self.top[id(node)] = index
+                body = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                stack.extend((child, inside or body) for child in ast.iter_child_nodes(node))
+            if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+                targets = statement.targets if isinstance(statement, ast.Assign) \
+                    else [statement.target]
+                if all(isinstance(t, ast.Name) for t in targets):
+                    self.assigned_at[id(statement.value)] = index
+                    for t in targets:
+                        assert isinstance(t, ast.Name)
+                        self.straight.setdefault(t.id, []).append((index, statement.value))
+
+    def _folder_changes(self, tree: ast.Module) -> tuple[bool, list[tuple[int, str]]]:
+        """(whether the program changes its folder other than by `steps`; the ``os.chdir(
+        LITERAL)`` statements of its straight-line code, in order, each with the folder it
+        names) (a change of folder not read: `_changes_folder`)."""
+        if not self.moves_folder:
+            return False, []
+        calls = {id(n.func): n for n in self.nodes if isinstance(n, ast.Call)}
+        straight = {id(s.value) for s in tree.body if isinstance(s, ast.Expr)}
+        steps: list[tuple[int, str]] = []
+        other = False
+        for node in self.nodes:
+            if not self._changes_folder(node):
+                continue
+            call = calls.get(id(node))
+            folder = None
+            if call is not None and len(call.args) == 1 and not call.keywords:
+                self.at = self.top.get(id(call))
+                try:
+                    folder = self.literal_path(call.args[0])
+                finally:
+                    self.at = None
+            if folder is None or id(call) not in straight:
+                other = True
+            if folder is not None and call is not None:
+                steps.append((self.top.get(id(call), len(tree.body)), folder))
+        steps.sort(key=lambda step: step[0])
+        return other, steps[:_MOST_FOLDERS]
 
     def _literal(self, expr: ast.expr) -> tuple[str, bool] | None:
         if isinstance(expr, ast.Name):
@@ -779,22 +863,61 @@ class _Writes(_Reader):
         return None if found is None or len(found[0]) > _LONGEST_PATH else found
 
     def _named(self, name: str) -> tuple[str, bool] | None:
-        if name in self.followed or self.depth >= _DEEPEST_NAMES:
-            return self.followed.get(name)  # (None while it is followed: bound to itself)
-        self.followed[name] = None
         values = self.values.get(name, [])
-        if len(values) == 1 and values[0] is not None and name not in self.bound:
-            self.depth += 1
-            try:
-                self.followed[name] = self._literal(values[0])
-            finally:
-                self.depth -= 1
-        return self.followed[name]
+        if name in self.bound or not values or None in values:
+            return None
+        if len(values) == 1 and values[0] is not None:
+            return self._follow(name, values[0])
+        # bound more than once: at a write of the module's straight-line code, the binding
+        # in effect, when each is a plain assignment there
+        straight = self.straight.get(name, [])
+        if self.at is None or len(straight) != len(values):
+            return None
+        before = [value for index, value in straight if index < self.at]
+        return self._follow(f"{name}@{self.assigned_at[id(before[-1])]}", before[-1]) \
+            if before else None
+
+    def _follow(self, key: str, value: ast.expr) -> tuple[str, bool] | None:
+        """The path ``value`` names, bound to the name ``key`` says, read once: with the
+        bindings in effect where it is bound."""
+        if key in self.followed or self.depth >= _DEEPEST_NAMES:
+            return self.followed.get(key)  # (None while it is followed: bound to itself)
+        self.followed[key] = None
+        self.depth += 1
+        at, self.at = self.at, self.assigned_at.get(id(value))
+        try:
+            self.followed[key] = self._literal(value)
+        finally:
+            self.depth -= 1
+            self.at = at
+        return self.followed[key]
 
     def writes(self) -> Iterator[ProgramWrite]:
         for node in self.nodes:
             if isinstance(node, ast.Call):
+                self.at = None if id(node) in self.in_function else self.top.get(id(node))
                 yield from self._write_call(node)
+
+    def _folders(self) -> tuple[list[str], bool]:
+        """(the folders a relative path written now is from, relative to the command's;
+        whether any folder above it too): `_Writes`."""
+        if not self.moves_folder:
+            return ["."], False
+        folders = ["."]
+        if self.changes:  # each literal folder it names, alone and after those before
+            chain = "."
+            for _, step in self.steps:
+                chain = os.path.join(chain, step)
+                folders += [chain, step]
+        elif self.at is not None:  # the straight-line chdirs before this statement
+            for index, step in self.steps:
+                if index < self.at:
+                    folders = [os.path.join(folders[0], step)]
+        else:  # in a function: after any of them
+            for _, step in self.steps:
+                folders.append(os.path.join(folders[-1], step))
+        found = [os.path.normpath(f) for f in folders]
+        return list(dict.fromkeys(found))[:_MOST_FOLDERS * 2], self.changes
 
     def _write_call(self, call: ast.Call) -> Iterator[ProgramWrite]:
         func = call.func
@@ -818,6 +941,13 @@ class _Writes(_Reader):
             keyword, position, mode_keyword, default = _OPENERS[q]
             kind = self._mode_kind(_argument(call, position, mode_keyword), default)
             return [] if kind is None else self._written(_argument(call, 0, keyword), call, kind)
+        if q == "h5py.File":
+            mode = _argument(call, 1, "mode")
+            found = ("r", False) if mode is None else self._literal(mode)
+            kind = "overwrite" if found is None else _H5_MODES.get(found[0], "overwrite")
+            return [] if kind is None else self._written(_argument(call, 0, "name"), call, kind)
+        if q == "sqlite3.connect":
+            return self._database(call)
         if q == "os.open":
             kind = self._os_open_kind(_argument(call, 1, "flags"))
             return [] if kind is None else self._written(_argument(call, 0, "path"), call, kind)
@@ -851,6 +981,10 @@ class _Writes(_Reader):
         method, receiver = func.attr, func.value
         if method in _PATH_WRITERS:
             yield from self._path_write(method, receiver, call.args, call)
+        elif method in _FOLDER_SAVER_METHODS and not self._plain_value(receiver) and \
+                not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)):
+            yield from self._written(_argument(call, 0, _FOLDER_SAVER_METHODS[method]), call,
+                                     "folder")
         elif method in _SAVER_METHODS and not self._plain_value(receiver) and \
                 not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)):
             mode = next((k.value for k in call.keywords if k.arg == "mode"), None)
@@ -877,6 +1011,24 @@ class _Writes(_Reader):
             target = args[0] if args else next(
                 (k.value for k in call.keywords if k.arg == "target"), None)
             yield from self._written(target, call, "overwrite")
+
+    def _database(self, call: ast.Call) -> list[ProgramWrite]:
+        """``sqlite3.connect(database)``: a database opened to read and write (its statements
+        change the file in place); none for ``:memory:`` or a ``mode=ro`` URI (``uri=True``)."""
+        path = self._literal(_argument(call, 0, "database") or ast.Constant(None))
+        uri = _argument(call, 5, "uri")
+        if path is None:
+            return []
+        text = path[0]
+        if uri is not None and not (isinstance(uri, ast.Constant) and not uri.value):
+            if not text.startswith("file:"):
+                return []
+            text, _, query = text[5:].partition("?")
+            if "mode=ro" in query.split("&"):
+                return []
+        if text in ("", ":memory:"):
+            return []
+        return self._written(ast.Constant(text), call, "overwrite")
 
     def _mode_kind(self, mode: ast.expr | None, default: str) -> str | None:
         """What opening in ``mode`` does (`_opened_kind`); one not read may write."""
@@ -927,7 +1079,11 @@ class _Writes(_Reader):
             return []  # relative to an open folder's descriptor: computed
         if suffix is not None and not path.endswith(suffix):
             path += suffix
-        return [ProgramWrite(path, kind, relative and self.moves_folder, into, into_kind)]
+        if not relative:
+            return [ProgramWrite(path, kind, False, into, into_kind)]
+        folders, elsewhere = self._folders()
+        return [ProgramWrite(os.path.normpath(os.path.join(f, path)) if f != "." else path,
+                             kind, elsewhere, into, into_kind) for f in folders]
 
 
 def _joined(parts: list[tuple[str, bool]]) -> tuple[str, bool]:
