@@ -120,7 +120,8 @@ its cache, its settings included; in a capsule or an export root, replacing or c
 file there now (a new file, or an append, loses nothing). A line whose programs' writes can
 destroy nothing, whatever is recorded (new files, appends outside the ledger:
 `_writes_may_destroy`), is passed without reading the ledger, as ``ls`` is. The program of a
-local script (``python FILE``, ``python -m pkg.mod``) is read from its file (`shell_words`):
+local script (``python FILE``, ``python -m pkg.mod``, ``torchrun FILE``, ``accelerate launch
+FILE``, ...) is read from its file (`shell_words`):
 its deletes and writes are judged as ``python -c``'s, its strings feed its computed deletes.
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.

@@ -19,7 +19,9 @@ size budget; never for a command run through ssh), git's ``[includeIf]`` conditi
 as git evaluates them (`_GitPlace`). A program file that cannot be read here (missing now, a
 FIFO, on the box) runs something unknown: the whole line stands for it, as one command that
 cannot be read (`TOO_DEEP`, dynamic; the hook judges its text). The text of a local script
-``python FILE`` or ``python -m pkg.mod`` runs is read the same way (`_python_script`, at most
+``python FILE`` or ``python -m pkg.mod`` runs (or a launcher: ``torchrun FILE``, ``accelerate
+launch FILE``, ``deepspeed FILE``, ``uv run FILE``, ``./FILE.py``) is read the same way
+(`_python_script`, at most
 `_SCRIPT_BYTES`), as its `SimpleCommand.program`, for what it deletes and writes only (not what
 it runs, nor its imports; nor a file holding a NUL byte: a zip app, a binary); one not read
 is judged by its words, as before. `simple_commands`
@@ -582,15 +584,24 @@ _SCRIPT_BYTES = 1 << 18  # a local script read for what it deletes and writes; p
 
 def _python_script(argv: list[str], name: str, files: _Files | None) -> str | None:
     """The text of the local script a Python run starts: ``python FILE`` (after Python's own
-    options: `_python_reads_stdin`), ``python -m pkg.mod`` as ``pkg/mod.py`` or
-    ``pkg/mod/__main__.py``, from the line's latest working folder (Python's ``sys.path[0]``
-    for ``-m``), not the modules it imports. None when it runs none, or when it cannot be
-    read here (missing now, computed, not a regular file, over `_SCRIPT_BYTES`): judged by
-    its words alone, as before."""
-    if files is None or not name.startswith(("python", "pypy")) or \
-            not _INTERPRETER.match(name):
+    options: `_python_reads_stdin`; a folder: its ``__main__.py``), ``python -m pkg.mod`` as
+    ``pkg/mod.py`` or ``pkg/mod/__main__.py``, from the line's latest working folder (Python's
+    ``sys.path[0]`` for ``-m``), not the modules it imports; the script a launcher runs so
+    (`_launched_operand`: ``torchrun``, ``accelerate launch``, ``deepspeed``); a ``.py`` file
+    run as a command (``./train.py`` by its ``#!``, ``uv run train.py``). None when it runs
+    none, or when it cannot be read here (missing now, computed, not a regular file, over
+    `_SCRIPT_BYTES`): judged by its words alone, as before."""
+    if files is None:
         return None
-    found = _python_operand(argv)
+    if name.startswith(("python", "pypy")) and _INTERPRETER.match(name):
+        found = _python_operand(argv)
+        if found is not None and found[0] and found[1] in _LAUNCHER_MODULES and \
+                found[1] in argv:  # python -m torch.distributed.run [OPTIONS] FILE
+            found = _launched_operand(["torchrun", *argv[argv.index(found[1]) + 1:]])
+    elif name.endswith(".py"):
+        found = False, argv[0]
+    else:
+        found = _launched_operand(argv)
     if found is None or _DYNAMIC.search(found[1]):
         return None
     is_module, word = found
@@ -605,6 +616,9 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
         path = os.path.normpath(os.path.join(files.bases[-1], candidate))
         try:
             info = os.stat(path)
+            if stat.S_ISDIR(info.st_mode) and not is_module:  # python DIR: its __main__.py
+                path = os.path.join(path, "__main__.py")
+                info = os.stat(path)
         except (OSError, ValueError):
             continue
         if not stat.S_ISREG(info.st_mode) or info.st_size > _SCRIPT_BYTES:
@@ -614,6 +628,55 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
         # bytes read as text would feed its "deletes" words of anything
         return None if text is None or "\x00" in text else text
     return None
+
+
+# launchers that run a Python script as `python FILE` does (`-m`/`--module`: a module, as
+# `python -m`): the options of each that take no value, hyphens and underscores alike (every
+# other takes one, after `=` or as the next word) (torch 2.x torch/distributed/run.py
+# get_args_parser, launch.py's --use-env; deepspeed launcher/runner.py parse_args; accelerate
+# commands/launch.py launch_command_parser)
+_LAUNCHER_FLAGS = {
+    "torchrun": {"standalone", "module", "no_python", "run_path", "use_env", "help"},
+    "deepspeed": {"module", "no_python", "no_local_rank", "no_ssh", "no_ssh_check",
+                  "force_multi", "save_pid", "elastic_training", "bind_cores_to_rank", "help"},
+    "accelerate": {"quiet", "cpu", "multi_gpu", "tpu", "ipex", "enable_cpu_affinity",
+                   "dynamo_use_fullgraph", "dynamo_use_dynamic", "use_deepspeed", "use_fsdp",
+                   "use_megatron_lm", "use_xpu", "same_network", "module", "no_python",
+                   "tpu_cluster", "no_tpu_cluster", "tpu_use_sudo", "downcast_bf16",
+                   "fp8_use_autocast_during_eval", "debug", "help"},
+}
+_LAUNCHER_SHORT_FLAGS = {"-m": "module", "-q": "quiet", "-h": "help"}
+_LAUNCHER_MODULES = {"torch.distributed.run", "torch.distributed.launch"}
+
+
+def _launched_operand(argv: list[str]) -> tuple[bool, str] | None:
+    """(whether it is a module, the word) of the script a launcher runs with Python:
+    ``torchrun [OPTIONS] FILE|-m MODULE``, ``accelerate launch ...``, ``deepspeed ...``
+    (`_LAUNCHER_FLAGS`); None for another command, for one that runs no script
+    (``--help``) or runs it without Python (``--no-python``: a shell script, a binary)."""
+    name = os.path.basename(argv[0]) if argv else ""
+    if name == "accelerate" and argv[1:2] == ["launch"]:
+        args = argv[2:]
+    elif name in ("torchrun", "deepspeed"):
+        args = argv[1:]
+    else:
+        return None
+    flags = _LAUNCHER_FLAGS[name]
+    module = False
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        if args[i] == "--":
+            i += 1
+            break
+        option, eq, _ = args[i].partition("=")
+        key = _LAUNCHER_SHORT_FLAGS.get(option) or option.lstrip("-").replace("-", "_")
+        if key in ("help", "no_python"):
+            return None
+        module = module or key == "module"
+        # a flag, a value after `=` or attached to a short option (`-r3`): one word
+        i += 1 if eq or key in flags or (not option.startswith("--") and len(option) > 2) \
+            else 2
+    return (module, args[i]) if i < len(args) else None
 
 
 def _python_operand(argv: list[str]) -> tuple[bool, str] | None:
