@@ -782,9 +782,9 @@ class _Writes(_Reader):
     name bound once (``out = Path("runs")``, not a loop's or a parameter's) as what it is bound
     to, each followed once, at most `_DEEPEST_NAMES` deep; a path longer than `_LONGEST_PATH`
     is none (``b = a + a`` doubling it: bounded). A name bound more than once, each time by a
-    plain assignment of the module's straight-line code (not in a branch, loop or function), is
-    read at a write there as the binding in effect: the last before the write's statement;
-    elsewhere (a write in a function) it is computed.
+    plain assignment of the straight-line code of one body (the module's, or one function's:
+    not in a branch, a loop or another function), is read at a write in that body as the
+    binding in effect: the last before the write's statement; elsewhere it is computed.
 
     A relative path is from the folders the program may be in when it writes (`_folders`):
     after ``os.chdir(LITERAL)`` statements of the module's straight-line code, the folder they
@@ -795,38 +795,55 @@ class _Writes(_Reader):
     def __init__(self, tree: ast.Module) -> None:
         self.followed: dict[str, tuple[str, bool] | None] = {}
         self.depth = 0
-        self.at: int | None = None  # the module statement whose bindings are in effect
+        # the statement whose bindings are in effect: (its body: the module's or a function's,
+        # its index there)
+        self.at: tuple[int, int] | None = None
+        self.in_def = False  # the write read now is in a function (or a lambda)
         super().__init__(tree)
         self.imported = {q.split(".")[0] for qs in self.bound.values() for q in qs} | \
             {m.split(".")[0] for m in self.stars}
-        self.top: dict[int, int] = {}  # a node of the module's code -> its statement's index
+        # a node -> (its body, the index of its statement there): `at`; none in a lambda
+        self.top: dict[int, tuple[int, int]] = {}
         self.in_function: set[int] = set()  # the nodes of a function's (or a lambda's) body
-        self.assigned_at: dict[int, int] = {}  # a value of a plain module-level assignment
-        self.straight: dict[str, list[tuple[int, ast.expr]]] = {}  # a name -> those
-        self._read_module(tree)
+        self.assigned_at: dict[int, tuple[int, int]] = {}  # a plain assignment's value -> `at`
+        # (a body, a name) -> the plain assignments of its straight-line code binding the name
+        self.straight: dict[tuple[int, str], list[tuple[int, ast.expr]]] = {}
+        self.module = id(tree)
+        self._read_bodies(tree)
         self.changes, self.steps = self._folder_changes(tree)
 
-    def _read_module(self, tree: ast.Module) -> None:
-        """Where each node stands: its module statement, in a function or not; the plain
-        assignments of the module's straight-line code."""
-        for index, statement in enumerate(tree.body):
-            stack: list[tuple[ast.AST, bool]] = [(statement, False)]
-            while stack:
-                node, inside = stack.pop()
-                if inside:
-                    self.in_function.add(id(node))
-                else:
-                    self.top[id(node)] = index
-                body = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-                stack.extend((child, inside or body) for child in ast.iter_child_nodes(node))
-            if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
-                targets = statement.targets if isinstance(statement, ast.Assign) \
-                    else [statement.target]
-                if all(isinstance(t, ast.Name) for t in targets):
-                    self.assigned_at[id(statement.value)] = index
-                    for t in targets:
-                        assert isinstance(t, ast.Name)
-                        self.straight.setdefault(t.id, []).append((index, statement.value))
+    def _read_bodies(self, tree: ast.Module) -> None:
+        """Where each node stands (`top`): its body (the module's, a function's) and its
+        statement there, in a function or not; the plain assignments of each body's
+        straight-line code."""
+        todo: list[tuple[int, list[ast.stmt]]] = [(self.module, tree.body)]
+        while todo:
+            scope, body = todo.pop()
+            for index, statement in enumerate(body):
+                stack: list[ast.AST] = [statement]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, ast.Lambda):
+                        self.in_function.update(id(n) for n in ast.walk(node))
+                        continue
+                    self.top[id(node)] = (scope, index)
+                    if scope != self.module:
+                        self.in_function.add(id(node))
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                        todo.append((id(node), node.body))  # a body of its own
+                        stack += [*node.decorator_list, node.args, *filter(None, [node.returns])]
+                    else:
+                        stack.extend(ast.iter_child_nodes(node))
+                if isinstance(statement, ast.Assign | ast.AnnAssign) and \
+                        statement.value is not None:
+                    targets = statement.targets if isinstance(statement, ast.Assign) \
+                        else [statement.target]
+                    if all(isinstance(t, ast.Name) for t in targets):
+                        self.assigned_at[id(statement.value)] = (scope, index)
+                        for t in targets:
+                            assert isinstance(t, ast.Name)
+                            self.straight.setdefault((scope, t.id), []).append(
+                                (index, statement.value))
 
     def _folder_changes(self, tree: ast.Module) -> tuple[bool, list[tuple[int, str]]]:
         """(whether the program changes its folder other than by `steps`; the ``os.chdir(
@@ -836,7 +853,7 @@ class _Writes(_Reader):
             return False, []
         calls = {id(n.func): n for n in self.nodes if isinstance(n, ast.Call)}
         straight = {id(s.value) for s in tree.body if isinstance(s, ast.Expr)}
-        steps: list[tuple[int, str]] = []
+        steps: list[tuple[int, int, str]] = []  # (its line, its module statement, the folder)
         other = False
         for node in self.nodes:
             if not self._changes_folder(node):
@@ -852,9 +869,9 @@ class _Writes(_Reader):
             if folder is None or id(call) not in straight:
                 other = True
             if folder is not None and call is not None:
-                steps.append((self.top.get(id(call), len(tree.body)), folder))
-        steps.sort(key=lambda step: step[0])
-        return other, steps[:_MOST_FOLDERS]
+                steps.append((call.lineno, self.top.get(id(call), (0, -1))[1], folder))
+        steps.sort()
+        return other, [(index, folder) for _, index, folder in steps[:_MOST_FOLDERS]]
 
     def _literal(self, expr: ast.expr) -> tuple[str, bool] | None:
         if isinstance(expr, ast.Name):
@@ -868,13 +885,16 @@ class _Writes(_Reader):
             return None
         if len(values) == 1 and values[0] is not None:
             return self._follow(name, values[0])
-        # bound more than once: at a write of the module's straight-line code, the binding
-        # in effect, when each is a plain assignment there
-        straight = self.straight.get(name, [])
-        if self.at is None or len(straight) != len(values):
+        # bound more than once: at a write of a body's straight-line code, the binding in
+        # effect, when each is a plain assignment there
+        if self.at is None:
             return None
-        before = [value for index, value in straight if index < self.at]
-        return self._follow(f"{name}@{self.assigned_at[id(before[-1])]}", before[-1]) \
+        scope, at = self.at
+        straight = self.straight.get((scope, name), [])
+        if len(straight) != len(values):
+            return None
+        before = [(index, value) for index, value in straight if index < at]
+        return self._follow(f"{name}@{scope}.{before[-1][0]}", before[-1][1]) \
             if before else None
 
     def _follow(self, key: str, value: ast.expr) -> tuple[str, bool] | None:
@@ -895,7 +915,7 @@ class _Writes(_Reader):
     def writes(self) -> Iterator[ProgramWrite]:
         for node in self.nodes:
             if isinstance(node, ast.Call):
-                self.at = None if id(node) in self.in_function else self.top.get(id(node))
+                self.at, self.in_def = self.top.get(id(node)), id(node) in self.in_function
                 yield from self._write_call(node)
 
     def _folders(self) -> tuple[list[str], bool]:
@@ -909,9 +929,9 @@ class _Writes(_Reader):
             for _, step in self.steps:
                 chain = os.path.join(chain, step)
                 folders += [chain, step]
-        elif self.at is not None:  # the straight-line chdirs before this statement
+        elif self.at is not None and not self.in_def:  # the chdirs before this statement
             for index, step in self.steps:
-                if index < self.at:
+                if index < self.at[1]:
                     folders = [os.path.join(folders[0], step)]
         else:  # in a function: after any of them
             for _, step in self.steps:

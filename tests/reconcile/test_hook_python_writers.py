@@ -139,6 +139,8 @@ def test_a_save_of_any_object_outside_the_protected_folders_passes(
     "p = 'a.txt'\np = 'capsules/c2/metrics.json'\nopen(p, 'w')",
     "from pathlib import Path\nout = Path('runs')\nout = Path('capsules/c2')\n"
     "(out / 'metrics.json').write_text('{}')",
+    "import json\ndef main():\n    out = 'runs/tmp'\n    out = 'capsules/c2'\n"
+    "    with open(out + '/metrics.json', 'w') as f:\n        json.dump({}, f)\nmain()",
 ])
 def test_a_write_after_a_chdir_or_a_rebinding(hook: Callable[..., Any], box: Path,  # noqa: F811
                                               program: str) -> None:
@@ -178,6 +180,10 @@ def test_a_write_after_a_chdir_elsewhere_passes(hook: Callable[..., Any], box: P
     ("p = 'a'\np = p + '.bak'\nopen(p, 'w')", [("a.bak", False)]),
     ("p = 'a'\nif x:\n    p = 'b'\nopen(p, 'w')", []),
     ("p = 'a'\np = 'b'\ndef f():\n    open(p, 'w')", []),
+    # a function's own straight-line code: the binding in effect there
+    ("def f():\n    p = 'a'\n    p = 'b'\n    for i in x:\n        open(p, 'w')", [("b", False)]),
+    ("def f():\n    p = 'a'\n    for p in x:\n        pass\n    open(p, 'w')", []),
+    ("f = lambda: open(p, 'w')\np = 'a'\np = 'b'", []),
 ])
 def test_the_folder_and_binding_in_effect(program: str,
                                           expected: list[tuple[str, bool]]) -> None:
