@@ -731,9 +731,12 @@ _SAVER_METHODS = {
 # save_directory) writes config.json, model.safetensors (tokenizer_config.json, ...) into it and
 # deletes a previous save's weight shards there ("Clean the folder from a previous save"),
 # Trainer.save_model(output_dir) the same; xgboost/LightGBM Booster.save_model(fname) a file;
+# accelerate Accelerator.save_state(output_dir) (model.safetensors, optimizer.bin, ...), datasets
+# Dataset.save_to_disk(dataset_path) (data-*.arrow, state.json, dataset_info.json);
 # PIL Image.save(fp) a file, Keras 2 Model.save(filepath) a SavedModel folder (a path without
 # .keras/.h5): any `.save(P)` is read so (a report saved outside the protected folders passes)
 _FOLDER_SAVER_METHODS = {"save_pretrained": "save_directory", "save_model": "output_dir",
+                         "save_state": "output_dir", "save_to_disk": "dataset_path",
                          "save": "fp"}
 # h5py 3 File(name, mode='r'): r+/a change the file in place, w truncates, w-/x only create
 _H5_MODES = {"r": None, "r+": "overwrite", "a": "overwrite", "w": "overwrite", "w-": "create",

@@ -9,7 +9,9 @@ is refused; a new file, an append and a computed path pass).
   ``CONFIG_NAME``/``SAFE_WEIGHTS_NAME``: "Clean the folder from a previous save"); a
   tokenizer's writes its ``tokenizer_config.json`` there, a ``Trainer.save_model(output_dir)``
   both (public code: PerryLee69/Hyperledger-Fabric-Smart-Contracts-Developer
-  ``crawler/save_model.py`` saves model and tokenizer to one ``output_dir``). Saving over an
+  ``crawler/save_model.py`` saves model and tokenizer to one ``output_dir``); accelerate's
+  ``Accelerator.save_state(output_dir)`` and datasets' ``Dataset.save_to_disk(dataset_path)``
+  write their files into a folder too. Saving over an
   existing folder or file of a protected one is refused; into a new one passes.
 * ``h5py.File(P, "w"|"a"|"r+")`` (h5py 3: ``a`` changes the file in place, ``w-``/``x`` only
   create; default ``r``), ``sqlite3.connect(P)`` (opens the database read-write: its
@@ -49,6 +51,9 @@ _HF = "from transformers import AutoModelForCausalLM, AutoTokenizer, Trainer\n" 
     _HF + "model.save_pretrained(save_directory='capsules/c2', safe_serialization=True)",
     _HF + "trainer = Trainer(model=model)\ntrainer.save_model('capsules/c2')",
     _HF + "trainer = Trainer(model=model)\ntrainer.save_model(output_dir='results/r1')",
+    "from accelerate import Accelerator\naccelerator = Accelerator()\n"
+    "accelerator.save_state('capsules/c2')",
+    "from datasets import load_dataset\nds = load_dataset('mnist')\nds.save_to_disk('capsules/c2')",
     "import h5py\nwith h5py.File('capsules/c2/emb.npy', 'w') as f:\n    f['x'] = [1]",
     "import h5py\nf = h5py.File('capsules/c2/emb.npy', 'a')",
     "import h5py\nf = h5py.File('capsules/c2/emb.npy', mode='r+')",
