@@ -597,7 +597,8 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
         found = _python_operand(argv)
         if found is not None and found[0] and found[1] in _LAUNCHER_MODULES and \
                 found[1] in argv:  # python -m torch.distributed.run [OPTIONS] FILE
-            found = _launched_operand(["torchrun", *argv[argv.index(found[1]) + 1:]])
+            found = _launched_operand([_LAUNCHER_MODULES[found[1]],
+                                       *argv[argv.index(found[1]) + 1:]])
     elif name.endswith(".py"):
         found = False, argv[0]
     else:
@@ -634,7 +635,9 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
 # `python -m`): the options of each that take no value, hyphens and underscores alike (every
 # other takes one, after `=` or as the next word) (torch 2.x torch/distributed/run.py
 # get_args_parser, launch.py's --use-env; deepspeed launcher/runner.py parse_args; accelerate
-# commands/launch.py launch_command_parser)
+# commands/launch.py launch_command_parser; Python 3.11 library reference: `python -m cProfile
+# [-o output_file] [-s sort_order] (-m module | myscript.py)`, the same for profile, `python -m
+# pdb [-c command] (-m module | pyfile)`)
 _LAUNCHER_FLAGS = {
     "torchrun": {"standalone", "module", "no_python", "run_path", "use_env", "help"},
     "deepspeed": {"module", "no_python", "no_local_rank", "no_ssh", "no_ssh_check",
@@ -644,20 +647,24 @@ _LAUNCHER_FLAGS = {
                    "use_megatron_lm", "use_xpu", "same_network", "module", "no_python",
                    "tpu_cluster", "no_tpu_cluster", "tpu_use_sudo", "downcast_bf16",
                    "fp8_use_autocast_during_eval", "debug", "help"},
+    "cProfile": {"module", "help"}, "pdb": {"module", "help"},
 }
 _LAUNCHER_SHORT_FLAGS = {"-m": "module", "-q": "quiet", "-h": "help"}
-_LAUNCHER_MODULES = {"torch.distributed.run", "torch.distributed.launch"}
+# the modules run as `python -m MODULE [OPTIONS] FILE` that run FILE: the launcher they are
+_LAUNCHER_MODULES = {"torch.distributed.run": "torchrun", "torch.distributed.launch": "torchrun",
+                     "cProfile": "cProfile", "profile": "cProfile", "pdb": "pdb"}
 
 
 def _launched_operand(argv: list[str]) -> tuple[bool, str] | None:
     """(whether it is a module, the word) of the script a launcher runs with Python:
     ``torchrun [OPTIONS] FILE|-m MODULE``, ``accelerate launch ...``, ``deepspeed ...``
-    (`_LAUNCHER_FLAGS`); None for another command, for one that runs no script
-    (``--help``) or runs it without Python (``--no-python``: a shell script, a binary)."""
+    (`_LAUNCHER_FLAGS`; ``cProfile``, ``pdb``: what `_LAUNCHER_MODULES` runs); None for
+    another command, for one that runs no script (``--help``) or runs it without Python
+    (``--no-python``: a shell script, a binary)."""
     name = os.path.basename(argv[0]) if argv else ""
     if name == "accelerate" and argv[1:2] == ["launch"]:
         args = argv[2:]
-    elif name in ("torchrun", "deepspeed"):
+    elif name in _LAUNCHER_FLAGS and name != "accelerate":
         args = argv[1:]
     else:
         return None

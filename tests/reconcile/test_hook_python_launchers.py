@@ -29,7 +29,9 @@ def _refused_over_c2(result: Any, command: str) -> None:
 # --run-path take no value, every other option one; deepspeed launcher/runner.py: --module,
 # --no_python, --no_local_rank, --no_ssh, --no_ssh_check, --force_multi, --save_pid,
 # --elastic_training, --bind_cores_to_rank take none; accelerate commands/launch.py: its
-# store_true flags, hyphens or underscores. Lines as public run scripts write them:
+# store_true flags, hyphens or underscores; Python 3.11 library reference: python -m cProfile
+# [-o output_file] [-s sort_order] (-m module | myscript.py), python -m pdb [-c command] pyfile.
+# Lines as public run scripts write them:
 # StrongResearch/isc-demos tiny_training/run.sh, codebyzeb/BabyLM scripts/run_hpc_expt.sh,
 # hyggy2019/MARS scripts/run_rnnps_small.sh, tedyhabtegebrial/ultra_light_trainer
 # run_example.sh)
@@ -48,6 +50,8 @@ _SAVES_OVER_C2 = "import torch\ntorch.save({}, 'capsules/c2/ckpt.pt')\n"
     ({"train.py": _SAVES_OVER_C2},
      "python -m torch.distributed.run --nproc_per_node=2 train.py"),
     ({"train.py": _SAVES_OVER_C2}, "python -m torch.distributed.launch --use_env train.py"),
+    ({"train.py": _SAVES_OVER_C2}, "python -m cProfile -o prof.out -s cumtime train.py"),
+    ({"train.py": _SAVES_OVER_C2}, "python3 -m pdb -c continue train.py"),
     ({"train.py": _SAVES_OVER_C2}, "accelerate launch train.py"),
     ({"train.py": _SAVES_OVER_C2},
      "accelerate launch --multi_gpu --num_processes 2 --mixed-precision bf16 train.py"),
