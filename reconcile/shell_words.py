@@ -2,13 +2,16 @@
 
 The hook (`hook`) must see ``vastai destroy instance 222`` in every form an agent may write it:
 quoted words (``vastai 'destroy' instance``, ``$'destroy'``), line continuations, wrappers
-(``sudo -u root``, ``env``, ``nice``, ``timeout 5``, ``xargs``, ``flock f``), chains (``;``,
+(``sudo -u root``, ``env``, ``nice``, ``timeout 5``, ``xargs``, ``flock f``, ``mpirun -np 4``,
+``numactl``, ``xvfb-run``), chains (``;``,
 ``&&``, ``||``, ``|``, ``&``, newlines), groups and subshells, ``bash -c '...'``, ``eval``,
 command substitutions, scripts fed to a shell (here-documents, here-strings, ``echo ... |
 bash``, ``source <(...)``), the remote command of ``ssh host ...`` (also a script piped or
 here-doc'd into ssh), a program an interpreter reads from stdin (``python - <<EOF``), the
 command a runner runs (``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``,
-``srun``, ``strace``, ``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command
+``srun``, ``strace``, ``sbatch --wrap``, ``watch``, ``flock f -c``), what a terminal session
+runs or is typed (``tmux new -d 'CMD'``, ``tmux send-keys 'CMD' Enter``, ``screen -dm CMD``,
+``screen -X stuff``), and what text tools run: GNU sed's ``e`` command
 and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases (from its
 config files, the files its command-line config includes, its ``-c`` options, a ``git config
 alias.NAME VALUE`` anywhere in the line). The
@@ -84,9 +87,18 @@ _WRAPPERS: dict[str, set[str]] = {
     "xargs": {"-I", "-i", "-n", "-P", "-d", "-a", "-E", "-L", "-s", "--max-args",
               "--max-procs", "--delimiter", "--arg-file"},
     "parallel": {"-j", "-S", "--jobs"},
-    "watch": {"-n", "-d", "--interval"},
+    # procps watch(1): -d/--differences[=permanent] takes no separate value; its words are
+    # run with `sh -c` (`_unwrap`)
+    "watch": {"-n", "--interval", "-q", "--equexit"},
     "caffeinate": set(), "chronic": set(), "unbuffer": set(),
-    "chrt": set(), "taskset": set(), "flock": {"-w", "-E", "--timeout"}, "numactl": set(),
+    "chrt": set(), "taskset": set(), "flock": {"-w", "-E", "--timeout", "--conflict-exit-code"},
+    # numactl(8): the policies and cpus it binds to
+    "numactl": {"-i", "-p", "-m", "-N", "-C", "-P", "-w", "--interleave", "--preferred",
+                "--membind", "--cpunodebind", "--physcpubind", "--preferred-many",
+                "--weighted-interleave"},
+    # xvfb-run(1) (Debian): getopt "+ade:f:hn:lp:s:w:"
+    "xvfb-run": {"-e", "-f", "-n", "-p", "-s", "-w", "--error-file", "--auth-file",
+                 "--server-num", "--xauth-protocol", "--server-args", "--wait"},
     # tracers and Slurm launchers run their command as given
     "strace": {"-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-P", "-X", "-O", "-S"},
     "ltrace": {"-o", "-e", "-p", "-s", "-E", "-u", "-a", "-n", "-l", "-x", "-L"},
@@ -99,6 +111,26 @@ _WRAPPERS: dict[str, set[str]] = {
 }
 _WRAPPERS["salloc"] = _WRAPPERS["srun"]
 _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before the command
+# MPI launchers: `mpirun [options] <program> [<args>]` (Open MPI mpirun(1): mpirun, mpiexec,
+# orterun, prterun are one program; MPICH/Hydra mpiexec): option -> the words of its value
+# (an option not here takes none; `--opt=value` is one word)
+_MPI_LAUNCHERS = {"mpirun", "mpiexec", "orterun", "prterun", "mpiexec.hydra"}
+_MPI_VALUES = {
+    **dict.fromkeys(("-n", "-np", "--np", "-c", "-N", "-npernode", "--npernode", "-npersocket",
+                     "--npersocket", "-H", "-host", "--host", "-hosts", "-hostfile",
+                     "--hostfile", "-machinefile", "--machinefile", "-default-hostfile",
+                     "--default-hostfile", "-f", "-x", "-wdir", "--wdir", "-wd", "--wd",
+                     "-path", "--path", "-prefix", "--prefix", "-map-by", "--map-by",
+                     "-bind-to", "--bind-to", "-rank-by", "--rank-by", "-output-filename",
+                     "--output-filename", "--output", "-am", "--am", "-tune", "--tune", "-rf",
+                     "--rankfile", "-preload-files", "--preload-files", "-app", "--app",
+                     "-cpus-per-proc", "--cpus-per-proc", "-cpus-per-rank", "--cpus-per-rank",
+                     "-report-uri", "--report-uri", "-timeout", "--timeout", "--personality",
+                     "-ppn", "-configfile", "-launcher", "-bootstrap", "-iface", "-rmk",
+                     "-genvlist", "-envlist", "-errfile-pattern", "-outfile-pattern"), 1),
+    **dict.fromkeys(("-mca", "--mca", "-gmca", "--gmca", "--omca", "--pmca", "--prtemca",
+                     "-genv", "-env"), 2),
+}
 _SSH_VALUE_OPTIONS = set("BbcDEeFIiJLlmOoPpQRSWw")
 # ssh and the tools that run it with ssh's own options: autossh adds `-M port[:echo]` (its
 # monitoring port; ssh's own -M is a flag) and passes every other option to ssh
@@ -487,6 +519,11 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             _parse(script, here, dyn, True, out, depth + 1)
         for found in out[first:]:
             found.destination = found.destination or destination
+    elif name in ("tmux", "screen"):
+        # what a session runs or has typed into it runs here too (`tmux new -d 'CMD'`,
+        # `tmux send-keys 'CMD' Enter`, `screen -dm CMD`)
+        for script in (_tmux_scripts(argv) if name == "tmux" else _screen_scripts(argv)):
+            _parse(script, context, dyn, remote, out, depth + 1)
     elif name == "vastai" and len(argv) >= 4 and argv[1] == "execute":
         _parse(" ".join(argv[3:]), here, dyn, True, out, depth + 1)
     elif name == "runpodctl" and _runpod_exec_python(argv) is not None:
@@ -2222,11 +2259,18 @@ def _unwrap(argv: list[str]) -> list[str]:
                 flag[2:] if flag.startswith("-S") and len(flag) > 2 else " ".join(argv[2:3]))
             argv = _words(rest) + argv[3 if rest and flag in ("-S", "--split-string")
                                               else 2:]
+        elif base in _MPI_LAUNCHERS:
+            argv = _mpi_program(argv[1:])
         elif base in _WRAPPERS:
             via_xargs = via_xargs or base in ("xargs", "parallel")
             after = skip_options(argv[1:], _WRAPPERS[base], _OPERANDS.get(base, 0))
             if not after and base in ("sudo", "doas") and _runs_a_shell(argv[1:]):
                 return ["sh"]  # `sudo -s`, `sudo -i`: a shell reading its script from stdin
+            if base == "flock" and after[:1] in (["-c"], ["--command"]):
+                return ["sh", "-c", *after[1:2]]  # flock(1): FILE -c COMMAND, run by sh -c
+            if base == "watch" and after and not any(
+                    o in ("-x", "--exec") for o in argv[1:len(argv) - len(after)]):
+                return ["sh", "-c", " ".join(after)]  # watch(1): its words, run by sh -c
             argv = after
             if base == "env":
                 while argv and _ASSIGNMENT.match(argv[0]):
@@ -2236,6 +2280,132 @@ def _unwrap(argv: list[str]) -> list[str]:
         else:
             break
     return ["\0xargs", *argv] if via_xargs and argv else argv
+
+
+def _mpi_program(args: list[str]) -> list[str]:
+    """The program and its words an MPI launcher runs: ``args`` after its options
+    (`_MPI_VALUES`; ``--`` ends them)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        if args[i] == "--":
+            i += 1
+            break
+        i += 1 + _MPI_VALUES.get(args[i], 0)
+    return args[i:]
+
+
+# tmux(1) 3.x: the commands that run a shell-command (after their options), each with the
+# option letters taking a value; send-keys types its keys into a pane's shell
+_TMUX_GLOBAL_VALUES = "cfLST"  # tmux [-2CDhlNuVv] [-c shell-command] [-f file] [-L ...] ...
+_TMUX_RUNS = {
+    **dict.fromkeys(("new-session", "new"), "cefFnstxy"),
+    **dict.fromkeys(("new-window", "neww"), "ceFnt"),
+    **dict.fromkeys(("split-window", "splitw"), "ceFlpt"),
+    **dict.fromkeys(("respawn-pane", "respawnp", "respawn-window", "respawnw"), "cet"),
+    **dict.fromkeys(("run-shell", "run"), "cdt"),
+    **dict.fromkeys(("display-popup", "popup"), "bcdehsStTwxy"),
+}
+_TMUX_TYPES = {"send-keys": "cNt", "send": "cNt"}
+# tmux key names: one that ends or breaks the line typed (Enter runs it, C-c drops it); the
+# rest of a key word is typed as it is
+_TMUX_KEYS = re.compile(r"^(?:[CMS]-.+|Enter|KPEnter|Escape|Tab|BTab|BSpace|Up|Down|Left"
+                        r"|Right|Home|End|IC|DC|NPage|PPage|PageUp|PageDown|PgUp|PgDn"
+                        r"|F\d{1,2})$")
+
+
+def _getopt(args: list[str], with_value: str) -> tuple[str, list[str]]:
+    """(the option letters set, the operands) of ``args`` read as getopt(3) reads them: a
+    letter of ``with_value`` takes the rest of its word or the next one; ``--`` ends them."""
+    letters = ""
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        word = args[i]
+        i += 1
+        if word == "--":
+            break
+        for k, letter in enumerate(word[1:], 1):
+            letters += letter
+            if letter in with_value:
+                i += 0 if k < len(word) - 1 else 1
+                break
+    return letters, args[i:]
+
+
+def _tmux_scripts(argv: list[str]) -> list[str]:
+    """The shell text a ``tmux`` line runs: the ``-c`` shell-command, each command's
+    shell-command (`_TMUX_RUNS`: one word is a script, several are run as they are), the keys
+    ``send-keys`` types (`_TMUX_KEYS`: ``Enter`` ends a line, ``Space`` is a blank; ``-l``:
+    literal); commands are chained with a ``;`` word."""
+    scripts: list[str] = []
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-", "--"):
+        word = argv[i]
+        value = next((k for k, ch in enumerate(word[1:], 1) if ch in _TMUX_GLOBAL_VALUES), 0)
+        given = word[value + 1:] if value and value < len(word) - 1 else (
+            argv[i + 1] if value and i + 1 < len(argv) else "")
+        if value and word[value] == "c" and given:
+            scripts.append(given)  # tmux -c shell-command: run by the default shell
+        i += 2 if value and value == len(word) - 1 else 1
+    command: list[str] = []
+    for word in [*argv[i + (argv[i:i + 1] == ["--"]):], ";"]:
+        if word != ";" and not (word.endswith(";") and not word.endswith("\\;")):
+            command.append(word)
+            continue
+        if word != ";":
+            command.append(word[:-1])
+        if command and command[0] in _TMUX_RUNS:
+            operands = _getopt(command[1:], _TMUX_RUNS[command[0]])[1]
+            if operands:
+                scripts.append(operands[0] if len(operands) == 1 else shlex.join(operands))
+        elif command and command[0] in _TMUX_TYPES:
+            letters, keys = _getopt(command[1:], _TMUX_TYPES[command[0]])
+            if not set(letters) & set("XHM"):  # copy-mode commands, hex, a mouse event
+                scripts.append("".join(
+                    k if "l" in letters else " " if k == "Space" else
+                    "\n" if _TMUX_KEYS.match(k) else k for k in keys))
+        command = []
+    return scripts
+
+
+# screen(1): the options taking a value; those that attach, list or send a command to a
+# session rather than start one (`-X CMD`: one of its commands)
+_SCREEN_VALUES = "cehpsStT"
+_SCREEN_NO_COMMAND = {"-ls", "-list", "-wipe", "-Q", "-v", "-version", "-help"}
+
+
+def _screen_scripts(argv: list[str]) -> list[str]:
+    """The shell text a ``screen`` line runs: the command (and its words) a new session
+    starts (``screen -dmS name CMD ...``: not a reattach, ``-r``/``-x``, or a detach alone),
+    the text ``-X stuff`` types into a window and the command ``-X screen`` starts there."""
+    letters = ""
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        word = argv[i]
+        i += 1
+        if word == "--":
+            break
+        if word in _SCREEN_NO_COMMAND:
+            return []
+        if word == "-Logfile":
+            i += 1
+            continue
+        for k, letter in enumerate(word[1:], 1):
+            letters += letter
+            if letter in _SCREEN_VALUES:
+                i += 0 if k < len(word) - 1 else 1
+                break
+            if letter == "X":  # `-X command args`: the rest is one command to a session
+                break
+    operands = argv[i:]
+    if not operands:
+        return []
+    if "X" in letters:
+        if operands[0] == "stuff":  # typed: its \n, \r, ^M, ^J end a line
+            return [re.sub(r"\\[nr]|\^[MJ]|\\01[25]", "\n", " ".join(operands[1:]))]
+        return [shlex.join(operands[1:])] if operands[0] == "screen" and operands[1:] else []
+    if set(letters) & set("rRx") or (set(letters) & set("dD") and "m" not in letters):
+        return []
+    return [shlex.join(operands)]
 
 
 def _runs_a_shell(options: list[str]) -> bool:
