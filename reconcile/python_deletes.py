@@ -738,6 +738,10 @@ _SAVER_METHODS = {
 _FOLDER_SAVER_METHODS = {"save_pretrained": "save_directory", "save_model": "output_dir",
                          "save_state": "output_dir", "save_to_disk": "dataset_path",
                          "save": "fp"}
+# an experiment tracker's run, whose `.save(glob_str)` uploads the files it names: it links them
+# into the run's own folder and writes none of them (wandb Run.save(glob_str, base_path,
+# policy); SwanLab's save the same)
+_TRACKER_RUNS = {"wandb.init", "swanlab.init"}
 # h5py 3 File(name, mode='r'): r+/a change the file in place, w truncates, w-/x only create
 _H5_MODES = {"r": None, "r+": "overwrite", "a": "overwrite", "w": "overwrite", "w-": "create",
              "x": "create"}
@@ -814,6 +818,23 @@ class _Writes(_Reader):
         self.module = id(tree)
         self._read_bodies(tree)
         self.changes, self.steps = self._folder_changes(tree)
+        self.tracker_runs = self._tracker_runs(tree)
+
+    def _tracker_runs(self, tree: ast.Module) -> set[str]:
+        """The names bound to a tracker's run (`_TRACKER_RUNS`: ``run = wandb.init()``,
+        ``with wandb.init() as run``)."""
+        found: set[str] = set()
+        for node in self.nodes:
+            pairs: list[tuple[ast.expr | None, ast.expr]] = []
+            if isinstance(node, ast.Assign):
+                pairs = [(t, node.value) for t in node.targets]
+            elif isinstance(node, ast.withitem):
+                pairs = [(node.optional_vars, node.context_expr)]
+            for target, value in pairs:
+                if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+                        self.qualified(value.func) & _TRACKER_RUNS:
+                    found.add(target.id)
+        return found
 
     def _read_bodies(self, tree: ast.Module) -> None:
         """Where each node stands (`top`): its body (the module's, a function's) and its
@@ -1005,7 +1026,8 @@ class _Writes(_Reader):
         if method in _PATH_WRITERS:
             yield from self._path_write(method, receiver, call.args, call)
         elif method in _FOLDER_SAVER_METHODS and not self._plain_value(receiver) and \
-                not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)):
+                not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)) \
+                and not (isinstance(receiver, ast.Name) and receiver.id in self.tracker_runs):
             yield from self._written(_argument(call, 0, _FOLDER_SAVER_METHODS[method]), call,
                                      "folder")
         elif method in _SAVER_METHODS and not self._plain_value(receiver) and \

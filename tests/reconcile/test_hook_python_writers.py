@@ -195,3 +195,21 @@ def test_the_folder_and_binding_in_effect(program: str,
     from labledger.reconcile.python_deletes import python_writes
 
     assert [(w.path, w.elsewhere) for w in python_writes(program)] == expected
+
+
+@pytest.mark.parametrize("program", [
+    "import wandb\nrun = wandb.init(project='p')\nrun.save('results/r1/best.pth')",
+    "import wandb\nrun = wandb.init(project='p')\nrun.save('capsules/c2/*.json', policy='now')",
+    "import wandb\nwith wandb.init(project='p') as run:\n    run.save('capsules/c2/ckpt.pt')",
+    "import wandb\ndef main():\n    run = wandb.init()\n    run.save('capsules/c2')\nmain()",
+    "import swanlab\nrun = swanlab.init(project='p')\nrun.save('capsules/c2/ckpt.pt')",
+])
+def test_a_tracker_runs_save_uploads_what_it_names(
+        hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
+    """A W&B run's ``save(glob_str, base_path, policy)`` syncs the files it matches to W&B: it
+    lists them and links them into the run's own folder (``wandb.run.dir``), writing none of
+    them (https://docs.wandb.ai/ja/guides/track/save-restore, /models/ref/python/save);
+    SwanLab's ``save`` the same (https://docs.swanlab.cn/en/api/py-save.html). Uploading an
+    exported checkpoint or a capsule's metrics is ordinary work, not a save over them."""
+    command = _heredoc(program)
+    assert_passes(hook(command), command)
