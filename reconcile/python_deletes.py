@@ -20,7 +20,8 @@ the destination of ``os.rename``/``replace``/``renames``, ``shutil.copy``/``copy
 ``shutil.copytree`` (over what is there with ``dirs_exist_ok``), a Path's ``rename``/
 ``replace`` target, savers (``torch.save``, ``numpy.save``, ``df.to_csv``, ``fig.savefig``,
 `_SAVERS`, `_SAVER_METHODS`), savers over a folder or a file (``model.save_pretrained(DIR)``,
-``trainer.save_model(DIR)``, any ``.save(P)``: `_FOLDER_SAVER_METHODS`), ``h5py.File`` by its
+``trainer.save_model(DIR)``, any ``.save(P)``: `_FOLDER_SAVER_METHODS`; ``.save(obj, P)``;
+``TrainingArguments(output_dir=DIR)``: `_TRAINER_SETTINGS`), ``h5py.File`` by its
 mode, ``sqlite3.connect``, ``fileinput`` in place. Each says what it does to a file there:
 overwrites it (truncates, replaces, changes it in place), appends to it, creates a new one only,
 copies a folder over it, saves over what is there; ``Path.touch()`` and reads write nothing.
@@ -738,6 +739,14 @@ _SAVER_METHODS = {
 _FOLDER_SAVER_METHODS = {"save_pretrained": "save_directory", "save_model": "output_dir",
                          "save_state": "output_dir", "save_to_disk": "dataset_path",
                          "save": "fp"}
+# `.save(obj, P)`: a second argument naming where the first is saved when the first names no
+# path (accelerate Accelerator.save(obj, f); TF1 Saver.save(sess, save_path))
+_SAVED_TO = ("f", "save_path")
+# a trainer's settings naming the folder it saves into (transformers TrainingArguments(
+# output_dir, ...), Seq2SeqTrainingArguments; TRL's *Config subclass it): checkpoint-N folders,
+# the oldest deleted past save_total_limit, and `trainer.save_model()` (no folder: output_dir)
+# replacing config.json and the weights there
+_TRAINER_SETTINGS = {"transformers": "TrainingArguments", "trl": "Config"}
 # an experiment tracker's run, whose `.save(glob_str)` uploads the files it names: it links them
 # into the run's own folder and writes none of them (wandb Run.save(glob_str, base_path,
 # policy); SwanLab's save the same)
@@ -1013,6 +1022,9 @@ class _Writes(_Reader):
             if inplace is None or (isinstance(inplace, ast.Constant) and not inplace.value):
                 return []
             return self._written(_argument(call, 0, "files"), call, "overwrite")
+        root, name = q.split(".")[0], q.rpartition(".")[2]
+        if root in _TRAINER_SETTINGS and name.endswith(_TRAINER_SETTINGS[root]):
+            return self._written(_argument(call, 0, "output_dir"), call, "folder")
         owner, _, method = q.rpartition(".")
         if owner in _PATH_TYPES and method in _PATH_WRITERS:  # `Path.write_text(p, ...)`
             return list(self._path_write(method, _argument(call, 0, "self"), call.args[1:],
@@ -1028,8 +1040,7 @@ class _Writes(_Reader):
         elif method in _FOLDER_SAVER_METHODS and not self._plain_value(receiver) and \
                 not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)) \
                 and not (isinstance(receiver, ast.Name) and receiver.id in self.tracker_runs):
-            yield from self._written(_argument(call, 0, _FOLDER_SAVER_METHODS[method]), call,
-                                     "folder")
+            yield from self._written(self._saved_to(method, call), call, "folder")
         elif method in _SAVER_METHODS and not self._plain_value(receiver) and \
                 not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)):
             mode = next((k.value for k in call.keywords if k.arg == "mode"), None)
@@ -1037,6 +1048,15 @@ class _Writes(_Reader):
             if kind is not None:
                 yield from self._written(_argument(call, 0, _SAVER_METHODS[method]), call,
                                          kind)
+
+    def _saved_to(self, method: str, call: ast.Call) -> ast.expr | None:
+        """Where a folder saver's ``call`` saves: its first argument, or for ``.save(obj, P)``
+        whose first names no path, its second (`_SAVED_TO`)."""
+        first = _argument(call, 0, _FOLDER_SAVER_METHODS[method])
+        if method != "save" or (first is not None and self._literal(first) is not None):
+            return first
+        return _argument(call, 1, _SAVED_TO[0]) or next(
+            (k.value for k in call.keywords if k.arg in _SAVED_TO), first)
 
     def _path_write(self, method: str, path: ast.expr | None, args: list[ast.expr],
                     call: ast.Call, unbound: bool = False) -> Iterator[ProgramWrite]:

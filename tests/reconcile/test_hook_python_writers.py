@@ -213,3 +213,46 @@ def test_a_tracker_runs_save_uploads_what_it_names(
     exported checkpoint or a capsule's metrics is ordinary work, not a save over them."""
     command = _heredoc(program)
     assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("program", [
+    # a Trainer saves into its arguments' output_dir: checkpoint-N folders (deleting the oldest
+    # past save_total_limit) and, at save_model() with no folder, config.json and the weights
+    # over those there (transformers Trainer.save_model(output_dir=None): args.output_dir);
+    # TRL's configs are TrainingArguments (public code: TrainingArguments(output_dir=
+    # "./results", evaluation_strategy="epoch", num_train_epochs=3), as the docs write it)
+    _HF + "from transformers import TrainingArguments\n"
+    "args = TrainingArguments(output_dir='capsules/c2', num_train_epochs=3)\n"
+    "trainer = Trainer(model=model, args=args)\ntrainer.train()\ntrainer.save_model()",
+    "from transformers import Seq2SeqTrainingArguments\nSeq2SeqTrainingArguments('capsules/c2')",
+    "from trl import SFTConfig\nconfig = SFTConfig(output_dir='capsules/c2', max_length=512)",
+    # `.save(obj, P)`: accelerate Accelerator.save(obj, f) (public code: accelerator.save(
+    # unwrapped_model.state_dict(), save_path)), TF1 Saver.save(sess, save_path)
+    "from accelerate import Accelerator\naccelerator = Accelerator()\n"
+    "accelerator.save(model.state_dict(), 'capsules/c2/ckpt.pt')",
+    "from accelerate import Accelerator\naccelerator = Accelerator()\n"
+    "accelerator.save(model.state_dict(), f='capsules/c2/ckpt.pt')",
+    "import tensorflow as tf\nsaver = tf.compat.v1.train.Saver()\n"
+    "saver.save(sess, 'capsules/c2/ckpt.pt')",
+])
+def test_a_trainers_output_folder_and_a_save_of_an_object_to_a_path(
+        hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
+    command = _heredoc(program)
+    _refused_over_c2(hook(command), command)
+
+
+@pytest.mark.parametrize("program", [
+    _HF + "from transformers import TrainingArguments\n"
+    "args = TrainingArguments(output_dir='runs/exp2')\n"
+    "trainer = Trainer(model=model, args=args)\ntrainer.train()\ntrainer.save_model()",
+    _HF + "from transformers import TrainingArguments\n"
+    "args = TrainingArguments(output_dir='capsules/c3')",  # a new folder
+    "from transformers import BertConfig\nconfig = BertConfig(30522)",
+    "from PIL import Image\nim = Image.new('RGB', (1, 1))\nim.save('capsules/c2/new.png', 'PNG')",
+    "from accelerate import Accelerator\naccelerator = Accelerator()\n"
+    "accelerator.save(model.state_dict(), 'capsules/c2/new.pt')",
+])
+def test_a_trainers_new_output_folder_and_a_new_save_pass(
+        hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
+    command = _heredoc(program)
+    assert_passes(hook(command), command)
