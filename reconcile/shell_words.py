@@ -84,9 +84,18 @@ _WRAPPERS: dict[str, set[str]] = {
     "exec": {"-a"},
     "stdbuf": {"-i", "-o", "-e"},
     "timeout": {"-s", "-k", "--signal", "--kill-after"},
-    "xargs": {"-I", "-i", "-n", "-P", "-d", "-a", "-E", "-L", "-s", "--max-args",
+    # GNU xargs: -i[R], -e[E], -l[N] take their value attached only
+    "xargs": {"-I", "-n", "-P", "-d", "-a", "-E", "-L", "-s", "--max-args",
               "--max-procs", "--delimiter", "--arg-file"},
-    "parallel": {"-j", "-S", "--jobs"},
+    # GNU parallel(1): the options taking a value
+    "parallel": {"-j", "-S", "-P", "-a", "-C", "-n", "-N", "-I", "-d", "-E", "-s", "-J",
+                 "--jobs", "--sshlogin", "--joblog", "--results", "--res", "--arg-file",
+                 "--colsep", "--max-args", "--delay", "--timeout", "--halt", "--retries",
+                 "--memfree", "--load", "--workdir", "--wd", "--tmpdir", "--sshloginfile",
+                 "--slf", "--basefile", "--bf", "--return", "--transferfile", "--tf", "--env",
+                 "--tagstring", "--delimiter", "--eof", "--termseq", "--rpl", "--max-chars",
+                 "--block", "--profile", "--limit", "--nice", "--ssh", "--header",
+                 "--semaphorename", "--id", "--compress-program", "--decompress-program"},
     # procps watch(1): -d/--differences[=permanent] takes no separate value; its words are
     # run with `sh -c` (`_unwrap`)
     "watch": {"-n", "--interval", "-q", "--equexit"},
@@ -96,6 +105,18 @@ _WRAPPERS: dict[str, set[str]] = {
     "numactl": {"-i", "-p", "-m", "-N", "-C", "-P", "-w", "--interleave", "--preferred",
                 "--membind", "--cpunodebind", "--physcpubind", "--preferred-many",
                 "--weighted-interleave"},
+    # GNU time(1) (`/usr/bin/time -v`; bash's keyword `time -p` too)
+    "time": {"-f", "-o", "--format", "--output"},
+    "cpulimit": {"-l", "-p", "-e", "-c", "--limit", "--pid", "--exe", "--cpu"},
+    "runuser": {"-u", "-g", "-G", "-s", "-w", "--user", "--group", "--supp-group", "--shell",
+                "--whitelist-environment"},
+    "systemd-run": {"-p", "-u", "-E", "-M", "-H", "--property", "--unit", "--setenv",
+                    "--machine", "--host", "--description", "--slice", "--uid", "--gid",
+                    "--nice", "--working-directory", "--service-type", "--on-active",
+                    "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
+                    "--on-calendar", "--timer-property", "--path-property",
+                    "--socket-property"},
+    "firejail": set(),  # its options are one word each (`--net=none`)
     # xvfb-run(1) (Debian): getopt "+ade:f:hn:lp:s:w:"
     "xvfb-run": {"-e", "-f", "-n", "-p", "-s", "-w", "--error-file", "--auth-file",
                  "--server-num", "--xauth-protocol", "--server-args", "--wait"},
@@ -114,6 +135,15 @@ _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before 
 # MPI launchers: `mpirun [options] <program> [<args>]` (Open MPI mpirun(1): mpirun, mpiexec,
 # orterun, prterun are one program; MPICH/Hydra mpiexec): option -> the words of its value
 # (an option not here takes none; `--opt=value` is one word)
+# apptainer/singularity exec's options taking a value (`--nv`, `-e`, `-c`, `-w` are flags)
+_APPTAINER_VALUE_OPTIONS = {"-B", "--bind", "--mount", "-H", "--home", "-W", "--workdir", "--env",
+                            "--env-file", "-o", "--overlay", "--pwd", "-S", "--scratch",
+                            "--security", "--network", "--network-args", "--hostname", "--app",
+                            "--dns", "--fusemount", "--add-caps", "--drop-caps", "--cpus",
+                            "--memory", "--apply-cgroups"}
+_PY_SPY_VALUE_OPTIONS = {"-o", "--output", "-p", "--pid", "-r", "--rate", "-d", "--duration",
+                         "-f", "--format"}
+_NSYS_FLAGS = {"-h", "--help"}  # nsys profile: every other option takes a value
 _MPI_LAUNCHERS = {"mpirun", "mpiexec", "orterun", "prterun", "mpiexec.hydra"}
 _MPI_VALUES = {
     **dict.fromkeys(("-n", "-np", "--np", "-c", "-N", "-npernode", "--npernode", "-npersocket",
@@ -931,6 +961,15 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
         j = _subcommand(args, {"bisect"}, _GIT_GLOBAL_VALUES)
         if j is not None and args[j + 1:j + 2] == ["run"] and args[j + 2:]:
             return [(args[j + 2:], False)]
+    if name in ("apptainer", "singularity"):  # exec [options] IMAGE CMD
+        j = _subcommand(args, {"exec"}, set())
+        if j is not None:
+            return _after_options(args[j + 1:], _APPTAINER_VALUE_OPTIONS, 1)
+    if name == "py-spy" and args[:1] in (["record"], ["top"]):  # [options] -- CMD
+        return [(args[args.index("--") + 1:], False)] if "--" in args[1:] else \
+            _after_options(args[1:], _PY_SPY_VALUE_OPTIONS, 0)
+    if name == "nsys" and args[:1] in (["profile"], ["launch"]):
+        return _after_options(args[1:], _NSYS_FLAGS, 0, all_take_values=True)
     if name == "find":
         return _find_exec_commands(args)
     if name == "labledger":
@@ -2207,9 +2246,18 @@ def _int(value: str | None) -> int:
 _FILES: ContextVar[_Files | None] = ContextVar("labledger_shell_files", default=None)
 
 
-def _after_options(args: list[str], with_value: set[str], operands: int
-                   ) -> list[tuple[list[str], bool]]:
-    inner = skip_options(args, with_value, operands)
+def _after_options(args: list[str], with_value: set[str], operands: int,
+                   all_take_values: bool = False) -> list[tuple[list[str], bool]]:
+    """The command after ``args``' options (`skip_options`) and ``operands`` more words; with
+    ``all_take_values``, every option not in ``with_value`` (then: its flags) and not
+    ``--opt=value`` takes the next word (nsys)."""
+    if all_take_values:
+        i = 0
+        while i < len(args) and args[i].startswith("-") and args[i] != "--":
+            i += 1 if "=" in args[i] or args[i] in with_value else 2
+        inner = args[i + (args[i:i + 1] == ["--"]):]
+    else:
+        inner = skip_options(args, with_value, operands)
     return [(inner, False)] if inner else []
 
 
@@ -2251,8 +2299,8 @@ def _unwrap(argv: list[str]) -> list[str]:
     while argv:
         word = argv[0]
         base = os.path.basename(word)
-        if word in _KEYWORDS or _ASSIGNMENT.match(word):
-            argv = argv[1:]
+        if (word in _KEYWORDS and word != "time") or _ASSIGNMENT.match(word):
+            argv = argv[1:]  # (`time -p`: a wrapper with its options)
         elif base == "env" and any(a.startswith(("-S", "--split-string")) for a in argv[1:2]):
             flag = argv[1]
             rest = flag.split("=", 1)[1] if "=" in flag else (

@@ -106,3 +106,51 @@ def test_an_ordinary_session_or_launcher_passes(
         hook: Callable[..., Any], box: Path, command: str) -> None:  # noqa: F811
     _scripts(box)
     assert_passes(hook(command), command)
+
+
+# more wrappers: bash's `time -p` and GNU time(1) (-f FORMAT, -o FILE take a value); GNU xargs
+# `-i[replace-str]` (its value only attached: `xargs -i rm {}` runs rm); GNU parallel's options
+# taking a value (--joblog FILE, --results DIR, --delay S, -N N, ...); cpulimit -l N [--] CMD;
+# runuser -u USER [--] CMD; systemd-run [-p PROP] [--scope] CMD; firejail CMD; apptainer /
+# singularity exec [-B SRC] IMAGE CMD (the current folder is bound in as it is); py-spy record
+# [-o OUT] -- CMD; nsys profile [-o OUT -t cuda,nvtx] CMD (every option of nsys takes a value)
+@pytest.mark.parametrize("command", [
+    "time -p python train.py",
+    "/usr/bin/time -v python train.py",
+    "/usr/bin/time -o t.txt -f %e rm -rf capsules/c2",
+    "echo capsules/c2 | xargs -i rm -rf {}",
+    "parallel --joblog jobs.log rm -rf ::: capsules/c2",
+    "parallel --delay 1 -N 1 rm -rf ::: capsules/c2",
+    "parallel --results out python train.py ::: 1 2",
+    "cpulimit -l 50 -- python train.py",
+    "runuser -u me -- rm -rf capsules/c2",
+    "systemd-run --user --scope -p MemoryMax=10G python train.py",
+    "firejail python train.py",
+    "apptainer exec --nv img.sif python train.py",
+    "singularity exec --nv -B /data:/data img.sif rm -rf capsules/c2",
+    "py-spy record -o prof.svg -- python train.py",
+    "nsys profile -o report -t cuda,nvtx --stats=true python train.py",
+])
+def test_what_more_wrappers_run_is_judged(
+        hook: Callable[..., Any], box: Path, command: str) -> None:  # noqa: F811
+    _scripts(box)
+    result = hook(command)
+    assert_blocked(result, command)
+    assert "capsules/c2" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    "time -p python eval.py",
+    "/usr/bin/time -v python eval.py",
+    "parallel --joblog jobs.log python eval.py ::: 1 2",
+    "apptainer exec --nv img.sif python eval.py",
+    "apptainer pull img.sif docker://pytorch/pytorch",
+    "py-spy record -o prof.svg -- python eval.py",
+    "py-spy dump --pid 1234",
+    "nsys profile -o report python eval.py",
+    "systemd-run --user --scope python eval.py",
+])
+def test_more_ordinary_wrapped_commands_pass(
+        hook: Callable[..., Any], box: Path, command: str) -> None:  # noqa: F811
+    _scripts(box)
+    assert_passes(hook(command), command)
