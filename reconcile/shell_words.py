@@ -654,7 +654,8 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
     options: `_python_reads_stdin`; a folder: its ``__main__.py``), ``python -m pkg.mod`` as
     ``pkg/mod.py`` or ``pkg/mod/__main__.py``, from the line's latest working folder (Python's
     ``sys.path[0]`` for ``-m``), not the modules it imports; the script a launcher runs so
-    (`_launched_operand`: ``torchrun``, ``accelerate launch``, ``deepspeed``); a ``.py`` file
+    (`_launched_operand`: ``torchrun``, ``accelerate launch``, ``deepspeed``, ``coverage run``,
+    ``memray run``, ``kernprof``, ``ipython``); a ``.py`` file
     run as a command (``./train.py`` by its ``#!``, ``uv run train.py``). None when it runs
     none, or when it cannot be read here (missing now, computed, not a regular file, over
     `_SCRIPT_BYTES`): judged by its words alone, as before."""
@@ -715,11 +716,32 @@ _LAUNCHER_FLAGS = {
                    "tpu_cluster", "no_tpu_cluster", "tpu_use_sudo", "downcast_bf16",
                    "fp8_use_autocast_during_eval", "debug", "help"},
     "cProfile": {"module", "help"}, "pdb": {"module", "help"},
+    # coverage.py 7 `coverage run`, memray `memray run`, line_profiler's kernprof
+    "coverage": {"append", "branch", "pylib", "parallel_mode", "timid", "module", "help"},
+    "memray": {"force", "live", "live_remote", "native", "follow_fork",
+               "trace_python_allocators", "aggregate", "quiet", "module", "help"},
+    "kernprof": {"line_by_line", "builtin", "prof_imports", "view", "rich", "skip_zero",
+                 "output_interval", "quiet", "version", "module", "help"},
+    "ipython": set(),  # every option one word (`--no-banner`, `--TerminalApp.x=1`, `-i`)
 }
-_LAUNCHER_SHORT_FLAGS = {"-m": "module", "-q": "quiet", "-h": "help"}
+# a launcher's subcommand that runs the script (`accelerate launch`, `coverage run`)
+_LAUNCHER_SUBCOMMANDS = {"accelerate": "launch", "coverage": "run", "memray": "run"}
+# short options that take no value, by launcher (those of torchrun, deepspeed, accelerate,
+# cProfile and pdb: `_LAUNCHER_SHORT_FLAGS[""]`); `-c` of memray and ipython runs code
+_LAUNCHER_SHORT_FLAGS = {
+    "": {"-m": "module", "-q": "quiet", "-h": "help"},
+    "coverage": {"-a": "append", "-L": "pylib", "-p": "parallel_mode", "-m": "module",
+                 "-h": "help"},
+    "memray": {"-f": "force", "-q": "quiet", "-m": "module", "-c": "code", "-h": "help"},
+    "kernprof": {"-l": "line_by_line", "-b": "builtin", "-v": "view", "-r": "rich",
+                 "-z": "skip_zero", "-i": "output_interval", "-q": "quiet", "-V": "version",
+                 "-m": "module", "-h": "help"},
+    "ipython": {"-m": "module", "-c": "code", "-h": "help"},
+}
 # the modules run as `python -m MODULE [OPTIONS] FILE` that run FILE: the launcher they are
 _LAUNCHER_MODULES = {"torch.distributed.run": "torchrun", "torch.distributed.launch": "torchrun",
-                     "cProfile": "cProfile", "profile": "cProfile", "pdb": "pdb"}
+                     "cProfile": "cProfile", "profile": "cProfile", "pdb": "pdb",
+                     "coverage": "coverage", "memray": "memray", "kernprof": "kernprof"}
 
 
 def _launched_operand(argv: list[str]) -> tuple[bool, str] | None:
@@ -729,13 +751,16 @@ def _launched_operand(argv: list[str]) -> tuple[bool, str] | None:
     another command, for one that runs no script (``--help``) or runs it without Python
     (``--no-python``: a shell script, a binary)."""
     name = os.path.basename(argv[0]) if argv else ""
-    if name == "accelerate" and argv[1:2] == ["launch"]:
-        args = argv[2:]
-    elif name in _LAUNCHER_FLAGS and name != "accelerate":
-        args = argv[1:]
-    else:
+    if name not in _LAUNCHER_FLAGS:
         return None
+    if name in _LAUNCHER_SUBCOMMANDS:
+        if argv[1:2] != [_LAUNCHER_SUBCOMMANDS[name]]:
+            return None
+        args = argv[2:]
+    else:
+        args = argv[1:]
     flags = _LAUNCHER_FLAGS[name]
+    short = _LAUNCHER_SHORT_FLAGS.get(name, _LAUNCHER_SHORT_FLAGS[""])
     module = False
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "-":
@@ -743,13 +768,13 @@ def _launched_operand(argv: list[str]) -> tuple[bool, str] | None:
             i += 1
             break
         option, eq, _ = args[i].partition("=")
-        key = _LAUNCHER_SHORT_FLAGS.get(option) or option.lstrip("-").replace("-", "_")
-        if key in ("help", "no_python"):
+        key = short.get(option) or option.lstrip("-").replace("-", "_")
+        if key in ("help", "no_python", "code", "version"):
             return None
         module = module or key == "module"
         # a flag, a value after `=` or attached to a short option (`-r3`): one word
-        i += 1 if eq or key in flags or (not option.startswith("--") and len(option) > 2) \
-            else 2
+        i += 1 if eq or key in flags or name == "ipython" or (
+            not option.startswith("--") and len(option) > 2) else 2
     return (module, args[i]) if i < len(args) else None
 
 

@@ -95,3 +95,36 @@ def test_a_launcher_whose_script_writes_nothing_protected_passes(
     for name, text in files.items():
         (box / name).write_text(text)
     assert_passes(hook(command), command)
+
+
+# profilers and shells that run a script as `python FILE` does (coverage.py 7 `coverage run
+# [-a] [--branch] [-p] [--rcfile=F] [--source S] (-m MODULE | FILE)`, also `python -m coverage
+# run`; memray `memray run [-o OUT] [-f] [--native] [-q] (-m MODULE | FILE)`; line_profiler
+# `kernprof [-l] [-v] [-o OUT] [-s SETUP] [-u UNIT] FILE`; `ipython FILE` (its options one
+# word each))
+@pytest.mark.parametrize("command", [
+    "coverage run train.py",
+    "coverage run --branch --source src -p train.py --epochs 1",
+    "coverage run --rcfile=.coveragerc -a train.py",
+    "python -m coverage run train.py",
+    "memray run -o out.bin --native train.py",
+    "python -m memray run -f -q train.py",
+    "kernprof -l -v train.py",
+    "kernprof -l -o prof.lprof train.py",
+    "ipython train.py",
+    "ipython --no-banner -i train.py",
+])
+def test_a_profiled_script_is_read(hook: Callable[..., Any], box: Path,  # noqa: F811
+                                   command: str) -> None:
+    (box / "train.py").write_text(_SAVES_OVER_C2)
+    _refused_over_c2(hook(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "coverage run -m pytest", "coverage report", "coverage html", "memray flamegraph out.bin",
+    "kernprof --help", "ipython", "ipython -c 'print(1)'", "coverage run --help",
+])
+def test_a_profiler_running_no_local_script_passes(
+        hook: Callable[..., Any], box: Path, command: str) -> None:  # noqa: F811
+    (box / "train.py").write_text(_SAVES_OVER_C2)
+    assert_passes(hook(command), command)
