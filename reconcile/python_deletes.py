@@ -22,7 +22,8 @@ the destination of ``os.rename``/``replace``/``renames``, ``shutil.copy``/``copy
 `_SAVERS`, `_SAVER_METHODS`), savers over a folder or a file (``model.save_pretrained(DIR)``,
 ``trainer.save_model(DIR)``, any ``.save(P)``: `_FOLDER_SAVER_METHODS`; ``.save(obj, P)``;
 ``TrainingArguments(output_dir=DIR)``: `_TRAINER_SETTINGS`), ``h5py.File`` by its
-mode, ``sqlite3.connect``, ``fileinput`` in place. Each says what it does to a file there:
+mode, ``sqlite3.connect`` (not when the program's SQL only reads), ``fileinput`` in place.
+Each says what it does to a file there:
 overwrites it (truncates, replaces, changes it in place), appends to it, creates a new one only,
 copies a folder over it, saves over what is there; ``Path.touch()`` and reads write nothing.
 Only a path written out is judged (literals as for a delete, and a name bound once to one, or
@@ -754,6 +755,13 @@ _TRACKER_RUNS = {"wandb.init", "swanlab.init"}
 # h5py 3 File(name, mode='r'): r+/a change the file in place, w truncates, w-/x only create
 _H5_MODES = {"r": None, "r+": "overwrite", "a": "overwrite", "w": "overwrite", "w-": "create",
              "x": "create"}
+# SQL a program's strings hold: a query that only reads (SQLite writes a database's file only
+# for a statement that changes it), and one that writes; calls that write a database
+_SQL_READ = re.compile(r"^\s*(?:select|with|explain)\b", re.IGNORECASE)
+_SQL_WRITE = re.compile(r"\b(?:insert|update|delete|replace|create|drop|alter|vacuum|reindex"
+                        r"|attach|analyze|begin|savepoint)\b|\bpragma\s+[\w.]+\s*=",
+                        re.IGNORECASE)
+_DB_WRITERS = {"commit", "executescript", "to_sql", "iterdump", "backup"}
 _MOST_FOLDERS = 16  # the os.chdir folders a relative write is judged from (past this: any)
 _LONGEST_PATH = 4096  # PATH_MAX: a path read longer than this is none a program writes
 _DEEPEST_NAMES = 32  # the names followed one to the next (`b = a`, `c = b / "x"`, ...)
@@ -1091,9 +1099,21 @@ class _Writes(_Reader):
             text, _, query = text[5:].partition("?")
             if "mode=ro" in query.split("&"):
                 return []
-        if text in ("", ":memory:"):
+        if text in ("", ":memory:") or self._only_reads_sql:
             return []
         return self._written(ast.Constant(text), call, "overwrite")
+
+    @functools.cached_property
+    def _only_reads_sql(self) -> bool:
+        """The program's SQL only reads: a string of it is a query (``SELECT``, ``WITH``), none
+        changes a database (`_SQL_WRITE`), and it calls no writer (``commit``, ``to_sql``):
+        its database opened read-write is only read. (A query computed from no literal may
+        write: a program with none is read as writing.)"""
+        strings = [n.value for n in self.nodes
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        return any(_SQL_READ.match(t) for t in strings) and \
+            not any(_SQL_WRITE.search(t) for t in strings) and \
+            not any(isinstance(n, ast.Attribute) and n.attr in _DB_WRITERS for n in self.nodes)
 
     def _mode_kind(self, mode: ast.expr | None, default: str) -> str | None:
         """What opening in ``mode`` does (`_opened_kind`); one not read may write."""

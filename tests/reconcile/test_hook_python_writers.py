@@ -256,3 +256,33 @@ def test_a_trainers_new_output_folder_and_a_new_save_pass(
         hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
     command = _heredoc(program)
     assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("program", [
+    # a sealed run's database read for its results: SELECTs change no byte of it (SQLite
+    # writes the file only for a statement that changes the database)
+    "import sqlite3\ncon = sqlite3.connect('capsules/c2/metrics.csv')\n"
+    "print(con.execute('SELECT step, loss FROM metrics ORDER BY step').fetchall())",
+    "import sqlite3, pandas as pd\ncon = sqlite3.connect('capsules/c2/metrics.csv')\n"
+    "df = pd.read_sql_query('select * from trials', con)\nprint(df.describe())",
+    "import sqlite3\nwith sqlite3.connect('results/r1/best.pth') as con:\n"
+    "    rows = con.execute(\"\"\"\n        WITH t AS (SELECT * FROM runs) SELECT * FROM t\"\"\")",
+])
+def test_a_database_only_read_passes(hook: Callable[..., Any], box: Path,  # noqa: F811
+                                     program: str) -> None:
+    command = _heredoc(program)
+    assert_passes(hook(command), command)
+
+
+@pytest.mark.parametrize("program", [
+    "import sqlite3\ncon = sqlite3.connect('capsules/c2/metrics.csv')\n"
+    "con.execute('SELECT 1')\ncon.execute('UPDATE metrics SET loss = 0')",
+    "import sqlite3\ncon = sqlite3.connect('capsules/c2/metrics.csv')\n"
+    "con.execute('SELECT 1')\ncon.execute(sql)\ncon.commit()",
+    "import sqlite3, pandas as pd\ncon = sqlite3.connect('capsules/c2/metrics.csv')\n"
+    "pd.read_sql('SELECT 1', con).to_sql('t', con, if_exists='replace')",
+])
+def test_a_database_read_and_written_is_refused(
+        hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
+    command = _heredoc(program)
+    _refused_over_c2(hook(command), command)
