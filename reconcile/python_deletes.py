@@ -901,10 +901,12 @@ class _Writes(_Reader):
                 continue
             call = calls.get(id(node))
             folder = None
-            if call is not None and len(call.args) == 1 and not call.keywords:
+            named = None if call is None or len(call.args) + len(call.keywords) != 1 else \
+                _argument(call, 0, "path")  # os.chdir(path), contextlib.chdir(path)
+            if call is not None and named is not None:
                 self.at = self.top.get(id(call))
                 try:
-                    folder = self.literal_path(call.args[0])
+                    folder = self.literal_path(named)
                 finally:
                     self.at = None
             if folder is None or id(call) not in straight:

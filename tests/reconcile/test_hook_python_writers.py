@@ -286,3 +286,12 @@ def test_a_database_read_and_written_is_refused(
         hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
     command = _heredoc(program)
     _refused_over_c2(hook(command), command)
+
+
+def test_a_chdir_naming_its_folder_by_keyword() -> None:
+    """``os.chdir(path=P)`` (Python 3.11: os.chdir(path)) changes to P as ``os.chdir(P)``."""
+    from labledger.reconcile.python_deletes import python_writes
+
+    program = "import os\nos.chdir(path='capsules/c2')\nopen('metrics.json', 'w')"
+    assert [(w.path, w.elsewhere) for w in python_writes(program)] == \
+        [("capsules/c2/metrics.json", False)]
