@@ -132,7 +132,8 @@ its cache, its settings included; in a capsule or an export root, replacing or c
 file there now (a new file, or an append, loses nothing). A line whose programs' writes can
 destroy nothing, whatever is recorded (new files, appends outside the ledger:
 `_writes_may_destroy`), is passed without reading the ledger, as ``ls`` is. The program of a
-local script (``python FILE``, ``python -m pkg.mod``) is read from its file (`shell_words`):
+local script (``python FILE``, ``python -m pkg.mod``, ``torchrun FILE``, ``accelerate launch
+FILE``, ...) is read from its file (`shell_words`):
 its deletes and writes are judged as ``python -c``'s, its strings feed its computed deletes.
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
@@ -4200,7 +4201,7 @@ def _program_writes(cmd: Any) -> bool:
 
 # what a write does to a file there (`python_writes`), said in a reason
 _WRITE_VERBS = {"overwrite": "overwrites", "append": "appends to", "create": "creates",
-                "tree": "overwrites what it copies over"}
+                "tree": "overwrites what it copies over", "folder": "saves over"}
 
 
 def _writes_may_destroy(cmd: Any, bases: list[Path], home: Path | None,
@@ -4218,7 +4219,8 @@ def _writes_may_destroy(cmd: Any, bases: list[Path], home: Path | None,
         for place in t.places:
             if home is not None and (place == home or home in place.parents):
                 return True
-            if t.writes == "tree" or (t.writes == "overwrite" and place.is_file()):
+            if t.writes == "tree" or (t.writes == "overwrite" and place.is_file()) or (
+                    t.writes == "folder" and place.exists()):
                 if guarded is None:
                     return True
                 if folders is None:
@@ -4254,15 +4256,17 @@ def _writes_onto(place: Path, root: Path, kind: str, home: Path) -> bool:
     """A write of ``kind`` onto ``place`` destroys some of the protected ``root``: in the
     ledger and store (``home``; but its cache, derived data), any write, its settings too
     (the rules an agent is judged by: **Writes**); elsewhere (a capsule, an export root), one that
-    replaces or changes a file there now (a new file, or a log appended to, loses nothing). A
-    folder copied over one above the root (``shutil.copytree(..., dirs_exist_ok=True)``) may
-    replace any file in it."""
+    replaces or changes a file there now (a new file, or a log appended to, loses nothing), or
+    saves over a file or folder there now (``model.save_pretrained(DIR)``). A folder copied over
+    one above the root (``shutil.copytree(..., dirs_exist_ok=True)``) may replace any file in
+    it."""
     if not (place == root or root in place.parents or (kind == "tree" and place in root.parents)):
         return False
     if root == home:
         cache = home / "cache"
         return place != cache and cache not in place.parents
-    return kind == "tree" or (kind == "overwrite" and place.is_file())
+    return kind == "tree" or (kind == "overwrite" and place.is_file()) or (
+        kind == "folder" and place.exists())
 
 
 def _starts(bases: list[Path], elsewhere: bool) -> list[Path]:

@@ -19,12 +19,18 @@ the destination of ``os.rename``/``replace``/``renames``, ``shutil.copy``/``copy
 ``copyfile``/``move`` (a copy into a folder: the file named as its source there) and
 ``shutil.copytree`` (over what is there with ``dirs_exist_ok``), a Path's ``rename``/
 ``replace`` target, savers (``torch.save``, ``numpy.save``, ``df.to_csv``, ``fig.savefig``,
-`_SAVERS`, `_SAVER_METHODS`), ``fileinput`` in place. Each says what it does to a file there:
+`_SAVERS`, `_SAVER_METHODS`), savers over a folder or a file (``model.save_pretrained(DIR)``,
+``trainer.save_model(DIR)``, any ``.save(P)``: `_FOLDER_SAVER_METHODS`; ``.save(obj, P)``;
+``TrainingArguments(output_dir=DIR)``: `_TRAINER_SETTINGS`), ``h5py.File`` by its
+mode, ``sqlite3.connect`` (not when the program's SQL only reads), ``fileinput`` in place.
+Each says what it does to a file there:
 overwrites it (truncates, replaces, changes it in place), appends to it, creates a new one only,
-copies a folder over it; ``Path.touch()`` and reads write nothing. Only a path written out is
-judged (literals as for a delete, and a name bound once to one, followed a bounded depth); a
-computed one (a parameter, ``os.path.join(args.out, "ckpt.pt")``, an f-string) writes nothing
-judged: programs write to computed paths all the time. A mode or flags not read may write.
+copies a folder over it, saves over what is there; ``Path.touch()`` and reads write nothing.
+Only a path written out is judged (literals as for a delete, and a name bound once to one, or
+the binding in effect at a write of the module's straight-line code, followed a bounded depth;
+after an ``os.chdir``, from the folders the program may be in: `_Writes`); a computed one (a
+parameter, ``os.path.join(args.out, "ckpt.pt")``, an f-string) writes nothing judged: programs
+write to computed paths all the time. A mode or flags not read may write.
 
 Invariants: a function is known by what it is, not how it is written: the program's imports
 (``import shutil as sh``, ``from os import rename as mv``, ``from shutil import *``), its plain
@@ -669,8 +675,9 @@ class ProgramWrite:
 
 # what a write does to a file already at its path: replaces, truncates or changes it in place;
 # adds to its end; only makes a new one (fails on one there); copies a folder over it (any file
-# below may be replaced)
-_KINDS = ("overwrite", "append", "create", "tree")
+# below may be replaced); saves over what is there, a file or the files of a folder (a model's
+# ``save_pretrained(DIR)``: nothing lost where nothing is there)
+_KINDS = ("overwrite", "append", "create", "tree", "folder")
 # opening a file: qualified name -> (its path's keyword, its mode's position and keyword, the
 # mode when none is given) (Python 3.11 library reference: open, io, codecs, gzip, bz2, lzma,
 # tarfile, zipfile, builtins, logging.FileHandler(filename, mode='a'))
@@ -719,8 +726,43 @@ _SAVER_METHODS = {
     "to_pickle": "path", "to_feather": "path", "to_excel": "excel_writer",
     "to_hdf": "path_or_buf", "to_html": "buf", "to_latex": "buf", "to_markdown": "buf",
     "to_string": "buf", "to_xml": "path_or_buffer", "to_stata": "path", "to_orc": "path",
-    "to_netcdf": "path", "tofile": "fid", "savefig": "fname", "save": "fp",
+    "to_netcdf": "path", "tofile": "fid", "savefig": "fname",
 }
+# methods that save over what their first argument names, a file or the files of a folder,
+# whoever has them: transformers 4.x PreTrainedModel/PreTrainedTokenizer.save_pretrained(
+# save_directory) writes config.json, model.safetensors (tokenizer_config.json, ...) into it and
+# deletes a previous save's weight shards there ("Clean the folder from a previous save"),
+# Trainer.save_model(output_dir) the same; xgboost/LightGBM Booster.save_model(fname) a file;
+# accelerate Accelerator.save_state(output_dir) (model.safetensors, optimizer.bin, ...), datasets
+# Dataset.save_to_disk(dataset_path) (data-*.arrow, state.json, dataset_info.json);
+# PIL Image.save(fp) a file, Keras 2 Model.save(filepath) a SavedModel folder (a path without
+# .keras/.h5): any `.save(P)` is read so (a report saved outside the protected folders passes)
+_FOLDER_SAVER_METHODS = {"save_pretrained": "save_directory", "save_model": "output_dir",
+                         "save_state": "output_dir", "save_to_disk": "dataset_path",
+                         "save": "fp"}
+# `.save(obj, P)`: a second argument naming where the first is saved when the first names no
+# path (accelerate Accelerator.save(obj, f); TF1 Saver.save(sess, save_path))
+_SAVED_TO = ("f", "save_path")
+# a trainer's settings naming the folder it saves into (transformers TrainingArguments(
+# output_dir, ...), Seq2SeqTrainingArguments; TRL's *Config subclass it): checkpoint-N folders,
+# the oldest deleted past save_total_limit, and `trainer.save_model()` (no folder: output_dir)
+# replacing config.json and the weights there
+_TRAINER_SETTINGS = {"transformers": "TrainingArguments", "trl": "Config"}
+# an experiment tracker's run, whose `.save(glob_str)` uploads the files it names: it links them
+# into the run's own folder and writes none of them (wandb Run.save(glob_str, base_path,
+# policy); SwanLab's save the same)
+_TRACKER_RUNS = {"wandb.init", "swanlab.init"}
+# h5py 3 File(name, mode='r'): r+/a change the file in place, w truncates, w-/x only create
+_H5_MODES = {"r": None, "r+": "overwrite", "a": "overwrite", "w": "overwrite", "w-": "create",
+             "x": "create"}
+# SQL a program's strings hold: a query that only reads (SQLite writes a database's file only
+# for a statement that changes it), and one that writes; calls that write a database
+_SQL_READ = re.compile(r"^\s*(?:select|with|explain)\b", re.IGNORECASE)
+_SQL_WRITE = re.compile(r"\b(?:insert|update|delete|replace|create|drop|alter|vacuum|reindex"
+                        r"|attach|analyze|begin|savepoint)\b|\bpragma\s+[\w.]+\s*=",
+                        re.IGNORECASE)
+_DB_WRITERS = {"commit", "executescript", "to_sql", "iterdump", "backup"}
+_MOST_FOLDERS = 16  # the os.chdir folders a relative write is judged from (past this: any)
 _LONGEST_PATH = 4096  # PATH_MAX: a path read longer than this is none a program writes
 _DEEPEST_NAMES = 32  # the names followed one to the next (`b = a`, `c = b / "x"`, ...)
 
@@ -763,14 +805,116 @@ class _Writes(_Reader):
     """The writes of one program's calls. A path is read as `_Reader` reads a delete's, and a
     name bound once (``out = Path("runs")``, not a loop's or a parameter's) as what it is bound
     to, each followed once, at most `_DEEPEST_NAMES` deep; a path longer than `_LONGEST_PATH`
-    is none (``b = a + a`` doubling it: bounded)."""
+    is none (``b = a + a`` doubling it: bounded). A name bound more than once, each time by a
+    plain assignment of the straight-line code of one body (the module's, or one function's:
+    not in a branch, a loop or another function), is read at a write in that body as the
+    binding in effect: the last before the write's statement; elsewhere it is computed.
+
+    A relative path is from the folders the program may be in when it writes (`_folders`):
+    after ``os.chdir(LITERAL)`` statements of the module's straight-line code, the folder they
+    lead to (in a function, which may run after any of them: each); after any other change
+    (a computed folder, a chdir in a branch or a loop, ``with contextlib.chdir(P)``), any
+    folder above the command's (``elsewhere``) and each literal one the program names."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.followed: dict[str, tuple[str, bool] | None] = {}
         self.depth = 0
+        # the statement whose bindings are in effect: (its body: the module's or a function's,
+        # its index there)
+        self.at: tuple[int, int] | None = None
+        self.in_def = False  # the write read now is in a function (or a lambda)
         super().__init__(tree)
         self.imported = {q.split(".")[0] for qs in self.bound.values() for q in qs} | \
             {m.split(".")[0] for m in self.stars}
+        # a node -> (its body, the index of its statement there): `at`; none in a lambda
+        self.top: dict[int, tuple[int, int]] = {}
+        self.in_function: set[int] = set()  # the nodes of a function's (or a lambda's) body
+        self.assigned_at: dict[int, tuple[int, int]] = {}  # a plain assignment's value -> `at`
+        # (a body, a name) -> the plain assignments of its straight-line code binding the name
+        self.straight: dict[tuple[int, str], list[tuple[int, ast.expr]]] = {}
+        self.module = id(tree)
+        self._read_bodies(tree)
+        self.changes, self.steps = self._folder_changes(tree)
+        self.tracker_runs = self._tracker_runs(tree)
+
+    def _tracker_runs(self, tree: ast.Module) -> set[str]:
+        """The names bound to a tracker's run (`_TRACKER_RUNS`: ``run = wandb.init()``,
+        ``with wandb.init() as run``)."""
+        found: set[str] = set()
+        for node in self.nodes:
+            pairs: list[tuple[ast.expr | None, ast.expr]] = []
+            if isinstance(node, ast.Assign):
+                pairs = [(t, node.value) for t in node.targets]
+            elif isinstance(node, ast.withitem):
+                pairs = [(node.optional_vars, node.context_expr)]
+            for target, value in pairs:
+                if isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+                        self.qualified(value.func) & _TRACKER_RUNS:
+                    found.add(target.id)
+        return found
+
+    def _read_bodies(self, tree: ast.Module) -> None:
+        """Where each node stands (`top`): its body (the module's, a function's) and its
+        statement there, in a function or not; the plain assignments of each body's
+        straight-line code."""
+        todo: list[tuple[int, list[ast.stmt]]] = [(self.module, tree.body)]
+        while todo:
+            scope, body = todo.pop()
+            for index, statement in enumerate(body):
+                stack: list[ast.AST] = [statement]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, ast.Lambda):
+                        self.in_function.update(id(n) for n in ast.walk(node))
+                        continue
+                    self.top[id(node)] = (scope, index)
+                    if scope != self.module:
+                        self.in_function.add(id(node))
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                        todo.append((id(node), node.body))  # a body of its own
+                        stack += [*node.decorator_list, node.args, *filter(None, [node.returns])]
+                    else:
+                        stack.extend(ast.iter_child_nodes(node))
+                if isinstance(statement, ast.Assign | ast.AnnAssign) and \
+                        statement.value is not None:
+                    targets = statement.targets if isinstance(statement, ast.Assign) \
+                        else [statement.target]
+                    if all(isinstance(t, ast.Name) for t in targets):
+                        self.assigned_at[id(statement.value)] = (scope, index)
+                        for t in targets:
+                            assert isinstance(t, ast.Name)
+                            self.straight.setdefault((scope, t.id), []).append(
+                                (index, statement.value))
+
+    def _folder_changes(self, tree: ast.Module) -> tuple[bool, list[tuple[int, str]]]:
+        """(whether the program changes its folder other than by `steps`; the ``os.chdir(
+        LITERAL)`` statements of its straight-line code, in order, each with the folder it
+        names) (a change of folder not read: `_changes_folder`)."""
+        if not self.moves_folder:
+            return False, []
+        calls = {id(n.func): n for n in self.nodes if isinstance(n, ast.Call)}
+        straight = {id(s.value) for s in tree.body if isinstance(s, ast.Expr)}
+        steps: list[tuple[int, int, str]] = []  # (its line, its module statement, the folder)
+        other = False
+        for node in self.nodes:
+            if not self._changes_folder(node):
+                continue
+            call = calls.get(id(node))
+            folder = None
+            named = None if call is None or len(call.args) + len(call.keywords) != 1 else \
+                _argument(call, 0, "path")  # os.chdir(path), contextlib.chdir(path)
+            if call is not None and named is not None:
+                self.at = self.top.get(id(call))
+                try:
+                    folder = self.literal_path(named)
+                finally:
+                    self.at = None
+            if folder is None or id(call) not in straight:
+                other = True
+            if folder is not None and call is not None:
+                steps.append((call.lineno, self.top.get(id(call), (0, -1))[1], folder))
+        steps.sort()
+        return other, [(index, folder) for _, index, folder in steps[:_MOST_FOLDERS]]
 
     def _literal(self, expr: ast.expr) -> tuple[str, bool] | None:
         if isinstance(expr, ast.Name):
@@ -779,22 +923,64 @@ class _Writes(_Reader):
         return None if found is None or len(found[0]) > _LONGEST_PATH else found
 
     def _named(self, name: str) -> tuple[str, bool] | None:
-        if name in self.followed or self.depth >= _DEEPEST_NAMES:
-            return self.followed.get(name)  # (None while it is followed: bound to itself)
-        self.followed[name] = None
         values = self.values.get(name, [])
-        if len(values) == 1 and values[0] is not None and name not in self.bound:
-            self.depth += 1
-            try:
-                self.followed[name] = self._literal(values[0])
-            finally:
-                self.depth -= 1
-        return self.followed[name]
+        if name in self.bound or not values or None in values:
+            return None
+        if len(values) == 1 and values[0] is not None:
+            return self._follow(name, values[0])
+        # bound more than once: at a write of a body's straight-line code, the binding in
+        # effect, when each is a plain assignment there
+        if self.at is None:
+            return None
+        scope, at = self.at
+        straight = self.straight.get((scope, name), [])
+        if len(straight) != len(values):
+            return None
+        before = [(index, value) for index, value in straight if index < at]
+        return self._follow(f"{name}@{scope}.{before[-1][0]}", before[-1][1]) \
+            if before else None
+
+    def _follow(self, key: str, value: ast.expr) -> tuple[str, bool] | None:
+        """The path ``value`` names, bound to the name ``key`` says, read once: with the
+        bindings in effect where it is bound."""
+        if key in self.followed or self.depth >= _DEEPEST_NAMES:
+            return self.followed.get(key)  # (None while it is followed: bound to itself)
+        self.followed[key] = None
+        self.depth += 1
+        at, self.at = self.at, self.assigned_at.get(id(value))
+        try:
+            self.followed[key] = self._literal(value)
+        finally:
+            self.depth -= 1
+            self.at = at
+        return self.followed[key]
 
     def writes(self) -> Iterator[ProgramWrite]:
         for node in self.nodes:
             if isinstance(node, ast.Call):
+                self.at, self.in_def = self.top.get(id(node)), id(node) in self.in_function
                 yield from self._write_call(node)
+
+    def _folders(self) -> tuple[list[str], bool]:
+        """(the folders a relative path written now is from, relative to the command's;
+        whether any folder above it too): `_Writes`."""
+        if not self.moves_folder:
+            return ["."], False
+        folders = ["."]
+        if self.changes:  # each literal folder it names, alone and after those before
+            chain = "."
+            for _, step in self.steps:
+                chain = os.path.join(chain, step)
+                folders += [chain, step]
+        elif self.at is not None and not self.in_def:  # the chdirs before this statement
+            for index, step in self.steps:
+                if index < self.at[1]:
+                    folders = [os.path.join(folders[0], step)]
+        else:  # in a function: after any of them
+            for _, step in self.steps:
+                folders.append(os.path.join(folders[-1], step))
+        found = [os.path.normpath(f) for f in folders]
+        return list(dict.fromkeys(found))[:_MOST_FOLDERS * 2], self.changes
 
     def _write_call(self, call: ast.Call) -> Iterator[ProgramWrite]:
         func = call.func
@@ -818,6 +1004,13 @@ class _Writes(_Reader):
             keyword, position, mode_keyword, default = _OPENERS[q]
             kind = self._mode_kind(_argument(call, position, mode_keyword), default)
             return [] if kind is None else self._written(_argument(call, 0, keyword), call, kind)
+        if q == "h5py.File":
+            mode = _argument(call, 1, "mode")
+            found = ("r", False) if mode is None else self._literal(mode)
+            kind = "overwrite" if found is None else _H5_MODES.get(found[0], "overwrite")
+            return [] if kind is None else self._written(_argument(call, 0, "name"), call, kind)
+        if q == "sqlite3.connect":
+            return self._database(call)
         if q == "os.open":
             kind = self._os_open_kind(_argument(call, 1, "flags"))
             return [] if kind is None else self._written(_argument(call, 0, "path"), call, kind)
@@ -839,6 +1032,9 @@ class _Writes(_Reader):
             if inplace is None or (isinstance(inplace, ast.Constant) and not inplace.value):
                 return []
             return self._written(_argument(call, 0, "files"), call, "overwrite")
+        root, name = q.split(".")[0], q.rpartition(".")[2]
+        if root in _TRAINER_SETTINGS and name.endswith(_TRAINER_SETTINGS[root]):
+            return self._written(_argument(call, 0, "output_dir"), call, "folder")
         owner, _, method = q.rpartition(".")
         if owner in _PATH_TYPES and method in _PATH_WRITERS:  # `Path.write_text(p, ...)`
             return list(self._path_write(method, _argument(call, 0, "self"), call.args[1:],
@@ -851,6 +1047,10 @@ class _Writes(_Reader):
         method, receiver = func.attr, func.value
         if method in _PATH_WRITERS:
             yield from self._path_write(method, receiver, call.args, call)
+        elif method in _FOLDER_SAVER_METHODS and not self._plain_value(receiver) and \
+                not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)) \
+                and not (isinstance(receiver, ast.Name) and receiver.id in self.tracker_runs):
+            yield from self._written(self._saved_to(method, call), call, "folder")
         elif method in _SAVER_METHODS and not self._plain_value(receiver) and \
                 not any(q.split(".")[0] in self.imported for q in self.qualified(receiver)):
             mode = next((k.value for k in call.keywords if k.arg == "mode"), None)
@@ -858,6 +1058,15 @@ class _Writes(_Reader):
             if kind is not None:
                 yield from self._written(_argument(call, 0, _SAVER_METHODS[method]), call,
                                          kind)
+
+    def _saved_to(self, method: str, call: ast.Call) -> ast.expr | None:
+        """Where a folder saver's ``call`` saves: its first argument, or for ``.save(obj, P)``
+        whose first names no path, its second (`_SAVED_TO`)."""
+        first = _argument(call, 0, _FOLDER_SAVER_METHODS[method])
+        if method != "save" or (first is not None and self._literal(first) is not None):
+            return first
+        return _argument(call, 1, _SAVED_TO[0]) or next(
+            (k.value for k in call.keywords if k.arg in _SAVED_TO), first)
 
     def _path_write(self, method: str, path: ast.expr | None, args: list[ast.expr],
                     call: ast.Call, unbound: bool = False) -> Iterator[ProgramWrite]:
@@ -877,6 +1086,36 @@ class _Writes(_Reader):
             target = args[0] if args else next(
                 (k.value for k in call.keywords if k.arg == "target"), None)
             yield from self._written(target, call, "overwrite")
+
+    def _database(self, call: ast.Call) -> list[ProgramWrite]:
+        """``sqlite3.connect(database)``: a database opened to read and write (its statements
+        change the file in place); none for ``:memory:`` or a ``mode=ro`` URI (``uri=True``)."""
+        path = self._literal(_argument(call, 0, "database") or ast.Constant(None))
+        uri = _argument(call, 5, "uri")
+        if path is None:
+            return []
+        text = path[0]
+        if uri is not None and not (isinstance(uri, ast.Constant) and not uri.value):
+            if not text.startswith("file:"):
+                return []
+            text, _, query = text[5:].partition("?")
+            if "mode=ro" in query.split("&"):
+                return []
+        if text in ("", ":memory:") or self._only_reads_sql:
+            return []
+        return self._written(ast.Constant(text), call, "overwrite")
+
+    @functools.cached_property
+    def _only_reads_sql(self) -> bool:
+        """The program's SQL only reads: a string of it is a query (``SELECT``, ``WITH``), none
+        changes a database (`_SQL_WRITE`), and it calls no writer (``commit``, ``to_sql``):
+        its database opened read-write is only read. (A query computed from no literal may
+        write: a program with none is read as writing.)"""
+        strings = [n.value for n in self.nodes
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        return any(_SQL_READ.match(t) for t in strings) and \
+            not any(_SQL_WRITE.search(t) for t in strings) and \
+            not any(isinstance(n, ast.Attribute) and n.attr in _DB_WRITERS for n in self.nodes)
 
     def _mode_kind(self, mode: ast.expr | None, default: str) -> str | None:
         """What opening in ``mode`` does (`_opened_kind`); one not read may write."""
@@ -927,7 +1166,11 @@ class _Writes(_Reader):
             return []  # relative to an open folder's descriptor: computed
         if suffix is not None and not path.endswith(suffix):
             path += suffix
-        return [ProgramWrite(path, kind, relative and self.moves_folder, into, into_kind)]
+        if not relative:
+            return [ProgramWrite(path, kind, False, into, into_kind)]
+        folders, elsewhere = self._folders()
+        return [ProgramWrite(os.path.normpath(os.path.join(f, path)) if f != "." else path,
+                             kind, elsewhere, into, into_kind) for f in folders]
 
 
 def _joined(parts: list[tuple[str, bool]]) -> tuple[str, bool]:

@@ -2,13 +2,16 @@
 
 The hook (`hook`) must see ``vastai destroy instance 222`` in every form an agent may write it:
 quoted words (``vastai 'destroy' instance``, ``$'destroy'``), line continuations, wrappers
-(``sudo -u root``, ``env``, ``nice``, ``timeout 5``, ``xargs``, ``flock f``), chains (``;``,
+(``sudo -u root``, ``env``, ``nice``, ``timeout 5``, ``xargs``, ``flock f``, ``mpirun -np 4``,
+``numactl``, ``xvfb-run``), chains (``;``,
 ``&&``, ``||``, ``|``, ``&``, newlines), groups and subshells, ``bash -c '...'``, ``eval``,
 command substitutions, scripts fed to a shell (here-documents, here-strings, ``echo ... |
 bash``, ``source <(...)``), the remote command of ``ssh host ...`` (also a script piped or
 here-doc'd into ssh), a program an interpreter reads from stdin (``python - <<EOF``), the
 command a runner runs (``uv run``, ``docker exec``, ``find -exec``, ``labledger run --``,
-``srun``, ``strace``, ``sbatch --wrap``), and what text tools run: GNU sed's ``e`` command
+``srun``, ``strace``, ``sbatch --wrap``, ``watch``, ``flock f -c``), what a terminal session
+runs or is typed (``tmux new -d 'CMD'``, ``tmux send-keys 'CMD' Enter``, ``screen -dm CMD``,
+``screen -X stuff``), and what text tools run: GNU sed's ``e`` command
 and ``s///e`` flag, awk's ``system()`` and pipes, git's ``-c`` values and aliases (from its
 config files, the files its command-line config includes, its ``-c`` options, a ``git config
 alias.NAME VALUE`` anywhere in the line). The
@@ -19,7 +22,9 @@ size budget; never for a command run through ssh), git's ``[includeIf]`` conditi
 as git evaluates them (`_GitPlace`). A program file that cannot be read here (missing now, a
 FIFO, on the box) runs something unknown: the whole line stands for it, as one command that
 cannot be read (`TOO_DEEP`, dynamic; the hook judges its text). The text of a local script
-``python FILE`` or ``python -m pkg.mod`` runs is read the same way (`_python_script`, at most
+``python FILE`` or ``python -m pkg.mod`` runs (or a launcher: ``torchrun FILE``, ``accelerate
+launch FILE``, ``deepspeed FILE``, ``uv run FILE``, ``./FILE.py``) is read the same way
+(`_python_script`, at most
 `_SCRIPT_BYTES`), as its `SimpleCommand.program`, for what it deletes and writes only (not what
 it runs, nor its imports; nor a file holding a NUL byte: a zip app, a binary); one not read
 is judged by its words, as before. `simple_commands`
@@ -79,12 +84,42 @@ _WRAPPERS: dict[str, set[str]] = {
     "exec": {"-a"},
     "stdbuf": {"-i", "-o", "-e"},
     "timeout": {"-s", "-k", "--signal", "--kill-after"},
-    "xargs": {"-I", "-i", "-n", "-P", "-d", "-a", "-E", "-L", "-s", "--max-args",
+    # GNU xargs: -i[R], -e[E], -l[N] take their value attached only
+    "xargs": {"-I", "-n", "-P", "-d", "-a", "-E", "-L", "-s", "--max-args",
               "--max-procs", "--delimiter", "--arg-file"},
-    "parallel": {"-j", "-S", "--jobs"},
-    "watch": {"-n", "-d", "--interval"},
+    # GNU parallel(1): the options taking a value
+    "parallel": {"-j", "-S", "-P", "-a", "-C", "-n", "-N", "-I", "-d", "-E", "-s", "-J",
+                 "--jobs", "--sshlogin", "--joblog", "--results", "--res", "--arg-file",
+                 "--colsep", "--max-args", "--delay", "--timeout", "--halt", "--retries",
+                 "--memfree", "--load", "--workdir", "--wd", "--tmpdir", "--sshloginfile",
+                 "--slf", "--basefile", "--bf", "--return", "--transferfile", "--tf", "--env",
+                 "--tagstring", "--delimiter", "--eof", "--termseq", "--rpl", "--max-chars",
+                 "--block", "--profile", "--limit", "--nice", "--ssh", "--header",
+                 "--semaphorename", "--id", "--compress-program", "--decompress-program"},
+    # procps watch(1): -d/--differences[=permanent] takes no separate value; its words are
+    # run with `sh -c` (`_unwrap`)
+    "watch": {"-n", "--interval", "-q", "--equexit"},
     "caffeinate": set(), "chronic": set(), "unbuffer": set(),
-    "chrt": set(), "taskset": set(), "flock": {"-w", "-E", "--timeout"}, "numactl": set(),
+    "chrt": set(), "taskset": set(), "flock": {"-w", "-E", "--timeout", "--conflict-exit-code"},
+    # numactl(8): the policies and cpus it binds to
+    "numactl": {"-i", "-p", "-m", "-N", "-C", "-P", "-w", "--interleave", "--preferred",
+                "--membind", "--cpunodebind", "--physcpubind", "--preferred-many",
+                "--weighted-interleave"},
+    # GNU time(1) (`/usr/bin/time -v`; bash's keyword `time -p` too)
+    "time": {"-f", "-o", "--format", "--output"},
+    "cpulimit": {"-l", "-p", "-e", "-c", "--limit", "--pid", "--exe", "--cpu"},
+    "runuser": {"-u", "-g", "-G", "-s", "-w", "--user", "--group", "--supp-group", "--shell",
+                "--whitelist-environment"},
+    "systemd-run": {"-p", "-u", "-E", "-M", "-H", "--property", "--unit", "--setenv",
+                    "--machine", "--host", "--description", "--slice", "--uid", "--gid",
+                    "--nice", "--working-directory", "--service-type", "--on-active",
+                    "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
+                    "--on-calendar", "--timer-property", "--path-property",
+                    "--socket-property"},
+    "firejail": set(),  # its options are one word each (`--net=none`)
+    # xvfb-run(1) (Debian): getopt "+ade:f:hn:lp:s:w:"
+    "xvfb-run": {"-e", "-f", "-n", "-p", "-s", "-w", "--error-file", "--auth-file",
+                 "--server-num", "--xauth-protocol", "--server-args", "--wait"},
     # tracers and Slurm launchers run their command as given
     "strace": {"-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-P", "-X", "-O", "-S"},
     "ltrace": {"-o", "-e", "-p", "-s", "-E", "-u", "-a", "-n", "-l", "-x", "-L"},
@@ -97,6 +132,35 @@ _WRAPPERS: dict[str, set[str]] = {
 }
 _WRAPPERS["salloc"] = _WRAPPERS["srun"]
 _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before the command
+# MPI launchers: `mpirun [options] <program> [<args>]` (Open MPI mpirun(1): mpirun, mpiexec,
+# orterun, prterun are one program; MPICH/Hydra mpiexec): option -> the words of its value
+# (an option not here takes none; `--opt=value` is one word)
+# apptainer/singularity exec's options taking a value (`--nv`, `-e`, `-c`, `-w` are flags)
+_APPTAINER_VALUE_OPTIONS = {"-B", "--bind", "--mount", "-H", "--home", "-W", "--workdir", "--env",
+                            "--env-file", "-o", "--overlay", "--pwd", "-S", "--scratch",
+                            "--security", "--network", "--network-args", "--hostname", "--app",
+                            "--dns", "--fusemount", "--add-caps", "--drop-caps", "--cpus",
+                            "--memory", "--apply-cgroups"}
+_PY_SPY_VALUE_OPTIONS = {"-o", "--output", "-p", "--pid", "-r", "--rate", "-d", "--duration",
+                         "-f", "--format"}
+_NSYS_FLAGS = {"-h", "--help"}  # nsys profile: every other option takes a value
+_MPI_LAUNCHERS = {"mpirun", "mpiexec", "orterun", "prterun", "mpiexec.hydra"}
+_MPI_VALUES = {
+    **dict.fromkeys(("-n", "-np", "--np", "-c", "-N", "-npernode", "--npernode", "-npersocket",
+                     "--npersocket", "-H", "-host", "--host", "-hosts", "-hostfile",
+                     "--hostfile", "-machinefile", "--machinefile", "-default-hostfile",
+                     "--default-hostfile", "-f", "-x", "-wdir", "--wdir", "-wd", "--wd",
+                     "-path", "--path", "-prefix", "--prefix", "-map-by", "--map-by",
+                     "-bind-to", "--bind-to", "-rank-by", "--rank-by", "-output-filename",
+                     "--output-filename", "--output", "-am", "--am", "-tune", "--tune", "-rf",
+                     "--rankfile", "-preload-files", "--preload-files", "-app", "--app",
+                     "-cpus-per-proc", "--cpus-per-proc", "-cpus-per-rank", "--cpus-per-rank",
+                     "-report-uri", "--report-uri", "-timeout", "--timeout", "--personality",
+                     "-ppn", "-configfile", "-launcher", "-bootstrap", "-iface", "-rmk",
+                     "-genvlist", "-envlist", "-errfile-pattern", "-outfile-pattern"), 1),
+    **dict.fromkeys(("-mca", "--mca", "-gmca", "--gmca", "--omca", "--pmca", "--prtemca",
+                     "-genv", "-env"), 2),
+}
 _SSH_VALUE_OPTIONS = set("BbcDEeFIiJLlmOoPpQRSWw")
 # ssh and the tools that run it with ssh's own options: autossh adds `-M port[:echo]` (its
 # monitoring port; ssh's own -M is a flag) and passes every other option to ssh
@@ -485,6 +549,11 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             _parse(script, here, dyn, True, out, depth + 1)
         for found in out[first:]:
             found.destination = found.destination or destination
+    elif name in ("tmux", "screen"):
+        # what a session runs or has typed into it runs here too (`tmux new -d 'CMD'`,
+        # `tmux send-keys 'CMD' Enter`, `screen -dm CMD`)
+        for script in (_tmux_scripts(argv) if name == "tmux" else _screen_scripts(argv)):
+            _parse(script, context, dyn, remote, out, depth + 1)
     elif name == "vastai" and len(argv) >= 4 and argv[1] == "execute":
         _parse(" ".join(argv[3:]), here, dyn, True, out, depth + 1)
     elif name == "runpodctl" and _runpod_exec_python(argv) is not None:
@@ -582,15 +651,26 @@ _SCRIPT_BYTES = 1 << 18  # a local script read for what it deletes and writes; p
 
 def _python_script(argv: list[str], name: str, files: _Files | None) -> str | None:
     """The text of the local script a Python run starts: ``python FILE`` (after Python's own
-    options: `_python_reads_stdin`), ``python -m pkg.mod`` as ``pkg/mod.py`` or
-    ``pkg/mod/__main__.py``, from the line's latest working folder (Python's ``sys.path[0]``
-    for ``-m``), not the modules it imports. None when it runs none, or when it cannot be
-    read here (missing now, computed, not a regular file, over `_SCRIPT_BYTES`): judged by
-    its words alone, as before."""
-    if files is None or not name.startswith(("python", "pypy")) or \
-            not _INTERPRETER.match(name):
+    options: `_python_reads_stdin`; a folder: its ``__main__.py``), ``python -m pkg.mod`` as
+    ``pkg/mod.py`` or ``pkg/mod/__main__.py``, from the line's latest working folder (Python's
+    ``sys.path[0]`` for ``-m``), not the modules it imports; the script a launcher runs so
+    (`_launched_operand`: ``torchrun``, ``accelerate launch``, ``deepspeed``, ``coverage run``,
+    ``memray run``, ``kernprof``, ``ipython``); a ``.py`` file
+    run as a command (``./train.py`` by its ``#!``, ``uv run train.py``). None when it runs
+    none, or when it cannot be read here (missing now, computed, not a regular file, over
+    `_SCRIPT_BYTES`): judged by its words alone, as before."""
+    if files is None:
         return None
-    found = _python_operand(argv)
+    if name.startswith(("python", "pypy")) and _INTERPRETER.match(name):
+        found = _python_operand(argv)
+        if found is not None and found[0] and found[1] in _LAUNCHER_MODULES and \
+                found[1] in argv:  # python -m torch.distributed.run [OPTIONS] FILE
+            found = _launched_operand([_LAUNCHER_MODULES[found[1]],
+                                       *argv[argv.index(found[1]) + 1:]])
+    elif name.endswith(".py"):
+        found = False, argv[0]
+    else:
+        found = _launched_operand(argv)
     if found is None or _DYNAMIC.search(found[1]):
         return None
     is_module, word = found
@@ -605,6 +685,9 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
         path = os.path.normpath(os.path.join(files.bases[-1], candidate))
         try:
             info = os.stat(path)
+            if stat.S_ISDIR(info.st_mode) and not is_module:  # python DIR: its __main__.py
+                path = os.path.join(path, "__main__.py")
+                info = os.stat(path)
         except (OSError, ValueError):
             continue
         if not stat.S_ISREG(info.st_mode) or info.st_size > _SCRIPT_BYTES:
@@ -614,6 +697,85 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
         # bytes read as text would feed its "deletes" words of anything
         return None if text is None or "\x00" in text else text
     return None
+
+
+# launchers that run a Python script as `python FILE` does (`-m`/`--module`: a module, as
+# `python -m`): the options of each that take no value, hyphens and underscores alike (every
+# other takes one, after `=` or as the next word) (torch 2.x torch/distributed/run.py
+# get_args_parser, launch.py's --use-env; deepspeed launcher/runner.py parse_args; accelerate
+# commands/launch.py launch_command_parser; Python 3.11 library reference: `python -m cProfile
+# [-o output_file] [-s sort_order] (-m module | myscript.py)`, the same for profile, `python -m
+# pdb [-c command] (-m module | pyfile)`)
+_LAUNCHER_FLAGS = {
+    "torchrun": {"standalone", "module", "no_python", "run_path", "use_env", "help"},
+    "deepspeed": {"module", "no_python", "no_local_rank", "no_ssh", "no_ssh_check",
+                  "force_multi", "save_pid", "elastic_training", "bind_cores_to_rank", "help"},
+    "accelerate": {"quiet", "cpu", "multi_gpu", "tpu", "ipex", "enable_cpu_affinity",
+                   "dynamo_use_fullgraph", "dynamo_use_dynamic", "use_deepspeed", "use_fsdp",
+                   "use_megatron_lm", "use_xpu", "same_network", "module", "no_python",
+                   "tpu_cluster", "no_tpu_cluster", "tpu_use_sudo", "downcast_bf16",
+                   "fp8_use_autocast_during_eval", "debug", "help"},
+    "cProfile": {"module", "help"}, "pdb": {"module", "help"},
+    # coverage.py 7 `coverage run`, memray `memray run`, line_profiler's kernprof
+    "coverage": {"append", "branch", "pylib", "parallel_mode", "timid", "module", "help"},
+    "memray": {"force", "live", "live_remote", "native", "follow_fork",
+               "trace_python_allocators", "aggregate", "quiet", "module", "help"},
+    "kernprof": {"line_by_line", "builtin", "prof_imports", "view", "rich", "skip_zero",
+                 "output_interval", "quiet", "version", "module", "help"},
+    "ipython": set(),  # every option one word (`--no-banner`, `--TerminalApp.x=1`, `-i`)
+}
+# a launcher's subcommand that runs the script (`accelerate launch`, `coverage run`)
+_LAUNCHER_SUBCOMMANDS = {"accelerate": "launch", "coverage": "run", "memray": "run"}
+# short options that take no value, by launcher (those of torchrun, deepspeed, accelerate,
+# cProfile and pdb: `_LAUNCHER_SHORT_FLAGS[""]`); `-c` of memray and ipython runs code
+_LAUNCHER_SHORT_FLAGS = {
+    "": {"-m": "module", "-q": "quiet", "-h": "help"},
+    "coverage": {"-a": "append", "-L": "pylib", "-p": "parallel_mode", "-m": "module",
+                 "-h": "help"},
+    "memray": {"-f": "force", "-q": "quiet", "-m": "module", "-c": "code", "-h": "help"},
+    "kernprof": {"-l": "line_by_line", "-b": "builtin", "-v": "view", "-r": "rich",
+                 "-z": "skip_zero", "-i": "output_interval", "-q": "quiet", "-V": "version",
+                 "-m": "module", "-h": "help"},
+    "ipython": {"-m": "module", "-c": "code", "-h": "help"},
+}
+# the modules run as `python -m MODULE [OPTIONS] FILE` that run FILE: the launcher they are
+_LAUNCHER_MODULES = {"torch.distributed.run": "torchrun", "torch.distributed.launch": "torchrun",
+                     "cProfile": "cProfile", "profile": "cProfile", "pdb": "pdb",
+                     "coverage": "coverage", "memray": "memray", "kernprof": "kernprof"}
+
+
+def _launched_operand(argv: list[str]) -> tuple[bool, str] | None:
+    """(whether it is a module, the word) of the script a launcher runs with Python:
+    ``torchrun [OPTIONS] FILE|-m MODULE``, ``accelerate launch ...``, ``deepspeed ...``
+    (`_LAUNCHER_FLAGS`; ``cProfile``, ``pdb``: what `_LAUNCHER_MODULES` runs); None for
+    another command, for one that runs no script (``--help``) or runs it without Python
+    (``--no-python``: a shell script, a binary)."""
+    name = os.path.basename(argv[0]) if argv else ""
+    if name not in _LAUNCHER_FLAGS:
+        return None
+    if name in _LAUNCHER_SUBCOMMANDS:
+        if argv[1:2] != [_LAUNCHER_SUBCOMMANDS[name]]:
+            return None
+        args = argv[2:]
+    else:
+        args = argv[1:]
+    flags = _LAUNCHER_FLAGS[name]
+    short = _LAUNCHER_SHORT_FLAGS.get(name, _LAUNCHER_SHORT_FLAGS[""])
+    module = False
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        if args[i] == "--":
+            i += 1
+            break
+        option, eq, _ = args[i].partition("=")
+        key = short.get(option) or option.lstrip("-").replace("-", "_")
+        if key in ("help", "no_python", "code", "version"):
+            return None
+        module = module or key == "module"
+        # a flag, a value after `=` or attached to a short option (`-r3`): one word
+        i += 1 if eq or key in flags or name == "ipython" or (
+            not option.startswith("--") and len(option) > 2) else 2
+    return (module, args[i]) if i < len(args) else None
 
 
 def _python_operand(argv: list[str]) -> tuple[bool, str] | None:
@@ -824,6 +986,15 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
         j = _subcommand(args, {"bisect"}, _GIT_GLOBAL_VALUES)
         if j is not None and args[j + 1:j + 2] == ["run"] and args[j + 2:]:
             return [(args[j + 2:], False)]
+    if name in ("apptainer", "singularity"):  # exec [options] IMAGE CMD
+        j = _subcommand(args, {"exec"}, set())
+        if j is not None:
+            return _after_options(args[j + 1:], _APPTAINER_VALUE_OPTIONS, 1)
+    if name == "py-spy" and args[:1] in (["record"], ["top"]):  # [options] -- CMD
+        return [(args[args.index("--") + 1:], False)] if "--" in args[1:] else \
+            _after_options(args[1:], _PY_SPY_VALUE_OPTIONS, 0)
+    if name == "nsys" and args[:1] in (["profile"], ["launch"]):
+        return _after_options(args[1:], _NSYS_FLAGS, 0, all_take_values=True)
     if name == "find":
         return _find_exec_commands(args)
     if name == "labledger":
@@ -2100,9 +2271,18 @@ def _int(value: str | None) -> int:
 _FILES: ContextVar[_Files | None] = ContextVar("labledger_shell_files", default=None)
 
 
-def _after_options(args: list[str], with_value: set[str], operands: int
-                   ) -> list[tuple[list[str], bool]]:
-    inner = skip_options(args, with_value, operands)
+def _after_options(args: list[str], with_value: set[str], operands: int,
+                   all_take_values: bool = False) -> list[tuple[list[str], bool]]:
+    """The command after ``args``' options (`skip_options`) and ``operands`` more words; with
+    ``all_take_values``, every option not in ``with_value`` (then: its flags) and not
+    ``--opt=value`` takes the next word (nsys)."""
+    if all_take_values:
+        i = 0
+        while i < len(args) and args[i].startswith("-") and args[i] != "--":
+            i += 1 if "=" in args[i] or args[i] in with_value else 2
+        inner = args[i + (args[i:i + 1] == ["--"]):]
+    else:
+        inner = skip_options(args, with_value, operands)
     return [(inner, False)] if inner else []
 
 
@@ -2144,19 +2324,26 @@ def _unwrap(argv: list[str]) -> list[str]:
     while argv:
         word = argv[0]
         base = os.path.basename(word)
-        if word in _KEYWORDS or _ASSIGNMENT.match(word):
-            argv = argv[1:]
+        if (word in _KEYWORDS and word != "time") or _ASSIGNMENT.match(word):
+            argv = argv[1:]  # (`time -p`: a wrapper with its options)
         elif base == "env" and any(a.startswith(("-S", "--split-string")) for a in argv[1:2]):
             flag = argv[1]
             rest = flag.split("=", 1)[1] if "=" in flag else (
                 flag[2:] if flag.startswith("-S") and len(flag) > 2 else " ".join(argv[2:3]))
             argv = _words(rest) + argv[3 if rest and flag in ("-S", "--split-string")
                                               else 2:]
+        elif base in _MPI_LAUNCHERS:
+            argv = _mpi_program(argv[1:])
         elif base in _WRAPPERS:
             via_xargs = via_xargs or base in ("xargs", "parallel")
             after = skip_options(argv[1:], _WRAPPERS[base], _OPERANDS.get(base, 0))
             if not after and base in ("sudo", "doas") and _runs_a_shell(argv[1:]):
                 return ["sh"]  # `sudo -s`, `sudo -i`: a shell reading its script from stdin
+            if base == "flock" and after[:1] in (["-c"], ["--command"]):
+                return ["sh", "-c", *after[1:2]]  # flock(1): FILE -c COMMAND, run by sh -c
+            if base == "watch" and after and not any(
+                    o in ("-x", "--exec") for o in argv[1:len(argv) - len(after)]):
+                return ["sh", "-c", " ".join(after)]  # watch(1): its words, run by sh -c
             argv = after
             if base == "env":
                 while argv and _ASSIGNMENT.match(argv[0]):
@@ -2166,6 +2353,132 @@ def _unwrap(argv: list[str]) -> list[str]:
         else:
             break
     return ["\0xargs", *argv] if via_xargs and argv else argv
+
+
+def _mpi_program(args: list[str]) -> list[str]:
+    """The program and its words an MPI launcher runs: ``args`` after its options
+    (`_MPI_VALUES`; ``--`` ends them)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        if args[i] == "--":
+            i += 1
+            break
+        i += 1 + _MPI_VALUES.get(args[i], 0)
+    return args[i:]
+
+
+# tmux(1) 3.x: the commands that run a shell-command (after their options), each with the
+# option letters taking a value; send-keys types its keys into a pane's shell
+_TMUX_GLOBAL_VALUES = "cfLST"  # tmux [-2CDhlNuVv] [-c shell-command] [-f file] [-L ...] ...
+_TMUX_RUNS = {
+    **dict.fromkeys(("new-session", "new"), "cefFnstxy"),
+    **dict.fromkeys(("new-window", "neww"), "ceFnt"),
+    **dict.fromkeys(("split-window", "splitw"), "ceFlpt"),
+    **dict.fromkeys(("respawn-pane", "respawnp", "respawn-window", "respawnw"), "cet"),
+    **dict.fromkeys(("run-shell", "run"), "cdt"),
+    **dict.fromkeys(("display-popup", "popup"), "bcdehsStTwxy"),
+}
+_TMUX_TYPES = {"send-keys": "cNt", "send": "cNt"}
+# tmux key names: one that ends or breaks the line typed (Enter runs it, C-c drops it); the
+# rest of a key word is typed as it is
+_TMUX_KEYS = re.compile(r"^(?:[CMS]-.+|Enter|KPEnter|Escape|Tab|BTab|BSpace|Up|Down|Left"
+                        r"|Right|Home|End|IC|DC|NPage|PPage|PageUp|PageDown|PgUp|PgDn"
+                        r"|F\d{1,2})$")
+
+
+def _getopt(args: list[str], with_value: str) -> tuple[str, list[str]]:
+    """(the option letters set, the operands) of ``args`` read as getopt(3) reads them: a
+    letter of ``with_value`` takes the rest of its word or the next one; ``--`` ends them."""
+    letters = ""
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        word = args[i]
+        i += 1
+        if word == "--":
+            break
+        for k, letter in enumerate(word[1:], 1):
+            letters += letter
+            if letter in with_value:
+                i += 0 if k < len(word) - 1 else 1
+                break
+    return letters, args[i:]
+
+
+def _tmux_scripts(argv: list[str]) -> list[str]:
+    """The shell text a ``tmux`` line runs: the ``-c`` shell-command, each command's
+    shell-command (`_TMUX_RUNS`: one word is a script, several are run as they are), the keys
+    ``send-keys`` types (`_TMUX_KEYS`: ``Enter`` ends a line, ``Space`` is a blank; ``-l``:
+    literal); commands are chained with a ``;`` word."""
+    scripts: list[str] = []
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-", "--"):
+        word = argv[i]
+        value = next((k for k, ch in enumerate(word[1:], 1) if ch in _TMUX_GLOBAL_VALUES), 0)
+        given = word[value + 1:] if value and value < len(word) - 1 else (
+            argv[i + 1] if value and i + 1 < len(argv) else "")
+        if value and word[value] == "c" and given:
+            scripts.append(given)  # tmux -c shell-command: run by the default shell
+        i += 2 if value and value == len(word) - 1 else 1
+    command: list[str] = []
+    for word in [*argv[i + (argv[i:i + 1] == ["--"]):], ";"]:
+        if word != ";" and not (word.endswith(";") and not word.endswith("\\;")):
+            command.append(word)
+            continue
+        if word != ";":
+            command.append(word[:-1])
+        if command and command[0] in _TMUX_RUNS:
+            operands = _getopt(command[1:], _TMUX_RUNS[command[0]])[1]
+            if operands:
+                scripts.append(operands[0] if len(operands) == 1 else shlex.join(operands))
+        elif command and command[0] in _TMUX_TYPES:
+            letters, keys = _getopt(command[1:], _TMUX_TYPES[command[0]])
+            if not set(letters) & set("XHM"):  # copy-mode commands, hex, a mouse event
+                scripts.append("".join(
+                    k if "l" in letters else " " if k == "Space" else
+                    "\n" if _TMUX_KEYS.match(k) else k for k in keys))
+        command = []
+    return scripts
+
+
+# screen(1): the options taking a value; those that attach, list or send a command to a
+# session rather than start one (`-X CMD`: one of its commands)
+_SCREEN_VALUES = "cehpsStT"
+_SCREEN_NO_COMMAND = {"-ls", "-list", "-wipe", "-Q", "-v", "-version", "-help"}
+
+
+def _screen_scripts(argv: list[str]) -> list[str]:
+    """The shell text a ``screen`` line runs: the command (and its words) a new session
+    starts (``screen -dmS name CMD ...``: not a reattach, ``-r``/``-x``, or a detach alone),
+    the text ``-X stuff`` types into a window and the command ``-X screen`` starts there."""
+    letters = ""
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        word = argv[i]
+        i += 1
+        if word == "--":
+            break
+        if word in _SCREEN_NO_COMMAND:
+            return []
+        if word == "-Logfile":
+            i += 1
+            continue
+        for k, letter in enumerate(word[1:], 1):
+            letters += letter
+            if letter in _SCREEN_VALUES:
+                i += 0 if k < len(word) - 1 else 1
+                break
+            if letter == "X":  # `-X command args`: the rest is one command to a session
+                break
+    operands = argv[i:]
+    if not operands:
+        return []
+    if "X" in letters:
+        if operands[0] == "stuff":  # typed: its \n, \r, ^M, ^J end a line
+            return [re.sub(r"\\[nr]|\^[MJ]|\\01[25]", "\n", " ".join(operands[1:]))]
+        return [shlex.join(operands[1:])] if operands[0] == "screen" and operands[1:] else []
+    if set(letters) & set("rRx") or (set(letters) & set("dD") and "m" not in letters):
+        return []
+    return [shlex.join(operands)]
 
 
 def _runs_a_shell(options: list[str]) -> bool:
