@@ -29,9 +29,11 @@ Two ways a number is tied to a claim, exact first:
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
    * a table cell's value is its first number, its formatting looked through (Markdown math's
      ``$\\bf{0.912}$``, ``$\\color{red}{0.912}$``: `doc_readers.FORMAT_COMMAND`); a change's is
-     the number its last arrow leads to ("76.1 → 77.3"), a range shows none ("0.5--0.8":
-     `_value_of_two`), and an interval or a spread in words after it ("0.04 (95% CI: 0.03-0.05)")
-     does not make the cell a label (`_after_spread`);
+     the number its last arrow leads to ("76.1 → 77.3", "21.9 ± 1.3 → 6.8 ± 0.2": a spread
+     after a number read with it), a range shows none ("0.5--0.8": `_value_of_two`), a delta or
+     a spread after the value ends neither ("31.42 ~ +0.3", "31.42 → (+0.6)": the value stays),
+     and an interval or a spread in words after it ("0.04 (95% CI: 0.03-0.05)") does not make
+     the cell a label (`_after_spread`);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -203,22 +205,33 @@ _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$"
 # What a cell may write between two numbers: an arrow, a change from the first to the second
 # ("76.1 → 77.3", "76.1 $\to$ 77.3", "$76.1 \rightarrow 77.3$", as ablation tables show what a
 # component changes; READMEs' dingbat arrows too, "62% ➜ 93.8%", and the emoji's, "3.18s ➡️
-# 0.52s", with or without its variation selector), or a range's dash
+# 0.52s", with or without its variation selector; the long ASCII one, "30.1 --> 31.42", and
+# HTML's entity, "30.1 &rarr; 31.42"), or a range's dash
 # ("0.5--0.8", "$0.5\text{--}0.8$", "0.5 – 0.8", "$0.5\sim0.8$", CJK's full-width "0.5～0.8"
 # and "0.5〜0.8"; "0.5~0.8" outside LaTeX), each with the formatting and math shifts around
 # it. In LaTeX "~" is a tie, a space: "0.5~0.8" is no range there, and a change or a range
 # may stand between ties ("76.1~$\rightarrow$~77.3", "0.5~--~0.8"; a report's md2tex writes
 # a Markdown "→" so). (LaTeX's commands are read from the cell as written: its mask blanks
-# them.)
+# them; a Markdown cell's from its mask, which blanks HTML's tags: "<b>30.1</b> → <b>31.42</b>".)
 _ARROW_OR_DASH = (
     r"(?P<arrow>[\u2192\u27f6\u21d2\u21e8\u2794\u279c\u279d\u279e\u27a1\u2b95]"
-    r"\ufe0f?|->|=>|\\(?:to|rightarrow|longrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z]))"
+    r"\ufe0f?|-->|->|=>|&rarr;|&#8594;|&#x2192;"
+    r"|\\(?:to|rightarrow|longrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z]))"
     r"|(?P<dash>--|[\u2013\u2014\uff5e\u301c]|\\text\{(?:--|\u2013)\}"
     r"|\\text(?:endash|emdash)(?![A-Za-z])|\\sim(?![A-Za-z]))")
-_SET = r"[\s$*_}{]*"
+_SET = r"[\s$*_}{`]*"
 _BETWEEN = re.compile(_SET + r"(?:" + _ARROW_OR_DASH + r"|~)" + _SET)
 _TEX_SET = r"[\s$*_}{~]*"
 _TEX_BETWEEN = re.compile(_TEX_SET + r"(?:" + _ARROW_OR_DASH + r")" + _TEX_SET)
+# A spread written after a number of a change or a range, before its arrow: "21.9 ± 1.3 →
+# 6.8 ± 0.2", "$76.1_{\pm0.2}$ → $77.3_{\pm0.1}$" (the number after "±", to its end), "76.1
+# (0.2) → 77.3 (0.1)" (`_SPREAD_AFTER`)
+_PLUS_MINUS = re.compile(r"[ \t$~{_]*(?:\\pm|\\mp|\u00b1|\+/-)(?![A-Za-z])[ \t$~{]*"
+                         r"\d*[.,]?\d+(?:[ \t]?\\?%)?")
+# Where a change's or a range's second number may start: formatting, not a parenthesis (a
+# delta or a spread in one is no end of either: "31.42 → (+0.6)", "31.42 -- (0.3)")
+_SECOND_START = re.compile(
+    r"(?:[\s*_`~${]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
 
 
 # An interval or a spread in parentheses right after a cell's value, its words the statistic's
@@ -235,6 +248,29 @@ def _after_spread(masked: str, shown: Shown) -> int:
     return shown.suffix_end if spread is None else spread.end()
 
 
+def _past_spread(masked: str, shown: Shown) -> int:
+    """Where ``shown``'s text ends, past a spread written after it with "±" (`_PLUS_MINUS`) or
+    in parentheses (`_SPREAD_AFTER`)."""
+    spread = _PLUS_MINUS.match(masked, shown.suffix_end)
+    return _after_spread(masked, shown) if spread is None else spread.end()
+
+
+def _second_of_two(masked: str, at: int, first: Shown, comma: bool) -> Shown | None:
+    """The number a change's arrow or a range's dash ending at ``at`` leads to, or None where
+    none starts there or the one there is no change's or range's end: in parentheses, after
+    "±", or signed where ``first`` is not ("31.42~(+0.3)", "31.42 ~ +0.3", "31.42~-0.3",
+    "$31.42$~$\\pm$~$0.05$": a delta or a spread written with the value, as before round 62)."""
+    if not _SECOND_START.match(masked, at):
+        return None
+    # (read from where the arrow or the dash ends: a command's letters before it, "0.5\sim0.8",
+    # glue no number to them)
+    second = number_in(masked[at:], 0, len(masked) - at, comma)
+    if second is None or (second.sign is not None and first.sign is None) \
+            or masked[max(0, at - 8):at].rstrip(" \t$~{").endswith(("\u00b1", "\\pm", "\\mp")):
+        return None
+    return second.moved(at)
+
+
 def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
                   comma: bool) -> Shown | None:
     """The value a table cell whose first number is ``first`` shows (``text`` the cell as
@@ -242,17 +278,17 @@ def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
     number the last an arrow leads to, the row's result (those before it are where the change
     started: no value of the row, as an old value struck out beside the new one is none), and
     where a range's dash does none (a range is no value, as prose's "0.5–0.8" is none:
-    `numbers`)."""
-    between = _TEX_BETWEEN if syntax == "tex" else _BETWEEN
-    shown: Shown | None = first
-    while shown is not None:
-        got = between.match(text, shown.suffix_end)
-        if got is None or not _NUMERIC_START.match(masked, got.end()):
+    `numbers`). A spread after a number is read with it ("21.9 ± 1.3 → 6.8 ± 0.2" is 6.8)."""
+    between, written = (_TEX_BETWEEN, text) if syntax == "tex" else (_BETWEEN, masked)
+    shown = first
+    while True:
+        got = between.match(written, _past_spread(masked, shown))
+        second = None if got is None else _second_of_two(masked, got.end(), shown, comma)
+        if got is None or second is None:
             return shown
         if got.group("arrow") is None:
             return None
-        shown = number_in(masked, got.end(), len(masked), comma)
-    return None
+        shown = second
 
 
 # --- assignment ----------------------------------------------------------------------------------

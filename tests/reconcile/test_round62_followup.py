@@ -6,6 +6,19 @@
   slashes, "108 / 74 FPS", which was read), left the FPS claims only the AP percents near
   "FPS": a right document drifted at 54.3% for the R50's FPS claim. "108/74 FPS" is a pair now,
   as "53.1%/54.3%" is; a fraction or a date (3/4, 12/05) takes no unit and stays unread;
+* a change written with its spreads was read as its first number, where it started:
+  "21.9 ± 1.3 → 6.8 ± 0.2" (a comet-activity README's table: "| x inside → outside | ... |
+  21.9 ± 1.3 → 6.8 ± 0.2 |"), "76.1 (0.2) → 77.3 (0.1)", "$76.1_{\\pm0.2}$ → $77.3_{\\pm0.1}$":
+  the spread after a number is read with it, the number after the arrow is the row's;
+* Markdown changes the arrow was not found in: HTML's bold, "<b>30.1</b> → <b>31.42</b>", code
+  spans, "`2.410 ms` → `0.089 ms`" (a portfolio README's indexed-query speedup), the long ASCII
+  arrow "30.1 --> 31.42" and HTML's entity "30.1 &rarr; 31.42" (written so in HTML pages'
+  "6,000 (1926) &rarr; 173,000 (1929)");
+* a value with a delta or a spread after a tilde, an arrow or a dash, "31.42~(+0.3)",
+  "31.42 ~ +0.3", "31.42~-0.3", "$31.42$~$\\pm$~$0.05$", "31.42 → (+0.6)", "31.42 -- (0.3)",
+  was read as a range or a change to the delta (no value) since round 62: a delta or a spread
+  (in parentheses, after "±", signed where the value is not) ends no range and no change, the
+  cell is its value again;
 """
 
 from __future__ import annotations
@@ -73,3 +86,66 @@ def test_a_wrong_fps_in_the_unspaced_pair_is_reported(fps: str, wrong: str) -> N
 def test_whole_numbers_joined_by_a_slash_are_a_pair_before_a_unit_only(
         text: str, numbers: list[str]) -> None:
     assert [s.text for s in scan_numbers(text)] == numbers
+
+
+# --- 2.-4. the number after a change's arrow ------------------------------------------------
+
+PSNR = [claim("P", "psnr", 31.42, unit="dB", aliases=("Ours",))]
+
+
+def _table(path: str, cell: str) -> str:
+    if path == "a.md":
+        return f"| Method | PSNR |\n|---|---|\n| Ours | {cell} |\n"
+    return ("\\begin{tabular}{lc}\n\\toprule\nMethod & PSNR \\\\\n\\midrule\n"
+            f"Ours & {cell} \\\\\n\\bottomrule\n\\end{{tabular}}\n")
+
+
+CHANGES = [
+    ("a.md", "21.9 ± 1.3 → {v} ± 0.2"), ("a.md", "76.1 (0.2) → {v} (0.1)"),
+    ("a.md", "$76.1_{{\\pm0.2}}$ → ${v}_{{\\pm0.1}}$"),
+    ("a.md", "76.1 $\\pm$ 0.2 → {v} $\\pm$ 0.1"),
+    ("a.tex", "21.9 $\\pm$ 1.3 $\\to$ {v} $\\pm$ 0.2"), ("a.tex", "76.1 (0.2) $\\to$ {v} (0.1)"),
+    ("a.tex", "$76.1_{{\\pm0.2}}$ $\\rightarrow$ ${v}_{{\\pm0.1}}$"),
+    ("a.md", "<b>30.1</b> → <b>{v}</b>"), ("a.md", "`30.1` → `{v}`"),
+    ("a.md", "30.1 --> {v}"), ("a.md", "30.1 &rarr; {v}")]
+
+
+@pytest.mark.parametrize(("path", "cell"), CHANGES)
+@pytest.mark.parametrize(("after", "drifts"), [("31.42", False), ("31.52", True)])
+def test_a_change_is_read_as_the_number_its_arrow_leads_to(path: str, cell: str, after: str,
+                                                            drifts: bool) -> None:
+    findings, matched = _read(run(path, _table(path, cell.format(v=after)), PSNR))
+    assert findings == ([("drift", ("P",), after)] if drifts else [])
+    assert matched == ([] if drifts else [("P",)])
+
+
+def test_a_change_to_an_interval_in_brackets_is_its_first_number() -> None:
+    """"| OLD (Stage-1/2) | 4 | 22.8% ± 1.3 → [21.5, 24.1] |" (an A/B report's mean and its
+    95% CI): the arrow leads to no number of the row's."""
+    text = "| Branch | Reopen |\n|---|---|\n| Ours | 22.8% ± 1.3 → [21.5, 24.1] |\n"
+    claims = [claim("R", "reopen", 22.8, unit="%", aliases=("Ours",))]
+    assert _read(run("a.md", text, claims)) == ([], [("R",)])
+
+
+# --- 5. a delta or a spread after the value ends no range or change -------------------------
+
+WITH_DELTA = [("a.md", "{v}~(+0.3)"), ("a.md", "{v} ~ +0.3"), ("a.md", "{v}~-0.3"),
+              ("a.md", "${v}$~$\\pm$~$0.05$"), ("a.md", "{v} → (+0.6)"),
+              ("a.md", "{v} -- (0.3)"), ("a.md", "{v} → +0.6"),
+              ("a.tex", "{v} $\\to$ (+0.6)"), ("a.tex", "{v} -- (0.3)")]
+
+
+@pytest.mark.parametrize(("path", "cell"), WITH_DELTA)
+@pytest.mark.parametrize(("value", "drifts"), [("31.42", False), ("31.52", True)])
+def test_a_delta_or_a_spread_after_a_value_is_no_range_or_change(path: str, cell: str,
+                                                                 value: str,
+                                                                 drifts: bool) -> None:
+    findings, matched = _read(run(path, _table(path, cell.format(v=value)), PSNR))
+    assert findings == ([("drift", ("P",), value)] if drifts else [])
+    assert matched == ([] if drifts else [("P",)])
+
+
+@pytest.mark.parametrize("cell", ["30.1--{v}", "30.1 -- {v}", "{v} -- 35.0", "-0.5 -- {v}"])
+def test_near_miss_a_range_of_two_values_stays_no_value(cell: str) -> None:
+    for value in ("31.42", "31.52"):
+        assert _read(run("a.md", _table("a.md", cell.format(v=value)), PSNR)) == ([], [])
