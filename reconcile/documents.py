@@ -32,8 +32,9 @@ Two ways a number is tied to a claim, exact first:
      the number its last arrow leads to ("76.1 → 77.3", "21.9 ± 1.3 → 6.8 ± 0.2": a spread
      after a number read with it), a range shows none ("0.5--0.8": `_value_of_two`), a delta or
      a spread after the value ends neither ("31.42 ~ +0.3", "31.42 → (+0.6)": the value stays),
-     and an interval or a spread in words after it ("0.04 (95% CI: 0.03-0.05)") does not make
-     the cell a label (`_after_spread`);
+     a change where its row or column names a hyperparameter is a schedule, read where it
+     starts ("| Learning rate | 1e-3 → 1e-5 |": 1e-3), and an interval or a spread in words
+     after it ("0.04 (95% CI: 0.03-0.05)") does not make the cell a label (`_after_spread`);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -141,6 +142,7 @@ from labledger.reconcile.number_roles import (
     metric_mentions,
     metric_split,
     names_a_count,
+    names_a_hyperparameter,
     names_a_spread,
     names_another,
     names_runs,
@@ -272,13 +274,16 @@ def _second_of_two(masked: str, at: int, first: Shown, comma: bool) -> Shown | N
 
 
 def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
-                  comma: bool) -> Shown | None:
+                  comma: bool, schedule: bool = False) -> Shown | None:
     """The value a table cell whose first number is ``first`` shows (``text`` the cell as
     written, ``masked`` its mask): ``first``, but where an arrow leads from it to another
     number the last an arrow leads to, the row's result (those before it are where the change
     started: no value of the row, as an old value struck out beside the new one is none), and
     where a range's dash does none (a range is no value, as prose's "0.5–0.8" is none:
-    `numbers`). A spread after a number is read with it ("21.9 ± 1.3 → 6.8 ± 0.2" is 6.8)."""
+    `numbers`). A spread after a number is read with it ("21.9 ± 1.3 → 6.8 ± 0.2" is 6.8).
+    A ``schedule`` (a cell whose row or column names a hyperparameter: "| Learning rate |
+    1e-3 → 1e-5 |") is no change of a result: it is read as ``first``, the setting it starts
+    from, as before round 62."""
     between, written = (_TEX_BETWEEN, text) if syntax == "tex" else (_BETWEEN, masked)
     shown = first
     while True:
@@ -288,6 +293,8 @@ def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
             return shown
         if got.group("arrow") is None:
             return None
+        if schedule:
+            return first
         shown = second
 
 
@@ -1525,6 +1532,7 @@ class _Run:
         col_bind: list[set[str]] = []
         col_pct: list[bool] = []
         col_words: list[bool] = []  # the header names a count of a setting (Epochs, GPUs)
+        col_hyper: list[bool] = []  # the header names a hyperparameter ("Learning rate")
         col_delta: list[bool] = []
         col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
         col_split: list[str | None] = []  # "Val Acc": the column's numbers are of that split
@@ -1545,7 +1553,7 @@ class _Run:
         for column, cell in enumerate(table.header):
             terms: frozenset[str] = frozenset()
             binds: set[str] = set()
-            pct = words = False
+            pct = words = hyper = False
             heads: list[str] = []
             whole: set[str] = set()
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
@@ -1569,6 +1577,7 @@ class _Run:
                 pct = pct or "%" in _AT_THRESHOLD.sub("", part.text) \
                     or "%" in _AT_THRESHOLD.sub("", masked)
                 words = words or names_a_count(masked)
+                hyper = hyper or names_a_hyperparameter(masked)
                 heads.append(masked)
             col_terms.append(terms)
             col_whole.append(frozenset(whole))
@@ -1580,6 +1589,7 @@ class _Run:
             col_bind.append(binds)
             col_pct.append(pct)
             col_words.append(words)
+            col_hyper.append(hyper)
             col_delta.append(_delta_column(cell.text, terms))
             col_scale.append(_header_scale(cell.text))
         col_under = _spanned_from(table)
@@ -1595,6 +1605,7 @@ class _Run:
         # per row, its labels but its run's (the group it is a run of) and whether it is the mean
         run_rows: list[tuple[tuple[str, ...] | None, bool]] = []
         blanks: list[list[int]] = []  # per row, its cells showing no value (`_NO_VALUE`)
+        hyper_rows: set[int] = set()  # rows whose label names a hyperparameter ("lr")
         classes = self.class_labels if self.class_labels and _is_report(table) else None
         for row in table.rows:
             if not row:
@@ -1633,6 +1644,8 @@ class _Run:
                     whole_labels |= _whole_terms(in_row, masked, cell.start)
                 if markers:
                     row_bind |= self._binds(seg, markers_by_start, bind_starts, cell)
+            if any(names_a_hyperparameter(label) for label in labels):
+                hyper_rows.add(len(rows))
             if len(labels) == 1 and names_a_spread(labels[0]):
                 row_off = True  # "std", "min", "25%": the column's spread, not its value
             elif any(spread_label(label, row_terms) for label in labels):
@@ -1694,7 +1707,9 @@ class _Run:
                 parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
                                    comma)
                 if parsed is not None:
-                    parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma)
+                    schedule = row_no in hyper_rows or (ci < len(col_hyper) and col_hyper[ci])
+                    parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma,
+                                           schedule)
                 if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed)):
                     continue
                 shown = _shift(parsed, cell.start)

@@ -19,6 +19,12 @@
   was read as a range or a change to the delta (no value) since round 62: a delta or a spread
   (in parentheses, after "±", signed where the value is not) ends no range and no change, the
   cell is its value again;
+* a schedule is no change of a result: "| Learning rate | 1e-3 → 1e-5 |" (hyperparameter tables
+  of many READMEs: "| Learning rate | 1e-3 → 1e-5 (cosine decay) |", "| Learning rate | 1e-3 →
+  1e-5 | 3e-4 → 1e-5 |" for DQN and PPO) read as 1e-5 since round 62, so an lr claim of 0.001
+  went unmatched; a cell whose row label or column header is a hyperparameter's name alone is
+  read as where it starts (an ablation row adding one, "+ label smoothing", still shows a
+  result changed).
 """
 
 from __future__ import annotations
@@ -149,3 +155,39 @@ def test_a_delta_or_a_spread_after_a_value_is_no_range_or_change(path: str, cell
 def test_near_miss_a_range_of_two_values_stays_no_value(cell: str) -> None:
     for value in ("31.42", "31.52"):
         assert _read(run("a.md", _table("a.md", cell.format(v=value)), PSNR)) == ([], [])
+
+
+# --- 6. a schedule of a setting -----------------------------------------------------------------
+
+LR = [claim("L", "lr", 0.001, aliases=("learning rate",))]
+
+
+@pytest.mark.parametrize("table", [
+    "| Parameter | Value |\n|---|---|\n| learning rate | {a} → 1e-5 |\n",
+    "| Method | lr |\n|---|---|\n| Ours | {a} → 1e-5 |\n",
+    "| Parameter | DQN | PPO |\n| :--- | :--- | :--- |\n| Learning rate | {a} → 1e-5 "
+    "| 3e-4 → 1e-5 |\n"])
+@pytest.mark.parametrize(("start", "drifts"), [("1e-3", False), ("2e-3", True)])
+def test_a_schedule_of_a_hyperparameter_is_read_where_it_starts(table: str, start: str,
+                                                                drifts: bool) -> None:
+    claims = LR if "DQN" not in table else [claim("L", "lr", 0.001, aliases=("DQN",))]
+    findings, matched = _read(run("a.md", table.format(a=start), claims))
+    assert findings == ([("drift", ("L",), start)] if drifts else [])
+    assert matched == ([] if drifts else [("L",)])
+
+
+def test_near_miss_a_result_changed_in_scientific_notation_is_its_end() -> None:
+    """A result's change stays read at its arrow's end where no hyperparameter is named."""
+    text = "| Method | MSE |\n|---|---|\n| Ours | 2.1e-3 → 1.4e-3 |\n"
+    claims = [claim("M", "mse", 0.0014, aliases=("Ours",))]
+    assert _read(run("a.md", text, claims)) == ([], [("M",)])
+
+
+@pytest.mark.parametrize("label", ["+ label smoothing", "w/ dropout", "MoCo (momentum contrast)",
+                                   "Temperature scaling"])
+def test_near_miss_an_ablation_row_naming_a_setting_shows_a_result_changed(label: str) -> None:
+    """A row adding a component is a result's change ("| + label smoothing | 76.1 → 77.3 |"):
+    only a label that is a hyperparameter's name alone makes a schedule."""
+    text = f"| Variant | Top-1 Acc |\n|---|---|\n| {label} | 76.1 → 77.3 |\n"
+    claims = [claim("A", "accuracy", 77.3, unit="%", aliases=(label,))]
+    assert _read(run("a.md", text, claims)) == ([], [("A",)])
