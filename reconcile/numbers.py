@@ -102,8 +102,9 @@ _PERCENT_NEXT = re.compile(r"[ \t]?\\?%")
 # ("RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and 108/74 FPS on T4 GPU", the
 # RT-DETR abstract as READMEs quote it; "12/24 GB"): a fraction or a date (3/4, 12/05) takes
 # no such unit. (Not a time's: "1/2 h", "3/4 s" are fractions of one.)
-_WHOLES_PAIRED = re.compile(r"(?<![\w./])\d+(?:/\d+)+(?=[ \t]?(?i:fps|ms|[kmgt]i?b|px|[gtmp]?flops"
-                            r"|g?macs|it/s|db)(?![\w/]))")
+_WHOLES_PAIRED = re.compile(r"(?<![\w./\-\u2212\u2013:,^@#\\])\d+(?:/\d+)+"
+                            r"(?=[ \t]?(?i:fps|ms|[kmgt]i?b|px|[gtmp]?flops|g?macs|it/s|db)"
+                            r"(?![\w/]))")
 # A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
 # $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
 _SUB_UNCERTAINTY = re.compile(r"_(?:[ \t{$]|\\(?!pm|mp)[A-Za-z]+)*(?:\\pm|\\mp|\u00b1)")

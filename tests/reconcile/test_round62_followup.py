@@ -88,7 +88,7 @@ def test_a_wrong_fps_in_the_unspaced_pair_is_reported(fps: str, wrong: str) -> N
 @pytest.mark.parametrize(("text", "numbers"), [
     ("108/74 FPS", ["108", "74"]), ("12/24 GB", ["12", "24"]), ("10/20/30 ms", ["10", "20", "30"]),
     ("3/4 of the runs", []), ("12/05/2024", []), ("108/74", []), ("1/2 h", []),
-    ("ResNet50/101 FPS", [])])
+    ("ResNet50/101 FPS", []), ("ResNet-50/101 FPS", []), ("v1.108/74 fps", [])])
 def test_whole_numbers_joined_by_a_slash_are_a_pair_before_a_unit_only(
         text: str, numbers: list[str]) -> None:
     assert [s.text for s in scan_numbers(text)] == numbers
