@@ -257,17 +257,20 @@ def _past_spread(masked: str, shown: Shown) -> int:
     return _after_spread(masked, shown) if spread is None else spread.end()
 
 
-def _second_of_two(masked: str, at: int, first: Shown, comma: bool) -> Shown | None:
-    """The number a change's arrow or a range's dash ending at ``at`` leads to, or None where
-    none starts there or the one there is no change's or range's end: in parentheses, after
-    "±", or signed where ``first`` is not ("31.42~(+0.3)", "31.42 ~ +0.3", "31.42~-0.3",
-    "$31.42$~$\\pm$~$0.05$": a delta or a spread written with the value, as before round 62)."""
+def _second_of_two(masked: str, at: int, first: Shown, arrow: bool,
+                   comma: bool) -> Shown | None:
+    """The number a change's ``arrow`` or a range's dash ending at ``at`` leads to, or None
+    where none starts there or the one there is no change's or range's end: in parentheses,
+    after "±", or signed where ``first`` is not ("31.42~(+0.3)", "31.42 ~ +0.3", "31.42~-0.3",
+    "$31.42$~$\\pm$~$0.05$": a delta or a spread written with the value, as before round 62).
+    (An arrow's may fall below zero, "0.12 → -0.05": only a "+" makes its number a delta.)"""
     if not _SECOND_START.match(masked, at):
         return None
     # (read from where the arrow or the dash ends: a command's letters before it, "0.5\sim0.8",
     # glue no number to them)
     second = number_in(masked[at:], 0, len(masked) - at, comma)
-    if second is None or (second.sign is not None and first.sign is None) \
+    if second is None or (first.sign is None and (
+            second.sign == "+" or (second.sign is not None and not arrow))) \
             or masked[max(0, at - 8):at].rstrip(" \t$~{").endswith(("\u00b1", "\\pm", "\\mp")):
         return None
     return second.moved(at)
@@ -288,7 +291,8 @@ def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
     shown = first
     while True:
         got = between.match(written, _past_spread(masked, shown))
-        second = None if got is None else _second_of_two(masked, got.end(), shown, comma)
+        second = None if got is None else _second_of_two(
+            masked, got.end(), shown, got.group("arrow") is not None, comma)
         if got is None or second is None:
             return shown
         if got.group("arrow") is None:

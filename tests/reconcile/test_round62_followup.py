@@ -191,3 +191,16 @@ def test_near_miss_an_ablation_row_naming_a_setting_shows_a_result_changed(label
     text = f"| Variant | Top-1 Acc |\n|---|---|\n| {label} | 76.1 → 77.3 |\n"
     claims = [claim("A", "accuracy", 77.3, unit="%", aliases=(label,))]
     assert _read(run("a.md", text, claims)) == ([], [("A",)])
+
+
+@pytest.mark.parametrize(("path", "cell"), [("a.md", "0.12 → {v}"), ("a.tex", "0.12 $\\to$ {v}")])
+@pytest.mark.parametrize(("after", "drifts"), [("-0.05", False), ("-0.07", True)])
+def test_near_miss_a_change_below_zero_is_read_at_its_end(path: str, cell: str, after: str,
+                                                          drifts: bool) -> None:
+    """A change may end below zero where it started above ("0.12 → -0.05", a bias score or a
+    correlation): its end is the row's, not a delta (only a "+" makes one)."""
+    claims = [claim("B", "bias", -0.05, aliases=("Ours",))]
+    text = _table(path, cell.format(v=after)).replace("PSNR", "Bias")
+    findings, matched = _read(run(path, text, claims))
+    assert findings == ([("drift", ("B",), after)] if drifts else [])
+    assert matched == ([] if drifts else [("B",)])
