@@ -341,6 +341,26 @@ def _measure_of_a_ratio(shown: Shown, claim: Claim) -> bool:
         and not any(word in _MEASURE_WORDS for word in words)
 
 
+# ... and the mirror: a percent is no value of a rate or a time declared with no unit (frames
+# per second, a latency): "RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and 108 FPS/74 FPS"
+# left an FPS claim of 74 the AP's percents near "FPS" (drift at 53.1%), unless its name says a
+# change or a share of one ("fps_gain", "latency_reduction", "throughput_utilization").
+_PERCENTLESS = frozenset({"fps", "latency", "throughput", "runtime"})
+_RELATIVE_WORDS = frozenset({
+    "gain", "gains", "reduction", "speedup", "improvement", "increase", "decrease", "drop",
+    "change", "overhead", "saving", "savings", "ratio", "relative", "rel", "delta", "diff",
+    "pct", "percent", "share", "utilization", "util", "usage", "efficiency"})
+
+
+def _percent_of_a_rate(shown: Shown, claim: Claim) -> bool:
+    """Whether ``shown`` is a percent and ``claim``, declared with no unit, is on a rate or a
+    time that takes none (`_PERCENTLESS`, not named a change of one: `_RELATIVE_WORDS`)."""
+    if not shown.percent or claim.unit is not None:
+        return False
+    words = set(metric_key(claim.metric).split())
+    return not words.isdisjoint(_PERCENTLESS) and words.isdisjoint(_RELATIVE_WORDS)
+
+
 @dataclass(eq=False, slots=True)
 class _Item:
     shown: Shown
@@ -380,7 +400,7 @@ class _Item:
         got = self.checks.get(claim.id)
         if got is None:
             shown = self.in_points(claim) or self.shown
-            if _measure_of_a_ratio(shown, claim):
+            if _measure_of_a_ratio(shown, claim) or _percent_of_a_rate(shown, claim):
                 got = Check(matches=False, unit_ok=False, unit_shown=shown.suffix,
                             plausible=False, scale=0)
             else:

@@ -204,3 +204,21 @@ def test_near_miss_a_change_below_zero_is_read_at_its_end(path: str, cell: str, 
     findings, matched = _read(run(path, text, claims))
     assert findings == ([("drift", ("B",), after)] if drifts else [])
     assert matched == ([] if drifts else [("B",)])
+
+
+def test_a_percent_is_no_value_of_an_fps_claim_declared_with_no_unit() -> None:
+    """"108 FPS/74 FPS" leaves the 74 unread (glued to the slash after a unit): the R101's FPS
+    claim then took the AP's percents near "FPS" and drifted at 53.1%. A percent is no value of
+    a rate or a time declared with no unit (as a time is none of a ratio's)."""
+    findings, matched = _read(run("README.md", RT_DETR.format(fps="108 FPS/74"), _rt_detr((), ())))
+    assert findings == []
+    assert ("F50",) in matched
+
+
+@pytest.mark.parametrize(("metric", "text"), [
+    ("fps_gain", "Ours has an FPS gain of 20%.\n"),
+    ("latency_reduction", "Ours achieves a latency reduction of 20%.\n"),
+    ("fps_gain", "| Method | FPS gain |\n|---|---|\n| Ours | 20% |\n")])
+def test_near_miss_a_change_of_a_rate_in_percent_is_its_value(metric: str, text: str) -> None:
+    claims = [claim("G", metric, 20, aliases=("Ours",))]
+    assert _read(run("a.md", text, claims)) == ([], [("G",)])
