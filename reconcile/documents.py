@@ -32,9 +32,10 @@ Two ways a number is tied to a claim, exact first:
      the number its last arrow leads to ("76.1 → 77.3", "21.9 ± 1.3 → 6.8 ± 0.2": a spread
      after a number read with it), a range shows none ("0.5--0.8": `_value_of_two`), a delta or
      a spread after the value ends neither ("31.42 ~ +0.3", "31.42 → (+0.6)": the value stays),
-     a change where its row or column names a hyperparameter is a schedule, read where it
-     starts ("| Learning rate | 1e-3 → 1e-5 |": 1e-3), and an interval or a spread in words
-     after it ("0.04 (95% CI: 0.03-0.05)") does not make the cell a label (`_after_spread`);
+     a change where its row label or column header is a hyperparameter's name is a schedule,
+     read where it starts ("| Learning rate | 1e-3 → 1e-5 |": 1e-3), and an interval or a
+     spread in words after it ("0.04 (95% CI: 0.03-0.05)") does not make the cell a label
+     (`_after_spread`);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -284,9 +285,9 @@ def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
     started: no value of the row, as an old value struck out beside the new one is none), and
     where a range's dash does none (a range is no value, as prose's "0.5–0.8" is none:
     `numbers`). A spread after a number is read with it ("21.9 ± 1.3 → 6.8 ± 0.2" is 6.8).
-    A ``schedule`` (a cell whose row or column names a hyperparameter: "| Learning rate |
-    1e-3 → 1e-5 |") is no change of a result: it is read as ``first``, the setting it starts
-    from, as before round 62."""
+    A ``schedule`` (a cell whose row label or column header is a hyperparameter's name: "|
+    Learning rate | 1e-3 → 1e-5 |", `number_roles.names_a_hyperparameter`) is no change of a
+    result: it is read as ``first``, the setting it starts from, as before round 62."""
     between, written = (_TEX_BETWEEN, text) if syntax == "tex" else (_BETWEEN, masked)
     shown = first
     while True:
@@ -1556,7 +1557,7 @@ class _Run:
         col_bind: list[set[str]] = []
         col_pct: list[bool] = []
         col_words: list[bool] = []  # the header names a count of a setting (Epochs, GPUs)
-        col_hyper: list[bool] = []  # the header names a hyperparameter ("Learning rate")
+        col_hyper: list[bool] = []  # the header is a hyperparameter's name ("Learning rate")
         col_delta: list[bool] = []
         col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
         col_split: list[str | None] = []  # "Val Acc": the column's numbers are of that split
@@ -1629,7 +1630,7 @@ class _Run:
         # per row, its labels but its run's (the group it is a run of) and whether it is the mean
         run_rows: list[tuple[tuple[str, ...] | None, bool]] = []
         blanks: list[list[int]] = []  # per row, its cells showing no value (`_NO_VALUE`)
-        hyper_rows: set[int] = set()  # rows whose label names a hyperparameter ("lr")
+        hyper_rows: set[int] = set()  # rows labelled by a hyperparameter's name ("lr")
         classes = self.class_labels if self.class_labels and _is_report(table) else None
         for row in table.rows:
             if not row:
