@@ -29,9 +29,13 @@ Two ways a number is tied to a claim, exact first:
      not the table's (`_Over`: one report under "#### NB", one under "#### SVM");
    * a table cell's value is its first number, its formatting looked through (Markdown math's
      ``$\\bf{0.912}$``, ``$\\color{red}{0.912}$``: `doc_readers.FORMAT_COMMAND`); a change's is
-     the number its last arrow leads to ("76.1 → 77.3"), a range shows none ("0.5--0.8":
-     `_value_of_two`), and an interval or a spread in words after it ("0.04 (95% CI: 0.03-0.05)")
-     does not make the cell a label (`_after_spread`);
+     the number its last arrow leads to ("76.1 → 77.3", "21.9 ± 1.3 → 6.8 ± 0.2": a spread
+     after a number read with it), a range shows none ("0.5--0.8": `_value_of_two`), a delta or
+     a spread after the value ends neither ("31.42 ~ +0.3", "31.42 → (+0.6)": the value stays),
+     a change where its row label or column header is a hyperparameter's name is a schedule,
+     read where it starts ("| Learning rate | 1e-3 → 1e-5 |": 1e-3), and an interval or a
+     spread in words after it ("0.04 (95% CI: 0.03-0.05)") does not make the cell a label
+     (`_after_spread`);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -139,6 +143,7 @@ from labledger.reconcile.number_roles import (
     metric_mentions,
     metric_split,
     names_a_count,
+    names_a_hyperparameter,
     names_a_spread,
     names_another,
     names_runs,
@@ -203,22 +208,33 @@ _DIMENSIONS = re.compile(r"[\s*_`~]*\d+(?:[ \t]*[x\u00d7][ \t]*\d+)+[ \t*_`~]*$"
 # What a cell may write between two numbers: an arrow, a change from the first to the second
 # ("76.1 → 77.3", "76.1 $\to$ 77.3", "$76.1 \rightarrow 77.3$", as ablation tables show what a
 # component changes; READMEs' dingbat arrows too, "62% ➜ 93.8%", and the emoji's, "3.18s ➡️
-# 0.52s", with or without its variation selector), or a range's dash
+# 0.52s", with or without its variation selector; the long ASCII one, "30.1 --> 31.42", and
+# HTML's entity, "30.1 &rarr; 31.42"), or a range's dash
 # ("0.5--0.8", "$0.5\text{--}0.8$", "0.5 – 0.8", "$0.5\sim0.8$", CJK's full-width "0.5～0.8"
 # and "0.5〜0.8"; "0.5~0.8" outside LaTeX), each with the formatting and math shifts around
 # it. In LaTeX "~" is a tie, a space: "0.5~0.8" is no range there, and a change or a range
 # may stand between ties ("76.1~$\rightarrow$~77.3", "0.5~--~0.8"; a report's md2tex writes
 # a Markdown "→" so). (LaTeX's commands are read from the cell as written: its mask blanks
-# them.)
+# them; a Markdown cell's from its mask, which blanks HTML's tags: "<b>30.1</b> → <b>31.42</b>".)
 _ARROW_OR_DASH = (
     r"(?P<arrow>[\u2192\u27f6\u21d2\u21e8\u2794\u279c\u279d\u279e\u27a1\u2b95]"
-    r"\ufe0f?|->|=>|\\(?:to|rightarrow|longrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z]))"
+    r"\ufe0f?|-->|->|=>|&rarr;|&#8594;|&#x2192;"
+    r"|\\(?:to|rightarrow|longrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z]))"
     r"|(?P<dash>--|[\u2013\u2014\uff5e\u301c]|\\text\{(?:--|\u2013)\}"
     r"|\\text(?:endash|emdash)(?![A-Za-z])|\\sim(?![A-Za-z]))")
-_SET = r"[\s$*_}{]*"
+_SET = r"[\s$*_}{`]*"
 _BETWEEN = re.compile(_SET + r"(?:" + _ARROW_OR_DASH + r"|~)" + _SET)
 _TEX_SET = r"[\s$*_}{~]*"
 _TEX_BETWEEN = re.compile(_TEX_SET + r"(?:" + _ARROW_OR_DASH + r")" + _TEX_SET)
+# A spread written after a number of a change or a range, before its arrow: "21.9 ± 1.3 →
+# 6.8 ± 0.2", "$76.1_{\pm0.2}$ → $77.3_{\pm0.1}$" (the number after "±", to its end), "76.1
+# (0.2) → 77.3 (0.1)" (`_SPREAD_AFTER`)
+_PLUS_MINUS = re.compile(r"[ \t$~{_]*(?:\\pm|\\mp|\u00b1|\+/-)(?![A-Za-z])[ \t$~{]*"
+                         r"\d*[.,]?\d+(?:[ \t]?\\?%)?")
+# Where a change's or a range's second number may start: formatting, not a parenthesis (a
+# delta or a spread in one is no end of either: "31.42 → (+0.6)", "31.42 -- (0.3)")
+_SECOND_START = re.compile(
+    r"(?:[\s*_`~${]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
 
 
 # An interval or a spread in parentheses right after a cell's value, its words the statistic's
@@ -235,24 +251,56 @@ def _after_spread(masked: str, shown: Shown) -> int:
     return shown.suffix_end if spread is None else spread.end()
 
 
+def _past_spread(masked: str, shown: Shown) -> int:
+    """Where ``shown``'s text ends, past a spread written after it with "±" (`_PLUS_MINUS`) or
+    in parentheses (`_SPREAD_AFTER`)."""
+    spread = _PLUS_MINUS.match(masked, shown.suffix_end)
+    return _after_spread(masked, shown) if spread is None else spread.end()
+
+
+def _second_of_two(masked: str, at: int, first: Shown, arrow: bool,
+                   comma: bool) -> Shown | None:
+    """The number a change's ``arrow`` or a range's dash ending at ``at`` leads to, or None
+    where none starts there or the one there is no change's or range's end: in parentheses,
+    after "±", or signed where ``first`` is not ("31.42~(+0.3)", "31.42 ~ +0.3", "31.42~-0.3",
+    "$31.42$~$\\pm$~$0.05$": a delta or a spread written with the value, as before round 62).
+    (An arrow's may fall below zero, "0.12 → -0.05": only a "+" makes its number a delta.)"""
+    if not _SECOND_START.match(masked, at):
+        return None
+    # (read from where the arrow or the dash ends: a command's letters before it, "0.5\sim0.8",
+    # glue no number to them)
+    second = number_in(masked[at:], 0, len(masked) - at, comma)
+    if second is None or (first.sign is None and (
+            second.sign == "+" or (second.sign is not None and not arrow))) \
+            or masked[max(0, at - 8):at].rstrip(" \t$~{").endswith(("\u00b1", "\\pm", "\\mp")):
+        return None
+    return second.moved(at)
+
+
 def _value_of_two(syntax: str, text: str, masked: str, first: Shown,
-                  comma: bool) -> Shown | None:
+                  comma: bool, schedule: bool = False) -> Shown | None:
     """The value a table cell whose first number is ``first`` shows (``text`` the cell as
     written, ``masked`` its mask): ``first``, but where an arrow leads from it to another
     number the last an arrow leads to, the row's result (those before it are where the change
     started: no value of the row, as an old value struck out beside the new one is none), and
     where a range's dash does none (a range is no value, as prose's "0.5–0.8" is none:
-    `numbers`)."""
-    between = _TEX_BETWEEN if syntax == "tex" else _BETWEEN
-    shown: Shown | None = first
-    while shown is not None:
-        got = between.match(text, shown.suffix_end)
-        if got is None or not _NUMERIC_START.match(masked, got.end()):
+    `numbers`). A spread after a number is read with it ("21.9 ± 1.3 → 6.8 ± 0.2" is 6.8).
+    A ``schedule`` (a cell whose row label or column header is a hyperparameter's name: "|
+    Learning rate | 1e-3 → 1e-5 |", `number_roles.names_a_hyperparameter`) is no change of a
+    result: it is read as ``first``, the setting it starts from, as before round 62."""
+    between, written = (_TEX_BETWEEN, text) if syntax == "tex" else (_BETWEEN, masked)
+    shown = first
+    while True:
+        got = between.match(written, _past_spread(masked, shown))
+        second = None if got is None else _second_of_two(
+            masked, got.end(), shown, got.group("arrow") is not None, comma)
+        if got is None or second is None:
             return shown
         if got.group("arrow") is None:
             return None
-        shown = number_in(masked, got.end(), len(masked), comma)
-    return None
+        if schedule:
+            return first
+        shown = second
 
 
 # --- assignment ----------------------------------------------------------------------------------
@@ -294,6 +342,26 @@ def _measure_of_a_ratio(shown: Shown, claim: Claim) -> bool:
         and not any(word in _MEASURE_WORDS for word in words)
 
 
+# ... and the mirror: a percent is no value of a rate or a time declared with no unit (frames
+# per second, a latency): "RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and 108 FPS/74 FPS"
+# left an FPS claim of 74 the AP's percents near "FPS" (drift at 53.1%), unless its name says a
+# change or a share of one ("fps_gain", "latency_reduction", "throughput_utilization").
+_PERCENTLESS = frozenset({"fps", "latency", "throughput", "runtime"})
+_RELATIVE_WORDS = frozenset({
+    "gain", "gains", "reduction", "speedup", "improvement", "increase", "decrease", "drop",
+    "change", "overhead", "saving", "savings", "ratio", "relative", "rel", "delta", "diff",
+    "pct", "percent", "share", "utilization", "util", "usage", "efficiency"})
+
+
+def _percent_of_a_rate(shown: Shown, claim: Claim) -> bool:
+    """Whether ``shown`` is a percent and ``claim``, declared with no unit, is on a rate or a
+    time that takes none (`_PERCENTLESS`, not named a change of one: `_RELATIVE_WORDS`)."""
+    if not shown.percent or claim.unit is not None:
+        return False
+    words = set(metric_key(claim.metric).split())
+    return not words.isdisjoint(_PERCENTLESS) and words.isdisjoint(_RELATIVE_WORDS)
+
+
 @dataclass(eq=False, slots=True)
 class _Item:
     shown: Shown
@@ -333,7 +401,7 @@ class _Item:
         got = self.checks.get(claim.id)
         if got is None:
             shown = self.in_points(claim) or self.shown
-            if _measure_of_a_ratio(shown, claim):
+            if _measure_of_a_ratio(shown, claim) or _percent_of_a_rate(shown, claim):
                 got = Check(matches=False, unit_ok=False, unit_shown=shown.suffix,
                             plausible=False, scale=0)
             else:
@@ -1489,6 +1557,7 @@ class _Run:
         col_bind: list[set[str]] = []
         col_pct: list[bool] = []
         col_words: list[bool] = []  # the header names a count of a setting (Epochs, GPUs)
+        col_hyper: list[bool] = []  # the header is a hyperparameter's name ("Learning rate")
         col_delta: list[bool] = []
         col_scale: list[str | None] = []  # "Params (M)": the column's numbers are in millions
         col_split: list[str | None] = []  # "Val Acc": the column's numbers are of that split
@@ -1509,7 +1578,7 @@ class _Run:
         for column, cell in enumerate(table.header):
             terms: frozenset[str] = frozenset()
             binds: set[str] = set()
-            pct = words = False
+            pct = words = hyper = False
             heads: list[str] = []
             whole: set[str] = set()
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
@@ -1533,6 +1602,7 @@ class _Run:
                 pct = pct or "%" in _AT_THRESHOLD.sub("", part.text) \
                     or "%" in _AT_THRESHOLD.sub("", masked)
                 words = words or names_a_count(masked)
+                hyper = hyper or names_a_hyperparameter(masked)
                 heads.append(masked)
             col_terms.append(terms)
             col_whole.append(frozenset(whole))
@@ -1544,6 +1614,7 @@ class _Run:
             col_bind.append(binds)
             col_pct.append(pct)
             col_words.append(words)
+            col_hyper.append(hyper)
             col_delta.append(_delta_column(cell.text, terms))
             col_scale.append(_header_scale(cell.text))
         col_under = _spanned_from(table)
@@ -1559,6 +1630,7 @@ class _Run:
         # per row, its labels but its run's (the group it is a run of) and whether it is the mean
         run_rows: list[tuple[tuple[str, ...] | None, bool]] = []
         blanks: list[list[int]] = []  # per row, its cells showing no value (`_NO_VALUE`)
+        hyper_rows: set[int] = set()  # rows labelled by a hyperparameter's name ("lr")
         classes = self.class_labels if self.class_labels and _is_report(table) else None
         for row in table.rows:
             if not row:
@@ -1597,6 +1669,8 @@ class _Run:
                     whole_labels |= _whole_terms(in_row, masked, cell.start)
                 if markers:
                     row_bind |= self._binds(seg, markers_by_start, bind_starts, cell)
+            if any(names_a_hyperparameter(label) for label in labels):
+                hyper_rows.add(len(rows))
             if len(labels) == 1 and names_a_spread(labels[0]):
                 row_off = True  # "std", "min", "25%": the column's spread, not its value
             elif any(spread_label(label, row_terms) for label in labels):
@@ -1658,7 +1732,9 @@ class _Run:
                 parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
                                    comma)
                 if parsed is not None:
-                    parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma)
+                    schedule = row_no in hyper_rows or (ci < len(col_hyper) and col_hyper[ci])
+                    parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma,
+                                           schedule)
                 if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed)):
                     continue
                 shown = _shift(parsed, cell.start)

@@ -86,9 +86,10 @@ from labledger.reconcile.numbers import Shown
 __all__ = ["DELTA_HEADER", "Key", "SentenceSplits", "SplitWord", "has_split_word",
            "header_split", "heading_split", "is_field_listing", "is_listing", "key_split",
            "label_split", "labels", "list_head", "metric_mentions", "metric_split",
-           "names_a_count", "names_runs", "names_the_mean", "prose_splits", "record_split",
-           "respective_splits", "respectively", "role_of", "says_respectively", "slash_pairs",
-           "split_words", "splits_conflict", "spread_label", "written_with"]
+           "names_a_count", "names_a_hyperparameter", "names_runs", "names_the_mean",
+           "prose_splits", "record_split", "respective_splits", "respectively", "role_of",
+           "says_respectively", "slash_pairs", "split_words", "splits_conflict", "spread_label",
+           "written_with"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -182,6 +183,19 @@ _HYPER_NOUNS = (r"(?:learning[ \t]+rate|lr|dropout(?:[ \t]+(?:rate|ratio))?|weig
 _HYPER_BEFORE = re.compile(r"(?i)(?<![^\W_])" + _HYPER_NOUNS + r"(?:[ \t]+(?:of|is|was|to|at|=)"
                            r"|[ \t]*[=:])?[\s$~]*\Z")
 _HYPER_AFTER = re.compile(r"(?i)[ \t%$~]*(" + _HYPER_NOUNS + r")(?![^\W_])")
+# (the whole label: "+ label smoothing", "w/ dropout", "MoCo (momentum contrast)" are rows of
+# an ablation or methods, whose changes are results)
+_HYPER_NAME = re.compile(r"(?i)[\s*_`$]*(?:(?:initial|peak|base|max)[ \t]+)?" + _HYPER_NOUNS
+                         + r"(?:[ \t]+schedule)?[\s*_`$:]*")
+
+
+def names_a_hyperparameter(text: str) -> bool:
+    """Whether a table's row label or column header is a hyperparameter's name alone
+    ("Learning rate", "lr", "weight_decay", "**Peak LR**", `_HYPER_NOUNS`): a change in its
+    cell is a schedule of the setting ("1e-3 → 1e-5"), not a result changed."""
+    return _HYPER_NAME.fullmatch(re.sub(r"(?<=\w)[_-](?=\w)", " ", text)) is not None
+
+
 # A count noun written as a rate ("25 frames per second", "1200 tokens/s") is a quantity: a
 # throughput claim's value, not a setting of the run.
 _RATE = re.compile(r"\s*(?:/|per\s+(?:s|sec|second|step|iteration|iter)\b)")

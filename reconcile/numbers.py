@@ -98,6 +98,13 @@ _PERCENT_PAIRED_BEFORE = re.compile(r"(?:^|[^\w./])(?:\d+(?:\.\d+)?\\?%/)*\d+(?:
 _PERCENT_PAIRED_BEFORE_COMMA = re.compile(r"(?:^|[^\w,/])(?:\d+(?:,\d+)?[ \t]?\\?%/)*"
                                           r"\d+(?:,\d+)?[ \t]?\\?%$")
 _PERCENT_NEXT = re.compile(r"[ \t]?\\?%")
+# Whole numbers joined by a slash are a pair too where a unit of measure follows the last
+# ("RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and 108/74 FPS on T4 GPU", the
+# RT-DETR abstract as READMEs quote it; "12/24 GB"): a fraction or a date (3/4, 12/05) takes
+# no such unit. (Not a time's: "1/2 h", "3/4 s" are fractions of one.)
+_WHOLES_PAIRED = re.compile(r"(?<![\w./\-\u2212\u2013:,^@#\\])\d+(?:/\d+)+"
+                            r"(?=[ \t]?(?i:fps|ms|[kmgt]i?b|px|[gtmp]?flops|g?macs|it/s|db)"
+                            r"(?![\w/]))")
 # A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
 # $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
 _SUB_UNCERTAINTY = re.compile(r"_(?:[ \t{$]|\\(?!pm|mp)[A-Za-z]+)*(?:\\pm|\\mp|\u00b1)")
@@ -194,6 +201,16 @@ def _uncertainty_before(text: str, start: int) -> bool:
     return head.endswith(("\u00b1", "\\pm", "+/-", "+-"))
 
 
+def _in_paired_wholes(text: str, start: int) -> bool:
+    """Is the whole number at ``start`` a piece of whole numbers joined by slashes before a
+    unit of measure (`_WHOLES_PAIRED`: "108/74 FPS")?"""
+    at = start
+    while at > 0 and (text[at - 1].isdigit() or text[at - 1] == "/"):
+        at -= 1
+    pair = _WHOLES_PAIRED.match(text, at)
+    return pair is not None and pair.end() > start
+
+
 def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> Shown | None:
     """The number ``m`` (of `_NUMBER`, or of `_NUMBER_COMMA` when ``comma``) found, or None
     where it is glued to what stands around it."""
@@ -210,6 +227,7 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
             return None
         emphasis = True
     elif before.isalnum() or (before in _GLUE_BEFORE and not (
+            before == "/" and _in_paired_wholes(text, start)) and not (
             before == "/" and (_PAIRED_BEFORE_COMMA if comma else _PAIRED_BEFORE).search(
                 text, max(0, start - 64), start - 1)
             and m.group("frac") is not None) and not (
@@ -225,8 +243,9 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
         return None
     nxt = text[end] if end < len(text) else " "
     nxt2 = text[end + 1] if end + 1 < len(text) else " "
-    paired = nxt == "/" and m.group("frac") is not None and (
-        _PAIRED_AFTER_COMMA if comma else _PAIRED_AFTER).match(text, end + 1)
+    paired = nxt == "/" and ((m.group("frac") is not None and (
+        _PAIRED_AFTER_COMMA if comma else _PAIRED_AFTER).match(text, end + 1))
+        or _in_paired_wholes(text, start))
     if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit() and not paired) or (
             nxt == "^" and not _FOOTNOTE_MARK.match(text, end)) or (
             nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)):
