@@ -625,11 +625,17 @@ def _define_alias(name: str, value: str, aliases: dict[str, str], context: str |
                   remote: bool, out: list[SimpleCommand], depth: int) -> None:
     """``alias NAME=VALUE``: the value is judged now as a command line whose words are
     computed, with words appended (as xargs appends: the use's words are not known here),
-    and remembered for the line's later uses of NAME (`_command` expands them)."""
+    and remembered for the line's later uses of NAME (`_command` expands them). One a shell
+    script file defines (a sourced ``~/.bashrc``'s ``alias rm='rm -i'``) is judged as its
+    words stand: a dotfile's aliases are many, and a line that mentions a capsule would make
+    each such value with unknown words appended a delete of it; the line's uses of NAME
+    are still judged with their words."""
+    files = _FILES.get()
+    in_file = files is not None and bool(files.running)
     first = len(out)
-    _parse(value, context, True, remote, out, depth + 1)
+    _parse(value, context, not in_file, remote, out, depth + 1)
     for found in out[first:]:
-        found.appended = True
+        found.appended = not in_file
     if not remote:
         aliases[name] = value
 
@@ -757,8 +763,9 @@ def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: Simple
     word, args = found
     args = None if appended else args
     path = os.path.normpath(os.path.join(files.bases[-1], _expanduser(word)))
-    if path in files.running:
-        return  # its commands are being judged already
+    real = os.path.realpath(path)
+    if real in files.running:
+        return  # its commands are being judged already (under this name or a link's)
     text = files.written.get(path)
     if text is None:
         text = _script_text(path, files)
@@ -772,7 +779,7 @@ def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: Simple
             return  # perl, node, ...: not read
     bases = len(files.bases)
     first = len(out)
-    files.running.append(path)
+    files.running.append(real)
     try:
         _parse(_bind(text, word, args), context, False, False, out, depth + 1)
     finally:

@@ -52,6 +52,21 @@ rm -rf /tmp/exp2-cache
 log done
 """
 
+# the root ~/.bashrc that RHEL/CentOS ship (the setup package's /etc/skel/.bashrc for root)
+_RHEL_BASHRC = """# .bashrc
+
+# User specific aliases and functions
+
+alias rm='rm -i'
+alias cp='cp -i'
+alias mv='mv -i'
+
+# Source global definitions
+if [ -f /etc/bashrc ]; then
+        . /etc/bashrc
+fi
+"""
+
 
 def _write(box: Path, files: dict[str, str]) -> None:  # noqa: F811
     for name, text in files.items():
@@ -111,6 +126,9 @@ def test_a_sbatch_script_is_read_past_its_header(hook: Callable[..., Any],
     # ... computed, when it shifts them or defines functions
     ({"clean.sh": 'shift\nrm -rf "$1"\n'}, "bash clean.sh build capsules/c2"),
     ({"clean.sh": 'wipe() { rm -rf "$1"; }\nwipe "$1"\n'}, "bash clean.sh capsules/c2"),
+    # an alias a sourced file defines: judged as it stands, and where the line uses it
+    ({"rc": "alias nuke='rm -rf capsules/c2'\n"}, "source rc"),
+    ({"rc": "alias c='rm -rf'\n"}, "source rc && c capsules/c2"),
     # a #! naming Python: read as Python
     ({"job.sh": "#!/usr/bin/env python\nimport shutil\nshutil.rmtree('capsules/c2')\n"},
      "./job.sh"),
@@ -151,6 +169,8 @@ def test_what_a_script_does_is_read(hook: Callable[..., Any], box: Path,  # noqa
     ({"clean.sh": 'rm -rf "$1"\n'}, "bash clean.sh build > capsules.log 2>&1"),
     # bash -c is read as before, not as a file
     ({}, "bash -c 'rm -rf build'"),
+    # a sourced dotfile's aliases (RHEL's root ~/.bashrc: alias rm='rm -i', cp, mv)
+    ({"rc": _RHEL_BASHRC}, "source rc && python eval.py --ckpt capsules/c2/ckpt.pt"),
     # a script not there: judged by its words, as before
     ({}, "bash missing.sh"),
     # an executable that is no script
