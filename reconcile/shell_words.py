@@ -771,7 +771,7 @@ def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: Simple
         text = _script_text(path, files)
     if text is None:
         return
-    if name not in _SHELLS and name not in ("source", ".", "sbatch"):
+    if name not in _SHELLS and name not in ("source", "."):  # run by its `#!`, as Slurm does
         if _python_shebang(text):
             recorded.program = text
             return
@@ -792,13 +792,17 @@ def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: Simple
 def _shell_file(argv: list[str], name: str) -> tuple[str, list[str] | None] | None:
     """(the script, the words it runs with; None: its caller's, unknown) of ``bash [OPTIONS]
     FILE ARGS``, ``bash [-s ARGS] < FILE``, ``busybox sh FILE``, ``sbatch [OPTIONS] FILE
-    ARGS``, ``source FILE [ARGS]``, ``./FILE ARGS`` (a path, outside the system's folders);
+    ARGS``, ``source FILE [ARGS]``, ``./FILE ARGS`` (these two outside the system's folders);
     None for any other command. Redirections are not its words (`_redirections_apart`)."""
     if name == "busybox":
         return _shell_file(argv[1:], argv[1]) if argv[1:2] and argv[1] in _SHELLS else None
     argv, stdin = _redirections_apart(argv)
     if name in ("source", "."):
-        return (argv[1], argv[2:] or None) if len(argv) > 1 else None
+        # (not an environment's setup the system holds: `. /etc/os-release`, `source
+        # /opt/ros/humble/setup.bash`: no script of the agent's)
+        if len(argv) < 2 or _system_file(argv[1]):
+            return None
+        return argv[1], argv[2:] or None
     if name == "sbatch":
         i = 1
         while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
@@ -825,10 +829,15 @@ def _shell_file(argv: list[str], name: str) -> tuple[str, list[str] | None] | No
             return (stdin, argv[i:]) if stdin is not None else None
         return argv[i], argv[i + 1:]
     word = argv[0]
-    if "/" not in word or _DYNAMIC.search(word) or \
-            os.path.abspath(_expanduser(word)).startswith(_SYSTEM_FOLDERS):
+    if "/" not in word or _DYNAMIC.search(word) or _system_file(word):
         return None
     return word, argv[1:]
+
+
+def _system_file(word: str) -> bool:
+    """``word`` names a file in one of the system's folders (`_SYSTEM_FOLDERS`)."""
+    return not _DYNAMIC.search(word) and \
+        os.path.abspath(_expanduser(word)).startswith(_SYSTEM_FOLDERS)
 
 
 _REDIRECTION = re.compile(r"^([0-9]*|&)(>>|>\||>&|<>|<&|>|<)(.*)$", re.S)

@@ -67,6 +67,35 @@ if [ -f /etc/bashrc ]; then
 fi
 """
 
+# conda/conda conda/shell/etc/profile.d/conda.sh (its functions and case, shortened)
+_CONDA_SH = """
+__conda_activate() {
+    \\local cmd="$1"
+    shift
+    \\local ask_conda
+    ask_conda="$(PS1="$PS1" "$CONDA_EXE" shell.posix "$cmd" "$@")" || \\return $?
+    \\eval "$ask_conda"
+}
+
+conda() {
+    if [ "$#" -lt 1 ]; then
+        "$CONDA_EXE"
+    else
+        \\local cmd="$1"
+        shift
+        case "$cmd" in
+            activate|deactivate)
+                __conda_activate "$cmd" "$@"
+                ;;
+            install|update|uninstall|remove)
+                "$CONDA_EXE" "$cmd" "$@" && __conda_reactivate
+                ;;
+            *) "$CONDA_EXE" "$cmd" "$@" ;;
+        esac
+    fi
+}
+"""
+
 
 def _write(box: Path, files: dict[str, str]) -> None:  # noqa: F811
     for name, text in files.items():
@@ -129,9 +158,11 @@ def test_a_sbatch_script_is_read_past_its_header(hook: Callable[..., Any],
     # an alias a sourced file defines: judged as it stands, and where the line uses it
     ({"rc": "alias nuke='rm -rf capsules/c2'\n"}, "source rc"),
     ({"rc": "alias c='rm -rf'\n"}, "source rc && c capsules/c2"),
-    # a #! naming Python: read as Python
+    # a #! naming Python: read as Python (by Slurm too: it runs the script by its #!)
     ({"job.sh": "#!/usr/bin/env python\nimport shutil\nshutil.rmtree('capsules/c2')\n"},
      "./job.sh"),
+    ({"job.sh": "#!/usr/bin/env python3\n#SBATCH -p gpu\nimport shutil\n"
+                "shutil.rmtree('capsules/c2')\n"}, "sbatch job.sh"),
     # run by its path (no #!: the shell runs it itself)
     ({"tools/wipe": "rm -rf capsules/c2\n"}, "tools/wipe"),
     # its stdin a file: that is its script
@@ -171,6 +202,12 @@ def test_what_a_script_does_is_read(hook: Callable[..., Any], box: Path,  # noqa
     ({}, "bash -c 'rm -rf build'"),
     # a sourced dotfile's aliases (RHEL's root ~/.bashrc: alias rm='rm -i', cp, mv)
     ({"rc": _RHEL_BASHRC}, "source rc && python eval.py --ckpt capsules/c2/ckpt.pt"),
+    # conda's own conda.sh (conda/conda conda/shell/etc/profile.d/conda.sh): functions,
+    # `"$CONDA_EXE" "$cmd" "$@"`, a case of `install|update|uninstall|remove`
+    ({"conda.sh": _CONDA_SH}, ". conda.sh && conda activate exp && python eval.py "
+                              "--ckpt capsules/c2/ckpt.pt"),
+    # a setup the system holds is not read
+    ({}, ". /etc/os-release && echo $ID"),
     # a script not there: judged by its words, as before
     ({}, "bash missing.sh"),
     # an executable that is no script
