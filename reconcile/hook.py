@@ -135,6 +135,9 @@ destroy nothing, whatever is recorded (new files, appends outside the ledger:
 local script (``python FILE``, ``python -m pkg.mod``, ``torchrun FILE``, ``accelerate launch
 FILE``, ...) is read from its file (`shell_words`):
 its deletes and writes are judged as ``python -c``'s, its strings feed its computed deletes.
+So is a local shell script's (``bash job.sh``, ``./job.sh``, ``source job.sh``, ``sbatch
+job.sh``): its commands judged as typed, each named in a reason by its line of the script
+(`_said`); a computed delete or write of it is fed by its own text and the line that runs it.
 Corrupt objects found while judging are recorded (``object.quarantined``), as ``gate teardown``
 records them: the only event the hook writes.
 
@@ -1103,6 +1106,18 @@ def _quoted(argv: list[str]) -> str:
     return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 1] + "…"
 
 
+def _said(cmd: Any) -> str:
+    """The command as a message quotes it (`_quoted`), with where it stands when a shell
+    script the line runs holds it: ``rm -rf capsules/c2`, line 4 of `job.sh`` (the message
+    closes the quote)."""
+    said = _quoted(cmd.argv)
+    origin = getattr(cmd, "origin", None)
+    if not origin:
+        return said
+    script, line = origin
+    return f"{said}`, line {line} of `{script}" if line else f"{said}`, in `{script}"
+
+
 def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     """What a simple command deletes here: (paths, the find tests limiting it to some names:
     ``(test, pattern)``, none: everything), or None when it deletes nothing. ``rm`` (any),
@@ -1728,13 +1743,13 @@ def _stash_staged_target(cmd: Any, bases: list[Path], project: Path, changes: _G
     here = _git_here(cmd)
     if here is None or other:
         return _Target("(its staged files)", _repository_tops(cmd.argv, bases, project), [],
-                       False, _quoted(cmd.argv), note=_STAGED_NOTE)
+                       False, _said(cmd), note=_STAGED_NOTE)
     folders = [_resolve(base, here) for base in bases]
     places = [place for add in adds for place in _added_places(add, bases, project)]
     if pathspecs and not any(_git_magic(p) for p in pathspecs):
         within = [_resolve(folder, p) for folder in folders for p in pathspecs]
         places = [p for p in places if any(_overlaps(p, w) for w in within)]
-    return _Target("(its staged files)", places, [], False, _quoted(cmd.argv),
+    return _Target("(its staged files)", places, [], False, _said(cmd),
                    staged=_GitStaged(folders, pathspecs), note=_STAGED_NOTE)
 
 
@@ -1767,10 +1782,10 @@ def _reset_added_target(cmd: Any, bases: list[Path], project: Path, changes: _Gi
     here = _git_here(cmd)
     if here is None:
         return _Target("(the files staged before it)", _repository_tops(cmd.argv, bases, project),
-                       [], False, _quoted(cmd.argv), note=_RESET_STAGED_NOTE)
+                       [], False, _said(cmd), note=_RESET_STAGED_NOTE)
     places = [place for add in adds for place in _added_places(add, bases, project)]
     forced = any(_forced_add(add) for add in adds)
-    return _Target("(the files staged before it)", [], [], False, _quoted(cmd.argv),
+    return _Target("(the files staged before it)", [], [], False, _said(cmd),
                    staged=_GitAdded([_resolve(base, here) for base in bases], places, forced),
                    note=_RESET_STAGED_NOTE)
 
@@ -2017,7 +2032,7 @@ def _git_rewrite_target(cmd: Any, bases: list[Path], project: Path,
     switch = rewrite.switch and rewrite.question[:1] == ["HEAD"]
     changed = changes is not None and (changes.refs_before(n) if switch
                                        else changes.state_before(n))
-    return _Target("(the files it writes back)", places, [], computed, _quoted(cmd.argv),
+    return _Target("(the files it writes back)", places, [], computed, _said(cmd),
                    git=_GitRewrite(folders, rewrite, widened=changed or computed),
                    does="overwrites")
 
@@ -3461,7 +3476,7 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
     """Where the writes of ``cmd`` land (`_writes`, `_landings`), from each working folder:
     a variable the line assigns a literal is replaced by it (``F=x; : > $F``); ``{}`` of a
     command run by ``find -exec`` or ``xargs -I{}`` is computed, as ``$F`` is."""
-    command = _quoted(cmd.argv)
+    command = _said(cmd)
     found: list[_WriteTarget] = []
     fed: list[str] = []  # what feeds it, read once when a path asks
 
@@ -4059,7 +4074,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         if unread is not None:
             # judged as a clean git cannot be asked about, of all its repository (`:/`)
             tops = _repository_tops(cmd.argv, bases, project)
-            targets.append(_Target("(a git clean)", tops, [], True, _quoted(cmd.argv),
+            targets.append(_Target("(a git clean)", tops, [], True, _said(cmd),
                                    feed=feeds.of(cmd),
                                    note=f" may run a git clean ({unread}), which"))
             continue
@@ -4086,7 +4101,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             for each in _braces(source):
                 places, globs, computed = _expand(each, bases)
                 targets.append(_Target(source, places, [], computed or "\0" in each,
-                                       _quoted(cmd.argv), feed=feeds.of(cmd), globs=globs,
+                                       _said(cmd), feed=feeds.of(cmd), globs=globs,
                                        does="hard-links a file of", note=_LINK_NOTE))
         got = _deleted(cmd.argv)
         if got is None:
@@ -4095,7 +4110,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         found, names = got
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
             targets.append(_Target("(paths read when it runs)", [], names, True,
-                                   _quoted(cmd.argv), feed=feeds.of(cmd),
+                                   _said(cmd), feed=feeds.of(cmd),
                                    recursive=_removes_folders(cmd.argv)))
         kept = _git_kept(cmd.argv)
         clean = _git_clean_of(cmd, bases, changes.state_before(n))
@@ -4111,7 +4126,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             for each in _braces(target):
                 places, globs, computed = _expand(each, bases)
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
-                                       _quoted(cmd.argv), kept, feeds.of(cmd), globs, clean,
+                                       _said(cmd), kept, feeds.of(cmd), globs, clean,
                                        note=note))
     if not targets and not writes:
         return []
@@ -4172,7 +4187,7 @@ def _program_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_Target
 
     if not _program_deletes(cmd):
         return []
-    command, feed = _quoted(cmd.argv), feeds.of(cmd)
+    command, feed = _said(cmd), feeds.of(cmd)
     if cmd.program is None:  # python -c "shutil.rmtree('results')"
         return [_Target("(a delete inside a program)", [], [], True, command, feed=feed)]
     feed = _program_feed(feed, cmd.program)
@@ -4247,7 +4262,7 @@ def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:
                 if w.into is None:
                     continue
                 place, written, kind = place / w.into, f"{w.path}/{w.into}", w.into_kind
-            targets.append(_Target(written, [place], [], False, _quoted(cmd.argv), writes=kind,
+            targets.append(_Target(written, [place], [], False, _said(cmd), writes=kind,
                                    does=f"{_WRITE_VERBS[kind]} {written} in"))
     return targets
 
@@ -4527,6 +4542,7 @@ class _Feeds:
         self.handing: dict[int, set[int]] = {}
         self.others: dict[tuple[int, int], list[Any]] = {}
         self.whole: str | None = None  # the line's handing pipelines, in order
+        self.wholes: dict[int, str] = {}  # a nested script's (`_whole_of`), by its identity
 
     def of(self, cmd: Any) -> str:
         if cmd.pipeline is None or len(self.parsed) > _FEEDS_APART_LIMIT:
@@ -4535,7 +4551,13 @@ class _Feeds:
         inner: str | None = None  # the text of the script one level in
         for script, pipeline in cmd.scopes:  # innermost first
             own = _taken_out(pipeline.text, inner, feed)
-            feed = "\n".join([own, *(p.text for p in self._others(script, pipeline))])
+            if own == pipeline.text and pipeline.index in self._handing(
+                    script, self._pipelines_of(script)):
+                # the script's handing pipelines, one text for each of its commands fed so
+                # (a script file of many computed writes: `_Mentions` reads it once)
+                feed = self._whole_of(script)
+            else:
+                feed = "\n".join([own, *(p.text for p in self._others(script, pipeline))])
             inner = script.text
         own = _taken_out(cmd.pipeline.text, inner, feed)
         # in the line's order, its own text where its pipeline stands: the deletes of a line
@@ -4550,6 +4572,15 @@ class _Feeds:
         others = self._others(None, cmd.pipeline)
         return "\n".join([*(p.text for p in others if p.index < cmd.pipeline.index), own,
                           *(p.text for p in others if p.index > cmd.pipeline.index)])
+
+    def _whole_of(self, script: Any) -> str:
+        """The handing pipelines of the nested ``script``, in its order, built once."""
+        if id(script) not in self.wholes:
+            pipelines = self._pipelines_of(script)
+            handing = self._handing(script, pipelines)
+            self.wholes[id(script)] = "\n".join(p.text for p in pipelines
+                                                 if p.index in handing)
+        return self.wholes[id(script)]
 
     def _pipelines_of(self, script: Any) -> list[Any]:
         if script is not None:

@@ -27,7 +27,12 @@ launch FILE``, ``deepspeed FILE``, ``uv run FILE``, ``./FILE.py``) is read the s
 (`_python_script`, at most
 `_SCRIPT_BYTES`), as its `SimpleCommand.program`, for what it deletes and writes only (not what
 it runs, nor its imports; nor a file holding a NUL byte: a zip app, a binary); one not read
-is judged by its words, as before. `simple_commands`
+is judged by its words, as before. A local shell script a command runs (``bash FILE``,
+``sh FILE``, ``bash < FILE``, ``source FILE``, ``. FILE``, ``sbatch FILE``, ``./FILE``: its
+``#!`` naming Python reads it as ``python FILE``'s) is read the same way and parsed as a script
+nested in the line, as if typed (`_run_shell_file`): its positional parameters bound to its
+words where nothing in it rebinds them, its commands named by their line
+(`SimpleCommand.origin`), a script already being read not read again. `simple_commands`
 returns each as a
 `SimpleCommand`: its words with quotes removed and wrappers dropped, and its *context* (the
 text that names which instance it acts on: for a command run through ssh, the ssh line with
@@ -315,6 +320,9 @@ class SimpleCommand:
     # the files that config includes (absolute)
     git_unread: str = ""
     git_includes: list[str] = field(default_factory=list)
+    # a command of a local shell script the line runs (`_run_shell_file`): (the script as
+    # the line names it, the line of it the command is on; 0: not found), for messages
+    origin: tuple[str, int] | None = None
 
     @property
     def name(self) -> str:
@@ -527,6 +535,10 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     out.append(recorded)
     if program is not None:  # what it hands to a shell or starts runs too
         _python_runs(program, here if remote else context, dyn, remote, out, depth)
+    elif script is None and files is not None:
+        # a local shell script it runs (`bash job.sh`, `./job.sh`, `source job.sh`): its
+        # text judged as if typed; a `#!` naming Python: read as `python FILE`'s
+        _run_shell_file(argv, name, fed, recorded, files, context, appended, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
         script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
@@ -613,11 +625,17 @@ def _define_alias(name: str, value: str, aliases: dict[str, str], context: str |
                   remote: bool, out: list[SimpleCommand], depth: int) -> None:
     """``alias NAME=VALUE``: the value is judged now as a command line whose words are
     computed, with words appended (as xargs appends: the use's words are not known here),
-    and remembered for the line's later uses of NAME (`_command` expands them)."""
+    and remembered for the line's later uses of NAME (`_command` expands them). One a shell
+    script file defines (a sourced ``~/.bashrc``'s ``alias rm='rm -i'``) is judged as its
+    words stand: a dotfile's aliases are many, and a line that mentions a capsule would make
+    each such value with unknown words appended a delete of it; the line's uses of NAME
+    are still judged with their words."""
+    files = _FILES.get()
+    in_file = files is not None and bool(files.running)
     first = len(out)
-    _parse(value, context, True, remote, out, depth + 1)
+    _parse(value, context, not in_file, remote, out, depth + 1)
     for found in out[first:]:
-        found.appended = True
+        found.appended = not in_file
     if not remote:
         aliases[name] = value
 
@@ -697,6 +715,279 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
         # bytes read as text would feed its "deletes" words of anything
         return None if text is None or "\x00" in text else text
     return None
+
+
+# --- local shell scripts: read as if typed ----------------------------------------------------
+# bash(1)/dash(1)/zsh(1): the options that take the next word (`-o pipefail`, `+O extglob`,
+# `--rcfile FILE`); `-c` runs its argument (`_shell_script`), `-s` reads stdin: no file then
+_SHELL_VALUE_OPTIONS = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
+# sbatch(1) (Slurm 23.x): the options that take no value (every other takes one, after `=` or
+# as the next word; `--exclusive[=...]`, `--get-user-env[=...]`, `--no-kill[=off]`,
+# `--kill-on-invalid-dep=...` take theirs after `=` only)
+_SBATCH_FLAGS = {"-h", "-H", "-k", "-O", "-Q", "-s", "-v", "-V", "-W", "--help", "--hold",
+                 "--parsable", "--wait", "--test-only", "--exclusive", "--requeue",
+                 "--no-requeue", "--quiet", "--verbose", "--overcommit", "--oversubscribe",
+                 "--contiguous", "--ignore-pbs", "--no-kill", "--spread-job", "--use-min-nodes",
+                 "--usage", "--version", "--get-user-env", "--reboot", "--nice"}
+# where a command run by its path is a system program, not the agent's script
+_SYSTEM_FOLDERS = ("/usr/", "/bin/", "/sbin/", "/lib", "/etc/", "/opt/", "/snap/", "/nix/",
+                   "/proc/", "/sys/", "/dev/")
+_SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(\S+))?")
+# what makes a script's own positional parameters other than the words it was run with: a
+# function (its `$1` is its own), `shift`, `set -- ...`/`set WORD`, `getopts`
+_REBINDS = re.compile(r"(?m)\bshift\b|\bgetopts\b|\bset[ \t]+(?:--|[^-+\s])|"
+                      r"^[ \t]*(?:function[ \t]+[\w.:-]+|[\w.:-]+[ \t]*\([ \t]*\))")
+_POSITIONAL = re.compile(r"\$(?:([0-9@*#])|\{([0-9]+|[@*#])\})")
+_LINE_WINDOW = 200  # lines looked through for where a command of a script stands
+
+
+def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: SimpleCommand,
+                    files: _Files, context: str | None, appended: bool,
+                    out: list[SimpleCommand], depth: int) -> None:
+    """The local shell script ``argv`` runs (`_shell_file`), parsed as a script nested in the
+    line, as if typed (its commands named by its line, `SimpleCommand.origin`): its positional
+    parameters bound to the words it runs with when nothing in it rebinds them (`_bind`; a
+    computed word stays computed), else computed (what may feed them: the line that runs it;
+    so too the words xargs appends); its text is literal whatever its words (``rm -rf build``
+    of a ``bash job.sh "$CFG"`` is not computed); its ``cd`` moves the line's
+    later commands too when it is sourced. A script already being read (one that runs itself)
+    is not read again; past `MAX_DEPTH` scripts the innermost stands whole (`TOO_DEEP`). One
+    with a ``#!`` naming Python is read as ``python FILE``'s program. ``cat``/``tee`` writing
+    a here-document to a file: its text is that script's for the line (`_Files.written`)."""
+    if name in ("cat", "tee") and fed:
+        _note_written_script(argv, name, fed[0], files)
+        return
+    found = _shell_file(argv, name)
+    if found is None or _DYNAMIC.search(found[0]):
+        return
+    word, args = found
+    args = None if appended else args
+    path = os.path.normpath(os.path.join(files.bases[-1], _expanduser(word)))
+    real = os.path.realpath(path)
+    if real in files.running:
+        return  # its commands are being judged already (under this name or a link's)
+    text = files.written.get(path)
+    if text is None:
+        text = _script_text(path, files)
+    if text is None:
+        return
+    if name not in _SHELLS and name not in ("source", "."):  # run by its `#!`, as Slurm does
+        if _python_shebang(text):
+            recorded.program = text
+            return
+        if text.startswith("#!") and not _shell_shebang(text):
+            return  # perl, node, ...: not read
+    bases = len(files.bases)
+    first = len(out)
+    files.running.append(real)
+    try:
+        _parse(_bind(text, word, args), context, False, False, out, depth + 1)
+    finally:
+        files.running.pop()
+    if name not in ("source", "."):  # a child shell: its `cd` ends with it
+        del files.bases[bases:]
+    _mark_lines(out[first:], text, word)
+
+
+def _shell_file(argv: list[str], name: str) -> tuple[str, list[str] | None] | None:
+    """(the script, the words it runs with; None: its caller's, unknown) of ``bash [OPTIONS]
+    FILE ARGS``, ``bash [-s ARGS] < FILE``, ``busybox sh FILE``, ``sbatch [OPTIONS] FILE
+    ARGS``, ``source FILE [ARGS]``, ``./FILE ARGS`` (these two outside the system's folders);
+    None for any other command. Redirections are not its words (`_redirections_apart`)."""
+    if name == "busybox":
+        return _shell_file(argv[1:], argv[1]) if argv[1:2] and argv[1] in _SHELLS else None
+    argv, stdin = _redirections_apart(argv)
+    if name in ("source", "."):
+        # (not an environment's setup the system holds: `. /etc/os-release`, `source
+        # /opt/ros/humble/setup.bash`: no script of the agent's)
+        if len(argv) < 2 or _system_file(argv[1]):
+            return None
+        return argv[1], argv[2:] or None
+    if name == "sbatch":
+        i = 1
+        while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+            word = argv[i]
+            if word == "--wrap" or word.startswith("--wrap="):
+                return None
+            i += 1 if "=" in word or word in _SBATCH_FLAGS or (
+                not word.startswith("--") and len(word) > 2) else 2
+        return (argv[i], argv[i + 1:]) if i < len(argv) else None
+    if name in _SHELLS:
+        i, reads_stdin = 1, False
+        while i < len(argv) and argv[i][:1] in ("-", "+") and argv[i] not in ("-", "+"):
+            word = argv[i]
+            if word == "--":
+                i += 1
+                break
+            short = word.startswith("-") and not word.startswith("--")
+            if word == "--command" or (not word.startswith("--") and "c" in word) or (
+                    short and "n" in word):
+                return None  # -c: `_shell_script`; -n: it runs nothing
+            reads_stdin = reads_stdin or (short and "s" in word)
+            i += 2 if word in _SHELL_VALUE_OPTIONS else 1
+        if reads_stdin or i >= len(argv):  # its script is its stdin: `bash < job.sh`
+            return (stdin, argv[i:]) if stdin is not None else None
+        return argv[i], argv[i + 1:]
+    word = argv[0]
+    if "/" not in word or _DYNAMIC.search(word) or _system_file(word):
+        return None
+    return word, argv[1:]
+
+
+def _system_file(word: str) -> bool:
+    """``word`` names a file in one of the system's folders (`_SYSTEM_FOLDERS`)."""
+    return not _DYNAMIC.search(word) and \
+        os.path.abspath(_expanduser(word)).startswith(_SYSTEM_FOLDERS)
+
+
+_REDIRECTION = re.compile(r"^([0-9]*|&)(>>|>\||>&|<>|<&|>|<)(.*)$", re.S)
+
+
+def _redirections_apart(argv: list[str]) -> tuple[list[str], str | None]:
+    """``argv`` without its redirections (``> log``, ``2>&1``, ``&>/dev/null``, ``< in``)
+    and the file its stdin reads (``< FILE``), if any."""
+    words: list[str] = []
+    stdin: str | None = None
+    i = 0
+    while i < len(argv):
+        m = _REDIRECTION.match(argv[i]) if i else None
+        if m is None or argv[i].startswith(("<<", "<(")):
+            words.append(argv[i])
+            i += 1
+            continue
+        target = m.group(3)
+        if not target and i + 1 < len(argv):
+            target = argv[i + 1]
+            i += 1
+        if m.group(2) == "<" and m.group(1) in ("", "0"):
+            stdin = target
+        i += 1
+    return words, stdin
+
+
+def _script_text(path: str, files: _Files) -> str | None:
+    """The text of a local script (a regular file of at most `_SCRIPT_BYTES`, no NUL byte);
+    None when it cannot be read here (each use counts against the line's budget)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _SCRIPT_BYTES:
+        return None
+    text = files.read(path, again=True)
+    return None if text is None or "\x00" in text else text
+
+
+def _interpreter_of(text: str) -> str:
+    """The program a ``#!`` line names (``/usr/bin/env python3`` -> ``python3``); ""."""
+    m = _SHEBANG.match(text)
+    if m is None:
+        return ""
+    program = os.path.basename(m.group(1))
+    if program == "env" and m.group(2):
+        program = m.group(2)
+    return program
+
+
+def _python_shebang(text: str) -> bool:
+    return bool(re.match(r"(python|pypy)[0-9.]*$", _interpreter_of(text)))
+
+
+def _shell_shebang(text: str) -> bool:
+    return _interpreter_of(text) in _SHELLS
+
+
+def _note_written_script(argv: list[str], name: str, body: str, files: _Files) -> None:
+    """``cat > FILE <<EOF``, ``tee FILE <<EOF``: FILE holds the here-document once it has
+    run, whatever it holds now: a later ``bash FILE`` of the line runs that text."""
+    targets: list[str] = []
+    for i, word in enumerate(argv[1:], 1):
+        if word in (">", ">|") and i + 1 < len(argv):
+            targets.append(argv[i + 1])
+        elif word.startswith(">") and not word.startswith(">>") and len(word) > 1 and \
+                word[1:] != "|":
+            targets.append(word[1:].lstrip("|"))
+        elif name == "tee" and not word.startswith((">", "-")) and argv[i - 1] not in (">", ">|"):
+            targets.append(word)
+    for target in targets:
+        if target and not _DYNAMIC.search(target):
+            files.written[os.path.normpath(os.path.join(
+                files.bases[-1], _expanduser(target)))] = body
+
+
+def _bind(text: str, word: str, args: list[str] | None) -> str:
+    """``text`` with its positional parameters (``$1``, ``${2}``, ``"$@"``, ``$*``, ``$#``,
+    ``$0``) replaced by the words the script runs with, quoted as they stand (in double
+    quotes, bare; single-quoted text is left alone); unchanged when those words are unknown
+    (a ``source`` without words) or something in the script rebinds its parameters
+    (`_REBINDS`): then they stay computed. ``${1:-x}`` and other forms stay computed."""
+    if args is None or "$" not in text or _REBINDS.search(text):
+        return text
+    pieces: list[str] = []
+    i, n, quoted = 0, len(text), False
+    while i < n:
+        ch = text[i]
+        if ch == "'" and not quoted:
+            end = text.find("'", i + 1)
+            end = n if end < 0 else end + 1
+            pieces.append(text[i:end])
+            i = end
+            continue
+        if ch == "\\":
+            pieces.append(text[i:i + 2])
+            i += 2
+            continue
+        if ch == "#" and not quoted and (i == 0 or text[i - 1] in " \t\n;&|("):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            pieces.append(text[i:end])
+            i = end
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "$":
+            m = _POSITIONAL.match(text, i)
+            if m is not None:
+                pieces.append(_positional(m.group(1) or m.group(2), word, args, quoted))
+                i = m.end()
+                continue
+        pieces.append(ch)
+        i += 1
+    return "".join(pieces)
+
+
+def _positional(which: str, word: str, args: list[str], quoted: bool) -> str:
+    def one(value: str) -> str:
+        if _DYNAMIC.search(value):  # computed when it runs (`bash job.sh "$RUN"`): still so
+            return value
+        return re.sub(r'([\\"$`])', r"\\\1", value) if quoted else shlex.quote(value)
+
+    if which == "#":
+        return str(len(args))
+    if which in "@*":
+        return ('" "' if quoted else " ").join(one(a) for a in args)
+    k = int(which)
+    return one(word if k == 0 else (args[k - 1] if k <= len(args) else ""))
+
+
+def _mark_lines(commands: list[SimpleCommand], text: str, word: str) -> None:
+    """Name the line of ``text`` (the script ``word``) each of its ``commands`` stands on (in
+    the text's order: each looked for from the last one's line, at most `_LINE_WINDOW` lines
+    on; 0 when not found); those of a script it runs keep theirs."""
+    lines = text.split("\n")
+    at = 0
+    for cmd in commands:
+        if cmd.origin is not None:
+            continue
+        found = 0
+        if cmd.argv and cmd.argv[0] != TOO_DEEP:
+            head, second = cmd.argv[0], cmd.argv[1] if len(cmd.argv) > 1 else ""
+            for k in range(at, min(len(lines), at + _LINE_WINDOW)):
+                if head in lines[k] and (len(second) > 200 or second in lines[k]):
+                    found = k + 1
+                    at = k
+                    break
+        cmd.origin = (word, found)
 
 
 # launchers that run a Python script as `python FILE` does (`-m`/`--module`: a module, as
@@ -1803,6 +2094,12 @@ class _Files:
         # the git aliases the line defines (`git config alias.x VALUE`, `git_alias_definition`)
         # for its later git commands: lower-cased name -> values
         self.git_defined: dict[str, list[str]] = {}
+        # the shell scripts being read (`_run_shell_file`), innermost last: one that runs
+        # itself is not read again
+        self.running: list[str] = []
+        # the files a here-document of the line is written to (`cat > j.sh <<EOF`): path ->
+        # the text they hold once it has run
+        self.written: dict[str, str] = {}
         self._texts: dict[str, str | None] = {}
         self._configs: dict[str, list[tuple[str, str | None, str, str | None]]] = {}
         self._indexes: dict[str, tuple[dict[str, list[str]], list[tuple[str | None, str]],
