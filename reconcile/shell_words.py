@@ -2683,9 +2683,10 @@ _TMUX_KEYS = re.compile(r"^(?:[CMS]-.+|Enter|KPEnter|Escape|Tab|BTab|BSpace|Up|D
                         r"|F\d{1,2})$")
 
 
-def _getopt(args: list[str], with_value: str) -> tuple[str, list[str]]:
+def _getopt(args: list[str], with_value: str, ends_word: str = "") -> tuple[str, list[str]]:
     """(the option letters set, the operands) of ``args`` read as getopt(3) reads them: a
-    letter of ``with_value`` takes the rest of its word or the next one; ``--`` ends them."""
+    letter of ``with_value`` takes the rest of its word or the next one; a letter of
+    ``ends_word`` the rest of its word; ``--`` ends them."""
     letters = ""
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "-":
@@ -2697,6 +2698,8 @@ def _getopt(args: list[str], with_value: str) -> tuple[str, list[str]]:
             letters += letter
             if letter in with_value:
                 i += 0 if k < len(word) - 1 else 1
+                break
+            if letter in ends_word:
                 break
     return letters, args[i:]
 
@@ -2747,27 +2750,10 @@ def _screen_scripts(argv: list[str]) -> list[str]:
     """The shell text a ``screen`` line runs: the command (and its words) a new session
     starts (``screen -dmS name CMD ...``: not a reattach, ``-r``/``-x``, or a detach alone),
     the text ``-X stuff`` types into a window and the command ``-X screen`` starts there."""
-    letters = ""
-    i = 1
-    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-        word = argv[i]
-        i += 1
-        if word == "--":
-            break
-        if word in _SCREEN_NO_COMMAND:
-            return []
-        if word == "-Logfile":
-            i += 1
-            continue
-        for k, letter in enumerate(word[1:], 1):
-            letters += letter
-            if letter in _SCREEN_VALUES:
-                i += 0 if k < len(word) - 1 else 1
-                break
-            if letter == "X":  # `-X command args`: the rest is one command to a session
-                break
-    operands = argv[i:]
-    if not operands:
+    # (`-X command args`: the rest is one command to a session; `-Logfile FILE` reads as
+    # letters, its "e" taking the file as ``-e`` would)
+    letters, operands = _getopt(argv[1:], _SCREEN_VALUES, ends_word="X")
+    if not operands or any(w in _SCREEN_NO_COMMAND for w in argv[1:len(argv) - len(operands)]):
         return []
     if "X" in letters:
         if operands[0] == "stuff":  # typed: its \n, \r, ^M, ^J end a line
