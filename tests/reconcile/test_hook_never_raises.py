@@ -1,0 +1,68 @@
+"""`hook.judge` reads any command text without raising, and judges the same text the same way.
+
+The hook fails closed on an internal error only for a command that looks destructive (the CLI
+blocks it as "could not judge"); anything else that raised would pass unjudged. Either is a
+defect: a false block a user cannot explain, or a command let through without its reading. So
+the judge is fed text built from the words agents' commands are made of (the deletes, writes,
+git write-backs, archives, launchers, wrappers, script runs, heredocs and Codex patches the hook
+reads, the shell's operators and quoting, the protected paths of a real project), in any order,
+including the broken orders (unclosed quotes, a heredoc without its end, `$(` without `)`) an
+agent's truncated command has. The judge must return a verdict for every one, and the same
+verdict when asked twice (no state carried from one judgement into the next: the script and
+file caches are keyed by content).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from labledger.reconcile.hook import judge
+from tests.reconcile.test_hook_python_writes import box  # noqa: F401 - the project fixture
+
+_WORDS = [
+    # deletes and writes of protected paths, and paths that are not
+    "rm", "-rf", "-f", "capsules/c2", "capsules/c1/metrics.json", ".labledger/config.toml",
+    ".labledger", "results/r1/best.pth", "build", "t", "cp", "-l", "mv", "ln", "-s", "link",
+    "dd", "of=capsules/c2/ckpt.pt", "truncate", "-s0", "tee", "-a", "sed", "-i", "s/a/b/",
+    "install", "chmod", "000", "find", "-delete", "-exec", "{}", "\\;", "+", "xargs", "-I{}",
+    "rsync", "--delete", "--link-dest=capsules",
+    # git write-backs
+    "git", "checkout", "restore", "reset", "--hard", "stash", "clean", "-fdx", "HEAD", "main",
+    # archives and downloads
+    "tar", "-xf", "a.tar", "-C", "unzip", "-o", "-d", "7z", "x", "-ocapsules", "curl", "-o",
+    "wget", "-O", "-P", "http://example.invalid/a",
+    # programs, launchers, wrappers, scripts
+    "python", "python3", "-c", "-m", "train.py", "torch.distributed.run", "torchrun",
+    "--nproc_per_node=2", "accelerate", "launch", "import shutil;",
+    "shutil.rmtree('capsules/c2')", "open('capsules/c2/ckpt.pt','w')", "bash", "sh",
+    "clean.sh", "./clean.sh", "source", "sbatch", "srun", "tmux", "new", "screen", "-dm",
+    "nohup", "env", "sudo", "timeout", "10", "flock",
+    # teardown of instances
+    "vastai", "destroy", "instance", "123", "runpodctl", "remove", "pod", "labledger",
+    "teardown", "--yes",
+    # Codex's patch envelope
+    "apply_patch", "*** Begin Patch", "*** Update File: .labledger/hook.toml",
+    "*** Delete File: capsules/c2/ckpt.pt", "*** End Patch",
+    # the shell's own words, operators, expansions and quoting
+    "echo", "x", "cd", "..", "export", "A=1", "alias", "rm='rm -i'", "f()", "{", "}", "if",
+    "then", "fi", "for", "i", "in", "do", "done", "case", "esac", "!", "[[", "]]", "=", "(",
+    ")", "$(", "`", "'", '"', "\\", "<<EOF", "<<'EOF'", "EOF", ">", ">>", "<", "2>&1", "|",
+    "&&", "||", ";", "&", "\n", "$1", "$@", "*", "~", "$HOME", "${X:-capsules}",
+    "$((1+2))", "{a,b}", "#", "--", "-",
+]
+
+_commands = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=24).flatmap(
+    lambda words: st.sampled_from([" ", "", "\n"]).map(lambda sep: sep.join(words)))
+
+
+@settings(max_examples=250, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(command=_commands)
+def test_every_command_gets_a_verdict_and_the_same_one_twice(box: Path, command: str) -> None:  # noqa: F811
+    first = judge(command, str(box), str(box))
+    again = judge(command, str(box), str(box))
+    assert (first.allowed, first.message()) == (again.allowed, again.message()), command
+
