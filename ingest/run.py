@@ -52,10 +52,13 @@ Order of work (each step's failure and what it costs)
    is a separate process, so a slow append never slows it; appends from the thread and the main
    thread share one lock.
 5. **Exit**: the child is reaped with ``wait4`` so its own peak RSS (``ru_maxrss``; it includes
-   descendants it waited for) is measured, not the wrapper's probes. `run.exited` records the
-   exit code or the signal, the duration and the peak RSS. The wrapper's exit status is the
-   command's, or 128 + signal as a shell reports it; 127/126 when the command cannot be found /
-   executed (as a shell).
+   descendants it waited for) is measured, not the wrapper's probes. Until it exits the main
+   thread waits in ``poll`` for its pidfd and the signal wakeup pipe together, not in
+   ``wait4``, so a signal is forwarded as it arrives even when it lands just as the wait
+   begins (a Python handler runs between bytecodes, not inside a blocked call). `run.exited`
+   records the exit code or the signal, the duration and the peak RSS. The wrapper's exit
+   status is the command's, or 128 + signal as a shell reports it; 127/126 when the command
+   cannot be found / executed (as a shell).
 
 Bookkeeping never blocks training: when the ledger cannot be opened or written (no ledger, disk
 full, an unsafe filesystem) the command still runs and each failure is reported through
@@ -72,6 +75,7 @@ import contextlib
 import getpass
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -236,18 +240,35 @@ def _in_foreground_of_terminal() -> bool:
 
 
 class _Forwarder:
-    """Signal handlers that pass signals on to the child while it runs (main thread only)."""
+    """Signal handlers that pass signals on to the child while it runs (main thread only).
+
+    A Python handler runs in the main thread between two bytecodes, not when the signal
+    arrives: a signal that lands after the last such point and before the main thread blocks
+    in a system call only sets the handler's flag, and the handler runs when that call returns.
+    Blocked in wait4 for the child, that is when the child has exited: a forwarded SIGINT would
+    never reach it. So while the handlers are installed every signal also writes a byte to a
+    wakeup pipe (`signal.set_wakeup_fd`), and the main thread waits for the child and that pipe
+    together (`_wait`): a byte written before the wait began wakes it at once.
+    """
 
     def __init__(self) -> None:
         self.pid: int | None = None
         self.shared_group = False  # the child is in the wrapper's process group
         self.terminal_job = False  # ... because the wrapper was its terminal's foreground job
         self.received: list[int] = []
+        self.wakeup: int | None = None  # the wakeup pipe's read end, while installed
         self._previous: dict[int, Any] = {}
+        self._previous_wakeup = -1
+        self._wakeup_write: int | None = None
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return  # signal handlers can only be set from the main thread
+        read, write = os.pipe()  # not inherited by the child
+        for end in (read, write):
+            os.set_blocking(end, False)  # set_wakeup_fd needs it: a full pipe never blocks
+        self.wakeup, self._wakeup_write = read, write
+        self._previous_wakeup = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
         for signum in FORWARDED_SIGNALS:
             current = signal.getsignal(signum)
             if current is signal.SIG_IGN:
@@ -260,6 +281,11 @@ class _Forwarder:
         for signum, previous in self._previous.items():
             signal.signal(signum, signal.SIG_IGN if ignore else previous)
         self._previous.clear()
+        if self.wakeup is not None and self._wakeup_write is not None:
+            signal.set_wakeup_fd(self._previous_wakeup)
+            os.close(self.wakeup)
+            os.close(self._wakeup_write)
+            self.wakeup = self._wakeup_write = None
 
     def attach(self, pid: int, *, shared_group: bool, terminal_job: bool) -> None:
         """Forward from now on, first replaying what arrived while the child was starting."""
@@ -292,13 +318,57 @@ class _Forwarder:
             pass
 
 
-def _wait(pid: int) -> tuple[int, int | None]:
+_EXIT_POLL_S = 0.05
+"""Without a pidfd, how often the wrapper looks whether the child has exited (a signal still
+wakes it at once)."""
+
+
+def _wait(pid: int, wakeup: int | None) -> tuple[int, int | None]:
     """Reap ``pid``; returns (wait status, peak RSS in bytes of the child and its reaped
-    descendants). EINTR is retried by Python (PEP 475) after any signal handler ran."""
-    _, status, usage = os.wait4(pid, 0)
+    descendants).
+
+    ``wakeup`` is the read end of `_Forwarder`'s wakeup pipe: the wait then returns to Python
+    (whose handlers run) for every signal, even one whose handler was still pending when the
+    wait began (`_reap_awake`). Without it (no handlers: not the main thread) a plain wait4;
+    EINTR is retried by Python (PEP 475) after any signal handler ran."""
+    if wakeup is None:
+        _, status, usage = os.wait4(pid, 0)
+    else:
+        status, usage = _reap_awake(pid, wakeup)
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
     peak = int(usage.ru_maxrss) * scale
     return status, peak if peak > 0 else None
+
+
+def _reap_awake(pid: int, wakeup: int) -> tuple[int, Any]:
+    """Reap ``pid`` without blocking in wait4: block in poll on the wakeup pipe and a pidfd
+    (Linux 5.3+; readable once the child has exited). Without a pidfd (macOS, a sandbox that
+    refuses pidfd_open) the child is looked at every `_EXIT_POLL_S` as well."""
+    try:
+        pidfd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    poller = select.poll()
+    poller.register(wakeup, select.POLLIN)
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    timeout_ms = None if pidfd is not None else _EXIT_POLL_S * 1000
+    try:
+        while True:
+            reaped, status, usage = os.wait4(pid, os.WNOHANG)
+            if reaped:
+                return status, usage
+            poller.poll(timeout_ms)
+            _drain(wakeup)  # the pending handlers run as Python returns from these calls
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _drain(fd: int) -> None:
+    with contextlib.suppress(BlockingIOError):
+        while os.read(fd, 512):
+            pass
 
 
 # --- launch body ---------------------------------------------------------------------------
@@ -576,7 +646,7 @@ def _supervise(argv: Sequence[str], workdir: str, child_env: Mapping[str, str],
     stop = threading.Event()
     beats = _start_heartbeats(recorder, run_id, instance, proc.pid, heartbeat, stop, result)
     try:
-        status, result.peak_rss_bytes = _wait(proc.pid)
+        status, result.peak_rss_bytes = _wait(proc.pid, forwarder.wakeup)
     finally:
         forwarder.detach()
         stop.set()

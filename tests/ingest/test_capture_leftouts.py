@@ -9,6 +9,7 @@ user), and real signals to real process groups without a controlling terminal.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +26,7 @@ from typing import Any
 import pytest
 
 from labledger.ingest.errors import CheckpointSourceError
+from labledger.ingest.run import run_command
 from labledger.ledger.ledger import Ledger
 from tests.conftest import permissions_enforced
 
@@ -328,21 +331,55 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def _wrapper_without_terminal(project: Path, run: str, code: str = CHILD
-                              ) -> subprocess.Popen[str]:
-    """`labledger run` in a new session (no controlling terminal), stdin from /dev/null."""
-    proc = subprocess.Popen([EXE, "run", "--run", run, "--", PY, "-c", code], cwd=project,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    assert proc.stdout is not None
-    assert proc.stdout.readline() == "ready\n"
-    return proc
+Wrapper = Callable[..., subprocess.Popen[str]]
+
+
+@pytest.fixture
+def wrapper_without_terminal(project: Path) -> Iterator[Wrapper]:
+    """``start(run, code=CHILD)``: `labledger run` in a new session (no controlling terminal),
+    stdin from /dev/null, returned once the command printed "ready".
+
+    At teardown each wrapper's group and its command (in a group of its own) are killed and
+    reaped and their pipes closed: a test that failed while they still ran (a communicate that
+    timed out) would otherwise leave them to a later test, whose garbage collection of the
+    Popen then warns ("subprocess ... is still running", unclosed pipes) and, with warnings
+    as errors, fails that test instead.
+    """
+    started: list[subprocess.Popen[str]] = []
+
+    def start(run: str, code: str = CHILD) -> subprocess.Popen[str]:
+        proc = subprocess.Popen([EXE, "run", "--run", run, "--", PY, "-c", code], cwd=project,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        started.append(proc)
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"
+        return proc
+
+    yield start
+    for proc in started:
+        _kill_wrapper_and_command(proc)
+
+
+def _kill_wrapper_and_command(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        with contextlib.suppress(OSError):
+            for child in children.read_text().split():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(int(child), signal.SIGKILL)  # the command's own group
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
 
 
 @pytest.mark.parametrize("target", ["group", "wrapper"])
 def test_sigint_twice_without_a_terminal_reaches_the_child_once_each(
-        ledger: Ledger, project: Path, target: str) -> None:
-    wrapper = _wrapper_without_terminal(project, "twice")
+        ledger: Ledger, project: Path, wrapper_without_terminal: Wrapper, target: str) -> None:
+    wrapper = wrapper_without_terminal("twice")
     for _ in range(2):
         if target == "group":  # what timeout(1), `kill -INT -PGID` or a supervisor sends
             os.killpg(wrapper.pid, signal.SIGINT)
@@ -359,8 +396,8 @@ def test_sigint_twice_without_a_terminal_reaches_the_child_once_each(
 
 
 def test_one_sigint_to_the_group_without_a_terminal_stays_graceful(
-        ledger: Ledger, project: Path) -> None:
-    wrapper = _wrapper_without_terminal(project, "once")
+        ledger: Ledger, project: Path, wrapper_without_terminal: Wrapper) -> None:
+    wrapper = wrapper_without_terminal("once")
     os.killpg(wrapper.pid, signal.SIGINT)
     out, err = wrapper.communicate(timeout=60)
     assert out.split() == ["first"], err  # its cleanup was not interrupted by a duplicate
@@ -369,12 +406,69 @@ def test_one_sigint_to_the_group_without_a_terminal_stays_graceful(
     assert exited["exit_code"] == 5
 
 
+def _sleeping(thread_id: int) -> bool:
+    """The thread of this process with native id ``thread_id`` is blocked in the kernel."""
+    stat = Path(f"/proc/self/task/{thread_id}/stat").read_text()
+    return stat.rpartition(")")[2].split()[0] == "S"
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "no-pidfd"])
+def test_a_sigint_whose_handler_is_still_pending_when_the_wrapper_waits_reaches_the_command(
+        ledger: Ledger, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        pidfd: bool) -> None:
+    """The CI flake of `test_one_sigint_to_the_group_without_a_terminal_stays_graceful`.
+
+    A Python signal handler runs in the main thread between two bytecodes, not when the signal
+    arrives. A SIGINT that lands after the wrapper's last such point and before its main thread
+    blocks in wait4 only sets the handler's flag; the handler then ran when wait4 returned, once
+    the command had exited, so the command never got it (it slept its 60 s and the test timed
+    out). The same state, made deterministic: another thread takes the SIGINT while the main
+    thread is blocked waiting for the command. Without pidfds (macOS, Linux before 5.3, a
+    sandbox that refuses pidfd_open) the wrapper waits another way; the signal must still wake it.
+    """
+    if not pidfd:
+        def refused(_pid: int, _flags: int = 0) -> int:
+            raise OSError(38, "Function not implemented")
+        monkeypatch.setattr(os, "pidfd_open", refused, raising=False)
+    ready = tmp_path / "ready"
+    code = textwrap.dedent(f"""
+        import pathlib, sys, time
+        try:
+            pathlib.Path({str(ready)!r}).touch()
+            time.sleep(30)
+        except KeyboardInterrupt:
+            sys.exit(5)  # a graceful stop
+    """)
+    main = threading.main_thread().native_id
+    assert main is not None
+
+    def interrupt_once_the_wrapper_waits() -> None:
+        deadline = time.monotonic() + 20
+        while not (ready.exists() and _sleeping(main)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt_once_the_wrapper_waits)
+    helper.start()
+    started = time.monotonic()
+    try:
+        result = run_command([PY, "-c", code], run="pending", cwd=project)
+    finally:
+        helper.join()
+    assert result.exit_code == 5  # the command got the SIGINT, not its 30 s out
+    assert time.monotonic() - started < 20
+    (exited,) = events(project, "run.exited")
+    assert exited["exit_code"] == 5
+    assert exited["extra"]["signals_received"] == ["SIGINT"]
+
+
 def test_sigkill_to_the_group_still_takes_the_child(ledger: Ledger, project: Path,
-                                                     tmp_path: Path) -> None:
+                                                     tmp_path: Path,
+                                                     wrapper_without_terminal: Wrapper) -> None:
     pid_file = tmp_path / "child.pid"
     code = (f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
             "print('ready', flush=True); time.sleep(60)")
-    wrapper = _wrapper_without_terminal(project, "killed", code)
+    wrapper = wrapper_without_terminal("killed", code)
     child = int(pid_file.read_text())
     os.killpg(wrapper.pid, signal.SIGKILL)
     wrapper.communicate(timeout=30)
