@@ -291,6 +291,33 @@ def _written_as_acronym(text: str, end: int, plural: str) -> bool:
     return word.endswith("s") and any(c.isupper() for c in word[1:-1])
 
 
+def _metric_anchors(metric: str, key: str) -> tuple[str, tuple[str, ...], frozenset[str]]:
+    """(``metric`` normalized, the anchor terms besides it and its aliases that ``metric`` (its
+    key ``key``) gives a claim, the parts of a namespaced key, empty unless two or more) — made
+    once per metric, which a project's claims share."""
+    # A metric key glues its name to a number that prose writes apart: the claim on
+    # `top1` is anchored by "Top-1" too, `map50` by "mAP 50" (not `f1` by "f 1").
+    term = normalize(metric)
+    more: list[str] = []
+    spaced = _SPLIT_DIGITS.sub(" ", term)
+    if spaced != term:
+        more.append(spaced)
+    # A result file's key names the split or statistic too (`test_psnr`, `psnr_mean`,
+    # `val/loss`), which prose does not write: the quantity alone anchors it as well.
+    if key != term and _is_anchor(key, key):
+        more.append(key)
+    # A detector's COCO AP of one IoU type (`bbox_mAP`, `bbox/AP`) is headed "box AP"
+    # (`segm_mAP`: "mask AP") in its README's tables
+    header = _iou_type_header(term)
+    if header is not None:
+        more.append(header)
+    # A namespaced key (`agieval_aqua_rat/acc_norm`, `gsm8k/exact_match,strict-match`,
+    # `bbox/AP`) is written apart in a harness's table: the task in one cell (or the
+    # heading), the metric and its filter in others. Its parts name it together only.
+    parts = _compound_parts(metric)
+    return term, tuple(more), frozenset(parts) if len(parts) > 1 else frozenset()
+
+
 class Hit:
     """One anchor found: offsets into the segment's text and the normalized term."""
 
@@ -312,7 +339,7 @@ class AnchorIndex:
         compound: dict[str, tuple[frozenset[str], str]] = {}  # claim -> (its parts, its key)
         # raw name -> its anchor terms: a method's name or a metric's is shared by many claims
         terms_of: dict[str, tuple[str, ...]] = {}
-        parts_of: dict[str, list[str]] = {}  # (and a metric's parts)
+        of_metric: dict[str, tuple[str, tuple[str, ...], frozenset[str]]] = {}  # (likewise)
         quantities: set[str] = set()  # the terms naming a quantity: they take a plural
         for claim in claims_list:
             key = metric_key(claim.metric)
@@ -326,32 +353,15 @@ class AnchorIndex:
                     found.setdefault(term, set()).add(claim.id)
                     if place == 0 or _names_a_quantity(term, key):  # (0: the metric)
                         quantities.add(term)
-            # A metric key glues its name to a number that prose writes apart: the claim on
-            # `top1` is anchored by "Top-1" too, `map50` by "mAP 50" (not `f1` by "f 1").
-            metric = normalize(claim.metric)
-            spaced = _SPLIT_DIGITS.sub(" ", metric)
-            if spaced != metric:
-                found.setdefault(spaced, set()).add(claim.id)
-                quantities.add(spaced)
-            # A result file's key names the split or statistic too (`test_psnr`, `psnr_mean`,
-            # `val/loss`), which prose does not write: the quantity alone anchors it as well.
-            if key != metric and _is_anchor(key, key):
-                found.setdefault(key, set()).add(claim.id)
-                quantities.add(key)
-            # A detector's COCO AP of one IoU type (`bbox_mAP`, `bbox/AP`) is headed "box AP"
-            # (`segm_mAP`: "mask AP") in its README's tables
-            header = _iou_type_header(metric)
-            if header is not None:
-                found.setdefault(header, set()).add(claim.id)
-                quantities.add(header)
-            # A namespaced key (`agieval_aqua_rat/acc_norm`, `gsm8k/exact_match,strict-match`,
-            # `bbox/AP`) is written apart in a harness's table: the task in one cell (or the
-            # heading), the metric and its filter in others. Its parts name it together only.
-            parts = parts_of.get(claim.metric)
-            if parts is None:
-                parts = parts_of[claim.metric] = _compound_parts(claim.metric)
-            if len(parts) > 1 and metric in found:
-                compound[claim.id] = (frozenset(parts), metric)
+            got = of_metric.get(claim.metric)
+            if got is None:
+                got = of_metric[claim.metric] = _metric_anchors(claim.metric, key)
+            metric, more, parts = got
+            for term in more:
+                found.setdefault(term, set()).add(claim.id)
+                quantities.add(term)
+            if parts and metric in found:
+                compound[claim.id] = (parts, metric)
         self.claims_of = {t: frozenset(ids) for t, ids in found.items()}
         self.compound = compound
         self.parts_of = _parts_index(compound)

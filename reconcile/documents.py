@@ -627,9 +627,10 @@ class _Run:
         # the anchor terms that name a claim's metric, its aliases that do too ("FVD" of
         # video_fvd, "SSIM"; not a method's "Ours", nor "training time", whose split word is a
         # word of the quantity): what a split word qualifies (`number_roles.SentenceSplits`)
+        # (each alias and metric once: a project's thousand claims share a few of each)
         self.metric_names = self.metric_terms | frozenset(
-            term for c in claims for a in c.aliases
-            if _names_its_metric(term := normalize(a), c.metric)
+            term for a, metric in {(a, c.metric): None for c in claims for a in c.aliases}
+            if _names_its_metric(term := normalize(a), metric)
             and not has_split_word(term))
         self._cache: dict[frozenset[str], dict[str, int]] = {}
         self._cache_ids: dict[frozenset[str], frozenset[str]] = {}  # (their keys: `candidate_ids`)
@@ -2129,8 +2130,9 @@ def _column_of(it: _Item) -> int | None:
 def _names_its_metric(term: str, metric: str) -> bool:
     """Whether a claim's alias ``term`` (normalized) names a metric: one of the direction
     registry's, or one holding a word of the claim's own ``metric``'s key."""
-    return direction_of(term) is not None or not set(term.split()).isdisjoint(
-        metric_key(metric).split())
+    # (the word test first: it is the cheaper, and most aliases pass it)
+    return not set(term.split()).isdisjoint(metric_key(metric).split()) \
+        or direction_of(term) is not None
 
 
 def _row_of_split_cell(it: _Item) -> int | None:

@@ -193,7 +193,11 @@ def names_a_hyperparameter(text: str) -> bool:
     """Whether a table's row label or column header is a hyperparameter's name alone
     ("Learning rate", "lr", "weight_decay", "**Peak LR**", `_HYPER_NOUNS`): a change in its
     cell is a schedule of the setting ("1e-3 → 1e-5"), not a result changed."""
-    return _HYPER_NAME.fullmatch(re.sub(r"(?<=\w)[_-](?=\w)", " ", text)) is not None
+    return _HYPER_NAME.fullmatch(_GLUING.sub(" ", text)) is not None
+
+
+# "_" or "-" between two word characters ("weight_decay", "warm-up"): read as a space
+_GLUING = re.compile(r"(?<=\w)[_-](?=\w)")
 
 
 # A count noun written as a rate ("25 frames per second", "1200 tokens/s") is a quantity: a
@@ -679,8 +683,8 @@ def _change_of_anchor(masked: str, after: re.Match[str], base: int,
                       anchors: Sequence[tuple[int, int]]) -> bool:
     """Whether the word ``after`` (group 1) right after a number starts an anchor that a
     change's noun follows ("0.74 dB PSNR gain")."""
-    if not any(stem in masked[after.start(1):after.start(1) + 48].lower()
-               for stem in _CHANGE_STEMS):
+    ahead = masked[after.start(1):after.start(1) + 48].lower()  # (cut and lowered once)
+    if not any(stem in ahead for stem in _CHANGE_STEMS):
         return False  # no change's noun close after it (most numbers): no anchor looked up
     at = after.start(1) + base
     end = max((e for s, e in anchors if s == at), default=None)

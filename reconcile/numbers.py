@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from decimal import Decimal, localcontext
 
 __all__ = ["Check", "Shown", "check", "is_fraction_unit", "is_percent_unit", "norm_unit",
@@ -290,6 +291,29 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
                  suffix_end + base, _uncertainty_before(text, start), exponent)
 
 
+# Where a number token can start: its sign, its first digit, or the point of a bare fraction
+# (".5"). `_NUMBER` and `_NUMBER_COMMA` begin with an optional sign, which leaves the regex
+# engine no first character to skip ahead to: `finditer` tried a whole match at every position
+# of the text (most of what scanning a sentence cost). Skipping to these characters first (a
+# search that runs at C speed), then matching there, finds the same tokens (`_tokens`).
+_NUMBER_START = re.compile(r"[+\-\u2212.\d]")
+
+
+def _tokens(number: re.Pattern[str], text: str, start: int, stop: int) -> Iterator[re.Match[str]]:
+    """``number.finditer(text, start, stop)``: the same matches (none is empty, and each starts
+    at a `_NUMBER_START` character), found faster."""
+    find, match = _NUMBER_START.search, number.match
+    at = start
+    while (candidate := find(text, at, stop)) is not None:
+        at = candidate.start()
+        m = match(text, at, stop)
+        if m is None:
+            at += 1
+            continue
+        yield m
+        at = m.end()
+
+
 def scan_numbers(text: str, start: int = 0, end: int | None = None, *,
                  base: int = 0, comma: bool = False) -> list[Shown]:
     """Every number token in ``text[start:end]`` (offsets relative to ``text``, plus ``base``:
@@ -297,7 +321,7 @@ def scan_numbers(text: str, start: int = 0, end: int | None = None, *,
     commas (`decimal_mark.decimal_comma`)."""
     out: list[Shown] = []
     stop = len(text) if end is None else end
-    for m in (_NUMBER_COMMA if comma else _NUMBER).finditer(text, start, stop):
+    for m in _tokens(_NUMBER_COMMA if comma else _NUMBER, text, start, stop):
         shown = _build(m, text, base, comma)
         if shown is not None:
             out.append(shown)

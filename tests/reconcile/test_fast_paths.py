@@ -6,6 +6,8 @@ find (benchmarks/bench_reconcile.py: each was a few percent of a cold run over a
 * the checks whether a text may hold something at all (an HTML table, a dict report, a fence,
   a reST literal block, siunitx): a regex from a rare first character, or a search for one
   character first, instead of several ``in`` tests.
+* `numbers._tokens`: the number tokens of a text found from the characters one can start
+  with (a sign, a digit, a point), instead of the number pattern tried at every place.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from labledger.reconcile import dict_reports, doc_markers, doc_readers, fenced, html_tables
+from labledger.reconcile import dict_reports, doc_markers, doc_readers, fenced, html_tables, numbers
 
 # the characters and words the patterns are made of, and a little else: texts dense in near
 # misses, overlaps and matches
@@ -63,3 +65,23 @@ def test_a_report_quoted_either_way_is_still_found() -> None:
     for text in (body, body.replace("'", '"')):
         segment = doc_readers.Segment("r.txt", "txt", text)
         assert dict_reports._found(segment)[1], text
+
+
+# the characters numbers are written with (signs, separators, points, exponents, Unicode digits
+# and minus, LaTeX's thin space and times), and words they are glued to
+_NUMBER_PIECES = ["0", "1", "12", "345", "6789", ".", ",", "{,}", "\\,", "~", " ", "\u2009",
+                  "\u00a0", "+", "-", "\u2212", "e", "E", "x", "\\times", "\u00d7", "10^",
+                  "{", "}", "\u0663", "\u00b2", "%", "a", "_", "/", ":", "\n"]
+_number_texts = st.lists(st.sampled_from(_NUMBER_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=600)
+@given(_number_texts, st.integers(0, 60), st.integers(0, 60))
+@example(".5 -.5 +1,234.5e-3", 0, 60)  # a bare fraction's point, signs, an exponent
+@example("1 234,5 x \u22123{,}2", 0, 60)  # a decimal comma's thousands and minus
+@example("12.34", 1, 4)  # a range cutting numbers at both ends
+def test_number_tokens_are_finditers(text: str, start: int, end: int) -> None:
+    end = min(end, len(text))
+    for pattern in (numbers._NUMBER, numbers._NUMBER_COMMA):
+        assert [m.span() for m in numbers._tokens(pattern, text, start, end)] == \
+            [m.span() for m in pattern.finditer(text, start, end)]
