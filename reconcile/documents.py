@@ -35,7 +35,10 @@ Two ways a number is tied to a claim, exact first:
      a change where its row label or column header is a hyperparameter's name is a schedule,
      read where it starts ("| Learning rate | 1e-3 → 1e-5 |": 1e-3), and an interval or a
      spread in words after it ("0.04 (95% CI: 0.03-0.05)") does not make the cell a label
-     (`_after_spread`);
+     (`_after_spread`); a mark before the value ("≈0.444", "🥇 0.912", "\\llap{$^*$}0.912":
+     `_MARK_BEFORE`), a gain in a subscript after it ("$0.912_{\\uparrow 1.2}$") and a note
+     ending a setting's cell ("| Learning rate | 2e-4 (cosine decay) |": `_note_start`) leave
+     the value; a change's end may stand in parentheses alone ("76.1 → (77.3)": 77.3);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -200,6 +203,29 @@ _WORDS = re.compile(r"(?<!\\)(?<![^\W\d_])(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}"
 # (the commands `doc_markers.number_in` reads a number inside)
 _NUMERIC_START = re.compile(
     r"(?:[\s*_`~$({]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
+# A mark a cell's value may be written after (round 63): "about" ("| Heuristic (argmax R_struct)
+# | ≈0.444 |", a recommender README's BERTScore table; "$\approx 0.444$" in its math), a medal
+# READMEs rank rows with ("🥇 0.912"), or a footnote's mark set before the value where a zero-
+# width box keeps the column's digits aligned ("\llap{$^*$}0.912", masked "{$^*$}0.912";
+# "$^{\dagger}$0.912", "\textsuperscript{*}0.912"). Before, the cell was a label, its value
+# unjudged (a missed drift). Only such a mark: a word before the number still makes a label.
+_MARK_BEFORE = re.compile(
+    r"[\s*_`~$({]*(?:\u2248|\\approx(?![A-Za-z])|[\U0001F947-\U0001F949\U0001F3C6]\ufe0f?"
+    r"|\{?\$?(?:\{\})?\^(?:\{[\s*]*\}|\*)\$?\}?|\{\*\})")
+
+
+def _value_start(masked: str) -> int | None:
+    """Where a table cell's value may start (``masked`` the cell's mask): its first non-blank,
+    or past a mark written before the value (`_MARK_BEFORE`); None where the cell starts with
+    no number."""
+    if _NUMERIC_START.match(masked):
+        return len(masked) - len(masked.lstrip())
+    mark = _MARK_BEFORE.match(masked)
+    if mark is not None and _NUMERIC_START.match(masked, mark.end()):
+        return mark.end()
+    return None
+
+
 # a cell showing no value: empty, a dash for a missing one ("-", "--", "–", "$-$"), "n/a", or
 # struck out (blanked by the mask: "~~31.52~~", "\\sout{31.52}")
 _NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")
@@ -235,6 +261,10 @@ _PLUS_MINUS = re.compile(r"[ \t$~{_]*(?:\\pm|\\mp|\u00b1|\+/-)(?![A-Za-z])[ \t$~
 # delta or a spread in one is no end of either: "31.42 → (+0.6)", "31.42 -- (0.3)")
 _SECOND_START = re.compile(
     r"(?:[\s*_`~${]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
+# ... but an arrow may lead to the change's end set in parentheses alone, unsigned ("76.1 →
+# (77.3)", round 63): the parenthesis holds the number and nothing more, so it is no spread or
+# delta of the value (those are signed, or follow no arrow: "31.42 → (+0.6)", "31.42 -- (0.3)")
+_PAREN_END = re.compile(r"[\s*_`~${]*\((?=[\s*_`${]*\.?\d[\d.,]*(?:[ \t]?\\?%)?[\s*_`${}]*\))")
 
 
 # An interval or a spread in parentheses right after a cell's value, its words the statistic's
@@ -249,6 +279,22 @@ def _after_spread(masked: str, shown: Shown) -> int:
     value is written with (`_SPREAD_AFTER`): a word there makes the cell a label."""
     spread = _SPREAD_AFTER.match(masked, shown.suffix_end)
     return shown.suffix_end if spread is None else spread.end()
+
+
+# A note in parentheses ending a setting's cell, saying how the setting is used: "| Learning
+# rate | 2e-4 (cosine decay) |" (a QLoRA fine-tuning README's training table; "| Learning Rate |
+# 0.001 (cosine decay) |", a YOLOv8-OBB README's), "| Learning rate schedule | 8e-4 → 8e-5
+# (cosine decay) |" (a pretraining report's configuration table)
+_NOTE_END = re.compile(r"\([^()\n]*\)[\s*_`$]*\Z")
+
+
+def _note_start(masked: str) -> int:
+    """Where a hyperparameter's cell ``masked`` ends before a note in parentheses that ends it
+    (`_NOTE_END`; the cell's end where none does): the note's words leave the setting a value,
+    as other words after a value make the cell a label (round 63: the lr claim of "2e-4 (cosine
+    decay)" went unjudged)."""
+    note = _NOTE_END.search(masked) if ")" in masked else None
+    return len(masked) if note is None else note.start()
 
 
 def _past_spread(masked: str, shown: Shown) -> int:
@@ -266,7 +312,10 @@ def _second_of_two(masked: str, at: int, first: Shown, arrow: bool,
     "$31.42$~$\\pm$~$0.05$": a delta or a spread written with the value, as before round 62).
     (An arrow's may fall below zero, "0.12 → -0.05": only a "+" makes its number a delta.)"""
     if not _SECOND_START.match(masked, at):
-        return None
+        paren = _PAREN_END.match(masked, at) if arrow else None
+        if paren is None:
+            return None
+        at = paren.end()
     # (read from where the arrow or the dash ends: a command's letters before it, "0.5\sim0.8",
     # glue no number to them)
     second = number_in(masked[at:], 0, len(masked) - at, comma)
@@ -1655,7 +1704,8 @@ class _Run:
                     row_terms.add(label)
                     continue
                 # (a first cell "25%" is describe()'s label of a quartile row, not a value)
-                if _NUMERIC_START.match(masked) and not (ci == 0 and names_a_spread(masked)) \
+                if _value_start(masked) is not None \
+                        and not (ci == 0 and names_a_spread(masked)) \
                         and not _DIMENSIONS.match(masked):
                     numeric.append((ci, cell, masked))  # parsed below, only where it matters
                     continue
@@ -1729,13 +1779,14 @@ class _Run:
                         or (ci < len(col_bind) and col_bind[ci])):
                     continue  # nothing here names a claim: the number is nobody's
                 # from the cell's first non-blank: a LaTeX cell may start on a line of its own
-                parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
-                                   comma)
+                parsed = number_in(masked, _value_start(masked) or 0, len(masked), comma)
+                schedule = row_no in hyper_rows or (ci < len(col_hyper) and col_hyper[ci])
                 if parsed is not None:
-                    schedule = row_no in hyper_rows or (ci < len(col_hyper) and col_hyper[ci])
                     parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma,
                                            schedule)
-                if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed)):
+                if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed),
+                                                   _note_start(masked) if schedule
+                                                   else len(masked)):
                     continue
                 shown = _shift(parsed, cell.start)
                 scale_word = col_scale[ci] if ci < len(col_scale) else None

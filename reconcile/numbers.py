@@ -106,8 +106,17 @@ _WHOLES_PAIRED = re.compile(r"(?<![\w./\-\u2212\u2013:,^@#\\])\d+(?:/\d+)+"
                             r"(?=[ \t]?(?i:fps|ms|[kmgt]i?b|px|[gtmp]?flops|g?macs|it/s|db)"
                             r"(?![\w/]))")
 # A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
-# $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
+# $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm); or,
+# after a decimal, its change from a baseline (round 63): $0.912_{\uparrow 1.2}$,
+# $31.42_{+0.3}$, $31.42_{\textcolor{red}{\downarrow 0.3}}$ (in LaTeX's mask the arrow is blanked:
+# a subscript of blanks, then the change, "0.912_{         1.2}")
 _SUB_UNCERTAINTY = re.compile(r"_(?:[ \t{$]|\\(?!pm|mp)[A-Za-z]+)*(?:\\pm|\\mp|\u00b1)")
+_SUB_CHANGE = re.compile(r"_\{(?:[ \t{$]|\\(?:textcolor|color)\{[A-Za-z!0-9]*\}"
+                         r"|\\(?:scriptstyle|small|tiny|footnotesize|bf|mathbf|textbf|textit"
+                         r"|text)(?![A-Za-z]))*"
+                         r"(?:\\(?:uparrow|downarrow|Uparrow|Downarrow|blacktriangle"
+                         r"|blacktriangledown|triangle|triangledown)(?![A-Za-z])"
+                         r"|[\u2191\u2193\u25b2\u25bc+\u2212-]|(?<=[ \t]{2})\.?\d)")
 
 # Words that are units when they follow a number; anything else that follows is just a word.
 _KNOWN_UNITS = _words("""
@@ -248,7 +257,8 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
         or _in_paired_wholes(text, start))
     if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit() and not paired) or (
             nxt == "^" and not _FOOTNOTE_MARK.match(text, end)) or (
-            nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)):
+            nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)
+            and not (m.group("frac") is not None and _SUB_CHANGE.match(text, end))):
         return None  # 1.2.3, 12:30, 3/4, 3-5, 1,2 (a list), 10^3, x_1: not values
     _, int_part, frac, frac0, exp, exp2 = m.groups()
     if int_part is None:

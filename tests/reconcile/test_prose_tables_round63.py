@@ -1,0 +1,218 @@
+"""How READMEs and papers write a table's value with a mark, a gain or a note (round 63).
+
+* a mark before the value made the cell a label, its value unjudged (a missed drift): "about"
+  ("| Heuristic (argmax R_struct) | ≈0.444 | −0.015 | +0.059 |", a recommender README's
+  BERTScore table, "| Empirical base rate | — | ≈0.6455 | — | ≈1.068 |", a football model's
+  comparison table; "$\\approx 0.444$" in Markdown math), a medal ("🥇 0.912": READMEs rank
+  their rows so, RoboSafeBench's docs/benchmark/results.md heads them "| 🥇 | Method A |
+  **96.5%** |"), a footnote's mark set before the value ("\\llap{$^*$}0.912", the zero-width box
+  papers keep a column's digits aligned with, as "\\llap{-}1" sets a minus sign in a matrix of a
+  public lecture's slides; "$^{\\dagger}$0.912", "\\textsuperscript{*}0.912");
+* a gain in a subscript after the value ("$0.912_{\\uparrow 1.2}$", "$31.42_{+0.3}$"): the
+  number was unread (a subscript is an index: "x_1"), the cell a label. Papers write a gain so
+  (a LaTeX-to-Word converter's tests define the macro ``\\dvalp{86.1}{4.1}`` as
+  "\\hphantom{\\textsubscript{+#2}}#1\\textsubscript{\\textcolor{red}{+#2}}"); the phantom that
+  makes room for the gain before the value held braces, so its "+4.1" was read as the cell's
+  number (the value unjudged);
+* a change whose end is set in parentheses ("76.1 → (77.3)") was read where it started (a
+  false drift at 76.1);
+* a setting's cell with a note ("| Learning rate | 2e-4 (cosine decay) |", a QLoRA fine-tuning
+  README's training table; "| Learning Rate | 0.001 (cosine decay) |", a YOLOv8-OBB README's;
+  "| Learning rate schedule | 8e-4 → 8e-5 (cosine decay) |", a pretraining report's) was a
+  label: an lr claim went unjudged.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from labledger.reconcile.doc_readers import read_document
+from labledger.reconcile.documents import reconcile_segments
+from labledger.reconcile.findings import Report
+from labledger.reconcile.numbers import scan_numbers
+from tests.reconcile.test_documents import claim as documents_claim
+
+claim = partial(documents_claim, run="ours")
+
+SR = [claim("P1", "psnr", 31.42, unit="dB", aliases=("Ours",)),
+      claim("S1", "ssim", 0.912, aliases=("Ours",))]
+
+
+def run(path: str, text: str, claims: list) -> Report:
+    return reconcile_segments(read_document(path, text.encode()), claims)
+
+
+def _read(report: Report) -> tuple[list[tuple[str, tuple[str, ...], str]], list[tuple[str, ...]]]:
+    return ([(f.type, f.claims, f.shown) for f in report.findings],
+            sorted(m.claims for m in report.matches))
+
+
+def _tex(ssim: str, psnr: str = "31.42") -> str:
+    return ("\\begin{tabular}{lcc}\n\\toprule\nMethod & PSNR & SSIM \\\\\n\\midrule\n"
+            f"Ours & {psnr} & {ssim} \\\\\n\\bottomrule\n\\end{{tabular}}\n")
+
+
+def _md(ssim: str, psnr: str = "31.42") -> str:
+    return f"| Method | PSNR | SSIM |\n|---|---|---|\n| Ours | {psnr} | {ssim} |\n"
+
+
+def _table(path: str, cell: str) -> str:
+    return (_md if path == "a.md" else _tex)(cell)
+
+
+def _judged(path: str, cell: str, value: str, drifts: bool) -> None:
+    findings, matched = _read(run(path, _table(path, cell.format(v=value)), SR))
+    assert findings == ([("drift", ("S1",), value)] if drifts else [])
+    assert matched == ([("P1",)] if drifts else [("P1",), ("S1",)])
+
+
+VALUES = [("0.912", False), ("0.922", True)]
+
+# --- 1. a mark before the value ------------------------------------------------------------------
+
+MD_MARKED = ["≈{v}", "≈ {v}", "$\\approx {v}$", "🥇 {v}", "🥈{v}", "🥉 **{v}**", "🏆 {v}",
+             "**≈{v}**"]
+TEX_MARKED = ["\\llap{{$^*$}}{v}", "$^{{\\dagger}}${v}", "\\textsuperscript{{*}}{v}",
+              "${{}}^{{*}}${v}", "\\llap{{$^*$}}\\textbf{{{v}}}"]
+# (held before the round: LaTeX's mask blanks \approx as any command)
+TEX_MARKED_HELD = ["$\\approx${v}", "$\\approx$ {v}"]
+
+
+@pytest.mark.parametrize(("path", "cell"), [("a.md", c) for c in MD_MARKED]
+                         + [("a.tex", c) for c in TEX_MARKED + TEX_MARKED_HELD])
+@pytest.mark.parametrize(("value", "drifts"), VALUES)
+def test_a_value_with_a_mark_before_it_is_judged(path: str, cell: str, value: str,
+                                                 drifts: bool) -> None:
+    _judged(path, cell, value, drifts)
+
+
+def test_the_bertscore_table_with_an_approximate_heuristic() -> None:
+    """The recommender README's table: the heuristic's F1 written "≈0.444"; a claim of 0.454
+    on it is reported (before, the cell was a label and the claim went unjudged), the other
+    rows' claims still match."""
+    text = ("| Method | F1 mean ± std | Δ vs G-Refer | Δ vs XRec |\n|---|---|---|---|\n"
+            "| XRec (cached) | 0.3856 | — | — |\n"
+            "| G-Refer 8B (cached) | 0.4592 | — | +0.0736 |\n"
+            "| Heuristic (argmax R_struct) | ≈0.444 | −0.015 | +0.059 |\n"
+            "| PPO 5-seed | 0.4581 ± 0.0008 | −0.0011 | +0.0725 |\n")
+
+    def claims(heuristic: float) -> list:
+        return [documents_claim("H", "f1", heuristic, aliases=("Heuristic (argmax R_struct)",),
+                                run="heuristic"),
+                documents_claim("G", "f1", 0.4592, aliases=("G-Refer 8B (cached)",),
+                                run="grefer")]
+
+    assert _read(run("README.md", text, claims(0.444))) == ([], [("G",), ("H",)])
+    assert _read(run("README.md", text, claims(0.454))) == (
+        [("drift", ("H",), "0.444")], [("G",)])
+
+
+@pytest.mark.parametrize(("path", "cell"), [
+    ("a.md", "best {v}"), ("a.md", "≈ best {v}"), ("a.md", "top {v}"), ("a.md", "{v} (best)"),
+    ("a.tex", "best {v}"), ("a.tex", "$^{{2}}${v}")])
+def test_near_miss_a_word_or_a_power_before_the_value_still_makes_a_label(path: str,
+                                                                         cell: str) -> None:
+    """Only a mark: a word before the number (or a superscript number) leaves the cell a
+    label, as before (a claim is not judged by it)."""
+    assert _read(run(path, _table(path, cell.format(v="0.922")), SR)) == ([], [("P1",)])
+
+
+# --- 2. a gain in a subscript after the value -------------------------------------------------
+
+SUB_GAINS = ["${v}_{{\\uparrow 1.2}}$", "${v}_{{\\downarrow 0.3}}$", "${v}_{{+1.2}}$",
+             "${v}_{{\\scriptstyle +1.2}}$", "${v}_{{\u2191 1.2}}$"]
+# (LaTeX only: a Markdown cell's math keeps the colour's name, a word after the value)
+TEX_SUB_GAINS = ["${v}_{{\\textcolor{{red}}{{\\uparrow 1.2}}}}$"]
+# (held before the round: the subscript's command word was blanked apart from the value)
+TEX_SUB_HELD = ["{v}\\textsubscript{{\\textcolor{{red}}{{+1.2}}}}", "${v}_{{\\pm 0.004}}$"]
+# (held before the round in both: the value stands outside the subscript's math)
+SUB_HELD = ["{v}$_{{\\uparrow 1.2}}$"]
+
+
+@pytest.mark.parametrize(("path", "cell"), [(p, c) for p in ("a.md", "a.tex")
+                                           for c in SUB_GAINS + SUB_HELD]
+                         + [("a.tex", c) for c in TEX_SUB_GAINS + TEX_SUB_HELD])
+@pytest.mark.parametrize(("value", "drifts"), VALUES)
+def test_a_gain_in_a_subscript_after_the_value_leaves_the_value(path: str, cell: str,
+                                                                value: str, drifts: bool) -> None:
+    _judged(path, cell, value, drifts)
+
+
+@pytest.mark.parametrize(("value", "drifts"), [("86.1", False), ("86.4", True)])
+def test_the_dvalp_macro_written_out_reads_its_value(value: str, drifts: bool) -> None:
+    """The converter's test table, the macro written out as it expands: room made for the
+    gain before the value, "\\hphantom{\\textsubscript{+4.1}}"."""
+    cell = (f"\\hphantom{{\\textsubscript{{+4.1}}}}{value}"
+            "\\textsubscript{\\textcolor{red}{+4.1}}")
+    text = f"\\begin{{tabular}}{{lc}}\nMethod & Accuracy \\\\\nA & {cell} \\\\\n\\end{{tabular}}\n"
+    claims = [claim("A", "accuracy", 86.1, aliases=("A",))]
+    findings, matched = _read(run("a.tex", text, claims))
+    assert findings == ([("drift", ("A",), value)] if drifts else [])
+    assert matched == ([] if drifts else [("A",)])
+
+
+@pytest.mark.parametrize("text", ["$0.912_{1}$", "$0.912_{t}$", "$0.912_{ij}$", "$10_{+}$",
+                                  "$10_{\\uparrow 2}$"])
+def test_near_miss_a_subscript_index_leaves_the_number_before_it_unread(text: str) -> None:
+    """An index in a subscript ("x_1", "0.912_{1}") and a whole number before a subscript stay
+    unread, as before; only a decimal's subscript holding a gain's arrow or sign leaves the
+    decimal a number."""
+    assert [s.text for s in scan_numbers(text)][:1] not in (["0.912"], ["10"])
+
+
+# --- 3. a change's end in parentheses -----------------------------------------------------------
+
+ACC = [claim("A", "accuracy", 77.3, unit="%", aliases=("Ours",))]
+
+
+def _ablation(path: str, cell: str) -> str:
+    if path == "a.md":
+        return f"| Variant | Top-1 Acc |\n|---|---|\n| Ours | {cell} |\n"
+    return ("\\begin{tabular}{lc}\n\\toprule\nVariant & Top-1 Acc \\\\\n\\midrule\n"
+            f"Ours & {cell} \\\\\n\\bottomrule\n\\end{{tabular}}\n")
+
+
+@pytest.mark.parametrize(("path", "form"), [
+    ("a.md", "76.1 → ({b})"), ("a.md", "76.1 → (**{b}**)"), ("a.md", "76.1 -> ({b})"),
+    ("a.tex", "76.1 $\\to$ ({b})"), ("a.tex", "76.1 $\\rightarrow$ (\\textbf{{{b}}})")])
+@pytest.mark.parametrize(("after", "drifts"), [("77.3", False), ("77.9", True)])
+def test_a_change_whose_end_is_in_parentheses_is_its_end(path: str, form: str, after: str,
+                                                         drifts: bool) -> None:
+    findings, matched = _read(run(path, _ablation(path, form.format(b=after)), ACC))
+    assert findings == ([("drift", ("A",), after)] if drifts else [])
+    assert matched == ([] if drifts else [("A",)])
+
+
+@pytest.mark.parametrize("cell", ["77.3 → (+1.2)", "77.3 → (−1.2)", "77.3 -- (0.4)",
+                                  "77.3 ~ (0.4)", "77.3 (76.1)"])
+def test_near_miss_a_signed_or_unarrowed_parenthesis_is_no_changes_end(cell: str) -> None:
+    """A delta in parentheses after an arrow, a spread after a dash or a tilde, a number in
+    parentheses with no arrow: the value stays the first number, as before the round."""
+    assert _read(run("a.md", _ablation("a.md", cell), ACC)) == ([], [("A",)])
+
+
+# --- 4. a setting's cell with a note -------------------------------------------------------------
+
+LR = [claim("L", "learning_rate", 0.0002)]
+
+
+@pytest.mark.parametrize(("label", "cell"), [
+    ("Learning rate", "{v} (cosine decay)"), ("**Learning Rate**", "{v} (cosine decay)"),
+    ("Learning rate schedule", "{v} → 8e-6 (cosine decay)"), ("Learning rate", "{v} (warmup 2K)"),
+    ("Learning rate", "{v} (cosine to 1e-5)")])
+@pytest.mark.parametrize(("value", "drifts"), [("2e-4", False), ("3e-4", True)])
+def test_a_settings_value_with_a_note_is_its_value(label: str, cell: str, value: str,
+                                                   drifts: bool) -> None:
+    text = ("| Parameter | Value |\n|---|---|\n| Training pairs | 4,652 |\n| Epochs | 3 |\n"
+            f"| {label} | {cell.format(v=value)} |\n| LoRA rank / alpha | 32 / 32 |\n")
+    findings, matched = _read(run("README.md", text, LR))
+    assert findings == ([("drift", ("L",), value)] if drifts else [])
+    assert matched == ([] if drifts else [("L",)])
+
+
+@pytest.mark.parametrize("cell", ["77.9 (cosine decay)", "77.9 (ours)", "77.9 (cosine) best"])
+def test_near_miss_a_results_cell_with_a_note_is_still_a_label(cell: str) -> None:
+    """Not a setting's row or column: words after the value make the cell a label, as before."""
+    assert _read(run("a.md", _ablation("a.md", cell), ACC)) == ([], [])
