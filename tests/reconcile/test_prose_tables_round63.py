@@ -216,3 +216,48 @@ def test_a_settings_value_with_a_note_is_its_value(label: str, cell: str, value:
 def test_near_miss_a_results_cell_with_a_note_is_still_a_label(cell: str) -> None:
     """Not a setting's row or column: words after the value make the cell a label, as before."""
     assert _read(run("a.md", _ablation("a.md", cell), ACC)) == ([], [])
+
+
+# --- 5. a pair of numbers each with its unit, joined by a slash ---------------------------------
+
+RT_DETR = ("RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and {fps} on T4 GPU, "
+           "outperforming advanced YOLOs.\n")
+
+
+def _rt_detr(aliases50: tuple[str, ...], aliases101: tuple[str, ...]) -> list:
+    return [documents_claim("A50", "coco_ap", 53.1, unit="%", aliases=aliases50, run="r50"),
+            documents_claim("A101", "coco_ap", 54.3, unit="%", aliases=aliases101, run="r101"),
+            documents_claim("F50", "fps", 108, aliases=aliases50, run="r50"),
+            documents_claim("F101", "fps", 74, aliases=aliases101, run="r101")]
+
+
+@pytest.mark.parametrize("aliases", [((), ()), (("RT-DETR-R50",), ("RT-DETR-R101", "R101"))])
+@pytest.mark.parametrize("fps", ["108 FPS/{v} FPS", "108 fps/{v} fps", "108 FPS/{v}FPS"])
+@pytest.mark.parametrize(("value", "drifts"), [("74", False), ("77", True)])
+def test_the_second_of_a_pair_with_its_unit_each_is_read(
+        aliases: tuple[tuple[str, ...], tuple[str, ...]], fps: str, value: str,
+        drifts: bool) -> None:
+    """RT-DETR's abstract as a README quotes it, "... and 108 FPS/74 FPS on T4 GPU": the 74
+    was glued to the slash after "FPS", unread, so a wrong R101 FPS went unreported."""
+    text = RT_DETR.format(fps=fps.format(v=value))
+    findings, matched = _read(run("README.md", text, _rt_detr(*aliases)))
+    assert findings == ([("drift", ("F101",), value)] if drifts else [])
+    assert ("F50",) in matched
+    assert (("F101",) in matched) is not drifts
+
+
+@pytest.mark.parametrize("text", ["108 FPS/74 FPS", "12 GB/24 GB", "12 GB/24GB", "108 FPS/74FPS"])
+def test_a_slash_pair_with_a_unit_each_reads_both(text: str) -> None:
+    want = ["108", "74"] if "FPS" in text else ["12", "24"]
+    assert [s.text for s in scan_numbers(text)] == want
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("12 GB / 24 GB", ["12", "24"]), ("108 FPS/74", ["108"]), ("3 km/5 m", ["3"]),
+    ("a 3 m/s wind", ["3"]), ("12 GB/24 GBs", ["12"]), ("v2 ms/3 ms", []),
+    ("ResNet 50/101 layers", [])])
+def test_near_miss_a_slash_after_a_unit_pairs_only_the_same_unit(text: str,
+                                                                 numbers: list[str]) -> None:
+    """Only the unit before the slash following the number after it makes a pair: a rate's
+    "m/s", a number with no unit or another unit after it stay as they were read."""
+    assert [s.text for s in scan_numbers(text)] == numbers
