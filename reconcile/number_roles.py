@@ -787,7 +787,28 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
     if hyper is not None and not _in_anchor(s - len(head) + hyper.start() + base, anchors) \
             and not _measures(masked, s - len(head) + hyper.start(), anchors, base):
         return "level"  # "a masking ratio of 75%", "a learning rate of 0.8"
+    if "=" in head and _setting_key(head, s, anchors, base):
+        return "level"  # "at stop=20", "(k=20)": where the result is measured
     return None
+
+
+# A setting written as a key and its value where prose says the result is measured: "at
+# stop=20, 16.8% vs. the baseline's 7.1%", "Recall (k=20) is 16.8%", "with top_k=20"
+_SETTING_KEY = re.compile(r"(?i)(?:(?<![^\W_])(?:at|with|using|under|for|when|where)[ \t]+|\()"
+                          r"([^\W\d][\w\-]*)[ \t]*=[ \t]*\Z")
+
+
+def _setting_key(head: str, s: int, anchors: Sequence[tuple[int, int]], base: int) -> bool:
+    """Whether ``head`` (the words before offset ``s``) ends with a setting's key and "=" after
+    "at", "with", "(" ... (`_SETTING_KEY`): the number is a setting of the run, a level, unless
+    the key is a claim's anchor or a metric's name ("at PSNR=31.42": the result itself). Round
+    63: "at stop=20" left the 20 a plausible number of a recall claim, ambiguous with 16.8%."""
+    key = _SETTING_KEY.search(head)
+    if key is None:
+        return False
+    at = s - len(head) + key.start(1)
+    return not _in_anchor(at + base, anchors) \
+        and _METRIC_MENTION.fullmatch(key.group(1)) is None
 
 
 # A metric's name (or an anchor), then what it measures: "RMSE on temperature", "the RMSE for

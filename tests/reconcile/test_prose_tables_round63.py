@@ -261,3 +261,56 @@ def test_near_miss_a_slash_after_a_unit_pairs_only_the_same_unit(text: str,
     """Only the unit before the slash following the number after it makes a pair: a rate's
     "m/s", a number with no unit or another unit after it stay as they were read."""
     assert [s.text for s in scan_numbers(text)] == numbers
+
+
+# --- 6. a setting written key=value where the result is measured --------------------------------
+
+SETTINGS = ["At stop=20, Ours reaches a recall of {v}% vs. the baseline's 7.1%.",
+            "Ours reaches a recall at stop=20 of {v}% vs. the baseline's 7.1%.",
+            "Recall (k=20) is {v}% for Ours.", "Recall with top_k=20 is {v}% for Ours.",
+            "With Ours, recall at K=20 is {v}%."]
+
+
+@pytest.mark.parametrize("text", SETTINGS)
+@pytest.mark.parametrize(("value", "drifts"), [("16.8", False), ("16.9", True)])
+def test_a_settings_key_and_value_is_no_claimed_value(text: str, value: str,
+                                                      drifts: bool) -> None:
+    """"at stop=20, 16.8% vs. the baseline's 7.1%": the 20 was a plausible number of the recall
+    claim, so a wrong recall was ambiguous between 20 and 16.8% instead of a drift. A key and
+    its value after "at", "with", "(" ... is where the result is measured, as "at 65% sparsity"
+    is (papers and notes write so: ReasoningBank's "success rate drops from 49.7% at k=1 to
+    44.4% at k=4", a detector's write-up's "84.7 % recall (K=6)")."""
+    claims = [claim("R", "recall", 16.8, unit="%", aliases=("Ours",))]
+    findings, matched = _read(run("a.md", text.format(v=value) + "\n", claims))
+    assert findings == ([("drift", ("R",), value + "%")] if drifts else [])
+    assert matched == ([] if drifts else [("R",)])
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Ours (recall=16.9%) beats the baseline.\n", [("drift", ("R",), "16.9%")]),
+    ("Ours reaches recall=16.9% at stop=20.\n", [("drift", ("R",), "16.9%")]),
+    ("epoch=20, loss=0.31, recall=16.9\n", [("drift", ("R",), "16.9")])])
+def test_near_miss_a_metrics_key_still_gives_its_value(text: str, want: list) -> None:
+    """A key that is the claim's metric ("(recall=16.9%)"), or one with no "at", "with" or "("
+    before it (a log's record) keeps its number a value."""
+    claims = [claim("R", "recall", 16.8, unit="%", aliases=("Ours",))]
+    assert _read(run("a.md", text, claims))[0] == want
+
+
+# --- 7. a classifier's rates named beside the claim's ------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The decision layer reaches 88.3 % accuracy / 91.8 % specificity / {v} % recall (K=6).",
+    "The system reaches 91.8% specificity and {v}% recall.",
+    "The system reaches a sensitivity of 91.8% and a recall of {v}%."])
+@pytest.mark.parametrize(("value", "drifts"), [("84.7", False), ("84.9", True)])
+def test_a_number_named_specificity_is_not_a_recall_claims(text: str, value: str,
+                                                           drifts: bool) -> None:
+    """A detector's write-up: "multi-cycle aggregation + unsupervised per-installation
+    calibration reaches 88.3 % accuracy / 91.8 % specificity / 84.7 % recall (K=6)". Specificity
+    and sensitivity were no metric's names, so a wrong recall claim was ambiguous between 91.8%
+    and 84.7% (the accuracy's 88.3% was already another metric's)."""
+    claims = [claim("R", "recall", 84.7, unit="%")]
+    findings, matched = _read(run("a.md", text.format(v=value) + "\n", claims))
+    assert findings == ([("drift", ("R",), value + "%")] if drifts else [])
+    assert matched == ([] if drifts else [("R",)])
