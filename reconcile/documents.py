@@ -1629,6 +1629,7 @@ class _Run:
             binds: set[str] = set()
             pct = words = hyper = False
             heads: list[str] = []
+            written_heads: list[str] = []
             whole: set[str] = set()
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
@@ -1653,6 +1654,7 @@ class _Run:
                 words = words or names_a_count(masked)
                 hyper = hyper or names_a_hyperparameter(masked)
                 heads.append(masked)
+                written_heads.append(part.text)
             col_terms.append(terms)
             col_whole.append(frozenset(whole))
             header = " ".join(heads)
@@ -1664,7 +1666,11 @@ class _Run:
             col_pct.append(pct)
             col_words.append(words)
             col_hyper.append(hyper)
-            col_delta.append(_delta_column(cell.text, terms))
+            # (each header row's part alone: "SD" under a spanning "Precision", "| Mean | SD |"
+            # sub-columns of a paper's tool comparison, is the spread's column; read with the
+            # part above it, "Precision SD", it was the precision's, its 0.02 a drift, round 63)
+            col_delta.append(any(_delta_column(text, terms)
+                                 for text in (cell.text, *written_heads)))
             col_scale.append(_header_scale(cell.text))
         col_under = _spanned_from(table)
         _bare_is_training(col_split, col_head)

@@ -314,3 +314,44 @@ def test_a_number_named_specificity_is_not_a_recall_claims(text: str, value: str
     findings, matched = _read(run("a.md", text.format(v=value) + "\n", claims))
     assert findings == ([("drift", ("R",), value + "%")] if drifts else [])
     assert matched == ([] if drifts else [("R",)])
+
+
+# --- 8. a spread's sub-column under a spanning metric -------------------------------------------
+
+TOOLS = r"""\begin{tabular}{lcccccc}
+\toprule
+\multirow{2}{*}{Tool} & \multicolumn{2}{c}{Precision} &
+  \multicolumn{2}{c}{Recall} & \multicolumn{2}{c}{F1} \\
+\cmidrule(lr){2-3}\cmidrule(lr){4-5}\cmidrule(lr){6-7}
+      & Mean & SD & Mean & SD & Mean & SD \\
+\midrule
+Tool A & 0.72 & 0.05 & 0.68 & 0.04 & 0.70 & 0.03 \\
+Tool B & 0.81 & 0.03 & 0.74 & 0.06 & 0.77 & 0.04 \\
+\textbf{Ours} & \textbf{0.85} & \textbf{0.02} & \textbf{0.79} & \textbf{0.03}
+  & \textbf{0.82} & \textbf{0.02} \\
+\bottomrule
+\end{tabular}
+"""
+
+
+@pytest.mark.parametrize(("sd", "precision", "want"), [
+    ("SD", 0.85, []), ("SD", 0.86, [("drift", ("P",), "0.85")]),
+    # (held before the round: "Std" read with "Precision" was a spread's header already)
+    ("Std", 0.86, [("drift", ("P",), "0.85")]), ("std", 0.86, [("drift", ("P",), "0.85")])])
+def test_a_spreads_sub_column_is_no_value_of_the_metric_over_it(sd: str, precision: float,
+                                                                want: list) -> None:
+    """A paper-writing guide's LaTeX example: Precision, Recall and F1 each spanning a "Mean" and
+    an "SD" column. A wrong precision claim drifted twice, at 0.85 and at the SD column's 0.02:
+    the "SD" part was read with the "Precision" over it, no spread's header."""
+    claims = [claim("P", "precision", precision, aliases=("Ours",)),
+              claim("R", "recall", 0.79, aliases=("Ours",))]
+    findings, matched = _read(run("a.tex", TOOLS.replace("& SD ", f"& {sd} "), claims))
+    assert findings == want
+    assert matched == ([("P",), ("R",)] if not want else [("R",)])
+
+
+def test_a_wrong_recall_drifts_at_its_mean_alone() -> None:
+    """The "Mean" column under "Recall" is the recall's, its "SD" column no value (a wrong
+    recall drifted at 0.79 and at 0.03 before)."""
+    claims = [claim("R", "recall", 0.78, aliases=("Ours",))]
+    assert _read(run("a.tex", TOOLS, claims)) == ([("drift", ("R",), "0.79")], [])
