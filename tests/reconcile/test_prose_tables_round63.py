@@ -355,3 +355,33 @@ def test_a_wrong_recall_drifts_at_its_mean_alone() -> None:
     recall drifted at 0.79 and at 0.03 before)."""
     claims = [claim("R", "recall", 0.78, aliases=("Ours",))]
     assert _read(run("a.tex", TOOLS, claims)) == ([("drift", ("R",), "0.79")], [])
+
+
+# --- 9. a parameter count spelled out in prose ---------------------------------------------------
+
+@pytest.mark.parametrize(("text", "alias", "shown"), [
+    ("For instance, our TinyNeXt-T achieves a remarkable 71.5% top-1 accuracy with only 1.0M "
+     "parameters on ImageNet-1K.\n", "TinyNeXt-T", "1.0M"),
+    ("iLLaMA rivals the performance with its encoder-only counterparts, achieving 75.1% "
+     "ImageNet top-1 accuracy with only 5.7M parameters.\n", "iLLaMA", "5.7M")])
+@pytest.mark.parametrize("metric", ["params", "num_params", "parameters", "n_params"])
+@pytest.mark.parametrize("drifts", [False, True])
+def test_a_parameter_count_keyed_params_is_named_by_parameters(text: str, alias: str, shown: str,
+                                                               metric: str,
+                                                               drifts: bool) -> None:
+    """TinyNeXt's README and iLLaMA's abstract write a model's size as "1.0M parameters"; a claim
+    keyed "params" (a results file's usual key) was named by "Params" alone, so a wrong count
+    went unreported."""
+    value = float(shown[:-1]) + (0.2 if drifts else 0.0)
+    claims = [documents_claim("N", metric, value, unit="M", aliases=(alias,))]
+    findings, matched = _read(run("README.md", text, claims))
+    assert findings == ([("drift", ("N",), shown)] if drifts else [])
+    assert matched == ([] if drifts else [("N",)])
+
+
+@pytest.mark.parametrize("metric", ["param_norm", "params_lr", "grad_params"])
+def test_near_miss_other_keys_with_param_are_not_counts(metric: str) -> None:
+    """Only a count's key ("params", "num_params", "params_m"): "param_norm" is a norm."""
+    text = "Ours reaches 71.5% top-1 accuracy with only 1.0M parameters.\n"
+    claims = [documents_claim("N", metric, 1.2, aliases=("Ours",))]
+    assert _read(run("README.md", text, claims)) == ([], [])
