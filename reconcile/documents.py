@@ -38,7 +38,8 @@ Two ways a number is tied to a claim, exact first:
      (`_after_spread`); a mark before the value ("≈0.444", "🥇 0.912", "\\llap{$^*$}0.912":
      `_MARK_BEFORE`), a gain in a subscript after it ("$0.912_{\\uparrow 1.2}$") and a note
      ending a setting's cell ("| Learning rate | 2e-4 (cosine decay) |": `_note_start`) leave
-     the value; a change's end may stand in parentheses alone ("76.1 → (77.3)": 77.3);
+     the value, a split named in parentheses after it makes it that split's ("0.5832 (dev)":
+     `_split_note`); a change's end may stand in parentheses alone ("76.1 → (77.3)": 77.3);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -286,6 +287,24 @@ def _after_spread(masked: str, shown: Shown) -> int:
 # 0.001 (cosine decay) |", a YOLOv8-OBB README's), "| Learning rate schedule | 8e-4 → 8e-5
 # (cosine decay) |" (a pretraining report's configuration table)
 _NOTE_END = re.compile(r"\([^()\n]*\)[\s*_`$]*\Z")
+
+
+# A split named in parentheses after a cell's value: "| Pinnacle closing benchmark | — | 0.5832
+# (dev) | — |" (a football model's comparison table, the market's Brier score on the dev
+# seasons)
+_PAREN_NOTE = re.compile(r"[ \t]*\(([^()\n]{1,24})\)")
+
+
+def _split_note(masked: str, at: int) -> tuple[str, int] | None:
+    """The split a note in parentheses at ``at`` of a cell's mask names alone ("(dev)", "(val
+    set)": `number_roles.label_split`) and where the note ends; None where none does. Round
+    63: the note's word made the cell a label, the value unjudged; it is the value of that
+    split now (no claim on another split's)."""
+    note = _PAREN_NOTE.match(masked, at)
+    if note is None:
+        return None
+    split = label_split(note.group(1))
+    return None if split is None else (split, note.end())
 
 
 def _note_start(masked: str) -> int:
@@ -1790,9 +1809,13 @@ class _Run:
                 if parsed is not None:
                     parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma,
                                            schedule)
-                if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed),
-                                                   _note_start(masked) if schedule
-                                                   else len(masked)):
+                after = 0 if parsed is None else _after_spread(masked, parsed)
+                note_split = _split_note(masked, after) if parsed is not None \
+                    and "(" in masked else None
+                if note_split is not None:
+                    after = note_split[1]
+                if parsed is None or _WORDS.search(masked, after, _note_start(masked)
+                                                   if schedule else len(masked)):
                     continue
                 shown = _shift(parsed, cell.start)
                 scale_word = col_scale[ci] if ci < len(col_scale) else None
@@ -1823,8 +1846,8 @@ class _Run:
                 if per_class:  # a class's row: no other claim's (the overall AP's) number
                     by_row = self.named(rterms)
                     strength = {c: n for c, n in strength.items() if c in by_row}
-                split = (col_split[ci] if ci < len(col_split) else None) or row_split \
-                    or section
+                split = (note_split[0] if note_split is not None else None) \
+                    or (col_split[ci] if ci < len(col_split) else None) or row_split or section
                 if split is not None:  # "Val Acc" is not a test_acc claim's column
                     strength = self._of_split(strength, split)
                 if not alone and taken:

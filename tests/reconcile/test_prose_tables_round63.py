@@ -385,3 +385,40 @@ def test_near_miss_other_keys_with_param_are_not_counts(metric: str) -> None:
     text = "Ours reaches 71.5% top-1 accuracy with only 1.0M parameters.\n"
     claims = [documents_claim("N", metric, 1.2, aliases=("Ours",))]
     assert _read(run("README.md", text, claims)) == ([], [])
+
+
+# --- 10. a split named in parentheses after a value ----------------------------------------------
+
+BRIER = ("| Model | Best method | Brier | 95% CI | LogLoss | ECE |\n|---|---|---|---|---|---|\n"
+         "| Uniform baseline | — | 0.6667 | — | 1.099 | — |\n"
+         "| **M2 Elo** | Platt (chron) | **0.5977** | [0.581, 0.615] | 1.001 | 0.037 |\n"
+         "| Pinnacle closing benchmark | — | 0.5832 {note} | — | — | — |\n")
+
+
+@pytest.mark.parametrize(("note", "metric", "value", "want"), [
+    (note, metric, value, want)
+    for note in ("(dev)", "(val)", "(dev set)", "(Dev)")
+    for metric, value, want in (("brier", 0.5832, []),
+                                ("brier", 0.5842, [("drift", ("PB",), "0.5832")]),
+                                (("val_brier" if "val" in note else "dev_brier"), 0.5842,
+                                 [("drift", ("PB",), "0.5832")]))])
+def test_a_value_with_its_split_in_parentheses_is_judged(note: str, metric: str, value: float,
+                                                         want: list) -> None:
+    """A football model's comparison table: the market's benchmark "0.5832 (dev)". The split's
+    word made the cell a label: the benchmark's Brier claim went unjudged."""
+    claims = [documents_claim("PB", metric, value, aliases=("Pinnacle closing benchmark",),
+                              run="pinnacle"),
+              documents_claim("B", "brier", 0.5977, aliases=("M2 Elo",), run="elo")]
+    findings, matched = _read(run("README.md", BRIER.format(note=note), claims))
+    assert findings == want
+    assert matched == ([("B",)] if want else [("B",), ("PB",)])
+
+
+@pytest.mark.parametrize(("note", "metric"), [("(dev)", "test_brier"), ("(best)", "brier"),
+                                              ("(dev only)", "brier"), ("(train)", "val_brier")])
+def test_near_miss_another_splits_or_a_words_note(note: str, metric: str) -> None:
+    """The dev split's value is no test claim's; a note that is no split alone ("(best)", "(dev
+    only)") leaves the cell a label, as before."""
+    claims = [documents_claim("PB", metric, 0.5842, aliases=("Pinnacle closing benchmark",),
+                              run="pinnacle")]
+    assert _read(run("README.md", BRIER.format(note=note), claims)) == ([], [])
