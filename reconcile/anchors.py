@@ -182,8 +182,8 @@ def metric_terms(metric: str) -> frozenset[str]:
     header = _iou_type_header(term)
     if header is not None:
         out.add(header)
-    if "param" in term and _PARAMETER_COUNT.match(term):
-        out |= {"params", "parameters"}
+    if "param" in term:
+        out |= _spelled_count(term)
     return frozenset(t for t in out if _is_anchor(t, t))
 
 
@@ -192,8 +192,23 @@ def metric_terms(metric: str) -> frozenset[str]:
 # accuracy with only 1.0M parameters on ImageNet-1K" (TinyNeXt's README), "75.1% ImageNet top-1
 # accuracy with only 5.7M parameters" (iLLaMA's abstract). Before round 63 a claim on "params"
 # was named by "Params" only: a wrong count in prose went unreported.
-_PARAMETER_COUNT = re.compile(r"(?:(?:num|n|total|model|trainable)\s)?(?:params|parameters"
+# A count qualified ("total_params", "trainable_params") keeps its qualifier: "Trainable params:
+# 592,660" is no total's number (torchsummary prints both).
+_PARAMETER_COUNT = re.compile(r"(?:(num|n|total|model|trainable)\s)?(?:params|parameters"
                               r"|param\scount)(?:\s[mbk])?$")
+
+
+def _spelled_count(term: str) -> frozenset[str]:
+    """The anchor terms a parameter count's normalized key ``term`` is written with in prose
+    (`_PARAMETER_COUNT`): "params" and "parameters", with the key's qualifier if it has one
+    ("total parameters"); none for another key."""
+    count = _PARAMETER_COUNT.match(term)
+    if count is None:
+        return frozenset()
+    qualifier = count.group(1)
+    if qualifier in (None, "num", "n"):
+        return frozenset({"params", "parameters"})
+    return frozenset({f"{qualifier} params", f"{qualifier} parameters"})
 
 
 # COCO's AP (IoU 0.50:0.95, all areas) of one IoU type, as mmdetection logs it (`bbox_mAP`,
@@ -357,10 +372,9 @@ class AnchorIndex:
                 found.setdefault(header, set()).add(claim.id)
                 quantities.add(header)
             # A parameter count's abbreviated key is spelled out in prose (`_PARAMETER_COUNT`)
-            if "param" in metric and _PARAMETER_COUNT.match(metric):
-                for spelled in ("params", "parameters"):
-                    found.setdefault(spelled, set()).add(claim.id)
-                    quantities.add(spelled)
+            for spelled in _spelled_count(metric) if "param" in metric else ():
+                found.setdefault(spelled, set()).add(claim.id)
+                quantities.add(spelled)
             # A namespaced key (`agieval_aqua_rat/acc_norm`, `gsm8k/exact_match,strict-match`,
             # `bbox/AP`) is written apart in a harness's table: the task in one cell (or the
             # heading), the metric and its filter in others. Its parts name it together only.

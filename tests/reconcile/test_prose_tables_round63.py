@@ -19,7 +19,16 @@
 * a setting's cell with a note ("| Learning rate | 2e-4 (cosine decay) |", a QLoRA fine-tuning
   README's training table; "| Learning Rate | 0.001 (cosine decay) |", a YOLOv8-OBB README's;
   "| Learning rate schedule | 8e-4 → 8e-5 (cosine decay) |", a pretraining report's) was a
-  label: an lr claim went unjudged.
+  label: an lr claim went unjudged;
+* the second of a pair written with its unit each, "108 FPS/74 FPS" (RT-DETR's abstract as a
+  README quotes it), was unread;
+* a setting written key=value where the result is measured ("at stop=20, 16.8% vs. the
+  baseline's 7.1%") was a plausible value: a wrong claim was ambiguous at 20;
+* found reading real READMEs and papers after those: "specificity" and "sensitivity" named no
+  metric ("88.3 % accuracy / 91.8 % specificity / 84.7 % recall (K=6)": a wrong recall was
+  ambiguous); a spread's "SD" sub-column under a spanning "Precision" was the precision's (a
+  second, false drift at the SD); a claim keyed "params" was not named by "1.0M parameters"
+  (TinyNeXt's README); a split in parentheses after a value ("0.5832 (dev)") made a label.
 """
 
 from __future__ import annotations
@@ -422,3 +431,17 @@ def test_near_miss_another_splits_or_a_words_note(note: str, metric: str) -> Non
     claims = [documents_claim("PB", metric, 0.5842, aliases=("Pinnacle closing benchmark",),
                               run="pinnacle")]
     assert _read(run("README.md", BRIER.format(note=note), claims)) == ([], [])
+
+
+@pytest.mark.parametrize(("value", "drifts"), [(592660, False), (592670, True)])
+def test_near_miss_a_qualified_count_keeps_its_qualifier(value: float, drifts: bool) -> None:
+    """torchsummary prints "Total params" and "Trainable params" (pratikiiitb2013/ERA's S5
+    README): a claim keyed "total_params" is named by "total params" and "total parameters",
+    never by the trainable count's "params"."""
+    text = ("```\nTotal params: 592,660\nTrainable params: 592,660\nNon-trainable params: 0\n"
+            "```\n\nThe model has 592,660 total parameters.\n")
+    claims = [documents_claim("P", "total_params", value)]
+    report = run("README.md", text, claims)
+    assert [(f.type, f.claims, f.line) for f in report.findings] == (
+        [("drift", ("P",), 2), ("drift", ("P",), 7)] if drifts else [])
+    assert sorted(m.line for m in report.matches) == ([] if drifts else [2, 7])
