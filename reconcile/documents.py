@@ -1689,7 +1689,7 @@ class _Run:
             # sub-columns of a paper's tool comparison, is the spread's column; read with the
             # part above it, "Precision SD", it was the precision's, its 0.02 a drift, round 63)
             col_delta.append(any(_delta_column(text, terms)
-                                 for text in (cell.text, *written_heads)))
+                                 for text in dict.fromkeys((cell.text, *written_heads))))
             col_scale.append(_header_scale(cell.text))
         col_under = _spanned_from(table)
         _bare_is_training(col_split, col_head)
