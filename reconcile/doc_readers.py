@@ -230,8 +230,8 @@ _MASKS: dict[str, re.Pattern[str]] = {
         # stays centred ("\hphantom{\textsubscript{+4.1}}86.1\textsubscript{\textcolor{red}{
         # +4.1}}", the \dvalp macro of a LaTeX-to-Word converter's tests: its +4.1 was read
         # as the cell's number, the cell no value, round 63)
-        r"|\\(?:textcolor|colorbox|color)(?:\[[^\]]*\])?\{[^{}]*\}"
-        r"|\\[hv]?phantom(?:\[[^\]]*\])?\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+        r"|\\(?:(?:textcolor|colorbox|color)(?:\[[^\]]*\])?\{[^{}]*\}"
+        r"|[hv]?phantom(?:\[[^\]]*\])?\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})"
         r"|\\\\(?:\[[^\]]*\])?|\\(?!(?:pm|mp|times|cdot)(?![A-Za-z]))[A-Za-z@]+\*?(?:\[[^\]]*\])?"
         r"|\\[^A-Za-z%,\s]", re.S),
     # (a role starts a run of name characters and colons: tried from every colon of a long
