@@ -215,12 +215,9 @@ _MARK_BEFORE = re.compile(
     r"|\{?\$?(?:\{\})?\^(?:\{[\s*]*\}|\*)\$?\}?|\{\*\})")
 
 
-def _value_start(masked: str) -> int | None:
-    """Where a table cell's value may start (``masked`` the cell's mask): its first non-blank,
-    or past a mark written before the value (`_MARK_BEFORE`); None where the cell starts with
-    no number."""
-    if _NUMERIC_START.match(masked):
-        return len(masked) - len(masked.lstrip())
+def _marked_start(masked: str) -> int | None:
+    """Where a table cell's value starts past a mark written before it (`_MARK_BEFORE`;
+    ``masked`` the cell's mask), or None where no mark and number start the cell."""
     mark = _MARK_BEFORE.match(masked)
     if mark is not None and _NUMERIC_START.match(masked, mark.end()):
         return mark.end()
@@ -1729,7 +1726,7 @@ class _Run:
                     row_terms.add(label)
                     continue
                 # (a first cell "25%" is describe()'s label of a quartile row, not a value)
-                if _value_start(masked) is not None \
+                if (_NUMERIC_START.match(masked) or _marked_start(masked) is not None) \
                         and not (ci == 0 and names_a_spread(masked)) \
                         and not _DIMENSIONS.match(masked):
                     numeric.append((ci, cell, masked))  # parsed below, only where it matters
@@ -1804,7 +1801,10 @@ class _Run:
                         or (ci < len(col_bind) and col_bind[ci])):
                     continue  # nothing here names a claim: the number is nobody's
                 # from the cell's first non-blank: a LaTeX cell may start on a line of its own
-                parsed = number_in(masked, _value_start(masked) or 0, len(masked), comma)
+                parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
+                                   comma)
+                if parsed is None and (mark := _marked_start(masked)) is not None:
+                    parsed = number_in(masked, mark, len(masked), comma)  # "≈0.444", "🥇 0.912"
                 schedule = row_no in hyper_rows or (ci < len(col_hyper) and col_hyper[ci])
                 if parsed is not None:
                     parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma,
