@@ -1,0 +1,63 @@
+"""Review of round 63's readings (a setting's key=value in prose, marks and notes in cells).
+
+* a key=value after "(" or "with" is a setting's level only where the key names no result:
+  round 63 asked whether the whole key is a metric's name, so a metric's key qualified by its
+  split or its IoU type ("val_acc", "eval_accuracy", "test_f1", "bbox_mAP") was taken for a
+  setting and its number for a level. Training logs and READMEs write a result so: "[train]
+  Best model saved: artifacts/checkpoints/best_model.pth (val_acc=0.889)" (an image
+  classifier's README), "- Best single fold: fold 8 (val_acc=0.625)" (a CV report's generator); a wrong
+  accuracy claim went unreported there (before the round, a drift).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from labledger.reconcile.doc_readers import read_document
+from labledger.reconcile.documents import reconcile_segments
+from labledger.reconcile.findings import Report
+from tests.reconcile.test_documents import claim as documents_claim
+
+claim = partial(documents_claim, run="ours")
+
+
+def run(path: str, text: str, claims: list) -> Report:
+    return reconcile_segments(read_document(path, text.encode()), claims)
+
+
+def _read(report: Report) -> tuple[list[tuple[str, tuple[str, ...], str]], list[tuple[str, ...]]]:
+    return ([(f.type, f.claims, f.shown) for f in report.findings],
+            sorted(m.claims for m in report.matches))
+
+
+# --- 1. a qualified metric's key=value is the result, not a setting ------------------------------
+
+@pytest.mark.parametrize(("text", "metric", "shown"), [
+    ("[train] Best model saved: artifacts/checkpoints/best_model.pth (val_acc=0.889)\n",
+     "acc", "0.889"),
+    ("- Best single fold: fold 8 (val_acc=0.625)\n", "acc", "0.625"),
+    ("The final model (eval_accuracy=0.912) beats the baseline.\n", "accuracy", "0.912"),
+    ("The final model (test_f1=0.87) beats the baseline.\n", "f1", "0.87"),
+    ("Our detector (bbox_mAP=41.2) beats the baseline.\n", "map", "41.2"),
+    ("Detector results with bbox_mAP=41.2 on COCO.\n", "map", "41.2")])
+def test_a_qualified_metrics_key_keeps_its_value(text: str, metric: str, shown: str) -> None:
+    """The key's part after its split or IoU type is a metric's name: the number is the result
+    (a wrong claim drifts), as "(recall=16.9%)" is."""
+    assert _read(run("README.md", text, [claim("A", metric, 0.5)])) == (
+        [("drift", ("A",), shown)], [])
+
+
+@pytest.mark.parametrize("text", [
+    "Recall with top_k=20 is {v}% for Ours.", "Recall (max_len=20) is {v}% for Ours.",
+    "Recall (num_beams=20) is {v}% for Ours."])
+@pytest.mark.parametrize(("value", "drifts"), [("16.8", False), ("16.9", True)])
+def test_near_miss_a_settings_key_with_parts_stays_a_level(text: str, value: str,
+                                                           drifts: bool) -> None:
+    """A key none of whose parts is a metric's name ("top_k", "max_len", "num_beams") is still
+    a setting: its 20 no plausible recall."""
+    claims = [claim("R", "recall", 16.8, unit="%", aliases=("Ours",))]
+    findings, matched = _read(run("a.md", text.format(v=value) + "\n", claims))
+    assert findings == ([("drift", ("R",), value + "%")] if drifts else [])
+    assert matched == ([] if drifts else [("R",)])
