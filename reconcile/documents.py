@@ -128,6 +128,7 @@ from labledger.reconcile.log_units import (
     md_headings,
     over_table,
     strongest_records,
+    without_argument_titles,
 )
 from labledger.reconcile.metric_directions import direction_of, metric_key
 from labledger.reconcile.number_roles import (
@@ -2639,6 +2640,8 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
         run.summary_values = frozenset(s.value_start for s in summaries(seg.text))
     if hits and seg.syntax == "md":
         hits = without_code(seg, hits)  # a fenced program's anchors name no result
+    if hits and seg.syntax in ("md", "rst"):
+        hits = without_argument_titles(seg, hits)  # "## Parameters": an API's, no count
     if not markers and not hits:
         return
     # A printed log: a unit a line, the lines under a heading named by it too, and every line's

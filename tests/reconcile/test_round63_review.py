@@ -6,7 +6,12 @@
   setting and its number for a level. Training logs and READMEs write a result so: "[train]
   Best model saved: artifacts/checkpoints/best_model.pth (val_acc=0.889)" (an image
   classifier's README), "- Best single fold: fold 8 (val_acc=0.625)" (a CV report's generator); a wrong
-  accuracy claim went unreported there (before the round, a drift).
+  accuracy claim went unreported there (before the round, a drift);
+* once "parameters" named a claim on "params", a heading "Parameters" named what is under it:
+  an API's arguments (numpydoc's "Parameters\n----------" section; READMEs and generated docs
+  head a function's options "## Parameters": PHP's manual pages, platyPS's cmdlet help, a
+  kernel spec's "### Parameters" table of defaults), so a default "(int, default 20)" drifted
+  against a model's parameter count (a false drift). ("## Params" did so before the round.)
 """
 
 from __future__ import annotations
@@ -61,3 +66,39 @@ def test_near_miss_a_settings_key_with_parts_stays_a_level(text: str, value: str
     findings, matched = _read(run("a.md", text.format(v=value) + "\n", claims))
     assert findings == ([("drift", ("R",), value + "%")] if drifts else [])
     assert matched == ([] if drifts else [("R",)])
+
+
+# --- 2. a "Parameters" heading titles an API's arguments -----------------------------------------
+
+API_DOCS = [
+    # a README's options under "### Parameters" (as PHP's manual pages, platyPS's cmdlet help
+    # and a kernel spec's "### Parameters | epsilon | float | No | > 0 | 1e-5 |" head theirs)
+    ("README.md", "### Parameters\n\n- `k` (int, default 20): number of neighbours.\n"
+                  "- `alpha` (float, default 0.5): mixing weight.\n"),
+    ("README.md", "## Parameters\n\n`k` — number of neighbours (default: 20).\n"),
+    ("README.md", "## Parameters\nk : int, default 20\n"),
+    # numpydoc's section, its first argument on the line under the rule
+    ("README.md", "Parameters\n----------\nk : int, default 20\n    Number of neighbours.\n"),
+    ("docs/api.rst", "Parameters\n----------\nk : int, default 20\n    Number of neighbours.\n")]
+
+
+@pytest.mark.parametrize(("path", "text"), API_DOCS)
+@pytest.mark.parametrize("metric", ["params", "num_params"])
+def test_a_parameters_heading_names_no_parameter_count(path: str, text: str,
+                                                       metric: str) -> None:
+    """Round 63 made "parameters" name a claim on "params" (TinyNeXt's "1.0M parameters"); a
+    heading "Parameters" then named the arguments under it (or the line it runs on to), and a
+    default of 20 drifted against a 12.3M-parameter claim: a false drift in a README
+    documenting a function. A heading that is "Parameters" (or "Params") alone names nothing."""
+    assert _read(run(path, text, [claim("A", metric, 12.3, unit="M")])) == ([], [])
+
+
+@pytest.mark.parametrize("text", [
+    "## Model size\n\nOurs has 12.1M parameters.\n",
+    "### Parameters\n\n| Model | Params |\n|---|---|\n| Ours | 12.1M |\n",
+    "## Parameters and FLOPs\n\n| Model | Params | FLOPs |\n|---|---|---|\n| Ours | 12.1M | 2.1G |\n"])
+def test_near_miss_a_count_under_any_heading_is_still_judged(text: str) -> None:
+    """A count written with its own "parameters" or in a "Params" column is still the claim's,
+    under a "Parameters" heading too, and a heading naming more than the word still names."""
+    claims = [claim("A", "params", 12.3, unit="M", aliases=("Ours",))]
+    assert _read(run("README.md", text, claims)) == ([("drift", ("A",), "12.1M")], [])
