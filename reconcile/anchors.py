@@ -194,6 +194,8 @@ def metric_terms(metric: str) -> frozenset[str]:
 # was named by "Params" only: a wrong count in prose went unreported.
 # A count qualified ("total_params", "trainable_params") keeps its qualifier: "Trainable params:
 # 592,660" is no total's number (torchsummary prints both).
+# In prose "parameters" names the count only where it counts (`documents._counted_parameters`):
+# "the remaining parameters are set to 20" are a method's settings.
 _PARAMETER_COUNT = re.compile(r"(?:(num|n|total|model|trainable)\s)?(?:params|parameters"
                               r"|param\scount)(?:\s[mbk])?$")
 

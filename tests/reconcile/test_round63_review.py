@@ -5,13 +5,18 @@
   split or its IoU type ("val_acc", "eval_accuracy", "test_f1", "bbox_mAP") was taken for a
   setting and its number for a level. Training logs and READMEs write a result so: "[train]
   Best model saved: artifacts/checkpoints/best_model.pth (val_acc=0.889)" (an image
-  classifier's README), "- Best single fold: fold 8 (val_acc=0.625)" (a CV report's generator); a wrong
-  accuracy claim went unreported there (before the round, a drift);
+  classifier's README), "- Best single fold: fold 8 (val_acc=0.625)" (a CV report's
+  generator); a wrong accuracy claim went unreported there (before the round, a drift);
 * once "parameters" named a claim on "params", a heading "Parameters" named what is under it:
   an API's arguments (numpydoc's "Parameters\n----------" section; READMEs and generated docs
   head a function's options "## Parameters": PHP's manual pages, platyPS's cmdlet help, a
   kernel spec's "### Parameters" table of defaults), so a default "(int, default 20)" drifted
   against a model's parameter count (a false drift). ("## Params" did so before the round.)
+* in prose "parameters" is as often a method's settings as a model's count ("all other
+  parameters are set to 0.0", a mixer's docs; "adjust the parameters of LoRA (3~5 sets of
+  parameters is enough)", a course's task): "The remaining parameters are set to 20" drifted
+  against a claim on "params". The word names the count where it counts: after a number ("1.0M
+  parameters"), after "number of" or "#", before a colon and its number, or heading a column.
 """
 
 from __future__ import annotations
@@ -96,9 +101,48 @@ def test_a_parameters_heading_names_no_parameter_count(path: str, text: str,
 @pytest.mark.parametrize("text", [
     "## Model size\n\nOurs has 12.1M parameters.\n",
     "### Parameters\n\n| Model | Params |\n|---|---|\n| Ours | 12.1M |\n",
-    "## Parameters and FLOPs\n\n| Model | Params | FLOPs |\n|---|---|---|\n| Ours | 12.1M | 2.1G |\n"])
+    "## Parameters and FLOPs\n\n| Model | Params | FLOPs |\n|---|---|---|\n"
+    "| Ours | 12.1M | 2.1G |\n"])
 def test_near_miss_a_count_under_any_heading_is_still_judged(text: str) -> None:
     """A count written with its own "parameters" or in a "Params" column is still the claim's,
     under a "Parameters" heading too, and a heading naming more than the word still names."""
     claims = [claim("A", "params", 12.3, unit="M", aliases=("Ours",))]
     assert _read(run("README.md", text, claims)) == ([("drift", ("A",), "12.1M")], [])
+
+
+# --- 3. "parameters" in prose: a count's name only where it counts -------------------------------
+
+SETTINGS_PROSE = [
+    # a mixer's docs: "scaling of all axes is set to 1.0, all other parameters are set to 0.0"
+    "The remaining parameters are set to 20.\n",
+    "We use the default parameters (window 20, alpha 0.5).\n",
+    "The learning-rate parameters are 1e-3 and 20.\n",
+    # a course's task: "adjust the parameters of LoRA (3~5 sets of parameters is enough)"
+    "Parameters of the LoRA adapters: r=16, alpha=32.\n"]
+
+
+@pytest.mark.parametrize("text", SETTINGS_PROSE)
+@pytest.mark.parametrize("metric", ["params", "params_m"])
+def test_parameters_of_a_method_name_no_parameter_count(text: str, metric: str) -> None:
+    """"parameters" is English for a method's settings: in these sentences it names no model's
+    count, and their numbers drifted against a claim on "params" once round 63 made the word
+    name it (before, nothing: "params" is no word prose writes so)."""
+    assert _read(run("README.md", text, [claim("A", metric, 12.3, unit="M")])) == ([], [])
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("Our TinyNeXt-T achieves 71.5% top-1 accuracy with only 1.0M parameters.\n", "1.0M"),
+    ("The model has 1.2 million parameters.\n", "1.2 million"),
+    ("It trains 1.0M learnable parameters.\n", "1.0M"),
+    ("The number of parameters is 1.0M.\n", "1.0M"),
+    ("- **Parameters**: 1.0M\n", "1.0M"),
+    ("#Parameters: 1.0M\n", "1.0M"),
+    ("| Model | Parameters |\n|---|---|\n| TinyNeXt-T | 1.0M |\n", "1.0M"),
+    ("Ours reaches 71.5\\% top-1 with only $1.0\\mathrm{M}$ parameters.\n", "1.0"),
+    ("Ours reaches 71.5\\% top-1 with only 1.0\\,M parameters.\n", "1.0 M")])
+def test_near_miss_a_counted_parameters_still_names_the_claim(text: str, shown: str) -> None:
+    """After a number, after "number of" or "#", before a colon and its number, or heading a
+    table's column, "parameters" counts: a wrong count drifts (in LaTeX too)."""
+    claims = [claim("A", "params", 1.1, unit="M", aliases=("TinyNeXt-T",))]
+    path = "a.tex" if "\\%" in text else "README.md"
+    assert _read(run(path, text, claims))[0] == [("drift", ("A",), shown)]
