@@ -2625,23 +2625,25 @@ def _collection_paused() -> Iterator[None]:
 # "parameters" names a parameter count's claim (`anchors._PARAMETER_COUNT`) where it is counted:
 # after a number ("with only 1.0M parameters", "7B parameters", "25.6M trainable parameters"),
 # after "number of" or "#", before its number ("Parameters: 25.6M", "**Total parameters**:
-# 592,660"), or heading a table's column. Elsewhere in prose the word is a method's settings:
-# "The remaining parameters are set to 20", "We use the default parameters (window 20)",
-# "Parameters of the LoRA adapters: r=16, alpha=32"; read as a count's name, their numbers drifted
-# against a model's parameter count (review of round 63).
+# 592,660", "with parameters of only 5.7M"), or heading a table's column. Elsewhere in prose the
+# word is a method's settings: "The remaining parameters are set to 20", "We use the default
+# parameters (window 20)", "Parameters of the LoRA adapters: r=16, alpha=32"; read as a count's
+# name, their numbers drifted against a model's parameter count (review of round 63).
 _COUNTED_BEFORE = re.compile(
     # a number and its scale ("1.0M", "$1.0$M", "1.0\\,M", "$1.0\\mathrm{M}$", "1.2 million")
     r"(?i)(?:\d[\d.,]*[ \t$~{}]*(?:\\(?:,|[A-Za-z]+\{)[ \t]*)?"
     r"(?:[kmbgt]|mn|bn|thousand|million|billion|trillion)?"
     r"|(?<![^\W_])(?:number|count|amount|num|no\.)[ \t]+of(?:[ \t]+the)?|\#[ \t]*(?:of[ \t]+)?)"
     r"[ \t*_`~)$}]*(?:[^\W\d_]+[ \t]+)?\Z")
-_COUNTED_AFTER = re.compile(r"[ \t*_`]*(?:\([^()\n]{0,12}\)[ \t*_`]*)?[:=|]")
+_COUNTED_AFTER = re.compile(r"[ \t*_`]*(?:\([^()\n]{0,12}\)[ \t*_`]*)?[:=|]"
+                            r"|[ \t]+of[ \t]+(?:(?:only|about|approximately|around)[ \t]+|~)?"
+                            r"[$~]*\d")
 
 
 def _counted_parameters(seg: Segment, hits: list[Hit]) -> list[Hit]:
     """``hits`` less a "parameters" of prose that counts nothing: no number or "number of"
-    before it (`_COUNTED_BEFORE`), no colon and number after it (`_COUNTED_AFTER`), in no
-    table."""
+    before it (`_COUNTED_BEFORE`), no colon or "of" and a number after it (`_COUNTED_AFTER`),
+    in no table."""
     text = seg.text
     out = []
     for hit in hits:

@@ -146,3 +146,13 @@ def test_near_miss_a_counted_parameters_still_names_the_claim(text: str, shown: 
     claims = [claim("A", "params", 1.1, unit="M", aliases=("TinyNeXt-T",))]
     path = "a.tex" if "\\%" in text else "README.md"
     assert _read(run(path, text, claims))[0] == [("drift", ("A",), shown)]
+
+
+def test_near_miss_parameters_of_a_number_counts() -> None:
+    """UltraLight VM-UNet's README: "the UltraLight VM-UNet exhibits the same strong performance
+    competitiveness with parameters of only 0.049M and GFLOPs of 0.060": "parameters of" and a
+    number counts too (a wrong count drifts, as in the round)."""
+    text = ("The UltraLight VM-UNet exhibits the same strong performance competitiveness with "
+            "parameters of only 0.049M.\n")
+    assert _read(run("README.md", text, [claim("A", "params", 0.051, unit="M")])) == (
+        [("drift", ("A",), "0.049M")], [])
