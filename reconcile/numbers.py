@@ -109,7 +109,10 @@ _WHOLES_PAIRED = re.compile(r"(?<![\w./\-\u2212\u2013:,^@#\\])\d+(?:/\d+)+"
 # README quotes it: "RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and 108 FPS/74 FPS on T4
 # GPU"), "12 GB/24 GB". The later one was glued to the slash after a word, unread (round 63);
 # it is read where the unit before the slash follows a number and the same unit follows it.
-_UNIT_PAIRED_BEFORE = re.compile(r"(?:^|[^\w./])\d+(?:[.,]\d+)?[ \t]?([A-Za-z\u00b5]{1,6})/$")
+# (the number before the slash may follow a slash after a unit itself: the third of "217 FPS/161
+# FPS/108 FPS", review of round 63)
+_UNIT_PAIRED_BEFORE = re.compile(r"(?:^|[^\w./]|(?<=[A-Za-z\u00b5]/))\d+(?:[.,]\d+)?[ \t]?"
+                                 r"([A-Za-z\u00b5]{1,6})/$")
 
 
 def _unit_paired(text: str, start: int, end: int) -> bool:

@@ -16,7 +16,8 @@
   parameters are set to 0.0", a mixer's docs; "adjust the parameters of LoRA (3~5 sets of
   parameters is enough)", a course's task): "The remaining parameters are set to 20" drifted
   against a claim on "params". The word names the count where it counts: after a number ("1.0M
-  parameters"), after "number of" or "#", before a colon and its number, or heading a column.
+  parameters"), after "number of" or "#", before a colon and its number, or heading a column;
+* the third of a slashed list with its unit each ("217 FPS/161 FPS/108 FPS") was unread.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pytest
 from labledger.reconcile.doc_readers import read_document
 from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.findings import Report
+from labledger.reconcile.numbers import scan_numbers
 from tests.reconcile.test_documents import claim as documents_claim
 
 claim = partial(documents_claim, run="ours")
@@ -156,3 +158,17 @@ def test_near_miss_parameters_of_a_number_counts() -> None:
             "parameters of only 0.049M.\n")
     assert _read(run("README.md", text, [claim("A", "params", 0.051, unit="M")])) == (
         [("drift", ("A",), "0.049M")], [])
+
+
+# --- 4. a list of numbers each with its unit ------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("217 FPS/161 FPS/108 FPS", ["217", "161", "108"]),
+    ("12 GB/24 GB/48 GB", ["12", "24", "48"]),
+    ("1/2 GB/3 GB", []),  # (a fraction first: no pair, as round 63 read "1/2 GB")
+    ("108 FPS/74 FPS/s", ["108", "74"])])
+def test_every_number_of_a_slashed_list_with_units_is_read(text: str, numbers: list) -> None:
+    """Round 63 read the second of "108 FPS/74 FPS"; a third ("217 FPS/161 FPS/108 FPS", as
+    RT-DETR's R18/R34/R50 rows are quoted) followed a slash after the second's unit, and the
+    pair's rule wanted no slash before the number before it: the 108 was unread."""
+    assert [s.text for s in scan_numbers(text)] == numbers
