@@ -173,7 +173,8 @@ def metric_terms(metric: str) -> frozenset[str]:
     (``acc norm`` of ``arc_challenge/acc_norm``, ``exact match`` of
     ``gsm8k/exact_match,strict-match``), and COCO's AP of an IoU type as detection READMEs
     head it (``box ap`` of ``bbox_mAP`` and ``bbox/AP``, ``mask ap`` of ``segm_mAP``:
-    `_IOU_TYPE_AP`)."""
+    `_IOU_TYPE_AP`), and a parameter count's key spelled out as prose writes it
+    (``parameters`` of ``params``, ``num_params``: `_PARAMETER_COUNT`)."""
     term = normalize(metric)
     out = {term, _SPLIT_DIGITS.sub(" ", term), metric_key(metric)}
     if "/" in metric:
@@ -181,7 +182,35 @@ def metric_terms(metric: str) -> frozenset[str]:
     header = _iou_type_header(term)
     if header is not None:
         out.add(header)
+    if "param" in term:
+        out |= _spelled_count(term)
     return frozenset(t for t in out if _is_anchor(t, t))
+
+
+# A model's parameter count, keyed by the abbreviation ("params", "num_params", "params_m",
+# "param_count") that prose spells out: "our TinyNeXt-T achieves a remarkable 71.5% top-1
+# accuracy with only 1.0M parameters on ImageNet-1K" (TinyNeXt's README), "75.1% ImageNet top-1
+# accuracy with only 5.7M parameters" (iLLaMA's abstract). Before round 63 a claim on "params"
+# was named by "Params" only: a wrong count in prose went unreported.
+# A count qualified ("total_params", "trainable_params") keeps its qualifier: "Trainable params:
+# 592,660" is no total's number (torchsummary prints both).
+# In prose "parameters" names the count only where it counts (`documents._counted_parameters`):
+# "the remaining parameters are set to 20" are a method's settings.
+_PARAMETER_COUNT = re.compile(r"(?:(num|n|total|model|trainable)\s)?(?:params|parameters"
+                              r"|param\scount)(?:\s[mbk])?$")
+
+
+def _spelled_count(term: str) -> frozenset[str]:
+    """The anchor terms a parameter count's normalized key ``term`` is written with in prose
+    (`_PARAMETER_COUNT`): "params" and "parameters", with the key's qualifier if it has one
+    ("total parameters"); none for another key."""
+    count = _PARAMETER_COUNT.match(term)
+    if count is None:
+        return frozenset()
+    qualifier = count.group(1)
+    if qualifier in (None, "num", "n"):
+        return frozenset({"params", "parameters"})
+    return frozenset({f"{qualifier} params", f"{qualifier} parameters"})
 
 
 # COCO's AP (IoU 0.50:0.95, all areas) of one IoU type, as mmdetection logs it (`bbox_mAP`,
@@ -311,6 +340,9 @@ def _metric_anchors(metric: str, key: str) -> tuple[str, tuple[str, ...], frozen
     header = _iou_type_header(term)
     if header is not None:
         more.append(header)
+    # A parameter count's abbreviated key is spelled out in prose (`_PARAMETER_COUNT`)
+    if "param" in term:
+        more.extend(sorted(_spelled_count(term)))  # (sorted: the same index every process)
     # A namespaced key (`agieval_aqua_rat/acc_norm`, `gsm8k/exact_match,strict-match`,
     # `bbox/AP`) is written apart in a harness's table: the task in one cell (or the
     # heading), the metric and its filter in others. Its parts name it together only.

@@ -225,8 +225,13 @@ _MASKS: dict[str, re.Pattern[str]] = {
         # the \tabincell{c}{...} Chinese papers define for a multi-line cell: its alignment
         r"|\\tabincell\{[^{}]*\}"
         # a colour's name or model, not the text it colours (\textcolor{blue}{18.34}); what a
-        # \phantom only makes room for (\phantom{0}9.5: the 0 is never printed)
-        r"|\\(?:textcolor|colorbox|color|[hv]?phantom)(?:\[[^\]]*\])?\{[^{}]*\}"
+        # \phantom only makes room for (\phantom{0}9.5: the 0 is never printed), braces nested
+        # too: a gain set in a subscript after the value, room made for it before so the value
+        # stays centred ("\hphantom{\textsubscript{+4.1}}86.1\textsubscript{\textcolor{red}{
+        # +4.1}}", the \dvalp macro of a LaTeX-to-Word converter's tests: its +4.1 was read
+        # as the cell's number, the cell no value, round 63)
+        r"|\\(?:(?:textcolor|colorbox|color)(?:\[[^\]]*\])?\{[^{}]*\}"
+        r"|[hv]?phantom(?:\[[^\]]*\])?\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})"
         r"|\\\\(?:\[[^\]]*\])?|\\(?!(?:pm|mp|times|cdot)(?![A-Za-z]))[A-Za-z@]+\*?(?:\[[^\]]*\])?"
         r"|\\[^A-Za-z%,\s]", re.S),
     # (a role starts a run of name characters and colons: tried from every colon of a long

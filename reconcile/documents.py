@@ -35,7 +35,11 @@ Two ways a number is tied to a claim, exact first:
      a change where its row label or column header is a hyperparameter's name is a schedule,
      read where it starts ("| Learning rate | 1e-3 → 1e-5 |": 1e-3), and an interval or a
      spread in words after it ("0.04 (95% CI: 0.03-0.05)") does not make the cell a label
-     (`_after_spread`);
+     (`_after_spread`); a mark before the value ("≈0.444", "🥇 0.912", "\\llap{$^*$}0.912":
+     `_MARK_BEFORE`), a gain in a subscript after it ("$0.912_{\\uparrow 1.2}$") and a note
+     ending a setting's cell ("| Learning rate | 2e-4 (cosine decay) |": `_note_start`) leave
+     the value, a split named in parentheses after it makes it that split's ("0.5832 (dev)":
+     `_split_note`); a change's end may stand in parentheses alone ("76.1 → (77.3)": 77.3);
    * a model card's YAML ``model-index`` entries are units of their own, named by their
      result's dataset and task, judged together apart from the rest of the page
      (`front_matter`);
@@ -124,6 +128,7 @@ from labledger.reconcile.log_units import (
     md_headings,
     over_table,
     strongest_records,
+    without_argument_titles,
 )
 from labledger.reconcile.metric_directions import direction_of, metric_key
 from labledger.reconcile.number_roles import (
@@ -200,6 +205,26 @@ _WORDS = re.compile(r"(?<!\\)(?<![^\W\d_])(?!(?:pm|mp)(?![^\W\d_]))[^\W\d_]{2,}"
 # (the commands `doc_markers.number_in` reads a number inside)
 _NUMERIC_START = re.compile(
     r"(?:[\s*_`~$({]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
+# A mark a cell's value may be written after (round 63): "about" ("| Heuristic (argmax R_struct)
+# | ≈0.444 |", a recommender README's BERTScore table; "$\approx 0.444$" in its math), a medal
+# READMEs rank rows with ("🥇 0.912"), or a footnote's mark set before the value where a zero-
+# width box keeps the column's digits aligned ("\llap{$^*$}0.912", masked "{$^*$}0.912";
+# "$^{\dagger}$0.912", "\textsuperscript{*}0.912"). Before, the cell was a label, its value
+# unjudged (a missed drift). Only such a mark: a word before the number still makes a label.
+_MARK_BEFORE = re.compile(
+    r"[\s*_`~$({]*(?:\u2248|\\approx(?![A-Za-z])|[\U0001F947-\U0001F949\U0001F3C6]\ufe0f?"
+    r"|\{?\$?(?:\{\})?\^(?:\{[\s*]*\}|\*)\$?\}?|\{\*\})")
+
+
+def _marked_start(masked: str) -> int | None:
+    """Where a table cell's value starts past a mark written before it (`_MARK_BEFORE`;
+    ``masked`` the cell's mask), or None where no mark and number start the cell."""
+    mark = _MARK_BEFORE.match(masked)
+    if mark is not None and _NUMERIC_START.match(masked, mark.end()):
+        return mark.end()
+    return None
+
+
 # a cell showing no value: empty, a dash for a missing one ("-", "--", "–", "$-$"), "n/a", or
 # struck out (blanked by the mask: "~~31.52~~", "\\sout{31.52}")
 _NO_VALUE = re.compile(r"[\s*_`~${}\-\u2013\u2014\u2212]*|[\s*_]*(?i:n/?a\.?)[\s*_]*")
@@ -235,6 +260,10 @@ _PLUS_MINUS = re.compile(r"[ \t$~{_]*(?:\\pm|\\mp|\u00b1|\+/-)(?![A-Za-z])[ \t$~
 # delta or a spread in one is no end of either: "31.42 → (+0.6)", "31.42 -- (0.3)")
 _SECOND_START = re.compile(
     r"(?:[\s*_`~${]|" + FORMAT_COMMAND.pattern + r")*[+\-\u2212]?\.?\d")
+# ... but an arrow may lead to the change's end set in parentheses alone, unsigned ("76.1 →
+# (77.3)", round 63): the parenthesis holds the number and nothing more, so it is no spread or
+# delta of the value (those are signed, or follow no arrow: "31.42 → (+0.6)", "31.42 -- (0.3)")
+_PAREN_END = re.compile(r"[\s*_`~${]*\((?=[\s*_`${]*\.?\d[\d.,]*(?:[ \t]?\\?%)?[\s*_`${}]*\))")
 
 
 # An interval or a spread in parentheses right after a cell's value, its words the statistic's
@@ -249,6 +278,40 @@ def _after_spread(masked: str, shown: Shown) -> int:
     value is written with (`_SPREAD_AFTER`): a word there makes the cell a label."""
     spread = _SPREAD_AFTER.match(masked, shown.suffix_end)
     return shown.suffix_end if spread is None else spread.end()
+
+
+# A note in parentheses ending a setting's cell, saying how the setting is used: "| Learning
+# rate | 2e-4 (cosine decay) |" (a QLoRA fine-tuning README's training table; "| Learning Rate |
+# 0.001 (cosine decay) |", a YOLOv8-OBB README's), "| Learning rate schedule | 8e-4 → 8e-5
+# (cosine decay) |" (a pretraining report's configuration table)
+_NOTE_END = re.compile(r"\([^()\n]*\)[\s*_`$]*\Z")
+
+
+# A split named in parentheses after a cell's value: "| Pinnacle closing benchmark | — | 0.5832
+# (dev) | — |" (a football model's comparison table, the market's Brier score on the dev
+# seasons)
+_PAREN_NOTE = re.compile(r"[ \t]*\(([^()\n]{1,24})\)")
+
+
+def _split_note(masked: str, at: int) -> tuple[str, int] | None:
+    """The split a note in parentheses at ``at`` of a cell's mask names alone ("(dev)", "(val
+    set)": `number_roles.label_split`) and where the note ends; None where none does. Round
+    63: the note's word made the cell a label, the value unjudged; it is the value of that
+    split now (no claim on another split's)."""
+    note = _PAREN_NOTE.match(masked, at)
+    if note is None:
+        return None
+    split = label_split(note.group(1))
+    return None if split is None else (split, note.end())
+
+
+def _note_start(masked: str) -> int:
+    """Where a hyperparameter's cell ``masked`` ends before a note in parentheses that ends it
+    (`_NOTE_END`; the cell's end where none does): the note's words leave the setting a value,
+    as other words after a value make the cell a label (round 63: the lr claim of "2e-4 (cosine
+    decay)" went unjudged)."""
+    note = _NOTE_END.search(masked) if ")" in masked else None
+    return len(masked) if note is None else note.start()
 
 
 def _past_spread(masked: str, shown: Shown) -> int:
@@ -266,7 +329,10 @@ def _second_of_two(masked: str, at: int, first: Shown, arrow: bool,
     "$31.42$~$\\pm$~$0.05$": a delta or a spread written with the value, as before round 62).
     (An arrow's may fall below zero, "0.12 → -0.05": only a "+" makes its number a delta.)"""
     if not _SECOND_START.match(masked, at):
-        return None
+        paren = _PAREN_END.match(masked, at) if arrow else None
+        if paren is None:
+            return None
+        at = paren.end()
     # (read from where the arrow or the dash ends: a command's letters before it, "0.5\sim0.8",
     # glue no number to them)
     second = number_in(masked[at:], 0, len(masked) - at, comma)
@@ -1581,6 +1647,7 @@ class _Run:
             binds: set[str] = set()
             pct = words = hyper = False
             heads: list[str] = []
+            written_heads: list[str] = []
             whole: set[str] = set()
             for part in table.parts_of(column):  # a multi-row header: each row's cell, not between
                 masked = mask(seg, part.start, part.end)
@@ -1605,6 +1672,7 @@ class _Run:
                 words = words or names_a_count(masked)
                 hyper = hyper or names_a_hyperparameter(masked)
                 heads.append(masked)
+                written_heads.append(part.text)
             col_terms.append(terms)
             col_whole.append(frozenset(whole))
             header = " ".join(heads)
@@ -1616,7 +1684,11 @@ class _Run:
             col_pct.append(pct)
             col_words.append(words)
             col_hyper.append(hyper)
-            col_delta.append(_delta_column(cell.text, terms))
+            # (each header row's part alone: "SD" under a spanning "Precision", "| Mean | SD |"
+            # sub-columns of a paper's tool comparison, is the spread's column; read with the
+            # part above it, "Precision SD", it was the precision's, its 0.02 a drift, round 63)
+            col_delta.append(any(_delta_column(text, terms)
+                                 for text in dict.fromkeys((cell.text, *written_heads))))
             col_scale.append(_header_scale(cell.text))
         col_under = _spanned_from(table)
         _bare_is_training(col_split, col_head)
@@ -1656,7 +1728,8 @@ class _Run:
                     row_terms.add(label)
                     continue
                 # (a first cell "25%" is describe()'s label of a quartile row, not a value)
-                if _NUMERIC_START.match(masked) and not (ci == 0 and names_a_spread(masked)) \
+                if (_NUMERIC_START.match(masked) or _marked_start(masked) is not None) \
+                        and not (ci == 0 and names_a_spread(masked)) \
                         and not _DIMENSIONS.match(masked):
                     numeric.append((ci, cell, masked))  # parsed below, only where it matters
                     continue
@@ -1732,11 +1805,19 @@ class _Run:
                 # from the cell's first non-blank: a LaTeX cell may start on a line of its own
                 parsed = number_in(masked, len(masked) - len(masked.lstrip()), len(masked),
                                    comma)
+                if parsed is None and (mark := _marked_start(masked)) is not None:
+                    parsed = number_in(masked, mark, len(masked), comma)  # "≈0.444", "🥇 0.912"
+                schedule = row_no in hyper_rows or (ci < len(col_hyper) and col_hyper[ci])
                 if parsed is not None:
-                    schedule = row_no in hyper_rows or (ci < len(col_hyper) and col_hyper[ci])
                     parsed = _value_of_two(seg.syntax, cell.text, masked, parsed, comma,
                                            schedule)
-                if parsed is None or _WORDS.search(masked, _after_spread(masked, parsed)):
+                after = 0 if parsed is None else _after_spread(masked, parsed)
+                note_split = _split_note(masked, after) if parsed is not None \
+                    and "(" in masked else None
+                if note_split is not None:
+                    after = note_split[1]
+                if parsed is None or _WORDS.search(masked, after, _note_start(masked)
+                                                   if schedule else len(masked)):
                     continue
                 shown = _shift(parsed, cell.start)
                 scale_word = col_scale[ci] if ci < len(col_scale) else None
@@ -1767,8 +1848,8 @@ class _Run:
                 if per_class:  # a class's row: no other claim's (the overall AP's) number
                     by_row = self.named(rterms)
                     strength = {c: n for c, n in strength.items() if c in by_row}
-                split = (col_split[ci] if ci < len(col_split) else None) or row_split \
-                    or section
+                split = (note_split[0] if note_split is not None else None) \
+                    or (col_split[ci] if ci < len(col_split) else None) or row_split or section
                 if split is not None:  # "Val Acc" is not a test_acc claim's column
                     strength = self._of_split(strength, split)
                 if not alone and taken:
@@ -2543,10 +2624,47 @@ def _collection_paused() -> Iterator[None]:
             gc.enable()
 
 
+# "parameters" names a parameter count's claim (`anchors._PARAMETER_COUNT`) where it is counted:
+# after a number ("with only 1.0M parameters", "7B parameters", "25.6M trainable parameters"),
+# after "number of" or "#", before its number ("Parameters: 25.6M", "**Total parameters**:
+# 592,660", "with parameters of only 5.7M"), or heading a table's column. Elsewhere in prose the
+# word is a method's settings: "The remaining parameters are set to 20", "We use the default
+# parameters (window 20)", "Parameters of the LoRA adapters: r=16, alpha=32"; read as a count's
+# name, their numbers drifted against a model's parameter count (review of round 63).
+_COUNTED_BEFORE = re.compile(
+    # a number and its scale ("1.0M", "$1.0$M", "1.0\\,M", "$1.0\\mathrm{M}$", "1.2 million")
+    r"(?i)(?:\d[\d.,]*[ \t$~{}]*(?:\\(?:,|[A-Za-z]+\{)[ \t]*)?"
+    r"(?:[kmbgt]|mn|bn|thousand|million|billion|trillion)?"
+    r"|(?<![^\W_])(?:number|count|amount|num|no\.)[ \t]+of(?:[ \t]+the)?|\#[ \t]*(?:of[ \t]+)?)"
+    r"[ \t*_`~)$}]*(?:[^\W\d_]+[ \t]+)?\Z")
+_COUNTED_AFTER = re.compile(r"[ \t*_`]*(?:\([^()\n]{0,12}\)[ \t*_`]*)?[:=|]"
+                            r"|[ \t]+of[ \t]+(?:(?:only|about|approximately|around)[ \t]+|~)?"
+                            r"[$~]*\d")
+
+
+def _counted_parameters(seg: Segment, hits: list[Hit]) -> list[Hit]:
+    """``hits`` less a "parameters" of prose that counts nothing: no number or "number of"
+    before it (`_COUNTED_BEFORE`), no colon or "of" and a number after it (`_COUNTED_AFTER`),
+    in no table."""
+    text = seg.text
+    out = []
+    for hit in hits:
+        if hit.term.endswith("parameters"):
+            ls = text.rfind("\n", 0, hit.start) + 1
+            if not (_COUNTED_BEFORE.search(text, ls, hit.start)
+                    or _COUNTED_AFTER.match(text, hit.end)
+                    or isinstance(unit_at(seg, hit.start), Table)):
+                continue
+        out.append(hit)
+    return out
+
+
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     seg = blank_strikes(seg, run.strikes)  # "\sout{31.52} 31.42": the old value is no value
     markers = find_markers(seg, binds)
     hits = run.whole_keys(seg.text, run.index.scan(seg.text))
+    if any(h.term.endswith("parameters") for h in hits):
+        hits = _counted_parameters(seg, hits)  # "the remaining parameters": no count's name
     if run.macros is not None:  # \method naming "FooNet": judged as the word (`tex_macros`)
         seg, hits = with_uses(seg, hits, run.macros.uses(seg))
     log = seg.syntax == "txt" and is_log(seg)
@@ -2561,6 +2679,8 @@ def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
         run.summary_values = frozenset(s.value_start for s in summaries(seg.text))
     if hits and seg.syntax == "md":
         hits = without_code(seg, hits)  # a fenced program's anchors name no result
+    if hits and seg.syntax in ("md", "rst"):
+        hits = without_argument_titles(seg, hits)  # "## Parameters": an API's, no count
     if not markers and not hits:
         return
     # A printed log: a unit a line, the lines under a heading named by it too, and every line's

@@ -256,6 +256,27 @@ def md_headings(segment: Segment, hits: Sequence[Hit]) -> MdHeadings:
     return MdHeadings(out, sections, bodies, reaches, hits, starts)
 
 
+# A heading that is "Parameters" or "Params" alone titles an API's arguments (numpydoc's
+# "Parameters\n----------" section, a README's "## Parameters" over a function's options and
+# their defaults), not a model's parameter count
+_ARGUMENTS_TITLE = re.compile(r"(?i)[ \t#]*(?:parameters|params)[ \t:#]*")
+
+
+def without_argument_titles(segment: Segment, hits: list[Hit]) -> list[Hit]:
+    """``hits`` less those of a Markdown or reST heading titling an API's arguments
+    (`_ARGUMENTS_TITLE`): it names no parameter count's claim, neither the lines under it nor
+    the line it runs on to ("Parameters\n----------\nk : int, default 20"). Review of round 63:
+    once "parameters" named a claim on "params", such a default drifted against it."""
+    if not any(h.term in ("params", "parameters") for h in hits):
+        return hits
+    heads = markdown_headings(segment) if segment.syntax == "md" else rst_titles(segment)
+    titles = [(h.text_start, h.text_end) for h in heads
+              if _ARGUMENTS_TITLE.fullmatch(segment.text, h.text_start, h.text_end)]
+    if not titles:
+        return hits
+    return [h for h in hits if not any(s <= h.start < e for s, e in titles)]
+
+
 def heading_reaches(heads: list[Heading], end: int) -> list[int]:
     """Per heading, where the part of the text it is over ends: at the next heading of its
     level or higher (its subsections are in it), else at ``end``."""

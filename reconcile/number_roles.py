@@ -791,7 +791,38 @@ def _role_before(masked: str, s: int, head: str, anchors: Sequence[tuple[int, in
     if hyper is not None and not _in_anchor(s - len(head) + hyper.start() + base, anchors) \
             and not _measures(masked, s - len(head) + hyper.start(), anchors, base):
         return "level"  # "a masking ratio of 75%", "a learning rate of 0.8"
+    if "=" in head and _setting_key(head, s, anchors, base):
+        return "level"  # "at stop=20", "(k=20)": where the result is measured
     return None
+
+
+# A setting written as a key and its value where prose says the result is measured: "at
+# stop=20, 16.8% vs. the baseline's 7.1%", "Recall (k=20) is 16.8%", "with top_k=20"
+_SETTING_KEY = re.compile(r"(?i)(?:(?<![^\W_])(?:at|with|using|under|for|when|where)[ \t]+|\()"
+                          r"([^\W\d][\w\-]*)[ \t]*=[ \t]*\Z")
+
+
+def _setting_key(head: str, s: int, anchors: Sequence[tuple[int, int]], base: int) -> bool:
+    """Whether ``head`` (the words before offset ``s``) ends with a setting's key and "=" after
+    "at", "with", "(" ... (`_SETTING_KEY`): the number is a setting of the run, a level, unless
+    the key is a claim's anchor or a metric's name ("at PSNR=31.42": the result itself), or
+    holds one as a part (`_names_a_result`). Round 63: "at stop=20" left the 20 a plausible
+    number of a recall claim, ambiguous with 16.8%."""
+    key = _SETTING_KEY.search(head)
+    if key is None:
+        return False
+    at = s - len(head) + key.start(1)
+    return not _in_anchor(at + base, anchors) and not _names_a_result(key.group(1))
+
+
+def _names_a_result(key: str) -> bool:
+    """Whether a key=value's ``key`` is a metric's name, or one qualified by its split or its
+    IoU type: "val_acc", "eval_accuracy", "test_f1", "bbox_mAP" are the result a log or a README
+    reports in parentheses ("Best model saved: .../best_model.pth (val_acc=0.889)", an image
+    classifier's README), not a setting (review of round 63: their numbers were taken for
+    levels, a wrong accuracy claim unreported); "top_k", "max_len" name no metric."""
+    return _METRIC_MENTION.fullmatch(key) is not None or (
+        "_" in key and any(_METRIC_MENTION.fullmatch(part) for part in key.split("_") if part))
 
 
 # A metric's name (or an anchor), then what it measures: "RMSE on temperature", "the RMSE for

@@ -106,9 +106,41 @@ _PERCENT_NEXT = re.compile(r"[ \t]?\\?%")
 _WHOLES_PAIRED = re.compile(r"(?<![\w./\-\u2212\u2013:,^@#\\])\d+(?:/\d+)+"
                             r"(?=[ \t]?(?i:fps|ms|[kmgt]i?b|px|[gtmp]?flops|g?macs|it/s|db)"
                             r"(?![\w/]))")
+# Two numbers each with its unit, joined by a slash: "108 FPS/74 FPS" (RT-DETR's abstract as a
+# README quotes it: "RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and 108 FPS/74 FPS on T4
+# GPU"), "12 GB/24 GB". The later one was glued to the slash after a word, unread (round 63);
+# it is read where the unit before the slash follows a number and the same unit follows it.
+# (the number before the slash may follow a slash after a unit itself: the third of "217 FPS/161
+# FPS/108 FPS", review of round 63)
+_UNIT_PAIRED_BEFORE = re.compile(r"(?:^|[^\w./]|(?<=[A-Za-z\u00b5]/))\d+(?:[.,]\d+)?[ \t]?"
+                                 r"([A-Za-z\u00b5]{1,6})/$")
+
+
+def _unit_paired(text: str, start: int, end: int) -> bool:
+    """Is the number spanning ``start``-``end``, after a slash, the second of a pair "108 FPS/74
+    FPS" (`_UNIT_PAIRED_BEFORE`): the unit after it (glued or after a space) is the one before
+    the slash?"""
+    before = _UNIT_PAIRED_BEFORE.search(text, max(0, start - 24), start)
+    if before is None:
+        return False
+    unit = before.group(1)
+    at = end + 1 if text[end:end + 1] == " " else end
+    return text[at:at + len(unit)].lower() == unit.lower() and not (
+        text[at + len(unit):at + len(unit) + 1].isalnum())
+
+
 # A subscript holding the number's uncertainty, not an index: $31.42_{\pm 0.05}$,
-# $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm)
+# $31.42_{\scriptstyle\pm0.05}$ (the uncertainty itself is read as one, after its \pm); or,
+# after a decimal, its change from a baseline (round 63): $0.912_{\uparrow 1.2}$,
+# $31.42_{+0.3}$, $31.42_{\textcolor{red}{\downarrow 0.3}}$ (in LaTeX's mask the arrow is blanked:
+# a subscript of blanks, then the change, "0.912_{         1.2}")
 _SUB_UNCERTAINTY = re.compile(r"_(?:[ \t{$]|\\(?!pm|mp)[A-Za-z]+)*(?:\\pm|\\mp|\u00b1)")
+_SUB_CHANGE = re.compile(r"_\{(?:[ \t{$]|\\(?:textcolor|color)\{[A-Za-z!0-9]*\}"
+                         r"|\\(?:scriptstyle|small|tiny|footnotesize|bf|mathbf|textbf|textit"
+                         r"|text)(?![A-Za-z]))*"
+                         r"(?:\\(?:uparrow|downarrow|Uparrow|Downarrow|blacktriangle"
+                         r"|blacktriangledown|triangle|triangledown)(?![A-Za-z])"
+                         r"|[\u2191\u2193\u25b2\u25bc+\u2212-]|(?<=[ \t]{2})\.?\d)")
 
 # Words that are units when they follow a number; anything else that follows is just a word.
 _KNOWN_UNITS = _words("""
@@ -234,7 +266,8 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
             and m.group("frac") is not None) and not (
             before == "/" and _PERCENT_NEXT.match(text, end)
             and (_PERCENT_PAIRED_BEFORE_COMMA if comma else _PERCENT_PAIRED_BEFORE).search(
-                text, max(0, start - 64), start - 1))):
+                text, max(0, start - 64), start - 1)) and not (
+            before == "/" and _unit_paired(text, start, end))):
         return None
     if before in "-\u2212\u2013:,":
         prev2 = text[start - 2] if start > 1 else " "
@@ -249,7 +282,8 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
         or _in_paired_wholes(text, start))
     if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit() and not paired) or (
             nxt == "^" and not _FOOTNOTE_MARK.match(text, end)) or (
-            nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)):
+            nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)
+            and not (m.group("frac") is not None and _SUB_CHANGE.match(text, end))):
         return None  # 1.2.3, 12:30, 3/4, 3-5, 1,2 (a list), 10^3, x_1: not values
     _, int_part, frac, frac0, exp, exp2 = m.groups()
     if int_part is None:
