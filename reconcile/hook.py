@@ -47,7 +47,10 @@ takes its sources away (`_git_moved`). A patch applied (``git apply``, ``patch``
 `_patch_targets`) deletes and edits the files its headers name (`patch_files`); one that
 cannot be read here (a pipe) may change any file where it applies. A ``git stash drop`` or
 ``clear`` loses what the entries it drops hold that the work tree does not (`_GitDropped`),
-and what a ``git stash`` before it on the line stashes (`_stash_drop_targets`).
+and what a ``git stash`` before it on the line stashes (`_stash_drop_targets`). A ``git
+merge``, ``cherry-pick``, ``rebase`` or ``pull`` overwrites the ignored files here that the
+other history adds (git refuses over local changes and untracked files, not over ignored
+ones: `_GitMerged`, asked read-only; a pull's upstream as fetched already).
 
 **Writes** are judged as deleting what they destroy would be (`_writes`, `_write_refused`):
 the files the shell opens for a redirection (``>``, ``>|``, ``&>``, ``N>``, ``>&FILE``;
@@ -2135,6 +2138,126 @@ _UNREAD_PATCH_NOTE = (" (its patch cannot be read here, so any file where it app
                       "changed; apply it from a file)")
 
 
+# the options of `git merge`, `cherry-pick`, `rebase`, `pull` taking a value (next word too)
+_HISTORY_VALUES = {"-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option",
+                   "--cleanup", "--onto", "-x", "--exec", "--into-name", "--mainline",
+                   "--depth", "--deepen", "--shallow-since", "--upload-pack", "-j", "--jobs",
+                   "--rebase-merges", "-C", "--whitespace", "--empty", "--recurse-submodules"}
+# their subcommands of a sequence under way (`--abort` puts back what the merge began with)
+_HISTORY_STEPS = {"--abort", "--continue", "--skip", "--quit", "--edit-todo",
+                  "--show-current-patch"}
+
+
+def _history_question(rest: list[str]) -> tuple[list[str], bool] | None:
+    """What the git subcommand ``rest`` brings into the work tree from commits, as a ``git
+    diff`` question (the files another history added that git then writes: a merge's
+    ``HEAD...REV``, a cherry-pick's ``C^ C`` or ``A..B`` as ``A B``, a rebase's ``HEAD...UPSTREAM``
+    (``--onto``), a pull's upstream as fetched already), and whether the revision is only
+    what is known now (a pull: what it fetches is not). None for any other command, a step
+    of one under way (``--continue``, ``--abort``) and ``merge`` with several heads."""
+    if not rest or rest[0] not in ("merge", "cherry-pick", "rebase", "pull"):
+        return None
+    sub = rest[0]
+    operands, valued, flags = _options(rest[1:], _HISTORY_VALUES)
+    if flags & _HISTORY_STEPS or any(o.startswith("-") and o != "-" for o in operands):
+        return None
+    if sub == "cherry-pick":
+        if len(operands) != 1:
+            return None
+        first, dots, last = operands[0].partition("..")
+        return ([first or "HEAD", last.lstrip(".") or "HEAD"] if dots
+                else [operands[0] + "^", operands[0]]), False
+    if sub == "pull":
+        tracking = "@{upstream}" if len(operands) < 2 else operands[1] \
+            if operands[0] == "." else f"{operands[0]}/{operands[1]}"
+        return [f"HEAD...{tracking}"], True
+    if sub == "rebase":
+        upstream = valued.get("--onto", operands[0] if operands else "@{upstream}")
+        return [f"HEAD...{upstream}"], False
+    if len(operands) > 1:
+        return None
+    return [f"HEAD...{operands[0] if operands else '@{upstream}'}"], False
+
+
+@dataclass
+class _GitMerged:
+    """A ``git merge``, ``cherry-pick``, ``rebase`` or ``pull`` (`_history_question`), to
+    ask git which files it writes over untracked ones in the work tree (`_git_overwritten`):
+    git refuses to overwrite a tracked file's local change or an untracked file, but an
+    ignored one it overwrites without a word (tried with git 2.39: ``git merge other``,
+    ``git cherry-pick other``, ``git rebase other`` each put the branch's committed
+    ``caps/c2/m`` over the ignored local one)."""
+
+    folders: list[Path]
+    question: list[str]
+    known_now: bool  # (a pull: what it fetches cannot be asked; an upstream not there: none)
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """A file of ``root`` (inside ``spared`` aside) is overwritten; git failing or not
+        answering in time: yes (fail closed)."""
+        return _git_answer_reaches(
+            self.answers, self.folders,
+            lambda folder: _git_overwritten(folder, self.question, self.known_now),
+            root, spared)
+
+    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
+        """The first file of ``root`` git answered is overwritten (asked by `removes`)."""
+        return _first_answered(self.answers, root, spared)
+
+
+def _git_overwritten(folder: Path, question: list[str], known_now: bool) -> list[Path] | None:
+    """The untracked files of the work tree of ``folder`` that the files ``git diff
+    --diff-filter=A QUESTION`` lists (added by the other history) would overwrite: they
+    exist here and HEAD does not track them (asked of git read-only). A revision that does
+    not exist: none (git refuses; for a pull, nothing known now). None when git cannot
+    answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    if top is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    revisions = [r for word in question for r in word.split("...")]
+    if any(w.startswith("-") or "\0" in w for w in revisions):
+        return None
+    if any(_git_asked(folder, ["rev-parse", "-q", "--verify", r + "^{commit}"]) is None
+           for r in revisions):
+        return []  # (no such revision: git refuses, and writes nothing)
+    added = _git_asked(folder, ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+                                "--no-textconv", "--diff-filter=A", *question, "--"])
+    if added is None:
+        return None if not known_now else []
+    here = [_resolve(root, os.fsdecode(p)) for p in added.split(b"\0") if p]
+    present = [p for p in here if os.path.lexists(p)]
+    if not present:
+        return []
+    tracked = _git_asked(folder, ["ls-files", "-z", "--full-name", "--",
+                                  *(str(p) for p in present)])
+    if tracked is None:
+        return None
+    kept = {_resolve(root, os.fsdecode(p)) for p in tracked.split(b"\0") if p}
+    return [p for p in present if p not in kept]
+
+
+_MERGE_NOTE = (" (git overwrites an ignored file with the one the other history adds: the "
+               "local copy is lost)")
+
+
+def _history_target(cmd: Any, bases: list[Path], project: Path) -> _Target | None:
+    """The untracked files the git command ``cmd`` (a merge, cherry-pick, rebase or pull:
+    `_history_question`) writes over (`_GitMerged`); where git cannot be asked
+    (`_git_here`), none is judged (its question cannot be reproduced, and failing closed
+    would block every pull). None for any other command."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    asked = _history_question(_git_where(cmd.argv[1:])[1])
+    here = _git_here(cmd)
+    if asked is None or here is None or any(_COMPUTED_WORD.search(w) for w in asked[0]):
+        return None
+    return _Target("(the files it brings in)", [], [], False, _said(cmd), note=_MERGE_NOTE,
+                   does="overwrites",
+                   staged=_GitMerged([_resolve(base, here) for base in bases], *asked))
+
+
 def _hard_reset(rest: list[str]) -> bool:
     """The git subcommand ``rest`` is a ``git reset --hard``."""
     return rest[:1] == ["reset"] and "--hard" in rest[1:]
@@ -4130,9 +4253,7 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                     not bases or _writes_may_destroy(c, bases, home, guarded)))
                 or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
                 or _unread_git_subcommand(c, changes, n) is not None
-                or (c.name == "git"
-                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
-                or (c.name == "git" and _stash_dropped(_git_where(c.argv[1:])[1]) is not None)
+                or (c.name == "git" and _stash_may_reach(c, bases, home, guarded, changes, n))
                 or (_applied(c) is not None and _patch_may_reach(c, bases, home, guarded))
                 or (c.name == "git" and _hard_reset(_git_where(c.argv[1:])[1])
                     and bool(changes.staged_before(n)[0]))
@@ -4140,6 +4261,47 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                                                            changes, n))
                 or _hard_link_sources(c)):
             return True
+    return False
+
+
+def _stash_may_reach(cmd: Any, bases: list[Path], home: Path | None,
+                     guarded: Callable[[], list[Path]] | None, changes: _GitChanges,
+                     n: int) -> bool:
+    """The git command ``cmd``, the n-th of its line, is a ``git stash`` that takes staged
+    files out of the work tree (`_stash_staged_target`) or a ``drop``/``clear`` that loses
+    what it stashed (`_stash_drop_targets`), and git says one of them is in the ledger's
+    ``home`` or a folder of ``guarded()`` (asked read-only: a ``git stash`` with nothing of
+    them staged, a drop with no stash there, reads no ledger: 2 s for 50,000 events). No
+    working folder or ledger known: yes."""
+    rest = _git_where(cmd.argv[1:])[1]
+    if _stash_staged_pathspecs(rest) is None and _stash_dropped(rest) is None and \
+            _history_question(rest) is None:
+        return False
+    if not bases or home is None or guarded is None:
+        return True
+    staged = _stash_staged_target(cmd, bases, bases[-1], changes, n)
+    merged = _history_target(cmd, bases, bases[-1])
+    targets = [*([staged] if staged is not None else []),
+               *([merged] if merged is not None else []),
+               *_stash_drop_targets(cmd, bases, bases[-1], changes, n)]
+    try:
+        roots = [home, *guarded()]
+    except Exception:  # noqa: BLE001 - they cannot be told: it may reach one
+        return True
+    for t in targets:
+        for root in roots:
+            for place in {root, _real(root)}:  # (git names real paths)
+                spared = place / "cache" if root == home else None
+                if t.staged is not None and t.staged.removes(place, spared):
+                    return True
+                if not any(_overlaps(p, place) for p in t.places):
+                    continue
+                git = t.git
+                # (what an earlier `git add` stages there, where git cannot be asked, what
+                # an earlier command may change: it may)
+                if not isinstance(git, _GitRewrite) or git.folders is None or git.widened \
+                        or git.removes(place, spared):
+                    return True
     return False
 
 
@@ -4530,6 +4692,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         if staged is not None:
             targets.append(staged)
         targets += _stash_drop_targets(cmd, bases, project, changes, n)
+        merged = _history_target(cmd, bases, project)
+        if merged is not None:
+            targets.append(merged)
         patched, patched_writes = _patch_targets(cmd, bases, project)
         targets += patched
         writes += patched_writes
@@ -4793,7 +4958,7 @@ class _Target:
     # said between the command and "deletes" (`git stash -u` removes what it stashes)
     note: str = ""
     # a `git stash`: real git says which staged files it takes out of the work tree
-    staged: _GitStaged | _GitAdded | _GitDropped | None = None
+    staged: _GitStaged | _GitAdded | _GitDropped | _GitMerged | None = None
     # a write onto its places, not a delete: what it does to a file there (`_writes_onto`)
     writes: str | None = None
     # what it does to the protected folder, said in the reason before the folder
@@ -4882,10 +5047,10 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if hit:
                 said = f"`{t.command}`{t.note} {t.does} {what}"
-                place = t.git.changed_in(root, spared) if isinstance(t.git, _GitRewrite) \
-                    else t.staged.changed_in(root, spared) if isinstance(t.staged, _GitDropped) \
-                    else None
-                if place is not None and isinstance(t.staged, _GitDropped):
+                asked = t.git if isinstance(t.git, _GitRewrite) else t.staged \
+                    if isinstance(t.staged, (_GitDropped, _GitMerged)) else None
+                place = None if asked is None else asked.changed_in(root, spared)
+                if place is not None and isinstance(t.staged, (_GitDropped, _GitMerged)):
                     said = f"`{t.command}`{t.note} {t.does} {place}, in {what}"
                 if place is not None and isinstance(t.git, _GitRewrite):  # name the file
                     said = f"`{t.command}` {'may overwrite' if t.git.widened else t.does} " \

@@ -18,10 +18,16 @@ with one that verifies) before it was judged:
 * a patch whose headers name ``.labledger/config.toml`` rewrites the person's settings; one
   with ``+++ /dev/null`` for a capsule's file deletes it.
 
-All of these passed unjudged. What git itself refuses passes as before: ``git pull``, ``git
-merge`` and ``git rebase`` stop over local changes to tracked files and over untracked files
-they would overwrite ("Your local changes to the following files would be overwritten by
-merge", "cannot rebase: You have unstaged changes").
+* ``git merge``, ``git cherry-pick``, ``git rebase`` and ``git pull`` stop over local
+  changes to tracked files and over untracked files they would overwrite ("Your local
+  changes to the following files would be overwritten by merge", "The following untracked
+  working tree files would be overwritten by merge", "cannot rebase: You have unstaged
+  changes"), but put a file the other history adds over an IGNORED one without a word: the
+  usual layout ignores ``.labledger/`` and the capsules, so a branch that committed its own
+  ``.labledger/config.toml`` replaced the person's. Only that is judged (git is asked which
+  files the other history adds that are here untracked); what git refuses passes.
+
+All of these passed unjudged.
 """
 
 from __future__ import annotations
@@ -272,3 +278,110 @@ def test_a_patch_onto_the_ledger_or_an_unverified_capsule_is_blocked(
 def test_a_patch_of_nothing_protected_passes(patches: Path, command: str) -> None:
     verdict = _judged(patches, command)
     assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    "git stash",
+    "git stash push -m wip",
+    "git stash && git stash pop",
+    "git stash drop",  # no stash there
+    "git stash clear",
+])
+def test_a_stash_that_takes_nothing_protected_does_not_read_the_whole_ledger(
+        box: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """The ledger tracked, only src/ changed, nothing staged: git says (read-only) that the
+    stash takes no protected file and that there is no stash to drop, so every line of the
+    ledger (`gate_events`: 2 s for 50,000 events, as every ``git stash`` paid) is not read."""
+    import labledger.reconcile.pull_verified as pull_verified
+
+    def read_all(*_: object, **__: object) -> None:
+        raise AssertionError("the whole ledger was read")
+
+    (box / "src" / "train.py").write_text("print(2)\n")
+    monkeypatch.setattr(pull_verified, "gate_events", read_all)
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.fixture
+def theirs(box: Path) -> Path:  # noqa: F811 - the fixture it builds on
+    """The usual layout (the ledger, the capsules and the export root ignored and untracked)
+    and a branch ``other`` whose commit adds, forced past .gitignore, its own
+    ``.labledger/config.toml`` and ``capsules/c2/metrics.json`` (made in a second work tree:
+    the project's own is left as it is)."""
+    (box / ".gitignore").write_text(".labledger/\ncapsules/\nresults/\n")
+    _git(box, "rm", "-r", "-q", "--cached", ".labledger", "capsules", "results")
+    _git(box, "add", ".gitignore")
+    _git(box, "commit", "-qm", "untrack the ledger and the capsules")
+    other = box.parent / "wt-other"
+    _git(box, "worktree", "add", "-q", "-b", "other", str(other))
+    (other / "capsules" / "c2").mkdir(parents=True)
+    (other / "capsules" / "c2" / "metrics.json").write_text('{"acc": 0.5}\n')
+    (other / ".labledger").mkdir()
+    (other / ".labledger" / "config.toml").write_text("x = 1\n")
+    _git(other, "add", "-f", "capsules/c2/metrics.json", ".labledger/config.toml")
+    _git(other, "commit", "-qm", "their results")
+    return box
+
+
+def test_git_really_overwrites_ignored_files_in_a_merge(theirs: Path) -> None:
+    """What the rows below stand on: git 2.39 itself, with no word of warning."""
+    config = (theirs / ".labledger" / "config.toml").read_text()
+    _git(theirs, "merge", "-q", "other")
+    assert (theirs / ".labledger" / "config.toml").read_text() == "x = 1\n" != config
+    assert (theirs / "capsules" / "c2" / "metrics.json").read_text() == '{"acc": 0.5}\n'
+
+
+@pytest.mark.parametrize("command", [
+    "git merge other",
+    "git merge --no-ff -m 'take theirs' other",
+    "git cherry-pick other",
+    "git rebase other",
+    "git pull . other",
+])
+def test_bringing_in_files_over_the_ignored_ledger_is_blocked(theirs: Path,
+                                                              command: str) -> None:
+    verdict = _judged(theirs, command)
+    assert not verdict.allowed, command
+    assert any("git overwrites an ignored file" in r and "/.labledger/config.toml, in " in r
+               for r in verdict.reasons), verdict.reasons
+    assert any("/capsules/c2/metrics.json, in the capsule" in r for r in verdict.reasons), \
+        verdict.reasons
+
+
+def test_a_pull_from_an_upstream_that_adds_them_is_blocked(theirs: Path) -> None:
+    """What the upstream holds as fetched already is asked (what the pull fetches cannot
+    be); no upstream: nothing is known, the pull passes."""
+    assert _judged(theirs, "git pull").allowed
+    _git(theirs, "branch", "--set-upstream-to=other")
+    verdict = _judged(theirs, "git pull")
+    assert not verdict.allowed
+    assert any("/.labledger/config.toml, in " in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "git merge main",  # nothing new
+    "git merge no-such-branch",  # git refuses
+    "git merge --abort",
+    "git cherry-pick --continue",
+    "git pull",  # no upstream
+    "git fetch && git log other",
+])
+def test_what_brings_in_nothing_over_an_ignored_file_passes(theirs: Path,
+                                                            command: str) -> None:
+    _git(theirs, "branch", "-M", "main")
+    verdict = _judged(theirs, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_a_merge_adding_files_where_none_is_here_passes(theirs: Path) -> None:
+    """A branch that adds, forced past .gitignore, a capsule this project does not have
+    (``capsules/c9``): nothing local is overwritten."""
+    other = theirs.parent / "wt-new"
+    _git(theirs, "worktree", "add", "-q", "-b", "new", str(other), "HEAD")
+    (other / "capsules" / "c9").mkdir(parents=True)
+    (other / "capsules" / "c9" / "metrics.json").write_text('{"acc": 0.7}\n')
+    _git(other, "add", "-f", "capsules/c9/metrics.json")
+    _git(other, "commit", "-qm", "a capsule of theirs")
+    verdict = _judged(theirs, "git merge new")
+    assert verdict.allowed, verdict.reasons
