@@ -2134,8 +2134,9 @@ def _patch_targets(cmd: Any, bases: list[Path], project: Path
     return deletes, writes
 
 
-_UNREAD_PATCH_NOTE = (" (its patch cannot be read here, so any file where it applies may be "
-                      "changed; apply it from a file)")
+_UNREAD_PATCH_NOTE = (" (its patch cannot be read here: a pipe, a here-document or a file not "
+                      "there yet, so any file where it applies may change; write the patch to "
+                      "a file first, then apply that file)")
 
 
 # the options of `git merge`, `cherry-pick`, `rebase`, `pull` taking a value (next word too)
@@ -2209,12 +2210,12 @@ class _GitMerged:
 def _git_overwritten(folder: Path, question: list[str], known_now: bool) -> list[Path] | None:
     """The untracked files of the work tree of ``folder`` that the files ``git diff
     --diff-filter=A QUESTION`` lists (added by the other history) would overwrite: they
-    exist here and HEAD does not track them (asked of git read-only). A revision that does
-    not exist: none (git refuses; for a pull, nothing known now). None when git cannot
-    answer."""
+    exist here and HEAD does not track them (asked of git read-only). No repository, or a
+    revision that does not exist: none (git refuses; for a pull, nothing known now). None
+    when git cannot answer."""
     top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
     if top is None or not top.strip():
-        return None
+        return []  # no repository here: git refuses (`git submodule foreach git pull` above)
     root = Path(os.fsdecode(top.rstrip(b"\n")))
     revisions = [r for word in question for r in word.split("...")]
     if any(w.startswith("-") or "\0" in w for w in revisions):
