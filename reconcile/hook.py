@@ -44,8 +44,11 @@ cannot say: `_unread_git_subcommand`) as a clean of its whole repository git is 
 about.
 ``git rm`` deletes from the work tree (but ``--cached``, ``-n``: `_git_removed`), ``git mv``
 takes its sources away (`_git_moved`). A patch applied (``git apply``, ``patch``:
-`_patch_targets`) deletes and edits the files its headers name (`patch_files`); one that
-cannot be read here (a pipe) may change any file where it applies. A ``git stash drop`` or
+`_patch_targets`) deletes and edits the files its headers name (`patch_files`), read from
+the line where it holds them (a here-document, one ``cat > FILE <<EOF`` wrote earlier on
+it); a patch file that is not there and that nothing earlier on the line may write changes
+nothing (git and the shell refuse it); one that cannot be read here (a pipe, a file an
+earlier command writes) may change any file where it applies. A ``git stash drop`` or
 ``clear`` loses what the entries it drops hold that the work tree does not (`_GitDropped`),
 and what a ``git stash`` before it on the line stashes (`_stash_drop_targets`). A ``git
 merge``, ``cherry-pick``, ``rebase`` or ``pull`` overwrites the ignored files here that the
@@ -1970,6 +1973,12 @@ class _Applied:
     reverse: bool
     only: str | None = None
     output: bool = False  # ``only`` is patch's ``-o`` file: written whole, nothing else
+    # the patch's text where the line holds it: the here-document (or here-string) read on
+    # stdin where it names no file (the last one: the shell gives it that one)
+    text: str | None = None
+    # the files earlier commands of the line write a here-document to (``cat > FILE <<EOF``:
+    # `SimpleCommand.written`), the patch file among them read from there
+    written: dict[str, str] = field(default_factory=dict)
 
 
 def _applied(cmd: Any) -> _Applied | None:
@@ -1995,7 +2004,8 @@ def _applied(cmd: Any) -> _Applied | None:
         folder = _git_join(where, valued["--directory"]) if "--directory" in valued else where
         patch = operands[0] if operands and operands[0] != "-" else _stdin_file(cmd.argv)
         return _Applied(patch, folder, (int(strip),) if strip.isdigit() else (0, 1, 2),
-                        bool(flags & {"R", "--reverse"}))
+                        bool(flags & {"R", "--reverse"}), text=_fed_text(cmd, patch),
+                        written=cmd.written or {})
     if cmd.name != "patch":
         return None
     operands, valued, flags = _options(_without_redirections(words), _PATCH_VALUES)
@@ -2010,8 +2020,16 @@ def _applied(cmd: Any) -> _Applied | None:
     output = valued.get("-o", valued.get("--output"))
     folder = valued.get("-d", valued.get("--directory", "."))
     only = output if output not in (None, "-") else operands[0] if operands else None
-    return _Applied(patch if patch != "-" else None, folder, strips,
-                    bool(flags & {"R", "--reverse"}), only, output is not None)
+    patch = patch if patch != "-" else None
+    return _Applied(patch, folder, strips, bool(flags & {"R", "--reverse"}), only,
+                    output is not None, _fed_text(cmd, patch), cmd.written or {})
+
+
+def _fed_text(cmd: Any, patch: str | None) -> str | None:
+    """The patch ``cmd`` reads on stdin where the line holds it (it names no patch file):
+    the last here-document or here-string it is fed (`SimpleCommand.fed`; the shell gives
+    it that one, a pipe before it aside); None otherwise."""
+    return cmd.fed[-1] if patch is None and cmd.fed else None
 
 
 def _stdin_file(argv: list[str]) -> str | None:
@@ -2026,17 +2044,28 @@ def _stdin_file(argv: list[str]) -> str | None:
     return None
 
 
-def _patch_changes(applied: _Applied, base: Path, top: Path
-                   ) -> list[tuple[str, Path]] | None:
+def _patch_changes(applied: _Applied, base: Path, top: Path,
+                   may_be_written: Callable[[Path], bool]) -> list[tuple[str, Path]] | None:
     """(what it does: ``deletes``, `_EDITS`, `_ADDS`, `_OVERWRITES`; the file) of each file
     the patch ``applied`` changes run in ``base`` (git's paths from the work tree's ``top``,
-    patch's from its ``-d`` folder), every way its paths may be stripped; None when the patch
-    cannot be read here (stdin, a missing or computed file, no patch in it)."""
+    patch's from its ``-d`` folder), every way its paths may be stripped; its text the
+    line's where it holds it (`_Applied.text`, `_Applied.written`). [] for a patch file that
+    is not there and that no earlier command of the line ``may_be_written`` (git and the
+    shell refuse it). None when the patch cannot be read here (a pipe, a computed file, one
+    an earlier command may write, no patch in it)."""
     from labledger.reconcile.patch_files import file_patches
 
-    if applied.patch is None or _COMPUTED_WORD.search(applied.patch):
+    if applied.text is not None:
+        text: str | None = applied.text
+    elif applied.patch is None or _COMPUTED_WORD.search(applied.patch):
         return None
-    text = _regular_text(_resolve(base, applied.patch), _PATCH_BYTES)
+    else:
+        path = _resolve(base, applied.patch)
+        text = applied.written.get(str(path))
+        if text is None and not os.path.lexists(path) and not may_be_written(path):
+            return []  # git ("can't open patch") and the shell (`< FILE`) refuse: no write
+        if text is None:
+            text = _regular_text(path, _PATCH_BYTES)
     files = file_patches(text) if text is not None else []
     if not files:
         return None
@@ -2097,17 +2126,22 @@ def _stripped(path: str | None, strip: int) -> str | None:
     return "/".join(kept)
 
 
-def _patch_targets(cmd: Any, bases: list[Path], project: Path
-                   ) -> tuple[list[_Target], list[_WriteTarget]]:
+def _patch_targets(cmd: Any, bases: list[Path], project: Path, earlier: list[Any],
+                   line: str) -> tuple[list[_Target], list[_WriteTarget]]:
     """What the simple command ``cmd``, a patch applied (`_applied`), deletes and writes: each
     file its patch changes (`_patch_changes`), judged as ``rm`` and an in-place edit of it
     (a new file as one written into its folder). A patch that cannot be read here may write
     any file where it applies (a pipe: ``git diff | git apply -R`` puts back what differs, a
     tracked ledger's appended events too): judged as overwriting all of its work tree (fail
-    closed), whose message says to apply it from a file."""
+    closed), whose message says to apply it from a file. ``earlier``: the commands of the
+    ``line`` before it (what may write its patch file, where a ``cd`` leads: `_moved_to`)."""
     applied = _applied(cmd)
     if applied is None:
         return [], []
+    bases = _moved_to(earlier, bases, line)
+
+    def may_be_written(path: Path) -> bool:
+        return _may_write_before(path, earlier)
     said = _said(cmd)
     deletes: list[_Target] = []
     writes: list[_WriteTarget] = []
@@ -2116,7 +2150,7 @@ def _patch_targets(cmd: Any, bases: list[Path], project: Path
     for base in bases:
         top = next((d for d in (base, *base.parents) if (d / ".git").exists()), base) \
             if cmd.name == "git" else base
-        changes = _patch_changes(applied, base, top)
+        changes = _patch_changes(applied, base, top, may_be_written)
         if changes is None:
             unread.append(_resolve(top, applied.folder))
         else:
@@ -2132,6 +2166,68 @@ def _patch_targets(cmd: Any, bases: list[Path], project: Path
             else:
                 writes.append(_WriteTarget(str(path), [path, *_linked([path])], how, said))
     return deletes, writes
+
+
+def _may_write_before(path: Path, earlier: list[Any]) -> bool:
+    """One of the commands ``earlier`` (of the line, before the one that reads ``path``) may
+    write the file ``path``: a word of it names the file's name (``git diff > x.diff``,
+    ``curl -O https://host/x.diff``, ``--output=x.diff``), it is computed when it runs or
+    cannot be read (`TOO_DEEP`), or it runs a program whose writes are not read here (a
+    shell, an interpreter, ``make``, a script, ``git format-patch``)."""
+    from labledger.reconcile.shell_words import TOO_DEEP
+
+    name = path.name
+    for cmd in earlier:
+        if cmd.remote:
+            continue
+        if cmd.dynamic or cmd.appended or cmd.name == TOO_DEEP or cmd.program is not None:
+            return True
+        if cmd.name in _PROGRAM_RUNNERS or "/" in cmd.argv[0] or \
+                re.match(r"(python|pypy|perl|ruby|node|php)[0-9.]*$", cmd.name):
+            return True
+        if cmd.name == "git" and "format-patch" in cmd.argv:
+            return True
+        if any(name in word for word in cmd.argv[1:]):
+            return True
+    return False
+
+
+# commands that run a program whose writes this module does not read from their words
+_PROGRAM_RUNNERS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "busybox", "make", "cmake",
+                    "ninja", "source", ".", "eval", "exec", "npm", "npx", "yarn", "pnpm",
+                    "cargo", "go", "uv", "poetry", "pipenv", "tox", "nox", "pytest", "just",
+                    "task", "invoke", "java", "deno", "bun", "Rscript", "julia", "lua"}
+
+
+def _moved_to(earlier: list[Any], bases: list[Path], line: str) -> list[Path]:
+    """The working folders a command of the ``line`` after the commands ``earlier`` runs in:
+    the last of ``bases`` alone when every ``cd``/``pushd`` before it surely ran and moved
+    there (`_sure_cd`) and no ``popd`` did, else all of ``bases`` (a subshell's ``cd``, one
+    after ``||`` or ``&&`` that may not run, one into a folder missing now that fails: the
+    command may run where the line started)."""
+    moves = [c for c in earlier if c.name in ("cd", "pushd", "popd")]
+    if len(bases) < 2 or not moves or not all(_sure_cd(c, line) for c in moves):
+        return bases
+    return [bases[-1]] if all(b.is_dir() for b in bases) else bases
+
+
+def _sure_cd(cmd: Any, line: str) -> bool:
+    """The ``cd DIR``/``pushd DIR`` ``cmd`` runs in the line's own shell whenever the line
+    does: a top-level pipeline of its own (not in a subshell, a group, a conditional, a
+    substitution, a script: its pipeline's text is its own), at the start of the line or
+    after ``;`` or a newline, and followed by ``&&``, ``;``, a newline or the end (not
+    ``&``: a background job is a subshell), each time its text stands in the line; its
+    folder written, not computed."""
+    if cmd.name not in ("cd", "pushd") or cmd.dynamic or cmd.remote or cmd.scopes or \
+            cmd.pipeline is None or cmd.pipeline.text.strip() != cmd.context.strip():
+        return False
+    operands = [a for a in cmd.argv[1:] if not a.startswith("-")]
+    if len(operands) != 1 or operands[0] == "-":
+        return False
+    text = re.escape(cmd.pipeline.text.strip())
+    each = len(re.findall(text, line))
+    sure = len(re.findall(r"(?:^|[;\n])[ \t]*" + text + r"[ \t]*(?=&&|;|\n|$)", line))
+    return each > 0 and sure == each
 
 
 _UNREAD_PATCH_NOTE = (" (its patch cannot be read here: a pipe, a here-document or a file not "
@@ -4255,7 +4351,8 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
                 or _unread_git_subcommand(c, changes, n) is not None
                 or (c.name == "git" and _stash_may_reach(c, bases, home, guarded, changes, n))
-                or (_applied(c) is not None and _patch_may_reach(c, bases, home, guarded))
+                or (_applied(c) is not None and _patch_may_reach(c, bases, home, guarded,
+                                                                 parsed[:n], command))
                 or (c.name == "git" and _hard_reset(_git_where(c.argv[1:])[1])
                     and bool(changes.staged_before(n)[0]))
                 or (c.name == "git" and _rewrite_may_reach(c, bases, home, guarded,
@@ -4307,13 +4404,15 @@ def _stash_may_reach(cmd: Any, bases: list[Path], home: Path | None,
 
 
 def _patch_may_reach(cmd: Any, bases: list[Path], home: Path | None,
-                     guarded: Callable[[], list[Path]] | None) -> bool:
+                     guarded: Callable[[], list[Path]] | None, earlier: list[Any],
+                     line: str) -> bool:
     """The patch ``cmd`` applies (`_applied`) may change a file of the ledger's ``home`` or
-    a folder of ``guarded()``: one it names is there (`_patch_targets`), or it cannot be read
-    here. No working folder or ledger known, or the folders cannot be told: yes."""
+    a folder of ``guarded()``: one it names is there (`_patch_targets`; ``earlier``: the
+    commands of the ``line`` before it), or it cannot be read here. No working folder or
+    ledger known, or the folders cannot be told: yes."""
     if not bases or home is None or guarded is None:
         return True
-    deletes, writes = _patch_targets(cmd, bases, bases[-1])
+    deletes, writes = _patch_targets(cmd, bases, bases[-1], earlier, line)
     places = [p for t in deletes for p in t.places] + [p for w in writes for p in w.places]
     if not places:
         return False
@@ -4696,7 +4795,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         merged = _history_target(cmd, bases, project)
         if merged is not None:
             targets.append(merged)
-        patched, patched_writes = _patch_targets(cmd, bases, project)
+        patched, patched_writes = _patch_targets(cmd, bases, project, parsed[:n], command)
         targets += patched
         writes += patched_writes
         added = _reset_added_target(cmd, bases, project, changes, n)
