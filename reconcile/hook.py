@@ -2138,6 +2138,8 @@ def _patch_targets(cmd: Any, bases: list[Path], project: Path, earlier: list[Any
     applied = _applied(cmd)
     if applied is None:
         return [], []
+    if applied.patch is None and applied.text is None:
+        applied = replace(applied, text=_piped_patch(cmd, earlier))
     bases = _moved_to(earlier, bases, line)
 
     def may_be_written(path: Path) -> bool:
@@ -2166,6 +2168,20 @@ def _patch_targets(cmd: Any, bases: list[Path], project: Path, earlier: list[Any
             else:
                 writes.append(_WriteTarget(str(path), [path, *_linked([path])], how, said))
     return deletes, writes
+
+
+def _piped_patch(cmd: Any, earlier: list[Any]) -> str | None:
+    """The patch ``cmd`` reads from a pipe where the line holds it: ``cat <<'EOF' | git
+    apply`` (the pipeline is those two commands alone, ``cat`` given no file: it prints its
+    here-document and nothing else does); None otherwise."""
+    if cmd.pipeline is None or cmd.scopes or not earlier:
+        return None
+    feeder = earlier[-1]
+    shared = [c for c in (*earlier, cmd) if c.pipeline is cmd.pipeline]
+    if len(shared) != 2 or shared[0] is not feeder or feeder.argv not in (["cat"], ["cat", "-"]) \
+            or not feeder.fed or feeder.dynamic or feeder.scopes:
+        return None
+    return str(feeder.fed[-1])
 
 
 def _may_write_before(path: Path, earlier: list[Any]) -> bool:

@@ -129,3 +129,32 @@ def test_a_patch_applied_where_a_cd_may_not_lead_is_judged_there(
     verdict = _judged(patches, command)
     assert not verdict.allowed, command
     assert any("capsules/c2/metrics.json" in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize(("form", "allowed"), [
+    ("cat {DOC} | git apply{BODY}", True),
+    ("cat {DOC} | patch -p1{BODY}", True),
+    ("cat - {DOC} | git apply -v{BODY}", True),
+    ("cat {DOC} | tee {TMP}/x | git apply{BODY}", False),  # tee: not read as a printer
+    ("{ cat {DOC}; echo; } | git apply{BODY}", False),  # more than the here-document
+])
+def test_a_here_document_piped_through_cat_is_the_patch(
+        patches: Path, form: str, allowed: bool, tmp_path: Path) -> None:  # noqa: F811
+    """``cat <<'EOF' | git apply`` (the form agents write a patch in) applies the
+    here-document: read as the patch. A pipeline where anything else may print stays a
+    patch that cannot be read (fail closed)."""
+    text = (patches.parent / "src.diff").read_text()
+    command = _line(form, text, tmp_path)
+    verdict = _judged(patches, command)
+    assert verdict.allowed is allowed, (command, verdict.reasons)
+    if not allowed:
+        assert any("its patch cannot be read here" in r for r in verdict.reasons)
+
+
+def test_a_here_document_of_the_config_piped_through_cat_is_blocked(
+        patches: Path, tmp_path: Path) -> None:  # noqa: F811
+    text = (patches.parent / "cfg.diff").read_text()
+    verdict = _judged(patches, _line("cat {DOC} | git apply{BODY}", text, tmp_path))
+    assert not verdict.allowed
+    assert any("edits in place" in r and "/.labledger/config.toml" in r
+               for r in verdict.reasons), verdict.reasons
