@@ -1830,8 +1830,9 @@ def _git_stash_lost(folder: Path, entries: list[str]) -> list[Path] | None:
     """The files a drop of the stash ``entries`` (none: every entry) run in ``folder`` loses,
     asked of git read-only (`_git_asked`): of each entry W, the tracked files whose stashed
     change the work tree does not hold (``git diff --name-only W^1 W``, less what ``git diff
-    W`` finds equal), and its untracked files (``W^3``, `git stash -u`) missing from the work
-    tree or different there (`_git_blob_differs`). None when git cannot answer; an entry
+    W`` finds equal, and less what the work tree holds with more appended: `_still_held`),
+    and its untracked files (``W^3``, `git stash -u`) missing from the work tree or different
+    there (`_git_blob_differs`). None when git cannot answer; an entry
     that does not exist loses nothing (git refuses the drop)."""
     top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
     if top is None or not top.strip():
@@ -1854,7 +1855,7 @@ def _git_stash_lost(folder: Path, entries: list[str]) -> list[Path] | None:
             return None
         kept_not = set(differs.split(b"\0"))
         lost += [_resolve(root, os.fsdecode(p)) for p in held.split(b"\0")
-                 if p and p in kept_not]
+                 if p and p in kept_not and not _still_held(folder, root, w, p)]
         if _git_asked(folder, ["rev-parse", "-q", "--verify", w + "^3^{commit}"]) is None:
             continue
         untracked = _git_asked(folder, ["ls-tree", "-r", "-z", "--full-tree", w + "^3"])
@@ -1865,6 +1866,24 @@ def _git_stash_lost(folder: Path, entries: list[str]) -> list[Path] | None:
             if tab and _git_blob_differs(root / os.fsdecode(name), head.split()[-1]):
                 lost.append(_resolve(root, os.fsdecode(name)))
     return lost
+
+
+def _still_held(folder: Path, root: Path, entry: str, path: bytes) -> bool:
+    """The work tree's copy of ``path`` (from the top ``root``) begins with the whole of the
+    stash ``entry``'s copy: what it stashed is there, more written after it (a ledger
+    segment is only appended to: ``git stash``, ``git stash apply``, a run's events, then
+    ``git stash drop`` loses no event). Asked of git read-only; no answer: not held."""
+    stashed = _git_asked(folder, ["cat-file", "blob", f"{entry}:{os.fsdecode(path)}"])
+    if stashed is None:
+        return False
+    here = root / os.fsdecode(path)
+    try:
+        if not here.is_file() or here.is_symlink() or here.stat().st_size < len(stashed):
+            return False
+        with here.open("rb") as f:
+            return f.read(len(stashed)) == stashed
+    except OSError:
+        return False
 
 
 def _git_blob_differs(path: Path, oid: bytes) -> bool:

@@ -158,3 +158,31 @@ def test_a_here_document_of_the_config_piped_through_cat_is_blocked(
     assert not verdict.allowed
     assert any("edits in place" in r and "/.labledger/config.toml" in r
                for r in verdict.reasons), verdict.reasons
+
+
+def test_dropping_a_stash_applied_before_more_events_were_appended_passes(
+        box: Path) -> None:  # noqa: F811
+    """``git stash``, ``git stash apply`` (the agent's earlier calls), then a run appends
+    events to the tracked ledger: the work tree's segment holds every event the stash holds,
+    and more after them, so ``git stash drop`` loses nothing (it was blocked: the segment
+    differs from the stash's copy). A stash whose copy the work tree does not begin with
+    (the events it holds were since taken out) is still blocked."""
+    from labledger.ledger.ledger import Ledger
+
+    def append(instance: str) -> None:
+        led = Ledger.open(box)
+        try:
+            led.append("run.launched", run="r9", instance=instance, command=["python"])
+        finally:
+            led.close()
+
+    append("vast-444")
+    _git(box, "stash")
+    _git(box, "stash", "apply")
+    append("vast-555")
+    assert _judged(box, "git stash drop").allowed
+    _git(box, "checkout", "--", ".labledger")  # the events the stash holds leave the tree
+    verdict = _judged(box, "git stash drop")
+    assert not verdict.allowed
+    assert any("the stash it drops" in r and ".jsonl, in " in r for r in verdict.reasons), \
+        verdict.reasons
