@@ -42,7 +42,18 @@ subcommand that cannot be read (computed, appended by xargs, a possible alias wh
 an earlier command may change, `_may_change_git_config`, or that the command's own config
 cannot say: `_unread_git_subcommand`) as a clean of its whole repository git is not asked
 about.
-``git rm`` deletes from the work tree (but ``--cached``, ``-n``: `_git_removed`).
+``git rm`` deletes from the work tree (but ``--cached``, ``-n``: `_git_removed`), ``git mv``
+takes its sources away (`_git_moved`). A patch applied (``git apply``, ``patch``:
+`_patch_targets`) deletes and edits the files its headers name (`patch_files`), read from
+the line where it holds them (a here-document, one ``cat > FILE <<EOF`` wrote earlier on
+it); a patch file that is not there and that nothing earlier on the line may write changes
+nothing (git and the shell refuse it); one that cannot be read here (a pipe, a file an
+earlier command writes) may change any file where it applies. A ``git stash drop`` or
+``clear`` loses what the entries it drops hold that the work tree does not (`_GitDropped`),
+and what a ``git stash`` before it on the line stashes (`_stash_drop_targets`). A ``git
+merge``, ``cherry-pick``, ``rebase`` or ``pull`` overwrites the ignored files here that the
+other history adds (git refuses over local changes and untracked files, not over ignored
+ones: `_GitMerged`, asked read-only; a pull's upstream as fetched already).
 
 **Writes** are judged as deleting what they destroy would be (`_writes`, `_write_refused`):
 the files the shell opens for a redirection (``>``, ``>|``, ``&>``, ``N>``, ``>&FILE``;
@@ -88,7 +99,8 @@ their file (``curl -o``/``-O``, ``wget -O``, ``wget -N``/``-r`` into ``-P DIR``:
 names are not read here into its folder (``-C``, ``-d``, ``-o``: `_Write.inside`): any file
 there may be overwritten, the ledger's any at all; unpacked above a protected folder it passes.
 A git command that writes tracked files back over the work tree (``git checkout [TREE] --
-PATH``, ``git restore``, ``git reset --hard``, a switch: `_git_rewrite`) overwrites the
+PATH``, ``git restore``, ``git reset --hard``, a switch, ``git checkout-index -f``, ``git
+read-tree --reset -u``: `_git_rewrite`) overwrites the
 protected files git says it changes (`_GitRewrite`, asked read-only: ``git diff
 --name-only``, before the ledger is read: `_rewrite_may_reach`); a ``git reset --hard``
 deletes too what a ``git add`` earlier on its line stages (`_reset_added_target`). Not
@@ -1148,6 +1160,8 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
         where, rest = _git_where(args)
         if rest[:1] == ["rm"]:
             return _git_removed(where, rest[1:])
+        if rest[:1] == ["mv"]:
+            return _git_moved(where, rest[1:])
         clean = _clean_args_of(rest)
         if clean is None:
             return None
@@ -1212,6 +1226,19 @@ def _git_removed(where: list[str], args: list[str]
     # it, as rm's is: `git rm $(git ls-files --deleted)`)
     return [p if folder == "." else os.path.join(folder, p) for folder in where
             for p in paths], []
+
+
+def _git_moved(where: list[str], args: list[str]
+               ) -> tuple[list[str], list[tuple[str, str]]] | None:
+    """What ``git mv ARGS`` takes out of its place: its sources, as ``mv``'s (git-mv(1):
+    "the source must exist", tracked; ``git mv capsules/c2 x`` moved a tracked capsule
+    away, tried with git 2.39; an untracked one makes git refuse, which is not asked). None
+    with ``-n``/``--dry-run``."""
+    operands, _, flags = _options(args, ())
+    if flags & {"n", "--dry-run"}:
+        return None
+    return [p if folder == "." else os.path.join(folder, p) for folder in where
+            for p in operands[:-1]], []
 
 
 def _removes_folders(argv: list[str]) -> bool:
@@ -1759,6 +1786,610 @@ _RESET_STAGED_NOTE = (" (git reset --hard removes the files staged before it tha
                       "does not hold from the work tree)")
 
 
+def _stash_dropped(rest: list[str]) -> list[str] | None:
+    """The stash entries the git subcommand ``rest`` drops: ``["stash@{N}"]`` for ``git
+    stash drop [-q] [N|stash@{N}]`` (none named: ``stash@{0}``), ``[]`` for ``git stash
+    clear`` (every entry) and for a drop whose entry is computed when it runs; None for any
+    other command. (``git stash pop`` drops only what it applied: not counted.)"""
+    if rest[:2] == ["stash", "clear"]:
+        return []
+    if rest[:2] != ["stash", "drop"]:
+        return None
+    named = [w for w in rest[2:] if not w.startswith("-")]
+    if not named:
+        return ["stash@{0}"]
+    if _COMPUTED_WORD.search(named[0]):
+        return []
+    return [f"stash@{{{named[0]}}}" if named[0].isdigit() else named[0]]
+
+
+@dataclass
+class _GitDropped:
+    """A ``git stash drop`` or ``clear`` (`_stash_dropped`), to ask git which files of its
+    entries (``entries``; none: all of them) the work tree no longer holds as stashed
+    (`_git_stash_lost`): dropping the entry loses them. Its working folders, one from each of
+    the line's."""
+
+    folders: list[Path]
+    entries: list[str]
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """A file of ``root`` (inside ``spared`` aside) is lost; git failing or not answering
+        in time: lost (fail closed)."""
+        return _git_answer_reaches(self.answers, self.folders,
+                                   lambda folder: _git_stash_lost(folder, self.entries),
+                                   root, spared)
+
+    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
+        """The first file of ``root`` git answered is lost (asked by `removes`)."""
+        return _first_answered(self.answers, root, spared)
+
+
+def _git_stash_lost(folder: Path, entries: list[str]) -> list[Path] | None:
+    """The files a drop of the stash ``entries`` (none: every entry) run in ``folder`` loses,
+    asked of git read-only (`_git_asked`): of each entry W, the tracked files whose stashed
+    change the work tree does not hold (``git diff --name-only W^1 W``, less what ``git diff
+    W`` finds equal, and less what the work tree holds with more appended: `_still_held`),
+    and its untracked files (``W^3``, `git stash -u`) missing from the work tree or different
+    there (`_git_blob_differs`). None when git cannot answer; an entry
+    that does not exist loses nothing (git refuses the drop)."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    if top is None or not top.strip():
+        return None
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    if not entries:
+        listed = _git_asked(folder, ["log", "-g", "--format=%H", "refs/stash", "--"])
+        entries = os.fsdecode(listed or b"").split()
+    lost: list[Path] = []
+    for entry in entries:
+        commit = _git_asked(folder, ["rev-parse", "-q", "--verify", entry + "^{commit}"])
+        if commit is None:
+            continue
+        w = os.fsdecode(commit).strip()
+        held = _git_asked(folder, ["diff", "--name-only", "-z", "--no-renames",
+                                   "--no-ext-diff", "--no-textconv", w + "^1", w, "--"])
+        differs = _git_asked(folder, ["diff", "--name-only", "-z", "--no-renames",
+                                      "--no-ext-diff", "--no-textconv", w, "--"])
+        if held is None or differs is None:
+            return None
+        kept_not = set(differs.split(b"\0"))
+        lost += [_resolve(root, os.fsdecode(p)) for p in held.split(b"\0")
+                 if p and p in kept_not and not _still_held(folder, root, w, p)]
+        if _git_asked(folder, ["rev-parse", "-q", "--verify", w + "^3^{commit}"]) is None:
+            continue
+        untracked = _git_asked(folder, ["ls-tree", "-r", "-z", "--full-tree", w + "^3"])
+        if untracked is None:
+            return None
+        for line in untracked.split(b"\0"):
+            head, tab, name = line.partition(b"\t")
+            if tab and _git_blob_differs(root / os.fsdecode(name), head.split()[-1]):
+                lost.append(_resolve(root, os.fsdecode(name)))
+    return lost
+
+
+def _still_held(folder: Path, root: Path, entry: str, path: bytes) -> bool:
+    """The work tree's copy of ``path`` (from the top ``root``) begins with the whole of the
+    stash ``entry``'s copy: what it stashed is there, more written after it (a ledger
+    segment is only appended to: ``git stash``, ``git stash apply``, a run's events, then
+    ``git stash drop`` loses no event). Asked of git read-only; no answer: not held."""
+    stashed = _git_asked(folder, ["cat-file", "blob", f"{entry}:{os.fsdecode(path)}"])
+    if stashed is None:
+        return False
+    here = root / os.fsdecode(path)
+    try:
+        if not here.is_file() or here.is_symlink() or here.stat().st_size < len(stashed):
+            return False
+        with here.open("rb") as f:
+            return f.read(len(stashed)) == stashed
+    except OSError:
+        return False
+
+
+def _git_blob_differs(path: Path, oid: bytes) -> bool:
+    """The file at ``path`` is not the blob ``oid`` (git's object name of ``blob LEN\\0``
+    and the bytes: SHA-1, or SHA-256 for a 64-digit name), or is missing or unreadable."""
+    import hashlib
+
+    try:
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        data = None
+    if data is None:
+        return True
+    digest = hashlib.sha256() if len(oid) == 64 else hashlib.sha1()  # noqa: S324 - git's name
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest().encode() != oid
+
+
+_DROP_NOTE = " (the stash it drops holds what the work tree no longer does)"
+
+
+def _stash_drop_targets(cmd: Any, bases: list[Path], project: Path, changes: _GitChanges,
+                        n: int) -> list[_Target]:
+    """What the n-th command of the line, a ``git stash drop`` or ``clear``
+    (`_stash_dropped`), loses: what the entries it drops hold that the work tree does not
+    (`_GitDropped`), and the changes an earlier ``git stash`` of the line stashes (it reverts
+    them in the work tree, the drop then deletes the stash: tried with git 2.39, ``git stash
+    && git stash drop`` took the events appended to a tracked ledger for good), judged as
+    that stash's write-back of HEAD over its pathspecs (`_GitRewrite`; a stash of nothing
+    makes no entry: the drop takes the one there, so both count). A ``git stash pop|apply``
+    between them puts the stash back: nothing counts. Where git cannot be asked
+    (`_git_here`), every repository it may reach (fail closed). None for any other
+    command."""
+    if cmd.name != "git" or cmd.remote:
+        return []
+    entries = _stash_dropped(_git_where(cmd.argv[1:])[1])
+    last = _last_stash(changes.parsed[:n])
+    if entries is None or (last is not None and last[1] is None):
+        return []  # (`git stash apply && git stash drop`: what it drops is back, a pop)
+    said = _said(cmd)
+    here = _git_here(cmd)
+    if here is None:
+        return [_Target("(the stash it drops)", _repository_tops(cmd.argv, bases, project), [],
+                        False, said, note=_DROP_NOTE, does="may lose")]
+    targets = [_Target("(the stash it drops)", [], [], False, said, note=_DROP_NOTE,
+                       does="loses",
+                       staged=_GitDropped([_resolve(base, here) for base in bases], entries))]
+    if last is not None and last[1] is not None:
+        stash, stasher = last[1], changes.parsed[last[0]]
+        pathspecs = stash.pathspecs
+        folders = None if _git_here(stasher) is None else \
+            [_resolve(base, here) for base in bases]
+        places = _repository_tops(cmd.argv, bases, project) if pathspecs is None or any(
+            _git_magic(p) for p in pathspecs) else [
+            p for spec in pathspecs
+            for p in _expand(_git_join(_git_where(stasher.argv[1:])[0][0], spec), bases)[0]]
+        targets.append(_Target("(the changes it stashes)", places, [], False, _said(stasher),
+                               git=_GitRewrite(folders, _Rewrite(["HEAD"], pathspecs),
+                                               widened=changes.state_before(last[0])),
+                               does=f"stashes, for `{said}` to drop, the changes to"))
+    return targets
+
+
+def _last_stash(before: list[Any]) -> tuple[int, _StashWords | None] | None:
+    """The last ``git stash`` among the commands ``before`` that stashes (its index and
+    `_StashWords`) or puts a stash back (``pop``, ``apply``: its index and None); None when
+    there is neither."""
+    for k in range(len(before) - 1, -1, -1):
+        cmd = before[k]
+        if cmd.name != "git" or cmd.remote:
+            continue
+        rest = _git_where(cmd.argv[1:])[1]
+        if rest[:1] != ["stash"]:
+            continue
+        if rest[1:2] in (["pop"], ["apply"]):
+            return k, None
+        stash = _stash_words(rest[1:])
+        if stash is not None:
+            return k, stash
+    return None
+
+
+# git-apply(1) options that take a value (``=VALUE``, or the next word); ``-p``, ``-C`` also
+# glued (``-p2``)
+_GIT_APPLY_VALUES = {"-p", "-C", "--directory", "--include", "--exclude", "--whitespace",
+                     "--build-fake-ancestor"}
+# GNU patch(1) options that take a value
+_PATCH_VALUES = {"-p", "--strip", "-d", "--directory", "-i", "--input", "-o", "--output",
+                 "-F", "--fuzz", "-D", "--ifdef", "-B", "--prefix", "-Y", "--basename-prefix",
+                 "-z", "--suffix", "-V", "--version-control", "-r", "--reject-file", "-g",
+                 "--get", "--quoting-style", "--reject-format", "--read-only"}
+
+
+@dataclass
+class _Applied:
+    """A patch applied onto the work tree (``git apply``, GNU ``patch``): the patch file as
+    written (None: read from stdin, a pipe or a here-document), the folder its paths start
+    from, the strip levels its paths may be read with (several when ``patch`` is given no
+    ``-p``), whether it is applied in reverse, and for ``patch FILE`` or ``-o OUT`` the one
+    file it changes or writes."""
+
+    patch: str | None
+    folder: str
+    strips: tuple[int, ...]
+    reverse: bool
+    only: str | None = None
+    output: bool = False  # ``only`` is patch's ``-o`` file: written whole, nothing else
+    # the patch's text where the line holds it: the here-document (or here-string) read on
+    # stdin where it names no file (the last one: the shell gives it that one)
+    text: str | None = None
+    # the files earlier commands of the line write a here-document to (``cat > FILE <<EOF``:
+    # `SimpleCommand.written`), the patch file among them read from there
+    written: dict[str, str] = field(default_factory=dict)
+
+
+def _applied(cmd: Any) -> _Applied | None:
+    """The patch the simple command ``cmd`` applies onto the work tree: ``git apply``
+    (without ``--check``, ``--stat``, ``--numstat``, ``--summary`` unless ``--apply``; not
+    ``--cached``, which writes the index alone; its paths from the top of the work tree, or
+    where it runs outside one, ``-pN`` (1), ``--directory``, ``-R``) or GNU ``patch`` (not
+    ``--dry-run``; ``-pN``, none: the path as written or its last part; ``-d``, ``-R``,
+    ``-i``, ``patch FILE [PATCH]``, ``-o OUT``). None for any other command."""
+    if cmd.remote or not cmd.argv:
+        return None
+    words = cmd.argv[1:]
+    if cmd.name == "git":
+        rest = _git_where(words)[1]
+        if rest[:1] != ["apply"]:
+            return None
+        operands, valued, flags = _options(_without_redirections(rest[1:]), _GIT_APPLY_VALUES)
+        if "--cached" in flags or ("--apply" not in flags and flags & {
+                "--check", "--stat", "--numstat", "--summary"}):
+            return None
+        strip = valued.get("-p", "1")
+        where = _git_where(words)[0][0]
+        folder = _git_join(where, valued["--directory"]) if "--directory" in valued else where
+        patch = operands[0] if operands and operands[0] != "-" else _stdin_file(cmd.argv)
+        return _Applied(patch, folder, (int(strip),) if strip.isdigit() else (0, 1, 2),
+                        bool(flags & {"R", "--reverse"}), text=_fed_text(cmd, patch),
+                        written=cmd.written or {})
+    if cmd.name != "patch":
+        return None
+    operands, valued, flags = _options(_without_redirections(words), _PATCH_VALUES)
+    if "--dry-run" in flags:
+        return None
+    given = valued.get("-p", valued.get("--strip"))
+    strip = given or ""
+    strips = (0, -1) if given is None else (int(strip),) if strip.isdigit() else (0, 1, 2, -1)
+    patch = valued.get("-i", valued.get("--input"))
+    if patch is None:
+        patch = operands[1] if len(operands) > 1 else _stdin_file(cmd.argv)
+    output = valued.get("-o", valued.get("--output"))
+    folder = valued.get("-d", valued.get("--directory", "."))
+    only = output if output not in (None, "-") else operands[0] if operands else None
+    patch = patch if patch != "-" else None
+    return _Applied(patch, folder, strips, bool(flags & {"R", "--reverse"}), only,
+                    output is not None, _fed_text(cmd, patch), cmd.written or {})
+
+
+def _fed_text(cmd: Any, patch: str | None) -> str | None:
+    """The patch ``cmd`` reads on stdin where the line holds it (it names no patch file):
+    the last here-document or here-string it is fed (`SimpleCommand.fed`; the shell gives
+    it that one, a pipe before it aside); None otherwise."""
+    return cmd.fed[-1] if patch is None and cmd.fed else None
+
+
+def _stdin_file(argv: list[str]) -> str | None:
+    """The file the shell gives ``argv`` as its standard input (``< FILE``, ``<FILE``,
+    ``0< FILE``); None when it reads a pipe, a here-document or the terminal."""
+    for k, word in enumerate(argv):
+        bare = word[1:] if word[:1] == "0" else word
+        if bare == "<" and k + 1 < len(argv):
+            return argv[k + 1]
+        if bare.startswith("<") and not bare.startswith(("<<", "<&", "<>", "<(")) and bare[1:]:
+            return bare[1:]
+    return None
+
+
+def _patch_changes(applied: _Applied, base: Path, top: Path,
+                   may_be_written: Callable[[Path], bool]) -> list[tuple[str, Path]] | None:
+    """(what it does: ``deletes``, `_EDITS`, `_ADDS`, `_OVERWRITES`; the file) of each file
+    the patch ``applied`` changes run in ``base`` (git's paths from the work tree's ``top``,
+    patch's from its ``-d`` folder), every way its paths may be stripped; its text the
+    line's where it holds it (`_Applied.text`, `_Applied.written`). [] for a patch file that
+    is not there and that no earlier command of the line ``may_be_written`` (git and the
+    shell refuse it). None when the patch cannot be read here (a pipe, a computed file, one
+    an earlier command may write, no patch in it)."""
+    from labledger.reconcile.patch_files import file_patches
+
+    if applied.text is not None:
+        text: str | None = applied.text
+    elif applied.patch is None or _COMPUTED_WORD.search(applied.patch):
+        return None
+    else:
+        path = _resolve(base, applied.patch)
+        text = applied.written.get(str(path))
+        if text is None and not os.path.lexists(path) and not may_be_written(path):
+            return []  # git ("can't open patch") and the shell (`< FILE`) refuse: no write
+        if text is None:
+            text = _regular_text(path, _PATCH_BYTES)
+    files = file_patches(text) if text is not None else []
+    if not files:
+        return None
+    start = _resolve(top, applied.folder)
+    if applied.only is not None:
+        how = _OVERWRITES if applied.output else _EDITS
+        return [(how, _resolve(base, applied.folder if applied.output else ".") / applied.only
+                 if not os.path.isabs(applied.only) else Path(applied.only))]
+    changes: list[tuple[str, Path]] = []
+    for each in files:
+        old, new = (each.new, each.old) if applied.reverse else (each.old, each.new)
+        for strip in (0,) if each.bare else applied.strips:
+            gone, made = _stripped(old, strip), _stripped(new, strip)
+            if new is None and gone is not None:
+                changes.append(("deletes", start / gone))
+            elif old is None or (each.renamed and not applied.reverse):
+                changes += [("deletes", start / gone)] if gone is not None else []
+                changes += [(_ADDS, start / made)] if made is not None else []
+            elif made is not None:
+                changes.append((_EDITS, start / made))
+    return changes
+
+
+def _regular_text(path: Path, limit: int) -> str | None:
+    """The first ``limit`` bytes of the regular file ``path`` as text; None when it is no
+    regular file (``/dev/stdin``, a FIFO: reading one would block the hook) or cannot be
+    read."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+# how much of a patch file is read (a patch longer than that: what it names past it unseen)
+_PATCH_BYTES = 4 << 20
+
+
+def _stripped(path: str | None, strip: int) -> str | None:
+    """``path`` less its first ``strip`` parts (``-pN``; -1: its last part alone), None when
+    it has no more parts, or names a place above where it starts (git refuses ``..``)."""
+    if path is None:
+        return None
+    parts = [p for p in path.split("/") if p]
+    kept = parts[-1:] if strip < 0 else parts[strip:]
+    if not kept or ".." in kept:
+        return None
+    return "/".join(kept)
+
+
+def _patch_targets(cmd: Any, bases: list[Path], project: Path, earlier: list[Any],
+                   line: str) -> tuple[list[_Target], list[_WriteTarget]]:
+    """What the simple command ``cmd``, a patch applied (`_applied`), deletes and writes: each
+    file its patch changes (`_patch_changes`), judged as ``rm`` and an in-place edit of it
+    (a new file as one written into its folder). A patch that cannot be read here may write
+    any file where it applies (a pipe: ``git diff | git apply -R`` puts back what differs, a
+    tracked ledger's appended events too): judged as overwriting all of its work tree (fail
+    closed), whose message says to apply it from a file. ``earlier``: the commands of the
+    ``line`` before it (what may write its patch file, where a ``cd`` leads: `_moved_to`)."""
+    applied = _applied(cmd)
+    if applied is None:
+        return [], []
+    if applied.patch is None and applied.text is None:
+        applied = replace(applied, text=_piped_patch(cmd, earlier))
+    bases = _moved_to(earlier, bases, line)
+
+    def may_be_written(path: Path) -> bool:
+        return _may_write_before(path, earlier)
+    said = _said(cmd)
+    deletes: list[_Target] = []
+    writes: list[_WriteTarget] = []
+    read: list[list[tuple[str, Path]]] = []
+    unread: list[Path] = []
+    for base in bases:
+        top = next((d for d in (base, *base.parents) if (d / ".git").exists()), base) \
+            if cmd.name == "git" else base
+        changes = _patch_changes(applied, base, top, may_be_written)
+        if changes is None:
+            unread.append(_resolve(top, applied.folder))
+        else:
+            read.append(changes)
+    if not read:  # (read from one working folder of the line, it is the one the line means)
+        deletes += [_Target("(the files of a patch not read here)", [place], [], False, said,
+                            note=_UNREAD_PATCH_NOTE, does="may overwrite")
+                    for place in dict.fromkeys(unread)]
+    for changes in read:
+        for how, path in changes:
+            if how == "deletes":
+                deletes.append(_Target(str(path), [path], [], False, said, recursive=False))
+            else:
+                writes.append(_WriteTarget(str(path), [path, *_linked([path])], how, said))
+    return deletes, writes
+
+
+def _piped_patch(cmd: Any, earlier: list[Any]) -> str | None:
+    """The patch ``cmd`` reads from a pipe where the line holds it: ``cat <<'EOF' | git
+    apply`` (the pipeline is those two commands alone, ``cat`` given no file: it prints its
+    here-document and nothing else does); None otherwise."""
+    if cmd.pipeline is None or cmd.scopes or not earlier:
+        return None
+    feeder = earlier[-1]
+    shared = [c for c in (*earlier, cmd) if c.pipeline is cmd.pipeline]
+    if len(shared) != 2 or shared[0] is not feeder or feeder.argv not in (["cat"], ["cat", "-"]) \
+            or not feeder.fed or feeder.dynamic or feeder.scopes:
+        return None
+    return str(feeder.fed[-1])
+
+
+def _may_write_before(path: Path, earlier: list[Any]) -> bool:
+    """One of the commands ``earlier`` (of the line, before the one that reads ``path``) may
+    write the file ``path``: a word of it names the file's name (``git diff > x.diff``,
+    ``curl -O https://host/x.diff``, ``--output=x.diff``), it is computed when it runs or
+    cannot be read (`TOO_DEEP`), or it runs a program whose writes are not read here (a
+    shell, an interpreter, ``make``, a script, ``git format-patch``)."""
+    from labledger.reconcile.shell_words import TOO_DEEP
+
+    name = path.name
+    for cmd in earlier:
+        if cmd.remote:
+            continue
+        if cmd.dynamic or cmd.appended or cmd.name == TOO_DEEP or cmd.program is not None:
+            return True
+        if cmd.name in _PROGRAM_RUNNERS or "/" in cmd.argv[0] or \
+                re.match(r"(python|pypy|perl|ruby|node|php)[0-9.]*$", cmd.name):
+            return True
+        if cmd.name == "git" and "format-patch" in cmd.argv:
+            return True
+        if any(name in word for word in cmd.argv[1:]):
+            return True
+    return False
+
+
+# commands that run a program whose writes this module does not read from their words
+_PROGRAM_RUNNERS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "busybox", "make", "cmake",
+                    "ninja", "source", ".", "eval", "exec", "npm", "npx", "yarn", "pnpm",
+                    "cargo", "go", "uv", "poetry", "pipenv", "tox", "nox", "pytest", "just",
+                    "task", "invoke", "java", "deno", "bun", "Rscript", "julia", "lua"}
+
+
+def _moved_to(earlier: list[Any], bases: list[Path], line: str) -> list[Path]:
+    """The working folders a command of the ``line`` after the commands ``earlier`` runs in:
+    the last of ``bases`` alone when every ``cd``/``pushd`` before it surely ran and moved
+    there (`_sure_cd`) and no ``popd`` did, else all of ``bases`` (a subshell's ``cd``, one
+    after ``||`` or ``&&`` that may not run, one into a folder missing now that fails: the
+    command may run where the line started)."""
+    moves = [c for c in earlier if c.name in ("cd", "pushd", "popd")]
+    if len(bases) < 2 or not moves or not all(_sure_cd(c, line) for c in moves):
+        return bases
+    return [bases[-1]] if all(b.is_dir() for b in bases) else bases
+
+
+def _sure_cd(cmd: Any, line: str) -> bool:
+    """The ``cd DIR``/``pushd DIR`` ``cmd`` runs in the line's own shell whenever the line
+    does: a top-level pipeline of its own (not in a subshell, a group, a conditional, a
+    substitution, a script: its pipeline's text is its own), at the start of the line or
+    after ``;`` or a newline, and followed by ``&&``, ``;``, a newline or the end (not
+    ``&``: a background job is a subshell), each time its text stands in the line; its
+    folder written, not computed."""
+    if cmd.name not in ("cd", "pushd") or cmd.dynamic or cmd.remote or cmd.scopes or \
+            cmd.pipeline is None or cmd.pipeline.text.strip() != cmd.context.strip():
+        return False
+    operands = [a for a in cmd.argv[1:] if not a.startswith("-")]
+    if len(operands) != 1 or operands[0] == "-":
+        return False
+    text = re.escape(cmd.pipeline.text.strip())
+    each = len(re.findall(text, line))
+    sure = len(re.findall(r"(?:^|[;\n])[ \t]*" + text + r"[ \t]*(?=&&|;|\n|$)", line))
+    return each > 0 and sure == each
+
+
+_UNREAD_PATCH_NOTE = (" (its patch cannot be read here: a pipe, a here-document or a file not "
+                      "there yet, so any file where it applies may change; write the patch to "
+                      "a file first, then apply that file)")
+
+
+# the options of `git merge`, `cherry-pick`, `rebase`, `pull` taking a value (next word too)
+_HISTORY_VALUES = {"-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option",
+                   "--cleanup", "--onto", "-x", "--exec", "--into-name", "--mainline",
+                   "--depth", "--deepen", "--shallow-since", "--upload-pack", "-j", "--jobs",
+                   "--rebase-merges", "-C", "--whitespace", "--empty", "--recurse-submodules"}
+# their subcommands of a sequence under way (`--abort` puts back what the merge began with)
+_HISTORY_STEPS = {"--abort", "--continue", "--skip", "--quit", "--edit-todo",
+                  "--show-current-patch"}
+
+
+def _history_question(rest: list[str]) -> tuple[list[str], bool] | None:
+    """What the git subcommand ``rest`` brings into the work tree from commits, as a ``git
+    diff`` question (the files another history added that git then writes: a merge's
+    ``HEAD...REV``, a cherry-pick's ``C^ C`` or ``A..B`` as ``A B``, a rebase's ``HEAD...UPSTREAM``
+    (``--onto``), a pull's upstream as fetched already), and whether the revision is only
+    what is known now (a pull: what it fetches is not). None for any other command, a step
+    of one under way (``--continue``, ``--abort``) and ``merge`` with several heads."""
+    if not rest or rest[0] not in ("merge", "cherry-pick", "rebase", "pull"):
+        return None
+    sub = rest[0]
+    operands, valued, flags = _options(rest[1:], _HISTORY_VALUES)
+    if flags & _HISTORY_STEPS or any(o.startswith("-") and o != "-" for o in operands):
+        return None
+    if sub == "cherry-pick":
+        if len(operands) != 1:
+            return None
+        first, dots, last = operands[0].partition("..")
+        return ([first or "HEAD", last.lstrip(".") or "HEAD"] if dots
+                else [operands[0] + "^", operands[0]]), False
+    if sub == "pull":
+        tracking = "@{upstream}" if len(operands) < 2 else operands[1] \
+            if operands[0] == "." else f"{operands[0]}/{operands[1]}"
+        return [f"HEAD...{tracking}"], True
+    if sub == "rebase":
+        upstream = valued.get("--onto", operands[0] if operands else "@{upstream}")
+        return [f"HEAD...{upstream}"], False
+    if len(operands) > 1:
+        return None
+    return [f"HEAD...{operands[0] if operands else '@{upstream}'}"], False
+
+
+@dataclass
+class _GitMerged:
+    """A ``git merge``, ``cherry-pick``, ``rebase`` or ``pull`` (`_history_question`), to
+    ask git which files it writes over untracked ones in the work tree (`_git_overwritten`):
+    git refuses to overwrite a tracked file's local change or an untracked file, but an
+    ignored one it overwrites without a word (tried with git 2.39: ``git merge other``,
+    ``git cherry-pick other``, ``git rebase other`` each put the branch's committed
+    ``caps/c2/m`` over the ignored local one)."""
+
+    folders: list[Path]
+    question: list[str]
+    known_now: bool  # (a pull: what it fetches cannot be asked; an upstream not there: none)
+    answers: dict[Path, list[Path] | None] = field(default_factory=dict)
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """A file of ``root`` (inside ``spared`` aside) is overwritten; git failing or not
+        answering in time: yes (fail closed)."""
+        return _git_answer_reaches(
+            self.answers, self.folders,
+            lambda folder: _git_overwritten(folder, self.question, self.known_now),
+            root, spared)
+
+    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
+        """The first file of ``root`` git answered is overwritten (asked by `removes`)."""
+        return _first_answered(self.answers, root, spared)
+
+
+def _git_overwritten(folder: Path, question: list[str], known_now: bool) -> list[Path] | None:
+    """The untracked files of the work tree of ``folder`` that the files ``git diff
+    --diff-filter=A QUESTION`` lists (added by the other history) would overwrite: they
+    exist here and HEAD does not track them (asked of git read-only). No repository, or a
+    revision that does not exist: none (git refuses; for a pull, nothing known now). None
+    when git cannot answer."""
+    top = _git_asked(folder, ["rev-parse", "--show-toplevel"])
+    if top is None or not top.strip():
+        return []  # no repository here: git refuses (`git submodule foreach git pull` above)
+    root = Path(os.fsdecode(top.rstrip(b"\n")))
+    revisions = [r for word in question for r in word.split("...")]
+    if any(w.startswith("-") or "\0" in w for w in revisions):
+        return None
+    if any(_git_asked(folder, ["rev-parse", "-q", "--verify", r + "^{commit}"]) is None
+           for r in revisions):
+        return []  # (no such revision: git refuses, and writes nothing)
+    added = _git_asked(folder, ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+                                "--no-textconv", "--diff-filter=A", *question, "--"])
+    if added is None:
+        return None if not known_now else []
+    here = [_resolve(root, os.fsdecode(p)) for p in added.split(b"\0") if p]
+    present = [p for p in here if os.path.lexists(p)]
+    if not present:
+        return []
+    tracked = _git_asked(folder, ["ls-files", "-z", "--full-name", "--",
+                                  *(str(p) for p in present)])
+    if tracked is None:
+        return None
+    kept = {_resolve(root, os.fsdecode(p)) for p in tracked.split(b"\0") if p}
+    return [p for p in present if p not in kept]
+
+
+_MERGE_NOTE = (" (git overwrites an ignored file with the one the other history adds: the "
+               "local copy is lost)")
+
+
+def _history_target(cmd: Any, bases: list[Path], project: Path) -> _Target | None:
+    """The untracked files the git command ``cmd`` (a merge, cherry-pick, rebase or pull:
+    `_history_question`) writes over (`_GitMerged`); where git cannot be asked
+    (`_git_here`), none is judged (its question cannot be reproduced, and failing closed
+    would block every pull). None for any other command."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    asked = _history_question(_git_where(cmd.argv[1:])[1])
+    here = _git_here(cmd)
+    if asked is None or here is None or any(_COMPUTED_WORD.search(w) for w in asked[0]):
+        return None
+    return _Target("(the files it brings in)", [], [], False, _said(cmd), note=_MERGE_NOTE,
+                   does="overwrites",
+                   staged=_GitMerged([_resolve(base, here) for base in bases], *asked))
+
+
 def _hard_reset(rest: list[str]) -> bool:
     """The git subcommand ``rest`` is a ``git reset --hard``."""
     return rest[:1] == ["reset"] and "--hard" in rest[1:]
@@ -1865,11 +2496,16 @@ class _Rewrite:
 
 def _git_rewrite(rest: list[str], is_path: Callable[[str], bool]) -> _Rewrite | None:
     """What the git subcommand ``rest`` (its name and words) writes back over tracked files
-    of the work tree (git-checkout(1), git-restore(1), git-reset(1), git-switch(1)); None
+    of the work tree (git-checkout(1), git-restore(1), git-reset(1), git-switch(1),
+    ``checkout-index -f``: `_checkout_index`, ``read-tree --reset -u``: `_read_tree`); None
     when it writes nothing there (``restore --staged``, ``reset`` but ``--hard``, ``--keep``,
     ``--merge``, ``checkout --orphan``, a new branch from HEAD). ``--pathspec-from-file``:
     the whole work tree. A word git would read as an option where an operand stands is not
     read (None)."""
+    if rest[:1] == ["checkout-index"]:
+        return _checkout_index(rest[1:])
+    if rest[:1] == ["read-tree"]:
+        return _read_tree(rest[1:])
     if not rest or rest[0] not in ("checkout", "restore", "reset", "switch"):
         return None
     sub, words = rest[0], rest[1:]
@@ -1902,6 +2538,37 @@ def _git_rewrite(rest: list[str], is_path: Callable[[str], bool]) -> _Rewrite | 
             return as_tree
         return _Rewrite([], operands, guess=operands[0], instead=as_tree)
     return _switch(operands[0], flags, valued) if operands else None
+
+
+# git-checkout-index(1) options taking a value (`--prefix=DIR` writes the files under DIR)
+_CHECKOUT_INDEX_VALUES = {"--prefix", "--stage"}
+
+
+def _checkout_index(words: list[str]) -> _Rewrite | None:
+    """What ``git checkout-index WORDS`` writes back over the work tree: the index's copy of
+    its files (``-a``/``--all``, ``--stdin``: every one), but only with ``-f``/``--force``
+    (without it git leaves a file that exists: "already exists, no checkout"; tried with git
+    2.39, as ``git checkout-index -a -f`` put an appended ledger segment back to its staged
+    copy). None without a force, or with ``--prefix`` or ``--temp`` (the files land
+    elsewhere)."""
+    operands, valued, flags = _options(words, _CHECKOUT_INDEX_VALUES)
+    if not flags & {"f", "--force"} or "--prefix" in valued or "--temp" in flags:
+        return None
+    every = bool(flags & {"a", "--all", "--stdin"})
+    return _Rewrite([], None if every else operands) if every or operands else None
+
+
+def _read_tree(words: list[str]) -> _Rewrite | None:
+    """What ``git read-tree WORDS`` writes back over the work tree: with ``--reset`` and
+    ``-u`` the tree it reads, over local changes (git-read-tree(1): "--reset ... discards
+    unmerged entries"; tried with git 2.39: ``git read-tree -u --reset HEAD`` put an
+    appended ledger segment back to HEAD's copy, as ``git reset --hard`` does); ``-m -u``
+    refuses to lose a local change (it kept it), without ``-u`` only the index changes.
+    None for those."""
+    operands, _, flags = _options(words, {"--prefix", "--index-output"})
+    if "--reset" not in flags or "u" not in flags or len(operands) != 1:
+        return None
+    return _Rewrite(operands, None)
 
 
 def _switch(target: str, flags: set[str], valued: dict[str, str]) -> _Rewrite | None:
@@ -1940,12 +2607,19 @@ class _GitRewrite:
 
     def changed_in(self, root: Path, spared: Path | None) -> Path | None:
         """The first file of ``root`` git answered it changes (asked by `removes`)."""
-        for paths in self.answers.values():
-            for p in paths or []:
-                if (p == root or root in p.parents) and (
-                        spared is None or spared not in (p, *p.parents)):
-                    return p
-        return None
+        return _first_answered(self.answers, root, spared)
+
+
+def _first_answered(answers: dict[Path, list[Path] | None], root: Path, spared: Path | None
+                    ) -> Path | None:
+    """The first path of git's ``answers`` that is ``root`` or inside it (inside ``spared``
+    aside)."""
+    for paths in answers.values():
+        for p in paths or []:
+            if (p == root or root in p.parents) and (
+                    spared is None or spared not in (p, *p.parents)):
+                return p
+    return None
 
 
 def _git_tracked(folder: Path) -> list[Path] | None:
@@ -3711,8 +4385,9 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                     not bases or _writes_may_destroy(c, bases, home, guarded)))
                 or (c.name == TOO_DEEP and _DELETE_WORD.search(c.argv[1]) is not None)
                 or _unread_git_subcommand(c, changes, n) is not None
-                or (c.name == "git"
-                    and _stash_staged_pathspecs(_git_where(c.argv[1:])[1]) is not None)
+                or (c.name == "git" and _stash_may_reach(c, bases, home, guarded, changes, n))
+                or (_applied(c) is not None and _patch_may_reach(c, bases, home, guarded,
+                                                                 parsed[:n], command))
                 or (c.name == "git" and _hard_reset(_git_where(c.argv[1:])[1])
                     and bool(changes.staged_before(n)[0]))
                 or (c.name == "git" and _rewrite_may_reach(c, bases, home, guarded,
@@ -3720,6 +4395,67 @@ def _deletes_here(parsed: list[Any], command: str, cwd: str | None = None,
                 or _hard_link_sources(c)):
             return True
     return False
+
+
+def _stash_may_reach(cmd: Any, bases: list[Path], home: Path | None,
+                     guarded: Callable[[], list[Path]] | None, changes: _GitChanges,
+                     n: int) -> bool:
+    """The git command ``cmd``, the n-th of its line, is a ``git stash`` that takes staged
+    files out of the work tree (`_stash_staged_target`) or a ``drop``/``clear`` that loses
+    what it stashed (`_stash_drop_targets`), and git says one of them is in the ledger's
+    ``home`` or a folder of ``guarded()`` (asked read-only: a ``git stash`` with nothing of
+    them staged, a drop with no stash there, reads no ledger: 2 s for 50,000 events). No
+    working folder or ledger known: yes."""
+    rest = _git_where(cmd.argv[1:])[1]
+    if _stash_staged_pathspecs(rest) is None and _stash_dropped(rest) is None and \
+            _history_question(rest) is None:
+        return False
+    if not bases or home is None or guarded is None:
+        return True
+    staged = _stash_staged_target(cmd, bases, bases[-1], changes, n)
+    merged = _history_target(cmd, bases, bases[-1])
+    targets = [*([staged] if staged is not None else []),
+               *([merged] if merged is not None else []),
+               *_stash_drop_targets(cmd, bases, bases[-1], changes, n)]
+    try:
+        roots = [home, *guarded()]
+    except Exception:  # noqa: BLE001 - they cannot be told: it may reach one
+        return True
+    for t in targets:
+        for root in roots:
+            for place in {root, _real(root)}:  # (git names real paths)
+                spared = place / "cache" if root == home else None
+                if t.staged is not None and t.staged.removes(place, spared):
+                    return True
+                if not any(_overlaps(p, place) for p in t.places):
+                    continue
+                git = t.git
+                # (what an earlier `git add` stages there, where git cannot be asked, what
+                # an earlier command may change: it may)
+                if not isinstance(git, _GitRewrite) or git.folders is None or git.widened \
+                        or git.removes(place, spared):
+                    return True
+    return False
+
+
+def _patch_may_reach(cmd: Any, bases: list[Path], home: Path | None,
+                     guarded: Callable[[], list[Path]] | None, earlier: list[Any],
+                     line: str) -> bool:
+    """The patch ``cmd`` applies (`_applied`) may change a file of the ledger's ``home`` or
+    a folder of ``guarded()``: one it names is there (`_patch_targets`; ``earlier``: the
+    commands of the ``line`` before it), or it cannot be read here. No working folder or
+    ledger known, or the folders cannot be told: yes."""
+    if not bases or home is None or guarded is None:
+        return True
+    deletes, writes = _patch_targets(cmd, bases, bases[-1], earlier, line)
+    places = [p for t in deletes for p in t.places] + [p for w in writes for p in w.places]
+    if not places:
+        return False
+    try:
+        roots = [home, *guarded()]
+    except Exception:  # noqa: BLE001 - they cannot be told: it may reach one
+        return True
+    return any(_overlaps(p, r) for p in places for r in roots)
 
 
 def _rewrite_may_reach(cmd: Any, bases: list[Path], home: Path | None,
@@ -4090,6 +4826,13 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         staged = _stash_staged_target(cmd, bases, project, changes, n)
         if staged is not None:
             targets.append(staged)
+        targets += _stash_drop_targets(cmd, bases, project, changes, n)
+        merged = _history_target(cmd, bases, project)
+        if merged is not None:
+            targets.append(merged)
+        patched, patched_writes = _patch_targets(cmd, bases, project, parsed[:n], command)
+        targets += patched
+        writes += patched_writes
         added = _reset_added_target(cmd, bases, project, changes, n)
         if added is not None:
             targets.append(added)
@@ -4350,7 +5093,7 @@ class _Target:
     # said between the command and "deletes" (`git stash -u` removes what it stashes)
     note: str = ""
     # a `git stash`: real git says which staged files it takes out of the work tree
-    staged: _GitStaged | _GitAdded | None = None
+    staged: _GitStaged | _GitAdded | _GitDropped | _GitMerged | None = None
     # a write onto its places, not a delete: what it does to a file there (`_writes_onto`)
     writes: str | None = None
     # what it does to the protected folder, said in the reason before the folder
@@ -4439,8 +5182,11 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                 hit = mentions[t.feed].reach(root, spared, t.recursive)
             if hit:
                 said = f"`{t.command}`{t.note} {t.does} {what}"
-                place = t.git.changed_in(root, spared) if isinstance(t.git, _GitRewrite) \
-                    else None
+                asked = t.git if isinstance(t.git, _GitRewrite) else t.staged \
+                    if isinstance(t.staged, (_GitDropped, _GitMerged)) else None
+                place = None if asked is None else asked.changed_in(root, spared)
+                if place is not None and isinstance(t.staged, (_GitDropped, _GitMerged)):
+                    said = f"`{t.command}`{t.note} {t.does} {place}, in {what}"
                 if place is not None and isinstance(t.git, _GitRewrite):  # name the file
                     said = f"`{t.command}` {'may overwrite' if t.git.widened else t.does} " \
                            f"{place}, in {what}"

@@ -323,6 +323,12 @@ class SimpleCommand:
     # a command of a local shell script the line runs (`_run_shell_file`): (the script as
     # the line names it, the line of it the command is on; 0: not found), for messages
     origin: tuple[str, int] | None = None
+    # the here-documents and here-strings it reads on its stdin, as written (`git apply
+    # <<'EOF'`: the patch it applies)
+    fed: list[str] = field(default_factory=list)
+    # the files earlier commands of the line write a here-document to (``cat > FILE <<EOF``,
+    # ``tee``: absolute path -> text), as they stand when it runs; None: none
+    written: dict[str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -531,7 +537,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     # (a local script's text is read for what it deletes and writes, not for what it runs)
     script = _python_script(argv, name, files) if program is None else None
     recorded = SimpleCommand(argv, here, dyn, remote, appended=appended,
-                             program=program if script is None else script)
+                             program=program if script is None else script, fed=fed,
+                             written=dict(files.written) if files and files.written else None)
     out.append(recorded)
     if program is not None:  # what it hands to a shell or starts runs too
         _python_runs(program, here if remote else context, dyn, remote, out, depth)
