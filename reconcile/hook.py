@@ -450,7 +450,7 @@ def patch_writes(patch: str) -> str | None:
     File: P`` as ``sed -i '' P``, followed by ``*** Move to: D`` as ``mv P D`` (the file
     leaves P and replaces D: scenario 010_move_overwrites_existing_destination). None when
     ``patch`` is no patch (its first line is not ``*** Begin Patch``)."""
-    lines = patch.strip().splitlines()
+    lines = patch.strip().split("\n")  # (as codex cuts it: str::lines, not at a form feed)
     if lines and lines[0].strip() in ("<<EOF", "<<'EOF'", '<<"EOF"'):
         lines = lines[1:-1]  # the heredoc markers codex's lenient parser strips
     if not lines or lines[0].strip() != _PATCH_BEGIN:

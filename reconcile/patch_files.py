@@ -55,7 +55,10 @@ def file_patches(text: str) -> list[FilePatch]:
     (no patch at all)."""
     found: list[FilePatch] = []
     current: FilePatch | None = None
-    lines = text.splitlines()
+    # lines end at \n alone, as diff(1), git apply and patch(1) cut them: str.splitlines
+    # would also cut a changed line at a form feed, \x1c or U+2028, and a fragment of it could
+    # read as the next file's header
+    lines = text.split("\n")
     i = 0
     while i < len(lines):
         line = lines[i]
