@@ -1,9 +1,10 @@
-"""The patch readers: `patch_files.file_patches` reads the files a unified diff changes from its headers, whatever
-the changed lines hold: patches made by real ``git diff`` (renames, new and deleted files,
-binary files, paths with spaces) and by ``difflib.unified_diff`` (GNU diff's form, a timestamp
+"""The patch readers: `patch_files.file_patches` reads the files a unified diff changes from
+its headers, whatever the changed lines hold: patches made by real ``git diff`` (new, deleted and
+edited files, paths with spaces) and by ``difflib.unified_diff`` (GNU diff's form, a timestamp
 after a tab) of files whose lines look like headers themselves (``--- x``, ``+++ y``,
 ``diff --git``, ``@@``), hold form feeds or other characters Python's ``str.splitlines`` would
 cut at, and lack a final newline. Hypothesis draws the files; git and difflib write the patch.
+A Codex patch (`hook.patch_writes`) is cut the same way.
 """
 
 from __future__ import annotations
