@@ -33,29 +33,12 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
-from labledger.reconcile.doc_readers import read_document
-from labledger.reconcile.documents import reconcile_segments
-from labledger.reconcile.findings import Report
 from labledger.reconcile.numbers import scan_numbers
 from tests.reconcile.test_documents import claim as documents_claim
-
-claim = partial(documents_claim, run="ours")
-
-SR = [claim("P1", "psnr", 31.42, unit="dB", aliases=("Ours",)),
-      claim("S1", "ssim", 0.912, aliases=("Ours",))]
-
-
-def run(path: str, text: str, claims: list) -> Report:
-    return reconcile_segments(read_document(path, text.encode()), claims)
-
-
-def _read(report: Report) -> tuple[list[tuple[str, tuple[str, ...], str]], list[tuple[str, ...]]]:
-    return ([(f.type, f.claims, f.shown) for f in report.findings],
-            sorted(m.claims for m in report.matches))
+from tests.reconcile.test_round62_followup import _rt_detr
+from tests.reconcile.test_tables_round62 import SR, _read, claim, run
 
 
 def _tex(ssim: str, psnr: str = "31.42") -> str:
@@ -231,13 +214,6 @@ def test_near_miss_a_results_cell_with_a_note_is_still_a_label(cell: str) -> Non
 
 RT_DETR = ("RT-DETR-R50/R101 achieves 53.1%/54.3% AP on COCO and {fps} on T4 GPU, "
            "outperforming advanced YOLOs.\n")
-
-
-def _rt_detr(aliases50: tuple[str, ...], aliases101: tuple[str, ...]) -> list:
-    return [documents_claim("A50", "coco_ap", 53.1, unit="%", aliases=aliases50, run="r50"),
-            documents_claim("A101", "coco_ap", 54.3, unit="%", aliases=aliases101, run="r101"),
-            documents_claim("F50", "fps", 108, aliases=aliases50, run="r50"),
-            documents_claim("F101", "fps", 74, aliases=aliases101, run="r101")]
 
 
 @pytest.mark.parametrize("aliases", [((), ()), (("RT-DETR-R50",), ("RT-DETR-R101", "R101"))])

@@ -22,27 +22,10 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
-from labledger.reconcile.doc_readers import read_document
-from labledger.reconcile.documents import reconcile_segments
-from labledger.reconcile.findings import Report
 from labledger.reconcile.numbers import scan_numbers
-from tests.reconcile.test_documents import claim as documents_claim
-
-claim = partial(documents_claim, run="ours")
-
-
-def run(path: str, text: str, claims: list) -> Report:
-    return reconcile_segments(read_document(path, text.encode()), claims)
-
-
-def _read(report: Report) -> tuple[list[tuple[str, tuple[str, ...], str]], list[tuple[str, ...]]]:
-    return ([(f.type, f.claims, f.shown) for f in report.findings],
-            sorted(m.claims for m in report.matches))
-
+from tests.reconcile.test_tables_round62 import _read, claim, run
 
 # --- 1. a qualified metric's key=value is the result, not a setting ------------------------------
 
