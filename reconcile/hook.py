@@ -171,7 +171,10 @@ import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labledger.reconcile.archive_members import Unpack
 
 _PROVIDER_HOSTS = r"(vast\.ai|runpod\.(io|ai)|lambdalabs\.com|lambda\.ai|paperspace\.(com|io))"
 # the hosts of the providers' APIs themselves (not their documentation sites: a page at
@@ -2801,6 +2804,9 @@ class _Write:
     # ``dest`` is a folder it writes files into whose names are not known here (an archive
     # unpacked, a recursive download): any file it holds now may be overwritten
     inside: bool = False
+    # an archive unpacked into ``dest``: its members, where it can be read, are where it
+    # writes instead (`_unpack_targets`)
+    unpack: Unpack | None = None
 
 
 def _redirected(argv: list[str], masks: list[str] | None = None) -> list[_Write]:
@@ -3236,11 +3242,15 @@ def _tar_words(args: list[str]) -> list[str]:
 
 def _tar_writes(args: list[str]) -> list[_Write]:
     """What ``tar -x`` (``--extract``, ``--get``) unpacks here: into ``-C DIR``
-    (``--directory``; else where it runs). The members an archive holds are not read: named
-    on its line (``tar xf a.tar runs/exp1/m.json``), each lands at its name there; else
-    anything in that folder may be written (`_Write.inside`). It overwrites an existing file;
-    ``-k`` (``--keep-old-files``, ``--skip-old-files``) only adds, ``-O`` (``--to-stdout``)
-    writes no file. ``tar -c`` (``--create``) overwrites its ``-f`` archive."""
+    (``--directory``; else where it runs). Members named on its line (``tar xf a.tar
+    runs/exp1/m.json``) land at their name there; else anything in that folder may be written
+    (`_Write.inside`), but where the archive ``-f A`` can be read its members are where it
+    writes (`_unpack_targets`: ``--strip-components``, ``-P`` and the names on the line
+    applied; not with ``--transform``). It overwrites an existing file; ``-k``
+    (``--keep-old-files``, ``--skip-old-files``) only adds, ``-O`` (``--to-stdout``) writes no
+    file. ``tar -c`` (``--create``) overwrites its ``-f`` archive."""
+    from labledger.reconcile.archive_members import Unpack
+
     operands, valued, flags = _options(_tar_words(args), _TAR_VALUES)
     archive = valued.get("-f", valued.get("--file"))
     if flags & {"c", "--create"} and archive not in (None, "-"):
@@ -3249,26 +3259,66 @@ def _tar_writes(args: list[str]) -> list[_Write]:
         return []
     how = _ADDS if flags & {"k", "--keep-old-files", "--skip-old-files"} else _OVERWRITES
     folder = valued.get("-C", valued.get("--directory", "."))
+    unpack = None
+    strip = valued.get("--strip-components", "0")
+    if archive not in (None, "-") and strip.isdigit() and not (
+            valued.keys() & {"--transform", "--xform"}):
+        # (`-T` names members in a file not read here: all of them count)
+        unpack = Unpack(str(archive), "tar", folder, strip=int(strip),
+                        keep_unsafe=bool(flags & {"P", "--absolute-names"}),
+                        only=() if valued.keys() & {"-T", "--files-from"} else tuple(operands))
     if "-T" in valued or "--files-from" in valued or not operands or any(
             _may_be_an_option(o) or any(c in o for c in "*?[") for o in operands):
-        return [_Write(folder, how, inside=True)]
-    return [_Write(os.path.join(folder, m), how) for m in operands]
+        return [_Write(folder, how, inside=True, unpack=unpack)]
+    # (the members it names land at their names; read, the archive says where else)
+    return [_Write(os.path.join(folder, m), how) for m in operands] + (
+        [_Write(folder, how, unpack=unpack)] if unpack is not None else [])
 
 
 def _unzip_writes(args: list[str]) -> list[_Write]:
-    """What ``unzip ARCHIVE [MEMBER...] [-d DIR]`` unpacks: with ``-o`` it overwrites existing
-    files (without, it asks, and with no one to answer it keeps them; ``-n`` keeps them; ``-l``,
-    ``-t``, ``-v``, ``-p``, ``-Z`` write none). Members named: each at its name in DIR; else
-    anything there (`_Write.inside`)."""
+    """What ``unzip ARCHIVE [MEMBER...] [-x MEMBER...] [-d DIR]`` unpacks: with ``-o`` it
+    overwrites existing files (without, it asks, and with no one to answer it keeps them:
+    Info-ZIP unzip 6.0 with standard input at its end or closed answers "[N]one"; ``-n`` keeps
+    them; ``-l``, ``-t``, ``-v``, ``-p``, ``-Z`` write none). Members named: each at its name
+    in DIR; else anything there (`_Write.inside`), but where the archive can be read its
+    members are where it writes (`_unpack_targets`: ``-j``, ``-:``, ``-C`` and the names on
+    the line applied; those after ``-x`` are left out, so none is left out)."""
+    from labledger.reconcile.archive_members import Unpack
+
     operands, valued, flags = _options(args, {"-d", "-x", "-P"})
     if flags & {"l", "t", "v", "p", "Z", "c", "z"} or not operands:
         return []
     how = _OVERWRITES if "o" in flags else _ADDS
     folder = valued.get("-d", ".")
     members = operands[1:]
+    unpack = Unpack(operands[0], "zip", folder, junk="j" in flags, keep_unsafe=":" in flags,
+                    only=tuple(_unzip_named(args)), nocase="C" in flags)
     if not members or any(c in m for m in members for c in "*?[$`"):
-        return [_Write(folder, how, inside=True)]
-    return [_Write(os.path.join(folder, m), how) for m in members]
+        return [_Write(folder, how, inside=True, unpack=unpack)]
+    # (the members it names land at their names; read, the archive says where else)
+    return [_Write(os.path.join(folder, m), how) for m in members] + [
+        _Write(folder, how, unpack=unpack)]
+
+
+def _unzip_named(args: list[str]) -> list[str]:
+    """The members ``unzip``'s line names to unpack: the words after the archive up to an
+    option (those after ``-x`` are ones it leaves out: not these)."""
+    found: list[str] = []
+    archive_seen, skip, excluding = False, False, False
+    for word in args:
+        if skip:
+            skip = False
+            continue
+        if word.startswith("-") and word != "-":
+            excluding = word == "-x"
+            skip = word in ("-d", "-P")
+            continue
+        if excluding:
+            continue
+        if archive_seen:
+            found.append(word)
+        archive_seen = True
+    return found
 
 
 def _7z_writes(args: list[str]) -> list[_Write]:
@@ -3384,6 +3434,13 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
         return any(r == p or r in p.parents for p in places for r in roots) or any(
             next(_glob_places(g, r), None) is not None for g in globs for r in roots)
 
+    def unpacks_above(unpack: Unpack, places: list[Path]) -> bool:
+        # an archive unpacked above a protected folder, or keeping `..` and absolute names:
+        # its members may land in one (read by the full judgment, `_unpacked`)
+        roots = protected()
+        return roots is None or unpack.keep_unsafe or any(
+            p in r.parents for p in places for r in roots)
+
     for cmd in parsed:
         for w in _writes(cmd):
             if w.computed:
@@ -3395,7 +3452,8 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
                     places, globs, computed = _expand(each, bases)
                     places += _linked(places)
                     if computed or any(in_ledger(p) or w.tree and _overlaps(p, home)
-                                       or twinned(p) for p in places) or any(
+                                       or twinned(p) for p in places) or \
+                            w.unpack is not None and unpacks_above(w.unpack, places) or any(
                             next(_glob_places(g, home), None) is not None for g in globs) or \
                             destroys_there(w, places, globs):
                         return True
@@ -3472,10 +3530,13 @@ class _WriteTarget:
             yield from _glob_places(pattern, root)
 
 
-def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTarget]:
+def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds,
+                   earlier: Collection[_WriteTarget] = ()) -> list[_WriteTarget]:
     """Where the writes of ``cmd`` land (`_writes`, `_landings`), from each working folder:
     a variable the line assigns a literal is replaced by it (``F=x; : > $F``); ``{}`` of a
-    command run by ``find -exec`` or ``xargs -I{}`` is computed, as ``$F`` is."""
+    command run by ``find -exec`` or ``xargs -I{}`` is computed, as ``$F`` is. An archive
+    unpacked writes its members where it can be read (`_unpacked`; ``earlier``: the writes
+    of the commands before it on the line)."""
     command = _said(cmd)
     found: list[_WriteTarget] = []
     fed: list[str] = []  # what feeds it, read once when a path asks
@@ -3486,6 +3547,14 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
         return fed[0]
 
     for w in _writes(cmd):
+        if w.unpack is not None:
+            members = None if cmd.dynamic else _unpacked(w.unpack, bases, earlier)
+            if members is not None:
+                found += [_WriteTarget(str(p), [p, *_linked([p])], w.how, command)
+                          for p in members]
+                continue
+            if not w.inside:  # (named on its line: those names are its writes)
+                continue
         if w.computed:
             found.append(_WriteTarget(w.dest, [], w.how, command, True, feed(),
                                       tree=bool(w.tree)))
@@ -3503,6 +3572,35 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
                     found.append(_WriteTarget(
                         each, places, w.how, command, computed, feed() if computed else "",
                         globs, source is not None, _readable(source, bases), w.inside))
+    return found
+
+
+def _unpacked(unpack: Unpack, bases: list[Path],
+              earlier: Collection[_WriteTarget]) -> list[Path] | None:
+    """Where the members of the archive ``unpack`` land from each working folder
+    (`archive_members.landings`); None when that cannot be told here: a name or folder
+    computed when it runs or a glob, an archive that cannot be read (not a regular file, past
+    the limits: `archive_members`), or one a command before it on the line may write (``curl
+    -o a.zip URL && unzip -o a.zip``: what it will hold is not what it holds now)."""
+    from labledger.reconcile.archive_members import landings
+
+    if any(c in word for word in (unpack.archive, unpack.folder) for c in "$`*?[{\0"):
+        return None
+    found: list[Path] | None = None
+    for base in bases:  # (from a folder where it is not, it unpacks nothing)
+        archive = _resolve(base, unpack.archive)
+        if unpack.tool == "zip" and not os.path.lexists(archive):
+            archive = archive.with_name(archive.name + ".zip")  # (unzip tries NAME.zip too)
+        if not os.path.lexists(archive):
+            continue
+        if any(t.computed or t.globs or any(
+                p == archive or (t.inside or t.tree) and p in archive.parents
+                for p in t.places) for t in earlier):
+            return None
+        names = landings(unpack, archive)
+        if names is None:
+            return None
+        found = [*(found or []), *(_resolve(base, name) for name in names)]
     return found
 
 
@@ -4069,7 +4167,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     for n, cmd in enumerate(parsed):
         if cmd.remote:
             continue
-        writes += _write_targets(cmd, bases, feeds)
+        writes += _write_targets(cmd, bases, feeds, writes)
         unread = _unread_git_subcommand(cmd, changes, n)
         if unread is not None:
             # judged as a clean git cannot be asked about, of all its repository (`:/`)
