@@ -104,6 +104,8 @@ def archives(box: Path) -> Path:  # noqa: F811
     ("tar -xf all.tar.xz capsules", "capsules/c2"),  # a folder named: all it holds
     ("tar -xf abs.tar", "capsules/c2"),  # the leading `/` stripped
     ("tar -xPf dots.tar", "capsules/c2"),  # -P keeps `..`
+    ("tar xzf backup.tgz --exclude=src", "the labledger ledger"),
+    ("unzip -o runs.zip -x 'src/*'", "capsules/c2"),
 ])
 def test_an_archive_whose_members_land_on_protected_files_is_blocked(
         archives: Path, command: str, what: str) -> None:
@@ -136,6 +138,10 @@ def test_an_archive_whose_members_land_on_protected_files_is_blocked(
     "unzip -o link.zip",  # an archive through a link is not read (as before)
     "curl -o runs.zip https://example.com/r.zip && unzip -o runs.zip",  # written first
     "unzip -o missing.zip",
+    "tar xzf backup.tgz --exclude=.labledger",  # (unanchored: any part of the name)
+    "tar xzf backup.tgz --exclude '.lab*' --exclude=src",
+    "unzip -o runs.zip -x 'capsules/*'",
+    "unzip -o runs.zip -x capsules/c2/metrics.json",
 ])
 def test_an_archive_whose_members_miss_protected_files_passes(
         archives: Path, command: str) -> None:
@@ -143,21 +149,33 @@ def test_an_archive_whose_members_miss_protected_files_passes(
     assert verdict.allowed, (command, verdict.reasons)
 
 
-def test_an_archive_past_the_read_limit_is_judged_unread(
-        archives: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A compressed tar is read through to find its headers: past `BYTE_LIMIT` bytes it is
-    not read, and unpacked above the capsules it passes (documented), as before."""
-    _tar(archives / "big.tgz", {**RESULTS, "z/noise.bin": os.urandom(256 << 10)}, "-z")
-    assert not _judged(archives, "tar xzf big.tgz").allowed
-    monkeypatch.setattr(archive_members, "BYTE_LIMIT", 64 << 10)
-    assert _judged(archives, "tar xzf big.tgz").allowed
+@pytest.mark.parametrize("limit", ["BYTE_LIMIT", "UNPACKED_LIMIT"])
+def test_a_tar_past_the_read_limit_is_judged_by_the_members_before_it(
+        archives: Path, monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
+    """A compressed tar is read through to find its headers: past `BYTE_LIMIT` bytes of it
+    (or `UNPACKED_LIMIT` unpacked) the members after are not read, and unpacked above the
+    capsules they pass (documented), as before; the members before are judged (tar unpacks
+    them), and into a protected folder the rest may overwrite anything in it, as before."""
+    noise = {"z/noise.bin": os.urandom(256 << 10)}
+    _tar(archives / "late.tgz", {**noise, **RESULTS}, "-z")
+    _tar(archives / "early.tgz", {**RESULTS, **noise}, "-z")
+    _tar(archives / "notes.tgz", {**noise, "r1/new.txt": b"x\n"}, "-z")
+    assert not _judged(archives, "tar xzf late.tgz").allowed
+    assert _judged(archives, "tar xzf notes.tgz -C results").allowed  # a new file
+    monkeypatch.setattr(archive_members, limit, 64 << 10)
+    assert _judged(archives, "tar xzf late.tgz").allowed
+    assert not _judged(archives, "tar xzf early.tgz").allowed
+    verdict = _judged(archives, "tar xzf notes.tgz -C results")
+    assert not verdict.allowed
+    assert any("may overwrite what is in" in r for r in verdict.reasons), verdict.reasons
 
 
 def test_member_names_are_read_without_writing_anything(archives: Path) -> None:
     """The readers list names only: nothing is unpacked (`_judged` checks the project's
     bytes), and a link is not followed."""
-    assert archive_members.members(archives / "runs.zip", "zip") == [
-        "capsules/c2/metrics.json", "src/train.py"]
+    read = archive_members.members(archives / "runs.zip", "zip")
+    assert read == archive_members.Read(["capsules/c2/metrics.json", "src/train.py"])
     assert archive_members.members(archives / "link.zip", "zip") is None
-    assert archive_members.members(archives / "src.tgz", "tar") == ["src/train.py"]
+    assert archive_members.members(archives / "src.tgz", "tar") == archive_members.Read(
+        ["src/train.py"])
     assert archive_members.members(archives / "runs.zip", "tar") is None  # not a tar
