@@ -46,9 +46,12 @@ def _zip(archive: Path, files: dict[str, bytes]) -> None:
     subprocess.run(["zip", "-qr", str(archive), *files], cwd=stage, check=True)
 
 
-def _tar(archive: Path, files: dict[str, bytes], *options: str) -> None:
+def _tar(archive: Path, files: dict[str, bytes], *options: str, whole: str = "") -> None:
+    """``archive`` of ``files`` (with ``whole``, a folder: it and all it holds, its folders
+    too, as ``tar czf restore.tgz capsules`` stores them)."""
     stage = _tree(archive.parent.parent / ("stage-" + archive.name), files)
-    subprocess.run(["tar", *options, "-cf", str(archive), *files], cwd=stage, check=True)
+    subprocess.run(["tar", *options, "-cf", str(archive), *([whole] if whole else files)],
+                   cwd=stage, check=True)
 
 
 RESULTS = {"capsules/c2/metrics.json": b'{"acc": 0.5}\n', "src/train.py": b"print(2)\n"}
@@ -68,6 +71,8 @@ def archives(box: Path) -> Path:  # noqa: F811
     _tar(box / "a.tar", {"c2/train.log": b"step 9\n", "c9/new.log": b"x\n"})
     _tar(box / "c3.tar", {"c3/train.log": b"step 9\n", "c9/new.log": b"x\n"})
     _tar(box / "nested.tgz", {"backup/capsules/c2/metrics.json": b"{}\n"}, "-z")
+    _tar(box / "restore.tgz", {"capsules/c2/metrics.json": b"{}\n"}, "-z", whole="capsules")
+    _tar(box / "added.tgz", {"capsules/c2/extra.json": b"{}\n"}, "-z", whole="capsules")
     with tarfile.open(box / "all.tar.xz", "w:xz") as tar:  # (xz(1) may not be installed)
         for name, data in RESULTS.items():
             info = tarfile.TarInfo(name)
@@ -84,6 +89,9 @@ def archives(box: Path) -> Path:  # noqa: F811
         info.size = 3
         tar.addfile(info, io.BytesIO(b"{}\n"))
     os.symlink("runs.zip", box / "link.zip")
+    os.symlink("capsules/c2", box / "c2link")  # a folder through a link: the kernel follows it
+    _zip(box / "linked.zip", {"c2link/metrics.json": b"{}\n"})
+    _zip(box / "linked-new.zip", {"c2link/new.json": b"{}\n"})
     return box
 
 
@@ -104,6 +112,8 @@ def archives(box: Path) -> Path:  # noqa: F811
     ("tar -xf all.tar.xz capsules", "capsules/c2"),  # a folder named: all it holds
     ("tar -xf abs.tar", "capsules/c2"),  # the leading `/` stripped
     ("tar -xPf dots.tar", "capsules/c2"),  # -P keeps `..`
+    ("tar xzf restore.tgz", "capsules/c2"),
+    ("unzip -o linked.zip", "capsules/c2"),
     ("tar xzf backup.tgz --exclude=src", "the labledger ledger"),
     ("unzip -o runs.zip -x 'src/*'", "capsules/c2"),
 ])
@@ -127,6 +137,8 @@ def test_an_archive_whose_members_land_on_protected_files_is_blocked(
     "unzip -o up.zip -d src",  # `..` dropped: src/capsules/c2/metrics.json
     "unzip -o src.zip -d .labledger/cache",  # the ledger's cache is not protected
     "tar xzf src.tgz",
+    "unzip -o linked-new.zip",
+    "tar xzf added.tgz",  # capsules/ and capsules/c2/ are there (folders), extra.json new
     "tar -xzf backup.tgz src",
     "tar -xf c3.tar -C capsules",  # c3's stored copy verifies; c9 is new
     "tar -xkf a.tar -C capsules",  # -k keeps existing files
