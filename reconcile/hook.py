@@ -95,9 +95,11 @@ elsewhere lands there (``ls capsules/c2 | xargs cp -t ../backup``). Nothing on `
 train.py >> "$LOG"`` or ``> "$OUT/train.log"`` ties them to a protected folder: they pass. A
 placeholder other than ``{}`` (``xargs -I F``) is read as a literal name. Downloads write
 their file (``curl -o``/``-O``, ``wget -O``, ``wget -N``/``-r`` into ``-P DIR``: `_curl_writes`,
-`_wget_writes`); an archive unpacked (``tar -x``, ``unzip -o``, ``7z x``) writes files whose
-names are not read here into its folder (``-C``, ``-d``, ``-o``: `_Write.inside`): any file
-there may be overwritten, the ledger's any at all; unpacked above a protected folder it passes.
+`_wget_writes`); an archive unpacked (``tar -x``, ``unzip -o``, ``7z x``) writes its members where
+their names are read (a zip or tar that is a regular file here: `_unpacked`,
+`archive_members`), else files whose names are not known into its folder (``-C``, ``-d``,
+``-o``: `_Write.inside`): any file there may be overwritten, the ledger's any at all;
+unpacked above a protected folder it passes.
 A git command that writes tracked files back over the work tree (``git checkout [TREE] --
 PATH``, ``git restore``, ``git reset --hard``, a switch, ``git checkout-index -f``, ``git
 read-tree --reset -u``: `_git_rewrite`) overwrites the
@@ -105,7 +107,7 @@ protected files git says it changes (`_GitRewrite`, asked read-only: ``git diff
 --name-only``, before the ledger is read: `_rewrite_may_reach`); a ``git reset --hard``
 deletes too what a ``git add`` earlier on its line stages (`_reset_added_target`). Not
 judged: writes in text that cannot be read as commands (`TOO_DEEP`), the members of an
-archive unpacked above a protected folder. Judging fails
+archive unpacked above a protected folder that cannot be read here (`_unpacked`). Judging fails
 (an unreadable ledger): the console script blocks a write that may count (`looks_destructive`
 asks `_writes_here`), as it blocks a delete. Every line of the ledger is read and verified
 only for a write that may count (`_writes_here`: into the ledger, computed, or destroying a
@@ -183,7 +185,10 @@ import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labledger.reconcile.archive_members import Read, Unpack
 
 _PROVIDER_HOSTS = r"(vast\.ai|runpod\.(io|ai)|lambdalabs\.com|lambda\.ai|paperspace\.(com|io))"
 # the hosts of the providers' APIs themselves (not their documentation sites: a page at
@@ -3475,6 +3480,9 @@ class _Write:
     # ``dest`` is a folder it writes files into whose names are not known here (an archive
     # unpacked, a recursive download): any file it holds now may be overwritten
     inside: bool = False
+    # an archive unpacked into ``dest``: its members, where it can be read, are where it
+    # writes instead (`_unpacked`)
+    unpack: Unpack | None = None
 
 
 def _redirected(argv: list[str], masks: list[str] | None = None) -> list[_Write]:
@@ -3910,11 +3918,15 @@ def _tar_words(args: list[str]) -> list[str]:
 
 def _tar_writes(args: list[str]) -> list[_Write]:
     """What ``tar -x`` (``--extract``, ``--get``) unpacks here: into ``-C DIR``
-    (``--directory``; else where it runs). The members an archive holds are not read: named
-    on its line (``tar xf a.tar runs/exp1/m.json``), each lands at its name there; else
-    anything in that folder may be written (`_Write.inside`). It overwrites an existing file;
-    ``-k`` (``--keep-old-files``, ``--skip-old-files``) only adds, ``-O`` (``--to-stdout``)
-    writes no file. ``tar -c`` (``--create``) overwrites its ``-f`` archive."""
+    (``--directory``; else where it runs). Members named on its line (``tar xf a.tar
+    runs/exp1/m.json``) land at their name there; else anything in that folder may be written
+    (`_Write.inside`), but where the archive ``-f A`` can be read its members are where it
+    writes (`_unpacked`: ``--strip-components``, ``-P``, the names on the line and
+    ``--exclude`` applied; not with ``--transform``). It overwrites an existing file; ``-k``
+    (``--keep-old-files``, ``--skip-old-files``) only adds, ``-O`` (``--to-stdout``) writes no
+    file. ``tar -c`` (``--create``) overwrites its ``-f`` archive."""
+    from labledger.reconcile.archive_members import Unpack
+
     operands, valued, flags = _options(_tar_words(args), _TAR_VALUES)
     archive = valued.get("-f", valued.get("--file"))
     if flags & {"c", "--create"} and archive not in (None, "-"):
@@ -3923,26 +3935,70 @@ def _tar_writes(args: list[str]) -> list[_Write]:
         return []
     how = _ADDS if flags & {"k", "--keep-old-files", "--skip-old-files"} else _OVERWRITES
     folder = valued.get("-C", valued.get("--directory", "."))
+    unpack = None
+    strip = valued.get("--strip-components", "0")
+    if archive not in (None, "-") and strip.isdigit() and not (
+            valued.keys() & {"--transform", "--xform"}):
+        # (`-T` names members in a file not read here: all of them count)
+        unpack = Unpack(str(archive), "tar", folder, strip=int(strip),
+                        keep_unsafe=bool(flags & {"P", "--absolute-names"}),
+                        only=() if valued.keys() & {"-T", "--files-from"} else tuple(operands),
+                        left_out=tuple(_every_value(_tar_words(args), _TAR_VALUES,
+                                                    {"--exclude"})))
     if "-T" in valued or "--files-from" in valued or not operands or any(
             _may_be_an_option(o) or any(c in o for c in "*?[") for o in operands):
-        return [_Write(folder, how, inside=True)]
-    return [_Write(os.path.join(folder, m), how) for m in operands]
+        return [_Write(folder, how, inside=True, unpack=unpack)]
+    # (the members it names land at their names; read, the archive says where else)
+    return [_Write(os.path.join(folder, m), how) for m in operands] + (
+        [_Write(folder, how, unpack=unpack)] if unpack is not None else [])
 
 
 def _unzip_writes(args: list[str]) -> list[_Write]:
-    """What ``unzip ARCHIVE [MEMBER...] [-d DIR]`` unpacks: with ``-o`` it overwrites existing
-    files (without, it asks, and with no one to answer it keeps them; ``-n`` keeps them; ``-l``,
-    ``-t``, ``-v``, ``-p``, ``-Z`` write none). Members named: each at its name in DIR; else
-    anything there (`_Write.inside`)."""
+    """What ``unzip ARCHIVE [MEMBER...] [-x MEMBER...] [-d DIR]`` unpacks: with ``-o`` it
+    overwrites existing files (without, it asks, and with no one to answer it keeps them:
+    Info-ZIP unzip 6.0 with standard input at its end or closed answers "[N]one"; ``-n`` keeps
+    them; ``-l``, ``-t``, ``-v``, ``-p``, ``-Z`` write none). Members named: each at its name
+    in DIR; else anything there (`_Write.inside`), but where the archive can be read its
+    members are where it writes (`_unpacked`: ``-j``, ``-:``, ``-C``, the names on the line
+    and those after ``-x``, left out, applied)."""
+    from labledger.reconcile.archive_members import Unpack
+
     operands, valued, flags = _options(args, {"-d", "-x", "-P"})
     if flags & {"l", "t", "v", "p", "Z", "c", "z"} or not operands:
         return []
     how = _OVERWRITES if "o" in flags else _ADDS
     folder = valued.get("-d", ".")
     members = operands[1:]
+    named, left_out = _unzip_named(args)
+    unpack = Unpack(operands[0], "zip", folder, junk="j" in flags, keep_unsafe=":" in flags,
+                    only=tuple(named), left_out=tuple(left_out), nocase="C" in flags)
     if not members or any(c in m for m in members for c in "*?[$`"):
-        return [_Write(folder, how, inside=True)]
-    return [_Write(os.path.join(folder, m), how) for m in members]
+        return [_Write(folder, how, inside=True, unpack=unpack)]
+    # (the members it names land at their names; read, the archive says where else)
+    return [_Write(os.path.join(folder, m), how) for m in members] + [
+        _Write(folder, how, unpack=unpack)]
+
+
+def _unzip_named(args: list[str]) -> tuple[list[str], list[str]]:
+    """(the members ``unzip``'s line names to unpack, those it leaves out): the words after
+    the archive, up to an option; after ``-x``, the ones left out."""
+    named: list[str] = []
+    left_out: list[str] = []
+    archive_seen, skip, excluding = False, False, False
+    for word in args:
+        if skip:
+            skip = False
+            continue
+        if word.startswith("-") and word != "-":
+            excluding = word == "-x"
+            skip = word in ("-d", "-P")
+            continue
+        if excluding:
+            left_out.append(word)
+        elif archive_seen:
+            named.append(word)
+        archive_seen = archive_seen or not excluding
+    return named, left_out
 
 
 def _7z_writes(args: list[str]) -> list[_Write]:
@@ -4058,6 +4114,15 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
         return any(r == p or r in p.parents for p in places for r in roots) or any(
             next(_glob_places(g, r), None) is not None for g in globs for r in roots)
 
+    def unpacks_above(unpack: Unpack, places: list[Path]) -> bool:
+        # an archive here unpacked above a protected folder, or keeping `..` and absolute
+        # names: its members may land in one (read by the full judgment, `_unpacked`)
+        if not any(_archive_at(unpack, b) is not None for b in bases):
+            return False
+        roots = protected()
+        return roots is None or unpack.keep_unsafe or any(
+            p in r.parents for p in places for r in roots)
+
     for cmd in parsed:
         for w in _writes(cmd):
             if w.computed:
@@ -4069,7 +4134,8 @@ def _writes_here(parsed: list[Any], base: Path, home: Path,
                     places, globs, computed = _expand(each, bases)
                     places += _linked(places)
                     if computed or any(in_ledger(p) or w.tree and _overlaps(p, home)
-                                       or twinned(p) for p in places) or any(
+                                       or twinned(p) for p in places) or \
+                            w.unpack is not None and unpacks_above(w.unpack, places) or any(
                             next(_glob_places(g, home), None) is not None for g in globs) or \
                             destroys_there(w, places, globs):
                         return True
@@ -4139,6 +4205,8 @@ class _WriteTarget:
     tree: bool = False
     source: Path | None = None
     inside: bool = False  # files of names not known here, written into the folder (`_Write`)
+    # an archive unpacked: where its members land (`_member_places`: `_member_hit`)
+    members: list[str] | None = None
 
     def places_near(self, root: Path) -> Iterable[Path]:
         yield from self.places
@@ -4146,10 +4214,13 @@ class _WriteTarget:
             yield from _glob_places(pattern, root)
 
 
-def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTarget]:
+def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds,
+                   earlier: Collection[_WriteTarget] = ()) -> list[_WriteTarget]:
     """Where the writes of ``cmd`` land (`_writes`, `_landings`), from each working folder:
     a variable the line assigns a literal is replaced by it (``F=x; : > $F``); ``{}`` of a
-    command run by ``find -exec`` or ``xargs -I{}`` is computed, as ``$F`` is."""
+    command run by ``find -exec`` or ``xargs -I{}`` is computed, as ``$F`` is. An archive
+    unpacked writes its members where it can be read (`_unpacked`; ``earlier``: the writes
+    of the commands before it on the line)."""
     command = _said(cmd)
     found: list[_WriteTarget] = []
     fed: list[str] = []  # what feeds it, read once when a path asks
@@ -4160,6 +4231,14 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
         return fed[0]
 
     for w in _writes(cmd):
+        if w.unpack is not None:
+            read = None if cmd.dynamic else _unpacked(w.unpack, bases, earlier)
+            if read is not None:
+                found.append(_WriteTarget(w.unpack.archive, [], w.how, command,
+                                          members=_member_places(read.names)))
+            if read is not None and read.whole or not w.inside:
+                continue  # (named on its line, not read: those names are its writes)
+            # (not read, or only its first members: the rest anywhere in its folder)
         if w.computed:
             found.append(_WriteTarget(w.dest, [], w.how, command, True, feed(),
                                       tree=bool(w.tree)))
@@ -4177,6 +4256,63 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_WriteTar
                     found.append(_WriteTarget(
                         each, places, w.how, command, computed, feed() if computed else "",
                         globs, source is not None, _readable(source, bases), w.inside))
+    return found
+
+
+def _unpacked(unpack: Unpack, bases: list[Path],
+              earlier: Collection[_WriteTarget]) -> Read | None:
+    """Where the members of the archive ``unpack`` land from each working folder
+    (`archive_members.landings`: a tar past its limits, the first ones); None when that
+    cannot be told here: a name or folder computed when it runs or a glob, an archive that
+    cannot be read (not a regular file, a zip past the limits: `archive_members`), or one a
+    command before it on the line may write (``curl -o a.zip URL && unzip -o a.zip``: what
+    it will hold is not what it holds now)."""
+    from labledger.reconcile.archive_members import Read, landings
+
+    if any(c in word for word in (unpack.archive, unpack.folder) for c in "$`*?[{\0"):
+        return None
+    found: Read | None = None
+    for base in bases:
+        archive = _archive_at(unpack, base)
+        if archive is None:  # (from a folder where it is not, it unpacks nothing)
+            continue
+        if any(t.computed or t.globs or any(
+                p == archive or (t.inside or t.tree) and p in archive.parents
+                for p in t.places) or t.members is not None and str(archive) in t.members
+                for t in earlier):
+            return None
+        read = landings(unpack, archive)
+        if read is None:
+            return None
+        here = [os.path.normpath(os.path.join(base, n)) for n in read.names]
+        found = Read([*(found.names if found else []), *here],
+                     read.whole and (found is None or found.whole))
+    return found
+
+
+def _archive_at(unpack: Unpack, base: Path) -> Path | None:
+    """The archive ``unpack`` reads, run in ``base``, where something is there (unzip tries
+    ``NAME.zip`` when ``NAME`` is not); None when nothing is."""
+    archive = _resolve(base, unpack.archive)
+    if unpack.tool == "zip" and not os.path.lexists(archive):
+        archive = archive.with_name(archive.name + ".zip")
+    return archive if os.path.lexists(archive) else None
+
+
+def _member_places(landings: list[str]) -> list[str]:
+    """Where an archive's members land, and where through a folder that is a symbolic link
+    (the kernel follows it; one realpath per folder, for thousands of members). A member's
+    own name is not followed: GNU tar and unzip replace what is there (a link, or a file with
+    another name, a hard link, keeps its bytes)."""
+    real: dict[str, str] = {}
+    found: list[str] = []
+    for p in landings:
+        found.append(p)
+        folder, name = os.path.split(p)
+        if folder not in real:
+            real[folder] = os.path.realpath(folder)
+        if real[folder] != folder:
+            found.append(os.path.join(real[folder], name))
     return found
 
 
@@ -4220,6 +4356,8 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
     asked by the caller)."""
     if not always and t.how not in _DESTROYING:
         return None
+    if t.members is not None:
+        return _member_hit(t.members, t.how, root, spared, always)
     for p in t.places_near(root):
         if spared is not None and spared in (p, *p.parents):
             continue
@@ -4249,6 +4387,26 @@ def _write_hit(t: _WriteTarget, root: Path, spared: Path | None,
         exists = os.path.lexists(p)
         if exists or always:
             return (t.how if exists else _ADDS), p
+    return None
+
+
+def _member_hit(members: list[str], how: str, root: Path, spared: Path | None,
+                always: bool) -> tuple[str, Path] | None:
+    """(how, the file) the first member of an archive unpacked (``members``: where they land,
+    `_member_places`) that lands in ``root`` (``spared`` aside) writes, as `_write_hit` judges
+    a file: any in the ledger (``always``), else one there now (not a folder). Paths as text,
+    not `Path`: an archive may hold 100,000 members."""
+    top, skip = str(root), None if spared is None else str(spared)
+    for text in members:
+        if not text.startswith(top) or text[len(top):len(top) + 1] not in ("", os.sep) or (
+                skip is not None and text.startswith(skip)
+                and text[len(skip):len(skip) + 1] in ("", os.sep)):
+            continue
+        if os.path.isdir(text):
+            continue  # (a folder member where a folder is: it writes no file)
+        exists = os.path.lexists(text)
+        if exists or always:
+            return (how if exists else _ADDS), Path(text)
     return None
 
 
@@ -4805,7 +4963,7 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
     for n, cmd in enumerate(parsed):
         if cmd.remote:
             continue
-        writes += _write_targets(cmd, bases, feeds)
+        writes += _write_targets(cmd, bases, feeds, writes)
         unread = _unread_git_subcommand(cmd, changes, n)
         if unread is not None:
             # judged as a clean git cannot be asked about, of all its repository (`:/`)
