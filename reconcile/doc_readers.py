@@ -1831,7 +1831,10 @@ def _parse_aligned(lines: list[tuple[int, str]], gaps: bool = False) -> Table | 
         for a, b in pairwise(bounds):
             value = line[a:b] if a < len(line) else ""
             numeric = numeric or bool(_NUMBER_CELL.match(value))
-            cells.append(Cell(value, at + a, at + min(b, max(a, len(line)))))
+            # a column the line stops short of: an empty cell at the line's end, never past it
+            # (the last line of the text ends there too)
+            lo = min(a, len(line))
+            cells.append(Cell(value, at + lo, at + max(lo, min(b, len(line)))))
         rows.append(cells)
     if not numeric:
         return None

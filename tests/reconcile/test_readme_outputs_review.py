@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from labledger.reconcile.anchors import AnchorIndex
@@ -888,6 +888,10 @@ _PIECES = ["```", "```python", "```bash", "~~~", "````", "```text```", "$ python
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_PIECES), max_size=40))
+# (found by CI: a report's last line stopping short of a column put that column's empty cell
+# past the end of the text)
+@example(["              precision    recall  f1-score   support",
+          "weighted avg       0.48      0.48      0.48      2229", "   macro avg       0.34"])
 def test_any_readme_of_these_shapes_reads_in_place(pieces: list[str]) -> None:
     from labledger.reconcile.doc_readers import fences
     from labledger.reconcile.fenced import code_spans, is_output
