@@ -1808,27 +1808,40 @@ def _stash_dropped(rest: list[str]) -> list[str] | None:
     return [f"stash@{{{named[0]}}}" if named[0].isdigit() else named[0]]
 
 
+class _AskedOfGit:
+    """What a git command writes or loses, asked of git once per working folder (``folders``)
+    and kept in ``answers``: `_ask` is the question, `removes` whether an answer reaches a
+    protected folder (git failing or not answering in time: it does, fail closed),
+    `changed_in` the first file of it answered."""
+
+    folders: list[Path] | None
+    answers: dict[Path, list[Path] | None]
+
+    def _ask(self, folder: Path) -> list[Path] | None:
+        raise NotImplementedError
+
+    def removes(self, root: Path, spared: Path | None) -> bool:
+        """A file of ``root`` (inside ``spared`` aside) is written or lost."""
+        return _git_answer_reaches(self.answers, self.folders or [], self._ask, root, spared)
+
+    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
+        """The first file of ``root`` git answered (asked by `removes`)."""
+        return _first_answered(self.answers, root, spared)
+
+
 @dataclass
-class _GitDropped:
+class _GitDropped(_AskedOfGit):
     """A ``git stash drop`` or ``clear`` (`_stash_dropped`), to ask git which files of its
     entries (``entries``; none: all of them) the work tree no longer holds as stashed
     (`_git_stash_lost`): dropping the entry loses them. Its working folders, one from each of
     the line's."""
 
-    folders: list[Path]
+    folders: list[Path] | None
     entries: list[str]
     answers: dict[Path, list[Path] | None] = field(default_factory=dict)
 
-    def removes(self, root: Path, spared: Path | None) -> bool:
-        """A file of ``root`` (inside ``spared`` aside) is lost; git failing or not answering
-        in time: lost (fail closed)."""
-        return _git_answer_reaches(self.answers, self.folders,
-                                   lambda folder: _git_stash_lost(folder, self.entries),
-                                   root, spared)
-
-    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
-        """The first file of ``root`` git answered is lost (asked by `removes`)."""
-        return _first_answered(self.answers, root, spared)
+    def _ask(self, folder: Path) -> list[Path] | None:
+        return _git_stash_lost(folder, self.entries)
 
 
 def _git_stash_lost(folder: Path, entries: list[str]) -> list[Path] | None:
@@ -2317,7 +2330,7 @@ def _history_question(rest: list[str]) -> tuple[list[str], bool] | None:
 
 
 @dataclass
-class _GitMerged:
+class _GitMerged(_AskedOfGit):
     """A ``git merge``, ``cherry-pick``, ``rebase`` or ``pull`` (`_history_question`), to
     ask git which files it writes over untracked ones in the work tree (`_git_overwritten`):
     git refuses to overwrite a tracked file's local change or an untracked file, but an
@@ -2325,22 +2338,13 @@ class _GitMerged:
     ``git cherry-pick other``, ``git rebase other`` each put the branch's committed
     ``caps/c2/m`` over the ignored local one)."""
 
-    folders: list[Path]
+    folders: list[Path] | None
     question: list[str]
     known_now: bool  # (a pull: what it fetches cannot be asked; an upstream not there: none)
     answers: dict[Path, list[Path] | None] = field(default_factory=dict)
 
-    def removes(self, root: Path, spared: Path | None) -> bool:
-        """A file of ``root`` (inside ``spared`` aside) is overwritten; git failing or not
-        answering in time: yes (fail closed)."""
-        return _git_answer_reaches(
-            self.answers, self.folders,
-            lambda folder: _git_overwritten(folder, self.question, self.known_now),
-            root, spared)
-
-    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
-        """The first file of ``root`` git answered is overwritten (asked by `removes`)."""
-        return _first_answered(self.answers, root, spared)
+    def _ask(self, folder: Path) -> list[Path] | None:
+        return _git_overwritten(folder, self.question, self.known_now)
 
 
 def _git_overwritten(folder: Path, question: list[str], known_now: bool) -> list[Path] | None:
@@ -2588,7 +2592,7 @@ def _switch(target: str, flags: set[str], valued: dict[str, str]) -> _Rewrite | 
 
 
 @dataclass
-class _GitRewrite:
+class _GitRewrite(_AskedOfGit):
     """A git command that writes tracked files back over the work tree (`_git_rewrite`), to
     ask git which files it changes (`_git_changed`): its working folders (one from each of
     the line's; None when git's view cannot be reproduced, as for `_GitClean`) and what it
@@ -2602,17 +2606,8 @@ class _GitRewrite:
     widened: bool = False
     answers: dict[Path, list[Path] | None] = field(default_factory=dict)
 
-    def removes(self, root: Path, spared: Path | None) -> bool:
-        """A file it changes is ``root`` or inside it (inside ``spared`` aside); git failing
-        or not answering in time: changed (fail closed)."""
-        return _git_answer_reaches(
-            self.answers, self.folders or [],
-            lambda folder: _git_tracked(folder) if self.widened
-            else _git_changed(folder, self.rewrite), root, spared)
-
-    def changed_in(self, root: Path, spared: Path | None) -> Path | None:
-        """The first file of ``root`` git answered it changes (asked by `removes`)."""
-        return _first_answered(self.answers, root, spared)
+    def _ask(self, folder: Path) -> list[Path] | None:
+        return _git_tracked(folder) if self.widened else _git_changed(folder, self.rewrite)
 
 
 def _first_answered(answers: dict[Path, list[Path] | None], root: Path, spared: Path | None
