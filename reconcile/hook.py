@@ -21,10 +21,12 @@ quotes, wrappers, ``bash -c``, ``eval``, substitutions, ssh's remote command). O
 of ``.labledger/hook.toml`` or a built-in (provider CLIs with options before the verb, provider
 REST/GraphQL/SDK calls, a computed command word before a destroy verb), when it runs ``rm -r``
 or ``kill`` on a recorded box through ssh, or when it deletes (``rm``, ``find -delete``,
-``git clean -d``, ``mv``, ``tar --remove-files``, ``rsync --delete`` or
-``--remove-source-files``, a Python program's removes and moves, `python_deletes`;
-``rmtree(`` in another program's text) the project's
-``.labledger/`` (but its cache), an ``export-roots`` entry of hook.toml or a recorded capsule
+``git clean -d``, ``mv``, ``git worktree remove|move``, ``tar --remove-files``, ``rsync
+--delete`` or ``--remove-source-files``, a cloud storage tool's deleting sync or move,
+`cloud_sync`; a Python program's removes and moves, `python_deletes`; ``rmtree(`` in
+another program's text; a container's paths under a bind are the host's) the project's
+``.labledger/`` (but its cache), another project's ``.labledger/`` (`_other_homes`), an
+``export-roots`` entry of hook.toml or a recorded capsule
 (the folder, above it or inside it; a ``find -name`` above it counts when a test passes for
 something it holds now; a delete whose paths are computed counts when what may feed it names
 one: its own pipeline and the line's other pipelines but those that only print, `_Feeds`;
@@ -177,6 +179,7 @@ any exception raised while a destructive command is judged (fail closed).
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
 import re
@@ -186,6 +189,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from labledger.reconcile.cloud_sync import CLOUD_TOOLS, cloud_deleted, cloud_writes
 
 if TYPE_CHECKING:
     from labledger.reconcile.archive_members import Read, Unpack
@@ -1141,7 +1146,8 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     ``find ... -delete|-exec rm``, ``git clean -d`` (and ``git stash -u|-a``: `_clean_args_of`),
     ``mv`` (its sources leave their place),
     ``tar --remove-files``, ``rsync --delete`` (the destination), ``rsync
-    --remove-source-files`` (its sources)."""
+    --remove-source-files`` (its sources), a cloud storage tool's deleting sync or move
+    (`cloud_sync`)."""
     name = os.path.basename(argv[0]) if argv else ""
     args = argv[1:]
     if name in ("rm", "shred", "unlink"):
@@ -1167,6 +1173,8 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
             return _git_removed(where, rest[1:])
         if rest[:1] == ["mv"]:
             return _git_moved(where, rest[1:])
+        if rest[:1] == ["worktree"] and rest[1:2] in (["remove"], ["move"]):
+            return _git_worktree_left(where, rest[2:])
         clean = _clean_args_of(rest)
         if clean is None:
             return None
@@ -1182,6 +1190,9 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     if name == "mv":
         paths = [a for a in args if not a.startswith("-")]
         return paths[:-1], []
+    if name in CLOUD_TOOLS:  # `rclone sync remote:runs ./capsules`, `aws s3 mv ./runs s3://b`
+        cloud = cloud_deleted(name, args)
+        return (cloud, []) if cloud else None
     if name == "tar" and "--remove-files" in args:
         return [a for a in args if not a.startswith("-")][1:], []
     if name == "rsync" and not _dry_run(args):
@@ -1244,6 +1255,60 @@ def _git_moved(where: list[str], args: list[str]
         return None
     return [p if folder == "." else os.path.join(folder, p) for folder in where
             for p in operands[:-1]], []
+
+
+def _git_worktree_left(where: list[str], args: list[str]
+                       ) -> tuple[list[str], list[tuple[str, str]]] | None:
+    """What ``git worktree remove|move WORKTREE ...`` takes out of its place: the worktree,
+    everything in it. git-worktree(1): remove refuses a tree with untracked or changed files
+    (without ``--force``), but IGNORED files are not its concern: tried with git 2.39,
+    ``git worktree remove exp1`` deleted a worktree's ignored ``.labledger/`` without a word,
+    and ``git worktree remove .`` the one it ran in. ``move`` takes it all elsewhere, as
+    ``mv`` does. WORKTREE as written; `_worktree_places` reads it as git does."""
+    operands = _options(args, _GIT_WORKTREE_VALUES)[0]
+    if not operands:
+        return None
+    return [_git_join(folder, operands[0]) for folder in where], []
+
+
+_GIT_WORKTREE_VALUES = {"--reason"}  # (of `lock`; remove and move take no valued option)
+
+
+def _worktree_places(cmd: Any, bases: list[Path]) -> list[str] | None:
+    """The worktree a ``git worktree remove|move WORKTREE`` names, from each working folder,
+    as git reads the name (builtin/worktree.c ``find_worktree``): first as the unique
+    worktree whose path ends in it at a folder's edge (``exp1`` for ``../exp1``, from
+    anywhere in the repository), then as a path. git is asked which worktrees there are
+    (``git worktree list --porcelain -z``, read-only); a name that is neither names none and
+    git refuses it (``is not a working tree``): nothing. Where git cannot be asked, the name
+    as written. None for any other command."""
+    if cmd.name != "git" or cmd.remote:
+        return None
+    where, rest = _git_where(cmd.argv[1:])
+    if rest[:1] != ["worktree"] or rest[1:2] not in (["remove"], ["move"]):
+        return None
+    operands = _options(_without_redirections(rest[2:]), _GIT_WORKTREE_VALUES)[0]
+    if not operands:
+        return None
+    places: list[str] = []
+    for base in bases:
+        folder = _resolve(base, where[0])
+        name = operands[0].replace("${PWD}", str(base)).replace("$PWD", str(base))
+        if _COMPUTED_WORD.search(name) or _COMPUTED_WORD.search(where[0]):
+            places.append(_git_join(where[0], operands[0]))  # (judged as computed)
+            continue
+        listed = _git_asked(folder, ["worktree", "list", "--porcelain", "-z"])
+        if listed is None:
+            places.append(str(_resolve(folder, name)))
+            continue
+        trees = [os.fsdecode(line[len(b"worktree "):]) for line in listed.split(b"\0")
+                 if line.startswith(b"worktree ")]
+        ends = [t for t in trees if t == name or t.endswith("/" + name)] if name else []
+        real = os.path.realpath(_resolve(folder, name))
+        named = ends if len(ends) == 1 else [t for t in trees if os.path.realpath(t) == real]
+        # (the first is the main worktree: git refuses it, "is a main working tree")
+        places += [t for t in named[:1] if t != trees[0]]
+    return places
 
 
 def _removes_folders(argv: list[str]) -> bool:
@@ -4046,6 +4111,12 @@ def _writes(cmd: Any) -> list[_Write]:
         return []
     found = _redirected(cmd.argv, _quote_masks(cmd))
     reader = _WRITERS.get(cmd.name)
+    if cmd.name in CLOUD_TOOLS:
+        # (a download: into a folder, anything there; one object, onto DEST or DEST/NAME)
+        return found + [_Write(w.dest, _ADDS if w.keeps else _OVERWRITES, inside=True)
+                        if w.inside else
+                        _Write(w.dest, _ADDS if w.keeps else _OVERWRITES, [w.source], None)
+                        for w in cloud_writes(cmd.name, _without_redirections(cmd.argv[1:]))]
     if reader is None:
         return found
     args = _without_redirections(cmd.argv[1:])
@@ -4834,6 +4905,8 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
         functools.partial(_guarded_folders, paths.project, config.export_roots))
     writes = paths is not None and guarded is not None and _writes_here(
         parsed, Path(cwd) if cwd else Path.cwd(), paths.home, guarded)
+    # (no project here: a write may still land in another's, `_judge_elsewhere`)
+    writes = writes or (paths is None and any(not c.remote and _writes(c) for c in parsed))
     if not destroys and not _deletes_here(parsed, command, cwd or os.getcwd(), home,
                                           guarded) and not writes:
         return Verdict(allowed=not decisions, destructive=bool(decisions), reasons=decisions)
@@ -4842,6 +4915,12 @@ def judge(command: str, cwd: str | None, root: str | None) -> Verdict:
             decisions.append(
                 f"no labledger ledger found from {cwd or os.getcwd()} (looked for {DIRNAME}/), "
                 "so nothing shows this instance's results were pulled and verified")
+        # (no project here: another's ledger a delete reaches is still protected)
+        if any(not c.remote and (_deleted(c.argv) is not None or _program_deletes(c)
+                                 or _writes(c)) for c in parsed):
+            here = cwd or os.getcwd()
+            decisions += _judge_deletes(parsed, command, here, config, Path(here), [], None,
+                                        own=False)
         return Verdict(allowed=not decisions, destructive=True, reasons=decisions)
     verdict = _judge_with_ledger(command, parsed, destroys, cwd, config, paths.project)
     verdict.reasons[:0] = decisions
@@ -4943,10 +5022,13 @@ def _advice(instance: str) -> str:
 
 
 def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: HookConfig,
-                   project: Path, events: list[Any], checker: Any) -> list[str]:
+                   project: Path, events: list[Any], checker: Any, own: bool = True
+                   ) -> list[str]:
     """Reasons to refuse the deletes of ``command``: of the ledger itself (but its cache), of
     an export root, of a recorded capsule whose stored copy does not verify (each: the folder,
-    one above it, or something inside it)."""
+    one above it, or something inside it), and of another project's ledger it reaches
+    (`_other_homes`). ``own`` false: no project was found from the working folder (then
+    ``project`` is that folder, and only other projects' ledgers are protected)."""
     from labledger.reconcile.shell_words import TOO_DEEP
 
     base = Path(cwd) if cwd else Path.cwd()
@@ -5004,6 +5086,9 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             targets += _program_targets(cmd, bases, feeds) + _program_write_targets(cmd, bases)
             continue
         found, names = got
+        worktree = _worktree_places(cmd, bases)
+        if worktree is not None:
+            found = worktree  # (as git reads its name: from anywhere in the repository)
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
             targets.append(_Target("(paths read when it runs)", [], names, True,
                                    _said(cmd), feed=feeds.of(cmd),
@@ -5026,7 +5111,65 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                                        note=note))
     if not targets and not writes:
         return []
-    return _protected_hits(targets, config, project, events, checker, bases, writes)
+    reasons = _protected_hits(targets, config, project, events, checker, bases, writes, own)
+    for other in _other_projects([*targets, *writes], project if own else None):
+        reasons += [r for r in _judge_elsewhere(other, targets, writes, bases)
+                    if r not in reasons]
+    return reasons
+
+
+def _other_projects(targets: Iterable[_Target | _WriteTarget], own: Path | None) -> list[Path]:
+    """The projects other than ``own`` that hold a place the ``targets`` reach: for each
+    place (and where it really is), the nearest folder above it holding a ledger
+    (``../exp1/capsules/c2`` from the main worktree: ``../exp1``). A place at or above a
+    project's folder deletes its ledger: `_other_homes` names that."""
+    mine = () if own is None else (own, _real(own))
+    found: dict[Path, None] = {}
+    for t in targets:
+        places = [*t.places, *(Path(_glob_folder(g)) for g in t.globs)]
+        for place in places:
+            for p in dict.fromkeys((place, _real(place))):
+                for folder in p.parents:
+                    if _is_home(folder / ".labledger"):
+                        if folder not in mine and _real(folder) not in mine:
+                            found[folder] = None
+                        break
+    return list(found)
+
+
+def _glob_folder(pattern: str) -> str:
+    """The folder an absolute glob's matches are all below (its parts before the first
+    with a wildcard)."""
+    parts = pattern.split(os.sep)
+    fixed = next((k for k, part in enumerate(parts) if any(c in part for c in "*?[")),
+                 len(parts))
+    return os.sep.join(parts[:fixed]) or os.sep
+
+
+def _judge_elsewhere(project: Path, targets: list[_Target], writes: list[_WriteTarget],
+                     bases: list[Path]) -> list[str]:
+    """Reasons to refuse what the line deletes or writes of the export roots and capsules of
+    ``project``, another project than the one it is judged for (its ledger read and its
+    store checked as for the first, `_judge_with_ledger`; a ledger that cannot be read: fail
+    closed)."""
+    from labledger.ledger.ledger import Ledger
+    from labledger.reconcile.pull_verified import ObjectChecker, gate_events, record_corrupt
+    from labledger.reconcile.pull_verified import open_store as store_of
+
+    try:
+        config = load_config(project / ".labledger")
+        with Ledger.open(project) as ledger:
+            events = gate_events(ledger)
+            checker = ObjectChecker(store_of(ledger))
+            try:
+                return _protected_hits(targets, config, project, events, checker, bases,
+                                       writes, elsewhere=True)
+            finally:
+                record_corrupt(ledger, checker)
+    except Exception as exc:  # noqa: BLE001 - its capsules cannot be told apart: refuse
+        return [f"the command reaches the project {project}, whose ledger cannot be read "
+                f"({type(exc).__name__}: {exc}), so what it protects cannot be told (fail "
+                "closed)"]
 
 
 _LINK_NOTE = " (a write through a hard link changes the file itself)"
@@ -5260,27 +5403,90 @@ class _Target:
             yield from _glob_places(pattern, root)
 
 
-def _protected_places(config: HookConfig, project: Path, events: list[Any]
-                      ) -> list[tuple[Path, str, str | None]]:
+def _protected_places(config: HookConfig, project: Path, events: list[Any],
+                      elsewhere: bool = False) -> list[tuple[Path, str, str | None]]:
     """(folder, what deleting it deletes, the capsule's digest: None for always protected) of
-    each protected folder: the ledger, the export roots, the recorded capsules."""
+    each protected folder: the ledger, the export roots, the recorded capsules. ``elsewhere``:
+    of another project than the one judged for (named; its ledger left out)."""
     home = project / ".labledger"
-    protected: list[tuple[Path, str, str | None]] = [
+    protected: list[tuple[Path, str, str | None]] = [] if elsewhere else [
         (home, f"{home}, the labledger ledger and store of this project", None)]
+    of = f" of the project {project}" if elsewhere else ""
+    settings = f"{home}/hook.toml" if elsewhere else ".labledger/hook.toml"
     for r in config.export_roots:
         root = _resolve(project, r)
-        protected.append((root, f"{root}, an export root listed in .labledger/hook.toml "
+        protected.append((root, f"{root}, an export root listed in {settings} "
                                 "(always protected)", None))
     for e in events:
         if e.kind == "capsule.sealed" and isinstance(e.body.get("path"), str):
             root = _resolve(project, e.body["path"])
-            protected.append((root, f"the capsule {root} of run {e.run}",
+            protected.append((root, f"the capsule {root} of run {e.run}{of}",
                               e.body.get("digest") or ""))
     # each also where it really is, when a symbolic link on its path leads elsewhere (`runs`
     # linked to a scratch disk, the usual layout on a cluster): `rm -rf /scratch/me/runs/exp1`
     # deletes the capsule recorded as runs/exp1
     return protected + [(real, what, digest) for root, what, digest in protected
                         for real in [_real(root)] if real != root]
+
+
+def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Path]
+                 ) -> list[Path]:
+    """The ledgers (``.labledger/`` folders) of other projects than the one judged (whose
+    ledger is ``mine``, as written and where it really is) that the ``targets`` reach: a
+    place inside one, or a folder holding one at its top or one folder down (``rm -rf
+    ../exp1``, ``git worktree remove exp1`` from the main worktree, ``rm -rf ~/experiments``
+    over ``exp1/.labledger``). A ledger deeper down is not looked for (a walk of a large tree
+    on every delete), nor another project's capsules (its own ledger would have to be read)."""
+    import glob
+
+    found: dict[Path, None] = {}
+    for t in targets:
+        places = list(t.places)
+        for pattern in t.globs:  # (matched now: what does not exist is not deleted)
+            places += [Path(os.path.normpath(m)) for m in
+                       itertools.islice(glob.iglob(pattern), _HOMES_SCAN)]
+        for place in places:
+            for a in dict.fromkeys((place, *place.parents, *_real(place).parents)):
+                if a.name == ".labledger" and _is_home(a):
+                    found[a] = None
+                    break
+            else:
+                found.update(dict.fromkeys(_homes_below(place, 2)))
+    return [h for h in found if h not in mine and _real(h) not in mine]
+
+
+_HOMES_SCAN = 1_000  # entries of a deleted folder looked into for another project's ledger
+
+
+def _is_home(folder: Path) -> bool:
+    """``folder`` is a project's ``.labledger/`` (it holds the ledger or its config)."""
+    try:
+        return (folder / "ledger").is_dir() or (folder / "config.toml").is_file()
+    except ValueError:  # a NUL byte: no such folder
+        return False
+
+
+def _homes_below(folder: Path, depth: int) -> list[Path]:
+    """The project ledgers at the top of ``folder`` or, for ``depth`` 2, of a folder in it
+    (the first `_HOMES_SCAN` entries; links not followed: ``rm -rf`` removes a link, not
+    what it leads to)."""
+    found: list[Path] = []
+    try:
+        if folder.is_symlink():
+            return []
+        home = folder / ".labledger"
+        if _is_home(home):
+            return [home]
+        if depth > 1:
+            with os.scandir(folder) as entries:
+                for entry in itertools.islice(entries, _HOMES_SCAN):
+                    # (one stat for each folder without one: a build tree's 1,000)
+                    if entry.name != ".git" and entry.is_dir(follow_symlinks=False) and \
+                            os.path.isdir(os.path.join(entry.path, ".labledger")):
+                        found += _homes_below(Path(entry.path), depth - 1)
+    except (OSError, ValueError):  # no such folder, not one, a NUL byte: nothing below
+        pass
+    return found
 
 
 def _real(path: Path) -> Path:
@@ -5305,10 +5511,20 @@ def _refused(said: str, digest: str | None, checker: Any) -> str | None:
 
 def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     events: list[Any], checker: Any, bases: list[Path],
-                    writes: Collection[_WriteTarget] = ()) -> list[str]:
+                    writes: Collection[_WriteTarget] = (), own: bool = True,
+                    elsewhere: bool = False) -> list[str]:
+    """Reasons to refuse what ``targets`` delete and ``writes`` write of the protected
+    places of ``project`` (``own`` false: of none), and of other projects' ledgers they
+    reach (`_other_homes`). ``elsewhere``: ``project`` is another project than the one the
+    line is judged for (`_judge_elsewhere`): its export roots and capsules alone (its ledger
+    is one of the other ledgers the first judgment looked for)."""
     home = project / ".labledger"
-    homes = (home, _real(home))
-    protected = _protected_places(config, project, events)
+    mine = (home, _real(home)) if own else ()
+    others = [] if elsewhere else _other_homes([*targets, *writes], mine)
+    homes = (*mine, *others)
+    protected = _protected_places(config, project, events, elsewhere) if own else []
+    protected += [(other, f"{other}, the labledger ledger and store of the project "
+                          f"{other.parent}", None) for other in others]
     reasons: list[str] = []
     mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
     for t in targets:
@@ -5680,6 +5896,9 @@ class _Listing:
         if spared is not None and spared in (self.folder, *self.folder.parents):
             return False
         if self.finds:
+            if not self.dot_entries and self.folder in root.parents and any(
+                    part.startswith(".") for part in root.relative_to(self.folder).parts):
+                return False  # fd without -H: it does not go into hidden folders
             return _deletes_some_of(self.folder, root, self.names, spared)
         # ls: an entry of the folder holding the root, as listed (`ls /p | xargs -I{} rm -rf
         # /p/{}`) or taken as a name in the delete's working folder (`ls | xargs rm -rf`)
@@ -5708,6 +5927,10 @@ def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing
             starts.append(a)
         names = _find_name_tests(args)
         return [_Listing(place, True, names)
+                for start in starts or ["."] for place in _literal_places(start, bases)]
+    if name in ("fd", "fdfind"):
+        starts, names, hidden = _fd_listing(args)
+        return [_Listing(place, True, names, dot_entries=hidden)
                 for start in starts or ["."] for place in _literal_places(start, bases)]
     whole = _recursive_listing(name, args)
     if whole is not None:
@@ -5742,6 +5965,35 @@ def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing
     places = [p for word in operands for p in _literal_places(word, bases)] if operands \
         else list(bases)
     return [_Listing(p, False, dot_entries=dots) for p in places if p.is_dir()]
+
+
+# fd(1) (fd 8-10) options taking a value
+_FD_VALUES = {"-d", "--max-depth", "--min-depth", "--exact-depth", "-t", "--type", "-e",
+              "--extension", "-E", "--exclude", "-S", "--size", "--changed-within",
+              "--changed-before", "--newer", "--older", "-o", "--owner", "--batch-size",
+              "--ignore-file", "-c", "--color", "-j", "--threads", "--max-buffer-time",
+              "--max-results", "--base-directory", "--path-separator", "--search-path",
+              "--format", "--and", "--hyperlink"}
+
+
+def _fd_listing(args: list[str]) -> tuple[list[str], list[tuple[str, str]], bool]:
+    """What ``fd [OPTIONS] [PATTERN] [PATH...]`` prints: (its search folders, none: the
+    working folder; find-style name tests limiting it, none: every path, as its PATTERN is a
+    regular expression; whether it goes into hidden folders, ``-H``/``-u``). ``-e EXT`` is
+    ``-name '*.EXT'``, a ``-g`` PATTERN ``-name PATTERN``; the words after ``-x``/``-X`` are
+    the command it runs, not its own."""
+    cut = next((k for k, a in enumerate(args) if a in ("-x", "--exec", "-X", "--exec-batch")),
+               len(args))
+    operands, valued, flags = _options(args[:cut], _FD_VALUES)
+    starts = operands[1:] + _every_value(args[:cut], _FD_VALUES, {"--search-path"})
+    names = [("-name", "*." + ext.lstrip("."))
+             for ext in _every_value(args[:cut], _FD_VALUES, {"-e", "--extension"})]
+    if operands and flags & {"g", "--glob"} and not flags & {"p", "--full-path"}:
+        names.append(("-name", operands[0]))
+    elif operands and operands[0] not in ("", ".", "^", ".*") and not names:
+        names = []  # a regular expression: any name may match
+    hidden = bool(flags & {"H", "--hidden", "u", "--unrestricted"})
+    return starts, names, hidden
 
 
 def _recursive_listing(name: str, args: list[str]) -> list[str] | None:

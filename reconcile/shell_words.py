@@ -60,7 +60,7 @@ import shlex
 import socket
 import stat
 import string
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -1275,7 +1275,10 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
             k = _subcommand(args[j + 1:], {"exec", "run"}, _COMPOSE_GLOBAL_VALUES)
             j = None if k is None else j + 1 + k
         if j is not None:  # the container (or image, or service) first
-            return _after_options(args[j + 1:], _CONTAINER_VALUE_OPTIONS, 1)
+            found = _after_options(args[j + 1:], _CONTAINER_VALUE_OPTIONS, 1)
+            if args[j] == "run":  # (exec: the running container's binds are not known here)
+                return _in_host_paths(found, *_container_binds(args[j + 1:]))
+            return found
     if name == "kubectl":
         j = _subcommand(args, {"exec"}, _KUBECTL_VALUE_OPTIONS)
         if j is not None and "--" in args[j:]:
@@ -1287,7 +1290,8 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
     if name in ("apptainer", "singularity"):  # exec [options] IMAGE CMD
         j = _subcommand(args, {"exec"}, set())
         if j is not None:
-            return _after_options(args[j + 1:], _APPTAINER_VALUE_OPTIONS, 1)
+            return _in_host_paths(_after_options(args[j + 1:], _APPTAINER_VALUE_OPTIONS, 1),
+                                  _apptainer_binds(args[j + 1:]), None)
     if name == "py-spy" and args[:1] in (["record"], ["top"]):  # [options] -- CMD
         return [(args[args.index("--") + 1:], False)] if "--" in args[1:] else \
             _after_options(args[1:], _PY_SPY_VALUE_OPTIONS, 0)
@@ -1295,6 +1299,8 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
         return _after_options(args[1:], _NSYS_FLAGS, 0, all_take_values=True)
     if name == "find":
         return _find_exec_commands(args)
+    if name in ("fd", "fdfind"):
+        return _fd_exec_commands(args)
     if name == "labledger":
         return _labledger_command(args)
     return []
@@ -2575,6 +2581,112 @@ def _int(value: str | None) -> int:
 _FILES: ContextVar[_Files | None] = ContextVar("labledger_shell_files", default=None)
 
 
+def _option_values(args: list[str], with_value: Collection[str], wanted: Collection[str]
+                   ) -> Iterator[tuple[str, str]]:
+    """(option, value) of each option of ``wanted`` among ``args``' leading options (up to
+    the first operand or ``--``): ``-v X``, ``--volume X``, ``--volume=X``, ``-vX``."""
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] not in ("-", "--"):
+        word = args[i]
+        option, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        if not eq and word in with_value:
+            value = args[i + 1] if i + 1 < len(args) else ""
+            i += 1
+        elif not word.startswith("--"):  # a bundle, as getopt reads it (`-itv SRC:DST`)
+            for k, letter in enumerate(word[1:], 2):
+                if "-" + letter in with_value:
+                    option, value = "-" + letter, word[k:].removeprefix("=")
+                    if not value:
+                        value = args[i + 1] if i + 1 < len(args) else ""
+                        i += 1
+                    break
+        if option in wanted:
+            yield option, value
+        i += 1
+
+
+def _container_binds(args: list[str]) -> tuple[list[tuple[str, str]], str | None]:
+    """The host folders a ``docker run`` (podman, nerdctl, ``compose run``) binds writable
+    into its container, as (path in the container, host path as written), and its working
+    folder (``-w``, ``--workdir``). ``-v SRC:DST[:OPTS]`` binds a host path when SRC is one
+    (absolute, ``./``-relative, ``~``, ``$PWD``; a bare name is a named volume, one part an
+    anonymous one); ``--mount type=bind,source=SRC,target=DST``. Read-only ones (``:ro``,
+    ``readonly``) are left out: nothing is deleted through them."""
+    binds: list[tuple[str, str]] = []
+    workdir = None
+    for option, value in _option_values(args, _CONTAINER_VALUE_OPTIONS,
+                                        {"-v", "--volume", "--mount", "-w", "--workdir"}):
+        if option in ("-w", "--workdir"):
+            workdir = value
+        elif option == "--mount":
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            if fields.get("type") != "bind" or any(
+                    k in fields and fields[k] in ("", "1", "true") for k in ("readonly", "ro")):
+                continue
+            source = fields.get("source", fields.get("src"))
+            target = fields.get("target", fields.get("destination", fields.get("dst")))
+            if source and target:
+                binds.append((target, source))
+        else:
+            parts = value.split(":")
+            if len(parts) >= 2 and _host_path(parts[0]) and "ro" not in (
+                    parts[2].split(",") if len(parts) > 2 else ()):
+                binds.append((parts[1], parts[0]))
+    return binds, workdir
+
+
+def _apptainer_binds(args: list[str]) -> list[tuple[str, str]]:
+    """apptainer/singularity ``-B``/``--bind SRC[:DST[:OPTS]][,...]`` as (path in the
+    container, host path); DST defaults to SRC (its default binds, ``$HOME``, ``$PWD``,
+    ``/tmp``, keep their paths: nothing to read)."""
+    binds: list[tuple[str, str]] = []
+    for _, value in _option_values(args, _APPTAINER_VALUE_OPTIONS, {"-B", "--bind"}):
+        for spec in value.split(","):
+            parts = spec.split(":")
+            if parts[0] and len(parts) >= 2 and parts[1] and "ro" not in parts[2:]:
+                binds.append((parts[1], parts[0]))
+    return binds
+
+
+def _host_path(source: str) -> bool:
+    """``-v``'s source is a host path (not a named volume): absolute, relative from ``.``,
+    from home, or computed (``$PWD``, ``$(pwd)``)."""
+    return source.startswith(("/", ".", "~", "$", "`"))
+
+
+# how a container's paths are written where a bind's path in the container starts them
+_PWD_SPELLINGS = ("$(pwd)", "`pwd`", "${PWD}", "$(pwd -P)", "$(pwd -L)")
+
+
+def _in_host_paths(found: list[tuple[list[str], bool]], binds: list[tuple[str, str]],
+                   workdir: str | None) -> list[tuple[list[str], bool]]:
+    """The commands a container runs, each path of theirs under a bind written as the host
+    path it is (``docker run -v /data/exp1:/w img rm -rf /w/.labledger`` deletes
+    ``/data/exp1/.labledger``: judged so), in every word (a ``bash -c`` script's, a
+    ``python -c`` program's too). A working folder under a bind is entered first (``cd``),
+    so that relative paths there are read from the host folder it is."""
+    binds = [(os.path.normpath(target), source.rstrip("/") or "/")
+             for target, source in binds if target.startswith("/") and target != "/"]
+    if not binds or not found:
+        return found
+    for spelling in _PWD_SPELLINGS:
+        binds = [(t, "$PWD" + s[len(spelling):] if s.startswith(spelling) else s)
+                 for t, s in binds]
+    binds.sort(key=lambda b: -len(b[0]))  # (the deepest bind first: -v a:/w -v b:/w/data)
+    host = dict(binds)
+    pattern = re.compile(r"(?<![\w.~$/-])(" + "|".join(re.escape(t) for t, _ in binds)
+                         + r")(?=/|$|[^\w.-])")
+
+    def to_host(word: str) -> str:
+        return pattern.sub(lambda m: host[m.group(1)], word)
+
+    translated = [([inner[0], *map(to_host, inner[1:])], computed) for inner, computed in found]
+    entered = to_host(workdir) if workdir else None
+    if entered is not None and entered != workdir:
+        return [(["cd", entered], False), *translated]
+    return translated
+
+
 def _after_options(args: list[str], with_value: set[str], operands: int,
                    all_take_values: bool = False) -> list[tuple[list[str], bool]]:
     """The command after ``args``' options (`skip_options`) and ``operands`` more words; with
@@ -2603,6 +2715,26 @@ def _find_exec_commands(args: list[str]) -> list[tuple[list[str], bool]]:
             inner = args[i + 1:j]
             if inner:
                 found.append((inner, any("{}" in w for w in inner)))
+            i = j
+        i += 1
+    return found
+
+
+def _fd_exec_commands(args: list[str]) -> list[tuple[list[str], bool]]:
+    """fd's ``-x|--exec CMD...`` (once per path found) and ``-X|--exec-batch CMD...`` (once,
+    with every path): the command, up to a ``;`` or the end (fd(1): "all positional
+    arguments following --exec are considered to be arguments to the command"), the paths
+    found appended or put for ``{}``: computed when it runs, as find's are."""
+    found: list[tuple[list[str], bool]] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in ("-x", "--exec", "-X", "--exec-batch"):
+            j = i + 1
+            while j < len(args) and args[j] != ";":
+                j += 1
+            if args[i + 1:j]:
+                found.append((args[i + 1:j], True))
             i = j
         i += 1
     return found
@@ -2882,9 +3014,20 @@ def skip_options(argv: list[str], with_value: Collection[str], operands: int) ->
         if word == "--":
             i += 1
             break
-        bundled_value = len(word) > 2 and word[1] != "-" and "-" + word[-1] in with_value
-        i += 2 if word in with_value or bundled_value else 1  # -u root, -iu root
+        i += 2 if word in with_value or _bundled_value(word, with_value) else 1
     return argv[i + operands:]
+
+
+def _bundled_value(word: str, with_value: Collection[str]) -> bool:
+    """The bundle of short options ``word`` ends in one that takes the next word as its
+    value (``-iu root``), as getopt reads a bundle: the first letter that takes a value takes
+    the rest of the word, where there is a rest (``-v/data:/w``, ``-v$(pwd):/w``)."""
+    if len(word) <= 2 or word[1] == "-":
+        return False
+    for k, letter in enumerate(word[1:], 1):
+        if "-" + letter in with_value:
+            return k == len(word) - 1
+    return False
 
 
 def _shell_script(argv: list[str], name: str) -> str | None:

@@ -1,0 +1,337 @@
+"""Which local paths a cloud storage tool's command deletes (for the agent hook).
+
+Researchers keep their runs in buckets and sync them with ``rclone``, ``aws s3``, ``gsutil``,
+``gcloud storage``, ``azcopy`` and ``s5cmd``. Each of these deletes LOCAL files in some of its
+forms, and each form is judged here as ``rm -r`` of the local paths it may delete:
+
+* a sync that deletes what the source lacks, where the destination is local (``rclone sync
+  remote:runs ./capsules``: rclone.org, "sync: Make source and dest identical, modifying
+  destination only ... Deletes any files that exist in dest that are not in source"; ``aws s3
+  sync ... --delete``; ``gsutil rsync -d``; ``gcloud storage rsync
+  --delete-unmatched-destination-objects``; ``azcopy sync --delete-destination=true|prompt``;
+  ``s5cmd sync --delete``), and ``rclone bisync`` (either side);
+* a move whose source is local (``rclone move|moveto``, ``aws s3 mv``, ``gsutil mv``,
+  ``gcloud storage mv``, ``s5cmd mv``): the files leave their place once uploaded, as ``mv``'s
+  sources do;
+* ``rclone delete|deletefile|purge`` of a local path.
+
+And a download writes where it lands (`cloud_writes`): into a local folder (a sync, a
+recursive copy: anything the folder holds may be overwritten), or onto one local file.
+
+What the remote lacks is not known here, so a deleting sync stands for a delete of its whole
+destination (as ``rsync --delete`` is judged). A dry run (``--dry-run``, ``-n``, ``--dryrun``)
+deletes nothing. Options are read without each tool's full list: where an option not known to
+take a value stands before a word, the word is read both ways (a value, an operand), so the
+paths judged are a superset of the real ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable
+
+__all__ = ["CLOUD_TOOLS", "CloudWrite", "cloud_deleted", "cloud_writes"]
+
+CLOUD_TOOLS = frozenset({"rclone", "aws", "gsutil", "gcloud", "azcopy", "s5cmd"})
+
+# options of each tool that take the next word as their value (the common ones; any other is
+# read both ways, `_operand_readings`)
+_RCLONE_VALUES = frozenset({
+    "--config", "--transfers", "--checkers", "--exclude", "--include", "--filter",
+    "--exclude-from", "--include-from", "--filter-from", "--files-from", "--files-from-raw",
+    "--backup-dir", "--suffix", "--log-file", "--log-level", "--bwlimit", "--max-age",
+    "--min-age", "--max-size", "--min-size", "--max-depth", "--retries", "--low-level-retries",
+    "--stats", "--timeout", "--contimeout", "--max-transfer", "--order-by", "--compare-dest",
+    "--copy-dest", "--max-delete", "--max-backlog", "--multi-thread-streams",
+    "--multi-thread-cutoff", "--buffer-size", "--cache-dir", "--tpslimit", "--user-agent",
+    "--header", "--exclude-if-present", "--stats-log-level", "--workdir", "--compare",
+    "--conflict-resolve", "--conflict-loser", "--conflict-suffix", "--backup-dir1",
+    "--backup-dir2", "--max-lock", "--password-command", "--check-filename"})
+_AWS_VALUES = frozenset({
+    "--profile", "--region", "--endpoint-url", "--output", "--query", "--cli-read-timeout",
+    "--cli-connect-timeout", "--ca-bundle", "--color", "--exclude", "--include", "--acl",
+    "--sse", "--sse-c", "--sse-c-key", "--sse-kms-key-id", "--storage-class", "--grants",
+    "--website-redirect", "--content-type", "--cache-control", "--content-disposition",
+    "--content-encoding", "--content-language", "--expires", "--metadata",
+    "--metadata-directive", "--page-size", "--request-payer", "--source-region",
+    "--expected-size", "--checksum-algorithm", "--checksum-mode"})
+_GSUTIL_VALUES = frozenset({"-o", "-h", "-u", "-i", "-x", "-j", "-a", "-y", "-s"})
+_GCLOUD_VALUES = frozenset({
+    "--project", "--account", "--configuration", "--verbosity", "--format",
+    "--impersonate-service-account", "--billing-project", "--exclude", "-x",
+    "--additional-headers", "--cache-control", "--content-type", "--content-disposition",
+    "--content-encoding", "--content-language", "--custom-time", "--storage-class",
+    "--predefined-acl", "--encryption-key", "--decryption-keys", "--custom-metadata"})
+_AZCOPY_VALUES = frozenset({
+    "--delete-destination", "--exclude-pattern", "--include-pattern", "--exclude-path",
+    "--log-level", "--block-size-mb", "--cap-mbps", "--compare-hash",
+    "--trusted-microsoft-suffixes", "--exclude-attributes", "--include-attributes",
+    "--from-to", "--output-type"})
+_S5CMD_VALUES = frozenset({
+    "--endpoint-url", "--numworkers", "--retry-count", "-r", "--log", "--credentials-file",
+    "--profile", "--exclude", "--include", "--storage-class", "--concurrency", "-c",
+    "--part-size", "-p", "--content-type", "--cache-control", "--expires", "--acl"})
+
+_DRY = frozenset({"--dry-run", "--dryrun", "--dry-run=true"})
+# a remote of rclone (`gdrive:runs`, `:s3:bucket`), a URL of the others (`s3://`, `gs://`,
+# `https://`); a local path may hold a colon after its first slash (`./a:b`)
+_RCLONE_REMOTE = re.compile(r"^:?[^/\\:.~$`][^/\\:]*:")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def cloud_deleted(name: str, args: list[str]) -> list[str] | None:
+    """The local paths the command ``name ARGS`` (one of `CLOUD_TOOLS`) may delete, each
+    wholly (see the module docstring); None when it deletes nothing here."""
+    if name == "rclone":
+        return _rclone(args)
+    if name == "aws":
+        j = _first_word(args, _AWS_VALUES)
+        if j is None or args[j] != "s3" or len(args) <= j + 1:
+            return None
+        return _sync_or_move(args[j + 1], args[j + 2:], _AWS_VALUES, "--delete", _not_url)
+    if name == "s5cmd":
+        j = _first_word(args, _S5CMD_VALUES)
+        if j is None or _dry(args[:j]):
+            return None
+        return _sync_or_move(args[j], args[j + 1:], _S5CMD_VALUES, "--delete", _not_url)
+    if name == "gsutil":  # gsutil [-m] rsync [-d] [-r] [-n] SRC DST; gsutil mv SRC... DST
+        j = _first_word(args, _GSUTIL_VALUES)
+        if j is None or args[j] not in ("rsync", "mv"):
+            return None
+        rest = args[j + 1:]
+        if _dry(rest, short_n=True):
+            return None
+        deletes = args[j] == "mv" or _short_flag(rest, "d", _GSUTIL_VALUES)
+        return [_file_path(w) for w in _sync_or_move(
+            "sync" if args[j] == "rsync" else "mv", rest, _GSUTIL_VALUES, None, _gs_local)
+            or []] if deletes else None
+    if name == "gcloud":
+        j = _first_word(args, _GCLOUD_VALUES)
+        if j is None or args[j] != "storage" or len(args) <= j + 1:
+            return None
+        found = _sync_or_move("sync" if args[j + 1] == "rsync" else args[j + 1], args[j + 2:],
+                              _GCLOUD_VALUES, "--delete-unmatched-destination-objects",
+                              _gs_local)
+        return None if found is None else [_file_path(w) for w in found]
+    if name == "azcopy":
+        j = _first_word(args, _AZCOPY_VALUES)
+        if j is None or args[j] != "sync" or _dry(args):
+            return None
+        value = _value_of(args[j + 1:], "--delete-destination")
+        if value is None or value.lower() not in ("true", "prompt"):
+            return None
+        return _destinations(args[j + 1:], _AZCOPY_VALUES, _not_url)
+    return None
+
+
+def _rclone(args: list[str]) -> list[str] | None:
+    j = _first_word(args, _RCLONE_VALUES)
+    if j is None or _dry(args, short_n=True):
+        return None
+    sub, readings = args[j], _operand_readings(args[j + 1:], _RCLONE_VALUES)
+    if sub == "sync":
+        return _destinations(args[j + 1:], _RCLONE_VALUES, _rclone_local)
+    if sub == "bisync":  # either side deletes what was deleted on the other
+        return _unique(w for reading in readings for w in reading[:2] if _rclone_local(w))
+    if sub in ("move", "moveto"):  # its source, once uploaded
+        return _unique(reading[0] for reading in readings
+                       if len(reading) > 1 and _rclone_local(reading[0]))
+    if sub in ("delete", "deletefile", "purge"):
+        return _unique(reading[0] for reading in readings
+                       if reading and _rclone_local(reading[0]))
+    return None
+
+
+def _sync_or_move(sub: str, rest: list[str], valued: Collection[str],
+                  delete_flag: str | None, local: Callable[[str], bool]) -> list[str] | None:
+    """``sync`` (deleting only with ``delete_flag`` given; None: always) or ``mv``: its
+    local destination, or its local sources (each operand but the last)."""
+    if _dry(rest):
+        return None
+    if sub == "sync":
+        if delete_flag is not None and _value_of(rest, delete_flag) is None:
+            return None
+        return _destinations(rest, valued, local)
+    if sub == "mv":
+        return _unique(w for reading in _operand_readings(rest, valued)
+                       for w in reading[:-1] if local(w))
+    return None
+
+
+def _destinations(rest: list[str], valued: Collection[str],
+                  local: Callable[[str], bool]) -> list[str]:
+    """The last operand of each reading of ``rest`` (a source and a destination), where
+    it is local."""
+    return _unique(reading[-1] for reading in _operand_readings(rest, valued)
+                   if len(reading) > 1 and local(reading[-1]))
+
+
+def _operand_readings(args: list[str], valued: Collection[str]) -> list[list[str]]:
+    """The operands of ``args``, read twice: an option neither known to take a value nor
+    written ``--name=value`` taking none, then taking the next word where that is no option
+    (after ``--``: all operands)."""
+    readings: list[list[str]] = []
+    for unknown_takes_value in (False, True):
+        operands: list[str] = []
+        i, ended = 0, False
+        while i < len(args):
+            word = args[i]
+            i += 1
+            if ended or not word.startswith("-") or word == "-":
+                operands.append(word)
+            elif word == "--":
+                ended = True
+            elif "=" not in word and (word in valued or (
+                    unknown_takes_value and i < len(args) and not args[i].startswith("-"))):
+                i += 1
+        if operands not in readings:
+            readings.append(operands)
+    return readings
+
+
+def _first_word(args: list[str], valued: Collection[str]) -> int | None:
+    """Where the first word that is neither an option nor a known option's value stands
+    (the subcommand)."""
+    i = 0
+    while i < len(args):
+        if not args[i].startswith("-") or args[i] == "-":
+            return i
+        i += 2 if args[i] in valued else 1
+    return None
+
+
+def _short_flag(args: list[str], letter: str, valued: Collection[str]) -> bool:
+    """The flag ``-LETTER`` is given, alone or in a bundle (``-rd``) before any letter that
+    takes a value."""
+    for word in args:
+        if word.startswith("-") and not word.startswith("--"):
+            for c in word[1:]:
+                if c == letter:
+                    return True
+                if "-" + c in valued:
+                    break
+    return False
+
+
+def _value_of(args: list[str], option: str) -> str | None:
+    """The value of ``option`` (``--name=VALUE``, ``--name VALUE``; "" for a flag)."""
+    for k, word in enumerate(args):
+        if word == option:
+            following = args[k + 1] if k + 1 < len(args) else ""
+            return "" if following.startswith("-") else following
+        if word.startswith(option + "="):
+            return word.split("=", 1)[1]
+    return None
+
+
+def _dry(args: list[str], short_n: bool = False) -> bool:
+    """A dry run: ``--dry-run``, ``--dryrun``; with ``short_n``, ``-n`` too (rclone,
+    gsutil rsync), alone or in a bundle."""
+    return any(w in _DRY for w in args) or (short_n and _short_flag(args, "n", ()))
+
+
+def _unique(words: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(words))
+
+
+def _rclone_local(word: str) -> bool:
+    return not _RCLONE_REMOTE.match(word)
+
+
+def _not_url(word: str) -> bool:
+    return not _URL.match(word)
+
+
+def _gs_local(word: str) -> bool:
+    return word.startswith("file://") or not _URL.match(word)
+
+
+def _file_path(word: str) -> str:
+    return word[len("file://"):] if word.startswith("file://") else word
+
+
+class CloudWrite:
+    """A local place a cloud storage tool's download writes: ``dest`` (as written), whether
+    files land anywhere in it (a recursive copy, a sync: the bucket's names are not known
+    here) or on ``dest`` alone (one object, ``source``: into ``dest`` by its name where
+    that is a folder), and whether it keeps a file already there (``--ignore-existing``,
+    ``-n``/``--no-clobber``, ``--overwrite=false``)."""
+
+    __slots__ = ("dest", "inside", "keeps", "source")
+
+    def __init__(self, dest: str, inside: bool, keeps: bool, source: str = "") -> None:
+        self.dest, self.inside, self.keeps, self.source = dest, inside, keeps, source
+
+    def _key(self) -> tuple[str, bool, bool, str]:
+        return self.dest, self.inside, self.keeps, self.source
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CloudWrite) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"CloudWrite({self.dest!r}, inside={self.inside}, keeps={self.keeps}, "
+                f"source={self.source!r})")
+
+
+# per tool: its subcommands that copy to a destination (the last operand), those that copy
+# whole trees whatever their flags, the flags that make a copy recursive and those that keep
+# existing files
+_COPIERS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]] = {
+    "rclone": (frozenset({"copy", "sync", "move", "copyto", "moveto", "bisync", "copyurl"}),
+               frozenset({"copy", "sync", "move", "bisync"}), frozenset(),
+               frozenset({"--ignore-existing"})),
+    "aws": (frozenset({"cp", "sync", "mv"}), frozenset({"sync"}), frozenset({"--recursive"}),
+            frozenset()),
+    "gsutil": (frozenset({"cp", "rsync", "mv"}), frozenset({"rsync"}),
+               frozenset({"-r", "-R"}), frozenset({"-n"})),
+    "gcloud": (frozenset({"cp", "rsync", "mv"}), frozenset({"rsync"}),
+               frozenset({"-r", "-R", "--recursive"}), frozenset({"-n", "--no-clobber"})),
+    "azcopy": (frozenset({"copy", "cp", "sync"}), frozenset({"sync"}),
+               frozenset({"--recursive", "--recursive=true"}),
+               frozenset({"--overwrite=false"})),
+    "s5cmd": (frozenset({"cp", "sync", "mv"}), frozenset({"sync"}), frozenset(),
+              frozenset({"-n", "--no-clobber"})),
+}
+_VALUES = {"rclone": _RCLONE_VALUES, "aws": _AWS_VALUES, "gsutil": _GSUTIL_VALUES,
+           "gcloud": _GCLOUD_VALUES, "azcopy": _AZCOPY_VALUES, "s5cmd": _S5CMD_VALUES}
+
+
+def cloud_writes(name: str, args: list[str]) -> list[CloudWrite]:
+    """Where the command ``name ARGS`` (one of `CLOUD_TOOLS`) writes here: the local
+    destination of a download (``rclone copy remote:runs capsules/c2``, ``aws s3 cp
+    s3://b/m.json capsules/c2/metrics.json``), each reading of its operands; none for an
+    upload, a dry run, or any other subcommand."""
+    valued = _VALUES.get(name)
+    if valued is None:
+        return []
+    j = _first_word(args, valued)
+    if j is not None and name in ("aws", "gcloud"):  # `aws s3 cp`, `gcloud storage cp`
+        if args[j] != ("s3" if name == "aws" else "storage"):
+            return []
+        j = j + 1 if j + 1 < len(args) else None
+    if j is None:
+        return []
+    copiers, trees, recursive, keeping = _COPIERS[name]
+    sub, rest = args[j], args[j + 1:]
+    if sub not in copiers or _dry(args, short_n=name == "rclone") or (
+            name == "gsutil" and sub == "rsync" and _short_flag(rest, "n", valued)):
+        return []
+    local = _rclone_local if name == "rclone" else _gs_local if name in ("gsutil", "gcloud") \
+        else _not_url
+    inside = sub in trees or any(w in recursive or (
+        w.startswith("-") and not w.startswith("--") and any("-" + c in recursive for c in w[1:]))
+        for w in rest) or (name == "s5cmd" and any("*" in w for w in rest))
+    keeps = any(w in keeping for w in rest) or (
+        name in ("gsutil", "gcloud", "s5cmd") and sub == "cp" and _short_flag(rest, "n", valued))
+    found: list[CloudWrite] = []
+    for reading in _operand_readings(rest, valued):
+        ends = reading[:2] if sub == "bisync" else reading[-1:] if len(reading) > 1 else []
+        for dest in ends:
+            if dest != "-" and local(dest):
+                write = CloudWrite(_file_path(dest), inside or dest.endswith("/"), keeps,
+                                   "" if sub == "bisync" else reading[0])
+                if write not in found:
+                    found.append(write)
+    return found

@@ -1,0 +1,55 @@
+"""`labledger hook` against fd's ``-x|--exec`` and ``-X|--exec-batch`` (fd(1), fd 8-10: "all
+positional arguments following --exec are considered to be arguments to the command"; the
+paths found are appended, or put for ``{}``). Before, the command fd runs was not read:
+``fd -H -e toml -X rm`` deleted the ledger's settings unjudged. It is now judged as
+``find ... -exec`` is: the command, its paths computed when it runs, fed by what fd lists.
+
+What fd lists is read as fd reads its words: ``fd [OPTIONS] [PATTERN] [PATH...]``, option
+values (``-e log``, ``-t d``) and the command after ``-x`` are not its folders; ``-e EXT``
+limits it to ``*.EXT`` names; without ``-H``/``-u`` it does not go into hidden folders
+(``.labledger/``), as fd does not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from labledger.reconcile.shell_words import simple_commands
+from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the project fixture
+
+
+def test_the_command_fd_runs_is_a_command_of_its_own() -> None:
+    argvs = [c.argv for c in simple_commands("fd -e log . results -x rm -f ; echo done", "/")]
+    assert ["rm", "-f"] in argvs
+    assert ["echo", "done"] in argvs
+    assert [c.dynamic for c in simple_commands("fd -X rm -rf", "/") if c.argv[0] == "rm"] == [
+        True]
+
+
+@pytest.mark.parametrize("command", [
+    "fd -H -e toml -X rm",  # the ledger's config.toml
+    "fd -HI . .labledger -X rm -rf",
+    "fd -HI -t d labledger -x rm -rf",
+    "fd . capsules -x rm -rf",
+    "fd metrics -x rm",  # a regular expression: any name may match
+    "fd -e json . capsules/c2 --exec rm {}",
+    "fd -u -t f -x shred -u",
+])
+def test_what_fd_finds_and_runs_a_delete_on_is_judged(box: Path, command: str) -> None:  # noqa: F811
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+
+
+@pytest.mark.parametrize("command", [
+    "fd -e log . other -x rm",
+    "fd -e pyc -x rm",  # no capsule holds a .pyc
+    "fd -e py -x wc -l",  # nothing deleted
+    "fd . src -x rm",
+    "fd -e toml -X rm",  # without -H fd does not go into .labledger/
+    "fd . ../scratch -X rm -rf",
+])
+def test_what_misses_the_protected_folders_passes(box: Path, command: str) -> None:  # noqa: F811
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
