@@ -546,6 +546,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         # a local shell script it runs (`bash job.sh`, `./job.sh`, `source job.sh`): its
         # text judged as if typed; a `#!` naming Python: read as `python FILE`'s
         _run_shell_file(argv, name, fed, recorded, files, context, appended, out, depth)
+        if name in ("make", "gmake"):
+            _run_makefile(argv, files, context, dyn, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
         script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
@@ -794,6 +796,40 @@ def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: Simple
     if name not in ("source", "."):  # a child shell: its `cd` ends with it
         del files.bases[bases:]
     _mark_lines(out[first:], text, word)
+
+
+def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool,
+                  out: list[SimpleCommand], depth: int) -> None:
+    """The recipe lines ``make ARGS`` runs (`makefiles`: the targets asked for, else the
+    default goal, and what they depend on), each parsed as a line typed in the folder make
+    runs in (``-C``: entered first, a ``cd`` of the line) and named by its makefile line
+    (``line 4 of Makefile``). A makefile too long to read stands whole for what runs
+    (`TOO_DEEP`, as a script's does); none there: make fails, nothing runs; ``-n``, ``-q``,
+    ``-t``: no recipe runs."""
+    from labledger.reconcile.makefiles import make_run, recipes
+
+    run = make_run(argv[1:])
+    if not run.runs or _DYNAMIC.search(run.folder) or any(
+            _DYNAMIC.search(f) for f in run.files):
+        return
+    folder = os.path.normpath(os.path.join(files.bases[-1], _expanduser(run.folder)))
+
+    def read(path: str) -> str | None:
+        return _script_text(path, files)
+
+    found = recipes(run, read, folder, files.env)
+    if found is None:
+        return
+    name, lines = found
+    if run.folder != ".":
+        _command(["cd", run.folder], [], list, "cd " + run.folder, context, dyn, False, out,
+                 depth + 1)
+    for recipe in lines:
+        first = len(out)
+        _parse(recipe.text, context, dyn, False, out, depth + 1)
+        for cmd in out[first:]:
+            if cmd.origin is None:
+                cmd.origin = (recipe.file if recipe.file != name else name, recipe.line)
 
 
 def _shell_file(argv: list[str], name: str) -> tuple[str, list[str] | None] | None:

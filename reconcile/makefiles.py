@@ -1,0 +1,447 @@
+"""What ``make`` runs: the recipe lines of the targets asked for and of what they depend on,
+read from the makefile as GNU make reads it (for the agent hook, which judges each line as a
+command the agent typed: ``make clean`` whose recipe is ``rm -rf checkpoints runs`` deletes
+them).
+
+Read (GNU make 4 manual, "Writing Makefiles", "How to Use Variables", "Functions"): lines
+joined at a backslash-newline; ``#`` comments outside recipes; ``include``/``-include``/
+``sinclude`` (read too, a few deep); ``define NAME ... endef``; variable assignments (``=``,
+``:=``, ``::=``, ``:::=``, ``?=``, ``+=``, ``!=``; ``override``/``export``); rules ``TARGETS :
+PREREQUISITES [; RECIPE]`` (and ``::``) with their tab-led recipe lines. Conditionals
+(``ifeq``, ``ifdef``, ...) are not evaluated: every branch counts (more to judge, never
+less). Pattern rules (``%.o: %.c``) are left out: a target asked for by name is what an
+agent's ``make clean`` runs.
+
+Expansion, as make does it before handing a line to the shell: ``$$`` is ``$``; ``$(VAR)``,
+``${VAR}``, ``$V`` from the command line's ``NAME=VALUE``, then the makefile (``override``
+first), then the environment, then make's defaults (``RM = rm -f``, ``MAKE = make``,
+``CURDIR``); an undefined variable is empty, as in make (``rm -rf $(OUT)/`` with OUT unset
+runs ``rm -rf /``); the automatic ``$@``, ``$<``, ``$^``, ``$+``, ``$?``, ``$*``;
+``$(shell CMD)`` becomes the shell's ``$(CMD)`` (it runs); ``$(wildcard P)`` what P matches
+now, sorted (make 4.3); ``$(abspath
+P)``, ``$(realpath P)``, ``$(strip X)``, ``$(addprefix)``, ``$(addsuffix)``, ``$(notdir)``,
+``$(dir)``, ``$(subst)``, ``$(filter)``/``$(filter-out)`` (all their words), ``$(firstword)``,
+``$(lastword)``; any other function stays a computed word (``$(foreach ...)``). Recipe
+prefixes ``@``, ``-``, ``+`` are dropped.
+
+Invariants: reading never runs anything; the work is bounded (`_MAX_RECIPES` lines,
+`_MAX_INCLUDES` includes, `_MAX_DEPTH` expansion depth); a makefile is text of at most what
+the caller read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["MakeRun", "Recipe", "make_run", "recipes"]
+
+_MAX_RECIPES = 500
+_MAX_INCLUDES = 8
+_MAX_DEPTH = 20
+_DEFAULTS = {"RM": "rm -f", "MAKE": "make", "SHELL": "/bin/sh", "CP": "cp", "MV": "mv"}
+_ASSIGNMENT = re.compile(
+    r"^(?:(?:override|export|private)\s+)*([^:#=\s$()]+|\$[({][^)}]*[)}])\s*"
+    r"(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$", re.S)
+_CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
+_INCLUDE = re.compile(r"^(-?include|sinclude)\s+(.*)$")
+_FUNCTION_WORDS = {"wildcard", "abspath", "realpath", "strip", "notdir", "dir", "firstword",
+                   "lastword", "filter", "filter-out", "sort", "addprefix", "addsuffix",
+                   "subst", "patsubst", "shell", "value", "join", "words", "word"}
+
+
+@dataclass
+class Recipe:
+    """One recipe line as the shell gets it, and where it stands (file, 1-based line)."""
+
+    text: str
+    file: str
+    line: int
+
+
+@dataclass
+class MakeRun:
+    """What a ``make`` command line asks for: the makefiles it reads (``-f``; none: the
+    default names), the folder it runs in (``-C``, joined), its targets and its
+    ``NAME=VALUE`` words; ``runs`` false for ``-n``/``-q``/``-t`` (no recipe runs)."""
+
+    files: list[str] = field(default_factory=list)
+    folder: str = "."
+    targets: list[str] = field(default_factory=list)
+    overrides: dict[str, str] = field(default_factory=dict)
+    runs: bool = True
+
+
+# make's options that take a value (`-j`, `-l`, `-O` take one only when it is glued or, for
+# -j and -l, a number follows)
+_VALUED = {"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o",
+           "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new",
+           "--eval", "-E", "--jobserver-auth", "--debug"}
+_NO_RUN = {"-n", "--just-print", "--dry-run", "--recon", "-q", "--question", "-t", "--touch",
+           "-p", "--print-data-base", "-v", "--version", "-h", "--help"}
+
+
+def make_run(args: list[str]) -> MakeRun:
+    """Read ``make ARGS`` (GNU make's options)."""
+    run = MakeRun()
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            run.targets += [w for w in args[i:] if "=" not in w]
+            break
+        if not word.startswith("-") or word == "-":
+            name, eq, value = word.partition("=")
+            if eq and name and not name.startswith(("=", ":")):
+                run.overrides[name.rstrip(":+?")] = value
+            else:
+                run.targets.append(word)
+            continue
+        option, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        if word in _NO_RUN or (word.startswith("-") and not word.startswith("--") and any(
+                "-" + c in _NO_RUN for c in _flags_before_value(word))):
+            run.runs = False
+        if not eq and option in _VALUED:
+            value, i = (args[i] if i < len(args) else ""), i + 1
+            eq = "="
+        elif not word.startswith("--") and len(word) > 2 and word[:2] in ("-f", "-C") and \
+                not any("-" + c in _NO_RUN for c in word[1:2]):
+            option, value, eq = word[:2], word[2:], "="
+        elif option in ("-j", "-l", "--jobs", "--load-average") and not eq and \
+                i < len(args) and re.fullmatch(r"[0-9.]+", args[i]):
+            i += 1
+        if eq and option in ("-f", "--file", "--makefile"):
+            run.files.append(value)
+        elif eq and option in ("-C", "--directory"):
+            run.folder = value if os.path.isabs(value) else os.path.join(run.folder, value)
+    run.folder = os.path.normpath(run.folder)
+    return run
+
+
+def _flags_before_value(word: str) -> str:
+    """The letters of a short-option bundle up to the first that takes a value."""
+    letters = ""
+    for c in word[1:]:
+        letters += c
+        if "-" + c in _VALUED:
+            break
+    return letters
+
+
+@dataclass
+class _Rule:
+    prerequisites: list[str] = field(default_factory=list)
+    recipes: list[tuple[str, str, int]] = field(default_factory=list)  # (raw, file, line)
+
+
+class _Makefile:
+    """The variables and rules of a makefile and what it includes."""
+
+    def __init__(self, env: Mapping[str, str], overrides: Mapping[str, str],
+                 folder: str) -> None:
+        self.env = env
+        self.overrides = dict(overrides)
+        self.variables: dict[str, str] = {}
+        self.forced: dict[str, str] = {}  # `override NAME = ...`
+        self.rules: dict[str, _Rule] = {}
+        self.default: str | None = None
+        self.folder = folder
+        self.includes = 0
+
+    def read(self, text: str, name: str, read_file: Callable[[str], str | None]) -> None:
+        current: list[_Rule] = []
+        lines = text.split("\n")
+        k = 0
+        while k < len(lines):
+            start = k
+            line = lines[k]
+            k += 1
+            if line.startswith("\t") and current:
+                # the shell gets a backslash-newline as written (it continues the command),
+                # the next line's leading tab taken off
+                while line.endswith("\\") and k < len(lines):
+                    line = line + "\n" + lines[k].removeprefix("\t")
+                    k += 1
+                for rule in current:
+                    rule.recipes.append((line[1:], name, start + 1))
+                continue
+            while line.endswith("\\") and k < len(lines):
+                line = line[:-1] + " " + lines[k]
+                k += 1
+            stripped = _without_comment(line).strip()
+            if not stripped:
+                continue
+            if stripped.startswith("define ") or stripped == "define":
+                variable = stripped[len("define"):].strip().rstrip("=:+?! ").strip()
+                body: list[str] = []
+                while k < len(lines) and lines[k].strip() != "endef":
+                    body.append(lines[k])
+                    k += 1
+                k += 1
+                self.variables[variable] = "\n".join(body)
+                continue
+            if _CONDITIONAL.match(stripped):
+                continue  # every branch counts
+            include = _INCLUDE.match(stripped)
+            if include is not None:
+                self._include(include.group(2), read_file)
+                continue
+            assignment = _assignment(stripped)
+            if assignment is not None:
+                current = []
+                self._assign(*assignment, forced=stripped.startswith("override"))
+                continue
+            parts = _rule_parts(stripped)
+            if parts is None:
+                continue  # a directive this does not read (`vpath`, `unexport`, ...)
+            targets, prerequisites, inline = parts
+            current = []
+            for target in self.expand(targets, {}).split():
+                if "%" in target:
+                    continue  # a pattern rule
+                if self.default is None and not target.startswith("."):
+                    self.default = target
+                each = self.rules.setdefault(target, _Rule())
+                each.prerequisites += self.expand(prerequisites.split("|")[0], {}).split()
+                if inline is not None:
+                    each.recipes.append((inline, name, start + 1))
+                current.append(each)
+
+    def _include(self, words: str, read_file: Callable[[str], str | None]) -> None:
+        for each in self.expand(words, {}).split():
+            if self.includes >= _MAX_INCLUDES:
+                return
+            self.includes += 1
+            text = read_file(os.path.join(self.folder, each))
+            if text is not None:
+                self.read(text, each, read_file)
+
+    def _assign(self, name: str, op: str, value: str, forced: bool) -> None:
+        name = self.expand(name, {}).strip()
+        table = self.forced if forced else self.variables
+        if op == "?=":
+            if name not in table and name not in self.env:
+                table[name] = value
+        elif op == "+=":
+            table[name] = (table.get(name, "") + " " + value).strip()
+        elif op in (":=", "::=", ":::="):
+            table[name] = self.expand(value, {}).replace("$", "$$")  # expanded once, now
+        elif op == "!=":
+            table[name] = "$(shell " + value + ")"
+        else:
+            table[name] = value
+
+    def value(self, name: str) -> str | None:
+        if name in self.forced:
+            return self.forced[name]
+        if name in self.overrides:
+            return self.overrides[name]
+        if name in self.variables:
+            return self.variables[name]
+        if name in self.env:
+            return self.env[name].replace("$", "$$")
+        if name == "CURDIR":
+            return self.folder
+        return _DEFAULTS.get(name)
+
+    def expand(self, text: str, automatic: Mapping[str, str], depth: int = 0) -> str:
+        """``text`` with its variable references and functions expanded (``$$``: ``$``)."""
+        if "$" not in text:
+            return text
+        if depth > _MAX_DEPTH:
+            return "$(computed)"
+        out: list[str] = []
+        i = 0
+        while i < len(text):
+            c = text[i]
+            if c != "$" or i + 1 >= len(text):
+                out.append(c)
+                i += 1
+                continue
+            nxt = text[i + 1]
+            if nxt == "$":
+                out.append("$")
+                i += 2
+                continue
+            if nxt in "({":
+                end = _closing(text, i + 1)
+                if end < 0:
+                    out.append(text[i:])
+                    break
+                out.append(self._reference(text[i + 2:end], automatic, depth))
+                i = end + 1
+                continue
+            out.append(self._reference(nxt, automatic, depth))
+            i += 2
+        return "".join(out)
+
+    def _reference(self, inner: str, automatic: Mapping[str, str], depth: int) -> str:
+        if inner in automatic:
+            return automatic[inner]
+        head, _, rest = inner.partition(" ")
+        if head in _FUNCTION_WORDS and rest:
+            return self._function(head, rest, automatic, depth)
+        if ":" in inner and "=" in inner:  # $(VAR:.c=.o): the variable's words, as they are
+            inner = inner.split(":", 1)[0]
+        if " " in inner or "\t" in inner:
+            return "$(computed)"  # a function this does not read: computed when it runs
+        value = self.value(self.expand(inner, automatic, depth + 1))
+        return "" if value is None else self.expand(value, automatic, depth + 1)
+
+    def _function(self, name: str, rest: str, automatic: Mapping[str, str], depth: int) -> str:
+        args = [self.expand(a, automatic, depth + 1) for a in _split_args(rest)]
+        if name == "shell":
+            return "$(" + ",".join(args) + ")"  # it runs: the shell's substitution
+        if name == "wildcard":  # what the patterns match now, as make 4.3 gives them: sorted
+            return " ".join(sorted(match for pattern in " ".join(args).split()
+                                   for match in _matches(self.folder, pattern)))
+        if name in ("abspath", "realpath", "strip", "sort", "value"):
+            return " ".join(args)
+        if name in ("filter", "filter-out", "words", "word", "join", "patsubst", "subst"):
+            return args[-1] if args else ""
+        if name == "notdir":
+            return " ".join(os.path.basename(w) for w in " ".join(args).split())
+        if name == "dir":
+            return " ".join((os.path.dirname(w) or ".") + "/" for w in " ".join(args).split())
+        if name in ("firstword", "lastword"):
+            words = " ".join(args).split()
+            return (words[0] if name == "firstword" else words[-1]) if words else ""
+        if name == "addprefix" and len(args) == 2:
+            return " ".join(args[0] + w for w in args[1].split())
+        if name == "addsuffix" and len(args) == 2:
+            return " ".join(w + args[0] for w in args[1].split())
+        return "$(computed)"
+
+
+def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
+            env: Mapping[str, str]) -> tuple[str, list[Recipe]] | None:
+    """(the makefile's name, the recipe lines ``run`` runs, prerequisites' first, each
+    target once) from the makefile read in ``folder`` (its ``-f`` files, else GNUmakefile,
+    makefile, Makefile); None when there is none to read (make fails: nothing runs)."""
+    names = run.files or ["GNUmakefile", "makefile", "Makefile"]
+    makefile = _Makefile(env, run.overrides, folder)
+    found = None
+    for name in names:
+        text = read_file(name if os.path.isabs(name) else os.path.join(folder, name))
+        if text is None:
+            if run.files:
+                return None  # make: "No such file or directory"
+            continue
+        makefile.read(text, name, read_file)
+        found = found or name
+        if not run.files:
+            break
+    if found is None:
+        return None
+    goal = makefile.value(".DEFAULT_GOAL")
+    targets = run.targets or ([goal.strip()] if goal and goal.strip() else
+                              [makefile.default] if makefile.default else [])
+    lines: list[Recipe] = []
+    done: set[str] = set()
+
+    def visit(target: str, depth: int) -> None:
+        if target in done or depth > 50 or len(lines) >= _MAX_RECIPES:
+            return
+        done.add(target)
+        rule = makefile.rules.get(target)
+        if rule is None:
+            return
+        for prerequisite in rule.prerequisites:
+            visit(prerequisite, depth + 1)
+        automatic = {"@": target, "<": rule.prerequisites[0] if rule.prerequisites else "",
+                     "^": " ".join(dict.fromkeys(rule.prerequisites)),
+                     "+": " ".join(rule.prerequisites), "?": " ".join(rule.prerequisites),
+                     "*": "", "|": ""}
+        for raw, file, line in rule.recipes:
+            text = makefile.expand(raw, automatic).lstrip(" \t")
+            text = text.lstrip("@-+ \t")
+            if text.strip(" \t"):
+                lines.append(Recipe(text, file, line))
+
+    for target in targets:
+        visit(target, 0)
+    return found, lines[:_MAX_RECIPES]
+
+
+def _matches(folder: str, pattern: str) -> list[str]:
+    """What the glob ``pattern`` (relative: to ``folder``) matches now, as written; at most
+    `_MAX_RECIPES` of them."""
+    import glob
+    import itertools
+
+    if not any(c in pattern for c in "*?["):
+        return [pattern] if os.path.lexists(os.path.join(folder, pattern)) else []
+    found = glob.iglob(pattern, root_dir=folder) if not os.path.isabs(pattern) else \
+        glob.iglob(pattern)
+    return list(itertools.islice(found, _MAX_RECIPES))
+
+
+def _without_comment(line: str) -> str:
+    """``line`` up to a ``#`` that starts a comment (not ``\\#``)."""
+    for k, c in enumerate(line):
+        if c == "#" and (k == 0 or line[k - 1] != "\\"):
+            return line[:k]
+    return line
+
+
+def _assignment(line: str) -> tuple[str, str, str] | None:
+    """(name, operator, value) of a variable assignment line; None for a rule or another
+    line. ``a: b`` is a rule, ``a := b`` an assignment: the first ``:`` or ``=`` decides."""
+    m = _ASSIGNMENT.match(line)
+    if m is None:
+        return None
+    colon, equals = line.find(":"), line.find("=")
+    if 0 <= colon < equals and not line[colon:].startswith((":=", "::=", ":::=")):
+        return None  # `target: VAR = value` (a target's own variable) or a rule
+    return m.group(1), m.group(2), m.group(3)
+
+
+def _rule_parts(line: str) -> tuple[str, str, str | None] | None:
+    """(targets, prerequisites, the recipe after ``;``) of a rule line; None for another."""
+    depth, k = 0, 0
+    while k < len(line):
+        c = line[k]
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+        elif c == ":" and depth == 0:
+            rest = line[k + 1:].lstrip(":")
+            prerequisites, semicolon, inline = rest.partition(";")
+            if "=" in prerequisites.split("|")[0] and not semicolon:
+                return line[:k], "", None  # a target-specific variable: no prerequisite
+            return line[:k], prerequisites, inline if semicolon else None
+        k += 1
+    return None
+
+
+def _closing(text: str, opening: int) -> int:
+    """Where the bracket at ``opening`` closes (nested pairs counted); -1 when it does not."""
+    pair = {"(": ")", "{": "}"}[text[opening]]
+    depth = 0
+    for k in range(opening, len(text)):
+        if text[k] == text[opening]:
+            depth += 1
+        elif text[k] == pair:
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _split_args(text: str) -> list[str]:
+    """A function's arguments: split at top-level commas."""
+    args, depth, start = [], 0, 0
+    for k, c in enumerate(text):
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(text[start:k])
+            start = k + 1
+    args.append(text[start:])
+    return args

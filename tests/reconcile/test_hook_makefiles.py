@@ -1,0 +1,215 @@
+"""`labledger hook` against ``make``: the recipe lines of the targets asked for (`makefiles`).
+
+ML repositories keep their cleanup in a Makefile, and agents run ``make clean`` as readily as
+``ls``: micrometre/pytorch's Makefile has ``clean:`` / ``rm -rf outputs dataset checkpoints
+raw_data``; allpan3/VSA-factorization's ``clean-checkpoints:`` / ``rm -rf
+tests/*/*.checkpoint``; others name the folders in variables (``CHECKPOINTS_DIR =
+checkpoints``) or run ``make clear-logs`` from a ``clear-all`` recipe. Before, ``make clean``
+passed unjudged whatever its recipe deleted. Now its recipe lines are judged as if typed.
+
+What make runs is checked against GNU make itself: ``make -n TARGET`` prints each recipe line
+as the shell would get it, expanded, without running it, and the reader must print the same.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labledger.reconcile.makefiles import make_run, recipes
+from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the project fixture
+
+_MAKE = shutil.which("make")
+
+_MAKEFILE = """\
+# cleanup of a training repository
+OUT ?= outputs
+CKPT_DIR := $(OUT)/checkpoints
+LOGS = logs wandb
+LOGS += slurm-logs
+override SEED = 0
+EMPTY =
+PY := python3
+define BANNER
+echo cleaning $(OUT)
+endef
+
+.PHONY: all clean distclean train eval clean-ckpt
+.DEFAULT_GOAL := train
+
+all: train eval
+
+train: data
+\t$(PY) train.py --out $(OUT) --seed $(SEED)
+
+data: ; mkdir -p data
+
+eval:
+\t@echo evaluating $@ after $<
+\t-python eval.py \\
+\t    --ckpt $(CKPT_DIR)/last.pt
+
+clean:
+\t$(BANNER)
+\t@-rm -rf $(LOGS) __pycache__
+\t+$(RM) *.log
+
+clean-ckpt:
+\trm -rf $(CKPT_DIR) $(EMPTY)/tmp/scratch-$$USER
+
+distclean: clean clean-ckpt
+\trm -rf $(OUT) $(wildcard *.egg-info) $(addprefix cache/,a b)
+
+ifeq ($(OUT),outputs)
+nuke:
+\trm -rf $(OUT) $(notdir src/model.py) $(dir src/model.py)
+else
+nuke:
+\trm -rf elsewhere
+endif
+
+%.o: %.c
+\tcc -c $< -o $@
+"""
+
+
+@pytest.fixture
+def makefile(tmp_path: Path) -> Path:
+    (tmp_path / "Makefile").write_text(_MAKEFILE)
+    return tmp_path
+
+
+def _ours(folder: Path, *args: str) -> list[str]:
+    def read(path: str) -> str | None:
+        try:
+            return Path(path).read_text()
+        except OSError:
+            return None
+
+    run = make_run(list(args))
+    found = recipes(run, read, str(folder / run.folder), {"USER": "me"})
+    # (a continued line reaches the shell with its backslash-newline, as make -n prints it)
+    return [] if found is None else "\n".join(r.text for r in found[1]).split("\n")
+
+
+def _gnu(folder: Path, *args: str) -> list[str]:
+    """What GNU make prints it would run (``-n``: nothing is run)."""
+    assert _MAKE is not None, "GNU make is needed: .ci/run installs it"
+    done = subprocess.run([_MAKE, "-n", *args], cwd=folder, capture_output=True, text=True,
+                          check=False, env={"PATH": "/usr/bin:/bin", "USER": "me"})
+    return [line for line in done.stdout.split("\n") if line and not line.startswith("make")]
+
+
+@pytest.mark.parametrize("args", [
+    ["clean"], ["clean-ckpt"], ["distclean"], ["train"], [], ["all"], ["eval"],
+    ["clean", "OUT=build"], ["OUT=/scratch/me", "clean-ckpt"], ["nuke"],
+    ["-s", "clean"], ["-j", "4", "clean"], ["-j4", "distclean"], ["-k", "clean"],
+])
+def test_the_lines_are_those_gnu_make_runs(makefile: Path, args: list[str]) -> None:
+    ours = _ours(makefile, *args)
+    gnu = _gnu(makefile, *args)
+    if args == ["nuke"]:  # every branch of a conditional counts: more to judge, never less
+        assert ours[: len(gnu)] == gnu
+        assert ours[len(gnu):] == ["rm -rf elsewhere"]
+    else:
+        assert ours == gnu
+
+
+def test_a_continued_recipe_line_is_one_command(makefile: Path) -> None:
+    found = recipes(make_run(["eval"]), lambda p: (makefile / "Makefile").read_text(),
+                    str(makefile), {})
+    assert found is not None
+    assert found[1][-1].text == "python eval.py \\\n    --ckpt outputs/checkpoints/last.pt"
+    assert found[1][-1].line == 25
+
+
+def test_shell_and_wildcard_are_what_they_run_and_match(makefile: Path) -> None:
+    (makefile / "x.egg-info").mkdir()
+    (makefile / "Makefile").write_text(
+        "ID := $(shell git rev-parse HEAD)\ngo:\n\trm -rf runs/$(ID) $(wildcard *.egg-info)\n")
+    assert _ours(makefile, "go") == ["rm -rf runs/$(git rev-parse HEAD) x.egg-info"]
+
+
+@pytest.mark.parametrize(("args", "runs"), [
+    (["-n", "clean"], False), (["--dry-run", "clean"], False), (["-q"], False),
+    (["-t", "x"], False), (["-sn", "clean"], False), (["--just-print"], False),
+    (["clean"], True), (["-s", "clean"], True), (["-C", "sub", "clean"], True),
+])
+def test_what_runs_no_recipe(args: list[str], runs: bool) -> None:
+    assert make_run(args).runs is runs
+
+
+def test_its_options_are_read_as_make_reads_them() -> None:
+    run = make_run(["-C", "a", "--directory=b", "-f", "build.mk", "-fother.mk", "-j", "8",
+                    "clean", "OUT=x", "dist"])
+    assert (run.folder, run.files, run.targets, run.overrides) == (
+        "a/b", ["build.mk", "other.mk"], ["clean", "dist"], {"OUT": "x"})
+
+
+def test_no_makefile_runs_nothing(tmp_path: Path) -> None:
+    assert _ours(tmp_path, "clean") == []
+    (tmp_path / "Makefile").write_text("clean:\n\trm -rf x\n")
+    assert _ours(tmp_path, "-f", "missing.mk", "clean") == []
+    assert _ours(tmp_path, "clean") == ["rm -rf x"]
+
+
+def test_an_included_makefile_is_read(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text("include rules.mk\n-include missing.mk\n")
+    (tmp_path / "rules.mk").write_text("OUT = runs\nclean:\n\trm -rf $(OUT)\n")
+    assert _ours(tmp_path, "clean") == _gnu(tmp_path, "clean") == ["rm -rf runs"]
+
+
+@given(st.text(st.characters(blacklist_characters="$\\\n\r\t#@-+ ", codec="utf-8",
+                             blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40))
+def test_a_recipe_line_without_make_syntax_reaches_the_shell_as_written(line: str) -> None:
+    text = f"go:\n\t{line}\n"
+    found = recipes(make_run(["go"]), lambda path: text, "/p", {})
+    assert found is not None
+    assert [r.text for r in found[1]] == ([line] if line.strip(" \t") else [])
+
+
+# the hook ------------------------------------------------------------------------------------
+_PROJECT_MAKEFILE = """\
+CKPT = capsules
+.PHONY: clean clean-all lint
+lint:
+\truff check .
+clean:
+\trm -rf build __pycache__
+clean-ckpt:
+\trm -rf $(CKPT)/*
+clean-all: clean
+\t$(MAKE) clean-ckpt
+reset: ; rm -rf .labledger
+"""
+
+
+@pytest.mark.parametrize(("command", "line"), [
+    ("make clean-ckpt", 8),
+    ("make clean-all", 8),  # `$(MAKE) clean-ckpt` runs make again
+    ("make reset", 11),
+    ("make -C . reset", 11),
+    ("make -s -k clean-ckpt CKPT=capsules/c2", 8),
+    ("cd src && make -C .. reset", 11),
+])
+def test_a_recipe_that_deletes_protected_folders_is_blocked(
+        box: Path, command: str, line: int) -> None:  # noqa: F811
+    (box / "Makefile").write_text(_PROJECT_MAKEFILE)
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert any(f", line {line} of `Makefile`" in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "make", "make lint", "make clean", "make -n clean-ckpt", "make --dry-run reset",
+    "make clean-ckpt CKPT=build", "make nothing-here", "make -f missing.mk reset",
+])
+def test_recipes_that_miss_them_pass(box: Path, command: str) -> None:  # noqa: F811
+    (box / "Makefile").write_text(_PROJECT_MAKEFILE)
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
