@@ -548,6 +548,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
         _run_shell_file(argv, name, fed, recorded, files, context, appended, out, depth)
         if name in ("make", "gmake"):
             _run_makefile(argv, files, context, dyn, out, depth)
+        elif name in ("npm", "yarn", "pnpm", "bun"):
+            _run_package_script(argv, name, files, context, dyn, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
         script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
@@ -830,6 +832,35 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
         for cmd in out[first:]:
             if cmd.origin is None:
                 cmd.origin = (recipe.file if recipe.file != name else name, recipe.line)
+
+
+def _run_package_script(argv: list[str], name: str, files: _Files, context: str | None,
+                        dyn: bool, out: list[SimpleCommand], depth: int) -> None:
+    """The ``package.json`` scripts ``npm run NAME`` (yarn, pnpm, bun) runs
+    (`package_scripts`), each parsed as a line typed in the package's folder (entered first,
+    a ``cd`` of the line) and named by its script (``in `package.json` script `clean```)."""
+    from labledger.reconcile.package_scripts import package_folder, package_run, script_lines
+
+    run = package_run(name, argv[1:])
+    if run is None or _DYNAMIC.search(run.folder) or _DYNAMIC.search(run.name):
+        return
+    start = os.path.join(files.bases[-1], _expanduser(run.folder))
+    folder = package_folder(start) if not run.folder else os.path.normpath(start)
+    if folder is None:
+        return
+    text = _script_text(os.path.join(folder, "package.json"), files)
+    lines = script_lines(text, run) if text is not None else []
+    if not lines:
+        return
+    if folder != os.path.normpath(files.bases[-1]):
+        _command(["cd", folder], [], list, "cd " + shlex.quote(folder), context, dyn, False,
+                 out, depth + 1)
+    for script, line in lines:
+        first = len(out)
+        _parse(line, context, dyn, False, out, depth + 1)
+        for cmd in out[first:]:
+            if cmd.origin is None:
+                cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
 
 
 def _shell_file(argv: list[str], name: str) -> tuple[str, list[str] | None] | None:

@@ -1,0 +1,125 @@
+"""`labledger hook` against ``npm run NAME`` (yarn, pnpm, bun): the ``package.json`` scripts.
+
+npm's documentation ("npm run-script": "runs an arbitrary command from a package's "scripts"
+object ... any positional arguments are passed to the specified script"; "scripts": "pre and
+post commands with matching names will be run for those as well") and yarn's and pnpm's
+(``yarn <script>``, ``pnpm <script>``: a script of that name where no command has it). A
+``"clean": "rm -rf outputs checkpoints"`` script passed unjudged behind ``npm run clean``; it
+is now judged as if typed, in the package's folder (the nearest one up holding
+``package.json``). npm is not installed here: the rows stand on those documents.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labledger.reconcile.package_scripts import package_run, script_lines
+from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the project fixture
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("npm run clean", ("clean", "", [])),
+    ("npm run-script clean", ("clean", "", [])),
+    ("npm --silent run clean -- --all", ("clean", "", ["--all"])),
+    ("npm run clean --all", ("clean", "", [])),  # npm's own option
+    ("npm run clean x -- --all", ("clean", "", ["x", "--all"])),
+    ("yarn clean --all", ("clean", "", ["--all"])),
+    ("npm --prefix web run clean", ("clean", "web", [])),
+    ("npm test", ("test", "", [])),
+    ("npm start", ("start", "", [])),
+    ("yarn clean", ("clean", "", [])),
+    ("yarn run clean", ("clean", "", [])),
+    ("yarn --cwd web clean", ("clean", "web", [])),
+    ("pnpm clean", ("clean", "", [])),
+    ("pnpm -C web run clean", ("clean", "web", [])),
+    ("bun run clean", ("clean", "", [])),
+])
+def test_which_script_runs(line: str, expected: tuple[str, str, list[str]]) -> None:
+    words = line.split()
+    run = package_run(words[0], words[1:])
+    assert run is not None
+    assert (run.name, run.folder, run.extra) == expected
+
+
+@pytest.mark.parametrize("line", [
+    "npm install", "npm ci", "npm run", "npm exec jest", "yarn install", "yarn add left-pad",
+    "pnpm install", "pnpm dlx create-vite", "bun install", "bun clean", "npm --version",
+])
+def test_commands_that_run_no_script_by_name(line: str) -> None:
+    words = line.split()
+    assert package_run(words[0], words[1:]) is None
+
+
+def test_pre_and_post_scripts_run_around_it() -> None:
+    text = json.dumps({"scripts": {"preclean": "echo start", "clean": "rm -rf dist",
+                                   "postclean": "echo done", "build": "tsc"}})
+    run = package_run("npm", ["run", "clean", "--", "out dir"])
+    assert run is not None
+    assert script_lines(text, run) == [("preclean", "echo start"),
+                                       ("clean", "rm -rf dist 'out dir'"),
+                                       ("postclean", "echo done")]
+    missing = package_run("npm", ["run", "nope"])
+    assert missing is not None
+    assert script_lines(text, missing) == []
+    assert script_lines("not json", run) == []
+    assert script_lines(json.dumps({"scripts": ["x"]}), run) == []
+
+
+_PACKAGE = {"name": "lab", "scripts": {
+    "clean": "rm -rf capsules/c2 dist", "wipe": "rm -rf", "build": "tsc -p .",
+    "reset": "npm run clean && rm -rf .labledger", "lint": "eslint ."}}
+
+
+@pytest.mark.parametrize("command", [
+    "npm run clean", "yarn clean", "pnpm run clean", "bun run clean",
+    "npm run wipe -- capsules", "npm run reset",
+    "cd src && npm run clean",  # the package's folder is the one up
+])
+def test_a_script_that_deletes_protected_folders_is_blocked(
+        box: Path, command: str) -> None:  # noqa: F811
+    (box / "package.json").write_text(json.dumps(_PACKAGE))
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert any("in `package.json` script `" in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "npm run build", "npm run lint", "npm install", "npm run nope", "npm run wipe -- dist",
+])
+def test_scripts_that_miss_them_pass(box: Path, command: str) -> None:  # noqa: F811
+    (box / "package.json").write_text(json.dumps(_PACKAGE))
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_no_package_json_runs_nothing(box: Path) -> None:  # noqa: F811
+    assert _judged(box, "npm run clean").allowed
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "clean"], ["run", "clean", "--", "--all"], ["run", "clean", "extra"],
+    ["run", "clean", "--all"], ["test"], ["run", "nope"], ["run", "clean", "a", "--", "b"],
+])
+def test_what_real_npm_runs(tmp_path: Path, args: list[str]) -> None:
+    """Against npm itself (.ci/run installs it): each script echoes its words; what npm prints
+    running them is what the lines read here print."""
+    import shutil
+    import subprocess
+
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is needed: .ci/run installs it"
+    scripts = {"preclean": "echo PRE", "clean": "echo CLEAN", "postclean": "echo POST",
+               "test": "echo TEST"}
+    (tmp_path / "package.json").write_text(json.dumps(
+        {"name": "t", "version": "1.0.0", "scripts": scripts}))
+    real = subprocess.run([npm, *args], cwd=tmp_path, capture_output=True, text=True,
+                          check=False, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    printed = [line for line in real.stdout.split("\n") if line and not line.startswith(">")]
+    run = package_run("npm", args)
+    ours = [] if run is None else script_lines((tmp_path / "package.json").read_text(), run)
+    echoed = [subprocess.run(["sh", "-c", line], capture_output=True, text=True,
+                             check=True).stdout.strip() for _, line in ours]
+    assert echoed == printed
