@@ -5437,14 +5437,17 @@ def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Pat
     ../exp1``, ``git worktree remove exp1`` from the main worktree, ``rm -rf ~/experiments``
     over ``exp1/.labledger``). A ledger deeper down is not looked for (a walk of a large tree
     on every delete), nor another project's capsules (its own ledger would have to be read)."""
-    import glob
-
     found: dict[Path, None] = {}
     for t in targets:
         places = list(t.places)
-        for pattern in t.globs:  # (matched now: what does not exist is not deleted)
-            places += [Path(os.path.normpath(m)) for m in
-                       itertools.islice(glob.iglob(pattern), _HOMES_SCAN)]
+        for pattern in t.globs:
+            # (not expanded: `rm -rf data/*/*.jpg` may match 100,000 files; the ledgers near
+            # the folder it starts in, that it matches part by part, as `_glob_places` does)
+            fixed = Path(_glob_folder(pattern))
+            found.update(dict.fromkeys(
+                home for home in [*_homes_below(fixed, 2), *(
+                    a for a in (fixed, *fixed.parents) if a.name == ".labledger")]
+                if _is_home(home) and next(_glob_places(pattern, home), None) is not None))
         for place in places:
             for a in dict.fromkeys((place, *place.parents, *_real(place).parents)):
                 if a.name == ".labledger" and _is_home(a):
