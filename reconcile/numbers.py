@@ -116,6 +116,23 @@ _UNIT_PAIRED_BEFORE = re.compile(r"(?:^|[^\w./]|(?<=[A-Za-z\u00b5]/))\d+(?:[.,]\
                                  r"([A-Za-z\u00b5]{1,6})/$")
 
 
+# The same pair with each unit glued to its number, "12GB/24GB", "217FPS/161FPS/108FPS": the
+# suffix read after the first number ran on over the slash ("GB/24GB", no unit): it is cut at
+# the slash where the same unit follows the next number (review of round 63: the 12 was unread)
+_GLUED_PAIR_TAIL = re.compile(r"/\d+(?:[.,]\d+)?[ \t]?([A-Za-z\u00b5]{1,6})(?![A-Za-z\u00b5])")
+
+
+def _glued_pair_unit(sm: re.Match[str]) -> re.Match[str] | None:
+    """The suffix match ``sm`` cut to the unit before its slash, where the text it read is
+    "UNIT/NUMBER UNIT..." with the same known unit (`_GLUED_PAIR_TAIL`); None otherwise."""
+    head = sm.group(1).split("/", 1)[0]
+    tail = _GLUED_PAIR_TAIL.match(sm.string, sm.start(1) + len(head))
+    if not head or tail is None or tail.group(1).lower() != head.lower() or \
+            norm_unit(head) not in _KNOWN_UNITS:
+        return None
+    return _SUFFIX.match(sm.string[:sm.start(1) + len(head)], sm.start())
+
+
 def _unit_paired(text: str, start: int, end: int) -> bool:
     """Is the number spanning ``start``-``end``, after a slash, the second of a pair "108 FPS/74
     FPS" (`_UNIT_PAIRED_BEFORE`): the unit after it (glued or after a space) is the one before
@@ -141,6 +158,10 @@ _SUB_CHANGE = re.compile(r"_\{(?:[ \t{$]|\\(?:textcolor|color)\{[A-Za-z!0-9]*\}"
                          r"(?:\\(?:uparrow|downarrow|Uparrow|Downarrow|blacktriangle"
                          r"|blacktriangledown|triangle|triangledown)(?![A-Za-z])"
                          r"|[\u2191\u2193\u25b2\u25bc+\u2212-]|(?<=[ \t]{2})\.?\d)")
+# the same change set in a superscript after a decimal, inside the math ("$0.912^{+1.2}$",
+# "$31.42^{\uparrow 0.3}$"; after the math, "78.4$^{+2.1}$", the decimal was read already):
+# the decimal is the value, not a base raised to a power (a power of a decimal is no result)
+_SUP_CHANGE = re.compile(r"\^" + _SUB_CHANGE.pattern[1:])
 
 # Words that are units when they follow a number; anything else that follows is just a word.
 _KNOWN_UNITS = _words("""
@@ -281,7 +302,8 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
         _PAIRED_AFTER_COMMA if comma else _PAIRED_AFTER).match(text, end + 1))
         or _in_paired_wholes(text, start))
     if (nxt in ".:/-\u2212\u2013,_" and nxt2.isdigit() and not paired) or (
-            nxt == "^" and not _FOOTNOTE_MARK.match(text, end)) or (
+            nxt == "^" and not _FOOTNOTE_MARK.match(text, end)
+            and not (m.group("frac") is not None and _SUP_CHANGE.match(text, end))) or (
             nxt == "_" and not emphasis and not _SUB_UNCERTAINTY.match(text, end)
             and not (m.group("frac") is not None and _SUB_CHANGE.match(text, end))):
         return None  # 1.2.3, 12:30, 3/4, 3-5, 1,2 (a list), 10^3, x_1: not values
@@ -310,6 +332,8 @@ def _build(m: re.Match[str], text: str, base: int = 0, comma: bool = False) -> S
             return None  # superscript digits glued to more: a power or a word, not a mark
         suffix_end = mark.end()
     sm = _SUFFIX.match(text, suffix_end)
+    if sm is not None and "/" in sm.group(1):
+        sm = _glued_pair_unit(sm) or sm
     if sm is not None:
         word = sm.group(1)
         if word in ("%", "\\%") or word.lower() == "percent":
