@@ -211,8 +211,10 @@ _NUMERIC_START = re.compile(
 # width box keeps the column's digits aligned ("\llap{$^*$}0.912", masked "{$^*$}0.912";
 # "$^{\dagger}$0.912", "\textsuperscript{*}0.912"). Before, the cell was a label, its value
 # unjudged (a missed drift). Only such a mark: a word before the number still makes a label.
+# Also the star and the fire READMEs flag a best result with ("⭐ 0.912", "🔥 0.912").
 _MARK_BEFORE = re.compile(
-    r"[\s*_`~$({]*(?:\u2248|\\approx(?![A-Za-z])|[\U0001F947-\U0001F949\U0001F3C6]\ufe0f?"
+    r"[\s*_`~$({]*(?:\u2248|\\approx(?![A-Za-z])"
+    r"|[\U0001F947-\U0001F949\U0001F3C6\u2b50\U0001F31F\U0001F525]\ufe0f?"
     r"|\{?\$?(?:\{\})?\^(?:\{[\s*]*\}|\*)\$?\}?|\{\*\})")
 
 

@@ -1,4 +1,4 @@
-"""Two readings left out of round 63.
+"""Readings left out of round 63.
 
 1. A pair of numbers, each with its unit glued on, joined by a slash: "12GB/24GB",
 "108FPS/74FPS" (round 63 read "12 GB/24 GB" and "108 FPS/74 FPS").
@@ -13,6 +13,8 @@ now cut at the slash where the same known unit follows the next number.
 "$31.42^{\\uparrow 0.3}$": round 63 read the subscript's ("$0.912_{\\uparrow 1.2}$"), but a
 superscript made the decimal a base raised to a power, unread, the cell a label. (After the
 math, "78.4$^{+2.1}$", the decimal was read already.)
+
+3. A star or a fire before a table cell's value ("⭐ 0.912", "🔥 0.912"), as round 63's medals.
 """
 
 from __future__ import annotations
@@ -92,3 +94,15 @@ def test_a_gain_in_a_superscript_after_the_value_leaves_the_value(
 ])
 def test_a_power_stays_unread(text: str, read: list[str]) -> None:
     assert [s.text for s in scan_numbers(text)] == read
+
+
+STARRED = ["⭐ {v}", "⭐{v}", "⭐️ **{v}**", "🌟 {v}", "🔥 {v}"]
+
+
+@pytest.mark.parametrize("cell", STARRED)
+@pytest.mark.parametrize(("value", "drifts"), VALUES)
+def test_a_star_or_fire_before_the_value_leaves_the_value(cell: str, value: str,
+                                                          drifts: bool) -> None:
+    """3. A README's best result flagged with a star or a fire, as with a medal (round 63):
+    the cell was a label, its value unjudged."""
+    _cell_judged("a.md", cell, value, drifts)
