@@ -550,6 +550,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             _run_makefile(argv, files, context, dyn, out, depth)
         elif name in ("npm", "yarn", "pnpm", "bun"):
             _run_package_script(argv, name, files, context, dyn, out, depth)
+        elif name == "just":
+            _run_justfile(argv, files, context, dyn, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
         script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
@@ -861,6 +863,43 @@ def _run_package_script(argv: list[str], name: str, files: _Files, context: str 
         for cmd in out[first:]:
             if cmd.origin is None:
                 cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
+
+
+def _run_justfile(argv: list[str], files: _Files, context: str | None, dyn: bool,
+                  out: list[SimpleCommand], depth: int) -> None:
+    """The lines ``just [RECIPE [ARGS]]`` runs (`justfiles`: the recipe, else the first,
+    and its dependencies), each parsed as a line typed in the justfile's folder (entered
+    first, a ``cd`` of the line) and named by its justfile line; a shebang recipe's body as
+    one script (Python's as ``python3 -c``'s program, another language's as ``INTERP -e``'s:
+    searched for delete calls). No justfile, or
+    no such recipe: just refuses, nothing runs; ``--dry-run``, ``--list``...: nothing runs."""
+    from labledger.reconcile.justfiles import find_justfile, just_lines, just_run
+
+    run = just_run(argv[1:])
+    if not run.runs or any(_DYNAMIC.search(w) for w in (run.file or "", run.folder or "")):
+        return
+    here = files.bases[-1]
+    path = os.path.normpath(os.path.join(here, _expanduser(run.file))) if run.file \
+        else find_justfile(here)
+    if path is None:
+        return
+    lines = just_lines(run, lambda p: _script_text(p, files), path, here, files.env)
+    for line in lines or []:
+        if len(out) >= _MAX_COMMANDS:
+            return
+        if line.folder != files.bases[-1]:
+            _command(["cd", line.folder], [], list, "cd " + shlex.quote(line.folder), context,
+                     dyn, False, out, depth + 1)
+        first = len(out)
+        if line.interpreter is not None:  # a Python (or perl, node...) recipe: its program
+            flag = "-c" if line.interpreter.startswith("python") else "-e"
+            _parse(shlex.join([line.interpreter, flag, line.text]), context, dyn, False, out,
+                   depth + 1)
+        else:
+            _parse(line.text, context, dyn, False, out, depth + 1)
+        for cmd in out[first:]:
+            if cmd.origin is None:
+                cmd.origin = (os.path.basename(line.file), line.line)
 
 
 def _shell_file(argv: list[str], name: str) -> tuple[str, list[str] | None] | None:
