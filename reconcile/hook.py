@@ -5896,9 +5896,8 @@ class _Listing:
         if spared is not None and spared in (self.folder, *self.folder.parents):
             return False
         if self.finds:
-            if not self.dot_entries and self.folder in root.parents and any(
-                    part.startswith(".") for part in root.relative_to(self.folder).parts):
-                return False  # fd without -H: it does not go into hidden folders
+            if not self.dot_entries and self.folder in root.parents:
+                return self._lists_above_hidden(root, spared)
             return _deletes_some_of(self.folder, root, self.names, spared)
         # ls: an entry of the folder holding the root, as listed (`ls /p | xargs -I{} rm -rf
         # /p/{}`) or taken as a name in the delete's working folder (`ls | xargs rm -rf`)
@@ -5909,6 +5908,19 @@ class _Listing:
                         os.path.lexists(self.folder / entry):
                     return True
         return False
+
+    def _lists_above_hidden(self, root: Path, spared: Path | None) -> bool:
+        """fd without ``-H``: it neither lists a hidden entry nor goes into one, so of
+        ``root``'s path below its folder it lists the folders before the first hidden part
+        (``project`` on the way to ``project/.labledger``: deleting it deletes the ledger),
+        and what is inside ``root`` only where no part is hidden."""
+        parts = root.relative_to(self.folder).parts
+        hidden = next((k for k, part in enumerate(parts) if part.startswith(".")), None)
+        if hidden is None:
+            return _deletes_some_of(self.folder, root, self.names, spared)
+        return hidden > 0 and (not self.names or any(
+            _find_test_passes(test, pattern, self.folder.joinpath(*parts[:k]), self.folder)
+            for k in range(1, hidden + 1) for test, pattern in self.names))
 
 
 def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing]:
@@ -5978,22 +5990,48 @@ _FD_VALUES = {"-d", "--max-depth", "--min-depth", "--exact-depth", "-t", "--type
 
 def _fd_listing(args: list[str]) -> tuple[list[str], list[tuple[str, str]], bool]:
     """What ``fd [OPTIONS] [PATTERN] [PATH...]`` prints: (its search folders, none: the
-    working folder; find-style name tests limiting it, none: every path, as its PATTERN is a
-    regular expression; whether it goes into hidden folders, ``-H``/``-u``). ``-e EXT`` is
-    ``-name '*.EXT'``, a ``-g`` PATTERN ``-name PATTERN``; the words after ``-x``/``-X`` are
-    the command it runs, not its own."""
+    working folder; find-style name tests limiting it, none: every path; whether it goes
+    into hidden folders, ``-H``/``-u``). ``-e EXT`` is ``-iname '*.EXT'``; a ``-g`` PATTERN
+    ``-name PATTERN``; any other PATTERN a regular expression searched in each name
+    (`_fd_pattern`). The words after ``-x``/``-X`` are the command it runs, not its own."""
     cut = next((k for k, a in enumerate(args) if a in ("-x", "--exec", "-X", "--exec-batch")),
                len(args))
     operands, valued, flags = _options(args[:cut], _FD_VALUES)
     starts = operands[1:] + _every_value(args[:cut], _FD_VALUES, {"--search-path"})
-    names = [("-name", "*." + ext.lstrip("."))
+    # (fd matches an extension whatever its case: `-e json` lists METRICS.JSON, tried)
+    names = [("-iname", "*." + ext.lstrip("."))
              for ext in _every_value(args[:cut], _FD_VALUES, {"-e", "--extension"})]
-    if operands and flags & {"g", "--glob"} and not flags & {"p", "--full-path"}:
-        names.append(("-name", operands[0]))
-    elif operands and operands[0] not in ("", ".", "^", ".*") and not names:
-        names = []  # a regular expression: any name may match
+    if operands and not names:  # (with -e as well, both must match: -e alone is wider)
+        names = _fd_pattern(operands[0], flags)
     hidden = bool(flags & {"H", "--hidden", "u", "--unrestricted"})
     return starts, names, hidden
+
+
+def _fd_pattern(pattern: str, flags: set[str]) -> list[tuple[str, str]]:
+    """fd's PATTERN as a name test (fd(1)): a regular expression searched in the name
+    (``-p``/``--full-path``: in the absolute path), a glob matching it whole (``-g``), a
+    substring (``-F``); "smart case": case-insensitive unless it holds an upper-case letter
+    (``-i``, ``-s`` say which). Tried with fd 8.6: ``fd CHECKPOINT`` does not list
+    ``Checkpoint.pt``, ``fd checkpoint`` does. [] (every name) for a regular expression
+    Python does not read as fd does."""
+    fold = bool(flags & {"i", "--ignore-case"}) or (
+        not flags & {"s", "--case-sensitive"} and pattern == pattern.lower())
+    full = bool(flags & {"p", "--full-path"})
+    if flags & {"g", "--glob"}:
+        return [(("-ipath" if full else "-iname") if fold else ("-path" if full else "-name"),
+                 pattern)]
+    if flags & {"F", "--fixed-strings"}:
+        pattern = re.escape(pattern)
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):  # (Rust's syntax: `\pL`)
+        return []
+    return [(_FD_PATH_REGEX if full else _FD_NAME_REGEX, ("(?i)" if fold else "") + pattern)]
+
+
+# the name tests `_fd_pattern` adds to find's: fd's regular expression, searched in the name
+# or in the absolute path
+_FD_NAME_REGEX, _FD_PATH_REGEX = "fd-name-regex", "fd-path-regex"
 
 
 def _recursive_listing(name: str, args: list[str]) -> list[str] | None:
@@ -6089,11 +6127,15 @@ def _deletes_some_of(place: Path, root: Path, names: list[tuple[str, str]],
 
 
 def _find_test_passes(test: str, pattern: str, path: Path, start: Path) -> bool:
-    """Whether find's ``-name``/``-iname``/``-path``/``-ipath`` test, started at ``start``,
-    passes for ``path``. A path test is tried on the forms find may print (``./a/b``, ``a/b``,
-    absolute): started from a word this cannot see, any of them may be the one."""
+    """Whether find's ``-name``/``-iname``/``-path``/``-ipath`` test (or fd's pattern,
+    `_fd_pattern`), started at ``start``, passes for ``path``. A path test is tried on the
+    forms find may print (``./a/b``, ``a/b``, absolute): started from a word this cannot
+    see, any of them may be the one."""
     import fnmatch
 
+    if test in (_FD_NAME_REGEX, _FD_PATH_REGEX):  # (a pattern `_fd_pattern` checked)
+        return re.search(pattern, path.name if test == _FD_NAME_REGEX else str(path)) \
+            is not None
     fold = test.startswith("-i")
     if test in ("-name", "-iname"):
         candidates = [path.name]

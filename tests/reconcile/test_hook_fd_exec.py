@@ -53,3 +53,45 @@ def test_what_fd_finds_and_runs_a_delete_on_is_judged(box: Path, command: str) -
 def test_what_misses_the_protected_folders_passes(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command)
     assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    r"fd '\.pyc$' -x rm",  # fd(1): "the search pattern is only matched against the filename"
+    "fd -t d __pycache__ -x rm -rf",  # the usual cache cleanup
+    "fd -I -t d __pycache__ -X rm -rf",
+    "fd -F .pyc -x rm",  # --fixed-strings: a substring
+    "fd 'CHECKPOINT' -x rm",  # an upper-case letter: fd matches case-sensitively (smart case)
+])
+def test_an_fd_pattern_matching_no_protected_name_passes(box: Path, command: str) -> None:  # noqa: F811
+    """fd's PATTERN is a regular expression searched in each entry's name (fd(1), "smart
+    case": case-insensitive unless it holds an upper-case letter); as find's ``-name``, what
+    it lets through is all a delete fed by fd reaches. Before, any PATTERN stood for every
+    name: ``fd -t d __pycache__ -x rm -rf`` was refused for the export root ``results``,
+    where ``find . -type d -name __pycache__ -exec rm -rf {} +`` passed."""
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("command", [
+    r"fd 'metrics\.json$' -x rm",
+    "fd METRICS -i -x rm",  # -i: case-insensitive whatever the letters
+    "fd -F metrics. -x rm",
+    "fd -p 'capsules/c2' -x rm",  # --full-path: matched against the whole path
+    r"fd '\pL' -x rm",  # Rust's syntax (any letter), not Python's: any name
+    "fd -i -g 'METRICS.*' -x rm",  # a glob, -i too (tried: it lists metrics.json)
+])
+def test_an_fd_pattern_matching_a_protected_file_is_blocked(box: Path, command: str) -> None:  # noqa: F811
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+
+
+@pytest.mark.parametrize("command", ["fd . .. -x rm -rf", "fd -d 1 . .. -X rm -rf",
+                                     "fd -t d project .. -x rm -rf"])
+def test_fd_listing_the_project_folder_itself_deletes_its_ledger(box: Path, command: str  # noqa: F811
+                                                                 ) -> None:
+    """Without ``-H`` fd does not go into ``.labledger/``, but it lists the project folder
+    that holds it (not hidden), and ``rm -rf`` of that deletes the ledger. Before, a hidden
+    part anywhere on the way from fd's folder to the ledger made it pass."""
+    verdict = _judged(box, command)
+    assert any(f"{box / '.labledger'}, the labledger ledger" in r for r in verdict.reasons), \
+        verdict.reasons
