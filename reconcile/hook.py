@@ -6013,7 +6013,7 @@ def _fd_pattern(pattern: str, flags: set[str]) -> list[tuple[str, str]]:
     substring (``-F``); "smart case": case-insensitive unless it holds an upper-case letter
     (``-i``, ``-s`` say which). Tried with fd 8.6: ``fd CHECKPOINT`` does not list
     ``Checkpoint.pt``, ``fd checkpoint`` does. [] (every name) for a regular expression
-    Python does not read as fd does."""
+    Python does not read as fd does, or may take long to search (`_QUANTIFIED_GROUP`)."""
     fold = bool(flags & {"i", "--ignore-case"}) or (
         not flags & {"s", "--case-sensitive"} and pattern == pattern.lower())
     full = bool(flags & {"p", "--full-path"})
@@ -6022,6 +6022,8 @@ def _fd_pattern(pattern: str, flags: set[str]) -> list[tuple[str, str]]:
                  pattern)]
     if flags & {"F", "--fixed-strings"}:
         pattern = re.escape(pattern)
+    elif _QUANTIFIED_GROUP.search(pattern):  # (Python's search may backtrack for minutes)
+        return []
     try:
         re.compile(pattern)
     except (re.error, RecursionError, OverflowError):  # (Rust's syntax: `\pL`)
@@ -6029,6 +6031,9 @@ def _fd_pattern(pattern: str, flags: set[str]) -> list[tuple[str, str]]:
     return [(_FD_PATH_REGEX if full else _FD_NAME_REGEX, ("(?i)" if fold else "") + pattern)]
 
 
+# a group with a quantifier after it (`(a+)+`): fd's regular expressions never backtrack,
+# Python's may, so such a pattern is not searched here
+_QUANTIFIED_GROUP = re.compile(r"\)[*+?{]")
 # the name tests `_fd_pattern` adds to find's: fd's regular expression, searched in the name
 # or in the absolute path
 _FD_NAME_REGEX, _FD_PATH_REGEX = "fd-name-regex", "fd-path-regex"

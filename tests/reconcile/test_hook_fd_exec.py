@@ -95,3 +95,12 @@ def test_fd_listing_the_project_folder_itself_deletes_its_ledger(box: Path, comm
     verdict = _judged(box, command)
     assert any(f"{box / '.labledger'}, the labledger ledger" in r for r in verdict.reasons), \
         verdict.reasons
+
+
+def test_an_fd_pattern_that_backtracks_is_not_searched(box: Path) -> None:  # noqa: F811
+    """fd's regular expressions never backtrack (Rust's regex crate); Python's do: ``(a+)+$``
+    on a long name of ``a``s then ``!`` takes minutes. Such a pattern (a quantified group)
+    stands for every name (fail closed), as one Python cannot read does."""
+    (box / "results" / ("a" * 40 + "!")).write_text("x\n")
+    verdict = _judged(box, "fd '(a+)+$' -x rm")
+    assert not verdict.allowed
