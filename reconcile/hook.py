@@ -5436,26 +5436,44 @@ def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Pat
     place inside one, or a folder holding one at its top or one folder down (``rm -rf
     ../exp1``, ``git worktree remove exp1`` from the main worktree, ``rm -rf ~/experiments``
     over ``exp1/.labledger``). A ledger deeper down is not looked for (a walk of a large tree
-    on every delete), nor another project's capsules (its own ledger would have to be read)."""
+    on every delete), nor another project's capsules (its own ledger would have to be read).
+    A glob's first `_HOMES_SCAN` matches are looked at; the folders in places are listed
+    for `_HOMES_SCAN` entries in all, a glob's matches counted: ``rm -rf runs/*`` over 1,000
+    runs lists none of them."""
     import glob
 
     found: dict[Path, None] = {}
+    budget = [_HOMES_SCAN]
+    above: dict[Path, Path | None] = {}  # (a glob's matches share their folders)
     for t in targets:
-        places = list(t.places)
+        places = [(place, _ledger_holding((place, *place.parents, *_real(place).parents)))
+                  for place in t.places]
         for pattern in t.globs:  # (matched now: what does not exist is not deleted)
-            places += [Path(os.path.normpath(m)) for m in
-                       itertools.islice(glob.iglob(pattern), _HOMES_SCAN)]
-        for place in places:
-            for a in dict.fromkeys((place, *place.parents, *_real(place).parents)):
-                if a.name == ".labledger" and _is_home(a):
-                    found[a] = None
-                    break
+            for m in itertools.islice(glob.iglob(pattern), _HOMES_SCAN):
+                match = Path(os.path.normpath(m))
+                folder = match.parent
+                if folder not in above:
+                    real = _real(folder)
+                    above[folder] = _ledger_holding((folder, *folder.parents, real,
+                                                     *real.parents))
+                places.append((match, _ledger_holding((match,)) or above[folder]))
+                budget[0] -= 1  # (its own ledger is looked for whatever is left)
+        for place, holding in places:
+            if holding is not None:
+                found[holding] = None
             else:
-                found.update(dict.fromkeys(_homes_below(place, 2)))
+                found.update(dict.fromkeys(_homes_below(place, 2, budget)))
     return [h for h in found if h not in mine and _real(h) not in mine]
 
 
-_HOMES_SCAN = 1_000  # entries of a deleted folder looked into for another project's ledger
+_HOMES_SCAN = 1_000  # entries a line's deletes look at for another project's ledger
+
+
+def _ledger_holding(chain: Iterable[Path]) -> Path | None:
+    """The first of ``chain`` (a place, then the folders above it) that is a project's
+    ``.labledger/``."""
+    return next((a for a in dict.fromkeys(chain) if a.name == ".labledger" and _is_home(a)),
+                None)
 
 
 def _is_home(folder: Path) -> bool:
@@ -5466,24 +5484,27 @@ def _is_home(folder: Path) -> bool:
         return False
 
 
-def _homes_below(folder: Path, depth: int) -> list[Path]:
+def _homes_below(folder: Path, depth: int, budget: list[int]) -> list[Path]:
     """The project ledgers at the top of ``folder`` or, for ``depth`` 2, of a folder in it
-    (the first `_HOMES_SCAN` entries; links not followed: ``rm -rf`` removes a link, not
-    what it leads to)."""
+    (as many entries as ``budget`` has left, each taken from it; links not followed: ``rm
+    -rf`` removes a link, not what it leads to)."""
     found: list[Path] = []
     try:
-        if folder.is_symlink():
+        if os.path.islink(folder):
             return []
-        home = folder / ".labledger"
-        if _is_home(home):
-            return [home]
-        if depth > 1:
+        home = os.path.join(folder, ".labledger")
+        if os.path.isdir(home) and _is_home(Path(home)):  # (one stat where there is none)
+            return [Path(home)]
+        if depth > 1 and budget[0] > 0:
             with os.scandir(folder) as entries:
-                for entry in itertools.islice(entries, _HOMES_SCAN):
+                for entry in entries:
+                    budget[0] -= 1
                     # (one stat for each folder without one: a build tree's 1,000)
                     if entry.name != ".git" and entry.is_dir(follow_symlinks=False) and \
                             os.path.isdir(os.path.join(entry.path, ".labledger")):
-                        found += _homes_below(Path(entry.path), depth - 1)
+                        found += _homes_below(Path(entry.path), depth - 1, budget)
+                    if budget[0] <= 0:
+                        break
     except (OSError, ValueError):  # no such folder, not one, a NUL byte: nothing below
         pass
     return found
