@@ -5429,14 +5429,17 @@ def _protected_places(config: HookConfig, project: Path, events: list[Any],
                         for real in [_real(root)] if real != root]
 
 
-def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Path]
-                 ) -> list[Path]:
+def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Path],
+                 fed: Iterable[Path] = ()) -> list[Path]:
     """The ledgers (``.labledger/`` folders) of other projects than the one judged (whose
     ledger is ``mine``, as written and where it really is) that the ``targets`` reach: a
     place inside one, or a folder holding one at its top or one folder down (``rm -rf
     ../exp1``, ``git worktree remove exp1`` from the main worktree, ``rm -rf ~/experiments``
     over ``exp1/.labledger``). A ledger deeper down is not looked for (a walk of a large tree
     on every delete), nor another project's capsules (its own ledger would have to be read).
+    A computed delete's places are the folders its feed names or lists (``fed``: ``ls .. |
+    xargs -I{} rm -rf ../{}``): the ledgers there are asked about as the project's own is
+    (`_Mentions.reach`).
     A glob's first `_HOMES_SCAN` matches are looked at; the folders in places are listed
     for `_HOMES_SCAN` entries in all, a glob's matches counted: ``rm -rf runs/*`` over 1,000
     runs lists none of them."""
@@ -5445,10 +5448,10 @@ def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Pat
     found: dict[Path, None] = {}
     budget = [_HOMES_SCAN]
     above: dict[Path, Path | None] = {}  # (a glob's matches share their folders)
-    for t in targets:
+    for t in [*targets, None]:
         places = [(place, _ledger_holding((place, *place.parents, *_real(place).parents)))
-                  for place in t.places]
-        for pattern in t.globs:  # (matched now: what does not exist is not deleted)
+                  for place in (fed if t is None else t.places)]
+        for pattern in [] if t is None else t.globs:  # (matched now: what is not, stays)
             for m in itertools.islice(glob.iglob(pattern), _HOMES_SCAN):
                 match = Path(os.path.normpath(m))
                 folder = match.parent
@@ -5541,13 +5544,18 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
     is one of the other ledgers the first judgment looked for)."""
     home = project / ".labledger"
     mine = (home, _real(home)) if own else ()
-    others = [] if elsewhere else _other_homes([*targets, *writes], mine)
+    mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
+    feeding: list[_Target | _WriteTarget] = [*targets, *writes]
+    for t in feeding:
+        if t.computed and t.feed not in mentions and not elsewhere:
+            mentions[t.feed] = _Mentions(t.feed, bases, project)
+    others = [] if elsewhere else _other_homes(
+        [*targets, *writes], mine, [p for m in mentions.values() for p in m.fed_folders()])
     homes = (*mine, *others)
     protected = _protected_places(config, project, events, elsewhere) if own else []
     protected += [(other, f"{other}, the labledger ledger and store of the project "
                           f"{other.parent}", None) for other in others]
     reasons: list[str] = []
-    mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
     for t in targets:
         for root, what, digest in protected:
             # its cache is always safe to delete
@@ -5833,6 +5841,14 @@ class _Mentions:
         self.bases = bases
         self._listings: list[_Listing] | None = None
         self._reached: dict[tuple[Path, Path | None, bool], bool] = {}
+
+    def fed_folders(self) -> list[Path]:
+        """The folders what the text feeds may be in: those its words name (a glob's: the
+        folder its matches are below), those its listings list, the working folders."""
+        return list(dict.fromkeys([
+            *map(Path, sorted(self.literal)), *self.bases,
+            *(Path(_glob_folder(p)) for p in sorted(self.patterns)),
+            *(listing.folder for listing in self.listings())]))
 
     def reach(self, root: Path, spared: Path | None = None, recursive: bool = True) -> bool:
         """The text feeds a delete something of ``root``. ``recursive``: the delete removes

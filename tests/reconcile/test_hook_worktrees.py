@@ -298,3 +298,44 @@ def test_a_glob_over_many_folders_is_looked_into_on_a_budget(
     assert verdict.allowed, verdict.reasons
     below = [p for p in listed if p.startswith(str(runs) + os.sep)]
     assert len(below) <= 40, len(below)
+
+
+@pytest.mark.parametrize(("where", "command"), [
+    ("main", "ls .. | xargs -I{} rm -rf ../{}"),
+    ("main", "cd .. && ls | xargs rm -rf"),
+    ("main", "fd . .. -d 1 -x rm -rf"),
+    ("main", "for d in ../*/; do rm -rf \"$d\"; done"),
+    ("main", "rm -rf $(ls -d ../exp*)"),
+    ("plain", "cd .. && find . -maxdepth 1 -type d | xargs rm -rf"),
+])
+def test_a_computed_delete_fed_another_project_is_blocked(tree: Path, where: str,
+                                                          command: str) -> None:
+    """A delete whose paths are computed when it runs reaches another project's ledger
+    when what feeds it lists or names the project folder (`_Mentions`, as for the project's
+    own ledger). Before, only the literal places of a delete were looked into for another
+    project: each of these passed, from the main worktree where no ledger is found."""
+    verdict = _judged(tree, where, command)
+    assert not verdict.allowed, command
+    home = tree / "exp1" / ".labledger"
+    assert any(f"{home}, the labledger ledger and store of the project {tree / 'exp1'}" in r
+               for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize(("where", "command"), [
+    ("main", "ls | xargs rm -rf"),  # main's entries: no project among them
+    ("main", "fd -e pyc . .. -x rm"),
+    ("main", "ls ../plain | xargs -I{} rm -rf ../plain/{}"),
+    ("plain", "find . -name '*.tmp' | xargs rm -f"),
+])
+def test_a_computed_delete_fed_no_project_passes(tree: Path, where: str, command: str) -> None:
+    verdict = _judged(tree, where, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_from_inside_a_project_a_listed_sibling_project_is_protected(tree: Path) -> None:
+    for name in ("a", "b"):
+        with Ledger.init(tree / name) as ledger:
+            ledger.append("run.launched", run="r1", instance=f"box-{name}", command=["python"])
+    verdict = _judged(tree, "a", "ls .. | grep -v a | xargs -I{} rm -rf ../{}")
+    assert f"`rm -rf '../{{}}'` deletes {tree / 'b' / '.labledger'}, the labledger ledger " \
+           f"and store of the project {tree / 'b'}" in verdict.reasons, verdict.reasons
