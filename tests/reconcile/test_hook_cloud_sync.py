@@ -29,6 +29,12 @@ from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the pr
     ("rclone sync :s3:bucket/runs /data/capsules", ["/data/capsules"]),
     ("rclone sync remote:runs capsules --transfers 8 --progress", ["capsules"]),
     ("rclone --config rc.conf sync remote:runs capsules", ["capsules"]),
+    # an option of a backend, not known here, with its value before the subcommand (tried,
+    # rclone v1.60: `rclone --local-encoding None -P sync src dst` deleted dst's extra files)
+    ("rclone --local-encoding None sync remote:runs capsules", ["capsules"]),
+    ("rclone --drive-chunk-size 64M move capsules gdrive:x", ["capsules"]),
+    ("aws --cli-binary-format raw-in-base64-out s3 sync s3://b/runs capsules --delete",
+     ["capsules"]),
     ("rclone sync remote:runs capsules --log-file capsules/c2/sync.log", ["capsules"]),
     ("rclone sync remote:runs capsules --some-new-flag", ["capsules"]),
     ("rclone bisync capsules remote:runs", ["capsules"]),
@@ -93,7 +99,7 @@ def test_what_deletes_nothing_here(line: str) -> None:
 
 _FLAGS = ["-P", "--progress", "-v", "-vv", "--fast-list", "--checksum", "--some-new-flag"]
 _VALUED = [["--transfers", "8"], ["--exclude", "*.tmp"], ["--log-file", "sync.log"],
-           ["--bwlimit=10M"], ["--max-age", "24h"]]
+           ["--bwlimit=10M"], ["--max-age", "24h"], ["--drive-chunk-size", "64M"]]
 
 
 @given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([[f] for f in _FLAGS] + _VALUED)),
@@ -161,6 +167,8 @@ def test_uploads_copies_and_dry_runs_pass(box: Path, command: str) -> None:  # n
     ("azcopy copy https://a.blob.core.windows.net/c capsules --recursive",
      [("capsules", True, False)]),
     ("s5cmd cp s3://b/runs/* capsules/", [("capsules/", True, False)]),
+    ("rclone --s3-upload-concurrency 8 copy remote:runs capsules/c2",
+     [("capsules/c2", True, False)]),
     # uploads, a dry run, a copy to stdout: nothing written here
     ("rclone copy capsules remote:runs", []),
     ("aws s3 cp capsules s3://b/runs --recursive", []),
