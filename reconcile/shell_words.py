@@ -770,6 +770,8 @@ def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: Simple
     word, args = found
     args = None if appended else args
     path = os.path.normpath(os.path.join(files.bases[-1], _expanduser(word)))
+    if "\0" in path:  # no file's name holds one (the lookup would raise)
+        return
     real = os.path.realpath(path)
     if real in files.running:
         return  # its commands are being judged already (under this name or a link's)
