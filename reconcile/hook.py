@@ -5111,25 +5111,35 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                                        note=note))
     if not targets and not writes:
         return []
-    reasons = _protected_hits(targets, config, project, events, checker, bases, writes, own)
-    for other in _other_projects([*targets, *writes], project if own else None):
+    mentions: dict[tuple[str, Path], _Mentions] = {}
+    reached: list[Path] = []
+    reasons = _protected_hits(targets, config, project, events, checker, bases, writes, own,
+                              mentions=mentions, reached=reached)
+    fed = [p for (_, owner), m in list(mentions.items()) if owner == project
+           for p in m.fed_folders()]
+    for other in _other_projects([*targets, *writes], project if own else None, fed,
+                                 [home.parent for home in reached]):
         reasons += [r for r in _judge_elsewhere(other, targets, writes, bases)
                     if r not in reasons]
     return reasons
 
 
-def _other_projects(targets: Iterable[_Target | _WriteTarget], own: Path | None) -> list[Path]:
+def _other_projects(targets: Iterable[_Target | _WriteTarget], own: Path | None,
+                    fed: Iterable[Path] = (), below: Iterable[Path] = ()) -> list[Path]:
     """The projects other than ``own`` that hold a place the ``targets`` reach: for each
-    place (and where it really is), the nearest folder above it holding a ledger
-    (``../exp1/capsules/c2`` from the main worktree: ``../exp1``). A place at or above a
-    project's folder deletes its ledger: `_other_homes` names that."""
+    place (and where it really is; a computed one's: each folder that may feed it, ``fed``),
+    the nearest folder at or above it holding a ledger (``../exp1/capsules/c2`` from the
+    main worktree: ``../exp1``); and those ``below`` a place, whose ledgers `_other_homes`
+    looked at (``find .. -name '*.json' -delete`` spares a ledger, not a capsule's files)."""
     mine = () if own is None else (own, _real(own))
-    found: dict[Path, None] = {}
-    for t in targets:
-        places = [*t.places, *(Path(_glob_folder(g)) for g in t.globs)]
+    found: dict[Path, None] = dict.fromkeys(
+        p for p in below if p not in mine and _real(p) not in mine)
+    for t in [*targets, None]:
+        places = list(fed) if t is None else [*t.places,
+                                              *(Path(_glob_folder(g)) for g in t.globs)]
         for place in places:
             for p in dict.fromkeys((place, _real(place))):
-                for folder in p.parents:
+                for folder in (p, *p.parents):
                     if _is_home(folder / ".labledger"):
                         if folder not in mine and _real(folder) not in mine:
                             found[folder] = None
@@ -5536,21 +5546,32 @@ def _refused(said: str, digest: str | None, checker: Any) -> str | None:
 def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     events: list[Any], checker: Any, bases: list[Path],
                     writes: Collection[_WriteTarget] = (), own: bool = True,
-                    elsewhere: bool = False) -> list[str]:
+                    elsewhere: bool = False,
+                    mentions: dict[tuple[str, Path], _Mentions] | None = None,
+                    reached: list[Path] | None = None) -> list[str]:
     """Reasons to refuse what ``targets`` delete and ``writes`` write of the protected
     places of ``project`` (``own`` false: of none), and of other projects' ledgers they
-    reach (`_other_homes`). ``elsewhere``: ``project`` is another project than the one the
-    line is judged for (`_judge_elsewhere`): its export roots and capsules alone (its ledger
-    is one of the other ledgers the first judgment looked for)."""
+    reach (`_other_homes`: each looked at is added to ``reached``). ``elsewhere``:
+    ``project`` is another project than the one the line is judged for (`_judge_elsewhere`):
+    its export roots and capsules alone (its ledger is one of the other ledgers the first
+    judgment looked for). ``mentions``: each feeding text's words, read once for each
+    project (a word naming a project's folder or one above it feeds none of its places)."""
     home = project / ".labledger"
     mine = (home, _real(home)) if own else ()
-    mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
+    mentions = {} if mentions is None else mentions
+
+    def fed(feed: str, owner: Path) -> _Mentions:
+        if (feed, owner) not in mentions:
+            mentions[feed, owner] = _Mentions(feed, bases, owner)
+        return mentions[feed, owner]
+
     feeding: list[_Target | _WriteTarget] = [*targets, *writes]
-    for t in feeding:
-        if t.computed and t.feed not in mentions and not elsewhere:
-            mentions[t.feed] = _Mentions(t.feed, bases, project)
-    others = [] if elsewhere else _other_homes(
-        [*targets, *writes], mine, [p for m in mentions.values() for p in m.fed_folders()])
+    folders = [] if elsewhere else [
+        p for feed in dict.fromkeys(t.feed for t in feeding if t.computed)
+        for p in fed(feed, project).fed_folders()]
+    others = [] if elsewhere else _other_homes(feeding, mine, folders)
+    if reached is not None:
+        reached += others
     homes = (*mine, *others)
     protected = _protected_places(config, project, events, elsewhere) if own else []
     protected += [(other, f"{other}, the labledger ledger and store of the project "
@@ -5575,9 +5596,8 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     t.staged is not None and t.staged.removes(root, spared))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
-                if t.feed not in mentions:
-                    mentions[t.feed] = _Mentions(t.feed, bases, project)
-                hit = mentions[t.feed].reach(root, spared, t.recursive)
+                owner = root.parent if root in others else project
+                hit = fed(t.feed, owner).reach(root, spared, t.recursive)
             if hit:
                 said = f"`{t.command}`{t.note} {t.does} {what}"
                 asked = t.git if isinstance(t.git, _GitRewrite) else t.staged \
@@ -5593,10 +5613,10 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     reasons.append(reason)
     for w in writes:
         for root, what, digest in protected:
-            if w.computed and w.feed not in mentions:
-                mentions[w.feed] = _Mentions(w.feed, bases, project)
+            owner = root.parent if root in others else project
             reason = _write_refused(w, root, what, digest, root in homes, checker,
-                                    mentions.get(w.feed))
+                                    fed(w.feed, owner) if w.computed or (w.feed, owner)
+                                    in mentions else None)
             if reason is not None and reason not in reasons:  # (from several folders)
                 reasons.append(reason)
     return reasons

@@ -235,6 +235,16 @@ def sealed(tree: Path) -> Path:
     ("main", "git -C ../exp1 clean -fdx capsules", "the capsule {E}/capsules/c2"),
     ("main", "echo x > ../exp1/capsules/c2/metrics.json", "the capsule {E}/capsules/c2"),
     ("plain", "docker run -v {T}/exp1:/w img rm -rf /w/capsules/c2", "the capsule {E}/capsules/c2"),
+    # a find at the project folder or above it, limited by a name test: the ledger stays,
+    # the capsules' files go (before, only the folders above a place were asked for a
+    # project, and those in a folder a delete reaches were asked for their ledger alone)
+    ("main", "find ../exp1 -name '*.json' -delete", "the capsule {E}/capsules/c2"),
+    ("main", "find .. -name '*.json' -delete", "the capsule {E}/capsules/c2"),
+    # computed: what feeds it names a folder of the project
+    ("main", "rm -rf $(ls -d ../exp1/capsules/*)", "the capsule {E}/capsules/c2"),
+    ("main", "find ../exp1/capsules -name '*.json' | xargs rm", "the capsule {E}/capsules/c2"),
+    ("main", "ls ../exp1/results | xargs -I{} cp /dev/null ../exp1/results/{}",
+     "{E}/results, an export root"),
 ])
 def test_another_projects_capsules_and_export_roots_are_protected(
         sealed: Path, where: str, command: str, what: str) -> None:
@@ -249,6 +259,8 @@ def test_another_projects_capsules_and_export_roots_are_protected(
     ("main", "rm -rf ../exp1/src"),
     ("main", "rm -f ../exp1/notes.txt"),
     ("exp1", "rm -rf src"),
+    ("main", "find .. -name '*.pyc' -delete"),
+    ("main", "find ../exp1 -name '*.pyc' | xargs rm -f"),
 ])
 def test_what_the_other_project_does_not_protect_passes(sealed: Path, where: str,
                                                         command: str) -> None:
@@ -304,8 +316,6 @@ def test_a_glob_over_many_folders_is_looked_into_on_a_budget(
     ("main", "ls .. | xargs -I{} rm -rf ../{}"),
     ("main", "cd .. && ls | xargs rm -rf"),
     ("main", "fd . .. -d 1 -x rm -rf"),
-    ("main", "for d in ../*/; do rm -rf \"$d\"; done"),
-    ("main", "rm -rf $(ls -d ../exp*)"),
     ("plain", "cd .. && find . -maxdepth 1 -type d | xargs rm -rf"),
 ])
 def test_a_computed_delete_fed_another_project_is_blocked(tree: Path, where: str,
@@ -313,7 +323,9 @@ def test_a_computed_delete_fed_another_project_is_blocked(tree: Path, where: str
     """A delete whose paths are computed when it runs reaches another project's ledger
     when what feeds it lists or names the project folder (`_Mentions`, as for the project's
     own ledger). Before, only the literal places of a delete were looked into for another
-    project: each of these passed, from the main worktree where no ledger is found."""
+    project: each of these passed, from the main worktree where no ledger is found. (A word
+    naming the project folder itself, or one above it, feeds none of its places, as for the
+    project's own: ``find ../exp1 -name '*.pyc' | xargs rm -f`` passes below.)"""
     verdict = _judged(tree, where, command)
     assert not verdict.allowed, command
     home = tree / "exp1" / ".labledger"
