@@ -1279,6 +1279,9 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
         if j is not None:  # the container (or image, or service) first
             found = _after_options(args[j + 1:], _CONTAINER_VALUE_OPTIONS, 1)
             if args[j] == "run":  # (exec: the running container's binds are not known here)
+                entry = _entrypoint(args[j + 1:])
+                if entry:  # it runs with the words after the image as its arguments
+                    found = [([entry, *(found[0][0] if found else [])], False)]
                 return _in_host_paths(found, *_container_binds(args[j + 1:]))
             return found
     if name == "kubectl":
@@ -2635,6 +2638,14 @@ def _container_binds(args: list[str]) -> tuple[list[tuple[str, str]], str | None
                     parts[2].split(",") if len(parts) > 2 else ()):
                 binds.append((parts[1], parts[0]))
     return binds, workdir
+
+
+def _entrypoint(args: list[str]) -> str:
+    """The ``--entrypoint CMD`` a ``docker run`` (podman, nerdctl, ``compose run``) gives,
+    the last one ("" for none, or for ``--entrypoint ''``, which empties the image's)."""
+    values = [value for _, value in _option_values(args, _CONTAINER_VALUE_OPTIONS,
+                                                   {"--entrypoint"})]
+    return values[-1] if values else ""
 
 
 def _apptainer_binds(args: list[str]) -> list[tuple[str, str]]:
