@@ -367,7 +367,7 @@ def _writes_reading(name: str, args: list[str], first: int) -> list[CloudWrite]:
         else _not_url
     inside = sub in trees or any(w in recursive or (
         w.startswith("-") and not w.startswith("--") and any("-" + c in recursive for c in w[1:]))
-        for w in rest) or (name == "s5cmd" and any("*" in w for w in rest))
+        for w in rest) or any("*" in w or "?" in w for w in rest)  # (a wildcard: any names)
     keeps = any(w in keeping for w in rest) or (
         name in ("gsutil", "gcloud", "s5cmd") and sub == "cp" and _short_flag(rest, "n", valued))
     found: list[CloudWrite] = []
@@ -375,7 +375,9 @@ def _writes_reading(name: str, args: list[str], first: int) -> list[CloudWrite]:
         ends = reading[:2] if sub == "bisync" else reading[-1:] if len(reading) > 1 else []
         for dest in ends:
             if dest != "-" and local(dest):
-                write = CloudWrite(_file_path(dest), inside or dest.endswith("/"), keeps,
+                # (one object lands as DEST/NAME in a folder, written with its slash or
+                # not; several sources (gsutil, gcloud): any of their names)
+                write = CloudWrite(_file_path(dest), inside or len(reading) > 2, keeps,
                                    "" if sub == "bisync" else reading[0])
                 if write not in found:
                     found.append(write)

@@ -189,6 +189,10 @@ def test_where_a_download_writes(line: str, writes: list[tuple[str, bool, bool]]
     "gsutil -m cp -r gs://lab/runs capsules/c2",
     "aws s3 sync s3://lab/runs capsules/c2",
     "rclone copyto remote:cfg.toml .labledger/config.toml",
+    "aws s3 cp s3://lab/metrics.json capsules/c2/",  # lands onto capsules/c2/metrics.json
+    "gsutil cp 'gs://lab/*.json' capsules/c2/",  # a wildcard: any name may land there
+    "gsutil cp gs://lab/new.json gs://lab/metrics.json capsules/c2",  # the second source
+    "gcloud storage cp gs://lab/new.json gs://lab/metrics.json capsules/c2/",
 ])
 def test_a_download_over_protected_files_is_blocked(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command)
@@ -200,6 +204,12 @@ def test_a_download_over_protected_files_is_blocked(box: Path, command: str) -> 
     "aws s3 cp s3://lab/new.json capsules/c2",  # lands as capsules/c2/new.json: a new file
     "rclone copy remote:runs data/",
     "aws s3 cp s3://lab/m.json other/metrics.json",
+    # one object into a folder written with its slash lands by its name, as without it
+    # (the row above: judged as cp's landing, DEST/NAME where DEST is a folder); before,
+    # the slash alone made it "may overwrite anything in capsules/c2"
+    "aws s3 cp s3://lab/new.json capsules/c2/",
+    "gsutil cp gs://lab/new.json capsules/c2/",
+    "gcloud storage cp gs://lab/new.json capsules/c2/",
 ])
 def test_a_download_elsewhere_or_adding_passes(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command)
