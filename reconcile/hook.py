@@ -6050,14 +6050,18 @@ def _fd_listing(args: list[str]) -> tuple[list[str], list[tuple[str, str]], bool
     working folder; find-style name tests limiting it, none: every path; whether it goes
     into hidden folders, ``-H``/``-u``). ``-e EXT`` is ``-iname '*.EXT'``; a ``-g`` PATTERN
     ``-name PATTERN``; any other PATTERN a regular expression searched in each name
-    (`_fd_pattern`). The words after ``-x``/``-X`` are the command it runs, not its own."""
-    cut = next((k for k, a in enumerate(args) if a in ("-x", "--exec", "-X", "--exec-batch")),
-               len(args))
-    operands, valued, flags = _options(args[:cut], _FD_VALUES)
-    starts = operands[1:] + _every_value(args[:cut], _FD_VALUES, {"--search-path"})
+    (`_fd_pattern`). The words from ``-x``/``-X`` on (also in a bundle, ``-Hx``,
+    `fd_exec_start`) are the command it runs, not its own."""
+    from labledger.reconcile.shell_words import fd_exec_start
+
+    cut = next((k for k, a in enumerate(args) if fd_exec_start(a) is not None), len(args))
+    bundle = re.match(r"-[^-xX][^xX]*", args[cut]) if cut < len(args) else None
+    args = args[:cut] + ([bundle.group()] if bundle else [])  # (`-Hx rm`: its -H)
+    operands, valued, flags = _options(args, _FD_VALUES)
+    starts = operands[1:] + _every_value(args, _FD_VALUES, {"--search-path"})
     # (fd matches an extension whatever its case: `-e json` lists METRICS.JSON, tried)
     names = [("-iname", "*." + ext.lstrip("."))
-             for ext in _every_value(args[:cut], _FD_VALUES, {"-e", "--extension"})]
+             for ext in _every_value(args, _FD_VALUES, {"-e", "--extension"})]
     if operands and not names:  # (with -e as well, both must match: -e alone is wider)
         names = _fd_pattern(operands[0], flags)
     hidden = bool(flags & {"H", "--hidden", "u", "--unrestricted"})

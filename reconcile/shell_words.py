@@ -2737,20 +2737,46 @@ def _fd_exec_commands(args: list[str]) -> list[tuple[list[str], bool]]:
     """fd's ``-x|--exec CMD...`` (once per path found) and ``-X|--exec-batch CMD...`` (once,
     with every path): the command, up to a ``;`` or the end (fd(1): "all positional
     arguments following --exec are considered to be arguments to the command"), the paths
-    found appended or put for ``{}``: computed when it runs, as find's are."""
+    found appended or put for ``{}``: computed when it runs, as find's are. The option also
+    at the end of a bundle (``-Hx rm``), the command's first word in its word (``-xrm``,
+    ``--exec=rm``), as fd reads them (`fd_exec_start`)."""
     found: list[tuple[list[str], bool]] = []
     i = 0
     while i < len(args):
-        word = args[i]
-        if word in ("-x", "--exec", "-X", "--exec-batch"):
+        first = fd_exec_start(args[i])
+        if first is not None:
             j = i + 1
             while j < len(args) and args[j] != ";":
                 j += 1
-            if args[i + 1:j]:
-                found.append((args[i + 1:j], True))
+            command = ([first] if first else []) + args[i + 1:j]
+            if command:
+                found.append((command, True))
             i = j
         i += 1
     return found
+
+
+# fd's short options that take a value (the rest of a bundle, or the next word)
+_FD_SHORT_VALUES = frozenset("dteESocj")
+
+
+def fd_exec_start(word: str) -> str | None:
+    """The word starts fd's ``-x``/``-X`` command: the command's first word where the word
+    holds it (``-xrm``, ``-X=rm``, ``--exec=rm``; "" where the next word is), None for any
+    other word (``-ex``: -e takes ``x`` as its value)."""
+    if word in ("-x", "--exec", "-X", "--exec-batch"):
+        return ""
+    name, eq, value = word.partition("=")
+    if eq and name in ("--exec", "--exec-batch"):
+        return value
+    if not word.startswith("-") or word.startswith("--"):
+        return None
+    for k, letter in enumerate(word[1:], 2):
+        if letter in _FD_SHORT_VALUES:
+            return None
+        if letter in "xX":
+            return word[k:].removeprefix("=")
+    return None
 
 
 def _labledger_command(args: list[str]) -> list[tuple[list[str], bool]]:

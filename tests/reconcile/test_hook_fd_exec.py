@@ -28,7 +28,23 @@ def test_the_command_fd_runs_is_a_command_of_its_own() -> None:
         True]
 
 
+@pytest.mark.parametrize(("line", "inner"), [
+    ("fd -e json -Hx rm -f", ["rm", "-f"]),  # tried, fd 8.6: `-Hx echo B` ran echo
+    ("fd -HX rm -rf", ["rm", "-rf"]),
+    ("fd -e json -xrm", ["rm"]),  # the rest of the word is the command's first word
+    ("fd -X=rm", ["rm"]),
+    ("fd --exec=rm -f", ["rm", "-f"]),
+    ("fd -ex rm", None),  # -e takes the rest: the extension x, no command
+])
+def test_an_exec_in_a_bundle_of_short_options_runs(line: str, inner: list[str] | None) -> None:
+    """fd's options bundle as getopt's do (clap): before, only a word that was exactly
+    ``-x``/``-X`` started the command, so ``fd -H -e toml -HX rm`` deleted unjudged."""
+    argvs = [c.argv for c in simple_commands(line, "/")][1:]
+    assert argvs == ([] if inner is None else [inner])
+
+
 @pytest.mark.parametrize("command", [
+    "fd -e toml -HX rm",  # the ledger's config.toml, the exec in a bundle
     "fd -H -e toml -X rm",  # the ledger's config.toml
     "fd -HI . .labledger -X rm -rf",
     "fd -HI -t d labledger -x rm -rf",
