@@ -54,6 +54,7 @@ _WORDS = [
     "img.sif", "rclone", "sync", "bisync", "purge", "remote:runs", ":s3:b", "aws", "s3",
     "gsutil", "-rd", "gcloud", "storage", "azcopy", "--delete-destination=true", "s5cmd",
     "fd", "-x", "-X", "-H", "-e", "-g", "'(a+)+$'", "'['", "--drive-chunk-size", "64M",
+    "-Hx", "-xrm", "--exec=rm", "--entrypoint", "--entrypoint=",
     # a NUL byte: no file has one in its name (an agent's corrupted paste)
     "a\x00b", "\x00",
     # the shell's own words, operators, expansions and quoting
