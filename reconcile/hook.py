@@ -5493,7 +5493,7 @@ def _is_home(folder: Path) -> bool:
     """``folder`` is a project's ``.labledger/`` (it holds the ledger or its config)."""
     try:
         return (folder / "ledger").is_dir() or (folder / "config.toml").is_file()
-    except ValueError:  # a NUL byte: no such folder
+    except (OSError, ValueError):  # a name too long, a NUL byte: no such folder
         return False
 
 

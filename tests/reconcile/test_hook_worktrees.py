@@ -351,3 +351,12 @@ def test_from_inside_a_project_a_listed_sibling_project_is_protected(tree: Path)
     verdict = _judged(tree, "a", "ls .. | grep -v a | xargs -I{} rm -rf ../{}")
     assert f"`rm -rf '../{{}}'` deletes {tree / 'b' / '.labledger'}, the labledger ledger " \
            f"and store of the project {tree / 'b'}" in verdict.reasons, verdict.reasons
+
+
+@pytest.mark.parametrize("command", ["rm -rf " + "x" * 300, "echo x > " + "x" * 300,
+                                     "rm -rf ../" + "x" * 300 + "/y"])
+def test_a_name_too_long_for_the_system_is_no_project(tree: Path, command: str) -> None:
+    """A path part over NAME_MAX (255) makes a lookup raise ENAMETOOLONG, not report a
+    missing file: asking whether it holds a ledger must say no, not raise (`judge` raised
+    OSError for these from the main worktree, where no ledger is found)."""
+    assert _judged(tree, "main", command).allowed
