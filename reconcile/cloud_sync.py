@@ -35,7 +35,7 @@ __all__ = ["CLOUD_TOOLS", "CloudWrite", "cloud_deleted", "cloud_writes"]
 CLOUD_TOOLS = frozenset({"rclone", "aws", "gsutil", "gcloud", "azcopy", "s5cmd"})
 
 # options of each tool that take the next word as their value (the common ones; any other is
-# read both ways, `_operand_readings`)
+# read each way, `_operand_readings`)
 _RCLONE_VALUES = frozenset({
     "--config", "--transfers", "--checkers", "--exclude", "--include", "--filter",
     "--exclude-from", "--include-from", "--filter-from", "--files-from", "--files-from-raw",
@@ -81,22 +81,28 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 def cloud_deleted(name: str, args: list[str]) -> list[str] | None:
     """The local paths the command ``name ARGS`` (one of `CLOUD_TOOLS`) may delete, each
-    wholly (see the module docstring); None when it deletes nothing here."""
+    wholly (see the module docstring); None when it deletes nothing here. Its subcommand
+    read each way an option not known before it allows (`_first_words`)."""
+    found = [_deleted_reading(name, args, j) for j in _first_words(args, _VALUES.get(name, ()))]
+    if all(paths is None for paths in found):
+        return None
+    return _unique(w for paths in found for w in paths or [])
+
+
+def _deleted_reading(name: str, args: list[str], j: int) -> list[str] | None:
+    """What ``name ARGS`` deletes, its subcommand at ``j``."""
     if name == "rclone":
-        return _rclone(args)
+        return _rclone(args, j)
     if name == "aws":
-        j = _first_word(args, _AWS_VALUES)
-        if j is None or args[j] != "s3" or len(args) <= j + 1:
+        if args[j] != "s3" or len(args) <= j + 1:
             return None
         return _sync_or_move(args[j + 1], args[j + 2:], _AWS_VALUES, "--delete", _not_url)
     if name == "s5cmd":
-        j = _first_word(args, _S5CMD_VALUES)
-        if j is None or _dry(args[:j]):
+        if _dry(args[:j]):
             return None
         return _sync_or_move(args[j], args[j + 1:], _S5CMD_VALUES, "--delete", _not_url)
     if name == "gsutil":  # gsutil [-m] rsync [-d] [-r] [-n] SRC DST; gsutil mv SRC... DST
-        j = _first_word(args, _GSUTIL_VALUES)
-        if j is None or args[j] not in ("rsync", "mv"):
+        if args[j] not in ("rsync", "mv"):
             return None
         rest = args[j + 1:]
         if _dry(rest, short_n=True):
@@ -106,16 +112,14 @@ def cloud_deleted(name: str, args: list[str]) -> list[str] | None:
             "sync" if args[j] == "rsync" else "mv", rest, _GSUTIL_VALUES, None, _gs_local)
             or []] if deletes else None
     if name == "gcloud":
-        j = _first_word(args, _GCLOUD_VALUES)
-        if j is None or args[j] != "storage" or len(args) <= j + 1:
+        if args[j] != "storage" or len(args) <= j + 1:
             return None
         found = _sync_or_move("sync" if args[j + 1] == "rsync" else args[j + 1], args[j + 2:],
                               _GCLOUD_VALUES, "--delete-unmatched-destination-objects",
                               _gs_local)
         return None if found is None else [_file_path(w) for w in found]
     if name == "azcopy":
-        j = _first_word(args, _AZCOPY_VALUES)
-        if j is None or args[j] != "sync" or _dry(args):
+        if args[j] != "sync" or _dry(args):
             return None
         value = _value_of(args[j + 1:], "--delete-destination")
         if value is None or value.lower() not in ("true", "prompt"):
@@ -124,9 +128,8 @@ def cloud_deleted(name: str, args: list[str]) -> list[str] | None:
     return None
 
 
-def _rclone(args: list[str]) -> list[str] | None:
-    j = _first_word(args, _RCLONE_VALUES)
-    if j is None or _dry(args, short_n=True):
+def _rclone(args: list[str], j: int) -> list[str] | None:
+    if _dry(args, short_n=True):
         return None
     sub, readings = args[j], _operand_readings(args[j + 1:], _RCLONE_VALUES)
     if sub == "sync":
@@ -167,37 +170,71 @@ def _destinations(rest: list[str], valued: Collection[str],
 
 
 def _operand_readings(args: list[str], valued: Collection[str]) -> list[list[str]]:
-    """The operands of ``args``, read twice: an option neither known to take a value nor
-    written ``--name=value`` taking none, then taking the next word where that is no option
-    (after ``--``: all operands)."""
-    readings: list[list[str]] = []
-    for unknown_takes_value in (False, True):
-        operands: list[str] = []
-        i, ended = 0, False
-        while i < len(args):
-            word = args[i]
-            i += 1
-            if ended or not word.startswith("-") or word == "-":
-                operands.append(word)
-            elif word == "--":
-                ended = True
-            elif "=" not in word and (word in valued or (
-                    unknown_takes_value and i < len(args) and not args[i].startswith("-"))):
+    """The operands of ``args`` in each way its options may be read: an option neither
+    known to take a value nor written ``--name=value``, before a word that is no option,
+    takes that word as its value or not, each such option either way (``sync -P SRC DST
+    --drive-chunk-size 64M``: DST is the last operand in one reading, 64M in another; the
+    first `_READ_EACH_WAY` of them each way, any further all one way or all the other).
+    After ``--``: all operands."""
+    ambiguous: list[int] = []
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        i += 1
+        if word.startswith("-") and word != "-" and "=" not in word:
+            if word in valued:
                 i += 1
-        if operands not in readings:
-            readings.append(operands)
+            elif i < len(args) and (not args[i].startswith("-") or args[i] == "-"):
+                ambiguous.append(i - 1)
+    first, rest = ambiguous[:_READ_EACH_WAY], ambiguous[_READ_EACH_WAY:]
+    readings: list[list[str]] = []
+    for mask in range(1 << len(first)):
+        for rest_take in ((False, True) if rest else (False,)):
+            takes = {k for n, k in enumerate(first) if mask >> n & 1}
+            takes |= set(rest) if rest_take else set()
+            operands = _operands(args, valued, takes)
+            if operands not in readings:
+                readings.append(operands)
     return readings
 
 
-def _first_word(args: list[str], valued: Collection[str]) -> int | None:
-    """Where the first word that is neither an option nor a known option's value stands
-    (the subcommand)."""
+_READ_EACH_WAY = 8  # options not known read each way (2 ** 8 readings at most, 2 ** 9)
+
+
+def _operands(args: list[str], valued: Collection[str], takes: Collection[int]) -> list[str]:
+    """The operands of ``args``, the options at the indexes ``takes`` (and known ones)
+    taking the next word as their value."""
+    operands: list[str] = []
+    i, ended = 0, False
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if ended or not word.startswith("-") or word == "-":
+            operands.append(word)
+        elif word == "--":
+            ended = True
+        elif "=" not in word and (word in valued or i - 1 in takes):
+            i += 1
+    return operands
+
+
+def _first_words(args: list[str], valued: Collection[str]) -> list[int]:
+    """Where the subcommand may stand: the first word that is neither an option nor a known
+    option's value, and before it each word after an option not known (written without
+    ``=``), which may be that option's value or not (rclone's backends add hundreds of
+    valued options: ``--drive-chunk-size 64M sync``, flags too: ``-P sync``)."""
+    found: list[int] = []
     i = 0
     while i < len(args):
-        if not args[i].startswith("-") or args[i] == "-":
-            return i
-        i += 2 if args[i] in valued else 1
-    return None
+        word = args[i]
+        if not word.startswith("-") or word == "-":
+            return [*found, i]
+        i += 2 if word in valued else 1
+        if word not in valued and "=" not in word and i < len(args) and (
+                not args[i].startswith("-") or args[i] == "-"):
+            found.append(i)  # (the subcommand, or this option's value: both are read)
+            i += 1
+    return found
 
 
 def _short_flag(args: list[str], letter: str, valued: Collection[str]) -> bool:
@@ -301,12 +338,20 @@ _VALUES = {"rclone": _RCLONE_VALUES, "aws": _AWS_VALUES, "gsutil": _GSUTIL_VALUE
 def cloud_writes(name: str, args: list[str]) -> list[CloudWrite]:
     """Where the command ``name ARGS`` (one of `CLOUD_TOOLS`) writes here: the local
     destination of a download (``rclone copy remote:runs capsules/c2``, ``aws s3 cp
-    s3://b/m.json capsules/c2/metrics.json``), each reading of its operands; none for an
-    upload, a dry run, or any other subcommand."""
+    s3://b/m.json capsules/c2/metrics.json``), each reading of its subcommand and operands;
+    none for an upload, a dry run, or any other subcommand."""
+    found: list[CloudWrite] = []
+    for j in _first_words(args, _VALUES.get(name, ())):
+        found += [w for w in _writes_reading(name, args, j) if w not in found]
+    return found
+
+
+def _writes_reading(name: str, args: list[str], first: int) -> list[CloudWrite]:
+    """Where ``name ARGS`` writes here, its subcommand at ``first``."""
     valued = _VALUES.get(name)
     if valued is None:
         return []
-    j = _first_word(args, valued)
+    j: int | None = first
     if j is not None and name in ("aws", "gcloud"):  # `aws s3 cp`, `gcloud storage cp`
         if args[j] != ("s3" if name == "aws" else "storage"):
             return []
@@ -322,7 +367,7 @@ def cloud_writes(name: str, args: list[str]) -> list[CloudWrite]:
         else _not_url
     inside = sub in trees or any(w in recursive or (
         w.startswith("-") and not w.startswith("--") and any("-" + c in recursive for c in w[1:]))
-        for w in rest) or (name == "s5cmd" and any("*" in w for w in rest))
+        for w in rest) or any("*" in w or "?" in w for w in rest)  # (a wildcard: any names)
     keeps = any(w in keeping for w in rest) or (
         name in ("gsutil", "gcloud", "s5cmd") and sub == "cp" and _short_flag(rest, "n", valued))
     found: list[CloudWrite] = []
@@ -330,7 +375,9 @@ def cloud_writes(name: str, args: list[str]) -> list[CloudWrite]:
         ends = reading[:2] if sub == "bisync" else reading[-1:] if len(reading) > 1 else []
         for dest in ends:
             if dest != "-" and local(dest):
-                write = CloudWrite(_file_path(dest), inside or dest.endswith("/"), keeps,
+                # (one object lands as DEST/NAME in a folder, written with its slash or
+                # not; several sources (gsutil, gcloud): any of their names)
+                write = CloudWrite(_file_path(dest), inside or len(reading) > 2, keeps,
                                    "" if sub == "bisync" else reading[0])
                 if write not in found:
                     found.append(write)

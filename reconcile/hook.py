@@ -5111,25 +5111,35 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
                                        note=note))
     if not targets and not writes:
         return []
-    reasons = _protected_hits(targets, config, project, events, checker, bases, writes, own)
-    for other in _other_projects([*targets, *writes], project if own else None):
+    mentions: dict[tuple[str, Path], _Mentions] = {}
+    reached: list[Path] = []
+    reasons = _protected_hits(targets, config, project, events, checker, bases, writes, own,
+                              mentions=mentions, reached=reached)
+    fed = [p for (_, owner), m in list(mentions.items()) if owner == project
+           for p in m.fed_folders()]
+    for other in _other_projects([*targets, *writes], project if own else None, fed,
+                                 [home.parent for home in reached]):
         reasons += [r for r in _judge_elsewhere(other, targets, writes, bases)
                     if r not in reasons]
     return reasons
 
 
-def _other_projects(targets: Iterable[_Target | _WriteTarget], own: Path | None) -> list[Path]:
+def _other_projects(targets: Iterable[_Target | _WriteTarget], own: Path | None,
+                    fed: Iterable[Path] = (), below: Iterable[Path] = ()) -> list[Path]:
     """The projects other than ``own`` that hold a place the ``targets`` reach: for each
-    place (and where it really is), the nearest folder above it holding a ledger
-    (``../exp1/capsules/c2`` from the main worktree: ``../exp1``). A place at or above a
-    project's folder deletes its ledger: `_other_homes` names that."""
+    place (and where it really is; a computed one's: each folder that may feed it, ``fed``),
+    the nearest folder at or above it holding a ledger (``../exp1/capsules/c2`` from the
+    main worktree: ``../exp1``); and those ``below`` a place, whose ledgers `_other_homes`
+    looked at (``find .. -name '*.json' -delete`` spares a ledger, not a capsule's files)."""
     mine = () if own is None else (own, _real(own))
-    found: dict[Path, None] = {}
-    for t in targets:
-        places = [*t.places, *(Path(_glob_folder(g)) for g in t.globs)]
+    found: dict[Path, None] = dict.fromkeys(
+        p for p in below if p not in mine and _real(p) not in mine)
+    for t in [*targets, None]:
+        places = list(fed) if t is None else [*t.places,
+                                              *(Path(_glob_folder(g)) for g in t.globs)]
         for place in places:
             for p in dict.fromkeys((place, _real(place))):
-                for folder in p.parents:
+                for folder in (p, *p.parents):
                     if _is_home(folder / ".labledger"):
                         if folder not in mine and _real(folder) not in mine:
                             found[folder] = None
@@ -5429,64 +5439,85 @@ def _protected_places(config: HookConfig, project: Path, events: list[Any],
                         for real in [_real(root)] if real != root]
 
 
-def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Path]
-                 ) -> list[Path]:
+def _other_homes(targets: Iterable[_Target | _WriteTarget], mine: Collection[Path],
+                 fed: Iterable[Path] = ()) -> list[Path]:
     """The ledgers (``.labledger/`` folders) of other projects than the one judged (whose
     ledger is ``mine``, as written and where it really is) that the ``targets`` reach: a
     place inside one, or a folder holding one at its top or one folder down (``rm -rf
     ../exp1``, ``git worktree remove exp1`` from the main worktree, ``rm -rf ~/experiments``
     over ``exp1/.labledger``). A ledger deeper down is not looked for (a walk of a large tree
-    on every delete), nor another project's capsules (its own ledger would have to be read)."""
+    on every delete), nor another project's capsules (its own ledger would have to be read).
+    A computed delete's places are the folders its feed names or lists (``fed``: ``ls .. |
+    xargs -I{} rm -rf ../{}``): the ledgers there are asked about as the project's own is
+    (`_Mentions.reach`).
+    A glob's first `_HOMES_SCAN` matches are looked at; the folders in places are listed
+    for `_HOMES_SCAN` entries in all, a glob's matches counted: ``rm -rf runs/*`` over 1,000
+    runs lists none of them."""
+    import glob
+
     found: dict[Path, None] = {}
-    for t in targets:
-        places = list(t.places)
-        for pattern in t.globs:
-            # (not expanded: `rm -rf data/*/*.jpg` may match 100,000 files; the ledgers near
-            # the folder it starts in, that it matches part by part, as `_glob_places` does)
-            fixed = Path(_glob_folder(pattern))
-            found.update(dict.fromkeys(
-                home for home in [*_homes_below(fixed, 2), *(
-                    a for a in (fixed, *fixed.parents) if a.name == ".labledger")]
-                if _is_home(home) and next(_glob_places(pattern, home), None) is not None))
-        for place in places:
-            for a in dict.fromkeys((place, *place.parents, *_real(place).parents)):
-                if a.name == ".labledger" and _is_home(a):
-                    found[a] = None
-                    break
+    budget = [_HOMES_SCAN]
+    above: dict[Path, Path | None] = {}  # (a glob's matches share their folders)
+    for t in [*targets, None]:
+        places = [(place, _ledger_holding((place, *place.parents, *_real(place).parents)))
+                  for place in (fed if t is None else t.places)]
+        for pattern in [] if t is None else t.globs:  # (matched now: what is not, stays)
+            for m in itertools.islice(glob.iglob(pattern), _HOMES_SCAN):
+                match = Path(os.path.normpath(m))
+                folder = match.parent
+                if folder not in above:
+                    real = _real(folder)
+                    above[folder] = _ledger_holding((folder, *folder.parents, real,
+                                                     *real.parents))
+                places.append((match, _ledger_holding((match,)) or above[folder]))
+                budget[0] -= 1  # (its own ledger is looked for whatever is left)
+        for place, holding in places:
+            if holding is not None:
+                found[holding] = None
             else:
-                found.update(dict.fromkeys(_homes_below(place, 2)))
+                found.update(dict.fromkeys(_homes_below(place, 2, budget)))
     return [h for h in found if h not in mine and _real(h) not in mine]
 
 
-_HOMES_SCAN = 1_000  # entries of a deleted folder looked into for another project's ledger
+_HOMES_SCAN = 1_000  # entries a line's deletes look at for another project's ledger
+
+
+def _ledger_holding(chain: Iterable[Path]) -> Path | None:
+    """The first of ``chain`` (a place, then the folders above it) that is a project's
+    ``.labledger/``."""
+    return next((a for a in dict.fromkeys(chain) if a.name == ".labledger" and _is_home(a)),
+                None)
 
 
 def _is_home(folder: Path) -> bool:
     """``folder`` is a project's ``.labledger/`` (it holds the ledger or its config)."""
     try:
         return (folder / "ledger").is_dir() or (folder / "config.toml").is_file()
-    except ValueError:  # a NUL byte: no such folder
+    except (OSError, ValueError):  # a name too long, a NUL byte: no such folder
         return False
 
 
-def _homes_below(folder: Path, depth: int) -> list[Path]:
+def _homes_below(folder: Path, depth: int, budget: list[int]) -> list[Path]:
     """The project ledgers at the top of ``folder`` or, for ``depth`` 2, of a folder in it
-    (the first `_HOMES_SCAN` entries; links not followed: ``rm -rf`` removes a link, not
-    what it leads to)."""
+    (as many entries as ``budget`` has left, each taken from it; links not followed: ``rm
+    -rf`` removes a link, not what it leads to)."""
     found: list[Path] = []
     try:
-        if folder.is_symlink():
+        if os.path.islink(folder):
             return []
-        home = folder / ".labledger"
-        if _is_home(home):
-            return [home]
-        if depth > 1:
+        home = os.path.join(folder, ".labledger")
+        if os.path.isdir(home) and _is_home(Path(home)):  # (one stat where there is none)
+            return [Path(home)]
+        if depth > 1 and budget[0] > 0:
             with os.scandir(folder) as entries:
-                for entry in itertools.islice(entries, _HOMES_SCAN):
+                for entry in entries:
+                    budget[0] -= 1
                     # (one stat for each folder without one: a build tree's 1,000)
                     if entry.name != ".git" and entry.is_dir(follow_symlinks=False) and \
                             os.path.isdir(os.path.join(entry.path, ".labledger")):
-                        found += _homes_below(Path(entry.path), depth - 1)
+                        found += _homes_below(Path(entry.path), depth - 1, budget)
+                    if budget[0] <= 0:
+                        break
     except (OSError, ValueError):  # no such folder, not one, a NUL byte: nothing below
         pass
     return found
@@ -5515,21 +5546,37 @@ def _refused(said: str, digest: str | None, checker: Any) -> str | None:
 def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     events: list[Any], checker: Any, bases: list[Path],
                     writes: Collection[_WriteTarget] = (), own: bool = True,
-                    elsewhere: bool = False) -> list[str]:
+                    elsewhere: bool = False,
+                    mentions: dict[tuple[str, Path], _Mentions] | None = None,
+                    reached: list[Path] | None = None) -> list[str]:
     """Reasons to refuse what ``targets`` delete and ``writes`` write of the protected
     places of ``project`` (``own`` false: of none), and of other projects' ledgers they
-    reach (`_other_homes`). ``elsewhere``: ``project`` is another project than the one the
-    line is judged for (`_judge_elsewhere`): its export roots and capsules alone (its ledger
-    is one of the other ledgers the first judgment looked for)."""
+    reach (`_other_homes`: each looked at is added to ``reached``). ``elsewhere``:
+    ``project`` is another project than the one the line is judged for (`_judge_elsewhere`):
+    its export roots and capsules alone (its ledger is one of the other ledgers the first
+    judgment looked for). ``mentions``: each feeding text's words, read once for each
+    project (a word naming a project's folder or one above it feeds none of its places)."""
     home = project / ".labledger"
     mine = (home, _real(home)) if own else ()
-    others = [] if elsewhere else _other_homes([*targets, *writes], mine)
+    mentions = {} if mentions is None else mentions
+
+    def fed(feed: str, owner: Path) -> _Mentions:
+        if (feed, owner) not in mentions:
+            mentions[feed, owner] = _Mentions(feed, bases, owner)
+        return mentions[feed, owner]
+
+    feeding: list[_Target | _WriteTarget] = [*targets, *writes]
+    folders = [] if elsewhere else [
+        p for feed in dict.fromkeys(t.feed for t in feeding if t.computed)
+        for p in fed(feed, project).fed_folders()]
+    others = [] if elsewhere else _other_homes(feeding, mine, folders)
+    if reached is not None:
+        reached += others
     homes = (*mine, *others)
     protected = _protected_places(config, project, events, elsewhere) if own else []
     protected += [(other, f"{other}, the labledger ledger and store of the project "
                           f"{other.parent}", None) for other in others]
     reasons: list[str] = []
-    mentions: dict[str, _Mentions] = {}  # each feeding text's words, read once
     for t in targets:
         for root, what, digest in protected:
             # its cache is always safe to delete
@@ -5549,9 +5596,8 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     t.staged is not None and t.staged.removes(root, spared))
             if not hit and t.computed:
                 # `echo results | xargs rm -rf`, `rm -rf $(echo results)`, `ls | xargs rm -rf`
-                if t.feed not in mentions:
-                    mentions[t.feed] = _Mentions(t.feed, bases, project)
-                hit = mentions[t.feed].reach(root, spared, t.recursive)
+                owner = root.parent if root in others else project
+                hit = fed(t.feed, owner).reach(root, spared, t.recursive)
             if hit:
                 said = f"`{t.command}`{t.note} {t.does} {what}"
                 asked = t.git if isinstance(t.git, _GitRewrite) else t.staged \
@@ -5567,10 +5613,10 @@ def _protected_hits(targets: list[_Target], config: HookConfig, project: Path,
                     reasons.append(reason)
     for w in writes:
         for root, what, digest in protected:
-            if w.computed and w.feed not in mentions:
-                mentions[w.feed] = _Mentions(w.feed, bases, project)
+            owner = root.parent if root in others else project
             reason = _write_refused(w, root, what, digest, root in homes, checker,
-                                    mentions.get(w.feed))
+                                    fed(w.feed, owner) if w.computed or (w.feed, owner)
+                                    in mentions else None)
             if reason is not None and reason not in reasons:  # (from several folders)
                 reasons.append(reason)
     return reasons
@@ -5816,6 +5862,14 @@ class _Mentions:
         self._listings: list[_Listing] | None = None
         self._reached: dict[tuple[Path, Path | None, bool], bool] = {}
 
+    def fed_folders(self) -> list[Path]:
+        """The folders what the text feeds may be in: those its words name (a glob's: the
+        folder its matches are below), those its listings list, the working folders."""
+        return list(dict.fromkeys([
+            *map(Path, sorted(self.literal)), *self.bases,
+            *(Path(_glob_folder(p)) for p in sorted(self.patterns)),
+            *(listing.folder for listing in self.listings())]))
+
     def reach(self, root: Path, spared: Path | None = None, recursive: bool = True) -> bool:
         """The text feeds a delete something of ``root``. ``recursive``: the delete removes
         folders (``rm -r``); one that does not (``rm -f``) is fed only the files a listing
@@ -5899,9 +5953,8 @@ class _Listing:
         if spared is not None and spared in (self.folder, *self.folder.parents):
             return False
         if self.finds:
-            if not self.dot_entries and self.folder in root.parents and any(
-                    part.startswith(".") for part in root.relative_to(self.folder).parts):
-                return False  # fd without -H: it does not go into hidden folders
+            if not self.dot_entries and self.folder in root.parents:
+                return self._lists_above_hidden(root, spared)
             return _deletes_some_of(self.folder, root, self.names, spared)
         # ls: an entry of the folder holding the root, as listed (`ls /p | xargs -I{} rm -rf
         # /p/{}`) or taken as a name in the delete's working folder (`ls | xargs rm -rf`)
@@ -5912,6 +5965,19 @@ class _Listing:
                         os.path.lexists(self.folder / entry):
                     return True
         return False
+
+    def _lists_above_hidden(self, root: Path, spared: Path | None) -> bool:
+        """fd without ``-H``: it neither lists a hidden entry nor goes into one, so of
+        ``root``'s path below its folder it lists the folders before the first hidden part
+        (``project`` on the way to ``project/.labledger``: deleting it deletes the ledger),
+        and what is inside ``root`` only where no part is hidden."""
+        parts = root.relative_to(self.folder).parts
+        hidden = next((k for k, part in enumerate(parts) if part.startswith(".")), None)
+        if hidden is None:
+            return _deletes_some_of(self.folder, root, self.names, spared)
+        return hidden > 0 and (not self.names or any(
+            _find_test_passes(test, pattern, self.folder.joinpath(*parts[:k]), self.folder)
+            for k in range(1, hidden + 1) for test, pattern in self.names))
 
 
 def _listings_of(name: str, args: list[str], bases: list[Path]) -> list[_Listing]:
@@ -5981,22 +6047,57 @@ _FD_VALUES = {"-d", "--max-depth", "--min-depth", "--exact-depth", "-t", "--type
 
 def _fd_listing(args: list[str]) -> tuple[list[str], list[tuple[str, str]], bool]:
     """What ``fd [OPTIONS] [PATTERN] [PATH...]`` prints: (its search folders, none: the
-    working folder; find-style name tests limiting it, none: every path, as its PATTERN is a
-    regular expression; whether it goes into hidden folders, ``-H``/``-u``). ``-e EXT`` is
-    ``-name '*.EXT'``, a ``-g`` PATTERN ``-name PATTERN``; the words after ``-x``/``-X`` are
-    the command it runs, not its own."""
-    cut = next((k for k, a in enumerate(args) if a in ("-x", "--exec", "-X", "--exec-batch")),
-               len(args))
-    operands, valued, flags = _options(args[:cut], _FD_VALUES)
-    starts = operands[1:] + _every_value(args[:cut], _FD_VALUES, {"--search-path"})
-    names = [("-name", "*." + ext.lstrip("."))
-             for ext in _every_value(args[:cut], _FD_VALUES, {"-e", "--extension"})]
-    if operands and flags & {"g", "--glob"} and not flags & {"p", "--full-path"}:
-        names.append(("-name", operands[0]))
-    elif operands and operands[0] not in ("", ".", "^", ".*") and not names:
-        names = []  # a regular expression: any name may match
+    working folder; find-style name tests limiting it, none: every path; whether it goes
+    into hidden folders, ``-H``/``-u``). ``-e EXT`` is ``-iname '*.EXT'``; a ``-g`` PATTERN
+    ``-name PATTERN``; any other PATTERN a regular expression searched in each name
+    (`_fd_pattern`). The words from ``-x``/``-X`` on (also in a bundle, ``-Hx``,
+    `fd_exec_start`) are the command it runs, not its own."""
+    from labledger.reconcile.shell_words import fd_exec_start
+
+    cut = next((k for k, a in enumerate(args) if fd_exec_start(a) is not None), len(args))
+    bundle = re.match(r"-[^-xX][^xX]*", args[cut]) if cut < len(args) else None
+    args = args[:cut] + ([bundle.group()] if bundle else [])  # (`-Hx rm`: its -H)
+    operands, valued, flags = _options(args, _FD_VALUES)
+    starts = operands[1:] + _every_value(args, _FD_VALUES, {"--search-path"})
+    # (fd matches an extension whatever its case: `-e json` lists METRICS.JSON, tried)
+    names = [("-iname", "*." + ext.lstrip("."))
+             for ext in _every_value(args, _FD_VALUES, {"-e", "--extension"})]
+    if operands and not names:  # (with -e as well, both must match: -e alone is wider)
+        names = _fd_pattern(operands[0], flags)
     hidden = bool(flags & {"H", "--hidden", "u", "--unrestricted"})
     return starts, names, hidden
+
+
+def _fd_pattern(pattern: str, flags: set[str]) -> list[tuple[str, str]]:
+    """fd's PATTERN as a name test (fd(1)): a regular expression searched in the name
+    (``-p``/``--full-path``: in the absolute path), a glob matching it whole (``-g``), a
+    substring (``-F``); "smart case": case-insensitive unless it holds an upper-case letter
+    (``-i``, ``-s`` say which). Tried with fd 8.6: ``fd CHECKPOINT`` does not list
+    ``Checkpoint.pt``, ``fd checkpoint`` does. [] (every name) for a regular expression
+    Python does not read as fd does, or may take long to search (`_QUANTIFIED_GROUP`)."""
+    fold = bool(flags & {"i", "--ignore-case"}) or (
+        not flags & {"s", "--case-sensitive"} and pattern == pattern.lower())
+    full = bool(flags & {"p", "--full-path"})
+    if flags & {"g", "--glob"}:
+        return [(("-ipath" if full else "-iname") if fold else ("-path" if full else "-name"),
+                 pattern)]
+    if flags & {"F", "--fixed-strings"}:
+        pattern = re.escape(pattern)
+    elif _QUANTIFIED_GROUP.search(pattern):  # (Python's search may backtrack for minutes)
+        return []
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):  # (Rust's syntax: `\pL`)
+        return []
+    return [(_FD_PATH_REGEX if full else _FD_NAME_REGEX, ("(?i)" if fold else "") + pattern)]
+
+
+# a group with a quantifier after it (`(a+)+`): fd's regular expressions never backtrack,
+# Python's may, so such a pattern is not searched here
+_QUANTIFIED_GROUP = re.compile(r"\)[*+?{]")
+# the name tests `_fd_pattern` adds to find's: fd's regular expression, searched in the name
+# or in the absolute path
+_FD_NAME_REGEX, _FD_PATH_REGEX = "fd-name-regex", "fd-path-regex"
 
 
 def _recursive_listing(name: str, args: list[str]) -> list[str] | None:
@@ -6092,11 +6193,15 @@ def _deletes_some_of(place: Path, root: Path, names: list[tuple[str, str]],
 
 
 def _find_test_passes(test: str, pattern: str, path: Path, start: Path) -> bool:
-    """Whether find's ``-name``/``-iname``/``-path``/``-ipath`` test, started at ``start``,
-    passes for ``path``. A path test is tried on the forms find may print (``./a/b``, ``a/b``,
-    absolute): started from a word this cannot see, any of them may be the one."""
+    """Whether find's ``-name``/``-iname``/``-path``/``-ipath`` test (or fd's pattern,
+    `_fd_pattern`), started at ``start``, passes for ``path``. A path test is tried on the
+    forms find may print (``./a/b``, ``a/b``, absolute): started from a word this cannot
+    see, any of them may be the one."""
     import fnmatch
 
+    if test in (_FD_NAME_REGEX, _FD_PATH_REGEX):  # (a pattern `_fd_pattern` checked)
+        return re.search(pattern, path.name if test == _FD_NAME_REGEX else str(path)) \
+            is not None
     fold = test.startswith("-i")
     if test in ("-name", "-iname"):
         candidates = [path.name]

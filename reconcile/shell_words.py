@@ -776,6 +776,8 @@ def _run_shell_file(argv: list[str], name: str, fed: list[str], recorded: Simple
     word, args = found
     args = None if appended else args
     path = os.path.normpath(os.path.join(files.bases[-1], _expanduser(word)))
+    if "\0" in path:  # no file's name holds one (the lookup would raise)
+        return
     real = os.path.realpath(path)
     if real in files.running:
         return  # its commands are being judged already (under this name or a link's)
@@ -1383,6 +1385,9 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
         if j is not None:  # the container (or image, or service) first
             found = _after_options(args[j + 1:], _CONTAINER_VALUE_OPTIONS, 1)
             if args[j] == "run":  # (exec: the running container's binds are not known here)
+                entry = _entrypoint(args[j + 1:])
+                if entry:  # it runs with the words after the image as its arguments
+                    found = [([entry, *(found[0][0] if found else [])], False)]
                 return _in_host_paths(found, *_container_binds(args[j + 1:]))
             return found
     if name == "kubectl":
@@ -2741,6 +2746,14 @@ def _container_binds(args: list[str]) -> tuple[list[tuple[str, str]], str | None
     return binds, workdir
 
 
+def _entrypoint(args: list[str]) -> str:
+    """The ``--entrypoint CMD`` a ``docker run`` (podman, nerdctl, ``compose run``) gives,
+    the last one ("" for none, or for ``--entrypoint ''``, which empties the image's)."""
+    values = [value for _, value in _option_values(args, _CONTAINER_VALUE_OPTIONS,
+                                                   {"--entrypoint"})]
+    return values[-1] if values else ""
+
+
 def _apptainer_binds(args: list[str]) -> list[tuple[str, str]]:
     """apptainer/singularity ``-B``/``--bind SRC[:DST[:OPTS]][,...]`` as (path in the
     container, host path); DST defaults to SRC (its default binds, ``$HOME``, ``$PWD``,
@@ -2830,20 +2843,46 @@ def _fd_exec_commands(args: list[str]) -> list[tuple[list[str], bool]]:
     """fd's ``-x|--exec CMD...`` (once per path found) and ``-X|--exec-batch CMD...`` (once,
     with every path): the command, up to a ``;`` or the end (fd(1): "all positional
     arguments following --exec are considered to be arguments to the command"), the paths
-    found appended or put for ``{}``: computed when it runs, as find's are."""
+    found appended or put for ``{}``: computed when it runs, as find's are. The option also
+    at the end of a bundle (``-Hx rm``), the command's first word in its word (``-xrm``,
+    ``--exec=rm``), as fd reads them (`fd_exec_start`)."""
     found: list[tuple[list[str], bool]] = []
     i = 0
     while i < len(args):
-        word = args[i]
-        if word in ("-x", "--exec", "-X", "--exec-batch"):
+        first = fd_exec_start(args[i])
+        if first is not None:
             j = i + 1
             while j < len(args) and args[j] != ";":
                 j += 1
-            if args[i + 1:j]:
-                found.append((args[i + 1:j], True))
+            command = ([first] if first else []) + args[i + 1:j]
+            if command:
+                found.append((command, True))
             i = j
         i += 1
     return found
+
+
+# fd's short options that take a value (the rest of a bundle, or the next word)
+_FD_SHORT_VALUES = frozenset("dteESocj")
+
+
+def fd_exec_start(word: str) -> str | None:
+    """The word starts fd's ``-x``/``-X`` command: the command's first word where the word
+    holds it (``-xrm``, ``-X=rm``, ``--exec=rm``; "" where the next word is), None for any
+    other word (``-ex``: -e takes ``x`` as its value)."""
+    if word in ("-x", "--exec", "-X", "--exec-batch"):
+        return ""
+    name, eq, value = word.partition("=")
+    if eq and name in ("--exec", "--exec-batch"):
+        return value
+    if not word.startswith("-") or word.startswith("--"):
+        return None
+    for k, letter in enumerate(word[1:], 2):
+        if letter in _FD_SHORT_VALUES:
+            return None
+        if letter in "xX":
+            return word[k:].removeprefix("=")
+    return None
 
 
 def _labledger_command(args: list[str]) -> list[tuple[list[str], bool]]:

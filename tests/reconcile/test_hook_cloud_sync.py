@@ -29,6 +29,12 @@ from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the pr
     ("rclone sync :s3:bucket/runs /data/capsules", ["/data/capsules"]),
     ("rclone sync remote:runs capsules --transfers 8 --progress", ["capsules"]),
     ("rclone --config rc.conf sync remote:runs capsules", ["capsules"]),
+    # an option of a backend, not known here, with its value before the subcommand (tried,
+    # rclone v1.60: `rclone --local-encoding None -P sync src dst` deleted dst's extra files)
+    ("rclone --local-encoding None sync remote:runs capsules", ["capsules"]),
+    ("rclone --drive-chunk-size 64M move capsules gdrive:x", ["capsules"]),
+    ("aws --cli-binary-format raw-in-base64-out s3 sync s3://b/runs capsules --delete",
+     ["capsules"]),
     ("rclone sync remote:runs capsules --log-file capsules/c2/sync.log", ["capsules"]),
     ("rclone sync remote:runs capsules --some-new-flag", ["capsules"]),
     ("rclone bisync capsules remote:runs", ["capsules"]),
@@ -93,7 +99,7 @@ def test_what_deletes_nothing_here(line: str) -> None:
 
 _FLAGS = ["-P", "--progress", "-v", "-vv", "--fast-list", "--checksum", "--some-new-flag"]
 _VALUED = [["--transfers", "8"], ["--exclude", "*.tmp"], ["--log-file", "sync.log"],
-           ["--bwlimit=10M"], ["--max-age", "24h"]]
+           ["--bwlimit=10M"], ["--max-age", "24h"], ["--drive-chunk-size", "64M"]]
 
 
 @given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([[f] for f in _FLAGS] + _VALUED)),
@@ -161,6 +167,8 @@ def test_uploads_copies_and_dry_runs_pass(box: Path, command: str) -> None:  # n
     ("azcopy copy https://a.blob.core.windows.net/c capsules --recursive",
      [("capsules", True, False)]),
     ("s5cmd cp s3://b/runs/* capsules/", [("capsules/", True, False)]),
+    ("rclone --s3-upload-concurrency 8 copy remote:runs capsules/c2",
+     [("capsules/c2", True, False)]),
     # uploads, a dry run, a copy to stdout: nothing written here
     ("rclone copy capsules remote:runs", []),
     ("aws s3 cp capsules s3://b/runs --recursive", []),
@@ -181,6 +189,10 @@ def test_where_a_download_writes(line: str, writes: list[tuple[str, bool, bool]]
     "gsutil -m cp -r gs://lab/runs capsules/c2",
     "aws s3 sync s3://lab/runs capsules/c2",
     "rclone copyto remote:cfg.toml .labledger/config.toml",
+    "aws s3 cp s3://lab/metrics.json capsules/c2/",  # lands onto capsules/c2/metrics.json
+    "gsutil cp 'gs://lab/*.json' capsules/c2/",  # a wildcard: any name may land there
+    "gsutil cp gs://lab/new.json gs://lab/metrics.json capsules/c2",  # the second source
+    "gcloud storage cp gs://lab/new.json gs://lab/metrics.json capsules/c2/",
 ])
 def test_a_download_over_protected_files_is_blocked(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command)
@@ -192,6 +204,12 @@ def test_a_download_over_protected_files_is_blocked(box: Path, command: str) -> 
     "aws s3 cp s3://lab/new.json capsules/c2",  # lands as capsules/c2/new.json: a new file
     "rclone copy remote:runs data/",
     "aws s3 cp s3://lab/m.json other/metrics.json",
+    # one object into a folder written with its slash lands by its name, as without it
+    # (the row above: judged as cp's landing, DEST/NAME where DEST is a folder); before,
+    # the slash alone made it "may overwrite anything in capsules/c2"
+    "aws s3 cp s3://lab/new.json capsules/c2/",
+    "gsutil cp gs://lab/new.json capsules/c2/",
+    "gcloud storage cp gs://lab/new.json capsules/c2/",
 ])
 def test_a_download_elsewhere_or_adding_passes(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command)

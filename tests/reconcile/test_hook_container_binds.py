@@ -79,6 +79,24 @@ def test_inside_scripts_and_programs_too() -> None:
     assert argvs[-1] == ["python", "-c", "import shutil; shutil.rmtree(\"/data/a\")"]
 
 
+@pytest.mark.parametrize(("line", "inner"), [
+    ("docker run --rm --entrypoint rm -v /data:/w img -rf /w/x", ["rm", "-rf", "/data/x"]),
+    ("docker run --entrypoint=/bin/rm -v /data:/w img -rf /w/x", ["/bin/rm", "-rf", "/data/x"]),
+    ("podman run --entrypoint bash -v /data:/w img -c 'rm -rf /w/x'", ["rm", "-rf", "/data/x"]),
+    ("docker run --entrypoint rm -v /data:/w img", ["rm"]),
+    ("docker run --entrypoint '' -v /data:/w img rm -rf /w/x", ["rm", "-rf", "/data/x"]),
+])
+def test_an_entrypoint_given_runs_with_the_words_after_the_image(line: str,
+                                                                 inner: list[str]) -> None:
+    """``--entrypoint CMD`` replaces the image's: the container runs CMD with the words after
+    the image as its arguments (riptutorial.com/docker, "Overriding image entrypoint
+    directive": ``docker run --entrypoint="/bin/bash" example-app /app/test.sh`` "becomes
+    /bin/bash /app/test.sh"; docs.aws.amazon.com Deep Learning Containers, "Custom
+    Entrypoints": ``--entrypoint=""`` empties it). Before, the words after the image were
+    read as the command: ``-rf /w/x`` ran nothing, and the delete passed."""
+    assert inner in _argvs(line)
+
+
 def test_a_working_folder_under_a_bind_is_entered_first() -> None:
     assert _argvs("docker run -w /w/src -v /data:/w img rm -rf build")[1:] == [
         ["cd", "/data/src"], ["rm", "-rf", "build"]]
@@ -110,6 +128,7 @@ def test_a_bundle_of_short_options_is_read_as_getopt_reads_it(argv: list[str],
     "podman run -v {P}:/ws:z img rm -rf /ws/.labledger/ledger",
     "apptainer exec --nv -B {P}:/ws img.sif rm -rf /ws/capsules/c2",
     "docker compose run --rm -v {P}:/ws trainer rm -rf /ws/capsules",
+    "docker run --rm --entrypoint /bin/sh -v {P}:/ws img -c 'rm -rf /ws/capsules/c2'",
 ])
 def test_a_delete_through_a_bind_is_blocked(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command.replace("{P}", str(box)))

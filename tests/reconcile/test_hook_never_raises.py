@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -46,6 +47,16 @@ _WORDS = [
     # Codex's patch envelope
     "apply_patch", "*** Begin Patch", "*** Update File: .labledger/hook.toml",
     "*** Delete File: capsules/c2/ckpt.pt", "*** End Patch",
+    # worktrees, containers and their binds, cloud storage tools, fd (84b0b46's readers)
+    "worktree", "move", "-C", "../exp1", "docker", "podman", "run", "--rm", "-v", "-itv",
+    "$PWD:/w", "$(pwd):/w:ro", "/w:", ":", "-w", "/w", "/w/capsules/c2", "--mount",
+    "type=bind,source=$PWD,target=/w", "type=bind,src=,dst=/", "apptainer", "exec", "-B",
+    "img.sif", "rclone", "sync", "bisync", "purge", "remote:runs", ":s3:b", "aws", "s3",
+    "gsutil", "-rd", "gcloud", "storage", "azcopy", "--delete-destination=true", "s5cmd",
+    "fd", "-x", "-X", "-H", "-e", "-g", "'(a+)+$'", "'['", "--drive-chunk-size", "64M",
+    "-Hx", "-xrm", "--exec=rm", "--entrypoint", "--entrypoint=",
+    # a NUL byte: no file has one in its name (an agent's corrupted paste)
+    "a\x00b", "\x00",
     # the shell's own words, operators, expansions and quoting
     "echo", "x", "cd", "..", "export", "A=1", "alias", "rm='rm -i'", "f()", "{", "}", "if",
     "then", "fi", "for", "i", "in", "do", "done", "case", "esac", "!", "[[", "]]", "=", "(",
@@ -66,3 +77,13 @@ def test_every_command_gets_a_verdict_and_the_same_one_twice(box: Path, command:
     again = judge(command, str(box), str(box))
     assert (first.allowed, first.message()) == (again.allowed, again.message()), command
 
+
+
+@pytest.mark.parametrize("command", ["bash a\x00b", "ls\x00x", "sh ./run\x00.sh capsules",
+                                     "source \x00", "fd -x rm a\x00b", "rclone sync r:x a\x00b",
+                                     "docker run -v a\x00b:/w img rm -rf /w"])
+def test_a_nul_byte_in_a_word_is_judged(box: Path, command: str) -> None:  # noqa: F811
+    """No file has a NUL byte in its name; before, a script run by such a word
+    (``bash a\\x00b``) raised ValueError from the path's lookup (present at 1a89c7e too)."""
+    verdict = judge(command, str(box), str(box))
+    assert verdict.allowed in (True, False)
