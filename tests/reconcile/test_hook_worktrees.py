@@ -360,3 +360,25 @@ def test_a_name_too_long_for_the_system_is_no_project(tree: Path, command: str) 
     missing file: asking whether it holds a ledger must say no, not raise (`judge` raised
     OSError for these from the main worktree, where no ledger is found)."""
     assert _judged(tree, "main", command).allowed
+
+
+def test_another_projects_whole_ledger_is_read_only_where_the_line_may_reach_its_capsules(
+        sealed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A delete or write inside another project that misses its capsules and export roots
+    reads their folders alone (its `capsule.sealed` lines: 21 ms against 243 for every line
+    of 50,000 events); one that reaches one reads every line, as the first project's does."""
+    import labledger.reconcile.pull_verified as pull_verified
+
+    read: list[Path] = []
+    real = pull_verified.gate_events
+
+    def counted(ledger: object) -> object:
+        read.append(ledger.paths.project)  # type: ignore[attr-defined]
+        return real(ledger)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pull_verified, "gate_events", counted)
+    assert _judged(sealed, "main", "echo x > ../exp1/src/log.txt").allowed
+    assert _judged(sealed, "main", "rm -rf ../exp1/src").allowed
+    assert read == []
+    assert not _judged(sealed, "main", "rm -rf ../exp1/capsules/c2").allowed
+    assert read == [sealed / "exp1"]
