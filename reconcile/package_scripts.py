@@ -112,12 +112,13 @@ def package_folder(start: str) -> str | None:
 def script_lines(text: str, run: PackageRun) -> list[tuple[str, str]]:
     """(script name, command line) of what ``run`` runs, in order: ``preNAME``, ``NAME``
     with the extra words appended, ``postNAME``; [] when package.json holds no such script
-    or is not JSON."""
+    or is not a JSON object (or is nested past what Python's parser reads: a RecursionError,
+    read as no script)."""
     import shlex
 
     try:
         scripts = json.loads(text).get("scripts")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return []
     if not isinstance(scripts, dict) or not isinstance(scripts.get(run.name), str):
         return []

@@ -123,3 +123,14 @@ def test_what_real_npm_runs(tmp_path: Path, args: list[str]) -> None:
     echoed = [subprocess.run(["sh", "-c", line], capture_output=True, text=True,
                              check=True).stdout.strip() for _, line in ours]
     assert echoed == printed
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000,  # nested past Python's recursion limit: json.loads raises RecursionError
+    '{"scripts": ' * 5_000 + "1" + "}" * 5_000,
+    "[1, 2]", '"scripts"', "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),
+])
+def test_a_package_json_of_any_shape_gets_a_verdict(box: Path, text: str) -> None:  # noqa: F811
+    """A package.json that is no object of scripts runs no script here (npm refuses it)."""
+    (box / "package.json").write_text(text)
+    assert _judged(box, "npm run clean").allowed
