@@ -18,10 +18,11 @@ first), then the environment, then make's defaults (``RM = rm -f``, ``MAKE = mak
 ``CURDIR``); an undefined variable is empty, as in make (``rm -rf $(OUT)/`` with OUT unset
 runs ``rm -rf /``); the automatic ``$@``, ``$<``, ``$^``, ``$+``, ``$?``, ``$*``;
 ``$(shell CMD)`` becomes the shell's ``$(CMD)`` (it runs); ``$(wildcard P)`` what P matches
-now, sorted (make 4.3); ``$(abspath
-P)``, ``$(realpath P)``, ``$(strip X)``, ``$(addprefix)``, ``$(addsuffix)``, ``$(notdir)``,
-``$(dir)``, ``$(subst)``, ``$(filter)``/``$(filter-out)`` (all their words), ``$(firstword)``,
-``$(lastword)``; any other function stays a computed word (``$(foreach ...)``). Recipe
+now, sorted (make 4.3); substitution references (``$(SRC:.c=.o)``, ``$(D:%=out/%)``),
+``$(@D)``/``$(@F)`` and their kin; the text and file-name functions (``subst``,
+``patsubst``, ``filter``, ``sort``, ``word``, ``addprefix``, ``notdir``, ``abspath``, ...)
+and ``foreach``, ``if``, ``or``, ``and``, ``call`` as make computes them; ``eval``,
+``info`` and the like give nothing; any other ``$(NAME ARGS)`` stays a computed word. Recipe
 prefixes ``@``, ``-``, ``+`` are dropped.
 
 Invariants: reading never runs anything; the work is bounded (`_MAX_RECIPES` lines,
@@ -31,6 +32,7 @@ the caller read.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -47,9 +49,12 @@ _ASSIGNMENT = re.compile(
     r"(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$", re.S)
 _CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _INCLUDE = re.compile(r"^(-?include|sinclude)\s+(.*)$")
-_FUNCTION_WORDS = {"wildcard", "abspath", "realpath", "strip", "notdir", "dir", "firstword",
-                   "lastword", "filter", "filter-out", "sort", "addprefix", "addsuffix",
-                   "subst", "patsubst", "shell", "value", "join", "words", "word"}
+_FUNCTIONS = {"wildcard", "abspath", "realpath", "strip", "notdir", "dir", "firstword",
+              "lastword", "filter", "filter-out", "sort", "addprefix", "addsuffix", "subst",
+              "patsubst", "shell", "value", "join", "words", "word", "wordlist", "findstring",
+              "suffix", "basename", "foreach", "if", "or", "and", "call", "eval", "origin",
+              "flavor", "error", "warning", "info", "file", "guile"}
+_MAX_WORDS = 1000  # the words a $(foreach) runs over
 
 
 @dataclass
@@ -281,39 +286,69 @@ class _Makefile:
     def _reference(self, inner: str, automatic: Mapping[str, str], depth: int) -> str:
         if inner in automatic:
             return automatic[inner]
-        head, _, rest = inner.partition(" ")
-        if head in _FUNCTION_WORDS and rest:
-            return self._function(head, rest, automatic, depth)
-        if ":" in inner and "=" in inner:  # $(VAR:.c=.o): the variable's words, as they are
-            inner = inner.split(":", 1)[0]
+        if len(inner) == 2 and inner[0] in "@<^+?*" and inner[1] in "DF":  # $(@D), $(<F)
+            words = automatic.get(inner[0], "").split()
+            if inner[1] == "F":
+                return " ".join(os.path.basename(w) for w in words)
+            return " ".join(os.path.dirname(w) or "." for w in words)
+        head, space, rest = inner.replace("\t", " ").partition(" ")
+        if head in _FUNCTIONS and space:  # `$(dir)` is a variable, `$(dir x)` the function
+            return self._function(head, rest.lstrip(" "), automatic, depth)
+        name, colon, substitution = inner.partition(":")
+        if colon and "=" in substitution and "(" not in name and "{" not in name:
+            # $(VAR:.c=.o), $(VAR:%=dir/%): a substitution reference, patsubst on its words
+            old, _, new = substitution.partition("=")
+            old, new = (self.expand(w, automatic, depth + 1) for w in (old, new))
+            words = self._reference(name, automatic, depth).split()
+            if "%" not in old:
+                old, new = "%" + old, "%" + new
+            return " ".join(_patsubst(old, new, w) for w in words)
         if " " in inner or "\t" in inner:
             return "$(computed)"  # a function this does not read: computed when it runs
         value = self.value(self.expand(inner, automatic, depth + 1))
         return "" if value is None else self.expand(value, automatic, depth + 1)
 
     def _function(self, name: str, rest: str, automatic: Mapping[str, str], depth: int) -> str:
-        args = [self.expand(a, automatic, depth + 1) for a in _split_args(rest)]
+        raw = _split_args(rest)
+        if name in ("foreach", "if", "or", "and", "call"):  # their arguments are expanded lazily
+            return self._control(name, raw, automatic, depth)
         if name == "shell":
-            return "$(" + ",".join(args) + ")"  # it runs: the shell's substitution
-        if name == "wildcard":  # what the patterns match now, as make 4.3 gives them: sorted
-            return " ".join(sorted(match for pattern in " ".join(args).split()
-                                   for match in _matches(self.folder, pattern)))
-        if name in ("abspath", "realpath", "strip", "sort", "value"):
-            return " ".join(args)
-        if name in ("filter", "filter-out", "words", "word", "join", "patsubst", "subst"):
-            return args[-1] if args else ""
-        if name == "notdir":
-            return " ".join(os.path.basename(w) for w in " ".join(args).split())
-        if name == "dir":
-            return " ".join((os.path.dirname(w) or ".") + "/" for w in " ".join(args).split())
-        if name in ("firstword", "lastword"):
-            words = " ".join(args).split()
-            return (words[0] if name == "firstword" else words[-1]) if words else ""
-        if name == "addprefix" and len(args) == 2:
-            return " ".join(args[0] + w for w in args[1].split())
-        if name == "addsuffix" and len(args) == 2:
-            return " ".join(w + args[0] for w in args[1].split())
-        return "$(computed)"
+            return "$(" + self.expand(rest, automatic, depth + 1) + ")"  # it runs: the shell's
+        args = [self.expand(a, automatic, depth + 1) for a in raw]
+        return _text_function(name, args, self.folder)
+
+    def _control(self, name: str, raw: list[str], automatic: Mapping[str, str],
+                 depth: int) -> str:
+        """``$(foreach VAR,LIST,TEXT)``, ``$(if C,THEN,ELSE)``, ``$(or ...)``, ``$(and ...)``,
+        ``$(call NAME,ARGS...)``: each argument expanded when make expands it."""
+        def expand(text: str, bound: Mapping[str, str] = automatic) -> str:
+            return self.expand(text, bound, depth + 1)
+
+        if name == "foreach" and len(raw) >= 3:
+            variable = expand(raw[0]).strip()
+            words = expand(raw[1]).split()[:_MAX_WORDS]
+            body = ",".join(raw[2:])
+            return " ".join(expand(body, {**automatic, variable: w}) for w in words)
+        if name == "if" and len(raw) >= 2:
+            if expand(raw[0]).strip():
+                return expand(raw[1])
+            return expand(",".join(raw[2:])) if len(raw) > 2 else ""
+        if name == "or":
+            return next((v for v in map(expand, raw) if v.strip()), "")
+        if name == "and":
+            value = ""
+            for each in raw:
+                value = expand(each)
+                if not value.strip():
+                    return ""
+            return value
+        if name == "call" and raw:
+            called = expand(raw[0]).strip()
+            bound = {**automatic, "0": called}
+            bound.update({str(n): expand(a) for n, a in enumerate(raw[1:], 1)})
+            body = self.value(called)
+            return "" if body is None else self.expand(body, bound, depth + 1)
+        return ""
 
 
 def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
@@ -370,13 +405,84 @@ def _matches(folder: str, pattern: str) -> list[str]:
     """What the glob ``pattern`` (relative: to ``folder``) matches now, as written; at most
     `_MAX_RECIPES` of them."""
     import glob
-    import itertools
 
     if not any(c in pattern for c in "*?["):
         return [pattern] if os.path.lexists(os.path.join(folder, pattern)) else []
     found = glob.iglob(pattern, root_dir=folder) if not os.path.isabs(pattern) else \
         glob.iglob(pattern)
     return list(itertools.islice(found, _MAX_RECIPES))
+
+
+def _text_function(name: str, args: list[str], folder: str) -> str:
+    """What make's text and file-name functions give for their expanded ``args``."""
+    if name == "wildcard":  # what the patterns match now, as make 4.3 gives them: sorted
+        return " ".join(sorted(match for pattern in " ".join(args).split()
+                               for match in _matches(folder, pattern)))
+    whole = ",".join(args)  # a one-argument function's commas are its text's
+    words = whole.split()
+    if name == "strip":
+        return " ".join(words)
+    if name in ("abspath", "realpath"):
+        return " ".join(os.path.normpath(os.path.join(folder, w)) for w in words)
+    if name == "sort":
+        return " ".join(sorted(set(words)))
+    if name == "notdir":
+        return " ".join(os.path.basename(w) for w in words)
+    if name == "dir":
+        return " ".join((os.path.dirname(w) or ".") + "/" for w in words)
+    if name == "suffix":
+        return " ".join(os.path.splitext(w)[1] for w in words if os.path.splitext(w)[1])
+    if name == "basename":
+        return " ".join(os.path.splitext(w)[0] for w in words)
+    if name in ("firstword", "lastword"):
+        return (words[0] if name == "firstword" else words[-1]) if words else ""
+    if name == "words":
+        return str(len(words))
+    if name == "value":
+        return whole
+    if len(args) < 2:
+        return ""
+    first, text = args[0], ",".join(args[1:])
+    if name == "addprefix":
+        return " ".join(first + w for w in text.split())
+    if name == "addsuffix":
+        return " ".join(w + first for w in text.split())
+    if name in ("filter", "filter-out"):
+        patterns = first.split()
+        keep = name == "filter"
+        return " ".join(w for w in text.split()
+                        if any(_patsubst(p, "", w) != w or p == w for p in patterns) is keep)
+    if name == "findstring":
+        return first if first in text else ""
+    if name == "word":
+        n = int(first) if first.strip().isdigit() else 0
+        return text.split()[n - 1] if 0 < n <= len(text.split()) else ""
+    if name == "join":
+        a, b = first.split(), text.split()
+        return " ".join(x + y for x, y in itertools.zip_longest(a, b, fillvalue=""))
+    if len(args) < 3:
+        return ""
+    if name == "subst":
+        return ",".join(args[2:]).replace(args[0], args[1]) if args[0] else ",".join(args[2:])
+    if name == "patsubst":
+        return " ".join(_patsubst(args[0], args[1], w) for w in ",".join(args[2:]).split())
+    if name == "wordlist":
+        low, high = (int(a) if a.strip().isdigit() else 0 for a in args[:2])
+        return " ".join(",".join(args[2:]).split()[max(low, 1) - 1:high])
+    return ""
+
+
+def _patsubst(pattern: str, replacement: str, word: str) -> str:
+    """``word`` as ``$(patsubst PATTERN,REPLACEMENT,WORD)`` gives it (``%`` the stem; the
+    first ``%`` of REPLACEMENT only)."""
+    if "%" not in pattern:
+        return replacement if word == pattern else word
+    head, _, tail = pattern.partition("%")
+    if not (word.startswith(head) and word.endswith(tail) and len(word) >= len(head + tail)):
+        return word
+    stem = word[len(head):len(word) - len(tail)]
+    before, percent, after = replacement.partition("%")
+    return before + stem + after if percent else replacement
 
 
 def _without_comment(line: str) -> str:

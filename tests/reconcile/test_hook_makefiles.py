@@ -213,3 +213,49 @@ def test_recipes_that_miss_them_pass(box: Path, command: str) -> None:  # noqa: 
     (box / "Makefile").write_text(_PROJECT_MAKEFILE)
     verdict = _judged(box, command)
     assert verdict.allowed, (command, verdict.reasons)
+
+
+# make's functions and references, as make computes them --------------------------------------
+_COMPUTED = {
+    "substitution": "MODELS = resnet vit\nSRC = a.c b.c\nclean:\n"
+                    "\trm -rf $(MODELS:%=checkpoints/%) $(SRC:.c=.o) ${SRC:a.c=x}\n",
+    "foreach": "RUNS = r1 r2\nclean:\n\trm -rf $(foreach r,$(RUNS),outputs/$(r)/ckpt)\n"
+               "\t$(foreach d,a b,echo $(d);)\n",
+    "if-or-and": "clean:\n\trm -rf $(if $(KEEP),,outputs) $(if x,wandb,logs) $(or $(A),runs)"
+                 " $(and x,y)\n",
+    "call": "ckpt = checkpoints/$(1)-$(2)\nclean:\n\trm -rf $(call ckpt,vit,$(SEED))\n"
+            "SEED = 7\n",
+    "text": "clean:\n\trm -rf $(patsubst %,%/c2,caps) $(subst a,b,aaa) $(filter a%,ab cd)"
+            " $(filter-out a%,ab cd) $(sort b a b) $(words a b) $(word 2,a b)"
+            " $(wordlist 2,3,a b c d) $(findstring b,abc) $(strip  a   b ) $(join a b,1 2)"
+            " $(suffix a.c b) $(basename a.c d/e.f)\n",
+    "directories": "out/x.pt:\n\trm -rf $(@D) $(@F) $(<D)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_COMPUTED))
+def test_functions_compute_what_gnu_make_computes(tmp_path: Path, name: str) -> None:
+    """A word make computes is the word it runs: ``rm -rf $(MODELS:%=checkpoints/%)`` deletes
+    checkpoints/resnet, not resnet, and ``$(foreach r,$(RUNS),outputs/$(r))`` is no computed
+    word the hook cannot read. The forms are those ML makefiles write (``$(SRC:.c=.o)`` in
+    pradeepfn/nvm-style C builds, ``$(foreach ...)`` over run names)."""
+    makefile = _COMPUTED[name]
+    (tmp_path / "Makefile").write_text(makefile)
+    target = "out/x.pt" if name == "directories" else "clean"
+    assert _ours(tmp_path, target) == _gnu(tmp_path, target)
+
+
+@pytest.mark.parametrize("makefile", [
+    "RUNS = c2 c3\nclean:\n\trm -rf $(foreach r,$(RUNS),capsules/$(r))\n",
+    "RUNS = c2\nclean:\n\trm -rf $(RUNS:%=capsules/%)\n",
+    "ckpt = capsules/$(1)\nclean:\n\trm -rf $(call ckpt,c2)\n",
+    "clean:\n\trm -rf $(patsubst %,capsules/%,c2)\n",
+])
+def test_a_computed_delete_of_a_protected_folder_is_blocked(
+        box: Path, makefile: str) -> None:  # noqa: F811
+    """Before, these words were `$(computed)` (or the variable's words unsubstituted), and
+    ``rm -rf $(computed)`` passed."""
+    (box / "Makefile").write_text(makefile)
+    verdict = _judged(box, "make clean")
+    assert not verdict.allowed
+    assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
