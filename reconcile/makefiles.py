@@ -346,8 +346,8 @@ class _Makefile:
             called = expand(raw[0]).strip()
             bound = {**automatic, "0": called}
             bound.update({str(n): expand(a) for n, a in enumerate(raw[1:], 1)})
-            body = self.value(called)
-            return "" if body is None else self.expand(body, bound, depth + 1)
+            called_body = self.value(called)
+            return "" if called_body is None else self.expand(called_body, bound, depth + 1)
         return ""
 
 
