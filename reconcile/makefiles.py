@@ -5,9 +5,12 @@ them).
 
 Read (GNU make 4 manual, "Writing Makefiles", "How to Use Variables", "Functions"): lines
 joined at a backslash-newline; ``#`` comments outside recipes; ``include``/``-include``/
-``sinclude`` (read too, a few deep); ``define NAME ... endef``; variable assignments (``=``,
-``:=``, ``::=``, ``:::=``, ``?=``, ``+=``, ``!=``; ``override``/``export``); rules ``TARGETS :
-PREREQUISITES [; RECIPE]`` (and ``::``) with their tab-led recipe lines. Conditionals
+``sinclude`` (read too, a few deep); ``[override|export] define NAME [OP] ... endef [#
+comment]``; variable assignments (``=``, ``:=``, ``::=``, ``:::=``, ``?=``, ``+=`` (expanded
+at once on a ``:=`` variable), ``!=``; ``override``/``export``); rules ``TARGETS :
+PREREQUISITES [; RECIPE]`` (and ``::``) with their tab-led recipe lines (``.RECIPEPREFIX``'s
+character where one is set); a target's own variables (``clean: OUT = x``), which hold for it
+and its prerequisites; ``.DEFAULT_GOAL``, expanded. Conditionals
 (``ifeq``, ``ifdef``, ...) are not evaluated: every branch counts (more to judge, never
 less). Pattern rules (``%.o: %.c``) are left out: a target asked for by name is what an
 agent's ``make clean`` runs.
@@ -47,6 +50,7 @@ _DEFAULTS = {"RM": "rm -f", "MAKE": "make", "SHELL": "/bin/sh", "CP": "cp", "MV"
 _ASSIGNMENT = re.compile(
     r"^(?:(?:override|export|private)\s+)*([^:#=\s$()]+|\$[({][^)}]*[)}])\s*"
     r"(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$", re.S)
+_DEFINE = re.compile(r"^(?:(?:override|export|private)\s+)*define(?:\s+(.*))?$")
 _CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _INCLUDE = re.compile(r"^(-?include|sinclude)\s+(.*)$")
 _FUNCTIONS = {"wildcard", "abspath", "realpath", "strip", "notdir", "dir", "firstword",
@@ -84,8 +88,9 @@ class MakeRun:
 _VALUED = {"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o",
            "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new",
            "--eval", "-E", "--jobserver-auth", "--debug"}
+# (not -p, --print-data-base: make prints its data base, "then executes as usual")
 _NO_RUN = {"-n", "--just-print", "--dry-run", "--recon", "-q", "--question", "-t", "--touch",
-           "-p", "--print-data-base", "-v", "--version", "-h", "--help"}
+           "-v", "--version", "-h", "--help"}
 
 
 def make_run(args: list[str]) -> MakeRun:
@@ -140,6 +145,7 @@ def _flags_before_value(word: str) -> str:
 class _Rule:
     prerequisites: list[str] = field(default_factory=list)
     recipes: list[tuple[str, str, int]] = field(default_factory=list)  # (raw, file, line)
+    variables: list[tuple[str, str, str]] = field(default_factory=list)  # (name, op, value)
 
 
 class _Makefile:
@@ -155,6 +161,9 @@ class _Makefile:
         self.default: str | None = None
         self.folder = folder
         self.includes = 0
+        self.simple: set[str] = set()  # the variables assigned with `:=`: expanded already
+        self.prefix = "\t"  # what starts a recipe line (`.RECIPEPREFIX`)
+        self.layer: dict[str, str] = {}  # the variables of the target being run (its own)
 
     def read(self, text: str, name: str, read_file: Callable[[str], str | None]) -> None:
         current: list[_Rule] = []
@@ -164,14 +173,14 @@ class _Makefile:
             start = k
             line = lines[k]
             k += 1
-            if line.startswith("\t") and current:
+            if line.startswith(self.prefix) and current:
                 # the shell gets a backslash-newline as written (it continues the command),
-                # the next line's leading tab taken off
+                # the next line's leading recipe prefix (a tab) taken off
                 while line.endswith("\\") and k < len(lines):
-                    line = line + "\n" + lines[k].removeprefix("\t")
+                    line = line + "\n" + lines[k].removeprefix(self.prefix)
                     k += 1
                 for rule in current:
-                    rule.recipes.append((line[1:], name, start + 1))
+                    rule.recipes.append((line[len(self.prefix):], name, start + 1))
                 continue
             while line.endswith("\\") and k < len(lines):
                 line = line[:-1] + " " + lines[k]
@@ -179,14 +188,10 @@ class _Makefile:
             stripped = _without_comment(line).strip()
             if not stripped:
                 continue
-            if stripped.startswith("define ") or stripped == "define":
-                variable = stripped[len("define"):].strip().rstrip("=:+?! ").strip()
-                body: list[str] = []
-                while k < len(lines) and lines[k].strip() != "endef":
-                    body.append(lines[k])
-                    k += 1
-                k += 1
-                self.variables[variable] = "\n".join(body)
+            define = _DEFINE.match(stripped)
+            if define is not None:
+                current = []
+                k = self._define(define.group(1), lines, k, stripped.startswith("override"))
                 continue
             if _CONDITIONAL.match(stripped):
                 continue  # every branch counts
@@ -204,9 +209,15 @@ class _Makefile:
                 continue  # a directive this does not read (`vpath`, `unexport`, ...)
             targets, prerequisites, inline = parts
             current = []
+            own = _assignment(prerequisites.strip()) if inline is None else None
+            if own is None and inline is None and "=" in prerequisites.split("|")[0]:
+                prerequisites = ""  # no variable this reads, and no prerequisite either
             for target in self.expand(targets, {}).split():
                 if "%" in target:
                     continue  # a pattern rule
+                if own is not None:  # `clean: OUT = x`: a variable of the target's own
+                    self.rules.setdefault(target, _Rule()).variables.append(own)
+                    continue
                 if self.default is None and not target.startswith("."):
                     self.default = target
                 each = self.rules.setdefault(target, _Rule())
@@ -214,6 +225,28 @@ class _Makefile:
                 if inline is not None:
                     each.recipes.append((inline, name, start + 1))
                 current.append(each)
+
+    def _define(self, head: str, lines: list[str], k: int, forced: bool) -> int:
+        """Read ``define NAME [OP]`` up to its ``endef`` (a nested define's counted; a comment
+        may follow it) from line ``k``; where reading goes on."""
+        variable, op = head.strip(), "="
+        m = re.match(r"^(.*?)\s*(:::=|::=|:=|\?=|\+=|!=|=)$", variable)
+        if m is not None:
+            variable, op = m.group(1), m.group(2)
+        body: list[str] = []
+        nested = 0
+        while k < len(lines):
+            word = _without_comment(lines[k]).strip()
+            if word == "endef" or word.startswith(("endef ", "endef\t")):
+                if nested == 0:
+                    break
+                nested -= 1
+            elif _DEFINE.match(word):
+                nested += 1
+            body.append(lines[k])
+            k += 1
+        self._assign(variable, op, "\n".join(body), forced)
+        return k + 1
 
     def _include(self, words: str, read_file: Callable[[str], str | None]) -> None:
         for each in self.expand(words, {}).split():
@@ -230,20 +263,52 @@ class _Makefile:
         if op == "?=":
             if name not in table and name not in self.env:
                 table[name] = value
+                self.simple.discard(name)
         elif op == "+=":
-            table[name] = (table.get(name, "") + " " + value).strip()
+            before = table.get(name)
+            if before is None and name in self.env:
+                before = self.env[name].replace("$", "$$")
+            if name in self.simple:  # appended to a `:=` variable: expanded now, as it was
+                value = self.expand(value, {}).replace("$", "$$")
+            table[name] = value if before is None else (before + " " + value).strip()
         elif op in (":=", "::=", ":::="):
             table[name] = self.expand(value, {}).replace("$", "$$")  # expanded once, now
+            self.simple.add(name)
         elif op == "!=":
             table[name] = "$(shell " + value + ")"
+            self.simple.discard(name)
         else:
             table[name] = value
+            self.simple.discard(name)
+        if name == ".RECIPEPREFIX":
+            self.prefix = self.expand(table[name], {})[:1] or "\t"
+
+    def target_layer(self, own: list[tuple[str, str, str]], inherited: dict[str, str]
+                     ) -> dict[str, str]:
+        """The variables a target runs with: those it inherits, then its own."""
+        layer = dict(inherited)
+        for name, op, value in own:
+            self.layer = layer
+            name = self.expand(name, {}).strip()
+            before = self.value(name)
+            if op == "?=":
+                if before is None:
+                    layer[name] = value
+            elif op == "+=":
+                layer[name] = value if before is None else before + " " + value
+            elif op in (":=", "::=", ":::="):
+                layer[name] = self.expand(value, {}).replace("$", "$$")
+            else:
+                layer[name] = value
+        return layer
 
     def value(self, name: str) -> str | None:
         if name in self.forced:
             return self.forced[name]
         if name in self.overrides:
             return self.overrides[name]
+        if name in self.layer:
+            return self.layer[name]
         if name in self.variables:
             return self.variables[name]
         if name in self.env:
@@ -372,20 +437,24 @@ def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
     if found is None:
         return None
     goal = makefile.value(".DEFAULT_GOAL")
+    goal = None if goal is None else makefile.expand(goal, {})
     targets = run.targets or ([goal.strip()] if goal and goal.strip() else
                               [makefile.default] if makefile.default else [])
     lines: list[Recipe] = []
     done: set[str] = set()
 
-    def visit(target: str, depth: int) -> None:
+    def visit(target: str, depth: int, inherited: dict[str, str]) -> None:
         if target in done or depth > 50 or len(lines) >= _MAX_RECIPES:
             return
         done.add(target)
         rule = makefile.rules.get(target)
         if rule is None:
             return
+        # a target's own variables hold for it and for what it depends on
+        layer = makefile.target_layer(rule.variables, inherited)
         for prerequisite in rule.prerequisites:
-            visit(prerequisite, depth + 1)
+            visit(prerequisite, depth + 1, layer)
+        makefile.layer = layer
         automatic = {"@": target, "<": rule.prerequisites[0] if rule.prerequisites else "",
                      "^": " ".join(dict.fromkeys(rule.prerequisites)),
                      "+": " ".join(rule.prerequisites), "?": " ".join(rule.prerequisites),
@@ -397,7 +466,7 @@ def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
                 lines.append(Recipe(text, file, line))
 
     for target in targets:
-        visit(target, 0)
+        visit(target, 0, {})
     return found, lines[:_MAX_RECIPES]
 
 
@@ -518,7 +587,7 @@ def _rule_parts(line: str) -> tuple[str, str, str | None] | None:
             rest = line[k + 1:].lstrip(":")
             prerequisites, semicolon, inline = rest.partition(";")
             if "=" in prerequisites.split("|")[0] and not semicolon:
-                return line[:k], "", None  # a target-specific variable: no prerequisite
+                return line[:k], rest, None  # a target-specific variable (`_assignment`)
             return line[:k], prerequisites, inline if semicolon else None
         k += 1
     return None

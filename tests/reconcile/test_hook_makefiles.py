@@ -259,3 +259,53 @@ def test_a_computed_delete_of_a_protected_folder_is_blocked(
     verdict = _judged(box, "make clean")
     assert not verdict.allowed
     assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
+
+
+# what make reads, as make reads it -----------------------------------------------------------
+_READ = {
+    "target-variable": "OUT = build\nclean: OUT = checkpoints\nclean: deps\n\trm -rf $(OUT)\n"
+                       "deps:\n\techo $(OUT)\n",
+    "target-variable-append": "FLAGS = -r\nclean: FLAGS += -f\nclean:\n\trm $(FLAGS) x\n",
+    "recipe-prefix": ".RECIPEPREFIX = >\nclean:\n> rm -rf checkpoints\n> echo done\n",
+    "endef-comment": "define BANNER\necho cleaning\nendef # the banner\nclean:\n\t$(BANNER)\n"
+                     "\trm -rf runs\n",
+    "override-define": "override define WIPE\nrm -rf runs\nendef\nclean:\n\t$(WIPE)\n",
+    "append-to-simple": "B = checkpoints\nA := x\nA += $(B)\nB = safe\nclean:\n\trm -rf $(A)\n",
+    "default-goal": ".DEFAULT_GOAL = $(GOAL)\nGOAL = clean\nall:\n\techo all\n"
+                    "clean:\n\trm -rf runs\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_READ))
+def test_what_make_reads_is_read(tmp_path: Path, name: str) -> None:
+    """Before: ``clean: OUT = checkpoints`` (a target's own variable) was dropped, so ``rm -rf
+    $(OUT)`` read build; a ``.RECIPEPREFIX`` recipe, a define ended by ``endef # comment`` (the
+    rest of the makefile swallowed), an ``override define`` were not read; ``A += $(B)`` on a
+    ``:=`` variable was expanded late; ``.DEFAULT_GOAL = $(GOAL)`` named no target."""
+    (tmp_path / "Makefile").write_text(_READ[name])
+    args = [] if name == "default-goal" else ["clean"]
+    assert _ours(tmp_path, *args) == _gnu(tmp_path, *args)
+
+
+def test_print_data_base_runs_the_recipes_too(tmp_path: Path) -> None:
+    """``make -p`` prints the data base "then executes as usual" (GNU make manual, "Summary
+    of Options"): its recipes run."""
+    (tmp_path / "Makefile").write_text("clean:\n\ttouch ran\n")
+    assert make_run(["-p", "clean"]).runs
+    assert make_run(["--print-data-base", "clean"]).runs
+    assert _MAKE is not None
+    subprocess.run([_MAKE, "-p", "clean"], cwd=tmp_path, capture_output=True, check=True)
+    assert (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize("makefile", [
+    "CKPT = build\nclean: CKPT = capsules/c2\nclean:\n\trm -rf $(CKPT)\n",
+    ".RECIPEPREFIX = >\nclean:\n> rm -rf capsules/c2\n",
+    "define NOTE\necho wiping\nendef # shown first\nclean:\n\trm -rf capsules/c2\n",
+])
+def test_a_delete_make_reads_so_is_blocked(box: Path, makefile: str) -> None:  # noqa: F811
+    (box / "Makefile").write_text(makefile)
+    verdict = _judged(box, "make clean")
+    assert not verdict.allowed
+    assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
+    assert not _judged(box, "make -p clean").allowed
