@@ -25,7 +25,10 @@ now, sorted (make 4.3); substitution references (``$(SRC:.c=.o)``, ``$(D:%=out/%
 ``$(@D)``/``$(@F)`` and their kin; the text and file-name functions (``subst``,
 ``patsubst``, ``filter``, ``sort``, ``word``, ``addprefix``, ``notdir``, ``abspath``, ...)
 and ``foreach``, ``if``, ``or``, ``and``, ``call`` as make computes them; ``eval``,
-``info`` and the like give nothing; any other ``$(NAME ARGS)`` stays a computed word. Recipe
+``info`` and the like give nothing; any other ``$(NAME ARGS)`` stays a computed word. The
+variables make exports (``export NAME = VALUE``, ``export NAME``, ``export`` alone,
+``.EXPORT_ALL_VARIABLES``, the command line's) are given, expanded, with the lines: a line's
+``$$NAME`` reads them. Recipe
 prefixes ``@``, ``-``, ``+`` are dropped.
 
 Invariants: reading never runs anything; the work is bounded (`_MAX_RECIPES` lines,
@@ -51,6 +54,7 @@ _ASSIGNMENT = re.compile(
     r"^(?:(?:override|export|private)\s+)*([^:#=\s$()]+|\$[({][^)}]*[)}])\s*"
     r"(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$", re.S)
 _DEFINE = re.compile(r"^(?:(?:override|export|private)\s+)*define(?:\s+(.*))?$")
+_EXPORT = re.compile(r"^export(?:\s+([^:=]*))?$")
 _CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _INCLUDE = re.compile(r"^(-?include|sinclude)\s+(.*)$")
 _FUNCTIONS = {"wildcard", "abspath", "realpath", "strip", "notdir", "dir", "firstword",
@@ -164,6 +168,8 @@ class _Makefile:
         self.simple: set[str] = set()  # the variables assigned with `:=`: expanded already
         self.prefix = "\t"  # what starts a recipe line (`.RECIPEPREFIX`)
         self.layer: dict[str, str] = {}  # the variables of the target being run (its own)
+        self.exported: set[str] = set()  # `export NAME [= VALUE]`: in the recipes' environment
+        self.export_all = False  # `export` alone, `.EXPORT_ALL_VARIABLES:`
 
     def read(self, text: str, name: str, read_file: Callable[[str], str | None]) -> None:
         current: list[_Rule] = []
@@ -203,6 +209,14 @@ class _Makefile:
             if assignment is not None:
                 current = []
                 self._assign(*assignment, forced=stripped.startswith("override"))
+                if re.match(r"(?:override\s+)?export\s", stripped):
+                    self.exported.add(self.expand(assignment[0], {}).strip())
+                continue
+            exports = _EXPORT.match(stripped)
+            if exports is not None:  # `export NAME...`, `export` (all of them)
+                names = self.expand(exports.group(1) or "", {}).split()
+                self.exported.update(names)
+                self.export_all = self.export_all or not names
                 continue
             parts = _rule_parts(stripped)
             if parts is None:
@@ -218,6 +232,7 @@ class _Makefile:
                 if own is not None:  # `clean: OUT = x`: a variable of the target's own
                     self.rules.setdefault(target, _Rule()).variables.append(own)
                     continue
+                self.export_all = self.export_all or target == ".EXPORT_ALL_VARIABLES"
                 if self.default is None and not target.startswith("."):
                     self.default = target
                 each = self.rules.setdefault(target, _Rule())
@@ -282,6 +297,19 @@ class _Makefile:
             self.simple.discard(name)
         if name == ".RECIPEPREFIX":
             self.prefix = self.expand(table[name], {})[:1] or "\t"
+
+    def environment(self) -> dict[str, str]:
+        """The variables make puts in the recipes' environment, expanded: those exported, and
+        the command line's ``NAME=VALUE`` (GNU make exports these too)."""
+        names = set(self.exported) | set(self.overrides)
+        if self.export_all:
+            names |= set(self.variables) | set(self.forced)
+        found = {}
+        for name in sorted(names)[:_MAX_WORDS]:
+            value = self.value(name) if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
+            if value is not None:
+                found[name] = self.expand(value, {})
+        return found
 
     def target_layer(self, own: list[tuple[str, str, str]], inherited: dict[str, str]
                      ) -> dict[str, str]:
@@ -417,10 +445,11 @@ class _Makefile:
 
 
 def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
-            env: Mapping[str, str]) -> tuple[str, list[Recipe]] | None:
+            env: Mapping[str, str]) -> tuple[str, list[Recipe], dict[str, str]] | None:
     """(the makefile's name, the recipe lines ``run`` runs, prerequisites' first, each
-    target once) from the makefile read in ``folder`` (its ``-f`` files, else GNUmakefile,
-    makefile, Makefile); None when there is none to read (make fails: nothing runs)."""
+    target once, the variables make puts in their environment) from the makefile read in
+    ``folder`` (its ``-f`` files, else GNUmakefile, makefile, Makefile); None when there is
+    none to read (make fails: nothing runs)."""
     names = run.files or ["GNUmakefile", "makefile", "Makefile"]
     makefile = _Makefile(env, run.overrides, folder)
     found = None
@@ -467,7 +496,8 @@ def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
 
     for target in targets:
         visit(target, 0, {})
-    return found, lines[:_MAX_RECIPES]
+    makefile.layer = {}
+    return found, lines[:_MAX_RECIPES], makefile.environment()
 
 
 def _matches(folder: str, pattern: str) -> list[str]:

@@ -807,7 +807,8 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
     runs in (``-C``: entered first, a ``cd`` of the line) and named by its makefile line
     (``line 4 of Makefile``). A makefile too long to read stands whole for what runs
     (`TOO_DEEP`, as a script's does); none there: make fails, nothing runs; ``-n``, ``-q``,
-    ``-t``: no recipe runs."""
+    ``-t``: no recipe runs. A variable make exports (``export NAME = VALUE``, the command
+    line's ``NAME=VALUE``) that a line reads as ``$NAME`` is exported first, as make does."""
     from labledger.reconcile.makefiles import make_run, recipes
 
     run = make_run(argv[1:])
@@ -822,13 +823,18 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
     found = recipes(run, read, folder, files.env)
     if found is None:
         return
-    name, lines = found
+    name, lines, environment = found
     if run.folder != ".":
         _command(["cd", run.folder], [], list, "cd " + run.folder, context, dyn, False, out,
                  depth + 1)
     for recipe in lines:
         first = len(out)
-        _parse(recipe.text, context, dyn, False, out, depth + 1)
+        # the variables make exports that the line reads from its environment ($$NAME):
+        # exported in its own shell first
+        exports = "".join(f"export {variable}={shlex.quote(value)}; "
+                          for variable, value in environment.items()
+                          if re.search(r"\$\{?" + variable + r"\b", recipe.text))
+        _parse(exports + recipe.text, context, dyn, False, out, depth + 1)
         for cmd in out[first:]:
             if cmd.origin is None:
                 cmd.origin = (recipe.file if recipe.file != name else name, recipe.line)

@@ -309,3 +309,25 @@ def test_a_delete_make_reads_so_is_blocked(box: Path, makefile: str) -> None:  #
     assert not verdict.allowed
     assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
     assert not _judged(box, "make -p clean").allowed
+
+
+@pytest.mark.parametrize("makefile", [
+    "export CKPT_DIR = capsules/c2\nclean:\n\trm -rf $$CKPT_DIR\n",
+    "CKPT_DIR := capsules/c2\nexport CKPT_DIR\nclean:\n\trm -rf \"$${CKPT_DIR}\"\n",
+    ".EXPORT_ALL_VARIABLES:\nCKPT_DIR = capsules/c2\nclean:\n\trm -rf $$CKPT_DIR\n",
+])
+def test_an_exported_variable_is_in_the_recipes_environment(
+        box: Path, makefile: str) -> None:  # noqa: F811
+    """``export NAME = VALUE`` puts NAME in the environment of every recipe line ("Communicating
+    Variables to a Sub-make"); ``rm -rf $$CKPT_DIR`` is the shell's ``rm -rf $CKPT_DIR``
+    (chadHGY/server's Makefile runs ``sudo rm -rf ${WANDB_PREFIX}`` so, from an included
+    .env). Before, $CKPT_DIR was read as unset and the delete passed."""
+    assert _MAKE is not None  # what GNU make hands the shell, with echo for rm -rf
+    (box / "Makefile").write_text(makefile.replace("rm -rf", "echo"))
+    echoed = subprocess.run([_MAKE, "-s", "clean"], cwd=box, capture_output=True, text=True,
+                            check=True, env={"PATH": "/usr/bin:/bin"}).stdout
+    assert echoed == "capsules/c2\n"
+    (box / "Makefile").write_text(makefile)
+    verdict = _judged(box, "make clean")
+    assert not verdict.allowed
+    assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
