@@ -32,7 +32,8 @@ variables make exports (``export NAME = VALUE``, ``export NAME``, ``export`` alo
 prefixes ``@``, ``-``, ``+`` are dropped.
 
 Invariants: reading never runs anything; the work is bounded (`_MAX_RECIPES` lines,
-`_MAX_INCLUDES` includes, `_MAX_DEPTH` expansion depth); a makefile is text of at most what
+`_MAX_INCLUDES` includes, `_MAX_DEPTH` expansion depth, `_EXPANSION_BUDGET` characters
+expanded in all); a makefile is text of at most what
 the caller read.
 """
 
@@ -49,6 +50,9 @@ __all__ = ["MakeRun", "Recipe", "make_run", "recipes"]
 _MAX_RECIPES = 500
 _MAX_INCLUDES = 8
 _MAX_DEPTH = 20
+# the characters expansion may produce for one make command, all references together: a
+# variable doubling itself 20 deep, or a $(foreach) in a $(foreach), would take seconds
+_EXPANSION_BUDGET = 1 << 20
 _DEFAULTS = {"RM": "rm -f", "MAKE": "make", "SHELL": "/bin/sh", "CP": "cp", "MV": "mv"}
 _ASSIGNMENT = re.compile(
     r"^(?:(?:override|export|private)\s+)*([^:#=\s$()]+|\$[({][^)}]*[)}])\s*"
@@ -165,6 +169,7 @@ class _Makefile:
         self.default: str | None = None
         self.folder = folder
         self.includes = 0
+        self.budget = _EXPANSION_BUDGET  # `_EXPANSION_BUDGET`, what is left of it
         self.simple: set[str] = set()  # the variables assigned with `:=`: expanded already
         self.prefix = "\t"  # what starts a recipe line (`.RECIPEPREFIX`)
         self.layer: dict[str, str] = {}  # the variables of the target being run (its own)
@@ -197,7 +202,8 @@ class _Makefile:
             define = _DEFINE.match(stripped)
             if define is not None:
                 current = []
-                k = self._define(define.group(1), lines, k, stripped.startswith("override"))
+                k = self._define(define.group(1) or "", lines, k,
+                                 stripped.startswith("override"))
                 continue
             if _CONDITIONAL.match(stripped):
                 continue  # every branch counts
@@ -349,16 +355,17 @@ class _Makefile:
         """``text`` with its variable references and functions expanded (``$$``: ``$``)."""
         if "$" not in text:
             return text
-        if depth > _MAX_DEPTH:
-            return "$(computed)"
+        if depth > _MAX_DEPTH or self.budget <= 0:
+            return "$(computed)"  # (past the budget: what it computes is not read)
         out: list[str] = []
         i = 0
         while i < len(text):
-            c = text[i]
-            if c != "$" or i + 1 >= len(text):
-                out.append(c)
-                i += 1
-                continue
+            dollar = text.find("$", i)
+            if dollar < 0 or dollar + 1 >= len(text):
+                out.append(text[i:])
+                break
+            out.append(text[i:dollar])
+            i = dollar
             nxt = text[i + 1]
             if nxt == "$":
                 out.append("$")
@@ -374,7 +381,9 @@ class _Makefile:
                 continue
             out.append(self._reference(nxt, automatic, depth))
             i += 2
-        return "".join(out)
+        expanded = "".join(out)
+        self.budget -= len(expanded)
+        return expanded
 
     def _reference(self, inner: str, automatic: Mapping[str, str], depth: int) -> str:
         if inner in automatic:

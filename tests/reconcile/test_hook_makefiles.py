@@ -331,3 +331,29 @@ def test_an_exported_variable_is_in_the_recipes_environment(
     verdict = _judged(box, "make clean")
     assert not verdict.allowed
     assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
+
+
+_ODD = {
+    "binary": "\x00\xff\xfe" * 1000,
+    "define-alone": "define\nfoo\nendef\nclean:\n\techo x\n",
+    "bare-directives": ":\n::\n:=\n=\n+=\nexport\n.RECIPEPREFIX =\nclean:\n\techo x\n",
+    "include-loop": "include Makefile\nclean:\n\techo x\n",
+    "self-reference": "A = $(A)\nclean:\n\trm -rf $(A)\n",
+    # each variable twice the next: 2**20 words once expanded
+    "doubling": "".join(f"A{i} = $(A{i + 1})$(A{i + 1})\n" for i in range(40))
+    + "clean:\n\trm -rf $(A0)\n",
+    "doubling-call": "f = $(call f)$(call f)\nclean:\n\trm -rf $(call f)\n",
+    "foreach-in-foreach": "W := " + " ".join(map(str, range(300)))
+    + "\nclean:\n\techo $(foreach a,$(W),$(foreach b,$(W),$(foreach c,$(W),x)))\n",
+    "huge-line": "clean:\n\techo " + "a" * 200_000 + "\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ODD))
+def test_an_odd_makefile_is_read_in_bounded_work(tmp_path: Path, name: str) -> None:
+    """No makefile makes reading raise or run long: expansion stops at a budget of characters
+    (`_EXPANSION_BUDGET`; past it a word is computed). Before, the doubling makefiles took
+    7 and 15 s to expand (11 million characters) and the nested $(foreach) did not end; a bare
+    ``define`` line raised."""
+    found = recipes(make_run(["clean"]), lambda path: _ODD[name], str(tmp_path), {})
+    assert found is None or sum(len(r.text) for r in found[1]) <= 4 << 20
