@@ -843,30 +843,48 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
 def _run_package_script(argv: list[str], name: str, files: _Files, context: str | None,
                         dyn: bool, out: list[SimpleCommand], depth: int) -> None:
     """The ``package.json`` scripts ``npm run NAME`` (yarn, pnpm, bun) runs
-    (`package_scripts`), each parsed as a line typed in the package's folder (entered first,
-    a ``cd`` of the line) and named by its script (``in `package.json` script `clean```)."""
-    from labledger.reconcile.package_scripts import package_folder, package_run, script_lines
+    (`package_scripts`), and those ``npm install`` runs of the package's own lifecycle, each
+    parsed as a line typed in the package's folder (entered first, a ``cd`` of the line) and
+    named by its script (``in `package.json` script `clean```); ``-w NAME``/``--workspaces``:
+    the scripts of those workspaces, each in its folder."""
+    from labledger.reconcile.package_scripts import (
+        install_run,
+        package_folder,
+        package_run,
+        script_lines,
+        workspace_folders,
+    )
 
-    run = package_run(name, argv[1:])
+    run = package_run(name, argv[1:]) or install_run(name, argv[1:])
     if run is None or _DYNAMIC.search(run.folder) or _DYNAMIC.search(run.name):
         return
     start = os.path.join(files.bases[-1], _expanduser(run.folder))
-    folder = package_folder(start) if not run.folder else os.path.normpath(start)
-    if folder is None:
+    root = package_folder(start) if not run.folder else os.path.normpath(start)
+    if root is None:
         return
-    text = _script_text(os.path.join(folder, "package.json"), files)
-    lines = script_lines(text, run) if text is not None else []
-    if not lines:
+    text = _script_text(os.path.join(root, "package.json"), files)
+    if text is None:
         return
-    if folder != os.path.normpath(files.bases[-1]):
-        _command(["cd", folder], [], list, "cd " + shlex.quote(folder), context, dyn, False,
-                 out, depth + 1)
-    for script, line in lines:
-        first = len(out)
-        _parse(line, context, dyn, False, out, depth + 1)
-        for cmd in out[first:]:
-            if cmd.origin is None:
-                cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
+    folders = [root]
+    if run.workspaces or run.every:
+        if any(_DYNAMIC.search(w) for w in run.workspaces):
+            return
+        folders = ([root] if run.install else []) + workspace_folders(root, text, run)
+    for folder in folders:
+        if folder != root:
+            text = _script_text(os.path.join(folder, "package.json"), files) or ""
+        lines = script_lines(text, run)
+        if not lines:
+            continue
+        if folder != os.path.normpath(files.bases[-1]):
+            _command(["cd", folder], [], list, "cd " + shlex.quote(folder), context, dyn,
+                     False, out, depth + 1)
+        for script, line in lines:
+            first = len(out)
+            _parse(line, context, dyn, False, out, depth + 1)
+            for cmd in out[first:]:
+                if cmd.origin is None:
+                    cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
 
 
 def _shell_file(argv: list[str], name: str) -> tuple[str, list[str] | None] | None:
