@@ -18,8 +18,9 @@ agent's ``make clean`` runs.
 Expansion, as make does it before handing a line to the shell: ``$$`` is ``$``; ``$(VAR)``,
 ``${VAR}``, ``$V`` from the command line's ``NAME=VALUE``, then the makefile (``override``
 first), then the environment, then make's defaults (``RM = rm -f``, ``MAKE = make``,
-``CURDIR``); an undefined variable is empty, as in make (``rm -rf $(OUT)/`` with OUT unset
-runs ``rm -rf /``); the automatic ``$@``, ``$<``, ``$^``, ``$+``, ``$?``, ``$*``;
+``CURDIR``, ``MAKEFILE_LIST``); an undefined variable is empty, as in make (``rm -rf
+$(OUT)/`` with OUT unset runs ``rm -rf /``); a target's own variables above the makefile's;
+the automatic ``$@``, ``$<``, ``$^``, ``$+``, ``$?``, ``$*``;
 ``$(shell CMD)`` becomes the shell's ``$(CMD)`` (it runs); ``$(wildcard P)`` what P matches
 now, sorted (make 4.3); substitution references (``$(SRC:.c=.o)``, ``$(D:%=out/%)``),
 ``$(@D)``/``$(@F)`` and their kin; the text and file-name functions (``subst``,
@@ -169,6 +170,7 @@ class _Makefile:
         self.default: str | None = None
         self.folder = folder
         self.includes = 0
+        self.read_names: list[str] = []
         self.budget = _EXPANSION_BUDGET  # `_EXPANSION_BUDGET`, what is left of it
         self.simple: set[str] = set()  # the variables assigned with `:=`: expanded already
         self.prefix = "\t"  # what starts a recipe line (`.RECIPEPREFIX`)
@@ -177,6 +179,7 @@ class _Makefile:
         self.export_all = False  # `export` alone, `.EXPORT_ALL_VARIABLES:`
 
     def read(self, text: str, name: str, read_file: Callable[[str], str | None]) -> None:
+        self.read_names.append(name)  # $(MAKEFILE_LIST): each makefile as it was named
         current: list[_Rule] = []
         lines = text.split("\n")
         k = 0
@@ -349,6 +352,8 @@ class _Makefile:
             return self.env[name].replace("$", "$$")
         if name == "CURDIR":
             return self.folder
+        if name == "MAKEFILE_LIST":
+            return " ".join(self.read_names)
         return _DEFAULTS.get(name)
 
     def expand(self, text: str, automatic: Mapping[str, str], depth: int = 0) -> str:

@@ -273,6 +273,9 @@ _READ = {
     "append-to-simple": "B = checkpoints\nA := x\nA += $(B)\nB = safe\nclean:\n\trm -rf $(A)\n",
     "default-goal": ".DEFAULT_GOAL = $(GOAL)\nGOAL = clean\nall:\n\techo all\n"
                     "clean:\n\trm -rf runs\n",
+    # cookiecutter-data-science's help target reads its own makefile so
+    "makefile-list": "include rules.mk\nclean:\n\tgrep -h '##' $(MAKEFILE_LIST)\n"
+                     "\techo $(lastword $(MAKEFILE_LIST))\n",
 }
 
 
@@ -281,8 +284,10 @@ def test_what_make_reads_is_read(tmp_path: Path, name: str) -> None:
     """Before: ``clean: OUT = checkpoints`` (a target's own variable) was dropped, so ``rm -rf
     $(OUT)`` read build; a ``.RECIPEPREFIX`` recipe, a define ended by ``endef # comment`` (the
     rest of the makefile swallowed), an ``override define`` were not read; ``A += $(B)`` on a
-    ``:=`` variable was expanded late; ``.DEFAULT_GOAL = $(GOAL)`` named no target."""
+    ``:=`` variable was expanded late; ``.DEFAULT_GOAL = $(GOAL)`` named no target;
+    ``$(MAKEFILE_LIST)`` was empty."""
     (tmp_path / "Makefile").write_text(_READ[name])
+    (tmp_path / "rules.mk").write_text("OUT = runs\n")
     args = [] if name == "default-goal" else ["clean"]
     assert _ours(tmp_path, *args) == _gnu(tmp_path, *args)
 
