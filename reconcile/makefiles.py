@@ -12,8 +12,9 @@ PREREQUISITES [; RECIPE]`` (and ``::``) with their tab-led recipe lines (``.RECI
 character where one is set); a target's own variables (``clean: OUT = x``), which hold for it
 and its prerequisites; ``.DEFAULT_GOAL``, expanded. Conditionals
 (``ifeq``, ``ifdef``, ...) are not evaluated: every branch counts (more to judge, never
-less). Pattern rules (``%.o: %.c``) are left out: a target asked for by name is what an
-agent's ``make clean`` runs.
+less): its rules, and its variables, a line that reads them judged with each combination of
+the values the branches give (`_MAX_BRANCHES`). Pattern rules (``%.o: %.c``) are left out:
+a target asked for by name is what an agent's ``make clean`` runs.
 
 Expansion, as make does it before handing a line to the shell: ``$$`` is ``$``; ``$(VAR)``,
 ``${VAR}``, ``$V`` from the command line's ``NAME=VALUE``, then the makefile (``override``
@@ -41,6 +42,7 @@ the caller read.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -68,6 +70,7 @@ _FUNCTIONS = {"wildcard", "abspath", "realpath", "strip", "notdir", "dir", "firs
               "suffix", "basename", "foreach", "if", "or", "and", "call", "eval", "origin",
               "flavor", "error", "warning", "info", "file", "guile"}
 _MAX_WORDS = 1000  # the words a $(foreach) runs over
+_MAX_BRANCHES = 64  # the combinations of values conditionals' branches give, tried per line
 
 
 @dataclass
@@ -171,6 +174,11 @@ class _Makefile:
         self.folder = folder
         self.includes = 0
         self.read_names: list[str] = []
+        self.conditionals = 0  # how deep in ifeq/ifdef blocks the line read is
+        # the values a variable may have besides its last (None: undefined): those set in a
+        # conditional's branches, each branch taken
+        self.alternatives: dict[str, list[str | None]] = {}
+        self.referenced: set[str] | None = None
         self.budget = _EXPANSION_BUDGET  # `_EXPANSION_BUDGET`, what is left of it
         self.simple: set[str] = set()  # the variables assigned with `:=`: expanded already
         self.prefix = "\t"  # what starts a recipe line (`.RECIPEPREFIX`)
@@ -208,8 +216,13 @@ class _Makefile:
                 k = self._define(define.group(1) or "", lines, k,
                                  stripped.startswith("override"))
                 continue
-            if _CONDITIONAL.match(stripped):
-                continue  # every branch counts
+            conditional = _CONDITIONAL.match(stripped)
+            if conditional is not None:  # every branch counts (`alternatives`)
+                if conditional.group(1).startswith("if"):
+                    self.conditionals += 1
+                elif conditional.group(1) == "endif":
+                    self.conditionals = max(0, self.conditionals - 1)
+                continue
             include = _INCLUDE.match(stripped)
             if include is not None:
                 self._include(include.group(2), read_file)
@@ -284,6 +297,24 @@ class _Makefile:
     def _assign(self, name: str, op: str, value: str, forced: bool) -> None:
         name = self.expand(name, {}).strip()
         table = self.forced if forced else self.variables
+        before = table.get(name)
+        self._set(name, op, value, table)
+        after = table.get(name)
+        alternatives = self.alternatives.get(name)
+        if self.conditionals:  # this branch, or not: both values count
+            values = self.alternatives.setdefault(name, [])
+            values += [v for v in (before, after) if v not in values]
+        elif alternatives is not None:
+            if op == "?=" and None in alternatives:  # (set where a branch left it undefined)
+                alternatives.remove(None)
+                alternatives.append(value)
+            elif op == "+=":
+                self.alternatives[name] = [after if v is None else v + " " + value
+                                           for v in alternatives]
+            elif op != "?=":  # set whatever the branches did
+                del self.alternatives[name]
+
+    def _set(self, name: str, op: str, value: str, table: dict[str, str]) -> None:
         if op == "?=":
             if name not in table and name not in self.env:
                 table[name] = value
@@ -306,6 +337,44 @@ class _Makefile:
             self.simple.discard(name)
         if name == ".RECIPEPREFIX":
             self.prefix = self.expand(table[name], {})[:1] or "\t"
+
+    def branch_texts(self, raw: str, automatic: dict[str, str]) -> list[str]:
+        """``raw`` expanded with the other values variables have in conditionals' branches
+        (`alternatives`), each combination of them (at most `_MAX_BRANCHES`; past that, one
+        variable at a time)."""
+        if self.referenced is None:  # (those another variable's value may read: any line)
+            self.referenced = {n for n in self.alternatives
+                               if any(n in v for v in self.variables.values())}
+        names = [n for n in self.alternatives if n in raw or n in self.referenced]
+        if not names:
+            return []
+        current = {n: self.variables.get(n) for n in names}
+        choices = [list(dict.fromkeys([current[n], *self.alternatives[n]])) for n in names]
+        combinations: list[tuple[str | None, ...]] = []
+        if math.prod(len(c) for c in choices) <= _MAX_BRANCHES:
+            combinations = list(itertools.product(*choices))
+        else:
+            base = tuple(current[n] for n in names)
+            combinations = [base[:k] + (v,) + base[k + 1:] for k, c in enumerate(choices)
+                            for v in c[1:_MAX_BRANCHES]][:_MAX_BRANCHES * 4]
+        texts: list[str] = []
+        try:
+            for values in combinations:
+                for name, value in zip(names, values, strict=True):
+                    self._put(name, value)
+                text = _recipe_text(self.expand(raw, automatic))
+                if text and text not in texts:
+                    texts.append(text)
+        finally:
+            for name, value in current.items():
+                self._put(name, value)
+        return texts
+
+    def _put(self, name: str, value: str | None) -> None:
+        if value is None:
+            self.variables.pop(name, None)
+        else:
+            self.variables[name] = value
 
     def environment(self) -> dict[str, str]:
         """The variables make puts in the recipes' environment, expanded: those exported, and
@@ -503,15 +572,33 @@ def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
                      "+": " ".join(rule.prerequisites), "?": " ".join(rule.prerequisites),
                      "*": "", "|": ""}
         for raw, file, line in rule.recipes:
-            text = makefile.expand(raw, automatic).lstrip(" \t")
-            text = text.lstrip("@-+ \t")
-            if text.strip(" \t"):
+            text = _recipe_text(makefile.expand(raw, automatic))
+            if text:
                 lines.append(Recipe(text, file, line))
+                expanded.append((raw, automatic, layer))
 
+    expanded: list[tuple[str, dict[str, str], dict[str, str]]] = []
     for target in targets:
         visit(target, 0, {})
+    # then each line again with each value a conditional's branches give a variable it reads
+    # (after every line read once: the expansion budget goes to those first)
+    read = [[recipe] for recipe in lines]
+    for (raw, automatic, layer), recipes_of_line in zip(expanded, read, strict=True):
+        makefile.layer = layer
+        for text in makefile.branch_texts(raw, automatic):
+            if all(text != r.text for r in recipes_of_line):
+                recipe = recipes_of_line[0]
+                recipes_of_line.append(Recipe(text, recipe.file, recipe.line))
     makefile.layer = {}
+    lines = [recipe for each in read for recipe in each]
     return found, lines[:_MAX_RECIPES], makefile.environment()
+
+
+def _recipe_text(expanded: str) -> str:
+    """An expanded recipe line as the shell gets it: its prefixes ``@``, ``-``, ``+`` and
+    leading blanks dropped; "" for a blank line."""
+    text = expanded.lstrip(" \t").lstrip("@-+ \t")
+    return text if text.strip(" \t") else ""
 
 
 def _matches(folder: str, pattern: str) -> list[str]:

@@ -362,3 +362,42 @@ def test_an_odd_makefile_is_read_in_bounded_work(tmp_path: Path, name: str) -> N
     ``define`` line raised."""
     found = recipes(make_run(["clean"]), lambda path: _ODD[name], str(tmp_path), {})
     assert found is None or sum(len(r.text) for r in found[1]) <= 4 << 20
+
+
+_BRANCHES = """\
+ifeq ($(DATASET),imagenet)
+DATA_DIR = /data/imagenet
+CKPT := checkpoints/big
+else
+DATA_DIR = data/cifar
+endif
+ifdef KEEP
+WIPE = echo keeping
+endif
+WIPE ?= rm -rf
+clean-data:
+\t$(WIPE) $(DATA_DIR) $(CKPT)
+"""
+
+
+@pytest.mark.parametrize("args", [["clean-data"], ["clean-data", "DATASET=imagenet"],
+                                  ["clean-data", "KEEP=1"]])
+def test_every_branch_of_a_conditional_counts_for_variables_too(
+        tmp_path: Path, args: list[str]) -> None:
+    """A variable set in either branch of a conditional is judged with each value, as a rule
+    is (more to judge, never less): ``make clean-data DATASET=imagenet`` deletes
+    /data/imagenet. Before, the last assignment alone counted: data/cifar, and ``WIPE`` was
+    read as ``echo keeping`` (set in an ``ifdef KEEP`` branch) where make runs ``rm -rf``."""
+    (tmp_path / "Makefile").write_text(_BRANCHES)
+    ours = _ours(tmp_path, *args)
+    gnu = _gnu(tmp_path, *args)
+    assert set(gnu) <= set(ours), (gnu, ours)
+
+
+def test_a_delete_in_a_branch_variable_is_blocked(box: Path) -> None:  # noqa: F811
+    (box / "Makefile").write_text(
+        "ifeq ($(RUN),c2)\nCKPT = capsules/c2\nelse\nCKPT = build/ckpt\nendif\n"
+        "clean:\n\trm -rf $(CKPT)\n")
+    verdict = _judged(box, "make clean RUN=c2")
+    assert not verdict.allowed
+    assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
