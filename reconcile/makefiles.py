@@ -80,13 +80,16 @@ class Recipe:
     text: str
     file: str
     line: int
+    # runs under -n/-t/-q too: a `+` prefix, or it reads $(MAKE) (whose make gets -n)
+    dry_runs: bool = False
 
 
 @dataclass
 class MakeRun:
     """What a ``make`` command line asks for: the makefiles it reads (``-f``; none: the
     default names), the folder it runs in (``-C``, joined), its targets and its
-    ``NAME=VALUE`` words; ``runs`` false for ``-n``/``-q``/``-t`` (no recipe runs)."""
+    ``NAME=VALUE`` words; ``runs`` false for ``-n``/``-q``/``-t`` (only a ``+`` line or a
+    ``$(MAKE)`` one runs)."""
 
     files: list[str] = field(default_factory=list)
     folder: str = "."
@@ -529,8 +532,9 @@ class _Makefile:
 
 def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
             env: Mapping[str, str]) -> tuple[str, list[Recipe], dict[str, str]] | None:
-    """(the makefile's name, the recipe lines ``run`` runs, prerequisites' first, each
-    target once, the variables make puts in their environment) from the makefile read in
+    """(the makefile's name, the recipe lines ``run`` runs (``-n``, ``-t``, ``-q``: those
+    with a ``+`` prefix or reading ``$(MAKE)``, that make with ``-n``), prerequisites' first,
+    each target once, the variables make puts in their environment) from the makefile read in
     ``folder`` (its ``-f`` files, else GNUmakefile, makefile, Makefile); None when there is
     none to read (make fails: nothing runs)."""
     names = run.files or ["GNUmakefile", "makefile", "Makefile"]
@@ -573,11 +577,15 @@ def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
                      "*": "", "|": ""}
         for raw, file, line in rule.recipes:
             text = _recipe_text(makefile.expand(raw, automatic))
-            if text:
-                lines.append(Recipe(text, file, line))
+            prefix = raw[:len(raw) - len(raw.lstrip(" \t@-+"))]
+            dry_runs = "+" in prefix or "$(MAKE)" in raw or "${MAKE}" in raw
+            if text and (run.runs or dry_runs):
+                lines.append(Recipe(text, file, line, dry_runs))
                 expanded.append((raw, automatic, layer))
 
     expanded: list[tuple[str, dict[str, str], dict[str, str]]] = []
+    if not run.runs:  # -n, -t, -q: the make a line runs gets it too (MAKEFLAGS)
+        makefile.forced["MAKE"] = (makefile.value("MAKE") or "make") + " -n"
     for target in targets:
         visit(target, 0, {})
     # then each line again with each value a conditional's branches give a variable it reads
@@ -588,7 +596,8 @@ def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
         for text in makefile.branch_texts(raw, automatic):
             if all(text != r.text for r in recipes_of_line):
                 recipe = recipes_of_line[0]
-                recipes_of_line.append(Recipe(text, recipe.file, recipe.line))
+                recipes_of_line.append(Recipe(text, recipe.file, recipe.line,
+                                              recipe.dry_runs))
     makefile.layer = {}
     lines = [recipe for each in read for recipe in each]
     return found, lines[:_MAX_RECIPES], makefile.environment()

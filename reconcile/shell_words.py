@@ -807,12 +807,13 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
     runs in (``-C``: entered first, a ``cd`` of the line) and named by its makefile line
     (``line 4 of Makefile``). A makefile too long to read stands whole for what runs
     (`TOO_DEEP`, as a script's does); none there: make fails, nothing runs; ``-n``, ``-q``,
-    ``-t``: no recipe runs. A variable make exports (``export NAME = VALUE``, the command
-    line's ``NAME=VALUE``) that a line reads as ``$NAME`` is exported first, as make does."""
+    ``-t``: only the lines make runs even so (``+``, ``$(MAKE)``). A variable make exports
+    (``export NAME = VALUE``, the command line's ``NAME=VALUE``) that a line reads as
+    ``$NAME`` is exported first, as make does."""
     from labledger.reconcile.makefiles import make_run, recipes
 
     run = make_run(argv[1:])
-    if not run.runs or _DYNAMIC.search(run.folder) or any(
+    if _DYNAMIC.search(run.folder) or any(
             _DYNAMIC.search(f) for f in run.files):
         return
     folder = os.path.normpath(os.path.join(files.bases[-1], _expanduser(run.folder)))

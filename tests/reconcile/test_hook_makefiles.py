@@ -401,3 +401,28 @@ def test_a_delete_in_a_branch_variable_is_blocked(box: Path) -> None:  # noqa: F
     verdict = _judged(box, "make clean RUN=c2")
     assert not verdict.allowed
     assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
+
+
+def test_dry_run_still_runs_plus_lines_and_make_lines(box: Path) -> None:  # noqa: F811
+    """``make -n`` (and ``-t``, ``-q``) still runs a recipe line with a ``+`` prefix and one
+    that reads ``$(MAKE)`` (GNU make manual, "Instead of Executing Recipes", "How the MAKE
+    Variable Works"; the sub-make gets -n and itself runs nothing). Before, ``make -n`` was
+    taken to run no line at all."""
+    assert _MAKE is not None  # GNU make itself: `+touch` runs under -n, `$(MAKE)` does too
+    (box / "Makefile").write_text("a:\n\t+touch plus-ran\nb:\n\t$(MAKE) -s c && touch make-ran\n"
+                                  "c:\n\ttouch sub-ran\n")
+    subprocess.run([_MAKE, "-n", "a", "b"], cwd=box, capture_output=True, check=True)
+    assert (box / "plus-ran").exists()
+    assert (box / "make-ran").exists()
+    assert not (box / "sub-ran").exists()
+    for name in ("plus-ran", "make-ran"):
+        (box / name).unlink()
+    (box / "Makefile").write_text(
+        "plus:\n\t+rm -rf capsules/c2\nsub:\n\t$(MAKE) -C src && rm -rf capsules/c2\n"
+        "all:\n\t$(MAKE) wipe\nwipe:\n\trm -rf capsules/c2\nquiet:\n\trm -rf capsules/c2\n")
+    for command in ("make -n plus", "make -t plus", "make -n sub"):
+        verdict = _judged(box, command)
+        assert not verdict.allowed, command
+    for command in ("make -n all", "make -n quiet", "make -q wipe"):
+        verdict = _judged(box, command)
+        assert verdict.allowed, (command, verdict.reasons)
