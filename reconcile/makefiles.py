@@ -22,7 +22,8 @@ first), then the environment, then make's defaults (``RM = rm -f``, ``MAKE = mak
 ``CURDIR``, ``MAKEFILE_LIST``); an undefined variable is empty, as in make (``rm -rf
 $(OUT)/`` with OUT unset runs ``rm -rf /``); a target's own variables above the makefile's;
 the automatic ``$@``, ``$<``, ``$^``, ``$+``, ``$?``, ``$*``;
-``$(shell CMD)`` becomes the shell's ``$(CMD)`` (it runs); ``$(wildcard P)`` what P matches
+``$(shell CMD)`` becomes the shell's ``$(CMD)`` (it runs; in a ``:=`` or ``!=`` value, as
+the makefile is read, whatever the target); ``$(wildcard P)`` what P matches
 now, sorted (make 4.3); substitution references (``$(SRC:.c=.o)``, ``$(D:%=out/%)``),
 ``$(@D)``/``$(@F)`` and their kin; the text and file-name functions (``subst``,
 ``patsubst``, ``filter``, ``sort``, ``word``, ``addprefix``, ``notdir``, ``abspath``, ...)
@@ -177,6 +178,10 @@ class _Makefile:
         self.folder = folder
         self.includes = 0
         self.read_names: list[str] = []
+        self.where = ("", 0)  # the makefile line being read
+        self.reading = False  # expanding as the makefile is read (a `:=` value): its
+        # $(shell CMD) runs now, whatever the target (`ran`)
+        self.ran: list[Recipe] = []
         self.conditionals = 0  # how deep in ifeq/ifdef blocks the line read is
         # the values a variable may have besides its last (None: undefined): those set in a
         # conditional's branches, each branch taken
@@ -198,6 +203,7 @@ class _Makefile:
             start = k
             line = lines[k]
             k += 1
+            self.where = (name, start + 1)
             if line.startswith(self.prefix) and current:
                 # the shell gets a backslash-newline as written (it continues the command),
                 # the next line's leading recipe prefix (a tab) taken off
@@ -327,13 +333,14 @@ class _Makefile:
             if before is None and name in self.env:
                 before = self.env[name].replace("$", "$$")
             if name in self.simple:  # appended to a `:=` variable: expanded now, as it was
-                value = self.expand(value, {}).replace("$", "$$")
+                value = self._now(value).replace("$", "$$")
             table[name] = value if before is None else (before + " " + value).strip()
         elif op in (":=", "::=", ":::="):
-            table[name] = self.expand(value, {}).replace("$", "$$")  # expanded once, now
+            table[name] = self._now(value).replace("$", "$$")  # expanded once, now
             self.simple.add(name)
-        elif op == "!=":
+        elif op == "!=":  # the shell runs the value now; the variable holds what it printed
             table[name] = "$(shell " + value + ")"
+            self._now(table[name])
             self.simple.discard(name)
         else:
             table[name] = value
@@ -410,6 +417,14 @@ class _Makefile:
             else:
                 layer[name] = value
         return layer
+
+    def _now(self, text: str) -> str:
+        """``text`` expanded as make reads the makefile (its ``$(shell)`` runs now)."""
+        self.reading = True
+        try:
+            return self.expand(text, {})
+        finally:
+            self.reading = False
 
     def value(self, name: str) -> str | None:
         if name in self.forced:
@@ -492,7 +507,10 @@ class _Makefile:
         if name in ("foreach", "if", "or", "and", "call"):  # their arguments are expanded lazily
             return self._control(name, raw, automatic, depth)
         if name == "shell":
-            return "$(" + self.expand(rest, automatic, depth + 1) + ")"  # it runs: the shell's
+            command = self.expand(rest, automatic, depth + 1)
+            if self.reading and len(self.ran) < _MAX_RECIPES:
+                self.ran.append(Recipe(command, *self.where, dry_runs=True))
+            return "$(" + command + ")"  # it runs: the shell's substitution
         args = [self.expand(a, automatic, depth + 1) for a in raw]
         return _text_function(name, args, self.folder)
 
@@ -531,12 +549,14 @@ class _Makefile:
 
 
 def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
-            env: Mapping[str, str]) -> tuple[str, list[Recipe], dict[str, str]] | None:
+            env: Mapping[str, str]
+            ) -> tuple[str, list[Recipe], dict[str, str], list[Recipe]] | None:
     """(the makefile's name, the recipe lines ``run`` runs (``-n``, ``-t``, ``-q``: those
     with a ``+`` prefix or reading ``$(MAKE)``, that make with ``-n``), prerequisites' first,
-    each target once, the variables make puts in their environment) from the makefile read in
-    ``folder`` (its ``-f`` files, else GNUmakefile, makefile, Makefile); None when there is
-    none to read (make fails: nothing runs)."""
+    each target once, the variables make puts in their environment, the commands make runs
+    as it reads the makefile: a ``:=`` or ``!=`` value's ``$(shell CMD)``, whatever the
+    target) from the makefile read in ``folder`` (its ``-f`` files, else GNUmakefile,
+    makefile, Makefile); None when there is none to read (make fails: nothing runs)."""
     names = run.files or ["GNUmakefile", "makefile", "Makefile"]
     makefile = _Makefile(env, run.overrides, folder)
     found = None
@@ -600,7 +620,7 @@ def recipes(run: MakeRun, read_file: Callable[[str], str | None], folder: str,
                                               recipe.dry_runs))
     makefile.layer = {}
     lines = [recipe for each in read for recipe in each]
-    return found, lines[:_MAX_RECIPES], makefile.environment()
+    return found, lines[:_MAX_RECIPES], makefile.environment(), makefile.ran
 
 
 def _recipe_text(expanded: str) -> str:

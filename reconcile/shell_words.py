@@ -809,7 +809,8 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
     (`TOO_DEEP`, as a script's does); none there: make fails, nothing runs; ``-n``, ``-q``,
     ``-t``: only the lines make runs even so (``+``, ``$(MAKE)``). A variable make exports
     (``export NAME = VALUE``, the command line's ``NAME=VALUE``) that a line reads as
-    ``$NAME`` is exported first, as make does."""
+    ``$NAME`` is exported first, as make does. The ``$(shell CMD)`` of a ``:=`` or ``!=``
+    value runs as make reads the makefile: judged whatever the target, under -n too."""
     from labledger.reconcile.makefiles import make_run, recipes
 
     run = make_run(argv[1:])
@@ -824,7 +825,8 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
     found = recipes(run, read, folder, files.env)
     if found is None:
         return
-    name, lines, environment = found
+    name, recipe_lines, environment, read_shells = found
+    lines = [*read_shells, *recipe_lines]  # the `$(shell)` of `X := …` runs first, as read
     if run.folder != ".":
         _command(["cd", run.folder], [], list, "cd " + run.folder, context, dyn, False, out,
                  depth + 1)

@@ -426,3 +426,30 @@ def test_dry_run_still_runs_plus_lines_and_make_lines(box: Path) -> None:  # noq
     for command in ("make -n all", "make -n quiet", "make -q wipe"):
         verdict = _judged(box, command)
         assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_a_shell_make_runs_while_reading_is_judged_whatever_the_target(
+        box: Path) -> None:  # noqa: F811
+    """``X := $(shell CMD)`` and ``X != CMD`` run CMD as make reads the makefile, before any
+    target (under ``-n`` too): GNU make itself creates the file below on ``make -n lint``.
+    Before, CMD was judged only where a recipe line read X."""
+    assert _MAKE is not None
+    (box / "Makefile").write_text("X := $(shell touch read-ran)\nY != touch bang-ran\n"
+                                  "lint:\n\techo lint\n")
+    subprocess.run([_MAKE, "-n", "lint"], cwd=box, capture_output=True, check=True)
+    assert (box / "read-ran").exists()
+    assert (box / "bang-ran").exists()
+    for name in ("read-ran", "bang-ran"):
+        (box / name).unlink()
+    for makefile in ("X := $(shell rm -rf capsules/c2)\nlint:\n\techo lint\n",
+                     "X != rm -rf capsules/c2\nlint:\n\techo lint\n"):
+        (box / "Makefile").write_text(makefile)
+        for command in ("make lint", "make -n lint"):
+            verdict = _judged(box, command)
+            assert not verdict.allowed, (makefile, command)
+            assert any("line 1 of `Makefile`" in r for r in verdict.reasons), verdict.reasons
+    (box / "Makefile").write_text(  # cookiecutter-data-science's PROJECT_DIR
+        "SHA := $(shell git rev-parse HEAD)\n"
+        "DIR := $(shell dirname $(realpath $(lastword $(MAKEFILE_LIST))))\n"
+        "lint:\n\techo $(SHA) $(DIR)\n")
+    assert _judged(box, "make lint").allowed
