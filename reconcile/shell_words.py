@@ -805,8 +805,8 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
     """The recipe lines ``make ARGS`` runs (`makefiles`: the targets asked for, else the
     default goal, and what they depend on), each parsed as a line typed in the folder make
     runs in (``-C``: entered first, a ``cd`` of the line) and named by its makefile line
-    (``line 4 of Makefile``). A makefile too long to read stands whole for what runs
-    (`TOO_DEEP`, as a script's does); none there: make fails, nothing runs; ``-n``, ``-q``,
+    (``line 4 of Makefile``). A makefile is read up to `_FILE_CHARS` (past that, on what was
+    read, as `_Files.read` does); none there: make fails, nothing runs; ``-n``, ``-q``,
     ``-t``: only the lines make runs even so (``+``, ``$(MAKE)``). A variable make exports
     (``export NAME = VALUE``, the command line's ``NAME=VALUE``) that a line reads as
     ``$NAME`` is exported first, as make does. The ``$(shell CMD)`` of a ``:=`` or ``!=``
@@ -819,8 +819,13 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
         return
     folder = os.path.normpath(os.path.join(files.bases[-1], _expanduser(run.folder)))
 
-    def read(path: str) -> str | None:
-        return _script_text(path, files)
+    def read(path: str) -> str | None:  # (up to the line's file budget, not a script's)
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except (OSError, ValueError):
+            return None
+        text = files.read(path, again=True) if regular else None
+        return None if text is None or "\x00" in text else text
 
     found = recipes(run, read, folder, files.env)
     if found is None:

@@ -453,3 +453,14 @@ def test_a_shell_make_runs_while_reading_is_judged_whatever_the_target(
         "DIR := $(shell dirname $(realpath $(lastword $(MAKEFILE_LIST))))\n"
         "lint:\n\techo $(SHA) $(DIR)\n")
     assert _judged(box, "make lint").allowed
+
+
+def test_a_makefile_longer_than_a_script_is_read(box: Path) -> None:  # noqa: F811
+    """Generated makefiles run long (automake's are often past 256 KiB); a makefile is read
+    up to the line's file budget, as sed's and awk's program files are. Before, one past
+    `_SCRIPT_BYTES` (256 KiB) was taken for no makefile: ``make clean`` passed unjudged."""
+    (box / "Makefile").write_text("clean:\n\trm -rf capsules/c2\n"
+                                  + ("# " + "x" * 100 + "\n") * 3000)
+    verdict = _judged(box, "make clean")
+    assert not verdict.allowed
+    assert any("line 2 of `Makefile`" in r for r in verdict.reasons), verdict.reasons
