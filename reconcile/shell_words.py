@@ -809,30 +809,44 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
     """The recipe lines ``make ARGS`` runs (`makefiles`: the targets asked for, else the
     default goal, and what they depend on), each parsed as a line typed in the folder make
     runs in (``-C``: entered first, a ``cd`` of the line) and named by its makefile line
-    (``line 4 of Makefile``). A makefile too long to read stands whole for what runs
-    (`TOO_DEEP`, as a script's does); none there: make fails, nothing runs; ``-n``, ``-q``,
-    ``-t``: no recipe runs."""
+    (``line 4 of Makefile``). A makefile is read up to `_FILE_CHARS` (past that, on what was
+    read, as `_Files.read` does); none there: make fails, nothing runs; ``-n``, ``-q``,
+    ``-t``: only the lines make runs even so (``+``, ``$(MAKE)``). A variable make exports
+    (``export NAME = VALUE``, the command line's ``NAME=VALUE``) that a line reads as
+    ``$NAME`` is exported first, as make does. The ``$(shell CMD)`` of a ``:=`` or ``!=``
+    value runs as make reads the makefile: judged whatever the target, under -n too."""
     from labledger.reconcile.makefiles import make_run, recipes
 
     run = make_run(argv[1:])
-    if not run.runs or _DYNAMIC.search(run.folder) or any(
+    if _DYNAMIC.search(run.folder) or any(
             _DYNAMIC.search(f) for f in run.files):
         return
     folder = os.path.normpath(os.path.join(files.bases[-1], _expanduser(run.folder)))
 
-    def read(path: str) -> str | None:
-        return _script_text(path, files)
+    def read(path: str) -> str | None:  # (up to the line's file budget, not a script's)
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except (OSError, ValueError):
+            return None
+        text = files.read(path, again=True) if regular else None
+        return None if text is None or "\x00" in text else text
 
     found = recipes(run, read, folder, files.env)
     if found is None:
         return
-    name, lines = found
+    name, recipe_lines, environment, read_shells = found
+    lines = [*read_shells, *recipe_lines]  # the `$(shell)` of `X := …` runs first, as read
     if run.folder != ".":
         _command(["cd", run.folder], [], list, "cd " + run.folder, context, dyn, False, out,
                  depth + 1)
     for recipe in lines:
         first = len(out)
-        _parse(recipe.text, context, dyn, False, out, depth + 1)
+        # the variables make exports that the line reads from its environment ($$NAME):
+        # exported in its own shell first
+        exports = "".join(f"export {variable}={shlex.quote(value)}; "
+                          for variable, value in environment.items()
+                          if re.search(r"\$\{?" + variable + r"\b", recipe.text))
+        _parse(exports + recipe.text, context, dyn, False, out, depth + 1)
         for cmd in out[first:]:
             if cmd.origin is None:
                 cmd.origin = (recipe.file if recipe.file != name else name, recipe.line)
@@ -841,30 +855,48 @@ def _run_makefile(argv: list[str], files: _Files, context: str | None, dyn: bool
 def _run_package_script(argv: list[str], name: str, files: _Files, context: str | None,
                         dyn: bool, out: list[SimpleCommand], depth: int) -> None:
     """The ``package.json`` scripts ``npm run NAME`` (yarn, pnpm, bun) runs
-    (`package_scripts`), each parsed as a line typed in the package's folder (entered first,
-    a ``cd`` of the line) and named by its script (``in `package.json` script `clean```)."""
-    from labledger.reconcile.package_scripts import package_folder, package_run, script_lines
+    (`package_scripts`), and those ``npm install`` runs of the package's own lifecycle, each
+    parsed as a line typed in the package's folder (entered first, a ``cd`` of the line) and
+    named by its script (``in `package.json` script `clean```); ``-w NAME``/``--workspaces``:
+    the scripts of those workspaces, each in its folder."""
+    from labledger.reconcile.package_scripts import (
+        install_run,
+        package_folder,
+        package_run,
+        script_lines,
+        workspace_folders,
+    )
 
-    run = package_run(name, argv[1:])
+    run = package_run(name, argv[1:]) or install_run(name, argv[1:])
     if run is None or _DYNAMIC.search(run.folder) or _DYNAMIC.search(run.name):
         return
     start = os.path.join(files.bases[-1], _expanduser(run.folder))
-    folder = package_folder(start) if not run.folder else os.path.normpath(start)
-    if folder is None:
+    root = package_folder(start) if not run.folder else os.path.normpath(start)
+    if root is None:
         return
-    text = _script_text(os.path.join(folder, "package.json"), files)
-    lines = script_lines(text, run) if text is not None else []
-    if not lines:
+    text = _script_text(os.path.join(root, "package.json"), files)
+    if text is None:
         return
-    if folder != os.path.normpath(files.bases[-1]):
-        _command(["cd", folder], [], list, "cd " + shlex.quote(folder), context, dyn, False,
-                 out, depth + 1)
-    for script, line in lines:
-        first = len(out)
-        _parse(line, context, dyn, False, out, depth + 1)
-        for cmd in out[first:]:
-            if cmd.origin is None:
-                cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
+    folders = [root]
+    if run.workspaces or run.every:
+        if any(_DYNAMIC.search(w) for w in run.workspaces):
+            return
+        folders = ([root] if run.install else []) + workspace_folders(root, text, run)
+    for folder in folders:
+        if folder != root:
+            text = _script_text(os.path.join(folder, "package.json"), files) or ""
+        lines = script_lines(text, run)
+        if not lines:
+            continue
+        if folder != os.path.normpath(files.bases[-1]):
+            _command(["cd", folder], [], list, "cd " + shlex.quote(folder), context, dyn,
+                     False, out, depth + 1)
+        for script, line in lines:
+            first = len(out)
+            _parse(line, context, dyn, False, out, depth + 1)
+            for cmd in out[first:]:
+                if cmd.origin is None:
+                    cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
 
 
 def _run_justfile(argv: list[str], files: _Files, context: str | None, dyn: bool,

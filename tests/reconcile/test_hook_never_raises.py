@@ -14,6 +14,7 @@ file caches are keyed by content).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,39 @@ def test_a_nul_byte_in_a_word_is_judged(box: Path, command: str) -> None:  # noq
     (``bash a\\x00b``) raised ValueError from the path's lookup (present at 1a89c7e too)."""
     verdict = judge(command, str(box), str(box))
     assert verdict.allowed in (True, False)
+
+
+# a makefile and a package.json of any text: `make` and `npm run` read them (`makefiles`,
+# `package_scripts`)
+_MAKE_WORDS = [
+    "clean", "all", ":", "::", "=", ":=", "?=", "+=", "!=", "\t", "\n", "\\\n", "#", ";", "|",
+    "$(", "${", ")", "}", "$$", "$@", "$<", "$(@D)", "$(A)", "$(A:%=capsules/%)", "A", "B",
+    "$(call A,", "$(foreach a,", "$(if ", "$(shell ", "$(wildcard *)", "$(patsubst %,", ",",
+    "%", "define", "endef", "override", "export", "include", "-include", "Makefile", "ifeq",
+    "ifdef", "else", "endif", ".RECIPEPREFIX", ".DEFAULT_GOAL", ".PHONY", "rm -rf",
+    "capsules/c2", ".labledger", "@", "-", "+", "$(MAKE)", "\x00", "\udcff", "\r",
+]
+_makefiles = st.lists(st.sampled_from(_MAKE_WORDS), max_size=40).map("".join)
+_packages = st.one_of(
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+                 | st.sampled_from(["rm -rf capsules/c2", "npm run clean", "clean"]),
+                 lambda inner: st.lists(inner, max_size=4)
+                 | st.dictionaries(st.sampled_from(["scripts", "clean", "preclean",
+                                                     "postinstall", "workspaces", "name"]),
+                                   inner, max_size=4), max_leaves=12).map(json.dumps),
+    st.text(max_size=60))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(makefile=_makefiles, package=_packages,
+       command=st.sampled_from(["make", "make clean", "make -C . all A=x", "make -n clean",
+                                "npm run clean", "npm install", "npm run clean -ws",
+                                "yarn clean", "npm restart"]))
+def test_any_makefile_or_package_json_gets_a_verdict(
+        box: Path, makefile: str, package: str, command: str) -> None:  # noqa: F811
+    (box / "Makefile").write_bytes(makefile.encode("utf-8", "surrogatepass"))
+    (box / "package.json").write_bytes(package.encode("utf-8", "surrogatepass"))
+    first = judge(command, str(box), str(box))
+    again = judge(command, str(box), str(box))
+    assert (first.allowed, first.message()) == (again.allowed, again.message()), command

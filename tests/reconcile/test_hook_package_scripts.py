@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from labledger.reconcile.package_scripts import package_run, script_lines
+from labledger.reconcile.package_scripts import install_run, package_run, script_lines
 from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the project fixture
 
 
@@ -123,3 +123,84 @@ def test_what_real_npm_runs(tmp_path: Path, args: list[str]) -> None:
     echoed = [subprocess.run(["sh", "-c", line], capture_output=True, text=True,
                              check=True).stdout.strip() for _, line in ours]
     assert echoed == printed
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000,  # nested past Python's recursion limit: json.loads raises RecursionError
+    '{"scripts": ' * 5_000 + "1" + "}" * 5_000,
+    "[1, 2]", '"scripts"', "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),
+])
+def test_a_package_json_of_any_shape_gets_a_verdict(box: Path, text: str) -> None:  # noqa: F811
+    """A package.json that is no object of scripts runs no script here (npm refuses it)."""
+    (box / "package.json").write_text(text)
+    assert _judged(box, "npm run clean").allowed
+
+
+_LIFECYCLE = {"preinstall": "echo PREINSTALL", "install": "echo INSTALL",
+              "postinstall": "echo POSTINSTALL", "prepublish": "echo PREPUBLISH",
+              "preprepare": "echo PREPREPARE", "prepare": "echo PREPARE",
+              "postprepare": "echo POSTPREPARE", "prerestart": "echo PRERESTART",
+              "stop": "echo STOP", "start": "echo START", "test": "echo TEST",
+              "clean": "echo CLEAN"}
+
+
+@pytest.mark.parametrize(("args", "bom"), [
+    (["install", "--offline", "--no-audit", "--no-fund"], False),
+    (["ci", "--offline", "--no-audit", "--no-fund"], False),
+    (["i", "--offline"], False),
+    (["restart"], False),  # no restart script: npm runs stop, then start
+    (["run", "clean"], True),  # a package.json saved with a byte order mark: npm reads it
+])
+def test_what_real_npm_runs_on_install_restart_and_a_bom(
+        tmp_path: Path, args: list[str], bom: bool) -> None:
+    """npm 11 itself: ``npm install``/``npm ci`` with no package named run the package's own
+    lifecycle scripts (npm docs, "scripts", "Life Cycle Operation": preinstall, install,
+    postinstall, prepublish, preprepare, prepare, postprepare); ``npm restart`` without a
+    restart script runs stop and start. Before, none of them was read (an ``npm install``
+    whose ``postinstall`` deleted a folder passed), and a package.json with a BOM was taken
+    for no JSON at all."""
+    import shutil
+    import subprocess
+
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is needed: .ci/run installs it"
+    text = json.dumps({"name": "t", "version": "1.0.0", "scripts": _LIFECYCLE})
+    (tmp_path / "package.json").write_text(("\ufeff" if bom else "") + text)
+    if args[0] == "ci":  # it installs from the lock file `npm install` writes
+        subprocess.run([npm, "install", "--offline", "--ignore-scripts"], cwd=tmp_path,
+                       capture_output=True, check=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    real = subprocess.run([npm, *args], cwd=tmp_path, capture_output=True, text=True,
+                          check=False, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    printed = [line for line in real.stdout.split("\n") if line.isupper()]
+    run = package_run("npm", args) or install_run("npm", args)
+    assert run is not None
+    ours = script_lines((tmp_path / "package.json").read_text(), run)
+    assert [line.removeprefix("echo ") for _, line in ours] == printed
+    assert printed
+
+
+@pytest.mark.parametrize(("command", "workspace"), [
+    ("npm run clean -w packages/a", True),
+    ("npm run clean --workspace=a", True),
+    ("npm run clean --workspaces", True),
+    ("npm run clean -ws", True),
+    ("npm install", False),
+])
+def test_lifecycle_and_workspace_scripts_are_judged(
+        box: Path, command: str, workspace: bool) -> None:  # noqa: F811
+    """A workspace's script runs in the workspace's folder (``npm run clean -w packages/a``
+    runs packages/a's clean, checked with npm 11); ``npm install`` runs postinstall. Before,
+    the root's package.json was read for both (no clean there, no install: passed)."""
+    (box / "package.json").write_text(json.dumps(
+        {"name": "lab", "workspaces": ["packages/*"],
+         "scripts": {"build": "tsc", "postinstall": "rm -rf capsules/c2"}}))
+    (box / "packages" / "a").mkdir(parents=True)
+    (box / "packages" / "a" / "package.json").write_text(json.dumps(
+        {"name": "a", "scripts": {"clean": "rm -rf ../../capsules/c2 dist"}}))
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
+    if workspace:
+        assert _judged(box, "npm run clean").allowed  # the root has no clean script
+        assert _judged(box, "npm run build -w packages/a").allowed
