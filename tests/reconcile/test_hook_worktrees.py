@@ -161,11 +161,18 @@ def test_deletes_missing_every_ledger_pass(tree: Path, where: str, command: str)
     assert verdict.allowed, (command, verdict.reasons)
 
 
-def test_from_inside_a_project_another_projects_ledger_is_protected_too(tree: Path) -> None:
-    """Standing in one project (``a``), deleting a sibling one (``b``) names b's ledger."""
+@pytest.fixture
+def siblings(tree: Path) -> Path:
+    """Two projects beside the worktrees, ``a`` and ``b``, each with a run's event."""
     for name in ("a", "b"):
         with Ledger.init(tree / name) as ledger:
             ledger.append("run.launched", run="r1", instance=f"box-{name}", command=["python"])
+    return tree
+
+
+def test_from_inside_a_project_another_projects_ledger_is_protected_too(siblings: Path) -> None:
+    """Standing in one project (``a``), deleting a sibling one (``b``) names b's ledger."""
+    tree = siblings
     verdict = _judged(tree, "a", "rm -rf ../b")
     assert not verdict.allowed
     assert verdict.reasons == [f"`rm -rf ../b` deletes {tree / 'b' / '.labledger'}, the labledger "
@@ -344,10 +351,8 @@ def test_a_computed_delete_fed_no_project_passes(tree: Path, where: str, command
     assert verdict.allowed, (command, verdict.reasons)
 
 
-def test_from_inside_a_project_a_listed_sibling_project_is_protected(tree: Path) -> None:
-    for name in ("a", "b"):
-        with Ledger.init(tree / name) as ledger:
-            ledger.append("run.launched", run="r1", instance=f"box-{name}", command=["python"])
+def test_from_inside_a_project_a_listed_sibling_project_is_protected(siblings: Path) -> None:
+    tree = siblings
     verdict = _judged(tree, "a", "ls .. | grep -v a | xargs -I{} rm -rf ../{}")
     assert f"`rm -rf '../{{}}'` deletes {tree / 'b' / '.labledger'}, the labledger ledger " \
            f"and store of the project {tree / 'b'}" in verdict.reasons, verdict.reasons
