@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
 
 __all__ = ["CLOUD_TOOLS", "CloudWrite", "cloud_deleted", "cloud_writes"]
 
@@ -287,6 +288,7 @@ def _file_path(word: str) -> str:
     return word[len("file://"):] if word.startswith("file://") else word
 
 
+@dataclass(frozen=True)
 class CloudWrite:
     """A local place a cloud storage tool's download writes: ``dest`` (as written), whether
     files land anywhere in it (a recursive copy, a sync: the bucket's names are not known
@@ -294,22 +296,10 @@ class CloudWrite:
     that is a folder), and whether it keeps a file already there (``--ignore-existing``,
     ``-n``/``--no-clobber``, ``--overwrite=false``)."""
 
-    __slots__ = ("dest", "inside", "keeps", "source")
-
-    def __init__(self, dest: str, inside: bool, keeps: bool, source: str = "") -> None:
-        self.dest, self.inside, self.keeps, self.source = dest, inside, keeps, source
-
-    def _key(self) -> tuple[str, bool, bool, str]:
-        return self.dest, self.inside, self.keeps, self.source
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CloudWrite) and self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (f"CloudWrite({self.dest!r}, inside={self.inside}, keeps={self.keeps}, "
-                f"source={self.source!r})")
+    dest: str
+    inside: bool
+    keeps: bool
+    source: str = ""
 
 
 # per tool: its subcommands that copy to a destination (the last operand), those that copy
