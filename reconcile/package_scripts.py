@@ -43,21 +43,25 @@ _VALUED = {"--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", 
            "--loglevel", "--registry"}
 _WORKSPACE = {"-w", "--workspace"}
 _EVERY_WORKSPACE = {"--workspaces", "-ws", "--ws"}
+_PNPM_ROOT = {"-w", "--workspace-root"}  # pnpm: the workspace's root package, whatever the cwd
 
 
 class PackageRun:
     """A script run: its name, the folder named for the package (``--prefix``, ``-C``,
     ``--cwd``; "" for where it runs), the words after ``--`` (appended), the workspaces
-    named (``-w NAME``; ``every``: ``--workspaces``, all of them, the root not) and
-    ``install``: npm's install lifecycle (`_INSTALL`) rather than one script."""
+    named (``-w NAME``; ``every``: ``--workspaces``, all of them, the root not),
+    ``install``: npm's install lifecycle (`_INSTALL`) rather than one script, and
+    ``workspace_root``: pnpm's ``-w``/``--workspace-root``, the script of the workspace's
+    root package (`workspace_root`)."""
 
-    __slots__ = ("every", "extra", "folder", "install", "name", "workspaces")
+    __slots__ = ("every", "extra", "folder", "install", "name", "workspace_root", "workspaces")
 
     def __init__(self, name: str, folder: str, extra: list[str]) -> None:
         self.name, self.folder, self.extra = name, folder, extra
         self.workspaces: list[str] = []
         self.every = False
         self.install = False
+        self.workspace_root = False
 
 
 # what `npm install`/`npm ci` with no package named run of the package's own scripts, in order
@@ -78,6 +82,7 @@ def package_run(tool: str, args: list[str]) -> PackageRun | None:
     folder, words, workspaces, every = _options(tool, args)
     if not words:
         return None
+    at_root = tool == "pnpm" and bool(_PNPM_ROOT & set(args[:args.index(words[0])]))
     command, rest = words[0], words[1:]
     if command in ("run", "run-script", "rum", "urn"):
         if not rest or rest[0] == "--":
@@ -100,7 +105,7 @@ def package_run(tool: str, args: list[str]) -> PackageRun | None:
     if tool == "npm":
         before = [w for w in before if not w.startswith("-")]
     run = PackageRun(name, folder, before + after)
-    run.workspaces, run.every = workspaces, every
+    run.workspaces, run.every, run.workspace_root = workspaces, every, at_root
     return run
 
 
@@ -120,7 +125,7 @@ def _options(tool: str, args: list[str]) -> tuple[str, list[str], list[str], boo
             words += args[i:]
             break
         option, eq, value = word.partition("=")
-        if option in _VALUED:
+        if option in _VALUED and (option != "-w" or tool == "npm"):  # (pnpm's: a flag)
             if not eq:
                 value, i = (args[i] if i < len(args) else ""), i + 1
             if option in _FOLDER_OPTIONS:
@@ -189,6 +194,18 @@ def _package_name(folder: str) -> str | None:
     except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return name if isinstance(name, str) else None
+
+
+def workspace_root(start: str) -> str | None:
+    """The root of the pnpm workspace holding ``start``: the nearest folder from it up that
+    holds a ``pnpm-workspace.yaml`` (as pnpm 9 finds it; none: pnpm refuses ``-w``)."""
+    folder = os.path.abspath(start)
+    while not os.path.isfile(os.path.join(folder, "pnpm-workspace.yaml")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return folder
 
 
 def package_folder(start: str) -> str | None:

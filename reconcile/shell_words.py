@@ -865,13 +865,15 @@ def _run_package_script(argv: list[str], name: str, files: _Files, context: str 
         package_run,
         script_lines,
         workspace_folders,
+        workspace_root,
     )
 
     run = package_run(name, argv[1:]) or install_run(name, argv[1:])
     if run is None or _DYNAMIC.search(run.folder) or _DYNAMIC.search(run.name):
         return
     start = os.path.join(files.bases[-1], _expanduser(run.folder))
-    root = package_folder(start) if not run.folder else os.path.normpath(start)
+    root = workspace_root(start) if run.workspace_root else \
+        package_folder(start) if not run.folder else os.path.normpath(start)
     if root is None:
         return
     text = _script_text(os.path.join(root, "package.json"), files)

@@ -204,3 +204,55 @@ def test_lifecycle_and_workspace_scripts_are_judged(
     if workspace:
         assert _judged(box, "npm run clean").allowed  # the root has no clean script
         assert _judged(box, "npm run build -w packages/a").allowed
+
+
+@pytest.mark.parametrize(("line", "at_root", "name"), [
+    ("pnpm -w clean", True, "clean"),  # pnpm's -w is a flag: it took `clean` for its value
+    ("pnpm -w run clean", True, "clean"),
+    ("pnpm --workspace-root clean", True, "clean"),
+    ("pnpm clean", False, "clean"),
+    ("npm -w web run clean", False, "clean"),  # npm's -w names a workspace
+    ("yarn -W clean", False, "clean"),
+])
+def test_pnpms_workspace_root_flag(line: str, at_root: bool, name: str) -> None:
+    words = line.split()
+    run = package_run(words[0], words[1:])
+    assert run is not None
+    assert (run.workspace_root, run.name) == (at_root, name)
+
+
+def _pnpm_workspace(box: Path) -> Path:  # noqa: F811
+    """A pnpm workspace at the project: its root's ``clean`` deletes the capsule, the
+    package ``packages/a``'s only its own ``dist``. Tried with pnpm 9: from ``packages/a``,
+    ``pnpm -w clean`` runs the root's script in the root (and refuses, outside a workspace)."""
+    (box / "pnpm-workspace.yaml").write_text('packages:\n  - "packages/*"\n')
+    (box / "package.json").write_text(json.dumps(
+        {"name": "root", "scripts": {"clean": "rm -rf capsules/c2"}}))
+    (box / "packages" / "a").mkdir(parents=True)
+    (box / "packages" / "a" / "package.json").write_text(json.dumps(
+        {"name": "a", "scripts": {"clean": "rm -rf dist"}}))
+    return box / "packages" / "a"
+
+
+@pytest.mark.parametrize(("command", "allowed"), [
+    ("pnpm -w clean", False), ("pnpm -w run clean", False),
+    ("pnpm --workspace-root clean", False), ("pnpm clean", True), ("pnpm run clean", True),
+])
+def test_pnpm_w_runs_the_roots_script_from_a_package(
+        box: Path, command: str, allowed: bool) -> None:  # noqa: F811
+    from labledger.reconcile.hook import judge
+
+    package = _pnpm_workspace(box)
+    verdict = judge(command, str(package), str(box))
+    assert verdict.allowed is allowed, (command, verdict.reasons)
+    if not allowed:
+        assert any("capsules/c2" in r and "`clean`" in r for r in verdict.reasons), \
+            verdict.reasons
+
+
+def test_pnpm_w_outside_a_workspace_runs_nothing(box: Path) -> None:  # noqa: F811
+    from labledger.reconcile.hook import judge
+
+    package = _pnpm_workspace(box)
+    (box / "pnpm-workspace.yaml").unlink()
+    assert judge("pnpm -w clean", str(package), str(box)).allowed
