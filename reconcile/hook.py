@@ -2989,21 +2989,27 @@ _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _LITERAL_CHOICES = 16  # values of a word tried at most: past that it may be anything
 
 
-def _literal_values(word: str, feed: str) -> list[str] | None:
+def _literal_values(word: str, feed: str, loops: bool = False, base: Path | None = None
+                    ) -> list[str] | None:
     """The values ``word`` may take when it runs, its variables replaced by each literal
-    value the text ``feed`` assigns them (``F=.gitignore``, ``F='x y'``), else by the
-    environment's; None when that cannot be told: a command substitution, another
-    expansion (``${F:-x}``, ``$1``), a variable with none of those or whose value is
-    computed itself, or more than `_LITERAL_CHOICES` values."""
+    value the text ``feed`` assigns them (``F=.gitignore``, ``F='x y'``; ``loops``: also
+    each word of a ``for F in A B`` list, `_loop_lists`; ``base``: a value naming the folder
+    it runs in, ``F=$(pwd)``, is that folder, `_known_folders`), else by the environment's; None
+    when that cannot be told: a command substitution, another expansion (``${F:-x}``,
+    ``$1``), a variable with none of those or whose value is computed itself, or more than
+    `_LITERAL_CHOICES` values."""
     import itertools
 
     if "`" in word or "$(" in word or "$" in _VARIABLE.sub("", word):
         return None
     choices: dict[str, list[str]] = {}
     assigned = _assignments(feed)
+    listed = _loop_lists(feed) if loops else {}
     for name in {a or b for a, b in _VARIABLE.findall(word)}:
-        found = assigned.get(name, [])
+        found = assigned.get(name, []) + listed.get(name, [])
         values = [v[1:-1] if v[:1] in "'\"" and len(v) > 1 else v for v in found]
+        if base is not None:
+            values = [_known_folders(v, base) for v in values]
         if any("$" in v or "`" in v for v in values):
             return None
         if not values and name in os.environ:
@@ -3023,8 +3029,8 @@ def _literal_values(word: str, feed: str) -> list[str] | None:
     return out
 
 
-# an assignment (`F=.gitignore`, `F='x y'`) at a word's start
-_ASSIGNMENT = re.compile(r"""(?<![\w$])(\w+)=('[^']*'|"[^"]*"|[^\s;&|()]*)""")
+# an assignment (`F=.gitignore`, `F='x y'`, `R=$(pwd)/runs`) at a word's start
+_ASSIGNMENT = re.compile(r"""(?<![\w$])(\w+)=('[^']*'|"[^"]*"|(?:\$\([^()]*\)|[^\s;&|()])*)""")
 
 
 @functools.lru_cache(maxsize=16)
@@ -3037,6 +3043,120 @@ def _assignments(feed: str) -> dict[str, list[str]]:
     for m in _ASSIGNMENT.finditer(feed):
         found.setdefault(m.group(1), []).append(m.group(2))
     return found
+
+
+# `for NAME in WORDS` up to the `;` or newline that ends its list (`select` lists the same)
+_LOOP_LIST = re.compile(r"(?<![\w$.-])(?:for|select)\s+(\w+)\s+in\s+([^;\n]*)")
+
+
+@functools.lru_cache(maxsize=16)
+def _loop_lists(feed: str) -> dict[str, list[str]]:
+    """Each variable a ``for`` loop of the text ``feed`` sets and the words of its list,
+    quotes removed (a glob stays one: `_expand` matches it). A list that does not split
+    as the shell's (an open quote) gives the variable a computed value (`_literal_values`
+    then says None: fail closed)."""
+    found: dict[str, list[str]] = {}
+    for m in _LOOP_LIST.finditer(feed):
+        try:
+            words = shlex.split(m.group(2))
+        except ValueError:
+            words = ["$?"]
+        found.setdefault(m.group(1), []).extend(words)
+    return found
+
+
+def _printed_operands(argv: list[str]) -> list[str] | None:
+    """The words the command ``argv`` prints as they are, each a path that a delete it
+    feeds takes whole: ``echo A B``, ``printf '%s\\n' A B``, ``ls -d A B`` (a plain ``ls
+    DIR`` prints DIR's entries: `_Listing`), ``realpath A``, ``readlink -f A``; None for any
+    other command, or one with a word computed when it runs."""
+    name = os.path.basename(argv[0]) if argv else ""
+    args = argv[1:]
+    if any("$" in a or "`" in a for a in args):
+        return None
+    if name == "echo":
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            args = args[1:]
+        return args
+    if name == "printf":
+        return args[1:] if args and re.fullmatch(r"%s(\\[n0]|\n| )?", args[0]) else None
+    operands = [a for a in args if not a.startswith("-") or a == "-"]
+    options = [a for a in args if a.startswith("-") and a != "-"]
+    if name in ("ls", "dir") and any(
+            a == "--directory" or (not a.startswith("--") and "d" in a[1:]) for a in options):
+        return operands
+    if name == "realpath" or (name == "readlink" and any(
+            a.startswith("--canonicalize") or (not a.startswith("--") and set(a[1:]) & set("fem"))
+            for a in options)):
+        return operands
+    return None
+
+
+# a word that is one command substitution and nothing else (a trailing `/` aside)
+_WHOLE_SUBSTITUTION = re.compile(r"\$\(([^$`()|;&<>]*)\)/?|`([^$`()|;&<>]*)`/?")
+
+
+def _delete_values(word: str, feed: str, items: list[str] | None,
+                   placeholder: str | None, bases: list[Path]) -> list[str]:
+    """The values the computed path ``word`` of a delete takes when it runs that can be read
+    here, each deleted whole: its variables' literal values (the line's assignments and
+    ``for`` lists: ``P=../exp1; rm -rf $P``, ``for d in ../*/; do rm -rf "$d"; done``,
+    ``R=$(pwd); rm -rf $R`` from each working folder ``bases``), the
+    operands of a command substitution that prints them (``rm -rf $(ls -d ../exp*)``,
+    `_printed_operands`), and for a command xargs runs, the ``items`` piped to it (``ls -d
+    ../exp* | xargs -I{} rm -rf {}``: put for ``placeholder``). Empty when none can be read:
+    the word is then judged by what may feed it (`_Mentions`), as before. A word that names
+    the project folder itself is judged here as it is written literally: deleted whole."""
+    values = [v for base in bases for v in _literal_values(word, feed, True, base) or []]
+    whole = _WHOLE_SUBSTITUTION.fullmatch(word)
+    if whole is not None:
+        try:
+            printed = _printed_operands(shlex.split(whole.group(1) or whole.group(2) or ""))
+        except ValueError:
+            printed = None
+        values += printed or []
+    if items and placeholder and placeholder in word:
+        values += [word.replace(placeholder, item) for item in items]
+    return values
+
+
+def _piped_items(cmd: Any, parsed: list[Any], n: int) -> list[str] | None:
+    """What the command xargs runs, ``cmd`` (``parsed[n]``), is handed when the one command
+    piped into xargs prints its operands as they are (`_printed_operands`: ``ls -d ../exp* |
+    xargs rm -rf``); None otherwise (a listing is judged by `_Listing`)."""
+    if not cmd.appended or cmd.pipeline is None or n == 0 or cmd.scopes:
+        return None
+    before = parsed[n - 1]
+    same = [c for c in parsed if c.pipeline == cmd.pipeline]
+    if same != [before, cmd] or before.dynamic or before.remote or before.scopes or \
+            cmd.pipeline.text.count("\n") != 1:
+        return None
+    return _printed_operands(before.argv)
+
+
+def _xargs_placeholder(pipeline: Any) -> str | None:
+    """The string xargs replaces by each item in the command it runs (``-I{}``, ``-I %``,
+    ``--replace[=R]``, ``-i[R]``), read from the last part of ``pipeline``; None without."""
+    if pipeline is None:
+        return None
+    try:
+        words = shlex.split(pipeline.text.rsplit("\n", 1)[-1])
+    except ValueError:
+        return None
+    if not words or os.path.basename(words[0]) != "xargs":
+        return None
+    for k, w in enumerate(words[1:], 1):
+        if not w.startswith("-"):
+            return None
+        if w == "-I":
+            return words[k + 1] if k + 1 < len(words) else None
+        if w.startswith("-I"):
+            return w[2:]
+        if w in ("--replace", "-i"):
+            return "{}"
+        if w.startswith(("--replace=", "-i")):
+            return w.split("=", 1)[1] if w.startswith("--") else w[2:]
+    return None
 
 
 def _substituted(word: str, values: Mapping[str, str]) -> str:
@@ -5089,9 +5209,11 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         worktree = _worktree_places(cmd, bases)
         if worktree is not None:
             found = worktree  # (as git reads its name: from anywhere in the repository)
+        items = _piped_items(cmd, parsed, n)
         if cmd.dynamic and not found:  # `... | xargs rm -rf`: its paths come from elsewhere
-            targets.append(_Target("(paths read when it runs)", [], names, True,
-                                   _said(cmd), feed=feeds.of(cmd),
+            places, globs = _places_of(items or [], bases)
+            targets.append(_Target("(paths read when it runs)", places, names, True,
+                                   _said(cmd), feed=feeds.of(cmd), globs=globs,
                                    recursive=_removes_folders(cmd.argv)))
         kept = _git_kept(cmd.argv)
         clean = _git_clean_of(cmd, bases, changes.state_before(n))
@@ -5103,9 +5225,14 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
             found = [*found, *map(str, _repository_tops(cmd.argv, bases, project))]
         note = _STASH_NOTE if clean is not None and \
             _git_where(cmd.argv[1:])[1][:1] == ["stash"] else ""
+        placeholder = _xargs_placeholder(cmd.pipeline) if items else None
         for target in found:
             for each in _braces(target):
                 places, globs, computed = _expand(each, bases)
+                if computed or cmd.dynamic:
+                    more, more_globs = _places_of(
+                        _delete_values(each, feeds.of(cmd), items, placeholder, bases), bases)
+                    places, globs = [*places, *more], [*globs, *more_globs]
                 targets.append(_Target(target, places, names, computed or cmd.dynamic,
                                        _said(cmd), kept, feeds.of(cmd), globs, clean,
                                        note=note))
@@ -5122,6 +5249,18 @@ def _judge_deletes(parsed: list[Any], command: str, cwd: str | None, config: Hoo
         reasons += [r for r in _judge_elsewhere(other, targets, writes, bases)
                     if r not in reasons]
     return reasons
+
+
+def _places_of(words: list[str], bases: list[Path]) -> tuple[list[Path], list[str]]:
+    """The places and globs of the literal paths ``words`` (`_expand`, braces too)."""
+    places: list[Path] = []
+    globs: list[str] = []
+    for word in words:
+        for each in _braces(word):
+            found, matched, _ = _expand(each, bases)
+            places += found
+            globs += matched
+    return list(dict.fromkeys(places)), list(dict.fromkeys(globs))
 
 
 def _other_projects(targets: Iterable[_Target | _WriteTarget], own: Path | None,
@@ -5843,7 +5982,8 @@ class _Mentions:
     matches (``find . -name c2 | xargs rm -rf``, ``-name 'c?'``; ``ec2`` or ``c21`` does not
     name ``c2``). The project folder and those above it
     do not count as words (``find . -name '*.pyc' | xargs rm``), but a command of the text that
-    lists a folder whole does (`_Listing`: ``ls``, ``find . -type d``): what it lists is fed.
+    lists a folder whole does (`_Listing`: ``ls``, ``find . -type d``): what it lists is fed,
+    and a path the delete takes whole is judged before (`_delete_values`: ``rm -rf $P``).
 
     Each word is read once per text, whatever the number of protected folders (`reach` asks
     about one). A glob is never expanded where it cannot lead: its parts are matched against
@@ -5854,6 +5994,9 @@ class _Mentions:
 
     def __init__(self, text: str, bases: list[Path], project: Path) -> None:
         self.above_project = {str(project), *map(str, project.parents)}
+        # the lists it reads from files there now (`xargs rm -rf < stale.txt`): their words
+        # are what the delete is handed
+        text = text + _read_lists(text, bases)
         self.text = text
         self.cut = False
         literal: set[str] = set()
@@ -5940,6 +6083,48 @@ class _Mentions:
             return matched not in self.above_project and os.path.lexists(matched)
         rest = os.sep.join(wanted[len(parts):])
         return next(glob.iglob(os.path.join(glob.escape(top), rest)), None) is not None
+
+
+# where a text reads a file's words: `cat|tac|head|tail|sort|uniq FILE...`, a `<FILE`
+# redirection, `xargs -a|--arg-file FILE`
+_FILE_READERS = re.compile(r"(?<![\w.-])(?:cat|tac|head|tail|sort|uniq)((?:[ \t]+[^\s;|&<>()]+)+)")
+_FILE_REDIRECT = re.compile(r"(?<![<\d&])<(?![<(&])[ \t]*([^\s;|&<>()]+)")
+_ARG_FILE = re.compile(r"(?<![\w.-])xargs\b[^|;&\n]*?(?:-a[ \t]*|--arg-file(?:=|[ \t]+))"
+                       r"([^\s;|&<>()]+)")
+_LIST_BYTES = 1 << 20  # bytes of the files a text reads that are looked at, in all
+
+
+def _read_lists(text: str, bases: list[Path]) -> str:
+    """The text of the files ``text`` reads (`_FILE_READERS`, `_FILE_REDIRECT`, `_ARG_FILE`)
+    that are regular files there now, from each working folder, ``\\n``-joined after a
+    ``\\n`` ("" when none): ``cat stale.txt | xargs rm -rf`` deletes the paths the file
+    lists. A file the line itself writes first is judged as such (`_Feeds`); past
+    `_LIST_BYTES` in all, the rest is not read (its words then do not feed)."""
+    if "<" not in text and not _FILE_READERS.search(text) and "xargs" not in text:
+        return ""
+    names: list[str] = []
+    for m in _FILE_READERS.finditer(text):
+        names += [w for w in m.group(1).split() if not w.startswith("-") and not w.isdigit()]
+    names += [m.group(1) for m in _FILE_REDIRECT.finditer(text)]
+    names += [m.group(1) for m in _ARG_FILE.finditer(text)]
+    budget = _LIST_BYTES
+    read: list[str] = []
+    for name in dict.fromkeys(n.strip("'\"") for n in names):
+        if not name or any(c in name for c in "$`*?") or name.startswith("/dev/"):
+            continue
+        for base in bases:
+            path = _resolve(base, name)
+            try:
+                info = path.stat()
+                if not stat.S_ISREG(info.st_mode) or budget <= 0:
+                    continue
+                with open(path, "rb") as f:
+                    data = f.read(budget)
+            except (OSError, ValueError):
+                continue
+            budget -= len(data)
+            read.append(data.decode("utf-8", "replace"))
+    return "".join("\n" + t for t in read)
 
 
 # the commands that list a folder's entries (what a computed delete they feed may delete)
@@ -6253,8 +6438,7 @@ def _expand(target: str, bases: list[Path]) -> tuple[list[Path], list[str], bool
     globs: list[str] = []
     computed = False
     for base in bases:
-        text = target.replace("${PWD}", str(base)).replace("$PWD", str(base))
-        text = text.replace("~+", str(base))
+        text = _known_folders(target, base)
         try:
             text = os.path.expandvars(os.path.expanduser(text))
         except ValueError:  # a NUL byte: no such path
@@ -6283,6 +6467,29 @@ def _expand(target: str, bases: list[Path]) -> tuple[list[Path], list[str], bool
         if real != place:
             places.append(real)
     return places, globs, computed
+
+
+# what a word may say of the folder it runs in: `$PWD`, `${PWD}`, `~+`, `$(pwd)`, `` `pwd` ``
+# (`-L`/`-P`); `$(git rev-parse --show-toplevel)`: the top of its repository
+_PWD_WORD = re.compile(r"\$\{PWD\}|\$PWD(?!\w)|~\+"
+                       r"|\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`")
+_TOPLEVEL_WORD = re.compile(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)"
+                            r"|`\s*git\s+rev-parse\s+--show-toplevel\s*`")
+
+
+def _known_folders(word: str, base: Path) -> str:
+    """``word`` with what it says of the folder it runs in, ``base``, replaced by that
+    folder (`_PWD_WORD`), and ``git rev-parse --show-toplevel`` by the top of the
+    repository holding ``base`` (the nearest folder with a ``.git``; left as written where
+    there is none): ``rm -rf "$(pwd)"`` deletes the working folder, ledger and all."""
+    if "$" not in word and "~" not in word and "`" not in word:
+        return word
+    text = _PWD_WORD.sub(lambda _: str(base), word)
+    if "rev-parse" in text:
+        top = next((f for f in (base, *base.parents) if (f / ".git").exists()), None)
+        if top is not None:
+            text = _TOPLEVEL_WORD.sub(lambda _: str(top), text)
+    return text
 
 
 def _glob_places(pattern: str, root: Path) -> Iterator[Path]:
