@@ -63,6 +63,7 @@ import string
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["Pipeline", "Script", "SimpleCommand", "simple_commands", "line_pipelines",
            "normalize_line", "skip_options", "git_alias_definition", "git_config_includes",
@@ -600,7 +601,7 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
                 stdin.append([*fed, *piped_text()])
             return stdin[0]
 
-        for inner, computed in _runner_commands(argv, name):
+        for inner, computed in _runner_commands(argv, name, files):
             _command(inner, fed, piped_text, here, context, dyn or computed, remote, out,
                      depth + 1, appended)
         unread: list[str] = []  # program files it runs that cannot be read here
@@ -1392,7 +1393,8 @@ def _subcommand(args: list[str], names: set[str], with_value: set[str]) -> int |
     return None
 
 
-def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]:
+def _runner_commands(argv: list[str], name: str, files: _Files | None = None
+                     ) -> list[tuple[list[str], bool]]:
     """The commands a runner starts (``uv run CMD``, ``docker exec C CMD``, ``find -exec CMD
     ;``, ``labledger run -- CMD``, ``git bisect run CMD``...), each with whether its words are
     computed when it runs (find's ``{}``). Their own words are otherwise text (`hook` reads
@@ -1413,17 +1415,25 @@ def _runner_commands(argv: list[str], name: str) -> list[tuple[list[str], bool]]
     if name in _CONTAINER_TOOLS or name == "docker-compose":
         j = _subcommand(args, {"compose", "container", "exec", "run"},
                         _CONTAINER_GLOBAL_VALUES | _COMPOSE_GLOBAL_VALUES)
+        compose = None if j is None or name != "docker-compose" else args[:j]
         if j is not None and args[j] in ("compose", "container"):
             k = _subcommand(args[j + 1:], {"exec", "run"}, _COMPOSE_GLOBAL_VALUES)
+            compose = None if args[j] == "container" or k is None else args[j + 1:j + 1 + k]
             j = None if k is None else j + 1 + k
         if j is not None:  # the container (or image, or service) first
             found = _after_options(args[j + 1:], _CONTAINER_VALUE_OPTIONS, 1)
-            if args[j] == "run":  # (exec: the running container's binds are not known here)
+            # a compose service's volumes are in its compose file, for `exec` too (the
+            # running container of a service has them); a plain `docker exec` container's
+            # binds are not known here
+            service: tuple[list[tuple[str, str]], str | None] = \
+                ([], None) if compose is None else _compose_binds(compose, args[j + 1:], files)
+            if args[j] == "run":
                 entry = _entrypoint(args[j + 1:])
                 if entry:  # it runs with the words after the image as its arguments
                     found = [([entry, *(found[0][0] if found else [])], False)]
-                return _in_host_paths(found, *_container_binds(args[j + 1:]))
-            return found
+                binds, workdir = _container_binds(args[j + 1:])
+                return _in_host_paths(found, [*binds, *service[0]], workdir or service[1])
+            return _in_host_paths(found, *service) if compose is not None else found
     if name == "kubectl":
         j = _subcommand(args, {"exec"}, _KUBECTL_VALUE_OPTIONS)
         if j is not None and "--" in args[j:]:
@@ -2786,6 +2796,110 @@ def _entrypoint(args: list[str]) -> str:
     values = [value for _, value in _option_values(args, _CONTAINER_VALUE_OPTIONS,
                                                    {"--entrypoint"})]
     return values[-1] if values else ""
+
+
+# the compose files `docker compose` reads where `-f` names none, first found from the folder
+# it runs in up (compose v2), and the override file read after each
+_COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
+
+
+def _compose_binds(compose: list[str], sub: list[str], files: _Files | None
+                   ) -> tuple[list[tuple[str, str]], str | None]:
+    """The writable binds, as (path in the container, host path), and the working folder of
+    the service that ``docker compose [COMPOSE] run|exec SUB`` names, from its compose files:
+    ``-f FILE`` (each, in order), else the first of `_COMPOSE_FILES` from the folder it runs
+    in up (or ``--project-directory``) with its ``.override`` file. A short volume
+    ``./runs:/w`` (relative to the project folder, the first file's; absolute, ``~``,
+    ``$PWD``) or a long one of ``type: bind``; read-only ones (``:ro``, ``read_only``) and
+    named volumes are left out. A file that cannot be read or parsed (YAML) gives none."""
+    if files is None:
+        return [], None
+    rest = skip_options(sub, _CONTAINER_VALUE_OPTIONS, 0)
+    if not rest or _DYNAMIC.search(rest[0]):
+        return [], None
+    service = rest[0]
+    named = [v for o, v in _option_values(compose, _COMPOSE_GLOBAL_VALUES, {"-f", "--file"})]
+    folder = next((v for o, v in _option_values(compose, _COMPOSE_GLOBAL_VALUES,
+                                                {"--project-directory"})), None)
+    here = files.bases[-1]
+    if any(_DYNAMIC.search(w) for w in [*named, folder or ""]):
+        return [], None
+    if named:
+        paths = [os.path.normpath(os.path.join(here, _expanduser(f))) for f in named]
+    else:
+        start = os.path.normpath(os.path.join(here, _expanduser(folder or ".")))
+        paths = _found_compose_files(start)
+    if not paths:
+        return [], None
+    top = os.path.normpath(os.path.join(here, _expanduser(folder))) if folder \
+        else os.path.dirname(paths[0])
+    binds: list[tuple[str, str]] = []
+    workdir = None
+    for path in paths:
+        spec = _compose_service(path, service, files)
+        volumes = spec.get("volumes")
+        for volume in volumes if isinstance(volumes, list) else []:
+            bind = _compose_volume(volume, top)
+            if bind is not None:
+                binds.append(bind)
+        if isinstance(spec.get("working_dir"), str):
+            workdir = spec["working_dir"]
+    return binds, workdir
+
+
+def _found_compose_files(start: str) -> list[str]:
+    """The compose file found from ``start`` up (`_COMPOSE_FILES`), and its override file
+    (``compose.override.yaml`` beside ``compose.yaml``...) when there is one."""
+    folder = start
+    while True:
+        for name in _COMPOSE_FILES:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                stem, ext = os.path.splitext(name)
+                override = os.path.join(folder, f"{stem}.override{ext}")
+                return [path, override] if os.path.isfile(override) else [path]
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return []
+        folder = parent
+
+
+def _compose_service(path: str, service: str, files: _Files) -> dict[str, Any]:
+    """The mapping of ``service`` in the compose file ``path`` ({} when there is none, or
+    the file cannot be read or parsed as YAML)."""
+    text = _script_text(path, files)
+    if text is None:
+        return {}
+    try:
+        import yaml  # type: ignore[import-untyped]
+
+        data = yaml.safe_load(text)
+    except Exception:  # not YAML (or nested past the parser's limits): no service read
+        return {}
+    services = data.get("services") if isinstance(data, dict) else None
+    spec = services.get(service) if isinstance(services, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
+def _compose_volume(volume: Any, top: str) -> tuple[str, str] | None:
+    """(path in the container, host path) of one compose volume that binds a host folder
+    writable; None for a named volume, a read-only bind, or any other shape."""
+    if isinstance(volume, str):
+        parts = volume.split(":")
+        if len(parts) < 2 or not _host_path(parts[0]) or "ro" in (
+                parts[2].split(",") if len(parts) > 2 else ()):
+            return None
+        source, target = parts[0], parts[1]
+    elif isinstance(volume, dict) and volume.get("type") == "bind" and \
+            not volume.get("read_only"):
+        if not isinstance(volume.get("source"), str) or not isinstance(volume.get("target"), str):
+            return None
+        source, target = volume["source"], volume["target"]
+    else:
+        return None
+    if source.startswith("."):  # relative to the project folder, not where compose runs
+        source = os.path.normpath(os.path.join(top, source))
+    return target, source
 
 
 def _apptainer_binds(args: list[str]) -> list[tuple[str, str]]:

@@ -148,3 +148,83 @@ def test_a_delete_through_a_bind_is_blocked(box: Path, command: str) -> None:  #
 def test_what_misses_the_protected_folders_passes(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command.replace("{P}", str(box)))
     assert verdict.allowed, (command, verdict.reasons)
+
+
+# A compose service's volumes are in its compose file (docs.docker.com, "Services top-level
+# elements", volumes: the short syntax `SRC:DST[:MODE]`, a relative SRC starting with `.`
+# read from the project folder, the compose file's; the long syntax `type: bind`), and they
+# are the running container's too: `docker compose exec SERVICE` runs over them as `run` does.
+_COMPOSE = """services:
+  trainer:
+    image: pytorch/pytorch
+    working_dir: /workspace
+    volumes:
+      - .:/workspace
+      - ./data:/data:ro
+      - cache:/root/.cache
+  eval:
+    image: pytorch/pytorch
+    volumes:
+      - type: bind
+        source: ./capsules
+        target: /caps
+      - type: bind
+        source: ./results
+        target: /results
+        read_only: true
+volumes:
+  cache: {}
+"""
+
+
+@pytest.mark.parametrize("command", [
+    "docker compose run --rm trainer rm -rf /workspace/capsules/c2",
+    "docker compose exec trainer rm -rf /workspace/capsules",
+    "docker compose exec -T trainer bash -c 'rm -rf /workspace/.labledger'",
+    "docker compose run trainer rm -rf capsules/c2",  # from working_dir, under the bind
+    "docker compose exec eval rm -rf /caps/c2",
+    "docker-compose run --rm eval bash -c 'rm -rf /caps/*'",
+    "docker compose -f compose.yaml run trainer rm -rf /workspace/capsules/c2",
+    "docker compose --project-directory . exec trainer rm -rf /workspace/capsules/c2",
+    "cd src && docker compose exec trainer rm -rf /workspace/capsules/c2",  # found up
+])
+def test_a_delete_through_a_compose_services_volume_is_blocked(
+        box: Path, command: str) -> None:  # noqa: F811
+    (box / "compose.yaml").write_text(_COMPOSE)
+    (box / "src").mkdir(exist_ok=True)
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert any("capsules/c2" in r or ".labledger" in r for r in verdict.reasons), \
+        verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "docker compose run --rm trainer rm -rf /workspace/build",
+    "docker compose run trainer rm -rf /data/x",  # read-only
+    "docker compose exec eval rm -rf /results/r1",  # read-only
+    "docker compose exec eval ls /caps",
+    "docker compose run other rm -rf /workspace/capsules",  # no such service
+    "docker compose -f other.yaml run trainer rm -rf /workspace/capsules",  # no such file
+])
+def test_what_a_compose_service_cannot_reach_passes(box: Path, command: str) -> None:  # noqa: F811
+    (box / "compose.yaml").write_text(_COMPOSE)
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("text", [
+    "services: [1, 2]", "services:\n  trainer: 3\n", "a: [unclosed", "- x\n- y\n",
+    "services:\n  trainer:\n    volumes: 7\n", "services:\n  trainer:\n    volumes:\n"
+    "      - {type: bind, source: 1, target: [2]}\n", "&a [*a]", "\x00",
+])
+def test_a_compose_file_of_any_shape_gets_a_verdict(box: Path, text: str) -> None:  # noqa: F811
+    (box / "compose.yaml").write_text(text)
+    verdict = _judged(box, "docker compose run trainer rm -rf /workspace/capsules")
+    assert verdict.allowed, verdict.reasons  # nothing bound: the container's own paths
+
+
+def test_an_override_file_adds_its_volumes(box: Path) -> None:  # noqa: F811
+    (box / "compose.yaml").write_text("services:\n  t:\n    image: x\n")
+    (box / "compose.override.yaml").write_text(
+        "services:\n  t:\n    volumes:\n      - ./capsules:/c\n")
+    assert not _judged(box, "docker compose exec t rm -rf /c/c2").allowed
