@@ -84,6 +84,7 @@ def cloud_deleted(name: str, args: list[str]) -> list[str] | None:
     """The local paths the command ``name ARGS`` (one of `CLOUD_TOOLS`) may delete, each
     wholly (see the module docstring); None when it deletes nothing here. Its subcommand
     read each way an option not known before it allows (`_first_words`)."""
+    args = _local_backend(name, args)
     found = [_deleted_reading(name, args, j) for j in _first_words(args, _VALUES.get(name, ()))]
     if all(paths is None for paths in found):
         return None
@@ -331,9 +332,22 @@ def cloud_writes(name: str, args: list[str]) -> list[CloudWrite]:
     s3://b/m.json capsules/c2/metrics.json``), each reading of its subcommand and operands;
     none for an upload, a dry run, or any other subcommand."""
     found: list[CloudWrite] = []
+    args = _local_backend(name, args)
     for j in _first_words(args, _VALUES.get(name, ())):
         found += [w for w in _writes_reading(name, args, j) if w not in found]
     return found
+
+
+# rclone's on-the-fly local backend: `:local:PATH`, with parameters `:local,links:PATH`
+_RCLONE_LOCAL = re.compile(r"^:local(?:,[^:]*)?:")
+
+
+def _local_backend(name: str, args: list[str]) -> list[str]:
+    """``args`` with rclone's ``:local:PATH`` read as the local path it is (``:local:``
+    alone: the folder it runs in)."""
+    if name != "rclone":
+        return args
+    return [_RCLONE_LOCAL.sub("", a) or "." if _RCLONE_LOCAL.match(a) else a for a in args]
 
 
 def _writes_reading(name: str, args: list[str], first: int) -> list[CloudWrite]:

@@ -4026,6 +4026,35 @@ def _every_value(args: list[str], with_value: Collection[str], wanted: Collectio
     return found
 
 
+# where a model or dataset hub's download lands when told (a folder: any file there may be
+# overwritten, its names are the repository's): `huggingface-cli|hf download --local-dir DIR`,
+# `wandb artifact get --root DIR`, `kaggle datasets|competitions|kernels|models
+# download|pull|output -p DIR`, `gdown -O PATH` (a folder with `--folder` or a trailing `/`)
+_HUB_DEST = {"huggingface-cli": ("download", {"--local-dir"}), "hf": ("download", {"--local-dir"}),
+             "wandb": ("artifact", {"--root"}), "kaggle": ("", {"-p", "--path"}),
+             "gdown": ("", {"-O", "--output"})}
+_HUB_VALUES = {"--local-dir", "--root", "-p", "--path", "-O", "--output", "--cache-dir",
+               "--revision", "--repo-type", "--include", "--exclude", "--token", "--type",
+               "-d", "--dataset", "-c", "--competition", "-k", "--kernel", "-m", "--model",
+               "-f", "--file", "--max-workers", "--format", "--id"}
+
+
+def _hub_writes(name: str, args: list[str]) -> list[_Write]:
+    """Where a hub's download writes here (`_HUB_DEST`); none without a destination given
+    (each hub then writes into its own cache, or a new file in the working folder)."""
+    sub, options = _HUB_DEST[name]
+    if sub and (not args or args[0] != sub) or name == "wandb" and args[1:2] != ["get"]:
+        return []
+    if name == "kaggle" and not any(a in ("download", "pull", "output") for a in args[:3]):
+        return []
+    dests = _every_value(args, _HUB_VALUES, options)
+    if not dests:
+        return []
+    folder = name != "gdown" or "--folder" in args or dests[-1].endswith("/")
+    return [_Write(dests[-1], _OVERWRITES, inside=True)] if folder else \
+        [_Write(dests[-1], _OVERWRITES)]
+
+
 def _curl_writes(args: list[str]) -> list[_Write]:
     """The files ``curl`` writes here: each ``-o FILE`` (``--output``; not ``-o -``, the
     terminal), and with ``-O`` (``--remote-name``, ``--remote-name-all``) a file named after
@@ -4213,6 +4242,7 @@ _WRITERS: dict[str, Callable[[str, list[str]], list[_Write]]] = {
     "tar": lambda _, args: _tar_writes(args), "gtar": lambda _, args: _tar_writes(args),
     "bsdtar": lambda _, args: _tar_writes(args), "unzip": lambda _, args: _unzip_writes(args),
     **{name: lambda _, args: _7z_writes(args) for name in ("7z", "7za", "7zz", "7zr")},
+    **{name: _hub_writes for name in ("huggingface-cli", "hf", "wandb", "kaggle", "gdown")},
 }
 # how each writer treats the files xargs appends to it (the last of a copy's is where it lands)
 _APPENDED_HOW = {"cp": _OVERWRITES, "install": _OVERWRITES, "mv": _REPLACES, "ln": _REPLACES,

@@ -214,3 +214,72 @@ def test_a_download_over_protected_files_is_blocked(box: Path, command: str) -> 
 def test_a_download_elsewhere_or_adding_passes(box: Path, command: str) -> None:  # noqa: F811
     verdict = _judged(box, command)
     assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize(("line", "deleted"), [
+    ("rclone sync remote:runs :local:/abs/capsules", ["/abs/capsules"]),
+    ("rclone sync remote:runs :local,links:capsules", ["capsules"]),
+    ("rclone purge :local:", ["."]),
+    ("rclone move :local:capsules/c2 remote:runs", ["capsules/c2"]),
+    ("rclone sync :local:capsules remote:runs", []),  # an upload
+])
+def test_rclones_local_backend_is_a_local_path(line: str, deleted: list[str]) -> None:
+    """``:local:PATH`` (rclone's on-the-fly backend) was read as a remote: its deletes
+    passed."""
+    words = line.split()
+    assert (cloud_deleted(words[0], words[1:]) or []) == deleted
+
+
+def test_real_rclone_syncs_a_local_backend_over_the_capsule(
+        box: Path, tmp_path: Path) -> None:  # noqa: F811
+    """What the rows stand on, with rclone itself (``.ci/run`` installs it): a sync from an
+    empty folder to ``:local:capsules/c2`` empties the capsule; the hook blocks the line."""
+    import shutil
+    import subprocess
+
+    rclone = shutil.which("rclone")
+    assert rclone is not None, "rclone is needed: .ci/run installs it"
+    copy, empty = tmp_path / "copy", tmp_path / "empty"
+    shutil.copytree(box, copy, symlinks=True)
+    empty.mkdir()
+    subprocess.run([rclone, "sync", f":local:{empty}", ":local:capsules/c2"], cwd=copy,
+                   capture_output=True, check=True, timeout=60,
+                   env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert not (copy / "capsules" / "c2" / "metrics.json").exists()
+    verdict = _judged(box, f"rclone sync :local:{empty} :local:capsules/c2")
+    assert not verdict.allowed
+    assert any("capsules/c2" in r for r in verdict.reasons), verdict.reasons
+
+
+# A model or dataset hub's download into a folder given (huggingface_hub's `--local-dir`:
+# "files are downloaded to that folder", an existing file of the same name replaced) may
+# overwrite any file there; these passed unjudged.
+@pytest.mark.parametrize("command", [
+    "huggingface-cli download org/model --local-dir capsules/c2",
+    "hf download org/model model.safetensors --local-dir=capsules/c2",
+    "wandb artifact get proj/art:v1 --root capsules/c2",
+    "kaggle datasets download -d x/y -p capsules/c2 --unzip",
+    "kaggle competitions download -c titanic --path capsules/c2",
+    "gdown --folder https://drive.google.com/x -O capsules/c2",
+    "gdown https://drive.google.com/x -O capsules/c2/metrics.json",
+    "hf download org/data --repo-type dataset --local-dir results",  # an export root
+])
+def test_a_hub_download_over_protected_files_is_blocked(
+        box: Path, command: str) -> None:  # noqa: F811
+    verdict = _judged(box, command)
+    assert not verdict.allowed, command
+    assert any("overwrite" in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "huggingface-cli download org/model --local-dir models/base",
+    "hf download org/model",  # into its own cache
+    "kaggle datasets download -d x/y",
+    "gdown https://drive.google.com/x -O capsules/c2/new.bin",  # a new file
+    "huggingface-cli upload org/model capsules/c2",
+    "wandb artifact put capsules/c2 --name c2",
+    "hf download org/model --local-dir capsules/c3",  # its stored copy verifies
+])
+def test_a_hub_download_elsewhere_passes(box: Path, command: str) -> None:  # noqa: F811
+    verdict = _judged(box, command)
+    assert verdict.allowed, (command, verdict.reasons)
