@@ -330,7 +330,16 @@ MAX_COMMAND_CHARS = 8 * 1024 * 1024
 # entries the answer is "cannot tell" (blocked).
 _WALK_LIMIT = 200_000
 _QUOTE_LIMIT = 160  # a command quoted in a message is shortened past this
-_DELETE_CALLS = re.compile(r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\(")
+# the delete calls of a program in another language than Python, searched in its text: R's
+# `unlink(`, PHP's, Lua's `os.remove(`; node's `fs.rmSync(`, `fs.rm(`, `rimraf`, fs-extra's
+# `remove`/`emptyDir`; Ruby's `FileUtils.rm_rf`, `File.delete`; Perl's `rmtree`/`remove_tree`,
+# `unlink "f"`; Julia's `rm(` (an `rmdir` of an empty folder destroys nothing: left out)
+_DELETE_CALLS = re.compile(
+    r"\b(rmtree|os\.remove|os\.unlink|unlink|remove)\s*\("
+    r"|\b(rmSync|rmdirSync|unlinkSync|rimraf(?:Sync)?|removeSync|emptyDirSync|rmtree"
+    r"|remove_tree|rm_rf|rm_r|rm_f|remove_dir|remove_entry(?:_secure)?)\b"
+    r"|\b(?:fs|fsp|fse|promises|FileUtils|File|Files)\s*\.\s*(?:rm|rmdir|delete|unlink|remove"
+    r"|emptyDir)\b|\bunlink\s+[\"'$@]|(?<![\w$-])rm\s*\(|\.rmdir\s*\(")
 # Whole-line matching is for hook.toml patterns spanning commands; beyond this it is skipped
 # (a pattern's backtracking on a long line could outlast the agent's hook timeout).
 _WHOLE_LINE_LIMIT = 8192
@@ -1150,14 +1159,26 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
     (`cloud_sync`)."""
     name = os.path.basename(argv[0]) if argv else ""
     args = argv[1:]
-    if name in ("rm", "shred", "unlink"):
-        paths, seen_end = [], False
-        for a in args:
-            if a == "--" and not seen_end:
-                seen_end = True
-            elif seen_end or not a.startswith("-"):
-                paths.append(a)
-        return paths, []
+    if name in ("gio", "gvfs") and args[:1] in (["trash"], ["remove"], ["rm"], ["move"],
+                                                ["mv"]):
+        name, args = f"gio-{args[0]}", args[1:]
+    if name in ("rm", "shred", "unlink", *_OTHER_REMOVERS) or name in (
+            "gio-trash", "gio-remove", "gio-rm"):
+        return _operands(args), []
+    if name in ("gio-move", "gio-mv"):  # its sources leave their place, as mv's do
+        return _operands(args)[:-1], []
+    if name in ("kioclient", "kioclient5", "kioclient6", "kde-cp") and args[:1] in (
+            ["move"], ["mv"], ["remove"], ["rm"]):
+        paths = _operands(args[1:])
+        return (paths[:-1] if args[0] in ("move", "mv") else paths), []
+    if name in _RENAMERS:  # each file named leaves its place (`rename 's/c2/c3/' capsules/c2`)
+        return _operands(args)[1:], []
+    if name == "mmv":  # `mmv FROM TO`: what FROM matches (mmv's own `*`, read as a glob)
+        return _operands(args)[:1], []
+    if name == "zip" and _zip_moves(args):  # `zip -m`: the files zipped are deleted after
+        return _operands(args)[1:], []
+    if name in ("7z", "7za", "7zr", "7zz") and any(a.lower() == "-sdel" for a in args):
+        return [a for a in args if not a.startswith("-")][2:], []
     if name == "find" and ("-delete" in args or (
             any(a in ("-exec", "-execdir", "-ok", "-okdir") for a in args) and any(
             os.path.basename(a) in ("rm", "shred", "unlink") for a in args))):
@@ -1205,6 +1226,39 @@ def _deleted(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
             deletes = True
         return (deleted, []) if deletes else None
     return None
+
+
+# tools that delete what they are named, as rm does: trash-cli's and macOS's trash (the file
+# leaves its place for a trash can an agent never empties back), secure-delete's srm and wipe
+_OTHER_REMOVERS = ("trash", "trash-put", "rmtrash", "gomi", "srm", "wipe", "sdel")
+# perl's rename (`rename EXPR FILES`; Debian's `rename`, `prename`, `file-rename`) and
+# util-linux's (`rename FROM TO FILES`): the files after the first operand are moved away
+_RENAMERS = ("rename", "prename", "file-rename", "perl-rename", "rename.ul")
+
+
+def _operands(args: list[str]) -> list[str]:
+    """The words of ``args`` that are no option (all after ``--``)."""
+    paths, seen_end = [], False
+    for a in args:
+        if a == "--" and not seen_end:
+            seen_end = True
+        elif seen_end or not a.startswith("-"):
+            paths.append(a)
+    return paths
+
+
+def _zip_moves(args: list[str]) -> bool:
+    """``zip`` is told to delete what it zips: ``-m``/``--move``, alone or in a bundle of
+    flags (``-rm``, ``-9mr``; zip 3.0's bundles take no value but ``-b``, ``-n``, ``-t``,
+    ``-tt``, ``-x``, ``-i``, ``-P``, ``-Z``, ``-O`` last, so an ``m`` before them counts)."""
+    for a in args:
+        if a == "--move":
+            return True
+        if a.startswith("-") and not a.startswith("--"):
+            flags = re.split(r"[bntxiPZOAU]", a[1:], maxsplit=1)[0]
+            if "m" in flags:
+                return True
+    return False
 
 
 # git-rm(1) options that take a value (``--pathspec-from-file=F`` too: the paths are in F)

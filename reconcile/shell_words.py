@@ -74,6 +74,7 @@ TOO_DEEP = "<too-deep>"  # the command word of a script nested beyond MAX_DEPTH
 _MAX_COMMANDS = 5000
 _MAX_READERS = 16  # commands of one line judged as reading the others' output
 _SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "busybox"}
+_AT = {"at", "batch"}  # run a job read from stdin (or `-f FILE`) later, here
 _KEYWORDS = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")",
              "time", "fi", "done", "esac"}
 # the first words that open and close a compound command (one pipeline, however many `;`)
@@ -532,7 +533,7 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     if _interpreter_reads_stdin(argv, name):  # its program is part of its words
         piped = piped_text()
         argv = [*argv, *fed, *piped]
-    elif reads_script or name in _SSH_CLIENTS:
+    elif reads_script or name in _SSH_CLIENTS or name in _AT:
         piped = piped_text()
     program = _python_program(argv, name, len(argv) - len(fed) - len(piped))
     # (a local script's text is read for what it deletes and writes, not for what it runs)
@@ -575,6 +576,17 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             _parse(script, here, dyn, True, out, depth + 1)
         for found in out[first:]:
             found.destination = found.destination or destination
+    elif name in _AT and not any(a in ("-l", "-d", "-r", "-c", "-V") for a in argv[1:]):
+        # the job at|batch runs here later: read from its stdin (`at now <<< 'CMD'`, `echo
+        # CMD | at now`) or from `-f FILE`
+        job = next((argv[k + 1] for k in range(1, len(argv) - 1) if argv[k] == "-f"), None)
+        if job is None:
+            for source in fed + piped:
+                _parse(source, context, True, remote, out, depth + 1)
+        elif files is not None and not _DYNAMIC.search(job):
+            text = _script_text(os.path.join(files.bases[-1], _expanduser(job)), files)
+            if text is not None:
+                _parse(text, context, dyn, remote, out, depth + 1)
     elif name in ("tmux", "screen"):
         # what a session runs or has typed into it runs here too (`tmux new -d 'CMD'`,
         # `tmux send-keys 'CMD' Enter`, `screen -dm CMD`)
@@ -1482,6 +1494,8 @@ def _program_texts(argv: list[str], name: str, files: _Files | None,
         return _awk_programs(args, files, stdin, unread)
     if name in ("sed", "gsed"):
         return _sed_programs(args, files, stdin, unread)
+    if name in _SHELLING_OUT and not name.startswith(("python", "pypy")):
+        return _shell_out_strings(args, name)
     if name in ("make", "gmake"):
         found: list[tuple[str, bool]] = []
         for i, word in enumerate(args):
@@ -1493,6 +1507,48 @@ def _program_texts(argv: list[str], name: str, files: _Files | None,
                 found.append((word[2:], False))
         return found
     return []
+
+
+# interpreters whose inline program may run shell commands (Python's is read whole:
+# `python_deletes`), and the calls that run one: Perl's and Ruby's `system`/`exec`/backticks/
+# `qx`, node's `child_process` (`execSync`, `spawnSync`...), PHP's `shell_exec`/`passthru`,
+# R's `system`, Lua's `os.execute`/`io.popen`, Julia's `run(`...`)`
+_SHELLING_OUT = {"node", "nodejs", "perl", "ruby", "php", "Rscript", "R", "lua", "julia", "bun",
+                 "deno"}
+_SHELL_OUT = re.compile(
+    r"\b(?:system2?|exec(?:Sync|File|FileSync)?|spawn(?:Sync)?|popen|shell_exec|passthru"
+    r"|proc_open|readpipe|run|execute|pipeline|capture[23]?\w*)\s*[(\"'`\[{]|\bqx\s*\W|%x\s*\W|`")
+# Perl's `qx(...)`, `qx{...}`, `qx/.../` and Ruby's `%x(...)`: a command in other delimiters
+_QUOTED_COMMAND = re.compile(r"(?:\bqx|%x)\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\]|/([^/]*)/"
+                             r"|\|([^|]*)\||!([^!]*)!)")
+_PROGRAM_STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"|`((?:[^`\\]|\\.)*)`")
+
+
+def _shell_out_strings(args: list[str], name: str) -> list[tuple[str, bool]]:
+    """The string literals of the inline program (``-e``, ``-E``, ``--eval``, ``-p``, a perl
+    bundle ending in ``e`` such as ``-ne``; php's ``-r``) of ``name`` when it runs a shell
+    command (`_SHELL_OUT`): each may be, or be part of, the line it runs, and so may all of
+    them joined (``spawnSync('rm', ['-rf', 'capsules'])``); computed when it runs, as awk's
+    strings are."""
+    program = None
+    for i, word in enumerate(args):
+        inline = word in ("-e", "-E", "--eval", "-p", "--print") or (
+            name == "php" and word == "-r") or (
+            name == "perl" and re.fullmatch(r"-[a-zA-Z]*[eE]", word) is not None)
+        if inline and i + 1 < len(args):
+            program = args[i + 1]
+            break
+        if word.startswith(("--eval=", "--print=")):
+            program = word.split("=", 1)[1]
+            break
+        if not word.startswith("-"):
+            break
+    if program is None or not _SHELL_OUT.search(program):
+        return []
+    texts = [a or b or c for a, b, c in _PROGRAM_STRING.findall(program)]
+    texts += [next(g for g in m.groups() if g is not None)
+              for m in _QUOTED_COMMAND.finditer(program)]
+    return [(text, True) for text in dict.fromkeys([*texts, " ".join(texts)]) if text.strip()]
 
 
 def _git_programs(args: list[str]) -> list[tuple[str, bool]]:

@@ -56,6 +56,16 @@ _WORDS = [
     "gsutil", "-rd", "gcloud", "storage", "azcopy", "--delete-destination=true", "s5cmd",
     "fd", "-x", "-X", "-H", "-e", "-g", "'(a+)+$'", "'['", "--drive-chunk-size", "64M",
     "-Hx", "-xrm", "--exec=rm", "--entrypoint", "--entrypoint=",
+    # handed items, other removers, shell-outs, jobs, hubs, compose (this session's readers)
+    "$(pwd)", "`pwd`", "$(git rev-parse --show-toplevel)", "P=../exp1", "$P", "R=$(pwd)/x",
+    "ls", "-d", "../exp*", "realpath", "readlink", "printf", "'%s\\n'", "-a", "list.txt",
+    "--arg-file=list.txt", "cat", "sort", "trash", "trash-put", "gio", "kioclient5", "srm",
+    "wipe", "rename", "'s/c2/c3/'", "mmv", "zip", "-rm", "--move", "-sdel", "node", "perl",
+    "ruby", "php", "-r", "Rscript", "julia", "lua", "-ne", "\"system('rm -rf capsules/c2')\"",
+    "qx(rm", "%x(", "execSync('rm -rf capsules')", "at", "now", "batch", "hf", "download",
+    "--local-dir", "huggingface-cli", "wandb", "artifact", "get", "--root", "kaggle", "-p",
+    "gdown", "--folder", "compose", "exec", "trainer", "docker-compose", "pnpm", "-w",
+    "--workspace-root", ":local:capsules",
     # a NUL byte: no file has one in its name (an agent's corrupted paste)
     "a\x00b", "\x00",
     # the shell's own words, operators, expansions and quoting
@@ -119,8 +129,35 @@ _packages = st.one_of(
                                 "yarn clean", "npm restart"]))
 def test_any_makefile_or_package_json_gets_a_verdict(
         box: Path, makefile: str, package: str, command: str) -> None:  # noqa: F811
-    (box / "Makefile").write_bytes(makefile.encode("utf-8", "surrogatepass"))
-    (box / "package.json").write_bytes(package.encode("utf-8", "surrogatepass"))
+    _judged_twice_among(box, command, {"Makefile": makefile, "package.json": package})
+
+
+def _judged_twice_among(box: Path, command: str, files: dict[str, str]) -> None:  # noqa: F811
+    """``command`` gets the same verdict twice (no raise) with ``files`` written in ``box``
+    (their text as given, lone surrogates and all)."""
+    for name, text in files.items():
+        (box / name).write_bytes(text.encode("utf-8", "surrogatepass"))
     first = judge(command, str(box), str(box))
     again = judge(command, str(box), str(box))
     assert (first.allowed, first.message()) == (again.allowed, again.message()), command
+
+
+_COMPOSE_WORDS = ["services:", "\n", "  trainer:", "    volumes:", "      - ", ".:/w",
+                  "./capsules:/c", ":ro", "type: bind", "source: .", "target: /w",
+                  "read_only: true", "working_dir: /w", "[", "]", "{", "}", "&a", "*a", "7",
+                  "\x00", "\udcff", "'", '"', "- x"]
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(compose=st.lists(st.sampled_from(_COMPOSE_WORDS), max_size=40).map("".join),
+       listed=st.lists(st.sampled_from(["capsules/c2", "build", "\n", " ", "\x00", "*",
+                                        "$(rm)", "../", "\udcff"]), max_size=12).map("".join),
+       command=st.sampled_from(["docker compose run trainer rm -rf /w/capsules",
+                                "docker compose exec trainer rm -rf /c/c2",
+                                "docker-compose -f compose.yaml run trainer ls /w",
+                                "xargs -a list.txt rm -rf", "rm -rf $(cat list.txt)",
+                                "cat list.txt | xargs rm -rf", "at -f list.txt now"]))
+def test_any_compose_file_or_list_gets_a_verdict(
+        box: Path, compose: str, listed: str, command: str) -> None:  # noqa: F811
+    _judged_twice_among(box, command, {"compose.yaml": compose, "list.txt": listed})
