@@ -5498,10 +5498,88 @@ def _program_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_Target
 
 
 def _program_writes(cmd: Any) -> bool:
-    """The Python program ``cmd`` runs writes onto a path it writes out (`python_writes`)."""
+    """The Python program ``cmd`` runs writes onto a path it writes out (`python_writes`), or
+    onto one its command line gives (`_given_writes`)."""
     from labledger.reconcile.python_deletes import python_writes
 
-    return cmd.program is not None and bool(python_writes(cmd.program))
+    return cmd.program is not None and (bool(python_writes(cmd.program))
+                                        or bool(_given_writes(cmd)))
+
+
+# a value the command line gives a program, in a path `argument_writes` reads: an option's or
+# a config field's (`o:NAME`), a word's (`a:K`, `sys.argv[K]`)
+_GIVEN = re.compile(r"\0([oa]):([^\0]*)\0")
+
+
+def _given_writes(cmd: Any) -> list[tuple[str, str, bool]]:
+    """(path, kind, elsewhere) of each write of the Python script ``cmd`` runs onto a path
+    that starts from what its command line gives (`python_deletes.argument_writes`), that
+    value put in: ``python train.py --out capsules/c2`` with ``open(os.path.join(args.out,
+    "metrics.json"), "w")`` overwrites ``capsules/c2/metrics.json``. An option is read as
+    ``--NAME V``, ``--NAME=V`` (``_`` or ``-``), ``NAME=V`` or ``a.b.NAME=V`` (Hydra's, Fire's),
+    the last given; absent, argparse's literal default; ``sys.argv[K]``: the K-th word. A
+    part computed when it runs (``model_{epoch}.pt``) makes it a save of some file in the
+    folder before it (kind ``folder``; an append or a new file: none). A value that cannot
+    be read (computed itself, not given): none."""
+    from labledger.reconcile.python_deletes import ANY_NAME, argument_defaults, argument_writes
+    from labledger.reconcile.shell_words import script_arguments
+
+    if cmd.program is None or cmd.remote:
+        return []
+    words = script_arguments(cmd.argv)
+    writes = argument_writes(cmd.program) if words is not None else ()
+    if not writes or words is None:
+        return []
+    defaults = argument_defaults(cmd.program)
+    found: list[tuple[str, str, bool]] = []
+    for w in writes:
+        path = _put_given(w.path, words, defaults)
+        if path is None:
+            continue
+        kind = w.kind
+        if ANY_NAME in path:
+            if kind not in ("overwrite", "tree", "folder"):
+                continue  # an append or a new file, of some name: nothing lost
+            head = path[:path.index(ANY_NAME)]
+            path, kind = (head.rstrip("/") if head.endswith("/") else os.path.dirname(head)
+                          ) or ".", "folder"
+        path = os.path.normpath(path)
+        if (path, kind, w.elsewhere) not in found:
+            found.append((path, kind, w.elsewhere))
+    return found
+
+
+def _put_given(path: str, words: list[str], defaults: Mapping[str, str]) -> str | None:
+    """``path`` with each `_GIVEN` placeholder replaced by the value ``words`` give it (an
+    absolute value starts the path over, as ``os.path.join`` does); None when one has none
+    that can be read."""
+    out = ""
+    end = 0
+    for m in _GIVEN.finditer(path):
+        if m.group(1) == "a":
+            k = int(m.group(2)) if m.group(2).isdigit() else 0
+            value = words[k - 1] if 0 < k <= len(words) else None
+        else:
+            value = _option_value(words, m.group(2))
+            value = defaults.get(m.group(2)) if value is None else value
+        if not value or "$" in value or "`" in value or "\0" in value:
+            return None
+        out = value if os.path.isabs(value) else out + path[end:m.start()] + value
+        end = m.end()
+    return out + path[end:]
+
+
+def _option_value(words: list[str], name: str) -> str | None:
+    """The value ``words`` give the option or field ``name`` (`_given_writes`), the last."""
+    flags = {f"--{name}", f"--{name.replace('_', '-')}"}
+    found = None
+    for i, word in enumerate(words):
+        head, eq, value = word.partition("=")
+        if head in flags:
+            found = value if eq else (words[i + 1] if i + 1 < len(words) else None)
+        elif eq and not word.startswith("-") and head.lstrip("+").rsplit(".", 1)[-1] == name:
+            found = value
+    return found
 
 
 # what a write does to a file there (`python_writes`), said in a reason
@@ -5554,6 +5632,13 @@ def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:
                 place, written, kind = place / w.into, f"{w.path}/{w.into}", w.into_kind
             targets.append(_Target(written, [place], [], False, _said(cmd), writes=kind,
                                    does=f"{_WRITE_VERBS[kind]} {written} in"))
+    for path, kind, elsewhere in _given_writes(cmd):  # where its command line says
+        for start in _starts(bases, elsewhere):
+            place = Path(os.path.normpath(start / path))
+            does = f"{_WRITE_VERBS[kind]} {path} in" if kind != "folder" else \
+                f"may save over the files of {path} in"
+            targets.append(_Target(path, [place], [], False, _said(cmd), writes=kind,
+                                   does=does))
     return targets
 
 

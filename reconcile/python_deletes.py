@@ -30,7 +30,11 @@ Only a path written out is judged (literals as for a delete, and a name bound on
 the binding in effect at a write of the module's straight-line code, followed a bounded depth;
 after an ``os.chdir``, from the folders the program may be in: `_Writes`); a computed one (a
 parameter, ``os.path.join(args.out, "ckpt.pt")``, an f-string) writes nothing judged: programs
-write to computed paths all the time. A mode or flags not read may write.
+write to computed paths all the time. A mode or flags not read may write. The exception: a
+path that starts from what the command line gives the program (`argument_writes`:
+``os.path.join(args.out, "metrics.json")``, ``f"{cfg.output_dir}/model_{epoch}.pt"``,
+``sys.argv[1]``), read with the option's name in its place, for the hook to put the value the
+line gives there (``python train.py --out capsules/c2`` overwrites ``capsules/c2/metrics.json``).
 
 Invariants: a function is known by what it is, not how it is written: the program's imports
 (``import shutil as sh``, ``from os import rename as mv``, ``from shutil import *``), its plain
@@ -66,8 +70,9 @@ from dataclasses import dataclass
 
 from labledger.reconcile.python_runs import parse_program
 
-__all__ = ["ProgramDelete", "ProgramListing", "ProgramWrite", "program_strings",
-           "python_deletes", "python_listings", "python_writes"]
+__all__ = ["ANY_NAME", "ProgramDelete", "ProgramListing", "ProgramWrite", "argument_writes",
+           "argument_defaults", "program_strings", "python_deletes", "python_listings",
+           "python_writes"]
 
 
 @dataclass(frozen=True)
@@ -1226,3 +1231,117 @@ def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     if len(call.args) > position:
         return call.args[position]
     return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+# --- writes to where the command line says ------------------------------------------------
+# In a path read by `argument_writes`: the value of an option or field NAME (``args.NAME``,
+# ``cfg["NAME"]``) is ``\0o:NAME\0``, of ``sys.argv[K]`` ``\0a:K\0``, and any other part not
+# made of literals `ANY_NAME` (``model_{epoch}.pt``: some name)
+ANY_NAME = "\0*\0"
+
+
+def _leads_with_argument(path: str) -> bool:
+    """``path`` starts from a value the command line gives: its first placeholder is an
+    option's or an argument's, with no computed part before it."""
+    first = path.find("\0")
+    return first >= 0 and path.startswith(("\0o:", "\0a:"), first)
+
+
+class _ArgumentWrites(_Writes):
+    """`_Writes` whose paths may start from what the command line gives (`argument_writes`):
+    while a written path is read (`_written`), an attribute or a string key of anything
+    (``args.out``, ``cfg.train.output_dir``, ``opts["out"]``: an option or a config field of
+    that name) and ``sys.argv[K]`` are placeholders, and any other computed part is
+    `ANY_NAME`; what is not a written path (a mode, a source) is read as `_Writes` reads it."""
+
+    placeholders = False
+
+    def _follow(self, key: str, value: ast.expr) -> tuple[str, bool] | None:
+        # (a name's path read with placeholders is not the one read without)
+        return super()._follow(("\0" if self.placeholders else "") + key, value)
+
+    def _literal(self, expr: ast.expr) -> tuple[str, bool] | None:
+        found = super()._literal(expr)
+        if found is not None or not self.placeholders:
+            return found
+        given = self._given(expr)
+        if given is not None:
+            return given, False
+        if isinstance(expr, ast.JoinedStr):  # f"{args.out}/model_{epoch}.pt"
+            parts: list[str] = []
+            for value in expr.values:
+                inner = _literal_str(value) if isinstance(value, ast.Constant) else (
+                    self._literal(value.value) if isinstance(value, ast.FormattedValue)
+                    and value.format_spec is None and value.conversion in (-1, 115) else None)
+                parts.append(inner if isinstance(inner, str) else
+                             inner[0] if inner is not None else ANY_NAME)
+            return "".join(parts), False
+        return ANY_NAME, False
+
+    def _given(self, expr: ast.expr) -> str | None:
+        """The placeholder of a value the command line gives: ``X.NAME``, ``X["NAME"]``
+        (``X`` anything but a module), ``sys.argv[K]``."""
+        if isinstance(expr, ast.Attribute) and isinstance(
+                expr.value, ast.Name | ast.Attribute) and not any(
+                q in self.imported for q in self.qualified(expr.value)):
+            return f"\0o:{expr.attr}\0"
+        if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+            key = expr.slice.value
+            if "sys.argv" in self.qualified(expr.value):
+                return f"\0a:{key}\0" if type(key) is int and key >= 1 else None
+            if isinstance(key, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", key):
+                return f"\0o:{key}\0"
+        return None
+
+    def _written(self, expr: ast.expr | None, call: ast.Call, kind: str,
+                 suffix: str | None = None, into: str | None = None,
+                 into_kind: str | None = None) -> list[ProgramWrite]:
+        self.placeholders = True
+        try:
+            found = super()._written(expr, call, kind, suffix, into, into_kind)
+        finally:
+            self.placeholders = False
+        return [w for w in found if _leads_with_argument(w.path)]
+
+
+@functools.lru_cache(maxsize=32)
+def argument_writes(program: str) -> tuple[ProgramWrite, ...]:
+    """The writes of ``program`` whose path starts from a value its command line gives, the
+    value's place held by a placeholder (`ANY_NAME` above): ``open(os.path.join(args.out,
+    "metrics.json"), "w")`` is a write onto ``\\0o:out\\0/metrics.json``. A program that
+    parses its options with transformers' ``HfArgumentParser`` saves into ``output_dir``
+    (its ``TrainingArguments``: checkpoints and ``save_model()``). None read for a program
+    this Python cannot parse."""
+    tree = parse_program(program)
+    if tree is None:
+        return ()
+    try:
+        found = list(dict.fromkeys(_ArgumentWrites(tree).writes()))
+    except RecursionError:  # nested deeper than this reads
+        return ()
+    if "HfArgumentParser" in program:
+        found.append(ProgramWrite("\0o:output_dir\0", "folder"))
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=32)
+def argument_defaults(program: str) -> dict[str, str]:
+    """The default of each option ``program`` gives argparse, by its name as the program
+    reads it (``add_argument("--out-dir", default="runs")`` -> ``{"out_dir": "runs"}``; an
+    explicit ``dest``), where the default is a literal string."""
+    tree = parse_program(program)
+    defaults: dict[str, str] = {}
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
+            continue
+        flags = [a.value for a in node.args
+                 if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        default = _literal_str(keywords["default"]) if "default" in keywords else None
+        dest = _literal_str(keywords["dest"]) if "dest" in keywords else None
+        longs = [f for f in flags if f.startswith("--")]
+        name = dest or (longs[0][2:] if longs else flags[0].lstrip("-") if flags else None)
+        if name and default is not None:
+            defaults[name.replace("-", "_")] = default
+    return defaults

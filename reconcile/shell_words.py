@@ -67,6 +67,7 @@ from typing import Any
 
 __all__ = ["Pipeline", "Script", "SimpleCommand", "simple_commands", "line_pipelines",
            "normalize_line", "skip_options", "git_alias_definition", "git_config_includes",
+           "script_arguments",
            "MAX_DEPTH", "TOO_DEEP"]
 
 MAX_DEPTH = 12
@@ -693,6 +694,35 @@ def _python_program(argv: list[str], name: str, own: int) -> str | None:
 _SCRIPT_BYTES = 1 << 18  # a local script read for what it deletes and writes; past this, unread
 
 
+def _script_operand(argv: list[str], name: str) -> tuple[bool, str] | None:
+    """(whether it is a module, the word) of the script a Python run starts (`_python_script`)."""
+    if name.startswith(("python", "pypy")) and _INTERPRETER.match(name):
+        found = _python_operand(argv)
+        if found is not None and found[0] and found[1] in _LAUNCHER_MODULES and \
+                found[1] in argv:  # python -m torch.distributed.run [OPTIONS] FILE
+            found = _launched_operand([_LAUNCHER_MODULES[found[1]],
+                                       *argv[argv.index(found[1]) + 1:]])
+        return found
+    if name.endswith(".py"):
+        return False, argv[0]
+    return _launched_operand(argv)
+
+
+def script_arguments(argv: list[str]) -> list[str] | None:
+    """The words the script a Python run starts is given (its ``sys.argv[1:]``): those
+    after its file or module word; None when it starts none (`_script_operand`)."""
+    name = os.path.basename(argv[0]) if argv else ""
+    found = _script_operand(argv, name)
+    if found is None:
+        return None
+    word = found[1]
+    for k in range(len(argv) - 1, -1, -1):  # (the operand; an option's equal value before it)
+        if argv[k] in (word, "-m" + word):
+            after = argv[k + 1:]
+            return after if argv.count(argv[k]) == 1 else None
+    return None
+
+
 def _python_script(argv: list[str], name: str, files: _Files | None) -> str | None:
     """The text of the local script a Python run starts: ``python FILE`` (after Python's own
     options: `_python_reads_stdin`; a folder: its ``__main__.py``), ``python -m pkg.mod`` as
@@ -705,16 +735,7 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
     `_SCRIPT_BYTES`): judged by its words alone, as before."""
     if files is None:
         return None
-    if name.startswith(("python", "pypy")) and _INTERPRETER.match(name):
-        found = _python_operand(argv)
-        if found is not None and found[0] and found[1] in _LAUNCHER_MODULES and \
-                found[1] in argv:  # python -m torch.distributed.run [OPTIONS] FILE
-            found = _launched_operand([_LAUNCHER_MODULES[found[1]],
-                                       *argv[argv.index(found[1]) + 1:]])
-    elif name.endswith(".py"):
-        found = False, argv[0]
-    else:
-        found = _launched_operand(argv)
+    found = _script_operand(argv, name)
     if found is None or _DYNAMIC.search(found[1]):
         return None
     is_module, word = found

@@ -1,0 +1,186 @@
+"""`labledger hook` on a Python script whose output folder is given on its command line.
+
+Rerunning training into the folder of a run already sealed is how results are most often lost:
+``python train.py --out capsules/c2`` overwrites ``capsules/c2/metrics.json`` and the
+checkpoints of the run the ledger records. The hook read a script's writes only where their
+paths were written out in it; ``os.path.join(args.out, "metrics.json")`` is computed, so the
+line passed. Now a written path that starts from what the command line gives the script
+(``args.NAME``, ``cfg.NAME``, ``cfg["NAME"]``, ``sys.argv[K]``; an f-string or a join around
+it) is read with the line's value put in (`python_deletes.argument_writes`,
+`hook._given_writes`): ``--NAME V``, ``--NAME=V`` (``-`` or ``_``), Hydra's ``a.b.NAME=V``,
+else argparse's literal default. A part computed when it runs (``model_{epoch}.pt``) is some
+file of the folder before it: judged as a save over the files there. transformers'
+``HfArgumentParser`` scripts save into ``--output_dir``.
+
+The project is `test_hook_writes`' (``capsules/c2`` unverified, holding ``metrics.json`` and
+``train.log``; ``capsules/c3`` stored and verifying; ``results`` an export root).
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.reconcile.test_hook_writes import _judged, box  # noqa: F401 - the project fixture
+
+SCRIPTS = {
+    "train.py": """
+import argparse, json, os
+p = argparse.ArgumentParser()
+p.add_argument("--out", required=True)
+p.add_argument("--log-dir", default="logs")
+args = p.parse_args()
+os.makedirs(args.out, exist_ok=True)
+with open(os.path.join(args.out, "metrics.json"), "w") as f:
+    json.dump({"acc": 0.5}, f)
+with open(f"{args.log_dir}/train.log", "a") as f:
+    f.write("done\\n")
+""",
+    "ckpt.py": """
+import argparse, torch
+def main(args):
+    for epoch in range(3):
+        torch.save({"epoch": epoch}, f"{args.output_dir}/model_{epoch}.pt")
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(); p.add_argument("--output-dir")
+    main(p.parse_args())
+""",
+    "evaluate.py": """
+import argparse, json, torch
+p = argparse.ArgumentParser(); p.add_argument("--ckpt"); p.add_argument("--report")
+a = p.parse_args()
+state = torch.load(a.ckpt)
+json.dump({"acc": 0.9}, open(a.report, "w"))
+""",
+    "hf_train.py": """
+from transformers import HfArgumentParser, Trainer, TrainingArguments
+(training_args,) = HfArgumentParser((TrainingArguments,)).parse_args_into_dataclasses()
+Trainer(model=None, args=training_args).train()
+""",
+    "convert.py": """
+import sys
+data = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(data)
+""",
+    "hydra_train.py": """
+import hydra
+@hydra.main(config_path="conf", config_name="config")
+def main(cfg):
+    with open(cfg.paths.output_dir + "/metrics.json", "w") as f:
+        f.write("{}")
+main()
+""",
+    "defaults.py": """
+import argparse
+p = argparse.ArgumentParser(); p.add_argument("--out", default="capsules/c2")
+a = p.parse_args()
+open(a.out + "/metrics.json", "w").write("{}")
+""",
+}
+
+
+@pytest.fixture
+def scripts(box: Path) -> Path:  # noqa: F811
+    for name, text in SCRIPTS.items():
+        (box / name).write_text(text)
+    return box
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("python train.py --out capsules/c2", "overwrites capsules/c2/metrics.json"),
+    ("python train.py --out=capsules/c2/", "overwrites capsules/c2/metrics.json"),
+    ("python -m train --out capsules/c2", "overwrites capsules/c2/metrics.json"),
+    ("torchrun --nproc_per_node=2 train.py --out capsules/c2", "metrics.json"),
+    ("accelerate launch --num_processes 2 train.py --out capsules/c2", "metrics.json"),
+    ("cd src && python ../train.py --out ../capsules/c2", "metrics.json"),
+    ("python ckpt.py --output-dir capsules/c2", "may save over the files of capsules/c2"),
+    ("python ckpt.py --output_dir capsules/c2", "may save over the files of capsules/c2"),
+    ("python evaluate.py --ckpt capsules/c3/model.pt --report capsules/c2/metrics.json",
+     "overwrites capsules/c2/metrics.json"),
+    ("python hf_train.py --output_dir capsules/c2 --num_train_epochs 1",
+     "may save over the files of capsules/c2"),
+    ("python convert.py in.txt capsules/c2/metrics.json", "overwrites"),
+    ("python hydra_train.py paths.output_dir=capsules/c2", "metrics.json"),
+    ("python hydra_train.py +paths.output_dir=capsules/c2", "metrics.json"),
+    ("python defaults.py", "overwrites capsules/c2/metrics.json"),
+    ("python train.py --out results/r1", "results"),  # an export root: any save over it
+])
+def test_a_script_writing_where_its_line_says_is_judged(
+        scripts: Path, command: str, said: str) -> None:
+    (scripts / "results" / "r1" / "metrics.json").write_text("{}\n")
+    (scripts / "src").mkdir(exist_ok=True)
+    verdict = _judged(scripts, command)
+    assert not verdict.allowed, command
+    assert any(said in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("command", [
+    "python train.py --out runs/new",
+    "python train.py --out capsules/c3",  # its stored copy verifies
+    "python train.py --out capsules/c2 --help",  # (argparse exits first: still judged)
+    "python ckpt.py --output-dir runs/new",
+    "python evaluate.py --ckpt capsules/c2/model.pt --report reports/c2.json",  # reads c2
+    "python hf_train.py --output_dir runs/hf",
+    "python convert.py capsules/c2/metrics.json copy.json",
+    "python hydra_train.py paths.output_dir=runs/h",
+    "python defaults.py --out runs/d",
+    "python train.py --out $OUT",  # computed when it runs: not read here
+    "python train.py --out runs/new --log-dir capsules/c2",  # an append: nothing lost
+])
+def test_a_script_writing_elsewhere_passes(scripts: Path, command: str) -> None:
+    verdict = _judged(scripts, command)
+    if command.endswith("--help"):
+        assert not verdict.allowed  # the line is judged as written, whatever argparse does
+        return
+    assert verdict.allowed, (command, verdict.reasons)
+
+
+def test_the_script_really_overwrites_the_capsule(scripts: Path, tmp_path: Path) -> None:
+    """What the rows stand on: run for real, ``train.py --out capsules/c2`` replaces the
+    sealed capsule's metrics.json."""
+    copy = tmp_path / "copy"
+    shutil.copytree(scripts, copy, symlinks=True)
+    (copy / "logs").mkdir()
+    before = (copy / "capsules" / "c2" / "metrics.json").read_text()
+    subprocess.run([sys.executable, "train.py", "--out", "capsules/c2"], cwd=copy,
+                   check=True, capture_output=True, timeout=60)
+    assert (copy / "capsules" / "c2" / "metrics.json").read_text() != before
+
+
+_FRAGMENTS = ["import argparse, os, sys, torch\n", "a = p.parse_args()\n",
+              "open(os.path.join(a.out, 'm.json'), 'w')\n", "open(f'{a.out}/x{i}.pt', 'wb')\n",
+              "torch.save(s, a.out)\n", "open(sys.argv[1], 'w')\n", "open(sys.argv[0], 'w')\n",
+              "open(cfg['out'] + '/m', 'w')\n", "p.add_argument('--out', default='capsules/c2')\n",
+              "p.add_argument(dest='out', default=1)\n", "os.chdir(a.out)\n",
+              "def f(a):\n    open(a.out, 'a')\n", "x = a.out\nx = 'y'\nopen(x, 'w')\n",
+              "open(f'{a.out!r}/{a.out:>3}', 'w')\n", "open(sys.argv[-1], 'w')\n",
+              "from transformers import HfArgumentParser\n", "(", "'''", "\x00", "\udcff"]
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(program=st.lists(st.sampled_from(_FRAGMENTS), max_size=12).map("".join),
+       words=st.lists(st.sampled_from(["--out", "--out=capsules/c2", "capsules/c2", "runs/x",
+                                       "out=capsules/c2", "--output_dir", "/abs", "$X", "",
+                                       "-", "--"]), max_size=6))
+def test_any_script_and_line_get_one_verdict(box: Path, program: str,  # noqa: F811
+                                             words: list[str]) -> None:
+    (box / "s.py").write_bytes(program.encode("utf-8", "surrogatepass"))
+    command = shlex.join(["python", "s.py", *words])
+    first, again = _judged(box, command), _judged(box, command)
+    assert (first.allowed, first.reasons) == (again.allowed, again.reasons), command
+
+
+@given(st.text(max_size=200))
+def test_argument_writes_reads_any_text(text: str) -> None:
+    from labledger.reconcile.python_deletes import argument_defaults, argument_writes
+
+    assert all(w.path for w in argument_writes(text))
+    assert isinstance(argument_defaults(text), dict)
