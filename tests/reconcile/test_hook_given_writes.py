@@ -8,7 +8,8 @@ line passed. Now a written path that starts from what the command line gives the
 (``args.NAME``, ``cfg.NAME``, ``cfg["NAME"]``, ``sys.argv[K]``; an f-string or a join around
 it) is read with the line's value put in (`python_deletes.argument_writes`,
 `hook._given_writes`): ``--NAME V``, ``--NAME=V`` (``-`` or ``_``), Hydra's ``a.b.NAME=V``,
-else argparse's literal default. A part computed when it runs (``model_{epoch}.pt``) is some
+else the key NAME of a config file the line names (``--config exp.yaml``), else argparse's
+literal default. A part computed when it runs (``model_{epoch}.pt``) is some
 file of the folder before it: judged as a save over the files there. transformers'
 ``HfArgumentParser`` scripts save into ``--output_dir``.
 
@@ -77,6 +78,12 @@ def main(cfg):
         f.write("{}")
 main()
 """,
+    "cfg_train.py": """
+import argparse, json, os, yaml
+p = argparse.ArgumentParser(); p.add_argument("--config")
+cfg = yaml.safe_load(open(p.parse_args().config))
+json.dump({}, open(os.path.join(cfg["train"]["output_dir"], "metrics.json"), "w"))
+""",
     "defaults.py": """
 import argparse
 p = argparse.ArgumentParser(); p.add_argument("--out", default="capsules/c2")
@@ -90,6 +97,11 @@ open(a.out + "/metrics.json", "w").write("{}")
 def scripts(box: Path) -> Path:  # noqa: F811
     for name, text in SCRIPTS.items():
         (box / name).write_text(text)
+    (box / "configs").mkdir()
+    (box / "configs" / "exp.yaml").write_text("train:\n  output_dir: capsules/c2\n  lr: 0.1\n")
+    (box / "configs" / "new.yaml").write_text("train:\n  output_dir: runs/new\n")
+    (box / "configs" / "exp.json").write_text('{"train": {"output_dir": "capsules/c2"}}')
+    (box / "configs" / "bad.yaml").write_text("train: [unclosed\n")
     return box
 
 
@@ -110,6 +122,9 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("python hydra_train.py paths.output_dir=capsules/c2", "metrics.json"),
     ("python hydra_train.py +paths.output_dir=capsules/c2", "metrics.json"),
     ("python defaults.py", "overwrites capsules/c2/metrics.json"),
+    ("python cfg_train.py --config configs/exp.yaml", "overwrites capsules/c2/metrics.json"),
+    ("python cfg_train.py --config=configs/exp.json", "overwrites capsules/c2/metrics.json"),
+    ("cd configs && python ../cfg_train.py --config exp.yaml", "metrics.json"),
     ("python train.py --out results/r1", "results"),  # an export root: any save over it
 ])
 def test_a_script_writing_where_its_line_says_is_judged(
@@ -131,6 +146,9 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "python convert.py capsules/c2/metrics.json copy.json",
     "python hydra_train.py paths.output_dir=runs/h",
     "python defaults.py --out runs/d",
+    "python cfg_train.py --config configs/new.yaml",
+    "python cfg_train.py --config configs/bad.yaml",  # not YAML: nothing read
+    "python cfg_train.py --config configs/missing.yaml",
     "python train.py --out $OUT",  # computed when it runs: not read here
     "python train.py --out runs/new --log-dir capsules/c2",  # an append: nothing lost
 ])
