@@ -773,15 +773,14 @@ _DEEPEST_NAMES = 32  # the names followed one to the next (`b = a`, `c = b / "x"
 
 
 @functools.lru_cache(maxsize=32)
-@functools.lru_cache(maxsize=32)
 def python_writes(program: str) -> tuple[ProgramWrite, ...]:
     """The files ``program`` writes onto by paths it writes out (see the module docstring);
     none for a program this Python cannot read: its paths cannot be read either."""
-    tree = parse_program(program)
-    if tree is None:
+    reader = _write_reader(program)
+    if reader is None:
         return ()
     try:
-        return tuple(dict.fromkeys(_Writes(tree).writes()))
+        return tuple(dict.fromkeys(reader.writes()))
     except RecursionError:  # nested deeper than this reads
         return ()
 
@@ -1254,7 +1253,8 @@ class _ArgumentWrites(_Writes):
     that name) and ``sys.argv[K]`` are placeholders, and any other computed part is
     `ANY_NAME`; what is not a written path (a mode, a source) is read as `_Writes` reads it."""
 
-    placeholders = False
+    placeholders = False  # a written path is read now, with placeholders
+    given = False  # only writes onto a path the command line gives are read (`writes`)
 
     def _follow(self, key: str, value: ast.expr) -> tuple[str, bool] | None:
         # (a name's path read with placeholders is not the one read without)
@@ -1296,12 +1296,42 @@ class _ArgumentWrites(_Writes):
     def _written(self, expr: ast.expr | None, call: ast.Call, kind: str,
                  suffix: str | None = None, into: str | None = None,
                  into_kind: str | None = None) -> list[ProgramWrite]:
+        if not self.given:
+            return super()._written(expr, call, kind, suffix, into, into_kind)
         self.placeholders = True
         try:
             found = super()._written(expr, call, kind, suffix, into, into_kind)
         finally:
             self.placeholders = False
         return [w for w in found if _leads_with_argument(w.path)]
+
+    def given_writes(self) -> list[ProgramWrite]:
+        """The writes onto a path the command line gives (`argument_writes`)."""
+        self.given = True
+        try:
+            return list(dict.fromkeys(self.writes()))
+        finally:
+            self.given = False
+
+
+@functools.lru_cache(maxsize=8)
+def _write_reader(program: str) -> _ArgumentWrites | None:
+    """One reader of ``program``'s writes for `python_writes` and `argument_writes` (reading
+    its names is most of the cost: done once); None when it does not parse."""
+    tree = parse_program(program)
+    if tree is None:
+        return None
+    try:
+        return _ArgumentWrites(tree)
+    except RecursionError:  # nested deeper than this reads
+        return None
+
+
+# what a program that reads its command line (or a config file it names) holds: sys.argv, an
+# argument parser (argparse, click, typer, fire, absl, docopt, tyro, jsonargparse,
+# simple_parsing, transformers'), Hydra, OmegaConf
+_TAKES_ARGUMENTS = re.compile(r"argv|parse_args|ArgumentParser|hydra|click|typer|fire|absl"
+                              r"|docopt|tyro|jsonargparse|simple_parsing|OmegaConf")
 
 
 @functools.lru_cache(maxsize=32)
@@ -1312,11 +1342,13 @@ def argument_writes(program: str) -> tuple[ProgramWrite, ...]:
     parses its options with transformers' ``HfArgumentParser`` saves into ``output_dir``
     (its ``TrainingArguments``: checkpoints and ``save_model()``). None read for a program
     this Python cannot parse."""
-    tree = parse_program(program)
-    if tree is None:
+    if not _TAKES_ARGUMENTS.search(program):
+        return ()  # (reading a program's writes again costs: only one that reads its line)
+    reader = _write_reader(program)
+    if reader is None:
         return ()
     try:
-        found = list(dict.fromkeys(_ArgumentWrites(tree).writes()))
+        found = reader.given_writes()
     except RecursionError:  # nested deeper than this reads
         return ()
     if "HfArgumentParser" in program:
@@ -1329,9 +1361,9 @@ def argument_defaults(program: str) -> dict[str, str]:
     """The default of each option ``program`` gives argparse, by its name as the program
     reads it (``add_argument("--out-dir", default="runs")`` -> ``{"out_dir": "runs"}``; an
     explicit ``dest``), where the default is a literal string."""
-    tree = parse_program(program)
+    reader = _write_reader(program) if "add_argument" in program else None
     defaults: dict[str, str] = {}
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in reader.nodes if reader is not None else ():
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "add_argument"):
             continue
