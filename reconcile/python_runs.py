@@ -37,10 +37,15 @@ _RUNS = {"system", "popen", "Popen", "run", "call", "check_call", "check_output"
 _RUN_PREFIXES = ("exec", "spawn", "posix_spawn")
 
 
-def python_commands(program: str) -> list[tuple[str, bool]] | None:
+def python_commands(program: str, literal_only: bool = False
+                    ) -> list[tuple[str, bool]] | None:
     """The command lines ``program`` may run, each with whether it is computed; None when it
-    cannot be read (nested too deep for the parser)."""
+    cannot be read (nested too deep for the parser). ``literal_only`` (a local script's,
+    long and full of prose): only the command lines written out, none for a computed one
+    (else any string of the program may be it) or a program that does not parse."""
     tree = parse_program(program)
+    if tree is None and literal_only:
+        return []
     if tree is None:
         # the box's Python may read what this one cannot (`type T = int`, PEP 701 f-strings)
         return [(text, True) for m in _STRING_LITERAL.finditer(program)
@@ -70,7 +75,7 @@ def python_commands(program: str) -> list[tuple[str, bool]] | None:
                 unread = True
             else:
                 found.append(line)
-    if unread:
+    if unread and not literal_only:
         # the command is computed (`os.system(CMD)`): any string of the program may be it
         found += [(s.value, True) for s in ast.walk(tree)
                   if isinstance(s, ast.Constant) and isinstance(s.value, str)]

@@ -537,14 +537,26 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
     elif reads_script or name in _SSH_CLIENTS or name in _AT:
         piped = piped_text()
     program = _python_program(argv, name, len(argv) - len(fed) - len(piped))
-    # (a local script's text is read for what it deletes and writes, not for what it runs)
+    # (a local script's text is read for what it deletes and writes, and below for the command
+    # lines it writes out)
     script = _python_script(argv, name, files) if program is None else None
+    cells: list[str] = []  # the shell lines a notebook it executes runs (`!cmd`, `%%bash`)
+    if program is None and files is not None and name in _NOTEBOOK_RUNNERS and (
+            script is None or name == "ipython"):  # (`ipython NB.ipynb` runs its cells)
+        script, cells = _notebook_run(argv, name, files) or (script, [])
     recorded = SimpleCommand(argv, here, dyn, remote, appended=appended,
                              program=program if script is None else script, fed=fed,
                              written=dict(files.written) if files and files.written else None)
     out.append(recorded)
     if program is not None:  # what it hands to a shell or starts runs too
         _python_runs(program, here if remote else context, dyn, remote, out, depth)
+    for cell in cells:
+        _parse(cell, context, dyn, remote, out, depth + 1)
+    if script is not None and program is None:
+        # what a local script (a notebook's cells) hands to a shell or starts, written out,
+        # runs too (`os.system("rm -rf capsules/c2")`, `subprocess.run(["rm", "-rf", ...])`);
+        # a computed command line of a script is not read (its strings are mostly prose)
+        _python_runs(script, context, dyn, remote, out, depth, whole=False)
     elif script is None and files is not None:
         # a local shell script it runs (`bash job.sh`, `./job.sh`, `source job.sh`): its
         # text judged as if typed; a `#!` naming Python: read as `python FILE`'s
@@ -692,6 +704,113 @@ def _python_program(argv: list[str], name: str, own: int) -> str | None:
 
 
 _SCRIPT_BYTES = 1 << 18  # a local script read for what it deletes and writes; past this, unread
+
+
+# what executes a Jupyter notebook's code cells: `jupyter nbconvert --execute`, `jupyter
+# execute`, papermill, `ipython NB.ipynb`
+_NOTEBOOK_RUNNERS = {"jupyter", "jupyter-nbconvert", "jupyter-execute", "papermill", "ipython"}
+_NOTEBOOK_BYTES = 16 << 20  # a notebook read for its code cells (outputs and all) at most
+# cell magics whose body is a shell script, and those whose body is Python still
+_SHELL_CELLS = {"bash", "sh", "script", "system"}
+_PYTHON_CELLS = {"time", "timeit", "capture", "prun", "debug", "px"}
+
+
+def _notebook_run(argv: list[str], name: str, files: _Files) -> tuple[str, list[str]] | None:
+    """(its Python, its shell lines) of the notebook a command executes (`_NOTEBOOK_RUNNERS`;
+    ``jupyter nbconvert`` only with ``--execute``), from its code cells (`_notebook_cells`);
+    None when it executes none, or the notebook cannot be read here (missing, computed, not a
+    regular file, over `_NOTEBOOK_BYTES`, not a notebook): judged by its words, as before."""
+    args = argv[1:]
+    if name == "jupyter":
+        if args[:1] not in (["nbconvert"], ["execute"]):
+            return None
+        name, args = f"jupyter-{args[0]}", args[1:]
+    if name == "jupyter-nbconvert" and "--execute" not in args:
+        return None
+    notebooks = [a for a in args if a.endswith(".ipynb") and not a.startswith("-")]
+    if name == "papermill":
+        notebooks = notebooks[:1]  # (the second is the output it writes)
+    elif name == "ipython":
+        notebooks = notebooks[:1] if args and args[0].endswith(".ipynb") else []
+    python: list[str] = []
+    shells: list[str] = []
+    for notebook in notebooks:
+        if _DYNAMIC.search(notebook):
+            return None
+        path = os.path.normpath(os.path.join(files.bases[-1], _expanduser(notebook)))
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > _NOTEBOOK_BYTES:
+                return None
+            with open(path, encoding="utf-8", errors="replace") as f:
+                cells = _notebook_cells(f.read())
+        except (OSError, ValueError):
+            return None
+        if cells is None:
+            return None
+        python.append(cells[0])
+        shells += cells[1]
+    return ("\n".join(python), shells) if notebooks else None
+
+
+def _notebook_cells(text: str) -> tuple[str, list[str]] | None:
+    """(the Python of a notebook's code cells, its shell lines): a line ``!CMD`` (or ``X =
+    !CMD``, ``%sx CMD``, ``%system CMD``) and a ``%%bash``/``%%sh``/``%%script bash`` cell are
+    shell; ``%%writefile [-a] PATH`` writes PATH; ``%cd PATH`` changes the folder; other
+    magics do nothing read here (``%%time``'s body is Python). A cell that is no Python this
+    Python parses is left out (executing stops at it). None: not a notebook."""
+    import ast
+    import json
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        return None
+    python: list[str] = []
+    shells: list[str] = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) \
+            else source if isinstance(source, str) else ""
+        lines = source.split("\n")
+        head = lines[0].strip().split() if lines else []
+        if head and head[0].startswith("%%"):
+            magic = head[0][2:]
+            if magic in _SHELL_CELLS and (magic != "script" or head[1:2] in (["bash"], ["sh"])):
+                shells.append("\n".join(lines[1:]))
+                continue
+            if magic == "writefile" and len(head) > 1:
+                mode = "a" if "-a" in head[1:-1] or "--append" in head[1:-1] else "w"
+                python.append(f"open({head[-1]!r}, {mode!r})")
+                continue
+            if magic not in _PYTHON_CELLS:
+                continue  # another language's cell (%%html, %%javascript, ...)
+            lines = lines[1:]
+        code: list[str] = []
+        for line in lines:
+            stripped = line.lstrip()
+            indent = line[:len(line) - len(stripped)]
+            shell = re.match(r"(?:[\w.]+\s*=\s*)?!(.*)|%(?:sx|system)\s+(.*)", stripped)
+            if shell is not None:
+                shells.append(shell.group(1) if shell.group(1) is not None else shell.group(2))
+                code.append(indent + "pass")
+            elif stripped.startswith("%cd "):
+                code.append(indent + f"__import__('os').chdir({stripped[4:].strip()!r})")
+            elif stripped.startswith("%"):
+                code.append(indent + "pass")
+            else:
+                code.append(line)
+        text_of_cell = "\n".join(code)
+        try:
+            ast.parse(text_of_cell)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        python.append(text_of_cell)
+    return "\n".join(python), shells
 
 
 def _script_operand(argv: list[str], name: str) -> tuple[bool, str] | None:
@@ -1284,14 +1403,16 @@ def _python_operand(argv: list[str]) -> tuple[bool, str] | None:
 
 
 def _python_runs(program: str, context: str | None, dyn: bool, remote: bool,
-                 out: list[SimpleCommand], depth: int) -> None:
+                 out: list[SimpleCommand], depth: int, whole: bool = True) -> None:
     """The command lines a Python program hands to a shell or starts (`python_runs`), parsed
-    as commands of their own; a program too deep to read stands whole (`TOO_DEEP`)."""
+    as commands of their own; a program too deep to read stands whole (`TOO_DEEP`). Not
+    ``whole`` (a local script's): only the lines it writes out."""
     from labledger.reconcile.python_runs import python_commands
 
-    runs = python_commands(program)
+    runs = python_commands(program, literal_only=not whole)
     if runs is None:
-        out.append(SimpleCommand([TOO_DEEP, program], context or program, True, remote))
+        if whole:
+            out.append(SimpleCommand([TOO_DEEP, program], context or program, True, remote))
         return
     for line, computed in runs:
         _parse(line, context, dyn or computed, remote, out, depth + 1)
