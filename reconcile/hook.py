@@ -5547,7 +5547,8 @@ def _given_writes(cmd: Any, bases: list[Path]) -> list[tuple[str, str, bool]]:
         if given is not None:
             return [given]
         if configs is None:
-            configs = _config_files(words, bases[-1:])
+            configs = _config_files(words, bases[-1:]) + _hydra_composed(cmd, words,
+                                                                        bases[-1])
         found = _config_values(configs, name)
         return found or ([defaults[name]] if name in defaults else [])
 
@@ -5613,6 +5614,44 @@ def _config_files(words: list[str], bases: list[Path]) -> list[Any]:
                     found.append(yaml.safe_load(text))
             except Exception:  # unreadable, or not its format: it holds nothing read here
                 continue
+    return found
+
+
+def _hydra_composed(cmd: Any, words: list[str], base: Path) -> list[Any]:
+    """What the config files Hydra composes for the script ``cmd`` runs hold: its
+    ``@hydra.main(config_path, config_name)`` (``--config-path|-cp``, ``--config-name|-cn``
+    on the line first), from the script's folder, and the files its ``defaults`` list names
+    there, one level (``- model: resnet``: ``model/resnet.yaml``; ``model=vit`` on the line:
+    ``model/vit.yaml``)."""
+    from labledger.reconcile.python_deletes import hydra_configs
+    from labledger.reconcile.shell_words import script_file
+
+    mains = hydra_configs(cmd.program) if cmd.program else ()
+    script = script_file(cmd.argv, str(base)) if mains else None
+    if script is None:
+        return []
+    folder_given = next((w for w in _every_value(words, {"--config-path", "-cp"},
+                                                 {"--config-path", "-cp"})), None)
+    name_given = next((w for w in _every_value(words, {"--config-name", "-cn"},
+                                               {"--config-name", "-cn"})), None)
+    chosen = {w.split("=", 1)[0].lstrip("+~"): w.split("=", 1)[1] for w in words
+              if "=" in w and not w.startswith("-") and "." not in w.split("=", 1)[0]}
+    found: list[Any] = []
+    for path, name in mains:
+        folder = _resolve(Path(os.path.dirname(script)), folder_given or path)
+        main = (name_given or name).removesuffix(".yaml") + ".yaml"
+        composed = _config_files([main], [folder])
+        found += composed
+        for config in composed:
+            defaults = config.get("defaults") if isinstance(config, dict) else None
+            for entry in defaults[:64] if isinstance(defaults, list) else []:
+                if isinstance(entry, str) and entry != "_self_":
+                    found += _config_files([entry + ".yaml"], [folder])
+                elif isinstance(entry, dict):  # `- paths: default`, `paths=other` on the line
+                    found += _config_files([
+                        f"{group.lstrip('/')}/{chosen.get(group, option)}.yaml"
+                        for group, option in entry.items()
+                        if isinstance(group, str) and isinstance(option, str)], [folder])
     return found
 
 

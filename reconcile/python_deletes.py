@@ -71,8 +71,8 @@ from dataclasses import dataclass
 from labledger.reconcile.python_runs import parse_program
 
 __all__ = ["ANY_NAME", "ProgramDelete", "ProgramListing", "ProgramWrite", "argument_writes",
-           "argument_defaults", "program_strings", "python_deletes", "python_listings",
-           "python_writes"]
+           "argument_defaults", "hydra_configs", "program_strings", "python_deletes",
+           "python_listings", "python_writes"]
 
 
 @dataclass(frozen=True)
@@ -1377,3 +1377,27 @@ def argument_defaults(program: str) -> dict[str, str]:
         if name and default is not None:
             defaults[name.replace("-", "_")] = default
     return defaults
+
+
+@functools.lru_cache(maxsize=32)
+def hydra_configs(program: str) -> tuple[tuple[str, str], ...]:
+    """(config_path, config_name) of each ``@hydra.main(config_path=..., config_name=...)``
+    of ``program`` given as literal strings: the config Hydra composes for a run (its
+    ``config_path`` relative to the script's folder)."""
+    if "hydra" not in program:
+        return ()
+    reader = _write_reader(program)
+    if reader is None:
+        return ()
+    found: list[tuple[str, str]] = []
+    for node in reader.nodes:
+        if not isinstance(node, ast.Call) or not any(
+                q.endswith("hydra.main") or q == "hydra.main" for q in reader.qualified(node.func)):
+            continue
+        path = _argument(node, 0, "config_path")
+        name = _argument(node, 1, "config_name")
+        path_text = _literal_str(path) if path is not None else None
+        name_text = _literal_str(name) if name is not None else None
+        if path_text is not None and name_text is not None:
+            found.append((path_text, name_text))
+    return tuple(found)

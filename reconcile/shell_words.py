@@ -67,7 +67,7 @@ from typing import Any
 
 __all__ = ["Pipeline", "Script", "SimpleCommand", "simple_commands", "line_pipelines",
            "normalize_line", "skip_options", "git_alias_definition", "git_config_includes",
-           "script_arguments",
+           "script_arguments", "script_file",
            "MAX_DEPTH", "TOO_DEEP"]
 
 MAX_DEPTH = 12
@@ -839,6 +839,24 @@ def script_arguments(argv: list[str]) -> list[str] | None:
         if argv[k] in (word, "-m" + word):
             after = argv[k + 1:]
             return after if argv.count(argv[k]) == 1 else None
+    return None
+
+
+def script_file(argv: list[str], base: str) -> str | None:
+    """The path of the local script a Python run starts (`_script_operand`) from the folder
+    ``base`` (``-m pkg.mod``: ``pkg/mod.py`` or ``pkg/mod/__main__.py``), where it is a
+    file now; None otherwise."""
+    name = os.path.basename(argv[0]) if argv else ""
+    found = _script_operand(argv, name)
+    if found is None or _DYNAMIC.search(found[1]):
+        return None
+    is_module, word = found
+    stem = word.replace(".", "/")
+    for candidate in ([stem + ".py", stem + "/__main__.py"] if is_module
+                      else [_expanduser(word), os.path.join(_expanduser(word), "__main__.py")]):
+        path = os.path.normpath(os.path.join(base, candidate))
+        if os.path.isfile(path):
+            return path
     return None
 
 

@@ -8,8 +8,9 @@ line passed. Now a written path that starts from what the command line gives the
 (``args.NAME``, ``cfg.NAME``, ``cfg["NAME"]``, ``sys.argv[K]``; an f-string or a join around
 it) is read with the line's value put in (`python_deletes.argument_writes`,
 `hook._given_writes`): ``--NAME V``, ``--NAME=V`` (``-`` or ``_``), Hydra's ``a.b.NAME=V``,
-else the key NAME of a config file the line names (``--config exp.yaml``), else argparse's
-literal default. A part computed when it runs (``model_{epoch}.pt``) is some
+else the key NAME of a config file the line names (``--config exp.yaml``) or of the config
+Hydra composes (``@hydra.main(config_path, config_name)``, its ``defaults`` one level, group
+choices on the line), else argparse's literal default. A part computed when it runs (``model_{epoch}.pt``) is some
 file of the folder before it: judged as a save over the files there. transformers'
 ``HfArgumentParser`` scripts save into ``--output_dir``.
 
@@ -84,6 +85,15 @@ p = argparse.ArgumentParser(); p.add_argument("--config")
 cfg = yaml.safe_load(open(p.parse_args().config))
 json.dump({}, open(os.path.join(cfg["train"]["output_dir"], "metrics.json"), "w"))
 """,
+    "hydra_main.py": """
+import hydra
+@hydra.main(version_base=None, config_path="conf", config_name="config")
+def main(cfg):
+    with open(f"{cfg.paths.output_dir}/metrics.json", "w") as f:
+        f.write("{}")
+if __name__ == "__main__":
+    main()
+""",
     "defaults.py": """
 import argparse
 p = argparse.ArgumentParser(); p.add_argument("--out", default="capsules/c2")
@@ -102,6 +112,14 @@ def scripts(box: Path) -> Path:  # noqa: F811
     (box / "configs" / "new.yaml").write_text("train:\n  output_dir: runs/new\n")
     (box / "configs" / "exp.json").write_text('{"train": {"output_dir": "capsules/c2"}}')
     (box / "configs" / "bad.yaml").write_text("train: [unclosed\n")
+    # Hydra's composed config: conf/config.yaml's defaults pick conf/paths/default.yaml
+    (box / "conf" / "paths").mkdir(parents=True)
+    (box / "conf" / "config.yaml").write_text("defaults:\n  - paths: default\n  - _self_\n")
+    (box / "conf" / "paths" / "default.yaml").write_text("output_dir: capsules/c2\n")
+    (box / "conf" / "paths" / "scratch.yaml").write_text("output_dir: runs/scratch\n")
+    (box / "conf" / "flat.yaml").write_text("paths:\n  output_dir: capsules/c2\n")
+    (box / "conf" / "interpolated.yaml").write_text(
+        "paths:\n  output_dir: ${hydra:runtime.output_dir}\n")
     return box
 
 
@@ -112,6 +130,12 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("torchrun --nproc_per_node=2 train.py --out capsules/c2", "metrics.json"),
     ("accelerate launch --num_processes 2 train.py --out capsules/c2", "metrics.json"),
     ("cd src && python ../train.py --out ../capsules/c2", "metrics.json"),
+    ("labledger run -- python train.py --out capsules/c2", "metrics.json"),
+    ("nohup python train.py --out capsules/c2 > log.txt 2>&1 &", "metrics.json"),
+    ("CUDA_VISIBLE_DEVICES=0 python3 -u train.py --out capsules/c2", "metrics.json"),
+    ("sbatch --wrap 'python train.py --out capsules/c2'", "metrics.json"),
+    ("tmux new -d 'python train.py --out capsules/c2'", "metrics.json"),
+    ("uv run train.py --out capsules/c2", "metrics.json"),
     ("python ckpt.py --output-dir capsules/c2", "may save over the files of capsules/c2"),
     ("python ckpt.py --output_dir capsules/c2", "may save over the files of capsules/c2"),
     ("python evaluate.py --ckpt capsules/c3/model.pt --report capsules/c2/metrics.json",
@@ -122,6 +146,9 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("python hydra_train.py paths.output_dir=capsules/c2", "metrics.json"),
     ("python hydra_train.py +paths.output_dir=capsules/c2", "metrics.json"),
     ("python defaults.py", "overwrites capsules/c2/metrics.json"),
+    ("python hydra_main.py", "overwrites capsules/c2/metrics.json"),
+    ("python hydra_main.py --config-name flat", "overwrites capsules/c2/metrics.json"),
+    ("python hydra_main.py -cn flat.yaml lr=0.1", "overwrites capsules/c2/metrics.json"),
     ("python cfg_train.py --config configs/exp.yaml", "overwrites capsules/c2/metrics.json"),
     ("python cfg_train.py --config=configs/exp.json", "overwrites capsules/c2/metrics.json"),
     ("cd configs && python ../cfg_train.py --config exp.yaml", "metrics.json"),
@@ -146,6 +173,10 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "python convert.py capsules/c2/metrics.json copy.json",
     "python hydra_train.py paths.output_dir=runs/h",
     "python defaults.py --out runs/d",
+    "python hydra_main.py paths=scratch",  # another option of the group
+    "python hydra_main.py paths.output_dir=runs/h2",
+    "python hydra_main.py --config-name interpolated",  # computed when it runs
+    "python hydra_main.py --config-path elsewhere",  # no such config: Hydra refuses
     "python cfg_train.py --config configs/new.yaml",
     "python cfg_train.py --config configs/bad.yaml",  # not YAML: nothing read
     "python cfg_train.py --config configs/missing.yaml",
