@@ -567,6 +567,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             _run_package_script(argv, name, files, context, dyn, out, depth)
         elif name == "just":
             _run_justfile(argv, files, context, dyn, out, depth)
+        elif name == "dvc":
+            _run_dvc_stages(argv, files, context, dyn, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
         script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
@@ -1070,6 +1072,51 @@ def _run_package_script(argv: list[str], name: str, files: _Files, context: str 
             for cmd in out[first:]:
                 if cmd.origin is None:
                     cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
+
+
+def _run_dvc_stages(argv: list[str], files: _Files, context: str | None, dyn: bool,
+                    out: list[SimpleCommand], depth: int) -> None:
+    """What ``dvc repro``/``dvc exp run`` does (`dvc_stages`): each stage's outputs removed
+    (as ``rm -rf OUTPUT``), then its commands, each typed in the stage's folder (entered
+    first, a ``cd`` of the line) and named by its stage; from the ``dvc.yaml`` of the folder
+    it runs in, or those its targets name (``sub/dvc.yaml``, ``sub/dvc.yaml:train``)."""
+    from labledger.reconcile.dvc_stages import dvc_run, stage_lines
+
+    run = dvc_run(argv[1:])
+    if run is None or any(_DYNAMIC.search(t) for t in run.targets):
+        return
+    here = files.bases[-1]
+    wanted: dict[str, list[str] | None] = {}  # a dvc.yaml -> the stages named (None: all)
+    for target in run.targets or ("",):
+        if target.endswith((".yaml", ".yml")):
+            file, stage = target, ""
+        elif ":" in target:
+            file, _, stage = target.rpartition(":")
+        else:
+            file, stage = "", target
+        path = os.path.normpath(os.path.join(here, _expanduser(file or "dvc.yaml")))
+        if not stage:
+            wanted[path] = None
+        elif wanted.setdefault(path, []) is not None:
+            wanted[path].append(stage)  # type: ignore[union-attr]
+    for path, stages in wanted.items():
+        text = _script_text(path, files)
+        if text is None:
+            continue
+        folder = os.path.dirname(path)
+        for line in stage_lines(text, stages or []):
+            if len(out) >= _MAX_COMMANDS:
+                return
+            where = os.path.normpath(os.path.join(folder, line.folder))
+            if where != files.bases[-1]:
+                _command(["cd", where], [], list, "cd " + shlex.quote(where), context, dyn,
+                         False, out, depth + 1)
+            first = len(out)
+            _parse(line.text if line.kind == "cmd" else "rm -rf -- " + shlex.quote(line.text),
+                   context, dyn, False, out, depth + 1)
+            for cmd in out[first:]:
+                if cmd.origin is None:
+                    cmd.origin = (f"dvc.yaml` stage `{line.stage}", 0)  # (quoted by hook)
 
 
 def _run_justfile(argv: list[str], files: _Files, context: str | None, dyn: bool,
