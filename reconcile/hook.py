@@ -5499,192 +5499,13 @@ def _program_targets(cmd: Any, bases: list[Path], feeds: _Feeds) -> list[_Target
 
 def _program_writes(cmd: Any) -> bool:
     """The Python program ``cmd`` runs writes onto a path it writes out (`python_writes`), or
-    onto one its command line gives (`_given_writes`)."""
+    onto one its command line gives (`given_writes`)."""
     from labledger.reconcile.python_deletes import argument_writes, python_writes
     from labledger.reconcile.shell_words import script_arguments
 
     return cmd.program is not None and (bool(python_writes(cmd.program)) or (
         not cmd.remote and script_arguments(cmd.argv) is not None
         and bool(argument_writes(cmd.program))))
-
-
-# a value the command line gives a program, in a path `argument_writes` reads: an option's or
-# a config field's (`o:NAME`), a word's (`a:K`, `sys.argv[K]`)
-_GIVEN = re.compile(r"\0([oa]):([^\0]*)\0")
-_CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
-_CONFIG_BYTES = 1 << 20  # a config file named on the line read at most this long
-
-
-def _given_writes(cmd: Any, bases: list[Path]) -> list[tuple[str, str, bool]]:
-    """(path, kind, elsewhere) of each write of the Python script ``cmd`` runs onto a path
-    that starts from what its command line gives (`python_deletes.argument_writes`), each
-    value put in: ``python train.py --out capsules/c2`` with ``open(os.path.join(args.out,
-    "metrics.json"), "w")`` overwrites ``capsules/c2/metrics.json``. An option is read as
-    ``--NAME V``, ``--NAME=V`` (``_`` or ``-``), ``NAME=V`` or ``a.b.NAME=V`` (Hydra's, Fire's),
-    the last given; else the values of the key NAME in the config files the line names
-    (``--config exp.yaml``: YAML, JSON, TOML, from the latest working folder of ``bases``);
-    else argparse's literal default; ``sys.argv[K]``: the K-th word. A part computed when it
-    runs (``model_{epoch}.pt``) makes it a save of some file in the folder before it (kind
-    ``folder``; an append or a new file: none). A value that cannot be read: none."""
-    from labledger.reconcile.python_deletes import ANY_NAME, argument_defaults, argument_writes
-    from labledger.reconcile.shell_words import script_arguments
-
-    if cmd.program is None or cmd.remote:
-        return []
-    words = script_arguments(cmd.argv)
-    writes = argument_writes(cmd.program) if words is not None else ()
-    if not writes or words is None:
-        return []
-    defaults = argument_defaults(cmd.program)
-    configs: list[Any] | None = None
-
-    def values(kind: str, name: str) -> list[str]:
-        nonlocal configs
-        if kind == "a":
-            k = int(name) if name.isdigit() else 0
-            return [words[k - 1]] if 0 < k <= len(words) else []
-        given = _option_value(words, name)
-        if given is not None:
-            return [given]
-        if configs is None:
-            configs = _config_files(words, bases[-1:]) + _hydra_composed(cmd, words,
-                                                                        bases[-1])
-        found = _config_values(configs, name)
-        return found or ([defaults[name]] if name in defaults else [])
-
-    found: list[tuple[str, str, bool]] = []
-    for w in writes:
-        for path in _put_given(w.path, values):
-            kind = w.kind
-            if ANY_NAME in path:
-                if kind not in ("overwrite", "tree", "folder"):
-                    continue  # an append or a new file, of some name: nothing lost
-                head = path[:path.index(ANY_NAME)]
-                path, kind = (head.rstrip("/") if head.endswith("/")
-                              else os.path.dirname(head)) or ".", "folder"
-            path = os.path.normpath(path)
-            if (path, kind, w.elsewhere) not in found:
-                found.append((path, kind, w.elsewhere))
-    return found
-
-
-def _put_given(path: str, values: Callable[[str, str], list[str]]) -> list[str]:
-    """``path`` with each `_GIVEN` placeholder replaced by each value ``values`` gives it
-    (an absolute one starts the path over, as ``os.path.join`` does; at most
-    `_LITERAL_CHOICES` paths); none when a placeholder has no value that can be read."""
-    paths = [""]
-    end = 0
-    for m in _GIVEN.finditer(path):
-        given = [v for v in values(m.group(1), m.group(2))
-                 if v and not any(c in v for c in "$`\0")]
-        if not given:
-            return []
-        between = path[end:m.start()]
-        paths = [v if os.path.isabs(v) else p + between + v for p in paths for v in given]
-        paths = paths[:_LITERAL_CHOICES]
-        end = m.end()
-    return [p + path[end:] for p in paths]
-
-
-def _config_files(words: list[str], bases: list[Path]) -> list[Any]:
-    """What the config files ``words`` name hold (a word or an option's ``=`` value ending
-    in `_CONFIG_SUFFIXES`, a regular file there now of at most `_CONFIG_BYTES`), parsed;
-    one that does not parse holds nothing."""
-    import json
-    import tomllib
-
-    found: list[Any] = []
-    for word in words:
-        name = word.partition("=")[2] if word.startswith("-") and "=" in word else word
-        if not name.endswith(_CONFIG_SUFFIXES) or any(c in name for c in "$`\0"):
-            continue
-        for base in bases:
-            path = _resolve(base, name)
-            try:
-                if not path.is_file() or path.stat().st_size > _CONFIG_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-                if name.endswith(".json"):
-                    found.append(json.loads(text))
-                elif name.endswith(".toml"):
-                    found.append(tomllib.loads(text))
-                else:
-                    import yaml  # type: ignore[import-untyped]
-
-                    found.append(yaml.safe_load(text))
-            except Exception:  # unreadable, or not its format: it holds nothing read here
-                continue
-    return found
-
-
-def _hydra_composed(cmd: Any, words: list[str], base: Path) -> list[Any]:
-    """What the config files Hydra composes for the script ``cmd`` runs hold: its
-    ``@hydra.main(config_path, config_name)`` (``--config-path|-cp``, ``--config-name|-cn``
-    on the line first), from the script's folder, and the files its ``defaults`` list names
-    there, one level (``- model: resnet``: ``model/resnet.yaml``; ``model=vit`` on the line:
-    ``model/vit.yaml``)."""
-    from labledger.reconcile.python_deletes import hydra_configs
-    from labledger.reconcile.shell_words import script_file
-
-    mains = hydra_configs(cmd.program) if cmd.program else ()
-    script = script_file(cmd.argv, str(base)) if mains else None
-    if script is None:
-        return []
-    folder_given = next((w for w in _every_value(words, {"--config-path", "-cp"},
-                                                 {"--config-path", "-cp"})), None)
-    name_given = next((w for w in _every_value(words, {"--config-name", "-cn"},
-                                               {"--config-name", "-cn"})), None)
-    chosen = {w.split("=", 1)[0].lstrip("+~"): w.split("=", 1)[1] for w in words
-              if "=" in w and not w.startswith("-") and "." not in w.split("=", 1)[0]}
-    found: list[Any] = []
-    for path, name in mains:
-        folder = _resolve(Path(os.path.dirname(script)), folder_given or path)
-        main = (name_given or name).removesuffix(".yaml") + ".yaml"
-        composed = _config_files([main], [folder])
-        found += composed
-        for config in composed:
-            defaults = config.get("defaults") if isinstance(config, dict) else None
-            for entry in defaults[:64] if isinstance(defaults, list) else []:
-                if isinstance(entry, str) and entry != "_self_":
-                    found += _config_files([entry + ".yaml"], [folder])
-                elif isinstance(entry, dict):  # `- paths: default`, `paths=other` on the line
-                    found += _config_files([
-                        f"{group.lstrip('/')}/{chosen.get(group, option)}.yaml"
-                        for group, option in entry.items()
-                        if isinstance(group, str) and isinstance(option, str)], [folder])
-    return found
-
-
-def _config_values(configs: list[Any], name: str) -> list[str]:
-    """The string values of the key ``name`` anywhere in ``configs`` (10,000 nodes looked
-    at, at most)."""
-    found: list[str] = []
-    stack = list(configs)
-    seen = 0
-    while stack and seen < 10_000:
-        node = stack.pop()
-        seen += 1
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key == name and isinstance(value, str) and value not in found:
-                    found.append(value)
-                stack.append(value)
-        elif isinstance(node, list):
-            stack.extend(node)
-    return found
-
-
-def _option_value(words: list[str], name: str) -> str | None:
-    """The value ``words`` give the option or field ``name`` (`_given_writes`), the last."""
-    flags = {f"--{name}", f"--{name.replace('_', '-')}"}
-    found = None
-    for i, word in enumerate(words):
-        head, eq, value = word.partition("=")
-        if head in flags:
-            found = value if eq else (words[i + 1] if i + 1 < len(words) else None)
-        elif eq and not word.startswith("-") and head.lstrip("+").rsplit(".", 1)[-1] == name:
-            found = value
-    return found
 
 
 # what a write does to a file there (`python_writes`), said in a reason
@@ -5737,7 +5558,9 @@ def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:
                 place, written, kind = place / w.into, f"{w.path}/{w.into}", w.into_kind
             targets.append(_Target(written, [place], [], False, _said(cmd), writes=kind,
                                    does=f"{_WRITE_VERBS[kind]} {written} in"))
-    for path, kind, elsewhere in _given_writes(cmd, bases):  # where its command line says
+    from labledger.reconcile.given_writes import given_writes
+
+    for path, kind, elsewhere in given_writes(cmd, bases):  # where its command line says
         for start in _starts(bases, elsewhere):
             place = Path(os.path.normpath(start / path))
             does = f"{_WRITE_VERBS[kind]} {path} in" if kind != "folder" else \
