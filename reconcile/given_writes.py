@@ -3,8 +3,8 @@
 `python_deletes.argument_writes` reads a script's writes whose path starts from a value the
 command line gives it, with a placeholder where the value goes (``open(os.path.join(args.out,
 "metrics.json"), "w")`` writes onto ``o:out`` between NULs, then ``/metrics.json``). Here the
-line's values are
-put in: ``python train.py --out capsules/c2`` overwrites ``capsules/c2/metrics.json``. An
+line's values are put in: ``python train.py --out capsules/c2`` overwrites
+``capsules/c2/metrics.json``. An
 option or config field NAME takes, in order: the line's ``--NAME V``/``--NAME=V`` (``_`` or
 ``-``), or Hydra's and Fire's ``NAME=V``/``a.b.NAME=V`` (the last given); the key NAME
 anywhere in a config file the line names (``--config exp.yaml``: YAML, JSON, TOML) or in the
