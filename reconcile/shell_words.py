@@ -569,6 +569,8 @@ def _command(words: list[str], fed: list[str], piped_text: Callable[[], list[str
             _run_justfile(argv, files, context, dyn, out, depth)
         elif name == "dvc":
             _run_dvc_stages(argv, files, context, dyn, out, depth)
+        elif name in ("pdm", "hatch", "poe", "poethepoet"):
+            _run_pyproject_script(argv, name, files, context, dyn, out, depth)
     if name in _SHELLS or name in ("eval", "su", "script", "sbatch") or sources_pipe:
         script = None if sources_pipe else _shell_script(argv, name)
         if script is not None:
@@ -1072,6 +1074,38 @@ def _run_package_script(argv: list[str], name: str, files: _Files, context: str 
             for cmd in out[first:]:
                 if cmd.origin is None:
                     cmd.origin = (f"package.json` script `{script}", 0)  # (quoted by hook)
+
+
+def _run_pyproject_script(argv: list[str], name: str, files: _Files, context: str | None,
+                          dyn: bool, out: list[SimpleCommand], depth: int) -> None:
+    """The ``pyproject.toml`` scripts ``pdm run NAME``, ``hatch run NAME`` and ``poe NAME``
+    run (`pyproject_scripts`), each line parsed as typed in the project's folder (the nearest
+    one up holding a ``pyproject.toml``; entered first, a ``cd`` of the line) and named by its
+    script."""
+    from labledger.reconcile.pyproject_scripts import pyproject_lines
+
+    here = files.bases[-1]
+    folder = here
+    while not os.path.isfile(os.path.join(folder, "pyproject.toml")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+    text = _script_text(os.path.join(folder, "pyproject.toml"), files)
+    lines = pyproject_lines(name, argv[1:], text) if text is not None else None
+    if not lines:
+        return
+    if folder != here:
+        _command(["cd", folder], [], list, "cd " + shlex.quote(folder), context, dyn, False,
+                 out, depth + 1)
+    for script, line in lines:
+        if len(out) >= _MAX_COMMANDS:
+            return
+        first = len(out)
+        _parse(line, context, dyn, False, out, depth + 1)
+        for cmd in out[first:]:
+            if cmd.origin is None:
+                cmd.origin = (f"pyproject.toml` script `{script}", 0)  # (quoted by hook)
 
 
 def _run_dvc_stages(argv: list[str], files: _Files, context: str | None, dyn: bool,
