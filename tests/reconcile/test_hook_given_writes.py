@@ -10,9 +10,9 @@ it) is read with the line's value put in (`python_deletes.argument_writes`,
 `hook._given_writes`): ``--NAME V``, ``--NAME=V`` (``-`` or ``_``), Hydra's ``a.b.NAME=V``,
 else the key NAME of a config file the line names (``--config exp.yaml``) or of the config
 Hydra composes (``@hydra.main(config_path, config_name)``, its ``defaults`` one level, group
-choices on the line), else argparse's literal default. A part computed when it runs (``model_{epoch}.pt``) is some
-file of the folder before it: judged as a save over the files there. transformers'
-``HfArgumentParser`` scripts save into ``--output_dir``.
+choices on the line), else argparse's literal default. A part computed when it runs
+(``model_{epoch}.pt``) is some file of the folder before it: judged as a save over the files
+there. transformers' ``HfArgumentParser`` scripts save into ``--output_dir``.
 
 The project is `test_hook_writes`' (``capsules/c2`` unverified, holding ``metrics.json`` and
 ``train.log``; ``capsules/c3`` stored and verifying; ``results`` an export root).
