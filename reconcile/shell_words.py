@@ -847,20 +847,36 @@ def script_arguments(argv: list[str]) -> list[str] | None:
 
 
 def script_file(argv: list[str], base: str) -> str | None:
-    """The path of the local script a Python run starts (`_script_operand`) from the folder
-    ``base`` (``-m pkg.mod``: ``pkg/mod.py`` or ``pkg/mod/__main__.py``), where it is a
-    file now; None otherwise."""
-    name = os.path.basename(argv[0]) if argv else ""
+    """The path of the local script a Python run starts (`_script_path`) from the folder
+    ``base``, where it is a file now; None otherwise."""
+    path = _script_path(argv, os.path.basename(argv[0]) if argv else "", base)
+    return path if path is not None and os.path.isfile(path) else None
+
+
+def _script_path(argv: list[str], name: str, base: str) -> str | None:
+    """Where the script a Python run starts is (`_script_operand`), from the folder ``base``:
+    ``FILE`` (a folder: its ``__main__.py``), ``-m pkg.mod`` as ``pkg/mod.py`` or
+    ``pkg/mod/__main__.py``, the first there now; None when it runs none, or none is there."""
     found = _script_operand(argv, name)
     if found is None or _DYNAMIC.search(found[1]):
         return None
     is_module, word = found
-    stem = word.replace(".", "/")
-    for candidate in ([stem + ".py", stem + "/__main__.py"] if is_module
-                      else [_expanduser(word), os.path.join(_expanduser(word), "__main__.py")]):
+    if is_module:
+        if not re.fullmatch(r"\w+(\.\w+)*", word):
+            return None
+        stem = word.replace(".", "/")
+        candidates = [stem + ".py", stem + "/__main__.py"]
+    else:
+        candidates = [_expanduser(word)]
+    for candidate in candidates:
         path = os.path.normpath(os.path.join(base, candidate))
-        if os.path.isfile(path):
-            return path
+        try:
+            if stat.S_ISDIR(os.stat(path).st_mode) and not is_module:  # python DIR
+                path = os.path.join(path, "__main__.py")
+                os.stat(path)
+        except (OSError, ValueError):
+            continue
+        return path
     return None
 
 
@@ -876,33 +892,18 @@ def _python_script(argv: list[str], name: str, files: _Files | None) -> str | No
     `_SCRIPT_BYTES`): judged by its words alone, as before."""
     if files is None:
         return None
-    found = _script_operand(argv, name)
-    if found is None or _DYNAMIC.search(found[1]):
+    path = _script_path(argv, name, files.bases[-1])
+    try:
+        info = os.stat(path) if path is not None else None
+    except (OSError, ValueError):
         return None
-    is_module, word = found
-    if is_module:
-        if not re.fullmatch(r"\w+(\.\w+)*", word):
-            return None
-        stem = word.replace(".", "/")
-        candidates = [stem + ".py", stem + "/__main__.py"]
-    else:
-        candidates = [_expanduser(word)]
-    for candidate in candidates:
-        path = os.path.normpath(os.path.join(files.bases[-1], candidate))
-        try:
-            info = os.stat(path)
-            if stat.S_ISDIR(info.st_mode) and not is_module:  # python DIR: its __main__.py
-                path = os.path.join(path, "__main__.py")
-                info = os.stat(path)
-        except (OSError, ValueError):
-            continue
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _SCRIPT_BYTES:
-            return None
-        text = files.read(path)
-        # a NUL byte: no source Python runs (it refuses one), a zip app or a binary; its
-        # bytes read as text would feed its "deletes" words of anything
-        return None if text is None or "\x00" in text else text
-    return None
+    if path is None or info is None or not stat.S_ISREG(info.st_mode) or \
+            info.st_size > _SCRIPT_BYTES:
+        return None
+    text = files.read(path)
+    # a NUL byte: no source Python runs (it refuses one), a zip app or a binary; its bytes
+    # read as text would feed its "deletes" words of anything
+    return None if text is None or "\x00" in text else text
 
 
 # --- local shell scripts: read as if typed ----------------------------------------------------
@@ -1129,10 +1130,8 @@ def _run_dvc_stages(argv: list[str], files: _Files, context: str | None, dyn: bo
         else:
             file, stage = "", target
         path = os.path.normpath(os.path.join(here, _expanduser(file or "dvc.yaml")))
-        if not stage:
-            wanted[path] = None
-        elif wanted.setdefault(path, []) is not None:
-            wanted[path].append(stage)  # type: ignore[union-attr]
+        named = wanted.get(path, [])
+        wanted[path] = None if not stage or named is None else [*named, stage]
     for path, stages in wanted.items():
         text = _script_text(path, files)
         if text is None:
