@@ -1347,7 +1347,7 @@ def _worktree_places(cmd: Any, bases: list[Path]) -> list[str] | None:
     places: list[str] = []
     for base in bases:
         folder = _resolve(base, where[0])
-        name = operands[0].replace("${PWD}", str(base)).replace("$PWD", str(base))
+        name = _known_folders(operands[0], base)
         if _COMPUTED_WORD.search(name) or _COMPUTED_WORD.search(where[0]):
             places.append(_git_join(where[0], operands[0]))  # (judged as computed)
             continue
@@ -4517,8 +4517,9 @@ def _write_targets(cmd: Any, bases: list[Path], feeds: _Feeds,
             if cmd.dynamic:
                 landing = landing.replace("{}", "\0")
             for base in bases:
-                # ($PWD: the folder it runs in, never the hook's own, whatever the environment)
-                word = landing.replace("${PWD}", str(base)).replace("$PWD", str(base))
+                # ($PWD, $(pwd): the folder it runs in, never the hook's own, whatever the
+                # environment)
+                word = _known_folders(landing, base)
                 words = (_literal_values(word, feed()) or [word]) if "$" in word else [word]
                 for each in (b for v in words for b in _braces(v)):
                     places, globs, computed = _expand(each, [base])

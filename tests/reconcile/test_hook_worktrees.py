@@ -61,6 +61,14 @@ def _files(root: Path) -> dict[Path, bytes]:
             and "cache" not in p.parts}
 
 
+def _assert_reaches_exp1s_ledger(verdict: Any, tree: Path, command: str) -> None:
+    """``command`` was blocked for deleting exp1's ledger, named with its project."""
+    assert not verdict.allowed, command
+    home = tree / "exp1" / ".labledger"
+    assert any(f"{home}, the labledger ledger and store of the project {tree / 'exp1'}" in r
+               for r in verdict.reasons), verdict.reasons
+
+
 def _judged(tree: Path, where: str, command: str) -> Any:
     before = _files(tree)
     verdict = judge(command, str(tree / where), None)
@@ -140,11 +148,7 @@ def test_other_worktree_commands_pass(tree: Path, where: str, command: str) -> N
 ])
 def test_a_delete_reaching_another_projects_ledger_is_blocked(
         tree: Path, where: str, command: str) -> None:
-    verdict = _judged(tree, where, command)
-    assert not verdict.allowed, command
-    home = tree / "exp1" / ".labledger"
-    assert any(f"{home}, the labledger ledger and store of the project {tree / 'exp1'}" in r
-               for r in verdict.reasons), verdict.reasons
+    _assert_reaches_exp1s_ledger(_judged(tree, where, command), tree, command)
 
 
 @pytest.mark.parametrize(("where", "command"), [
@@ -333,11 +337,7 @@ def test_a_computed_delete_fed_another_project_is_blocked(tree: Path, where: str
     project: each of these passed, from the main worktree where no ledger is found. (A word
     naming the project folder itself, or one above it, feeds none of its places, as for the
     project's own: ``find ../exp1 -name '*.pyc' | xargs rm -f`` passes below.)"""
-    verdict = _judged(tree, where, command)
-    assert not verdict.allowed, command
-    home = tree / "exp1" / ".labledger"
-    assert any(f"{home}, the labledger ledger and store of the project {tree / 'exp1'}" in r
-               for r in verdict.reasons), verdict.reasons
+    _assert_reaches_exp1s_ledger(_judged(tree, where, command), tree, command)
 
 
 @pytest.mark.parametrize(("where", "command"), [
