@@ -7,8 +7,9 @@ line's values are put in: ``python train.py --out capsules/c2`` overwrites
 ``capsules/c2/metrics.json``. An
 option or config field NAME takes, in order: the line's ``--NAME V``/``--NAME=V`` (``_`` or
 ``-``), or Hydra's and Fire's ``NAME=V``/``a.b.NAME=V`` (the last given); the key NAME
-anywhere in a config file the line names (``--config exp.yaml``: YAML, JSON, TOML) or in the
-config Hydra composes for the script (`_hydra_composed`); argparse's literal default.
+anywhere in a config file the line names (``--config exp.yaml``: YAML, JSON, TOML), the script
+reads where the line names none (its ``--config`` option's default, a literal path it loads:
+`_unnamed_configs`) or Hydra composes for it (`_hydra_composed`); argparse's literal default.
 ``sys.argv[K]`` is the K-th word. A value computed when it runs (``$OUT``, ``${…}``) is not
 read: that write is not judged, as any computed path of a program.
 
@@ -31,7 +32,6 @@ _MOST_PATHS = 16  # the values of one write's placeholders combined, at most
 # a value the command line gives a program, in a path `argument_writes` reads: an option's or
 # a config field's (`o:NAME`), a word's (`a:K`, `sys.argv[K]`)
 _GIVEN = re.compile(r"\0([oa]):([^\0]*)\0")
-_CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 _CONFIG_BYTES = 1 << 20  # a config file named on the line read at most this long
 
 
@@ -42,7 +42,8 @@ def given_writes(cmd: Any, bases: list[Path]) -> list[tuple[str, str, bool]]:
     "metrics.json"), "w")`` overwrites ``capsules/c2/metrics.json``. An option is read as
     ``--NAME V``, ``--NAME=V`` (``_`` or ``-``), ``NAME=V`` or ``a.b.NAME=V`` (Hydra's, Fire's),
     the last given; else the values of the key NAME in the config files the line names
-    (``--config exp.yaml``: YAML, JSON, TOML, from the latest working folder of ``bases``);
+    (``--config exp.yaml``: YAML, JSON, TOML, from the latest working folder of ``bases``),
+    in the config files the script reads itself (`_unnamed_configs`) or Hydra composes for it;
     else argparse's literal default; ``sys.argv[K]``: the K-th word. A part computed when it
     runs (``model_{epoch}.pt``) makes it a save of some file in the folder before it (kind
     ``folder``; an append or a new file: none). A value that cannot be read: none."""
@@ -67,8 +68,8 @@ def given_writes(cmd: Any, bases: list[Path]) -> list[tuple[str, str, bool]]:
         if given is not None:
             return [given]
         if configs is None:
-            configs = _config_files(words, bases[-1:]) + _hydra_composed(cmd, words,
-                                                                        bases[-1])
+            configs = _config_files(words + _unnamed_configs(cmd.program, words),
+                                    bases[-1:]) + _hydra_composed(cmd, words, bases[-1])
         found = _config_values(configs, name)
         return found or ([defaults[name]] if name in defaults else [])
 
@@ -108,15 +109,17 @@ def _put_given(path: str, values: Callable[[str, str], list[str]]) -> list[str]:
 
 def _config_files(words: list[str], bases: list[Path]) -> list[Any]:
     """What the config files ``words`` name hold (a word or an option's ``=`` value ending
-    in `_CONFIG_SUFFIXES`, a regular file there now of at most `_CONFIG_BYTES`), parsed;
-    one that does not parse holds nothing."""
+    in `python_deletes.CONFIG_SUFFIXES`, a regular file there now of at most
+    `_CONFIG_BYTES`), parsed; one that does not parse holds nothing."""
     import json
     import tomllib
+
+    from labledger.reconcile.python_deletes import CONFIG_SUFFIXES
 
     found: list[Any] = []
     for word in words:
         name = word.partition("=")[2] if word.startswith("-") and "=" in word else word
-        if not name.endswith(_CONFIG_SUFFIXES) or any(c in name for c in "$`\0"):
+        if not name.endswith(CONFIG_SUFFIXES) or any(c in name for c in "$`\0"):
             continue
         for base in bases:
             path = _resolve(base, name)
@@ -135,6 +138,17 @@ def _config_files(words: list[str], bases: list[Path]) -> list[Any]:
             except Exception:  # unreadable, or not its format: it holds nothing read here
                 continue
     return found
+
+
+def _unnamed_configs(program: str, words: list[str]) -> list[str]:
+    """The config files the script reads though ``words`` name none: its argparse option's
+    default where the line does not give that option (`python_deletes.config_defaults`), and
+    the files it loads by a literal path (`python_deletes.config_reads`)."""
+    from labledger.reconcile.python_deletes import config_defaults, config_reads
+
+    found = [default for flags, default in config_defaults(program)
+             if not any(w in flags or w.partition("=")[0] in flags for w in words)]
+    return found + list(config_reads(program))
 
 
 def _hydra_composed(cmd: Any, words: list[str], base: Path) -> list[Any]:

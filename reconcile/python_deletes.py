@@ -1327,11 +1327,12 @@ def _write_reader(program: str) -> _ArgumentWrites | None:
         return None
 
 
-# what a program that reads its command line (or a config file it names) holds: sys.argv, an
-# argument parser (argparse, click, typer, fire, absl, docopt, tyro, jsonargparse,
-# simple_parsing, transformers'), Hydra, OmegaConf
+# what a program that reads its command line (or a config file) holds: sys.argv, an argument
+# parser (argparse, click, typer, fire, absl, docopt, tyro, jsonargparse, simple_parsing,
+# transformers'), Hydra, OmegaConf, a config file's name (`config_reads`)
 _TAKES_ARGUMENTS = re.compile(r"argv|parse_args|ArgumentParser|hydra|click|typer|fire|absl"
-                              r"|docopt|tyro|jsonargparse|simple_parsing|OmegaConf")
+                              r"|docopt|tyro|jsonargparse|simple_parsing|OmegaConf"
+                              r"|\.(?:ya?ml|json|toml)\b")
 
 
 @functools.lru_cache(maxsize=32)
@@ -1377,6 +1378,70 @@ def argument_defaults(program: str) -> dict[str, str]:
         if name and default is not None:
             defaults[name.replace("-", "_")] = default
     return defaults
+
+
+# the config files a program reads: YAML, JSON, TOML (`config_reads`, `config_defaults`)
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+# a method loading a config by its path: OmegaConf.load, mmengine's and mmcv's
+# Config.fromfile, detectron2's CfgNode.merge_from_file, json/yaml loaders of the same name
+_CONFIG_LOADERS = frozenset({"load", "fromfile", "from_file", "load_config", "merge_from_file",
+                             "load_yaml", "load_json"})
+# what a pathlib.Path made of a literal path reads it with
+_PATH_READS = frozenset({"read_text", "read_bytes", "open"})
+
+
+@functools.lru_cache(maxsize=32)
+def config_reads(program: str) -> tuple[str, ...]:
+    """The config files (`CONFIG_SUFFIXES`) ``program`` reads by a literal path, relative to
+    the folder it runs in: ``open("configs/exp.yaml")`` (to read), ``OmegaConf.load(P)``,
+    ``Config.fromfile(P)`` (mmengine), ``cfg.merge_from_file(P)`` (detectron2),
+    ``Path(P).read_text()``. A training script that loads its own config file writes where
+    that file says, though the line names no file."""
+    if not any(s in program for s in CONFIG_SUFFIXES):
+        return ()
+    reader = _write_reader(program)
+    if reader is None:
+        return ()
+    found: list[str] = []
+    for node in reader.nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        path: ast.expr | None = None
+        if _opens_to_read(node) or (isinstance(func, ast.Attribute)
+                                    and func.attr in _CONFIG_LOADERS):
+            path = node.args[0] if node.args else None
+        elif isinstance(func, ast.Attribute) and func.attr in _PATH_READS \
+                and isinstance(func.value, ast.Call) and func.value.args \
+                and any(q.endswith("Path") for q in reader.qualified(func.value.func)) \
+                and (func.attr != "open" or _literal_str(
+                    _argument(node, 0, "mode") or ast.Constant("r")) in ("r", "rb", "rt")):
+            path = func.value.args[0]
+        text = _literal_str(path) if path is not None else None
+        if text is not None and text.endswith(CONFIG_SUFFIXES) and text not in found:
+            found.append(text)
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=32)
+def config_defaults(program: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """(the option's flags, its default) of each argparse option of ``program`` whose
+    literal default is a config file (`CONFIG_SUFFIXES`): ``add_argument("--config", "-c",
+    default="configs/base.yaml")``, the file read where the line gives no such option."""
+    reader = _write_reader(program) if "add_argument" in program else None
+    found: list[tuple[tuple[str, ...], str]] = []
+    for node in reader.nodes if reader is not None else ():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
+            continue
+        default = next((_literal_str(k.value) for k in node.keywords if k.arg == "default"),
+                       None)
+        flags = tuple(a.value for a in node.args
+                      if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                      and a.value.startswith("-"))
+        if default is not None and default.endswith(CONFIG_SUFFIXES) and flags:
+            found.append((flags, default))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=32)

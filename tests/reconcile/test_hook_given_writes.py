@@ -8,8 +8,10 @@ line passed. Now a written path that starts from what the command line gives the
 (``args.NAME``, ``cfg.NAME``, ``cfg["NAME"]``, ``sys.argv[K]``; an f-string or a join around
 it) is read with the line's value put in (`python_deletes.argument_writes`,
 `hook._given_writes`): ``--NAME V``, ``--NAME=V`` (``-`` or ``_``), Hydra's ``a.b.NAME=V``,
-else the key NAME of a config file the line names (``--config exp.yaml``) or of the config
-Hydra composes (``@hydra.main(config_path, config_name)``, its ``defaults`` one level, group
+else the key NAME of a config file the line names (``--config exp.yaml``), of one the
+script reads though the line names none (its ``--config`` default, ``open("configs/x.yaml")``,
+``OmegaConf.load``, ``Config.fromfile``, ``Path(P).read_text()``) or of the config Hydra
+composes (``@hydra.main(config_path, config_name)``, its ``defaults`` one level, group
 choices on the line), else argparse's literal default. A part computed when it runs
 (``model_{epoch}.pt``) is some file of the folder before it: judged as a save over the files
 there. transformers' ``HfArgumentParser`` scripts save into ``--output_dir``.
@@ -94,6 +96,45 @@ def main(cfg):
 if __name__ == "__main__":
     main()
 """,
+    "default_cfg.py": """
+import argparse, json, os, yaml
+p = argparse.ArgumentParser()
+p.add_argument("--config", "-c", default="configs/exp.yaml")
+p.add_argument("--seed", type=int, default=0)
+cfg = yaml.safe_load(open(p.parse_args().config))
+os.makedirs(cfg["train"]["output_dir"], exist_ok=True)
+json.dump({}, open(os.path.join(cfg["train"]["output_dir"], "metrics.json"), "w"))
+""",
+    "own_cfg.py": """
+import json, os, yaml
+with open("configs/exp.yaml") as f:
+    cfg = yaml.safe_load(f)
+os.makedirs(cfg["train"]["output_dir"], exist_ok=True)
+json.dump({}, open(os.path.join(cfg["train"]["output_dir"], "metrics.json"), "w"))
+""",
+    "own_new.py": """
+import json, os, yaml
+cfg = yaml.safe_load(open("configs/new.yaml"))
+json.dump({}, open(os.path.join(cfg["train"]["output_dir"], "metrics.json"), "w"))
+""",
+    "omega_cfg.py": """
+from omegaconf import OmegaConf
+cfg = OmegaConf.load("configs/exp.yaml")
+with open(f"{cfg.train.output_dir}/metrics.json", "w") as f:
+    f.write("{}")
+""",
+    "mm_cfg.py": """
+from mmengine.config import Config
+cfg = Config.fromfile("configs/exp.yaml")
+open(cfg.train.output_dir + "/metrics.json", "w").write("{}")
+""",
+    "path_cfg.py": """
+import json, os
+from pathlib import Path
+cfg = json.loads(Path("configs/exp.json").read_text())
+with open(os.path.join(cfg["train"]["output_dir"], "metrics.json"), "w") as f:
+    f.write("{}")
+""",
     "defaults.py": """
 import argparse
 p = argparse.ArgumentParser(); p.add_argument("--out", default="capsules/c2")
@@ -153,6 +194,15 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("python cfg_train.py --config=configs/exp.json", "overwrites capsules/c2/metrics.json"),
     ("cd configs && python ../cfg_train.py --config exp.yaml", "metrics.json"),
     ("python train.py --out results/r1", "results"),  # an export root: any save over it
+    # a config file the script reads though the line names none: its option's default, or
+    # a file it loads by a literal path
+    ("python default_cfg.py", "overwrites capsules/c2/metrics.json"),
+    ("python default_cfg.py --seed 1", "overwrites capsules/c2/metrics.json"),
+    ("python own_cfg.py", "overwrites capsules/c2/metrics.json"),
+    ("python omega_cfg.py", "overwrites capsules/c2/metrics.json"),
+    ("python mm_cfg.py", "overwrites capsules/c2/metrics.json"),
+    ("python path_cfg.py", "overwrites capsules/c2/metrics.json"),
+    ("nohup python own_cfg.py > log.txt &", "overwrites capsules/c2/metrics.json"),
 ])
 def test_a_script_writing_where_its_line_says_is_judged(
         scripts: Path, command: str, said: str) -> None:
@@ -182,6 +232,11 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "python cfg_train.py --config configs/missing.yaml",
     "python train.py --out $OUT",  # computed when it runs: not read here
     "python train.py --out runs/new --log-dir capsules/c2",  # an append: nothing lost
+    "python default_cfg.py --config configs/new.yaml",  # the default not read: another given
+    "python default_cfg.py -c configs/new.yaml",
+    "python default_cfg.py --config=configs/new.yaml",
+    "python own_new.py",
+    "cd configs && python ../own_cfg.py",  # its literal path is the working folder's: none
 ])
 def test_a_script_writing_elsewhere_passes(scripts: Path, command: str) -> None:
     verdict = _judged(scripts, command)
@@ -203,6 +258,20 @@ def test_the_script_really_overwrites_the_capsule(scripts: Path, tmp_path: Path)
     assert (copy / "capsules" / "c2" / "metrics.json").read_text() != before
 
 
+@pytest.mark.parametrize("script", ["default_cfg.py", "own_cfg.py"])
+def test_a_script_reading_its_own_config_really_overwrites_the_capsule(
+        scripts: Path, tmp_path: Path, script: str) -> None:
+    """What the config rows stand on: run for real with no option, a script reading its
+    ``--config`` default, or a config file it names itself, writes where that file says."""
+    copy = tmp_path / "copy"
+    shutil.copytree(scripts, copy, symlinks=True)
+    target = copy / "capsules" / "c2" / "metrics.json"
+    before = target.read_text()
+    subprocess.run([sys.executable, script], cwd=copy, check=True, capture_output=True,
+                   timeout=60)
+    assert target.read_text() != before
+
+
 _FRAGMENTS = ["import argparse, os, sys, torch\n", "a = p.parse_args()\n",
               "open(os.path.join(a.out, 'm.json'), 'w')\n", "open(f'{a.out}/x{i}.pt', 'wb')\n",
               "torch.save(s, a.out)\n", "open(sys.argv[1], 'w')\n", "open(sys.argv[0], 'w')\n",
@@ -210,7 +279,10 @@ _FRAGMENTS = ["import argparse, os, sys, torch\n", "a = p.parse_args()\n",
               "p.add_argument(dest='out', default=1)\n", "os.chdir(a.out)\n",
               "def f(a):\n    open(a.out, 'a')\n", "x = a.out\nx = 'y'\nopen(x, 'w')\n",
               "open(f'{a.out!r}/{a.out:>3}', 'w')\n", "open(sys.argv[-1], 'w')\n",
-              "from transformers import HfArgumentParser\n", "(", "'''", "\x00", "\udcff"]
+              "from transformers import HfArgumentParser\n", "(", "'''", "\x00", "\udcff",
+              "cfg = yaml.safe_load(open('c.yaml'))\n", "cfg = OmegaConf.load('c.yaml')\n",
+              "p.add_argument('--config', '-c', default='c.yaml')\n",
+              "cfg = json.loads(Path('c.json').read_text())\n", "Path('c.toml').open('w')\n"]
 
 
 @settings(max_examples=120, deadline=None,
@@ -229,7 +301,14 @@ def test_any_script_and_line_get_one_verdict(box: Path, program: str,  # noqa: F
 
 @given(st.text(max_size=200))
 def test_argument_writes_reads_any_text(text: str) -> None:
-    from labledger.reconcile.python_deletes import argument_defaults, argument_writes
+    from labledger.reconcile.python_deletes import (
+        argument_defaults,
+        argument_writes,
+        config_defaults,
+        config_reads,
+    )
 
     assert all(w.path for w in argument_writes(text))
     assert isinstance(argument_defaults(text), dict)
+    assert all(path.endswith((".yaml", ".yml", ".json", ".toml")) for path in config_reads(text))
+    assert all(flags and default for flags, default in config_defaults(text))
