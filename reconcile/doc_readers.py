@@ -1,6 +1,7 @@
 """Documents as text segments with positions, and the units (sentences, tables) inside them.
 
-Formats, by file suffix: Markdown (``.md``, ``.markdown``), LaTeX (``.tex``, ``.latex``),
+Formats, by file suffix: Markdown (``.md``, ``.markdown``; Quarto's ``.qmd`` and R Markdown's
+``.Rmd``, whose code chunks are fenced code: `fenced.info_language`), LaTeX (``.tex``, ``.latex``),
 reStructuredText (``.rst``), plain text (``.txt``, ``.text``), CSV (``.csv``), TSV (``.tsv``,
 ``.tab``) and Jupyter notebooks (``.ipynb``: markdown cells, and the text of code cells'
 outputs: streams, ``text/plain``, ``text/markdown``, ``text/latex``; code itself is not read).
@@ -49,7 +50,8 @@ __all__ = ["FORMATS", "FORMAT_COMMAND", "Cell", "Fence", "JoinedName", "Segment"
            "read_document", "report_table", "sentence_around"]
 
 FORMATS: dict[str, str] = {
-    ".md": "md", ".markdown": "md", ".tex": "tex", ".latex": "tex", ".rst": "rst",
+    ".md": "md", ".markdown": "md", ".qmd": "md", ".rmd": "md", ".tex": "tex", ".latex": "tex",
+    ".rst": "rst",
     ".txt": "txt", ".text": "txt", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
     ".ipynb": "ipynb",
 }

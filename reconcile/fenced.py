@@ -66,8 +66,9 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Info strings of programs and configuration (the first word, lower-cased: "```python title=x",
-# "```{r}", "```.yaml"): such a block is code whatever it holds. A shell or console block is
+# Info strings of programs and configuration (`info_language`: "```python title=x", "```{r}",
+# "```{r, echo=FALSE}", "```.yaml"; Quarto's Observable "```{ojs}"): such a block is code
+# whatever it holds. A shell or console block is
 # not among them: READMEs paste commands with what they printed, and label a log "shell".
 _CODE_LANGUAGES = _words("""
 python py python3 py3 ipython ipython3 pycon javascript js jsx typescript ts tsx java kotlin kt
@@ -75,7 +76,7 @@ scala groovy c h cpp c++ cc cxx hpp cuda cu objc objective-c swift go golang rus
 perl pl lua r julia jl matlab octave haskell hs ocaml fsharp csharp cs c# dart elixir erlang
 clojure lisp scheme sql graphql proto protobuf yaml yml toml ini cfg conf properties dockerfile
 docker makefile cmake nix hcl terraform html xml svg css scss vue svelte latex tex bibtex bib
-diff patch mermaid dot powershell ps1 bat batch vim markdown md rst
+diff patch mermaid dot powershell ps1 bat batch vim markdown md rst ojs
 """)
 
 # A block with one of these lines is a program, though its language goes unnamed ("class 3:
@@ -117,9 +118,23 @@ def is_output(segment: Segment, fence: Fence) -> bool:
     return bool(got)
 
 
+# what ends an info string's first word: a space, a knitr/Quarto chunk's comma before its
+# options or its brace ("{r, echo=FALSE}", "{python}")
+_INFO_WORD_END = re.compile(r"[\s,}]")
+
+
+def info_language(info: str) -> str:
+    """The language ``info`` (a fence's info string) names, lower-cased: its first word
+    (``python title="x"``), a pandoc class (``{.python .numberLines}``, ``.yaml``), a raw
+    block's format (``{=html}``), or an R Markdown or Quarto chunk's engine (``{r}``,
+    ``{r setup, include=FALSE}``, ``{r, echo=FALSE}``, ``{python}``)."""
+    word = info.strip().lstrip("{=. \t")
+    end = _INFO_WORD_END.search(word)
+    return (word[:end.start()] if end is not None else word).strip("{}.").lower()
+
+
 def _is_output(text: str, fence: Fence) -> bool:
-    language = fence.info.split(None, 1)[0].strip("{}.").lower() if fence.info.strip() else ""
-    if language in _CODE_LANGUAGES:
+    if info_language(fence.info) in _CODE_LANGUAGES:
         return False
     return _PROGRAM_LINE.search(text, fence.body, fence.end) is None
 
