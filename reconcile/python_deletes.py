@@ -21,7 +21,8 @@ the destination of ``os.rename``/``replace``/``renames``, ``shutil.copy``/``copy
 ``replace`` target, savers (``torch.save``, ``numpy.save``, ``df.to_csv``, ``fig.savefig``,
 `_SAVERS`, `_SAVER_METHODS`), savers over a folder or a file (``model.save_pretrained(DIR)``,
 ``trainer.save_model(DIR)``, any ``.save(P)``: `_FOLDER_SAVER_METHODS`; ``.save(obj, P)``;
-``TrainingArguments(output_dir=DIR)``: `_TRAINER_SETTINGS`), ``h5py.File`` by its
+``TrainingArguments(output_dir=DIR)``: `_TRAINER_SETTINGS`; Lightning's and Keras'
+``ModelCheckpoint``), ``h5py.File`` by its
 mode, ``sqlite3.connect`` (not when the program's SQL only reads), ``fileinput`` in place.
 Each says what it does to a file there:
 overwrites it (truncates, replaces, changes it in place), appends to it, creates a new one only,
@@ -753,6 +754,11 @@ _SAVED_TO = ("f", "save_path")
 # the oldest deleted past save_total_limit, and `trainer.save_model()` (no folder: output_dir)
 # replacing config.json and the weights there
 _TRAINER_SETTINGS = {"transformers": "TrainingArguments", "trl": "Config"}
+# Lightning's ModelCheckpoint(dirpath=DIR) saves "epoch=N-step=M.ckpt" and "last.ckpt" into
+# DIR (over a previous run's of the same name) and deletes those it keeps no more (save_top_k);
+# Keras' ModelCheckpoint(filepath) saves over its file each epoch
+_LIGHTNING = frozenset({"pytorch_lightning", "lightning", "lightning_fabric"})
+_KERAS = frozenset({"keras", "tensorflow", "tf_keras"})
 # an experiment tracker's run, whose `.save(glob_str)` uploads the files it names: it links them
 # into the run's own folder and writes none of them (wandb Run.save(glob_str, base_path,
 # policy); SwanLab's save the same)
@@ -1039,11 +1045,26 @@ class _Writes(_Reader):
         root, name = q.split(".")[0], q.rpartition(".")[2]
         if root in _TRAINER_SETTINGS and name.endswith(_TRAINER_SETTINGS[root]):
             return self._written(_argument(call, 0, "output_dir"), call, "folder")
+        if name == "ModelCheckpoint" and root in _LIGHTNING:
+            return self._written(_argument(call, 0, "dirpath"), call, "folder")
+        if name == "ModelCheckpoint" and root in _KERAS:
+            return self._keras_checkpoint(call)
         owner, _, method = q.rpartition(".")
         if owner in _PATH_TYPES and method in _PATH_WRITERS:  # `Path.write_text(p, ...)`
             return list(self._path_write(method, _argument(call, 0, "self"), call.args[1:],
                                          call, unbound=True))
         return None
+
+    def _keras_checkpoint(self, call: ast.Call) -> list[ProgramWrite]:
+        """Keras' ``ModelCheckpoint(filepath)``: a save over that file each epoch, or, where
+        the name is formatted when it saves (``"ckpt/w.{epoch:02d}.keras"``), over some file
+        of the folder before the first ``{``."""
+        filepath = _argument(call, 0, "filepath")
+        path = self.literal_path(filepath) if filepath is not None else None
+        if path is None or "{" not in path:
+            return self._written(filepath, call, "overwrite")
+        folder = os.path.dirname(path[:path.index("{")]) or "."
+        return self._written(ast.Constant(folder), call, "folder")
 
     def _write_method(self, call: ast.Call, func: ast.Attribute) -> Iterator[ProgramWrite]:
         """A method of a receiver this cannot name: a ``Path``'s (``Path("x").write_text()``,

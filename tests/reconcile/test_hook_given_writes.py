@@ -135,6 +135,14 @@ cfg = json.loads(Path("configs/exp.json").read_text())
 with open(os.path.join(cfg["train"]["output_dir"], "metrics.json"), "w") as f:
     f.write("{}")
 """,
+    "pl_train.py": """
+import argparse
+from lightning.pytorch import Trainer
+from lightning.pytorch.callbacks import ModelCheckpoint
+p = argparse.ArgumentParser(); p.add_argument("--ckpt-dir", default="runs/pl")
+a = p.parse_args()
+Trainer(callbacks=[ModelCheckpoint(dirpath=a.ckpt_dir, save_last=True)]).fit(None)
+""",
     "defaults.py": """
 import argparse
 p = argparse.ArgumentParser(); p.add_argument("--out", default="capsules/c2")
@@ -203,6 +211,7 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("python mm_cfg.py", "overwrites capsules/c2/metrics.json"),
     ("python path_cfg.py", "overwrites capsules/c2/metrics.json"),
     ("nohup python own_cfg.py > log.txt &", "overwrites capsules/c2/metrics.json"),
+    ("python pl_train.py --ckpt-dir capsules/c2", "may save over the files of capsules/c2"),
 ])
 def test_a_script_writing_where_its_line_says_is_judged(
         scripts: Path, command: str, said: str) -> None:
@@ -237,6 +246,7 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "python default_cfg.py --config=configs/new.yaml",
     "python own_new.py",
     "cd configs && python ../own_cfg.py",  # its literal path is the working folder's: none
+    "python pl_train.py",
 ])
 def test_a_script_writing_elsewhere_passes(scripts: Path, command: str) -> None:
     verdict = _judged(scripts, command)

@@ -234,6 +234,23 @@ def test_a_tracker_runs_save_uploads_what_it_names(
     "accelerator.save(model.state_dict(), f='capsules/c2/ckpt.pt')",
     "import tensorflow as tf\nsaver = tf.compat.v1.train.Saver()\n"
     "saver.save(sess, 'capsules/c2/ckpt.pt')",
+    # Lightning's ModelCheckpoint(dirpath) saves epoch=N-step=M.ckpt and last.ckpt into the
+    # folder, over a previous run's of those names, and deletes the ones past save_top_k
+    # (lightning.pytorch.callbacks.ModelCheckpoint(dirpath=None, filename=None, ...,
+    # save_last=None, save_top_k=1); public code: ModelCheckpoint(dirpath="checkpoints/",
+    # filename="{epoch}-{val_loss:.2f}", save_top_k=3, monitor="val_loss"))
+    "from pytorch_lightning.callbacks import ModelCheckpoint\n"
+    "cb = ModelCheckpoint(dirpath='capsules/c2', save_last=True, monitor='val_loss')",
+    "import lightning as L\ncb = L.pytorch.callbacks.ModelCheckpoint('capsules/c2')",
+    "from lightning.pytorch.callbacks import ModelCheckpoint\n"
+    "trainer = Trainer(callbacks=[ModelCheckpoint(dirpath='capsules/c2/', save_top_k=1)])",
+    # Keras' ModelCheckpoint(filepath) saves over its file each epoch; a name formatted when it
+    # saves ("{epoch:02d}") is some file of the folder before it (keras.callbacks.
+    # ModelCheckpoint(filepath, monitor, ..., save_best_only=False))
+    "from tensorflow import keras\n"
+    "cb = keras.callbacks.ModelCheckpoint('capsules/c2/ckpt.pt', save_best_only=True)",
+    "import keras\n"
+    "cb = keras.callbacks.ModelCheckpoint(filepath='capsules/c2/w.{epoch:02d}.keras')",
 ])
 def test_a_trainers_output_folder_and_a_save_of_an_object_to_a_path(
         hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
@@ -251,6 +268,12 @@ def test_a_trainers_output_folder_and_a_save_of_an_object_to_a_path(
     "from PIL import Image\nim = Image.new('RGB', (1, 1))\nim.save('capsules/c2/new.png', 'PNG')",
     "from accelerate import Accelerator\naccelerator = Accelerator()\n"
     "accelerator.save(model.state_dict(), 'capsules/c2/new.pt')",
+    "from pytorch_lightning.callbacks import ModelCheckpoint\n"
+    "cb = ModelCheckpoint(dirpath='runs/exp2/checkpoints', save_last=True)",
+    "from lightning.pytorch.callbacks import ModelCheckpoint\ncb = ModelCheckpoint()",
+    "from tensorflow import keras\ncb = keras.callbacks.ModelCheckpoint('capsules/c2/new.keras')",
+    "import keras\ncb = keras.callbacks.ModelCheckpoint('runs/w.{epoch:02d}.keras')",
+    "from my_callbacks import ModelCheckpoint\ncb = ModelCheckpoint('capsules/c2')",  # not known
 ])
 def test_a_trainers_new_output_folder_and_a_new_save_pass(
         hook: Callable[..., Any], box: Path, program: str) -> None:  # noqa: F811
