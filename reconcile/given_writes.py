@@ -23,7 +23,10 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labledger.reconcile.python_deletes import ProgramWrite
 
 __all__ = ["given_writes"]
 
@@ -35,11 +38,12 @@ _GIVEN = re.compile(r"\0([oa]):([^\0]*)\0")
 _CONFIG_BYTES = 1 << 20  # a config file named on the line read at most this long
 
 
-def given_writes(cmd: Any, bases: list[Path]) -> list[tuple[str, str, bool]]:
-    """(path, kind, elsewhere) of each write of the Python script ``cmd`` runs onto a path
-    that starts from what its command line gives (`python_deletes.argument_writes`), each
-    value put in: ``python train.py --out capsules/c2`` with ``open(os.path.join(args.out,
-    "metrics.json"), "w")`` overwrites ``capsules/c2/metrics.json``. An option is read as
+def given_writes(cmd: Any, bases: list[Path]) -> list[ProgramWrite]:
+    """Each write of the Python script ``cmd`` runs onto a path that starts from what its
+    command line gives (`python_deletes.argument_writes`), each value put in: ``python
+    train.py --out capsules/c2`` with ``open(os.path.join(args.out, "metrics.json"), "w")``
+    overwrites ``capsules/c2/metrics.json``; ``shutil.copy(SRC, args.out)`` copies into that
+    folder when it is one (the write's ``into``). An option is read as
     ``--NAME V``, ``--NAME=V`` (``_`` or ``-``), ``NAME=V`` or ``a.b.NAME=V`` (Hydra's, Fire's),
     the last given; else the values of the key NAME in the config files the line names
     (``--config exp.yaml``: YAML, JSON, TOML, from the latest working folder of ``bases``),
@@ -47,7 +51,12 @@ def given_writes(cmd: Any, bases: list[Path]) -> list[tuple[str, str, bool]]:
     else argparse's literal default; ``sys.argv[K]``: the K-th word. A part computed when it
     runs (``model_{epoch}.pt``) makes it a save of some file in the folder before it (kind
     ``folder``; an append or a new file: none). A value that cannot be read: none."""
-    from labledger.reconcile.python_deletes import ANY_NAME, argument_defaults, argument_writes
+    from labledger.reconcile.python_deletes import (
+        ANY_NAME,
+        ProgramWrite,
+        argument_defaults,
+        argument_writes,
+    )
     from labledger.reconcile.shell_words import script_arguments
 
     if cmd.program is None or cmd.remote:
@@ -73,19 +82,20 @@ def given_writes(cmd: Any, bases: list[Path]) -> list[tuple[str, str, bool]]:
         found = _config_values(configs, name)
         return found or ([defaults[name]] if name in defaults else [])
 
-    found: list[tuple[str, str, bool]] = []
+    found: list[ProgramWrite] = []
     for w in writes:
         for path in _put_given(w.path, values):
-            kind = w.kind
+            kind, into, into_kind = w.kind, w.into, w.into_kind
             if ANY_NAME in path:
                 if kind not in ("overwrite", "tree", "folder"):
                     continue  # an append or a new file, of some name: nothing lost
                 head = path[:path.index(ANY_NAME)]
                 path, kind = (head.rstrip("/") if head.endswith("/")
                               else os.path.dirname(head)) or ".", "folder"
-            path = os.path.normpath(path)
-            if (path, kind, w.elsewhere) not in found:
-                found.append((path, kind, w.elsewhere))
+                into = into_kind = None
+            write = ProgramWrite(os.path.normpath(path), kind, w.elsewhere, into, into_kind)
+            if write not in found:
+                found.append(write)
     return found
 
 

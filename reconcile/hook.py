@@ -5541,32 +5541,29 @@ def _writes_may_destroy(cmd: Any, bases: list[Path], home: Path | None,
 
 
 def _program_write_targets(cmd: Any, bases: list[Path]) -> list[_Target]:
-    """The files the Python program ``cmd`` runs writes onto by paths it writes out, each from
-    each working folder (after an ``os.chdir``, from any folder above them too); a copy or a
-    move into a folder there, as the file it makes inside (named by its source: computed, not
-    judged)."""
+    """The files the Python program ``cmd`` runs writes onto by paths it writes out or its
+    command line gives (`given_writes`), each from each working folder (after an
+    ``os.chdir``, from any folder above them too); a copy or a move into a folder there, as
+    the file it makes inside (named by its source: computed, not judged)."""
+    from labledger.reconcile.given_writes import given_writes
     from labledger.reconcile.python_deletes import python_writes
 
     if not _program_writes(cmd):
         return []
     targets: list[_Target] = []
-    for w in python_writes(cmd.program):
+    # the paths it writes out, then those its command line gives (a folder of those: the
+    # files of a name computed when it runs, `given_writes`)
+    for w, given in [*((w, False) for w in python_writes(cmd.program)),
+                     *((w, True) for w in given_writes(cmd, bases))]:
         for start in _starts(bases, w.elsewhere):
             place, written, kind = Path(os.path.normpath(start / w.path)), w.path, w.kind
             if w.into_kind is not None and place.is_dir():
                 if w.into is None:
                     continue
                 place, written, kind = place / w.into, f"{w.path}/{w.into}", w.into_kind
+            does = f"may save over the files of {written} in" if given and kind == "folder" \
+                else f"{_WRITE_VERBS[kind]} {written} in"
             targets.append(_Target(written, [place], [], False, _said(cmd), writes=kind,
-                                   does=f"{_WRITE_VERBS[kind]} {written} in"))
-    from labledger.reconcile.given_writes import given_writes
-
-    for path, kind, elsewhere in given_writes(cmd, bases):  # where its command line says
-        for start in _starts(bases, elsewhere):
-            place = Path(os.path.normpath(start / path))
-            does = f"{_WRITE_VERBS[kind]} {path} in" if kind != "folder" else \
-                f"may save over the files of {path} in"
-            targets.append(_Target(path, [place], [], False, _said(cmd), writes=kind,
                                    does=does))
     return targets
 

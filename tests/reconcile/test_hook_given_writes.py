@@ -143,6 +143,13 @@ p = argparse.ArgumentParser(); p.add_argument("--ckpt-dir", default="runs/pl")
 a = p.parse_args()
 Trainer(callbacks=[ModelCheckpoint(dirpath=a.ckpt_dir, save_last=True)]).fit(None)
 """,
+    "export.py": """
+import argparse, shutil
+p = argparse.ArgumentParser(); p.add_argument("--src"); p.add_argument("--dest")
+a = p.parse_args()
+shutil.copy(a.src, a.dest)
+shutil.copy("metrics.json", a.dest)
+""",
     "defaults.py": """
 import argparse
 p = argparse.ArgumentParser(); p.add_argument("--out", default="capsules/c2")
@@ -212,6 +219,11 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("python path_cfg.py", "overwrites capsules/c2/metrics.json"),
     ("nohup python own_cfg.py > log.txt &", "overwrites capsules/c2/metrics.json"),
     ("python pl_train.py --ckpt-dir capsules/c2", "may save over the files of capsules/c2"),
+    # a copy into the folder the line gives: the file named as its source there
+    ("python export.py --src notes.txt --dest capsules/c2",
+     "overwrites capsules/c2/metrics.json"),
+    ("python export.py --src notes.txt --dest capsules/c2/train.log",
+     "overwrites capsules/c2/train.log"),
 ])
 def test_a_script_writing_where_its_line_says_is_judged(
         scripts: Path, command: str, said: str) -> None:
@@ -247,6 +259,8 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "python own_new.py",
     "cd configs && python ../own_cfg.py",  # its literal path is the working folder's: none
     "python pl_train.py",
+    "python export.py --src notes.txt --dest runs/new",
+    "python export.py --src notes.txt --dest capsules/c3",  # its stored copy verifies
 ])
 def test_a_script_writing_elsewhere_passes(scripts: Path, command: str) -> None:
     verdict = _judged(scripts, command)
