@@ -186,6 +186,7 @@ from labledger.reconcile.progress import (
 from labledger.reconcile.section_splits import section_splits
 from labledger.reconcile.tex_macros import MacroAnchors, macro_texts, with_uses
 from labledger.reconcile.tex_strikes import blank_strikes, strike_macros
+from labledger.reconcile.tex_values import MacroValues, macro_values
 from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
@@ -718,6 +719,8 @@ class _Run:
         self.macros: MacroAnchors | None = None
         # the LaTeX strike-through macros the documents load and do not define (`tex_strikes`)
         self.strikes: frozenset[str] = frozenset()
+        # the LaTeX macros printing a number (`tex_values`), read over every document
+        self.values: MacroValues | None = None
         self.report = Report()
         self._coco: list[tuple[str, Spec]] | None = None
         # where the segment being judged shows a COCOeval summary's values (`coco_summary`)
@@ -749,6 +752,10 @@ class _Run:
     def add(self, seg: Segment, offset: int, kind: str, claims: Sequence[Claim], message: str,
             shown: Shown | None, via: str, **extra: object) -> None:
         line, col = seg.position(offset)
+        said = self.values.said_by(offset) if self.values is not None else ""
+        if said:  # the number a macro prints (`tex_values`): where to mend it
+            message = message[:-1] + f"; {said})" if message.endswith(")") \
+                else f"{message} ({said})"
         self.report.findings.append(Finding(
             type=kind, path=seg.path_at(offset), line=line, col=col, where=seg.where,
             claims=tuple(c.id for c in claims), shown=shown.display() if shown else None,
@@ -2552,9 +2559,12 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
     binds = tex_bindings(segments, claims)  # before the fork: a macro bound in one file binds all
     # likewise a macro naming the method (`tex_macros`): defined in one file, used in others
     texts = macro_texts(segments, binds)
+    # and a macro printing a number (`tex_values`): each use is that number, where it is used
+    values = macro_values(segments, binds)
     # and whether \sout, \xout, \st strike text out: the packages' macros, not a paper's own
     strikes = strike_macros(segments)
-    memo = JudgeCache(cache, claims, binds, texts, strikes) if cache is not None else None
+    memo = JudgeCache(cache, claims, binds, texts, strikes, values) if cache is not None \
+        else None
     report = Report()
     todo: list[int] = []
     keys: list[str] = []
@@ -2574,6 +2584,7 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
             memo.keep_anchors(run.index)
         run.macros = MacroAnchors(texts, run.index.claims_of)
         run.strikes = strikes
+        run.values = MacroValues(values) if values else None
         sizes = [len(segments[i].text) for i in todo]
         if jobs is None:
             jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)
@@ -2663,6 +2674,8 @@ def _counted_parameters(seg: Segment, hits: list[Hit]) -> list[Hit]:
 
 def _segment(run: _Run, seg: Segment, binds: dict[str, str]) -> None:
     seg = blank_strikes(seg, run.strikes)  # "\sout{31.52} 31.42": the old value is no value
+    if run.values is not None:  # "\psnrOurs{} dB": the number its macro prints (`tex_values`)
+        seg = run.values.shown(seg)
     markers = find_markers(seg, binds)
     hits = run.whole_keys(seg.text, run.index.scan(seg.text))
     if any(h.term.endswith("parameters") for h in hits):

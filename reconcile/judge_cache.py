@@ -10,9 +10,10 @@ Judging a segment (`documents.reconcile_segments`) is a pure function of
 * the LaTeX macro bindings of all the documents (`doc_markers.tex_bindings`) and the text
   each of their macros prints (`tex_macros.macro_texts`: ``\\method`` naming "FooNet");
 * the LaTeX strike-through macros of all the documents (`tex_strikes.strike_macros`);
+* the number each LaTeX macro printing one prints (`tex_values.macro_values`);
 * the code that judges (the bytes of this package's modules) and the Python that runs it.
 
-The *context* is the BLAKE3 of the last four; a segment's *key* is the BLAKE3 of the context
+The *context* is the BLAKE3 of the last five; a segment's *key* is the BLAKE3 of the context
 and the first. Invariants:
 
 * **It cannot go stale, only miss.** A result is used only for the exact bytes that produced
@@ -98,7 +99,8 @@ def _code() -> bytes:
 
 def _context(claims: Iterable[Claim], binds: dict[str, str],
              macros: dict[str, str] | None = None,
-             strikes: frozenset[str] = frozenset()) -> bytes:
+             strikes: frozenset[str] = frozenset(),
+             values: dict[str, tuple[str, str]] | None = None) -> bytes:
     import blake3
 
     h = blake3.blake3(FORMAT + b"\0" + _code())
@@ -109,6 +111,9 @@ def _context(claims: Iterable[Claim], binds: dict[str, str],
     h.update(msgspec.msgpack.encode(sorted((macros or {}).items())))
     # a strike-through macro loaded, or defined by a paper, blanks its text or shows it
     h.update(msgspec.msgpack.encode(sorted(strikes)))
+    # a macro's number is read at every use of it, and its definition's place said there: a
+    # changed or moved definition is a new context
+    h.update(msgspec.msgpack.encode(sorted((values or {}).items())))
     return h.digest()
 
 
@@ -117,9 +122,10 @@ class JudgeCache:
 
     def __init__(self, folder: Path, claims: Sequence[Claim], binds: dict[str, str],
                  macros: dict[str, str] | None = None,
-                 strikes: frozenset[str] = frozenset()) -> None:
+                 strikes: frozenset[str] = frozenset(),
+                 values: dict[str, tuple[str, str]] | None = None) -> None:
         self.folder = folder
-        self.context = _context(claims, binds, macros, strikes)
+        self.context = _context(claims, binds, macros, strikes, values)
         self.path = folder / (self.context.hex()[:32] + ".msgpack")
         self._anchors: _Anchors | None = None
         self._changed = False

@@ -75,6 +75,7 @@ def _lookup(token: str) -> Direction | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # pure; reconcile asks it of every alias and metric pair
 def direction_of(metric: str) -> Direction | None:
     """The registry's direction for ``metric`` (``"higher"``/``"lower"``), or None when unknown.
 

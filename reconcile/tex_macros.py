@@ -44,7 +44,8 @@ from labledger.reconcile.doc_markers import braced_end
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.fenced import inside, shown_verbatim
 
-__all__ = ["MAX_DEPTH", "MacroAnchors", "defined_names", "macro_texts"]
+__all__ = ["MAX_DEPTH", "MacroAnchors", "defined_names", "definitions_at", "in_comment",
+           "macro_texts", "printed", "used_at"]
 
 MAX_DEPTH = 4  # a macro printing a macro printing ...: enough for papers, bounded for cycles
 
@@ -67,12 +68,19 @@ _SPACES = frozenset(" ,;:!/@\n")  # \  \, \; \: \! \/ \@: spacing and kerning
 def _definitions(seg: Segment) -> Iterable[tuple[str, str | None]]:
     """(name, body) of every macro defined in ``seg``, in order; body None when it takes
     arguments or cannot be read."""
+    for name, body, _ in definitions_at(seg):
+        yield name, body
+
+
+def definitions_at(seg: Segment) -> Iterable[tuple[str, str | None, int]]:
+    """(name, body, where the definition ends) of every macro defined in ``seg``, in order
+    (`_definitions`)."""
     text = seg.text
     if "ommand" not in text and "\\def" not in text:  # (c|C)ommand
         return
     shown: list[tuple[int, int]] | None = None
     for m in _DEFINE.finditer(text):
-        if _in_comment(text, m.start()):
+        if in_comment(text, m.start()):
             continue
         if shown is None:
             shown = shown_verbatim(seg)
@@ -88,7 +96,7 @@ def defined_names(seg: Segment) -> set[str]:
     return {name for name, _ in _definitions(seg)}
 
 
-def _in_comment(text: str, pos: int) -> bool:
+def in_comment(text: str, pos: int) -> bool:
     """Whether ``pos`` follows an unescaped ``%`` on its line."""
     line = text[text.rfind("\n", 0, pos) + 1:pos]
     i = line.find("%")
@@ -100,9 +108,9 @@ def _in_comment(text: str, pos: int) -> bool:
     return False
 
 
-def _read_definition(text: str, pos: int, kind: str) -> tuple[str, str | None] | None:
-    """The (name, body) defined from ``pos`` (just after the defining command), or None when
-    no name is there."""
+def _read_definition(text: str, pos: int, kind: str) -> tuple[str, str | None, int] | None:
+    """The (name, body, end) defined from ``pos`` (just after the defining command), or None
+    when no name is there."""
     m = _NAME.match(text, pos)
     if m is None:
         return None
@@ -110,19 +118,30 @@ def _read_definition(text: str, pos: int, kind: str) -> tuple[str, str | None] |
     pos = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
     if kind.endswith("DocumentCommand"):
         if not text.startswith("{", pos):
-            return name, None
+            return name, None, pos
         close = braced_end(text, pos + 1)
         if close < 0 or text[pos + 1:close].strip():
-            return name, None  # an argument spec: it takes arguments
+            return name, None, pos  # an argument spec: it takes arguments
         pos = _SPACE.match(text, close + 1).end()  # type: ignore[union-attr]
     if not text.startswith("{", pos):
-        return name, None  # [1] or #1: it takes arguments (\def\x#1{...})
+        return name, None, pos  # [1] or #1: it takes arguments (\def\x#1{...})
     close = braced_end(text, pos + 1)
-    return name, (text[pos + 1:close] if close >= 0 else None)
+    return (name, text[pos + 1:close], close + 1) if close >= 0 else (name, None, pos)
 
 
 def _plain(body: str, bodies: Mapping[str, str | None], depth: int = 0) -> str | None:
     """The text ``body`` prints (see the module's docstring), or None when it is not fixed."""
+    text = printed(body, bodies, depth)
+    return text if text is not None and any(c.isalpha() for c in text) else None
+
+
+def printed(body: str, bodies: Mapping[str, str | None], depth: int = 0, *,
+            value: bool = False) -> str | None:
+    """What ``body`` prints, formatting dropped and the macros of ``bodies`` inside it
+    printed (`MAX_DEPTH` levels), or None when that is not fixed. A name's (`_plain`): any
+    symbol but a space (``\\%``) makes it None, and a macro inside must print a name too.
+    A number's (``value``, `tex_values`): ``\\%`` prints ``%``, siunitx's ``\\num`` its
+    argument."""
     if "#" in body or depth > MAX_DEPTH:
         return None
     out: list[str] = []
@@ -135,19 +154,22 @@ def _plain(body: str, bodies: Mapping[str, str | None], depth: int = 0) -> str |
             if symbol in _SPACES:
                 out.append(" ")
                 continue
+            if value and symbol == "%":
+                out.append("%")
+                continue
             return None  # \& \% \$ ...: a symbol, no word
-        if name in _FORMATTING:
+        if name in _FORMATTING or (value and name == "num"):
             continue
         inner = bodies.get(name)
         if inner is None:
             return None  # a command we cannot print (\mathbb) or one taking arguments
-        got = _plain(inner, bodies, depth + 1)
+        got = printed(inner, bodies, depth + 1, value=value) if value else \
+            _plain(inner, bodies, depth + 1)
         if got is None:
             return None
         out.append(got)
     out.append(body[pos:])
-    text = "".join(out).translate(_DROPPED)
-    return text if any(c.isalpha() for c in text) else None
+    return "".join(out).translate(_DROPPED)
 
 
 _DROPPED = str.maketrans({"{": None, "}": None, "$": None, "~": " "})  # \textsc{Foo}Net: FooNet
@@ -203,22 +225,25 @@ class MacroAnchors:
         """A hit for each use of an anchoring macro in ``seg`` (LaTeX only), in text order."""
         if self._regex is None or seg.syntax != "tex":
             return []
-        text = seg.text
-        if len(self._needles) <= _FEW and not any(n in text for n in self._needles):
+        if len(self._needles) <= _FEW and not any(n in seg.text for n in self._needles):
             return []
-        hits: list[Hit] = []
-        for m in self._regex.finditer(text):
-            at = m.start()
-            if at > 0 and text[at - 1] == "\\":
-                continue  # "\\method": a line break, then the word
-            if _DEFINED_HERE.search(text, max(0, at - 60), at):
-                continue  # the name being defined (or bound), not printed
-            hits.append(Hit(at + 1, m.end(), self.term_of[m.group(1)]))
-        if hits:
-            shown = shown_verbatim(seg)
-            if shown:
-                hits = [h for h in hits if not inside(shown, h.start - 1)]
-        return hits
+        return [Hit(m.start() + 1, m.end(), self.term_of[m.group(1)])
+                for m in used_at(seg, self._regex)]
+
+
+def used_at(seg: Segment, regex: re.Pattern[str]) -> list[re.Match[str]]:
+    """The matches of ``regex`` (``\\(name|...)(?![A-Za-z@])``) in ``seg`` that use a macro:
+    not ``\\\\name`` (a line break, then the word), not the name being defined or bound,
+    not in text shown verbatim."""
+    text = seg.text
+    found = [m for m in regex.finditer(text)
+             if not (m.start() > 0 and text[m.start() - 1] == "\\")
+             and not _DEFINED_HERE.search(text, max(0, m.start() - 60), m.start())]
+    if found:
+        shown = shown_verbatim(seg)
+        if shown:
+            found = [m for m in found if not inside(shown, m.start())]
+    return found
 
 
 def with_uses(seg: Segment, hits: list[Hit], uses: list[Hit]) -> tuple[Segment, list[Hit]]:
