@@ -99,6 +99,9 @@ class Segment:
     # writes decimal commas: a main.tex that \inputs it, or a preamble that main.tex \inputs
     # (`included`). Part of the judging cache's key.
     decimal_from: str | None = None
+    # A LaTeX file read because a document reconciled includes it, not given itself
+    # (`included.with_included`): "main.tex:12", where the ``\input`` is
+    included_by: str | None = None
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def remembered(self, key: str, make: Callable[[], bool]) -> bool:

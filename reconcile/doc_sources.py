@@ -186,10 +186,11 @@ def resolve_documents(paths: Sequence[str], project: Path | None,
 
 def read_documents(paths: Sequence[Path], cwd: Path | None = None,
                    project: Path | None = None) -> list[Segment]:
-    """Read every document, with what other files say about it (`included.link`: a reST
-    csv-table's ``:file:``, read from inside ``project`` only; the decimal mark a LaTeX file's
-    includer declares); one `DocumentError` naming all that cannot be read."""
-    from labledger.reconcile.included import WorkTree, link
+    """Read every document, and the LaTeX files they include (`included.with_included`), with
+    what other files say about it (`included.link`: a reST csv-table's ``:file:``, read from
+    inside ``project`` only; the decimal mark a LaTeX file's includer declares); one
+    `DocumentError` naming all that cannot be read."""
+    from labledger.reconcile.included import WorkTree
 
     read: list[tuple[str, list[Segment]]] = []
     problems: list[tuple[str, str]] = []
@@ -213,6 +214,20 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None,
                                     f"({', '.join(sorted(FORMATS))})"))
         except OSError as exc:
             problems.append((shown, f"cannot read it ({exc.strerror or exc})"))
+    return _linked(read, files, problems)
+
+
+def _linked(read: list[tuple[str, list[Segment]]], files: Any,
+            problems: list[tuple[str, str]]) -> list[Segment]:
+    """The segments of the documents ``read``, and of the LaTeX files they include
+    (`included.with_included`), with their context from other files (`included.link`); one
+    `DocumentError` naming every problem, ``problems`` (those found reading) first."""
+    from labledger.reconcile.included import link, with_included
+
+    try:
+        read = with_included(read, files)
+    except DocumentError as exc:
+        problems += exc.problems
     try:
         segments = link(read, files)
     except DocumentError as exc:
@@ -220,6 +235,11 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None,
     if problems:
         raise DocumentError(problems)
     return segments
+
+
+def included_count(segments: Sequence[Segment]) -> int:
+    """How many documents of ``segments`` were read because another includes them."""
+    return len({seg.path for seg in segments if seg.included_by is not None})
 
 
 def _is_special(path: Path) -> bool:
@@ -319,7 +339,7 @@ def staged_documents(top: Path, project: Path, globs: list[str] | None,
 def _read_staged(top: Path, chosen: list[tuple[str, str]]) -> list[Segment]:
     """The segments of each ``(path in the work tree, path shown)`` as the index holds it;
     one `DocumentError` naming every document that cannot be read."""
-    from labledger.reconcile.included import Index, link
+    from labledger.reconcile.included import Index
 
     blobs = _blobs(top, [name for name, _ in chosen])
     read: list[tuple[str, list[Segment]]] = []
@@ -333,13 +353,7 @@ def _read_staged(top: Path, chosen: list[tuple[str, str]]) -> list[Segment]:
             read.append((files.key(name), read_document(shown, data)))
         except DocumentError as exc:
             problems += [(shown, why) for _, why in exc.problems]
-    try:
-        segments = link(read, files)
-    except DocumentError as exc:
-        problems += exc.problems
-    if problems:
-        raise DocumentError(problems)
-    return segments
+    return _linked(read, files, problems)
 
 
 def _staged_links(top: Path, blobs: dict[str, bytes]) -> set[str]:

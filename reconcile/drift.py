@@ -23,6 +23,7 @@ from labledger.reconcile.doc_sources import (
     configured_globs,
     display_path,
     git_toplevel,
+    included_count,
     index_documents,
     read_documents,
     resolve_documents,
@@ -50,7 +51,11 @@ def reconcile_paths(paths: Sequence[Path], claims: Sequence[Claim],
     ``project``) and judge them against ``claims`` (in ``jobs`` processes, remembering judged
     segments in ``cache``: see `reconcile_segments`)."""
     segments = read_documents(paths, cwd, project)
-    return reconcile_segments(segments, claims, documents=len(paths), jobs=jobs, cache=cache)
+    included = included_count(segments)
+    report = reconcile_segments(segments, claims, documents=len(paths) + included, jobs=jobs,
+                                cache=cache)
+    report.included = included
+    return report
 
 
 def reconcile_project(ledger: Any, paths: Sequence[str], cwd: Path | None = None,
@@ -156,8 +161,10 @@ def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,
     # heartbeats only the latest of each run and instance: `load_events`)
     events = (load_events(ledger, latest_heartbeats=True) if kept is not None
               else load_claim_events(ledger))
-    report = reconcile_segments(segments, current_claims(events), documents=len(shown),
-                                jobs=jobs, cache=cache)
+    included = included_count(segments)
+    report = reconcile_segments(segments, current_claims(events),
+                                documents=len(shown) + included, jobs=jobs, cache=cache)
+    report.included = included
     if evidence is None:
         report.notes.append("EVIDENCE.json not checked: labledger.reconcile.evidence is missing")
     elif kept is not None:

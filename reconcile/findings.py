@@ -133,6 +133,8 @@ class Report:
     # --staged: {"path": ..., "differences": [...]} when an EVIDENCE.json was compared
     evidence: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    # of ``documents``, the LaTeX files read because a LaTeX document given includes them
+    included: int = 0
 
     @property
     def ok(self) -> bool:
@@ -158,4 +160,4 @@ class Report:
                 "checked": len(self.matches), "compared": self.checked, "counts": self.counts(),
                 "findings": [f.to_json() for f in self.findings],
                 "matches": [m.to_json() for m in self.matches],
-                "evidence": self.evidence, "notes": self.notes}
+                "evidence": self.evidence, "notes": self.notes, "included": self.included}

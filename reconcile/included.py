@@ -1,5 +1,6 @@
-"""A document's context that lives in another file: a reST ``csv-table``'s ``:file:``, and the
-decimal mark a LaTeX document declares in the file that ``\\input``s the one being read.
+"""A document's context that lives in another file: a reST ``csv-table``'s ``:file:``, the
+decimal mark a LaTeX document declares in the file that ``\\input``s the one being read, and the
+LaTeX files a LaTeX document includes (`with_included`: read as documents too).
 
 Run once over every document read (`link`), after all are read and before any is judged, from
 the work tree (`WorkTree`) or from git's index (`Index`: the hook reads the staged CSV too).
@@ -31,7 +32,10 @@ the work tree (`WorkTree`) or from git's index (`Index`: the hook reads the stag
   declaration (`Segment.decimal_from` names the declaring file), so a chapter's ``31,42`` is
   31.42, unless the chapter writes English decimals itself (then it is read as English, as a
   file declaring and writing English is). A file in several documents takes a declaration
-  only when every one of them makes it. Only the documents reconciled are read for this.
+  only when every one of them makes it. The documents reconciled and the files they include
+  are read for this.
+* **LaTeX includes.** The ``.tex`` files a LaTeX document reconciled includes are read as
+  documents too (`with_included`): the paper LaTeX builds, not the main file's few lines.
 * **Cheap.** A .rst file is looked at only when it holds ``:file:``; a .tex file costs one
   search for its ``\\input``s (a pattern starting with a literal backslash); declarations are
   searched only in the files of a document that has several.
@@ -47,10 +51,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from labledger.reconcile.decimal_mark import declares_decimal_comma, in_tex_comment
-from labledger.reconcile.doc_readers import Segment, Splice
+from labledger.reconcile.doc_readers import Segment, Splice, read_document
 from labledger.reconcile.errors import DocumentError
 
-__all__ = ["Index", "WorkTree", "link"]
+__all__ = ["Index", "WorkTree", "link", "with_included"]
 
 
 class _Unreadable(Exception):
@@ -78,6 +82,13 @@ class WorkTree:
 
     def exists(self, key: str) -> bool:
         return os.path.isfile(key)
+
+    def inside(self, key: str) -> bool:
+        """Whether ``key`` is a file of the project (the folder holding ``.labledger/``)."""
+        if self.project is None:
+            return True
+        real = os.path.realpath(key)
+        return os.path.commonpath([self.project, real]) == self.project
 
     def relative(self, key: str, folder: str) -> str:
         return os.path.relpath(key, folder)
@@ -131,6 +142,10 @@ class Index:
 
     def relative(self, key: str, folder: str) -> str:
         return posixpath.relpath(key, folder or ".")
+
+    def inside(self, key: str) -> bool:
+        """Whether ``key`` is a path of the work tree (a commit can hold it)."""
+        return not (key == ".." or key.startswith("../") or posixpath.isabs(key))
 
     def read(self, key: str) -> bytes:
         if key == ".." or key.startswith("../") or posixpath.isabs(key):
@@ -315,6 +330,17 @@ def _includes(key: str, seg: Segment, by_key: dict[str, Segment],
               files: Files) -> list[tuple[str, str]]:
     """(includer, included) for each reconciled LaTeX file ``seg`` includes, and for the main
     file it names (a subfile's ``\\documentclass[../main.tex]{subfiles}``)."""
+    out: list[tuple[str, str]] = []
+    for _, name, main in _included_names(seg):
+        found = _find_tex(key, name, by_key.__contains__, files)
+        if found is not None:
+            out.append((found, key) if main else (key, found))
+    return out
+
+
+def _included_names(seg: Segment) -> list[tuple[int, str, bool]]:
+    """(offset, name, whether it is the main file a subfile names) of each file the LaTeX
+    ``seg`` includes (`_INCLUDE`), outside comments and text shown verbatim (not compiled)."""
     text = seg.text
     # (one search, from the literal backslash: a substring test per command word cost ten times
     # as much over an ordinary paper's .tex files)
@@ -324,34 +350,86 @@ def _includes(key: str, seg: Segment, by_key: dict[str, Segment],
     # imported here: only a file including another pays for them
     from labledger.reconcile.fenced import inside, shown_verbatim
 
-    out: list[tuple[str, str]] = []
+    out: list[tuple[int, str, bool]] = []
     for m in _INCLUDE.finditer(text, first.start()):
         if in_tex_comment(text, m.start()) or inside(shown_verbatim(seg), m.start()):
-            continue  # commented out, or shown: not compiled
+            continue
         name = m.group("name") or m.group("bare") or m.group("main")
         if m.group("file") is not None:
             name = posixpath.join(m.group("dir").strip(), m.group("file").strip())
-        found = _find_tex(key, name.strip(), by_key, files)
-        if found is not None:
-            out.append((found, key) if m.group("main") else (key, found))
+        out.append((m.start(), name.strip(), m.group("main") is not None))
     return out
 
 
-def _find_tex(key: str, name: str, by_key: dict[str, Segment], files: Files) -> str | None:
-    """The reconciled file ``name`` is, looked up as LaTeX would from the includer's folder
-    or the folder it is compiled in (an ancestor: chapters/a.tex's ``\\input{chapters/b}`` is
-    from main.tex's folder); ``.tex`` added as LaTeX adds it."""
+def _find_tex(key: str, name: str, known: Callable[[str], bool], files: Files) -> str | None:
+    """The file ``name`` is among those ``known`` accepts, looked up as LaTeX would from the
+    includer's folder or the folder it is compiled in (an ancestor: chapters/a.tex's
+    ``\\input{chapters/b}`` is from main.tex's folder); ``.tex`` added as LaTeX adds it."""
     if name.startswith("/"):
         candidates = [files.key(name + ".tex"), files.key(name)] \
             if isinstance(files, WorkTree) else []
-        return next((c for c in candidates if c in by_key), None)
+        return next((c for c in candidates if known(c)), None)
     folder = files.folder(key)
     for _ in range(64):
         for candidate in (name + ".tex", name):
             found = files.join(folder, candidate)
-            if found in by_key:
+            if known(found):
                 return found
         if files.top(folder) or not folder:
             return None
         folder = files.folder(folder)
     return None
+
+
+# --- LaTeX files a document includes: the paper as LaTeX builds it ---------------------------
+
+_MOST_INCLUDED = 2000  # LaTeX files the includes of the documents read pull in, at most
+
+
+def with_included(documents: Sequence[tuple[str, list[Segment]]],
+                  files: Files) -> list[tuple[str, list[Segment]]]:
+    """``documents`` (each ``(key, segments)``), then each LaTeX file one of their LaTeX files
+    includes (``\\input``, ``\\include``, ``\\subfile``, ``\\import``...) that is not among
+    them, and the files those include: ``reconcile paper/main.tex`` judges the paper LaTeX
+    builds, its ``\\input{sections/results}`` and generated ``\\input{tables/main}`` too.
+    Each is marked `Segment.included_by`. Read: an existing ``.tex`` file (found as
+    `_find_tex` finds it) inside the project (or in git's index); one that cannot be read or
+    is not UTF-8 is a `DocumentError` naming it and the line including it. Not read: a name
+    naming no file yet (a table a script writes, ``\\InputIfFileExists``), another kind of
+    file (``\\input{plot.pgf}``), a file outside the project, one in a comment."""
+    out = list(documents)
+    known = {key for key, _ in documents}
+    problems: list[tuple[str, str]] = []
+    todo = [(key, segs) for key, segs in documents]
+    while todo and len(known) - len(documents) < _MOST_INCLUDED:
+        key, segments = todo.pop(0)
+        for seg in segments:
+            if seg.syntax != "tex" or "\\" not in seg.text:
+                continue
+            for at, name, main in _included_names(seg):
+                if main or not name:
+                    continue  # (a subfile's main file: the chapter alone is asked for)
+                found = _find_tex(key, name, lambda c: c.endswith(".tex") and files.exists(c),
+                                  files)
+                if found is None or found in known or not files.inside(found):
+                    continue
+                known.add(found)
+                where = f"{seg.path}:{seg.text.count(chr(10), 0, at) + 1}"
+                shown = os.path.normpath(os.path.join(
+                    os.path.dirname(seg.path), files.relative(found, files.folder(key))))
+                try:
+                    read = read_document(shown, files.read(found))
+                except _Unreadable as exc:
+                    problems.append((shown, f"included at {where}: {exc}"))
+                    continue
+                except DocumentError as exc:
+                    problems += [(shown, f"included at {where}: {why}")
+                                 for _, why in exc.problems]
+                    continue
+                for one in read:
+                    one.included_by = where
+                out.append((found, read))
+                todo.append((found, read))
+    if problems:
+        raise DocumentError(problems)
+    return out

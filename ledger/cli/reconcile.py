@@ -29,7 +29,9 @@ def _finding_count(kind: str, n: int) -> str:
 
 def _summary(report: Report, disclose: bool) -> str:
     counts = report.counts()
-    head = (f"reconcile: {counted(report.documents, 'document')}, "
+    included = f" ({report.included} included by the LaTeX files given)" \
+        if report.included else ""
+    head = (f"reconcile: {counted(report.documents, 'document')}{included}, "
             f"{counted(report.checked, 'number')} checked against "
             f"{counted(report.claims, 'claim')}")
     parts = [_finding_count(kind, n) for kind, n in sorted(counts.items())]

@@ -39,16 +39,24 @@ def env(tmp_path: Path) -> dict[str, str]:
             "GIT_COMMITTER_EMAIL": "t@t"}
 
 
+def git_project(ledger: Ledger, project: Path, env: dict[str, str], documents: str,
+                claim: str = "C1", aliases: tuple[str, ...] = ("PSNR", "Ours")) -> Path:
+    """``project`` made a git work tree (the ledger ignored) whose ledger holds ``claim``
+    (PSNR 31.42 dB, named by ``aliases``) and whose configured documents are ``documents``."""
+    ledger.append("claim.declared", run="r1", claim=claim, metric="psnr", value=31.42,
+                  direction="higher", source_digest="blake3:" + "0" * 64, unit="dB",
+                  aliases=list(aliases))
+    config = project / ".labledger" / "config.toml"
+    config.write_text(config.read_text() + f'\n[reconcile]\ndocuments = ["{documents}"]\n')
+    git(project, "init", "-q", "-b", "main", env=env)
+    (project / ".gitignore").write_text(".labledger/\n")
+    return project
+
+
 @pytest.fixture
 def repo(ledger: Ledger, project: Path, env: dict[str, str]) -> Path:
     """A git work tree holding a ledger with claim C1 (PSNR 31.42 dB) and a configured paper."""
-    ledger.append("claim.declared", run="r1", claim="C1", metric="psnr", value=31.42,
-                  direction="higher", source_digest="blake3:" + "0" * 64, unit="dB",
-                  aliases=["PSNR", "Ours"])
-    config = project / ".labledger" / "config.toml"
-    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = ["paper/*.md"]\n')
-    git(project, "init", "-q", "-b", "main", env=env)
-    (project / ".gitignore").write_text(".labledger/\n")
+    git_project(ledger, project, env, "paper/*.md")
     (project / "paper").mkdir()
     (project / "paper" / "results.md").write_text("# Results\n\nOurs: PSNR 31.42 dB.\n")
     return project

@@ -20,7 +20,12 @@ import pytest
 from labledger.ledger.ledger import Ledger
 from labledger.reconcile.fenced import info_language
 from tests.reconcile.test_documents import CLAIMS, judge
-from tests.reconcile.test_precommit import BIN, env, git  # noqa: F401 - the env fixture
+from tests.reconcile.test_precommit import (  # noqa: F401 - the env fixture
+    BIN,
+    env,
+    git,
+    git_project,
+)
 
 FRONT = """---
 title: "Sharper super-resolution"
@@ -105,13 +110,7 @@ def test_git_commit_of_a_drifted_quarto_paper_is_blocked(ledger: Ledger, project
                                                          env: dict[str, str]) -> None:  # noqa: F811
     """The pre-commit hook reads a staged ``.qmd`` as it reads Markdown: drift in its prose
     blocks the commit; a number in a ```` ```{r, echo=FALSE} ```` chunk does not."""
-    ledger.append("claim.declared", run="r1", claim="C1", metric="psnr", value=31.42,
-                  direction="higher", source_digest="blake3:" + "0" * 64, unit="dB",
-                  aliases=["PSNR", "Ours"])
-    config = project / ".labledger" / "config.toml"
-    config.write_text(config.read_text() + '\n[reconcile]\ndocuments = ["paper/*.qmd"]\n')
-    git(project, "init", "-q", "-b", "main", env=env)
-    (project / ".gitignore").write_text(".labledger/\n")
+    git_project(ledger, project, env, "paper/*.qmd")
     (project / "paper").mkdir()
     installed = subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=project,
                                env=env, capture_output=True, text=True, check=False, timeout=120)
