@@ -133,7 +133,7 @@ class Report:
     # --staged: {"path": ..., "differences": [...]} when an EVIDENCE.json was compared
     evidence: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
-    # of ``documents``, the LaTeX files read because a LaTeX document given includes them
+    # of ``documents``, the files read because a document given includes them (`included`)
     included: int = 0
 
     @property

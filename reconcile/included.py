@@ -386,17 +386,57 @@ def _find_tex(key: str, name: str, known: Callable[[str], bool], files: Files) -
 _MOST_INCLUDED = 2000  # LaTeX files the includes of the documents read pull in, at most
 
 
+# Quarto's include shortcode, {{< include _results.qmd >}} (outside code), and a knitr chunk's
+# child documents, ```{r child="results.Rmd"} or child = c('a.Rmd', 'b.Rmd')
+_QUARTO_INCLUDE = re.compile(r"\{\{<\s*include\s+(?P<q>[\"']?)(?P<name>[^\s\"'>]+)(?P=q)\s*>\}\}")
+_KNITR_CHILD = re.compile(r"\bchild\s*=\s*(?:c\(\s*)?(?P<names>(?:[\"'][^\"'\n]+[\"'][\s,]*)+)")
+_QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")
+
+
+def _files_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
+    """(offset, file) of each existing file the segment ``seg`` of the document ``key``
+    includes: a LaTeX file's ``.tex`` files (`_included_names`, found as `_find_tex` finds
+    them; not a subfile's main file: the chapter alone is asked for); a Markdown file's
+    (Quarto, R Markdown) Markdown files, by Quarto's ``{{< include F >}}`` outside code and
+    knitr's ``child=`` chunks, from its folder."""
+    out: list[tuple[int, str]] = []
+    if seg.syntax == "tex" and "\\" in seg.text:
+        for at, name, main in _included_names(seg):
+            if main or not name:
+                continue
+            found = _find_tex(key, name, lambda c: c.endswith(".tex") and files.exists(c),
+                              files)
+            if found is not None:
+                out.append((at, found))
+    elif seg.syntax == "md" and ("{{<" in seg.text or "child" in seg.text):
+        from labledger.reconcile.doc_readers import fence_at, fences, format_of
+        from labledger.reconcile.fenced import info_language
+
+        names = [(m.start(), m.group("name")) for m in _QUARTO_INCLUDE.finditer(seg.text)
+                 if fence_at(seg, m.start()) is None]
+        names += [(fence.start, quoted) for fence in fences(seg)
+                  if info_language(fence.info) == "r"
+                  for m in _KNITR_CHILD.finditer(fence.info)
+                  for quoted in _QUOTED.findall(m.group("names"))]
+        for at, name in names:
+            found = files.join(files.folder(key), name)
+            if not name.startswith("/") and format_of(found) == "md" and files.exists(found):
+                out.append((at, found))
+    return out
+
+
 def with_included(documents: Sequence[tuple[str, list[Segment]]],
                   files: Files) -> list[tuple[str, list[Segment]]]:
-    """``documents`` (each ``(key, segments)``), then each LaTeX file one of their LaTeX files
-    includes (``\\input``, ``\\include``, ``\\subfile``, ``\\import``...) that is not among
-    them, and the files those include: ``reconcile paper/main.tex`` judges the paper LaTeX
-    builds, its ``\\input{sections/results}`` and generated ``\\input{tables/main}`` too.
-    Each is marked `Segment.included_by`. Read: an existing ``.tex`` file (found as
-    `_find_tex` finds it) inside the project (or in git's index); one that cannot be read or
-    is not UTF-8 is a `DocumentError` naming it and the line including it. Not read: a name
-    naming no file yet (a table a script writes, ``\\InputIfFileExists``), another kind of
-    file (``\\input{plot.pgf}``), a file outside the project, one in a comment."""
+    """``documents`` (each ``(key, segments)``), then each file one of them includes that is
+    not among them (`_files_included`: a LaTeX file's ``\\input``, ``\\include``,
+    ``\\subfile``, ``\\import``...; a Quarto or R Markdown file's ``{{< include >}}`` and
+    ``child=`` chunks), and the files those include: ``reconcile paper/main.tex`` judges the
+    paper LaTeX builds, its ``\\input{sections/results}`` and generated ``\\input{tables/main}``
+    too. Each is marked `Segment.included_by`. Read: an existing file of the includer's kind
+    inside the project (or in git's index); one that cannot be read or is not UTF-8 is a
+    `DocumentError` naming it and the line including it. Not read: a name naming no file yet
+    (a table a script writes, ``\\InputIfFileExists``), another kind of file
+    (``\\input{plot.pgf}``), a file outside the project, an include in a comment or code."""
     out = list(documents)
     known = {key for key, _ in documents}
     problems: list[tuple[str, str]] = []
@@ -404,14 +444,8 @@ def with_included(documents: Sequence[tuple[str, list[Segment]]],
     while todo and len(known) - len(documents) < _MOST_INCLUDED:
         key, segments = todo.pop(0)
         for seg in segments:
-            if seg.syntax != "tex" or "\\" not in seg.text:
-                continue
-            for at, name, main in _included_names(seg):
-                if main or not name:
-                    continue  # (a subfile's main file: the chapter alone is asked for)
-                found = _find_tex(key, name, lambda c: c.endswith(".tex") and files.exists(c),
-                                  files)
-                if found is None or found in known or not files.inside(found):
+            for at, found in _files_included(key, seg, files):
+                if found in known or not files.inside(found):
                     continue
                 known.add(found)
                 where = f"{seg.path}:{seg.text.count(chr(10), 0, at) + 1}"

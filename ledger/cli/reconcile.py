@@ -29,7 +29,7 @@ def _finding_count(kind: str, n: int) -> str:
 
 def _summary(report: Report, disclose: bool) -> str:
     counts = report.counts()
-    included = f" ({report.included} included by the LaTeX files given)" \
+    included = f" ({report.included} included by the files given)" \
         if report.included else ""
     head = (f"reconcile: {counted(report.documents, 'document')}{included}, "
             f"{counted(report.checked, 'number')} checked against "

@@ -131,7 +131,7 @@ def test_the_command_counts_the_files_included(
     assert proc.returncode == 3, proc.stderr
     assert "paper/sections/results.tex:1:22: F1 says 31.52, evidence says 31.42 dB" in proc.stdout
     assert "paper/tables/main.tex:3:10: F1 says 31.40" in proc.stdout
-    assert "reconcile: 4 documents (3 included by the LaTeX files given), " in proc.stderr
+    assert "reconcile: 4 documents (3 included by the files given), " in proc.stderr
     data = json.loads(run_cli("reconcile", "paper/main.tex", "--json").stdout)
     assert (data["documents"], data["included"], data["counts"]) == (4, 3, {"drift": 2})
 

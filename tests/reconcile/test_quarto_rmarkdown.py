@@ -128,3 +128,36 @@ def test_git_commit_of_a_drifted_quarto_paper_is_blocked(ledger: Ledger, project
         blocked.stdout + blocked.stderr)
     passed = commit("Ours: PSNR 31.42 dB.\n")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+def test_included_quarto_and_knitr_child_documents_are_read(tmp_path: Path) -> None:
+    """Quarto's ``{{< include F >}}`` and knitr's ``child=`` chunks put another file's text in
+    the paper: it is read as a document too (from the including file's folder); one shown in
+    code, or naming no file, is not."""
+    from labledger.reconcile.drift import reconcile_paths
+
+    files = {
+        "paper/paper.qmd": FRONT + "## Results\n\n{{< include _results.qmd >}}\n\n"
+                           '{{< include "sections/_more.md" >}}\n\n'
+                           "```markdown\n{{< include _shown.qmd >}}\n```\n\n"
+                           "{{< include _not_written_yet.qmd >}}\n",
+        "paper/_results.qmd": "Ours reaches a PSNR of 31.5 dB.\n",
+        "paper/sections/_more.md": "The top-1 accuracy is 91.3%.\n",
+        "paper/_shown.qmd": "Ours reaches a PSNR of 99.0 dB.\n",
+        "report/report.Rmd": '```{r child="child.Rmd"}\n```\n\n'
+                             "```{r, child = c('a.Rmd', \"b.Rmd\")}\n```\n",
+        "report/child.Rmd": "Ours reaches a PSNR of 30.5 dB.\n",
+        "report/a.Rmd": "The top-1 accuracy is 91.3%.\n",
+        "report/b.Rmd": "Ours reaches a PSNR of 31.42 dB.\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    report = reconcile_paths([tmp_path / "paper" / "paper.qmd", tmp_path / "report" /
+                              "report.Rmd"], CLAIMED, jobs=1, cwd=tmp_path, project=tmp_path)
+    assert [(f.path, f.type, f.shown) for f in report.findings] == [
+        ("paper/_results.qmd", "drift", "31.5"), ("report/child.Rmd", "drift", "30.5")]
+    assert sorted((m.path, m.claims) for m in report.matches) == [
+        ("paper/sections/_more.md", ("A1",)), ("report/a.Rmd", ("A1",)),
+        ("report/b.Rmd", ("C1",))]
+    assert (report.documents, report.included) == (7, 5)
