@@ -44,8 +44,8 @@ from labledger.reconcile.doc_markers import braced_end
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.fenced import inside, shown_verbatim
 
-__all__ = ["MAX_DEPTH", "MacroAnchors", "defined_names", "definitions_at", "in_comment",
-           "macro_texts", "printed", "used_at"]
+__all__ = ["MAX_DEPTH", "MacroAnchors", "defined_names", "definitions_at", "macro_texts",
+           "printed", "used_at"]
 
 MAX_DEPTH = 4  # a macro printing a macro printing ...: enough for papers, bounded for cycles
 
@@ -80,7 +80,7 @@ def definitions_at(seg: Segment) -> Iterable[tuple[str, str | None, int]]:
         return
     shown: list[tuple[int, int]] | None = None
     for m in _DEFINE.finditer(text):
-        if in_comment(text, m.start()):
+        if _in_comment(text, m.start()):
             continue
         if shown is None:
             shown = shown_verbatim(seg)
@@ -96,7 +96,7 @@ def defined_names(seg: Segment) -> set[str]:
     return {name for name, _ in _definitions(seg)}
 
 
-def in_comment(text: str, pos: int) -> bool:
+def _in_comment(text: str, pos: int) -> bool:
     """Whether ``pos`` follows an unescaped ``%`` on its line."""
     line = text[text.rfind("\n", 0, pos) + 1:pos]
     i = line.find("%")
