@@ -732,8 +732,10 @@ def _notebook_run(argv: list[str], name: str, files: _Files) -> tuple[str, list[
     if name == "jupyter-nbconvert" and "--execute" not in args:
         return None
     notebooks = [a for a in args if a.endswith(".ipynb") and not a.startswith("-")]
+    injected = ""
     if name == "papermill":
         notebooks = notebooks[:1]  # (the second is the output it writes)
+        injected = _papermill_parameters(args, files)
     elif name == "ipython":
         notebooks = notebooks[:1] if args and args[0].endswith(".ipynb") else []
     python: list[str] = []
@@ -746,7 +748,7 @@ def _notebook_run(argv: list[str], name: str, files: _Files) -> tuple[str, list[
             if not os.path.isfile(path) or os.path.getsize(path) > _NOTEBOOK_BYTES:
                 return None
             with open(path, encoding="utf-8", errors="replace") as f:
-                cells = _notebook_cells(f.read())
+                cells = _notebook_cells(f.read(), injected)
         except (OSError, ValueError):
             return None
         if cells is None:
@@ -756,13 +758,62 @@ def _notebook_run(argv: list[str], name: str, files: _Files) -> tuple[str, list[
     return ("\n".join(python), shells) if notebooks else None
 
 
-def _notebook_cells(text: str) -> tuple[str, list[str]] | None:
+# papermill's options giving a parameter (NAME VALUE), YAML, or a YAML file (papermill 2.6
+# --help: -p/--parameters, -r/--parameters_raw, -y/--parameters_yaml, -f/--parameters_file)
+_PAPERMILL_PAIRS = {"-p", "--parameters", "-r", "--parameters_raw"}
+_PAPERMILL_YAML = {"-y": False, "--parameters_yaml": False, "-f": True, "--parameters_file": True}
+
+
+def _papermill_parameters(args: list[str], files: _Files) -> str:
+    """The cell papermill injects for the parameters ``args`` give (``-p out_dir
+    capsules/c2`` as ``out_dir = 'capsules/c2'``; ``-y``'s YAML, ``-f``'s file's), as Python:
+    run after the notebook's cell tagged ``parameters`` (`_notebook_cells`), it rebinds what
+    that cell bound. A value is put in as a string (the paths matter here); YAML that does not
+    parse, or a file that cannot be read, gives nothing."""
+    names: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in _PAPERMILL_PAIRS and i + 2 < len(args):
+            names[args[i + 1]] = args[i + 2]
+            i += 3
+            continue
+        if word in _PAPERMILL_YAML and i + 1 < len(args):
+            names.update(_papermill_yaml(args[i + 1], _PAPERMILL_YAML[word], files))
+            i += 2
+            continue
+        i += 1
+    return "".join(f"{name} = {value!r}\n" for name, value in names.items()
+                   if name.isidentifier() and isinstance(value, str | int | float | bool))
+
+
+def _papermill_yaml(value: str, is_file: bool, files: _Files) -> dict[str, object]:
+    """The parameters a ``-y`` YAML text, or a ``-f`` YAML file (relative to the latest
+    working folder; 1 MB at most), gives; none when it cannot be read."""
+    try:
+        if is_file:
+            path = os.path.join(files.bases[-1], _expanduser(value))
+            if _DYNAMIC.search(value) or not os.path.isfile(path) \
+                    or os.path.getsize(path) > _NOTEBOOK_BYTES:
+                return {}
+            with open(path, encoding="utf-8", errors="replace") as f:
+                value = f.read()
+        import yaml  # type: ignore[import-untyped]
+
+        data = yaml.safe_load(value)
+    except Exception:  # unreadable, or not YAML: nothing read
+        return {}
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _notebook_cells(text: str, injected: str = "") -> tuple[str, list[str]] | None:
     """(the Python of a notebook's code cells, its shell lines): a line ``!CMD`` (or ``X =
     !CMD``, ``%sx CMD``, ``%system CMD``) and a ``%%bash``/``%%sh``/``%%script bash`` cell are
     shell; ``%%writefile [-a] PATH`` writes PATH; ``%cd PATH`` changes the folder; other
     magics do nothing read here (``%%time``'s body is Python). A cell that is no Python this
-    Python parses is left out (executing stops at it). None: not a notebook."""
-    import ast
+    Python parses is left out (executing stops at it). ``injected``: papermill's parameters
+    cell, after the cell tagged ``parameters`` (before the first code cell when none is), as
+    papermill puts it. None: not a notebook."""
     import json
 
     try:
@@ -774,47 +825,63 @@ def _notebook_cells(text: str) -> tuple[str, list[str]] | None:
         return None
     python: list[str] = []
     shells: list[str] = []
+    mark: int | None = None  # where papermill's injected cell goes in ``python``
     for cell in cells:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = cell.get("source")
-        source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) \
-            else source if isinstance(source, str) else ""
-        lines = source.split("\n")
-        head = lines[0].strip().split() if lines else []
-        if head and head[0].startswith("%%"):
-            magic = head[0][2:]
-            if magic in _SHELL_CELLS and (magic != "script" or head[1:2] in (["bash"], ["sh"])):
-                shells.append("\n".join(lines[1:]))
-                continue
-            if magic == "writefile" and len(head) > 1:
-                mode = "a" if "-a" in head[1:-1] or "--append" in head[1:-1] else "w"
-                python.append(f"open({head[-1]!r}, {mode!r})")
-                continue
-            if magic not in _PYTHON_CELLS:
-                continue  # another language's cell (%%html, %%javascript, ...)
-            lines = lines[1:]
-        code: list[str] = []
-        for line in lines:
-            stripped = line.lstrip()
-            indent = line[:len(line) - len(stripped)]
-            shell = re.match(r"(?:[\w.]+\s*=\s*)?!(.*)|%(?:sx|system)\s+(.*)", stripped)
-            if shell is not None:
-                shells.append(shell.group(1) if shell.group(1) is not None else shell.group(2))
-                code.append(indent + "pass")
-            elif stripped.startswith("%cd "):
-                code.append(indent + f"__import__('os').chdir({stripped[4:].strip()!r})")
-            elif stripped.startswith("%"):
-                code.append(indent + "pass")
-            else:
-                code.append(line)
-        text_of_cell = "\n".join(code)
-        try:
-            ast.parse(text_of_cell)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        python.append(text_of_cell)
+        code = _cell_code(cell, shells)
+        if code is not None:
+            python.append(code)
+        metadata = cell.get("metadata")
+        tags = metadata.get("tags") if isinstance(metadata, dict) else None
+        if injected and mark is None and isinstance(tags, list) and "parameters" in tags:
+            mark = len(python)
+    if injected:
+        python.insert(mark if mark is not None else 0, injected)
     return "\n".join(python), shells
+
+
+def _cell_code(cell: dict[str, Any], shells: list[str]) -> str | None:
+    """The Python of one code cell (see `_notebook_cells`), its shell lines added to
+    ``shells``; None for a cell of another language or one this Python does not parse."""
+    import ast
+
+    source = cell.get("source")
+    source = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) \
+        else source if isinstance(source, str) else ""
+    lines = source.split("\n")
+    head = lines[0].strip().split() if lines else []
+    if head and head[0].startswith("%%"):
+        magic = head[0][2:]
+        if magic in _SHELL_CELLS and (magic != "script" or head[1:2] in (["bash"], ["sh"])):
+            shells.append("\n".join(lines[1:]))
+            return None
+        if magic == "writefile" and len(head) > 1:
+            mode = "a" if "-a" in head[1:-1] or "--append" in head[1:-1] else "w"
+            return f"open({head[-1]!r}, {mode!r})"
+        if magic not in _PYTHON_CELLS:
+            return None  # another language's cell (%%html, %%javascript, ...)
+        lines = lines[1:]
+    code: list[str] = []
+    for line in lines:
+        stripped = line.lstrip()
+        indent = line[:len(line) - len(stripped)]
+        shell = re.match(r"(?:[\w.]+\s*=\s*)?!(.*)|%(?:sx|system)\s+(.*)", stripped)
+        if shell is not None:
+            shells.append(shell.group(1) if shell.group(1) is not None else shell.group(2))
+            code.append(indent + "pass")
+        elif stripped.startswith("%cd "):
+            code.append(indent + f"__import__('os').chdir({stripped[4:].strip()!r})")
+        elif stripped.startswith("%"):
+            code.append(indent + "pass")
+        else:
+            code.append(line)
+    text_of_cell = "\n".join(code)
+    try:
+        ast.parse(text_of_cell)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return text_of_cell
 
 
 def _script_operand(argv: list[str], name: str) -> tuple[bool, str] | None:
@@ -3167,7 +3234,7 @@ def _compose_service(path: str, service: str, files: _Files) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        import yaml  # type: ignore[import-untyped]
+        import yaml
 
         data = yaml.safe_load(text)
     except Exception:  # not YAML (or nested past the parser's limits): no service read

@@ -39,7 +39,20 @@ def _notebook(*cells: str | list[str], kind: str = "code") -> str:
                        "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
+def _parameterized(tagged: bool) -> str:
+    """A notebook whose first cell (tagged ``parameters`` when ``tagged``) sets its output
+    folder, which the next cell writes metrics into (papermill's parameterizing)."""
+    data = json.loads(_notebook('out_dir = "runs/default"\n',
+                                "import json, os\nos.makedirs(out_dir, exist_ok=True)\n"
+                                "json.dump({}, open(os.path.join(out_dir, 'metrics.json'), 'w'))"))
+    if tagged:
+        data["cells"][0]["metadata"]["tags"] = ["parameters"]
+    return json.dumps(data)
+
+
 NOTEBOOKS = {
+    "params.ipynb": _parameterized(True),
+    "untagged.ipynb": _parameterized(False),
     "rmtree.ipynb": _notebook(["import shutil\n", "shutil.rmtree('capsules/c2')\n"]),
     "bang.ipynb": _notebook("x = 1\n!rm -rf capsules/c2", "print(x)"),
     "captured.ipynb": _notebook("files = !rm -rfv capsules/c2"),
@@ -65,6 +78,7 @@ def notebooks(box: Path) -> Path:  # noqa: F811
     for name, text in NOTEBOOKS.items():
         (box / name).write_text(text)
     (box / "not-json.ipynb").write_text("{ not json")
+    (box / "params.yaml").write_text("out_dir: capsules/c2\nlr: 0.1\n")
     (box / "cleanup.py").write_text("import os\nos.system('rm -rf capsules/c2')\n")
     (box / "tidy.py").write_text(
         "import subprocess\nsubprocess.run(['rm', '-rf', 'build'])\n"
@@ -86,6 +100,13 @@ def notebooks(box: Path) -> Path:  # noqa: F811
     "jupyter nbconvert --execute cd.ipynb",
     "python cleanup.py",
     "ipython cleanup.py",
+    # papermill's parameters, injected after the cell tagged "parameters" (papermill 2.6:
+    # -p/--parameters NAME VALUE, -r/--parameters_raw, -y/--parameters_yaml, -f FILE)
+    "papermill params.ipynb out.ipynb -p out_dir capsules/c2",
+    "papermill params.ipynb out.ipynb --parameters out_dir capsules/c2 -p lr 0.1",
+    "papermill params.ipynb out.ipynb -r out_dir capsules/c2",
+    "papermill params.ipynb out.ipynb -y 'out_dir: capsules/c2'",
+    "papermill params.ipynb out.ipynb -f params.yaml",
 ])
 def test_what_a_notebook_or_script_runs_is_judged(notebooks: Path, command: str) -> None:
     verdict = _judged(notebooks, command)
@@ -103,6 +124,12 @@ def test_what_a_notebook_or_script_runs_is_judged(notebooks: Path, command: str)
     "jupyter nbconvert --execute missing.ipynb",
     "jupyter notebook rmtree.ipynb",  # opens it: a person runs the cells
     "python tidy.py",
+    "papermill params.ipynb out.ipynb",  # its own parameters: runs/default
+    "papermill params.ipynb out.ipynb -p out_dir runs/new",
+    "papermill params.ipynb out.ipynb -y 'out_dir: [not yaml'",
+    # no cell tagged "parameters": papermill injects them first, and the notebook's own
+    # assignment after them wins
+    "papermill untagged.ipynb out.ipynb -p out_dir capsules/c2",
 ])
 def test_what_spares_the_capsule_passes(notebooks: Path, command: str) -> None:
     verdict = _judged(notebooks, command)
@@ -137,3 +164,19 @@ def test_any_notebook_gets_one_verdict(box: Path, cells: list[dict[str, object]]
     first = _judged(box, "jupyter nbconvert --execute nb.ipynb")
     again = _judged(box, "jupyter nbconvert --execute nb.ipynb")
     assert (first.allowed, first.reasons) == (again.allowed, again.reasons)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # (one file, read only)
+@given(args=st.lists(st.sampled_from(["-p", "-r", "-y", "-f", "--parameters", "out_dir",
+                                      "capsules/c2", "1", "x y", "a: [b", "{a: 1}", "- 1",
+                                      "params.yaml", "$X", "", "\x00", "\udcff"]), max_size=8))
+def test_papermill_parameters_are_python_or_nothing(tmp_path: Path, args: list[str]) -> None:
+    """Whatever papermill's words, its injected cell is Python that parses (or empty)."""
+    import ast
+
+    from labledger.reconcile.shell_words import _Files, _papermill_parameters
+
+    (tmp_path / "params.yaml").write_text("out_dir: capsules/c2\nlist: [1, 2]\n")
+    cell = _papermill_parameters(args, _Files(str(tmp_path), {}))
+    ast.parse(cell)
+    assert all(line.split(" = ", 1)[0].isidentifier() for line in cell.splitlines())
