@@ -1,7 +1,8 @@
 """Documents as text segments with positions, and the units (sentences, tables) inside them.
 
 Formats, by file suffix: Markdown (``.md``, ``.markdown``; Quarto's ``.qmd`` and R Markdown's
-``.Rmd``, whose code chunks are fenced code: `fenced.info_language`), LaTeX (``.tex``, ``.latex``),
+``.Rmd``, whose code chunks are fenced code: `fenced.info_language`; an HTML page, ``.html``,
+``.htm``, as the text it shows: `html_pages`, one character for one), LaTeX (``.tex``, ``.latex``),
 reStructuredText (``.rst``), plain text (``.txt``, ``.text``), CSV (``.csv``), TSV (``.tsv``,
 ``.tab``) and Jupyter notebooks (``.ipynb``: markdown cells, and the text of code cells'
 outputs: streams, ``text/plain``, ``text/markdown``, ``text/latex``; code itself is not read).
@@ -50,8 +51,8 @@ __all__ = ["FORMATS", "FORMAT_COMMAND", "Cell", "Fence", "JoinedName", "Segment"
            "read_document", "report_table", "sentence_around"]
 
 FORMATS: dict[str, str] = {
-    ".md": "md", ".markdown": "md", ".qmd": "md", ".rmd": "md", ".tex": "tex", ".latex": "tex",
-    ".rst": "rst",
+    ".md": "md", ".markdown": "md", ".qmd": "md", ".rmd": "md", ".html": "md", ".htm": "md",
+    ".tex": "tex", ".latex": "tex", ".rst": "rst",
     ".txt": "txt", ".text": "txt", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
     ".ipynb": "ipynb",
 }
@@ -183,6 +184,11 @@ def read_document(path: str, data: bytes) -> list[Segment]:
         from labledger.reconcile.notebooks import read_notebook
 
         return read_notebook(path, text)
+    if path.lower().endswith((".html", ".htm")):
+        # a project page: what a browser shows, where it is (`html_pages`), read as Markdown
+        from labledger.reconcile.html_pages import page_text
+
+        text = page_text(text)
     return [Segment(path, kind, text)]
 
 

@@ -56,7 +56,7 @@ from labledger.reconcile.doc_readers import (
     in_fence,
 )
 
-__all__ = ["html_table"]
+__all__ = ["ENTITY", "html_table", "shown_entity"]
 
 _MAX_SPAN = 1000      # a colspan/rowspan past this is a hostile or broken page, not a results table
 _MAX_COLUMNS = 1000
@@ -75,7 +75,7 @@ _TABLE_OPENS = re.compile(r"<(?:table|TABLE|Table)")
 # quadratic), so a '>' written inside an attribute's value ends the tag early.
 _TAG = re.compile(r"<!--(?:.*?-->|.*\Z)|<(/?)([A-Za-z][A-Za-z0-9]*)\b([^<>]*)>", re.S)
 _SPAN_ATTR = re.compile(r"""\b(colspan|rowspan)\s*=\s*["']?\s*(\d{1,9})""", re.I)
-_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _SIGNS = frozenset("\u00b1\u2213\u2212+-")
 # a value, not a label, after its formatting (a rowspan value is read once, not in every row)
 _VALUE = re.compile(r"[ \t\n*_`~$({]*[+\-\u2212\u00b1]?\.?\d")
@@ -125,7 +125,10 @@ def _spans(segment: Segment) -> list[tuple[int, int]]:
 
 # --- a cell's text: markup blanked, entities replaced, one for one ---------------------------
 
-def _entity(m: re.Match[str]) -> str:
+def shown_entity(m: re.Match[str]) -> str:
+    """The entity ``m`` (of `ENTITY`) as the character it stands for, padded with spaces to
+    its length: a sign at the end, against the number it signs; any other character at the
+    start, against what it follows. One HTML does not know is left as written."""
     raw = m.group(0)
     char = html.unescape(raw)
     if char == raw or len(char) > len(raw):
@@ -144,7 +147,7 @@ def _plain(raw: str) -> str:
         raw = _TAG.sub(lambda m: m.group(0) if m.group(0).startswith("<!--")
                        else blanked(m.group(0)), raw)
     if "&" in raw:
-        raw = _ENTITY.sub(_entity, raw)
+        raw = ENTITY.sub(shown_entity, raw)
     return raw
 
 

@@ -1,0 +1,106 @@
+"""A paper's project page (``index.html``) is reconciled as the text a browser shows
+(`html_pages`).
+
+Before, `labledger reconcile index.html` refused the file (an unknown type); read as Markdown,
+a page's script (``var psnr = 30.55``) drifted, and its prose, one "sentence" from ``<body>`` to
+``</body>`` (a page's paragraphs are tags, not blank lines), hid a moved ``31.5`` among the
+layout's numbers. Now scripts, styles, SVG, code (a BibTeX entry) and comments are blanked,
+block tags end sentences, headings read as Markdown headings, entities are their characters,
+and tables are `html_tables`'.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labledger.reconcile.doc_sources import resolve_documents
+from labledger.reconcile.drift import reconcile_paths
+from labledger.reconcile.html_pages import page_text
+from tests.reconcile.test_documents import CLAIMS, judge
+
+CLAIMED = [CLAIMS["C1"], CLAIMS["C0"], CLAIMS["A1"]]
+PAGE = """<!DOCTYPE html>
+<html><head><title>FooNet: Sharper Super-Resolution</title>
+<meta name="description" content="Ours reaches 31.5 dB PSNR">
+<style>.psnr { width: 31.5px; margin: 20px }</style>
+<script>var psnr = 30.55; // PSNR</script>
+</head>
+<body>
+<div class="content" style="width: 960px">
+<h2 class="title is-3">Results</h2>
+<p>Ours reaches a <b>PSNR</b> of <span class="num">31.5</span>&nbsp;dB on Set5,
+while the top-1 accuracy is 91.3&#37;.</p><p>Baseline reaches 30.10 dB PSNR.</p>
+<img src="psnr_31.40.png" alt="PSNR curve"
+     width="560">
+<table>
+<tr><th>Method</th><th>PSNR</th></tr>
+<tr><td>Ours</td><td>31.42</td></tr>
+<tr><td>Baseline</td><td>30.2</td></tr>
+</table>
+<pre><code>@article{foo2024, title={FooNet PSNR}, year={2024}, pages={31--40}}</code></pre>
+<!-- PSNR 12.0 in an old draft -->
+<p><!-- claim:C1 -->31.42 is marked.</p>
+</div></body></html>
+"""
+
+
+@pytest.mark.parametrize("name", ["index.html", "page.htm", "INDEX.HTML"])
+def test_a_project_page_is_judged_as_shown(name: str) -> None:
+    report = judge(PAGE, CLAIMED, name)
+    assert [(f.type, f.line, f.col, f.claims, f.shown) for f in report.findings] == [
+        ("drift", 10, 52, ("C1",), "31.5"), ("drift", 17, 26, ("C0",), "30.2")]
+    assert [(m.line, m.claims, m.shown, m.via) for m in report.matches] == [
+        (11, ("A1",), "91.3%", "anchor"), (11, ("C0",), "30.10", "anchor"),
+        (16, ("C1",), "31.42", "table"), (21, ("C1",), "31.42", "marker")]
+
+
+def test_what_a_browser_does_not_show_as_text_is_blanked() -> None:
+    shown = page_text(PAGE)
+    for hidden in ("30.55", "width: 31.5px", "2024", "12.0", "psnr_31.40", "560"):
+        assert hidden in PAGE
+        assert hidden not in shown, hidden
+    assert "##" in shown.splitlines()[8]  # <h2> opening a line: a Markdown heading
+    assert "<table>" in shown  # for html_tables
+    assert "<!-- claim:C1 -->" in shown  # for the marker reader
+
+
+@pytest.mark.parametrize(("html", "shown", "drift"), [
+    ("<p>Ours: PSNR 31.42&plusmn;0.05 dB.</p>", ["31.42"], []),  # ± a spread, not a value
+    ("<p>Ours: PSNR 31.42 &plusmn; 0.95 dB.</p>", ["31.42"], []),
+    ("<p>Ours: PSNR 31.5&nbsp;dB.</p>", [], ["31.5"]),
+    ("<p>Ours gains &minus;1.3 dB PSNR over nothing.</p><p>Ours: PSNR 31.42.</p>",
+     ["31.42"], []),
+    ("<ul><li>Ours: PSNR 31.42</li><li>Baseline: PSNR 30.1</li></ul>", ["31.42", "30.1"], []),
+    ("<p>Ours: PSNR 31.42<br>Baseline: PSNR 30.5</p>", ["31.42"], ["30.5"]),
+    ("<p>Ours: PSNR <code>31.5</code> in the code.</p>", [], []),
+])
+def test_prose_of_a_page(html: str, shown: list[str], drift: list[str]) -> None:
+    report = judge(html, CLAIMED, "index.html")
+    assert [f.shown for f in report.findings if f.type == "drift"] == drift
+    assert [m.shown for m in report.matches] == shown
+
+
+def test_a_page_in_a_folder_given_is_read(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.html").write_text(PAGE)
+    paths = resolve_documents([str(tmp_path / "docs")], tmp_path, None)
+    report = reconcile_paths(paths, CLAIMED, cwd=tmp_path, jobs=1)
+    assert [f.path for f in report.findings] == ["docs/index.html", "docs/index.html"]
+
+
+_PIECES = ["<p>", "</p>", "<h2>", "</h2>", "<br>", "<div\nclass='x'>", "<script>", "</script>",
+           "<pre>", "</pre>", "<!--", "-->", "<!-- claim:C1 -->", "&nbsp;", "&plusmn;",
+           "&#37;", "&bogus;", "<table>", "</table>", "<td>", "31.42", " PSNR ", "\n", "\r\n",
+           "<", ">", "&", "é", "\udcff"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_page_text_keeps_every_offset_and_line(text: str) -> None:
+    shown = page_text(text)
+    assert len(shown) == len(text)
+    assert [i for i, c in enumerate(shown) if c == "\n"] == \
+        [i for i, c in enumerate(text) if c == "\n"]
