@@ -35,7 +35,10 @@ __all__ = ["configured_globs", "display_path", "git_toplevel", "glob_regex", "re
            "index_documents", "resolve_documents", "run_git", "staged_blob",
            "staged_documents"]
 
-_SKIP_DIRS = {".git", ".labledger", ".venv", "node_modules", "__pycache__", ".ipynb_checkpoints"}
+_SKIP_DIRS = {".git", ".labledger", ".venv", "node_modules", "__pycache__", ".ipynb_checkpoints",
+              # a site or book built from the sources beside it (Sphinx, Jupyter Book, Jekyll):
+              # its pages restate them, and each finding would be reported twice
+              "_build", "_site"}
 HOW_TO_CONFIGURE = (
     "no documents to reconcile: pass paths (labledger reconcile paper/ README.md) or configure "
     "them in .labledger/config.toml:\n\n    [reconcile]\n    documents = [\"paper/**/*.tex\", "

@@ -104,3 +104,15 @@ def test_page_text_keeps_every_offset_and_line(text: str) -> None:
     assert len(shown) == len(text)
     assert [i for i, c in enumerate(shown) if c == "\n"] == \
         [i for i, c in enumerate(text) if c == "\n"]
+
+
+def test_a_site_built_from_the_sources_is_not_searched(tmp_path: Path) -> None:
+    """Sphinx's ``_build`` and Jekyll's ``_site`` restate the sources beside them: a folder
+    given is searched without them (each finding would be reported twice)."""
+    for name in ("docs/index.html", "docs/_build/html/index.html", "docs/_site/index.html"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(PAGE)
+    assert resolve_documents([str(tmp_path / "docs")], tmp_path, None) == \
+        [tmp_path / "docs" / "index.html"]
+    built = tmp_path / "docs" / "_build" / "html" / "index.html"
+    assert resolve_documents([str(built)], tmp_path, None) == [built]  # named: read
