@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from labledger.ledger.ledger import Ledger
 from labledger.reconcile.drift import reconcile_paths
@@ -158,3 +161,33 @@ def test_git_commit_judges_the_staged_chapters_of_the_configured_main_file(
     git(project, "add", "-A", env=env)
     passed = git(project, "commit", "-q", "-m", "paper", env=env, check=False)
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+_PIECES = ["\\input{", "\\include{", "\\subfile{", "\\import{", "}{", "}", "{", "a", "b",
+           "../x", "/abs", "sub/", ".tex", "%", "\n", "\\begin{verbatim}", "\\end{verbatim}",
+           "\\documentclass[a.tex]{subfiles}", "{{< include ", " >}}", "```{r child='b.md'}",
+           "```", "a.md", "\udcff", "\x00"]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join),
+                      min_size=3, max_size=3))
+def test_any_includes_read_or_fail_with_a_document_error(tmp_path: Path,
+                                                          texts: list[str]) -> None:
+    """Whatever files include each other (cycles, missing names, other kinds, bytes that are
+    not text), reading them ends: documents, or one `DocumentError`."""
+    root = tmp_path / "fuzz"
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "sub").mkdir(parents=True)
+    for name, text in zip(("a.tex", "sub/b.tex", "a.md"), texts, strict=True):
+        (root / name).write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        report = reconcile(root, "a.tex", "a.md")
+    except DocumentError as exc:
+        problems = exc.problems
+    else:
+        assert 2 <= report.documents <= 3  # the two given, and sub/b.tex when included
+        return
+    assert problems
+    assert all(path in ("a.tex", "a.md", "sub/b.tex") for path, _ in problems), problems
