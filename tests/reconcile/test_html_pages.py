@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from labledger.reconcile.doc_sources import resolve_documents
 from labledger.reconcile.drift import reconcile_paths
 from labledger.reconcile.html_pages import page_text
-from tests.reconcile.test_documents import CLAIMS, judge
+from tests.reconcile.test_documents import CLAIMS, claim, judge
 
 CLAIMED = [CLAIMS["C1"], CLAIMS["C0"], CLAIMS["A1"]]
 PAGE = """<!DOCTYPE html>
@@ -116,3 +116,113 @@ def test_a_site_built_from_the_sources_is_not_searched(tmp_path: Path) -> None:
         [tmp_path / "docs" / "index.html"]
     built = tmp_path / "docs" / "_build" / "html" / "index.html"
     assert resolve_documents([str(built)], tmp_path, None) == [built]  # named: read
+
+
+# A page of the shape the Nerfies template gives most project pages (nerfies.github.io's
+# index.html: indented sections, a multi-line <meta>, analytics scripts, <sup> affiliations,
+# a <video>'s height="100%", a slider's min/max, an <iframe>'s &amp;, the BibTeX in
+# <pre><code>, the licence's 4.0), with a results paragraph and table added.
+TEMPLATE = """<!DOCTYPE html>
+<html>
+<head>
+  <meta charset="utf-8">
+  <meta name="description"
+        content="FooNet reaches 31.5 dB PSNR on Set5">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>FooNet: Sharper Super-Resolution</title>
+  <script async src="https://www.googletagmanager.com/gtag/js?id=G-PYVRSFMDRL"></script>
+  <script>
+    window.dataLayer = window.dataLayer || [];
+    gtag('config', 'G-PYVRSFMDRL', {psnr: 30.55});
+  </script>
+  <link rel="stylesheet"
+        href="https://cdn.jsdelivr.net/gh/jpswalsh/academicons@1/css/academicons.min.css">
+</head>
+<body>
+<section class="hero">
+  <div class="hero-body">
+    <div class="container is-max-desktop">
+          <h1 class="title is-1 publication-title">FooNet: Sharper Super-Resolution</h1>
+          <div class="is-size-5 publication-authors">
+            <span class="author-block">
+              <a href="https://keunhong.com">A. Author</a><sup>1</sup>,</span>
+            <span class="author-block">
+              <a href="https://x.com">B. Author</a><sup>1,2</sup>
+            </span>
+          </div>
+          <div class="is-size-5 publication-authors">
+            <span class="author-block"><sup>1</sup>University of Washington,</span>
+            <span class="author-block"><sup>2</sup>Google Research</span>
+          </div>
+              <span class="link-block">
+                <a href="https://arxiv.org/pdf/2011.12948"
+                   class="external-link button is-normal is-rounded is-dark">
+                  <span>arXiv</span>
+                </a>
+              </span>
+    </div>
+  </div>
+</section>
+<section class="hero teaser">
+      <video id="teaser" autoplay muted loop playsinline height="100%">
+        <source src="./static/videos/teaser.mp4"
+                type="video/mp4">
+      </video>
+      <h2 class="subtitle has-text-centered">
+        <span class="dnerf">FooNet</span> turns 4x upscaled selfies into sharp
+        portraits.
+      </h2>
+</section>
+<section class="section">
+        <h2 class="title is-3">Results</h2>
+        <div class="content has-text-justified">
+          <p>
+            On Set5, <span class="dnerf">FooNet</span> reaches a PSNR of 31.42 dB, 1.32 dB above
+            Bicubic (30.10 dB), with 8 layers and a batch size of 16.
+          </p>
+        </div>
+            <input class="slider is-fullwidth is-large is-info"
+                   id="interpolation-slider"
+                   step="1" min="0" max="100" value="0" type="range">
+          <iframe src="https://www.youtube.com/embed/MrKrnHhk8IA?rel=0&amp;showinfo=0"
+                  frameborder="0" allow="autoplay; encrypted-media" allowfullscreen></iframe>
+        <table class="table is-bordered">
+          <thead><tr><th>Method</th><th>PSNR</th><th>SSIM</th></tr></thead>
+          <tbody>
+            <tr><td>Bicubic</td><td>30.10</td><td>0.868</td></tr>
+            <tr><td><b>FooNet</b></td><td><b>31.42</b></td><td><b>0.912</b></td></tr>
+          </tbody>
+        </table>
+</section>
+<section class="section" id="BibTeX">
+    <h2 class="title">BibTeX</h2>
+    <pre><code>@article{park2021foonet,
+  title     = {FooNet: 31.52 dB PSNR},
+  year      = {2021},
+}</code></pre>
+</section>
+<footer class="footer">
+          <p>
+            This website is licensed under a <a rel="license"
+                                                href="http://creativecommons.org/licenses/by-sa/4.0/">Creative
+            Commons Attribution-ShareAlike 4.0 International License</a>.
+          </p>
+</footer>
+</body>
+</html>
+"""
+TEMPLATE_CLAIMS = [claim("P1", "psnr", 31.42, unit="dB", aliases=("FooNet",)),
+                   claim("P0", "psnr", 30.10, unit="dB", aliases=("Bicubic",), run="r0"),
+                   claim("S1", "ssim", 0.912, aliases=("FooNet",))]
+
+
+def test_a_template_page_is_judged_only_where_it_states_results() -> None:
+    report = judge(TEMPLATE, TEMPLATE_CLAIMS, "index.html")
+    assert report.findings == []
+    assert [(m.line, m.claims, m.shown) for m in report.matches] == [
+        (56, ("P1",), "31.42"), (57, ("P0",), "30.10"), (68, ("P0",), "30.10"),
+        (69, ("P1",), "31.42"), (69, ("S1",), "0.912")]
+    moved = TEMPLATE.replace("<td><b>31.42</b></td>", "<td><b>31.52</b></td>")
+    drifted = judge(moved, TEMPLATE_CLAIMS, "index.html")
+    assert [(f.type, f.line, f.claims, f.shown) for f in drifted.findings] == [
+        ("drift", 69, ("P1",), "31.52")]
