@@ -226,3 +226,43 @@ def test_a_template_page_is_judged_only_where_it_states_results() -> None:
     drifted = judge(moved, TEMPLATE_CLAIMS, "index.html")
     assert [(f.type, f.line, f.claims, f.shown) for f in drifted.findings] == [
         ("drift", 69, ("P1",), "31.52")]
+
+
+# df.to_html(float_format="%.2f") as pandas 3.1.1 writes it (the index name on a second
+# header row, the row labels in <th>), pasted into a page
+PANDAS_HTML = """<table border="1" class="dataframe">
+  <thead>
+    <tr style="text-align: right;">
+      <th></th>
+      <th>PSNR</th>
+      <th>SSIM</th>
+    </tr>
+    <tr>
+      <th>method</th>
+      <th></th>
+      <th></th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+      <th>Bicubic</th>
+      <td>30.10</td>
+      <td>0.87</td>
+    </tr>
+    <tr>
+      <th>FooNet</th>
+      <td>31.42</td>
+      <td>0.91</td>
+    </tr>
+  </tbody>
+</table>"""
+
+
+def test_a_pandas_table_on_a_page_is_judged() -> None:
+    page = "<html><body><h2>Results</h2>\n" + PANDAS_HTML + "</body></html>\n"
+    report = judge(page, TEMPLATE_CLAIMS + [claim("S0", "ssim", 0.868, aliases=("Bicubic",),
+                                                    run="r0")], "index.html")
+    assert report.findings == []
+    assert sorted(m.claims for m in report.matches) == [("P0",), ("P1",), ("S0",), ("S1",)]
+    moved = judge(page.replace("31.42", "31.52"), TEMPLATE_CLAIMS, "index.html")
+    assert [(f.claims, f.shown) for f in moved.findings] == [(("P1",), "31.52")]

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from labledger.ledger.ledger import Ledger
 from labledger.reconcile.drift import reconcile_paths
 from labledger.reconcile.errors import DocumentError
+from tests.reconcile.test_documents import claim
 from tests.reconcile.test_precommit import (  # noqa: F401 - the env fixture
     BIN,
     env,
@@ -191,3 +192,58 @@ def test_any_includes_read_or_fail_with_a_document_error(tmp_path: Path,
         return
     assert problems
     assert all(path in ("a.tex", "a.md", "sub/b.tex") for path, _ in problems), problems
+
+
+# Tables as pandas 3.1.1 writes them (df.to_latex(float_format="%.2f") of a frame indexed by
+# "method"; the same frame reset, index=False, "%.3f"; df.style.format("{:.2f}").to_latex(
+# hrules=True)), the files a results script writes and the paper \\inputs
+PANDAS_TABLES = ["""\\begin{tabular}{lrr}
+\\toprule
+ & PSNR & SSIM \\\\
+method &  &  \\\\
+\\midrule
+Bicubic & 30.10 & 0.87 \\\\
+FooNet & 31.42 & 0.91 \\\\
+\\bottomrule
+\\end{tabular}
+""", """\\begin{tabular}{lrr}
+\\toprule
+method & PSNR & SSIM \\\\
+\\midrule
+Bicubic & 30.100 & 0.868 \\\\
+FooNet & 31.420 & 0.912 \\\\
+\\bottomrule
+\\end{tabular}
+""", """\\begin{tabular}{lrr}
+\\toprule
+ & PSNR & SSIM \\\\
+method &  &  \\\\
+\\midrule
+Bicubic & 30.10 & 0.87 \\\\
+FooNet & 31.42 & 0.91 \\\\
+\\bottomrule
+\\end{tabular}
+"""]
+PANDAS_CLAIMS = [*CLAIMS, claim("S1", "ssim", 0.912, aliases=("FooNet",)),
+                 claim("S0", "ssim", 0.868, aliases=("Bicubic",), run="r0")]
+
+
+@pytest.mark.parametrize("table", PANDAS_TABLES)
+def test_a_table_a_script_wrote_with_pandas_is_judged_through_the_input(
+        tmp_path: Path, table: str) -> None:
+    make(tmp_path, {"paper/main.tex": "\\begin{table}\n\\input{tables/psnr}\n\\end{table}\n",
+                    "paper/tables/psnr.tex": table})
+    here = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        report = reconcile_paths([Path("paper/main.tex")], PANDAS_CLAIMS, jobs=1,
+                                 project=tmp_path)
+        assert report.findings == []
+        assert sorted(m.claims for m in report.matches) == [("B0",), ("F1",), ("S0",), ("S1",)]
+        (tmp_path / "paper" / "tables" / "psnr.tex").write_text(table.replace("31.42", "31.52"))
+        drifted = reconcile_paths([Path("paper/main.tex")], PANDAS_CLAIMS, jobs=1,
+                                  project=tmp_path)
+    finally:
+        os.chdir(here)
+    assert [(f.path, f.claims, f.shown[:5]) for f in drifted.findings] == [
+        ("paper/tables/psnr.tex", ("F1",), "31.52")]
