@@ -146,3 +146,16 @@ def test_a_use_keeps_every_offset_and_shows_its_number_or_nothing(
     assert all(any(s <= i < e for s, e, _ in macros.uses) for i in changed)
     if len(source) <= len(name) + 1 and "\\\\" not in text and "verbatim" not in text:
         assert macros.uses  # room for it: the last use at least is read
+
+
+@pytest.mark.parametrize("use", [
+    "FooNet reaches \\SI{\\psnrOurs}{\\decibel} PSNR.\n",  # siunitx around the use
+    "FooNet reaches \\num{\\psnrOurs}\\,dB PSNR.\n",
+    "FooNet reaches $\\psnrOurs$\\,dB PSNR.\n",
+    "FooNet reaches \\textbf{\\psnrOurs}\\,dB PSNR.\n",
+    "\\begin{tabular}{lc}\nMethod & PSNR \\\\\nFooNet & $\\mathbf{\\psnrOurs}$ \\\\\n"
+    "\\end{tabular}\n",
+])
+def test_a_use_inside_formatting_is_read(use: str) -> None:
+    report = run({"results.tex": RESULTS, "main.tex": use})
+    assert found(report) == [("main.tex", "drift", ("F1",), "31.52")]
