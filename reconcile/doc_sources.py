@@ -25,11 +25,14 @@ import stat
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labledger.ledger._words import noun_for
 from labledger.reconcile.doc_readers import FORMATS, Segment, format_of, read_document
 from labledger.reconcile.errors import DocumentError, DocumentsConfigError, GitHookError
+
+if TYPE_CHECKING:
+    from labledger.reconcile.included import Files
 
 __all__ = ["configured_globs", "display_path", "git_toplevel", "glob_regex", "read_documents",
            "index_documents", "resolve_documents", "run_git", "staged_blob",
@@ -189,10 +192,11 @@ def resolve_documents(paths: Sequence[str], project: Path | None,
 
 def read_documents(paths: Sequence[Path], cwd: Path | None = None,
                    project: Path | None = None) -> list[Segment]:
-    """Read every document, and the LaTeX files they include (`included.with_included`), with
-    what other files say about it (`included.link`: a reST csv-table's ``:file:``, read from
-    inside ``project`` only; the decimal mark a LaTeX file's includer declares); one
-    `DocumentError` naming all that cannot be read."""
+    """Read every document, and the files they include (`included.with_included`: a LaTeX
+    file's ``\\input``s, a Quarto file's ``{{< include >}}``s), with what other files say
+    about it (`included.link`: a reST csv-table's ``:file:``, read from inside ``project``
+    only; the decimal mark a LaTeX file's includer declares); one `DocumentError` naming all
+    that cannot be read."""
     from labledger.reconcile.included import WorkTree
 
     read: list[tuple[str, list[Segment]]] = []
@@ -220,9 +224,9 @@ def read_documents(paths: Sequence[Path], cwd: Path | None = None,
     return _linked(read, files, problems)
 
 
-def _linked(read: list[tuple[str, list[Segment]]], files: Any,
+def _linked(read: list[tuple[str, list[Segment]]], files: Files,
             problems: list[tuple[str, str]]) -> list[Segment]:
-    """The segments of the documents ``read``, and of the LaTeX files they include
+    """The segments of the documents ``read``, and of the files they include
     (`included.with_included`), with their context from other files (`included.link`); one
     `DocumentError` naming every problem, ``problems`` (those found reading) first."""
     from labledger.reconcile.included import link, with_included

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from labledger.reconcile.claim_model import Claim, current_claims, load_claim_events
+from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.doc_sources import (
     configured_globs,
     display_path,
@@ -51,8 +52,15 @@ def reconcile_paths(paths: Sequence[Path], claims: Sequence[Claim],
     ``project``) and judge them against ``claims`` (in ``jobs`` processes, remembering judged
     segments in ``cache``: see `reconcile_segments`)."""
     segments = read_documents(paths, cwd, project)
+    return _reconciled(segments, claims, len(paths), jobs, cache)
+
+
+def _reconciled(segments: Sequence[Segment], claims: Sequence[Claim], given: int,
+                jobs: int | None, cache: Path | None) -> Report:
+    """`reconcile_segments` of the segments of ``given`` documents and the files they include
+    (`doc_sources.included_count`: counted apart in the summary)."""
     included = included_count(segments)
-    report = reconcile_segments(segments, claims, documents=len(paths) + included, jobs=jobs,
+    report = reconcile_segments(segments, claims, documents=given + included, jobs=jobs,
                                 cache=cache)
     report.included = included
     return report
@@ -161,10 +169,7 @@ def reconcile_staged(ledger: Any, cwd: Path, jobs: int | None = None,
     # heartbeats only the latest of each run and instance: `load_events`)
     events = (load_events(ledger, latest_heartbeats=True) if kept is not None
               else load_claim_events(ledger))
-    included = included_count(segments)
-    report = reconcile_segments(segments, current_claims(events),
-                                documents=len(shown) + included, jobs=jobs, cache=cache)
-    report.included = included
+    report = _reconciled(segments, current_claims(events), len(shown), jobs, cache)
     if evidence is None:
         report.notes.append("EVIDENCE.json not checked: labledger.reconcile.evidence is missing")
     elif kept is not None:

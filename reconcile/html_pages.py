@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 
 from labledger.reconcile.html_tables import ENTITY, shown_entity
 
@@ -95,5 +96,5 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
     """Whether ``pos`` is in one of ``spans`` (sorted, apart)."""
-    i = bisect.bisect_right(spans, (pos, len(spans) and spans[-1][1] + 1)) - 1
+    i = bisect.bisect_right(spans, (pos, sys.maxsize)) - 1  # the last starting by ``pos``
     return i >= 0 and spans[i][0] <= pos < spans[i][1]

@@ -1,6 +1,6 @@
 """A document's context that lives in another file: a reST ``csv-table``'s ``:file:``, the
 decimal mark a LaTeX document declares in the file that ``\\input``s the one being read, and the
-LaTeX files a LaTeX document includes (`with_included`: read as documents too).
+files a LaTeX, Quarto or R Markdown document includes (`with_included`: read as documents too).
 
 Run once over every document read (`link`), after all are read and before any is judged, from
 the work tree (`WorkTree`) or from git's index (`Index`: the hook reads the staged CSV too).
@@ -34,8 +34,9 @@ the work tree (`WorkTree`) or from git's index (`Index`: the hook reads the stag
   file declaring and writing English is). A file in several documents takes a declaration
   only when every one of them makes it. The documents reconciled and the files they include
   are read for this.
-* **LaTeX includes.** The ``.tex`` files a LaTeX document reconciled includes are read as
-  documents too (`with_included`): the paper LaTeX builds, not the main file's few lines.
+* **Includes.** The ``.tex`` files a LaTeX document reconciled includes, and the Markdown
+  files a Quarto or R Markdown one includes, are read as documents too (`with_included`):
+  the paper LaTeX builds, not the main file's few lines.
 * **Cheap.** A .rst file is looked at only when it holds ``:file:``; a .tex file costs one
   search for its ``\\input``s (a pattern starting with a literal backslash); declarations are
   searched only in the files of a document that has several.
@@ -381,9 +382,9 @@ def _find_tex(key: str, name: str, known: Callable[[str], bool], files: Files) -
     return None
 
 
-# --- LaTeX files a document includes: the paper as LaTeX builds it ---------------------------
+# --- the files a document includes: the paper as LaTeX (Quarto, knitr) builds it -------------
 
-_MOST_INCLUDED = 2000  # LaTeX files the includes of the documents read pull in, at most
+_MOST_INCLUDED = 2000  # files the includes of the documents read pull in, at most
 
 
 # Quarto's include shortcode, {{< include _results.qmd >}} (outside code), and a knitr chunk's
@@ -419,8 +420,10 @@ def _files_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str
                   for m in _KNITR_CHILD.finditer(fence.info)
                   for quoted in _QUOTED.findall(m.group("names"))]
         for at, name in names:
+            if name.startswith("/"):
+                continue  # (from the Quarto project's root: not looked for)
             found = files.join(files.folder(key), name)
-            if not name.startswith("/") and format_of(found) == "md" and files.exists(found):
+            if format_of(found) == "md" and files.exists(found):
                 out.append((at, found))
     return out
 

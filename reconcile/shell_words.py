@@ -768,8 +768,9 @@ def _papermill_parameters(args: list[str], files: _Files) -> str:
     """The cell papermill injects for the parameters ``args`` give (``-p out_dir
     capsules/c2`` as ``out_dir = 'capsules/c2'``; ``-y``'s YAML, ``-f``'s file's), as Python:
     run after the notebook's cell tagged ``parameters`` (`_notebook_cells`), it rebinds what
-    that cell bound. A value is put in as a string (the paths matter here); YAML that does not
-    parse, or a file that cannot be read, gives nothing."""
+    that cell bound. A ``-p`` value is put in as the string it is (the paths matter here), a
+    YAML one as parsed (a list or a mapping: not put in); YAML that does not parse, or a file
+    that cannot be read, gives nothing."""
     names: dict[str, object] = {}
     i = 0
     while i < len(args):
