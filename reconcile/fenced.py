@@ -58,8 +58,8 @@ from labledger.reconcile.doc_readers import (
     markdown_table,
 )
 
-__all__ = ["code_spans", "fenced_unit", "inside", "is_code_line", "is_output", "output_lines",
-           "shown_verbatim", "without_code"]
+__all__ = ["code_spans", "fenced_unit", "info_language", "inside", "is_code_line", "is_output",
+           "merged", "output_lines", "shown_verbatim", "without_code"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -269,13 +269,13 @@ def _verbatim_spans(segment: Segment) -> list[tuple[int, int]]:
     elif segment.syntax == "rst":
         blocks = _rst_literal_blocks(text)
     elif segment.syntax == "tex":
-        return _merged(_tex_verbatim(text))
+        return merged(_tex_verbatim(text))
     else:
         return []
-    return _merged(blocks + _inline_code(text, blocks))
+    return merged(blocks + _inline_code(text, blocks))
 
 
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``spans`` sorted, those that overlap made one (a \\verb running into an environment)."""
     out: list[tuple[int, int]] = []
     for start, end in sorted(spans):

@@ -25,10 +25,9 @@ offset, line and column a finding gives is the file's.
 
 from __future__ import annotations
 
-import bisect
 import re
-import sys
 
+from labledger.reconcile.fenced import inside, merged
 from labledger.reconcile.html_tables import ENTITY, shown_entity
 
 __all__ = ["page_text"]
@@ -54,9 +53,9 @@ def page_text(text: str) -> str:
     hidden = [(m.start(), m.end()) for m in _HIDDEN.finditer(text)]
     for start, end in hidden:
         _blank(chars, start, end)
-    skip = _merged(hidden + [(m.start(), m.end()) for m in _TABLE.finditer(text)])
+    skip = merged(hidden + [(m.start(), m.end()) for m in _TABLE.finditer(text)])
     for m in _TAG.finditer(text):
-        if _inside(skip, m.start()):
+        if inside(skip, m.start()):
             continue
         start, end = m.start(), m.end()
         name = m.group(2).lower()
@@ -72,7 +71,7 @@ def page_text(text: str) -> str:
         elif "\n" in text[start:end]:
             _blank(chars, start, end)
     for m in ENTITY.finditer(text):
-        if not _inside(skip, m.start()):
+        if not inside(skip, m.start()):
             chars[m.start():m.end()] = shown_entity(m)
     return "".join(chars)
 
@@ -81,20 +80,3 @@ def _blank(chars: list[str], start: int, end: int) -> None:
     for i in range(start, end):
         if chars[i] not in "\r\n":
             chars[i] = " "
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``spans`` sorted, the overlapping ones joined."""
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if out and start < out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return out
-
-
-def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
-    """Whether ``pos`` is in one of ``spans`` (sorted, apart)."""
-    i = bisect.bisect_right(spans, (pos, sys.maxsize)) - 1  # the last starting by ``pos``
-    return i >= 0 and spans[i][0] <= pos < spans[i][1]
