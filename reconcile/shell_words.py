@@ -1482,9 +1482,14 @@ _LAUNCHER_FLAGS = {
     "kernprof": {"line_by_line", "builtin", "prof_imports", "view", "rich", "skip_zero",
                  "output_interval", "quiet", "version", "module", "help"},
     "ipython": set(),  # every option one word (`--no-banner`, `--TerminalApp.x=1`, `-i`)
+    # Lightning 2 `fabric run SCRIPT` (--accelerator, --devices, ... take a value); MosaicML's
+    # `composer [-n N] SCRIPT` (LLM Foundry's launcher; -c runs a command, not Python)
+    "fabric": {"help"},
+    "composer": {"verbose", "module", "help"},
 }
 # a launcher's subcommand that runs the script (`accelerate launch`, `coverage run`)
-_LAUNCHER_SUBCOMMANDS = {"accelerate": "launch", "coverage": "run", "memray": "run"}
+_LAUNCHER_SUBCOMMANDS = {"accelerate": "launch", "coverage": "run", "memray": "run",
+                         "fabric": "run"}
 # short options that take no value, by launcher (those of torchrun, deepspeed, accelerate,
 # cProfile and pdb: `_LAUNCHER_SHORT_FLAGS[""]`); `-c` of memray and ipython runs code
 _LAUNCHER_SHORT_FLAGS = {
@@ -1496,6 +1501,8 @@ _LAUNCHER_SHORT_FLAGS = {
                  "-z": "skip_zero", "-i": "output_interval", "-q": "quiet", "-V": "version",
                  "-m": "module", "-h": "help"},
     "ipython": {"-m": "module", "-c": "code", "-h": "help"},
+    "composer": {"-v": "verbose", "-m": "module", "--module_mode": "module", "-c": "no_python",
+                 "--command_mode": "no_python", "-h": "help"},
 }
 # the modules run as `python -m MODULE [OPTIONS] FILE` that run FILE: the launcher they are
 _LAUNCHER_MODULES = {"torch.distributed.run": "torchrun", "torch.distributed.launch": "torchrun",

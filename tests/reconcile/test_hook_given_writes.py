@@ -192,6 +192,10 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("sbatch --wrap 'python train.py --out capsules/c2'", "metrics.json"),
     ("tmux new -d 'python train.py --out capsules/c2'", "metrics.json"),
     ("uv run train.py --out capsules/c2", "metrics.json"),
+    # Lightning 2's `fabric run` and MosaicML's `composer` (LLM Foundry) launchers
+    ("fabric run --devices=2 --accelerator gpu train.py --out capsules/c2", "metrics.json"),
+    ("composer -n 8 train.py --out capsules/c2", "metrics.json"),
+    ("composer --nproc 2 -v --master_port 29500 train.py --out capsules/c2", "metrics.json"),
     ("python ckpt.py --output-dir capsules/c2", "may save over the files of capsules/c2"),
     ("python ckpt.py --output_dir capsules/c2", "may save over the files of capsules/c2"),
     ("python evaluate.py --ckpt capsules/c3/model.pt --report capsules/c2/metrics.json",
@@ -259,6 +263,8 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "python own_new.py",
     "cd configs && python ../own_cfg.py",  # its literal path is the working folder's: none
     "python pl_train.py",
+    "fabric run train.py --out runs/new",
+    "composer -c train.py --out capsules/c2",  # -c: a command run as it is, not Python
     "python export.py --src notes.txt --dest runs/new",
     "python export.py --src notes.txt --dest capsules/c3",  # its stored copy verifies
 ])
