@@ -36,7 +36,11 @@ from labledger.reconcile.doc_readers import FORMAT_COMMAND, Segment, siunitx_pla
 from labledger.reconcile.fenced import inside, shown_verbatim
 from labledger.reconcile.numbers import Shown, number_at
 
-__all__ = ["Marker", "braced_end", "find_markers", "number_in", "tex_bindings"]
+__all__ = ["COMMENT_BINDING", "Marker", "braced_end", "find_markers", "number_in", "tex_bindings"]
+
+# a LaTeX definition bound to a claim by the comment after it ("\\newcommand{\\x}{31.42}
+# % claim:C1"): its number is a marker's (`_tex_markers`), its uses no number (`tex_values`)
+COMMENT_BINDING = re.compile(r"(?<!\\)%[ \t]*claim:(\S+)")
 
 # --- markers -------------------------------------------------------------------------------------
 
@@ -214,7 +218,7 @@ def _tex_markers(seg: Segment, binds: dict[str, str]) -> list[Marker]:
                 continue
             line_end = text.find("\n", close)
             tail = text[close:len(text) if line_end < 0 else line_end]
-            cm = re.search(r"(?<!\\)%[ \t]*claim:(\S+)", tail)
+            cm = COMMENT_BINDING.search(tail)
             cid = cm.group(1) if cm else binds.get(name)
             body = text[m.end():close]
             if cid is None or "\\claim" in body:

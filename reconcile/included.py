@@ -95,8 +95,7 @@ class WorkTree:
         return os.path.relpath(key, folder)
 
     def read(self, key: str) -> bytes:
-        real = os.path.realpath(key)
-        if self.project is not None and os.path.commonpath([self.project, real]) != self.project:
+        if not self.inside(key):
             raise _Unreadable("outside the project folder (the one holding .labledger/), "
                               "which reconcile reads nothing beyond")
         try:
@@ -149,7 +148,7 @@ class Index:
         return not (key == ".." or key.startswith("../") or posixpath.isabs(key))
 
     def read(self, key: str) -> bytes:
-        if key == ".." or key.startswith("../") or posixpath.isabs(key):
+        if not self.inside(key):
             raise _Unreadable("outside the git work tree, which a commit cannot hold")
         if not self.exists(key):
             raise _Unreadable("not in git's index (git add it: the commit would lack it)")

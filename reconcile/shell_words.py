@@ -790,15 +790,15 @@ def _papermill_parameters(args: list[str], files: _Files) -> str:
 
 def _papermill_yaml(value: str, is_file: bool, files: _Files) -> dict[str, object]:
     """The parameters a ``-y`` YAML text, or a ``-f`` YAML file (relative to the latest
-    working folder; 1 MB at most), gives; none when it cannot be read."""
+    working folder, read as a local script is: `_script_text`), gives; none when it cannot
+    be read."""
+    if is_file:
+        text = None if _DYNAMIC.search(value) else _script_text(
+            os.path.join(files.bases[-1], _expanduser(value)), files)
+        if text is None:
+            return {}
+        value = text
     try:
-        if is_file:
-            path = os.path.join(files.bases[-1], _expanduser(value))
-            if _DYNAMIC.search(value) or not os.path.isfile(path) \
-                    or os.path.getsize(path) > _NOTEBOOK_BYTES:
-                return {}
-            with open(path, encoding="utf-8", errors="replace") as f:
-                value = f.read()
         import yaml  # type: ignore[import-untyped]
 
         data = yaml.safe_load(value)

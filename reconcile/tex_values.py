@@ -38,6 +38,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
+from labledger.reconcile.doc_markers import COMMENT_BINDING
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.tex_macros import definitions_at, printed, used_at
 
@@ -45,7 +46,6 @@ __all__ = ["MacroValues", "macro_values"]
 
 # the one number a value macro prints (after `printed`)
 _NUMBER = re.compile(r"[+\-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+\-]?\d+)?%?")
-_BOUND_ON_LINE = re.compile(r"[^\n]*?(?<!\\)%[ \t]*claim:")
 
 
 def macro_values(segments: Iterable[Segment],
@@ -62,7 +62,8 @@ def macro_values(segments: Iterable[Segment],
         if seg.syntax != "tex":
             continue
         for name, body, end in definitions_at(seg):
-            if _BOUND_ON_LINE.match(seg.text, end):
+            line_end = seg.text.find("\n", end)
+            if COMMENT_BINDING.search(seg.text, end, len(seg.text) if line_end < 0 else line_end):
                 skip.add(name)  # a marker: its definition is checked, exactly
             seen.setdefault(name, []).append(body)
             places.setdefault(name, f"{seg.path_at(end - 1)}:{seg.position(end - 1)[0]}")
