@@ -34,9 +34,11 @@ the work tree (`WorkTree`) or from git's index (`Index`: the hook reads the stag
   file declaring and writing English is). A file in several documents takes a declaration
   only when every one of them makes it. The documents reconciled and the files they include
   are read for this.
-* **Includes.** The ``.tex`` files a LaTeX document reconciled includes, and the Markdown
-  files a Quarto or R Markdown one includes, are read as documents too (`with_included`):
-  the paper LaTeX builds, not the main file's few lines.
+* **Includes.** The files a document reconciled includes are read as documents too
+  (`with_included`): the paper LaTeX builds, not the main file's few lines. A LaTeX file's
+  ``.tex`` files and the CSV files it typesets (csvsimple, pgfplotstable, datatool); a
+  Markdown file's by Quarto, knitr, MyST, MkDocs snippets and Jekyll; a reST file's
+  ``.. include::``. Each name is looked up as its tool looks it up (`_files_included`).
 * **Cheap.** A .rst file is looked at only when it holds ``:file:``; a .tex file costs one
   search for its ``\\input``s (a pattern starting with a literal backslash); declarations are
   searched only in the files of a document that has several.
@@ -391,40 +393,257 @@ _MOST_INCLUDED = 2000  # files the includes of the documents read pull in, at mo
 _QUARTO_INCLUDE = re.compile(r"\{\{<\s*include\s+(?P<q>[\"']?)(?P<name>[^\s\"'>]+)(?P=q)\s*>\}\}")
 _KNITR_CHILD = re.compile(r"\bchild\s*=\s*(?:c\(\s*)?(?P<names>(?:[\"'][^\"'\n]+[\"'][\s,]*)+)")
 _QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")
+# MkDocs' snippets (pymdownx.snippets): --8<-- "results.md" on a line of its own, or a block of
+# names between two --8<-- lines; a ; before the marker escapes it
+_SNIPPET = re.compile(r"^[ \t]*(?P<escape>;*)-+8<-+(?:[ \t]+(?P<q>[\"'])(?P<name>[^\n\r]+?)(?P=q))?"
+                      r"[ \t]*\r?$", re.M)
+# a snippet's line range or section after its name: "a.md:3:9", "a.md:3:9,12:", "a.md:results"
+_SNIPPET_PART = re.compile(r"(?:(?::-?\d*){1,2}(?:,-?\d*(?::-?\d*)?)*|:[A-Za-z][-_0-9A-Za-z]*)$")
+# Jekyll: {% include_relative results.md %} from the page's folder, {% include x.md %} from
+# the site's _includes/ folder (parameters after the name; a name computed by Liquid is not read)
+_JEKYLL = re.compile(r"\{%-?\s*(?P<tag>include_relative|include)\s+(?P<name>[^\s%{}]+)"
+                     r"[^%\n]*?-?%\}")
+# MyST's include directive as a colon fence, :::{include} results.md (a ``` one is a fence)
+_MYST_COLON = re.compile(r"^ {0,3}:{3,}[ \t]*\{include\}[ \t]+(?P<name>[^\n]*?)[ \t]*$", re.M)
+_MYST_FENCE = re.compile(r"\{include\}[ \t]+(?P<name>\S[^\n]*?)[ \t]*$")
+# reST's include directive: .. include:: results.rst (its options on the lines under it)
+_RST_INCLUDE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+include::[ \t]*(?P<name>[^\n]*?)[ \t]*$",
+                          re.M)
+# an option making an include show the file as text, not read it as the page's own
+_SHOWN_AS_CODE = re.compile(r"^[ \t]*:(?:literal|code):", re.M)
+# LaTeX typesetting a CSV file as a table: csvsimple's \csvautotabular{f.csv} (and its
+# booktabs, longtable and tabularray forms) and \csvreader[..]{f.csv}; pgfplotstable's
+# \pgfplotstabletypeset[..]{f.csv} and \pgfplotstableread{f.csv}; datatool's \DTLloaddb{db}{f}
+_TEX_TABLE_FILE = re.compile(
+    r"\\(?:csvauto[A-Za-z]*|csvreader|pgfplotstabletypeset|pgfplotstableread|DTLloaddb"
+    r"(?P<db>))\*?\s*(?:\[(?:[^\[\]]|\[[^\[\]]*\])*\]\s*)?"
+    r"(?(db)\{[^{}\n]*\}\s*)\{(?P<name>[^{}\\\n]+)\}")
+_TABLE_WORDS = ("\\csv", "\\pgfplotstable", "\\DTLloaddb")
 
 
 def _files_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
     """(offset, file) of each existing file the segment ``seg`` of the document ``key``
-    includes: a LaTeX file's ``.tex`` files (`_included_names`, found as `_find_tex` finds
-    them; not a subfile's main file: the chapter alone is asked for); a Markdown file's
-    (Quarto, R Markdown) Markdown files, by Quarto's ``{{< include F >}}`` outside code and
-    knitr's ``child=`` chunks, from its folder."""
-    out: list[tuple[int, str]] = []
+    includes: a LaTeX file's (`_tex_included`), a Markdown file's (`_md_included`) and a
+    reST file's (`_rst_included`)."""
     if seg.syntax == "tex" and "\\" in seg.text:
-        for at, name, main in _included_names(seg):
-            if main or not name:
+        return _tex_included(key, seg, files)
+    if seg.syntax == "md":
+        return _md_included(key, seg, files)
+    if seg.syntax == "rst" and "include::" in seg.text:
+        return _rst_included(key, seg, files)
+    return []
+
+
+def _tex_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
+    """A LaTeX file's ``.tex`` files (`_included_names`, found as `_find_tex` finds them; not a
+    subfile's main file: the chapter alone is asked for) and the CSV files it typesets as
+    tables (`_TEX_TABLE_FILE`, found the same way)."""
+    out: list[tuple[int, str]] = []
+    for at, name, main in _included_names(seg):
+        if main or not name:
+            continue
+        found = _find_tex(key, name, lambda c: c.endswith(".tex") and files.exists(c), files)
+        if found is not None:
+            out.append((at, found))
+    if any(word in seg.text for word in _TABLE_WORDS):
+        from labledger.reconcile.doc_readers import format_of
+        from labledger.reconcile.fenced import inside, shown_verbatim
+
+        for m in _TEX_TABLE_FILE.finditer(seg.text):
+            if in_tex_comment(seg.text, m.start()) or inside(shown_verbatim(seg), m.start()):
                 continue
-            found = _find_tex(key, name, lambda c: c.endswith(".tex") and files.exists(c),
+            found = _find_tex(key, m.group("name").strip(),
+                              lambda c: format_of(c) in ("csv", "tsv") and files.exists(c),
                               files)
             if found is not None:
-                out.append((at, found))
-    elif seg.syntax == "md" and ("{{<" in seg.text or "child" in seg.text):
-        from labledger.reconcile.doc_readers import fence_at, fences, format_of
+                out.append((m.start(), found))
+        out.sort()
+    return out
+
+
+def _md_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
+    """A Markdown file's Markdown files: Quarto's ``{{< include F >}}`` outside code (a name
+    starting with ``/`` from the Quarto project, the folder holding ``_quarto.yml``) and
+    knitr's ``child=`` chunks, from its folder; MyST's ``{include}`` directive (reST and text
+    files too; ``/`` from the Sphinx source folder); MkDocs' snippets (``--8<--``, from the
+    folder holding ``mkdocs.yml``, else the file's); Jekyll's ``include_relative`` (from its
+    folder) and ``include`` (from the site's ``_includes/``)."""
+    text = seg.text
+    names: list[tuple[int, str | None, tuple[str, ...]]] = []  # (offset, file, formats)
+    if "{{<" in text or "child" in text:
+        from labledger.reconcile.doc_readers import fence_at, fences
         from labledger.reconcile.fenced import info_language
 
-        names = [(m.start(), m.group("name")) for m in _QUARTO_INCLUDE.finditer(seg.text)
-                 if fence_at(seg, m.start()) is None]
-        names += [(fence.start, quoted) for fence in fences(seg)
-                  if info_language(fence.info) == "r"
+        for m in _QUARTO_INCLUDE.finditer(text):
+            if fence_at(seg, m.start()) is None:
+                name = m.group("name")
+                if name.startswith("/"):
+                    root = _folder_holding(key, ("_quarto.yml", "_quarto.yaml"), files)
+                    found = None if root is None else files.join(root, name.lstrip("/"))
+                else:
+                    found = files.join(files.folder(key), name)
+                names.append((m.start(), found, ("md",)))
+        names += [(fence.start, files.join(files.folder(key), quoted), ("md",))
+                  for fence in fences(seg) if info_language(fence.info) == "r"
                   for m in _KNITR_CHILD.finditer(fence.info)
                   for quoted in _QUOTED.findall(m.group("names"))]
-        for at, name in names:
-            if name.startswith("/"):
-                continue  # (from the Quarto project's root: not looked for)
-            found = files.join(files.folder(key), name)
-            if format_of(found) == "md" and files.exists(found):
-                out.append((at, found))
+    if "{include}" in text:
+        names += [(at, _sphinx_path(key, name, files), ("md", "rst", "txt"))
+                  for at, name in _myst_includes(seg)]
+    if "8<-" in text:
+        names += [(at, found, ("md", "txt")) for at, found in _snippets(key, seg, files)]
+    if "{%" in text and "include" in text:
+        names += [(at, found, ("md",)) for at, found in _jekyll_includes(key, seg, files)]
+    return _existing(names, files)
+
+
+def _existing(names: list[tuple[int, str | None, tuple[str, ...]]],
+              files: Files) -> list[tuple[int, str]]:
+    """The (offset, file) of ``names`` naming an existing file of one of the formats given."""
+    from labledger.reconcile.doc_readers import format_of
+
+    return sorted((at, found) for at, found, formats in names
+                  if found is not None and format_of(found) in formats and files.exists(found))
+
+
+def _myst_includes(seg: Segment) -> list[tuple[int, str]]:
+    """(offset, name) of each MyST ``{include}`` directive of ``seg`` (a ``` or ~~~ fence, or a
+    colon fence outside code) that reads the file as the page's text (not ``:literal:`` or
+    ``:code:``, which show it as code)."""
+    from labledger.reconcile.doc_readers import fences, line_end
+    from labledger.reconcile.fenced import inside, shown_verbatim
+
+    text = seg.text
+    out = []
+    for fence in fences(seg):
+        m = _MYST_FENCE.match(fence.info)
+        if m and not _SHOWN_AS_CODE.search(text, fence.body, fence.end):
+            out.append((fence.start, m.group("name")))
+    for m in _MYST_COLON.finditer(text):
+        if inside(shown_verbatim(seg), m.start()):
+            continue
+        body = line_end(text, m.end())
+        options = re.match(r"(?:\n[ \t]*:[^\n]*)*", text[body:]) if body < len(text) else None
+        if options is None or not _SHOWN_AS_CODE.search(options.group()):
+            out.append((m.start(), m.group("name")))
     return out
+
+
+def _snippets(key: str, seg: Segment, files: Files) -> list[tuple[int, str | None]]:
+    """(offset, file) of each MkDocs snippet of ``seg`` outside code: a ``--8<-- "name"`` line,
+    and each name in a block between two ``--8<--`` lines (a name starting with ``;`` is
+    skipped, as the extension skips it); a name with a line range or section (``a.md:3:9``,
+    ``a.md:results``) is its file; a URL is never fetched."""
+    from labledger.reconcile.fenced import inside, shown_verbatim
+
+    text = seg.text
+    roots = [r for r in (_folder_holding(key, ("mkdocs.yml", "mkdocs.yaml"), files),
+                         files.folder(key)) if r is not None]
+    out: list[tuple[int, str | None]] = []
+    block: int | None = None  # where the open block's first marker ends
+    for m in _SNIPPET.finditer(text):
+        if m.group("escape") or inside(shown_verbatim(seg), m.start()):
+            continue
+        if m.group("name") is not None:
+            out.append((m.start(), _snippet_file(m.group("name"), roots, files)))
+        elif block is None:
+            block = m.end()
+        else:
+            for at, line in _lines_between(text, block, m.start()):
+                if line and not line.startswith(";"):
+                    out.append((at, _snippet_file(line, roots, files)))
+            block = None
+    return out
+
+
+def _lines_between(text: str, start: int, end: int) -> list[tuple[int, str]]:
+    out = []
+    at = start
+    for line in text[start:end].split("\n"):
+        out.append((at, line.strip()))
+        at += len(line) + 1
+    return out
+
+
+def _snippet_file(name: str, roots: list[str], files: Files) -> str | None:
+    if "://" in name:
+        return None
+    part = _SNIPPET_PART.search(name)
+    candidates = [name] + ([name[:part.start()]] if part and part.start() else [])
+    for candidate in candidates:
+        for root in roots:
+            found = files.join(root, candidate.lstrip("/"))
+            if files.exists(found):
+                return found
+    return None
+
+
+def _jekyll_includes(key: str, seg: Segment, files: Files) -> list[tuple[int, str | None]]:
+    """(offset, file) of each Jekyll ``{% include_relative F %}`` (from the page's folder) and
+    ``{% include F %}`` (from ``_includes/`` in the site's source, the folder holding
+    ``_config.yml``) of ``seg`` outside code."""
+    from labledger.reconcile.fenced import inside, shown_verbatim
+
+    out: list[tuple[int, str | None]] = []
+    site: list[str | None] = []  # the site's folder, looked for once
+    for m in _JEKYLL.finditer(seg.text):
+        if inside(shown_verbatim(seg), m.start()):
+            continue
+        name = m.group("name").strip("\"'")
+        if m.group("tag") == "include_relative":
+            out.append((m.start(), files.join(files.folder(key), name)))
+            continue
+        if not site:
+            site.append(_folder_holding(key, ("_config.yml", "_config.yaml"), files))
+        root = site[0]
+        out.append((m.start(), None if root is None
+                    else files.join(files.join(root, "_includes"), name)))
+    return out
+
+
+def _rst_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
+    """A reST file's ``.. include::`` files (reST, text, or Markdown read by MyST) outside
+    literal blocks, from its folder (``/`` from the Sphinx source folder); not one shown as
+    code (``:literal:``, ``:code:``) nor docutils' own (``<isonum.txt>``)."""
+    from labledger.reconcile.fenced import inside, shown_verbatim
+
+    text = seg.text
+    names: list[tuple[int, str | None, tuple[str, ...]]] = []
+    for m in _RST_INCLUDE.finditer(text):
+        name = m.group("name")
+        if not name or name.startswith("<") or inside(shown_verbatim(seg), m.start()):
+            continue
+        indent = len(m.group("indent").expandtabs())
+        options = []
+        for line in text[m.end() + 1:].split("\n"):
+            if not line.strip() or len(line) - len(line.lstrip()) <= indent:
+                break
+            options.append(line)
+        if _SHOWN_AS_CODE.search("\n".join(options)):
+            continue
+        names.append((m.start(), _sphinx_path(key, name, files), ("rst", "txt", "md")))
+    return _existing(names, files)
+
+
+def _sphinx_path(key: str, name: str, files: Files) -> str | None:
+    """The file a Sphinx page's include names (`_resolve`), or None when it names none."""
+    try:
+        return _resolve(key, name, files)
+    except _Unreadable:
+        return None
+
+
+def _folder_holding(key: str, markers: tuple[str, ...], files: Files) -> str | None:
+    """The nearest folder over the file ``key`` holding one of ``markers`` (a project's
+    ``_quarto.yml``, ``mkdocs.yml``, ``_config.yml``), or None."""
+    folder = files.folder(key)
+    for _ in range(64):
+        if any(files.exists(files.join(folder, marker)) for marker in markers):
+            return folder
+        if files.top(folder) or not folder:
+            return None
+        folder = files.folder(folder)
+    return None
 
 
 def with_included(documents: Sequence[tuple[str, list[Segment]]],

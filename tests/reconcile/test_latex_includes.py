@@ -28,10 +28,11 @@ from labledger.reconcile.drift import reconcile_paths
 from labledger.reconcile.errors import DocumentError
 from tests.reconcile.test_documents import claim
 from tests.reconcile.test_precommit import (  # noqa: F401 - the env fixture
-    BIN,
+    commit_all,
     env,
     git,
     git_project,
+    install_hooks,
 )
 from tests.reconcile.test_tex_macro_anchors import CLAIMS, found
 
@@ -149,18 +150,14 @@ def test_git_commit_judges_the_staged_chapters_of_the_configured_main_file(
     make(project, {"paper/main.tex": "\\input{chapter}\n\\input{draft}\n",
                    "paper/chapter.tex": "FooNet reaches 31.5 dB PSNR.\n",
                    "paper/draft.tex": "FooNet reaches 99.0 dB PSNR.\n"})
-    installed = subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=project,
-                               env=env, capture_output=True, text=True, check=False, timeout=120)
-    assert installed.returncode == 0, installed.stderr
-    git(project, "add", "-A", env=env)
-    blocked = git(project, "commit", "-q", "-m", "paper", env=env, check=False)
+    install_hooks(project, env)
+    blocked = commit_all(project, env)
     assert blocked.returncode != 0
     output = blocked.stdout + blocked.stderr
     assert "paper/chapter.tex:1:16: F1 says 31.5, evidence says 31.42" in output
     assert "99.0" not in output  # paper/draft.tex is ignored: the commit holds none
     (project / "paper" / "chapter.tex").write_text("FooNet reaches 31.42 dB PSNR.\n")
-    git(project, "add", "-A", env=env)
-    passed = git(project, "commit", "-q", "-m", "paper", env=env, check=False)
+    passed = commit_all(project, env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
 
 

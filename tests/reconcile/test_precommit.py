@@ -53,6 +53,20 @@ def git_project(ledger: Ledger, project: Path, env: dict[str, str], documents: s
     return project
 
 
+def install_hooks(project: Path, env: dict[str, str]) -> None:
+    """`labledger hooks install` in ``project`` (a git work tree), which must succeed."""
+    installed = subprocess.run([str(BIN / "labledger"), "hooks", "install"], cwd=project,
+                               env=env, capture_output=True, text=True, check=False, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+
+
+def commit_all(project: Path, env: dict[str, str],
+               message: str = "paper") -> subprocess.CompletedProcess[str]:
+    """``git add -A`` then ``git commit``: the hook's verdict is the commit's exit status."""
+    git(project, "add", "-A", env=env)
+    return git(project, "commit", "-q", "-m", message, env=env, check=False)
+
+
 @pytest.fixture
 def repo(ledger: Ledger, project: Path, env: dict[str, str]) -> Path:
     """A git work tree holding a ledger with claim C1 (PSNR 31.42 dB) and a configured paper."""
