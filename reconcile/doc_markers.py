@@ -10,6 +10,8 @@ Syntaxes (the contract documented in docs/reconcile.md):
   ``\\noclaim`` or a ``% noclaim`` comment; a ``\\newcommand``/``\\def`` macro holding a
   number is a marker when its name is bound: ``\\claimbind{C1}{\\psnrours}`` anywhere in the
   documents, a ``% claim:C1`` comment on its line, or a claim alias ``\\psnrours``.
+* Typst (``labledger.typ``): ``#claim("C1")[31.42]``, ``#claimdelta("C2", "C1")[+1.47]``,
+  ``#noclaim``.
 * CSV/TSV: ``claim:C1`` in a header or row-label cell binds that column or row; ``noclaim`` in a
   cell silences anchors for its row (in the header: the table).
 
@@ -56,6 +58,13 @@ _MD_MARKERS = re.compile(
 _MD_SUSPECT = re.compile(
     r"<!--\s*(?i:(?:claim|delta)\s*:|(?:claim|delta)\s+[\w.,-]+\s*(?:-->|$)|noclaim\b)"
     r"|<span\s[^>]*?data-claim\b", re.MULTILINE)
+# labledger.typ's, in a Typst paper (`typst_pages` keeps them as written), and what starts like
+# one (a finding when the full pattern does not read it)
+_TYPST_MARKERS = re.compile(
+    r"#(?:claim\(\s*\"(?P<claim>[^\"\n]+)\"\s*\)"
+    r"|claimdelta\(\s*\"(?P<delta>[^\"\n]+)\"\s*,\s*\"(?P<base>[^\"\n]+)\"\s*\))"
+    r"\[(?P<content>[^\[\]\n]*)\]|#(?P<noclaim>noclaim)\b")
+_TYPST_SUSPECT = re.compile(r"#(?:claim|claimdelta|noclaim)\b")
 _TEX_MARKERS = re.compile(
     r"\\(?:ledger)?claim\{(?P<claim>[^{}]+)\}\{"
     r"|\\(?:ledger)?claimdelta\{(?P<a>[^{}]+)\}\{(?P<b>[^{}]+)\}\{"
@@ -117,8 +126,11 @@ def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | N
 def _md_markers(seg: Segment) -> list[Marker]:
     text = seg.text
     out: list[Marker] = []
+    if seg.path[-4:].lower() == ".typ" and "#" in text:
+        out = _typst_markers(seg)
     if "<!--" not in text and "data-claim" not in text:
-        return out
+        out.sort(key=lambda marker: marker.start)
+        return _not_verbatim(seg, out)
     comma = decimal_comma(seg)
     read: set[int] = set()
     for m in _MD_MARKERS.finditer(text):
@@ -145,6 +157,38 @@ def _md_markers(seg: Segment) -> list[Marker]:
             out.append(_malformed(text, m.start()))
     out.sort(key=lambda marker: marker.start)
     return _not_verbatim(seg, out)
+
+
+def _typst_markers(seg: Segment) -> list[Marker]:
+    """A Typst paper's markers (labledger.typ): ``#claim("C1")[31.42]``,
+    ``#claimdelta("C2", "C1")[+1.47]``, ``#noclaim``; what starts like one but is not read is
+    a finding."""
+    text = seg.text
+    out: list[Marker] = []
+    comma = decimal_comma(seg)
+    read: set[int] = set()
+    for m in _TYPST_MARKERS.finditer(text):
+        read.add(m.start())
+        if m.group("noclaim"):
+            out.append(Marker("noclaim", (), m.start(), m.end()))
+            continue
+        shown = number_in(text, m.start("content"), m.end("content"), comma)
+        if m.group("delta"):
+            out.append(Marker("delta" if shown else "empty",
+                              (m.group("delta").strip(), m.group("base").strip()),
+                              m.start(), m.end(), shown, delta=True))
+        else:
+            out.append(Marker("value" if shown else "empty", (m.group("claim").strip(),),
+                              m.start(), m.end(), shown))
+    for m in _TYPST_SUSPECT.finditer(text):
+        if m.start() not in read:
+            line_end = text.find("\n", m.start())
+            line = text[m.start():len(text) if line_end < 0 else line_end]
+            shown_line = line if len(line) <= 60 else line[:57] + "..."
+            out.append(Marker("malformed", (), m.start(), m.start() + len(line), problem=(
+                f"malformed claim marker `{shown_line}`; it marks nothing (expected "
+                '#claim("C1")[31.42], #claimdelta("C2", "C1")[+1.47] or #noclaim)')))
+    return out
 
 
 def _not_verbatim(seg: Segment, markers: list[Marker]) -> list[Marker]:

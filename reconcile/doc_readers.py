@@ -2,7 +2,8 @@
 
 Formats, by file suffix: Markdown (``.md``, ``.markdown``; Quarto's ``.qmd`` and R Markdown's
 ``.Rmd``, whose code chunks are fenced code: `fenced.info_language`; an HTML page, ``.html``,
-``.htm``, as the text it shows: `html_pages`, one character for one), LaTeX (``.tex``, ``.latex``),
+``.htm``, as the text it shows: `html_pages`, one character for one; a Typst paper, ``.typ``, as
+its markup: `typst_pages`, likewise), LaTeX (``.tex``, ``.latex``),
 reStructuredText (``.rst``), plain text (``.txt``, ``.text``), CSV (``.csv``), TSV (``.tsv``,
 ``.tab``) and Jupyter notebooks (``.ipynb``: markdown cells, and the text of code cells'
 outputs: streams, ``text/plain``, ``text/markdown``, ``text/latex``; code itself is not read).
@@ -52,6 +53,7 @@ __all__ = ["FORMATS", "FORMAT_COMMAND", "Cell", "Fence", "JoinedName", "Segment"
 
 FORMATS: dict[str, str] = {
     ".md": "md", ".markdown": "md", ".qmd": "md", ".rmd": "md", ".html": "md", ".htm": "md",
+    ".typ": "md",
     ".tex": "tex", ".latex": "tex", ".rst": "rst",
     ".txt": "txt", ".text": "txt", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
     ".ipynb": "ipynb",
@@ -189,6 +191,11 @@ def read_document(path: str, data: bytes) -> list[Segment]:
         from labledger.reconcile.html_pages import page_text
 
         text = page_text(text)
+    elif path.lower().endswith(".typ"):
+        # a Typst paper: its markup, its code blanked (`typst_pages`), read as Markdown
+        from labledger.reconcile.typst_pages import page_text as typst_text
+
+        text = typst_text(text)
     return [Segment(path, kind, text)]
 
 
@@ -551,7 +558,13 @@ def sentence_around(segment: Segment, pos: int) -> tuple[int, int]:
             break
     hi = min(len(text), pos + half)
     after = rx.search(text, pos, hi)
-    return start, after.end() if after is not None else hi
+    end = after.end() if after is not None else hi
+    if segment.syntax == "md" and segment.path[-4:].lower() == ".typ":
+        # a Typst table is a call, no pipe rows: the prose next to one ends at its edges
+        from labledger.reconcile.typst_pages import outside_tables
+
+        return outside_tables(segment, pos, start, end)
+    return start, end
 
 
 # --- tables --------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ from labledger.reconcile.doc_readers import (
     in_fence,
 )
 
-__all__ = ["ENTITY", "html_table", "shown_entity"]
+__all__ = ["ENTITY", "RawCell", "html_table", "laid_out", "shown_entity"]
 
 _MAX_SPAN = 1000      # a colspan/rowspan past this is a hostile or broken page, not a results table
 _MAX_COLUMNS = 1000
@@ -154,7 +154,9 @@ def _plain(raw: str) -> str:
 # --- parsing --------------------------------------------------------------------------------
 
 @dataclass(slots=True)
-class _Raw:
+class RawCell:
+    """A cell as written: its spans not yet laid out on the grid."""
+
     cell: Cell
     th: bool
     colspan: int
@@ -188,15 +190,15 @@ def _stray(text: str) -> None:
         raise _Refused
 
 
-def _read_rows(text: str, start: int, end: int) -> tuple[list[list[_Raw]], set[int]]:
+def _read_rows(text: str, start: int, end: int) -> tuple[list[list[RawCell]], set[int]]:
     """The table's rows (cells as written, spans not yet laid out) and which are ``<thead>``'s."""
     opening = _TABLE_TAG.match(text, start)
     assert opening is not None  # the span starts where its <table> tag was found
     body = opening.end()
     close = text.rindex("<", start, end)  # </table>
-    rows: list[list[_Raw]] = []
+    rows: list[list[RawCell]] = []
     head_rows: set[int] = set()
-    row: list[_Raw] | None = None
+    row: list[RawCell] | None = None
     cell: tuple[int, bool, str] | None = None   # content start, <th>?, its attributes
     section = ""
     in_caption = False
@@ -210,7 +212,7 @@ def _read_rows(text: str, start: int, end: int) -> tuple[list[list[_Raw]], set[i
             colspan, rowspan = spans.get("colspan", 1), spans.get("rowspan", 1)
             if colspan > _MAX_SPAN or rowspan > _MAX_SPAN:
                 raise _Refused
-            row.append(_Raw(_trimmed(text, cell[0], upto), cell[1], max(colspan, 1),
+            row.append(RawCell(_trimmed(text, cell[0], upto), cell[1], max(colspan, 1),
                             rowspan if rowspan > 0 else _MAX_SPAN))  # 0: to the section's end
             cell = None
 
@@ -276,6 +278,23 @@ def _read_rows(text: str, start: int, end: int) -> tuple[list[list[_Raw]], set[i
 
 def _build(text: str, start: int, end: int) -> Table | None:
     raws, head_rows = _read_rows(text, start, end)
+    return _laid_out(raws, head_rows, start, end)
+
+
+def laid_out(rows: list[list[RawCell]], head_rows: set[int], start: int,
+             end: int) -> Table | None:
+    """The `Table` (from ``start`` to ``end``) of ``rows`` of cells as written, spans not yet
+    laid out, ``head_rows`` their header rows (none: the leading rows of header cells, else the
+    first row); None when it is refused as an HTML table is (see the module's docstring). For
+    another markup's tables (`typst_pages`)."""
+    try:
+        return _laid_out(rows, head_rows, start, end)
+    except _Refused:
+        return None
+
+
+def _laid_out(raws: list[list[RawCell]], head_rows: set[int], start: int,
+              end: int) -> Table | None:
     if len(raws) < 2:
         return None
     # lay the cells out on a grid: (rows still covered, the cell, fills with it) per column

@@ -31,6 +31,7 @@ from labledger.reconcile.doc_readers import (
 from labledger.reconcile.fenced import fenced_unit
 from labledger.reconcile.html_tables import html_table
 from labledger.reconcile.rst_tables import rst_table
+from labledger.reconcile.typst_pages import typst_table
 
 __all__ = ["unit_at"]
 
@@ -43,7 +44,8 @@ def unit_at(segment: Segment, pos: int) -> Sentence | Table:
         fenced = fenced_unit(segment, pos)
         if fenced is not None:
             return fenced
-        table = (html_table(segment, pos) or markdown_table(segment, pos)
+        table = (html_table(segment, pos) or typst_table(segment, pos)
+                 or markdown_table(segment, pos)
                  or report_table(segment, pos) or dict_report_table(segment, pos))
         if table is not None:
             return table

@@ -64,10 +64,10 @@ def reconcile(paths: tuple[str, ...], staged: bool, disclose: bool, jobs: int | 
               no_cache: bool) -> None:
     """Check every claimed number in documents against the ledger's claims.
 
-    Reads Markdown (Quarto and R Markdown too), LaTeX, HTML pages, reST, text, CSV/TSV and
-    notebooks (markdown cells and outputs), and the files a document includes (LaTeX's
-    \\input and the CSV files it typesets; Quarto, knitr, reST, MyST, MkDocs snippets,
-    Jekyll). With no PATH, reads the [reconcile] documents globs of
+    Reads Markdown (Quarto and R Markdown too), LaTeX, Typst, HTML pages, reST, text,
+    CSV/TSV and notebooks (markdown cells and outputs), and the files a document includes
+    (LaTeX's \\input and the CSV files it typesets; Typst, Quarto, knitr, reST, MyST, MkDocs
+    snippets, Jekyll). With no PATH, reads the [reconcile] documents globs of
     .labledger/config.toml. Numbers are
     tied to claims by markers (<!-- claim:C1 -->31.42, \\claim{C1}{31.42}) or by a claim's
     aliases and metric name in the same sentence or table row, and compared at the precision

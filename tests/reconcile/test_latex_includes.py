@@ -56,6 +56,13 @@ def make(root: Path, files: dict[str, str]) -> None:
         (root / name).write_text(text)
 
 
+def declare_foonet(ledger: Ledger) -> None:
+    """Claim F1 in ``ledger``: FooNet's PSNR, 31.42 dB (as `CLAIMS` holds it)."""
+    ledger.append("claim.declared", run="r1", claim="F1", metric="psnr", value=31.42,
+                  direction="higher", source_digest="blake3:" + "0" * 64, unit="dB",
+                  aliases=["FooNet"])
+
+
 def reconcile(root: Path, *paths: str) -> Any:
     here = Path.cwd()
     os.chdir(root)
@@ -128,9 +135,7 @@ def test_an_included_file_that_cannot_be_read_is_an_error_naming_the_include(
 def test_the_command_counts_the_files_included(
         ledger: Ledger, project: Path,
         run_cli: Callable[..., subprocess.CompletedProcess[str]]) -> None:
-    ledger.append("claim.declared", run="r1", claim="F1", metric="psnr", value=31.42,
-                  direction="higher", source_digest="blake3:" + "0" * 64, unit="dB",
-                  aliases=["FooNet"])
+    declare_foonet(ledger)
     make(project, FILES)
     proc = run_cli("reconcile", "paper/main.tex")
     assert proc.returncode == 3, proc.stderr
