@@ -76,7 +76,7 @@ scala groovy c h cpp c++ cc cxx hpp cuda cu objc objective-c swift go golang rus
 perl pl lua r julia jl matlab octave haskell hs ocaml fsharp csharp cs c# dart elixir erlang
 clojure lisp scheme sql graphql proto protobuf yaml yml toml ini cfg conf properties dockerfile
 docker makefile cmake nix hcl terraform html xml svg css scss vue svelte latex tex bibtex bib
-diff patch mermaid dot powershell ps1 bat batch vim markdown md rst ojs
+diff patch mermaid dot powershell ps1 bat batch vim markdown md rst ojs typst typ
 """)
 
 # A block with one of these lines is a program, though its language goes unnamed ("class 3:

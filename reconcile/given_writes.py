@@ -10,8 +10,10 @@ option or config field NAME takes, in order: the line's ``--NAME V``/``--NAME=V`
 anywhere in a config file the line names (``--config exp.yaml``: YAML, JSON, TOML), the script
 reads where the line names none (its ``--config`` option's default, a literal path it loads:
 `_unnamed_configs`) or Hydra composes for it (`_hydra_composed`); argparse's literal default.
-``sys.argv[K]`` is the K-th word. A value computed when it runs (``$OUT``, ``${…}``) is not
-read: that write is not judged, as any computed path of a program.
+``sys.argv[K]`` is the K-th word. A config value's OmegaConf interpolation of another key
+(``output_dir: ${paths.root_dir}/capsules``) is that key's value. A value computed when it runs
+(``$OUT``, a resolver's ``${oc.env:ROOT}``, ``${hydra:runtime.output_dir}``) is not read: that
+write is not judged, as any computed path of a program.
 
 Invariants: files are only read (config files up to `_CONFIG_BYTES`); a file that does not
 parse holds nothing; at most `_MOST_PATHS` paths a write; never raises.
@@ -199,7 +201,17 @@ def _hydra_composed(cmd: Any, words: list[str], base: Path) -> list[Any]:
 
 def _config_values(configs: list[Any], name: str) -> list[str]:
     """The string values of the key ``name`` anywhere in ``configs`` (10,000 nodes looked
-    at, at most)."""
+    at, at most), each OmegaConf interpolation of another key in it (``${paths.root}/c2``)
+    put in (`_interpolated`)."""
+    found: list[str] = []
+    for value in _raw_values(configs, name):
+        for one in _interpolated(configs, value, 0):
+            if one not in found:
+                found.append(one)
+    return found[:_MOST_PATHS]
+
+
+def _raw_values(configs: list[Any], name: str) -> list[str]:
     found: list[str] = []
     stack = list(configs)
     seen = 0
@@ -214,6 +226,51 @@ def _config_values(configs: list[Any], name: str) -> list[str]:
         elif isinstance(node, list):
             stack.extend(node)
     return found
+
+
+# OmegaConf's interpolation of another key, ${paths.root_dir} (a resolver's, ${oc.env:ROOT},
+# ${hydra:runtime.output_dir}, ${now:...}, has a colon: a value only the run knows)
+_INTERPOLATION = re.compile(r"\$\{([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)\}")
+_MOST_HOPS = 8  # interpolations followed through one another, at most (a cycle ends there)
+
+
+def _interpolated(configs: list[Any], value: str, hops: int) -> list[str]:
+    """``value`` with each interpolation of another key replaced by that key's values
+    (`_key_values`), followed through theirs; as written when one cannot be resolved (its
+    ``$`` then keeps the path from being judged: `_put_given`)."""
+    if "${" not in value or hops >= _MOST_HOPS:
+        return [value]
+    out = [""]
+    end = 0
+    for m in _INTERPOLATION.finditer(value):
+        choices = [one for raw in _key_values(configs, m.group(1))
+                   for one in _interpolated(configs, raw, hops + 1)]
+        if not choices:
+            return [value]
+        out = [done + value[end:m.start()] + choice for done in out for choice in choices]
+        out = out[:_MOST_PATHS]
+        end = m.end()
+    return [done + value[end:] for done in out]
+
+
+def _key_values(configs: list[Any], dotted: str) -> list[str]:
+    """The values (strings and numbers, as strings) the key path ``dotted`` has in
+    ``configs``: the whole path, else the path less its leading keys (a config group's file,
+    ``paths/default.yaml``, holds ``root_dir`` that the composed config names
+    ``paths.root_dir``)."""
+    parts = dotted.split(".")
+    for skip in range(len(parts)):
+        found: list[str] = []
+        for config in configs:
+            node: Any = config
+            for part in parts[skip:]:
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, (str, int, float)) and not isinstance(node, bool) \
+                    and str(node) not in found:
+                found.append(str(node))
+        if found:
+            return found
+    return []
 
 
 def _option_value(words: list[str], name: str, short: str = "") -> str | None:

@@ -139,6 +139,20 @@ _WRAPPERS: dict[str, set[str]] = {
              "--constraint", "--gpus", "--dependency", "--distribution", "--mpi"},
 }
 _WRAPPERS["salloc"] = _WRAPPERS["srun"]
+# Horovod's `horovodrun [options] COMMAND` runs its command on every worker, here too
+# (horovod/runner/launch.py parse_args: every other option is a flag)
+_WRAPPERS["horovodrun"] = {
+    "-np", "--num-proc", "-H", "--hosts", "-hostfile", "--hostfile", "-p", "--ssh-port",
+    "-i", "--ssh-identity-file", "--host-discovery-script", "--min-np", "--min-num-proc",
+    "--max-np", "--max-num-proc", "--slots-per-host", "--elastic-timeout", "--reset-limit",
+    "--start-timeout", "--network-interface", "--network-interfaces", "--output-filename",
+    "--config-file", "--binding-args", "--mpi-args", "--fusion-threshold-mb",
+    "--cycle-time-ms", "--cache-capacity", "--autotune-log-file",
+    "--autotune-warmup-samples", "--autotune-steps-per-sample",
+    "--autotune-bayes-opt-max-samples", "--autotune-gaussian-process-noise",
+    "--stall-check-warning-time-seconds", "--stall-check-shutdown-time-seconds",
+    "--num-nccl-streams", "--thread-affinity", "--gloo-timeout-seconds", "--nics",
+    "--timeline-filename", "--log-level"}
 _OPERANDS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}  # words before the command
 # MPI launchers: `mpirun [options] <program> [<args>]` (Open MPI mpirun(1): mpirun, mpiexec,
 # orterun, prterun are one program; MPICH/Hydra mpiexec): option -> the words of its value
@@ -1482,14 +1496,15 @@ _LAUNCHER_FLAGS = {
     "kernprof": {"line_by_line", "builtin", "prof_imports", "view", "rich", "skip_zero",
                  "output_interval", "quiet", "version", "module", "help"},
     "ipython": set(),  # every option one word (`--no-banner`, `--TerminalApp.x=1`, `-i`)
-    # Lightning 2 `fabric run SCRIPT` (--accelerator, --devices, ... take a value); MosaicML's
-    # `composer [-n N] SCRIPT` (LLM Foundry's launcher; -c runs a command, not Python)
-    "fabric": {"help"},
+    # Lightning 2 `fabric run SCRIPT` (--accelerator, --devices, ... take a value; Lightning
+    # 2.0's `lightning run model SCRIPT` is the same command); MosaicML's `composer [-n N]
+    # SCRIPT` (LLM Foundry's launcher; -c runs a command, not Python)
+    "fabric": {"help"}, "lightning": {"help"},
     "composer": {"verbose", "module", "help"},
 }
 # a launcher's subcommand that runs the script (`accelerate launch`, `coverage run`)
-_LAUNCHER_SUBCOMMANDS = {"accelerate": "launch", "coverage": "run", "memray": "run",
-                         "fabric": "run"}
+_LAUNCHER_SUBCOMMANDS = {"accelerate": ("launch",), "coverage": ("run",), "memray": ("run",),
+                         "fabric": ("run",), "lightning": ("run", "model")}
 # short options that take no value, by launcher (those of torchrun, deepspeed, accelerate,
 # cProfile and pdb: `_LAUNCHER_SHORT_FLAGS[""]`); `-c` of memray and ipython runs code
 _LAUNCHER_SHORT_FLAGS = {
@@ -1520,9 +1535,10 @@ def _launched_operand(argv: list[str]) -> tuple[bool, str] | None:
     if name not in _LAUNCHER_FLAGS:
         return None
     if name in _LAUNCHER_SUBCOMMANDS:
-        if argv[1:2] != [_LAUNCHER_SUBCOMMANDS[name]]:
+        words = _LAUNCHER_SUBCOMMANDS[name]
+        if tuple(argv[1:1 + len(words)]) != words:
             return None
-        args = argv[2:]
+        args = argv[1 + len(words):]
     else:
         args = argv[1:]
     flags = _LAUNCHER_FLAGS[name]

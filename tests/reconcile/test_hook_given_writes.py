@@ -176,6 +176,18 @@ def scripts(box: Path) -> Path:  # noqa: F811
     (box / "conf" / "flat.yaml").write_text("paths:\n  output_dir: capsules/c2\n")
     (box / "conf" / "interpolated.yaml").write_text(
         "paths:\n  output_dir: ${hydra:runtime.output_dir}\n")
+    # OmegaConf interpolations of other keys: followed; a resolver's value: the run's
+    (box / "conf" / "chained.yaml").write_text(
+        "paths:\n  root_dir: .\n  log_dir: ${paths.root_dir}/capsules\n"
+        "  output_dir: ${paths.log_dir}/c2\n")
+    (box / "conf" / "paths" / "rooted.yaml").write_text(
+        "root_dir: capsules\noutput_dir: ${paths.root_dir}/c2\n")
+    (box / "conf" / "paths" / "fresh.yaml").write_text(
+        "root_dir: capsules\noutput_dir: ${paths.root_dir}/c9\n")
+    (box / "conf" / "env.yaml").write_text(
+        "paths:\n  root_dir: ${oc.env:PROJECT_ROOT}\n  output_dir: ${paths.root_dir}/capsules/c2\n")
+    (box / "conf" / "cycle.yaml").write_text(
+        "paths:\n  a: ${paths.output_dir}\n  output_dir: ${paths.a}/c2\n")
     return box
 
 
@@ -196,6 +208,13 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("fabric run --devices=2 --accelerator gpu train.py --out capsules/c2", "metrics.json"),
     ("composer -n 8 train.py --out capsules/c2", "metrics.json"),
     ("composer --nproc 2 -v --master_port 29500 train.py --out capsules/c2", "metrics.json"),
+    # Lightning 2.0's `lightning run model` (fabric run's first name); Horovod's horovodrun
+    ("lightning run model --accelerator=cuda --devices 2 train.py --out capsules/c2",
+     "metrics.json"),
+    ("horovodrun -np 4 -H localhost:4 --gloo python train.py --out capsules/c2",
+     "metrics.json"),
+    ("horovodrun --num-proc 2 --verbose --network-interfaces eth0 python3 -u train.py "
+     "--out capsules/c2", "metrics.json"),
     ("python ckpt.py --output-dir capsules/c2", "may save over the files of capsules/c2"),
     ("python ckpt.py --output_dir capsules/c2", "may save over the files of capsules/c2"),
     ("python evaluate.py --ckpt capsules/c3/model.pt --report capsules/c2/metrics.json",
@@ -209,6 +228,8 @@ def scripts(box: Path) -> Path:  # noqa: F811
     ("python hydra_main.py", "overwrites capsules/c2/metrics.json"),
     ("python hydra_main.py --config-name flat", "overwrites capsules/c2/metrics.json"),
     ("python hydra_main.py -cn flat.yaml lr=0.1", "overwrites capsules/c2/metrics.json"),
+    ("python hydra_main.py --config-name chained", "overwrites capsules/c2/metrics.json"),
+    ("python hydra_main.py paths=rooted", "overwrites capsules/c2/metrics.json"),
     ("python cfg_train.py --config configs/exp.yaml", "overwrites capsules/c2/metrics.json"),
     ("python cfg_train.py --config=configs/exp.json", "overwrites capsules/c2/metrics.json"),
     ("cd configs && python ../cfg_train.py --config exp.yaml", "metrics.json"),
@@ -251,6 +272,9 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "python hydra_main.py paths=scratch",  # another option of the group
     "python hydra_main.py paths.output_dir=runs/h2",
     "python hydra_main.py --config-name interpolated",  # computed when it runs
+    "python hydra_main.py --config-name env",  # ${oc.env:...}: the run's environment
+    "python hydra_main.py --config-name cycle",  # interpolations that never end: none
+    "python hydra_main.py paths=fresh",  # capsules/c9: no capsule there
     "python hydra_main.py --config-path elsewhere",  # no such config: Hydra refuses
     "python cfg_train.py --config configs/new.yaml",
     "python cfg_train.py --config configs/bad.yaml",  # not YAML: nothing read
@@ -264,6 +288,10 @@ def test_a_script_writing_where_its_line_says_is_judged(
     "cd configs && python ../own_cfg.py",  # its literal path is the working folder's: none
     "python pl_train.py",
     "fabric run train.py --out runs/new",
+    "lightning run model train.py --out runs/new",
+    "lightning run app app.py --out capsules/c2",  # an app, not the script as a model
+    "horovodrun -np 4 python train.py --out runs/new",
+    "horovodrun --check-build",
     "composer -c train.py --out capsules/c2",  # -c: a command run as it is, not Python
     "python export.py --src notes.txt --dest runs/new",
     "python export.py --src notes.txt --dest capsules/c3",  # its stored copy verifies
@@ -274,6 +302,21 @@ def test_a_script_writing_elsewhere_passes(scripts: Path, command: str) -> None:
         assert not verdict.allowed  # the line is judged as written, whatever argparse does
         return
     assert verdict.allowed, (command, verdict.reasons)
+
+
+@pytest.mark.parametrize("words", [["--config-name", "chained"], ["paths=rooted"]])
+def test_hydra_really_resolves_the_interpolation_to_the_capsule(
+        scripts: Path, tmp_path: Path, words: list[str]) -> None:
+    """What the interpolation rows stand on: run by the real Hydra (hydra-core, OmegaConf),
+    ``${paths.root_dir}/c2`` is capsules/c2, whose metrics.json the script replaces."""
+    copy = tmp_path / "copy"
+    shutil.copytree(scripts, copy, symlinks=True)
+    metrics = copy / "capsules" / "c2" / "metrics.json"
+    metrics.write_text("sealed\n")
+    done = subprocess.run([sys.executable, "hydra_main.py", *words], cwd=copy,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert metrics.read_text() == "{}"
 
 
 def test_the_script_really_overwrites_the_capsule(scripts: Path, tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ copy does not verify is refused, wherever it runs).
   <program> [<args>]``; ``--mca``/``-mca key value`` takes two words
   (https://manpages.ubuntu.com/manpages/plucky/man1/mpirun.openmpi.1.html); MPICH's
   ``mpiexec -genv NAME VALUE`` too.
+* Horovod's ``horovodrun [options] COMMAND`` (horovod/runner/launch.py: ``-np``, ``-H``,
+  ``-hostfile``, ``-p``, ``-i``, ``--start-timeout`` ... take a value; the rest are flags).
 * xvfb-run(1) (Debian): ``xvfb-run [options] command`` (``-e -f -n -p -s -w`` take a value).
 * numactl(8): ``-N -m -i -p -C -P -w`` (``--cpunodebind`` ...) take a value.
 * flock(1): ``flock [options] FILE -c COMMAND`` runs COMMAND with ``sh -c``.
@@ -65,6 +67,8 @@ def _scripts(project: Path) -> None:
     "mpirun -n 4 --allow-run-as-root --bind-to none python train.py",
     "mpirun --mca btl ^openib -np 2 -x NCCL_DEBUG=INFO python train.py",
     "mpiexec -n 2 -genv OMP_NUM_THREADS 1 python train.py",
+    "horovodrun -np 2 rm -rf capsules/c2",
+    "horovodrun -np 4 -H server1:2,server2:2 --start-timeout 60 python train.py",
     "xvfb-run rm -rf capsules/c2",
     "xvfb-run -a python train.py",
     "xvfb-run -s '-screen 0 1024x768x24' python train.py",
@@ -96,6 +100,7 @@ def test_what_a_session_or_launcher_runs_is_judged(
     "screen -r name",
     "screen -dmS name python eval.py",
     "mpirun -np 4 python eval.py",
+    "horovodrun -np 4 --gloo python eval.py",
     "xvfb-run -a python eval.py",
     "numactl -N 0 -m 0 python eval.py",
     "flock /tmp/train.lock -c 'python eval.py'",
