@@ -187,6 +187,7 @@ from labledger.reconcile.section_splits import section_splits
 from labledger.reconcile.tex_macros import MacroAnchors, macro_texts, with_uses
 from labledger.reconcile.tex_strikes import blank_strikes, strike_macros
 from labledger.reconcile.tex_values import MacroValues, macro_values
+from labledger.reconcile.typst_pages import is_typst, typst_values
 from labledger.reconcile.units import unit_at
 
 __all__ = ["reconcile_segments"]
@@ -2561,6 +2562,9 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
     texts = macro_texts(segments, binds)
     # and a macro printing a number (`tex_values`): each use is that number, where it is used
     values = macro_values(segments, binds)
+    typst = any(is_typst(s) for s in segments)
+    if typst:  # likewise a Typst paper's `#let psnr = 31.52` (`typst_pages`)
+        values.update(typst_values(segments))
     # and whether \sout, \xout, \st strike text out: the packages' macros, not a paper's own
     strikes = strike_macros(segments)
     memo = JudgeCache(cache, claims, binds, texts, strikes, values) if cache is not None \
@@ -2584,7 +2588,8 @@ def reconcile_segments(segments: Sequence[Segment], claims: Sequence[Claim],
             memo.keep_anchors(run.index)
         run.macros = MacroAnchors(texts, run.index.claims_of)
         run.strikes = strikes
-        run.values = MacroValues(values) if values else None
+        # (a Typst paper's variables are read, or blanked, whatever the values)
+        run.values = MacroValues(values) if values or typst else None
         sizes = [len(segments[i].text) for i in todo]
         if jobs is None:
             jobs = min(cpu_count(), sum(sizes) // _SHARE_CHARS)

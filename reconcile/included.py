@@ -406,8 +406,9 @@ _JEKYLL = re.compile(r"\{%-?\s*(?P<tag>include_relative|include)\s+(?P<name>[^\s
 # MyST's include directive as a colon fence, :::{include} results.md (a ``` one is a fence)
 _MYST_COLON = re.compile(r"^ {0,3}:{3,}[ \t]*\{include\}[ \t]+(?P<name>[^\n]*?)[ \t]*$", re.M)
 _MYST_FENCE = re.compile(r"\{include\}[ \t]+(?P<name>\S[^\n]*?)[ \t]*$")
-# Typst's include statement, #include "chapters/results.typ"
-_TYPST_INCLUDE = re.compile(r"#include[ \t]+\"([^\"\n]+)\"")
+# Typst's include statement, #include "chapters/results.typ", and a module's import, #import
+# "results.typ": psnr (its values: `typst_pages.typst_values`); a package's, "@preview/...", not
+_TYPST_INCLUDE = re.compile(r"#(?:include|import)[ \t]+\"(?!@)([^\"\n]+)\"")
 # reST's include directive: .. include:: results.rst (its options on the lines under it)
 _RST_INCLUDE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+include::[ \t]*(?P<name>[^\n]*?)[ \t]*$",
                           re.M)
@@ -470,7 +471,7 @@ def _md_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
     files too; ``/`` from the Sphinx source folder); MkDocs' snippets (``--8<--``, from the
     folder holding ``mkdocs.yml``, else the file's); Jekyll's ``include_relative`` (from its
     folder) and ``include`` (from the site's ``_includes/``); a Typst paper's ``#include``
-    (from its folder; what Typst shows as code is blanked by then)."""
+    and ``#import`` (from its folder; what Typst shows as code is blanked by then)."""
     text = seg.text
     names: list[tuple[int, str | None, tuple[str, ...]]] = []  # (offset, file, formats)
     if "{{<" in text or "child" in text:
@@ -497,8 +498,8 @@ def _md_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
         names += [(at, found, ("md", "txt")) for at, found in _snippets(key, seg, files)]
     if "{%" in text and "include" in text:
         names += [(at, found, ("md",)) for at, found in _jekyll_includes(key, seg, files)]
-    if "#include" in text and key.lower().endswith(".typ"):
-        # a Typst paper's chapters (`typst_pages` keeps the statement), from its folder
+    if ("#include" in text or "#import" in text) and key.lower().endswith(".typ"):
+        # a Typst paper's chapters and modules (`typst_pages` keeps the file), from its folder
         names += [(m.start(), files.join(files.folder(key), m.group(1)), ("md",))
                   for m in _TYPST_INCLUDE.finditer(text) if not m.group(1).startswith("/")]
     return _existing(names, files)

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from labledger.reconcile.doc_markers import COMMENT_BINDING
 from labledger.reconcile.doc_readers import Segment
 from labledger.reconcile.tex_macros import definitions_at, printed, used_at
+from labledger.reconcile.typst_pages import is_typst, shown_values
 
 __all__ = ["MacroValues", "macro_values"]
 
@@ -89,7 +90,8 @@ class MacroValues:
     def __init__(self, values: dict[str, tuple[str, str]]) -> None:
         self.values = values
         self.uses: list[tuple[int, int, str]] = []
-        names = sorted(values, key=lambda n: (-len(n), n))
+        # (a Typst paper's values are named "#psnr": `typst_pages.typst_values`)
+        names = sorted((n for n in values if not n.startswith("#")), key=lambda n: (-len(n), n))
         self._regex = (re.compile(r"\\(" + "|".join(map(re.escape, names))
                                   + r")(?![A-Za-z@])(?:\{\})?") if names else None)
 
@@ -97,6 +99,9 @@ class MacroValues:
         """``seg`` with each use of a value macro replaced by its number, right-aligned in the
         use's place (see the module's docstring); ``seg`` itself when it uses none."""
         self.uses = []
+        if seg.syntax == "md" and is_typst(seg):
+            seg, self.uses = shown_values(seg, self.values)
+            return seg
         if self._regex is None or seg.syntax != "tex" or "\\" not in seg.text:
             return seg
         found = used_at(seg, self._regex)
@@ -123,5 +128,6 @@ class MacroValues:
         typed there."""
         for start, end, name in self.uses:
             if start <= offset < end:
-                return f"\\{name} prints it, defined at {self.values[name][1]}"
+                shown = name if name.startswith("#") else "\\" + name
+                return f"{shown} prints it, defined at {self.values[name][1]}"
         return ""

@@ -37,13 +37,17 @@ offset, line and column a finding gives is the file's.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
+import math
 import re
+from collections.abc import Iterable
 
 from labledger.reconcile.doc_readers import Cell, Segment, Table, _table_once, in_fence
 from labledger.reconcile.html_tables import RawCell, laid_out
 
-__all__ = ["is_typst", "outside_tables", "page_text", "typst_table"]
+__all__ = ["is_typst", "outside_tables", "page_text", "shown_values", "typst_table",
+           "typst_values"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # what markup stops at: an escape, a comment, raw text, math, brackets, code, a label or a
@@ -56,6 +60,12 @@ _BLANKED_STATEMENTS = frozenset({"let", "set", "import"})
 # (a show rule's content is shown: a template's title and abstract, `#show: ieee.with(abstract:
 # [...])`)
 _KEPT_STATEMENTS = frozenset({"show", "if", "else", "for", "while", "context", "return"})
+# a definition of a value on a line of its own: `#let psnr = 31.52` (a number, a string or a
+# content block of one), kept for `shown_values`; the file an import names
+_VALUE_LET = re.compile(r"#let[ \t]+([A-Za-z_][\w-]*)[ \t]*=[ \t]*"
+                        r"(\"[^\"\n]*\"|\[[^\[\]\n]*\]|[+\-]?\.?\d[\w.%+\-]*)"
+                        r"[ \t]*(?=;|//|\n|\Z)")
+_IMPORT_FILE = re.compile(r"#import[ \t]+\"(?!@)[^\"\n]+\"")
 # labledger.typ's markers, kept for `doc_markers`
 _MARKERS = frozenset({"claim", "claimdelta", "noclaim"})
 _MAX_DEPTH = 64  # content blocks nested deeper are blanked whole (no recursion runs away)
@@ -177,9 +187,17 @@ class _Page:
         word = _IDENT.match(text, j + 1)
         if word is not None:
             name = word.group()
+            if name == "let":
+                value = _VALUE_LET.match(text, j)
+                if value is not None and _shown(value.group(2)) is not None:
+                    return value.end()  # kept: `shown_values` reads its number, then blanks it
             if name in _BLANKED_STATEMENTS:
                 end = self.code(word.end(), "\n", "blank", depth)
                 self.blank(j, end)
+                if name == "import":  # the file it imports stays (`included` reads it)
+                    module = _IMPORT_FILE.match(text, j)
+                    if module is not None:
+                        self.chars[j:module.end()] = list(module.group())
                 return end
             if name == "include":
                 return self.code(word.end(), "\n", "keep", depth)
@@ -188,6 +206,10 @@ class _Page:
             if name in _KEPT_STATEMENTS:
                 self.blank(j, word.end())
                 return self.code(word.end(), "\n", "content", depth)
+            after = text[word.end():word.end() + 2]
+            if not after or after[0] not in "([." or after[0] == "." and not (
+                    after[1:] and (after[1].isalpha() or after[1] == "_")):
+                return word.end()  # a variable's use: `shown_values` shows its value or blanks it
             self.blank(j, j + 1)
             return self.chain(j + 1, depth)
         if j + 1 < self.n and text[j + 1] in "([{":
@@ -350,6 +372,106 @@ def _string_end(text: str, i: int) -> int:
         else:
             k += 1
     return len(text)
+
+
+# --- values: `#let psnr = 31.52`, shown where `#psnr` is used -----------------------------------
+
+# a variable's use `page_text` kept (a name; no call, no field, no content block after it)
+_USE = re.compile(r"#([A-Za-z_][\w-]*)(?![\w(\[-]|\.[A-Za-z_])")
+_ONE_NUMBER = re.compile(r"[+\-\u2212]?(?:\d+(?:\.\d*)?|\.\d+)%?")
+_NOT_VALUES = frozenset({"include", "import", "let"}) | _MARKERS
+
+
+def typst_values(segments: Iterable[Segment]) -> dict[str, tuple[str, str]]:
+    """``#name`` → (the number it shows, where it is defined: ``results.typ:3``) for each
+    ``#let name = VALUE`` of the Typst ``segments`` whose value shows one number, as Typst
+    shows it (`_shown`: a float ``31.50`` shows ``31.5``, ``-0.4`` shows ``−0.4``; a string or
+    a content block as written); a name defined with differing values is left out."""
+    seen: dict[str, set[str | None]] = {}
+    places: dict[str, str] = {}
+    for seg in segments:
+        if not is_typst(seg) or "#let" not in seg.text:
+            continue
+        for m in _VALUE_LET.finditer(seg.text):
+            if in_fence(seg, m.start()) is not None:
+                continue
+            name = "#" + m.group(1)
+            seen.setdefault(name, set()).add(_shown(m.group(2)))
+            places.setdefault(name, f"{seg.path}:{seg.position(m.start())[0]}")
+    out: dict[str, tuple[str, str]] = {}
+    for name, shown in seen.items():
+        one = shown.pop() if len(shown) == 1 else None
+        if one is not None:
+            out[name] = one, places[name]
+    return out
+
+
+def _shown(literal: str) -> str | None:
+    """The text Typst shows for the value ``literal`` when it is one number, else None."""
+    if literal[0] in "\"[":
+        inner = literal[1:-1].strip()
+        return inner if _ONE_NUMBER.fullmatch(inner) else None
+    percent = literal.endswith("%")
+    body = literal[:-1] if percent else literal
+    try:
+        number = int(body) if body.lstrip("+-").isdigit() else float(body)
+    except ValueError:
+        return None
+    if isinstance(number, float):
+        if not math.isfinite(number):
+            return None
+        text = repr(abs(number))
+        if "e" in text:
+            return None  # (Typst writes such floats its own way)
+        text = text.removesuffix(".0")
+    else:
+        text = str(abs(number))
+    return ("\u2212" if number < 0 else "") + text + ("%" if percent else "")
+
+
+def shown_values(seg: Segment, values: dict[str, tuple[str, str]],
+                 ) -> tuple[Segment, list[tuple[int, int, str]]]:
+    """The Typst ``seg`` as judged: each value's definition `page_text` kept blanked (the
+    number is read where it is used), each use of a value (``#psnr``) showing its number,
+    right-aligned in the use's place, and every other use kept blanked (its value is not
+    known: ``#best`` holding a figure); with (start, end, ``#name``) of each use shown. A use
+    shorter than its number is blanked (no room for it); one in raw text stays as written."""
+    text = seg.text
+    if "#" not in text:
+        return seg, []
+    from labledger.reconcile.fenced import inside, shown_verbatim
+
+    chars = list(text)
+    defined = [(m.start(), m.end()) for m in _VALUE_LET.finditer(text)
+               if in_fence(seg, m.start()) is None]
+    for start, end in defined:
+        chars[start:end] = " " * (end - start)
+    uses: list[tuple[int, int, str]] = []
+    verbatim: list[tuple[int, int]] | None = None
+    touched = bool(defined)
+    k = 0
+    for m in _USE.finditer(text):
+        if m.group(1) in _NOT_VALUES:
+            continue
+        while k < len(defined) and defined[k][1] <= m.start():
+            k += 1
+        if k < len(defined) and defined[k][0] <= m.start():
+            continue  # (a definition's own)
+        if verbatim is None:
+            verbatim = shown_verbatim(seg)
+        if inside(verbatim, m.start()):
+            continue
+        width = m.end() - m.start()
+        touched = True
+        got = values.get(m.group())
+        if got is not None and len(got[0]) <= width:
+            chars[m.start():m.end()] = " " * (width - len(got[0])) + got[0]
+            uses.append((m.start(), m.end(), m.group()))
+        else:
+            chars[m.start():m.end()] = " " * width
+    if not touched:
+        return seg, uses
+    return dataclasses.replace(seg, text="".join(chars), _cache={}), uses
 
 
 # --- tables ----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import labledger.reconcile
 from labledger.ledger.ledger import Ledger
 from labledger.reconcile.doc_readers import read_document
+from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.typst_pages import page_text, typst_table
 from tests.reconcile.test_latex_includes import declare_foonet, make, reconcile
 from tests.reconcile.test_tex_macro_anchors import CLAIMS, found, run
@@ -89,10 +90,12 @@ def test_a_typst_paper_is_judged_as_typst_shows_it(tmp_path: Path) -> None:
     assert judged(tmp_path, PAPER) == [
         ("12:18", "drift", "31.41"),   # in a call's content block: shown
         ("15:16", "drift", "31.40"),   # prose
+        ("17:11", "drift", "31.52"),   # #psnr shows the value #let gives it
         ("27:17", "drift", "31.44"),   # a table cell, in bold
         ("36:26", "drift", "31.46")]   # a branch's content: shown
-    # not read: a comment's 97.0 and 98.0, a #let's 96.0 and 31.52, a code block's 95.0, the
-    # margins and sizes of #set, a label's and a reference's digits
+    # not read: a comment's 97.0 and 98.0, a #let's 96.0 (a figure's text, not printed there),
+    # the definition of #psnr, a code block's 95.0, the margins of #set, a label's and a
+    # reference's digits
 
 
 def test_the_text_keeps_the_files_length_and_lines() -> None:
@@ -102,8 +105,9 @@ def test_the_text_keeps_the_files_length_and_lines() -> None:
         [i for i, c in enumerate(PAPER) if c == "\n"]
     assert "\n# Introduction\n" in text
     assert "\n## Results " in text
-    for code in ("96.0", "97.0", "98.0", "31.52", "1.5in", "@intro"):
+    for code in ("96.0", "97.0", "98.0", "1.5in", "@intro"):
         assert code not in text
+    assert "#let psnr = 31.52" in text  # a value's definition, for `shown_values`
 
 
 def test_a_show_rule_template_shows_its_abstract(tmp_path: Path) -> None:
@@ -229,12 +233,69 @@ def test_a_typst_table_in_the_tex_macro_suite_claims(tmp_path: Path) -> None:
     assert [m.shown for m in report.matches] == ["30.10"]
 
 
+# --- values: #let psnr = 31.52, shown where #psnr is used -------------------------------------
+
+RESULTS = ('#let psnr_ours = 31.50\n#let psnr_bicubic = 30.10\n#let ssim_ours = "0.912"\n'
+           '#let p = 31.50\n')
+VALUES_MAIN = """#import "results.typ": *
+= Results
+FooNet reaches #psnr_ours dB PSNR; FooNet's short #p dB PSNR has no room.
+#table(
+  columns: 2,
+  [Method], [PSNR],
+  [FooNet], [#psnr_ours],
+  [Bicubic], [#psnr_bicubic],
+)
+"""
+
+
+def test_a_value_is_read_where_typst_shows_it(tmp_path: Path) -> None:
+    make(tmp_path, {"paper/results.typ": RESULTS, "paper/main.typ": VALUES_MAIN})
+    html = typst.compile(str(tmp_path / "paper" / "main.typ"), format="html").decode()
+    assert "FooNet reaches 31.5 dB PSNR" in html  # Typst shows the float 31.50 as 31.5
+    assert "<td>30.1</td>" in html
+    report = reconcile(tmp_path, "paper/main.typ")
+    assert [(f.line, f.col, f.shown) for f in report.findings] == [(3, 22, "31.5"),
+                                                                    (7, 20, "31.5")]
+    assert report.findings[0].message.endswith(
+        "#psnr_ours prints it, defined at paper/results.typ:1)")
+    assert [(m.claims, m.shown) for m in report.matches] == [(("B0",), "30.1")]
+    assert report.included == 1  # results.typ, which main.typ imports
+
+
+def test_a_value_changed_in_its_module_is_judged_again_through_the_cache(tmp_path: Path) -> None:
+    make(tmp_path, {"results.typ": "#let psnr_ours = 31.42\n",
+                    "main.typ": '#import "results.typ": psnr_ours\n'
+                                "FooNet reaches #psnr_ours dB PSNR.\n"})
+    cache = tmp_path / "cache"
+
+    def judged_with_cache() -> list[str]:
+        segments = [s for name in ("main.typ", "results.typ")
+                    for s in read_document(name, (tmp_path / name).read_bytes())]
+        return [f.shown or "" for f in reconcile_segments(segments, CLAIMS, jobs=1,
+                                                          cache=cache).findings]
+
+    assert judged_with_cache() == []
+    (tmp_path / "results.typ").write_text("#let psnr_ours = 31.50\n")
+    assert judged_with_cache() == ["31.5"]
+
+
+@pytest.mark.parametrize("source", [
+    # a value computed when Typst runs: its name is no anchor ("psnr" is PSNR's)
+    "#let psnr = calc.round(31.4234, digits: 2)\nOurs reaches 31.40 #psnr.\n",
+    # two definitions that differ: which one shows depends on the order Typst reads them
+    "#let psnr = 31.50\n#let psnr = 31.60\nOurs reaches 31.40 #psnr.\n",
+])
+def test_a_value_not_known_is_no_number_and_no_anchor(tmp_path: Path, source: str) -> None:
+    assert judged(tmp_path, source) == []
+
+
 # --- any text --------------------------------------------------------------------------------
 
 _PIECES = ["#", "let", "set", "show", "table(", "columns: 2", "(", ")", "[", "]", "{", "}",
            "\"", "//", "/*", "*/", "`", "```", "$", "\\", "=", " ", "\n", "FooNet", "31.42",
            "#claim(\"F1\")", "table.cell(colspan: 2)", "table.header(", ",", "..", "<l>", "@r",
-           "https://", ":"]
+           "https://", ":", "#let x = 31.5", "#x", "#import \"b.typ\"", "-"]
 
 
 @settings(max_examples=300, deadline=None)
