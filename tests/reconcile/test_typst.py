@@ -26,6 +26,12 @@ from labledger.reconcile.doc_readers import read_document
 from labledger.reconcile.documents import reconcile_segments
 from labledger.reconcile.typst_pages import page_text, typst_table
 from tests.reconcile.test_latex_includes import declare_foonet, make, reconcile
+from tests.reconcile.test_precommit import (  # noqa: F401 - the env fixture
+    commit_all,
+    env,
+    git_project,
+    install_hooks,
+)
 from tests.reconcile.test_tex_macro_anchors import CLAIMS, found, run
 
 LABLEDGER_TYP = Path(labledger.reconcile.__file__).with_name("labledger.typ")
@@ -278,6 +284,25 @@ def test_a_value_changed_in_its_module_is_judged_again_through_the_cache(tmp_pat
     assert judged_with_cache() == []
     (tmp_path / "results.typ").write_text("#let psnr_ours = 31.50\n")
     assert judged_with_cache() == ["31.5"]
+
+
+def test_git_commit_judges_the_staged_values_a_typst_paper_imports(
+        ledger: Ledger, project: Path, env: dict[str, str]) -> None:  # noqa: F811
+    """With ``documents = ["paper/main.typ"]``, the pre-commit hook reads the module main.typ
+    imports as git's index holds it: a results script's regenerated value is judged at its
+    use."""
+    git_project(ledger, project, env, "paper/main.typ", "F1", ("FooNet",))
+    make(project, {"paper/main.typ": VALUES_MAIN.replace("#p dB PSNR has no room", "results"),
+                   "paper/results.typ": RESULTS})
+    install_hooks(project, env)
+    blocked = commit_all(project, env)
+    assert blocked.returncode != 0
+    output = blocked.stdout + blocked.stderr
+    assert "paper/main.typ:3:22: F1 says 31.5, evidence says 31.42 dB" in output
+    assert "#psnr_ours prints it, defined at paper/results.typ:1" in output
+    (project / "paper" / "results.typ").write_text(RESULTS.replace("31.50", "31.42"))
+    passed = commit_all(project, env)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
 @pytest.mark.parametrize("source", [
