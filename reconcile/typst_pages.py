@@ -9,16 +9,18 @@ Markdown reader judges (`doc_readers.read_document` reads the result as syntax `
 * **Kept:** markup (prose, lists, ``*strong*``, ``_emph_``, math ``$...$``, ``\\`` escapes);
   raw text in backticks (Markdown's code spans and fences, read as such); the content blocks
   ``[...]`` of code that shows them (a figure's caption, ``#strong[31.42]``, the branches of
-  ``#if``), their brackets blanked; ``table(...)`` calls whole, for `typst_table`; and
-  ``#include "F"`` (`included` reads the file it names); the claim markers of ``labledger.typ``
-  (``#claim("C1")[31.42]``, ``#claimdelta("C2", "C1")[+1.47]``, ``#noclaim``), for
-  `doc_markers`.
+  ``#if``), their brackets blanked; ``table(...)`` calls whole, for `typst_table`;
+  ``#include "F"`` and an import's ``#import "F"`` (`included` reads the file); the claim
+  markers of ``labledger.typ`` (``#claim("C1")[31.42]``, ``#claimdelta("C2", "C1")[+1.47]``,
+  ``#noclaim``), for `doc_markers`; a value's definition on a line of its own (``#let psnr =
+  31.50``) and a variable's use (``#psnr``), for `shown_values`, which shows the value at each
+  use and blanks the rest before judging.
 * **Blanked** (one space per character, line breaks kept): comments (``//``, ``/* */``);
-  code: a call's name and arguments, a number's ``#``, a variable's use (``#psnr``: its value
-  is not read); ``#let``, ``#set`` and ``#import`` statements with all they hold (a ``#let``'s
-  content is defined, not printed; a ``#show`` rule's content is shown: a template's abstract,
-  ``#show: ieee.with(abstract: [...])``); labels (``<tab:main>``) and references
-  (``@tab:main``), whose digits are no results.
+  code: a call's name and arguments, a number's ``#``; ``#let`` (of anything but one number),
+  ``#set`` and ``#import`` statements with all they hold (a ``#let``'s content is defined, not
+  printed; a ``#show`` rule's content is shown: a template's abstract, ``#show:
+  ieee.with(abstract: [...])``); labels (``<tab:main>``) and references (``@tab:main``), whose
+  digits are no results.
 * **Headings** ``= `` ... ``====== `` read as Markdown's ``# `` ..., which name the tables
   under them as a README's headings do.
 
