@@ -34,7 +34,12 @@ from dataclasses import dataclass
 
 from labledger.reconcile.claim_model import Claim
 from labledger.reconcile.decimal_mark import decimal_comma
-from labledger.reconcile.doc_readers import FORMAT_COMMAND, Segment, siunitx_plain
+from labledger.reconcile.doc_readers import (
+    FORMAT_COMMAND,
+    Segment,
+    is_typst_path,
+    siunitx_plain,
+)
 from labledger.reconcile.fenced import inside, shown_verbatim
 from labledger.reconcile.numbers import Shown, number_at
 
@@ -126,7 +131,7 @@ def number_in(text: str, start: int, end: int, comma: bool = False) -> Shown | N
 def _md_markers(seg: Segment) -> list[Marker]:
     text = seg.text
     out: list[Marker] = []
-    if seg.path[-4:].lower() == ".typ" and "#" in text:
+    if is_typst_path(seg.path) and "#" in text:
         out = _typst_markers(seg)
     if "<!--" not in text and "data-claim" not in text:
         out.sort(key=lambda marker: marker.start)
@@ -182,9 +187,7 @@ def _typst_markers(seg: Segment) -> list[Marker]:
                               m.start(), m.end(), shown))
     for m in _TYPST_SUSPECT.finditer(text):
         if m.start() not in read:
-            line_end = text.find("\n", m.start())
-            line = text[m.start():len(text) if line_end < 0 else line_end]
-            shown_line = line if len(line) <= 60 else line[:57] + "..."
+            line, shown_line = _marker_line(text, m.start())
             out.append(Marker("malformed", (), m.start(), m.start() + len(line), problem=(
                 f"malformed claim marker `{shown_line}`; it marks nothing (expected "
                 '#claim("C1")[31.42], #claimdelta("C2", "C1")[+1.47] or #noclaim)')))
@@ -209,11 +212,16 @@ def _not_verbatim(seg: Segment, markers: list[Marker]) -> list[Marker]:
     return out
 
 
-def _malformed(text: str, start: int) -> Marker:
-    """A marker the syntax does not read: a finding that shows it and the form expected."""
+def _marker_line(text: str, start: int) -> tuple[str, str]:
+    """The rest of the line from ``start`` (a marker not read), and as a finding quotes it."""
     line_end = text.find("\n", start)
     line = text[start:len(text) if line_end < 0 else line_end]
-    shown = line if len(line) <= 60 else line[:57] + "..."
+    return line, line if len(line) <= 60 else line[:57] + "..."
+
+
+def _malformed(text: str, start: int) -> Marker:
+    """A marker the syntax does not read: a finding that shows it and the form expected."""
+    line, shown = _marker_line(text, start)
     if line.startswith("<span"):
         expected = '<span data-claim="C1">31.42</span>'
     elif "-->" not in line:

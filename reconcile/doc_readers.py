@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -47,9 +48,9 @@ __all__ = ["FORMATS", "FORMAT_COMMAND", "Cell", "Fence", "JoinedName", "Segment"
            "Splice", "Table",
            "aligned_table", "blank_struck", "blanked", "delimited_table", "fence_at", "fences",
            "format_of", "head_spans_by_name",
-           "in_fence", "is_log", "latex_table", "line_at", "line_end", "markdown_table", "mask",
-           "mask_text",
-           "read_document", "report_table", "sentence_around"]
+           "in_fence", "is_log", "is_typst_path", "latex_table", "line_at", "line_end",
+           "markdown_table", "mask", "mask_text",
+           "read_document", "report_table", "sentence_around", "span_holding"]
 
 FORMATS: dict[str, str] = {
     ".md": "md", ".markdown": "md", ".qmd": "md", ".rmd": "md", ".html": "md", ".htm": "md",
@@ -164,6 +165,12 @@ def format_of(path: str) -> str | None:
     return FORMATS.get(Path(path).suffix.lower())
 
 
+def is_typst_path(path: str) -> bool:
+    """Whether ``path`` is a Typst paper's (``.typ``): read as Markdown's text, its code
+    blanked (`typst_pages`)."""
+    return path[-4:].lower() == ".typ"
+
+
 def read_document(path: str, data: bytes) -> list[Segment]:
     """Split one document's bytes into segments; `DocumentError` when it cannot be read."""
     kind = format_of(path)
@@ -191,7 +198,7 @@ def read_document(path: str, data: bytes) -> list[Segment]:
         from labledger.reconcile.html_pages import page_text
 
         text = page_text(text)
-    elif path.lower().endswith(".typ"):
+    elif is_typst_path(path):
         # a Typst paper: its markup, its code blanked (`typst_pages`), read as Markdown
         from labledger.reconcile.typst_pages import page_text as typst_text
 
@@ -559,7 +566,7 @@ def sentence_around(segment: Segment, pos: int) -> tuple[int, int]:
     hi = min(len(text), pos + half)
     after = rx.search(text, pos, hi)
     end = after.end() if after is not None else hi
-    if segment.syntax == "md" and segment.path[-4:].lower() == ".typ":
+    if segment.syntax == "md" and is_typst_path(segment.path):
         # a Typst table is a call, no pipe rows: the prose next to one ends at its edges
         from labledger.reconcile.typst_pages import outside_tables
 
@@ -1239,6 +1246,12 @@ def _fill_group_labels(rows: list[list[Cell]]) -> None:
 
 def _label(cell: Cell) -> bool:
     return bool(cell.text.strip()) and not _NUMBER_PIECE.match(cell.text)
+
+
+def span_holding(spans: list[tuple[int, int]], pos: int) -> tuple[int, int] | None:
+    """The one of ``spans`` (sorted, not overlapping) holding offset ``pos``, or None."""
+    i = bisect.bisect_right(spans, (pos, sys.maxsize)) - 1
+    return spans[i] if i >= 0 and spans[i][0] <= pos < spans[i][1] else None
 
 
 def _table_once(segment: Segment, kind: str, start: int,

@@ -38,7 +38,6 @@ Invariants:
 
 from __future__ import annotations
 
-import bisect
 import html
 import re
 from dataclasses import dataclass
@@ -54,6 +53,7 @@ from labledger.reconcile.doc_readers import (
     blanked,
     head_spans_by_name,
     in_fence,
+    span_holding,
 )
 
 __all__ = ["ENTITY", "RawCell", "html_table", "laid_out", "shown_entity"]
@@ -86,12 +86,10 @@ def html_table(segment: Segment, pos: int) -> Table | None:
     """The HTML table of a Markdown ``segment`` that holds offset ``pos``; None when ``pos`` is
     in none, or in one this reader refuses (see the module docstring)."""
     spans = _spans(segment)
-    if not spans:
+    span = span_holding(spans, pos) if spans else None
+    if span is None:
         return None
-    i = bisect.bisect_right(spans, (pos, len(segment.text) + 1)) - 1
-    if i < 0 or not spans[i][0] <= pos < spans[i][1]:
-        return None
-    start, end = spans[i]
+    start, end = span
     return _table_once(segment, "html_tables", start,
                        lambda: _parse(segment.text, start, end))
 

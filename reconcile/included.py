@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from labledger.reconcile.decimal_mark import declares_decimal_comma, in_tex_comment
-from labledger.reconcile.doc_readers import Segment, Splice, read_document
+from labledger.reconcile.doc_readers import Segment, Splice, is_typst_path, read_document
 from labledger.reconcile.errors import DocumentError
 
 __all__ = ["Index", "WorkTree", "link", "with_included"]
@@ -240,15 +240,12 @@ def _resolve(key: str, name: str, files: Files) -> str:
         raise _Unreadable("names no file")
     if not name.startswith("/"):
         return files.join(files.folder(key), name)
-    folder = files.folder(key)
-    while True:
-        if files.exists(files.join(folder, "conf.py")):
-            return files.join(folder, name.lstrip("/"))
-        if files.top(folder) or not folder:
-            raise _Unreadable("an absolute path is read from the Sphinx source folder (the one "
-                              "holding conf.py), as Sphinx does, and no folder over this file "
-                              "holds conf.py")
-        folder = files.folder(folder)
+    source = _folder_holding(key, ("conf.py",), files)
+    if source is None:
+        raise _Unreadable("an absolute path is read from the Sphinx source folder (the one "
+                          "holding conf.py), as Sphinx does, and no folder over this file "
+                          "holds conf.py")
+    return files.join(source, name.lstrip("/"))
 
 
 def _decoded(data: bytes, encoding: str | None) -> str:
@@ -412,8 +409,10 @@ _TYPST_INCLUDE = re.compile(r"#(?:include|import)[ \t]+\"(?!@)([^\"\n]+)\"")
 # reST's include directive: .. include:: results.rst (its options on the lines under it)
 _RST_INCLUDE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+include::[ \t]*(?P<name>[^\n]*?)[ \t]*$",
                           re.M)
-# an option making an include show the file as text, not read it as the page's own
+# an option making an include show the file as text, not read it as the page's own; the
+# option lines under a directive
 _SHOWN_AS_CODE = re.compile(r"^[ \t]*:(?:literal|code):", re.M)
+_OPTION_LINES = re.compile(r"(?:\n[ \t]*:[^\n]*)*")
 # LaTeX typesetting a CSV file as a table: csvsimple's \csvautotabular{f.csv} (and its
 # booktabs, longtable and tabularray forms) and \csvreader[..]{f.csv}; pgfplotstable's
 # \pgfplotstabletypeset[..]{f.csv} and \pgfplotstableread{f.csv}; datatool's \DTLloaddb{db}{f}
@@ -501,7 +500,7 @@ def _md_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]:
         names += [(at, found, ("md", "txt")) for at, found in _snippets(key, seg, files)]
     if brace and "{%" in text and "include" in text:
         names += [(at, found, ("md",)) for at, found in _jekyll_includes(key, seg, files)]
-    if key[-4:].lower() == ".typ" and "#" in text and ("#include" in text or "#import" in text):
+    if is_typst_path(key) and "#" in text and ("#include" in text or "#import" in text):
         # a Typst paper's chapters and modules (`typst_pages` keeps the file), from its folder
         names += [(m.start(), files.join(files.folder(key), m.group(1)), ("md",))
                   for m in _TYPST_INCLUDE.finditer(text) if not m.group(1).startswith("/")]
@@ -533,11 +532,22 @@ def _myst_includes(seg: Segment) -> list[tuple[int, str]]:
     for m in _MYST_COLON.finditer(text):
         if inside(shown_verbatim(seg), m.start()):
             continue
-        body = line_end(text, m.end())
-        options = re.match(r"(?:\n[ \t]*:[^\n]*)*", text[body:]) if body < len(text) else None
-        if options is None or not _SHOWN_AS_CODE.search(options.group()):
+        if not _SHOWN_AS_CODE.search(_options_under(text, line_end(text, m.end()), -1)):
             out.append((m.start(), m.group("name")))
     return out
+
+
+def _options_under(text: str, at: int, indent: int) -> str:
+    """The option lines (``:name: value``) right after offset ``at`` (a directive's line end),
+    each indented more than ``indent`` columns."""
+    m = _OPTION_LINES.match(text, at)
+    lines = m.group().split("\n")[1:] if m else []
+    kept = []
+    for line in lines:
+        if len(line) - len(line.lstrip()) <= indent:
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _snippets(key: str, seg: Segment, files: Files) -> list[tuple[int, str | None]]:
@@ -595,20 +605,17 @@ def _jekyll_includes(key: str, seg: Segment, files: Files) -> list[tuple[int, st
     ``_config.yml``) of ``seg`` outside code."""
     from labledger.reconcile.fenced import inside, shown_verbatim
 
+    found = [m for m in _JEKYLL.finditer(seg.text) if not inside(shown_verbatim(seg), m.start())]
+    site = _folder_holding(key, ("_config.yml", "_config.yaml"), files) \
+        if any(m.group("tag") == "include" for m in found) else None
     out: list[tuple[int, str | None]] = []
-    site: list[str | None] = []  # the site's folder, looked for once
-    for m in _JEKYLL.finditer(seg.text):
-        if inside(shown_verbatim(seg), m.start()):
-            continue
+    for m in found:
         name = m.group("name").strip("\"'")
         if m.group("tag") == "include_relative":
             out.append((m.start(), files.join(files.folder(key), name)))
-            continue
-        if not site:
-            site.append(_folder_holding(key, ("_config.yml", "_config.yaml"), files))
-        root = site[0]
-        out.append((m.start(), None if root is None
-                    else files.join(files.join(root, "_includes"), name)))
+        else:
+            out.append((m.start(), None if site is None
+                        else files.join(files.join(site, "_includes"), name)))
     return out
 
 
@@ -624,13 +631,7 @@ def _rst_included(key: str, seg: Segment, files: Files) -> list[tuple[int, str]]
         name = m.group("name")
         if not name or name.startswith("<") or inside(shown_verbatim(seg), m.start()):
             continue
-        indent = len(m.group("indent").expandtabs())
-        options = []
-        for line in text[m.end() + 1:].split("\n"):
-            if not line.strip() or len(line) - len(line.lstrip()) <= indent:
-                break
-            options.append(line)
-        if _SHOWN_AS_CODE.search("\n".join(options)):
+        if _SHOWN_AS_CODE.search(_options_under(text, m.end(), len(m.group("indent")))):
             continue
         names.append((m.start(), _sphinx_path(key, name, files), ("rst", "txt", "md")))
     return _existing(names, files)

@@ -38,14 +38,21 @@ offset, line and column a finding gives is the file's.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import functools
 import math
 import re
 from collections.abc import Iterable
 
-from labledger.reconcile.doc_readers import Cell, Segment, Table, _table_once, in_fence
+from labledger.reconcile.doc_readers import (
+    Cell,
+    Segment,
+    Table,
+    _table_once,
+    in_fence,
+    is_typst_path,
+    span_holding,
+)
 from labledger.reconcile.html_tables import RawCell, laid_out
 
 __all__ = ["is_typst", "outside_tables", "page_text", "shown_values", "typst_table",
@@ -74,7 +81,7 @@ _MAX_DEPTH = 64  # content blocks nested deeper are blanked whole (no recursion 
 
 
 def is_typst(segment: Segment) -> bool:
-    return segment.path.lower().endswith(".typ")
+    return is_typst_path(segment.path)
 
 
 def page_text(text: str) -> str:
@@ -481,6 +488,8 @@ def shown_values(seg: Segment, values: dict[str, tuple[str, str]],
 _TABLE_CALL = re.compile(r"(?<![.\w-])table\(")
 _NAMED = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)\s*:(?!:)")
 _MAX_COLUMNS = 1000
+# a count written in ASCII digits (str.isdigit also takes "²", which int() refuses)
+_COUNT = re.compile(r"[0-9]{1,6}")
 
 
 class _Refused(Exception):
@@ -493,11 +502,10 @@ def typst_table(segment: Segment, pos: int) -> Table | None:
     docstring)."""
     if not is_typst(segment):
         return None
-    spans = _spans(segment)
-    i = bisect.bisect_right(spans, (pos, len(segment.text) + 1)) - 1
-    if i < 0 or not spans[i][0] <= pos < spans[i][1]:
+    span = span_holding(_spans(segment), pos)
+    if span is None:
         return None
-    start, end = spans[i]
+    start, end = span
     return _table_once(segment, "typst_tables", start,
                        lambda: _parse(segment.text, start, end))
 
@@ -683,7 +691,7 @@ def _trailing_blocks(text: str, i: int, end: int) -> list[tuple[int, int]]:
 
 def _column_count(value: str) -> int:
     """``columns: 3`` or ``columns: (auto, 1fr, 1fr)``; a computed count is refused."""
-    if value.isdigit():
+    if _COUNT.fullmatch(value):
         return int(value)
     if value.startswith("(") and value.endswith(")"):
         inner = _arguments(value, 1)
@@ -727,7 +735,7 @@ def _cell(text: str, a: int, b: int, header: bool) -> RawCell:
             if named is not None and text[x] not in "[\"":
                 value = text[named.end():y].strip()
                 if named.group(1) in ("colspan", "rowspan"):
-                    if not value.isdigit() or not 0 < int(value) <= _MAX_COLUMNS:
+                    if not _COUNT.fullmatch(value) or not 0 < int(value) <= _MAX_COLUMNS:
                         raise _Refused
                     if named.group(1) == "colspan":
                         colspan = int(value)

@@ -168,6 +168,19 @@ def test_a_table_this_reader_cannot_lay_out_is_read_as_prose(tmp_path: Path,
     assert typst_table(seg, seg.text.index("table(") + 1) is None
 
 
+@pytest.mark.parametrize("count", ["\u00b2", "1" * 5000])
+def test_a_count_that_is_no_ascii_number_refuses_the_table_without_a_traceback(
+        count: str) -> None:
+    """``str.isdigit`` takes "²" (and int() refuses it) and 5,000 digits exceed int()'s limit:
+    such a ``columns`` or ``colspan`` reads the table as prose."""
+    for source in (f"#table(columns: {count}, [Method], [PSNR], [FooNet], [31.42])\n",
+                   f"#table(columns: 2, table.cell(colspan: {count})[Method], [PSNR],\n"
+                   "  [FooNet], [31.42])\n"):
+        seg = read_document("t.typ", source.encode())[0]
+        assert typst_table(seg, seg.text.index("table(") + 1) is None
+        assert run({"t.typ": source}, CLAIMS).findings == []  # read as prose: 31.42 is right
+
+
 def test_a_drifted_cell_is_found_by_row_and_column(tmp_path: Path) -> None:
     paper = ('= Results\n#table(\n  columns: 3,\n  [Method], [PSNR], [SSIM],\n'
              '  [Bicubic], [30.10], [0.868],\n  [FooNet], [31.50], [0.912],\n)\n'
